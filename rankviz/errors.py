@@ -1,0 +1,38 @@
+"""Errors that rankviz raises for bad input: each names the file, the line and the reason."""
+
+from __future__ import annotations
+
+
+class RankvizError(Exception):
+    """Base class: an error in the user's input or options, never a bug in rankviz."""
+
+
+class FormatError(RankvizError):
+    """A file that cannot be read as what it claims to be.
+
+    ``line_no`` is 1-based; 0 means the problem concerns the file as a whole (empty, binary).
+    """
+
+    def __init__(self, path: str, line_no: int, line: str | None, reason: str) -> None:
+        self.path = path
+        self.line_no = line_no
+        self.line = line
+        self.reason = reason
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = f"{self.path}, line {self.line_no}" if self.line_no else self.path
+        shown = "" if self.line is None else f": {self.line[:200]!r}"
+        return f"{where}: {self.reason}{shown}"
+
+
+class MeasureError(RankvizError):
+    """A measure name that does not parse, or a parameter that is out of range."""
+
+
+class OptionError(RankvizError):
+    """An option (tie policy, missing-query policy, ...) that rankviz does not know."""
+
+
+class CollectionError(RankvizError):
+    """A collection folder that does not follow the documented layout."""

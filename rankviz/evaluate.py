@@ -1,0 +1,116 @@
+"""Evaluate runs against qrels under explicit conventions; the result is one tidy table."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Iterable, Sequence, Union
+
+import numpy as np
+import pandas as pd
+
+from rankviz.errors import OptionError, RankvizError
+from rankviz.io.readers import Qrels, Run, read_qrels, read_run
+from rankviz.measures import Measure, parse
+from rankviz.ranking import RankingTable, rank, sorted_qids
+
+MISSING_POLICIES = ("zero", "skip")
+ALL = "all"
+
+RunLike = Union[Run, str, os.PathLike]
+MeasureLike = Union[Measure, str]
+
+
+@dataclass(frozen=True)
+class Conventions:
+    """The conventions in force for an evaluation, for display next to every number."""
+
+    ties: str = "trec_eval"
+    missing: str = "zero"
+
+    def describe(self) -> list[str]:
+        ties = {
+            "trec_eval": "ties: score descending, then docid descending (trec_eval)",
+            "run": "ties: the run file's rank column, then file order",
+            "optimistic": "ties: relevant documents first within equal scores (optimistic)",
+            "pessimistic": "ties: relevant documents last within equal scores (pessimistic)",
+        }[self.ties]
+        missing = {
+            "zero": "queries missing from a run score 0 and count in the mean (trec_eval -c)",
+            "skip": "the mean covers only the queries a run answers",
+        }[self.missing]
+        return [ties, missing]
+
+
+def as_measures(measures: MeasureLike | Iterable[MeasureLike], *, defaults: dict | None = None) -> list[Measure]:
+    """Parse measure names; a single name or a list is accepted. Duplicates are kept once."""
+    items = [measures] if isinstance(measures, (str, Measure)) else list(measures)
+    parsed = [parse(m, defaults=defaults) for m in items]
+    if not parsed:
+        raise OptionError("no measure given")
+    return list(dict.fromkeys(parsed))
+
+
+def as_runs(runs: RunLike | Iterable[RunLike]) -> list[Run]:
+    """Runs or paths to runs; names must be unique within one comparison."""
+    items = [runs] if isinstance(runs, (Run, str, os.PathLike)) else list(runs)
+    loaded = [r if isinstance(r, Run) else read_run(r) for r in items]
+    names = [r.name for r in loaded]
+    duplicated = sorted({n for n in names if names.count(n) > 1})
+    if duplicated:
+        raise OptionError(f"run names must be unique in a comparison; repeated: {', '.join(duplicated)}")
+    if not loaded:
+        raise OptionError("no run given")
+    return loaded
+
+
+def check_missing(missing: str) -> None:
+    if missing not in MISSING_POLICIES:
+        raise OptionError(f"unknown missing-query policy {missing!r}; choose one of {', '.join(MISSING_POLICIES)}")
+
+
+def per_query(table: RankingTable, measure: Measure, *, missing: str = "zero") -> pd.Series:
+    """One measure's per-query values in trec_eval's query order (qid strcmp order).
+
+    ``missing="zero"``: every qrels query, 0 where the run has none (trec_eval ``-c``);
+    ``missing="skip"``: only queries the run answers.
+    """
+    check_missing(missing)
+    values = pd.Series(measure(table), index=pd.Index(table.qids, name="qid"), name=str(measure))
+    keep = table.qids if missing == "zero" else table.qids[table.in_run]
+    return values.loc[sorted_qids(keep)]
+
+
+def evaluate(
+    qrels: Qrels | str | os.PathLike,
+    runs: RunLike | Iterable[RunLike],
+    measures: MeasureLike | Sequence[MeasureLike],
+    *,
+    ties: str = "trec_eval",
+    missing: str = "zero",
+    per_query_rows: bool = False,
+) -> pd.DataFrame:
+    """Evaluate one or more runs; a tidy DataFrame ``run, measure, qid, value`` whatever the counts.
+
+    The mean of each run and measure has qid ``"all"``; with ``per_query_rows=True`` each query's
+    value precedes it (as ``trec_eval -q``). ``df.attrs["ignored_qids"]`` maps each run to the
+    queries it answers that the qrels do not judge (ignored, as trec_eval does).
+    """
+    check_missing(missing)
+    qrels = qrels if isinstance(qrels, Qrels) else read_qrels(qrels)
+    measure_list = as_measures(measures)
+    frames, ignored = [], {}
+    for run in as_runs(runs):
+        table = rank(run, qrels, ties=ties)
+        ignored[run.name] = list(table.ignored_qids)
+        for measure in measure_list:
+            values = per_query(table, measure, missing=missing)
+            if len(values) == 0:
+                raise RankvizError(f"run {run.name!r} answers none of the judged queries; nothing to average")
+            rows = [(values.index.to_numpy(), values.to_numpy())] if per_query_rows else []
+            rows.append((np.array([ALL], dtype=object), np.array([values.to_numpy().mean()])))
+            for qids, vals in rows:
+                frames.append(pd.DataFrame({"run": run.name, "measure": str(measure), "qid": qids, "value": vals}))
+    result = pd.concat(frames, ignore_index=True)
+    result.attrs["ignored_qids"] = ignored
+    return result

@@ -1,0 +1,1 @@
+"""Readers for runs, qrels and collection folders."""

@@ -1,0 +1,40 @@
+"""Expected reciprocal rank (ERR, ERR@K), Chapelle et al. (CIKM 2009), as gdeval computes it."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rankviz.errors import MeasureError
+from rankviz.measures._segments import in_cutoff, per_query_sum, prefix_sum
+from rankviz.measures.spec import Family, Param, register
+
+GMAX = Param("gmax", 4, "the grade that stops every user: R = (2^g - 1) / 2^gmax (gdeval: 4)", minimum=1)
+
+
+def expected_reciprocal_rank(table, cutoff: int | None, *, gmax: int) -> np.ndarray:
+    """ERR@K = sum_{i<=K} R_i / i * prod_{j<i} (1 - R_j), with R = (2^g - 1) / 2^gmax.
+
+    g is the grade when positive, else 0 (unjudged documents too). gmax is a constant of the
+    measure, not the largest grade of the qrels (gdeval fixes it at 4); a grade above gmax is an
+    error. No normalisation. The product runs in log space per query so long lists cannot underflow.
+    """
+    positive = np.maximum(table.grade, 0)
+    if len(positive) and positive.max() > gmax:
+        raise MeasureError(f"ERR(gmax={gmax}): a document has grade {positive.max()} > gmax; set gmax to the top grade")
+    stop = (np.exp2(positive.astype(np.float64)) - 1.0) / 2.0**gmax
+    log_continue = np.log1p(-stop)
+    reach = np.exp(prefix_sum(log_continue, table.offsets) - log_continue)
+    return per_query_sum(table, stop * reach / (table.pos + 1) * in_cutoff(table, cutoff))
+
+
+FAMILY = register(
+    Family(
+        name="ERR",
+        aliases=(),
+        params=(GMAX,),
+        cutoff_required=False,
+        kernel=expected_reciprocal_rank,
+        definition="sum over ranks i <= K of R_i / i times the chance the user reached i, R = (2^g - 1) / 2^gmax",
+        convention="gdeval ERR@K with gmax = 4 by default; not normalised",
+    )
+)

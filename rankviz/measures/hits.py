@@ -1,0 +1,32 @@
+"""Hits@K: binary success, 1 if a relevant document is in the top K (trec_eval success.K)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rankviz.measures._common import REL
+from rankviz.measures._segments import in_cutoff, per_query_sum, relevant
+from rankviz.measures.spec import Family, register
+
+
+def hits(table, cutoff: int | None, *, rel: int) -> np.ndarray:
+    """1.0 where some document with grade >= rel is ranked within the top ``cutoff``, else 0.0.
+
+    A binary success, as trec_eval ``success.K`` and ranx ``hit_rate@K`` (not ranx ``hits@K``,
+    which counts the relevant documents).
+    """
+    found = per_query_sum(table, (relevant(table, rel) & in_cutoff(table, cutoff)).astype(np.float64))
+    return (found > 0).astype(np.float64)
+
+
+FAMILY = register(
+    Family(
+        name="Hits",
+        aliases=("Success", "success", "hit_rate"),
+        params=(REL,),
+        cutoff_required=False,
+        kernel=hits,
+        definition="1 if a relevant document is in the top K, else 0",
+        convention="trec_eval success.K; binary, not a count",
+    )
+)

@@ -1,0 +1,42 @@
+"""Normalised discounted cumulative gain (nDCG, nDCG@K)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rankviz.measures._segments import in_cutoff, per_query_ideal_sum, per_query_sum, safe_divide
+from rankviz.measures.spec import Family, Param, register
+
+GAIN = Param("gain", "linear", "gain of a grade g: linear = g (trec_eval), exp = 2^g - 1 (Burges, gdeval)", choices=("linear", "exp"))
+
+
+def _gain(grades: np.ndarray, gain: str) -> np.ndarray:
+    positive = np.maximum(grades, 0).astype(np.float64)
+    return positive if gain == "linear" else np.exp2(positive) - 1.0
+
+
+def ndcg(table, cutoff: int | None, *, gain: str) -> np.ndarray:
+    """nDCG@K = DCG@K / ideal DCG@K with DCG = sum gain(g_i) / log2(i + 1) over ranks i <= K.
+
+    Negative grades and unjudged documents gain 0. The ideal ranking sorts all judged documents of
+    the query by grade (not only the retrieved ones), truncated at K; 0 when the ideal DCG is 0.
+    Linear gain with this ideal is trec_eval ``ndcg`` / ``ndcg_cut.K``; ``gain=exp`` is gdeval's.
+    The relevance threshold does not apply: grades are gains.
+    """
+    dcg = per_query_sum(table, _gain(table.grade, gain) / np.log2(table.pos + 2.0) * in_cutoff(table, cutoff))
+    ideal_in = np.ones(len(table.ideal_pos), bool) if cutoff is None else table.ideal_pos < cutoff
+    ideal = per_query_ideal_sum(table, _gain(table.ideal_grades, gain) / np.log2(table.ideal_pos + 2.0) * ideal_in)
+    return safe_divide(dcg, ideal)
+
+
+FAMILY = register(
+    Family(
+        name="nDCG",
+        aliases=("NDCG", "ndcg_cut"),
+        params=(GAIN,),
+        cutoff_required=False,
+        kernel=ndcg,
+        definition="DCG@K / ideal DCG@K, DCG = sum of gain / log2(rank + 1)",
+        convention="linear gain (trec_eval ndcg_cut.K) or gain=exp (gdeval); ideal from all judged documents; negative grades gain 0",
+    )
+)

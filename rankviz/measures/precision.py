@@ -1,0 +1,28 @@
+"""Precision at K (P@K)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rankviz.measures._common import REL
+from rankviz.measures._segments import in_cutoff, per_query_sum, relevant
+from rankviz.measures.spec import Family, register
+
+
+def precision(table, cutoff: int | None, *, rel: int) -> np.ndarray:
+    """P@K = relevant documents in the top K / K, also when fewer than K were retrieved (trec_eval P.K)."""
+    found = per_query_sum(table, (relevant(table, rel) & in_cutoff(table, cutoff)).astype(np.float64))
+    return found / cutoff
+
+
+FAMILY = register(
+    Family(
+        name="P",
+        aliases=("precision",),
+        params=(REL,),
+        cutoff_required=True,
+        kernel=precision,
+        definition="relevant documents in the top K / K",
+        convention="trec_eval P.K: divides by K even when fewer documents were retrieved",
+    )
+)

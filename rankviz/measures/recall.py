@@ -1,0 +1,28 @@
+"""Recall (R, R@K)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rankviz.measures._common import REL
+from rankviz.measures._segments import in_cutoff, per_query_sum, relevant, relevant_in_qrels, safe_divide
+from rankviz.measures.spec import Family, register
+
+
+def recall(table, cutoff: int | None, *, rel: int) -> np.ndarray:
+    """R@K = relevant documents in the top K / relevant documents in the qrels (trec_eval recall.K); 0 when none."""
+    found = per_query_sum(table, (relevant(table, rel) & in_cutoff(table, cutoff)).astype(np.float64))
+    return safe_divide(found, relevant_in_qrels(table, rel))
+
+
+FAMILY = register(
+    Family(
+        name="R",
+        aliases=("recall",),
+        params=(REL,),
+        cutoff_required=False,
+        kernel=recall,
+        definition="relevant documents in the top K / relevant documents in the qrels",
+        convention="trec_eval recall.K",
+    )
+)

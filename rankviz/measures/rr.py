@@ -1,0 +1,31 @@
+"""Reciprocal rank (RR, RR@K); its mean over queries is MRR."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rankviz.measures._common import REL
+from rankviz.measures._segments import first_hit_rank, in_cutoff, relevant, safe_divide
+from rankviz.measures.spec import Family, register
+
+
+def reciprocal_rank(table, cutoff: int | None, *, rel: int) -> np.ndarray:
+    """RR = 1 / rank of the first document with grade >= rel within the top ``cutoff``; 0 if none.
+
+    Equals trec_eval ``recip_rank`` (and ``-M K recip_rank`` for RR@K) under the same tie order.
+    """
+    first = first_hit_rank(table, relevant(table, rel) & in_cutoff(table, cutoff))
+    return safe_divide(np.ones_like(first), first)
+
+
+FAMILY = register(
+    Family(
+        name="RR",
+        aliases=("MRR", "recip_rank"),
+        params=(REL,),
+        cutoff_required=False,
+        kernel=reciprocal_rank,
+        definition="1 / rank of the first relevant document in the top K; 0 if none",
+        convention="trec_eval recip_rank (RR@K = trec_eval -M K); relevant: grade >= rel",
+    )
+)

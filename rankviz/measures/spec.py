@@ -1,0 +1,159 @@
+"""A measure is a declarative spec (family, parameters with defaults and docs, cutoff) plus a kernel.
+
+Names follow ir_measures: ``RR@10``, ``nDCG(gain=exp)@10``, ``ERR(gmax=4)@20``. Parameters equal to
+their default are dropped, so ``str(parse("RR(rel=1)@10")) == "RR@10"`` and ``parse(str(m)) == m``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from rankviz.errors import MeasureError
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a measure family."""
+
+    name: str
+    default: object
+    doc: str
+    choices: tuple = ()
+    minimum: int | None = None
+
+    def parse(self, text: str) -> object:
+        if self.choices:
+            if text not in self.choices:
+                raise MeasureError(f"{self.name}={text}: choose one of {', '.join(map(str, self.choices))}")
+            return text
+        try:
+            value = int(text)
+        except ValueError:
+            raise MeasureError(f"{self.name}={text}: expected an integer") from None
+        if self.minimum is not None and value < self.minimum:
+            raise MeasureError(f"{self.name}={value}: must be at least {self.minimum}")
+        return value
+
+
+@dataclass(frozen=True)
+class Family:
+    """A measure family: its canonical name, aliases, parameters, cutoff rule and kernel.
+
+    ``kernel(table, cutoff, **params)`` returns one float per query of the table, aligned with
+    ``table.qids``.
+    """
+
+    name: str
+    aliases: tuple[str, ...]
+    params: tuple[Param, ...]
+    cutoff_required: bool
+    kernel: Callable[..., np.ndarray]
+    definition: str
+    convention: str
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        accepted = ", ".join(p.name for p in self.params) or "none"
+        raise MeasureError(f"{self.name} has no parameter {name!r} (parameters: {accepted})")
+
+
+FAMILIES: dict[str, Family] = {}
+_LOOKUP: dict[str, str] = {}
+
+
+def register(family: Family) -> Family:
+    FAMILIES[family.name] = family
+    for alias in (family.name, *family.aliases):
+        _LOOKUP[alias.lower()] = family.name
+    return family
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A fully specified measure; ``str()`` is its canonical name, which every output shows."""
+
+    name: str
+    params: tuple[tuple[str, object], ...] = ()
+    cutoff: int | None = None
+
+    @property
+    def family(self) -> Family:
+        return FAMILIES[self.name]
+
+    def value_of(self, param: str) -> object:
+        """The parameter's value, its default when not set."""
+        for key, value in self.params:
+            if key == param:
+                return value
+        return self.family.param(param).default
+
+    def __str__(self) -> str:
+        text = self.name
+        if self.params:
+            text += "(" + ",".join(f"{k}={v}" for k, v in self.params) + ")"
+        if self.cutoff is not None:
+            text += f"@{self.cutoff}"
+        return text
+
+    def __call__(self, table) -> np.ndarray:
+        """Per-query values on a :class:`~rankviz.ranking.RankingTable`, aligned with its qids."""
+        values = {p.name: self.value_of(p.name) for p in self.family.params}
+        return self.family.kernel(table, self.cutoff, **values)
+
+
+_SYNTAX = re.compile(r"^\s*(?P<name>[A-Za-z_]+)\s*(?:\((?P<params>[^()]*)\))?\s*(?:@\s*(?P<cutoff>\S+))?\s*$")
+
+
+def make(name: str, cutoff: int | None = None, **params: object) -> Measure:
+    """Build a canonical measure from a family name (or alias), a cutoff and parameters."""
+    family_name = _LOOKUP.get(name.lower())
+    if family_name is None:
+        known = ", ".join(sorted({*FAMILIES, "MRR", "MAP", "NDCG", "Success"}))
+        raise MeasureError(f"unknown measure {name!r}; known: {known}")
+    family = FAMILIES[family_name]
+    given = {}
+    for key, value in params.items():
+        spec = family.param(key)
+        value = spec.parse(str(value))
+        if value != spec.default:
+            given[key] = value
+    ordered = tuple((p.name, given[p.name]) for p in family.params if p.name in given)
+    if cutoff is not None and (not isinstance(cutoff, (int, np.integer)) or cutoff < 1):
+        raise MeasureError(f"{name}@{cutoff}: the cutoff must be a whole number of at least 1")
+    if cutoff is None and family.cutoff_required:
+        raise MeasureError(f"{family.name} needs a cutoff, e.g. {family.name}@10")
+    return Measure(family.name, ordered, None if cutoff is None else int(cutoff))
+
+
+def parse(text: str | Measure, *, defaults: dict[str, object] | None = None) -> Measure:
+    """Parse ``"RR(rel=2)@10"``; ``defaults`` fill parameters the text does not set (if the family has them)."""
+    if isinstance(text, Measure):
+        return text
+    match = _SYNTAX.match(text)
+    if not match:
+        raise MeasureError(f"cannot read measure {text!r}; write it like RR@10, nDCG(gain=exp)@10 or AP")
+    params: dict[str, object] = {}
+    if match["params"] and match["params"].strip():
+        for item in match["params"].split(","):
+            key, eq, value = item.partition("=")
+            if not eq or not key.strip() or not value.strip():
+                raise MeasureError(f"in {text!r}: parameter {item.strip()!r} should look like name=value")
+            params[key.strip()] = value.strip()
+    cutoff = None
+    if match["cutoff"] is not None:
+        if not match["cutoff"].isdigit():
+            raise MeasureError(f"in {text!r}: the cutoff {match['cutoff']!r} must be a whole number")
+        cutoff = int(match["cutoff"])
+    family_name = _LOOKUP.get(match["name"].lower())
+    if family_name is not None and defaults:
+        names = {p.name for p in FAMILIES[family_name].params}
+        for key, value in defaults.items():
+            if key in names and key not in params:
+                params[key] = value
+    return make(match["name"], cutoff, **params)

@@ -1,0 +1,238 @@
+"""The one place that orders documents and marks groups of equal scores.
+
+A :class:`RankingTable` holds, for one run against one set of qrels under one tie policy, every
+query's documents in their final order as contiguous NumPy arrays with CSR-style offsets, the
+grade of each document, and the tie group it belongs to. Every measure reads this table; none
+sorts. The table is built once per (run, qrels, tie policy) and reused for every measure and view.
+
+Tie policies (the ``ties`` option):
+
+- ``trec_eval`` (default): score descending, then docid descending by raw UTF-8 bytes, exactly
+  as trec_eval's ``comp_sim_docno``; the file's rank column is ignored.
+- ``run``: the file's rank column ascending, then file order (what the run's author intended).
+- ``optimistic``: score descending; within equal scores higher grades first (then trec_eval order).
+- ``pessimistic``: score descending; within equal scores lower grades first (then trec_eval order).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from rankviz.errors import OptionError
+from rankviz.io.readers import Qrels, Run
+
+TIE_POLICIES = ("trec_eval", "run", "optimistic", "pessimistic")
+
+
+@dataclass(frozen=True, eq=False)
+class RankingTable:
+    """One run's rankings aligned with the qrels; rows are documents in policy order.
+
+    Segments (one per query) cover every query of the qrels: first those the run answers, in the
+    run's order, then the queries the run misses, with empty rankings (``in_run`` False).
+    """
+
+    run_name: str
+    ties: str
+    qids: np.ndarray  # object array of str, one per segment
+    in_run: np.ndarray  # bool per segment
+    offsets: np.ndarray  # int64, n_queries + 1
+    row_query: np.ndarray  # int64 per row: segment index
+    pos: np.ndarray  # int64 per row: 0-based rank within the query
+    grade: np.ndarray  # int64 per row: qrels grade, 0 where unjudged
+    judged: np.ndarray  # bool per row
+    score: np.ndarray  # float64 per row
+    doc_codes: np.ndarray  # int32 per row, into doc_ids
+    doc_ids: pa.Array
+    tie_group: np.ndarray  # int64 per row: id of the (query, score) class, numbered in table order
+    ideal_offsets: np.ndarray  # int64, n_queries + 1: the query's judgments in the qrels
+    ideal_grades: np.ndarray  # int64: each query's judged grades, descending
+    ideal_query: np.ndarray  # int64 per judgment: segment index
+    ideal_pos: np.ndarray  # int64 per judgment: 0-based position in the ideal ranking
+    ignored_qids: tuple[str, ...]  # queries of the run that the qrels do not judge
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.qids)
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.pos)
+
+    def docids(self, rows: np.ndarray | slice | None = None) -> np.ndarray:
+        """Docid strings of the given rows (all rows when None)."""
+        codes = self.doc_codes if rows is None else self.doc_codes[rows]
+        return self.doc_ids.take(pa.array(codes, pa.int32())).to_numpy(zero_copy_only=False)
+
+    def query_rows(self, qid: str) -> slice:
+        """The rows of one query's ranking."""
+        (where,) = np.flatnonzero(self.qids == qid)
+        return slice(int(self.offsets[where]), int(self.offsets[where + 1]))
+
+
+def bytewise_order(strings: pa.Array) -> np.ndarray:
+    """Rank (0 = smallest) of each string under unsigned byte comparison, as C ``strcmp``."""
+    order = pc.sort_indices(strings.cast(pa.binary())).to_numpy()
+    ranks = np.empty(len(strings), dtype=np.int64)
+    ranks[order] = np.arange(len(strings))
+    return ranks
+
+
+def sorted_qids(qids) -> np.ndarray:
+    """Query ids in trec_eval's output order (``strcmp``: UTF-8 byte order = code point order)."""
+    return np.asarray(sorted(set(qids)), dtype=object)
+
+
+def rank(run: Run, qrels: Qrels, *, ties: str = "trec_eval") -> RankingTable:
+    """Order every ranking of ``run`` under the tie policy and attach the qrels grades."""
+    if ties not in TIE_POLICIES:
+        raise OptionError(f"unknown tie policy {ties!r}; choose one of {', '.join(TIE_POLICIES)}")
+    judged_qids = sorted_qids(qrels.query_ids)
+    index_of = {q: i for i, q in enumerate(judged_qids)}
+    run_query_to_judged = np.array([index_of.get(q, -1) for q in run.query_ids], dtype=np.int64)
+    ignored = tuple(sorted(q for q, i in zip(run.query_ids, run_query_to_judged) if i < 0))
+
+    rows = np.flatnonzero(run_query_to_judged[run.qid_codes] >= 0)
+    if len(rows) == len(run.qid_codes):
+        rows = np.arange(len(run.qid_codes))
+    qcode = run.qid_codes[rows]
+    score = run.score[rows]
+    grade, judged = _lookup_grades(run, qrels, run_query_to_judged, rows, index_of)
+
+    primary = _primary_order(qcode, score) if ties != "run" else np.lexsort((rows, run.rank[rows], qcode))
+    tie_start = _group_starts(qcode[primary], score[primary])
+    if ties != "run":
+        primary = _break_ties(primary, tie_start, run, rows, grade, ties)
+    else:
+        by_score = _primary_order(qcode, score)
+        groups_by_score = np.cumsum(_group_starts(qcode[by_score], score[by_score])) - 1
+        group_of_row = np.empty(len(rows), dtype=np.int64)
+        group_of_row[by_score] = groups_by_score
+        tie_start = None
+    order = primary
+
+    qcode_sorted = qcode[order]
+    seg_starts = np.flatnonzero(np.r_[True, qcode_sorted[1:] != qcode_sorted[:-1]]) if len(order) else np.array([], np.int64)
+    seg_judged_index = run_query_to_judged[qcode_sorted[seg_starts]] if len(order) else np.array([], np.int64)
+    missing = np.setdiff1d(np.arange(len(judged_qids)), seg_judged_index)
+    seg_order = np.r_[seg_judged_index, missing].astype(np.int64)
+    offsets = np.r_[seg_starts, np.full(len(missing) + 1, len(order))].astype(np.int64)
+    lengths = np.diff(offsets)
+    row_query = np.repeat(np.arange(len(seg_order)), lengths)
+    pos = np.arange(len(order)) - np.repeat(offsets[:-1], lengths)
+
+    if tie_start is not None:
+        tie_group = np.cumsum(tie_start) - 1
+    else:
+        tie_group = _renumber(group_of_row[order])
+
+    ideal_offsets, ideal_grades, ideal_query, ideal_pos = _ideal(qrels, index_of, seg_order)
+    return RankingTable(
+        run_name=run.name,
+        ties=ties,
+        qids=judged_qids[seg_order],
+        in_run=np.r_[np.ones(len(seg_judged_index), bool), np.zeros(len(missing), bool)],
+        offsets=offsets,
+        row_query=row_query,
+        pos=pos,
+        grade=grade[order],
+        judged=judged[order],
+        score=score[order],
+        doc_codes=run.doc_codes[rows[order]],
+        doc_ids=run.doc_ids,
+        tie_group=tie_group,
+        ideal_offsets=ideal_offsets,
+        ideal_grades=ideal_grades,
+        ideal_query=ideal_query,
+        ideal_pos=ideal_pos,
+        ignored_qids=ignored,
+    )
+
+
+def _lookup_grades(run: Run, qrels: Qrels, run_query_to_judged, rows, index_of) -> tuple[np.ndarray, np.ndarray]:
+    """Grade of each run row from the qrels (0 and judged=False where the pair is unjudged)."""
+    found_at = pc.index_in(qrels.doc_ids, value_set=run.doc_ids)
+    qrels_doc_in_run = pc.fill_null(found_at, -1).to_numpy().astype(np.int64)
+    qrels_query = np.array([index_of[q] for q in qrels.query_ids], dtype=np.int64)[qrels.qid_codes]
+    doc = qrels_doc_in_run[qrels.doc_codes]
+    found = doc >= 0
+    width = max(len(run.doc_ids), 1)
+    judged_keys = qrels_query[found] * width + doc[found]
+    key_order = np.argsort(judged_keys, kind="stable")
+    judged_keys = judged_keys[key_order]
+    judged_grades = qrels.grade[found][key_order]
+    row_keys = run_query_to_judged[run.qid_codes[rows]] * width + run.doc_codes[rows]
+    at = np.searchsorted(judged_keys, row_keys)
+    at = np.minimum(at, max(len(judged_keys) - 1, 0))
+    judged = (judged_keys[at] == row_keys) if len(judged_keys) else np.zeros(len(rows), bool)
+    grade = np.where(judged, judged_grades[at] if len(judged_keys) else 0, 0).astype(np.int64)
+    return grade, judged
+
+
+def _primary_order(qcode: np.ndarray, score: np.ndarray) -> np.ndarray:
+    """Rows grouped by query (run order of queries), score descending; stable."""
+    n = len(qcode)
+    if n == 0:
+        return np.arange(0)
+    same_query = qcode[1:] == qcode[:-1]
+    grouped = bool(np.all(qcode[1:] >= qcode[:-1]))
+    if grouped and bool(np.all(~same_query | (score[1:] <= score[:-1]))):
+        return np.arange(n)
+    return np.lexsort((-score, qcode))
+
+
+def _group_starts(qcode_sorted: np.ndarray, score_sorted: np.ndarray) -> np.ndarray:
+    """True where a new (query, score) group begins in an ordering."""
+    if len(qcode_sorted) == 0:
+        return np.zeros(0, bool)
+    same = (qcode_sorted[1:] == qcode_sorted[:-1]) & (score_sorted[1:] == score_sorted[:-1])
+    return np.r_[True, ~same]
+
+
+def _break_ties(order: np.ndarray, starts: np.ndarray, run: Run, rows, grade, ties: str) -> np.ndarray:
+    """Reorder rows inside each group of equal scores by the policy's secondary keys."""
+    group = np.cumsum(starts) - 1
+    sizes = np.bincount(group)
+    tied = np.flatnonzero(sizes[group] > 1)
+    if len(tied) == 0:
+        return order
+    tied_rows = order[tied]
+    codes = run.doc_codes[rows[tied_rows]]
+    unique_codes, inverse = np.unique(codes, return_inverse=True)
+    doc_rank = bytewise_order(run.doc_ids.take(pa.array(unique_codes, pa.int32())))[inverse]
+    keys = [-doc_rank]
+    if ties == "optimistic":
+        keys.append(-np.maximum(grade[tied_rows], 0))
+    elif ties == "pessimistic":
+        keys.append(np.maximum(grade[tied_rows], 0))
+    keys.append(group[tied])
+    order = order.copy()
+    order[tied] = tied_rows[np.lexsort(tuple(keys))]
+    return order
+
+
+def _renumber(ids: np.ndarray) -> np.ndarray:
+    """Renumber ids 0.. in order of first appearance."""
+    _, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
+    rank_of_first = np.empty(len(first), dtype=np.int64)
+    rank_of_first[np.argsort(first)] = np.arange(len(first))
+    return rank_of_first[inverse]
+
+
+def _ideal(qrels: Qrels, index_of: dict, seg_order: np.ndarray):
+    """Each segment's judged grades in descending order (the ideal ranking), CSR style."""
+    judged_index = np.array([index_of[q] for q in qrels.query_ids], dtype=np.int64)[qrels.qid_codes]
+    segment_of_judged = np.empty(len(seg_order), dtype=np.int64)
+    segment_of_judged[seg_order] = np.arange(len(seg_order))
+    segment = segment_of_judged[judged_index]
+    order = np.lexsort((-qrels.grade, segment))
+    grades = qrels.grade[order]
+    ideal_query = segment[order]
+    counts = np.bincount(ideal_query, minlength=len(seg_order))
+    offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
+    ideal_pos = np.arange(len(grades)) - np.repeat(offsets[:-1], counts)
+    return offsets, grades, ideal_query, ideal_pos
