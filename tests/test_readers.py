@@ -1,0 +1,155 @@
+"""Readers: every accepted format, and a FormatError naming file, line and reason for bad input."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rankviz as rv
+from rankviz.io.readers import run_name_from_path
+
+GOOD_RUN = "q1 Q0 d1 1 2.5 tag\nq1 Q0 d2 2 1.5 tag\nq2 Q0 d1 1 0.5 tag\n"
+
+
+def write(tmp_path: Path, name: str, content: str | bytes) -> Path:
+    path = tmp_path / name
+    path.write_bytes(content.encode() if isinstance(content, str) else content)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("content", "line_no", "reason"),
+    [
+        ("q1 Q0 d1 1 2.5 tag\nq1 Q0 d2 2 tag\n", 2, "expected 6 fields"),
+        ("q1 Q0 d1 1 2.5 tag\nq1 Q0 d2 2 high tag\n", 2, "score 'high' is not a number"),
+        ("q1 Q0 d1 1 nan tag\n", 1, "not a finite number"),
+        ("q1 Q0 d1 1 2.5 tag\nq1 Q0 d2 2 inf tag\n", 2, "not a finite number"),
+        ("q1 Q0 d1 1 2.5 tag\nq1 Q0 d2 2 1.5 tag\nq1 Q0 d1 3 0.5 tag\n", 3, "appears twice"),
+        ("q1 Q0 d1 one 2.5 tag\n", 1, "rank 'one' is not a number"),
+    ],
+)
+def test_bad_run_lines_name_file_line_and_reason(tmp_path, content, line_no, reason) -> None:
+    path = write(tmp_path, "bad.run", content)
+    with pytest.raises(rv.FormatError) as info:
+        rv.read_run(path)
+    assert info.value.line_no == line_no
+    assert reason in info.value.reason
+    assert info.value.line == content.splitlines()[line_no - 1]
+    assert str(path) in str(info.value) and f"line {line_no}" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [(b"", "empty file"), (b"\n\n", "empty file"), (b"q1 Q0 d1 1 \x00 t\n", "binary")],
+)
+def test_empty_and_binary_files(tmp_path, content, reason) -> None:
+    with pytest.raises(rv.FormatError, match=reason):
+        rv.read_run(write(tmp_path, "x.run", content))
+
+
+def test_non_utf8_names_the_line(tmp_path) -> None:
+    path = write(tmp_path, "latin.run", b"q1 Q0 d1 1 2 t\nq1 Q0 caf\xe9 2 1 t\n")
+    with pytest.raises(rv.FormatError) as info:
+        rv.read_run(path)
+    assert info.value.line_no == 2 and "UTF-8" in info.value.reason
+
+
+def test_duplicates_first_keeps_the_first_line(tmp_path) -> None:
+    path = write(tmp_path, "dup.run", "q1 Q0 d1 1 2.5 t\nq1 Q0 d1 2 9.0 t\n")
+    run = rv.read_run(path, duplicates="first")
+    assert len(run) == 1 and run.score[0] == 2.5
+
+
+def test_whitespace_crlf_comments_extra_fields_and_gzip_read_alike(tmp_path) -> None:
+    plain = rv.read_run(write(tmp_path, "a.run", GOOD_RUN)).to_frame()
+    messy = "# a comment\r\nq1\tQ0  d1 1\t2.5 tag extra junk\r\n\r\nq1 Q0 d2 2 1.5 tag\r\nq2 Q0 d1 1 .5 tag\r\n"
+    variants = [
+        write(tmp_path, "b.run", messy),
+        write(tmp_path, "c.run.gz", gzip.compress(GOOD_RUN.encode())),
+        write(tmp_path, "d.txt", GOOD_RUN.replace(" ", "\t")),
+    ]
+    for path in variants:
+        pd.testing.assert_frame_equal(rv.read_run(path).to_frame(), plain)
+
+
+def test_run_name_is_file_name_without_gz_and_one_extension() -> None:
+    assert run_name_from_path("/x/bm25.run.gz") == "bm25"
+    assert run_name_from_path("results.test") == "results"
+    assert run_name_from_path("plain") == "plain"
+    assert run_name_from_path("a.b.c.trec") == "a.b.c"
+
+
+def test_named_column_formats(tmp_path) -> None:
+    frame = pd.DataFrame({"qid": ["q1", "q1", "q2"], "docid": ["d1", "d2", "d1"], "score": [2.5, 1.5, 0.5]})
+    expected = rv.read_run(write(tmp_path, "a.run", GOOD_RUN)).to_frame()[["qid", "docid", "score"]]
+    csv_path = tmp_path / "r.csv"
+    frame.to_csv(csv_path, index=False)
+    tsv_path = tmp_path / "r.tsv"
+    frame.to_csv(tsv_path, sep="\t", index=False)
+    parquet_path = tmp_path / "r.parquet"
+    frame.to_parquet(parquet_path)
+    for path in (csv_path, tsv_path, parquet_path):
+        got = rv.read_run(path)
+        assert got.name == "r"
+        pd.testing.assert_frame_equal(got.to_frame()[["qid", "docid", "score"]], expected)
+
+
+def test_named_column_errors(tmp_path) -> None:
+    path = write(tmp_path, "r.csv", "qid,docid,score\nq1,d1,1.0\nq1,d2,abc\n")
+    with pytest.raises(rv.FormatError) as info:
+        rv.read_run(path)
+    assert info.value.line_no == 3 and "score" in info.value.reason
+    with pytest.raises(rv.FormatError, match="missing column 'score'"):
+        rv.read_run(write(tmp_path, "s.csv", "qid,docid\nq1,d1\n"))
+
+
+def test_qrels_ignore_column_two_and_keep_negative_grades(tmp_path) -> None:
+    qrels = rv.read_qrels(write(tmp_path, "q.txt", "1 0 a 2\n1 Q0 b -1\n2 0 c 0\n"))
+    frame = qrels.to_frame()
+    assert frame.rel.tolist() == [2, -1, 0] and frame.qid.tolist() == ["1", "1", "2"]
+
+
+@pytest.mark.parametrize(
+    ("content", "line_no", "reason"),
+    [
+        ("1 0 a 2\n1 0 b 1.5\n", 2, "not an integer"),
+        ("1 0 a 2\n1 0 b\n", 2, "expected 4 fields"),
+        ("1 0 a 2\n1 0 b 1\n1 0 a 3\n", 3, "with grade 3 (grade 2 on line 1)"),
+    ],
+)
+def test_bad_qrels(tmp_path, content, line_no, reason) -> None:
+    with pytest.raises(rv.FormatError) as info:
+        rv.read_qrels(write(tmp_path, "q.txt", content))
+    assert info.value.line_no == line_no
+    assert reason in info.value.reason
+
+
+def test_identical_duplicate_judgments_are_merged(tmp_path) -> None:
+    qrels = rv.read_qrels(write(tmp_path, "q.txt", "1 0 a 2\n1 0 a 2\n"))
+    assert len(qrels) == 1
+
+
+def test_missing_file_is_a_format_error(tmp_path) -> None:
+    with pytest.raises(rv.FormatError, match="file not found"):
+        rv.read_run(tmp_path / "nope.run")
+
+
+def test_bytes_upload_uses_filename(tmp_path) -> None:
+    run = rv.read_run(gzip.compress(GOOD_RUN.encode()), filename="upload.run.gz")
+    assert run.name == "upload" and len(run) == 3 and np.allclose(run.score, [2.5, 1.5, 0.5])
+
+
+def test_trec_eval_fixture_with_comment_lines(data_dir) -> None:
+    """trec_eval's own RAG-track test run: comment lines, graded qrels; its out.comment.test values."""
+    fixtures = data_dir / "trec-eval-fixtures"
+    frame = rv.evaluate(
+        rv.read_qrels(fixtures / "qrels.comment.test"),
+        rv.read_run(fixtures / "results.comment.test.gz"),
+        ["AP", "RR", "P@10"],
+    )
+    values = dict(zip(frame.measure, frame.value.round(4)))
+    assert values == {"AP": 0.2689, "RR": 0.8595, "P@10": 0.7710}

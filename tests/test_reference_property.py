@@ -1,0 +1,145 @@
+"""rankviz against pytrec_eval and gdeval on generated runs, tie-free and with many equal scores."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import rankviz as rv
+
+DOCIDS = st.text(alphabet="aAbB019_-é", min_size=1, max_size=4)
+QIDS = st.text(alphabet="qQ12x", min_size=1, max_size=3)
+CUTOFF = 5
+
+
+@st.composite
+def collections(draw, numeric_qids: bool = False, min_grade: int = -2):
+    """qrels and a run: judged queries (some missing from the run), run-only queries, many ties."""
+    qid_strategy = st.integers(1, 60).map(str) if numeric_qids else QIDS
+    qids = draw(st.lists(qid_strategy, min_size=1, max_size=5, unique=True))
+    tie_heavy = draw(st.booleans())
+    scores = st.integers(0, 3).map(float) if tie_heavy else st.floats(-50, 50, width=16)
+    qrels, run = {}, {}
+    for qid in qids:
+        docs = draw(st.lists(DOCIDS, min_size=1, max_size=14, unique=True))
+        judged = draw(st.lists(st.sampled_from(docs + ["zz", "u1"]), max_size=10, unique=True))
+        grades = {d: draw(st.integers(min_grade, 4)) for d in judged}
+        if judged and max(grades.values()) <= -2:  # trec_eval and pytrec_eval crash on such a topic
+            grades[judged[0]] = 0
+        if grades:
+            qrels[qid] = grades
+        if draw(st.integers(0, 5)) > 0:
+            run[qid] = {d: draw(scores) for d in docs}
+    if not qrels:
+        qrels[qids[0]] = {"zz": 1}
+    return qrels, run
+
+
+def _write(tmp: Path, qrels: dict, run: dict) -> tuple[Path, Path]:
+    qrels_path, run_path = tmp / "qrels.txt", tmp / "run.txt"
+    qrels_path.write_text("".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items()))
+    lines = [f"{q} Q0 {d} {i} {s!r} tag\n" for q, docs in run.items() for i, (d, s) in enumerate(docs.items())]
+    run_path.write_text("".join(lines) or "999 Q0 d 1 1.0 tag\n")
+    return qrels_path, run_path
+
+
+def _trec_eval_top(docs: dict, k: int) -> dict:
+    """The first k documents in trec_eval's order (score, then docid bytes, both descending)."""
+    ordered = sorted(docs.items(), key=lambda item: (item[1], item[0].encode()), reverse=True)
+    return dict(ordered[:k])
+
+
+_PYTREC_CHILD = """
+import json, sys, pytrec_eval
+qrels, runs, measures, rel = json.load(sys.stdin)
+evaluator = pytrec_eval.RelevanceEvaluator(qrels, set(measures), relevance_level=rel)
+json.dump([evaluator.evaluate(run) for run in runs], sys.stdout)
+"""
+
+
+def _pytrec_eval(qrels: dict, runs: list[dict], rel: int) -> list[dict]:
+    """pytrec_eval in a fresh process: in a long-lived one it sometimes hangs (global state in trec_eval)."""
+    done = subprocess.run(
+        [sys.executable, "-c", _PYTREC_CHILD],
+        input=json.dumps([qrels, runs, sorted(PYTREC), rel]),
+        capture_output=True, text=True, timeout=60, check=True,
+    )
+    return json.loads(done.stdout)
+
+
+PYTREC = {
+    "recip_rank": "RR",
+    "map": "AP",
+    f"map_cut_{CUTOFF}": f"AP@{CUTOFF}",
+    "ndcg": "nDCG",
+    f"ndcg_cut_{CUTOFF}": f"nDCG@{CUTOFF}",
+    f"P_{CUTOFF}": f"P@{CUTOFF}",
+    "success_1": "Hits@1",
+    f"success_{CUTOFF}": f"Hits@{CUTOFF}",
+    f"recall_{CUTOFF}": f"R@{CUTOFF}",
+}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=collections(), rel=st.sampled_from([1, 2]))
+def test_matches_pytrec_eval(tmp_path: Path, data, rel: int) -> None:
+    qrels, run = data
+    qrels_path, run_path = _write(tmp_path, qrels, run)
+    measures = {te: str(rv.parse(ours, defaults={"rel": rel})) for te, ours in PYTREC.items()}
+    measures["recip_rank_top"] = str(rv.parse(f"RR@{CUTOFF}", defaults={"rel": rel}))
+    frame = rv.evaluate(rv.read_qrels(qrels_path), rv.read_run(run_path), list(measures.values()), per_query_rows=True)
+    ours = {(r.qid, r.measure): r.value for r in frame.itertuples()}
+
+    reference, top = _pytrec_eval(qrels, [run, {q: _trec_eval_top(d, CUTOFF) for q, d in run.items()}], rel)
+    for qid in qrels:
+        for te_name, name in measures.items():
+            if qid not in run:
+                assert ours[(qid, name)] == 0.0
+                continue
+            expected = top[qid]["recip_rank"] if te_name == "recip_rank_top" else reference[qid][te_name]
+            assert ours[(qid, name)] == pytest.approx(expected, abs=1e-12), (qid, name)
+    for name in measures.values():
+        per_query = [ours[(q, name)] for q in qrels]
+        assert ours[("all", name)] == pytest.approx(sum(per_query) / len(per_query), abs=1e-12)
+
+
+def _gdeval_script(tmp: Path) -> Path:
+    """ir_measures' bundled gdeval.pl, printing full precision instead of 5 decimals."""
+    import ir_measures
+
+    source = Path(ir_measures.__file__).parent / "bin" / "gdeval.pl"
+    text = source.read_text().replace("%.5f,%.5f", "%.17g,%.17g")
+    script = tmp / "gdeval_full.pl"
+    script.write_text(text)
+    return script
+
+
+@pytest.mark.skipif(shutil.which("perl") is None, reason="gdeval.pl needs perl")
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=collections(numeric_qids=True), k=st.sampled_from([1, 3, 10, 20]))
+def test_err_and_exp_ndcg_match_gdeval(tmp_path: Path, data, k: int) -> None:
+    qrels, run = data
+    qrels_path, run_path = _write(tmp_path, qrels, run)
+    printed = subprocess.run(
+        ["perl", str(_gdeval_script(tmp_path)), str(qrels_path), str(run_path), str(k)],
+        capture_output=True, text=True, check=True,
+    ).stdout
+    frame = rv.evaluate(rv.read_qrels(qrels_path), rv.read_run(run_path), [f"ERR@{k}", f"nDCG(gain=exp)@{k}"], per_query_rows=True)
+    ours = {(r.qid, r.measure): r.value for r in frame.itertuples()}
+    rows = [line.split(",") for line in printed.splitlines()[1:] if line and not line.split(",")[1] == "amean"]
+    for _runid, topic, ndcg, err in rows:
+        assert ours[(topic, f"ERR@{k}")] == pytest.approx(float(err), abs=1e-12)
+        assert ours[(topic, f"nDCG(gain=exp)@{k}")] == pytest.approx(float(ndcg), abs=1e-12)
+    topics_printed = {row[1] for row in rows}
+    for qid in qrels:
+        if qid not in topics_printed:
+            # gdeval prints only topics in the run with a positive grade; rankviz scores the rest 0
+            assert ours[(qid, f"ERR@{k}")] == 0.0 or not re.fullmatch(r"\d+", qid)
