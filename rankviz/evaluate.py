@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence, Union
 
 import numpy as np
 import pandas as pd
@@ -17,8 +17,8 @@ from rankviz.ranking import RankingTable, rank, sorted_qids
 MISSING_POLICIES = ("zero", "skip")
 ALL = "all"
 
-RunLike = Union[Run, str, os.PathLike]
-MeasureLike = Union[Measure, str]
+RunLike = Run | str | os.PathLike
+MeasureLike = Measure | str
 
 
 @dataclass(frozen=True)

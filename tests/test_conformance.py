@@ -30,7 +30,7 @@ GDEVAL_NAMES = {f"{m}@{k}": f"{ours}@{k}" for k in (5, 10, 20) for m, ours in ((
 
 
 def _runs(case: Path) -> dict[str, Path]:
-    return {p.name.split(".")[0][len("run_"):]: p for p in sorted(case.glob("run_*"))}
+    return {p.name.split(".")[0][len("run_") :]: p for p in sorted(case.glob("run_*"))}
 
 
 def _expected(path: Path, names: dict[str, str]) -> dict[tuple[str, str, str], float]:
@@ -93,7 +93,9 @@ def test_gdeval_mean_over_printed_topics() -> None:
     """gdeval's amean averages the topics it prints: those in the run with a positive grade."""
     case = CASES / "graded"
     expected = _expected(case / "expected_gdeval.tsv", GDEVAL_NAMES)
-    frame = rv.evaluate(rv.read_qrels(case / "qrels.txt"), rv.read_run(case / "run_good.txt", name="good"), ["ERR@20"], per_query_rows=True)
+    frame = rv.evaluate(
+        rv.read_qrels(case / "qrels.txt"), rv.read_run(case / "run_good.txt", name="good"), ["ERR@20"], per_query_rows=True
+    )
     printed = {q for (run, q, m) in expected if run == "good" and m == "ERR@20" and q != "all"}
     ours = frame[frame.qid.isin(printed)].value.mean()
     assert ours == pytest.approx(expected[("good", "all", "ERR@20")], abs=1e-12)

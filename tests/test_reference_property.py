@@ -70,7 +70,10 @@ def _pytrec_eval(qrels: dict, runs: list[dict], rel: int) -> list[dict]:
     done = subprocess.run(
         [sys.executable, "-c", _PYTREC_CHILD],
         input=json.dumps([qrels, runs, sorted(PYTREC), rel]),
-        capture_output=True, text=True, timeout=60, check=True,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
     )
     return json.loads(done.stdout)
 
@@ -130,9 +133,13 @@ def test_err_and_exp_ndcg_match_gdeval(tmp_path: Path, data, k: int) -> None:
     qrels_path, run_path = _write(tmp_path, qrels, run)
     printed = subprocess.run(
         ["perl", str(_gdeval_script(tmp_path)), str(qrels_path), str(run_path), str(k)],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
-    frame = rv.evaluate(rv.read_qrels(qrels_path), rv.read_run(run_path), [f"ERR@{k}", f"nDCG(gain=exp)@{k}"], per_query_rows=True)
+    frame = rv.evaluate(
+        rv.read_qrels(qrels_path), rv.read_run(run_path), [f"ERR@{k}", f"nDCG(gain=exp)@{k}"], per_query_rows=True
+    )
     ours = {(r.qid, r.measure): r.value for r in frame.itertuples()}
     rows = [line.split(",") for line in printed.splitlines()[1:] if line and not line.split(",")[1] == "amean"]
     for _runid, topic, ndcg, err in rows:

@@ -13,9 +13,9 @@ import gzip
 import io
 import math
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Union
 
 import numpy as np
 import pyarrow as pa
@@ -24,7 +24,7 @@ import pyarrow.csv as pacsv
 
 from rankviz.errors import FormatError, OptionError
 
-Source = Union[str, os.PathLike, bytes]
+Source = str | os.PathLike | bytes
 
 RUN_FIELDS = ("qid", "q0", "docid", "rank", "score", "tag")
 QRELS_FIELDS = ("qid", "iter", "docid", "rel")
@@ -105,9 +105,7 @@ def run_name_from_path(path: str) -> str:
     return stem if dot and stem else base
 
 
-def read_run(
-    source: Source, *, name: str | None = None, filename: str | None = None, duplicates: str = "error"
-) -> Run:
+def read_run(source: Source, *, name: str | None = None, filename: str | None = None, duplicates: str = "error") -> Run:
     """Read a run from a path or from bytes (``filename`` then names it in messages and formats).
 
     Format by extension: ``.csv``, ``.parquet``, ``.tsv`` with a header naming ``qid`` and
@@ -276,9 +274,7 @@ def _read_trec_fast(source: Source, label: str, head: bytes, fields: tuple[str, 
         table = pacsv.read_csv(
             stream,
             read_options=pacsv.ReadOptions(column_names=list(fields), block_size=1 << 24),
-            parse_options=pacsv.ParseOptions(
-                delimiter=delimiter, quote_char=False, escape_char=False, double_quote=False
-            ),
+            parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False, escape_char=False, double_quote=False),
             convert_options=pacsv.ConvertOptions(
                 column_types={k: types[k] for k in wanted},
                 include_columns=list(wanted),
@@ -312,8 +308,7 @@ def _read_trec_fast(source: Source, label: str, head: bytes, fields: tuple[str, 
 def _lines(source: Source, label: str) -> Iterator[tuple[int, bytes]]:
     with _open_binary(source, label) as stream:
         try:
-            for line_no, raw in enumerate(stream, start=1):
-                yield line_no, raw
+            yield from enumerate(stream, start=1)
         except (OSError, EOFError) as exc:
             raise FormatError(label, 0, None, f"cannot decompress: {exc}") from None
 
@@ -342,9 +337,7 @@ def _number(text: str, what: str, label: str, line_no: int, line: str) -> float:
 
 def _parse_run_line(parts: list[str], label: str, line_no: int, line: str) -> tuple:
     if len(parts) < 6:
-        raise FormatError(
-            label, line_no, line, f"expected 6 fields 'qid Q0 docid rank score tag', found {len(parts)}"
-        )
+        raise FormatError(label, line_no, line, f"expected 6 fields 'qid Q0 docid rank score tag', found {len(parts)}")
     rank = _number(parts[3], "rank", label, line_no, line)
     score = _number(parts[4], "score", label, line_no, line)
     return parts[0], parts[2], rank, score
@@ -388,8 +381,7 @@ def _read_trec_checked(source: Source, label: str, fields: tuple[str, ...], pars
                 label,
                 line_no,
                 line,
-                f"docid {row[1]!r} appears twice for query {row[0]!r} in the {what}{detail}; "
-                f"first on line {first_line}",
+                f"docid {row[1]!r} appears twice for query {row[0]!r} in the {what}{detail}; first on line {first_line}",
             )
         seen[key] = (line_no, row[2])
         rows.append(row)
@@ -439,7 +431,9 @@ def _read_named(source: Source, label: str, kind: str, required: tuple, optional
         match = next((lower[a] for a in COLUMN_ALIASES[canonical] if a in lower), None)
         if match is None and canonical in required:
             raise FormatError(
-                label, 1 if unit == "line" else 0, ", ".join(map(str, frame.columns)),
+                label,
+                1 if unit == "line" else 0,
+                ", ".join(map(str, frame.columns)),
                 f"missing column {canonical!r} (accepted names: {', '.join(COLUMN_ALIASES[canonical])})",
             )
         if match is not None:
@@ -457,13 +451,17 @@ def _read_named(source: Source, label: str, kind: str, required: tuple, optional
             numbers = pd.to_numeric(column, errors="coerce")
             bad = np.flatnonzero(numbers.isna().to_numpy() | (numbers.to_numpy() % 1 != 0))
             if len(bad):
-                raise _row_error(label, frame, bad[0], first_row_line, unit, f"relevance grade {values[bad[0]]!r} is not an integer")
+                raise _row_error(
+                    label, frame, bad[0], first_row_line, unit, f"relevance grade {values[bad[0]]!r} is not an integer"
+                )
             out[canonical] = numbers.to_numpy().astype(np.int64)
         else:
             numbers = pd.to_numeric(column, errors="coerce").to_numpy(dtype=np.float64)
             bad = np.flatnonzero(~np.isfinite(numbers))
             if len(bad):
-                raise _row_error(label, frame, bad[0], first_row_line, unit, f"{canonical} {values[bad[0]]!r} is not a finite number")
+                raise _row_error(
+                    label, frame, bad[0], first_row_line, unit, f"{canonical} {values[bad[0]]!r} is not a finite number"
+                )
             out[canonical] = numbers
     keys = _pair_keys(_encode(out["qid"], out["docid"]))
     _, first_index, counts = np.unique(keys, return_index=True, return_counts=True)
@@ -475,7 +473,9 @@ def _read_named(source: Source, label: str, kind: str, required: tuple, optional
             conflicting = [r for r in dup_rows if out["rel"][first_of[keys[r]]] != out["rel"][r]]
             if conflicting:
                 row = conflicting[0]
-                raise _row_error(label, frame, row, first_row_line, unit, "the same (qid, docid) judged twice with different grades")
+                raise _row_error(
+                    label, frame, row, first_row_line, unit, "the same (qid, docid) judged twice with different grades"
+                )
         elif duplicates == "error":
             row = dup_rows[0]
             raise _row_error(label, frame, row, first_row_line, unit, "docid appears twice for the same query in the run")

@@ -7,7 +7,9 @@ import numpy as np
 from rankviz.measures._segments import in_cutoff, per_query_ideal_sum, per_query_sum, safe_divide
 from rankviz.measures.spec import Family, Param, register
 
-GAIN = Param("gain", "linear", "gain of a grade g: linear = g (trec_eval), exp = 2^g - 1 (Burges, gdeval)", choices=("linear", "exp"))
+GAIN = Param(
+    "gain", "linear", "gain of a grade g: linear = g (trec_eval), exp = 2^g - 1 (Burges, gdeval)", choices=("linear", "exp")
+)
 
 
 def _gain(grades: np.ndarray, gain: str) -> np.ndarray:
@@ -37,6 +39,8 @@ FAMILY = register(
         cutoff_required=False,
         kernel=ndcg,
         definition="DCG@K / ideal DCG@K, DCG = sum of gain / log2(rank + 1)",
-        convention="linear gain (trec_eval ndcg_cut.K) or gain=exp (gdeval); ideal from all judged documents; negative grades gain 0",
+        convention=(
+            "linear gain (trec_eval ndcg_cut.K) or gain=exp (gdeval); ideal from all judged documents; negative grades gain 0"
+        ),
     )
 )

@@ -7,8 +7,8 @@ their default are dropped, so ``str(parse("RR(rel=1)@10")) == "RR@10"`` and ``pa
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 

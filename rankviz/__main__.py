@@ -1,0 +1,5 @@
+import sys
+
+from rankviz.cli import main
+
+sys.exit(main())

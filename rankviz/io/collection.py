@@ -1,0 +1,196 @@
+"""Collection folders: one layout opened the same way by the app, the CLI and the Python API.
+
+::
+
+    DIR/
+      qrels.txt | qrels.tsv | qrels.parquet   judgments (required)
+      runs/*                                   runs, any supported format (at least one)
+      queries.tsv                              qid<TAB>text (optional)
+      docs.jsonl[.gz]                          {"doc_id", "title"?, "text"} per line (optional, read lazily)
+      collection.toml                          display name and defaults (optional)
+
+``collection.toml`` keys: ``name``, ``description``, ``rel`` (relevance threshold of the binary
+measures), ``gmax`` (ERR), ``measures`` (default list), ``source`` (one line of attribution).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rankviz.errors import CollectionError, FormatError, MeasureError
+from rankviz.io.readers import Qrels, Run, read_qrels, read_run, run_name_from_path
+from rankviz.measures import Measure, parse
+
+QRELS_NAMES = ("qrels.txt", "qrels.tsv", "qrels.parquet", "qrels.txt.gz")
+DOCS_NAMES = ("docs.jsonl", "docs.jsonl.gz")
+RUN_SUFFIXES_SKIPPED = (".md", ".json", ".toml", ".yaml", ".yml")
+DEFAULT_MEASURES = ("RR@10", "RR", "Hits@10", "AP", "nDCG@10", "nDCG", "ERR@20")
+
+
+@dataclass(frozen=True)
+class CollectionConfig:
+    """The defaults a collection declares; every one is shown in the UI where it applies."""
+
+    name: str
+    description: str = ""
+    source: str = ""
+    rel: int = 1
+    gmax: int = 4
+    measures: tuple[str, ...] = DEFAULT_MEASURES
+
+    @property
+    def measure_defaults(self) -> dict[str, int]:
+        """Parameter defaults applied to measure names that do not set them."""
+        return {"rel": self.rel, "gmax": self.gmax}
+
+    def parse_measure(self, text: str | Measure) -> Measure:
+        return parse(text, defaults=self.measure_defaults)
+
+
+class DocumentStore:
+    """Document texts read lazily: a lookup scans the file once for the ids asked and caches them."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._cache: dict[str, dict] = {}
+        self._absent: set[str] = set()
+
+    def get(self, doc_ids) -> dict[str, dict]:
+        """``{doc_id: {"title": ..., "text": ...}}`` for the ids found; unknown ids are left out."""
+        wanted = {d for d in doc_ids if d not in self._cache and d not in self._absent}
+        if wanted:
+            opener = gzip.open if self.path.name.endswith(".gz") else open
+            with opener(self.path, "rt", encoding="utf-8") as handle:
+                for line_no, line in enumerate(handle, start=1):
+                    if not line.strip():
+                        continue
+                    try:
+                        record = json.loads(line)
+                        doc_id = str(record["doc_id"])
+                    except (json.JSONDecodeError, KeyError, TypeError):
+                        raise FormatError(
+                            str(self.path), line_no, line.strip(), 'expected a JSON object with "doc_id" and "text"'
+                        ) from None
+                    if doc_id in wanted:
+                        self._cache[doc_id] = {"title": str(record.get("title") or ""), "text": str(record.get("text") or "")}
+                        wanted.discard(doc_id)
+                        if not wanted:
+                            break
+            self._absent |= wanted
+        return {d: self._cache[d] for d in doc_ids if d in self._cache}
+
+
+@dataclass(frozen=True, eq=False)
+class Collection:
+    """A collection folder, validated; qrels and runs are read on demand."""
+
+    path: Path
+    config: CollectionConfig
+    qrels_path: Path
+    run_paths: dict[str, Path]
+    queries: dict[str, str] = field(default_factory=dict)
+    docs: DocumentStore | None = None
+
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+    def read_qrels(self) -> Qrels:
+        return read_qrels(self.qrels_path)
+
+    def read_run(self, name: str) -> Run:
+        if name not in self.run_paths:
+            raise CollectionError(f"{self.path}: no run named {name!r}; runs: {', '.join(self.run_paths)}")
+        return read_run(self.run_paths[name], name=name)
+
+    def default_measures(self) -> list[Measure]:
+        return [self.config.parse_measure(m) for m in self.config.measures]
+
+
+def open_collection(path: str | os.PathLike) -> Collection:
+    """Open and validate a collection folder; a CollectionError names whatever is missing or wrong."""
+    root = Path(path)
+    if not root.is_dir():
+        raise CollectionError(f"{root}: not a folder (a collection is a folder with qrels.txt and runs/)")
+    qrels_path = next((root / n for n in QRELS_NAMES if (root / n).is_file()), None)
+    if qrels_path is None:
+        raise CollectionError(f"{root}: no judgments; expected one of {', '.join(QRELS_NAMES)}")
+    runs_dir = root / "runs"
+    if not runs_dir.is_dir():
+        raise CollectionError(f"{root}: no runs/ folder")
+    run_paths: dict[str, Path] = {}
+    for run_path in sorted(runs_dir.iterdir()):
+        if not run_path.is_file() or run_path.name.startswith(".") or run_path.name.lower().endswith(RUN_SUFFIXES_SKIPPED):
+            continue
+        name = run_name_from_path(run_path.name)
+        if name in run_paths:
+            raise CollectionError(f"{runs_dir}: two runs would be named {name!r}: {run_paths[name].name} and {run_path.name}")
+        run_paths[name] = run_path
+    if not run_paths:
+        raise CollectionError(f"{runs_dir}: no run files")
+    config = _read_config(root)
+    queries = _read_queries(root / "queries.tsv") if (root / "queries.tsv").is_file() else {}
+    docs_path = next((root / n for n in DOCS_NAMES if (root / n).is_file()), None)
+    return Collection(
+        path=root,
+        config=config,
+        qrels_path=qrels_path,
+        run_paths=run_paths,
+        queries=queries,
+        docs=DocumentStore(docs_path) if docs_path else None,
+    )
+
+
+def _read_config(root: Path) -> CollectionConfig:
+    path = root / "collection.toml"
+    if not path.is_file():
+        return CollectionConfig(name=root.name)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise CollectionError(f"{path}: not valid TOML ({exc})") from None
+    known = {"name", "description", "source", "rel", "gmax", "measures"}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise CollectionError(f"{path}: unknown keys {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+    try:
+        config = CollectionConfig(
+            name=str(data.get("name", root.name)),
+            description=str(data.get("description", "")),
+            source=str(data.get("source", "")),
+            rel=int(data.get("rel", 1)),
+            gmax=int(data.get("gmax", 4)),
+            measures=tuple(str(m) for m in data.get("measures", DEFAULT_MEASURES)),
+        )
+        for measure in config.measures:
+            config.parse_measure(measure)
+    except (TypeError, ValueError, MeasureError) as exc:
+        raise CollectionError(f"{path}: {exc}") from None
+    if config.rel < 1 or config.gmax < 1:
+        raise CollectionError(f"{path}: rel and gmax must be at least 1")
+    return config
+
+
+def _read_queries(path: Path) -> dict[str, str]:
+    """``qid<TAB>text`` lines; a first line ``qid<TAB>...`` is taken as a header."""
+    queries: dict[str, str] = {}
+    with open(path, encoding="utf-8", errors="strict") as handle:
+        try:
+            for line_no, line in enumerate(handle, start=1):
+                line = line.rstrip("\r\n")
+                if not line.strip():
+                    continue
+                qid, tab, text = line.partition("\t")
+                if not tab:
+                    raise FormatError(str(path), line_no, line, "expected 'qid<TAB>text'")
+                if line_no == 1 and qid.strip().lower() in ("qid", "query_id"):
+                    continue
+                queries[qid.strip()] = text.split("\t", 1)[0].strip()
+        except UnicodeDecodeError:
+            raise FormatError(str(path), 0, None, "not UTF-8 text") from None
+    return queries

@@ -1,0 +1,88 @@
+"""The command line: formats, errors on stderr with a non-zero exit, collection folders."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from rankviz.cli import main
+
+TE = Path(__file__).parent / "data" / "conformance" / "te_test"
+SAMPLES = Path(__file__).parent.parent / "sample_data"
+
+
+def test_tsv_per_query_then_means_at_full_precision(capsys) -> None:
+    code = main(
+        [
+            "evaluate",
+            str(TE / "qrels.txt"),
+            str(TE / "run_STANDARD.txt"),
+            "-m",
+            "MAP",
+            "-m",
+            "RR@10",
+            "--per-query",
+            "--format",
+            "tsv",
+        ]
+    )
+    lines = capsys.readouterr().out.splitlines()
+    assert code == 0
+    assert lines[0] == "run\tmeasure\tqid\tvalue"
+    assert float(lines[1].split("\t")[3]) == 0.032425344803747251
+    rows = [line.split("\t") for line in lines[1:]]
+    assert [r[2] for r in rows] == ["301", "302", "303", "301", "302", "303", "all", "all"]
+    assert float(rows[-2][3]) == 0.17854506039656948
+
+
+def test_json_records(capsys) -> None:
+    main(
+        [
+            "evaluate",
+            str(TE / "qrels.txt"),
+            str(TE / "run_STANDARD.txt"),
+            str(TE / "run_trunc.txt"),
+            "-m",
+            "nDCG@10",
+            "--format",
+            "json",
+        ]
+    )
+    records = json.loads(capsys.readouterr().out)
+    assert {r["run"] for r in records} == {"run_STANDARD", "run_trunc"}
+    assert set(records[0]) == {"run", "measure", "qid", "value"}
+
+
+def test_table_names_the_conventions_in_force(capsys) -> None:
+    main(["evaluate", str(TE / "qrels.txt"), str(TE / "run_trunc.txt"), "-m", "RR", "--missing", "skip", "--ties", "run"])
+    out = capsys.readouterr().out
+    assert "rank column" in out and "only the queries a run answers" in out
+
+
+def test_errors_go_to_stderr_with_exit_2(capsys, tmp_path) -> None:
+    bad = tmp_path / "bad.run"
+    bad.write_text("301 Q0 doc 1 x tag\n")
+    assert main(["evaluate", str(TE / "qrels.txt"), str(bad)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and f"{bad}, line 1: score 'x' is not a number" in captured.err
+    assert main(["evaluate", str(TE / "qrels.txt"), str(TE / "run_trunc.txt"), "-m", "BPREF"]) == 2
+    assert "unknown measure" in capsys.readouterr().err
+
+
+def test_collection_folder_uses_its_defaults(capsys) -> None:
+    assert main(["evaluate", str(SAMPLES / "dl-hard-passage"), "bm25", "--format", "tsv"]) == 0
+    rows = [line.split("\t") for line in capsys.readouterr().out.splitlines()[1:]]
+    values = {r[1]: float(r[3]) for r in rows}
+    assert round(values["RR(rel=2)"], 4) == 0.5044 and round(values["nDCG@10"], 4) == 0.3037
+
+
+def test_module_entry_point() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "rankviz", "evaluate", str(TE / "qrels.txt"), str(TE / "run_STANDARD.txt"), "-m", "P@10"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "0.3000" in done.stdout
