@@ -46,8 +46,8 @@ class RankingTable:
     grade: np.ndarray  # int64 per row: qrels grade, 0 where unjudged
     judged: np.ndarray  # bool per row
     score: np.ndarray  # float64 per row
-    doc_codes: np.ndarray  # int32 per row, into doc_ids
-    doc_ids: pa.Array
+    run_rows: np.ndarray  # int64 per row: the row of the run file it came from
+    run_docids: pa.Array  # the run's docids, one per run row
     tie_group: np.ndarray  # int64 per row: id of the (query, score) class, numbered in table order
     ideal_offsets: np.ndarray  # int64, n_queries + 1: the query's judgments in the qrels
     ideal_grades: np.ndarray  # int64: each query's judged grades, descending
@@ -65,8 +65,8 @@ class RankingTable:
 
     def docids(self, rows: np.ndarray | slice | None = None) -> np.ndarray:
         """Docid strings of the given rows (all rows when None)."""
-        codes = self.doc_codes if rows is None else self.doc_codes[rows]
-        return self.doc_ids.take(pa.array(codes, pa.int32())).to_numpy(zero_copy_only=False)
+        source = self.run_rows if rows is None else self.run_rows[rows]
+        return self.run_docids.take(pa.array(source)).to_numpy(zero_copy_only=False)
 
     def query_rows(self, qid: str) -> slice:
         """The rows of one query's ranking."""
@@ -142,8 +142,8 @@ def rank(run: Run, qrels: Qrels, *, ties: str = "trec_eval") -> RankingTable:
         grade=grade[order],
         judged=judged[order],
         score=score[order],
-        doc_codes=run.doc_codes[rows[order]],
-        doc_ids=run.doc_ids,
+        run_rows=rows[order],
+        run_docids=run.docids,
         tie_group=tie_group,
         ideal_offsets=ideal_offsets,
         ideal_grades=ideal_grades,
@@ -155,17 +155,16 @@ def rank(run: Run, qrels: Qrels, *, ties: str = "trec_eval") -> RankingTable:
 
 def _lookup_grades(run: Run, qrels: Qrels, run_query_to_judged, rows, index_of) -> tuple[np.ndarray, np.ndarray]:
     """Grade of each run row from the qrels (0 and judged=False where the pair is unjudged)."""
-    found_at = pc.index_in(qrels.doc_ids, value_set=run.doc_ids)
-    qrels_doc_in_run = pc.fill_null(found_at, -1).to_numpy().astype(np.int64)
+    # probe the run's docids into the (small) qrels vocabulary, never the other way round
+    row_docids = run.docids if len(rows) == len(run.docids) else run.docids.take(pa.array(rows))
+    row_doc = pc.fill_null(pc.index_in(row_docids, value_set=qrels.doc_ids), -1).to_numpy().astype(np.int64)
     qrels_query = np.array([index_of[q] for q in qrels.query_ids], dtype=np.int64)[qrels.qid_codes]
-    doc = qrels_doc_in_run[qrels.doc_codes]
-    found = doc >= 0
-    width = max(len(run.doc_ids), 1)
-    judged_keys = qrels_query[found] * width + doc[found]
+    width = max(len(qrels.doc_ids), 1)
+    judged_keys = qrels_query * width + qrels.doc_codes
     key_order = np.argsort(judged_keys, kind="stable")
     judged_keys = judged_keys[key_order]
-    judged_grades = qrels.grade[found][key_order]
-    row_keys = run_query_to_judged[run.qid_codes[rows]] * width + run.doc_codes[rows]
+    judged_grades = qrels.grade[key_order]
+    row_keys = np.where(row_doc >= 0, run_query_to_judged[run.qid_codes[rows]] * width + row_doc, -1)
     at = np.searchsorted(judged_keys, row_keys)
     at = np.minimum(at, max(len(judged_keys) - 1, 0))
     judged = (judged_keys[at] == row_keys) if len(judged_keys) else np.zeros(len(rows), bool)
@@ -201,9 +200,7 @@ def _break_ties(order: np.ndarray, starts: np.ndarray, run: Run, rows, grade, ti
     if len(tied) == 0:
         return order
     tied_rows = order[tied]
-    codes = run.doc_codes[rows[tied_rows]]
-    unique_codes, inverse = np.unique(codes, return_inverse=True)
-    doc_rank = bytewise_order(run.doc_ids.take(pa.array(unique_codes, pa.int32())))[inverse]
+    doc_rank = bytewise_order(run.docids.take(pa.array(rows[tied_rows])))
     keys = [-doc_rank]
     if ties == "optimistic":
         keys.append(-np.maximum(grade[tied_rows], 0))

@@ -54,13 +54,23 @@ class _Encoded:
 
 
 @dataclass(frozen=True, eq=False)
-class Run(_Encoded):
-    """A ranking run: one scored list of documents per query, in file order."""
+class Run:
+    """A ranking run: one scored list of documents per query, in file order.
 
-    name: str = ""
-    source: str = ""
-    score: np.ndarray = field(default_factory=lambda: np.empty(0))  # float64 per row
-    rank: np.ndarray = field(default_factory=lambda: np.empty(0))  # float64 per row (the file's column)
+    Docids stay one string per row (a run's docids are mostly distinct, so a dictionary would
+    cost a hash table of millions of entries for nothing).
+    """
+
+    name: str
+    source: str
+    query_ids: np.ndarray  # unique qids, object array of str
+    qid_codes: np.ndarray  # int32 per row
+    docids: pa.Array  # string per row
+    score: np.ndarray  # float64 per row
+    rank: np.ndarray  # float64 per row (the file's column)
+
+    def __len__(self) -> int:
+        return len(self.qid_codes)
 
     def to_frame(self):
         """The run as a pandas DataFrame (``qid, docid, rank, score``) in file order."""
@@ -69,7 +79,7 @@ class Run(_Encoded):
         return pd.DataFrame(
             {
                 "qid": self.query_ids[self.qid_codes],
-                "docid": self.doc_ids.take(pa.array(self.doc_codes)).to_numpy(zero_copy_only=False),
+                "docid": self.docids.to_numpy(zero_copy_only=False),
                 "rank": self.rank,
                 "score": self.score,
             }
@@ -119,14 +129,16 @@ def read_run(source: Source, *, name: str | None = None, filename: str | None = 
     run_name = name if name is not None else run_name_from_path(label)
     kind = _table_kind(source, label)
     if kind == "trec":
-        columns, encoded = _read_trec(source, label, RUN_FIELDS, _parse_run_line, duplicates=duplicates)
+        columns, queries = _read_trec(source, label, RUN_FIELDS, _parse_run_line, duplicates=duplicates)
     else:
         columns = _read_named(source, label, kind, ("qid", "docid", "score"), ("rank",), duplicates)
-        encoded = _encode(columns["qid"], columns["docid"])
+        queries = _encode_queries(columns["qid"])
     score = np.asarray(columns["score"], dtype=np.float64)
     rank = columns.get("rank")
     rank = np.arange(1, len(score) + 1, dtype=np.float64) if rank is None else np.asarray(rank, np.float64)
-    return Run(**encoded, name=run_name, source=label, score=score, rank=rank)
+    docids = columns["docid"]
+    docids = docids.combine_chunks() if isinstance(docids, pa.ChunkedArray) else docids
+    return Run(name=run_name, source=label, **queries, docids=docids, score=score, rank=rank)
 
 
 def read_qrels(source: Source, *, filename: str | None = None) -> Qrels:
@@ -139,10 +151,10 @@ def read_qrels(source: Source, *, filename: str | None = None) -> Qrels:
     label = _label(source, filename)
     kind = _table_kind(source, label)
     if kind == "trec":
-        columns, encoded = _read_trec(source, label, QRELS_FIELDS, _parse_qrels_line, duplicates="qrels")
+        columns, _ = _read_trec(source, label, QRELS_FIELDS, _parse_qrels_line, duplicates="qrels")
     else:
         columns = _read_named(source, label, kind, ("qid", "docid", "rel"), (), "qrels")
-        encoded = _encode(columns["qid"], columns["docid"])
+    encoded = _encode(columns["qid"], columns["docid"])
     return Qrels(**encoded, source=label, grade=np.asarray(columns["rel"], dtype=np.int64))
 
 
@@ -212,44 +224,67 @@ def _check_text(head: bytes, label: str) -> None:
         raise FormatError(label, 0, None, "binary content (NUL bytes), not a text file")
 
 
-def _encode(qid, docid) -> dict:
-    """Dictionary-encode qids and docids (first-appearance order) into int32 codes."""
-    qid_dict = pc.dictionary_encode(pa.chunked_array([qid]) if isinstance(qid, pa.Array) else qid)
-    doc_dict = pc.dictionary_encode(pa.chunked_array([docid]) if isinstance(docid, pa.Array) else docid)
-    q = qid_dict.combine_chunks() if isinstance(qid_dict, pa.ChunkedArray) else qid_dict
-    d = doc_dict.combine_chunks() if isinstance(doc_dict, pa.ChunkedArray) else doc_dict
+def _dictionary(values) -> pa.DictionaryArray:
+    encoded = pc.dictionary_encode(values)
+    return encoded.combine_chunks() if isinstance(encoded, pa.ChunkedArray) else encoded
+
+
+def _encode_queries(qid) -> dict:
+    """Query ids dictionary-encoded (first-appearance order) into int32 codes."""
+    q = _dictionary(qid)
     return {
         "query_ids": np.asarray(q.dictionary.to_pylist(), dtype=object),
         "qid_codes": q.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False),
+    }
+
+
+def _encode(qid, docid) -> dict:
+    """Query ids and docids both dictionary-encoded (for qrels, which are small)."""
+    d = _dictionary(docid)
+    return {
+        **_encode_queries(qid),
         "doc_ids": d.dictionary,
         "doc_codes": d.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False),
     }
 
 
-def _pair_keys(encoded: dict) -> np.ndarray:
-    return encoded["qid_codes"].astype(np.int64) * max(len(encoded["doc_ids"]), 1) + encoded["doc_codes"]
+def _pair_keys(qid_codes: np.ndarray, docid) -> np.ndarray:
+    """One int64 per (query, docid) row, equal exactly when the pair is equal.
+
+    Numeric docids (MS MARCO, Cranfield) are cast instead of hashed, which is an order of magnitude
+    faster; "01" and "1" then share a key, a false duplicate that only sends the file to the
+    checked parser, which compares the strings.
+    """
+    qid_codes = qid_codes.astype(np.int64)
+    try:
+        numbers = pc.cast(docid, pa.int64()).to_numpy()
+        if len(numbers) and numbers.min() >= 0 and numbers.max() < 2**40 and qid_codes.max() < 2**23:
+            return (qid_codes << 40) | numbers
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        pass
+    d = _dictionary(docid)
+    return qid_codes * max(len(d.dictionary), 1) + d.indices.to_numpy(zero_copy_only=False)
 
 
-def _unique_pairs(encoded: dict) -> bool:
-    import pandas as pd
-
-    return not pd.Index(_pair_keys(encoded)).has_duplicates
+def _unique_pairs(qid_codes: np.ndarray, docid) -> bool:
+    keys = np.sort(_pair_keys(qid_codes, docid))
+    return not bool(np.any(keys[1:] == keys[:-1]))
 
 
 # --- TREC whitespace format ------------------------------------------------------------------
 
 
 def _read_trec(source: Source, label: str, fields: tuple[str, ...], parse_line, *, duplicates: str):
-    """(columns, encoded ids); the checked parser takes over wherever the fast one cannot vouch."""
+    """(columns, encoded query ids); the checked parser takes over wherever the fast one cannot vouch."""
     head = _sniff(source, label)
     _check_text(head, label)
     columns = _read_trec_fast(source, label, head, fields)
     if columns is not None:
-        encoded = _encode(columns["qid"], columns["docid"])
-        if _unique_pairs(encoded):
-            return columns, encoded
+        queries = _encode_queries(columns["qid"])
+        if _unique_pairs(queries["qid_codes"], columns["docid"]):
+            return columns, queries
     columns = _read_trec_checked(source, label, fields, parse_line, duplicates)
-    return columns, _encode(columns["qid"], columns["docid"])
+    return columns, _encode_queries(columns["qid"])
 
 
 def _read_trec_fast(source: Source, label: str, head: bytes, fields: tuple[str, ...]):
@@ -291,7 +326,7 @@ def _read_trec_fast(source: Source, label: str, head: bytes, fields: tuple[str, 
     qid, docid = table.column("qid"), table.column("docid")
     if pc.any(pc.starts_with(qid, "#")).as_py():
         return None
-    if pc.any(pc.equal(pc.binary_length(qid), 0)).as_py() or pc.any(pc.equal(pc.binary_length(docid), 0)).as_py():
+    if pc.min(pc.binary_length(qid)).as_py() == 0 or pc.min(pc.binary_length(docid)).as_py() == 0:
         return None
     columns = {k: table.column(k) for k in wanted}
     if is_run:
@@ -463,7 +498,7 @@ def _read_named(source: Source, label: str, kind: str, required: tuple, optional
                     label, frame, bad[0], first_row_line, unit, f"{canonical} {values[bad[0]]!r} is not a finite number"
                 )
             out[canonical] = numbers
-    keys = _pair_keys(_encode(out["qid"], out["docid"]))
+    keys = _pair_keys(_encode_queries(out["qid"])["qid_codes"], out["docid"])
     _, first_index, counts = np.unique(keys, return_index=True, return_counts=True)
     if (counts > 1).any():
         keep = np.sort(first_index)

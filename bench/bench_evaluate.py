@@ -1,0 +1,144 @@
+"""Wall time and peak memory of `python -m rankviz evaluate` against pytrec_eval, ranx and pyarrow.
+
+Generates (once, under bench/data/) an MS MARCO dev-sized run (6,980 queries x 1,000 documents,
+about 1.1 relevant documents per query) and a TREC-sized one (250 queries x 1,000 documents, graded
+qrels of about 500 judgments a query), then runs every tool end to end in its own process on the
+same files and prints the ratios measured in this run. Nothing here is a pass/fail assertion.
+
+    python bench/bench_evaluate.py [--repeat N] [--only msmarco|trec]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+HERE = Path(__file__).parent
+DATA = HERE / "data"
+MEASURES = ["RR@10", "RR", "Hits@10", "AP", "nDCG@10", "nDCG", "ERR@20"]
+
+PYTREC_SCRIPT = """
+import sys, pytrec_eval
+with open(sys.argv[1]) as f: qrels = pytrec_eval.parse_qrel(f)
+with open(sys.argv[2]) as f: run = pytrec_eval.parse_run(f)
+ev = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank", "success_10", "map", "ndcg_cut_10", "ndcg"})
+res = ev.evaluate(run)
+print(len(res))
+"""
+# ranx has no ERR and no RR cutoff in trec_eval's sense; its closest set of the same measures
+RANX_SCRIPT = """
+import sys
+from ranx import Qrels, Run, evaluate
+qrels = Qrels.from_file(sys.argv[1], kind="trec")
+run = Run.from_file(sys.argv[2], kind="trec")
+print(evaluate(qrels, run, ["mrr@10", "mrr", "hit_rate@10", "map", "ndcg@10", "ndcg"], make_comparable=True))
+"""
+PYARROW_SCRIPT = """
+import sys, pyarrow as pa, pyarrow.csv as csv
+t = csv.read_csv(sys.argv[2], read_options=csv.ReadOptions(column_names=["qid", "q0", "docid", "rank", "score", "tag"]),
+                 parse_options=csv.ParseOptions(delimiter=" "),
+                 convert_options=csv.ConvertOptions(column_types={"qid": pa.string(), "docid": pa.string()}))
+print(t.num_rows)
+"""
+
+
+def generate(kind: str, seed: int = 20261129) -> tuple[Path, Path]:
+    """Write a synthetic run and qrels (generated data, for timing only) and return their paths."""
+    DATA.mkdir(exist_ok=True)
+    run_path, qrels_path = DATA / f"{kind}.run", DATA / f"{kind}.qrels"
+    if run_path.exists() and qrels_path.exists():
+        return qrels_path, run_path
+    rng = np.random.default_rng(seed)
+    n_queries, depth = (6980, 1000) if kind == "msmarco" else (250, 1000)
+    n_docs = 8_841_823 if kind == "msmarco" else 500_000
+    qids = rng.choice(np.arange(1_000_000), n_queries, replace=False).astype(str)
+    docs = rng.integers(0, n_docs, size=(n_queries, depth))
+    docs.sort(axis=1)
+    # strictly increasing within a query, so no docid repeats
+    docs = docs + np.arange(depth)
+    scores = np.sort(rng.normal(10, 3, size=(n_queries, depth)), axis=1)[:, ::-1]
+    frame = pd.DataFrame({
+        "qid": np.repeat(qids, depth), "q0": "Q0", "docid": docs.ravel().astype(str),
+        "rank": np.tile(np.arange(1, depth + 1), n_queries), "score": np.round(scores.ravel(), 6), "tag": "bench",
+    })
+    frame.to_csv(run_path, sep=" ", header=False, index=False)
+    if kind == "msmarco":
+        per_query = rng.choice([1, 1, 1, 1, 1, 1, 1, 1, 1, 2], n_queries)  # about 1.1 relevant per query
+        rows = []
+        for q, n, ranked in zip(qids, per_query, docs):
+            picks = rng.choice(ranked[:200], min(n, 1), replace=False).tolist() + rng.integers(0, n_docs, n - 1).tolist()
+            rows += [(q, 0, int(d), 1) for d in dict.fromkeys(picks)]
+    else:
+        rows = []
+        for q, ranked in zip(qids, docs):
+            judged = np.unique(np.r_[ranked[rng.random(depth) < 0.35], rng.integers(0, n_docs, 150)])[:500]
+            grades = rng.choice([0, 0, 0, 1, 1, 2, 3], len(judged))
+            rows += [(q, 0, int(d), int(g)) for d, g in zip(judged, grades)]
+    pd.DataFrame(rows).to_csv(qrels_path, sep=" ", header=False, index=False)
+    return qrels_path, run_path
+
+
+def measure(command: list[str]) -> tuple[float, float]:
+    """(wall seconds, peak RSS in MB) of one command in its own process."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"{command[:3]} failed: {process.stderr.read().decode()[-500:]}")
+    return elapsed, usage.ru_maxrss / 1024
+
+
+def tools(qrels: Path, run: Path) -> dict[str, list[str]]:
+    rankviz = [sys.executable, "-m", "rankviz", "evaluate", str(qrels), str(run), "--format", "tsv"]
+    for m in MEASURES:
+        rankviz += ["-m", m]
+    commands = {
+        "rankviz": rankviz,
+        "pyarrow read only": [sys.executable, "-c", PYARROW_SCRIPT, str(qrels), str(run)],
+        "pytrec_eval": [sys.executable, "-c", PYTREC_SCRIPT, str(qrels), str(run)],
+    }
+    try:
+        import ranx  # noqa: F401
+
+        commands["ranx"] = [sys.executable, "-c", RANX_SCRIPT, str(qrels), str(run)]
+    except ImportError:
+        print("ranx not installed: pip install -r bench/requirements.txt", file=sys.stderr)
+    return commands
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3, help="runs per tool; the best time and the largest peak are kept")
+    parser.add_argument("--only", choices=("msmarco", "trec"))
+    args = parser.parse_args()
+    for kind in ("msmarco", "trec"):
+        if args.only and kind != args.only:
+            continue
+        qrels, run = generate(kind)
+        lines = sum(1 for _ in open(run, "rb"))
+        judgments = sum(1 for _ in open(qrels, "rb"))
+        print(f"\n== {kind}: {lines:,} run lines, {judgments:,} judgments ({run.stat().st_size / 1e6:.0f} MB)")
+        results = {}
+        for name, command in tools(qrels, run).items():
+            runs = [measure(command) for _ in range(args.repeat)]
+            results[name] = (min(t for t, _ in runs), max(m for _, m in runs))
+            print(f"{name:>18}: {results[name][0]:7.2f} s  peak {results[name][1]:7.0f} MB")
+        ours_time, ours_mem = results["rankviz"]
+        for name, (t, _) in results.items():
+            if name != "rankviz":
+                print(f"rankviz time / {name} time = {ours_time / t:.2f}")
+        print(f"rankviz peak memory = {ours_mem:.0f} MB")
+        if kind == "msmarco":
+            print("targets: rankviz / pytrec_eval <= 0.25; rankviz / pyarrow read only <= 1.5; peak < 1000 MB")
+
+
+if __name__ == "__main__":
+    main()
