@@ -1,0 +1,110 @@
+"""Plot builders: data in, Plotly figure out (no streamlit, no I/O), so tests can inspect them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+
+def _layout(fig: go.Figure, title: str, x: str, y: str) -> go.Figure:
+    fig.update_layout(title=title, xaxis_title=x, yaxis_title=y, template="plotly_white", legend_title_text="")
+    return fig
+
+
+def means_with_ci(summaries: Mapping[str, pd.DataFrame]) -> go.Figure:
+    """Grouped bars of each run's mean per measure with 95% confidence intervals."""
+    fig = go.Figure()
+    for measure, table in summaries.items():
+        fig.add_bar(
+            name=measure,
+            x=list(table.index),
+            y=table["mean"],
+            error_y={"type": "data", "symmetric": False, "array": table["ci_high"] - table["mean"], "arrayminus": table["mean"] - table["ci_low"]},
+            hovertemplate="run %{x}<br>" + measure + " %{y:.4f}<extra></extra>",
+        )
+    fig.update_layout(barmode="group")
+    return _layout(fig, "Mean per run with 95% confidence intervals (t over queries)", "run", "mean")
+
+
+def delta_bars(frame: pd.DataFrame, query_text: Mapping[str, str], measure: str, baseline: str, run: str) -> go.Figure:
+    """Per-query delta bars sorted by delta; hover shows the query id and text."""
+    text = [query_text.get(q, "") for q in frame.index]
+    colours = np.where(frame["delta"] > 0, "#2a9d8f", np.where(frame["delta"] < 0, "#e76f51", "#adb5bd"))
+    fig = go.Figure(
+        go.Bar(
+            x=list(range(len(frame))),
+            y=frame["delta"],
+            marker_color=colours,
+            customdata=np.c_[frame.index.to_numpy(), text],
+            hovertemplate="query %{customdata[0]}<br>%{customdata[1]}<br>delta %{y:+.4f}<extra></extra>",
+        )
+    )
+    fig.update_xaxes(showticklabels=False)
+    return _layout(fig, f"{measure}: {run} minus {baseline}, per query (sorted)", "queries, sorted by delta", f"delta {measure}")
+
+
+def baseline_scatter(frame: pd.DataFrame, query_text: Mapping[str, str], measure: str, baseline: str, run: str) -> go.Figure:
+    """Baseline value against run value per query, with the diagonal."""
+    text = [query_text.get(q, "") for q in frame.index]
+    fig = go.Figure(
+        go.Scatter(
+            x=frame["baseline"],
+            y=frame["run"],
+            mode="markers",
+            customdata=np.c_[frame.index.to_numpy(), text],
+            hovertemplate="query %{customdata[0]}<br>%{customdata[1]}<br>" + baseline + " %{x:.4f}<br>" + run + " %{y:.4f}<extra></extra>",
+        )
+    )
+    top = float(max(frame[["baseline", "run"]].max().max(), 1e-9))
+    fig.add_shape(type="line", x0=0, y0=0, x1=top, y1=top, line={"dash": "dot", "color": "grey"})
+    return _layout(fig, f"{measure} per query: {run} against {baseline}", baseline, run)
+
+
+def first_relevant_histogram(first_ranks: Mapping[str, pd.Series], depth: int, *, log_x: bool = False) -> go.Figure:
+    """Histogram of the rank of the first relevant document per run, with a 'not found' bin."""
+    fig = go.Figure()
+    edges = np.unique(np.geomspace(1, depth + 1, 30).astype(int)) if log_x else np.arange(1, depth + 2)
+    labels = [str(a) if b - a == 1 else f"{a}-{b - 1}" for a, b in zip(edges[:-1], edges[1:])] + ["not found"]
+    for run, ranks in first_ranks.items():
+        found = ranks.dropna().to_numpy()
+        counts, _ = np.histogram(found, bins=edges)
+        fig.add_bar(name=run, x=labels, y=np.r_[counts, ranks.isna().sum()], hovertemplate="rank %{x}<br>%{y} queries<extra>" + run + "</extra>")
+    fig.update_layout(barmode="group")
+    return _layout(fig, "Rank of the first relevant document", "rank of the first relevant document", "queries")
+
+
+def relevant_rank_histogram(ranks: Mapping[str, pd.DataFrame], depth: int, *, log_x: bool = False) -> go.Figure:
+    """Histogram of the ranks of all retrieved relevant documents, one trace per run and grade."""
+    fig = go.Figure()
+    for run, frame in ranks.items():
+        for grade, part in frame.groupby("grade"):
+            fig.add_histogram(
+                name=f"{run} grade {grade}",
+                x=np.log10(part["rank"]) if log_x else part["rank"],
+                xbins={"start": 0, "end": np.log10(depth + 1) if log_x else depth + 1, "size": 0.1 if log_x else max(1, depth // 50)},
+                hovertemplate="%{y} documents<extra>" + f"{run} grade {grade}" + "</extra>",
+            )
+    fig.update_layout(barmode="overlay")
+    fig.update_traces(opacity=0.6)
+    return _layout(fig, "Ranks of all retrieved relevant documents, by grade", "log10(rank)" if log_x else "rank", "documents")
+
+
+def hits_curves(curves: Mapping[str, pd.Series], *, log_x: bool = False) -> go.Figure:
+    """Cumulative Hits@K for K = 1..depth per run."""
+    fig = go.Figure()
+    for run, curve in curves.items():
+        fig.add_scatter(name=run, x=curve.index, y=curve.to_numpy(), mode="lines", hovertemplate="K %{x}<br>Hits@K %{y:.3f}<extra>" + run + "</extra>")
+    fig.update_xaxes(type="log" if log_x else "linear")
+    return _layout(fig, "Hits@K: share of queries with a relevant document in the top K", "K", "Hits@K")
+
+
+def tie_policy_values(values: pd.DataFrame, measure: str) -> go.Figure:
+    """A run's mean under each tie policy, side by side (runs x policies)."""
+    fig = go.Figure()
+    for policy in values.columns:
+        fig.add_bar(name=policy, x=list(values.index), y=values[policy], hovertemplate="run %{x}<br>%{y:.4f}<extra>" + policy + "</extra>")
+    fig.update_layout(barmode="group")
+    return _layout(fig, f"{measure} under each tie policy", "run", measure)
