@@ -7,8 +7,11 @@ tables (per-query values) as data.
 
 from __future__ import annotations
 
+import argparse
+import dataclasses
 import hashlib
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,11 +19,12 @@ import pandas as pd
 import streamlit as st
 
 from rankviz import compare
+from rankviz.errors import RankvizError
 from rankviz.evaluate import Conventions
 from rankviz.io.collection import Collection, open_collection
 from rankviz.io.readers import Qrels, Run, read_qrels, read_run
 from rankviz.measures import Measure, make, parse
-from rankviz.ranking import RankingTable, rank
+from rankviz.ranking import TIE_POLICIES, RankingTable, rank
 
 SAMPLE_DATA = Path(__file__).parent / "sample_data"
 DEFAULT_COLLECTION = "cranfield"
@@ -182,3 +186,135 @@ def max_upload_bytes() -> int:
     return int(os.environ.get("RANKVIZ_MAX_UPLOAD_MB", MAX_UPLOAD_MB)) * 1024 * 1024
 
 
+# --- the frame: sidebar settings shared by every page ---------------------------------------
+
+
+def _data_dirs() -> list[str]:
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--data", action="append", default=[])
+    known, _ = parser.parse_known_args(sys.argv[1:])
+    return known.data
+
+
+def _uploads() -> tuple[list, object]:
+    with st.sidebar.expander("Add your own runs and qrels"):
+        st.caption("TREC run or qrels files, .gz, CSV, TSV or Parquet. Uploaded runs join the runs of the collection.")
+        run_files = st.file_uploader("Runs", accept_multiple_files=True, key="upload_runs")
+        qrels_file = st.file_uploader("Qrels (replace the collection's)", key="upload_qrels")
+    runs, qrels = [], None
+    for upload in run_files or []:
+        data = upload.getvalue()
+        if len(data) > max_upload_bytes():
+            st.sidebar.error(f"{upload.name}: larger than the upload limit of {max_upload_bytes() // 2**20} MB.")
+            continue
+        try:
+            runs.append(load_upload(upload_digest(data), data, upload.name, "run"))
+        except RankvizError as exc:
+            st.sidebar.error(f"Run not loaded: {exc}")
+    if qrels_file is not None:
+        data = qrels_file.getvalue()
+        try:
+            qrels = load_upload(upload_digest(data), data, qrels_file.name, "qrels")
+        except RankvizError as exc:
+            st.sidebar.error(f"Qrels not loaded: {exc}")
+    return runs, qrels
+
+
+def frame() -> Context | None:
+    url = UrlState()
+    st.sidebar.title("rankviz")
+    folders = collection_folders(_data_dirs())
+    names = list(folders)
+    if not names:
+        st.error("No collection found: start with `streamlit run app.py -- --data DIR`.")
+        return None
+    default = DEFAULT_COLLECTION if DEFAULT_COLLECTION in names else names[0]
+    chosen = url.choice("collection", names, default)
+    name = st.sidebar.selectbox("Collection", names, index=names.index(chosen))
+    try:
+        collection = load_collection(str(folders[name]), stamp(folders[name]))
+        qrels = load_qrels_file(str(collection.qrels_path), stamp(collection.qrels_path))
+        runs = {n: load_run_file(str(p), n, stamp(p)) for n, p in collection.run_paths.items()}
+    except RankvizError as exc:
+        st.error(f"The collection {name!r} cannot be opened: {exc}")
+        return None
+    st.sidebar.caption(collection.config.description or str(folders[name]))
+    uploaded_runs, uploaded_qrels = _uploads()
+    for run in uploaded_runs:
+        run_name = run.name if run.name not in runs else f"{run.name} (upload)"
+        runs[run_name] = run if run_name == run.name else dataclasses.replace(run, name=run_name)
+    if uploaded_qrels is not None:
+        qrels = uploaded_qrels
+
+    run_names = list(runs)
+    selected = st.sidebar.multiselect("Runs", run_names, default=url.choices("runs", run_names, run_names))
+    measure_choices = st.sidebar.multiselect(
+        "Measures",
+        MEASURE_CHOICES,
+        default=url.choices("measures", list(MEASURE_CHOICES), list(DEFAULT_MEASURES)),
+    )
+    k = st.sidebar.number_input("K (cutoff)", 1, 1000, url.integer("k", 1, 1000, 10))
+    rel = st.sidebar.number_input(
+        "Relevant from grade",
+        1,
+        10,
+        url.integer("rel", 1, 10, collection.config.rel),
+        help="Binary measures (MRR, Hits, MAP, P, R) count grade >= this as relevant.",
+    )
+    gain = st.sidebar.radio(
+        "nDCG gain",
+        ["linear", "exp"],
+        index=["linear", "exp"].index(url.choice("gain", ["linear", "exp"], "linear")),
+        horizontal=True,
+        help="linear: the grade (trec_eval); exp: 2^grade - 1 (gdeval)",
+    )
+    gmax = st.sidebar.number_input("ERR gmax", 1, 10, url.integer("gmax", 1, 10, collection.config.gmax))
+    ties = st.sidebar.selectbox(
+        "Tie policy", TIE_POLICIES, index=TIE_POLICIES.index(url.choice("ties", list(TIE_POLICIES), "trec_eval"))
+    )
+    missing = st.sidebar.selectbox(
+        "Queries missing from a run",
+        ["zero", "skip"],
+        index=["zero", "skip"].index(url.choice("missing", ["zero", "skip"], "zero")),
+        format_func=lambda v: {"zero": "score 0 (trec_eval -c)", "skip": "leave out of the mean"}[v],
+    )
+    url.write(
+        collection=name, runs=selected, measures=measure_choices, k=k, rel=rel, gain=gain, gmax=gmax, ties=ties, missing=missing
+    )
+    if len(selected) < 1 or not measure_choices:
+        st.warning("Choose at least one run and one measure in the sidebar.")
+        return None
+    measures = [build_measure(c, k=int(k), rel=int(rel), gain=gain, gmax=int(gmax)) for c in measure_choices]
+    try:
+        ctx = Context(
+            collection_name=collection.config.name,
+            qrels=qrels,
+            runs=runs,
+            selected=selected,
+            measures=measures,
+            k=int(k),
+            rel=int(rel),
+            gain=gain,
+            gmax=int(gmax),
+            ties=ties,
+            missing=missing,
+            queries=collection.queries if uploaded_qrels is None else {},
+            collection=collection,
+            url=url,
+        )
+    except RankvizError as exc:
+        st.error(str(exc))
+        return None
+    return ctx
+
+
+def show_frame() -> Context | None:
+    """Render the frame, store its context for the pages and show the conventions in force."""
+    ctx = frame()
+    if ctx is None:
+        return None
+    st.session_state["rankviz_context"] = ctx
+    for warning in ctx.url.warnings:
+        st.warning(warning)
+    st.caption(f"**{ctx.collection_name}** · " + " · ".join(ctx.conventions()))
+    return ctx

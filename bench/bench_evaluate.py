@@ -64,10 +64,16 @@ def generate(kind: str, seed: int = 20261129) -> tuple[Path, Path]:
     # strictly increasing within a query, so no docid repeats
     docs = docs + np.arange(depth)
     scores = np.sort(rng.normal(10, 3, size=(n_queries, depth)), axis=1)[:, ::-1]
-    frame = pd.DataFrame({
-        "qid": np.repeat(qids, depth), "q0": "Q0", "docid": docs.ravel().astype(str),
-        "rank": np.tile(np.arange(1, depth + 1), n_queries), "score": np.round(scores.ravel(), 6), "tag": "bench",
-    })
+    frame = pd.DataFrame(
+        {
+            "qid": np.repeat(qids, depth),
+            "q0": "Q0",
+            "docid": docs.ravel().astype(str),
+            "rank": np.tile(np.arange(1, depth + 1), n_queries),
+            "score": np.round(scores.ravel(), 6),
+            "tag": "bench",
+        }
+    )
     frame.to_csv(run_path, sep=" ", header=False, index=False)
     if kind == "msmarco":
         per_query = rng.choice([1, 1, 1, 1, 1, 1, 1, 1, 1, 2], n_queries)  # about 1.1 relevant per query

@@ -16,7 +16,9 @@ c1, c2, c3 = st.columns(3)
 baseline = c1.selectbox("Baseline", names, index=names.index(ctx.url.choice("baseline", names, names[0])))
 others = [n for n in names if n != baseline]
 run = c2.selectbox("Run", others, index=others.index(ctx.url.choice("run", others, others[0])))
-measure_name = c3.selectbox("Measure", measure_names, index=measure_names.index(ctx.url.choice("measure", measure_names, measure_names[0])))
+measure_name = c3.selectbox(
+    "Measure", measure_names, index=measure_names.index(ctx.url.choice("measure", measure_names, measure_names[0]))
+)
 ctx.url.write(baseline=baseline, run=run, measure=measure_name)
 measure = ctx.measures[measure_names.index(measure_name)]
 frame = compare.deltas(ctx.matrix(measure, [baseline, run]), baseline, run)
@@ -32,16 +34,20 @@ st.plotly_chart(plots.baseline_scatter(frame, ctx.queries, measure_name, baselin
 st.subheader("Largest gains and losses")
 count = st.slider("Queries in each list", 3, 50, 10)
 table = frame.assign(query=[ctx.queries.get(q, "") for q in frame.index])
-g, l = st.columns(2)
-g.markdown("**Gains**")
-g.dataframe(table.head(count), width="stretch")
-l.markdown("**Losses**")
-l.dataframe(table.tail(count).iloc[::-1], width="stretch")
+gains, losses_col = st.columns(2)
+gains.markdown("**Gains**")
+gains.dataframe(table.head(count), width="stretch")
+losses_col.markdown("**Losses**")
+losses_col.dataframe(table.tail(count).iloc[::-1], width="stretch")
 
 st.subheader("Query view")
 qids = list(frame.index)
-query = st.selectbox("Query", qids, index=qids.index(ctx.url.choice("query", qids, qids[0])),
-                     format_func=lambda q: f"{q}: {ctx.queries.get(q, '')[:80]}  ({frame.loc[q, 'delta']:+.3f})")
+query = st.selectbox(
+    "Query",
+    qids,
+    index=qids.index(ctx.url.choice("query", qids, qids[0])),
+    format_func=lambda q: f"{q}: {ctx.queries.get(q, '')[:80]}  ({frame.loc[q, 'delta']:+.3f})",
+)
 depth = st.radio("Depth", [10, 20, 50], horizontal=True)
 ctx.url.write(query=query)
 if ctx.queries.get(query):
@@ -53,15 +59,26 @@ view = compare.side_by_side(tables[baseline], tables[run], query, depth)
 def grade_colour(value):
     if value != value:  # NaN: unjudged
         return "background-color: #f1f3f5; color: #868e96"
-    return "background-color: #b7e4c7" if value >= ctx.rel else "background-color: #ffe5d9" if value <= 0 else "background-color: #fff3bf"
+    return (
+        "background-color: #b7e4c7"
+        if value >= ctx.rel
+        else "background-color: #ffe5d9"
+        if value <= 0
+        else "background-color: #fff3bf"
+    )
 
 
 st.dataframe(
-    view.style.map(grade_colour, subset=["baseline grade", "run grade"]).format({"baseline score": "{:.4f}", "run score": "{:.4f}", "baseline grade": "{:.0f}", "run grade": "{:.0f}"}, na_rep="unjudged"),
-    width="stretch", hide_index=True,
+    view.style.map(grade_colour, subset=["baseline grade", "run grade"]).format(
+        {"baseline score": "{:.4f}", "run score": "{:.4f}", "baseline grade": "{:.0f}", "run grade": "{:.0f}"}, na_rep="unjudged"
+    ),
+    width="stretch",
+    hide_index=True,
 )
-st.caption(f"Green: relevant (grade >= {ctx.rel}); yellow: judged below the threshold; red: judged non-relevant; grey: unjudged. "
-           "'moved': rank change of the run's document relative to the baseline ('new': not in the baseline's top list).")
+st.caption(
+    f"Green: relevant (grade >= {ctx.rel}); yellow: judged below the threshold; red: judged non-relevant; grey: unjudged. "
+    "'moved': rank change of the run's document relative to the baseline ('new': not in the baseline's top list)."
+)
 if ctx.collection is not None and ctx.collection.docs is not None:
     docids = [d for d in dict.fromkeys(list(view["baseline docid"].dropna()) + list(view["run docid"].dropna()))]
     chosen_doc = st.selectbox("Document text", docids)

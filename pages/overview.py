@@ -12,7 +12,9 @@ summaries = {str(m): compare.summary(ctx.matrix(m)) for m in ctx.measures}
 means = pd.DataFrame({name: s["mean"] for name, s in summaries.items()})
 best = compare.best_per_measure(means)
 st.dataframe(
-    means.style.format("{:.4f}").apply(lambda col: ["font-weight: bold; background-color: #d8f3dc" if r in best[col.name] else "" for r in col.index]),
+    means.style.format("{:.4f}").apply(
+        lambda col: ["font-weight: bold; background-color: #d8f3dc" if r in best[col.name] else "" for r in col.index]
+    ),
     width="stretch",
 )
 st.caption("Best value per measure highlighted. " + f"{next(iter(summaries.values()))['queries'].iloc[0]} queries in each mean.")
@@ -20,7 +22,9 @@ figure = plots.means_with_ci(summaries)
 st.plotly_chart(figure, key="overview_means")
 left, right = st.columns(2)
 left.download_button("Download table (CSV)", means.to_csv().encode(), file_name="rankviz_overview.csv", mime="text/csv")
-right.download_button("Download table (LaTeX)", compare.latex(means, best=best).encode(), file_name="rankviz_overview.tex", mime="text/x-tex")
+right.download_button(
+    "Download table (LaTeX)", compare.latex(means, best=best).encode(), file_name="rankviz_overview.tex", mime="text/x-tex"
+)
 st.subheader("Conventions in force")
 for line in ctx.conventions():
     st.markdown(f"- {line}")

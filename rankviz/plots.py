@@ -22,7 +22,12 @@ def means_with_ci(summaries: Mapping[str, pd.DataFrame]) -> go.Figure:
             name=measure,
             x=list(table.index),
             y=table["mean"],
-            error_y={"type": "data", "symmetric": False, "array": table["ci_high"] - table["mean"], "arrayminus": table["mean"] - table["ci_low"]},
+            error_y={
+                "type": "data",
+                "symmetric": False,
+                "array": table["ci_high"] - table["mean"],
+                "arrayminus": table["mean"] - table["ci_low"],
+            },
             hovertemplate="run %{x}<br>" + measure + " %{y:.4f}<extra></extra>",
         )
     fig.update_layout(barmode="group")
@@ -55,7 +60,11 @@ def baseline_scatter(frame: pd.DataFrame, query_text: Mapping[str, str], measure
             y=frame["run"],
             mode="markers",
             customdata=np.c_[frame.index.to_numpy(), text],
-            hovertemplate="query %{customdata[0]}<br>%{customdata[1]}<br>" + baseline + " %{x:.4f}<br>" + run + " %{y:.4f}<extra></extra>",
+            hovertemplate="query %{customdata[0]}<br>%{customdata[1]}<br>"
+            + baseline
+            + " %{x:.4f}<br>"
+            + run
+            + " %{y:.4f}<extra></extra>",
         )
     )
     top = float(max(frame[["baseline", "run"]].max().max(), 1e-9))
@@ -71,7 +80,12 @@ def first_relevant_histogram(first_ranks: Mapping[str, pd.Series], depth: int, *
     for run, ranks in first_ranks.items():
         found = ranks.dropna().to_numpy()
         counts, _ = np.histogram(found, bins=edges)
-        fig.add_bar(name=run, x=labels, y=np.r_[counts, ranks.isna().sum()], hovertemplate="rank %{x}<br>%{y} queries<extra>" + run + "</extra>")
+        fig.add_bar(
+            name=run,
+            x=labels,
+            y=np.r_[counts, ranks.isna().sum()],
+            hovertemplate="rank %{x}<br>%{y} queries<extra>" + run + "</extra>",
+        )
     fig.update_layout(barmode="group")
     return _layout(fig, "Rank of the first relevant document", "rank of the first relevant document", "queries")
 
@@ -84,7 +98,11 @@ def relevant_rank_histogram(ranks: Mapping[str, pd.DataFrame], depth: int, *, lo
             fig.add_histogram(
                 name=f"{run} grade {grade}",
                 x=np.log10(part["rank"]) if log_x else part["rank"],
-                xbins={"start": 0, "end": np.log10(depth + 1) if log_x else depth + 1, "size": 0.1 if log_x else max(1, depth // 50)},
+                xbins={
+                    "start": 0,
+                    "end": np.log10(depth + 1) if log_x else depth + 1,
+                    "size": 0.1 if log_x else max(1, depth // 50),
+                },
                 hovertemplate="%{y} documents<extra>" + f"{run} grade {grade}" + "</extra>",
             )
     fig.update_layout(barmode="overlay")
@@ -96,7 +114,13 @@ def hits_curves(curves: Mapping[str, pd.Series], *, log_x: bool = False) -> go.F
     """Cumulative Hits@K for K = 1..depth per run."""
     fig = go.Figure()
     for run, curve in curves.items():
-        fig.add_scatter(name=run, x=curve.index, y=curve.to_numpy(), mode="lines", hovertemplate="K %{x}<br>Hits@K %{y:.3f}<extra>" + run + "</extra>")
+        fig.add_scatter(
+            name=run,
+            x=curve.index,
+            y=curve.to_numpy(),
+            mode="lines",
+            hovertemplate="K %{x}<br>Hits@K %{y:.3f}<extra>" + run + "</extra>",
+        )
     fig.update_xaxes(type="log" if log_x else "linear")
     return _layout(fig, "Hits@K: share of queries with a relevant document in the top K", "K", "Hits@K")
 
@@ -105,6 +129,8 @@ def tie_policy_values(values: pd.DataFrame, measure: str) -> go.Figure:
     """A run's mean under each tie policy, side by side (runs x policies)."""
     fig = go.Figure()
     for policy in values.columns:
-        fig.add_bar(name=policy, x=list(values.index), y=values[policy], hovertemplate="run %{x}<br>%{y:.4f}<extra>" + policy + "</extra>")
+        fig.add_bar(
+            name=policy, x=list(values.index), y=values[policy], hovertemplate="run %{x}<br>%{y:.4f}<extra>" + policy + "</extra>"
+        )
     fig.update_layout(barmode="group")
     return _layout(fig, f"{measure} under each tie policy", "run", measure)

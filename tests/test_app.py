@@ -1,0 +1,163 @@
+"""AppTest: every page with widgets set and outputs checked against the engine."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import rankviz as rv
+from rankviz import compare
+from rankviz.io.collection import open_collection
+
+ROOT = Path(__file__).parent.parent
+APP = str(ROOT / "app.py")
+CRANFIELD = ROOT / "sample_data" / "cranfield"
+
+
+# AppTest reruns only the page script under st.navigation, not the entrypoint's frame; this
+# harness runs the same frame and then the page, as app.py does, on every rerun.
+HARNESS = """
+import runpy, sys
+sys.path.insert(0, {root!r})
+import app_support
+if app_support.show_frame() is not None:
+    runpy.run_path({page!r}, run_name="__main__")
+"""
+
+
+def start(page: str = "overview", **params: str) -> AppTest:
+    at = AppTest.from_string(HARNESS.format(root=str(ROOT), page=str(ROOT / "pages" / f"{page}.py")), default_timeout=120)
+    for key, value in params.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def test_app_entrypoint_opens_the_overview_of_the_default_collection() -> None:
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    assert not at.exception and not at.error
+    assert at.header[0].value == "Overview"
+    assert "Cranfield" in at.caption[0].value
+
+
+def figure(at: AppTest, index: int = 0) -> dict:
+    """The figure's JSON with Plotly's base64-packed arrays decoded to lists."""
+    charts = at.get("plotly_chart")
+    return _decode(json.loads(charts[index].proto.spec))
+
+
+def _decode(node):
+    if isinstance(node, dict):
+        if set(node) >= {"bdata", "dtype"}:
+            array = np.frombuffer(base64.b64decode(node["bdata"]), dtype=node["dtype"])
+            return array.reshape(node["shape"]).tolist() if "shape" in node else array.tolist()
+        return {k: _decode(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_decode(v) for v in node]
+    return node
+
+
+@pytest.fixture(scope="module")
+def cranfield_means():
+    collection = open_collection(CRANFIELD)
+    runs = [collection.read_run(n) for n in collection.run_paths]
+    frame = rv.evaluate(collection.read_qrels(), runs, ["RR@10", "Hits@10", "AP", "nDCG@10", "ERR@10"])
+    return frame.pivot(index="run", columns="measure", values="value")
+
+
+def test_overview_shows_the_engine_numbers(cranfield_means) -> None:
+    at = start()
+    assert not at.exception and not at.error
+    table = at.dataframe[0].value
+    assert list(table.columns) == ["RR@10", "Hits@10", "AP", "nDCG@10", "ERR@10"]
+    for run in table.index:
+        for measure in table.columns:
+            assert table.loc[run, measure] == pytest.approx(cranfield_means.loc[run, measure], abs=1e-12)
+    spec = figure(at)
+    assert [trace["name"] for trace in spec["data"]] == list(table.columns)
+    assert spec["data"][0]["y"] == pytest.approx(list(table["RR@10"]))
+    assert "trec_eval" in at.caption[0].value and "gmax = 4" in at.caption[0].value
+    assert [b.label for b in at.get("download_button")] == ["Download table (CSV)", "Download table (LaTeX)"]
+
+
+def test_changing_measure_k_and_threshold_updates_table_and_url() -> None:
+    at = start()
+    at.sidebar.multiselect[1].set_value(["MRR", "NDCG@K"]).run()
+    at.sidebar.number_input[0].set_value(5).run()
+    at.sidebar.number_input[1].set_value(2).run()
+    table = at.dataframe[0].value
+    assert list(table.columns) == ["RR(rel=2)", "nDCG@5"]
+    assert at.query_params["k"] == "5" and at.query_params["rel"] == "2"
+    assert at.query_params["measures"] == "MRR,NDCG@K"
+
+
+def test_query_parameters_restore_a_view() -> None:
+    at = start(collection="dl-hard-passage", runs="bm25,bm25_t5-zs", measures="MRR,NDCG@K", k="10", ties="pessimistic")
+    assert not at.warning
+    table = at.dataframe[0].value
+    assert list(table.index) == ["bm25", "bm25_t5-zs"]
+    assert list(table.columns) == ["RR(rel=2)", "nDCG@10"]  # the collection's threshold
+    assert at.sidebar.selectbox[1].value == "pessimistic"
+    collection = open_collection(ROOT / "sample_data" / "dl-hard-passage")
+    expected = rv.evaluate(collection.read_qrels(), collection.read_run("bm25"), ["nDCG@10"], ties="pessimistic")
+    assert table.loc["bm25", "nDCG@10"] == pytest.approx(expected.value.iloc[0], abs=1e-12)
+
+
+def test_bad_query_parameters_fall_back_with_a_warning() -> None:
+    at = start(collection="nope", k="abc", runs="bm25,ghost", ties="<script>")
+    warnings = " ".join(w.value for w in at.warning)
+    assert "collection='nope'" in warnings and "k='abc'" in warnings and "'ghost'" in warnings and "ties" in warnings
+    assert at.sidebar.selectbox[0].value == "cranfield" and at.sidebar.number_input[0].value == 10
+    assert list(at.dataframe[0].value.index) == ["bm25"]
+
+
+def test_deltas_page_counts_and_query_view() -> None:
+    at = start("deltas", baseline="bm25", run="dense", measure="AP")
+    assert not at.exception
+    collection = open_collection(CRANFIELD)
+    qrels = collection.read_qrels()
+    tables = {n: rv.rank(collection.read_run(n), qrels) for n in ("bm25", "dense")}
+    matrix = compare.per_query_matrix(tables, rv.parse("AP"))
+    frame = compare.deltas(matrix, "bm25", "dense")
+    wins, ties, losses = compare.wins_ties_losses(frame["delta"])
+    assert [m.value for m in at.metric[:3]] == [str(wins), str(ties), str(losses)]
+    bars = figure(at, 0)
+    assert bars["data"][0]["y"] == pytest.approx(list(frame["delta"]))
+    assert bars["data"][0]["customdata"][0][1] == collection.queries[frame.index[0]]
+    query_box = next(s for s in at.selectbox if s.label == "Query")
+    query_box.set_value("3").run()
+    assert at.query_params["query"] == "3"
+    view = next(d.value for d in at.dataframe if "baseline docid" in d.value.columns)
+    expected = compare.side_by_side(tables["bm25"], tables["dense"], "3", 10)
+    assert list(view["run docid"]) == list(expected["run docid"])
+    assert any("heat conduction" in m.value for m in at.markdown)
+    assert at.text and at.text[0].value  # the chosen document's text
+
+
+def test_histograms_page() -> None:
+    at = start("histograms", runs="bm25,dense")
+    assert not at.exception
+    first = figure(at, 0)
+    collection = open_collection(CRANFIELD)
+    table = rv.rank(collection.read_run("bm25"), collection.read_qrels())
+    ranks = compare.first_relevant_rank(table, 1)
+    bm25 = next(t for t in first["data"] if t["name"] == "bm25")
+    assert bm25["x"][-1] == "not found" and bm25["y"][-1] == int(ranks.isna().sum())
+    assert sum(bm25["y"]) == len(ranks)
+    curve = next(t for t in figure(at, 2)["data"] if t["name"] == "bm25")
+    assert curve["y"][9] == pytest.approx(rv.evaluate(collection.read_qrels(), collection.read_run("bm25"), ["Hits@10"]).value.iloc[0])
+
+
+def test_ties_page_compares_policies() -> None:
+    at = start("ties", runs="rrf,bm25", measures="MRR@K")
+    assert not at.exception
+    values = at.dataframe[1].value
+    assert list(values.columns) == list(rv.TIE_POLICIES)
+    assert values.loc["rrf", "pessimistic"] <= values.loc["rrf", "trec_eval"] <= values.loc["rrf", "optimistic"]
+    assert values.loc["rrf", "pessimistic"] < values.loc["rrf", "optimistic"]
+    stats = at.dataframe[0].value
+    assert stats.loc["rrf", "queries with ties"] > 0
