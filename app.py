@@ -12,10 +12,10 @@ st.set_page_config(page_title="rankviz", layout="wide")
 
 ctx = support.show_frame()
 pages = [
-    st.Page("pages/overview.py", title="Overview", default=True),
-    st.Page("pages/deltas.py", title="Per-query deltas"),
-    st.Page("pages/histograms.py", title="Rank histograms"),
-    st.Page("pages/ties.py", title="Ties"),
+    st.Page("views/overview.py", title="Overview", default=True),
+    st.Page("views/deltas.py", title="Per-query deltas"),
+    st.Page("views/histograms.py", title="Rank histograms"),
+    st.Page("views/ties.py", title="Ties"),
 ]
 navigation = st.navigation(pages)
 if ctx is not None:

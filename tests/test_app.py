@@ -31,7 +31,7 @@ if app_support.show_frame() is not None:
 
 
 def start(page: str = "overview", **params: str) -> AppTest:
-    at = AppTest.from_string(HARNESS.format(root=str(ROOT), page=str(ROOT / "pages" / f"{page}.py")), default_timeout=120)
+    at = AppTest.from_string(HARNESS.format(root=str(ROOT), page=str(ROOT / "views" / f"{page}.py")), default_timeout=120)
     for key, value in params.items():
         at.query_params[key] = value
     return at.run()
@@ -149,7 +149,8 @@ def test_histograms_page() -> None:
     assert bm25["x"][-1] == "not found" and bm25["y"][-1] == int(ranks.isna().sum())
     assert sum(bm25["y"]) == len(ranks)
     curve = next(t for t in figure(at, 2)["data"] if t["name"] == "bm25")
-    assert curve["y"][9] == pytest.approx(rv.evaluate(collection.read_qrels(), collection.read_run("bm25"), ["Hits@10"]).value.iloc[0])
+    hits_at_10 = rv.evaluate(collection.read_qrels(), collection.read_run("bm25"), ["Hits@10"]).value.iloc[0]
+    assert curve["y"][9] == pytest.approx(hits_at_10)
 
 
 def test_ties_page_compares_policies() -> None:

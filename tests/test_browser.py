@@ -1,0 +1,130 @@
+"""The dashboard in a real browser: Debian's chromium driven by Playwright against `streamlit run`.
+
+Skips (with the reason) where chromium is missing; fails instead when CI is set.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parent.parent
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("CI"):
+        pytest.fail(f"browser tests cannot run in CI: {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def server():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    log = open(os.devnull, "w")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port), "--server.address", "127.0.0.1",
+         "--server.headless", "true", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+        cwd=ROOT, stdout=log, stderr=log,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 90
+    while time.time() < deadline:
+        try:
+            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
+                break
+        except OSError:
+            time.sleep(0.5)
+    else:
+        process.kill()
+        pytest.fail("streamlit did not start within 90 s")
+    yield url
+    process.terminate()
+    process.wait(timeout=20)
+    log.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(CHROMIUM).exists():
+        _unavailable("no chromium found (apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _unavailable("playwright is not installed")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser, server):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    yield page
+    context.close()
+
+
+def open_page(page, url: str) -> None:
+    page.goto(url)
+    page.wait_for_selector('[data-testid="stApp"]')
+    page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60_000)
+
+
+def choose(page, label: str, option: str) -> None:
+    box = page.locator('[data-testid="stSelectbox"]').filter(has_text=label).first
+    box.click()
+    page.get_by_role("option", name=option, exact=True).click()
+
+
+@pytest.mark.parametrize(("path", "header"), [("", "Overview"), ("deltas", "Per-query deltas"), ("histograms", "Rank histograms"), ("ties", "Ties")])
+def test_each_page_renders_its_figure(page, server, tmp_path, path, header) -> None:
+    open_page(page, f"{server}/{path}")
+    page.get_by_role("heading", name=header).wait_for()
+    page.locator(".js-plotly-plot").first.wait_for()
+    page.screenshot(path=str(tmp_path / f"{path or 'overview'}.png"), full_page=True)
+    assert page.locator(".js-plotly-plot").count() >= 1
+    assert page.get_by_text("Traceback").count() == 0
+
+
+def test_change_measure_and_open_a_query_view(page, server, tmp_path) -> None:
+    open_page(page, f"{server}/deltas?baseline=bm25&run=dense")
+    page.get_by_role("heading", name="Per-query deltas").wait_for()
+    choose(page, "Measure", "nDCG@10")
+    page.wait_for_function("location.search.includes('measure=nDCG%4010')")
+    page.get_by_text("nDCG@10: dense minus bm25, per query (sorted)").first.wait_for()
+    query_box = page.locator('[data-testid="stSelectbox"]').filter(has_text="Query").first
+    query_box.click()
+    page.keyboard.type("3: what problems of heat")
+    page.get_by_role("option").filter(has_text="3: what problems of heat").first.click()
+    page.wait_for_function("location.search.includes('query=3')")
+    page.get_by_text("Query: what problems of heat conduction").wait_for()
+    page.screenshot(path=str(tmp_path / "query_view.png"), full_page=True)
+
+
+def test_malformed_upload_shows_a_message_not_a_traceback(page, server, tmp_path) -> None:
+    open_page(page, server)
+    page.get_by_text("Add your own runs and qrels").click()
+    upload = page.locator('[data-testid="stFileUploaderDropzoneInput"]').first
+    upload.set_input_files(files=[{"name": "broken.run", "mimeType": "text/plain", "buffer": b"1 Q0 486 1 0.9 t\n1 Q0 51 2 high t\n"}])
+    page.get_by_text("Run not loaded").wait_for()
+    message = page.get_by_text("Run not loaded").inner_text()
+    assert "broken.run, line 2" in message and "score 'high' is not a number" in message
+    assert page.get_by_text("Traceback").count() == 0
+    page.screenshot(path=str(tmp_path / "upload_error.png"), full_page=True)
