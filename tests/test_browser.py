@@ -19,8 +19,13 @@ import pytest
 ROOT = Path(__file__).parent.parent
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 
 
@@ -37,9 +42,26 @@ def server():
         port = sock.getsockname()[1]
     log = open(os.devnull, "w")
     process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port), "--server.address", "127.0.0.1",
-         "--server.headless", "true", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-        cwd=ROOT, stdout=log, stderr=log,
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            str(ROOT / "app.py"),
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+            "--server.headless",
+            "true",
+            "--browser.gatherUsageStats",
+            "false",
+            "--server.fileWatcherType",
+            "none",
+        ],
+        cwd=ROOT,
+        stdout=log,
+        stderr=log,
     )
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 90
@@ -93,7 +115,9 @@ def choose(page, label: str, option: str) -> None:
     page.get_by_role("option", name=option, exact=True).click()
 
 
-@pytest.mark.parametrize(("path", "header"), [("", "Overview"), ("deltas", "Per-query deltas"), ("histograms", "Rank histograms"), ("ties", "Ties")])
+@pytest.mark.parametrize(
+    ("path", "header"), [("", "Overview"), ("deltas", "Per-query deltas"), ("histograms", "Rank histograms"), ("ties", "Ties")]
+)
 def test_each_page_renders_its_figure(page, server, tmp_path, path, header) -> None:
     open_page(page, f"{server}/{path}")
     page.get_by_role("heading", name=header).wait_for()
@@ -122,7 +146,9 @@ def test_malformed_upload_shows_a_message_not_a_traceback(page, server, tmp_path
     open_page(page, server)
     page.get_by_text("Add your own runs and qrels").click()
     upload = page.locator('[data-testid="stFileUploaderDropzoneInput"]').first
-    upload.set_input_files(files=[{"name": "broken.run", "mimeType": "text/plain", "buffer": b"1 Q0 486 1 0.9 t\n1 Q0 51 2 high t\n"}])
+    upload.set_input_files(
+        files=[{"name": "broken.run", "mimeType": "text/plain", "buffer": b"1 Q0 486 1 0.9 t\n1 Q0 51 2 high t\n"}]
+    )
     page.get_by_text("Run not loaded").wait_for()
     message = page.get_by_text("Run not loaded").inner_text()
     assert "broken.run, line 2" in message and "score 'high' is not a number" in message
