@@ -157,18 +157,20 @@ def _lookup_grades(run: Run, qrels: Qrels, run_query_to_judged, rows, index_of) 
     """Grade of each run row from the qrels (0 and judged=False where the pair is unjudged)."""
     # probe the run's docids into the (small) qrels vocabulary, never the other way round
     row_docids = run.docids if len(rows) == len(run.docids) else run.docids.take(pa.array(rows))
-    row_doc = pc.fill_null(pc.index_in(row_docids, value_set=qrels.doc_ids), -1).to_numpy().astype(np.int64)
+    row_doc = pc.fill_null(pc.index_in(row_docids, value_set=qrels.doc_ids), -1).to_numpy()
+    candidates = np.flatnonzero(row_doc >= 0)  # rows whose docid is judged for some query
     qrels_query = np.array([index_of[q] for q in qrels.query_ids], dtype=np.int64)[qrels.qid_codes]
     width = max(len(qrels.doc_ids), 1)
     judged_keys = qrels_query * width + qrels.doc_codes
     key_order = np.argsort(judged_keys, kind="stable")
     judged_keys = judged_keys[key_order]
-    judged_grades = qrels.grade[key_order]
-    row_keys = np.where(row_doc >= 0, run_query_to_judged[run.qid_codes[rows]] * width + row_doc, -1)
-    at = np.searchsorted(judged_keys, row_keys)
-    at = np.minimum(at, max(len(judged_keys) - 1, 0))
-    judged = (judged_keys[at] == row_keys) if len(judged_keys) else np.zeros(len(rows), bool)
-    grade = np.where(judged, judged_grades[at] if len(judged_keys) else 0, 0).astype(np.int64)
+    row_keys = run_query_to_judged[run.qid_codes[rows[candidates]]] * width + row_doc[candidates]
+    at = np.minimum(np.searchsorted(judged_keys, row_keys), len(judged_keys) - 1)
+    match = judged_keys[at] == row_keys
+    judged = np.zeros(len(rows), dtype=bool)
+    grade = np.zeros(len(rows), dtype=np.int64)
+    judged[candidates[match]] = True
+    grade[candidates[match]] = qrels.grade[key_order][at[match]]
     return grade, judged
 
 
