@@ -55,3 +55,8 @@ def safe_divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
     out = np.zeros(len(numerator), dtype=np.float64)
     np.divide(numerator, denominator, out=out, where=denominator > 0)
     return out
+
+
+def relevant_retrieved(table, rel: int, cutoff: int | None) -> np.ndarray:
+    """Number of relevant documents ranked within the cutoff, per query."""
+    return per_query_sum(table, (relevant(table, rel) & in_cutoff(table, cutoff)).astype(np.float64))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from rankviz.measures._common import REL
-from rankviz.measures._segments import in_cutoff, per_query_sum, relevant
+from rankviz.measures._segments import relevant_retrieved
 from rankviz.measures.spec import Family, register
 
 
@@ -15,7 +15,7 @@ def hits(table, cutoff: int | None, *, rel: int) -> np.ndarray:
     A binary success, as trec_eval ``success.K`` and ranx ``hit_rate@K`` (not ranx ``hits@K``,
     which counts the relevant documents).
     """
-    found = per_query_sum(table, (relevant(table, rel) & in_cutoff(table, cutoff)).astype(np.float64))
+    found = relevant_retrieved(table, rel, cutoff)
     return (found > 0).astype(np.float64)
 
 

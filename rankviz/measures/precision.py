@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from rankviz.measures._common import REL
-from rankviz.measures._segments import in_cutoff, per_query_sum, relevant
+from rankviz.measures._segments import relevant_retrieved
 from rankviz.measures.spec import Family, register
 
 
 def precision(table, cutoff: int | None, *, rel: int) -> np.ndarray:
     """P@K = relevant documents in the top K / K, also when fewer than K were retrieved (trec_eval P.K)."""
-    found = per_query_sum(table, (relevant(table, rel) & in_cutoff(table, cutoff)).astype(np.float64))
+    found = relevant_retrieved(table, rel, cutoff)
     return found / cutoff
 
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from rankviz.measures._common import REL
-from rankviz.measures._segments import in_cutoff, per_query_sum, relevant, relevant_in_qrels, safe_divide
+from rankviz.measures._segments import relevant_in_qrels, relevant_retrieved, safe_divide
 from rankviz.measures.spec import Family, register
 
 
 def recall(table, cutoff: int | None, *, rel: int) -> np.ndarray:
     """R@K = relevant documents in the top K / relevant documents in the qrels (trec_eval recall.K); 0 when none."""
-    found = per_query_sum(table, (relevant(table, rel) & in_cutoff(table, cutoff)).astype(np.float64))
+    found = relevant_retrieved(table, rel, cutoff)
     return safe_divide(found, relevant_in_qrels(table, rel))
 
 
