@@ -7,6 +7,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
 
 def _layout(fig: go.Figure, title: str, x: str, y: str) -> go.Figure:
@@ -72,55 +73,78 @@ def baseline_scatter(frame: pd.DataFrame, query_text: Mapping[str, str], measure
     return _layout(fig, f"{measure} per query: {run} against {baseline}", baseline, run)
 
 
-def first_relevant_histogram(first_ranks: Mapping[str, pd.Series], depth: int, *, log_x: bool = False) -> go.Figure:
+def _arrange(traces: Mapping[str, list], facet: bool) -> go.Figure:
+    """Traces of every run in one figure (overlaid) or in one panel per run (faceted)."""
+    if not facet:
+        return go.Figure([t for run_traces in traces.values() for t in run_traces])
+    fig = make_subplots(rows=max(len(traces), 1), cols=1, shared_xaxes=True, subplot_titles=list(traces), vertical_spacing=0.04)
+    for row, run_traces in enumerate(traces.values(), start=1):
+        for trace in run_traces:
+            fig.add_trace(trace, row=row, col=1)
+    fig.update_layout(height=max(450, 220 * len(traces)))
+    return fig
+
+
+def first_relevant_histogram(
+    first_ranks: Mapping[str, pd.Series], depth: int, *, log_x: bool = False, facet: bool = False
+) -> go.Figure:
     """Histogram of the rank of the first relevant document per run, with a 'not found' bin."""
-    fig = go.Figure()
     edges = np.unique(np.geomspace(1, depth + 1, 30).astype(int)) if log_x else np.arange(1, depth + 2)
     labels = [str(a) if b - a == 1 else f"{a}-{b - 1}" for a, b in zip(edges[:-1], edges[1:])] + ["not found"]
+    traces = {}
     for run, ranks in first_ranks.items():
-        found = ranks.dropna().to_numpy()
-        counts, _ = np.histogram(found, bins=edges)
-        fig.add_bar(
-            name=run,
-            x=labels,
-            y=np.r_[counts, ranks.isna().sum()],
-            hovertemplate="rank %{x}<br>%{y} queries<extra>" + run + "</extra>",
-        )
+        counts, _ = np.histogram(ranks.dropna().to_numpy(), bins=edges)
+        traces[run] = [
+            go.Bar(
+                name=run,
+                x=labels,
+                y=np.r_[counts, ranks.isna().sum()],
+                hovertemplate="rank %{x}<br>%{y} queries<extra>" + run + "</extra>",
+            )
+        ]
+    fig = _arrange(traces, facet)
     fig.update_layout(barmode="group")
     return _layout(fig, "Rank of the first relevant document", "rank of the first relevant document", "queries")
 
 
-def relevant_rank_histogram(ranks: Mapping[str, pd.DataFrame], depth: int, *, log_x: bool = False) -> go.Figure:
+def relevant_rank_histogram(
+    ranks: Mapping[str, pd.DataFrame], depth: int, *, log_x: bool = False, facet: bool = False
+) -> go.Figure:
     """Histogram of the ranks of all retrieved relevant documents, one trace per run and grade."""
-    fig = go.Figure()
-    for run, frame in ranks.items():
-        for grade, part in frame.groupby("grade"):
-            fig.add_histogram(
+    bins = {"start": 0, "end": np.log10(depth + 1) if log_x else depth + 1, "size": 0.1 if log_x else max(1, depth // 50)}
+    traces = {
+        run: [
+            go.Histogram(
                 name=f"{run} grade {grade}",
                 x=np.log10(part["rank"]) if log_x else part["rank"],
-                xbins={
-                    "start": 0,
-                    "end": np.log10(depth + 1) if log_x else depth + 1,
-                    "size": 0.1 if log_x else max(1, depth // 50),
-                },
+                xbins=bins,
+                opacity=0.6,
                 hovertemplate="%{y} documents<extra>" + f"{run} grade {grade}" + "</extra>",
             )
+            for grade, part in frame.groupby("grade")
+        ]
+        for run, frame in ranks.items()
+    }
+    fig = _arrange(traces, facet)
     fig.update_layout(barmode="overlay")
-    fig.update_traces(opacity=0.6)
     return _layout(fig, "Ranks of all retrieved relevant documents, by grade", "log10(rank)" if log_x else "rank", "documents")
 
 
-def hits_curves(curves: Mapping[str, pd.Series], *, log_x: bool = False) -> go.Figure:
+def hits_curves(curves: Mapping[str, pd.Series], *, log_x: bool = False, facet: bool = False) -> go.Figure:
     """Cumulative Hits@K for K = 1..depth per run."""
-    fig = go.Figure()
-    for run, curve in curves.items():
-        fig.add_scatter(
-            name=run,
-            x=curve.index,
-            y=curve.to_numpy(),
-            mode="lines",
-            hovertemplate="K %{x}<br>Hits@K %{y:.3f}<extra>" + run + "</extra>",
-        )
+    traces = {
+        run: [
+            go.Scatter(
+                name=run,
+                x=curve.index,
+                y=curve.to_numpy(),
+                mode="lines",
+                hovertemplate="K %{x}<br>Hits@K %{y:.3f}<extra>" + run + "</extra>",
+            )
+        ]
+        for run, curve in curves.items()
+    }
+    fig = _arrange(traces, facet)
     fig.update_xaxes(type="log" if log_x else "linear")
     return _layout(fig, "Hits@K: share of queries with a relevant document in the top K", "K", "Hits@K")
 

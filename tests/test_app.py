@@ -134,6 +134,8 @@ def test_deltas_page_counts_and_query_view() -> None:
     view = next(d.value for d in at.dataframe if "baseline docid" in d.value.columns)
     expected = compare.side_by_side(tables["bm25"], tables["dense"], "3", 10)
     assert list(view["run docid"]) == list(expected["run docid"])
+    labels = set(view["baseline grade"]) | set(view["run grade"])
+    assert "unjudged" in labels and labels - {"unjudged"} <= {"0", "1", "2", "3", "4"}
     assert any("heat conduction" in m.value for m in at.markdown)
     assert at.text and at.text[0].value  # the chosen document's text
 
@@ -149,6 +151,10 @@ def test_histograms_page() -> None:
     assert bm25["x"][-1] == "not found" and bm25["y"][-1] == int(ranks.isna().sum())
     assert sum(bm25["y"]) == len(ranks)
     curve = next(t for t in figure(at, 2)["data"] if t["name"] == "bm25")
+    at.toggle[1].set_value(True).run()  # one panel per run
+    faceted = figure(at, 0)
+    assert {t["name"]: t.get("xaxis", "x") for t in faceted["data"]} == {"bm25": "x", "dense": "x2"}
+    assert [a["text"] for a in faceted["layout"]["annotations"]] == ["bm25", "dense"]
     hits_at_10 = rv.evaluate(collection.read_qrels(), collection.read_run("bm25"), ["Hits@10"]).value.iloc[0]
     assert curve["y"][9] == pytest.approx(hits_at_10)
 

@@ -56,22 +56,25 @@ tables = ctx.tables([baseline, run])
 view = compare.side_by_side(tables[baseline], tables[run], query, depth)
 
 
-def grade_colour(value):
-    if value != value:  # NaN: unjudged
+GRADES = ["baseline grade", "run grade"]
+shown = view.assign(**{c: ["unjudged" if g != g else str(int(g)) for g in view[c]] for c in GRADES})
+
+
+def grade_colour(label: str) -> str:
+    if label == "unjudged":
         return "background-color: #f1f3f5; color: #868e96"
+    grade = int(label)
     return (
         "background-color: #b7e4c7"
-        if value >= ctx.rel
+        if grade >= ctx.rel
         else "background-color: #ffe5d9"
-        if value <= 0
+        if grade <= 0
         else "background-color: #fff3bf"
     )
 
 
 st.dataframe(
-    view.style.map(grade_colour, subset=["baseline grade", "run grade"]).format(
-        {"baseline score": "{:.4f}", "run score": "{:.4f}", "baseline grade": "{:.0f}", "run grade": "{:.0f}"}, na_rep="unjudged"
-    ),
+    shown.style.map(grade_colour, subset=GRADES).format({"baseline score": "{:.4f}", "run score": "{:.4f}"}),
     width="stretch",
     hide_index=True,
 )
