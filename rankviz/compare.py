@@ -14,7 +14,7 @@ from scipy import stats
 
 from rankviz.evaluate import per_query
 from rankviz.measures import Measure
-from rankviz.measures._segments import first_hit_rank, relevant
+from rankviz.measures._segments import first_hit_rank, rows_with_grade_at_least
 from rankviz.ranking import RankingTable
 
 
@@ -57,13 +57,13 @@ def wins_ties_losses(delta: pd.Series, *, tolerance: float = 1e-12) -> tuple[int
 
 def first_relevant_rank(table: RankingTable, rel: int) -> pd.Series:
     """1-based rank of the first relevant document per query; NaN where the run finds none."""
-    ranks = first_hit_rank(table, relevant(table, rel))
+    ranks = first_hit_rank(table, rows_with_grade_at_least(table, rel))
     return pd.Series(np.where(ranks > 0, ranks, np.nan), index=pd.Index(table.qids, name="qid")).sort_index()
 
 
 def relevant_ranks(table: RankingTable, rel: int) -> pd.DataFrame:
     """Every retrieved relevant document: its query, rank and grade."""
-    rows = np.flatnonzero(relevant(table, rel))
+    rows = rows_with_grade_at_least(table, rel)
     return pd.DataFrame({"qid": table.qids[table.row_query[rows]], "rank": table.pos[rows] + 1, "grade": table.grade[rows]})
 
 

@@ -41,14 +41,14 @@ class RankingTable:
     qids: np.ndarray  # object array of str, one per segment
     in_run: np.ndarray  # bool per segment
     offsets: np.ndarray  # int64, n_queries + 1
-    row_query: np.ndarray  # int64 per row: segment index
-    pos: np.ndarray  # int64 per row: 0-based rank within the query
-    grade: np.ndarray  # int64 per row: qrels grade, 0 where unjudged
+    row_query: np.ndarray  # int32 per row: segment index
+    pos: np.ndarray  # int32 per row: 0-based rank within the query
+    grade: np.ndarray  # int32 per row: qrels grade, 0 where unjudged
     judged: np.ndarray  # bool per row
     score: np.ndarray  # float64 per row
-    run_rows: np.ndarray  # int64 per row: the row of the run file it came from
+    run_rows: np.ndarray  # int32 per row: the row of the run file it came from
     run_docids: pa.Array  # the run's docids, one per run row
-    tie_group: np.ndarray  # int64 per row: id of the (query, score) class, numbered in table order
+    tie_group: np.ndarray  # int32 per row: id of the (query, score) class, numbered in table order
     ideal_offsets: np.ndarray  # int64, n_queries + 1: the query's judgments in the qrels
     ideal_grades: np.ndarray  # int64: each query's judged grades, descending
     ideal_query: np.ndarray  # int64 per judgment: segment index
@@ -119,11 +119,10 @@ def rank(run: Run, qrels: Qrels, *, ties: str = "trec_eval") -> RankingTable:
     run_query_to_judged = np.array([index_of.get(q, -1) for q in run.query_ids], dtype=np.int64)
     ignored = tuple(sorted(q for q, i in zip(run.query_ids, run_query_to_judged) if i < 0))
 
-    rows = np.flatnonzero(run_query_to_judged[run.qid_codes] >= 0)
-    if len(rows) == len(run.qid_codes):
-        rows = np.arange(len(run.qid_codes))
-    qcode = run.qid_codes[rows]
-    score = run.score[rows]
+    rows = np.flatnonzero(run_query_to_judged[run.qid_codes] >= 0).astype(np.int32)
+    all_rows = len(rows) == len(run.qid_codes)
+    qcode = run.qid_codes if all_rows else run.qid_codes[rows]
+    score = run.score if all_rows else run.score[rows]
     grade, judged = _lookup_grades(run, qrels, run_query_to_judged, rows, index_of)
 
     primary = _primary_order(qcode, score) if ties != "run" else np.lexsort((rows, run.rank[rows], qcode))
@@ -144,14 +143,15 @@ def rank(run: Run, qrels: Qrels, *, ties: str = "trec_eval") -> RankingTable:
     missing = np.setdiff1d(np.arange(len(judged_qids)), seg_judged_index)
     seg_order = np.r_[seg_judged_index, missing].astype(np.int64)
     offsets = np.r_[seg_starts, np.full(len(missing) + 1, len(order))].astype(np.int64)
+    del qcode_sorted
     lengths = np.diff(offsets)
-    row_query = np.repeat(np.arange(len(seg_order)), lengths)
-    pos = np.arange(len(order)) - np.repeat(offsets[:-1], lengths)
+    row_query = np.repeat(np.arange(len(seg_order), dtype=np.int32), lengths)
+    pos = np.arange(len(order), dtype=np.int32) - np.repeat(offsets[:-1].astype(np.int32), lengths)
 
     if tie_start is not None:
-        tie_group = np.cumsum(tie_start) - 1
+        tie_group = (np.cumsum(tie_start, dtype=np.int32) - 1).astype(np.int32)
     else:
-        tie_group = _renumber(group_of_row[order])
+        tie_group = _renumber(group_of_row[order]).astype(np.int32)
 
     ideal_offsets, ideal_grades, ideal_query, ideal_pos = _ideal(qrels, index_of, seg_order)
     return RankingTable(
@@ -191,7 +191,7 @@ def _lookup_grades(run: Run, qrels: Qrels, run_query_to_judged, rows, index_of) 
     at = np.minimum(np.searchsorted(judged_keys, row_keys), len(judged_keys) - 1)
     match = judged_keys[at] == row_keys
     judged = np.zeros(len(rows), dtype=bool)
-    grade = np.zeros(len(rows), dtype=np.int64)
+    grade = np.zeros(len(rows), dtype=np.int32)
     judged[candidates[match]] = True
     grade[candidates[match]] = qrels.grade[key_order][at[match]]
     return grade, judged

@@ -1,20 +1,19 @@
-"""Segment operations over a RankingTable: sums, prefix sums and first hits per query, no loops."""
+"""Segment operations over a RankingTable, no loops.
+
+Every measure here depends only on the documents with a positive grade (relevant documents for the
+binary measures, gains for nDCG and ERR, where a zero-grade document contributes nothing and
+multiplies ERR's continuation by 1). Kernels therefore pick those rows first and work on that
+small set, which keeps time and memory proportional to the judged hits, not to the run's depth.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
 
-def in_cutoff(table, cutoff: int | None) -> np.ndarray:
-    """True for rows ranked within the cutoff (every row when there is none)."""
-    if cutoff is None:
-        return np.ones(table.n_rows, dtype=bool)
-    return table.pos < cutoff
-
-
-def per_query_sum(table, values: np.ndarray) -> np.ndarray:
-    """Sum of a per-row array within each query."""
-    return np.bincount(table.row_query, weights=values, minlength=table.n_queries)
+def per_query_sum(table, rows: np.ndarray, values: np.ndarray | None = None) -> np.ndarray:
+    """Sum of ``values`` (or a count) over the given rows within each query."""
+    return np.bincount(table.row_query[rows], weights=values, minlength=table.n_queries).astype(np.float64)
 
 
 def per_query_ideal_sum(table, values: np.ndarray) -> np.ndarray:
@@ -22,17 +21,27 @@ def per_query_ideal_sum(table, values: np.ndarray) -> np.ndarray:
     return np.bincount(table.ideal_query, weights=values, minlength=table.n_queries)
 
 
-def prefix_sum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Inclusive cumulative sum restarting at each segment."""
+def rows_with_grade_at_least(table, grade: int) -> np.ndarray:
+    """Rows (in table order) whose grade is at least ``grade`` >= 1; unjudged rows have grade 0."""
+    return np.flatnonzero(table.grade >= grade)
+
+
+def rank_among(table, rows: np.ndarray) -> np.ndarray:
+    """For sorted rows, how many of the given rows precede each one in the same query (0-based)."""
+    queries = table.row_query[rows]
+    starts = np.r_[True, queries[1:] != queries[:-1]] if len(rows) else np.zeros(0, bool)
+    index = np.arange(len(rows))
+    return index - np.maximum.accumulate(np.where(starts, index, 0)) if len(rows) else index
+
+
+def exclusive_prefix_sum(table, rows: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Sum of ``values`` over the earlier given rows of the same query (0 for each query's first)."""
     total = np.cumsum(values)
-    lengths = np.diff(offsets)
-    before = np.r_[0, total][offsets[:-1]]
-    return total - np.repeat(before, lengths)
-
-
-def relevant(table, rel: int) -> np.ndarray:
-    """Rows that count as relevant: judged with a grade of at least ``rel`` (trec_eval ``-l``)."""
-    return table.judged & (table.grade >= rel)
+    queries = table.row_query[rows]
+    starts = np.r_[True, queries[1:] != queries[:-1]] if len(rows) else np.zeros(0, bool)
+    start_of = np.maximum.accumulate(np.where(starts, np.arange(len(rows)), 0)) if len(rows) else np.zeros(0, np.int64)
+    before = total - values
+    return before - before[start_of]
 
 
 def relevant_in_qrels(table, rel: int) -> np.ndarray:
@@ -40,10 +49,14 @@ def relevant_in_qrels(table, rel: int) -> np.ndarray:
     return per_query_ideal_sum(table, (table.ideal_grades >= rel).astype(np.float64))
 
 
-def first_hit_rank(table, hits: np.ndarray) -> np.ndarray:
-    """1-based rank of the first True row per query; 0 where there is none."""
+def relevant_retrieved(table, rel: int) -> np.ndarray:
+    """Number of relevant documents ranked in the table (truncated to the cutoff by the caller)."""
+    return per_query_sum(table, rows_with_grade_at_least(table, rel))
+
+
+def first_hit_rank(table, rows: np.ndarray) -> np.ndarray:
+    """1-based rank of the first of the given (sorted) rows per query; 0 where there is none."""
     first = np.zeros(table.n_queries, dtype=np.float64)
-    rows = np.flatnonzero(hits)
     if len(rows):
         queries, at = np.unique(table.row_query[rows], return_index=True)
         first[queries] = table.pos[rows[at]] + 1
@@ -55,8 +68,3 @@ def safe_divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
     out = np.zeros(len(numerator), dtype=np.float64)
     np.divide(numerator, denominator, out=out, where=denominator > 0)
     return out
-
-
-def relevant_retrieved(table, rel: int, cutoff: int | None) -> np.ndarray:
-    """Number of relevant documents ranked within the cutoff, per query."""
-    return per_query_sum(table, (relevant(table, rel) & in_cutoff(table, cutoff)).astype(np.float64))

@@ -5,14 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from rankviz.measures._common import REL
-from rankviz.measures._segments import (
-    in_cutoff,
-    per_query_sum,
-    prefix_sum,
-    relevant,
-    relevant_in_qrels,
-    safe_divide,
-)
+from rankviz.measures._segments import per_query_sum, rank_among, relevant_in_qrels, rows_with_grade_at_least, safe_divide
 from rankviz.measures.spec import Family, register
 
 
@@ -22,10 +15,10 @@ def average_precision(table, cutoff: int | None, *, rel: int) -> np.ndarray:
     R counts every document of the query with grade >= rel in the qrels, retrieved or not
     (trec_eval ``map``; AP@K is ``map_cut.K``, still divided by all R). 0 when R = 0.
     """
-    hit = relevant(table, rel).astype(np.float64)
-    precision_at_hit = prefix_sum(hit, table.offsets) / (table.pos + 1) * hit
-    summed = per_query_sum(table, precision_at_hit * in_cutoff(table, cutoff))
-    return safe_divide(summed, relevant_in_qrels(table, rel))
+    table = table if cutoff is None else table.top(cutoff)
+    hits = rows_with_grade_at_least(table, rel)
+    precision_at_hit = (rank_among(table, hits) + 1.0) / (table.pos[hits] + 1.0)
+    return safe_divide(per_query_sum(table, hits, precision_at_hit), relevant_in_qrels(table, rel))
 
 
 FAMILY = register(

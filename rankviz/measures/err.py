@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from rankviz.errors import MeasureError
-from rankviz.measures._segments import in_cutoff, per_query_sum, prefix_sum
+from rankviz.measures._segments import exclusive_prefix_sum, per_query_sum, rows_with_grade_at_least
 from rankviz.measures.spec import Family, Param, register
 
 GMAX = Param("gmax", 4, "the grade that stops every user: R = (2^g - 1) / 2^gmax (gdeval: 4)", minimum=1)
@@ -18,13 +18,14 @@ def expected_reciprocal_rank(table, cutoff: int | None, *, gmax: int) -> np.ndar
     measure, not the largest grade of the qrels (gdeval fixes it at 4); a grade above gmax is an
     error. No normalisation. The product runs in log space per query so long lists cannot underflow.
     """
-    positive = np.maximum(table.grade, 0)
-    if len(positive) and positive.max() > gmax:
-        raise MeasureError(f"ERR(gmax={gmax}): a document has grade {positive.max()} > gmax; set gmax to the top grade")
-    stop = (np.exp2(positive.astype(np.float64)) - 1.0) / 2.0**gmax
-    log_continue = np.log1p(-stop)
-    reach = np.exp(prefix_sum(log_continue, table.offsets) - log_continue)
-    return per_query_sum(table, stop * reach / (table.pos + 1) * in_cutoff(table, cutoff))
+    table = table if cutoff is None else table.top(cutoff)
+    gained = rows_with_grade_at_least(table, 1)  # grade 0 stops no one: R = 0, continuation 1
+    grades = table.grade[gained]
+    if len(grades) and grades.max() > gmax:
+        raise MeasureError(f"ERR(gmax={gmax}): a document has grade {grades.max()} > gmax; set gmax to the top grade")
+    stop = (np.exp2(grades.astype(np.float64)) - 1.0) / 2.0**gmax
+    reach = np.exp(exclusive_prefix_sum(table, gained, np.log1p(-stop)))
+    return per_query_sum(table, gained, stop * reach / (table.pos[gained] + 1.0))
 
 
 FAMILY = register(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rankviz.measures._segments import in_cutoff, per_query_ideal_sum, per_query_sum, safe_divide
+from rankviz.measures._segments import per_query_ideal_sum, per_query_sum, rows_with_grade_at_least, safe_divide
 from rankviz.measures.spec import Family, Param, register
 
 GAIN = Param(
@@ -25,7 +25,9 @@ def ndcg(table, cutoff: int | None, *, gain: str) -> np.ndarray:
     Linear gain with this ideal is trec_eval ``ndcg`` / ``ndcg_cut.K``; ``gain=exp`` is gdeval's.
     The relevance threshold does not apply: grades are gains.
     """
-    dcg = per_query_sum(table, _gain(table.grade, gain) / np.log2(table.pos + 2.0) * in_cutoff(table, cutoff))
+    top = table if cutoff is None else table.top(cutoff)
+    gained = rows_with_grade_at_least(top, 1)
+    dcg = per_query_sum(top, gained, _gain(top.grade[gained], gain) / np.log2(top.pos[gained] + 2.0))
     ideal_in = np.ones(len(table.ideal_pos), bool) if cutoff is None else table.ideal_pos < cutoff
     ideal = per_query_ideal_sum(table, _gain(table.ideal_grades, gain) / np.log2(table.ideal_pos + 2.0) * ideal_in)
     return safe_divide(dcg, ideal)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from rankviz.measures._common import REL
-from rankviz.measures._segments import first_hit_rank, in_cutoff, relevant, safe_divide
+from rankviz.measures._segments import first_hit_rank, rows_with_grade_at_least, safe_divide
 from rankviz.measures.spec import Family, register
 
 
@@ -14,7 +14,8 @@ def reciprocal_rank(table, cutoff: int | None, *, rel: int) -> np.ndarray:
 
     Equals trec_eval ``recip_rank`` (and ``-M K recip_rank`` for RR@K) under the same tie order.
     """
-    first = first_hit_rank(table, relevant(table, rel) & in_cutoff(table, cutoff))
+    table = table if cutoff is None else table.top(cutoff)
+    first = first_hit_rank(table, rows_with_grade_at_least(table, rel))
     return safe_divide(np.ones_like(first), first)
 
 

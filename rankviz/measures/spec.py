@@ -104,8 +104,6 @@ class Measure:
     def __call__(self, table) -> np.ndarray:
         """Per-query values on a :class:`~rankviz.ranking.RankingTable`, aligned with its qids."""
         values = {p.name: self.value_of(p.name) for p in self.family.params}
-        if self.cutoff is not None:
-            table = table.top(self.cutoff)
         return self.family.kernel(table, self.cutoff, **values)
 
 
