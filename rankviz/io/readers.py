@@ -138,6 +138,8 @@ def read_run(source: Source, *, name: str | None = None, filename: str | None = 
     rank = np.arange(1, len(score) + 1, dtype=np.float64) if rank is None else np.asarray(rank, np.float64)
     docids = columns["docid"]
     docids = docids.combine_chunks() if isinstance(docids, pa.ChunkedArray) else docids
+    del columns
+    pa.default_memory_pool().release_unused()  # the parse buffers, back to the system
     return Run(name=run_name, source=label, **queries, docids=docids, score=score, rank=rank)
 
 
@@ -255,19 +257,20 @@ def _pair_keys(qid_codes: np.ndarray, docid) -> np.ndarray:
     faster; "01" and "1" then share a key, a false duplicate that only sends the file to the
     checked parser, which compares the strings.
     """
-    qid_codes = qid_codes.astype(np.int64)
     try:
-        numbers = pc.cast(docid, pa.int64()).to_numpy()
-        if len(numbers) and numbers.min() >= 0 and numbers.max() < 2**40 and qid_codes.max() < 2**23:
-            return (qid_codes << 40) | numbers
+        keys = np.array(pc.cast(docid, pa.int64()).to_numpy(), dtype=np.int64)  # a writable copy
+        if len(keys) and keys.min() >= 0 and keys.max() < 2**40 and qid_codes.max() < 2**23:
+            keys |= np.left_shift(qid_codes, 40, dtype=np.int64)
+            return keys
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         pass
     d = _dictionary(docid)
-    return qid_codes * max(len(d.dictionary), 1) + d.indices.to_numpy(zero_copy_only=False)
+    return qid_codes.astype(np.int64) * max(len(d.dictionary), 1) + d.indices.to_numpy(zero_copy_only=False)
 
 
 def _unique_pairs(qid_codes: np.ndarray, docid) -> bool:
-    keys = np.sort(_pair_keys(qid_codes, docid))
+    keys = _pair_keys(qid_codes, docid)
+    keys.sort()
     return not bool(np.any(keys[1:] == keys[:-1]))
 
 
