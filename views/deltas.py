@@ -30,6 +30,9 @@ m3.metric("Losses", losses)
 m4.metric(f"Mean delta {measure_name}", f"{frame['delta'].mean():+.4f}")
 st.plotly_chart(plots.delta_bars(frame, ctx.queries, measure_name, baseline, run), key="delta_bars")
 st.plotly_chart(plots.baseline_scatter(frame, ctx.queries, measure_name, baseline, run), key="delta_scatter")
+st.download_button(
+    "Download per-query values (CSV)", frame.to_csv().encode(), file_name=f"rankviz_deltas_{measure_name}.csv", mime="text/csv"
+)
 
 st.subheader("Largest gains and losses")
 count = st.slider("Queries in each list", 3, 50, 10)

@@ -1,5 +1,6 @@
 """Rank histograms: first relevant rank, all relevant ranks by grade, cumulative Hits@K."""
 
+import pandas as pd
 import streamlit as st
 
 import app_support as support
@@ -24,4 +25,10 @@ st.plotly_chart(
     plots.hits_curves({n: compare.hits_curve(t, ctx.rel, depth) for n, t in tables.items()}, log_x=log_x, facet=facet),
     key="hits_curve",
 )
-st.caption(f"Relevant: grade >= {ctx.rel}. Deepest ranking: {depth} documents.")
+st.download_button(
+    "Download first relevant ranks (CSV)",
+    pd.DataFrame(first).to_csv().encode(),
+    file_name="rankviz_first_relevant_rank.csv",
+    mime="text/csv",
+)
+st.caption(f"Relevant: grade >= {ctx.rel}. Deepest ranking: {depth} documents. Each figure's toolbar saves it as PNG.")

@@ -19,6 +19,9 @@ measure = ctx.measures[measure_names.index(measure_name)]
 values = pd.DataFrame({policy: ctx.matrix(measure, ties=policy).mean() for policy in TIE_POLICIES})
 st.dataframe(values.style.format("{:.4f}"), width="stretch")
 st.plotly_chart(plots.tie_policy_values(values, measure_name), key="tie_values")
+st.download_button(
+    "Download values per tie policy (CSV)", values.to_csv().encode(), file_name="rankviz_ties.csv", mime="text/csv"
+)
 st.caption(
     "trec_eval: score, then docid descending; run: the file's rank column; "
     "optimistic / pessimistic: relevant documents first / last among equal scores."
