@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import rankviz as rv
 from rankviz.io.readers import run_name_from_path
@@ -153,3 +155,24 @@ def test_trec_eval_fixture_with_comment_lines(data_dir) -> None:
     )
     values = dict(zip(frame.measure, frame.value.round(4)))
     assert values == {"AP": 0.2689, "RR": 0.8595, "P@10": 0.7710}
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    rankings=st.lists(
+        st.lists(st.sampled_from(["1", "2", "3", "10", "010", "a", "b"]), min_size=1, max_size=6), min_size=1, max_size=5
+    ),
+    interleave=st.booleans(),
+)
+def test_duplicate_detection_is_exact(tmp_path, rankings, interleave) -> None:
+    """Ragged, grouped or interleaved, numeric or not: an error exactly when a pair repeats."""
+    lines = [(f"q{i}", doc) for i, docs in enumerate(rankings) for doc in docs]
+    if interleave:
+        lines = lines[::2] + lines[1::2]
+    path = write(tmp_path, "r.run", "".join(f"{q} Q0 {d} 1 1.0 t\n" for q, d in lines))
+    has_duplicate = len(set(lines)) < len(lines)
+    if has_duplicate:
+        with pytest.raises(rv.FormatError, match="appears twice"):
+            rv.read_run(path)
+    else:
+        assert len(rv.read_run(path)) == len(lines)

@@ -269,7 +269,25 @@ def _pair_keys(qid_codes: np.ndarray, docid) -> np.ndarray:
 
 
 def _unique_pairs(qid_codes: np.ndarray, docid) -> bool:
+    """No (query, docid) pair twice. Runs grouped by query are checked one query per row of a
+    padded matrix (sorting many short rows is ~5x faster than one long sort)."""
     keys = _pair_keys(qid_codes, docid)
+    n = len(keys)
+    if n > 1 and bool(np.all(qid_codes[1:] >= qid_codes[:-1])):  # codes are first-appearance order
+        starts = np.flatnonzero(np.r_[True, qid_codes[1:] != qid_codes[:-1]])
+        lengths = np.diff(np.r_[starts, n])
+        width = int(lengths.max())
+        if len(starts) * width == n:  # every query equally deep: a reshape, no copy
+            matrix = keys.reshape(len(starts), width)
+        elif len(starts) * width <= 2 * n:
+            matrix = np.tile(-1 - np.arange(width, dtype=np.int64), (len(starts), 1))  # distinct pads < 0 <= keys
+            row = np.repeat(np.arange(len(starts), dtype=np.int32), lengths)
+            matrix[row, np.arange(n, dtype=np.int32) - np.repeat(starts.astype(np.int32), lengths)] = keys
+        else:
+            matrix = None
+        if matrix is not None:
+            matrix.sort(axis=1)
+            return not bool(np.any(matrix[:, 1:] == matrix[:, :-1]))
     keys.sort()
     return not bool(np.any(keys[1:] == keys[:-1]))
 
