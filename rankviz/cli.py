@@ -12,10 +12,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-import pandas as pd
-
 from rankviz.errors import RankvizError
-from rankviz.evaluate import ALL, Conventions, as_measures, evaluate
+from rankviz.evaluate import ALL, Block, Conventions, as_measures, as_runs, evaluate_blocks
 from rankviz.io.collection import open_collection
 from rankviz.io.readers import read_qrels, read_run
 from rankviz.ranking import TIE_POLICIES
@@ -85,29 +83,38 @@ def _evaluate(args: argparse.Namespace) -> int:
     if args.rel is not None:
         defaults["rel"] = args.rel
     measures = as_measures(measure_names, defaults=defaults)
-    table = evaluate(qrels, runs, measures, ties=args.ties, missing=args.missing, per_query_rows=args.per_query)
-    for run_name, ignored in table.attrs["ignored_qids"].items():
+    blocks, ignored_by_run = evaluate_blocks(qrels, as_runs(runs), measures, ties=args.ties, missing=args.missing)
+    for run_name, ignored in ignored_by_run.items():
         if ignored:
             shown = ", ".join(ignored[:5]) + (" ..." if len(ignored) > 5 else "")
             print(f"rankviz: run {run_name}: {len(ignored)} queries not in the qrels were ignored: {shown}", file=sys.stderr)
-    print(format_table(table, args.format, Conventions(ties=args.ties, missing=args.missing)), end="")
+    sys.stdout.write(render(blocks, args.format, Conventions(ties=args.ties, missing=args.missing), per_query=args.per_query))
     return 0
 
 
-def format_table(table: pd.DataFrame, fmt: str, conventions: Conventions) -> str:
-    """Render the tidy table: tsv/json at full double precision, table as aligned text."""
+def _records(blocks: list[Block], per_query: bool) -> list[tuple[str, str, str, float]]:
+    """Per-query rows of every block first (when asked), then one mean row per block (qid ``all``)."""
+    rows = [(b.run, b.measure, q, float(v)) for b in blocks for q, v in zip(b.qids, b.values)] if per_query else []
+    return rows + [(b.run, b.measure, ALL, b.mean) for b in blocks]
+
+
+def render(blocks: list[Block], fmt: str, conventions: Conventions, *, per_query: bool = False) -> str:
+    """tsv / json at full double precision (no pandas needed), or an aligned text table."""
+    records = _records(blocks, per_query)
     if fmt == "tsv":
-        lines = ["run\tmeasure\tqid\tvalue"]
-        ordered = pd.concat([table[table.qid != ALL], table[table.qid == ALL]])
-        lines += [f"{r.run}\t{r.measure}\t{r.qid}\t{r.value!r}" for r in ordered.itertuples()]
+        lines = ["run\tmeasure\tqid\tvalue"] + [f"{run}\t{measure}\t{qid}\t{value!r}" for run, measure, qid, value in records]
         return "\n".join(lines) + "\n"
     if fmt == "json":
-        return json.dumps(table.to_dict(orient="records"), ensure_ascii=False) + "\n"
+        keys = ("run", "measure", "qid", "value")
+        return json.dumps([dict(zip(keys, r)) for r in records], ensure_ascii=False) + "\n"
+    import pandas as pd
+
+    table = pd.DataFrame(records, columns=["run", "measure", "qid", "value"])
     means = table[table.qid == ALL].pivot(index="run", columns="measure", values="value")
     means = means.loc[list(dict.fromkeys(table.run)), list(dict.fromkeys(table.measure))]
     text = means.to_string(float_format=lambda v: f"{v:.4f}") + "\n"
-    per_query = table[table.qid != ALL]
-    if len(per_query):
-        wide = per_query.pivot_table(index=["run", "qid"], columns="measure", values="value", sort=False)
+    query_rows = table[table.qid != ALL]
+    if len(query_rows):
+        wide = query_rows.pivot_table(index=["run", "qid"], columns="measure", values="value", sort=False)
         text = wide.to_string(float_format=lambda v: f"{v:.4f}") + "\n\n" + text
     return text + "".join(f"# {line}\n" for line in conventions.describe())

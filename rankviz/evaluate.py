@@ -5,14 +5,17 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from rankviz.errors import OptionError, RankvizError
 from rankviz.io.readers import Qrels, Run, read_qrels, read_run
 from rankviz.measures import Measure, parse
-from rankviz.ranking import RankingTable, rank, sorted_qids
+from rankviz.ranking import RankingTable, rank
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 MISSING_POLICIES = ("zero", "skip")
 ALL = "all"
@@ -69,16 +72,56 @@ def check_missing(missing: str) -> None:
         raise OptionError(f"unknown missing-query policy {missing!r}; choose one of {', '.join(MISSING_POLICIES)}")
 
 
-def per_query(table: RankingTable, measure: Measure, *, missing: str = "zero") -> pd.Series:
-    """One measure's per-query values in trec_eval's query order (qid strcmp order).
+def query_values(table: RankingTable, measure: Measure, *, missing: str = "zero") -> tuple[np.ndarray, np.ndarray]:
+    """One measure's (qids, values) in trec_eval's query order (qid strcmp order).
 
     ``missing="zero"``: every qrels query, 0 where the run has none (trec_eval ``-c``);
     ``missing="skip"``: only queries the run answers.
     """
     check_missing(missing)
-    values = pd.Series(measure(table), index=pd.Index(table.qids, name="qid"), name=str(measure))
-    keep = table.qids if missing == "zero" else table.qids[table.in_run]
-    return values.loc[sorted_qids(keep)]
+    values = measure(table)
+    keep = np.arange(table.n_queries) if missing == "zero" else np.flatnonzero(table.in_run)
+    order = keep[np.argsort(table.qids[keep].astype(str), kind="stable")]  # code point order = UTF-8 byte order
+    return table.qids[order], values[order]
+
+
+def per_query(table: RankingTable, measure: Measure, *, missing: str = "zero") -> pd.Series:
+    """:func:`query_values` as a Series indexed by qid."""
+    import pandas as pd
+
+    qids, values = query_values(table, measure, missing=missing)
+    return pd.Series(values, index=pd.Index(qids, name="qid"), name=str(measure))
+
+
+@dataclass(frozen=True, eq=False)
+class Block:
+    """One run and measure: per-query values (trec_eval's query order) and their mean."""
+
+    run: str
+    measure: str
+    qids: np.ndarray
+    values: np.ndarray
+
+    @property
+    def mean(self) -> float:
+        return float(self.values.mean())
+
+
+def evaluate_blocks(
+    qrels: Qrels, runs: list[Run], measures: list[Measure], *, ties: str = "trec_eval", missing: str = "zero"
+) -> tuple[list[Block], dict[str, list[str]]]:
+    """The engine behind :func:`evaluate`, without pandas: blocks of values and ignored queries per run."""
+    check_missing(missing)
+    blocks, ignored = [], {}
+    for run in runs:
+        table = rank(run, qrels, ties=ties)
+        ignored[run.name] = list(table.ignored_qids)
+        for measure in measures:
+            qids, values = query_values(table, measure, missing=missing)
+            if len(values) == 0:
+                raise RankvizError(f"run {run.name!r} answers none of the judged queries; nothing to average")
+            blocks.append(Block(run.name, str(measure), qids, values))
+    return blocks, ignored
 
 
 def evaluate(
@@ -96,21 +139,15 @@ def evaluate(
     value precedes it (as ``trec_eval -q``). ``df.attrs["ignored_qids"]`` maps each run to the
     queries it answers that the qrels do not judge (ignored, as trec_eval does).
     """
-    check_missing(missing)
+    import pandas as pd
+
     qrels = qrels if isinstance(qrels, Qrels) else read_qrels(qrels)
-    measure_list = as_measures(measures)
-    frames, ignored = [], {}
-    for run in as_runs(runs):
-        table = rank(run, qrels, ties=ties)
-        ignored[run.name] = list(table.ignored_qids)
-        for measure in measure_list:
-            values = per_query(table, measure, missing=missing)
-            if len(values) == 0:
-                raise RankvizError(f"run {run.name!r} answers none of the judged queries; nothing to average")
-            rows = [(values.index.to_numpy(), values.to_numpy())] if per_query_rows else []
-            rows.append((np.array([ALL], dtype=object), np.array([values.to_numpy().mean()])))
-            for qids, vals in rows:
-                frames.append(pd.DataFrame({"run": run.name, "measure": str(measure), "qid": qids, "value": vals}))
+    blocks, ignored = evaluate_blocks(qrels, as_runs(runs), as_measures(measures), ties=ties, missing=missing)
+    frames = []
+    for block in blocks:
+        if per_query_rows:
+            frames.append(pd.DataFrame({"run": block.run, "measure": block.measure, "qid": block.qids, "value": block.values}))
+        frames.append(pd.DataFrame({"run": [block.run], "measure": [block.measure], "qid": [ALL], "value": [block.mean]}))
     result = pd.concat(frames, ignore_index=True)
     result.attrs["ignored_qids"] = ignored
     return result
