@@ -206,6 +206,16 @@ def _open_binary(source: Source, label: str):
     return raw
 
 
+def _arrow_stream(source: Source, label: str):
+    """A native pyarrow stream (no Python file object in the hot loop), gzip recognised by magic bytes."""
+    if isinstance(source, (bytes, bytearray)):
+        raw = pa.BufferReader(pa.py_buffer(bytes(source)))
+        return pa.CompressedInputStream(raw, "gzip") if bytes(source[:2]) == _GZIP_MAGIC else raw
+    with open(source, "rb") as handle:
+        gzipped = handle.read(2) == _GZIP_MAGIC
+    return pa.input_stream(str(source), compression="gzip") if gzipped else pa.memory_map(str(source))
+
+
 def _sniff(source: Source, label: str) -> bytes:
     with _open_binary(source, label) as stream:
         try:
@@ -325,7 +335,7 @@ def _read_trec_fast(source: Source, label: str, head: bytes, fields: tuple[str, 
     wanted = ("qid", "docid", "rank", "score") if is_run else ("qid", "docid", "rel")
     types = {"qid": pa.string(), "docid": pa.string(), "rank": pa.float64(), "score": pa.float64()}
     types["rel"] = pa.int64()
-    stream = _open_binary(source, label)
+    stream = _arrow_stream(source, label)
     try:
         table = pacsv.read_csv(
             stream,
@@ -351,11 +361,10 @@ def _read_trec_fast(source: Source, label: str, head: bytes, fields: tuple[str, 
         return None
     columns = {k: table.column(k) for k in wanted}
     if is_run:
-        score = table.column("score").to_numpy()
-        if not np.isfinite(score).all() or not np.isfinite(table.column("rank").to_numpy()).all():
+        score, rank = table.column("score").to_numpy(), table.column("rank").to_numpy()
+        if not np.isfinite(score).all() or not np.isfinite(rank).all():
             return None
-        columns["score"] = score
-        columns["rank"] = table.column("rank").to_numpy()
+        columns["score"], columns["rank"] = score, rank
     else:
         columns["rel"] = table.column("rel").to_numpy()
     return columns
