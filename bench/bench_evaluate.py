@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -129,6 +130,32 @@ def tools(qrels: Path, run: Path) -> dict[str, list[str]]:
     return commands
 
 
+def read_step(run: Path, repeat: int) -> tuple[float, float]:
+    """Best-of-``repeat`` seconds of rankviz's reader and of pyarrow's CSV reader alone, in this process."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    import rankviz
+
+    def arrow() -> None:
+        pacsv.read_csv(
+            run,
+            read_options=pacsv.ReadOptions(column_names=["qid", "q0", "docid", "rank", "score", "tag"]),
+            parse_options=pacsv.ParseOptions(delimiter=" "),
+            convert_options=pacsv.ConvertOptions(column_types={"qid": pa.string(), "docid": pa.string()}),
+        )
+
+    def best(action) -> float:
+        times = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            action()
+            times.append(time.perf_counter() - start)
+        return min(times)
+
+    return best(lambda: rankviz.read_run(run)), best(arrow)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="runs per tool; the best time and the largest peak are kept")
@@ -146,10 +173,15 @@ def main() -> None:
             runs = [measure(command) for _ in range(args.repeat)]
             results[name] = (min(t for t, _ in runs), max(m for _, m in runs))
             print(f"{name:>18}: {results[name][0]:7.2f} s  peak {results[name][1]:7.0f} MB")
+        read_ours, read_arrow = read_step(run, args.repeat)
+        print(
+            f"{'in-process read':>18}: rankviz.read_run {read_ours:.2f} s (validated, encoded), pyarrow.csv.read_csv {read_arrow:.2f} s"
+        )
         ours_time, ours_mem = results["rankviz"]
         for name, (t, _) in results.items():
             if name != "rankviz":
                 print(f"rankviz time / {name} time = {ours_time / t:.2f}")
+        print(f"rankviz read step / pyarrow read step (in process) = {read_ours / read_arrow:.2f}")
         print(f"rankviz peak memory = {ours_mem:.0f} MB")
         if kind == "msmarco":
             print("targets: rankviz / pytrec_eval <= 0.25; rankviz / pyarrow read only <= 1.5; peak < 1000 MB")

@@ -268,9 +268,10 @@ def _pair_keys(qid_codes: np.ndarray, docid) -> np.ndarray:
     checked parser, which compares the strings.
     """
     try:
-        keys = np.array(pc.cast(docid, pa.int64()).to_numpy(), dtype=np.int64)  # a writable copy
-        if len(keys) and keys.min() >= 0 and keys.max() < 2**40 and qid_codes.max() < 2**23:
-            keys |= np.left_shift(qid_codes, 40, dtype=np.int64)
+        numbers = pc.cast(docid, pa.int64()).to_numpy()
+        if len(numbers) and numbers.min() >= 0 and numbers.max() < 2**40 and qid_codes.max() < 2**23:
+            keys = np.left_shift(qid_codes, 40, dtype=np.int64)
+            keys |= numbers
             return keys
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         pass
