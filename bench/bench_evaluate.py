@@ -135,6 +135,7 @@ def read_step(run: Path, repeat: int) -> tuple[float, float]:
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
+    sys.path.insert(0, str(HERE.parent))
     import rankviz
 
     def arrow() -> None:
