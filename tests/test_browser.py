@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from rankviz.io.collection import open_collection
+
 ROOT = Path(__file__).parent.parent
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -154,3 +156,15 @@ def test_malformed_upload_shows_a_message_not_a_traceback(page, server, tmp_path
     assert "broken.run, line 2" in message and "score 'high' is not a number" in message
     assert page.get_by_text("Traceback").count() == 0
     page.screenshot(path=str(tmp_path / "upload_error.png"), full_page=True)
+
+
+def test_clicking_a_delta_bar_opens_that_query(page, server) -> None:
+    open_page(page, f"{server}/deltas?baseline=bm25&run=dense&measure=AP")
+    page.get_by_role("heading", name="Per-query deltas").wait_for()
+    bar = page.locator(".js-plotly-plot").first.locator("g.point path").first.bounding_box()
+    page.mouse.click(bar["x"] + bar["width"] / 2, bar["y"] + bar["height"] / 2)  # plotly's drag layer takes the click
+    page.wait_for_function("new URLSearchParams(location.search).get('query') !== null")
+    query = page.evaluate("new URLSearchParams(location.search).get('query')")
+    text = open_collection(ROOT / "sample_data" / "cranfield").queries[query]
+    page.get_by_text(f"Query: {text[:30]}").first.wait_for()  # the query view shows the clicked query
+    assert page.get_by_text("Traceback").count() == 0

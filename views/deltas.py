@@ -28,7 +28,17 @@ m1.metric("Wins", wins)
 m2.metric("Ties", ties)
 m3.metric("Losses", losses)
 m4.metric(f"Mean delta {measure_name}", f"{frame['delta'].mean():+.4f}")
-st.plotly_chart(plots.delta_bars(frame, ctx.queries, measure_name, baseline, run), key="delta_bars")
+clicked = st.plotly_chart(
+    plots.delta_bars(frame, ctx.queries, measure_name, baseline, run),
+    key="delta_bars",
+    on_select="rerun",
+    selection_mode="points",
+)
+points = clicked.selection.points if clicked else []
+if points and st.session_state.get("delta_clicked") != points[0]["customdata"][0]:
+    st.session_state["delta_clicked"] = points[0]["customdata"][0]  # a click opens that query below, once
+    ctx.url.write(query=points[0]["customdata"][0])
+st.caption("Click a bar to open that query in the query view below.")
 st.plotly_chart(plots.baseline_scatter(frame, ctx.queries, measure_name, baseline, run), key="delta_scatter")
 st.download_button(
     "Download per-query values (CSV)", frame.to_csv().encode(), file_name=f"rankviz_deltas_{measure_name}.csv", mime="text/csv"
