@@ -56,11 +56,14 @@ class RankingTable:
     ignored_qids: tuple[str, ...]  # queries of the run that the qrels do not judge
     _top: dict = field(default_factory=dict, repr=False, compare=False)  # truncations by cutoff
 
-    def top(self, cutoff: int) -> RankingTable:
-        """The same table keeping only each query's first ``cutoff`` documents (judgments intact).
+    def top(self, cutoff: int | None) -> RankingTable:
+        """The same table keeping only each query's first ``cutoff`` documents (judgments intact);
+        itself when there is no cutoff.
 
         Measures at a cutoff read only these rows, so RR@10 on a 1,000-deep run touches 1% of it.
         """
+        if cutoff is None:
+            return self
         if cutoff not in self._top:
             keep = np.flatnonzero(self.pos < cutoff)
             counts = np.minimum(np.diff(self.offsets), cutoff)

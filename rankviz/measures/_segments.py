@@ -26,22 +26,24 @@ def rows_with_grade_at_least(table, grade: int) -> np.ndarray:
     return np.flatnonzero(table.grade >= grade)
 
 
+def _first_of_query(table, rows: np.ndarray) -> np.ndarray:
+    """For sorted rows, the index (into ``rows``) of the first given row of the same query."""
+    if len(rows) == 0:
+        return np.zeros(0, dtype=np.int64)
+    queries = table.row_query[rows]
+    index = np.arange(len(rows))
+    return np.maximum.accumulate(np.where(np.r_[True, queries[1:] != queries[:-1]], index, 0))
+
+
 def rank_among(table, rows: np.ndarray) -> np.ndarray:
     """For sorted rows, how many of the given rows precede each one in the same query (0-based)."""
-    queries = table.row_query[rows]
-    starts = np.r_[True, queries[1:] != queries[:-1]] if len(rows) else np.zeros(0, bool)
-    index = np.arange(len(rows))
-    return index - np.maximum.accumulate(np.where(starts, index, 0)) if len(rows) else index
+    return np.arange(len(rows)) - _first_of_query(table, rows)
 
 
 def exclusive_prefix_sum(table, rows: np.ndarray, values: np.ndarray) -> np.ndarray:
     """Sum of ``values`` over the earlier given rows of the same query (0 for each query's first)."""
-    total = np.cumsum(values)
-    queries = table.row_query[rows]
-    starts = np.r_[True, queries[1:] != queries[:-1]] if len(rows) else np.zeros(0, bool)
-    start_of = np.maximum.accumulate(np.where(starts, np.arange(len(rows)), 0)) if len(rows) else np.zeros(0, np.int64)
-    before = total - values
-    return before - before[start_of]
+    before = np.cumsum(values) - values
+    return before - before[_first_of_query(table, rows)]
 
 
 def relevant_in_qrels(table, rel: int) -> np.ndarray:

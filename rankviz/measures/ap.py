@@ -15,7 +15,7 @@ def average_precision(table, cutoff: int | None, *, rel: int) -> np.ndarray:
     R counts every document of the query with grade >= rel in the qrels, retrieved or not
     (trec_eval ``map``; AP@K is ``map_cut.K``, still divided by all R). 0 when R = 0.
     """
-    table = table if cutoff is None else table.top(cutoff)
+    table = table.top(cutoff)
     hits = rows_with_grade_at_least(table, rel)
     precision_at_hit = (rank_among(table, hits) + 1.0) / (table.pos[hits] + 1.0)
     return safe_divide(per_query_sum(table, hits, precision_at_hit), relevant_in_qrels(table, rel))

@@ -18,7 +18,7 @@ def expected_reciprocal_rank(table, cutoff: int | None, *, gmax: int) -> np.ndar
     measure, not the largest grade of the qrels (gdeval fixes it at 4); a grade above gmax is an
     error. No normalisation. The product runs in log space per query so long lists cannot underflow.
     """
-    table = table if cutoff is None else table.top(cutoff)
+    table = table.top(cutoff)
     gained = rows_with_grade_at_least(table, 1)  # grade 0 stops no one: R = 0, continuation 1
     grades = table.grade[gained]
     if len(grades) and grades.max() > gmax:

@@ -15,7 +15,7 @@ def hits(table, cutoff: int | None, *, rel: int) -> np.ndarray:
     A binary success, as trec_eval ``success.K`` and ranx ``hit_rate@K`` (not ranx ``hits@K``,
     which counts the relevant documents).
     """
-    found = relevant_retrieved(table if cutoff is None else table.top(cutoff), rel)
+    found = relevant_retrieved(table.top(cutoff), rel)
     return (found > 0).astype(np.float64)
 
 

@@ -25,7 +25,7 @@ def ndcg(table, cutoff: int | None, *, gain: str) -> np.ndarray:
     Linear gain with this ideal is trec_eval ``ndcg`` / ``ndcg_cut.K``; ``gain=exp`` is gdeval's.
     The relevance threshold does not apply: grades are gains.
     """
-    top = table if cutoff is None else table.top(cutoff)
+    top = table.top(cutoff)
     gained = rows_with_grade_at_least(top, 1)
     dcg = per_query_sum(top, gained, _gain(top.grade[gained], gain) / np.log2(top.pos[gained] + 2.0))
     ideal_in = np.ones(len(table.ideal_pos), bool) if cutoff is None else table.ideal_pos < cutoff

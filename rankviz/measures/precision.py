@@ -11,7 +11,7 @@ from rankviz.measures.spec import Family, register
 
 def precision(table, cutoff: int | None, *, rel: int) -> np.ndarray:
     """P@K = relevant documents in the top K / K, also when fewer than K were retrieved (trec_eval P.K)."""
-    found = relevant_retrieved(table if cutoff is None else table.top(cutoff), rel)
+    found = relevant_retrieved(table.top(cutoff), rel)
     return found / cutoff
 
 

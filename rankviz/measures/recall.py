@@ -11,7 +11,7 @@ from rankviz.measures.spec import Family, register
 
 def recall(table, cutoff: int | None, *, rel: int) -> np.ndarray:
     """R@K = relevant documents in the top K / relevant documents in the qrels (trec_eval recall.K); 0 when none."""
-    found = relevant_retrieved(table if cutoff is None else table.top(cutoff), rel)
+    found = relevant_retrieved(table.top(cutoff), rel)
     return safe_divide(found, relevant_in_qrels(table, rel))
 
 

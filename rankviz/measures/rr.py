@@ -14,7 +14,7 @@ def reciprocal_rank(table, cutoff: int | None, *, rel: int) -> np.ndarray:
 
     Equals trec_eval ``recip_rank`` (and ``-M K recip_rank`` for RR@K) under the same tie order.
     """
-    table = table if cutoff is None else table.top(cutoff)
+    table = table.top(cutoff)
     first = first_hit_rank(table, rows_with_grade_at_least(table, rel))
     return safe_divide(np.ones_like(first), first)
 
