@@ -33,11 +33,6 @@ def summary(matrix: pd.DataFrame, *, confidence_level: float = 0.95) -> pd.DataF
     return pd.DataFrame({"mean": mean, "ci_low": mean - half, "ci_high": mean + half, "queries": n})
 
 
-def means_table(tables: Mapping[str, RankingTable], measures: list[Measure], *, missing: str = "zero") -> pd.DataFrame:
-    """Runs x measures means (column names are the canonical measure names)."""
-    return pd.DataFrame({str(m): per_query_matrix(tables, m, missing=missing).mean() for m in measures})
-
-
 def best_per_measure(means: pd.DataFrame) -> dict[str, list[str]]:
     """The run(s) with the highest mean of each measure (all tied best runs)."""
     return {col: means.index[np.isclose(means[col], means[col].max(), rtol=0, atol=1e-12)].tolist() for col in means}
