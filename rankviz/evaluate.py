@@ -12,7 +12,7 @@ import numpy as np
 from rankviz.errors import OptionError, RankvizError
 from rankviz.io.readers import Qrels, Run, read_qrels, read_run
 from rankviz.measures import Measure, parse
-from rankviz.ranking import RankingTable, rank
+from rankviz.ranking import RankingTable, rank, shuffle_ties
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -30,6 +30,8 @@ class Conventions:
 
     ties: str = "trec_eval"
     missing: str = "zero"
+    trials: int = 100
+    seed: int | None = None
 
     def describe(self) -> list[str]:
         ties = {
@@ -37,6 +39,8 @@ class Conventions:
             "run": "ties: the run file's rank column, then file order",
             "optimistic": "ties: relevant documents first within equal scores (optimistic)",
             "pessimistic": "ties: relevant documents last within equal scores (pessimistic)",
+            "expected": "ties: exact mean over all orders within equal scores (expected)",
+            "random": f"ties: mean of {self.trials} random orders within equal scores (seed {self.seed}); std over trials",
         }[self.ties]
         missing = {
             "zero": "queries missing from a run score 0 and count in the mean (trec_eval -c)",
@@ -95,32 +99,81 @@ def per_query(table: RankingTable, measure: Measure, *, missing: str = "zero") -
 
 @dataclass(frozen=True, eq=False)
 class Block:
-    """One run and measure: per-query values (trec_eval's query order) and their mean."""
+    """One run and measure: per-query values (trec_eval's query order) and their mean.
+
+    Under ``ties="random"`` the values are means over trials; ``trials`` then holds every trial's
+    per-query values (trials x queries), whose spread :attr:`std` and :attr:`mean_std` report.
+    """
 
     run: str
     measure: str
     qids: np.ndarray
     values: np.ndarray
+    trials: np.ndarray | None = None
 
     @property
     def mean(self) -> float:
         return float(self.values.mean())
 
+    @property
+    def std(self) -> np.ndarray | None:
+        """Per query: standard deviation over the random trials (ddof=1); None without trials."""
+        return None if self.trials is None else self.trials.std(axis=0, ddof=1) if len(self.trials) > 1 else np.zeros(len(self.qids))
+
+    @property
+    def mean_std(self) -> float | None:
+        """Standard deviation over the random trials of the mean over queries."""
+        if self.trials is None:
+            return None
+        return float(self.trials.mean(axis=1).std(ddof=1)) if len(self.trials) > 1 else 0.0
+
+
+def random_trials(
+    table: RankingTable, measures: list[Measure], *, trials: int, rng: np.random.Generator | int | None, missing: str = "zero"
+) -> dict[Measure, tuple[np.ndarray, np.ndarray]]:
+    """Each measure's (qids, trials x queries values) over ``trials`` uniformly random orders inside tie groups.
+
+    ``table`` is in score order (any policy but ``run``); every trial draws from one Generator, so a
+    seed reproduces all trials.
+    """
+    if trials < 1:
+        raise OptionError(f"trials={trials}: need at least one random order")
+    generator = np.random.default_rng(rng)
+    values: dict[Measure, list[np.ndarray]] = {m: [] for m in measures}
+    qids: dict[Measure, np.ndarray] = {}
+    for _ in range(trials):
+        shuffled = shuffle_ties(table, generator)
+        for measure in measures:
+            qids[measure], trial = query_values(shuffled, measure, missing=missing)
+            values[measure].append(trial)
+    return {m: (qids[m], np.vstack(values[m])) for m in measures}
+
 
 def evaluate_blocks(
-    qrels: Qrels, runs: list[Run], measures: list[Measure], *, ties: str = "trec_eval", missing: str = "zero"
+    qrels: Qrels,
+    runs: list[Run],
+    measures: list[Measure],
+    *,
+    ties: str = "trec_eval",
+    missing: str = "zero",
+    trials: int = 100,
+    rng: np.random.Generator | int | None = None,
 ) -> tuple[list[Block], dict[str, list[str]]]:
     """The engine behind :func:`evaluate`, without pandas: blocks of values and ignored queries per run."""
     check_missing(missing)
+    generator = np.random.default_rng(rng)
     blocks, ignored = [], {}
     for run in runs:
-        table = rank(run, qrels, ties=ties)
+        table = rank(run, qrels, ties="trec_eval" if ties == "random" else ties)
         ignored[run.name] = list(table.ignored_qids)
-        for measure in measures:
-            qids, values = query_values(table, measure, missing=missing)
-            if len(values) == 0:
-                raise RankvizError(f"run {run.name!r} answers none of the judged queries; nothing to average")
-            blocks.append(Block(run.name, str(measure), qids, values))
+        if ties == "random":
+            results = random_trials(table, measures, trials=trials, rng=generator, missing=missing)
+            found = [Block(run.name, str(m), qids, values.mean(axis=0), values) for m, (qids, values) in results.items()]
+        else:
+            found = [Block(run.name, str(m), *query_values(table, m, missing=missing)) for m in measures]
+        if any(len(block.values) == 0 for block in found):
+            raise RankvizError(f"run {run.name!r} answers none of the judged queries; nothing to average")
+        blocks += found
     return blocks, ignored
 
 
@@ -132,22 +185,32 @@ def evaluate(
     ties: str = "trec_eval",
     missing: str = "zero",
     per_query_rows: bool = False,
+    trials: int = 100,
+    rng: np.random.Generator | int | None = None,
 ) -> pd.DataFrame:
     """Evaluate one or more runs; a tidy DataFrame ``run, measure, qid, value`` whatever the counts.
 
     The mean of each run and measure has qid ``"all"``; with ``per_query_rows=True`` each query's
     value precedes it (as ``trec_eval -q``). ``df.attrs["ignored_qids"]`` maps each run to the
     queries it answers that the qrels do not judge (ignored, as trec_eval does).
+    ``ties="random"`` averages ``trials`` random orders drawn from ``rng`` (a seed or Generator) and
+    adds a column ``std``: the spread over trials of each value (of the mean, on ``all`` rows).
     """
     import pandas as pd
 
     qrels = qrels if isinstance(qrels, Qrels) else read_qrels(qrels)
-    blocks, ignored = evaluate_blocks(qrels, as_runs(runs), as_measures(measures), ties=ties, missing=missing)
+    blocks, ignored = evaluate_blocks(
+        qrels, as_runs(runs), as_measures(measures), ties=ties, missing=missing, trials=trials, rng=rng
+    )
     frames = []
     for block in blocks:
+        spread = {} if block.trials is None else {"std": block.std}
+        mean_spread = {} if block.trials is None else {"std": [block.mean_std]}
         if per_query_rows:
-            frames.append(pd.DataFrame({"run": block.run, "measure": block.measure, "qid": block.qids, "value": block.values}))
-        frames.append(pd.DataFrame({"run": [block.run], "measure": [block.measure], "qid": [ALL], "value": [block.mean]}))
+            frames.append(
+                pd.DataFrame({"run": block.run, "measure": block.measure, "qid": block.qids, "value": block.values, **spread})
+            )
+        frames.append(pd.DataFrame({"run": [block.run], "measure": [block.measure], "qid": [ALL], "value": [block.mean], **mean_spread}))
     result = pd.concat(frames, ignore_index=True)
     result.attrs["ignored_qids"] = ignored
     return result

@@ -12,6 +12,10 @@ Tie policies (the ``ties`` option):
 - ``run``: the file's rank column ascending, then file order (what the run's author intended).
 - ``optimistic``: score descending; within equal scores higher grades first (then trec_eval order).
 - ``pessimistic``: score descending; within equal scores lower grades first (then trec_eval order).
+- ``expected``: the exact mean of every measure over all orders inside each group of equal scores.
+  The table keeps trec_eval order (for views that list documents); measures see ``ties`` and use
+  their closed forms (:mod:`rankviz.measures._groups`).
+- ``random``: one uniformly random order inside each group of equal scores, drawn from ``rng``.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ import pyarrow.compute as pc
 from rankviz.errors import OptionError
 from rankviz.io.readers import Qrels, Run
 
-TIE_POLICIES = ("trec_eval", "run", "optimistic", "pessimistic")
+TIE_POLICIES = ("trec_eval", "run", "optimistic", "pessimistic", "expected", "random")
 
 
 @dataclass(frozen=True, eq=False)
@@ -54,7 +58,7 @@ class RankingTable:
     ideal_query: np.ndarray  # int64 per judgment: segment index
     ideal_pos: np.ndarray  # int64 per judgment: 0-based position in the ideal ranking
     ignored_qids: tuple[str, ...]  # queries of the run that the qrels do not judge
-    _top: dict = field(default_factory=dict, repr=False, compare=False)  # truncations by cutoff
+    _cache: dict = field(default_factory=dict, repr=False, compare=False)  # truncations by cutoff, tie groups
 
     def top(self, cutoff: int | None) -> RankingTable:
         """The same table keeping only each query's first ``cutoff`` documents (judgments intact);
@@ -64,10 +68,10 @@ class RankingTable:
         """
         if cutoff is None:
             return self
-        if cutoff not in self._top:
+        if cutoff not in self._cache:
             keep = np.flatnonzero(self.pos < cutoff)
             counts = np.minimum(np.diff(self.offsets), cutoff)
-            self._top[cutoff] = replace(
+            self._cache[cutoff] = replace(
                 self,
                 offsets=np.r_[0, np.cumsum(counts)].astype(np.int64),
                 row_query=self.row_query[keep],
@@ -77,9 +81,9 @@ class RankingTable:
                 score=self.score[keep],
                 run_rows=self.run_rows[keep],
                 tie_group=self.tie_group[keep],
-                _top={},
+                _cache={},
             )
-        return self._top[cutoff]
+        return self._cache[cutoff]
 
     @property
     def n_queries(self) -> int:
@@ -100,6 +104,29 @@ class RankingTable:
         return slice(int(self.offsets[where]), int(self.offsets[where + 1]))
 
 
+def shuffle_ties(table: RankingTable, rng: np.random.Generator | int | None) -> RankingTable:
+    """The table with a uniformly random order inside every group of equal scores (``ties="random"``).
+
+    Only rows move; positions, queries and group ids stay. Needs contiguous groups (any policy but ``run``).
+    """
+    if table.ties == "run":
+        raise OptionError("shuffle a table in score order, not in the run's rank order")
+    generator = np.random.default_rng(rng)
+    sizes = np.bincount(table.tie_group) if table.n_rows else np.zeros(0, np.int64)
+    tied = np.flatnonzero(sizes[table.tie_group] > 1)
+    order = np.arange(table.n_rows)
+    order[tied] = tied[np.lexsort((generator.random(len(tied)), table.tie_group[tied]))]
+    return replace(
+        table,
+        ties="random",
+        grade=table.grade[order],
+        judged=table.judged[order],
+        score=table.score[order],
+        run_rows=table.run_rows[order],
+        _cache={},
+    )
+
+
 def bytewise_order(strings: pa.Array) -> np.ndarray:
     """Rank (0 = smallest) of each string under unsigned byte comparison, as C ``strcmp``."""
     order = pc.sort_indices(strings.cast(pa.binary())).to_numpy()
@@ -113,10 +140,16 @@ def sorted_qids(qids) -> np.ndarray:
     return np.asarray(sorted(set(qids)), dtype=object)
 
 
-def rank(run: Run, qrels: Qrels, *, ties: str = "trec_eval") -> RankingTable:
-    """Order every ranking of ``run`` under the tie policy and attach the qrels grades."""
+def rank(run: Run, qrels: Qrels, *, ties: str = "trec_eval", rng: np.random.Generator | int | None = None) -> RankingTable:
+    """Order every ranking of ``run`` under the tie policy and attach the qrels grades.
+
+    ``rng`` (a Generator or a seed) draws the order of ``ties="random"``; it is ignored otherwise.
+    """
     if ties not in TIE_POLICIES:
         raise OptionError(f"unknown tie policy {ties!r}; choose one of {', '.join(TIE_POLICIES)}")
+    if ties in ("expected", "random"):
+        table = rank(run, qrels)
+        return shuffle_ties(table, rng) if ties == "random" else replace(table, ties="expected", _cache={})
     judged_qids = sorted_qids(qrels.query_ids)
     index_of = {q: i for i, q in enumerate(judged_qids)}
     run_query_to_judged = np.array([index_of.get(q, -1) for q in run.query_ids], dtype=np.int64)

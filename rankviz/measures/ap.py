@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from rankviz.measures._common import REL
+from rankviz.measures._groups import exclusive_group_prefix, group_positions, group_sum, inside, tie_groups
 from rankviz.measures._segments import per_query_sum, rank_among, relevant_in_qrels, rows_with_grade_at_least, safe_divide
 from rankviz.measures.spec import Family, register
 
@@ -21,6 +22,25 @@ def average_precision(table, cutoff: int | None, *, rel: int) -> np.ndarray:
     return safe_divide(per_query_sum(table, hits, precision_at_hit), relevant_in_qrels(table, rel))
 
 
+def expected_average_precision(table, cutoff: int | None, *, rel: int) -> np.ndarray:
+    """E[AP@K] over random orders inside tie groups (McSherry & Najork 2008), divided by all R.
+
+    Position x of a group of n documents with r relevant, after b relevant documents in earlier
+    groups, is relevant with probability r/n; given that, the relevant documents up to it number
+    b + 1 + (x - 1)(r - 1)/(n - 1) in expectation. AP sums that precision over positions inside K.
+    """
+    relevant = rows_with_grade_at_least(table, rel)
+    groups = tie_groups(table)
+    found = group_sum(table, groups, relevant)
+    before = exclusive_group_prefix(groups, found)
+    group, x = group_positions(groups, np.flatnonzero((found > 0) & (inside(groups, cutoff) > 0)), cutoff)
+    n, r = groups.size[group].astype(np.float64), found[group]
+    mates = np.where(n > 1, (x - 1) * (r - 1) / np.maximum(n - 1, 1), 0.0)
+    precision = (r / n) * (before[group] + 1 + mates) / (groups.start[group] + x)
+    total = np.bincount(groups.query[group], weights=precision, minlength=table.n_queries)
+    return safe_divide(total, relevant_in_qrels(table, rel))
+
+
 FAMILY = register(
     Family(
         name="AP",
@@ -28,6 +48,7 @@ FAMILY = register(
         params=(REL,),
         cutoff_required=False,
         kernel=average_precision,
+        expected=expected_average_precision,
         definition="sum of precision at each relevant document in the top K / number of relevant documents in the qrels",
         convention="trec_eval map / map_cut.K: the denominator counts relevant documents not retrieved",
     )

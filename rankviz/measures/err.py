@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from rankviz.errors import MeasureError
+from rankviz.measures._groups import expected_cascade
 from rankviz.measures._segments import exclusive_prefix_sum, per_query_sum, rows_with_grade_at_least
 from rankviz.measures.spec import Family, Param, register
 
@@ -19,13 +20,29 @@ def expected_reciprocal_rank(table, cutoff: int | None, *, gmax: int) -> np.ndar
     error. No normalisation. The product runs in log space per query so long lists cannot underflow.
     """
     table = table.top(cutoff)
-    gained = rows_with_grade_at_least(table, 1)  # grade 0 stops no one: R = 0, continuation 1
+    gained, stop = _stops(table, gmax)
+    reach = np.exp(exclusive_prefix_sum(table, gained, np.log1p(-stop)))
+    return per_query_sum(table, gained, stop * reach / (table.pos[gained] + 1.0))
+
+
+def _stops(table, gmax: int) -> tuple[np.ndarray, np.ndarray]:
+    """Rows with a positive grade (grade 0 stops no one: R = 0, continuation 1) and their R."""
+    gained = rows_with_grade_at_least(table, 1)
     grades = table.grade[gained]
     if len(grades) and grades.max() > gmax:
         raise MeasureError(f"ERR(gmax={gmax}): a document has grade {grades.max()} > gmax; set gmax to the top grade")
-    stop = (np.exp2(grades.astype(np.float64)) - 1.0) / 2.0**gmax
-    reach = np.exp(exclusive_prefix_sum(table, gained, np.log1p(-stop)))
-    return per_query_sum(table, gained, stop * reach / (table.pos[gained] + 1.0))
+    return gained, (np.exp2(grades.astype(np.float64)) - 1.0) / 2.0**gmax
+
+
+def expected_err(table, cutoff: int | None, *, gmax: int) -> np.ndarray:
+    """E[ERR@K] over random orders inside tie groups, exactly.
+
+    The continuation past a whole earlier group is order-free; inside a group the chance of stopping
+    at its x-th position is A(x-1) - A(x), A(t) the mean continuation of a random t-prefix, which
+    depends on the group's grade counts only (:func:`rankviz.measures._groups.expected_cascade`).
+    """
+    gained, stop = _stops(table, gmax)
+    return expected_cascade(table, cutoff, gained, stop, lambda rank: 1.0 / rank)
 
 
 FAMILY = register(
@@ -35,6 +52,7 @@ FAMILY = register(
         params=(GMAX,),
         cutoff_required=False,
         kernel=expected_reciprocal_rank,
+        expected=expected_err,
         definition="sum over ranks i <= K of R_i / i times the chance the user reached i, R = (2^g - 1) / 2^gmax",
         convention="gdeval ERR@K with gmax = 4 by default; not normalised",
     )

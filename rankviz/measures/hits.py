@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from rankviz.measures._common import REL
-from rankviz.measures._segments import relevant_retrieved
+from rankviz.measures._groups import expected_cascade
+from rankviz.measures._segments import relevant_retrieved, rows_with_grade_at_least
 from rankviz.measures.spec import Family, register
 
 
@@ -19,6 +20,16 @@ def hits(table, cutoff: int | None, *, rel: int) -> np.ndarray:
     return (found > 0).astype(np.float64)
 
 
+def expected_hits(table, cutoff: int | None, *, rel: int) -> np.ndarray:
+    """E[Hits@K] over random orders inside tie groups: P(a relevant document in the top K).
+
+    1 when a group wholly inside K holds one; for the group cut by K (n documents, r relevant, m of its
+    positions inside K) the chance is 1 - C(n - r, m) / C(n, m).
+    """
+    relevant = rows_with_grade_at_least(table, rel)
+    return expected_cascade(table, cutoff, relevant, np.ones(len(relevant)), np.ones_like)
+
+
 FAMILY = register(
     Family(
         name="Hits",
@@ -26,6 +37,7 @@ FAMILY = register(
         params=(REL,),
         cutoff_required=False,
         kernel=hits,
+        expected=expected_hits,
         definition="1 if a relevant document is in the top K, else 0",
         convention="trec_eval success.K; binary, not a count",
     )

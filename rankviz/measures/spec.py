@@ -44,7 +44,8 @@ class Family:
     """A measure family: its canonical name, aliases, parameters, cutoff rule and kernel.
 
     ``kernel(table, cutoff, **params)`` returns one float per query of the table, aligned with
-    ``table.qids``.
+    ``table.qids``; ``expected`` has the same signature and returns the exact mean over all orders
+    inside each group of equal scores (the ``expected`` tie policy).
     """
 
     name: str
@@ -52,6 +53,7 @@ class Family:
     params: tuple[Param, ...]
     cutoff_required: bool
     kernel: Callable[..., np.ndarray]
+    expected: Callable[..., np.ndarray]
     definition: str
     convention: str
 
@@ -104,7 +106,8 @@ class Measure:
     def __call__(self, table) -> np.ndarray:
         """Per-query values on a :class:`~rankviz.ranking.RankingTable`, aligned with its qids."""
         values = {p.name: self.value_of(p.name) for p in self.family.params}
-        return self.family.kernel(table, self.cutoff, **values)
+        kernel = self.family.expected if table.ties == "expected" else self.family.kernel
+        return kernel(table, self.cutoff, **values)
 
 
 _SYNTAX = re.compile(r"^\s*(?P<name>[A-Za-z_]+)\s*(?:\((?P<params>[^()]*)\))?\s*(?:@\s*(?P<cutoff>\S+))?\s*$")

@@ -1,0 +1,165 @@
+"""Exact expectations over every order of each group of equal scores (the ``expected`` tie policy).
+
+A ranking under ``ties="expected"`` is a sequence of tie groups (documents with one score in one
+query); the order of the groups is fixed, the order inside each group is uniformly random. Measures
+then have closed forms (McSherry & Najork, ECIR 2008) built from three primitives here:
+
+- :func:`expected_positional_sum`: E[sum over ranks p <= K of discount(p) * value at p], where the
+  value at each position of a group is the group's mean (P, R, nDCG).
+- :func:`expected_cascade`: E[sum over p <= K of discount(p) * stop(p) * prod_{q<p} (1 - stop(q))]
+  (RR with 0/1 stops and discount 1/p, Hits@K with discount 1, ERR with graded stops). Inside a group
+  E[stop(x) prod_{y<x}(1 - stop(y))] = A(x-1) - A(x), where A(t) is the mean, over random t-prefixes
+  of the group, of the product of (1 - stop): a hypergeometric mixture over how many documents with a
+  positive stop the prefix holds, times the mean product over subsets of that many of them.
+- :func:`group_positions`: every (group, position) pair inside the cutoff, for AP's pairwise term.
+
+Groups are contiguous runs of the table (the ``expected`` table is in trec_eval order), so a
+group's start, size and query come from its first row. Work is proportional to the rows of groups
+that hold a relevant document inside the cutoff; no Python loop over queries or groups (loops run
+over positions inside a group and over relevant documents inside a group, vectorised across groups).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class TieGroups:
+    """The tie groups of a table, in table order."""
+
+    query: np.ndarray  # int64 per group: segment (query) index
+    start: np.ndarray  # int64 per group: 0-based rank of its first document
+    size: np.ndarray  # int64 per group: number of documents
+
+    def __len__(self) -> int:
+        return len(self.size)
+
+
+def tie_groups(table) -> TieGroups:
+    """The table's tie groups (cached on the table)."""
+    cached = table._cache.get("groups")
+    if cached is None:
+        group = table.tie_group
+        first = np.flatnonzero(np.r_[True, group[1:] != group[:-1]]) if len(group) else np.zeros(0, np.int64)
+        size = np.diff(np.r_[first, len(group)]).astype(np.int64)
+        cached = TieGroups(table.row_query[first].astype(np.int64), table.pos[first].astype(np.int64), size)
+        table._cache["groups"] = cached
+    return cached
+
+
+def group_sum(table, groups: TieGroups, rows: np.ndarray, values: np.ndarray | None = None) -> np.ndarray:
+    """Sum of ``values`` (or a count) over the given rows within each tie group."""
+    return np.bincount(_group_index(table, rows), weights=values, minlength=len(groups)).astype(np.float64)
+
+
+def _group_index(table, rows: np.ndarray) -> np.ndarray:
+    """Index of each row's group among :func:`tie_groups` (tie_group ids are contiguous from 0)."""
+    return table.tie_group[rows].astype(np.int64)
+
+
+def exclusive_group_prefix(groups: TieGroups, values: np.ndarray) -> np.ndarray:
+    """Sum of ``values`` over the earlier groups of the same query."""
+    if len(values) == 0:
+        return values
+    before = np.cumsum(values) - values
+    new_query = np.r_[True, groups.query[1:] != groups.query[:-1]]
+    first = np.maximum.accumulate(np.where(new_query, np.arange(len(values)), 0))
+    return before - before[first]
+
+
+def inside(groups: TieGroups, cutoff: int | None) -> np.ndarray:
+    """How many positions of each group fall inside the cutoff (0 for groups past it)."""
+    if cutoff is None:
+        return groups.size.copy()
+    return np.clip(cutoff - groups.start, 0, groups.size)
+
+
+def group_positions(groups: TieGroups, selected: np.ndarray, cutoff: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """For the selected groups, every position inside the cutoff: (group index, 1-based offset x in the group)."""
+    counts = inside(groups, cutoff)[selected]
+    group = np.repeat(selected, counts)
+    offset = np.arange(len(group)) - np.repeat(np.cumsum(counts) - counts, counts) + 1
+    return group, offset
+
+
+def expected_positional_sum(
+    table, cutoff: int | None, rows: np.ndarray, values: np.ndarray, discount=None
+) -> np.ndarray:
+    """Per query E[sum over ranks p <= K of discount(p) * value(p)] under random orders inside groups.
+
+    ``rows`` and ``values`` give the nonzero values; each position of a group holds the group's mean
+    value in expectation. Without a discount this is sum over groups of (positions inside K) * mean.
+    """
+    groups = tie_groups(table)
+    mean = group_sum(table, groups, rows, values) / np.maximum(groups.size, 1)
+    if discount is None:
+        return np.bincount(groups.query, weights=mean * inside(groups, cutoff), minlength=table.n_queries)
+    selected = np.flatnonzero((mean != 0) & (inside(groups, cutoff) > 0))
+    group, offset = group_positions(groups, selected, cutoff)
+    rank = groups.start[group] + offset
+    return np.bincount(groups.query[group], weights=mean[group] * discount(rank), minlength=table.n_queries)
+
+
+def expected_cascade(table, cutoff: int | None, rows: np.ndarray, stop: np.ndarray, discount) -> np.ndarray:
+    """Per query E[sum_{p <= K} discount(p) * stop(p) * prod_{q < p} (1 - stop(q))], random orders inside groups.
+
+    ``rows`` (table order) are the documents with a positive stop probability ``stop`` in (0, 1];
+    every other document has stop 0. ``discount`` maps 1-based ranks to weights.
+    """
+    groups = tie_groups(table)
+    result = np.zeros(table.n_queries)
+    if len(rows) == 0:
+        return result
+    certain = stop >= 1.0
+    log_continue = np.where(certain, 0.0, np.log1p(-np.where(certain, 0.0, stop)))
+    # the product over a whole earlier group does not depend on its order
+    reach = np.exp(exclusive_group_prefix(groups, group_sum(table, groups, rows, log_continue)))
+    reach[exclusive_group_prefix(groups, group_sum(table, groups, rows, certain.astype(np.float64))) > 0] = 0.0
+    positive = group_sum(table, groups, rows).astype(np.int64)
+    span = inside(groups, cutoff)
+    selected = np.flatnonzero((positive > 0) & (span > 0) & (reach > 0))
+    if len(selected) == 0:
+        return result
+
+    # B[g, j]: mean over j-subsets of the group's positive documents of prod (1 - stop), j < J
+    local = np.searchsorted(selected, _group_index(table, rows))
+    mine = (local < len(selected)) & (selected[np.minimum(local, len(selected) - 1)] == _group_index(table, rows))
+    item_group, item_continue = local[mine], 1.0 - stop[mine]
+    item_index = np.arange(len(item_group)) - np.searchsorted(item_group, item_group)
+    n_positive = positive[selected]
+    width = int(min(n_positive.max(), span[selected].max())) + 1
+    subset_mean = np.zeros((len(selected), width))
+    subset_mean[:, 0] = 1.0
+    j = np.arange(1, width)
+    for i in range(int(item_index.max()) + 1):
+        at = item_index == i
+        g, w = item_group[at], item_continue[at][:, None]
+        share = np.minimum(j / (i + 1.0), 1.0)  # a j-subset of i+1 items holds the new one with probability j/(i+1)
+        subset_mean[g, 1:] = share * w * subset_mean[g, :-1] + (1.0 - share) * subset_mean[g, 1:]
+
+    # walk t = 0..m through each group's prefix: hypergeometric P(j positive documents in a t-prefix)
+    size = groups.size[selected].astype(np.float64)
+    zeros = size - n_positive
+    steps = span[selected]
+    pmf = np.zeros((len(selected), width))
+    pmf[:, 0] = 1.0
+    previous = np.ones(len(selected))  # A(0) = 1
+    total = np.zeros(len(selected))
+    jj = np.arange(width)
+    for t in range(int(steps.max())):
+        active = np.flatnonzero(steps > t)
+        p = pmf[active]
+        left = (size[active] - t)[:, None]
+        no_positive = np.clip(zeros[active][:, None] - (t - jj), 0, None) / left
+        yes_positive = np.clip(n_positive[active][:, None] - (jj - 1), 0, None) / left
+        stepped = p * no_positive
+        stepped[:, 1:] += p[:, :-1] * yes_positive[:, 1:]
+        pmf[active] = stepped
+        current = (stepped * subset_mean[active]).sum(axis=1)
+        total[active] += (previous[active] - current) * discount(groups.start[selected[active]] + t + 1)
+        previous[active] = current
+    np.add.at(result, groups.query[selected], reach[selected] * total)
+    return result

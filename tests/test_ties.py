@@ -1,0 +1,170 @@
+"""Tie policies: ``expected`` against brute-force enumeration, ``random`` against ``expected``, bounds."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import rankviz as rv
+from rankviz.evaluate import evaluate_blocks, random_trials
+from rankviz.ranking import rank, shuffle_ties
+
+
+def _measures(cutoff: int) -> list[rv.Measure]:
+    names = ["RR", "AP", "nDCG", "ERR", "nDCG(gain=exp)", "RR(rel=2)", "AP(rel=2)", "ERR(gmax=5)"]
+    names += [f"{m}@{cutoff}" for m in ("RR", "Hits", "P", "R", "AP", "nDCG", "ERR", "nDCG(gain=exp)", "Hits(rel=2)", "P(rel=2)")]
+    return [rv.parse(n) for n in names]
+
+
+def _load(folder: Path, qrels_lines: list[str], run_lines: list[str]) -> tuple[rv.Qrels, rv.Run]:
+    (folder / "qrels.txt").write_text("".join(qrels_lines))
+    (folder / "run.txt").write_text("".join(run_lines))
+    return rv.read_qrels(folder / "qrels.txt"), rv.read_run(folder / "run.txt")
+
+
+def _brute_force_mean(groups: list[list[tuple[str, int | None]]], unretrieved: list[int], measures) -> dict[str, float]:
+    """Each measure's mean over every order of every group, one query per order, evaluated tie-free."""
+    orders = list(itertools.product(*(itertools.permutations(group) for group in groups)))
+    judged = [(d, g) for group in groups for d, g in group if g is not None]
+    judged += [(f"unretrieved{i}", g) for i, g in enumerate(unretrieved)] + [("unretrieved_nonrelevant", 0)]
+    qrels_lines, run_lines = [], []
+    for k, order in enumerate(orders):
+        docs = [d for group in order for d, _ in group]
+        run_lines += [f"p{k} Q0 {d} {i + 1} {len(docs) - i} t\n" for i, d in enumerate(docs)]
+        qrels_lines += [f"p{k} 0 {d} {g}\n" for d, g in judged]
+    with tempfile.TemporaryDirectory() as tmp:
+        qrels, run = _load(Path(tmp), qrels_lines, run_lines)
+        table = rank(run, qrels)
+    return {str(m): float(m(table).mean()) for m in measures}
+
+
+def _tied_table(groups, unretrieved, ties: str = "expected"):
+    """The same query as one ranking whose groups share a score."""
+    judged = [(d, g) for group in groups for d, g in group if g is not None]
+    judged += [(f"unretrieved{i}", g) for i, g in enumerate(unretrieved)] + [("unretrieved_nonrelevant", 0)]
+    run_lines = [f"q Q0 {d} 1 {len(groups) - gi} t\n" for gi, group in enumerate(groups) for d, _ in group]
+    with tempfile.TemporaryDirectory() as tmp:
+        qrels, run = _load(Path(tmp), [f"q 0 {d} {g}\n" for d, g in judged], run_lines)
+    return rank(run, qrels, ties=ties)
+
+
+GRADES = st.one_of(st.none(), st.integers(-1, 4))
+
+
+@st.composite
+def tied_queries(draw, max_orders: int = 2000):
+    """One query: groups of equal scores (up to 8 documents each), grades -1..4 or unjudged, a cutoff."""
+    groups, orders, n = [], 1, 0
+    for _ in range(draw(st.integers(1, 4))):
+        size = draw(st.integers(1, 8))
+        if orders * math.factorial(size) > max_orders:
+            size = 1
+        orders *= math.factorial(size)
+        groups.append([(f"d{n + i}", draw(GRADES)) for i in range(size)])
+        n += size
+    unretrieved = draw(st.lists(st.integers(0, 4), max_size=2))
+    cutoff = draw(st.integers(1, n + 1))
+    return groups, unretrieved, cutoff
+
+
+@settings(max_examples=60, deadline=None)
+@given(tied_queries())
+def test_expected_equals_the_mean_over_all_orders(case) -> None:
+    groups, unretrieved, cutoff = case
+    measures = _measures(cutoff)
+    brute = _brute_force_mean(groups, unretrieved, measures)
+    table = _tied_table(groups, unretrieved)
+    for measure in measures:
+        assert measure(table)[0] == pytest.approx(brute[str(measure)], abs=1e-12), str(measure)
+
+
+def test_expected_on_a_group_of_eight_cut_by_the_cutoff() -> None:
+    groups = [[("a", 1), ("b", None)], [(f"g{i}", g) for i, g in enumerate([0, 3, 1, None, 0, 2, 4, 0])], [("z", 2)]]
+    measures = _measures(5)
+    brute = _brute_force_mean(groups, [1], measures)
+    table = _tied_table(groups, [1])
+    for measure in measures:
+        assert measure(table)[0] == pytest.approx(brute[str(measure)], abs=1e-12), str(measure)
+
+
+def test_expected_hand_computed() -> None:
+    # three tied documents, one relevant: RR = (1 + 1/2 + 1/3) / 3, Hits@1 = 1/3, P@2 = (2/3) / 2
+    table = _tied_table([[("a", 0), ("b", 1), ("c", 0)]], [])
+    assert rv.parse("RR")(table)[0] == pytest.approx((1 + 1 / 2 + 1 / 3) / 3, abs=1e-15)
+    assert rv.parse("Hits@1")(table)[0] == pytest.approx(1 / 3, abs=1e-15)
+    assert rv.parse("P@2")(table)[0] == pytest.approx(1 / 3, abs=1e-15)
+
+
+@settings(max_examples=40, deadline=None)
+@given(tied_queries(max_orders=10**9))
+def test_expected_lies_between_pessimistic_and_optimistic(case) -> None:
+    groups, unretrieved, cutoff = case
+    tables = {t: _tied_table(groups, unretrieved, ties=t) for t in ("pessimistic", "expected", "optimistic", "trec_eval")}
+    for measure in _measures(cutoff):
+        low, mid, high = (measure(tables[t])[0] for t in ("pessimistic", "expected", "optimistic"))
+        assert low - 1e-12 <= mid <= high + 1e-12, str(measure)
+        assert low - 1e-12 <= measure(tables["trec_eval"])[0] <= high + 1e-12, str(measure)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(GRADES, min_size=1, max_size=12), st.integers(1, 13))
+def test_without_ties_every_policy_gives_the_trec_eval_value(grades, cutoff) -> None:
+    groups = [[(f"d{i}", g)] for i, g in enumerate(grades)]
+    tables = {t: _tied_table(groups, [1], ties=t) for t in rv.TIE_POLICIES}
+    for measure in _measures(cutoff):
+        reference = measure(tables["trec_eval"])[0]
+        for policy, table in tables.items():
+            assert measure(table)[0] == pytest.approx(reference, abs=1e-15), (str(measure), policy)
+
+
+def test_random_converges_to_expected_and_is_reproducible() -> None:
+    groups = [[("a", 1), ("b", 0)], [(f"g{i}", g) for i, g in enumerate([0, 3, 1, None, 0, 2, 4, 0, 1, 0])]]
+    table = _tied_table(groups, [2], ties="trec_eval")
+    expected_table = _tied_table(groups, [2])
+    measures = _measures(4)
+    trials = 4000
+    results = random_trials(table, measures, trials=trials, rng=7)
+    again = random_trials(table, measures, trials=trials, rng=7)
+    for measure in measures:
+        values = results[measure][1][:, 0]
+        np.testing.assert_array_equal(values, again[measure][1][:, 0])
+        exact = measure(expected_table)[0]
+        assert abs(values.mean() - exact) <= 5 * values.std() / math.sqrt(trials) + 1e-12, str(measure)
+
+
+def test_shuffle_moves_documents_only_inside_their_group() -> None:
+    groups = [[("a", 1), ("b", 0), ("c", 2)], [("d", 0)], [("e", 1), ("f", None)]]
+    table = _tied_table(groups, [], ties="trec_eval")
+    seen = set()
+    for seed in range(200):
+        shuffled = shuffle_ties(table, seed)
+        assert shuffled.ties == "random"
+        docids = list(shuffled.docids())
+        assert set(docids[:3]) == {"a", "b", "c"} and docids[3] == "d" and set(docids[4:]) == {"e", "f"}
+        np.testing.assert_array_equal(shuffled.score, table.score)
+        seen.add(tuple(docids))
+    assert len(seen) == 12  # 3! x 2! orders, all reached
+
+
+def test_random_blocks_report_spread(tmp_path: Path) -> None:
+    qrels, run = _load(
+        tmp_path,
+        ["q 0 a 1\n", "q 0 c 1\n", "r 0 x 1\n"],
+        ["q Q0 a 1 1 t\n", "q Q0 b 2 1 t\n", "q Q0 c 3 0 t\n", "r Q0 x 1 5 t\n", "r Q0 y 2 4 t\n"],
+    )
+    blocks, _ = evaluate_blocks(qrels, [run], [rv.parse("RR")], ties="random", trials=200, rng=3)
+    (block,) = blocks
+    assert block.trials.shape == (200, 2)
+    assert block.std[list(block.qids).index("r")] == 0.0  # no ties: every trial agrees
+    assert block.std[list(block.qids).index("q")] > 0.0
+    assert 0.0 < block.mean_std < 0.5
+    frame = rv.evaluate(qrels, [run], ["RR"], ties="random", trials=50, rng=3, per_query_rows=True)
+    assert list(frame.columns) == ["run", "measure", "qid", "value", "std"]
+    assert frame.equals(rv.evaluate(qrels, [run], ["RR"], ties="random", trials=50, rng=3, per_query_rows=True))
