@@ -1,6 +1,6 @@
 """rankviz dashboard: the frame (data, runs, measures, conventions) and the page navigation.
 
-    streamlit run app.py [-- --data DIR [--data DIR ...]]
+streamlit run app.py [-- --data DIR [--data DIR ...]]
 """
 
 import streamlit as st

@@ -175,10 +175,7 @@ def main() -> None:
             results[name] = (min(t for t, _ in runs), max(m for _, m in runs))
             print(f"{name:>18}: {results[name][0]:7.2f} s  peak {results[name][1]:7.0f} MB")
         read_ours, read_arrow = read_step(run, args.repeat)
-        print(
-            f"{'in-process read':>18}: rankviz.read_run {read_ours:.2f} s (validated), "
-            f"pyarrow.csv.read_csv {read_arrow:.2f} s"
-        )
+        print(f"{'in-process read':>18}: rankviz.read_run {read_ours:.2f} s (validated), pyarrow.csv.read_csv {read_arrow:.2f} s")
         ours_time, ours_mem = results["rankviz"]
         for name, (t, _) in results.items():
             if name != "rankviz":

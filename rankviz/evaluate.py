@@ -118,7 +118,9 @@ class Block:
     @property
     def std(self) -> np.ndarray | None:
         """Per query: standard deviation over the random trials (ddof=1); None without trials."""
-        return None if self.trials is None else self.trials.std(axis=0, ddof=1) if len(self.trials) > 1 else np.zeros(len(self.qids))
+        if self.trials is None:
+            return None
+        return self.trials.std(axis=0, ddof=1) if len(self.trials) > 1 else np.zeros(len(self.qids))
 
     @property
     def mean_std(self) -> float | None:
@@ -210,7 +212,9 @@ def evaluate(
             frames.append(
                 pd.DataFrame({"run": block.run, "measure": block.measure, "qid": block.qids, "value": block.values, **spread})
             )
-        frames.append(pd.DataFrame({"run": [block.run], "measure": [block.measure], "qid": [ALL], "value": [block.mean], **mean_spread}))
+        frames.append(
+            pd.DataFrame({"run": [block.run], "measure": [block.measure], "qid": [ALL], "value": [block.mean], **mean_spread})
+        )
     result = pd.concat(frames, ignore_index=True)
     result.attrs["ignored_qids"] = ignored
     return result

@@ -85,9 +85,7 @@ def group_positions(groups: TieGroups, selected: np.ndarray, cutoff: int | None)
     return group, offset
 
 
-def expected_positional_sum(
-    table, cutoff: int | None, rows: np.ndarray, values: np.ndarray, discount=None
-) -> np.ndarray:
+def expected_positional_sum(table, cutoff: int | None, rows: np.ndarray, values: np.ndarray, discount=None) -> np.ndarray:
     """Per query E[sum over ranks p <= K of discount(p) * value(p)] under random orders inside groups.
 
     ``rows`` and ``values`` give the nonzero values; each position of a group holds the group's mean
