@@ -12,6 +12,7 @@ import dataclasses
 import hashlib
 import os
 import sys
+import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,6 +26,9 @@ from rankviz.io.collection import Collection, open_collection
 from rankviz.io.readers import Qrels, Run, read_qrels, read_run
 from rankviz.measures import Measure, make, parse
 from rankviz.ranking import TIE_POLICIES, RankingTable, rank
+from rankviz.ties import random_means
+
+FRAME_TIE_POLICIES = [p for p in TIE_POLICIES if p != "random"]  # the frame's policies are deterministic
 
 SAMPLE_DATA = Path(__file__).parent / "sample_data"
 DEFAULT_COLLECTION = "cranfield"
@@ -68,6 +72,12 @@ def load_upload(digest: str, data: bytes, filename: str, kind: str) -> Run | Qre
 @st.cache_resource(show_spinner="Ordering the rankings…", max_entries=256, hash_funcs={Run: id, Qrels: id})
 def ranking(run: Run, qrels: Qrels, ties: str) -> RankingTable:
     return rank(run, qrels, ties=ties)
+
+
+@st.cache_data(max_entries=64, hash_funcs={RankingTable: id})
+def random_trial_means(tables: tuple[RankingTable, ...], measure: str, missing: str, trials: int, seed: int) -> pd.DataFrame:
+    """Per run: the mean over queries under each of ``trials`` random tie orders (trials x runs)."""
+    return random_means({t.run_name: t for t in tables}, parse(measure), trials=trials, rng=seed, missing=missing)
 
 
 @st.cache_data(max_entries=512, hash_funcs={RankingTable: id})
@@ -116,6 +126,12 @@ class UrlState:
             return int(value)
         self.warnings.append(f"Link parameter {key}={value!r} must be a whole number from {low} to {high}; using {default}.")
         return default
+
+    @staticmethod
+    def link(page: str, **values: str) -> str:
+        """A relative link to another page carrying the current state with ``values`` changed."""
+        state = {**st.query_params.to_dict(), **values}
+        return f"{page}?{urllib.parse.urlencode(state)}"
 
     @staticmethod
     def write(**values: object) -> None:
@@ -270,7 +286,10 @@ def frame() -> Context | None:
     )
     gmax = st.sidebar.number_input("ERR gmax", 1, 10, url.integer("gmax", 1, 10, collection.config.gmax))
     ties = st.sidebar.selectbox(
-        "Tie policy", TIE_POLICIES, index=TIE_POLICIES.index(url.choice("ties", list(TIE_POLICIES), "trec_eval"))
+        "Tie policy",
+        FRAME_TIE_POLICIES,
+        index=FRAME_TIE_POLICIES.index(url.choice("ties", FRAME_TIE_POLICIES, "trec_eval")),
+        help="Order of documents with equal scores; expected = exact mean over all orders. Random orders are on the Ties page.",
     )
     missing = st.sidebar.selectbox(
         "Queries missing from a run",

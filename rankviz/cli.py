@@ -1,4 +1,4 @@
-"""Command line: ``python -m rankviz evaluate QRELS RUN [RUN ...] -m MEASURE ...``.
+"""Command line: ``python -m rankviz evaluate|ties QRELS RUN [RUN ...] -m MEASURE ...``.
 
 QRELS may also be a collection folder: its runs (unless RUNs are named), its default measures and
 its relevance threshold are then used.
@@ -12,20 +12,22 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
+
 from rankviz.errors import RankvizError
 from rankviz.evaluate import ALL, Block, Conventions, as_measures, as_runs, evaluate_blocks
 from rankviz.io.collection import open_collection
-from rankviz.io.readers import read_qrels, read_run
+from rankviz.io.readers import Qrels, Run, read_qrels, read_run
+from rankviz.measures import Measure
 from rankviz.ranking import TIE_POLICIES
+from rankviz.ties import TieReport, tie_report
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m rankviz", description="Compare ranking runs with trec_eval-exact measures.")
-    commands = parser.add_subparsers(dest="command", required=True)
-    ev = commands.add_parser("evaluate", help="per-query and mean values of measures for one or more runs")
-    ev.add_argument("qrels", help="TREC qrels (or CSV/TSV/Parquet), or a collection folder")
-    ev.add_argument("runs", nargs="*", help="run files (TREC, .gz, CSV, TSV, Parquet); names of runs in a collection folder")
-    ev.add_argument(
+def _inputs(parser: argparse.ArgumentParser) -> None:
+    """Arguments every command shares: qrels or a collection, runs, measures, missing queries, rel."""
+    parser.add_argument("qrels", help="TREC qrels (or CSV/TSV/Parquet), or a collection folder")
+    parser.add_argument("runs", nargs="*", help="run files (TREC, .gz, CSV, TSV, Parquet); names of runs in a collection folder")
+    parser.add_argument(
         "-m",
         "--measure",
         action="append",
@@ -33,23 +35,41 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="MEASURE",
         help="e.g. RR@10, AP, nDCG@10, ERR@20, Hits@10, P@10, RR(rel=2)@10 (repeatable)",
     )
-    ev.add_argument("--per-query", action="store_true", help="also print each query's value")
-    ev.add_argument(
-        "--ties", choices=TIE_POLICIES, default="trec_eval", help="order of documents with equal scores (default: trec_eval)"
-    )
-    ev.add_argument(
+    parser.add_argument(
         "--missing",
         choices=("zero", "skip"),
         default="zero",
         help="queries in the qrels but not in a run: score 0 (trec_eval -c, default) or leave out of the mean",
     )
-    ev.add_argument(
+    parser.add_argument(
         "--rel",
         type=int,
         default=None,
         help="relevance threshold for measures that do not set rel= (default 1, or the collection's)",
     )
-    ev.add_argument("--format", choices=("table", "tsv", "json"), default="table")
+    parser.add_argument("--format", choices=("table", "tsv", "json"), default="table")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m rankviz", description="Compare ranking runs with trec_eval-exact measures.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    ev = commands.add_parser("evaluate", help="per-query and mean values of measures for one or more runs")
+    _inputs(ev)
+    ev.add_argument("--per-query", action="store_true", help="also print each query's value")
+    ev.add_argument(
+        "--ties",
+        choices=TIE_POLICIES,
+        default="trec_eval",
+        help="order of documents with equal scores (default: trec_eval; expected = exact mean over all orders)",
+    )
+    ev.add_argument("--trials", type=int, default=100, help="random orders averaged with --ties random (default 100)")
+    ev.add_argument("--seed", type=int, default=None, help="seed of --ties random (default: fresh entropy)")
+    ti = commands.add_parser("ties", help="how much each run's values depend on the order of equal scores")
+    _inputs(ti)
+    ti.add_argument("-k", "--cutoff", type=int, default=10, help="depth for the share of tied top-K documents (default 10)")
+    ti.add_argument("--queries", type=int, default=5, help="queries listed per run whose value moves most (default 5)")
+    ti.add_argument("--trials", type=int, default=0, help="also average this many random orders (default 0: none)")
+    ti.add_argument("--seed", type=int, default=None, help="seed of the random orders")
     return parser
 
 
@@ -58,6 +78,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "evaluate":
             return _evaluate(args)
+        if args.command == "ties":
+            return _ties(args)
     except RankvizError as exc:
         print(f"rankviz: error: {exc}", file=sys.stderr)
         return 2
@@ -66,7 +88,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 1
 
 
-def _evaluate(args: argparse.Namespace) -> int:
+def _load(args: argparse.Namespace) -> tuple[Qrels, list[Run], list[Measure]]:
+    """Qrels, runs and measures from the shared arguments (a collection folder supplies defaults)."""
     defaults: dict[str, int] = {}
     if Path(args.qrels).is_dir():
         collection = open_collection(args.qrels)
@@ -82,34 +105,60 @@ def _evaluate(args: argparse.Namespace) -> int:
         measure_names = args.measures or ["RR@10", "AP", "nDCG@10"]
     if args.rel is not None:
         defaults["rel"] = args.rel
-    measures = as_measures(measure_names, defaults=defaults)
-    blocks, ignored_by_run = evaluate_blocks(qrels, as_runs(runs), measures, ties=args.ties, missing=args.missing)
+    return qrels, as_runs(runs), as_measures(measure_names, defaults=defaults)
+
+
+def _report_ignored(ignored_by_run: dict[str, list[str]]) -> None:
     for run_name, ignored in ignored_by_run.items():
         if ignored:
             shown = ", ".join(ignored[:5]) + (" ..." if len(ignored) > 5 else "")
             print(f"rankviz: run {run_name}: {len(ignored)} queries not in the qrels were ignored: {shown}", file=sys.stderr)
-    sys.stdout.write(render(blocks, args.format, Conventions(ties=args.ties, missing=args.missing), per_query=args.per_query))
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    qrels, runs, measures = _load(args)
+    blocks, ignored_by_run = evaluate_blocks(
+        qrels, runs, measures, ties=args.ties, missing=args.missing, trials=args.trials, rng=args.seed
+    )
+    _report_ignored(ignored_by_run)
+    conventions = Conventions(ties=args.ties, missing=args.missing, trials=args.trials, seed=args.seed)
+    sys.stdout.write(render(blocks, args.format, conventions, per_query=args.per_query))
     return 0
 
 
-def _records(blocks: list[Block], per_query: bool) -> list[tuple[str, str, str, float]]:
-    """Per-query rows of every block first (when asked), then one mean row per block (qid ``all``)."""
-    rows = [(b.run, b.measure, q, float(v)) for b in blocks for q, v in zip(b.qids, b.values)] if per_query else []
-    return rows + [(b.run, b.measure, ALL, b.mean) for b in blocks]
+def _ties(args: argparse.Namespace) -> int:
+    qrels, runs, measures = _load(args)
+    report = tie_report(qrels, runs, measures, cutoff=args.cutoff, missing=args.missing, trials=args.trials, rng=args.seed)
+    _report_ignored({name: list(table.ignored_qids) for name, table in report.tables["trec_eval"].items()})
+    sys.stdout.write(render_ties(report, args.format, limit=args.queries))
+    return 0
+
+
+def _records(blocks: list[Block], per_query: bool) -> list[tuple]:
+    """Per-query rows of every block first (when asked), then one mean row per block (qid ``all``).
+
+    Under random ties each record ends with its spread over trials.
+    """
+    rows = []
+    for b in blocks:
+        if per_query:
+            spread = [()] * len(b.qids) if b.trials is None else [(float(s),) for s in b.std]
+            rows += [(b.run, b.measure, q, float(v), *s) for q, v, s in zip(b.qids, b.values, spread)]
+    return rows + [(b.run, b.measure, ALL, b.mean, *(() if b.trials is None else (b.mean_std,))) for b in blocks]
 
 
 def render(blocks: list[Block], fmt: str, conventions: Conventions, *, per_query: bool = False) -> str:
     """tsv / json at full double precision (no pandas needed), or an aligned text table."""
     records = _records(blocks, per_query)
+    keys = ("run", "measure", "qid", "value") + (("std",) if conventions.ties == "random" else ())
     if fmt == "tsv":
-        lines = ["run\tmeasure\tqid\tvalue"] + [f"{run}\t{measure}\t{qid}\t{value!r}" for run, measure, qid, value in records]
+        lines = ["\t".join(keys)] + ["\t".join(str(v) if isinstance(v, str) else repr(v) for v in r) for r in records]
         return "\n".join(lines) + "\n"
     if fmt == "json":
-        keys = ("run", "measure", "qid", "value")
         return json.dumps([dict(zip(keys, r)) for r in records], ensure_ascii=False) + "\n"
     import pandas as pd
 
-    table = pd.DataFrame(records, columns=["run", "measure", "qid", "value"])
+    table = pd.DataFrame([r[:4] for r in records], columns=["run", "measure", "qid", "value"])
     means = table[table.qid == ALL].pivot(index="run", columns="measure", values="value")
     means = means.loc[list(dict.fromkeys(table.run)), list(dict.fromkeys(table.measure))]
     text = means.to_string(float_format=lambda v: f"{v:.4f}") + "\n"
@@ -118,3 +167,43 @@ def render(blocks: list[Block], fmt: str, conventions: Conventions, *, per_query
         wide = query_rows.pivot_table(index=["run", "qid"], columns="measure", values="value", sort=False)
         text = wide.to_string(float_format=lambda v: f"{v:.4f}") + "\n\n" + text
     return text + "".join(f"# {line}\n" for line in conventions.describe())
+
+
+def render_ties(report: TieReport, fmt: str, *, limit: int) -> str:
+    """The tie report: tie statistics per run, then per measure the policy interval, pair flips and moving queries."""
+    if fmt == "json":
+        payload = {
+            "statistics": report.statistics.to_dict(orient="index"),
+            "measures": [
+                {
+                    "measure": measure,
+                    "means": section.means.to_dict(orient="index"),
+                    "pairs": section.flips.to_dict(orient="records"),
+                    "queries": {run: section.queries(run, limit).to_dict(orient="index") for run in section.means.index},
+                }
+                for measure, section in report.sections.items()
+            ],
+        }
+        return json.dumps(payload, ensure_ascii=False, default=_json_default) + "\n"
+    if fmt == "tsv":
+        lines = ["run\tmeasure\tpolicy\tvalue"]
+        for measure, section in report.sections.items():
+            for run, row in section.means.iterrows():
+                lines += [f"{run}\t{measure}\t{policy}\t{float(value)!r}" for policy, value in row.items()]
+        return "\n".join(lines) + "\n"
+    parts = ["Ties per run\n" + report.statistics.to_string(float_format=lambda v: f"{v:.3f}")]
+    for measure, section in report.sections.items():
+        parts.append(f"{measure}: mean under each tie policy\n" + section.means.to_string(float_format=lambda v: f"{v:.4f}"))
+        if len(section.flips):
+            parts.append(f"{measure}: pairs of runs\n" + section.flips.to_string(index=False, float_format=lambda v: f"{v:+.4f}"))
+        for run in section.means.index:
+            moving = section.queries(run, limit)
+            if len(moving):
+                parts.append(f"{measure}: {run}: queries that move most\n" + moving.to_string(float_format=lambda v: f"{v:.4f}"))
+    return "\n\n".join(parts) + "\n"
+
+
+def _json_default(value: object) -> object:
+    if isinstance(value, (np.integer, np.floating, np.bool_)):
+        return value.item()
+    raise TypeError(f"cannot write {type(value).__name__} as JSON")

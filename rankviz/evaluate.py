@@ -118,16 +118,23 @@ class Block:
     @property
     def std(self) -> np.ndarray | None:
         """Per query: standard deviation over the random trials (ddof=1); None without trials."""
-        if self.trials is None:
-            return None
-        return self.trials.std(axis=0, ddof=1) if len(self.trials) > 1 else np.zeros(len(self.qids))
+        return None if self.trials is None else spread(self.trials)
 
     @property
     def mean_std(self) -> float | None:
         """Standard deviation over the random trials of the mean over queries."""
-        if self.trials is None:
-            return None
-        return float(self.trials.mean(axis=1).std(ddof=1)) if len(self.trials) > 1 else 0.0
+        return None if self.trials is None else float(spread(self.trials.mean(axis=1)))
+
+
+def spread(trials: np.ndarray) -> np.ndarray:
+    """Sample standard deviation over trials (axis 0); exactly 0 where every trial agrees.
+
+    Values are taken relative to the first trial, which leaves the deviation unchanged but keeps
+    rounding from showing a spread of 1e-17 for a query without ties. 0 for a single trial.
+    """
+    if len(trials) < 2:
+        return np.zeros(trials.shape[1:]) if trials.ndim > 1 else np.float64(0.0)
+    return (trials - trials[0]).std(axis=0, ddof=1)
 
 
 def random_trials(

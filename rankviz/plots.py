@@ -149,12 +149,33 @@ def hits_curves(curves: Mapping[str, pd.Series], *, log_x: bool = False, facet: 
     return _layout(fig, "Hits@K: share of queries with a relevant document in the top K", "K", "Hits@K")
 
 
-def tie_policy_values(values: pd.DataFrame, measure: str) -> go.Figure:
-    """A run's mean under each tie policy, side by side (runs x policies)."""
-    fig = go.Figure()
-    for policy in values.columns:
-        fig.add_bar(
-            name=policy, x=list(values.index), y=values[policy], hovertemplate="run %{x}<br>%{y:.4f}<extra>" + policy + "</extra>"
+def tie_intervals(means: pd.DataFrame, measure: str) -> go.Figure:
+    """Per run, the interval from the pessimistic to the optimistic mean, with the other policies marked in it."""
+    runs = list(means.index)
+    fig = go.Figure(
+        go.Scatter(
+            x=np.r_[means["pessimistic"], means["optimistic"]],
+            y=runs + runs,
+            mode="markers",
+            marker={"symbol": "line-ns-open", "size": 14, "color": "grey"},
+            name="pessimistic / optimistic",
+            hovertemplate="%{y}: %{x:.4f}<extra>bound</extra>",
         )
-    fig.update_layout(barmode="group")
-    return _layout(fig, f"{measure} under each tie policy", "run", measure)
+    )
+    for run in runs:
+        fig.add_shape(
+            type="line", x0=means.at[run, "pessimistic"], x1=means.at[run, "optimistic"], y0=run, y1=run, line={"color": "grey"}
+        )
+    symbols = {"trec_eval": "circle", "run": "square", "expected": "diamond", "random": "x"}
+    for policy, symbol in symbols.items():
+        if policy in means:
+            fig.add_scatter(
+                x=means[policy],
+                y=runs,
+                mode="markers",
+                name=policy,
+                marker={"symbol": symbol, "size": 11},
+                hovertemplate="%{y}: %{x:.4f}<extra>" + policy + "</extra>",
+            )
+    fig.update_layout(height=max(300, 60 * len(runs) + 150))
+    return _layout(fig, f"{measure}: every tie order lies between the pessimistic and optimistic mean", measure, "run")

@@ -115,7 +115,7 @@ def shuffle_ties(table: RankingTable, rng: np.random.Generator | int | None) -> 
     sizes = np.bincount(table.tie_group) if table.n_rows else np.zeros(0, np.int64)
     tied = np.flatnonzero(sizes[table.tie_group] > 1)
     order = np.arange(table.n_rows)
-    order[tied] = tied[np.lexsort((generator.random(len(tied)), table.tie_group[tied]))]
+    order[tied] = tied[np.argsort(table.tie_group[tied] + generator.random(len(tied)))]  # ids are contiguous: < 2^31
     return replace(
         table,
         ties="random",
@@ -125,14 +125,6 @@ def shuffle_ties(table: RankingTable, rng: np.random.Generator | int | None) -> 
         run_rows=table.run_rows[order],
         _cache={},
     )
-
-
-def bytewise_order(strings: pa.Array) -> np.ndarray:
-    """Rank (0 = smallest) of each string under unsigned byte comparison, as C ``strcmp``."""
-    order = pc.sort_indices(strings.cast(pa.binary())).to_numpy()
-    ranks = np.empty(len(strings), dtype=np.int64)
-    ranks[order] = np.arange(len(strings))
-    return ranks
 
 
 def sorted_qids(qids) -> np.ndarray:
@@ -254,22 +246,27 @@ def _group_starts(qcode_sorted: np.ndarray, score_sorted: np.ndarray) -> np.ndar
 
 
 def _break_ties(order: np.ndarray, starts: np.ndarray, run: Run, rows, grade, ties: str) -> np.ndarray:
-    """Reorder rows inside each group of equal scores by the policy's secondary keys."""
+    """Reorder rows inside each group of equal scores by the policy's secondary keys.
+
+    One multi-key Arrow sort over the tied rows: group, then (optimistic / pessimistic) the grade,
+    then the docid descending by raw bytes (``strcmp``), trec_eval's last key.
+    """
     group = np.cumsum(starts) - 1
     sizes = np.bincount(group)
     tied = np.flatnonzero(sizes[group] > 1)
     if len(tied) == 0:
         return order
     tied_rows = order[tied]
-    doc_rank = bytewise_order(run.docids.take(pa.array(rows[tied_rows])))
-    keys = [-doc_rank]
-    if ties == "optimistic":
-        keys.append(-np.maximum(grade[tied_rows], 0))
-    elif ties == "pessimistic":
-        keys.append(np.maximum(grade[tied_rows], 0))
-    keys.append(group[tied])
+    columns = {"group": pa.array(group[tied])}
+    keys = [("group", "ascending")]
+    if ties in ("optimistic", "pessimistic"):
+        columns["grade"] = pa.array(np.maximum(grade[tied_rows], 0))
+        keys.append(("grade", "descending" if ties == "optimistic" else "ascending"))
+    columns["docid"] = run.docids.take(pa.array(rows[tied_rows])).cast(pa.binary())
+    keys.append(("docid", "descending"))
+    within = pc.sort_indices(pa.table(columns), sort_keys=keys).to_numpy()
     order = order.copy()
-    order[tied] = tied_rows[np.lexsort(tuple(keys))]
+    order[tied] = tied_rows[within]
     return order
 
 

@@ -161,10 +161,28 @@ def test_histograms_page() -> None:
 
 def test_ties_page_compares_policies() -> None:
     at = start("ties", runs="rrf,bm25", measures="MRR@K")
-    assert not at.exception
-    values = at.dataframe[1].value
-    assert list(values.columns) == list(rv.TIE_POLICIES)
-    assert values.loc["rrf", "pessimistic"] <= values.loc["rrf", "trec_eval"] <= values.loc["rrf", "optimistic"]
-    assert values.loc["rrf", "pessimistic"] < values.loc["rrf", "optimistic"]
+    assert not at.exception and not at.error
     stats = at.dataframe[0].value
-    assert stats.loc["rrf", "queries with ties"] > 0
+    assert stats.loc["rrf", "queries with ties"] > 0 and stats.loc["bm25", "share of top-10 documents tied"] == 0
+    means = at.dataframe[1].value
+    assert list(means.columns) == ["pessimistic", "trec_eval", "run", "expected", "optimistic", "width"]
+    collection = open_collection(CRANFIELD)
+    for policy in ("pessimistic", "expected", "optimistic"):
+        reference = rv.evaluate(collection.read_qrels(), collection.read_run("rrf"), ["RR@10"], ties=policy).value.iloc[0]
+        assert means.loc["rrf", policy] == pytest.approx(reference, abs=1e-12)
+    assert means.loc["rrf", "pessimistic"] < means.loc["rrf", "expected"] < means.loc["rrf", "optimistic"]
+    assert means.loc["bm25", "width"] == 0
+    spec = figure(at)
+    assert [t["name"] for t in spec["data"]] == ["pessimistic / optimistic", "trec_eval", "run", "expected"]
+    moving = at.dataframe[-1].value
+    assert (moving["width"] > 0).all() and moving["width"].is_monotonic_decreasing
+    assert moving["open"].iloc[0].startswith("deltas?") and f"query={moving.index[0]}" in moving["open"].iloc[0]
+
+
+def test_ties_page_random_orders_are_reproducible() -> None:
+    first = start("ties", runs="rrf,bm25", measures="nDCG@K", trials="200", seed="5")
+    again = start("ties", runs="rrf,bm25", measures="nDCG@K", trials="200", seed="5")
+    means = first.dataframe[1].value
+    assert means.equals(again.dataframe[1].value)
+    assert means.loc["rrf", "random"] == pytest.approx(means.loc["rrf", "expected"], abs=5 * means.loc["rrf", "random std"])
+    assert means.loc["rrf", "random std"] > 0 and means.loc["bm25", "random std"] == 0

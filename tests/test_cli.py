@@ -86,3 +86,42 @@ def test_module_entry_point() -> None:
         check=True,
     )
     assert "0.3000" in done.stdout
+
+
+def _run_json(capsys, argv: list[str]):
+    assert main(argv) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_ties_report_bounds_and_reproducible_random(capsys) -> None:
+    argv = ["ties", str(SAMPLES / "cranfield"), "qld", "rrf", "-m", "RR@10", "--trials", "50", "--seed", "3", "--format", "json"]
+    report = _run_json(capsys, argv)
+    assert report == _run_json(capsys, argv)
+    assert report["statistics"]["rrf"]["queries with ties"] == 134
+    (section,) = report["measures"]
+    rrf = section["means"]["rrf"]
+    assert rrf["pessimistic"] < rrf["expected"] < rrf["optimistic"]
+    assert rrf["width"] == rrf["optimistic"] - rrf["pessimistic"]
+    assert abs(rrf["random"] - rrf["expected"]) <= 5 * rrf["random std"]
+    assert section["means"]["qld"]["random std"] == 0.0
+    assert [(p["run_a"], p["run_b"]) for p in section["pairs"]] == [("qld", "rrf")]
+    moving = section["queries"]["rrf"]
+    assert len(moving) == 5 and all(q["width"] > 0 for q in moving.values())
+
+
+def test_evaluate_expected_and_random_ties(capsys) -> None:
+    cranfield = SAMPLES / "cranfield"
+    expected = _run_json(capsys, ["evaluate", str(cranfield), "rrf", "-m", "nDCG@10", "--ties", "expected", "--format", "json"])
+    pessimistic = _run_json(
+        capsys, ["evaluate", str(cranfield), "rrf", "-m", "nDCG@10", "--ties", "pessimistic", "--format", "json"]
+    )
+    assert pessimistic[0]["value"] < expected[0]["value"]
+    argv = ["evaluate", str(cranfield), "rrf", "-m", "nDCG@10", "--ties", "random", "--trials", "40", "--seed", "9"]
+    assert main([*argv, "--format", "tsv", "--per-query"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "run\tmeasure\tqid\tvalue\tstd"
+    assert lines[-1].split("\t")[:3] == ["rrf", "nDCG@10", "all"] and float(lines[-1].split("\t")[4]) > 0
+    assert main([*argv, "--format", "tsv", "--per-query"]) == 0
+    assert capsys.readouterr().out.splitlines() == lines
+    assert main(argv) == 0
+    assert "40 random orders within equal scores (seed 9)" in capsys.readouterr().out

@@ -1,0 +1,152 @@
+"""Tie sensitivity: how much each run's values depend on the order of documents with equal scores.
+
+For each run and measure: the interval from the pessimistic to the optimistic value (every order of
+every tie group lies inside it), where trec_eval's order, the run file's order and the exact
+expectation over random orders fall in it, the queries whose value moves most, and which pairs of
+runs can swap places. Shared by ``python -m rankviz ties`` and the dashboard's Ties page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+
+from rankviz.compare import per_query_matrix, tie_statistics
+from rankviz.evaluate import check_missing, random_trials, spread
+from rankviz.io.readers import Qrels, Run
+from rankviz.measures import Measure
+from rankviz.ranking import RankingTable, rank
+
+#: The deterministic policies of the report, from worst case to best case.
+REPORT_POLICIES = ("pessimistic", "trec_eval", "run", "expected", "optimistic")
+
+
+def statistics_table(tables: Mapping[str, RankingTable], cutoff: int) -> pd.DataFrame:
+    """Runs x tie statistics (:func:`rankviz.compare.tie_statistics`): counts as integers, shares as fractions."""
+    statistics = pd.DataFrame({name: tie_statistics(table, cutoff) for name, table in tables.items()}).T
+    counts = [c for c in statistics.columns if not c.startswith("share")]
+    return statistics.astype({c: int for c in counts})
+
+
+def policy_matrices(
+    tables: Mapping[str, Mapping[str, RankingTable]], measure: Measure, *, missing: str = "zero"
+) -> dict[str, pd.DataFrame]:
+    """Per policy: the queries x runs values of ``measure`` (``tables[policy][run]``)."""
+    return {policy: per_query_matrix(by_run, measure, missing=missing) for policy, by_run in tables.items()}
+
+
+def interval(matrices: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """Runs x policies means, plus ``width`` = optimistic - pessimistic (how much ties can move the mean)."""
+    means = pd.DataFrame({policy: matrices[policy].mean() for policy in REPORT_POLICIES if policy in matrices})
+    means["width"] = means["optimistic"] - means["pessimistic"]
+    return means
+
+
+def random_means(
+    tables: Mapping[str, RankingTable],
+    measure: Measure,
+    *,
+    trials: int,
+    rng: np.random.Generator | int | None,
+    missing: str = "zero",
+) -> pd.DataFrame:
+    """trials x runs: each run's mean of ``measure`` under ``trials`` random tie orders (one Generator for all)."""
+    generator = np.random.default_rng(rng)
+    return pd.DataFrame(
+        {
+            name: random_trials(table, [measure], trials=trials, rng=generator, missing=missing)[measure][1].mean(axis=1)
+            for name, table in tables.items()
+        }
+    )
+
+
+def sensitive_queries(matrices: Mapping[str, pd.DataFrame], run: str, *, limit: int = 10) -> pd.DataFrame:
+    """The queries of ``run`` whose value moves most with the tie order (optimistic - pessimistic)."""
+    frame = pd.DataFrame({policy: matrices[policy][run] for policy in REPORT_POLICIES if policy in matrices})
+    frame["width"] = frame["optimistic"] - frame["pessimistic"]
+    moving = frame[frame["width"] > 1e-12].sort_values("width", ascending=False, kind="stable")
+    return moving.head(limit)
+
+
+def with_random(means: pd.DataFrame, trial_means: pd.DataFrame) -> pd.DataFrame:
+    """The policy means with the mean of random orders and its spread over trials (columns ``random``, ``random std``)."""
+    deviation = pd.Series(spread(trial_means.to_numpy()), index=trial_means.columns)
+    return means.assign(random=trial_means.mean(), **{"random std": deviation})
+
+
+def order_flips(means: pd.DataFrame, *, tolerance: float = 1e-12) -> pd.DataFrame:
+    """For each pair of runs: their order under each policy, and whether ties can reverse it.
+
+    ``flips_between_policies``: the sign of the difference is not the same under every policy.
+    ``can_flip``: some tie orders would reverse trec_eval's order, i.e. the worse run's optimistic
+    value reaches the better run's pessimistic value (a bound, since each run's worst and best case
+    are taken independently).
+    """
+    policies = [p for p in REPORT_POLICIES if p in means.columns]
+    rows = []
+    for a, b in combinations(means.index, 2):
+        diffs = {p: means.at[a, p] - means.at[b, p] for p in policies}
+        signs = {p: 0 if abs(d) <= tolerance else int(np.sign(d)) for p, d in diffs.items()}
+        leader, other = (a, b) if diffs["trec_eval"] >= 0 else (b, a)
+        rows.append(
+            {
+                "run_a": a,
+                "run_b": b,
+                **{f"delta {p}": diffs[p] for p in policies},
+                "flips_between_policies": len(set(signs.values())) > 1,
+                "can_flip": bool(means.at[other, "optimistic"] >= means.at[leader, "pessimistic"] - tolerance),
+            }
+        )
+    columns = ["run_a", "run_b", *(f"delta {p}" for p in policies), "flips_between_policies", "can_flip"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+@dataclass(frozen=True, eq=False)
+class TieSection:
+    """One measure of a tie report: per-policy matrices, the runs x policies means and the pair flips."""
+
+    matrices: dict[str, pd.DataFrame]
+    means: pd.DataFrame
+    flips: pd.DataFrame
+
+    def queries(self, run: str, limit: int = 10) -> pd.DataFrame:
+        return sensitive_queries(self.matrices, run, limit=limit)
+
+
+@dataclass(frozen=True, eq=False)
+class TieReport:
+    """Tie statistics per run and one :class:`TieSection` per measure (keyed by its canonical name)."""
+
+    tables: dict[str, dict[str, RankingTable]]
+    statistics: pd.DataFrame
+    sections: dict[str, TieSection]
+
+
+def tie_report(
+    qrels: Qrels,
+    runs: list[Run],
+    measures: list[Measure],
+    *,
+    cutoff: int = 10,
+    missing: str = "zero",
+    trials: int = 0,
+    rng: np.random.Generator | int | None = None,
+) -> TieReport:
+    """Every run under every policy of :data:`REPORT_POLICIES`; with ``trials`` > 0 also the mean of
+    that many random orders (column ``random``) and its spread over trials (``random std``)."""
+    check_missing(missing)
+    tables = {policy: {run.name: rank(run, qrels, ties=policy) for run in runs} for policy in REPORT_POLICIES}
+    statistics = statistics_table(tables["trec_eval"], cutoff)
+    generator = np.random.default_rng(rng)
+    sections = {}
+    for measure in measures:
+        matrices = policy_matrices(tables, measure, missing=missing)
+        means = interval(matrices)
+        if trials > 0:
+            means = with_random(means, random_means(tables["trec_eval"], measure, trials=trials, rng=generator, missing=missing))
+        sections[str(measure)] = TieSection(matrices, means, order_flips(means))
+    return TieReport(tables, statistics, sections)
