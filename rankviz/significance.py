@@ -1,0 +1,496 @@
+"""Paired significance tests, effect sizes and multiple-comparison control for per-query values.
+
+Modelled on ``scipy.stats``: data positional, options keyword-only (``alternative=``, ``rng=``,
+``n_resamples=``), a frozen result with ``statistic``, ``pvalue`` and ``confidence_interval()``.
+``a`` and ``b`` hold the same queries on their last axis; ``a`` may be a matrix (one run per row)
+against one baseline ``b``, and every test is vectorised over those rows and over resamples.
+Differences are ``a - b`` (run minus baseline). No global seeds: ``rng`` is a Generator or a seed.
+
+Where scipy has the test (``ttest_rel``, ``wilcoxon``, ``binomtest``), it computes it. The
+resampling tests are written here because they must run 20 runs x 10,000 resamples x 6,980
+queries in seconds: one matrix product per batch of sign flips or bootstrap counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import TYPE_CHECKING, NamedTuple
+
+import numpy as np
+from scipy import optimize, stats
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+ALTERNATIVES = ("two-sided", "greater", "less")
+TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap", "tukey")
+CORRECTIONS = ("none", "bonferroni", "holm", "bh")
+
+#: What each test assumes, in one sentence (shown under the test in the dashboard).
+ASSUMPTIONS = {
+    "t": "Paired t-test: the mean of the per-query differences is approximately normal (many queries, or normal differences).",
+    "wilcoxon": "Wilcoxon signed-rank: differences are symmetric about their median; it tests that median, and zero "
+    "differences are dropped (zero_method='wilcox') unless another method is chosen.",
+    "sign": "Sign test: only the direction of each difference counts (binomial with p = 1/2 over non-tied queries); "
+    "no assumption on their size or shape.",
+    "randomization": "Paired randomization: under the null hypothesis the two runs are exchangeable on every query, so "
+    "each difference's sign is a coin flip; exact when 2^n <= resamples, else Monte Carlo with p = (b + 1) / (B + 1).",
+    "bootstrap": "Paired bootstrap: the queries are a sample of a population of queries; resamples them with "
+    "replacement and shifts the bootstrap distribution to the null (mean difference 0).",
+    "tukey": "Randomised Tukey HSD: every pair of runs at once; under the null all runs are exchangeable within each "
+    "query, and a pair's p is the share of permutations whose largest range of means reaches its difference.",
+}
+
+
+class ConfidenceInterval(NamedTuple):
+    low: np.ndarray | float
+    high: np.ndarray | float
+
+
+@dataclass(frozen=True)
+class PairedTestResult:
+    """One paired test of ``a`` against ``b`` (arrays when ``a`` has several rows).
+
+    ``confidence_interval()`` bounds the mean difference: t-based for the t, Wilcoxon, sign and
+    randomization tests (their own statistics have no interval on the mean), percentile bootstrap
+    for the bootstrap test.
+    """
+
+    test: str
+    statistic: np.ndarray | float
+    pvalue: np.ndarray | float
+    mean_difference: np.ndarray | float
+    n: int
+    alternative: str
+    _interval: Callable[[float], ConfidenceInterval] = field(repr=False, compare=False)
+
+    def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
+        if not 0 < confidence_level < 1:
+            raise ValueError("confidence_level must be between 0 and 1")
+        return self._interval(confidence_level)
+
+
+def _differences(a, b) -> np.ndarray:
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    if a.shape[-1] != b.shape[-1]:
+        raise ValueError(f"a and b must hold the same queries on their last axis ({a.shape[-1]} vs {b.shape[-1]})")
+    if a.shape[-1] < 2:
+        raise ValueError("a paired test needs at least two queries")
+    return a - b
+
+
+def _check(alternative: str) -> None:
+    if alternative not in ALTERNATIVES:
+        raise ValueError(f"alternative must be one of {', '.join(ALTERNATIVES)}")
+
+
+def _squeeze(value):
+    value = np.asarray(value)
+    return value.item() if value.ndim == 0 else value
+
+
+def _t_interval(d: np.ndarray) -> Callable[[float], ConfidenceInterval]:
+    """Two-sided t interval of the mean difference (scipy's ``ttest_rel(...).confidence_interval``)."""
+
+    def interval(level: float) -> ConfidenceInterval:
+        ci = stats.ttest_rel(d, np.zeros_like(d), axis=-1).confidence_interval(level)
+        return ConfidenceInterval(_squeeze(ci.low), _squeeze(ci.high))
+
+    return interval
+
+
+def paired_t(a, b, *, alternative: str = "two-sided") -> PairedTestResult:
+    """Paired t-test of mean(a - b) = 0 (``scipy.stats.ttest_rel``)."""
+    _check(alternative)
+    d = _differences(a, b)
+    result = stats.ttest_rel(
+        *np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(b, np.float64)), axis=-1, alternative=alternative
+    )
+    return PairedTestResult(
+        "t", _squeeze(result.statistic), _squeeze(result.pvalue), _squeeze(d.mean(-1)), d.shape[-1], alternative, _t_interval(d)
+    )
+
+
+def wilcoxon(a, b, *, alternative: str = "two-sided", zero_method: str = "wilcox") -> PairedTestResult:
+    """Wilcoxon signed-rank test (``scipy.stats.wilcoxon``).
+
+    ``zero_method``: ``"wilcox"`` drops zero differences (default), ``"pratt"`` ranks them and then
+    drops them, ``"zsplit"`` splits their ranks between the signs. Where every difference is zero
+    the p-value is 1 (nothing distinguishes the runs) instead of scipy's NaN.
+    """
+    _check(alternative)
+    d = _differences(a, b)
+    rows = d.reshape(-1, d.shape[-1])
+    statistic, pvalue = np.full(len(rows), np.nan), np.ones(len(rows))
+    for i, row in enumerate(rows):
+        if np.any(row != 0):
+            result = stats.wilcoxon(row, zero_method=zero_method, alternative=alternative)
+            statistic[i], pvalue[i] = result.statistic, result.pvalue
+    shape = d.shape[:-1]
+    return PairedTestResult(
+        "wilcoxon",
+        _squeeze(statistic.reshape(shape)),
+        _squeeze(pvalue.reshape(shape)),
+        _squeeze(d.mean(-1)),
+        d.shape[-1],
+        alternative,
+        _t_interval(d),
+    )
+
+
+def sign_test(a, b, *, alternative: str = "two-sided") -> PairedTestResult:
+    """Sign test: wins among non-tied queries against Binomial(wins + losses, 1/2) (``scipy.stats.binomtest``).
+
+    The statistic is the number of wins (a > b). Exactly tied queries are left out.
+    """
+    _check(alternative)
+    d = _differences(a, b)
+    rows = d.reshape(-1, d.shape[-1])
+    wins, losses = (rows > 0).sum(-1), (rows < 0).sum(-1)
+    pvalue = np.array(
+        [
+            stats.binomtest(int(w), int(w + lost), 0.5, alternative=alternative).pvalue if w + lost else 1.0
+            for w, lost in zip(wins, losses)
+        ]
+    )
+    shape = d.shape[:-1]
+    return PairedTestResult(
+        "sign",
+        _squeeze(wins.reshape(shape)),
+        _squeeze(pvalue.reshape(shape)),
+        _squeeze(d.mean(-1)),
+        d.shape[-1],
+        alternative,
+        _t_interval(d),
+    )
+
+
+def _resampled_pvalue(null: np.ndarray, observed: np.ndarray, alternative: str, adjustment: int) -> np.ndarray:
+    """p from a null distribution (resamples x rows), as ``scipy.stats.permutation_test`` counts it.
+
+    A relative tolerance of 100 eps keeps values equal in theory but not in floating point on the
+    extreme side; Monte Carlo counts add one for the observed arrangement, so p is never 0.
+    """
+    gamma = np.abs(np.finfo(np.float64).eps * 100 * observed)
+    total = len(null) + adjustment
+    greater = ((null >= observed - gamma).sum(0) + adjustment) / total
+    less = ((null <= observed + gamma).sum(0) + adjustment) / total
+    if alternative == "greater":
+        return greater
+    if alternative == "less":
+        return less
+    return np.minimum(np.minimum(greater, less) * 2, 1.0)
+
+
+def _batches(total: int, batch: int):
+    for start in range(0, total, batch):
+        yield min(batch, total - start)
+
+
+def randomization(
+    a,
+    b,
+    *,
+    alternative: str = "two-sided",
+    n_resamples: int = 10_000,
+    rng: np.random.Generator | int | None = None,
+    batch: int = 500,
+) -> PairedTestResult:
+    """Paired randomization (sign-flip permutation) test of the mean difference.
+
+    Exact over all 2^n sign patterns when 2^n <= ``n_resamples`` (as ``scipy.stats.permutation_test``
+    with ``permutation_type="samples"``); otherwise ``n_resamples`` random patterns drawn from ``rng``
+    with p = (b + 1) / (B + 1). Two-sided p is twice the smaller one-sided p (scipy's convention).
+    Every run shares the same patterns, so their p-values are comparable.
+    """
+    _check(alternative)
+    d = _differences(a, b)
+    rows = d.reshape(-1, d.shape[-1])
+    n = rows.shape[-1]
+    observed = rows.mean(-1)
+    if n < 63 and 2**n <= n_resamples:
+        patterns = ((np.arange(2**n)[:, None] >> np.arange(n)) & 1) * 2.0 - 1.0
+        null, adjustment = patterns @ rows.T / n, 0
+    else:
+        generator = np.random.default_rng(rng)
+        chunks = [(generator.integers(0, 2, size=(m, n)) * 2.0 - 1.0) @ rows.T / n for m in _batches(n_resamples, batch)]
+        null, adjustment = np.vstack(chunks), 1
+    pvalue = _resampled_pvalue(null, observed, alternative, adjustment)
+    shape = d.shape[:-1]
+    return PairedTestResult(
+        "randomization",
+        _squeeze(observed.reshape(shape)),
+        _squeeze(pvalue.reshape(shape)),
+        _squeeze(observed.reshape(shape)),
+        n,
+        alternative,
+        _t_interval(d),
+    )
+
+
+def bootstrap(
+    a,
+    b,
+    *,
+    alternative: str = "two-sided",
+    n_resamples: int = 10_000,
+    rng: np.random.Generator | int | None = None,
+    batch: int = 500,
+) -> PairedTestResult:
+    """Paired bootstrap test of the mean difference, with a percentile bootstrap interval.
+
+    Each resample draws n queries with replacement (multinomial counts, shared by every run). The
+    test shifts the bootstrap means to the null: two-sided p = (#{|m* - m| >= |m|} + 1) / (B + 1),
+    one-sided with m* - m >= m (greater) or <= m (less). ``confidence_interval`` gives the
+    percentiles of m*.
+    """
+    _check(alternative)
+    d = _differences(a, b)
+    rows = d.reshape(-1, d.shape[-1])
+    n = rows.shape[-1]
+    observed = rows.mean(-1)
+    generator = np.random.default_rng(rng)
+    uniform = np.full(n, 1.0 / n)
+    means = np.vstack([generator.multinomial(n, uniform, size=m) @ rows.T / n for m in _batches(n_resamples, batch)])
+    shifted = means - observed
+    gamma = np.abs(np.finfo(np.float64).eps * 100 * observed)
+    if alternative == "greater":
+        count = (shifted >= observed - gamma).sum(0)
+    elif alternative == "less":
+        count = (shifted <= observed + gamma).sum(0)
+    else:
+        count = (np.abs(shifted) >= np.abs(observed) - gamma).sum(0)
+    pvalue = (count + 1) / (len(means) + 1)
+    shape = d.shape[:-1]
+
+    def interval(level: float) -> ConfidenceInterval:
+        low, high = np.quantile(means, [(1 - level) / 2, (1 + level) / 2], axis=0)
+        return ConfidenceInterval(_squeeze(low.reshape(shape)), _squeeze(high.reshape(shape)))
+
+    return PairedTestResult(
+        "bootstrap",
+        _squeeze(observed.reshape(shape)),
+        _squeeze(pvalue.reshape(shape)),
+        _squeeze(observed.reshape(shape)),
+        n,
+        alternative,
+        interval,
+    )
+
+
+@dataclass(frozen=True)
+class TukeyResult:
+    """Randomised Tukey HSD over the columns (runs) of a queries x runs matrix.
+
+    ``statistic[i, j]`` is mean(run j) - mean(run i); ``pvalue[i, j]`` is family-wise over all pairs.
+    """
+
+    statistic: np.ndarray
+    pvalue: np.ndarray
+    n_resamples: int
+
+
+def tukey_hsd(
+    matrix, *, n_resamples: int = 10_000, rng: np.random.Generator | int | None = None, batch: int = 200
+) -> TukeyResult:
+    """Randomised Tukey HSD (Carterette, TOIS 2012; Sakai 2014): one test over all pairs of runs.
+
+    Each resample permutes the runs' values independently within every query; a pair's p is
+    (#{resamples whose largest difference between run means >= |observed difference|} + 1) / (B + 1).
+    """
+    values = np.asarray(matrix, dtype=np.float64)
+    if values.ndim != 2 or values.shape[1] < 2 or values.shape[0] < 2:
+        raise ValueError("Tukey HSD needs a queries x runs matrix with at least two runs and two queries")
+    means = values.mean(0)
+    observed = means[None, :] - means[:, None]
+    generator = np.random.default_rng(rng)
+    ranges = []
+    for m in _batches(n_resamples, batch):
+        permuted = generator.permuted(np.broadcast_to(values, (m, *values.shape)), axis=2)
+        resampled = permuted.mean(1)
+        ranges.append(resampled.max(1) - resampled.min(1))
+    ranges = np.concatenate(ranges)
+    gamma = np.abs(np.finfo(np.float64).eps * 100 * observed)
+    count = (ranges[:, None, None] >= np.abs(observed)[None] - gamma[None]).sum(0)
+    return TukeyResult(observed, (count + 1) / (len(ranges) + 1), len(ranges))
+
+
+def adjust(pvalues, *, method: str) -> np.ndarray:
+    """p-values corrected for multiple comparisons: ``none``, ``bonferroni``, ``holm`` (step-down) or
+    ``bh`` (Benjamini-Hochberg, ``scipy.stats.false_discovery_control``). Same as statsmodels'
+    ``multipletests`` with ``bonferroni``, ``holm``, ``fdr_bh``."""
+    p = np.asarray(pvalues, dtype=np.float64)
+    if method not in CORRECTIONS:
+        raise ValueError(f"correction must be one of {', '.join(CORRECTIONS)}")
+    if method == "none" or p.size == 0:
+        return p.copy()
+    if method == "bonferroni":
+        return np.minimum(p * p.size, 1.0)
+    if method == "bh":
+        return stats.false_discovery_control(p, method="bh")
+    order = np.argsort(p, kind="stable")
+    stepped = np.maximum.accumulate((p.size - np.arange(p.size)) * p[order])
+    adjusted = np.empty_like(p)
+    adjusted[order] = np.minimum(stepped, 1.0)
+    return adjusted
+
+
+@dataclass(frozen=True)
+class EffectSize:
+    """Standardised mean difference d_z = mean(a - b) / sd(a - b) with its exact interval."""
+
+    value: float
+    low: float
+    high: float
+
+
+def effect_size(a, b, *, confidence_level: float = 0.95) -> EffectSize:
+    """d_z with an interval from the noncentral t distribution (inverted at the observed t).
+
+    NaN when every difference is the same up to rounding (no spread to standardise by); NaN bounds
+    where the noncentral t cannot be inverted in double precision (|t| in the thousands).
+    """
+    d = _differences(a, b).ravel()
+    n = len(d)
+    sd = d.std(ddof=1)
+    if sd <= 1e-12 * max(np.abs(d).max(), 1.0):
+        return EffectSize(np.nan, np.nan, np.nan)
+    dz = d.mean() / sd
+    t, df = dz * np.sqrt(n), n - 1
+
+    def noncentrality(probability: float) -> float:
+        # the interval of the noncentrality is about t +- z sqrt(1 + t^2 / 2df); bracket well outside it
+        span = 1 + 6 * np.sqrt(1 + t * t / (2 * df))
+        try:
+            return optimize.brentq(lambda nc: stats.nct.cdf(t, df, nc) - probability, t - span, t + span)
+        except ValueError:
+            return np.nan
+
+    tail = (1 - confidence_level) / 2
+    return EffectSize(float(dz), noncentrality(1 - tail) / np.sqrt(n), noncentrality(tail) / np.sqrt(n))
+
+
+def t_test_power(n: int, effect: float, *, alpha: float = 0.05) -> float:
+    """Power of the two-sided paired t-test on n queries for a true d_z of ``effect``."""
+    df = n - 1
+    critical = stats.t.ppf(1 - alpha / 2, df)
+    shift = effect * np.sqrt(n)
+    return float(stats.nct.sf(critical, df, shift) + stats.nct.cdf(-critical, df, shift))
+
+
+def topic_set_size(difference: float, sd: float, *, alpha: float = 0.05, power: float = 0.8) -> int:
+    """Queries a study needs for the two-sided paired t-test to detect a mean difference of
+    ``difference`` with the given power, when per-query differences have standard deviation ``sd``
+    (Sakai's topic set size design, from the observed variance)."""
+    if difference <= 0 or sd <= 0:
+        raise ValueError("difference and sd must be positive")
+    effect = difference / sd
+    high = 2
+    while t_test_power(high, effect, alpha=alpha) < power:
+        high *= 2
+    low = max(high // 2, 2)
+    while low < high:
+        middle = (low + high) // 2
+        if t_test_power(middle, effect, alpha=alpha) >= power:
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
+def run_test(test: str, a, b, *, alternative: str = "two-sided", n_resamples: int = 10_000, rng=None) -> PairedTestResult:
+    """Dispatch a paired test by name (``t``, ``wilcoxon``, ``sign``, ``randomization``, ``bootstrap``)."""
+    if test == "t":
+        return paired_t(a, b, alternative=alternative)
+    if test == "wilcoxon":
+        return wilcoxon(a, b, alternative=alternative)
+    if test == "sign":
+        return sign_test(a, b, alternative=alternative)
+    if test == "randomization":
+        return randomization(a, b, alternative=alternative, n_resamples=n_resamples, rng=rng)
+    if test == "bootstrap":
+        return bootstrap(a, b, alternative=alternative, n_resamples=n_resamples, rng=rng)
+    raise ValueError(f"unknown paired test {test!r}; choose one of {', '.join(TESTS[:-1])}")
+
+
+COLUMNS = (
+    "baseline", "run", "measure", "test", "n", "mean_baseline", "mean_run", "delta", "statistic", "p_value",
+    "p_adjusted", "ci_low", "ci_high", "effect_size", "wins", "ties", "losses",
+)  # fmt: skip
+
+
+def compare_runs(
+    matrix: pd.DataFrame,
+    *,
+    measure: str,
+    baseline: str | None = None,
+    test: str = "t",
+    correction: str = "holm",
+    pairs: str = "baseline",
+    alternative: str = "two-sided",
+    n_resamples: int = 10_000,
+    rng: np.random.Generator | int | None = None,
+    confidence_level: float = 0.95,
+) -> pd.DataFrame:
+    """Significance of every comparison in a queries x runs matrix, one row per (baseline, run) pair.
+
+    ``pairs="baseline"``: the baseline (first column unless named) against each other run;
+    ``"all"``: every pair. ``correction`` adjusts the p-values over those comparisons; ``tukey``
+    is itself family-wise over all pairs, so its p-values are reported as both p and adjusted p.
+    Columns: :data:`COLUMNS`; ``delta`` = mean_run - mean_baseline.
+    """
+    import pandas as pd
+
+    if test not in TESTS:
+        raise ValueError(f"unknown test {test!r}; choose one of {', '.join(TESTS)}")
+    runs = list(matrix.columns)
+    baseline = runs[0] if baseline is None else baseline
+    if baseline not in runs:
+        raise ValueError(f"baseline {baseline!r} is not among the runs ({', '.join(runs)})")
+    if pairs == "baseline":
+        compared = [(baseline, r) for r in runs if r != baseline]
+    elif pairs == "all":
+        compared = list(combinations(runs, 2))
+    else:
+        raise ValueError("pairs must be 'baseline' or 'all'")
+    if not compared:
+        return pd.DataFrame(columns=COLUMNS)
+    values = matrix.to_numpy(dtype=np.float64)
+    left = values[:, [runs.index(x) for x, _ in compared]].T
+    right = values[:, [runs.index(y) for _, y in compared]].T
+    if test == "tukey":
+        tukey = tukey_hsd(values, n_resamples=n_resamples, rng=rng)
+        statistic = np.array([tukey.statistic[runs.index(x), runs.index(y)] for x, y in compared])
+        pvalue = np.array([tukey.pvalue[runs.index(x), runs.index(y)] for x, y in compared])
+        adjusted = pvalue
+        low, high = _t_interval(right - left)(confidence_level)
+    else:
+        result = run_test(test, right, left, alternative=alternative, n_resamples=n_resamples, rng=rng)
+        statistic, pvalue = np.atleast_1d(result.statistic), np.atleast_1d(result.pvalue)
+        adjusted = adjust(pvalue, method=correction)
+        low, high = result.confidence_interval(confidence_level)
+    d = right - left
+    return pd.DataFrame(
+        {
+            "baseline": [x for x, _ in compared],
+            "run": [y for _, y in compared],
+            "measure": measure,
+            "test": test,
+            "n": values.shape[0],
+            "mean_baseline": left.mean(1),
+            "mean_run": right.mean(1),
+            "delta": d.mean(1),
+            "statistic": statistic,
+            "p_value": pvalue,
+            "p_adjusted": adjusted,
+            "ci_low": np.atleast_1d(low),
+            "ci_high": np.atleast_1d(high),
+            "effect_size": [effect_size(run, base, confidence_level=confidence_level).value for run, base in zip(right, left)],
+            "wins": (d > 0).sum(1),
+            "ties": (d == 0).sum(1),
+            "losses": (d < 0).sum(1),
+        },
+        columns=COLUMNS,
+    )

@@ -1,0 +1,195 @@
+"""Significance tests against scipy, statsmodels and brute-force enumeration."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+from statsmodels.stats.multitest import multipletests
+from statsmodels.stats.power import TTestPower
+
+from rankviz import significance as sg
+
+VALUES = st.floats(0, 1, allow_nan=False).map(lambda v: round(v, 3))  # per-query values, with exact ties
+ALTERNATIVE = st.sampled_from(sg.ALTERNATIVES)
+
+
+@st.composite
+def paired(draw, min_n: int = 3, max_n: int = 30, runs: int = 1):
+    n = draw(st.integers(min_n, max_n))
+    b = np.array(draw(st.lists(VALUES, min_size=n, max_size=n)))
+    a = np.array([draw(st.lists(VALUES, min_size=n, max_size=n)) for _ in range(runs)])
+    return (a[0] if runs == 1 else a), b
+
+
+@settings(max_examples=60, deadline=None)
+@given(paired(runs=3), ALTERNATIVE)
+def test_paired_t_equals_scipy_row_by_row(data, alternative) -> None:
+    a, b = data
+    result = sg.paired_t(a, b, alternative=alternative)
+    ci = result.confidence_interval(0.9)
+    for i, row in enumerate(a):
+        reference = stats.ttest_rel(row, b, alternative=alternative)
+        np.testing.assert_allclose(result.statistic[i], reference.statistic, rtol=1e-12, atol=1e-12, equal_nan=True)
+        np.testing.assert_allclose(result.pvalue[i], reference.pvalue, rtol=1e-12, atol=1e-12, equal_nan=True)
+        two_sided = stats.ttest_rel(row, b).confidence_interval(0.9)
+        np.testing.assert_allclose([ci.low[i], ci.high[i]], [two_sided.low, two_sided.high], rtol=1e-12, equal_nan=True)
+        assert result.mean_difference[i] == pytest.approx(np.mean(row - b), abs=1e-15)
+
+
+@settings(max_examples=60, deadline=None)
+@given(paired(min_n=2), ALTERNATIVE, st.sampled_from(["wilcox", "pratt", "zsplit"]))
+def test_wilcoxon_equals_scipy(data, alternative, zero_method) -> None:
+    a, b = data
+    result = sg.wilcoxon(a, b, alternative=alternative, zero_method=zero_method)
+    if np.all(a == b):
+        assert result.pvalue == 1.0
+        return
+    reference = stats.wilcoxon(a, b, alternative=alternative, zero_method=zero_method)
+    np.testing.assert_allclose(result.statistic, reference.statistic, rtol=1e-12, equal_nan=True)
+    np.testing.assert_allclose(result.pvalue, reference.pvalue, rtol=1e-12, equal_nan=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(paired(runs=2), ALTERNATIVE)
+def test_sign_test_equals_binomtest(data, alternative) -> None:
+    a, b = data
+    result = sg.sign_test(a, b, alternative=alternative)
+    for i, row in enumerate(a):
+        wins, losses = int((row > b).sum()), int((row < b).sum())
+        assert result.statistic[i] == wins
+        expected = stats.binomtest(wins, wins + losses, 0.5, alternative=alternative).pvalue if wins + losses else 1.0
+        assert result.pvalue[i] == pytest.approx(expected, rel=1e-12, abs=1e-15)
+
+
+def _enumerated_pvalue(d: np.ndarray, alternative: str) -> float:
+    """Exact sign-flip p by listing every pattern with Python's own arithmetic."""
+    observed = d.mean()
+    null = [np.mean(d * np.array(signs)) for signs in itertools.product((-1, 1), repeat=len(d))]
+    gamma = abs(np.finfo(float).eps * 100 * observed)
+    greater = sum(v >= observed - gamma for v in null) / len(null)
+    less = sum(v <= observed + gamma for v in null) / len(null)
+    return {"greater": greater, "less": less, "two-sided": min(2 * min(greater, less), 1.0)}[alternative]
+
+
+@settings(max_examples=40, deadline=None)
+@given(paired(min_n=2, max_n=10, runs=2), ALTERNATIVE)
+def test_exact_randomization_equals_enumeration_and_scipy(data, alternative) -> None:
+    a, b = data
+    result = sg.randomization(a, b, alternative=alternative, n_resamples=2**10)
+    for i, row in enumerate(a):
+        assert result.pvalue[i] == pytest.approx(_enumerated_pvalue(row - b, alternative), abs=1e-12)
+        reference = stats.permutation_test(
+            (row, b),
+            lambda x, y, axis: np.mean(x - y, axis=axis),
+            permutation_type="samples",
+            alternative=alternative,
+            n_resamples=2**10,
+            vectorized=True,
+        )
+        assert result.pvalue[i] == pytest.approx(reference.pvalue, abs=1e-12)
+        assert result.statistic[i] == pytest.approx(reference.statistic, abs=1e-12)
+
+
+def test_monte_carlo_randomization_is_reproducible_never_zero_and_near_exact() -> None:
+    rng = np.random.default_rng(4)
+    b = rng.random(14)
+    a = np.vstack([b + 0.05 + 0.1 * rng.standard_normal(14), b + 2.0])  # the second run always wins by far
+    first = sg.randomization(a, b, n_resamples=5000, rng=11)
+    again = sg.randomization(a, b, n_resamples=5000, rng=np.random.default_rng(11))
+    np.testing.assert_array_equal(first.pvalue, again.pvalue)
+    assert first.pvalue[1] == pytest.approx(2 / 5001)  # only the observed arrangement (and its mirror) reach it
+    exact = sg.randomization(a, b, n_resamples=2**14).pvalue[0]
+    standard_error = math.sqrt(exact * (1 - exact) / 5000)
+    assert abs(first.pvalue[0] - exact) < 4 * standard_error + 1 / 5001
+    assert np.all(sg.randomization(a, b, n_resamples=100, rng=1, alternative="greater").pvalue >= 1 / 101)
+
+
+def test_bootstrap_is_reproducible_and_its_interval_covers_the_mean() -> None:
+    rng = np.random.default_rng(5)
+    b = rng.random(300)
+    a = np.vstack([b + 0.02 + 0.2 * rng.standard_normal(300), b + 1.0, b])
+    result = sg.bootstrap(a, b, n_resamples=4000, rng=3)
+    again = sg.bootstrap(a, b, n_resamples=4000, rng=3)
+    np.testing.assert_array_equal(result.pvalue, again.pvalue)
+    low, high = result.confidence_interval()
+    assert np.all(low <= result.mean_difference) and np.all(result.mean_difference <= high)
+    assert result.pvalue[1] == pytest.approx(1 / 4001)  # p is never 0
+    assert result.pvalue[2] == 1.0  # identical runs
+    # the percentile interval is close to the t interval when the mean is near normal
+    t_low, t_high = sg.paired_t(a[0], b).confidence_interval()
+    assert low[0] == pytest.approx(t_low, abs=0.006) and high[0] == pytest.approx(t_high, abs=0.006)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.floats(0, 1), min_size=1, max_size=25),
+    st.sampled_from([("bonferroni", "bonferroni"), ("holm", "holm"), ("bh", "fdr_bh")]),
+)
+def test_corrections_equal_statsmodels(pvalues, methods) -> None:
+    ours, theirs = methods
+    np.testing.assert_allclose(sg.adjust(pvalues, method=ours), multipletests(pvalues, method=theirs)[1], rtol=1e-12, atol=1e-15)
+    assert np.array_equal(sg.adjust(pvalues, method="none"), np.asarray(pvalues))
+
+
+def test_tukey_hsd_two_runs_is_the_two_sided_randomization_test() -> None:
+    rng = np.random.default_rng(8)
+    base = rng.random(9)
+    matrix = np.c_[base, base + 0.1 * rng.standard_normal(9), base]
+    result = sg.tukey_hsd(matrix[:, :2], n_resamples=20000, rng=2)
+    d = matrix[:, 1] - matrix[:, 0]
+    null = np.array([abs(np.mean(d * np.array(s))) for s in itertools.product((-1, 1), repeat=9)])
+    exact = np.mean(null >= abs(d.mean()) - 1e-12)
+    assert result.pvalue[0, 1] == pytest.approx(exact, abs=4 * math.sqrt(exact * (1 - exact) / 20000) + 1e-4)
+    three = sg.tukey_hsd(matrix, n_resamples=2000, rng=2)
+    np.testing.assert_array_equal(three.pvalue, three.pvalue.T)
+    assert three.pvalue[0, 2] == 1.0 and np.all(np.diag(three.pvalue) == 1.0) and three.pvalue.min() >= 1 / 2001
+    np.testing.assert_allclose(three.statistic, matrix.mean(0)[None, :] - matrix.mean(0)[:, None])
+    np.testing.assert_array_equal(three.pvalue, sg.tukey_hsd(matrix, n_resamples=2000, rng=2).pvalue)
+
+
+def test_effect_size_and_its_interval() -> None:
+    rng = np.random.default_rng(9)
+    b = rng.random(400)
+    a = b + 0.05 + 0.2 * rng.standard_normal(400)
+    d = a - b
+    size = sg.effect_size(a, b)
+    assert size.value == pytest.approx(d.mean() / d.std(ddof=1), rel=1e-12)
+    approx_half = 1.96 * math.sqrt(1 / 400 + size.value**2 / 800)
+    assert size.low == pytest.approx(size.value - approx_half, abs=0.01)
+    assert size.high == pytest.approx(size.value + approx_half, abs=0.01)
+    # the exact interval inverts the noncentral t at the observed t
+    t = size.value * math.sqrt(400)
+    assert stats.nct.cdf(t, 399, size.low * math.sqrt(400)) == pytest.approx(0.975, abs=1e-9)
+    assert math.isnan(sg.effect_size(b + 0.1, b).value)
+
+
+@pytest.mark.parametrize(("difference", "sd"), [(0.02, 0.1), (0.05, 0.2), (0.1, 0.15), (0.01, 0.3)])
+def test_topic_set_size_matches_statsmodels_power(difference, sd) -> None:
+    needed = sg.topic_set_size(difference, sd)
+    assert needed == math.ceil(TTestPower().solve_power(difference / sd, alpha=0.05, power=0.8, alternative="two-sided"))
+    assert sg.t_test_power(needed, difference / sd) >= 0.8 > sg.t_test_power(needed - 1, difference / sd)
+
+
+def test_compare_runs_table() -> None:
+    rng = np.random.default_rng(10)
+    base = rng.random(50)
+    matrix = pd.DataFrame({"base": base, "better": base + 0.2, "same": base, "noisy": base + 0.05 * rng.standard_normal(50)})
+    table = sg.compare_runs(matrix, measure="AP", test="t", correction="holm")
+    assert list(table.columns) == list(sg.COLUMNS)
+    assert list(table.run) == ["better", "same", "noisy"] and set(table.baseline) == {"base"}
+    better = table.set_index("run").loc["better"]
+    assert better.delta == pytest.approx(0.2) and better.wins == 50 and better.losses == 0
+    np.testing.assert_allclose(table.p_adjusted, sg.adjust(table.p_value.to_numpy(), method="holm"))
+    noisy = stats.ttest_rel(matrix.noisy, matrix.base)
+    assert table.set_index("run").loc["noisy", "p_value"] == pytest.approx(noisy.pvalue, rel=1e-12)
+    every = sg.compare_runs(matrix, measure="AP", test="tukey", pairs="all", n_resamples=500, rng=1)
+    assert len(every) == 6 and (every.p_value == every.p_adjusted).all()
+    with pytest.raises(ValueError, match="baseline"):
+        sg.compare_runs(matrix, measure="AP", baseline="nope")
