@@ -15,6 +15,7 @@ pages = [
     st.Page("views/overview.py", title="Overview", default=True),
     st.Page("views/deltas.py", title="Per-query deltas"),
     st.Page("views/histograms.py", title="Rank histograms"),
+    st.Page("views/significance.py", title="Significance"),
     st.Page("views/ties.py", title="Ties"),
 ]
 navigation = st.navigation(pages)

@@ -26,6 +26,7 @@ from rankviz.io.collection import Collection, open_collection
 from rankviz.io.readers import Qrels, Run, read_qrels, read_run
 from rankviz.measures import Measure, make, parse
 from rankviz.ranking import TIE_POLICIES, RankingTable, rank
+from rankviz.significance import CORRECTIONS, TESTS, compare_runs
 from rankviz.ties import random_means
 
 FRAME_TIE_POLICIES = [p for p in TIE_POLICIES if p != "random"]  # the frame's policies are deterministic
@@ -78,6 +79,48 @@ def ranking(run: Run, qrels: Qrels, ties: str) -> RankingTable:
 def random_trial_means(tables: tuple[RankingTable, ...], measure: str, missing: str, trials: int, seed: int) -> pd.DataFrame:
     """Per run: the mean over queries under each of ``trials`` random tie orders (trials x runs)."""
     return random_means({t.run_name: t for t in tables}, parse(measure), trials=trials, rng=seed, missing=missing)
+
+
+@st.cache_data(max_entries=128, show_spinner="Testing…")
+def significance_table(
+    values: pd.DataFrame, measure: str, baseline: str, test: str, correction: str, pairs: str, resamples: int, seed: int
+) -> pd.DataFrame:
+    """:func:`rankviz.significance.compare_runs` on a queries x runs matrix (keyed on its content)."""
+    return compare_runs(
+        values, measure=measure, baseline=baseline, test=test, correction=correction, pairs=pairs, n_resamples=resamples, rng=seed
+    )
+
+
+@dataclass(frozen=True)
+class SignificanceSettings:
+    """The significance test in force, shared by the Overview marks and the Significance page (URL keys)."""
+
+    baseline: str
+    test: str
+    correction: str
+    alpha: float
+    resamples: int
+    seed: int
+
+    def describe(self) -> str:
+        correction = "family-wise (Tukey HSD)" if self.test == "tukey" else f"{self.correction} correction"
+        return f"{self.test} test against {self.baseline}, {correction}, alpha = {self.alpha}"
+
+
+ALPHAS = ["0.01", "0.05", "0.1"]
+
+
+def significance_settings(ctx: Context) -> SignificanceSettings:
+    """Read the significance settings from the URL (validated; defaults t, holm, 0.05, first run)."""
+    url = ctx.url
+    return SignificanceSettings(
+        baseline=url.choice("baseline", ctx.selected, ctx.selected[0]),
+        test=url.choice("test", list(TESTS), "t"),
+        correction=url.choice("correction", list(CORRECTIONS), "holm"),
+        alpha=float(url.choice("alpha", ALPHAS, "0.05")),
+        resamples=url.integer("resamples", 100, 100_000, 10_000),
+        seed=url.integer("seed", 0, 2**31 - 1, 0),
+    )
 
 
 @st.cache_data(max_entries=512, hash_funcs={RankingTable: id})

@@ -1,4 +1,4 @@
-"""Command line: ``python -m rankviz evaluate|ties QRELS RUN [RUN ...] -m MEASURE ...``.
+"""Command line: ``python -m rankviz evaluate|compare|ties QRELS RUN [RUN ...] -m MEASURE ...``.
 
 QRELS may also be a collection folder: its runs (unless RUNs are named), its default measures and
 its relevance threshold are then used.
@@ -14,12 +14,14 @@ from pathlib import Path
 
 import numpy as np
 
+from rankviz.compare import per_query_matrix
 from rankviz.errors import RankvizError
 from rankviz.evaluate import ALL, Block, Conventions, as_measures, as_runs, evaluate_blocks
 from rankviz.io.collection import open_collection
 from rankviz.io.readers import Qrels, Run, read_qrels, read_run
 from rankviz.measures import Measure
-from rankviz.ranking import TIE_POLICIES
+from rankviz.ranking import TIE_POLICIES, rank
+from rankviz.significance import ALTERNATIVES, CORRECTIONS, TESTS, compare_runs, verdicts
 from rankviz.ties import TieReport, tie_report
 
 
@@ -64,6 +66,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ev.add_argument("--trials", type=int, default=100, help="random orders averaged with --ties random (default 100)")
     ev.add_argument("--seed", type=int, default=None, help="seed of --ties random (default: fresh entropy)")
+    co = commands.add_parser("compare", help="paired significance tests of runs against a baseline (or all pairs)")
+    _inputs(co)
+    co.add_argument("--baseline", default=None, help="name of the baseline run (default: the first run)")
+    co.add_argument("--test", choices=TESTS, default="t", help="paired test (default t; tukey = randomised Tukey HSD)")
+    co.add_argument("--correction", choices=CORRECTIONS, default="holm", help="multiple-comparison correction (default holm)")
+    co.add_argument("--pairs", choices=("baseline", "all"), default="baseline", help="baseline against each run, or all pairs")
+    co.add_argument("--alternative", choices=ALTERNATIVES, default="two-sided")
+    co.add_argument("--resamples", type=int, default=10_000, help="randomization / bootstrap / Tukey resamples (default 10000)")
+    co.add_argument("--seed", type=int, default=None, help="seed of the resampling tests (default: fresh entropy)")
+    co.add_argument("--alpha", type=float, default=0.05, help="significance level of the verdict (default 0.05)")
+    co.add_argument("--ties", choices=[p for p in TIE_POLICIES if p != "random"], default="trec_eval")
     ti = commands.add_parser("ties", help="how much each run's values depend on the order of equal scores")
     _inputs(ti)
     ti.add_argument("-k", "--cutoff", type=int, default=10, help="depth for the share of tied top-K documents (default 10)")
@@ -80,6 +93,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _evaluate(args)
         if args.command == "ties":
             return _ties(args)
+        if args.command == "compare":
+            return _compare(args)
     except RankvizError as exc:
         print(f"rankviz: error: {exc}", file=sys.stderr)
         return 2
@@ -123,6 +138,49 @@ def _evaluate(args: argparse.Namespace) -> int:
     _report_ignored(ignored_by_run)
     conventions = Conventions(ties=args.ties, missing=args.missing, trials=args.trials, seed=args.seed)
     sys.stdout.write(render(blocks, args.format, conventions, per_query=args.per_query))
+    return 0
+
+
+def _compare(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    qrels, runs, measures = _load(args)
+    if len(runs) < 2:
+        raise RankvizError("compare needs at least two runs")
+    if not 0 < args.alpha < 1:
+        raise RankvizError(f"--alpha {args.alpha}: must be between 0 and 1")
+    names = [run.name for run in runs]
+    if args.baseline is not None and args.baseline not in names:
+        raise RankvizError(f"--baseline {args.baseline!r} is not among the runs ({', '.join(names)})")
+    tables = {run.name: rank(run, qrels, ties=args.ties) for run in runs}
+    _report_ignored({name: list(table.ignored_qids) for name, table in tables.items()})
+    generator = np.random.default_rng(args.seed)
+    frames = [
+        compare_runs(
+            per_query_matrix(tables, measure, missing=args.missing),
+            measure=str(measure),
+            baseline=args.baseline,
+            test=args.test,
+            correction=args.correction,
+            pairs=args.pairs,
+            alternative=args.alternative,
+            n_resamples=args.resamples,
+            rng=generator,
+        )
+        for measure in measures
+    ]
+    result = pd.concat(frames, ignore_index=True)
+    if args.format == "json":
+        sys.stdout.write(json.dumps(result.to_dict(orient="records"), default=_json_default) + "\n")
+    elif args.format == "tsv":
+        sys.stdout.write(result.to_csv(sep="\t", index=False, float_format="%.17g"))
+    else:
+        shown = result.assign(verdict=verdicts(result, alpha=args.alpha)).drop(columns=["test"])
+        sys.stdout.write(shown.to_string(index=False, float_format=lambda v: f"{v:.4f}") + "\n")
+        correction = "family-wise (Tukey HSD)" if args.test == "tukey" else args.correction
+        sys.stdout.write(f"# test: {args.test} ({args.alternative}); correction: {correction}; alpha {args.alpha}\n")
+        conventions = Conventions(ties=args.ties, missing=args.missing)
+        sys.stdout.write("".join(f"# {line}\n" for line in conventions.describe()))
     return 0
 
 

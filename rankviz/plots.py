@@ -179,3 +179,61 @@ def tie_intervals(means: pd.DataFrame, measure: str) -> go.Figure:
             )
     fig.update_layout(height=max(300, 60 * len(runs) + 150))
     return _layout(fig, f"{measure}: every tie order lies between the pessimistic and optimistic mean", measure, "run")
+
+
+VERDICT_COLOURS = {"better": "#2a9d8f", "worse": "#e76f51", "n.s.": "#6c757d"}
+
+
+def forest(table: pd.DataFrame, measure: str, baseline: str) -> go.Figure:
+    """Each run's mean difference from the baseline with its confidence interval (one row per run)."""
+    verdicts = table["verdict"] if "verdict" in table else pd.Series("n.s.", index=table.index)
+    fig = go.Figure()
+    for verdict, colour in VERDICT_COLOURS.items():
+        part = table[verdicts == verdict]
+        if part.empty:
+            continue
+        fig.add_scatter(
+            x=part["delta"],
+            y=part["run"],
+            mode="markers",
+            name=verdict,
+            marker={"color": colour, "size": 10},
+            error_x={
+                "type": "data",
+                "symmetric": False,
+                "array": part["ci_high"] - part["delta"],
+                "arrayminus": part["delta"] - part["ci_low"],
+            },
+            customdata=np.c_[part["p_adjusted"]],
+            hovertemplate="%{y}<br>delta %{x:+.4f}<br>adjusted p %{customdata[0]:.4g}<extra>" + verdict + "</extra>",
+        )
+    fig.add_vline(x=0, line={"dash": "dot", "color": "grey"})
+    fig.update_yaxes(categoryorder="array", categoryarray=list(table["run"])[::-1])
+    fig.update_layout(height=max(300, 50 * len(table) + 150))
+    return _layout(fig, f"{measure}: difference from {baseline} with confidence interval", f"delta {measure}", "run")
+
+
+def pvalue_heatmap(pairs: pd.DataFrame, runs: list[str], measure: str, alpha: float) -> go.Figure:
+    """Adjusted p-value of every pair of runs, symmetric; significant cells marked with *."""
+    position = {run: i for i, run in enumerate(runs)}
+    grid = np.full((len(runs), len(runs)), np.nan)
+    for a, b, p in zip(pairs["baseline"], pairs["run"], pairs["p_adjusted"]):
+        grid[position[a], position[b]] = grid[position[b], position[a]] = p
+    text = [["" if np.isnan(p) else f"{p:.3g}" + (" *" if p < alpha else "") for p in row] for row in grid]
+    fig = go.Figure(
+        go.Heatmap(
+            z=grid,
+            x=runs,
+            y=runs,
+            text=text,
+            texttemplate="%{text}",
+            colorscale="Blues_r",
+            zmin=0,
+            zmax=1,
+            colorbar={"title": "adjusted p"},
+            hovertemplate="%{y} vs %{x}<br>adjusted p %{z:.4g}<extra></extra>",
+        )
+    )
+    fig.update_yaxes(autorange="reversed")
+    fig.update_layout(height=max(350, 45 * len(runs) + 150))
+    return _layout(fig, f"{measure}: adjusted p-values of all pairs (* below alpha = {alpha})", "run", "run")

@@ -494,3 +494,10 @@ def compare_runs(
         },
         columns=COLUMNS,
     )
+
+
+def verdicts(table: pd.DataFrame, *, alpha: float = 0.05) -> list[str]:
+    """Per row of :func:`compare_runs`: ``better`` / ``worse`` where the adjusted p is below alpha, else ``n.s.``."""
+    return [
+        ("better" if delta > 0 else "worse") if p < alpha else "n.s." for delta, p in zip(table["delta"], table["p_adjusted"])
+    ]

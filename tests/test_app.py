@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy import stats
 from streamlit.testing.v1 import AppTest
 
 import rankviz as rv
@@ -54,7 +55,10 @@ def _decode(node):
     if isinstance(node, dict):
         if set(node) >= {"bdata", "dtype"}:
             array = np.frombuffer(base64.b64decode(node["bdata"]), dtype=node["dtype"])
-            return array.reshape(node["shape"]).tolist() if "shape" in node else array.tolist()
+            if "shape" not in node:
+                return array.tolist()
+            shape = node["shape"]
+            return array.reshape([int(n) for n in shape.split(",")] if isinstance(shape, str) else shape).tolist()
         return {k: _decode(v) for k, v in node.items()}
     if isinstance(node, list):
         return [_decode(v) for v in node]
@@ -186,3 +190,35 @@ def test_ties_page_random_orders_are_reproducible() -> None:
     assert means.equals(again.dataframe[1].value)
     assert means.loc["rrf", "random"] == pytest.approx(means.loc["rrf", "expected"], abs=5 * means.loc["rrf", "random std"])
     assert means.loc["rrf", "random std"] > 0 and means.loc["bm25", "random std"] == 0
+
+
+def test_significance_page_matches_the_engine() -> None:
+    at = start("significance", runs="bm25,dense,rrf", measures="NDCG@K", baseline="bm25", correction="bonferroni")
+    assert not at.exception and not at.error
+    table = at.dataframe[0].value
+    collection = open_collection(CRANFIELD)
+    qrels = collection.read_qrels()
+    matrix = compare.per_query_matrix(
+        {n: rv.rank(collection.read_run(n), qrels) for n in ("bm25", "dense", "rrf")}, rv.parse("nDCG@10")
+    )
+    reference = stats.ttest_rel(matrix["rrf"], matrix["bm25"])
+    assert list(table.index) == ["dense", "rrf"]
+    assert table.loc["rrf", "p_value"] == pytest.approx(reference.pvalue, rel=1e-12)
+    assert table.loc["rrf", "p_adjusted"] == pytest.approx(min(1, 2 * reference.pvalue), rel=1e-12)
+    assert table.loc["rrf", "verdict"] == "better" and table.loc["dense", "verdict"] == "n.s."
+    forest_spec, heatmap = figure(at, 0), figure(at, 1)
+    assert {t["name"] for t in forest_spec["data"]} == {"better", "n.s."}
+    assert heatmap["data"][0]["x"] == ["bm25", "dense", "rrf"]
+    assert "Paired t-test" in at.caption[1].value
+    at.selectbox[2].set_value("randomization").run()
+    assert at.query_params["test"] == "randomization" and not at.exception
+    randomized = at.dataframe[0].value
+    assert randomized.loc["rrf", "p_value"] >= 1 / 10_001 and randomized.loc["rrf", "verdict"] == "better"
+    assert "exchangeable" in at.caption[1].value
+
+
+def test_overview_marks_runs_better_than_the_baseline() -> None:
+    at = start(runs="bm25,dense,rrf", measures="NDCG@K,MAP", baseline="bm25")
+    marks = at.dataframe[1].value
+    assert marks.loc["rrf", "nDCG@10"] == "better" and marks.loc["dense", "nDCG@10"] == "n.s."
+    assert "bm25" not in marks.index

@@ -125,3 +125,41 @@ def test_evaluate_expected_and_random_ties(capsys) -> None:
     assert capsys.readouterr().out.splitlines() == lines
     assert main(argv) == 0
     assert "40 random orders within equal scores (seed 9)" in capsys.readouterr().out
+
+
+def test_compare_json_records_match_the_api(capsys) -> None:
+    import numpy as np
+    from scipy import stats
+
+    import rankviz as rv
+    from rankviz.compare import per_query_matrix
+
+    argv = ["compare", str(SAMPLES / "cranfield"), "bm25", "dense", "rrf", "-m", "nDCG@10", "--format", "json"]
+    records = _run_json(capsys, [*argv, "--test", "t", "--correction", "bonferroni"])
+    assert [(r["baseline"], r["run"]) for r in records] == [("bm25", "dense"), ("bm25", "rrf")]
+    keys = "baseline run measure test n mean_baseline mean_run delta statistic p_value p_adjusted ci_low ci_high"
+    assert list(records[0]) == [*keys.split(), "effect_size", "wins", "ties", "losses"]
+    collection = rv.io.collection.open_collection(SAMPLES / "cranfield")
+    qrels = collection.read_qrels()
+    tables = {n: rv.rank(collection.read_run(n), qrels) for n in ("bm25", "dense", "rrf")}
+    matrix = per_query_matrix(tables, rv.parse("nDCG@10"))
+    reference = stats.ttest_rel(matrix["rrf"], matrix["bm25"])
+    assert records[1]["p_value"] == reference.pvalue and records[1]["statistic"] == reference.statistic
+    assert records[1]["p_adjusted"] == min(1.0, 2 * reference.pvalue)
+    assert records[1]["wins"] + records[1]["ties"] + records[1]["losses"] == records[1]["n"] == 225
+    seeded = [*argv, "--test", "randomization", "--seed", "4", "--resamples", "2000"]
+    assert _run_json(capsys, seeded) == _run_json(capsys, seeded)
+    assert min(r["p_value"] for r in _run_json(capsys, seeded)) >= 1 / 2001
+    pairs = _run_json(capsys, [*argv, "--test", "tukey", "--pairs", "all", "--seed", "1", "--resamples", "1000"])
+    assert len(pairs) == 3 and all(np.isclose(r["p_value"], r["p_adjusted"]) for r in pairs)
+
+
+def test_compare_table_and_errors(capsys) -> None:
+    folder = str(SAMPLES / "cranfield")
+    assert main(["compare", folder, "bm25", "rrf", "-m", "AP", "--baseline", "rrf"]) == 0
+    out = capsys.readouterr().out
+    assert "worse" in out and "# test: t (two-sided); correction: holm; alpha 0.05" in out
+    assert main(["compare", folder, "bm25", "rrf", "-m", "AP", "--baseline", "ghost"]) == 2
+    assert "ghost" in capsys.readouterr().err
+    assert main(["compare", folder, "bm25", "-m", "AP"]) == 2
+    assert "at least two runs" in capsys.readouterr().err

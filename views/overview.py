@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 import app_support as support
-from rankviz import compare, plots
+from rankviz import compare, plots, significance
 
 ctx = support.context()
 st.header("Overview")
@@ -18,6 +18,26 @@ st.dataframe(
     width="stretch",
 )
 st.caption("Best value per measure highlighted. " + f"{next(iter(summaries.values()))['queries'].iloc[0]} queries in each mean.")
+if len(ctx.selected) > 1:
+    settings = support.significance_settings(ctx)
+    verdicts = {}
+    for measure in ctx.measures:
+        table = support.significance_table(
+            ctx.matrix(measure),
+            str(measure),
+            settings.baseline,
+            settings.test,
+            settings.correction,
+            "baseline",
+            settings.resamples,
+            settings.seed,
+        )
+        verdicts[str(measure)] = pd.Series(significance.verdicts(table, alpha=settings.alpha), index=table["run"])
+    marks = pd.DataFrame(verdicts)
+    st.dataframe(
+        marks.style.map(lambda v: f"color: {plots.VERDICT_COLOURS[v]}; font-weight: bold" if v != "n.s." else ""), width="stretch"
+    )
+    st.caption(f"Against the baseline: {settings.describe()} (set on the Significance page).")
 figure = plots.means_with_ci(summaries)
 st.plotly_chart(figure, key="overview_means")
 left, right = st.columns(2)

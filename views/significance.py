@@ -1,0 +1,76 @@
+"""Significance: which differences between runs can be trusted, and by how much."""
+
+import streamlit as st
+
+import app_support as support
+from rankviz import plots, significance
+
+ctx = support.context()
+st.header("Significance")
+names = ctx.selected
+if len(names) < 2:
+    st.info("Choose two or more runs in the sidebar to compare them.")
+    st.stop()
+settings = support.significance_settings(ctx)
+measure_names = [str(m) for m in ctx.measures]
+c1, c2, c3, c4 = st.columns(4)
+measure_name = c1.selectbox(
+    "Measure", measure_names, index=measure_names.index(ctx.url.choice("measure", measure_names, measure_names[0]))
+)
+baseline = c2.selectbox("Baseline", names, index=names.index(settings.baseline))
+test = c3.selectbox("Test", significance.TESTS, index=significance.TESTS.index(settings.test))
+correction = c4.selectbox(
+    "Correction",
+    significance.CORRECTIONS,
+    index=significance.CORRECTIONS.index(settings.correction),
+    disabled=test == "tukey",
+    help="Tukey HSD is family-wise over all pairs already",
+)
+c5, c6, c7 = st.columns(3)
+alpha = c5.selectbox("alpha", support.ALPHAS, index=support.ALPHAS.index(str(settings.alpha)))
+resampling = test in ("randomization", "bootstrap", "tukey")
+resamples = c6.number_input("Resamples", 100, 100_000, settings.resamples, step=1000, disabled=not resampling)
+seed = c7.number_input("Seed", 0, 2**31 - 1, settings.seed, disabled=not resampling)
+ctx.url.write(
+    measure=measure_name, baseline=baseline, test=test, correction=correction, alpha=alpha, resamples=resamples, seed=seed
+)
+st.caption(significance.ASSUMPTIONS[test])
+
+measure = ctx.measures[measure_names.index(measure_name)]
+values = ctx.matrix(measure)
+table = support.significance_table(values, measure_name, baseline, test, correction, "baseline", resamples, seed)
+table = table.assign(verdict=significance.verdicts(table, alpha=float(alpha)))
+shown = table.set_index("run")[
+    ["delta", "ci_low", "ci_high", "p_value", "p_adjusted", "verdict", "effect_size", "wins", "ties", "losses"]
+]
+st.dataframe(
+    shown.style.format(
+        {
+            "delta": "{:+.4f}",
+            "ci_low": "{:+.4f}",
+            "ci_high": "{:+.4f}",
+            "p_value": "{:.4g}",
+            "p_adjusted": "{:.4g}",
+            "effect_size": "{:+.3f}",
+        }
+    ),
+    width="stretch",
+)
+described = "family-wise (Tukey HSD)" if test == "tukey" else f"{correction} correction over the {len(table)} comparisons"
+st.caption(
+    f"{measure_name}, run minus {baseline} on {int(table['n'].iloc[0])} queries; {test} test, {described}; "
+    f"verdict at alpha = {alpha} on the adjusted p. The interval is 95% "
+    + ("percentile bootstrap." if test == "bootstrap" else "t-based, of the mean difference.")
+)
+st.plotly_chart(plots.forest(table, measure_name, baseline), key="forest")
+st.download_button(
+    "Download comparisons (CSV)",
+    table.to_csv(index=False).encode(),
+    file_name=f"rankviz_significance_{measure_name}.csv",
+    mime="text/csv",
+)
+
+st.subheader("All pairs")
+every = support.significance_table(values, measure_name, baseline, test, correction, "all", resamples, seed)
+st.plotly_chart(plots.pvalue_heatmap(every, names, measure_name, float(alpha)), key="pairs")
+st.caption("Adjusted p-value of every pair (corrected over all pairs); cells below alpha are outlined.")
