@@ -20,6 +20,7 @@ import pandas as pd
 import streamlit as st
 
 from rankviz import compare
+from rankviz import ties as ties_module
 from rankviz.errors import RankvizError
 from rankviz.evaluate import Conventions
 from rankviz.io.collection import Collection, open_collection
@@ -88,6 +89,21 @@ def significance_table(
     """:func:`rankviz.significance.compare_runs` on a queries x runs matrix (keyed on its content)."""
     return compare_runs(
         values, measure=measure, baseline=baseline, test=test, correction=correction, pairs=pairs, n_resamples=resamples, rng=seed
+    )
+
+
+@st.cache_data(max_entries=64, show_spinner="Testing under each tie policy…")
+def verdict_changes(matrices: dict[str, pd.DataFrame], measure: str, settings: SignificanceSettings) -> pd.DataFrame:
+    """:func:`rankviz.ties.verdict_changes` with the page's significance settings."""
+    return ties_module.verdict_changes(
+        matrices,
+        measure=measure,
+        baseline=settings.baseline,
+        test=settings.test,
+        correction=settings.correction,
+        alpha=settings.alpha,
+        n_resamples=settings.resamples,
+        rng=settings.seed,
     )
 
 

@@ -52,6 +52,17 @@ def _inputs(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=("table", "tsv", "json"), default="table")
 
 
+def _test_options(parser: argparse.ArgumentParser) -> None:
+    """The significance test of ``compare`` (and of the verdicts in ``ties``)."""
+    parser.add_argument("--baseline", default=None, help="name of the baseline run (default: the first run)")
+    parser.add_argument("--test", choices=TESTS, default="t", help="paired test (default t; tukey = randomised Tukey HSD)")
+    parser.add_argument("--correction", choices=CORRECTIONS, default="holm", help="multiple-comparison correction (default holm)")
+    parser.add_argument("--alpha", type=float, default=0.05, help="significance level of the verdict (default 0.05)")
+    parser.add_argument(
+        "--resamples", type=int, default=10_000, help="randomization / bootstrap / Tukey resamples (default 10000)"
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m rankviz", description="Compare ranking runs with trec_eval-exact measures.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -68,21 +79,18 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--seed", type=int, default=None, help="seed of --ties random (default: fresh entropy)")
     co = commands.add_parser("compare", help="paired significance tests of runs against a baseline (or all pairs)")
     _inputs(co)
-    co.add_argument("--baseline", default=None, help="name of the baseline run (default: the first run)")
-    co.add_argument("--test", choices=TESTS, default="t", help="paired test (default t; tukey = randomised Tukey HSD)")
-    co.add_argument("--correction", choices=CORRECTIONS, default="holm", help="multiple-comparison correction (default holm)")
+    _test_options(co)
     co.add_argument("--pairs", choices=("baseline", "all"), default="baseline", help="baseline against each run, or all pairs")
     co.add_argument("--alternative", choices=ALTERNATIVES, default="two-sided")
-    co.add_argument("--resamples", type=int, default=10_000, help="randomization / bootstrap / Tukey resamples (default 10000)")
     co.add_argument("--seed", type=int, default=None, help="seed of the resampling tests (default: fresh entropy)")
-    co.add_argument("--alpha", type=float, default=0.05, help="significance level of the verdict (default 0.05)")
     co.add_argument("--ties", choices=[p for p in TIE_POLICIES if p != "random"], default="trec_eval")
     ti = commands.add_parser("ties", help="how much each run's values depend on the order of equal scores")
     _inputs(ti)
     ti.add_argument("-k", "--cutoff", type=int, default=10, help="depth for the share of tied top-K documents (default 10)")
     ti.add_argument("--queries", type=int, default=5, help="queries listed per run whose value moves most (default 5)")
     ti.add_argument("--trials", type=int, default=0, help="also average this many random orders (default 0: none)")
-    ti.add_argument("--seed", type=int, default=None, help="seed of the random orders")
+    ti.add_argument("--seed", type=int, default=None, help="seed of the random orders and of resampling tests")
+    _test_options(ti)
     return parser
 
 
@@ -141,17 +149,23 @@ def _evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_test_options(args: argparse.Namespace, runs: list[Run]) -> None:
+    if not 0 < args.alpha < 1:
+        raise RankvizError(f"--alpha {args.alpha}: must be between 0 and 1")
+    if args.resamples < 1:
+        raise RankvizError(f"--resamples {args.resamples}: must be at least 1")
+    names = [run.name for run in runs]
+    if args.baseline is not None and args.baseline not in names:
+        raise RankvizError(f"--baseline {args.baseline!r} is not among the runs ({', '.join(names)})")
+
+
 def _compare(args: argparse.Namespace) -> int:
     import pandas as pd
 
     qrels, runs, measures = _load(args)
     if len(runs) < 2:
         raise RankvizError("compare needs at least two runs")
-    if not 0 < args.alpha < 1:
-        raise RankvizError(f"--alpha {args.alpha}: must be between 0 and 1")
-    names = [run.name for run in runs]
-    if args.baseline is not None and args.baseline not in names:
-        raise RankvizError(f"--baseline {args.baseline!r} is not among the runs ({', '.join(names)})")
+    _check_test_options(args, runs)
     tables = {run.name: rank(run, qrels, ties=args.ties) for run in runs}
     _report_ignored({name: list(table.ignored_qids) for name, table in tables.items()})
     generator = np.random.default_rng(args.seed)
@@ -186,7 +200,21 @@ def _compare(args: argparse.Namespace) -> int:
 
 def _ties(args: argparse.Namespace) -> int:
     qrels, runs, measures = _load(args)
-    report = tie_report(qrels, runs, measures, cutoff=args.cutoff, missing=args.missing, trials=args.trials, rng=args.seed)
+    _check_test_options(args, runs)
+    report = tie_report(
+        qrels,
+        runs,
+        measures,
+        cutoff=args.cutoff,
+        missing=args.missing,
+        trials=args.trials,
+        rng=args.seed,
+        baseline=args.baseline,
+        test=args.test,
+        correction=args.correction,
+        alpha=args.alpha,
+        n_resamples=args.resamples,
+    )
     _report_ignored({name: list(table.ignored_qids) for name, table in report.tables["trec_eval"].items()})
     sys.stdout.write(render_ties(report, args.format, limit=args.queries))
     return 0
@@ -237,6 +265,7 @@ def render_ties(report: TieReport, fmt: str, *, limit: int) -> str:
                     "measure": measure,
                     "means": section.means.to_dict(orient="index"),
                     "pairs": section.flips.to_dict(orient="records"),
+                    "verdicts": section.verdicts.to_dict(orient="index"),
                     "queries": {run: section.queries(run, limit).to_dict(orient="index") for run in section.means.index},
                 }
                 for measure, section in report.sections.items()
@@ -254,6 +283,8 @@ def render_ties(report: TieReport, fmt: str, *, limit: int) -> str:
         parts.append(f"{measure}: mean under each tie policy\n" + section.means.to_string(float_format=lambda v: f"{v:.4f}"))
         if len(section.flips):
             parts.append(f"{measure}: pairs of runs\n" + section.flips.to_string(index=False, float_format=lambda v: f"{v:+.4f}"))
+        if len(section.verdicts):
+            parts.append(f"{measure}: verdict against the baseline under each tie policy\n" + section.verdicts.to_string())
         for run in section.means.index:
             moving = section.queries(run, limit)
             if len(moving):

@@ -20,6 +20,7 @@ from rankviz.evaluate import check_missing, random_trials, spread
 from rankviz.io.readers import Qrels, Run
 from rankviz.measures import Measure
 from rankviz.ranking import RankingTable, rank
+from rankviz.significance import compare_runs, verdicts
 
 #: The deterministic policies of the report, from worst case to best case.
 REPORT_POLICIES = ("pessimistic", "trec_eval", "run", "expected", "optimistic")
@@ -105,6 +106,39 @@ def order_flips(means: pd.DataFrame, *, tolerance: float = 1e-12) -> pd.DataFram
     return pd.DataFrame(rows, columns=columns)
 
 
+def verdict_changes(
+    matrices: Mapping[str, pd.DataFrame],
+    *,
+    measure: str,
+    baseline: str | None = None,
+    test: str = "t",
+    correction: str = "holm",
+    alpha: float = 0.05,
+    n_resamples: int = 10_000,
+    rng: np.random.Generator | int | None = None,
+) -> pd.DataFrame:
+    """Per run against the baseline: the verdict (better / worse / n.s.) under each tie policy, and
+    ``changes``, True where the policies disagree. Resampling tests reuse one seed per policy, so a
+    change comes from the tie order, not from different resamples."""
+    seed = np.random.default_rng(rng).integers(2**63)
+    columns = {}
+    for policy in REPORT_POLICIES:
+        if policy in matrices:
+            table = compare_runs(
+                matrices[policy],
+                measure=measure,
+                baseline=baseline,
+                test=test,
+                correction=correction,
+                n_resamples=n_resamples,
+                rng=seed,
+            )
+            columns[policy] = pd.Series(verdicts(table, alpha=alpha), index=table["run"])
+    frame = pd.DataFrame(columns)
+    frame["changes"] = frame.nunique(axis=1) > 1
+    return frame
+
+
 @dataclass(frozen=True, eq=False)
 class TieSection:
     """One measure of a tie report: per-policy matrices, the runs x policies means and the pair flips."""
@@ -112,6 +146,7 @@ class TieSection:
     matrices: dict[str, pd.DataFrame]
     means: pd.DataFrame
     flips: pd.DataFrame
+    verdicts: pd.DataFrame
 
     def queries(self, run: str, limit: int = 10) -> pd.DataFrame:
         return sensitive_queries(self.matrices, run, limit=limit)
@@ -135,9 +170,16 @@ def tie_report(
     missing: str = "zero",
     trials: int = 0,
     rng: np.random.Generator | int | None = None,
+    baseline: str | None = None,
+    test: str = "t",
+    correction: str = "holm",
+    alpha: float = 0.05,
+    n_resamples: int = 10_000,
 ) -> TieReport:
     """Every run under every policy of :data:`REPORT_POLICIES`; with ``trials`` > 0 also the mean of
-    that many random orders (column ``random``) and its spread over trials (``random std``)."""
+    that many random orders (column ``random``) and its spread over trials (``random std``).
+    With two or more runs, each section also holds the significance verdict of every run against
+    ``baseline`` under each policy (:func:`verdict_changes`)."""
     check_missing(missing)
     tables = {policy: {run.name: rank(run, qrels, ties=policy) for run in runs} for policy in REPORT_POLICIES}
     statistics = statistics_table(tables["trec_eval"], cutoff)
@@ -148,5 +190,19 @@ def tie_report(
         means = interval(matrices)
         if trials > 0:
             means = with_random(means, random_means(tables["trec_eval"], measure, trials=trials, rng=generator, missing=missing))
-        sections[str(measure)] = TieSection(matrices, means, order_flips(means))
+        changes = (
+            verdict_changes(
+                matrices,
+                measure=str(measure),
+                baseline=baseline,
+                test=test,
+                correction=correction,
+                alpha=alpha,
+                n_resamples=n_resamples,
+                rng=generator,
+            )
+            if len(runs) > 1
+            else pd.DataFrame()
+        )
+        sections[str(measure)] = TieSection(matrices, means, order_flips(means), changes)
     return TieReport(tables, statistics, sections)

@@ -180,6 +180,8 @@ def test_ties_page_compares_policies() -> None:
     assert [t["name"] for t in spec["data"]] == ["pessimistic / optimistic", "trec_eval", "run", "expected"]
     moving = at.dataframe[-1].value
     assert (moving["width"] > 0).all() and moving["width"].is_monotonic_decreasing
+    (verdicts,) = [d.value for d in at.dataframe if "changes" in d.value.columns]
+    assert list(verdicts.index) == ["bm25"]  # against the baseline rrf
     assert moving["open"].iloc[0].startswith("deltas?") and f"query={moving.index[0]}" in moving["open"].iloc[0]
 
 
@@ -222,3 +224,11 @@ def test_overview_marks_runs_better_than_the_baseline() -> None:
     marks = at.dataframe[1].value
     assert marks.loc["rrf", "nDCG@10"] == "better" and marks.loc["dense", "nDCG@10"] == "n.s."
     assert "bm25" not in marks.index
+
+
+def test_ties_page_shows_a_verdict_that_depends_on_the_tie_order() -> None:
+    at = start("ties", runs="qld,rrf", measures="MRR@K", baseline="qld")
+    (verdicts,) = [d.value for d in at.dataframe if "changes" in d.value.columns]
+    assert verdicts.loc["rrf", "trec_eval"] == "n.s." and verdicts.loc["rrf", "optimistic"] == "better"
+    assert bool(verdicts.loc["rrf", "changes"])
+    assert any("different verdict against qld" in w.value for w in at.warning)

@@ -118,7 +118,14 @@ def choose(page, label: str, option: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("path", "header"), [("", "Overview"), ("deltas", "Per-query deltas"), ("histograms", "Rank histograms"), ("ties", "Ties")]
+    ("path", "header"),
+    [
+        ("", "Overview"),
+        ("deltas", "Per-query deltas"),
+        ("histograms", "Rank histograms"),
+        ("significance", "Significance"),
+        ("ties", "Ties"),
+    ],
 )
 def test_each_page_renders_its_figure(page, server, tmp_path, path, header) -> None:
     open_page(page, f"{server}/{path}")
@@ -167,4 +174,16 @@ def test_clicking_a_delta_bar_opens_that_query(page, server) -> None:
     query = page.evaluate("new URLSearchParams(location.search).get('query')")
     text = open_collection(ROOT / "sample_data" / "cranfield").queries[query]
     page.get_by_text(f"Query: {text[:30]}").first.wait_for()  # the query view shows the clicked query
+    assert page.get_by_text("Traceback").count() == 0
+
+
+def test_significance_page_changes_test_and_shows_the_forest_plot(page, server, tmp_path) -> None:
+    open_page(page, f"{server}/significance?runs=bm25,dense,rrf&baseline=bm25&measure=AP")
+    page.get_by_role("heading", name="Significance").wait_for()
+    page.get_by_text("AP: difference from bm25 with confidence interval").first.wait_for()
+    choose(page, "Test", "wilcoxon")
+    page.wait_for_function("location.search.includes('test=wilcoxon')")
+    page.get_by_text("Wilcoxon signed-rank").first.wait_for()
+    page.get_by_text("AP: adjusted p-values of all pairs").first.wait_for()
+    page.screenshot(path=str(tmp_path / "significance.png"), full_page=True)
     assert page.get_by_text("Traceback").count() == 0

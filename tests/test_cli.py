@@ -163,3 +163,10 @@ def test_compare_table_and_errors(capsys) -> None:
     assert "ghost" in capsys.readouterr().err
     assert main(["compare", folder, "bm25", "-m", "AP"]) == 2
     assert "at least two runs" in capsys.readouterr().err
+
+
+def test_ties_report_lists_verdicts_that_change_with_the_tie_order(capsys) -> None:
+    argv = ["ties", str(SAMPLES / "cranfield"), "bm25", "rrf", "qld", "-m", "RR@10", "--baseline", "qld", "--format", "json"]
+    (section,) = _run_json(capsys, argv)["measures"]
+    assert section["verdicts"]["rrf"]["trec_eval"] == "n.s." and section["verdicts"]["rrf"]["optimistic"] == "better"
+    assert section["verdicts"]["rrf"]["changes"] is True and section["verdicts"]["bm25"]["changes"] is False

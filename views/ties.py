@@ -45,6 +45,20 @@ else:
     st.warning(f"{len(risky)} of {len(flips)} pairs of runs can swap places on {measure_name} depending on the tie order.")
     st.dataframe(risky, width="stretch", hide_index=True)
 
+st.subheader("Can ties change a significance verdict?")
+if len(ctx.selected) > 1:
+    settings = support.significance_settings(ctx)
+    changes = support.verdict_changes(matrices, measure_name, settings)
+    changed = changes[changes["changes"]]
+    if changed.empty:
+        st.success(f"Every verdict against {settings.baseline} is the same under every tie policy.")
+    else:
+        st.warning(f"{len(changed)} run(s) get a different verdict against {settings.baseline} depending on the tie order.")
+    st.dataframe(changes, width="stretch")
+    st.caption(f"{settings.describe()} (set on the Significance page).")
+else:
+    st.info("Choose two or more runs to test them against a baseline.")
+
 st.subheader("Queries that move most with the tie order")
 run = st.selectbox("Run", ctx.selected, index=ctx.selected.index(ctx.url.choice("tie_run", ctx.selected, ctx.selected[0])))
 ctx.url.write(tie_run=run)
