@@ -17,6 +17,7 @@ pages = [
     st.Page("views/histograms.py", title="Rank histograms"),
     st.Page("views/significance.py", title="Significance"),
     st.Page("views/ties.py", title="Ties"),
+    st.Page("views/metric_choice.py", title="Metric choice"),
 ]
 navigation = st.navigation(pages)
 if ctx is not None:

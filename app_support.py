@@ -26,6 +26,8 @@ from rankviz.evaluate import Conventions
 from rankviz.io.collection import Collection, open_collection
 from rankviz.io.readers import Qrels, Run, read_qrels, read_run
 from rankviz.measures import Measure, make, parse
+from rankviz.metric_choice import MetricReport, Task
+from rankviz.metric_choice import metric_report as build_metric_report
 from rankviz.ranking import TIE_POLICIES, RankingTable, rank
 from rankviz.significance import CORRECTIONS, TESTS, compare_runs
 from rankviz.ties import random_means
@@ -104,6 +106,27 @@ def verdict_changes(matrices: dict[str, pd.DataFrame], measure: str, settings: S
         alpha=settings.alpha,
         n_resamples=settings.resamples,
         rng=settings.seed,
+    )
+
+
+@st.cache_data(max_entries=32, show_spinner="Comparing the measures…", hash_funcs={RankingTable: id})
+def metric_report(
+    default: tuple[RankingTable, ...],
+    pessimistic: tuple[RankingTable, ...],
+    optimistic: tuple[RankingTable, ...],
+    measures: tuple[str, ...],
+    rel: int,
+    task: Task,
+    missing: str,
+    alpha: float,
+) -> MetricReport:
+    """:func:`rankviz.metric_choice.metric_report` on the frame's runs (seeded: the page is reproducible)."""
+    tables = {
+        policy: {t.run_name: t for t in group}
+        for policy, group in (("trec_eval", default), ("pessimistic", pessimistic), ("optimistic", optimistic))
+    }
+    return build_metric_report(
+        tables, [parse(m) for m in measures], rel=rel, task=task, top_k=task.top_k or 10, alpha=alpha, missing=missing, rng=0
     )
 
 

@@ -1,4 +1,4 @@
-"""Command line: ``python -m rankviz evaluate|compare|ties QRELS RUN [RUN ...] -m MEASURE ...``.
+"""Command line: ``python -m rankviz evaluate|compare|ties|metrics-report QRELS RUN [RUN ...] -m MEASURE ...``.
 
 QRELS may also be a collection folder: its runs (unless RUNs are named), its default measures and
 its relevance threshold are then used.
@@ -20,6 +20,7 @@ from rankviz.evaluate import ALL, Block, Conventions, as_measures, as_runs, eval
 from rankviz.io.collection import open_collection
 from rankviz.io.readers import Qrels, Run, read_qrels, read_run
 from rankviz.measures import Measure
+from rankviz.metric_choice import DEFAULT_MEASURES, MetricReport, Task, infer_task, metric_report
 from rankviz.ranking import TIE_POLICIES, rank
 from rankviz.significance import ALTERNATIVES, CORRECTIONS, TESTS, compare_runs, verdicts
 from rankviz.ties import TieReport, tie_report
@@ -84,6 +85,23 @@ def build_parser() -> argparse.ArgumentParser:
     co.add_argument("--alternative", choices=ALTERNATIVES, default="two-sided")
     co.add_argument("--seed", type=int, default=None, help="seed of the resampling tests (default: fresh entropy)")
     co.add_argument("--ties", choices=[p for p in TIE_POLICIES if p != "random"], default="trec_eval")
+    mr = commands.add_parser("metrics-report", help="which measure fits the task: agreement, discriminative power, stability")
+    _inputs(mr)
+    mr.add_argument(
+        "-k", "--cutoff", type=int, default=10, help="depth users inspect, for the guidance and judged@K (default 10)"
+    )
+    mr.add_argument(
+        "--answers", choices=("one", "many"), default=None, help="one correct answer per query or many (default: from the qrels)"
+    )
+    mr.add_argument("--graded", choices=("yes", "no"), default=None, help="is relevance graded (default: from the qrels)")
+    mr.add_argument("--stops", choices=("yes", "no"), default=None, help="do users stop at the first satisfying result")
+    mr.add_argument(
+        "--test", choices=("tukey", "bootstrap", "randomization", "t"), default="tukey", help="for discriminative power"
+    )
+    mr.add_argument("--alpha", type=float, default=0.05)
+    mr.add_argument("--resamples", type=int, default=1000, help="resamples of the discriminative-power test (default 1000)")
+    mr.add_argument("--trials", type=int, default=1000, help="random splits for the swap rate (default 1000)")
+    mr.add_argument("--seed", type=int, default=None)
     ti = commands.add_parser("ties", help="how much each run's values depend on the order of equal scores")
     _inputs(ti)
     ti.add_argument("-k", "--cutoff", type=int, default=10, help="depth for the share of tied top-K documents (default 10)")
@@ -103,6 +121,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _ties(args)
         if args.command == "compare":
             return _compare(args)
+        if args.command == "metrics-report":
+            return _metrics_report(args)
     except RankvizError as exc:
         print(f"rankviz: error: {exc}", file=sys.stderr)
         return 2
@@ -196,6 +216,83 @@ def _compare(args: argparse.Namespace) -> int:
         conventions = Conventions(ties=args.ties, missing=args.missing)
         sys.stdout.write("".join(f"# {line}\n" for line in conventions.describe()))
     return 0
+
+
+def _metrics_report(args: argparse.Namespace) -> int:
+    if args.measures is None:
+        args.measures = list(DEFAULT_MEASURES)
+    qrels, runs, measures = _load(args)
+    if len(runs) < 2:
+        raise RankvizError("metrics-report compares measures on two or more runs")
+    if not 0 < args.alpha < 1:
+        raise RankvizError(f"--alpha {args.alpha}: must be between 0 and 1")
+    rel = next((m.value_of("rel") for m in measures if any(p.name == "rel" for p in m.family.params)), 1)
+    tables = {
+        policy: {run.name: rank(run, qrels, ties=policy) for run in runs} for policy in ("trec_eval", "pessimistic", "optimistic")
+    }
+    inferred = infer_task(tables["trec_eval"], rel=rel, top_k=args.cutoff)
+    task = Task(
+        single_answer=inferred.single_answer if args.answers is None else args.answers == "one",
+        top_k=args.cutoff,
+        graded=inferred.graded if args.graded is None else args.graded == "yes",
+        stops_when_satisfied=inferred.stops_when_satisfied if args.stops is None else args.stops == "yes",
+    )
+    report = metric_report(
+        tables,
+        measures,
+        rel=rel,
+        task=task,
+        top_k=args.cutoff,
+        alpha=args.alpha,
+        test=args.test,
+        n_resamples=args.resamples,
+        trials=args.trials,
+        missing=args.missing,
+        rng=args.seed,
+    )
+    sys.stdout.write(render_metric_report(report, args.format))
+    return 0
+
+
+def render_metric_report(report: MetricReport, fmt: str) -> str:
+    """The metric-choice report as JSON, long TSV (section, measure, key, value) or readable text."""
+    tables = {
+        "means": report.means,
+        "kendall": report.kendall,
+        "tau_ap": report.tau_ap,
+        "discriminative_power": report.power,
+        "stability": report.stability,
+    }
+    if fmt == "json":
+        payload = {
+            "task": vars(report.task),
+            "recommendations": [vars(r) for r in report.recommendations],
+            **{name: frame.to_dict(orient="index") for name, frame in tables.items()},
+            "asl": report.asl.to_dict(orient="records"),
+            "warnings": report.warnings.messages(),
+            "judged": report.warnings.judged.to_dict(),
+        }
+        return json.dumps(payload, ensure_ascii=False, default=_json_default) + "\n"
+    if fmt == "tsv":
+        lines = ["section\trow\tcolumn\tvalue"]
+        for name, frame in tables.items():
+            for row, values in frame.iterrows():
+                lines += [f"{name}\t{row}\t{column}\t{value!r}" for column, value in values.items()]
+        return "\n".join(lines) + "\n"
+    task = report.task
+    parts = [
+        "Task: "
+        + ("one correct answer" if task.single_answer else "many relevant items")
+        + f"; users inspect the top {task.top_k}; relevance "
+        + ("graded" if task.graded else "binary")
+        + ("; users stop when satisfied" if task.stops_when_satisfied else ""),
+        "Measures that fit\n" + "\n".join(f"- {r.measure}: {r.reason}. Hides: {r.hides}." for r in report.recommendations),
+    ]
+    for name, frame in tables.items():
+        parts.append(f"{name.replace('_', ' ').capitalize()}\n" + frame.to_string(float_format=lambda v: f"{v:.3f}"))
+    if report.warnings.messages():
+        parts.append("Warnings from the collection\n" + "\n".join(f"- {m}" for m in report.warnings.messages()))
+    return "\n\n".join(parts) + "\n"
 
 
 def _ties(args: argparse.Namespace) -> int:

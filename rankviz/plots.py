@@ -237,3 +237,59 @@ def pvalue_heatmap(pairs: pd.DataFrame, runs: list[str], measure: str, alpha: fl
     fig.update_yaxes(autorange="reversed")
     fig.update_layout(height=max(350, 45 * len(runs) + 150))
     return _layout(fig, f"{measure}: adjusted p-values of all pairs (* below alpha = {alpha})", "run", "run")
+
+
+def correlation_heatmap(frame: pd.DataFrame, title: str) -> go.Figure:
+    """A measures x measures correlation matrix with its values written in the cells."""
+    fig = go.Figure(
+        go.Heatmap(
+            z=frame.to_numpy(),
+            x=list(frame.columns),
+            y=list(frame.index),
+            text=[[f"{v:.2f}" for v in row] for row in frame.to_numpy()],
+            texttemplate="%{text}",
+            colorscale="RdBu",
+            zmin=-1,
+            zmax=1,
+            hovertemplate="%{y} vs %{x}: %{z:.3f}<extra></extra>",
+        )
+    )
+    fig.update_yaxes(autorange="reversed")
+    fig.update_layout(height=max(350, 45 * len(frame) + 150))
+    return _layout(fig, title, "measure", "measure")
+
+
+def asl_curves(asl: pd.DataFrame, alpha: float) -> go.Figure:
+    """Achieved significance level curves (Sakai): each measure's sorted p-values over the run pairs."""
+    fig = go.Figure()
+    for measure, part in asl.groupby("measure", sort=False):
+        fig.add_scatter(
+            x=part["pair rank"],
+            y=part["p"],
+            mode="lines+markers",
+            name=measure,
+            hovertemplate="pair %{x}: p %{y:.4g}<extra>" + measure + "</extra>",
+        )
+    fig.add_hline(y=alpha, line={"dash": "dot", "color": "grey"}, annotation_text=f"alpha = {alpha}")
+    return _layout(
+        fig,
+        "Achieved significance level of every pair of runs (lower and longer below alpha = more discriminative)",
+        "run pairs, sorted by p",
+        "adjusted p",
+    )
+
+
+def measure_scatter(x: pd.Series, y: pd.Series, run: str, query_text: Mapping[str, str]) -> go.Figure:
+    """Per-query values of one run under two measures."""
+    text = [query_text.get(q, "") for q in x.index]
+    fig = go.Figure(
+        go.Scatter(
+            x=x,
+            y=y,
+            mode="markers",
+            customdata=np.c_[x.index.to_numpy(), text],
+            hovertemplate="query %{customdata[0]}<br>%{customdata[1]}<br>"
+            + f"{x.name} %{{x:.4f}}<br>{y.name} %{{y:.4f}}<extra></extra>",
+        )
+    )
+    return _layout(fig, f"{run}: {y.name} against {x.name} per query", str(x.name), str(y.name))

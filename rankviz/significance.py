@@ -13,7 +13,9 @@ queries in seconds: one matrix product per batch of sign flips or bootstrap coun
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import TYPE_CHECKING, NamedTuple
@@ -91,11 +93,21 @@ def _squeeze(value):
     return value.item() if value.ndim == 0 else value
 
 
+@contextmanager
+def _quiet_constant_data() -> Iterator[None]:
+    """scipy warns when every difference is (nearly) equal; the result (infinite t, zero-width
+    interval, or NaN for all-zero differences) is the honest answer, so the warning is not shown."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Precision loss occurred", category=RuntimeWarning)
+        yield
+
+
 def _t_interval(d: np.ndarray) -> Callable[[float], ConfidenceInterval]:
     """Two-sided t interval of the mean difference (scipy's ``ttest_rel(...).confidence_interval``)."""
 
     def interval(level: float) -> ConfidenceInterval:
-        ci = stats.ttest_rel(d, np.zeros_like(d), axis=-1).confidence_interval(level)
+        with _quiet_constant_data():
+            ci = stats.ttest_rel(d, np.zeros_like(d), axis=-1).confidence_interval(level)
         return ConfidenceInterval(_squeeze(ci.low), _squeeze(ci.high))
 
     return interval
@@ -105,9 +117,10 @@ def paired_t(a, b, *, alternative: str = "two-sided") -> PairedTestResult:
     """Paired t-test of mean(a - b) = 0 (``scipy.stats.ttest_rel``)."""
     _check(alternative)
     d = _differences(a, b)
-    result = stats.ttest_rel(
-        *np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(b, np.float64)), axis=-1, alternative=alternative
-    )
+    with _quiet_constant_data():
+        result = stats.ttest_rel(
+            *np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(b, np.float64)), axis=-1, alternative=alternative
+        )
     return PairedTestResult(
         "t", _squeeze(result.statistic), _squeeze(result.pvalue), _squeeze(d.mean(-1)), d.shape[-1], alternative, _t_interval(d)
     )

@@ -232,3 +232,21 @@ def test_ties_page_shows_a_verdict_that_depends_on_the_tie_order() -> None:
     assert verdicts.loc["rrf", "trec_eval"] == "n.s." and verdicts.loc["rrf", "optimistic"] == "better"
     assert bool(verdicts.loc["rrf", "changes"])
     assert any("different verdict against qld" in w.value for w in at.warning)
+
+
+def test_metric_choice_page_answers_and_evidence() -> None:
+    at = start("metric_choice", runs="bm25,dense,rrf,qld", measures="MRR,MRR@K,MAP,NDCG@K")
+    assert not at.exception and not at.error
+    advice = [m.value for m in at.markdown if m.value.startswith("- **")]
+    assert advice[0].startswith("- **AP@10**")  # Cranfield: many relevant documents per query, graded
+    at.radio[0].set_value("yes").run()
+    assert at.query_params["one_answer"] == "yes"
+    advice = [m.value for m in at.markdown if m.value.startswith("- **")]
+    assert advice[0].startswith("- **RR@10**") and advice[1].startswith("- **Hits@10**")
+    power = next(d.value for d in at.dataframe if "power" in d.value.columns)
+    assert list(power.index) == ["RR", "RR@10", "AP", "nDCG@10"] and (power["pairs"] == 6).all()
+    heatmap = figure(at, 0)
+    assert heatmap["data"][0]["x"] == ["RR", "RR@10", "AP", "nDCG@10"]
+    assert heatmap["data"][0]["z"][2][2] == 1.0
+    stability = next(d.value for d in at.dataframe if "swap rate" in d.value.columns)
+    assert ((stability["swap rate"] >= 0) & (stability["swap rate"] <= 1)).all()

@@ -125,11 +125,12 @@ def choose(page, label: str, option: str) -> None:
         ("histograms", "Rank histograms"),
         ("significance", "Significance"),
         ("ties", "Ties"),
+        ("metric_choice", "Metric choice"),
     ],
 )
 def test_each_page_renders_its_figure(page, server, tmp_path, path, header) -> None:
     open_page(page, f"{server}/{path}")
-    page.get_by_role("heading", name=header).wait_for()
+    page.get_by_role("heading", name=header, exact=True).wait_for()
     page.locator(".js-plotly-plot").first.wait_for()
     page.screenshot(path=str(tmp_path / f"{path or 'overview'}.png"), full_page=True)
     assert page.locator(".js-plotly-plot").count() >= 1
@@ -186,4 +187,16 @@ def test_significance_page_changes_test_and_shows_the_forest_plot(page, server, 
     page.get_by_text("Wilcoxon signed-rank").first.wait_for()
     page.get_by_text("AP: adjusted p-values of all pairs").first.wait_for()
     page.screenshot(path=str(tmp_path / "significance.png"), full_page=True)
+    assert page.get_by_text("Traceback").count() == 0
+
+
+def test_metric_choice_answers_change_the_advice(page, server, tmp_path) -> None:
+    open_page(page, f"{server}/metric_choice?runs=bm25,dense,rrf&measures=MRR,MRR@K,MAP,NDCG@K")
+    page.get_by_role("heading", name="Metric choice", exact=True).wait_for()
+    page.get_by_text("Kendall's tau between the run orderings").first.wait_for()
+    radio = page.locator('[data-testid="stRadio"]').filter(has_text="One correct answer per query?")
+    radio.get_by_text("yes", exact=True).click()
+    page.wait_for_function("location.search.includes('one_answer=yes')")
+    page.get_by_text("one correct item: the rank of the first relevant document").wait_for()
+    page.screenshot(path=str(tmp_path / "metric_choice.png"), full_page=True)
     assert page.get_by_text("Traceback").count() == 0

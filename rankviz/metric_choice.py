@@ -1,0 +1,384 @@
+"""Which measure fits a task, answered from the team's own runs and qrels.
+
+Four kinds of evidence, each a plain function over per-query matrices (queries x runs, one per
+measure, from :func:`rankviz.compare.per_query_matrix`):
+
+- guidance: a few questions about the task lead to measures, with the reason for each and what it
+  would hide on this collection (:func:`recommend`);
+- agreement: Kendall's tau and tau-AP between the orderings of the runs under each pair of measures;
+- discriminative power (Sakai 2006): the share of run pairs each measure separates at alpha, and its
+  achieved-significance-level curve;
+- stability: how often two runs swap order between two disjoint halves of the queries (the swap
+  method of Voorhees & Buckley 2002), and sensitivity to ties, to the relevance threshold and to
+  ERR's gmax; plus warnings read from the collection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from rankviz.compare import per_query_matrix
+from rankviz.measures import Measure, make
+from rankviz.ranking import RankingTable
+from rankviz.significance import compare_runs
+
+
+def run_means(matrices: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """Runs x measures: each run's mean of each measure."""
+    return pd.DataFrame({measure: matrix.mean() for measure, matrix in matrices.items()})
+
+
+def tau_ap(x, y) -> float:
+    """Symmetric AP rank correlation (Yilmaz, Aslam & Robertson, SIGIR 2008): the mean of tau_AP of
+    the ordering by ``x`` against the one by ``y`` and the reverse. Like Kendall's tau in [-1, 1],
+    but a swap near the top costs more than one near the bottom. Items are ordered by value,
+    descending; exact ties are broken by position."""
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    if len(x) < 2:
+        return float("nan")
+    return float((_tau_ap_one_way(x, y) + _tau_ap_one_way(y, x)) / 2)
+
+
+def _tau_ap_one_way(ranked_by: np.ndarray, truth: np.ndarray) -> float:
+    order = np.argsort(-ranked_by, kind="stable")
+    truth_rank = np.empty(len(truth), dtype=np.int64)
+    truth_rank[np.argsort(-truth, kind="stable")] = np.arange(len(truth))
+    ranks = truth_rank[order]
+    correct = [np.sum(ranks[:i] < ranks[i]) / i for i in range(1, len(ranks))]
+    return 2 * float(np.mean(correct)) - 1
+
+
+def agreement(means: pd.DataFrame, *, method: str = "kendall") -> pd.DataFrame:
+    """Measures x measures correlation of the run orderings: ``kendall`` (``scipy.stats.kendalltau``,
+    tau-b) or ``tau_ap``. NaN where a measure gives every run the same mean."""
+    columns = list(means.columns)
+    result = pd.DataFrame(np.eye(len(columns)), index=columns, columns=columns)
+    for a, b in combinations(columns, 2):
+        if method == "kendall":
+            value = stats.kendalltau(means[a], means[b]).statistic
+        elif method == "tau_ap":
+            value = tau_ap(means[a], means[b])
+        else:
+            raise ValueError("method must be 'kendall' or 'tau_ap'")
+        result.loc[a, b] = result.loc[b, a] = value
+    return result
+
+
+def discriminative_power(
+    matrices: Mapping[str, pd.DataFrame],
+    *,
+    test: str = "tukey",
+    alpha: float = 0.05,
+    n_resamples: int = 1000,
+    rng: np.random.Generator | int | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per measure, the share of run pairs whose difference is significant at ``alpha``
+    (randomised Tukey HSD by default, or any test of :func:`~rankviz.significance.compare_runs`
+    with Holm's correction over the pairs), and the achieved significance level of every pair.
+
+    Returns ``(summary, asl)``: summary has ``pairs``, ``significant``, ``power`` per measure; asl has
+    ``measure``, ``pair rank`` (1 = most significant) and ``p`` (sorted ascending), the ASL curve.
+    """
+    generator = np.random.default_rng(rng)
+    rows, curves = [], []
+    for measure, matrix in matrices.items():
+        table = compare_runs(
+            matrix, measure=measure, test=test, correction="holm", pairs="all", n_resamples=n_resamples, rng=generator
+        )
+        p = np.sort(table["p_adjusted"].to_numpy())
+        significant = int((p < alpha).sum())
+        rows.append(
+            {"measure": measure, "pairs": len(p), "significant": significant, "power": significant / len(p) if len(p) else 0.0}
+        )
+        curves.append(pd.DataFrame({"measure": measure, "pair rank": np.arange(1, len(p) + 1), "p": p}))
+    summary = pd.DataFrame(rows).set_index("measure")
+    return summary, pd.concat(curves, ignore_index=True) if curves else pd.DataFrame(columns=["measure", "pair rank", "p"])
+
+
+def swap_rate(matrix: pd.DataFrame, *, trials: int = 1000, rng: np.random.Generator | int | None = None) -> float:
+    """Share of (trial, run pair) where the two runs' order differs between two disjoint random halves
+    of the queries (pairs tied in either half count as not swapped). 0 with fewer than two runs."""
+    values = matrix.to_numpy(dtype=np.float64)
+    n, runs = values.shape
+    if runs < 2 or n < 2:
+        return 0.0
+    generator = np.random.default_rng(rng)
+    half = n // 2
+    order = np.argsort(generator.random((trials, n)), axis=1)
+    first = np.zeros((trials, n))
+    second = np.zeros((trials, n))
+    np.put_along_axis(first, order[:, :half], 1.0 / half, axis=1)
+    np.put_along_axis(second, order[:, half : 2 * half], 1.0 / half, axis=1)
+    left, right = np.triu_indices(runs, 1)
+    sign_first = np.sign((first @ values)[:, left] - (first @ values)[:, right])
+    sign_second = np.sign((second @ values)[:, left] - (second @ values)[:, right])
+    return float(np.mean(sign_first * sign_second < 0))
+
+
+def swap_rates(
+    matrices: Mapping[str, pd.DataFrame], *, trials: int = 1000, rng: np.random.Generator | int | None = None
+) -> pd.Series:
+    """:func:`swap_rate` of every measure, on the same random halves."""
+    seed = np.random.default_rng(rng).integers(2**63)
+    return pd.Series(
+        {measure: swap_rate(matrix, trials=trials, rng=seed) for measure, matrix in matrices.items()}, name="swap rate"
+    )
+
+
+def parameter_sensitivity(tables: Mapping[str, RankingTable], measures: list[Measure], *, top_grade: int) -> pd.DataFrame:
+    """How a measure's ordering of the runs moves with its parameters: Kendall's tau between the run
+    means at the measure's ``rel`` and at ``rel + 1`` (binary measures), and for ERR between its
+    ``gmax`` and ``gmax + 1``. NaN where the measure has no such parameter or the change is impossible."""
+    rows = []
+    for measure in measures:
+        params = {p.name for p in measure.family.params}
+        row = {"measure": str(measure), "threshold tau": np.nan, "gmax tau": np.nan}
+        if "rel" in params and measure.value_of("rel") + 1 <= top_grade:
+            row["threshold tau"] = _ordering_tau(tables, measure, "rel", measure.value_of("rel") + 1)
+        if "gmax" in params:
+            row["gmax tau"] = _ordering_tau(tables, measure, "gmax", measure.value_of("gmax") + 1)
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("measure")
+
+
+def _ordering_tau(tables: Mapping[str, RankingTable], measure: Measure, param: str, value: int) -> float:
+    if len(tables) < 2:
+        return float("nan")
+    changed = make(measure.name, measure.cutoff, **{**dict(measure.params), param: value})
+    before = per_query_matrix(tables, measure).mean()
+    after = per_query_matrix(tables, changed).mean()
+    return float(stats.kendalltau(before, after).statistic)
+
+
+def judged_at_k(tables: Mapping[str, RankingTable], k: int) -> pd.Series:
+    """Per run, the share of its top-K documents (over queries it answers) that the qrels judge."""
+    return pd.Series(
+        {name: float(t.top(k).judged.mean()) if t.top(k).n_rows else 0.0 for name, t in tables.items()}, name=f"judged@{k}"
+    )
+
+
+@dataclass(frozen=True)
+class CollectionWarnings:
+    """What the collection itself says about the measures."""
+
+    queries: int
+    no_relevant_in_qrels: list[str]  # queries with no judgment >= rel: every measure gives 0
+    none_found: list[str]  # queries where no run retrieves a relevant document: RR compresses to 0
+    many_relevant: list[str]  # queries with at least ``many`` relevant judgments: RR sees only one of them
+    many: int
+    judged: pd.Series  # judged@K per run
+    k: int
+
+    def messages(self) -> list[str]:
+        share = lambda items: f"{len(items)} of {self.queries} queries ({len(items) / max(self.queries, 1):.0%})"  # noqa: E731
+        lines = []
+        if self.no_relevant_in_qrels:
+            lines.append(
+                f"{share(self.no_relevant_in_qrels)} have no relevant document in the qrels; every measure scores them 0."
+            )
+        if self.none_found:
+            lines.append(f"In {share(self.none_found)} no run finds a relevant document: RR and Hits are 0 there for all runs.")
+        if self.many_relevant:
+            lines.append(
+                f"{share(self.many_relevant)} have {self.many} or more relevant documents: RR and Hits see only the first, "
+                "and may mislead; AP, nDCG or R cover the rest."
+            )
+        low = self.judged[self.judged < 0.9]
+        for run, value in low.items():
+            lines.append(f"Only {value:.0%} of {run}'s top-{self.k} documents are judged: unjudged ones count as non-relevant.")
+        return lines
+
+
+def collection_warnings(tables: Mapping[str, RankingTable], *, rel: int, k: int, many: int = 10) -> CollectionWarnings:
+    """Warnings from the qrels and the runs (all tables share the qrels)."""
+    first = next(iter(tables.values()))
+    relevant = np.bincount(first.ideal_query, weights=(first.ideal_grades >= rel).astype(float), minlength=first.n_queries)
+    found: set[str] = set()
+    for table in tables.values():
+        found.update(table.qids[np.unique(table.row_query[table.grade >= rel])])
+    return CollectionWarnings(
+        queries=first.n_queries,
+        no_relevant_in_qrels=sorted(q for q, r in zip(first.qids, relevant) if r == 0),
+        none_found=sorted(q for q, r in zip(first.qids, relevant) if r > 0 and q not in found),
+        many_relevant=sorted(q for q, r in zip(first.qids, relevant) if r >= many),
+        many=many,
+        judged=judged_at_k(tables, k),
+        k=k,
+    )
+
+
+@dataclass(frozen=True)
+class Task:
+    """Answers about the task: one correct answer or many; do users look only at the top K (None: all);
+    is relevance graded; do users stop at the first satisfying result."""
+
+    single_answer: bool
+    top_k: int | None
+    graded: bool
+    stops_when_satisfied: bool
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    measure: str
+    reason: str
+    hides: str
+
+
+def recommend(task: Task, warnings: CollectionWarnings, *, graded_share: float, rel: int) -> list[Recommendation]:
+    """Measures that fit the task, each with its reason and what it would hide on this collection.
+
+    ``graded_share``: share of the relevant judgments above the lowest relevant grade (what binary
+    measures flatten).
+    """
+    k = task.top_k
+    at = f"@{k}" if k else ""
+    rel_text = "" if rel == 1 else f"(rel={rel})"
+    many = len(warnings.many_relevant) / max(warnings.queries, 1)
+    none = len(warnings.none_found) / max(warnings.queries, 1)
+    picks: list[Recommendation] = []
+    if task.single_answer:
+        picks.append(
+            Recommendation(
+                f"RR{rel_text}{at}",
+                "one correct item: the rank of the first relevant document is what the user feels",
+                f"every relevant document after the first ({many:.0%} of queries have {warnings.many}+ relevant); "
+                f"compresses to 0 where nothing is found ({none:.0%} of queries)",
+            )
+        )
+        if k:
+            picks.append(
+                Recommendation(
+                    f"Hits{rel_text}@{k}",
+                    f"only the top {k} is inspected and success is binary",
+                    f"where in the top {k} the first relevant document is, and everything after it",
+                )
+            )
+    else:
+        picks.append(
+            Recommendation(
+                f"AP{rel_text}{at}",
+                "many relevant items: rewards finding all of them, early",
+                f"grades: {graded_share:.0%} of relevant judgments are above the lowest relevant grade and count the same",
+            )
+        )
+        if k:
+            picks.append(
+                Recommendation(
+                    f"P{rel_text}@{k}", f"many relevant items, only the top {k} inspected", f"the order inside the top {k}"
+                )
+            )
+    if task.graded:
+        picks.append(
+            Recommendation(
+                f"nDCG{at}",
+                "graded relevance: a highly relevant document is worth more than a marginal one",
+                "that a user may stop early: gains keep adding up below a perfect answer",
+            )
+        )
+    if task.stops_when_satisfied:
+        picks.append(
+            Recommendation(
+                f"ERR@{k or 20}",
+                "sequential browsing that stops when satisfied: later documents count only if earlier ones did not satisfy",
+                "documents ranked after a highly relevant one, which users rarely reach",
+            )
+        )
+    return picks
+
+
+def graded_share(table: RankingTable, rel: int) -> float:
+    """Share of the relevant judgments (grade >= rel) whose grade is above rel."""
+    relevant = table.ideal_grades[table.ideal_grades >= rel]
+    return float((relevant > rel).mean()) if len(relevant) else 0.0
+
+
+DEFAULT_MEASURES = ("RR", "RR@10", "Hits@10", "AP", "nDCG", "nDCG@10", "ERR@20")
+
+
+def tie_widths(
+    pessimistic: Mapping[str, RankingTable], optimistic: Mapping[str, RankingTable], measures: list[Measure]
+) -> pd.Series:
+    """Per measure, the largest optimistic - pessimistic mean over the runs: how far ties alone can move a run."""
+    return pd.Series(
+        {
+            str(m): float((per_query_matrix(optimistic, m).mean() - per_query_matrix(pessimistic, m).mean()).max())
+            for m in measures
+        },
+        name="tie width",
+    )
+
+
+def infer_task(tables: Mapping[str, RankingTable], *, rel: int, top_k: int) -> Task:
+    """Answers read from the qrels when the user gives none: one answer if most queries have at most one
+    relevant document; graded if relevant grades differ; users stop when satisfied if graded."""
+    first = next(iter(tables.values()))
+    relevant = np.bincount(first.ideal_query, weights=(first.ideal_grades >= rel).astype(float), minlength=first.n_queries)
+    graded = len(np.unique(first.ideal_grades[first.ideal_grades >= 1])) > 1
+    return Task(single_answer=bool(np.median(relevant) <= 1), top_k=top_k, graded=graded, stops_when_satisfied=graded)
+
+
+@dataclass(frozen=True, eq=False)
+class MetricReport:
+    """Everything the Metric choice page and ``python -m rankviz metrics-report`` show."""
+
+    task: Task
+    recommendations: list[Recommendation]
+    means: pd.DataFrame
+    kendall: pd.DataFrame
+    tau_ap: pd.DataFrame
+    power: pd.DataFrame
+    asl: pd.DataFrame
+    stability: pd.DataFrame  # per measure: swap rate, tie width, threshold tau, gmax tau
+    warnings: CollectionWarnings
+
+
+def metric_report(
+    tables: Mapping[str, Mapping[str, RankingTable]],
+    measures: list[Measure],
+    *,
+    rel: int,
+    task: Task | None = None,
+    top_k: int = 10,
+    alpha: float = 0.05,
+    test: str = "tukey",
+    n_resamples: int = 1000,
+    trials: int = 1000,
+    missing: str = "zero",
+    rng: np.random.Generator | int | None = None,
+) -> MetricReport:
+    """The full report; ``tables[policy][run]`` for policies ``trec_eval``, ``pessimistic``, ``optimistic``."""
+    default = tables["trec_eval"]
+    matrices = {str(m): per_query_matrix(default, m, missing=missing) for m in measures}
+    means = run_means(matrices)
+    generator = np.random.default_rng(rng)
+    power, asl = discriminative_power(matrices, test=test, alpha=alpha, n_resamples=n_resamples, rng=generator)
+    top_grade = int(next(iter(default.values())).ideal_grades.max(initial=1))
+    stability = pd.concat(
+        [
+            swap_rates(matrices, trials=trials, rng=generator),
+            tie_widths(tables["pessimistic"], tables["optimistic"], measures),
+            parameter_sensitivity(default, measures, top_grade=top_grade),
+        ],
+        axis=1,
+    )
+    warnings = collection_warnings(default, rel=rel, k=top_k)
+    task = task or infer_task(default, rel=rel, top_k=top_k)
+    share = graded_share(next(iter(default.values())), rel)
+    return MetricReport(
+        task=task,
+        recommendations=recommend(task, warnings, graded_share=share, rel=rel),
+        means=means,
+        kendall=agreement(means),
+        tau_ap=agreement(means, method="tau_ap"),
+        power=power,
+        asl=asl,
+        stability=stability,
+        warnings=warnings,
+    )

@@ -1,0 +1,104 @@
+"""Metric choice: agreement, discriminative power, stability and warnings, checked against direct computations."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import rankviz as rv
+from rankviz import metric_choice as mc
+from rankviz.compare import per_query_matrix
+from rankviz.io.collection import open_collection
+
+SAMPLES = Path(__file__).parent.parent / "sample_data"
+
+
+@pytest.fixture(scope="module")
+def dl_hard():
+    collection = open_collection(SAMPLES / "dl-hard-passage")
+    qrels = collection.read_qrels()
+    runs = {name: collection.read_run(name) for name in collection.run_paths}
+    tables = {p: {n: rv.rank(r, qrels, ties=p) for n, r in runs.items()} for p in ("trec_eval", "pessimistic", "optimistic")}
+    return collection, qrels, runs, tables
+
+
+def test_tau_ap_hand_computed_and_kendall_is_scipys() -> None:
+    assert mc.tau_ap([3, 2, 1], [3, 1, 2]) == pytest.approx(0.5)
+    assert mc.tau_ap([3, 2, 1], [1, 2, 3]) == pytest.approx(-1.0)
+    assert mc.tau_ap([0.1, 0.5, 0.3, 0.9], [0.1, 0.5, 0.3, 0.9]) == pytest.approx(1.0)
+    means = pd.DataFrame({"A": [0.1, 0.4, 0.3, 0.2], "B": [0.2, 0.1, 0.5, 0.4], "A again": [0.1, 0.4, 0.3, 0.2]})
+    kendall = mc.agreement(means)
+    assert kendall.loc["A", "B"] == pytest.approx(stats.kendalltau(means.A, means.B).statistic, abs=1e-15)
+    assert kendall.loc["A", "A again"] == 1.0 and mc.agreement(means, method="tau_ap").loc["A", "A again"] == 1.0
+    np.testing.assert_array_equal(kendall.to_numpy(), kendall.to_numpy().T)
+
+
+def test_a_measure_that_cannot_separate_runs_has_no_power_and_no_swaps() -> None:
+    rng = np.random.default_rng(1)
+    base = rng.random(60)
+    flat = pd.DataFrame({"a": base, "b": base, "c": base})
+    separated = pd.DataFrame({"a": base, "b": base + 0.3, "c": base + 0.6})
+    summary, asl = mc.discriminative_power({"flat": flat, "separated": separated}, n_resamples=300, rng=2)
+    assert summary.loc["flat", "power"] == 0.0 and summary.loc["flat", "significant"] == 0
+    assert summary.loc["separated", "power"] == 1.0 and summary.loc["separated", "pairs"] == 3
+    assert list(asl[asl.measure == "flat"]["p"]) == [1.0, 1.0, 1.0]
+    assert mc.swap_rate(flat, trials=200, rng=1) == 0.0 and mc.swap_rate(separated, trials=200, rng=1) == 0.0
+    noisy = pd.DataFrame({"a": base, "b": base + 0.01 * rng.standard_normal(60)})
+    assert 0.0 < mc.swap_rate(noisy, trials=500, rng=1) < 1.0
+
+
+def test_warnings_match_the_qrels_and_runs(dl_hard) -> None:
+    collection, qrels, runs, tables = dl_hard
+    warnings = mc.collection_warnings(tables["trec_eval"], rel=2, k=10)
+    judgments = qrels.to_frame()
+    relevant = judgments[judgments.rel >= 2].groupby("qid").size()
+    assert warnings.queries == judgments.qid.nunique()
+    assert warnings.no_relevant_in_qrels == sorted(set(judgments.qid) - set(relevant.index))
+    assert warnings.many_relevant == sorted(relevant[relevant >= 10].index)
+    found = set()
+    for run in runs.values():
+        frame = run.to_frame().merge(judgments, on=["qid", "docid"])
+        found |= set(frame[frame.rel >= 2].qid)
+    assert warnings.none_found == sorted(set(relevant.index) - found)
+    bm25 = runs["bm25"].to_frame()
+    top = bm25.sort_values(["qid", "score", "docid"], ascending=[True, False, False]).groupby("qid").head(10)
+    judged = top.merge(judgments, on=["qid", "docid"], how="left").rel.notna().mean()
+    assert warnings.judged["bm25"] == pytest.approx(judged)
+    assert any("have no relevant document in the qrels" in m for m in warnings.messages())
+
+
+def test_report_on_a_sample_collection(dl_hard) -> None:
+    collection, qrels, runs, tables = dl_hard
+    measures = [rv.parse(m, defaults={"rel": 2}) for m in ("RR@10", "Hits@10", "AP", "nDCG@10", "ERR@20")]
+    report = mc.metric_report(tables, measures, rel=2, n_resamples=200, trials=200, rng=3)
+    expected = rv.evaluate(qrels, list(runs.values()), measures).pivot(index="run", columns="measure", values="value")
+    for measure in report.means.columns:
+        for run in report.means.index:
+            assert report.means.loc[run, measure] == pytest.approx(expected.loc[run, measure], abs=1e-12)
+    assert list(report.power.index) == [str(m) for m in measures] and (report.power.pairs == 15).all()
+    assert report.task.graded and not report.task.single_answer
+    assert [r.measure for r in report.recommendations] == ["AP(rel=2)@10", "P(rel=2)@10", "nDCG@10", "ERR@10"]
+    assert report.stability.loc["ERR@20", "gmax tau"] == pytest.approx(
+        stats.kendalltau(
+            per_query_matrix(tables["trec_eval"], rv.parse("ERR@20")).mean(),
+            per_query_matrix(tables["trec_eval"], rv.parse("ERR(gmax=5)@20")).mean(),
+        ).statistic
+    )
+    assert np.isnan(report.stability.loc["nDCG@10", "threshold tau"])
+    assert (report.stability["tie width"] >= 0).all()
+    again = mc.metric_report(tables, measures, rel=2, n_resamples=200, trials=200, rng=3)
+    pd.testing.assert_frame_equal(report.stability, again.stability)
+
+
+def test_recommendations_follow_the_answers(dl_hard) -> None:
+    warnings = mc.collection_warnings(dl_hard[3]["trec_eval"], rel=2, k=10)
+    one = mc.recommend(mc.Task(True, 10, False, False), warnings, graded_share=0.4, rel=2)
+    assert [r.measure for r in one] == ["RR(rel=2)@10", "Hits(rel=2)@10"]
+    assert "36% of queries have 10+ relevant" in one[0].hides
+    many = mc.recommend(mc.Task(False, None, True, True), warnings, graded_share=0.4, rel=1)
+    assert [r.measure for r in many] == ["AP", "nDCG", "ERR@20"]
+    assert all(str(rv.parse(r.measure)) == r.measure for r in one + many)

@@ -1,0 +1,89 @@
+"""Metric choice: which measure fits the task, from the team's own runs."""
+
+import streamlit as st
+
+import app_support as support
+from rankviz import metric_choice, plots
+
+ctx = support.context()
+st.header("Metric choice")
+if len(ctx.selected) < 2:
+    st.info("Choose two or more runs in the sidebar: the evidence compares how measures order runs.")
+    st.stop()
+tables = ctx.tables(ties="trec_eval")
+inferred = metric_choice.infer_task(tables, rel=ctx.rel, top_k=ctx.k)
+yes_no = ["yes", "no"]
+
+
+def answer(key: str, default: bool) -> bool:
+    return ctx.url.choice(key, yes_no, "yes" if default else "no") == "yes"
+
+
+st.subheader("Your task")
+q1, q2, q3, q4 = st.columns(4)
+single = q1.radio(
+    "One correct answer per query?", yes_no, index=0 if answer("one_answer", inferred.single_answer) else 1, horizontal=True
+)
+top_only = q2.radio(
+    f"Do users look only at the top {ctx.k}?", yes_no, index=0 if answer("top_only", True) else 1, horizontal=True
+)
+graded = q3.radio("Is relevance graded?", yes_no, index=0 if answer("graded", inferred.graded) else 1, horizontal=True)
+stops = q4.radio(
+    "Do users stop at the first satisfying result?",
+    yes_no,
+    index=0 if answer("stops", inferred.stops_when_satisfied) else 1,
+    horizontal=True,
+)
+ctx.url.write(one_answer=single, top_only=top_only, graded=graded, stops=stops)
+st.caption(f"Defaults are read from the qrels (relevant: grade >= {ctx.rel}); K is the frame's K.")
+task = metric_choice.Task(single == "yes", ctx.k if top_only == "yes" else None, graded == "yes", stops == "yes")
+
+measure_names = tuple(str(m) for m in ctx.measures)
+report = support.metric_report(
+    tuple(tables.values()),
+    tuple(ctx.tables(ties="pessimistic").values()),
+    tuple(ctx.tables(ties="optimistic").values()),
+    measure_names,
+    ctx.rel,
+    task,
+    ctx.missing,
+    0.05,
+)
+for pick in report.recommendations:
+    st.markdown(f"- **{pick.measure}**: {pick.reason}. *Hides on this collection:* {pick.hides}.")
+
+st.subheader("Warnings from the collection")
+messages = report.warnings.messages()
+for message in messages:
+    st.warning(message)
+if not messages:
+    st.success("Nothing in the qrels or runs undermines these measures.")
+st.dataframe(report.warnings.judged.to_frame().style.format("{:.1%}"), width="stretch")
+
+if len(measure_names) < 2:
+    st.info("Choose two or more measures in the sidebar to compare them.")
+    st.stop()
+st.subheader("Agreement between measures")
+method = st.radio("Correlation of the run orderings", ["Kendall's tau", "tau-AP"], horizontal=True)
+agreement = report.kendall if method == "Kendall's tau" else report.tau_ap
+st.plotly_chart(plots.correlation_heatmap(agreement, f"{method} between the run orderings"), key="agreement")
+c1, c2, c3 = st.columns(3)
+run = c1.selectbox("Run", ctx.selected)
+x_name = c2.selectbox("Measure (x)", measure_names, index=0)
+y_name = c3.selectbox("Measure (y)", measure_names, index=1)
+x = ctx.matrix(ctx.measures[measure_names.index(x_name)])[run].rename(x_name)
+y = ctx.matrix(ctx.measures[measure_names.index(y_name)])[run].rename(y_name)
+st.plotly_chart(plots.measure_scatter(x, y, run, ctx.queries), key="per_query")
+
+st.subheader("Discriminative power")
+st.dataframe(report.power.style.format({"power": "{:.1%}"}), width="stretch")
+st.plotly_chart(plots.asl_curves(report.asl, 0.05), key="asl")
+st.caption("Share of run pairs separated by randomised Tukey HSD at alpha = 0.05 (1,000 permutations, seed 0).")
+
+st.subheader("Stability")
+st.dataframe(report.stability.style.format("{:.3f}"), width="stretch")
+st.caption(
+    "swap rate: how often two runs swap order between two random halves of the queries (1,000 splits); "
+    "tie width: largest optimistic - pessimistic mean over the runs; threshold tau / gmax tau: Kendall's tau "
+    "between the run orderings at rel and rel + 1, at gmax and gmax + 1."
+)
