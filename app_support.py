@@ -23,16 +23,18 @@ from rankviz import compare
 from rankviz import ties as ties_module
 from rankviz.errors import RankvizError
 from rankviz.evaluate import Conventions
+from rankviz.groups import QueryGroups, aggregate, coverage, group_of
 from rankviz.io.collection import Collection, open_collection
 from rankviz.io.readers import Qrels, Run, read_qrels, read_run
 from rankviz.measures import Measure, make, parse
 from rankviz.metric_choice import MetricReport, Task
 from rankviz.metric_choice import metric_report as build_metric_report
 from rankviz.ranking import TIE_POLICIES, RankingTable, rank
-from rankviz.significance import CORRECTIONS, TESTS, compare_runs
+from rankviz.significance import CORRECTIONS, TESTS, compare_by_group, compare_runs
 from rankviz.ties import random_means
 
 FRAME_TIE_POLICIES = [p for p in TIE_POLICIES if p != "random"]  # the frame's policies are deterministic
+NO_GROUPING = "(none)"
 
 SAMPLE_DATA = Path(__file__).parent / "sample_data"
 DEFAULT_COLLECTION = "cranfield"
@@ -127,6 +129,16 @@ def metric_report(
     }
     return build_metric_report(
         tables, [parse(m) for m in measures], rel=rel, task=task, top_k=task.top_k or 10, alpha=alpha, missing=missing, rng=0
+    )
+
+
+@st.cache_data(max_entries=64, show_spinner="Testing each group…")
+def significance_by_group(
+    values: pd.DataFrame, groups: pd.Series, measure: str, baseline: str, test: str, correction: str, resamples: int, seed: int
+) -> pd.DataFrame:
+    """:func:`rankviz.significance.compare_by_group` (keyed on the matrix and the groups' content)."""
+    return compare_by_group(
+        values, groups, measure=measure, baseline=baseline, test=test, correction=correction, n_resamples=resamples, rng=seed
     )
 
 
@@ -244,6 +256,23 @@ class Context:
     queries: dict[str, str] = field(default_factory=dict)
     collection: Collection | None = None
     url: UrlState = field(default_factory=UrlState)
+    groups: QueryGroups | None = None
+    group_by: str | None = None
+    aggregate: str = "query"
+    weights: pd.Series | None = None
+
+    def group_of(self, qids) -> pd.Series | None:
+        """Each query's group under the frame's "group by" (None without grouping)."""
+        return None if self.group_by is None else group_of(self.groups, self.group_by, qids)
+
+    def overall(self, values: pd.DataFrame) -> pd.Series:
+        """Each run's mean under the frame's aggregate (queries, groups or weights)."""
+        return aggregate(values, how=self.aggregate, groups=self.group_of(values.index), weights=self.weights)
+
+    def coverage_messages(self) -> list[str]:
+        if self.group_by is None:
+            return []
+        return coverage(self.groups.frame.index, self.qrels.query_ids).messages(self.groups.source)
 
     def tables(self, names: list[str] | None = None, ties: str | None = None) -> dict[str, RankingTable]:
         return {n: ranking(self.runs[n], self.qrels, ties or self.ties) for n in (names or self.selected)}
@@ -256,6 +285,15 @@ class Context:
         lines.append(f"relevant: grade >= {self.rel} (binary measures)")
         lines.append(f"nDCG gain: {'grade (linear, trec_eval)' if self.gain == 'linear' else '2^grade - 1 (exp, gdeval)'}")
         lines.append(f"ERR: R = (2^g - 1) / 2^{self.gmax} (gmax = {self.gmax})")
+        if self.group_by is not None:
+            lines.append(f"queries grouped by {self.group_by}")
+        lines.append(
+            {
+                "query": "overall mean over queries",
+                "macro": f"overall mean over the groups of {self.group_by} (macro)",
+                "weights": "overall mean weighted by query_weights.tsv",
+            }[self.aggregate]
+        )
         return lines
 
 
@@ -379,8 +417,34 @@ def frame() -> Context | None:
         index=["zero", "skip"].index(url.choice("missing", ["zero", "skip"], "zero")),
         format_func=lambda v: {"zero": "score 0 (trec_eval -c)", "skip": "leave out of the mean"}[v],
     )
+    groups = collection.groups if uploaded_qrels is None else None
+    group_options = [NO_GROUPING, *(groups.columns if groups else [])]
+    group_by = st.sidebar.selectbox(
+        "Group queries by",
+        group_options,
+        index=group_options.index(url.choice("group_by", group_options, NO_GROUPING)),
+        help="A query attribute of the collection (query_groups.tsv, queries.tsv columns, topic_turn ids).",
+    )
+    weights = collection.weights if uploaded_qrels is None else None
+    aggregates = ["query", *(["macro"] if group_by != NO_GROUPING else []), *(["weights"] if weights is not None else [])]
+    aggregate = st.sidebar.selectbox(
+        "Mean over",
+        aggregates,
+        index=aggregates.index(url.choice("aggregate", aggregates, "query")),
+        format_func=lambda v: {"query": "queries (each once)", "macro": "groups (each once)", "weights": "weighted queries"}[v],
+    )
     url.write(
-        collection=name, runs=selected, measures=measure_choices, k=k, rel=rel, gain=gain, gmax=gmax, ties=ties, missing=missing
+        collection=name,
+        runs=selected,
+        measures=measure_choices,
+        k=k,
+        rel=rel,
+        gain=gain,
+        gmax=gmax,
+        ties=ties,
+        missing=missing,
+        group_by=group_by,
+        aggregate=aggregate,
     )
     if len(selected) < 1 or not measure_choices:
         st.warning("Choose at least one run and one measure in the sidebar.")
@@ -402,6 +466,10 @@ def frame() -> Context | None:
             queries=collection.queries if uploaded_qrels is None else {},
             collection=collection,
             url=url,
+            groups=groups if group_by != NO_GROUPING else None,
+            group_by=None if group_by == NO_GROUPING else group_by,
+            aggregate=aggregate,
+            weights=weights,
         )
     except RankvizError as exc:
         st.error(str(exc))
@@ -415,7 +483,7 @@ def show_frame() -> Context | None:
     if ctx is None:
         return None
     st.session_state["rankviz_context"] = ctx
-    for warning in ctx.url.warnings:
+    for warning in ctx.url.warnings + ctx.coverage_messages():
         st.warning(warning)
     st.caption(f"**{ctx.collection_name}** · " + " · ".join(ctx.conventions()))
     return ctx

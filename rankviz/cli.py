@@ -16,7 +16,8 @@ import numpy as np
 
 from rankviz.compare import per_query_matrix
 from rankviz.errors import RankvizError
-from rankviz.evaluate import ALL, Block, Conventions, as_measures, as_runs, evaluate_blocks
+from rankviz.evaluate import ALL, Block, Conventions, as_measures, as_runs, evaluate_blocks, tidy
+from rankviz.groups import AGGREGATES, coverage, protocol_values, read_groups, read_weights
 from rankviz.io.collection import open_collection
 from rankviz.io.readers import Qrels, Run, read_qrels, read_run
 from rankviz.measures import Measure
@@ -78,6 +79,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ev.add_argument("--trials", type=int, default=100, help="random orders averaged with --ties random (default 100)")
     ev.add_argument("--seed", type=int, default=None, help="seed of --ties random (default: fresh entropy)")
+    ev.add_argument(
+        "--protocol",
+        action="store_true",
+        help="print the collection's benchmark protocol: each group's primary measure and their macro mean",
+    )
+    ev.add_argument("--groups", default=None, help="query groups file: qid plus categorical columns (default: the collection's)")
+    ev.add_argument("--group-by", default=None, metavar="COLUMN", help="report each group's mean too (adds a group column)")
+    ev.add_argument(
+        "--aggregate",
+        default="query",
+        metavar="query|macro|weights:FILE",
+        help="the overall mean: over queries (default), over the groups of --group-by, or weighted by a qid/weight file",
+    )
     co = commands.add_parser("compare", help="paired significance tests of runs against a baseline (or all pairs)")
     _inputs(co)
     _test_options(co)
@@ -133,9 +147,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _load(args: argparse.Namespace) -> tuple[Qrels, list[Run], list[Measure]]:
     """Qrels, runs and measures from the shared arguments (a collection folder supplies defaults)."""
+    args.collection = None
     defaults: dict[str, int] = {}
     if Path(args.qrels).is_dir():
-        collection = open_collection(args.qrels)
+        collection = args.collection = open_collection(args.qrels)
         qrels = collection.read_qrels()
         runs = [collection.read_run(name) for name in (args.runs or collection.run_paths)]
         defaults = dict(collection.config.measure_defaults)
@@ -160,13 +175,78 @@ def _report_ignored(ignored_by_run: dict[str, list[str]]) -> None:
 
 def _evaluate(args: argparse.Namespace) -> int:
     qrels, runs, measures = _load(args)
+    groups, weights, aggregate = _grouping(args, qrels)
+    if args.protocol:
+        return _protocol(args, qrels, runs, groups)
     blocks, ignored_by_run = evaluate_blocks(
         qrels, runs, measures, ties=args.ties, missing=args.missing, trials=args.trials, rng=args.seed
     )
     _report_ignored(ignored_by_run)
     conventions = Conventions(ties=args.ties, missing=args.missing, trials=args.trials, seed=args.seed)
-    sys.stdout.write(render(blocks, args.format, conventions, per_query=args.per_query))
+    if args.group_by is None and aggregate == "query":
+        sys.stdout.write(render(blocks, args.format, conventions, per_query=args.per_query))
+        return 0
+    frame = tidy(
+        blocks, per_query_rows=args.per_query, groups=groups, group_by=args.group_by, aggregate=aggregate, weights=weights
+    )
+    sys.stdout.write(render_frame(frame, args.format, conventions, aggregate=args.aggregate))
     return 0
+
+
+def _protocol(args: argparse.Namespace, qrels: Qrels, runs: list[Run], groups) -> int:
+    collection = args.collection
+    if collection is None or collection.config.protocol is None:
+        raise RankvizError("--protocol needs a collection folder whose collection.toml has a [protocol] table")
+    tables = {run.name: rank(run, qrels, ties=args.ties) for run in runs}
+    values = protocol_values(
+        tables, groups, collection.config.protocol, parse_measure=collection.config.parse_measure, missing=args.missing
+    )
+    if args.format == "json":
+        sys.stdout.write(json.dumps(values.to_dict(orient="index"), default=_json_default) + "\n")
+    elif args.format == "tsv":
+        sys.stdout.write(values.rename_axis("run").to_csv(sep="\t", float_format="%.17g"))
+    else:
+        sys.stdout.write(values.to_string(float_format=lambda v: f"{v:.4f}") + "\n")
+    return 0
+
+
+def _grouping(args: argparse.Namespace, qrels: Qrels):
+    """Groups, weights and the aggregate name from --groups, --group-by and --aggregate; coverage goes to stderr."""
+    collection = args.collection
+    groups = read_groups(args.groups) if args.groups else (collection.groups if collection else None)
+    aggregate, colon, weights_file = args.aggregate.partition(":")
+    if aggregate not in AGGREGATES or (colon and aggregate != "weights"):
+        raise RankvizError(f"--aggregate {args.aggregate}: use query, macro or weights:FILE")
+    weights = None
+    if aggregate == "weights":
+        if weights_file:
+            weights = read_weights(weights_file)
+        elif collection is not None and collection.weights is not None:
+            weights = collection.weights
+        else:
+            raise RankvizError("--aggregate weights needs a file: weights:FILE (or a collection with query_weights.tsv)")
+        for line in coverage(weights.index, qrels.query_ids).messages(weights_file or "query_weights.tsv"):
+            print(f"rankviz: {line}", file=sys.stderr)
+    if args.group_by is not None:
+        if groups is None:
+            raise RankvizError("--group-by needs --groups FILE (or a collection folder with query groups)")
+        groups.column(args.group_by)
+        for line in coverage(groups.frame.index, qrels.query_ids).messages(groups.source):
+            print(f"rankviz: {line}", file=sys.stderr)
+    return groups, weights, aggregate
+
+
+def render_frame(frame, fmt: str, conventions: Conventions, *, aggregate: str) -> str:
+    """A tidy frame with a ``group`` column (or a non-default aggregate): tsv, json or a table."""
+    if fmt == "tsv":
+        return frame.to_csv(sep="\t", index=False, float_format="%.17g")
+    if fmt == "json":
+        return json.dumps(frame.to_dict(orient="records"), ensure_ascii=False, default=_json_default) + "\n"
+    index = ["run", "group"] if "group" in frame else ["run"]
+    means = frame[frame.qid == ALL].pivot_table(index=index, columns="measure", values="value", sort=False)
+    text = means.to_string(float_format=lambda v: f"{v:.4f}") + "\n"
+    lines = [*conventions.describe(), f"overall mean (group all): aggregate {aggregate}"]
+    return text + "".join(f"# {line}\n" for line in lines)
 
 
 def _check_test_options(args: argparse.Namespace, runs: list[Run]) -> None:

@@ -13,6 +13,7 @@ import pandas as pd
 from scipy import stats
 
 from rankviz.evaluate import per_query
+from rankviz.groups import aggregate
 from rankviz.measures import Measure
 from rankviz.measures._segments import first_hit_rank, rows_with_grade_at_least
 from rankviz.ranking import RankingTable
@@ -132,3 +133,32 @@ def latex(means: pd.DataFrame, *, best: Mapping[str, list[str]] | None = None, d
         lines.append(escape(str(run)) + " & " + " & ".join(cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}"]
     return "\n".join(lines) + "\n"
+
+
+def summarize(
+    matrix: pd.DataFrame,
+    *,
+    how: str = "query",
+    groups: pd.Series | None = None,
+    weights: pd.Series | None = None,
+    confidence_level: float = 0.95,
+) -> pd.DataFrame:
+    """:func:`summary` under an aggregate: the t interval applies to the mean over queries only, so
+    with ``macro`` or ``weights`` the mean is the aggregate and the interval is left empty (NaN)."""
+    if how == "query":
+        return summary(matrix, confidence_level=confidence_level)
+    mean = aggregate(matrix, how=how, groups=groups, weights=weights)
+    return pd.DataFrame({"mean": mean, "ci_low": np.nan, "ci_high": np.nan, "queries": len(matrix)})
+
+
+def wins_ties_losses_by_group(delta: pd.Series, groups: pd.Series, *, tolerance: float = 1e-12) -> pd.DataFrame:
+    """Per group: number of queries, wins, ties and losses of the run against the baseline, mean delta."""
+    rows = {
+        group: dict(
+            zip(("wins", "ties", "losses"), wins_ties_losses(part, tolerance=tolerance)),
+            queries=len(part),
+            mean_delta=part.mean(),
+        )
+        for group, part in delta.groupby(groups.reindex(delta.index), sort=True)
+    }
+    return pd.DataFrame.from_dict(rows, orient="index")[["queries", "wins", "ties", "losses", "mean_delta"]].rename_axis("group")

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rankviz.errors import OptionError, RankvizError
+from rankviz.groups import AGGREGATES, QueryGroups, coverage, group_of
+from rankviz.groups import aggregate as aggregate_values
 from rankviz.io.readers import Qrels, Run, read_qrels, read_run
 from rankviz.measures import Measure, parse
 from rankviz.ranking import RankingTable, rank, shuffle_ties
@@ -196,6 +198,10 @@ def evaluate(
     per_query_rows: bool = False,
     trials: int = 100,
     rng: np.random.Generator | int | None = None,
+    groups: QueryGroups | None = None,
+    group_by: str | None = None,
+    aggregate: str = "query",
+    weights: pd.Series | None = None,
 ) -> pd.DataFrame:
     """Evaluate one or more runs; a tidy DataFrame ``run, measure, qid, value`` whatever the counts.
 
@@ -204,24 +210,60 @@ def evaluate(
     queries it answers that the qrels do not judge (ignored, as trec_eval does).
     ``ties="random"`` averages ``trials`` random orders drawn from ``rng`` (a seed or Generator) and
     adds a column ``std``: the spread over trials of each value (of the mean, on ``all`` rows).
-    """
-    import pandas as pd
 
+    ``group_by`` (a column of ``groups``) adds a column ``group``: each query's group, one mean row
+    per group, and the overall row (group ``all``). ``aggregate`` makes the overall mean ``query``
+    (each query once), ``macro`` (each group once) or ``weights`` (``weights``: qid -> weight).
+    ``df.attrs["coverage"]`` reports groups-file queries not judged and judged queries with no group.
+    """
     qrels = qrels if isinstance(qrels, Qrels) else read_qrels(qrels)
     blocks, ignored = evaluate_blocks(
         qrels, as_runs(runs), as_measures(measures), ties=ties, missing=missing, trials=trials, rng=rng
     )
+    result = tidy(blocks, per_query_rows=per_query_rows, groups=groups, group_by=group_by, aggregate=aggregate, weights=weights)
+    result.attrs["ignored_qids"] = ignored
+    if groups is not None:
+        result.attrs["coverage"] = coverage(groups.frame.index, qrels.query_ids)
+    return result
+
+
+def tidy(
+    blocks: list[Block],
+    *,
+    per_query_rows: bool = False,
+    groups: QueryGroups | None = None,
+    group_by: str | None = None,
+    aggregate: str = "query",
+    weights: pd.Series | None = None,
+) -> pd.DataFrame:
+    """Blocks as one tidy frame, with group rows and the chosen aggregate (see :func:`evaluate`)."""
+    import pandas as pd
+
+    if aggregate not in AGGREGATES:
+        raise OptionError(f"unknown aggregate {aggregate!r}; choose one of {', '.join(AGGREGATES)}")
+    if (group_by is None) != (groups is None) and group_by is not None:
+        raise OptionError("group_by needs query groups (a groups file or a collection with groups)")
+    if aggregate == "macro" and group_by is None:
+        raise OptionError("aggregate=macro needs a group column (group_by)")
     frames = []
     for block in blocks:
+        values = pd.Series(block.values, index=pd.Index(block.qids, name="qid"))
+        head = {"run": block.run, "measure": block.measure}
         spread = {} if block.trials is None else {"std": block.std}
-        mean_spread = {} if block.trials is None else {"std": [block.mean_std]}
+        if group_by is None:
+            if per_query_rows:
+                frames.append(pd.DataFrame({**head, "qid": block.qids, "value": block.values, **spread}))
+            overall = block.mean if aggregate == "query" else aggregate_values(values, how=aggregate, weights=weights)
+            mean_spread = {} if block.trials is None else {"std": [block.mean_std if aggregate == "query" else np.nan]}
+            frames.append(pd.DataFrame({**head, "qid": [ALL], "value": [overall], **mean_spread}))
+            continue
+        group = group_of(groups, group_by, block.qids)
+        if (group == ALL).any():
+            raise OptionError(f"a group of {group_by} is named {ALL!r}, which stands for the overall row; rename it")
         if per_query_rows:
-            frames.append(
-                pd.DataFrame({"run": block.run, "measure": block.measure, "qid": block.qids, "value": block.values, **spread})
-            )
-        frames.append(
-            pd.DataFrame({"run": [block.run], "measure": [block.measure], "qid": [ALL], "value": [block.mean], **mean_spread})
-        )
-    result = pd.concat(frames, ignore_index=True)
-    result.attrs["ignored_qids"] = ignored
-    return result
+            frames.append(pd.DataFrame({**head, "group": group.to_numpy(), "qid": block.qids, "value": block.values, **spread}))
+        means = values.groupby(group).mean()
+        frames.append(pd.DataFrame({**head, "group": means.index.to_numpy(), "qid": ALL, "value": means.to_numpy()}))
+        overall = aggregate_values(values, how=aggregate, groups=group, weights=weights)
+        frames.append(pd.DataFrame({**head, "group": [ALL], "qid": [ALL], "value": [overall]}))
+    return pd.concat(frames, ignore_index=True)

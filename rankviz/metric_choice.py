@@ -382,3 +382,14 @@ def metric_report(
         stability=stability,
         warnings=warnings,
     )
+
+
+def agreement_by_group(x: pd.DataFrame, y: pd.DataFrame, groups: pd.Series) -> pd.DataFrame:
+    """Per group: Kendall's tau between the run orderings under two measures (queries x runs matrices)
+    computed on that group's queries only; where it is low, the measures disagree on that group."""
+    by = groups.reindex(x.index)
+    rows = {}
+    for group, members in x.groupby(by, sort=True).groups.items():
+        tau = stats.kendalltau(x.loc[members].mean(), y.loc[members].mean()).statistic
+        rows[group] = {"queries": len(members), "kendall tau": tau}
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("group")

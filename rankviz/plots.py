@@ -10,8 +10,35 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 
+def plain(text: object) -> str:
+    """Text for Plotly, which reads a few HTML tags and entities in labels: escaped so that run names,
+    query texts and group names from users show as written and are never interpreted."""
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _plain_array(values):
+    if values is None or isinstance(values, str):
+        return values
+    array = np.asarray(values, dtype=object)
+    if not any(isinstance(v, str) for v in array.ravel()):
+        return values
+    return np.vectorize(lambda v: plain(v) if isinstance(v, str) else v, otypes=[object])(array)
+
+
 def _layout(fig: go.Figure, title: str, x: str, y: str) -> go.Figure:
-    fig.update_layout(title=title, xaxis_title=x, yaxis_title=y, template="plotly_white", legend_title_text="")
+    """Common layout, and the one place where user text in a figure is escaped (see :func:`plain`):
+    titles, trace names, categorical axis values, custom hover data and subplot titles."""
+    for trace in fig.data:
+        if trace.name is not None:
+            trace.name = plain(trace.name)
+        for attribute in ("x", "y", "customdata"):
+            if attribute in trace and getattr(trace, attribute) is not None:
+                setattr(trace, attribute, _plain_array(getattr(trace, attribute)))
+    for annotation in fig.layout.annotations:
+        annotation.text = plain(annotation.text)
+    fig.update_layout(
+        title=plain(title), xaxis_title=plain(x), yaxis_title=plain(y), template="plotly_white", legend_title_text=""
+    )
     return fig
 
 
@@ -35,19 +62,46 @@ def means_with_ci(summaries: Mapping[str, pd.DataFrame]) -> go.Figure:
     return _layout(fig, "Mean per run with 95% confidence intervals (t over queries)", "run", "mean")
 
 
-def delta_bars(frame: pd.DataFrame, query_text: Mapping[str, str], measure: str, baseline: str, run: str) -> go.Figure:
-    """Per-query delta bars sorted by delta; hover shows the query id and text."""
-    text = [query_text.get(q, "") for q in frame.index]
-    colours = np.where(frame["delta"] > 0, "#2a9d8f", np.where(frame["delta"] < 0, "#e76f51", "#adb5bd"))
-    fig = go.Figure(
-        go.Bar(
-            x=list(range(len(frame))),
-            y=frame["delta"],
-            marker_color=colours,
-            customdata=np.c_[frame.index.to_numpy(), text],
-            hovertemplate="query %{customdata[0]}<br>%{customdata[1]}<br>delta %{y:+.4f}<extra></extra>",
+GROUP_PALETTE = ("#264653", "#2a9d8f", "#e9c46a", "#f4a261", "#e76f51", "#8ab17d", "#6d597a", "#b56576", "#457b9d", "#a8dadc")
+
+
+def delta_bars(
+    frame: pd.DataFrame, query_text: Mapping[str, str], measure: str, baseline: str, run: str, *, groups: pd.Series | None = None
+) -> go.Figure:
+    """Per-query delta bars sorted by delta; hover shows the query id and text.
+
+    Bars are green / red / grey by the sign of the delta, or, with ``groups`` (qid -> group), one
+    colour per group with a legend.
+    """
+    text = np.asarray([query_text.get(q, "") for q in frame.index], dtype=object)
+    position = np.arange(len(frame))
+    hover = "query %{customdata[0]}<br>%{customdata[1]}<br>delta %{y:+.4f}<extra>%{fullData.name}</extra>"
+    if groups is None:
+        colours = np.where(frame["delta"] > 0, "#2a9d8f", np.where(frame["delta"] < 0, "#e76f51", "#adb5bd"))
+        fig = go.Figure(
+            go.Bar(
+                x=position,
+                y=frame["delta"],
+                marker_color=colours,
+                customdata=np.c_[frame.index.to_numpy(), text],
+                name="delta",
+                hovertemplate=hover,
+            )
         )
-    )
+    else:
+        member = groups.reindex(frame.index).to_numpy()
+        fig = go.Figure()
+        for i, group in enumerate(sorted(set(member))):
+            pick = member == group
+            fig.add_bar(
+                x=position[pick],
+                y=frame["delta"].to_numpy()[pick],
+                name=str(group),
+                marker_color=GROUP_PALETTE[i % len(GROUP_PALETTE)],
+                customdata=np.c_[frame.index.to_numpy()[pick], text[pick]],
+                hovertemplate=hover,
+            )
+        fig.update_layout(barmode="overlay", bargap=0)
     fig.update_xaxes(showticklabels=False)
     return _layout(fig, f"{measure}: {run} minus {baseline}, per query (sorted)", "queries, sorted by delta", f"delta {measure}")
 
@@ -60,12 +114,11 @@ def baseline_scatter(frame: pd.DataFrame, query_text: Mapping[str, str], measure
             x=frame["baseline"],
             y=frame["run"],
             mode="markers",
-            customdata=np.c_[frame.index.to_numpy(), text],
-            hovertemplate="query %{customdata[0]}<br>%{customdata[1]}<br>"
-            + baseline
-            + " %{x:.4f}<br>"
-            + run
-            + " %{y:.4f}<extra></extra>",
+            customdata=np.c_[
+                frame.index.to_numpy(), text, np.full(len(frame), baseline, object), np.full(len(frame), run, object)
+            ],
+            hovertemplate="query %{customdata[0]}<br>%{customdata[1]}<br>%{customdata[2]} %{x:.4f}<br>%{customdata[3]} %{y:.4f}"
+            "<extra></extra>",
         )
     )
     top = float(max(frame[["baseline", "run"]].max().max(), 1e-9))
@@ -99,7 +152,7 @@ def first_relevant_histogram(
                 name=run,
                 x=labels,
                 y=np.r_[counts, ranks.isna().sum()],
-                hovertemplate="rank %{x}<br>%{y} queries<extra>" + run + "</extra>",
+                hovertemplate="rank %{x}<br>%{y} queries<extra>%{fullData.name}</extra>",
             )
         ]
     fig = _arrange(traces, facet)
@@ -119,7 +172,7 @@ def relevant_rank_histogram(
                 x=np.log10(part["rank"]) if log_x else part["rank"],
                 xbins=bins,
                 opacity=0.6,
-                hovertemplate="%{y} documents<extra>" + f"{run} grade {grade}" + "</extra>",
+                hovertemplate="%{y} documents<extra>%{fullData.name}</extra>",
             )
             for grade, part in frame.groupby("grade")
         ]
@@ -139,7 +192,7 @@ def hits_curves(curves: Mapping[str, pd.Series], *, log_x: bool = False, facet: 
                 x=curve.index,
                 y=curve.to_numpy(),
                 mode="lines",
-                hovertemplate="K %{x}<br>Hits@K %{y:.3f}<extra>" + run + "</extra>",
+                hovertemplate="K %{x}<br>Hits@K %{y:.3f}<extra>%{fullData.name}</extra>",
             )
         ]
         for run, curve in curves.items()
@@ -175,7 +228,7 @@ def tie_intervals(means: pd.DataFrame, measure: str) -> go.Figure:
                 mode="markers",
                 name=policy,
                 marker={"symbol": symbol, "size": 11},
-                hovertemplate="%{y}: %{x:.4f}<extra>" + policy + "</extra>",
+                hovertemplate="%{y}: %{x:.4f}<extra>%{fullData.name}</extra>",
             )
     fig.update_layout(height=max(300, 60 * len(runs) + 150))
     return _layout(fig, f"{measure}: every tie order lies between the pessimistic and optimistic mean", measure, "run")
@@ -205,7 +258,7 @@ def forest(table: pd.DataFrame, measure: str, baseline: str) -> go.Figure:
                 "arrayminus": part["delta"] - part["ci_low"],
             },
             customdata=np.c_[part["p_adjusted"]],
-            hovertemplate="%{y}<br>delta %{x:+.4f}<br>adjusted p %{customdata[0]:.4g}<extra>" + verdict + "</extra>",
+            hovertemplate="%{y}<br>delta %{x:+.4f}<br>adjusted p %{customdata[0]:.4g}<extra>%{fullData.name}</extra>",
         )
     fig.add_vline(x=0, line={"dash": "dot", "color": "grey"})
     fig.update_yaxes(categoryorder="array", categoryarray=list(table["run"])[::-1])
@@ -268,7 +321,7 @@ def asl_curves(asl: pd.DataFrame, alpha: float) -> go.Figure:
             y=part["p"],
             mode="lines+markers",
             name=measure,
-            hovertemplate="pair %{x}: p %{y:.4g}<extra>" + measure + "</extra>",
+            hovertemplate="pair %{x}: p %{y:.4g}<extra>%{fullData.name}</extra>",
         )
     fig.add_hline(y=alpha, line={"dash": "dot", "color": "grey"}, annotation_text=f"alpha = {alpha}")
     return _layout(
@@ -293,3 +346,26 @@ def measure_scatter(x: pd.Series, y: pd.Series, run: str, query_text: Mapping[st
         )
     )
     return _layout(fig, f"{run}: {y.name} against {x.name} per query", str(x.name), str(y.name))
+
+
+def group_bars(means: pd.DataFrame, measure: str) -> go.Figure:
+    """Small multiples: one panel per group with each run's mean (``means`` is groups x [queries, runs...])."""
+    runs = [c for c in means.columns if c != "queries"]
+    groups = list(means.index)
+    columns = min(4, max(len(groups), 1))
+    rows = -(-len(groups) // columns)
+    titles = [f"{g} ({int(means.at[g, 'queries'])} queries)" for g in groups]
+    fig = make_subplots(rows=rows, cols=columns, subplot_titles=titles, shared_yaxes=True, vertical_spacing=0.12)
+    for i, group in enumerate(groups):
+        fig.add_bar(
+            x=runs,
+            y=[means.at[group, r] for r in runs],
+            marker_color=[GROUP_PALETTE[j % len(GROUP_PALETTE)] for j in range(len(runs))],
+            showlegend=False,
+            name=str(group),
+            hovertemplate="%{x}: %{y:.4f}<extra>%{fullData.name}</extra>",
+            row=i // columns + 1,
+            col=i % columns + 1,
+        )
+    fig.update_layout(height=max(350, 260 * rows))
+    return _layout(fig, f"{measure} per group", "run", measure)

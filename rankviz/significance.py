@@ -519,3 +519,60 @@ def verdicts(table: pd.DataFrame, *, alpha: float = 0.05) -> list[str]:
     return [
         ("better" if delta > 0 else "worse") if p < alpha else "n.s." for delta, p in zip(table["delta"], table["p_adjusted"])
     ]
+
+
+MIN_GROUP_QUERIES = 5
+
+
+def compare_by_group(
+    matrix: pd.DataFrame,
+    groups: pd.Series,
+    *,
+    measure: str,
+    baseline: str,
+    test: str = "t",
+    correction: str = "holm",
+    alternative: str = "two-sided",
+    n_resamples: int = 10_000,
+    rng: np.random.Generator | int | None = None,
+    min_queries: int = MIN_GROUP_QUERIES,
+) -> pd.DataFrame:
+    """Each run against the baseline within each group; p adjusted across the groups of each run.
+
+    Groups with fewer than ``min_queries`` queries are not tested: their p is NaN and ``note`` says
+    so. Tukey HSD is not offered here (it is a test over runs, not over groups); use t or another
+    paired test.
+    """
+    import pandas as pd
+
+    if test == "tukey":
+        raise ValueError("per-group comparisons use a paired test (t, wilcoxon, sign, randomization, bootstrap)")
+    by = groups.reindex(matrix.index)
+    seed = np.random.default_rng(rng).integers(2**63)
+    frames = []
+    for group, part in matrix.groupby(by, sort=True):
+        if len(part) < min_queries:
+            runs = [r for r in matrix.columns if r != baseline]
+            frames.append(
+                pd.DataFrame(
+                    {"group": group, "run": runs, "n": len(part), "delta": [part[r].mean() - part[baseline].mean() for r in runs]}
+                ).assign(p_value=np.nan, note=f"too few queries for a test (< {min_queries})")
+            )
+            continue
+        table = compare_runs(
+            part,
+            measure=measure,
+            baseline=baseline,
+            test=test,
+            correction="none",
+            alternative=alternative,
+            n_resamples=n_resamples,
+            rng=seed,
+        )
+        frames.append(table[["run", "n", "delta", "p_value"]].assign(group=group, note=""))
+    result = pd.concat(frames, ignore_index=True)[["group", "run", "n", "delta", "p_value", "note"]]
+    result["p_adjusted"] = np.nan
+    for _, rows in result.groupby("run"):
+        tested = rows.index[rows["p_value"].notna()]
+        result.loc[tested, "p_adjusted"] = adjust(result.loc[tested, "p_value"].to_numpy(), method=correction)
+    return result

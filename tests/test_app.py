@@ -250,3 +250,43 @@ def test_metric_choice_page_answers_and_evidence() -> None:
     assert heatmap["data"][0]["z"][2][2] == 1.0
     stability = next(d.value for d in at.dataframe if "swap rate" in d.value.columns)
     assert ((stability["swap rate"] >= 0) & (stability["swap rate"] <= 1)).all()
+
+
+DL_HARD = ROOT / "sample_data" / "dl-hard-passage"
+
+
+def test_group_by_on_dl_hard_overview_and_macro_mean() -> None:
+    at = start(collection="dl-hard-passage", runs="bm25,bm25_t5-zs", measures="NDCG@K,MRR", group_by="query_intent")
+    assert not at.exception and not at.error
+    collection = open_collection(DL_HARD)
+    runs = [collection.read_run(n) for n in ("bm25", "bm25_t5-zs")]
+    frame = rv.evaluate(collection.read_qrels(), runs, ["nDCG@10"], groups=collection.groups, group_by="query_intent")
+    per_group = next(d.value for d in at.dataframe if "queries" in d.value.columns)
+    for group, row in per_group.iterrows():
+        expected = frame[(frame.group == group)].set_index("run").value
+        assert row["bm25"] == pytest.approx(expected["bm25"], abs=1e-12)
+    assert per_group["queries"].sum() == 50 and per_group.loc["attribute", "queries"] == 1
+    bars = figure(at, 1)
+    assert len(bars["data"]) == len(per_group) == 7
+    assert any("queries grouped by query_intent" in c.value for c in at.caption)
+    at.sidebar.selectbox[-1].set_value("macro").run()
+    assert at.query_params["aggregate"] == "macro"
+    means = at.dataframe[0].value
+    assert means.loc["bm25", "nDCG@10"] == pytest.approx(per_group["bm25"].mean(), abs=1e-12)
+
+
+def test_group_by_on_deltas_significance_and_metric_choice() -> None:
+    params = dict(collection="dl-hard-passage", runs="bm25,bm25_t5-zs", measures="NDCG@K,MRR", group_by="topic_domain")
+    at = start("deltas", baseline="bm25", run="bm25_t5-zs", **params)
+    assert not at.exception
+    legend = {t["name"] for t in figure(at, 0)["data"]}
+    assert "health" in legend and len(legend) == 12
+    wtl = next(d.value for d in at.dataframe if "wins" in d.value.columns)
+    assert wtl["queries"].sum() == 50 and (wtl[["wins", "ties", "losses"]].sum(axis=1) == wtl["queries"]).all()
+    at = start("significance", baseline="bm25", **params)
+    by_group = next(d.value for d in at.dataframe if "note" in d.value.columns)
+    assert by_group.set_index("group").loc["health", "n"] == 20 and by_group.set_index("group").loc["health", "note"] == ""
+    assert "too few queries" in by_group.set_index("group").loc["travel", "note"]
+    at = start("metric_choice", **params)
+    agreement = next(d.value for d in at.dataframe if "kendall tau" in d.value.columns)
+    assert agreement["queries"].sum() == 50

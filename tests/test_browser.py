@@ -200,3 +200,14 @@ def test_metric_choice_answers_change_the_advice(page, server, tmp_path) -> None
     page.get_by_text("one correct item: the rank of the first relevant document").wait_for()
     page.screenshot(path=str(tmp_path / "metric_choice.png"), full_page=True)
     assert page.get_by_text("Traceback").count() == 0
+
+
+def test_group_by_control_on_dl_hard(page, server, tmp_path) -> None:
+    open_page(page, f"{server}/?collection=dl-hard-passage&runs=bm25,bm25_t5-zs&measures=NDCG@K,MRR")
+    page.get_by_role("heading", name="Overview", exact=True).wait_for()
+    choose(page, "Group queries by", "query_intent")
+    page.wait_for_function("location.search.includes('group_by=query_intent')")
+    page.get_by_role("heading", name="By query_intent").wait_for()
+    page.get_by_text("nDCG@10 per group").first.wait_for()
+    page.screenshot(path=str(tmp_path / "groups.png"), full_page=True)
+    assert page.get_by_text("Traceback").count() == 0

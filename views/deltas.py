@@ -28,17 +28,24 @@ m1.metric("Wins", wins)
 m2.metric("Ties", ties)
 m3.metric("Losses", losses)
 m4.metric(f"Mean delta {measure_name}", f"{frame['delta'].mean():+.4f}")
+groups = ctx.group_of(frame.index)
 clicked = st.plotly_chart(
-    plots.delta_bars(frame, ctx.queries, measure_name, baseline, run),
+    plots.delta_bars(frame, ctx.queries, measure_name, baseline, run, groups=groups),
     key="delta_bars",
     on_select="rerun",
     selection_mode="points",
 )
 points = clicked.selection.points if clicked else []
-if points and st.session_state.get("delta_clicked") != points[0]["customdata"][0]:
-    st.session_state["delta_clicked"] = points[0]["customdata"][0]  # a click opens that query below, once
-    ctx.url.write(query=points[0]["customdata"][0])
+picked = str(frame.index[int(points[0]["x"])]) if points else None  # bars stand at their position in the sorted frame
+if picked is not None and st.session_state.get("delta_clicked") != picked:
+    st.session_state["delta_clicked"] = picked  # a click opens that query below, once
+    ctx.url.write(query=picked)
 st.caption("Click a bar to open that query in the query view below.")
+if groups is not None:
+    st.markdown(f"**Wins, ties and losses per {ctx.group_by}**")
+    st.dataframe(
+        compare.wins_ties_losses_by_group(frame["delta"], groups).style.format({"mean_delta": "{:+.4f}"}), width="stretch"
+    )
 st.plotly_chart(plots.baseline_scatter(frame, ctx.queries, measure_name, baseline, run), key="delta_scatter")
 st.download_button(
     "Download per-query values (CSV)", frame.to_csv().encode(), file_name=f"rankviz_deltas_{measure_name}.csv", mime="text/csv"

@@ -74,6 +74,13 @@ y_name = c3.selectbox("Measure (y)", measure_names, index=1)
 x = ctx.matrix(ctx.measures[measure_names.index(x_name)])[run].rename(x_name)
 y = ctx.matrix(ctx.measures[measure_names.index(y_name)])[run].rename(y_name)
 st.plotly_chart(plots.measure_scatter(x, y, run, ctx.queries), key="per_query")
+if ctx.group_by is not None:
+    st.markdown(f"**Where {x_name} and {y_name} disagree, per {ctx.group_by}**")
+    x_all = ctx.matrix(ctx.measures[measure_names.index(x_name)])
+    y_all = ctx.matrix(ctx.measures[measure_names.index(y_name)])
+    by_group = metric_choice.agreement_by_group(x_all, y_all, ctx.group_of(x_all.index))
+    st.dataframe(by_group.style.format({"kendall tau": "{:.2f}"}, na_rep="n/a"), width="stretch")
+    st.caption("Kendall's tau between the run orderings on each group's queries only; n/a where a measure ties every run.")
 
 st.subheader("Discriminative power")
 st.dataframe(report.power.style.format({"power": "{:.1%}"}), width="stretch")

@@ -4,11 +4,14 @@ import pandas as pd
 import streamlit as st
 
 import app_support as support
-from rankviz import compare, plots, significance
+from rankviz import compare, groups, plots, significance
 
 ctx = support.context()
 st.header("Overview")
-summaries = {str(m): compare.summary(ctx.matrix(m)) for m in ctx.measures}
+summaries = {
+    str(m): compare.summarize(ctx.matrix(m), how=ctx.aggregate, groups=ctx.group_of(ctx.matrix(m).index), weights=ctx.weights)
+    for m in ctx.measures
+}
 means = pd.DataFrame({name: s["mean"] for name, s in summaries.items()})
 best = compare.best_per_measure(means)
 st.dataframe(
@@ -17,7 +20,15 @@ st.dataframe(
     ),
     width="stretch",
 )
-st.caption("Best value per measure highlighted. " + f"{next(iter(summaries.values()))['queries'].iloc[0]} queries in each mean.")
+st.caption(
+    "Best value per measure highlighted. "
+    + f"{next(iter(summaries.values()))['queries'].iloc[0]} queries in each mean"
+    + (
+        "."
+        if ctx.aggregate == "query"
+        else f"; mean over {'groups' if ctx.aggregate == 'macro' else 'weighted queries'}, no interval."
+    )
+)
 if len(ctx.selected) > 1:
     settings = support.significance_settings(ctx)
     verdicts = {}
@@ -45,6 +56,19 @@ left.download_button("Download table (CSV)", means.to_csv().encode(), file_name=
 right.download_button(
     "Download table (LaTeX)", compare.latex(means, best=best).encode(), file_name="rankviz_overview.tex", mime="text/x-tex"
 )
+if ctx.group_by is not None:
+    st.subheader(f"By {ctx.group_by}")
+    measure_names = [str(m) for m in ctx.measures]
+    group_measure = st.selectbox(
+        "Measure per group",
+        measure_names,
+        index=measure_names.index(ctx.url.choice("group_measure", measure_names, measure_names[0])),
+    )
+    ctx.url.write(group_measure=group_measure)
+    values = ctx.matrix(ctx.measures[measure_names.index(group_measure)])
+    per_group = groups.group_means(values, ctx.group_of(values.index))
+    st.dataframe(per_group.style.format({c: "{:.4f}" for c in per_group.columns if c != "queries"}), width="stretch")
+    st.plotly_chart(plots.group_bars(per_group, group_measure), key="group_bars")
 st.subheader("Conventions in force")
 for line in ctx.conventions():
     st.markdown(f"- {line}")

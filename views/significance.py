@@ -74,3 +74,22 @@ st.subheader("All pairs")
 every = support.significance_table(values, measure_name, baseline, test, correction, "all", resamples, seed)
 st.plotly_chart(plots.pvalue_heatmap(every, names, measure_name, float(alpha)), key="pairs")
 st.caption("Adjusted p-value of every pair (corrected over all pairs); cells below alpha are outlined.")
+
+if ctx.group_by is not None:
+    st.subheader(f"Per {ctx.group_by}")
+    group_test = test if test != "tukey" else "t"
+    by_group = support.significance_by_group(
+        values, ctx.group_of(values.index), measure_name, baseline, group_test, correction, resamples, seed
+    )
+    by_group = by_group.assign(verdict=significance.verdicts(by_group.fillna({"p_adjusted": 1.0}), alpha=float(alpha)))
+    by_group.loc[by_group["p_value"].isna(), "verdict"] = ""
+    st.dataframe(
+        by_group.style.format({"delta": "{:+.4f}", "p_value": "{:.4g}", "p_adjusted": "{:.4g}"}, na_rep=""),
+        width="stretch",
+        hide_index=True,
+    )
+    st.caption(
+        f"{group_test} test within each group, {correction} correction across the groups of each run"
+        + (" (Tukey HSD compares runs, not groups: the t-test is used here)" if test == "tukey" else "")
+        + f"; groups with fewer than {significance.MIN_GROUP_QUERIES} queries are not tested."
+    )

@@ -5,12 +5,16 @@
     DIR/
       qrels.txt | qrels.tsv | qrels.parquet   judgments (required)
       runs/*                                   runs, any supported format (at least one)
-      queries.tsv                              qid<TAB>text (optional)
+      queries.tsv                              qid<TAB>text (optional; with a header, extra columns are query groups)
+      query_groups.tsv                         qid plus categorical columns (optional)
+      query_weights.tsv                        qid<TAB>weight (optional)
       docs.jsonl[.gz]                          {"doc_id", "title"?, "text"} per line (optional, read lazily)
       collection.toml                          display name and defaults (optional)
 
 ``collection.toml`` keys: ``name``, ``description``, ``rel`` (relevance threshold of the binary
-measures), ``gmax`` (ERR), ``measures`` (default list), ``source`` (one line of attribution).
+measures), ``gmax`` (ERR), ``measures`` (default list), ``source`` (one line of attribution), and
+an optional ``[protocol]`` table: ``group_by`` (a group column), ``default`` (the primary measure)
+and ``primary`` (group -> measure), e.g. Hit@1 for one subtask and nDCG@10 for the rest.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rankviz.errors import CollectionError, FormatError, MeasureError
+from rankviz.groups import Protocol, QueryGroups, derived_groups, read_groups, read_weights
 from rankviz.io.readers import Qrels, Run, read_qrels, read_run, run_name_from_path
 from rankviz.measures import Measure, parse
 
@@ -42,6 +47,7 @@ class CollectionConfig:
     rel: int = 1
     gmax: int = 4
     measures: tuple[str, ...] = DEFAULT_MEASURES
+    protocol: Protocol | None = None
 
     @property
     def measure_defaults(self) -> dict[str, int]:
@@ -95,6 +101,8 @@ class Collection:
     run_paths: dict[str, Path]
     queries: dict[str, str] = field(default_factory=dict)
     docs: DocumentStore | None = None
+    groups: QueryGroups | None = None
+    weights: object | None = None  # pandas Series qid -> weight, from query_weights.tsv
 
     @property
     def name(self) -> str:
@@ -134,8 +142,15 @@ def open_collection(path: str | os.PathLike) -> Collection:
     if not run_paths:
         raise CollectionError(f"{runs_dir}: no run files")
     config = _read_config(root)
-    queries = _read_queries(root / "queries.tsv") if (root / "queries.tsv").is_file() else {}
+    queries_path = root / "queries.tsv"
+    queries = _read_queries(queries_path) if queries_path.is_file() else {}
     docs_path = next((root / n for n in DOCS_NAMES if (root / n).is_file()), None)
+    groups = _collection_groups(root, queries)
+    if config.protocol and (groups is None or config.protocol.group_by not in groups.columns):
+        raise CollectionError(
+            f"{root / 'collection.toml'}: [protocol] group_by {config.protocol.group_by!r} is not a group column"
+        )
+    weights_path = root / "query_weights.tsv"
     return Collection(
         path=root,
         config=config,
@@ -143,7 +158,38 @@ def open_collection(path: str | os.PathLike) -> Collection:
         run_paths=run_paths,
         queries=queries,
         docs=DocumentStore(docs_path) if docs_path else None,
+        groups=groups,
+        weights=read_weights(weights_path) if weights_path.is_file() else None,
     )
+
+
+def _collection_groups(root: Path, queries: dict[str, str]) -> QueryGroups | None:
+    """Groups from query_groups.tsv, then extra columns of queries.tsv, then topic_turn ids."""
+    found = []
+    for name in ("query_groups.tsv", "query_groups.csv"):
+        if (root / name).is_file():
+            found.append(read_groups(root / name))
+    queries_path = root / "queries.tsv"
+    if queries_path.is_file() and _has_header(queries_path):
+        try:
+            found.append(read_groups(queries_path))
+        except FormatError as exc:
+            if "no group column" not in exc.reason:
+                raise
+    derived = derived_groups(queries)
+    if derived is not None:
+        found.append(derived)
+    if not found:
+        return None
+    merged = found[0]
+    for more in found[1:]:
+        merged = merged.merged(more)
+    return merged
+
+
+def _has_header(path: Path) -> bool:
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        return handle.readline().split("\t", 1)[0].strip().lower() in ("qid", "query_id")
 
 
 def _read_config(root: Path) -> CollectionConfig:
@@ -154,7 +200,7 @@ def _read_config(root: Path) -> CollectionConfig:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise CollectionError(f"{path}: not valid TOML ({exc})") from None
-    known = {"name", "description", "source", "rel", "gmax", "measures"}
+    known = {"name", "description", "source", "rel", "gmax", "measures", "protocol"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise CollectionError(f"{path}: unknown keys {', '.join(unknown)} (known: {', '.join(sorted(known))})")
@@ -166,14 +212,33 @@ def _read_config(root: Path) -> CollectionConfig:
             rel=int(data.get("rel", 1)),
             gmax=int(data.get("gmax", 4)),
             measures=tuple(str(m) for m in data.get("measures", DEFAULT_MEASURES)),
+            protocol=_read_protocol(data.get("protocol")),
         )
         for measure in config.measures:
             config.parse_measure(measure)
+        if config.protocol:
+            for measure in (config.protocol.default, *config.protocol.primary.values()):
+                config.parse_measure(measure)
     except (TypeError, ValueError, MeasureError) as exc:
         raise CollectionError(f"{path}: {exc}") from None
     if config.rel < 1 or config.gmax < 1:
         raise CollectionError(f"{path}: rel and gmax must be at least 1")
     return config
+
+
+def _read_protocol(table) -> Protocol | None:
+    if table is None:
+        return None
+    if (
+        not isinstance(table, dict)
+        or not {"group_by", "default"} <= set(table)
+        or set(table) - {"group_by", "default", "primary"}
+    ):
+        raise ValueError("[protocol] takes group_by, default and an optional primary table (group = measure)")
+    primary = table.get("primary", {})
+    if not isinstance(primary, dict):
+        raise ValueError("[protocol] primary must be a table of group = measure")
+    return Protocol(str(table["group_by"]), str(table["default"]), {str(k): str(v) for k, v in primary.items()})
 
 
 def _read_queries(path: Path) -> dict[str, str]:
