@@ -2,6 +2,7 @@
 
 from rankviz.errors import FormatError, MeasureError, OptionError, RankvizError
 from rankviz.evaluate import Conventions, evaluate, per_query
+from rankviz.groups import QueryGroups, read_groups, read_weights
 from rankviz.io.readers import Qrels, Run, read_qrels, read_run
 from rankviz.measures import Measure, parse
 from rankviz.ranking import TIE_POLICIES, RankingTable, rank
@@ -13,6 +14,7 @@ __all__ = [
     "MeasureError",
     "OptionError",
     "Qrels",
+    "QueryGroups",
     "RankingTable",
     "RankvizError",
     "Run",
@@ -21,6 +23,8 @@ __all__ = [
     "parse",
     "per_query",
     "rank",
+    "read_groups",
     "read_qrels",
     "read_run",
+    "read_weights",
 ]
