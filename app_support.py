@@ -221,6 +221,19 @@ class UrlState:
         self.warnings.append(f"Link parameter {key}={value!r} must be a whole number from {low} to {high}; using {default}.")
         return default
 
+    def number(self, key: str, low: float, high: float, default: float) -> float:
+        value = st.query_params.get(key)
+        if value is None:
+            return default
+        try:
+            number = float(value)
+        except ValueError:
+            number = float("nan")
+        if low <= number <= high:
+            return number
+        self.warnings.append(f"Link parameter {key}={value!r} must be a number from {low} to {high}; using {default}.")
+        return default
+
     @staticmethod
     def link(page: str, **values: str) -> str:
         """A relative link to another page carrying the current state with ``values`` changed."""

@@ -23,7 +23,7 @@ from rankviz.io.readers import Qrels, Run, read_qrels, read_run
 from rankviz.measures import Measure
 from rankviz.metric_choice import DEFAULT_MEASURES, MetricReport, Task, infer_task, metric_report
 from rankviz.ranking import TIE_POLICIES, rank
-from rankviz.significance import ALTERNATIVES, CORRECTIONS, TESTS, compare_runs, verdicts
+from rankviz.significance import ALTERNATIVES, CORRECTIONS, TESTS, compare_runs, queries_needed, verdicts
 from rankviz.ties import TieReport, tie_report
 
 
@@ -98,6 +98,13 @@ def build_parser() -> argparse.ArgumentParser:
     co.add_argument("--pairs", choices=("baseline", "all"), default="baseline", help="baseline against each run, or all pairs")
     co.add_argument("--alternative", choices=ALTERNATIVES, default="two-sided")
     co.add_argument("--seed", type=int, default=None, help="seed of the resampling tests (default: fresh entropy)")
+    co.add_argument(
+        "--detect",
+        type=float,
+        default=None,
+        metavar="DELTA",
+        help="add queries_needed: topic set size to detect DELTA (paired t, 80%% power)",
+    )
     co.add_argument("--ties", choices=[p for p in TIE_POLICIES if p != "random"], default="trec_eval")
     mr = commands.add_parser("metrics-report", help="which measure fits the task: agreement, discriminative power, stability")
     _inputs(mr)
@@ -283,6 +290,14 @@ def _compare(args: argparse.Namespace) -> int:
         )
         for measure in measures
     ]
+    if args.detect is not None:
+        if not 0 < args.detect:
+            raise RankvizError(f"--detect {args.detect}: must be positive")
+        for frame, measure in zip(frames, measures):
+            matrix = per_query_matrix(tables, measure, missing=args.missing)
+            frame["queries_needed"] = [
+                queries_needed(matrix[[b, r]], b, args.detect, alpha=args.alpha).get(r) for b, r in zip(frame.baseline, frame.run)
+            ]
     result = pd.concat(frames, ignore_index=True)
     if args.format == "json":
         sys.stdout.write(json.dumps(result.to_dict(orient="records"), default=_json_default) + "\n")

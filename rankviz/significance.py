@@ -576,3 +576,30 @@ def compare_by_group(
         tested = rows.index[rows["p_value"].notna()]
         result.loc[tested, "p_adjusted"] = adjust(result.loc[tested, "p_value"].to_numpy(), method=correction)
     return result
+
+
+def effect_sizes(matrix: pd.DataFrame, baseline: str, *, confidence_level: float = 0.95) -> pd.DataFrame:
+    """Per run: d_z against the baseline with its interval (``effect_size``, ``effect_low``, ``effect_high``)."""
+    import pandas as pd
+
+    rows = {}
+    for run in matrix.columns:
+        if run != baseline:
+            size = effect_size(matrix[run], matrix[baseline], confidence_level=confidence_level)
+            rows[run] = {"effect_size": size.value, "effect_low": size.low, "effect_high": size.high}
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
+def queries_needed(
+    matrix: pd.DataFrame, baseline: str, difference: float, *, alpha: float = 0.05, power: float = 0.8
+) -> pd.Series:
+    """Per run: the topic set size (:func:`topic_set_size`) to detect ``difference`` with the paired
+    t-test, from the standard deviation of this run's differences from the baseline."""
+    import pandas as pd
+
+    needed = {}
+    for run in matrix.columns:
+        if run != baseline:
+            sd = float((matrix[run] - matrix[baseline]).std(ddof=1))
+            needed[run] = topic_set_size(difference, sd, alpha=alpha, power=power) if sd > 0 else np.nan
+    return pd.Series(needed, name="queries needed", dtype=float)

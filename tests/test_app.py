@@ -12,7 +12,7 @@ from scipy import stats
 from streamlit.testing.v1 import AppTest
 
 import rankviz as rv
-from rankviz import compare
+from rankviz import compare, significance
 from rankviz.io.collection import open_collection
 
 ROOT = Path(__file__).parent.parent
@@ -208,6 +208,13 @@ def test_significance_page_matches_the_engine() -> None:
     assert table.loc["rrf", "p_value"] == pytest.approx(reference.pvalue, rel=1e-12)
     assert table.loc["rrf", "p_adjusted"] == pytest.approx(min(1, 2 * reference.pvalue), rel=1e-12)
     assert table.loc["rrf", "verdict"] == "better" and table.loc["dense", "verdict"] == "n.s."
+    size = significance.effect_size(matrix["rrf"], matrix["bm25"])
+    assert table.loc["rrf", ["effect_size", "effect_low", "effect_high"]].tolist() == pytest.approx(
+        [size.value, size.low, size.high]
+    )
+    needed = next(d.value for d in at.dataframe if "queries needed" in d.value.columns)
+    sd = (matrix["rrf"] - matrix["bm25"]).std(ddof=1)
+    assert needed.loc["rrf", "queries needed"] == significance.topic_set_size(0.02, sd)
     forest_spec, heatmap = figure(at, 0), figure(at, 1)
     assert {t["name"] for t in forest_spec["data"]} == {"better", "n.s."}
     assert heatmap["data"][0]["x"] == ["bm25", "dense", "rrf"]

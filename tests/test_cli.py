@@ -133,6 +133,7 @@ def test_compare_json_records_match_the_api(capsys) -> None:
 
     import rankviz as rv
     from rankviz.compare import per_query_matrix
+    from rankviz.significance import topic_set_size
 
     argv = ["compare", str(SAMPLES / "cranfield"), "bm25", "dense", "rrf", "-m", "nDCG@10", "--format", "json"]
     records = _run_json(capsys, [*argv, "--test", "t", "--correction", "bonferroni"])
@@ -150,6 +151,9 @@ def test_compare_json_records_match_the_api(capsys) -> None:
     seeded = [*argv, "--test", "randomization", "--seed", "4", "--resamples", "2000"]
     assert _run_json(capsys, seeded) == _run_json(capsys, seeded)
     assert min(r["p_value"] for r in _run_json(capsys, seeded)) >= 1 / 2001
+    detect = _run_json(capsys, [*argv, "--detect", "0.03"])
+    sd = (matrix["rrf"] - matrix["bm25"]).std(ddof=1)
+    assert detect[1]["queries_needed"] == topic_set_size(0.03, sd) and "queries_needed" not in records[1]
     pairs = _run_json(capsys, [*argv, "--test", "tukey", "--pairs", "all", "--seed", "1", "--resamples", "1000"])
     assert len(pairs) == 3 and all(np.isclose(r["p_value"], r["p_adjusted"]) for r in pairs)
 

@@ -14,21 +14,7 @@ summaries = {
 }
 means = pd.DataFrame({name: s["mean"] for name, s in summaries.items()})
 best = compare.best_per_measure(means)
-st.dataframe(
-    means.style.format("{:.4f}").apply(
-        lambda col: ["font-weight: bold; background-color: #d8f3dc" if r in best[col.name] else "" for r in col.index]
-    ),
-    width="stretch",
-)
-st.caption(
-    "Best value per measure highlighted. "
-    + f"{next(iter(summaries.values()))['queries'].iloc[0]} queries in each mean"
-    + (
-        "."
-        if ctx.aggregate == "query"
-        else f"; mean over {'groups' if ctx.aggregate == 'macro' else 'weighted queries'}, no interval."
-    )
-)
+marks = None
 if len(ctx.selected) > 1:
     settings = support.significance_settings(ctx)
     verdicts = {}
@@ -45,10 +31,27 @@ if len(ctx.selected) > 1:
         )
         verdicts[str(measure)] = pd.Series(significance.verdicts(table, alpha=settings.alpha), index=table["run"])
     marks = pd.DataFrame(verdicts)
+styled = means.style.format("{:.4f}").apply(
+    lambda col: ["font-weight: bold; background-color: #d8f3dc" if r in best[col.name] else "" for r in col.index]
+)
+for (run, measure), verdict in {} if marks is None else marks.stack().items():
+    if verdict != "n.s.":
+        styled = styled.format("{:.4f} " + ("▲" if verdict == "better" else "▼"), subset=pd.IndexSlice[[run], [measure]])
+st.dataframe(styled, width="stretch")
+st.caption(
+    "Best value per measure highlighted. "
+    + f"{next(iter(summaries.values()))['queries'].iloc[0]} queries in each mean"
+    + (
+        "."
+        if ctx.aggregate == "query"
+        else f"; mean over {'groups' if ctx.aggregate == 'macro' else 'weighted queries'}, no interval."
+    )
+)
+if marks is not None:
     st.dataframe(
         marks.style.map(lambda v: f"color: {plots.VERDICT_COLOURS[v]}; font-weight: bold" if v != "n.s." else ""), width="stretch"
     )
-    st.caption(f"Against the baseline: {settings.describe()} (set on the Significance page).")
+    st.caption(f"▲ / ▼: significantly better / worse than the baseline: {settings.describe()} (set on the Significance page).")
 figure = plots.means_with_ci(summaries)
 st.plotly_chart(figure, key="overview_means")
 left, right = st.columns(2)

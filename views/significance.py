@@ -40,9 +40,8 @@ measure = ctx.measures[measure_names.index(measure_name)]
 values = ctx.matrix(measure)
 table = support.significance_table(values, measure_name, baseline, test, correction, "baseline", resamples, seed)
 table = table.assign(verdict=significance.verdicts(table, alpha=float(alpha)))
-shown = table.set_index("run")[
-    ["delta", "ci_low", "ci_high", "p_value", "p_adjusted", "verdict", "effect_size", "wins", "ties", "losses"]
-]
+shown = table.set_index("run")[["delta", "ci_low", "ci_high", "p_value", "p_adjusted", "verdict", "wins", "ties", "losses"]]
+shown = shown.join(significance.effect_sizes(values, baseline))
 st.dataframe(
     shown.style.format(
         {
@@ -52,7 +51,10 @@ st.dataframe(
             "p_value": "{:.4g}",
             "p_adjusted": "{:.4g}",
             "effect_size": "{:+.3f}",
-        }
+            "effect_low": "{:+.3f}",
+            "effect_high": "{:+.3f}",
+        },
+        na_rep="n/a",
     ),
     width="stretch",
 )
@@ -68,6 +70,23 @@ st.download_button(
     table.to_csv(index=False).encode(),
     file_name=f"rankviz_significance_{measure_name}.csv",
     mime="text/csv",
+)
+
+st.subheader("How many queries would a study need?")
+detect = st.number_input(
+    f"Difference in {measure_name} to detect",
+    0.001,
+    1.0,
+    ctx.url.number("detect", 0.001, 1.0, 0.02),
+    step=0.005,
+    format="%.3f",
+)
+ctx.url.write(detect=detect)
+needed = significance.queries_needed(values, baseline, detect, alpha=float(alpha))
+st.dataframe(needed.to_frame().style.format("{:.0f}", na_rep="n/a"), width="stretch")
+st.caption(
+    f"Queries for the two-sided paired t-test at alpha = {alpha} to detect a difference of {detect} with 80% power, "
+    "from the standard deviation of each run's per-query differences from the baseline (Sakai's topic set size design)."
 )
 
 st.subheader("All pairs")
