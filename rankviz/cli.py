@@ -11,20 +11,25 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rankviz.compare import per_query_matrix
 from rankviz.errors import RankvizError
 from rankviz.evaluate import ALL, Block, Conventions, as_measures, as_runs, evaluate_blocks, tidy
 from rankviz.groups import AGGREGATES, coverage, protocol_values, read_groups, read_weights
-from rankviz.io.collection import open_collection
+from rankviz.io.collection import DEFAULT_MEASURES, open_collection
 from rankviz.io.readers import Qrels, Run, read_qrels, read_run
 from rankviz.measures import Measure
-from rankviz.metric_choice import DEFAULT_MEASURES, MetricReport, Task, infer_task, metric_report
+from rankviz.options import ALTERNATIVES, CORRECTIONS, TESTS
 from rankviz.ranking import TIE_POLICIES, rank
-from rankviz.significance import ALTERNATIVES, CORRECTIONS, TESTS, compare_runs, queries_needed, verdicts
-from rankviz.ties import TieReport, tie_report
+
+if TYPE_CHECKING:
+    from rankviz.metric_choice import MetricReport
+    from rankviz.ties import TieReport
+
+# compare, significance, ties and metric_choice (pandas, scipy) are imported by the commands that
+# use them, so that `evaluate` starts in the time of numpy and pyarrow alone.
 
 
 def _inputs(parser: argparse.ArgumentParser) -> None:
@@ -269,6 +274,9 @@ def _check_test_options(args: argparse.Namespace, runs: list[Run]) -> None:
 def _compare(args: argparse.Namespace) -> int:
     import pandas as pd
 
+    from rankviz.compare import per_query_matrix
+    from rankviz.significance import compare_runs, queries_needed, verdicts
+
     qrels, runs, measures = _load(args)
     if len(runs) < 2:
         raise RankvizError("compare needs at least two runs")
@@ -314,6 +322,8 @@ def _compare(args: argparse.Namespace) -> int:
 
 
 def _metrics_report(args: argparse.Namespace) -> int:
+    from rankviz.metric_choice import Task, infer_task, metric_report
+
     if args.measures is None:
         args.measures = list(DEFAULT_MEASURES)
     qrels, runs, measures = _load(args)
@@ -391,6 +401,8 @@ def render_metric_report(report: MetricReport, fmt: str) -> str:
 
 
 def _ties(args: argparse.Namespace) -> int:
+    from rankviz.ties import tie_report
+
     qrels, runs, measures = _load(args)
     _check_test_options(args, runs)
     report = tie_report(

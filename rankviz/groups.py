@@ -11,7 +11,8 @@ Aggregation (the ``aggregate`` option) of per-query values into one number:
 - ``macro``: the mean of the group means of a column, each group counting once;
 - ``weights``: sum(w_q v_q) / sum(w_q) with weights from a file.
 
-Nothing is dropped silently: queries of the groups file that the qrels do not judge, and judged
+pandas is imported where a function needs it, so that ``python -m rankviz evaluate`` without
+groups does not pay for it. Nothing is dropped silently: queries of the groups file that the qrels do not judge, and judged
 queries with no group, are reported (:class:`Coverage`); the latter form the group ``(no group)``.
 """
 
@@ -22,11 +23,14 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from rankviz.errors import FormatError, OptionError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 NO_GROUP = "(no group)"
 ALL = "all"
@@ -93,6 +97,8 @@ def _read_table(path: str | os.PathLike, required: tuple[str, ...]) -> tuple[lis
 
 def read_groups(path: str | os.PathLike) -> QueryGroups:
     """A groups file: header ``qid`` plus categorical columns (``query`` / ``text`` columns are skipped)."""
+    import pandas as pd
+
     header, rows = _read_table(path, ("qid",))
     keep = [i for i, name in enumerate(header) if i > 0 and name.lower() not in TEXT_COLUMNS]
     if not keep:
@@ -106,6 +112,8 @@ def read_groups(path: str | os.PathLike) -> QueryGroups:
 
 def read_weights(path: str | os.PathLike) -> pd.Series:
     """A weights file: ``qid`` and ``weight`` (a finite number >= 0)."""
+    import pandas as pd
+
     header, rows = _read_table(path, ("qid", "weight"))
     at = header.index("weight")
     weights = {}
@@ -122,6 +130,8 @@ def read_weights(path: str | os.PathLike) -> pd.Series:
 
 def derived_groups(qids) -> QueryGroups | None:
     """``conversation`` and ``turn`` when every qid looks like ``topic_turn`` (TREC CAsT); else None."""
+    import pandas as pd
+
     qids = list(qids)
     matches = [_TOPIC_TURN.match(q) for q in qids]
     if not qids or not all(matches):
@@ -160,6 +170,8 @@ def coverage(index: pd.Index, judged) -> Coverage:
 
 def group_of(groups: QueryGroups, column: str, qids) -> pd.Series:
     """Each qid's group in ``column``; judged queries without one get ``(no group)``."""
+    import pandas as pd
+
     return groups.column(column).reindex(pd.Index(list(qids), name="qid")).fillna(NO_GROUP).rename("group")
 
 
@@ -171,6 +183,8 @@ def aggregate(
     ``how="macro"`` needs ``groups`` (qid -> group); ``how="weights"`` needs ``weights`` covering
     every query (an uncovered query raises rather than silently weighing 0).
     """
+    import pandas as pd
+
     if how == "query":
         return values.mean()
     if how == "macro":
@@ -217,6 +231,8 @@ def protocol_values(tables, groups: QueryGroups, protocol: Protocol, *, parse_me
     ``tables`` maps run names to ranking tables; ``parse_measure`` turns a measure name into a
     Measure with the collection's defaults. Judged queries without a group form ``(no group)``.
     """
+    import pandas as pd
+
     from rankviz.compare import per_query_matrix
 
     columns = {}

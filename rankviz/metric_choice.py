@@ -299,9 +299,6 @@ def graded_share(table: RankingTable, rel: int) -> float:
     return float((relevant > rel).mean()) if len(relevant) else 0.0
 
 
-DEFAULT_MEASURES = ("RR", "RR@10", "Hits@10", "AP", "nDCG", "nDCG@10", "ERR@20")
-
-
 def tie_widths(
     pessimistic: Mapping[str, RankingTable], optimistic: Mapping[str, RankingTable], measures: list[Measure]
 ) -> pd.Series:

@@ -23,12 +23,11 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 from scipy import optimize, stats
 
+from rankviz.options import ALTERNATIVES, CORRECTIONS, TESTS
+
 if TYPE_CHECKING:
     import pandas as pd
 
-ALTERNATIVES = ("two-sided", "greater", "less")
-TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap", "tukey")
-CORRECTIONS = ("none", "bonferroni", "holm", "bh")
 
 #: What each test assumes, in one sentence (shown under the test in the dashboard).
 ASSUMPTIONS = {
