@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -314,21 +315,26 @@ def tukey_hsd(
 ) -> TukeyResult:
     """Randomised Tukey HSD (Carterette, TOIS 2012; Sakai 2014): one test over all pairs of runs.
 
-    Each resample permutes the runs' values independently within every query; a pair's p is
-    (#{resamples whose largest difference between run means >= |observed difference|} + 1) / (B + 1).
+    Each resample permutes the runs' values independently within every query (argsort of uniform
+    keys); a pair's p is (#{resamples whose largest difference between run means >= |observed
+    difference|} + 1) / (B + 1). Batches draw from child generators spawned from ``rng`` and run on
+    two threads; the result depends on the seed only, not on the threads.
     """
     values = np.asarray(matrix, dtype=np.float64)
     if values.ndim != 2 or values.shape[1] < 2 or values.shape[0] < 2:
         raise ValueError("Tukey HSD needs a queries x runs matrix with at least two runs and two queries")
     means = values.mean(0)
     observed = means[None, :] - means[:, None]
-    generator = np.random.default_rng(rng)
-    ranges = []
-    for m in _batches(n_resamples, batch):
-        permuted = generator.permuted(np.broadcast_to(values, (m, *values.shape)), axis=2)
-        resampled = permuted.mean(1)
-        ranges.append(resampled.max(1) - resampled.min(1))
-    ranges = np.concatenate(ranges)
+    sizes = list(_batches(n_resamples, batch))
+    children = np.random.default_rng(rng).spawn(len(sizes))
+
+    def largest_ranges(child: np.random.Generator, size: int) -> np.ndarray:
+        order = np.argsort(child.random((size, *values.shape)), axis=2)
+        resampled = np.take_along_axis(np.broadcast_to(values, (size, *values.shape)), order, axis=2).mean(1)
+        return resampled.max(1) - resampled.min(1)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        ranges = np.concatenate(list(pool.map(largest_ranges, children, sizes)))
     gamma = np.abs(np.finfo(np.float64).eps * 100 * observed)
     count = (ranges[:, None, None] >= np.abs(observed)[None] - gamma[None]).sum(0)
     return TukeyResult(observed, (count + 1) / (len(ranges) + 1), len(ranges))
