@@ -168,3 +168,23 @@ def test_random_blocks_report_spread(tmp_path: Path) -> None:
     frame = rv.evaluate(qrels, [run], ["RR"], ties="random", trials=50, rng=3, per_query_rows=True)
     assert list(frame.columns) == ["run", "measure", "qid", "value", "std"]
     assert frame.equals(rv.evaluate(qrels, [run], ["RR"], ties="random", trials=50, rng=3, per_query_rows=True))
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(tied_queries(max_orders=10**9), min_size=2, max_size=4), st.integers(1, 12))
+def test_expected_keeps_queries_apart(cases, cutoff) -> None:
+    """Several tied queries in one run: each query's expected value is the one it has alone."""
+    qrels_lines, run_lines = [], []
+    for k, (groups, unretrieved, _) in enumerate(cases):
+        judged = [(d, g) for group in groups for d, g in group if g is not None]
+        judged += [(f"unretrieved{i}", g) for i, g in enumerate(unretrieved)] + [("unretrieved_nonrelevant", 0)]
+        qrels_lines += [f"q{k} 0 {d} {g}\n" for d, g in judged]
+        run_lines += [f"q{k} Q0 {d} 1 {len(groups) - gi} t\n" for gi, group in enumerate(groups) for d, _ in group]
+    with tempfile.TemporaryDirectory() as tmp:
+        qrels, run = _load(Path(tmp), qrels_lines, run_lines)
+    together = rank(run, qrels, ties="expected")
+    for measure in _measures(cutoff):
+        values = dict(zip(together.qids, measure(together)))
+        for k, (groups, unretrieved, _) in enumerate(cases):
+            alone = measure(_tied_table(groups, unretrieved))[0]
+            assert values[f"q{k}"] == pytest.approx(alone, abs=1e-12), (str(measure), k)
