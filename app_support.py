@@ -81,9 +81,27 @@ def ranking(run: Run, qrels: Qrels, ties: str) -> RankingTable:
 
 
 @st.cache_data(max_entries=64, hash_funcs={RankingTable: id})
-def random_trial_means(tables: tuple[RankingTable, ...], measure: str, missing: str, trials: int, seed: int) -> pd.DataFrame:
-    """Per run: the mean over queries under each of ``trials`` random tie orders (trials x runs)."""
-    return random_means({t.run_name: t for t in tables}, parse(measure), trials=trials, rng=seed, missing=missing)
+def random_trial_means(
+    tables: tuple[RankingTable, ...],
+    measure: str,
+    missing: str,
+    trials: int,
+    seed: int,
+    aggregate: str = "query",
+    groups: pd.Series | None = None,
+    weights: pd.Series | None = None,
+) -> pd.DataFrame:
+    """Per run: the mean under each of ``trials`` random tie orders (trials x runs), as the frame averages."""
+    return random_means(
+        {t.run_name: t for t in tables},
+        parse(measure),
+        trials=trials,
+        rng=seed,
+        missing=missing,
+        aggregate=aggregate,
+        groups=groups,
+        weights=weights,
+    )
 
 
 @st.cache_data(max_entries=128, show_spinner="Testing…")
@@ -121,6 +139,10 @@ def metric_report(
     task: Task,
     missing: str,
     alpha: float,
+    test: str,
+    aggregate: str,
+    groups: pd.Series | None,
+    weights: pd.Series | None,
 ) -> MetricReport:
     """:func:`rankviz.metric_choice.metric_report` on the frame's runs (seeded: the page is reproducible)."""
     tables = {
@@ -128,7 +150,18 @@ def metric_report(
         for policy, group in (("trec_eval", default), ("pessimistic", pessimistic), ("optimistic", optimistic))
     }
     return build_metric_report(
-        tables, [parse(m) for m in measures], rel=rel, task=task, top_k=task.top_k or 10, alpha=alpha, missing=missing, rng=0
+        tables,
+        [parse(m) for m in measures],
+        rel=rel,
+        task=task,
+        top_k=task.top_k or 10,
+        alpha=alpha,
+        test=test,
+        missing=missing,
+        rng=0,
+        aggregate=aggregate,
+        groups=groups,
+        weights=weights,
     )
 
 

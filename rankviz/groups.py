@@ -205,6 +205,32 @@ def aggregate(
     raise OptionError(f"unknown aggregate {how!r}; choose one of {', '.join(AGGREGATES)}")
 
 
+def weight_vector(qids, *, how: str = "query", groups: pd.Series | None = None, weights: pd.Series | None = None) -> np.ndarray:
+    """The aggregate as weights over ``qids`` that sum to 1, so that any aggregate of per-query values
+    is ``values @ w`` (used for many random trials at once)."""
+    import pandas as pd
+
+    index = pd.Index(list(qids))
+    if not len(index):
+        return np.zeros(0)
+    if how == "query":
+        return np.full(len(index), 1.0 / len(index))
+    if how == "macro":
+        if groups is None:
+            raise OptionError("aggregate=macro needs a group column")
+        member = groups.reindex(index)
+        sizes = member.map(member.value_counts())
+        return (1.0 / (sizes * member.nunique())).to_numpy(dtype=float)
+    if how == "weights":
+        if weights is None:
+            raise OptionError("aggregate=weights needs a weights file")
+        w = weights.reindex(index)
+        if w.isna().any():
+            raise OptionError(f"no weight for {int(w.isna().sum())} queries: {_listed(list(index[w.isna()]))}")
+        return (w / w.sum()).to_numpy(dtype=float)
+    raise OptionError(f"unknown aggregate {how!r}; choose one of {', '.join(AGGREGATES)}")
+
+
 def group_means(matrix: pd.DataFrame, groups: pd.Series) -> pd.DataFrame:
     """Groups x runs means of a queries x runs matrix, with the number of queries per group (``queries``)."""
     by = groups.reindex(matrix.index)

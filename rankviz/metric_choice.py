@@ -24,14 +24,23 @@ import pandas as pd
 from scipy import stats
 
 from rankviz.compare import per_query_matrix
+from rankviz.groups import aggregate as mean_of
 from rankviz.measures import Measure, make
 from rankviz.ranking import RankingTable
 from rankviz.significance import compare_runs
 
 
-def run_means(matrices: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
-    """Runs x measures: each run's mean of each measure."""
-    return pd.DataFrame({measure: matrix.mean() for measure, matrix in matrices.items()})
+def run_means(
+    matrices: Mapping[str, pd.DataFrame],
+    *,
+    aggregate: str = "query",
+    groups: pd.Series | None = None,
+    weights: pd.Series | None = None,
+) -> pd.DataFrame:
+    """Runs x measures: each run's mean of each measure (under ``aggregate``, see :func:`rankviz.groups.aggregate`)."""
+    return pd.DataFrame(
+        {measure: mean_of(matrix, how=aggregate, groups=groups, weights=weights) for measure, matrix in matrices.items()}
+    )
 
 
 def tau_ap(x, y) -> float:
@@ -349,11 +358,18 @@ def metric_report(
     trials: int = 1000,
     missing: str = "zero",
     rng: np.random.Generator | int | None = None,
+    aggregate: str = "query",
+    groups: pd.Series | None = None,
+    weights: pd.Series | None = None,
 ) -> MetricReport:
-    """The full report; ``tables[policy][run]`` for policies ``trec_eval``, ``pessimistic``, ``optimistic``."""
+    """The full report; ``tables[policy][run]`` for policies ``trec_eval``, ``pessimistic``, ``optimistic``.
+
+    ``aggregate`` (with ``groups`` / ``weights``) sets how the run means that the agreement is
+    computed from average the queries; tests and swap rates work on queries.
+    """
     default = tables["trec_eval"]
     matrices = {str(m): per_query_matrix(default, m, missing=missing) for m in measures}
-    means = run_means(matrices)
+    means = run_means(matrices, aggregate=aggregate, groups=groups, weights=weights)
     generator = np.random.default_rng(rng)
     power, asl = discriminative_power(matrices, test=test, alpha=alpha, n_resamples=n_resamples, rng=generator)
     top_grade = int(next(iter(default.values())).ideal_grades.max(initial=1))

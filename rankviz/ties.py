@@ -17,6 +17,8 @@ import pandas as pd
 
 from rankviz.compare import per_query_matrix, tie_statistics
 from rankviz.evaluate import check_missing, random_trials, spread
+from rankviz.groups import aggregate as mean_of
+from rankviz.groups import weight_vector
 from rankviz.io.readers import Qrels, Run
 from rankviz.measures import Measure
 from rankviz.ranking import RankingTable, rank
@@ -40,9 +42,24 @@ def policy_matrices(
     return {policy: per_query_matrix(by_run, measure, missing=missing) for policy, by_run in tables.items()}
 
 
-def interval(matrices: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
-    """Runs x policies means, plus ``width`` = optimistic - pessimistic (how much ties can move the mean)."""
-    means = pd.DataFrame({policy: matrices[policy].mean() for policy in REPORT_POLICIES if policy in matrices})
+def interval(
+    matrices: Mapping[str, pd.DataFrame],
+    *,
+    aggregate: str = "query",
+    groups: pd.Series | None = None,
+    weights: pd.Series | None = None,
+) -> pd.DataFrame:
+    """Runs x policies means, plus ``width`` = optimistic - pessimistic (how much ties can move the mean).
+
+    ``aggregate`` / ``groups`` / ``weights``: the overall mean (:func:`rankviz.groups.aggregate`).
+    """
+    means = pd.DataFrame(
+        {
+            policy: mean_of(matrices[policy], how=aggregate, groups=groups, weights=weights)
+            for policy in REPORT_POLICIES
+            if policy in matrices
+        }
+    )
     means["width"] = means["optimistic"] - means["pessimistic"]
     return means
 
@@ -54,15 +71,18 @@ def random_means(
     trials: int,
     rng: np.random.Generator | int | None,
     missing: str = "zero",
+    aggregate: str = "query",
+    groups: pd.Series | None = None,
+    weights: pd.Series | None = None,
 ) -> pd.DataFrame:
-    """trials x runs: each run's mean of ``measure`` under ``trials`` random tie orders (one Generator for all)."""
+    """trials x runs: each run's mean of ``measure`` under ``trials`` random tie orders (one Generator
+    for all), averaged over queries as ``aggregate`` says."""
     generator = np.random.default_rng(rng)
-    return pd.DataFrame(
-        {
-            name: random_trials(table, [measure], trials=trials, rng=generator, missing=missing)[measure][1].mean(axis=1)
-            for name, table in tables.items()
-        }
-    )
+    columns = {}
+    for name, table in tables.items():
+        qids, values = random_trials(table, [measure], trials=trials, rng=generator, missing=missing)[measure]
+        columns[name] = values @ weight_vector(qids, how=aggregate, groups=groups, weights=weights)
+    return pd.DataFrame(columns)
 
 
 def sensitive_queries(matrices: Mapping[str, pd.DataFrame], run: str, *, limit: int = 10) -> pd.DataFrame:

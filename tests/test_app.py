@@ -297,3 +297,20 @@ def test_group_by_on_deltas_significance_and_metric_choice() -> None:
     at = start("metric_choice", **params)
     agreement = next(d.value for d in at.dataframe if "kendall tau" in d.value.columns)
     assert agreement["queries"].sum() == 50
+
+
+def test_ties_page_follows_the_aggregate() -> None:
+    params = dict(collection="dl-hard-passage", runs="bm25,bm25_t5-zs", measures="NDCG@K", group_by="topic_domain")
+    at = start("ties", aggregate="macro", trials="300", seed="2", **params)
+    assert not at.exception
+    means = at.dataframe[1].value
+    collection = open_collection(DL_HARD)
+    frame = rv.evaluate(collection.read_qrels(), collection.read_run("bm25"), ["nDCG@10"], groups=collection.groups,
+                        group_by="topic_domain", aggregate="macro")  # fmt: skip
+    macro = frame[frame.group == "all"].value.iloc[0]
+    assert means.loc["bm25", "trec_eval"] == pytest.approx(macro, abs=1e-12)
+    assert means.loc["bm25", "random"] == pytest.approx(
+        means.loc["bm25", "expected"], abs=5 * means.loc["bm25", "random std"] + 1e-12
+    )
+    plain = start("ties", trials="300", seed="2", **params).dataframe[1].value
+    assert plain.loc["bm25", "trec_eval"] != pytest.approx(macro, abs=1e-6)

@@ -140,3 +140,17 @@ def test_cli_group_by_adds_a_group_column(capsys) -> None:
     assert "no group column 'nope'" in capsys.readouterr().err
     assert main(["evaluate", str(DL_HARD), "bm25", "--aggregate", "macro"]) == 2
     assert "needs a group column" in capsys.readouterr().err
+
+
+def test_weight_vectors_reproduce_every_aggregate(dl_hard) -> None:
+    from rankviz.groups import aggregate, group_of, weight_vector
+
+    collection, qrels, runs = dl_hard
+    frame = rv.evaluate(qrels, runs[:1], ["nDCG@10"], per_query_rows=True)
+    values = frame[frame.qid != "all"].set_index("qid").value
+    groups = group_of(collection.groups, "topic_domain", values.index)
+    weights = pd.Series(np.arange(1, len(values) + 1, dtype=float), index=values.index)
+    for how in ("query", "macro", "weights"):
+        w = weight_vector(values.index, how=how, groups=groups, weights=weights)
+        assert w.sum() == pytest.approx(1.0)
+        assert values.to_numpy() @ w == pytest.approx(aggregate(values, how=how, groups=groups, weights=weights), abs=1e-15)

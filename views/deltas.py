@@ -27,7 +27,7 @@ m1, m2, m3, m4 = st.columns(4)
 m1.metric("Wins", wins)
 m2.metric("Ties", ties)
 m3.metric("Losses", losses)
-m4.metric(f"Mean delta {measure_name}", f"{frame['delta'].mean():+.4f}")
+m4.metric(f"Mean delta {measure_name}", f"{ctx.overall(frame[['delta']])['delta']:+.4f}")
 groups = ctx.group_of(frame.index)
 clicked = st.plotly_chart(
     plots.delta_bars(frame, ctx.queries, measure_name, baseline, run, groups=groups),

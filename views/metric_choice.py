@@ -39,6 +39,9 @@ st.caption(f"Defaults are read from the qrels (relevant: grade >= {ctx.rel}); K 
 task = metric_choice.Task(single == "yes", ctx.k if top_only == "yes" else None, graded == "yes", stops == "yes")
 
 measure_names = tuple(str(m) for m in ctx.measures)
+power_tests = ["tukey", "bootstrap"]
+power_test = ctx.url.choice("power_test", power_tests, "tukey")
+first_values = ctx.matrix(ctx.measures[0])
 report = support.metric_report(
     tuple(tables.values()),
     tuple(ctx.tables(ties="pessimistic").values()),
@@ -48,6 +51,10 @@ report = support.metric_report(
     task,
     ctx.missing,
     0.05,
+    power_test,
+    ctx.aggregate,
+    ctx.group_of(first_values.index),
+    ctx.weights,
 )
 for pick in report.recommendations:
     st.markdown(f"- **{pick.measure}**: {pick.reason}. *Hides on this collection:* {pick.hides}.")
@@ -83,9 +90,25 @@ if ctx.group_by is not None:
     st.caption("Kendall's tau between the run orderings on each group's queries only; n/a where a measure ties every run.")
 
 st.subheader("Discriminative power")
+power_test = st.radio(
+    "Test over the run pairs",
+    power_tests,
+    index=power_tests.index(power_test),
+    horizontal=True,
+    format_func=lambda t: {"tukey": "randomised Tukey HSD", "bootstrap": "paired bootstrap (Holm)"}[t],
+)
+ctx.url.write(power_test=power_test)
 st.dataframe(report.power.style.format({"power": "{:.1%}"}), width="stretch")
 st.plotly_chart(plots.asl_curves(report.asl, 0.05), key="asl")
-st.caption("Share of run pairs separated by randomised Tukey HSD at alpha = 0.05 (1,000 permutations, seed 0).")
+st.caption(
+    "Share of run pairs separated at alpha = 0.05 by "
+    + (
+        "randomised Tukey HSD (1,000 permutations"
+        if power_test == "tukey"
+        else "the paired bootstrap, Holm-corrected over the pairs (1,000 resamples"
+    )
+    + ", seed 0)."
+)
 
 st.subheader("Stability")
 st.dataframe(report.stability.style.format("{:.3f}"), width="stretch")

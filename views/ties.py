@@ -22,9 +22,19 @@ ctx.url.write(measure=measure_name, trials=trials, seed=seed)
 measure = ctx.measures[measure_names.index(measure_name)]
 
 matrices = {policy: ctx.matrix(measure, ties=policy) for policy in ties.REPORT_POLICIES}
-means = ties.interval(matrices)
+means = ties.interval(matrices, aggregate=ctx.aggregate, groups=ctx.group_of(matrices["trec_eval"].index), weights=ctx.weights)
 if trials:
-    means = ties.with_random(means, support.random_trial_means(tuple(tables.values()), measure_name, ctx.missing, trials, seed))
+    trial_means = support.random_trial_means(
+        tuple(tables.values()),
+        measure_name,
+        ctx.missing,
+        trials,
+        seed,
+        ctx.aggregate,
+        ctx.group_of(matrices["trec_eval"].index),
+        ctx.weights,
+    )
+    means = ties.with_random(means, trial_means)
 st.dataframe(means.style.format("{:.4f}"), width="stretch")
 st.plotly_chart(plots.tie_intervals(means, measure_name), key="tie_intervals")
 st.download_button("Download values per tie policy (CSV)", means.to_csv().encode(), file_name="rankviz_ties.csv", mime="text/csv")
