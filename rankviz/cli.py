@@ -104,6 +104,12 @@ def build_parser() -> argparse.ArgumentParser:
     co.add_argument("--alternative", choices=ALTERNATIVES, default="two-sided")
     co.add_argument("--seed", type=int, default=None, help="seed of the resampling tests (default: fresh entropy)")
     co.add_argument(
+        "--zero-method",
+        choices=("wilcox", "pratt", "zsplit"),
+        default="wilcox",
+        help="Wilcoxon: drop zero differences (wilcox, default), rank then drop them (pratt), or split them (zsplit)",
+    )
+    co.add_argument(
         "--detect",
         type=float,
         default=None,
@@ -295,6 +301,7 @@ def _compare(args: argparse.Namespace) -> int:
             alternative=args.alternative,
             n_resamples=args.resamples,
             rng=generator,
+            zero_method=args.zero_method,
         )
         for measure in measures
     ]

@@ -423,12 +423,14 @@ def topic_set_size(difference: float, sd: float, *, alpha: float = 0.05, power: 
     return low
 
 
-def run_test(test: str, a, b, *, alternative: str = "two-sided", n_resamples: int = 10_000, rng=None) -> PairedTestResult:
+def run_test(
+    test: str, a, b, *, alternative: str = "two-sided", n_resamples: int = 10_000, rng=None, zero_method: str = "wilcox"
+) -> PairedTestResult:
     """Dispatch a paired test by name (``t``, ``wilcoxon``, ``sign``, ``randomization``, ``bootstrap``)."""
     if test == "t":
         return paired_t(a, b, alternative=alternative)
     if test == "wilcoxon":
-        return wilcoxon(a, b, alternative=alternative)
+        return wilcoxon(a, b, alternative=alternative, zero_method=zero_method)
     if test == "sign":
         return sign_test(a, b, alternative=alternative)
     if test == "randomization":
@@ -456,12 +458,14 @@ def compare_runs(
     n_resamples: int = 10_000,
     rng: np.random.Generator | int | None = None,
     confidence_level: float = 0.95,
+    zero_method: str = "wilcox",
 ) -> pd.DataFrame:
     """Significance of every comparison in a queries x runs matrix, one row per (baseline, run) pair.
 
     ``pairs="baseline"``: the baseline (first column unless named) against each other run;
     ``"all"``: every pair. ``correction`` adjusts the p-values over those comparisons; ``tukey``
     is itself family-wise over all pairs, so its p-values are reported as both p and adjusted p.
+    ``zero_method`` is Wilcoxon's handling of zero differences (see :func:`wilcoxon`).
     Columns: :data:`COLUMNS`; ``delta`` = mean_run - mean_baseline.
     """
     import pandas as pd
@@ -490,7 +494,7 @@ def compare_runs(
         adjusted = pvalue
         low, high = _t_interval(right - left)(confidence_level)
     else:
-        result = run_test(test, right, left, alternative=alternative, n_resamples=n_resamples, rng=rng)
+        result = run_test(test, right, left, alternative=alternative, n_resamples=n_resamples, rng=rng, zero_method=zero_method)
         statistic, pvalue = np.atleast_1d(result.statistic), np.atleast_1d(result.pvalue)
         adjusted = adjust(pvalue, method=correction)
         low, high = result.confidence_interval(confidence_level)

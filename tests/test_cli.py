@@ -185,3 +185,18 @@ def test_metrics_report_json(capsys) -> None:
     assert report["kendall"]["AP"]["AP"] == 1.0 and report["discriminative_power"]["AP"]["pairs"] == 3
     assert main(["metrics-report", str(SAMPLES / "cranfield"), "bm25", "-m", "AP"]) == 2
     assert "two or more runs" in capsys.readouterr().err
+
+
+def test_compare_wilcoxon_zero_method_is_an_explicit_option(capsys) -> None:
+    from scipy import stats
+
+    import rankviz as rv
+    from rankviz.compare import per_query_matrix
+
+    argv = ["compare", str(SAMPLES / "cranfield"), "bm25", "qld", "-m", "RR@10", "--test", "wilcoxon", "--format", "json"]
+    collection = rv.io.collection.open_collection(SAMPLES / "cranfield")
+    qrels = collection.read_qrels()
+    matrix = per_query_matrix({n: rv.rank(collection.read_run(n), qrels) for n in ("bm25", "qld")}, rv.parse("RR@10"))
+    for method in ("wilcox", "pratt", "zsplit"):
+        (record,) = _run_json(capsys, [*argv, "--zero-method", method])
+        assert record["p_value"] == stats.wilcoxon(matrix["qld"], matrix["bm25"], zero_method=method).pvalue
