@@ -81,7 +81,9 @@ def random_means(
     columns = {}
     for name, table in tables.items():
         qids, values = random_trials(table, [measure], trials=trials, rng=generator, missing=missing)[measure]
-        columns[name] = values @ weight_vector(qids, how=aggregate, groups=groups, weights=weights)
+        # an elementwise product and a row sum, not a matrix product: BLAS may sum rows in different
+        # orders, which would show a spread of 1e-17 between identical trials
+        columns[name] = (values * weight_vector(qids, how=aggregate, groups=groups, weights=weights)).sum(axis=1)
     return pd.DataFrame(columns)
 
 
