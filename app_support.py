@@ -30,7 +30,7 @@ from rankviz.measures import Measure, make, parse
 from rankviz.metric_choice import MetricReport, Task
 from rankviz.metric_choice import metric_report as build_metric_report
 from rankviz.ranking import TIE_POLICIES, RankingTable, rank
-from rankviz.significance import CORRECTIONS, TESTS, compare_by_group, compare_runs
+from rankviz.significance import CORRECTIONS, TESTS, ZERO_METHODS, compare_by_group, compare_runs
 from rankviz.ties import random_means
 
 FRAME_TIE_POLICIES = [p for p in TIE_POLICIES if p != "random"]  # the frame's policies are deterministic
@@ -106,11 +106,27 @@ def random_trial_means(
 
 @st.cache_data(max_entries=128, show_spinner="Testing…")
 def significance_table(
-    values: pd.DataFrame, measure: str, baseline: str, test: str, correction: str, pairs: str, resamples: int, seed: int
+    values: pd.DataFrame,
+    measure: str,
+    baseline: str,
+    test: str,
+    correction: str,
+    pairs: str,
+    resamples: int,
+    seed: int,
+    zero_method: str = "wilcox",
 ) -> pd.DataFrame:
     """:func:`rankviz.significance.compare_runs` on a queries x runs matrix (keyed on its content)."""
     return compare_runs(
-        values, measure=measure, baseline=baseline, test=test, correction=correction, pairs=pairs, n_resamples=resamples, rng=seed
+        values,
+        measure=measure,
+        baseline=baseline,
+        test=test,
+        correction=correction,
+        pairs=pairs,
+        n_resamples=resamples,
+        rng=seed,
+        zero_method=zero_method,
     )
 
 
@@ -126,6 +142,7 @@ def verdict_changes(matrices: dict[str, pd.DataFrame], measure: str, settings: S
         alpha=settings.alpha,
         n_resamples=settings.resamples,
         rng=settings.seed,
+        zero_method=settings.zero_method,
     )
 
 
@@ -185,6 +202,7 @@ class SignificanceSettings:
     alpha: float
     resamples: int
     seed: int
+    zero_method: str = "wilcox"
 
     def describe(self) -> str:
         correction = "family-wise (Tukey HSD)" if self.test == "tukey" else f"{self.correction} correction"
@@ -204,6 +222,7 @@ def significance_settings(ctx: Context) -> SignificanceSettings:
         alpha=float(url.choice("alpha", ALPHAS, "0.05")),
         resamples=url.integer("resamples", 100, 100_000, 10_000),
         seed=url.integer("seed", 0, 2**31 - 1, 0),
+        zero_method=url.choice("zero_method", list(ZERO_METHODS), "wilcox"),
     )
 
 
@@ -402,6 +421,17 @@ def _uploads() -> tuple[list, object]:
     return runs, qrels
 
 
+def widget_key(name: str, *context: object) -> str:
+    """A stable key for a widget whose default comes from the URL.
+
+    Without a key, Streamlit derives a widget's identity from its arguments, so a default that
+    follows the URL changes the identity after every change and the next change is lost. The key
+    includes the options (``context``), so new options (another collection, other runs) start a
+    fresh widget from the URL's value.
+    """
+    return f"{name}:{hashlib.sha1(repr(context).encode()).hexdigest()[:12]}"
+
+
 def frame() -> Context | None:
     url = UrlState()
     st.sidebar.title("rankviz")
@@ -412,7 +442,7 @@ def frame() -> Context | None:
         return None
     default = DEFAULT_COLLECTION if DEFAULT_COLLECTION in names else names[0]
     chosen = url.choice("collection", names, default)
-    name = st.sidebar.selectbox("Collection", names, index=names.index(chosen))
+    name = st.sidebar.selectbox("Collection", names, index=names.index(chosen), key=widget_key("frame.collection", names))
     try:
         collection = load_collection(str(folders[name]), stamp(folders[name]))
         qrels = load_qrels_file(str(collection.qrels_path), stamp(collection.qrels_path))
@@ -429,19 +459,23 @@ def frame() -> Context | None:
         qrels = uploaded_qrels
 
     run_names = list(runs)
-    selected = st.sidebar.multiselect("Runs", run_names, default=url.choices("runs", run_names, run_names))
+    selected = st.sidebar.multiselect(
+        "Runs", run_names, default=url.choices("runs", run_names, run_names), key=widget_key("frame.runs", name, run_names)
+    )
     measure_choices = st.sidebar.multiselect(
         "Measures",
         MEASURE_CHOICES,
         default=url.choices("measures", list(MEASURE_CHOICES), list(DEFAULT_MEASURES)),
+        key=widget_key("frame.measures"),
     )
-    k = st.sidebar.number_input("K (cutoff)", 1, 1000, url.integer("k", 1, 1000, 10))
+    k = st.sidebar.number_input("K (cutoff)", 1, 1000, url.integer("k", 1, 1000, 10), key=widget_key("frame.k"))
     rel = st.sidebar.number_input(
         "Relevant from grade",
         1,
         10,
         url.integer("rel", 1, 10, collection.config.rel),
         help="Binary measures (MRR, Hits, MAP, P, R) count grade >= this as relevant.",
+        key=widget_key("frame.rel", name),
     )
     gain = st.sidebar.radio(
         "nDCG gain",
@@ -449,19 +483,24 @@ def frame() -> Context | None:
         index=["linear", "exp"].index(url.choice("gain", ["linear", "exp"], "linear")),
         horizontal=True,
         help="linear: the grade (trec_eval); exp: 2^grade - 1 (gdeval)",
+        key=widget_key("frame.gain"),
     )
-    gmax = st.sidebar.number_input("ERR gmax", 1, 10, url.integer("gmax", 1, 10, collection.config.gmax))
+    gmax = st.sidebar.number_input(
+        "ERR gmax", 1, 10, url.integer("gmax", 1, 10, collection.config.gmax), key=widget_key("frame.gmax", name)
+    )
     ties = st.sidebar.selectbox(
         "Tie policy",
         FRAME_TIE_POLICIES,
         index=FRAME_TIE_POLICIES.index(url.choice("ties", FRAME_TIE_POLICIES, "trec_eval")),
         help="Order of documents with equal scores; expected = exact mean over all orders. Random orders are on the Ties page.",
+        key=widget_key("frame.ties"),
     )
     missing = st.sidebar.selectbox(
         "Queries missing from a run",
         ["zero", "skip"],
         index=["zero", "skip"].index(url.choice("missing", ["zero", "skip"], "zero")),
         format_func=lambda v: {"zero": "score 0 (trec_eval -c)", "skip": "leave out of the mean"}[v],
+        key=widget_key("frame.missing"),
     )
     groups = collection.groups if uploaded_qrels is None else None
     group_options = [NO_GROUPING, *(groups.columns if groups else [])]
@@ -470,6 +509,7 @@ def frame() -> Context | None:
         group_options,
         index=group_options.index(url.choice("group_by", group_options, NO_GROUPING)),
         help="A query attribute of the collection (query_groups.tsv, queries.tsv columns, topic_turn ids).",
+        key=widget_key("frame.group_by", group_options),
     )
     weights = collection.weights if uploaded_qrels is None else None
     aggregates = ["query", *(["macro"] if group_by != NO_GROUPING else []), *(["weights"] if weights is not None else [])]
@@ -478,6 +518,7 @@ def frame() -> Context | None:
         aggregates,
         index=aggregates.index(url.choice("aggregate", aggregates, "query")),
         format_func=lambda v: {"query": "queries (each once)", "macro": "groups (each once)", "weights": "weighted queries"}[v],
+        key=widget_key("frame.aggregate", aggregates),
     )
     url.write(
         collection=name,

@@ -21,7 +21,7 @@ from rankviz.groups import AGGREGATES, coverage, protocol_values, read_groups, r
 from rankviz.io.collection import DEFAULT_MEASURES, open_collection
 from rankviz.io.readers import Qrels, Run, read_qrels, read_run
 from rankviz.measures import Measure
-from rankviz.options import ALTERNATIVES, CORRECTIONS, TESTS
+from rankviz.options import ALTERNATIVES, CORRECTIONS, TESTS, ZERO_METHODS
 from rankviz.ranking import TIE_POLICIES, rank
 
 if TYPE_CHECKING:
@@ -105,7 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
     co.add_argument("--seed", type=int, default=None, help="seed of the resampling tests (default: fresh entropy)")
     co.add_argument(
         "--zero-method",
-        choices=("wilcox", "pratt", "zsplit"),
+        choices=ZERO_METHODS,
         default="wilcox",
         help="Wilcoxon: drop zero differences (wilcox, default), rank then drop them (pratt), or split them (zsplit)",
     )

@@ -3,3 +3,4 @@
 ALTERNATIVES = ("two-sided", "greater", "less")
 TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap", "tukey")
 CORRECTIONS = ("none", "bonferroni", "holm", "bh")
+ZERO_METHODS = ("wilcox", "pratt", "zsplit")  # Wilcoxon's handling of zero differences

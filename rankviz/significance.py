@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 from scipy import optimize, stats
 
-from rankviz.options import ALTERNATIVES, CORRECTIONS, TESTS
+from rankviz.options import ALTERNATIVES, CORRECTIONS, TESTS, ZERO_METHODS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -134,6 +134,8 @@ def wilcoxon(a, b, *, alternative: str = "two-sided", zero_method: str = "wilcox
     the p-value is 1 (nothing distinguishes the runs) instead of scipy's NaN.
     """
     _check(alternative)
+    if zero_method not in ZERO_METHODS:
+        raise ValueError(f"zero_method must be one of {', '.join(ZERO_METHODS)}")
     d = _differences(a, b)
     rows = d.reshape(-1, d.shape[-1])
     statistic, pvalue = np.full(len(rows), np.nan), np.ones(len(rows))

@@ -138,6 +138,7 @@ def verdict_changes(
     alpha: float = 0.05,
     n_resamples: int = 10_000,
     rng: np.random.Generator | int | None = None,
+    zero_method: str = "wilcox",
 ) -> pd.DataFrame:
     """Per run against the baseline: the verdict (better / worse / n.s.) under each tie policy, and
     ``changes``, True where the policies disagree. Resampling tests reuse one seed per policy, so a
@@ -154,6 +155,7 @@ def verdict_changes(
                 correction=correction,
                 n_resamples=n_resamples,
                 rng=seed,
+                zero_method=zero_method,
             )
             columns[policy] = pd.Series(verdicts(table, alpha=alpha), index=table["run"])
     frame = pd.DataFrame(columns)

@@ -99,6 +99,18 @@ def test_changing_measure_k_and_threshold_updates_table_and_url() -> None:
     assert at.query_params["measures"] == "MRR,NDCG@K"
 
 
+def test_a_second_change_to_the_same_widget_is_kept() -> None:
+    """Widgets take their default from the URL; without stable keys every second change was lost."""
+    at = start()
+    for k in (5, 7, 3):
+        at.sidebar.number_input[0].set_value(k).run()
+        assert at.query_params["k"] == str(k) and list(at.dataframe[0].value.columns)[0] == f"RR@{k}"
+    at = start("deltas", baseline="bm25", run="dense")
+    for measure in ("AP", "nDCG@10", "RR@10"):
+        at.selectbox[2].set_value(measure).run()
+        assert at.query_params["measure"] == measure
+
+
 def test_query_parameters_restore_a_view() -> None:
     at = start(collection="dl-hard-passage", runs="bm25,bm25_t5-zs", measures="MRR,NDCG@K", k="10", ties="pessimistic")
     assert not at.warning
@@ -224,6 +236,11 @@ def test_significance_page_matches_the_engine() -> None:
     randomized = at.dataframe[0].value
     assert randomized.loc["rrf", "p_value"] >= 1 / 10_001 and randomized.loc["rrf", "verdict"] == "better"
     assert "exchangeable" in at.caption[1].value
+    at.selectbox[2].set_value("wilcoxon").run()
+    at.selectbox[5].set_value("zsplit").run()
+    assert at.query_params["zero_method"] == "zsplit"
+    reference = stats.wilcoxon(matrix["rrf"], matrix["bm25"], zero_method="zsplit")
+    assert at.dataframe[0].value.loc["rrf", "p_value"] == pytest.approx(reference.pvalue, rel=1e-12)
 
 
 def test_overview_marks_runs_better_than_the_baseline() -> None:

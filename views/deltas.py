@@ -13,11 +13,21 @@ if len(names) < 2:
     st.stop()
 measure_names = [str(m) for m in ctx.measures]
 c1, c2, c3 = st.columns(3)
-baseline = c1.selectbox("Baseline", names, index=names.index(ctx.url.choice("baseline", names, names[0])))
+baseline = c1.selectbox(
+    "Baseline",
+    names,
+    index=names.index(ctx.url.choice("baseline", names, names[0])),
+    key=support.widget_key("deltas.baseline", names),
+)
 others = [n for n in names if n != baseline]
-run = c2.selectbox("Run", others, index=others.index(ctx.url.choice("run", others, others[0])))
+run = c2.selectbox(
+    "Run", others, index=others.index(ctx.url.choice("run", others, others[0])), key=support.widget_key("deltas.run", others)
+)
 measure_name = c3.selectbox(
-    "Measure", measure_names, index=measure_names.index(ctx.url.choice("measure", measure_names, measure_names[0]))
+    "Measure",
+    measure_names,
+    index=measure_names.index(ctx.url.choice("measure", measure_names, measure_names[0])),
+    key=support.widget_key("deltas.measure", measure_names),
 )
 ctx.url.write(baseline=baseline, run=run, measure=measure_name)
 measure = ctx.measures[measure_names.index(measure_name)]
@@ -37,9 +47,11 @@ clicked = st.plotly_chart(
 )
 points = clicked.selection.points if clicked else []
 picked = str(frame.index[int(points[0]["x"])]) if points else None  # bars stand at their position in the sorted frame
+query_key = support.widget_key("deltas.query", list(frame.index))
 if picked is not None and st.session_state.get("delta_clicked") != picked:
     st.session_state["delta_clicked"] = picked  # a click opens that query below, once
     ctx.url.write(query=picked)
+    st.session_state.pop(query_key, None)  # the query selector starts again from the URL
 st.caption("Click a bar to open that query in the query view below.")
 if groups is not None:
     st.markdown(f"**Wins, ties and losses per {ctx.group_by}**")
@@ -67,6 +79,7 @@ query = st.selectbox(
     qids,
     index=qids.index(ctx.url.choice("query", qids, qids[0])),
     format_func=lambda q: f"{q}: {ctx.queries.get(q, '')[:80]}  ({frame.loc[q, 'delta']:+.3f})",
+    key=query_key,
 )
 depth = st.radio("Depth", [10, 20, 50], horizontal=True)
 ctx.url.write(query=query)

@@ -22,17 +22,32 @@ def answer(key: str, default: bool) -> bool:
 st.subheader("Your task")
 q1, q2, q3, q4 = st.columns(4)
 single = q1.radio(
-    "One correct answer per query?", yes_no, index=0 if answer("one_answer", inferred.single_answer) else 1, horizontal=True
+    "One correct answer per query?",
+    yes_no,
+    index=0 if answer("one_answer", inferred.single_answer) else 1,
+    horizontal=True,
+    key=support.widget_key("metric.one_answer", ctx.collection_name),
 )
 top_only = q2.radio(
-    f"Do users look only at the top {ctx.k}?", yes_no, index=0 if answer("top_only", True) else 1, horizontal=True
+    f"Do users look only at the top {ctx.k}?",
+    yes_no,
+    index=0 if answer("top_only", True) else 1,
+    horizontal=True,
+    key=support.widget_key("metric.top_only"),
 )
-graded = q3.radio("Is relevance graded?", yes_no, index=0 if answer("graded", inferred.graded) else 1, horizontal=True)
+graded = q3.radio(
+    "Is relevance graded?",
+    yes_no,
+    index=0 if answer("graded", inferred.graded) else 1,
+    horizontal=True,
+    key=support.widget_key("metric.graded", ctx.collection_name),
+)
 stops = q4.radio(
     "Do users stop at the first satisfying result?",
     yes_no,
     index=0 if answer("stops", inferred.stops_when_satisfied) else 1,
     horizontal=True,
+    key=support.widget_key("metric.stops", ctx.collection_name),
 )
 ctx.url.write(one_answer=single, top_only=top_only, graded=graded, stops=stops)
 st.caption(f"Defaults are read from the qrels (relevant: grade >= {ctx.rel}); K is the frame's K.")
@@ -96,6 +111,7 @@ power_test = st.radio(
     index=power_tests.index(power_test),
     horizontal=True,
     format_func=lambda t: {"tukey": "randomised Tukey HSD", "bootstrap": "paired bootstrap (Holm)"}[t],
+    key=support.widget_key("metric.power_test"),
 )
 ctx.url.write(power_test=power_test)
 st.dataframe(report.power.style.format({"power": "{:.1%}"}), width="stretch")

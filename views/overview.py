@@ -28,6 +28,7 @@ if len(ctx.selected) > 1:
             "baseline",
             settings.resamples,
             settings.seed,
+            settings.zero_method,
         )
         verdicts[str(measure)] = pd.Series(significance.verdicts(table, alpha=settings.alpha), index=table["run"])
     marks = pd.DataFrame(verdicts)
@@ -66,6 +67,7 @@ if ctx.group_by is not None:
         "Measure per group",
         measure_names,
         index=measure_names.index(ctx.url.choice("group_measure", measure_names, measure_names[0])),
+        key=support.widget_key("overview.group_measure", measure_names),
     )
     ctx.url.write(group_measure=group_measure)
     values = ctx.matrix(ctx.measures[measure_names.index(group_measure)])

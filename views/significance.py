@@ -15,30 +15,63 @@ settings = support.significance_settings(ctx)
 measure_names = [str(m) for m in ctx.measures]
 c1, c2, c3, c4 = st.columns(4)
 measure_name = c1.selectbox(
-    "Measure", measure_names, index=measure_names.index(ctx.url.choice("measure", measure_names, measure_names[0]))
+    "Measure",
+    measure_names,
+    index=measure_names.index(ctx.url.choice("measure", measure_names, measure_names[0])),
+    key=support.widget_key("significance.measure", measure_names),
 )
-baseline = c2.selectbox("Baseline", names, index=names.index(settings.baseline))
-test = c3.selectbox("Test", significance.TESTS, index=significance.TESTS.index(settings.test))
+baseline = c2.selectbox(
+    "Baseline", names, index=names.index(settings.baseline), key=support.widget_key("significance.baseline", names)
+)
+test = c3.selectbox(
+    "Test", significance.TESTS, index=significance.TESTS.index(settings.test), key=support.widget_key("significance.test")
+)
 correction = c4.selectbox(
     "Correction",
     significance.CORRECTIONS,
     index=significance.CORRECTIONS.index(settings.correction),
     disabled=test == "tukey",
     help="Tukey HSD is family-wise over all pairs already",
+    key=support.widget_key("significance.correction"),
 )
-c5, c6, c7 = st.columns(3)
-alpha = c5.selectbox("alpha", support.ALPHAS, index=support.ALPHAS.index(str(settings.alpha)))
+c5, c6, c7, c8 = st.columns(4)
+alpha = c5.selectbox(
+    "alpha", support.ALPHAS, index=support.ALPHAS.index(str(settings.alpha)), key=support.widget_key("significance.alpha")
+)
+zero_method = c8.selectbox(
+    "Wilcoxon: zero differences",
+    significance.ZERO_METHODS,
+    index=significance.ZERO_METHODS.index(settings.zero_method),
+    disabled=test != "wilcoxon",
+    help="wilcox: drop them; pratt: rank them, then drop them; zsplit: split their ranks between the signs",
+    key=support.widget_key("significance.zero_method"),
+)
 resampling = test in ("randomization", "bootstrap", "tukey")
-resamples = c6.number_input("Resamples", 100, 100_000, settings.resamples, step=1000, disabled=not resampling)
-seed = c7.number_input("Seed", 0, 2**31 - 1, settings.seed, disabled=not resampling)
+resamples = c6.number_input(
+    "Resamples",
+    100,
+    100_000,
+    settings.resamples,
+    step=1000,
+    disabled=not resampling,
+    key=support.widget_key("significance.resamples"),
+)
+seed = c7.number_input("Seed", 0, 2**31 - 1, settings.seed, disabled=not resampling, key=support.widget_key("significance.seed"))
 ctx.url.write(
-    measure=measure_name, baseline=baseline, test=test, correction=correction, alpha=alpha, resamples=resamples, seed=seed
+    measure=measure_name,
+    baseline=baseline,
+    test=test,
+    correction=correction,
+    alpha=alpha,
+    resamples=resamples,
+    seed=seed,
+    zero_method=zero_method,
 )
 st.caption(significance.ASSUMPTIONS[test])
 
 measure = ctx.measures[measure_names.index(measure_name)]
 values = ctx.matrix(measure)
-table = support.significance_table(values, measure_name, baseline, test, correction, "baseline", resamples, seed)
+table = support.significance_table(values, measure_name, baseline, test, correction, "baseline", resamples, seed, zero_method)
 table = table.assign(verdict=significance.verdicts(table, alpha=float(alpha)))
 shown = table.set_index("run")[["delta", "ci_low", "ci_high", "p_value", "p_adjusted", "verdict", "wins", "ties", "losses"]]
 shown = shown.join(significance.effect_sizes(values, baseline))
@@ -80,6 +113,7 @@ detect = st.number_input(
     ctx.url.number("detect", 0.001, 1.0, 0.02),
     step=0.005,
     format="%.3f",
+    key=support.widget_key("significance.detect"),
 )
 ctx.url.write(detect=detect)
 needed = significance.queries_needed(values, baseline, detect, alpha=float(alpha))
@@ -90,7 +124,7 @@ st.caption(
 )
 
 st.subheader("All pairs")
-every = support.significance_table(values, measure_name, baseline, test, correction, "all", resamples, seed)
+every = support.significance_table(values, measure_name, baseline, test, correction, "all", resamples, seed, zero_method)
 st.plotly_chart(plots.pvalue_heatmap(every, names, measure_name, float(alpha)), key="pairs")
 st.caption("Adjusted p-value of every pair (corrected over all pairs); cells below alpha are outlined.")
 

@@ -14,10 +14,15 @@ st.dataframe(stats.style.format({c: "{:.1%}" for c in stats.columns if c.startsw
 measure_names = [str(m) for m in ctx.measures]
 c1, c2, c3 = st.columns([2, 1, 1])
 measure_name = c1.selectbox(
-    "Measure", measure_names, index=measure_names.index(ctx.url.choice("measure", measure_names, measure_names[0]))
+    "Measure",
+    measure_names,
+    index=measure_names.index(ctx.url.choice("measure", measure_names, measure_names[0])),
+    key=support.widget_key("ties.measure", measure_names),
 )
-trials = c2.number_input("Random orders (0: none)", 0, 2000, ctx.url.integer("trials", 0, 2000, 0), step=50)
-seed = c3.number_input("Seed", 0, 2**31 - 1, ctx.url.integer("seed", 0, 2**31 - 1, 0))
+trials = c2.number_input(
+    "Random orders (0: none)", 0, 2000, ctx.url.integer("trials", 0, 2000, 0), step=50, key=support.widget_key("ties.trials")
+)
+seed = c3.number_input("Seed", 0, 2**31 - 1, ctx.url.integer("seed", 0, 2**31 - 1, 0), key=support.widget_key("ties.seed"))
 ctx.url.write(measure=measure_name, trials=trials, seed=seed)
 measure = ctx.measures[measure_names.index(measure_name)]
 
@@ -70,7 +75,12 @@ else:
     st.info("Choose two or more runs to test them against a baseline.")
 
 st.subheader("Queries that move most with the tie order")
-run = st.selectbox("Run", ctx.selected, index=ctx.selected.index(ctx.url.choice("tie_run", ctx.selected, ctx.selected[0])))
+run = st.selectbox(
+    "Run",
+    ctx.selected,
+    index=ctx.selected.index(ctx.url.choice("tie_run", ctx.selected, ctx.selected[0])),
+    key=support.widget_key("ties.run", ctx.selected),
+)
 ctx.url.write(tie_run=run)
 moving = ties.sensitive_queries(matrices, run, limit=20)
 if moving.empty:
