@@ -426,7 +426,7 @@ def _ties(args: argparse.Namespace) -> int:
         alpha=args.alpha,
         n_resamples=args.resamples,
     )
-    _report_ignored({name: list(table.ignored_qids) for name, table in report.tables["trec_eval"].items()})
+    _report_ignored(report.ignored_qids)
     sys.stdout.write(render_ties(report, args.format, limit=args.queries))
     return 0
 

@@ -15,8 +15,8 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from rankviz.compare import per_query_matrix, tie_statistics
-from rankviz.evaluate import check_missing, random_trials, spread
+from rankviz.compare import tie_statistics
+from rankviz.evaluate import check_missing, per_query, random_trials, spread
 from rankviz.groups import aggregate as mean_of
 from rankviz.groups import weight_vector
 from rankviz.io.readers import Qrels, Run
@@ -30,16 +30,13 @@ REPORT_POLICIES = ("pessimistic", "trec_eval", "run", "expected", "optimistic")
 
 def statistics_table(tables: Mapping[str, RankingTable], cutoff: int) -> pd.DataFrame:
     """Runs x tie statistics (:func:`rankviz.compare.tie_statistics`): counts as integers, shares as fractions."""
-    statistics = pd.DataFrame({name: tie_statistics(table, cutoff) for name, table in tables.items()}).T
-    counts = [c for c in statistics.columns if not c.startswith("share")]
-    return statistics.astype({c: int for c in counts})
+    return _statistics_frame({name: tie_statistics(table, cutoff) for name, table in tables.items()})
 
 
-def policy_matrices(
-    tables: Mapping[str, Mapping[str, RankingTable]], measure: Measure, *, missing: str = "zero"
-) -> dict[str, pd.DataFrame]:
-    """Per policy: the queries x runs values of ``measure`` (``tables[policy][run]``)."""
-    return {policy: per_query_matrix(by_run, measure, missing=missing) for policy, by_run in tables.items()}
+def _statistics_frame(statistics: Mapping[str, dict]) -> pd.DataFrame:
+    frame = pd.DataFrame(statistics).T
+    counts = [c for c in frame.columns if not c.startswith("share")]
+    return frame.astype({c: int for c in counts})
 
 
 def interval(
@@ -180,9 +177,9 @@ class TieSection:
 class TieReport:
     """Tie statistics per run and one :class:`TieSection` per measure (keyed by its canonical name)."""
 
-    tables: dict[str, dict[str, RankingTable]]
     statistics: pd.DataFrame
     sections: dict[str, TieSection]
+    ignored_qids: dict[str, list[str]]  # per run: queries the qrels do not judge
 
 
 def tie_report(
@@ -203,21 +200,40 @@ def tie_report(
     """Every run under every policy of :data:`REPORT_POLICIES`; with ``trials`` > 0 also the mean of
     that many random orders (column ``random``) and its spread over trials (``random std``).
     With two or more runs, each section also holds the significance verdict of every run against
-    ``baseline`` under each policy (:func:`verdict_changes`)."""
+    ``baseline`` under each policy (:func:`verdict_changes`).
+
+    One ranking table is alive at a time (each is as large as its run): what the report needs
+    from it (per-query values, tie statistics, random trials) is taken before the next is built.
+    """
     check_missing(missing)
-    tables = {policy: {run.name: rank(run, qrels, ties=policy) for run in runs} for policy in REPORT_POLICIES}
-    statistics = statistics_table(tables["trec_eval"], cutoff)
     generator = np.random.default_rng(rng)
+    values: dict[str, dict[str, dict[str, pd.Series]]] = {str(m): {p: {} for p in REPORT_POLICIES} for m in measures}
+    trial_means: dict[str, dict[str, np.ndarray]] = {str(m): {} for m in measures}
+    statistics, ignored = {}, {}
+    for policy in REPORT_POLICIES:
+        for run in runs:
+            table = rank(run, qrels, ties=policy)
+            for measure in measures:
+                values[str(measure)][policy][run.name] = per_query(table, measure, missing=missing)
+            if policy == "trec_eval":
+                statistics[run.name] = tie_statistics(table, cutoff)
+                ignored[run.name] = list(table.ignored_qids)
+                for measure in measures if trials > 0 else ():
+                    trial_means[str(measure)][run.name] = random_means(
+                        {run.name: table}, measure, trials=trials, rng=generator, missing=missing
+                    )[run.name]
+            del table
     sections = {}
     for measure in measures:
-        matrices = policy_matrices(tables, measure, missing=missing)
+        name = str(measure)
+        matrices = {policy: pd.DataFrame(columns).dropna() for policy, columns in values[name].items()}
         means = interval(matrices)
         if trials > 0:
-            means = with_random(means, random_means(tables["trec_eval"], measure, trials=trials, rng=generator, missing=missing))
+            means = with_random(means, pd.DataFrame(trial_means[name]))
         changes = (
             verdict_changes(
                 matrices,
-                measure=str(measure),
+                measure=name,
                 baseline=baseline,
                 test=test,
                 correction=correction,
@@ -228,5 +244,5 @@ def tie_report(
             if len(runs) > 1
             else pd.DataFrame()
         )
-        sections[str(measure)] = TieSection(matrices, means, order_flips(means), changes)
-    return TieReport(tables, statistics, sections)
+        sections[name] = TieSection(matrices, means, order_flips(means), changes)
+    return TieReport(_statistics_frame(statistics), sections, ignored)
