@@ -432,6 +432,12 @@ def widget_key(name: str, *context: object) -> str:
     return f"{name}:{hashlib.sha1(repr(context).encode()).hexdigest()[:12]}"
 
 
+def url_selectbox(ctx: Context, container, label: str, options: list[str], param: str, page: str, **kwargs) -> str:
+    """A selectbox whose value lives in the URL as ``param`` (first option by default), with a stable key."""
+    index = options.index(ctx.url.choice(param, options, options[0]))
+    return container.selectbox(label, options, index=index, key=widget_key(f"{page}.{param}", options), **kwargs)
+
+
 def frame() -> Context | None:
     url = UrlState()
     st.sidebar.title("rankviz")

@@ -130,6 +130,16 @@ def tools(qrels: Path, run: Path) -> dict[str, list[str]]:
     return commands
 
 
+def best(action, repeat: int) -> float:
+    """Best-of-``repeat`` wall time of ``action()`` in seconds (every bench script times this way)."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        action()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
 def read_step(run: Path, repeat: int) -> tuple[float, float]:
     """Best-of-``repeat`` seconds of rankviz's reader and of pyarrow's CSV reader alone, in this process."""
     import pyarrow as pa
@@ -146,15 +156,7 @@ def read_step(run: Path, repeat: int) -> tuple[float, float]:
             convert_options=pacsv.ConvertOptions(column_types={"qid": pa.string(), "docid": pa.string()}),
         )
 
-    def best(action) -> float:
-        times = []
-        for _ in range(repeat):
-            start = time.perf_counter()
-            action()
-            times.append(time.perf_counter() - start)
-        return min(times)
-
-    return best(lambda: rankviz.read_run(run)), best(arrow)
+    return best(lambda: rankviz.read_run(run), repeat), best(arrow, repeat)
 
 
 def main() -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +18,9 @@ import pandas as pd
 from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).parent.parent))
+sys.path.insert(0, str(Path(__file__).parent))
+
+from bench_evaluate import best  # noqa: E402
 
 from rankviz import significance as sg  # noqa: E402
 
@@ -32,15 +34,6 @@ def values(n_queries: int = 6980, n_runs: int = 20, seed: int = 20261130) -> pd.
         rank = np.ceil(np.exp(rng.normal(1.2 - 0.4 * quality - 0.02 * run, 1.0)))
         columns[f"run{run:02d}"] = np.where(rank <= 10, 1.0 / np.maximum(rank, 1), 0.0)
     return pd.DataFrame(columns)
-
-
-def best(action, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        action()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main() -> None:

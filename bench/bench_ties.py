@@ -3,7 +3,8 @@
 Takes the MS MARCO-sized run of ``bench_evaluate.py`` (generated under bench/data/), rounds every
 score to one decimal (groups of equal scores of about 5 to 15 documents below the top ranks), and
 times, best of N, (a) ranking plus every measure in this process on the already-read run and (b)
-``python -m rankviz evaluate`` end to end, under each policy. Prints the ratios; asserts nothing.
+``python -m rankviz evaluate`` end to end, under each policy, and the time and peak memory of
+``python -m rankviz ties`` on that run. Prints the ratios; asserts nothing.
 
     python bench/bench_ties.py [--repeat N]
 """
@@ -13,7 +14,6 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +24,7 @@ HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from bench_evaluate import DATA, MEASURES, generate  # noqa: E402
+from bench_evaluate import DATA, MEASURES, best, generate, measure  # noqa: E402
 
 import rankviz  # noqa: E402
 from rankviz.evaluate import evaluate_blocks  # noqa: E402
@@ -48,15 +48,6 @@ def rounded_run() -> tuple[Path, Path]:
             table, target, write_options=pacsv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none")
         )
     return qrels, target
-
-
-def best(action, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        action()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main() -> None:
@@ -98,6 +89,10 @@ def main() -> None:
         )
         print(f"python -m rankviz evaluate --ties {policy:>9}: {cli[policy]:.2f} s")
     print(f"end to end: expected / trec_eval = {cli['expected'] / cli['trec_eval']:.2f}  (target <= 2)")
+
+    report = [sys.executable, "-m", "rankviz", "ties", str(qrels_path), str(run_path), "-m", "RR@10", "-m", "nDCG@10"]
+    seconds, peak = measure(report)
+    print(f"python -m rankviz ties (one run, RR@10 and nDCG@10, five policies): {seconds:.2f} s, peak {peak:.0f} MB")
 
 
 if __name__ == "__main__":

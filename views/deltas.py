@@ -13,22 +13,10 @@ if len(names) < 2:
     st.stop()
 measure_names = [str(m) for m in ctx.measures]
 c1, c2, c3 = st.columns(3)
-baseline = c1.selectbox(
-    "Baseline",
-    names,
-    index=names.index(ctx.url.choice("baseline", names, names[0])),
-    key=support.widget_key("deltas.baseline", names),
-)
+baseline = support.url_selectbox(ctx, c1, "Baseline", names, "baseline", "deltas")
 others = [n for n in names if n != baseline]
-run = c2.selectbox(
-    "Run", others, index=others.index(ctx.url.choice("run", others, others[0])), key=support.widget_key("deltas.run", others)
-)
-measure_name = c3.selectbox(
-    "Measure",
-    measure_names,
-    index=measure_names.index(ctx.url.choice("measure", measure_names, measure_names[0])),
-    key=support.widget_key("deltas.measure", measure_names),
-)
+run = support.url_selectbox(ctx, c2, "Run", others, "run", "deltas")
+measure_name = support.url_selectbox(ctx, c3, "Measure", measure_names, "measure", "deltas")
 ctx.url.write(baseline=baseline, run=run, measure=measure_name)
 measure = ctx.measures[measure_names.index(measure_name)]
 frame = compare.deltas(ctx.matrix(measure, [baseline, run]), baseline, run)

@@ -13,45 +13,28 @@ if len(ctx.selected) < 2:
 tables = ctx.tables(ties="trec_eval")
 inferred = metric_choice.infer_task(tables, rel=ctx.rel, top_k=ctx.k)
 yes_no = ["yes", "no"]
-
-
-def answer(key: str, default: bool) -> bool:
-    return ctx.url.choice(key, yes_no, "yes" if default else "no") == "yes"
-
+questions = {  # URL key: (question, default read from the qrels)
+    "one_answer": ("One correct answer per query?", inferred.single_answer),
+    "top_only": (f"Do users look only at the top {ctx.k}?", True),
+    "graded": ("Is relevance graded?", inferred.graded),
+    "stops": ("Do users stop at the first satisfying result?", inferred.stops_when_satisfied),
+}
 
 st.subheader("Your task")
-q1, q2, q3, q4 = st.columns(4)
-single = q1.radio(
-    "One correct answer per query?",
-    yes_no,
-    index=0 if answer("one_answer", inferred.single_answer) else 1,
-    horizontal=True,
-    key=support.widget_key("metric.one_answer", ctx.collection_name),
-)
-top_only = q2.radio(
-    f"Do users look only at the top {ctx.k}?",
-    yes_no,
-    index=0 if answer("top_only", True) else 1,
-    horizontal=True,
-    key=support.widget_key("metric.top_only"),
-)
-graded = q3.radio(
-    "Is relevance graded?",
-    yes_no,
-    index=0 if answer("graded", inferred.graded) else 1,
-    horizontal=True,
-    key=support.widget_key("metric.graded", ctx.collection_name),
-)
-stops = q4.radio(
-    "Do users stop at the first satisfying result?",
-    yes_no,
-    index=0 if answer("stops", inferred.stops_when_satisfied) else 1,
-    horizontal=True,
-    key=support.widget_key("metric.stops", ctx.collection_name),
-)
-ctx.url.write(one_answer=single, top_only=top_only, graded=graded, stops=stops)
+answers = {}
+for column, (key, (question, default)) in zip(st.columns(len(questions)), questions.items()):
+    chosen = ctx.url.choice(key, yes_no, "yes" if default else "no")
+    answers[key] = column.radio(
+        question,
+        yes_no,
+        index=yes_no.index(chosen),
+        horizontal=True,
+        key=support.widget_key(f"metric.{key}", ctx.collection_name),
+    )
+ctx.url.write(**answers)
 st.caption(f"Defaults are read from the qrels (relevant: grade >= {ctx.rel}); K is the frame's K.")
-task = metric_choice.Task(single == "yes", ctx.k if top_only == "yes" else None, graded == "yes", stops == "yes")
+yes = {key: value == "yes" for key, value in answers.items()}
+task = metric_choice.Task(yes["one_answer"], ctx.k if yes["top_only"] else None, yes["graded"], yes["stops"])
 
 measure_names = tuple(str(m) for m in ctx.measures)
 power_tests = ["tukey", "bootstrap"]

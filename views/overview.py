@@ -63,12 +63,7 @@ right.download_button(
 if ctx.group_by is not None:
     st.subheader(f"By {ctx.group_by}")
     measure_names = [str(m) for m in ctx.measures]
-    group_measure = st.selectbox(
-        "Measure per group",
-        measure_names,
-        index=measure_names.index(ctx.url.choice("group_measure", measure_names, measure_names[0])),
-        key=support.widget_key("overview.group_measure", measure_names),
-    )
+    group_measure = support.url_selectbox(ctx, st, "Measure per group", measure_names, "group_measure", "overview")
     ctx.url.write(group_measure=group_measure)
     values = ctx.matrix(ctx.measures[measure_names.index(group_measure)])
     per_group = groups.group_means(values, ctx.group_of(values.index))

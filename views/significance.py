@@ -14,12 +14,7 @@ if len(names) < 2:
 settings = support.significance_settings(ctx)
 measure_names = [str(m) for m in ctx.measures]
 c1, c2, c3, c4 = st.columns(4)
-measure_name = c1.selectbox(
-    "Measure",
-    measure_names,
-    index=measure_names.index(ctx.url.choice("measure", measure_names, measure_names[0])),
-    key=support.widget_key("significance.measure", measure_names),
-)
+measure_name = support.url_selectbox(ctx, c1, "Measure", measure_names, "measure", "significance")
 baseline = c2.selectbox(
     "Baseline", names, index=names.index(settings.baseline), key=support.widget_key("significance.baseline", names)
 )

@@ -13,12 +13,7 @@ st.dataframe(stats.style.format({c: "{:.1%}" for c in stats.columns if c.startsw
 
 measure_names = [str(m) for m in ctx.measures]
 c1, c2, c3 = st.columns([2, 1, 1])
-measure_name = c1.selectbox(
-    "Measure",
-    measure_names,
-    index=measure_names.index(ctx.url.choice("measure", measure_names, measure_names[0])),
-    key=support.widget_key("ties.measure", measure_names),
-)
+measure_name = support.url_selectbox(ctx, c1, "Measure", measure_names, "measure", "ties")
 trials = c2.number_input(
     "Random orders (0: none)", 0, 2000, ctx.url.integer("trials", 0, 2000, 0), step=50, key=support.widget_key("ties.trials")
 )
@@ -75,12 +70,7 @@ else:
     st.info("Choose two or more runs to test them against a baseline.")
 
 st.subheader("Queries that move most with the tie order")
-run = st.selectbox(
-    "Run",
-    ctx.selected,
-    index=ctx.selected.index(ctx.url.choice("tie_run", ctx.selected, ctx.selected[0])),
-    key=support.widget_key("ties.run", ctx.selected),
-)
+run = support.url_selectbox(ctx, st, "Run", ctx.selected, "tie_run", "ties")
 ctx.url.write(tie_run=run)
 moving = ties.sensitive_queries(matrices, run, limit=20)
 if moving.empty:
