@@ -20,14 +20,16 @@ Tie policies (the ``ties`` option):
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from rankviz._arrow import from_numpy, to_numpy
 from rankviz.errors import OptionError
-from rankviz.io.readers import Qrels, Run
+from rankviz.io.readers import Qrels, Run, docid_numbers
 
 TIE_POLICIES = ("trec_eval", "run", "optimistic", "pessimistic", "expected", "random")
 
@@ -96,7 +98,7 @@ class RankingTable:
     def docids(self, rows: np.ndarray | slice | None = None) -> np.ndarray:
         """Docid strings of the given rows (all rows when None)."""
         source = self.run_rows if rows is None else self.run_rows[rows]
-        return self.run_docids.take(pa.array(source)).to_numpy(zero_copy_only=False)
+        return self.run_docids.take(from_numpy(source)).to_numpy(zero_copy_only=False)
 
     def query_rows(self, qid: str) -> slice:
         """The rows of one query's ranking."""
@@ -147,39 +149,44 @@ def rank(run: Run, qrels: Qrels, *, ties: str = "trec_eval", rng: np.random.Gene
     run_query_to_judged = np.array([index_of.get(q, -1) for q in run.query_ids], dtype=np.int64)
     ignored = tuple(sorted(q for q, i in zip(run.query_ids, run_query_to_judged) if i < 0))
 
-    rows = np.flatnonzero(run_query_to_judged[run.qid_codes] >= 0).astype(np.int32)
-    all_rows = len(rows) == len(run.qid_codes)
-    qcode = run.qid_codes if all_rows else run.qid_codes[rows]
-    score = run.score if all_rows else run.score[rows]
-    grade, judged = _lookup_grades(run, qrels, run_query_to_judged, rows, index_of)
-
-    primary = _primary_order(qcode, score) if ties != "run" else np.lexsort((rows, run.rank[rows], qcode))
-    tie_start = _group_starts(qcode[primary], score[primary])
-    if ties != "run":
-        primary = _break_ties(primary, tie_start, run, rows, grade, ties)
+    # rows of the run that the qrels judge; every row (no copies) in the usual case
+    if bool(np.all(run_query_to_judged >= 0)):
+        rows, qcode, score = np.arange(len(run), dtype=np.int32), run.qid_codes, run.score
     else:
-        by_score = _primary_order(qcode, score)
-        groups_by_score = np.cumsum(_group_starts(qcode[by_score], score[by_score])) - 1
-        group_of_row = np.empty(len(rows), dtype=np.int64)
-        group_of_row[by_score] = groups_by_score
-        tie_start = None
-    order = primary
+        rows = np.flatnonzero(run_query_to_judged[run.qid_codes] >= 0).astype(np.int32)
+        qcode, score = run.qid_codes[rows], run.score[rows]
+    # the grade lookup and the ordering are independent passes over millions of rows: side by side
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        looking_up = pool.submit(_lookup_grades, run, qrels, run_query_to_judged, rows, index_of)
+        if ties == "run":
+            order = _Order(full=np.lexsort((run.rank[rows], qcode)))  # lexsort is stable: then file order
+            by_score = _primary_order(qcode, score)
+            groups_by_score = np.cumsum(_group_starts(by_score.apply(qcode), by_score.apply(score))) - 1
+            group_of_row = np.empty(len(rows), dtype=np.int64)
+            group_of_row[by_score.apply(np.arange(len(rows)))] = groups_by_score
+            tie_group = _renumber(order.apply(group_of_row)).astype(np.int32)
+        else:
+            order = _primary_order(qcode, score)
+            tie_start = _group_starts(order.apply(qcode), order.apply(score))
+            tie_group = np.cumsum(tie_start, dtype=np.int32)
+            tie_group -= 1
+            by_grade = looking_up.result()[0] if ties in ("optimistic", "pessimistic") else None
+            order = _break_ties(order, tie_start, tie_group, run.docids, rows, by_grade, ties)
+        grade, judged = looking_up.result()
 
-    qcode_sorted = qcode[order]
-    seg_starts = np.flatnonzero(np.r_[True, qcode_sorted[1:] != qcode_sorted[:-1]]) if len(order) else np.array([], np.int64)
-    seg_judged_index = run_query_to_judged[qcode_sorted[seg_starts]] if len(order) else np.array([], np.int64)
+    qcode_sorted = order.apply(qcode)
+    seg_starts = np.flatnonzero(np.r_[True, qcode_sorted[1:] != qcode_sorted[:-1]]) if len(rows) else np.array([], np.int64)
+    seg_judged_index = run_query_to_judged[qcode_sorted[seg_starts]] if len(rows) else np.array([], np.int64)
     missing = np.setdiff1d(np.arange(len(judged_qids)), seg_judged_index)
     seg_order = np.r_[seg_judged_index, missing].astype(np.int64)
-    offsets = np.r_[seg_starts, np.full(len(missing) + 1, len(order))].astype(np.int64)
+    offsets = np.r_[seg_starts, np.full(len(missing) + 1, len(rows))].astype(np.int64)
+    # segments follow the query codes in ascending order, so a row's segment is its code, renumbered past absent ones
+    present = np.zeros(len(run.query_ids), dtype=bool)
+    present[qcode_sorted[seg_starts]] = True
+    row_query = qcode_sorted if present.all() else (np.cumsum(present, dtype=np.int32) - 1)[qcode_sorted]
     del qcode_sorted
-    lengths = np.diff(offsets)
-    row_query = np.repeat(np.arange(len(seg_order), dtype=np.int32), lengths)
-    pos = np.arange(len(order), dtype=np.int32) - np.repeat(offsets[:-1].astype(np.int32), lengths)
-
-    if tie_start is not None:
-        tie_group = (np.cumsum(tie_start, dtype=np.int32) - 1).astype(np.int32)
-    else:
-        tie_group = _renumber(group_of_row[order]).astype(np.int32)
+    pos = np.arange(len(rows), dtype=np.int32)
+    pos -= offsets[:-1].astype(np.int32)[row_query]
 
     ideal_offsets, ideal_grades, ideal_query, ideal_pos = _ideal(qrels, index_of, seg_order)
     return RankingTable(
@@ -190,10 +197,10 @@ def rank(run: Run, qrels: Qrels, *, ties: str = "trec_eval", rng: np.random.Gene
         offsets=offsets,
         row_query=row_query,
         pos=pos,
-        grade=grade[order],
-        judged=judged[order],
-        score=score[order],
-        run_rows=rows[order],
+        grade=order.apply(grade),
+        judged=order.apply(judged),
+        score=order.apply(score),
+        run_rows=order.apply(rows),
         run_docids=run.docids,
         tie_group=tie_group,
         ideal_offsets=ideal_offsets,
@@ -204,18 +211,36 @@ def rank(run: Run, qrels: Qrels, *, ties: str = "trec_eval", rng: np.random.Gene
     )
 
 
+@dataclass(frozen=True)
+class _Order:
+    """A reordering of rows: ``full`` indices, or none at all, or only ``moved`` positions taking ``source`` rows.
+
+    Runs mostly arrive in score order, so most rankings need no gather of their millions of rows.
+    """
+
+    full: np.ndarray | None = None
+    moved: np.ndarray | None = None
+    source: np.ndarray | None = None
+
+    def apply(self, values: np.ndarray) -> np.ndarray:
+        if self.full is not None:
+            return values[self.full]
+        if self.moved is None:
+            return values
+        out = values.copy()
+        out[self.moved] = values[self.source]
+        return out
+
+
 def _lookup_grades(run: Run, qrels: Qrels, run_query_to_judged, rows, index_of) -> tuple[np.ndarray, np.ndarray]:
     """Grade of each run row from the qrels (0 and judged=False where the pair is unjudged)."""
-    # probe the run's docids into the (small) qrels vocabulary, never the other way round
-    row_docids = run.docids if len(rows) == len(run.docids) else run.docids.take(pa.array(rows))
-    row_doc = pc.fill_null(pc.index_in(row_docids, value_set=qrels.doc_ids), -1).to_numpy()
-    candidates = np.flatnonzero(row_doc >= 0)  # rows whose docid is judged for some query
+    candidates, row_doc = _judged_docids(run, qrels, rows)  # rows whose docid is judged for some query
     qrels_query = np.array([index_of[q] for q in qrels.query_ids], dtype=np.int64)[qrels.qid_codes]
     width = max(len(qrels.doc_ids), 1)
     judged_keys = qrels_query * width + qrels.doc_codes
     key_order = np.argsort(judged_keys, kind="stable")
     judged_keys = judged_keys[key_order]
-    row_keys = run_query_to_judged[run.qid_codes[rows[candidates]]] * width + row_doc[candidates]
+    row_keys = run_query_to_judged[run.qid_codes[rows[candidates]]] * width + row_doc
     at = np.minimum(np.searchsorted(judged_keys, row_keys), len(judged_keys) - 1)
     match = judged_keys[at] == row_keys
     judged = np.zeros(len(rows), dtype=bool)
@@ -225,16 +250,36 @@ def _lookup_grades(run: Run, qrels: Qrels, run_query_to_judged, rows, index_of) 
     return grade, judged
 
 
-def _primary_order(qcode: np.ndarray, score: np.ndarray) -> np.ndarray:
+def _judged_docids(run: Run, qrels: Qrels, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The positions in ``rows`` whose docid the qrels judge (for any query), and its index in ``qrels.doc_ids``.
+
+    Probes the run's docids into the (small) qrels vocabulary, never the other way round; with
+    numeric docids on both sides, integers first narrow millions of rows to the few that can match.
+    """
+    every_row = len(rows) == len(run.docids)
+    judged_numbers = docid_numbers(qrels.doc_ids) if run.docid_numbers is not None else None
+    if judged_numbers is None:
+        row_docids = run.docids if every_row else run.docids.take(from_numpy(rows))
+        row_doc = to_numpy(pc.index_in(row_docids, value_set=qrels.doc_ids), fill=-1)
+        candidates = np.flatnonzero(row_doc >= 0)
+        return candidates, row_doc[candidates]
+    numbers = run.docid_numbers if every_row else run.docid_numbers[rows]
+    candidates = np.flatnonzero(np.isin(numbers, judged_numbers))
+    row_doc = to_numpy(pc.index_in(run.docids.take(from_numpy(rows[candidates])), value_set=qrels.doc_ids), fill=-1)
+    exact = row_doc >= 0  # the strings decide ("01" and "1" share a number)
+    return candidates[exact], row_doc[exact]
+
+
+def _primary_order(qcode: np.ndarray, score: np.ndarray) -> _Order:
     """Rows grouped by query (run order of queries), score descending; stable."""
     n = len(qcode)
     if n == 0:
-        return np.arange(0)
+        return _Order()
     same_query = qcode[1:] == qcode[:-1]
     grouped = bool(np.all(qcode[1:] >= qcode[:-1]))
     if grouped and bool(np.all(~same_query | (score[1:] <= score[:-1]))):
-        return np.arange(n)
-    return np.lexsort((-score, qcode))
+        return _Order()
+    return _Order(full=np.lexsort((-score, qcode)))
 
 
 def _group_starts(qcode_sorted: np.ndarray, score_sorted: np.ndarray) -> np.ndarray:
@@ -245,29 +290,33 @@ def _group_starts(qcode_sorted: np.ndarray, score_sorted: np.ndarray) -> np.ndar
     return np.r_[True, ~same]
 
 
-def _break_ties(order: np.ndarray, starts: np.ndarray, run: Run, rows, grade, ties: str) -> np.ndarray:
+def _break_ties(
+    order: _Order, starts: np.ndarray, group: np.ndarray, docids: pa.Array, rows: np.ndarray, grade: np.ndarray | None, ties: str
+) -> _Order:
     """Reorder rows inside each group of equal scores by the policy's secondary keys.
 
     One multi-key Arrow sort over the tied rows: group, then (optimistic / pessimistic) the grade,
-    then the docid descending by raw bytes (``strcmp``), trec_eval's last key.
+    then the docid descending by raw bytes (``strcmp``), trec_eval's last key. ``grade`` is needed
+    only by optimistic and pessimistic.
     """
-    group = np.cumsum(starts) - 1
-    sizes = np.bincount(group)
-    tied = np.flatnonzero(sizes[group] > 1)
+    continues = ~starts  # the row's score equals the previous row's: both are tied
+    tied = np.flatnonzero(continues | np.r_[continues[1:], False])
     if len(tied) == 0:
         return order
-    tied_rows = order[tied]
-    columns = {"group": pa.array(group[tied])}
+    tied_rows = tied if order.full is None else order.full[tied]
+    columns = {"group": from_numpy(group[tied])}
     keys = [("group", "ascending")]
     if ties in ("optimistic", "pessimistic"):
-        columns["grade"] = pa.array(np.maximum(grade[tied_rows], 0))
+        columns["grade"] = from_numpy(np.maximum(grade[tied_rows], 0))
         keys.append(("grade", "descending" if ties == "optimistic" else "ascending"))
-    columns["docid"] = run.docids.take(pa.array(rows[tied_rows])).cast(pa.binary())
+    columns["docid"] = docids.take(from_numpy(rows[tied_rows])).cast(pa.binary())
     keys.append(("docid", "descending"))
-    within = pc.sort_indices(pa.table(columns), sort_keys=keys).to_numpy()
-    order = order.copy()
-    order[tied] = tied_rows[within]
-    return order
+    within = to_numpy(pc.sort_indices(pa.table(columns), sort_keys=keys))
+    if order.full is None:
+        return _Order(moved=tied, source=tied_rows[within])
+    full = order.full.copy()
+    full[tied] = tied_rows[within]
+    return _Order(full=full)
 
 
 def _renumber(ids: np.ndarray) -> np.ndarray:

@@ -176,3 +176,44 @@ def test_duplicate_detection_is_exact(tmp_path, rankings, interleave) -> None:
             rv.read_run(path)
     else:
         assert len(rv.read_run(path)) == len(lines)
+
+
+def test_a_query_listed_again_later_is_one_query(tmp_path) -> None:
+    """Query codes come from where the qid changes; a query that comes back must not become two."""
+    grouped = "q1 Q0 a 1 3.0 t\nq1 Q0 b 2 2.0 t\nq2 Q0 a 1 1.0 t\n"
+    scattered = "q1 Q0 a 1 3.0 t\nq2 Q0 a 1 1.0 t\nq1 Q0 b 2 2.0 t\n"
+    qrels = rv.read_qrels(write(tmp_path, "q.txt", "q1 0 b 1\nq2 0 a 2\n"))
+    frames = [
+        rv.evaluate(qrels, rv.read_run(write(tmp_path, f"{i}.run", text)), ["RR", "nDCG"])
+        for i, text in enumerate((grouped, scattered))
+    ]
+    run = rv.read_run(write(tmp_path, "s.run", scattered))
+    assert list(run.query_ids) == ["q1", "q2"] and run.qid_codes.tolist() == [0, 1, 0]
+    assert frames[0].value.tolist() == frames[1].value.tolist() == [(0.5 + 1.0) / 2, (1 / np.log2(3) + 1.0) / 2]
+
+
+def test_numeric_docids_match_judgments_by_their_text(tmp_path) -> None:
+    """'01' and '1' are one integer but two documents: neither a duplicate nor each other's judgment."""
+    run = rv.read_run(write(tmp_path, "r.run", "q1 Q0 01 1 3.0 t\nq1 Q0 1 2 2.0 t\nq1 Q0 001 3 1.0 t\n"))
+    assert run.docid_numbers is not None and len(run) == 3
+    qrels = rv.read_qrels(write(tmp_path, "q.txt", "q1 0 1 1\n"))
+    assert rv.evaluate(qrels, run, ["RR"]).value.tolist() == [0.5]
+    csv = write(tmp_path, "r.csv", "qid,docid,score\nq1,01,3.0\nq1,1,2.0\n")
+    assert rv.evaluate(qrels, rv.read_run(csv), ["RR"]).value.tolist() == [0.5]
+
+
+@pytest.mark.parametrize(
+    ("docids", "dtype"),
+    [
+        (["7", "2147483647"], np.int32),
+        (["7", "2147483648"], np.int64),
+        (["7", "99999999999999999999"], None),
+        (["7", "D7"], None),
+    ],
+)
+def test_docid_numbers_use_the_narrowest_integer(tmp_path, docids, dtype) -> None:
+    run = rv.read_run(write(tmp_path, "r.run", "".join(f"q1 Q0 {d} {i} 1.0 t\n" for i, d in enumerate(docids))))
+    assert (run.docid_numbers is None) if dtype is None else (run.docid_numbers.dtype == dtype)
+    qrels = rv.read_qrels(write(tmp_path, "q.txt", f"q1 0 {docids[1]} 1\n"))
+    expected = 1.0 if docids[1].encode() > b"7" else 0.5  # equal scores: docid bytes descending
+    assert rv.evaluate(qrels, run, ["RR"]).value.tolist() == [expected]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import shutil
@@ -16,6 +17,8 @@ from hypothesis import strategies as st
 import rankviz as rv
 
 DOCIDS = st.text(alphabet="aAbB019_-é", min_size=1, max_size=4)
+NUMERIC_DOCIDS = st.text(alphabet="012", min_size=1, max_size=3)  # "01" and "1": one integer, two docids
+LAYOUTS = ("as drawn", "score order", "interleaved")  # how the run file lists its lines
 QIDS = st.text(alphabet="qQ12x", min_size=1, max_size=3)
 CUTOFF = 5
 
@@ -27,10 +30,12 @@ def collections(draw, numeric_qids: bool = False, min_grade: int = -2):
     qids = draw(st.lists(qid_strategy, min_size=1, max_size=5, unique=True))
     tie_heavy = draw(st.booleans())
     scores = st.integers(0, 3).map(float) if tie_heavy else st.floats(-50, 50, width=16)
+    numeric = draw(st.booleans())
+    docids, unretrieved = (NUMERIC_DOCIDS, ["0001", "22"]) if numeric else (DOCIDS, ["zz", "u1"])
     qrels, run = {}, {}
     for qid in qids:
-        docs = draw(st.lists(DOCIDS, min_size=1, max_size=14, unique=True))
-        judged = draw(st.lists(st.sampled_from(docs + ["zz", "u1"]), max_size=10, unique=True))
+        docs = draw(st.lists(docids, min_size=1, max_size=14, unique=True))
+        judged = draw(st.lists(st.sampled_from(docs + unretrieved), max_size=10, unique=True))
         grades = {d: draw(st.integers(min_grade, 4)) for d in judged}
         if judged and max(grades.values()) <= -2:  # trec_eval and pytrec_eval crash on such a topic
             grades[judged[0]] = 0
@@ -43,11 +48,18 @@ def collections(draw, numeric_qids: bool = False, min_grade: int = -2):
     return qrels, run
 
 
-def _write(tmp: Path, qrels: dict, run: dict) -> tuple[Path, Path]:
+def _write(tmp: Path, qrels: dict, run: dict, layout: str = "as drawn") -> tuple[Path, Path]:
+    """Files for pytrec_eval's dicts; ``layout`` lists each query's lines as drawn or by score (ties as
+    drawn, so the tie-breaking still has work), or interleaves the queries line by line."""
     qrels_path, run_path = tmp / "qrels.txt", tmp / "run.txt"
     qrels_path.write_text("".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items()))
-    lines = [f"{q} Q0 {d} {i} {s!r} tag\n" for q, docs in run.items() for i, (d, s) in enumerate(docs.items())]
-    run_path.write_text("".join(lines) or "999 Q0 d 1 1.0 tag\n")
+    per_query = {q: list(docs.items()) for q, docs in run.items()}
+    if layout == "score order":
+        per_query = {q: sorted(items, key=lambda item: -item[1]) for q, items in per_query.items()}
+    lines = [[f"{q} Q0 {d} {i} {s!r} tag\n" for i, (d, s) in enumerate(items)] for q, items in per_query.items()]
+    if layout == "interleaved":
+        lines = [[line for group in itertools.zip_longest(*lines) for line in group if line is not None]]
+    run_path.write_text("".join(line for group in lines for line in group) or "999 Q0 d 1 1.0 tag\n")
     return qrels_path, run_path
 
 
@@ -91,11 +103,11 @@ PYTREC = {
 }
 
 
-@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(data=collections(), rel=st.sampled_from([1, 2]))
-def test_matches_pytrec_eval(tmp_path: Path, data, rel: int) -> None:
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=collections(), rel=st.sampled_from([1, 2]), layout=st.sampled_from(LAYOUTS))
+def test_matches_pytrec_eval(tmp_path: Path, data, rel: int, layout: str) -> None:
     qrels, run = data
-    qrels_path, run_path = _write(tmp_path, qrels, run)
+    qrels_path, run_path = _write(tmp_path, qrels, run, layout)
     measures = {te: str(rv.parse(ours, defaults={"rel": rel})) for te, ours in PYTREC.items()}
     measures["recip_rank_top"] = str(rv.parse(f"RR@{CUTOFF}", defaults={"rel": rel}))
     frame = rv.evaluate(rv.read_qrels(qrels_path), rv.read_run(run_path), list(measures.values()), per_query_rows=True)

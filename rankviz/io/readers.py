@@ -14,6 +14,7 @@ import io
 import math
 import os
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,6 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from rankviz._arrow import take_sorted, to_numpy
 from rankviz.errors import FormatError, OptionError
 
 Source = str | os.PathLike | bytes
@@ -68,6 +70,7 @@ class Run:
     docids: pa.Array  # string per row
     score: np.ndarray  # float64 per row
     rank: np.ndarray  # float64 per row (the file's column)
+    docid_numbers: np.ndarray | None = None  # the docids as integers, when all are (see docid_numbers)
 
     def __len__(self) -> int:
         return len(self.qid_codes)
@@ -138,9 +141,10 @@ def read_run(source: Source, *, name: str | None = None, filename: str | None = 
     rank = np.arange(1, len(score) + 1, dtype=np.float64) if rank is None else np.asarray(rank, np.float64)
     docids = columns["docid"]
     docids = docids.combine_chunks() if isinstance(docids, pa.ChunkedArray) else docids
+    numbers = columns["docid_numbers"] if "docid_numbers" in columns else docid_numbers(docids)
     del columns
     pa.default_memory_pool().release_unused()  # the parse buffers, back to the system
-    return Run(name=run_name, source=label, **queries, docids=docids, score=score, rank=rank)
+    return Run(name=run_name, source=label, **queries, docids=docids, score=score, rank=rank, docid_numbers=numbers)
 
 
 def read_qrels(source: Source, *, filename: str | None = None) -> Qrels:
@@ -242,11 +246,25 @@ def _dictionary(values) -> pa.DictionaryArray:
 
 
 def _encode_queries(qid) -> dict:
-    """Query ids dictionary-encoded (first-appearance order) into int32 codes."""
+    """Query ids as int32 codes in first-appearance order.
+
+    Runs list each query's lines together, so the codes come from where the qid changes, without
+    hashing millions of strings; a file whose queries come back later is dictionary-encoded.
+    """
+    n = len(qid)
+    if n:
+        changes = to_numpy(pc.indices_nonzero(pc.not_equal(qid.slice(1), qid.slice(0, n - 1)))).astype(np.int64)
+        starts = np.r_[0, changes + 1]
+        query_ids = take_sorted(qid, starts).to_pylist()
+        if len(set(query_ids)) == len(query_ids):
+            return {
+                "query_ids": np.asarray(query_ids, dtype=object),
+                "qid_codes": np.repeat(np.arange(len(starts), dtype=np.int32), np.diff(np.r_[starts, n])),
+            }
     q = _dictionary(qid)
     return {
         "query_ids": np.asarray(q.dictionary.to_pylist(), dtype=object),
-        "qid_codes": q.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False),
+        "qid_codes": to_numpy(q.indices).astype(np.int32, copy=False),
     }
 
 
@@ -256,49 +274,59 @@ def _encode(qid, docid) -> dict:
     return {
         **_encode_queries(qid),
         "doc_ids": d.dictionary,
-        "doc_codes": d.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False),
+        "doc_codes": to_numpy(d.indices).astype(np.int32, copy=False),
     }
 
 
-def _pair_keys(qid_codes: np.ndarray, docid) -> np.ndarray:
-    """One int64 per (query, docid) row, equal exactly when the pair is equal.
+def docid_numbers(docid) -> np.ndarray | None:
+    """Every docid as an integer (int32 where they fit), or None when one is not a number.
 
-    Numeric docids (MS MARCO, Cranfield) are cast instead of hashed, which is an order of magnitude
-    faster; "01" and "1" then share a key, a false duplicate that only sends the file to the
-    checked parser, which compares the strings.
+    A stand-in for the strings where a false match costs only a look at the strings ("01" and
+    "1" share a number): sorting or probing integers is several times faster than strings.
     """
-    try:
-        numbers = pc.cast(docid, pa.int64()).to_numpy()
-        if len(numbers) and numbers.min() >= 0 and numbers.max() < 2**40 and qid_codes.max() < 2**23:
-            keys = np.left_shift(qid_codes, 40, dtype=np.int64)
-            keys |= numbers
-            return keys
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        pass
+    for integer in (pa.int32(), pa.int64()):
+        try:
+            return to_numpy(pc.cast(docid, integer))
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            continue
+    return None
+
+
+def _pair_keys(qid_codes: np.ndarray, docid, numbers: np.ndarray | None) -> np.ndarray:
+    """One int64 per (query, docid) row, equal whenever the pair is equal (and rarely otherwise:
+    see :func:`docid_numbers`)."""
+    if numbers is not None and len(numbers) and numbers.min() >= 0 and numbers.max() < 2**40 and qid_codes.max() < 2**23:
+        keys = np.left_shift(qid_codes, 40, dtype=np.int64)
+        keys |= numbers
+        return keys
     d = _dictionary(docid)
-    return qid_codes.astype(np.int64) * max(len(d.dictionary), 1) + d.indices.to_numpy(zero_copy_only=False)
+    return qid_codes.astype(np.int64) * max(len(d.dictionary), 1) + to_numpy(d.indices)
 
 
-def _unique_pairs(qid_codes: np.ndarray, docid) -> bool:
-    """No (query, docid) pair twice. Runs grouped by query are checked one query per row of a
-    padded matrix (sorting many short rows is ~5x faster than one long sort)."""
-    keys = _pair_keys(qid_codes, docid)
-    n = len(keys)
+def _unique_pairs(qid_codes: np.ndarray, docid, numbers: np.ndarray | None) -> bool:
+    """No (query, docid) pair twice (False may be a false alarm, which the checked parser settles).
+
+    Runs grouped by query are checked one query per row of a padded matrix of docid keys (sorting
+    many short rows is ~5x faster than one long sort, and int32 keys ~3x faster than int64).
+    """
+    n = len(qid_codes)
     if n > 1 and bool(np.all(qid_codes[1:] >= qid_codes[:-1])):  # codes are first-appearance order
+        keys = numbers if numbers is not None else to_numpy(_dictionary(docid).indices)
         starts = np.flatnonzero(np.r_[True, qid_codes[1:] != qid_codes[:-1]])
         lengths = np.diff(np.r_[starts, n])
         width = int(lengths.max())
-        if len(starts) * width == n:  # every query equally deep: a reshape, no copy
-            matrix = keys.reshape(len(starts), width)
-        elif len(starts) * width <= 2 * n:
-            matrix = np.tile(-1 - np.arange(width, dtype=np.int64), (len(starts), 1))  # distinct pads < 0 <= keys
+        if len(starts) * width == n:  # every query equally deep: a reshape
+            matrix = np.sort(keys.reshape(len(starts), width), axis=1)
+            return not bool(np.any(matrix[:, 1:] == matrix[:, :-1]))
+        if len(starts) * width <= 2 * n:
+            lowest = int(keys.min())
+            dtype = keys.dtype if lowest - width > np.iinfo(keys.dtype).min else np.int64
+            matrix = np.tile(lowest - 1 - np.arange(width, dtype=dtype), (len(starts), 1))  # distinct pads below every key
             row = np.repeat(np.arange(len(starts), dtype=np.int32), lengths)
             matrix[row, np.arange(n, dtype=np.int32) - np.repeat(starts.astype(np.int32), lengths)] = keys
-        else:
-            matrix = None
-        if matrix is not None:
             matrix.sort(axis=1)
             return not bool(np.any(matrix[:, 1:] == matrix[:, :-1]))
+    keys = _pair_keys(qid_codes, docid, numbers)
     keys.sort()
     return not bool(np.any(keys[1:] == keys[:-1]))
 
@@ -311,10 +339,9 @@ def _read_trec(source: Source, label: str, fields: tuple[str, ...], parse_line, 
     head = _sniff(source, label)
     _check_text(head, label)
     columns = _read_trec_fast(source, label, head, fields)
-    if columns is not None:
-        queries = _encode_queries(columns["qid"])
-        if _unique_pairs(queries["qid_codes"], columns["docid"]):
-            return columns, queries
+    fast = _vouch(columns) if columns is not None else None
+    if fast is not None:
+        return fast
     columns = _read_trec_checked(source, label, fields, parse_line, duplicates)
     return columns, _encode_queries(columns["qid"])
 
@@ -355,20 +382,41 @@ def _read_trec_fast(source: Source, label: str, head: bytes, fields: tuple[str, 
         stream.close()
     if table.num_rows == 0 or any(table.column(k).null_count for k in wanted):
         return None
-    qid, docid = table.column("qid"), table.column("docid")
-    if pc.any(pc.starts_with(qid, "#")).as_py():
+    if pc.min(pc.binary_length(table.column("qid"))).as_py() == 0 or pc.min(pc.binary_length(table.column("docid"))).as_py() == 0:
         return None
-    if pc.min(pc.binary_length(qid)).as_py() == 0 or pc.min(pc.binary_length(docid)).as_py() == 0:
+    return {k: table.column(k) for k in wanted}
+
+
+def _vouch(columns: dict) -> tuple[dict, dict] | None:
+    """(columns, encoded query ids) from the fast reader's columns, or None where only the checked
+    parser can judge (comment lines, non-finite numbers, a docid twice for one query).
+
+    The query ids and the rest are two independent passes over millions of rows: they run side by
+    side (Arrow and NumPy release the GIL).
+    """
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        converting = pool.submit(_convert_columns, columns)
+        queries = _encode_queries(columns["qid"])
+        converted = converting.result()
+    if converted is None or any(q.startswith("#") for q in queries["query_ids"]):
         return None
-    columns = {k: table.column(k) for k in wanted}
-    if is_run:
-        score, rank = table.column("score").to_numpy(), table.column("rank").to_numpy()
-        if not np.isfinite(score).all() or not np.isfinite(rank).all():
-            return None
-        columns["score"], columns["rank"] = score, rank
-    else:
-        columns["rel"] = table.column("rel").to_numpy()
-    return columns
+    if not _unique_pairs(queries["qid_codes"], converted["docid"], converted["docid_numbers"]):
+        return None
+    return converted, queries
+
+
+def _convert_columns(columns: dict) -> dict | None:
+    """Numbers as NumPy (None if one is not finite) and the docids in one piece, with their integer form."""
+    converted = dict(columns)
+    for name in ("score", "rank", "rel"):
+        if name in columns:
+            converted[name] = to_numpy(columns[name])
+            if name != "rel" and not np.isfinite(converted[name]).all():
+                return None
+    docid = columns["docid"]
+    converted["docid"] = docid = docid.combine_chunks() if isinstance(docid, pa.ChunkedArray) else docid
+    converted["docid_numbers"] = docid_numbers(docid)
+    return converted
 
 
 def _lines(source: Source, label: str) -> Iterator[tuple[int, bytes]]:
@@ -529,7 +577,7 @@ def _read_named(source: Source, label: str, kind: str, required: tuple, optional
                     label, frame, bad[0], first_row_line, unit, f"{canonical} {values[bad[0]]!r} is not a finite number"
                 )
             out[canonical] = numbers
-    keys = _pair_keys(_encode_queries(out["qid"])["qid_codes"], out["docid"])
+    keys = _pair_keys(_encode_queries(out["qid"])["qid_codes"], out["docid"], None)  # exact: a duplicate here is an error
     _, first_index, counts = np.unique(keys, return_index=True, return_counts=True)
     if (counts > 1).any():
         keep = np.sort(first_index)

@@ -1,0 +1,52 @@
+"""The buffer-level NumPy <-> Arrow conversions that keep pandas out of the command line's path."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from rankviz._arrow import from_numpy, take_sorted, to_numpy
+
+
+@given(
+    values=st.lists(st.integers(-(2**40), 2**40), max_size=30),
+    cuts=st.lists(st.integers(0, 30), max_size=4),
+    window=st.tuples(st.integers(0, 30), st.integers(0, 30)),
+)
+def test_to_numpy_reads_chunks_and_slices(values, cuts, window) -> None:
+    bounds = sorted({0, len(values), *(c for c in cuts if c <= len(values))})
+    chunked = pa.chunked_array([pa.array(values[a:b], pa.int64()) for a, b in zip(bounds, bounds[1:])], pa.int64())
+    start = min(window[0], len(values))
+    length = min(window[1], len(values) - start)
+    assert to_numpy(chunked).tolist() == values
+    assert to_numpy(pa.array(values, pa.int64()).slice(start, length)).tolist() == values[start : start + length]
+
+
+def test_to_numpy_fills_nulls_only_when_asked() -> None:
+    with_nulls = pa.array([1, None, 3, None, 5, 6, 7, 8, 9, None], pa.int32()).slice(1)
+    assert to_numpy(with_nulls, fill=-1).tolist() == [-1, 3, -1, 5, 6, 7, 8, 9, -1]
+    with pytest.raises(ValueError, match="nulls"):
+        to_numpy(with_nulls)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float64])
+def test_from_numpy_round_trips(dtype) -> None:
+    values = np.arange(7, dtype=dtype)[::2]  # not contiguous: copied first
+    assert to_numpy(from_numpy(values)).tolist() == values.tolist()
+    assert from_numpy(values).type == pa.from_numpy_dtype(dtype)
+
+
+@given(
+    values=st.lists(st.text(max_size=3), max_size=30),
+    cuts=st.lists(st.integers(0, 30), max_size=5),
+    picks=st.sets(st.integers(0, 29)),
+)
+def test_take_sorted_equals_take(values, cuts, picks) -> None:
+    bounds = sorted({0, len(values), *(c for c in cuts if c <= len(values))})
+    chunked = pa.chunked_array([pa.array(values[a:b], pa.string()) for a, b in zip(bounds, bounds[1:])], pa.string())
+    indices = np.array(sorted(i for i in picks if i < len(values)), dtype=np.int64)
+    assert take_sorted(chunked, indices).to_pylist() == [values[i] for i in indices]
+    assert take_sorted(pa.array(values, pa.string()), indices).to_pylist() == [values[i] for i in indices]
