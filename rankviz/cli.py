@@ -445,7 +445,7 @@ def _records(blocks: list[Block], per_query: bool) -> list[tuple]:
 
 
 def render(blocks: list[Block], fmt: str, conventions: Conventions, *, per_query: bool = False) -> str:
-    """tsv / json at full double precision (no pandas needed), or an aligned text table."""
+    """tsv / json at full double precision, or an aligned text table (none of them needs pandas)."""
     records = _records(blocks, per_query)
     keys = ("run", "measure", "qid", "value") + (("std",) if conventions.ties == "random" else ())
     if fmt == "tsv":
@@ -453,17 +453,30 @@ def render(blocks: list[Block], fmt: str, conventions: Conventions, *, per_query
         return "\n".join(lines) + "\n"
     if fmt == "json":
         return json.dumps([dict(zip(keys, r)) for r in records], ensure_ascii=False) + "\n"
-    import pandas as pd
-
-    table = pd.DataFrame([r[:4] for r in records], columns=["run", "measure", "qid", "value"])
-    means = table[table.qid == ALL].pivot(index="run", columns="measure", values="value")
-    means = means.loc[list(dict.fromkeys(table.run)), list(dict.fromkeys(table.measure))]
-    text = means.to_string(float_format=lambda v: f"{v:.4f}") + "\n"
-    query_rows = table[table.qid != ALL]
-    if len(query_rows):
-        wide = query_rows.pivot_table(index=["run", "qid"], columns="measure", values="value", sort=False)
-        text = wide.to_string(float_format=lambda v: f"{v:.4f}") + "\n\n" + text
+    runs = list(dict.fromkeys(b.run for b in blocks))
+    measures = list(dict.fromkeys(b.measure for b in blocks))
+    means = {(b.run, b.measure): b.mean for b in blocks}
+    text = _aligned(["run", *measures], [[run, *(_decimal(means.get((run, m))) for m in measures)] for run in runs], labels=1)
+    if per_query:
+        values = {(b.run, b.measure, q): v for b in blocks for q, v in zip(b.qids, b.values)}
+        pairs = dict.fromkeys((b.run, q) for b in blocks for q in b.qids)
+        rows = [[run, qid, *(_decimal(values.get((run, m, qid))) for m in measures)] for run, qid in pairs]
+        text = _aligned(["run", "qid", *measures], rows, labels=2) + "\n" + text
     return text + "".join(f"# {line}\n" for line in conventions.describe())
+
+
+def _decimal(value: float | None) -> str:
+    return "" if value is None else f"{value:.4f}"
+
+
+def _aligned(header: list[str], rows: list[list[str]], *, labels: int) -> str:
+    """A plain text table: the first ``labels`` columns left-aligned, the numbers right-aligned."""
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(c.ljust(w) if i < labels else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+
+    return "".join(line(row) + "\n" for row in [header, *rows])
 
 
 def render_ties(report: TieReport, fmt: str, *, limit: int) -> str:

@@ -71,11 +71,13 @@ class RankingTable:
         if cutoff is None:
             return self
         if cutoff not in self._cache:
-            keep = np.flatnonzero(self.pos < cutoff)
             counts = np.minimum(np.diff(self.offsets), cutoff)
+            offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
+            # each query's first rows, found from the offsets without a pass over the whole table
+            keep = np.arange(offsets[-1]) + np.repeat(self.offsets[:-1] - offsets[:-1], counts)
             self._cache[cutoff] = replace(
                 self,
-                offsets=np.r_[0, np.cumsum(counts)].astype(np.int64),
+                offsets=offsets,
                 row_query=self.row_query[keep],
                 pos=self.pos[keep],
                 grade=self.grade[keep],

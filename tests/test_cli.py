@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from rankviz.cli import main
 
 TE = Path(__file__).parent / "data" / "conformance" / "te_test"
@@ -202,17 +204,28 @@ def test_compare_wilcoxon_zero_method_is_an_explicit_option(capsys) -> None:
         assert record["p_value"] == stats.wilcoxon(matrix["qld"], matrix["bm25"], zero_method=method).pvalue
 
 
-def test_evaluate_to_tsv_never_imports_pandas() -> None:
-    """pandas costs 0.15-0.2 s to import; the engine's path from files to numbers does without it."""
+@pytest.mark.parametrize("fmt", ["table", "tsv", "json"])
+def test_evaluate_never_imports_pandas(fmt: str) -> None:
+    """pandas costs 0.15-0.2 s to import; the engine's path from files to printed numbers does without it."""
     cranfield = SAMPLES / "cranfield"
     script = (
         "import sys; from rankviz.cli import main; "
         f"main(['evaluate', {str(cranfield / 'qrels.txt')!r}, {str(cranfield / 'runs' / 'bm25.run.gz')!r}, "
-        "'-m', 'AP', '-m', 'nDCG@10', '-m', 'ERR@20', '--format', 'tsv']); "
+        f"'-m', 'AP', '-m', 'nDCG@10', '-m', 'ERR@20', '--per-query', '--format', {fmt!r}]); "
         "print('pandas' in sys.modules, file=sys.stderr)"
     )
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=Path(__file__).parent.parent
     )
-    assert "\tall\t" in done.stdout
+    assert "ERR@20" in done.stdout
     assert done.stderr.strip() == "False"
+
+
+def test_table_lists_queries_then_means(capsys) -> None:
+    argv = ["evaluate", str(TE / "qrels.txt"), str(TE / "run_STANDARD.txt"), "-m", "RR", "-m", "AP", "--per-query"]
+    assert main(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["run", "qid", "RR", "AP"]
+    assert lines[1].split() == ["run_STANDARD", "301", "0.1667", "0.0324"]
+    assert lines[5].split() == ["run", "RR", "AP"]
+    assert lines[6].split() == ["run_STANDARD", "0.4064", "0.1785"]

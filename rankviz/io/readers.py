@@ -391,31 +391,36 @@ def _vouch(columns: dict) -> tuple[dict, dict] | None:
     """(columns, encoded query ids) from the fast reader's columns, or None where only the checked
     parser can judge (comment lines, non-finite numbers, a docid twice for one query).
 
-    The query ids and the rest are two independent passes over millions of rows: they run side by
-    side (Arrow and NumPy release the GIL).
+    Independent passes over millions of rows run two at a time (Arrow and NumPy release the GIL):
+    the docids' integers beside the query codes, then the duplicate check beside the numbers.
     """
     with ThreadPoolExecutor(max_workers=1) as pool:
-        converting = pool.submit(_convert_columns, columns)
+        numbering = pool.submit(_docids_with_numbers, columns["docid"])
         queries = _encode_queries(columns["qid"])
-        converted = converting.result()
-    if converted is None or any(q.startswith("#") for q in queries["query_ids"]):
-        return None
-    if not _unique_pairs(queries["qid_codes"], converted["docid"], converted["docid_numbers"]):
-        return None
-    return converted, queries
+        if any(q.startswith("#") for q in queries["query_ids"]):
+            return None
+        docid, numbers = numbering.result()
+        checking = pool.submit(_unique_pairs, queries["qid_codes"], docid, numbers)
+        converted = _convert_numbers(columns)
+        if not checking.result() or converted is None:
+            return None
+    return {**converted, "docid": docid, "docid_numbers": numbers}, queries
 
 
-def _convert_columns(columns: dict) -> dict | None:
-    """Numbers as NumPy (None if one is not finite) and the docids in one piece, with their integer form."""
+def _docids_with_numbers(docid) -> tuple[pa.Array, np.ndarray | None]:
+    """The docids in one piece, and as integers where they all are."""
+    docid = docid.combine_chunks() if isinstance(docid, pa.ChunkedArray) else docid
+    return docid, docid_numbers(docid)
+
+
+def _convert_numbers(columns: dict) -> dict | None:
+    """Scores, ranks and grades as NumPy; None if a score or rank is not finite."""
     converted = dict(columns)
     for name in ("score", "rank", "rel"):
         if name in columns:
             converted[name] = to_numpy(columns[name])
             if name != "rel" and not np.isfinite(converted[name]).all():
                 return None
-    docid = columns["docid"]
-    converted["docid"] = docid = docid.combine_chunks() if isinstance(docid, pa.ChunkedArray) else docid
-    converted["docid_numbers"] = docid_numbers(docid)
     return converted
 
 
