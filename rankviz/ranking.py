@@ -29,7 +29,7 @@ import pyarrow.compute as pc
 
 from rankviz._arrow import from_numpy, to_numpy
 from rankviz.errors import OptionError
-from rankviz.io.readers import Qrels, Run, docid_numbers
+from rankviz.io.model import Qrels, Run, docid_numbers
 
 TIE_POLICIES = ("trec_eval", "run", "optimistic", "pessimistic", "expected", "random")
 

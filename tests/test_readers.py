@@ -217,3 +217,139 @@ def test_docid_numbers_use_the_narrowest_integer(tmp_path, docids, dtype) -> Non
     qrels = rv.read_qrels(write(tmp_path, "q.txt", f"q1 0 {docids[1]} 1\n"))
     expected = 1.0 if docids[1].encode() > b"7" else 0.5  # equal scores: docid bytes descending
     assert rv.evaluate(qrels, run, ["RR"]).value.tolist() == [expected]
+
+
+# --- one field rule for every reader (runs of ASCII spaces and tabs) ---------------------------
+
+
+def _columns(run_or_qrels) -> dict:
+    frame = run_or_qrels.to_frame()
+    return {column: frame[column].tolist() for column in frame.columns}
+
+
+def test_spaces_beside_tabs_on_later_lines_separate_fields(tmp_path) -> None:
+    """The fast path used to take its separator from line 1 and keep ' d2' as a docid: AP 0.5, not 1."""
+    run = rv.read_run(write(tmp_path, "r.run", "q1\tQ0\td1\t1\t2.0\tt\nq1\tQ0\t d2\t2\t1.0\tt\n"))
+    assert run.to_frame().docid.tolist() == ["d1", "d2"]
+    qrels = rv.read_qrels(write(tmp_path, "q.txt", "q1 0 d1 1\nq1 0  d2 1\n"))
+    assert rv.evaluate(qrels, run, ["AP"]).value.tolist() == [1.0]
+
+
+@pytest.mark.parametrize("comment", ["", "# a comment line sends the file to the checked parser\n"])
+def test_a_byte_order_mark_is_skipped_by_both_readers(tmp_path, comment) -> None:
+    content = b"\xef\xbb\xbf" + comment.encode() + b"q1 Q0 d1 1 2.0 t\n"
+    assert rv.read_run(write(tmp_path, "r.run", content)).to_frame().qid.tolist() == ["q1"]
+    qrels = rv.read_qrels(write(tmp_path, "q.txt", b"\xef\xbb\xbf" + comment.encode() + b"q1 0 d1 1\n"))
+    assert qrels.to_frame().qid.tolist() == ["q1"]
+
+
+@pytest.mark.parametrize("comment", ["", "# checked parser\n"])
+def test_only_ascii_spaces_and_tabs_separate_fields(tmp_path, comment) -> None:
+    """A no-break space (or a vertical tab) inside a docid is part of it, as in trec_eval."""
+    content = comment + "q1 Q0 d\u00a01 1 2.0 t\nq1 Q0 d\x0b2 2 1.0 t\n"
+    assert rv.read_run(write(tmp_path, "r.run", content)).to_frame().docid.tolist() == ["d\u00a01", "d\x0b2"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["q1  d1 1 2.0 t\n", "q1 Q0 d1 1 2.0 \n", " q1 d1 1 2.0 t\n", "q1\t\td1\t1\t2.0\tt\n", "q1 Q0 d1 1 2.0\t\n"],
+)
+def test_a_missing_field_is_refused_even_where_its_separator_is_doubled(tmp_path, line) -> None:
+    content = "q1 Q0 d0 1 3.0 t\n" + line if line.startswith(" ") else line
+    with pytest.raises(rv.FormatError, match="expected 6 fields"):
+        rv.read_run(write(tmp_path, "r.run", content))
+
+
+def test_a_missing_qrels_field_is_refused(tmp_path) -> None:
+    with pytest.raises(rv.FormatError, match="expected 4 fields"):
+        rv.read_qrels(write(tmp_path, "q.txt", "q1  d1 1\n"))
+
+
+def test_crlf_and_lone_carriage_returns_end_lines(tmp_path) -> None:
+    expected = rv.read_run(write(tmp_path, "a.run", GOOD_RUN)).to_frame()
+    for name, ending in (("crlf.run", "\r\n"), ("cr.run", "\r")):
+        got = rv.read_run(write(tmp_path, name, GOOD_RUN.replace("\n", ending))).to_frame()
+        pd.testing.assert_frame_equal(got, expected)
+
+
+def test_an_out_of_range_grade_names_the_line(tmp_path) -> None:
+    with pytest.raises(rv.FormatError) as info:
+        rv.read_qrels(write(tmp_path, "q.txt", "1 0 a 2\n1 0 b 100000000000000000000000000000\n"))
+    assert info.value.line_no == 2 and "out of range" in info.value.reason
+
+
+FIELD_TEXT = st.sampled_from(["q1", "q2", "Q0", "d1", "d2", "01", "1", "2", "-3", "2.5", ".5", "1e2", "nan", "#c", "é", "d\u00a0"])
+SEPARATOR = st.sampled_from([" ", " ", " ", "\t", "  ", " \t", "\u00a0", "\x0b"])
+LINE_END = st.sampled_from(["\n", "\n", "\n", "\r\n", "\r", ""])
+
+
+@st.composite
+def trec_bytes(draw, n_fields: int) -> bytes:
+    lines = []
+    for _ in range(draw(st.integers(1, 5))):
+        count = draw(st.sampled_from([n_fields, n_fields, n_fields, n_fields - 1, n_fields + 1]))
+        parts = [draw(FIELD_TEXT) for _ in range(count)]
+        text = parts[0] + "".join(draw(SEPARATOR) + p for p in parts[1:])
+        if draw(st.integers(0, 9)) == 0:
+            text = draw(SEPARATOR) + text
+        if draw(st.integers(0, 9)) == 0:
+            text += draw(SEPARATOR)
+        lines.append(text + draw(LINE_END))
+    data = "".join(lines).encode()
+    if draw(st.booleans()):
+        data = b"\xef\xbb\xbf" + data
+    if draw(st.integers(0, 19)) == 0:
+        data = data.replace(b"d", b"d\x00", 1)
+    return data
+
+
+def _fast_or_none(data: bytes, kind: str):
+    """What the fast path alone makes of the bytes (None: it defers to the checked parser)."""
+    from rankviz.io import trec
+    from rankviz.io.sources import first_line, sniff
+
+    head = sniff(data, "x")
+    names = trec.RUN_FIELDS if kind == "run" else trec.QRELS_FIELDS
+    separator = trec._separator(head)
+    if separator is None or len(first_line(head).split(separator.encode())) != len(names):
+        return None
+    return trec._read_fast(data, names, separator)
+
+
+def _checked(data: bytes, kind: str):
+    """The checked parser alone, after the whole-file checks every TREC read starts with."""
+    from rankviz.io import trec
+    from rankviz.io.sources import check_text, sniff
+
+    try:
+        check_text(sniff(data, "x"), "x")
+        return trec.read_checked(data, "x", kind, duplicates="error" if kind == "run" else "qrels"), None
+    except rv.FormatError as exc:
+        return None, str(exc)
+
+
+@settings(max_examples=400, deadline=None)
+@given(data=st.data(), kind=st.sampled_from(["run", "qrels"]), compressed=st.booleans())
+def test_both_trec_readers_give_the_same_columns_or_the_same_error(data, kind, compressed) -> None:
+    """Plain bytes are searched as they are; gzip content is checked column by column: both paths."""
+    content = data.draw(trec_bytes(6 if kind == "run" else 4))
+    if compressed:
+        content = gzip.compress(content)
+    checked, error = _checked(content, kind)
+    fast = _fast_or_none(content, kind)
+    if fast is not None:
+        assert error is None, f"the fast path accepted what the checked parser refuses: {error}"
+        columns, queries = fast
+        assert list(queries["query_ids"][queries["qid_codes"]]) == checked["qid"].to_pylist()
+        assert columns["docid"].to_pylist() == checked["docid"].to_pylist()
+        for name in ("rank", "score", "rel"):
+            if name in checked:
+                assert columns[name].tolist() == checked[name].tolist()
+    reader = rv.read_run if kind == "run" else rv.read_qrels
+    if error is not None:
+        with pytest.raises(rv.FormatError) as info:
+            reader(content, filename="x")
+        assert str(info.value) == error
+    else:
+        got = reader(content, filename="x").to_frame()
+        assert got.qid.tolist() == checked["qid"].to_pylist() and got.docid.tolist() == checked["docid"].to_pylist()

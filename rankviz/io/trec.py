@@ -1,0 +1,258 @@
+"""TREC whitespace files: runs (``qid Q0 docid rank score tag``) and qrels (``qid iter docid rel``).
+
+The field rule, the same in every reader: fields are separated by runs of ASCII spaces and tabs
+(nothing else: a no-break space or a vertical tab is part of a field), lines follow
+:mod:`rankviz.io.sources` (``\\n``, ``\\r\\n`` or ``\\r``; a leading byte-order mark skipped), empty
+lines and lines whose first field starts with ``#`` are skipped. A run line needs at least six
+fields (those after the tag are ignored), a qrels line exactly four.
+
+Two readers follow it. pyarrow's CSV reader splits on one separator character; it is used when the
+first line shows a single separator, and its columns are then *vouched for*: every field non-empty
+(a doubled or trailing separator shows up as an empty field), no field holding the other separator,
+a NUL byte or a comment, every number finite, no docid twice for a query. Whatever it cannot vouch
+for is read again by the checked parser, line by line, which accepts exactly the rule or raises a
+:class:`~rankviz.errors.FormatError` naming the file, the line and the reason. So the same bytes
+always give the same columns or the same error (``tests/test_readers.py`` checks this with
+hypothesis).
+"""
+
+from __future__ import annotations
+
+import math
+import mmap
+import re
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+
+from rankviz._arrow import to_numpy
+from rankviz.errors import FormatError
+from rankviz.io.model import docid_numbers, encode_queries, unique_pairs
+from rankviz.io.sources import Source, arrow_stream, check_text, decode, first_line, is_gzip, lines, sniff
+
+RUN_FIELDS = ("qid", "q0", "docid", "rank", "score", "tag")
+QRELS_FIELDS = ("qid", "iter", "docid", "rel")
+GRADE_RANGE = (-(2**31), 2**31 - 1)  # grades are stored as int32
+
+_SEPARATORS = re.compile(r"[ \t]+")
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+_FLOAT = re.compile(r"[+-]?(([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|inf|infinity|nan)", re.IGNORECASE)
+_IGNORED = {"q0", "iter", "tag"}  # read only to vouch that they are there
+
+
+def fields(line: str) -> list[str]:
+    """The fields of one line under the field rule."""
+    return _SEPARATORS.split(line.strip(" \t")) if line.strip(" \t") else []
+
+
+def read_trec(source: Source, label: str, kind: str, *, duplicates: str) -> tuple[dict, dict]:
+    """(columns, encoded query ids) of a run (``kind="run"``) or qrels file."""
+    names = RUN_FIELDS if kind == "run" else QRELS_FIELDS
+    head = sniff(source, label)
+    check_text(head, label)
+    separator = _separator(head)
+    if separator is not None and len(first_line(head).split(separator.encode())) == len(names):
+        vouched = _read_fast(source, names, separator)
+        if vouched is not None:
+            return vouched
+    columns = read_checked(source, label, kind, duplicates=duplicates)
+    return columns, encode_queries(columns["qid"])
+
+
+def _separator(head: bytes) -> str | None:
+    """The one separator the first line uses, or None (both, or neither, or a comment line)."""
+    first = first_line(head)
+    if first.startswith(b"#"):
+        return None
+    tabs, spaces = b"\t" in first, b" " in first
+    if tabs == spaces:
+        return None
+    return "\t" if tabs else " "
+
+
+def _read_fast(source: Source, names: tuple[str, ...], separator: str) -> tuple[dict, dict] | None:
+    """pyarrow's reader split on ``separator``, vouched for; None wherever the checked parser must judge."""
+    other = " " if separator == "\t" else "\t"
+    raw = _raw_bytes(source)
+    if raw is not None and (raw.find(other.encode()) >= 0 or raw.find(b"\x00") >= 0):
+        return None
+    # with the raw bytes checked, the ignored fields only need to be there (binary is the cheapest
+    # read); otherwise they are dictionary-encoded and checked like every other field
+    ignored = pa.binary() if raw is not None else pa.dictionary(pa.int32(), pa.string())
+    types = {"qid": pa.string(), "docid": pa.string(), "rank": pa.float64(), "score": pa.float64(), "rel": pa.int64()}
+    stream = arrow_stream(source) if raw is None else pa.BufferReader(pa.py_buffer(raw))  # one mapping of the file
+    try:
+        table = pacsv.read_csv(
+            stream,
+            read_options=pacsv.ReadOptions(column_names=list(names), block_size=1 << 24),
+            parse_options=pacsv.ParseOptions(delimiter=separator, quote_char=False, escape_char=False, double_quote=False),
+            convert_options=pacsv.ConvertOptions(
+                column_types={name: types.get(name, ignored) for name in names},
+                strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError, EOFError, UnicodeDecodeError):
+        return None
+    finally:
+        stream.close()
+    if table.num_rows == 0 or any(table.column(name).null_count for name in names):
+        return None
+    columns = {name: table.column(name) for name in names}
+    del table
+    return _vouch(columns, other=None if raw is not None else other)
+
+
+def _raw_bytes(source: Source):
+    """The file's bytes where they can be searched as they are (a memory map, or uncompressed bytes);
+    None for gzip."""
+    if isinstance(source, (bytes, bytearray)):
+        return None if is_gzip(source) else source
+    if is_gzip(source):
+        return None
+    with open(source, "rb") as handle:
+        try:
+            return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        except ValueError:  # an empty file cannot be mapped
+            return None
+
+
+def _plain(values, other: str | None) -> bool:
+    """No string is empty, and (unless ``other`` is None: already checked in the raw bytes) none holds
+    the other separator or a NUL byte."""
+    if len(values) == 0:
+        return True
+    if pc.min(pc.binary_length(values)).as_py() == 0:
+        return False
+    if other is None:
+        return True
+    if pc.all(pc.ascii_is_printable(values)).as_py():  # printable ASCII holds no tab and no NUL
+        return other == "\t" or not pc.any(pc.match_substring(values, other)).as_py()
+    return not pc.any(pc.match_substring_regex(values, f"[{re.escape(other)}\\x00]")).as_py()
+
+
+def _vouch(columns: dict, *, other: str | None) -> tuple[dict, dict] | None:
+    """(columns, encoded query ids) from the fast reader's columns, or None where only the checked
+    parser can judge (see the module's docstring). ``other``: the separator not used, when the raw
+    bytes were not searched for it.
+
+    Independent passes over millions of rows run two at a time (Arrow and NumPy release the GIL):
+    the docids' integers beside the query codes, then the duplicate check beside the numbers.
+    """
+    for name in _IGNORED & set(columns):
+        chunks = columns[name].chunks
+        if not all(_plain(chunk.dictionary if other else chunk, other) for chunk in chunks):
+            return None
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        numbering = pool.submit(_docids_with_numbers, columns["docid"], other)
+        queries = encode_queries(columns["qid"])
+        if any(not q or q.startswith("#") or (other and (other in q or "\x00" in q)) for q in queries["query_ids"]):
+            return None
+        docid, numbers = numbering.result()
+        if docid is None:
+            return None
+        checking = pool.submit(unique_pairs, queries["qid_codes"], docid, numbers)
+        converted = _numbers(columns)
+        if not checking.result() or converted is None:
+            return None
+    return {**converted, "docid": docid, "docid_numbers": numbers}, queries
+
+
+def _docids_with_numbers(docid, other: str | None) -> tuple[pa.Array | None, np.ndarray | None]:
+    """The docids in one piece (None when one breaks the field rule), and as integers where they all are."""
+    docid = docid.combine_chunks() if isinstance(docid, pa.ChunkedArray) else docid
+    if not _plain(docid, other):
+        return None, None
+    return docid, docid_numbers(docid)
+
+
+def _numbers(columns: dict) -> dict | None:
+    """Scores, ranks and grades as NumPy; None if a score or rank is not finite or a grade out of range."""
+    converted = {name: columns[name] for name in ("qid",)}
+    for name in ("score", "rank", "rel"):
+        if name in columns:
+            converted[name] = to_numpy(columns[name])
+            if name != "rel" and not np.isfinite(converted[name]).all():
+                return None
+            if name == "rel" and len(converted[name]) and not (
+                GRADE_RANGE[0] <= converted[name].min() and converted[name].max() <= GRADE_RANGE[1]
+            ):
+                return None
+    return converted
+
+
+# --- the checked parser ----------------------------------------------------------------------
+
+
+def _number(text: str, what: str, label: str, line_no: int, line: str) -> float:
+    if not _FLOAT.fullmatch(text):
+        raise FormatError(label, line_no, line, f"{what} {text!r} is not a number")
+    value = float(text)
+    if not math.isfinite(value):
+        raise FormatError(label, line_no, line, f"{what} {text!r} is not a finite number")
+    return value
+
+
+def _parse_run_line(parts: list[str], label: str, line_no: int, line: str) -> tuple:
+    if len(parts) < 6:
+        raise FormatError(label, line_no, line, f"expected 6 fields 'qid Q0 docid rank score tag', found {len(parts)}")
+    rank = _number(parts[3], "rank", label, line_no, line)
+    score = _number(parts[4], "score", label, line_no, line)
+    return parts[0], parts[2], rank, score
+
+
+def _parse_qrels_line(parts: list[str], label: str, line_no: int, line: str) -> tuple:
+    if len(parts) != 4:
+        raise FormatError(label, line_no, line, f"expected 4 fields 'qid iter docid rel', found {len(parts)}")
+    text = parts[3]
+    if not _INTEGER.fullmatch(text):
+        raise FormatError(label, line_no, line, f"relevance grade {text!r} is not an integer")
+    grade = int(text)
+    if not GRADE_RANGE[0] <= grade <= GRADE_RANGE[1]:
+        raise FormatError(label, line_no, line, f"relevance grade {text} is out of range ({GRADE_RANGE[0]} to {GRADE_RANGE[1]})")
+    return parts[0], parts[2], grade
+
+
+def read_checked(source: Source, label: str, kind: str, *, duplicates: str) -> dict:
+    """Line by line: exactly the field rule, or a FormatError naming the line."""
+    is_run = kind == "run"
+    parse_line = _parse_run_line if is_run else _parse_qrels_line
+    seen: dict[tuple[str, str], tuple[int, object]] = {}
+    rows = []
+    for line_no, raw in lines(source, label):
+        line = decode(raw, label, line_no)
+        parts = fields(line)
+        if not parts or parts[0].startswith("#"):
+            continue
+        row = parse_line(parts, label, line_no, line)
+        key = (row[0], row[1])
+        previous = seen.get(key)
+        if previous is not None:
+            first_line_no, first_value = previous
+            if not is_run and first_value == row[2]:
+                continue
+            if is_run and duplicates == "first":
+                continue
+            what = "run" if is_run else "qrels"
+            detail = "" if is_run else f" with grade {row[2]} (grade {first_value} on line {first_line_no})"
+            raise FormatError(
+                label,
+                line_no,
+                line,
+                f"docid {row[1]!r} appears twice for query {row[0]!r} in the {what}{detail}; first on line {first_line_no}",
+            )
+        seen[key] = (line_no, row[2])
+        rows.append(row)
+    if not rows:
+        raise FormatError(label, 0, None, "empty file: no " + ("run" if is_run else "judgment") + " lines")
+    cols = list(zip(*rows))
+    out = {"qid": pa.array(cols[0], pa.string()), "docid": pa.array(cols[1], pa.string())}
+    if is_run:
+        out["rank"] = np.asarray(cols[2], dtype=np.float64)
+        out["score"] = np.asarray(cols[3], dtype=np.float64)
+    else:
+        out["rel"] = np.asarray(cols[2], dtype=np.int64)
+    return out
