@@ -278,7 +278,9 @@ def test_an_out_of_range_grade_names_the_line(tmp_path) -> None:
     assert info.value.line_no == 2 and "out of range" in info.value.reason
 
 
-FIELD_TEXT = st.sampled_from(["q1", "q2", "Q0", "d1", "d2", "01", "1", "2", "-3", "2.5", ".5", "1e2", "nan", "#c", "é", "d\u00a0"])
+FIELD_TEXT = st.sampled_from(
+    ["q1", "q2", "Q0", "d1", "d2", "01", "1", "2", "-3", "2.5", ".5", "1e2", "nan", "#c", "é", "d\u00a0"]
+)
 SEPARATOR = st.sampled_from([" ", " ", " ", "\t", "  ", " \t", "\u00a0", "\x0b"])
 LINE_END = st.sampled_from(["\n", "\n", "\n", "\r\n", "\r", ""])
 

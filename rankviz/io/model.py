@@ -173,5 +173,3 @@ def unique_pairs(qid_codes: np.ndarray, docid, numbers: np.ndarray | None) -> bo
     keys = pair_keys(qid_codes, docid, numbers)
     keys.sort()
     return not bool(np.any(keys[1:] == keys[:-1]))
-
-

@@ -177,8 +177,10 @@ def _numbers(columns: dict) -> dict | None:
             converted[name] = to_numpy(columns[name])
             if name != "rel" and not np.isfinite(converted[name]).all():
                 return None
-            if name == "rel" and len(converted[name]) and not (
-                GRADE_RANGE[0] <= converted[name].min() and converted[name].max() <= GRADE_RANGE[1]
+            if (
+                name == "rel"
+                and len(converted[name])
+                and not (GRADE_RANGE[0] <= converted[name].min() and converted[name].max() <= GRADE_RANGE[1])
             ):
                 return None
     return converted
