@@ -1,4 +1,8 @@
-"""Errors that rankviz raises for bad input: each names the file, the line and the reason."""
+"""Errors that rankviz raises for bad input: each names the file, the line and the reason.
+
+Every one is a :class:`RankvizError` (what the CLI and the app catch and show as one line) and a
+``ValueError`` (what Python code that knows nothing of rankviz expects from bad arguments).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ class RankvizError(Exception):
     """Base class: an error in the user's input or options, never a bug in rankviz."""
 
 
-class FormatError(RankvizError):
+class FormatError(RankvizError, ValueError):
     """A file that cannot be read as what it claims to be.
 
     ``line_no`` is 1-based; 0 means the problem concerns the file as a whole (empty, binary).
@@ -26,13 +30,13 @@ class FormatError(RankvizError):
         return f"{where}: {self.reason}{shown}"
 
 
-class MeasureError(RankvizError):
+class MeasureError(RankvizError, ValueError):
     """A measure name that does not parse, or a parameter that is out of range."""
 
 
-class OptionError(RankvizError):
+class OptionError(RankvizError, ValueError):
     """An option (tie policy, missing-query policy, ...) that rankviz does not know."""
 
 
-class CollectionError(RankvizError):
+class CollectionError(RankvizError, ValueError):
     """A collection folder that does not follow the documented layout."""

@@ -24,6 +24,7 @@ import pandas as pd
 from scipy import stats
 
 from rankviz.compare import per_query_matrix
+from rankviz.errors import OptionError
 from rankviz.groups import aggregate as mean_of
 from rankviz.measures import Measure, make
 from rankviz.ranking import RankingTable
@@ -74,7 +75,7 @@ def agreement(means: pd.DataFrame, *, method: str = "kendall") -> pd.DataFrame:
         elif method == "tau_ap":
             value = tau_ap(means[a], means[b])
         else:
-            raise ValueError("method must be 'kendall' or 'tau_ap'")
+            raise OptionError("method must be 'kendall' or 'tau_ap'")
         result.loc[a, b] = result.loc[b, a] = value
     return result
 

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 from scipy import optimize, stats
 
+from rankviz.errors import OptionError
 from rankviz.options import ALTERNATIVES, CORRECTIONS, TESTS, ZERO_METHODS
 
 if TYPE_CHECKING:
@@ -70,22 +71,22 @@ class PairedTestResult:
 
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         if not 0 < confidence_level < 1:
-            raise ValueError("confidence_level must be between 0 and 1")
+            raise OptionError("confidence_level must be between 0 and 1")
         return self._interval(confidence_level)
 
 
 def _differences(a, b) -> np.ndarray:
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     if a.shape[-1] != b.shape[-1]:
-        raise ValueError(f"a and b must hold the same queries on their last axis ({a.shape[-1]} vs {b.shape[-1]})")
+        raise OptionError(f"a and b must hold the same queries on their last axis ({a.shape[-1]} vs {b.shape[-1]})")
     if a.shape[-1] < 2:
-        raise ValueError("a paired test needs at least two queries")
+        raise OptionError("a paired test needs at least two queries")
     return a - b
 
 
 def _check(alternative: str) -> None:
     if alternative not in ALTERNATIVES:
-        raise ValueError(f"alternative must be one of {', '.join(ALTERNATIVES)}")
+        raise OptionError(f"alternative must be one of {', '.join(ALTERNATIVES)}")
 
 
 def _squeeze(value):
@@ -135,7 +136,7 @@ def wilcoxon(a, b, *, alternative: str = "two-sided", zero_method: str = "wilcox
     """
     _check(alternative)
     if zero_method not in ZERO_METHODS:
-        raise ValueError(f"zero_method must be one of {', '.join(ZERO_METHODS)}")
+        raise OptionError(f"zero_method must be one of {', '.join(ZERO_METHODS)}")
     d = _differences(a, b)
     rows = d.reshape(-1, d.shape[-1])
     statistic, pvalue = np.full(len(rows), np.nan), np.ones(len(rows))
@@ -304,7 +305,8 @@ def bootstrap(
 class TukeyResult:
     """Randomised Tukey HSD over the columns (runs) of a queries x runs matrix.
 
-    ``statistic[i, j]`` is mean(run j) - mean(run i); ``pvalue[i, j]`` is family-wise over all pairs.
+    ``statistic[i, j]`` is mean(run i) - mean(run j), as ``scipy.stats.tukey_hsd``; ``pvalue[i, j]`` is
+    family-wise over all pairs.
     """
 
     statistic: np.ndarray
@@ -324,9 +326,9 @@ def tukey_hsd(
     """
     values = np.asarray(matrix, dtype=np.float64)
     if values.ndim != 2 or values.shape[1] < 2 or values.shape[0] < 2:
-        raise ValueError("Tukey HSD needs a queries x runs matrix with at least two runs and two queries")
+        raise OptionError("Tukey HSD needs a queries x runs matrix with at least two runs and two queries")
     means = values.mean(0)
-    observed = means[None, :] - means[:, None]
+    observed = means[:, None] - means[None, :]
     sizes = list(_batches(n_resamples, batch))
     children = np.random.default_rng(rng).spawn(len(sizes))
 
@@ -348,7 +350,7 @@ def adjust(pvalues, *, method: str) -> np.ndarray:
     ``multipletests`` with ``bonferroni``, ``holm``, ``fdr_bh``."""
     p = np.asarray(pvalues, dtype=np.float64)
     if method not in CORRECTIONS:
-        raise ValueError(f"correction must be one of {', '.join(CORRECTIONS)}")
+        raise OptionError(f"correction must be one of {', '.join(CORRECTIONS)}")
     if method == "none" or p.size == 0:
         return p.copy()
     if method == "bonferroni":
@@ -410,7 +412,7 @@ def topic_set_size(difference: float, sd: float, *, alpha: float = 0.05, power: 
     ``difference`` with the given power, when per-query differences have standard deviation ``sd``
     (Sakai's topic set size design, from the observed variance)."""
     if difference <= 0 or sd <= 0:
-        raise ValueError("difference and sd must be positive")
+        raise OptionError("difference and sd must be positive")
     effect = difference / sd
     high = 2
     while t_test_power(high, effect, alpha=alpha) < power:
@@ -439,7 +441,7 @@ def run_test(
         return randomization(a, b, alternative=alternative, n_resamples=n_resamples, rng=rng)
     if test == "bootstrap":
         return bootstrap(a, b, alternative=alternative, n_resamples=n_resamples, rng=rng)
-    raise ValueError(f"unknown paired test {test!r}; choose one of {', '.join(TESTS[:-1])}")
+    raise OptionError(f"unknown paired test {test!r}; choose one of {', '.join(TESTS[:-1])}")
 
 
 COLUMNS = (
@@ -473,17 +475,17 @@ def compare_runs(
     import pandas as pd
 
     if test not in TESTS:
-        raise ValueError(f"unknown test {test!r}; choose one of {', '.join(TESTS)}")
+        raise OptionError(f"unknown test {test!r}; choose one of {', '.join(TESTS)}")
     runs = list(matrix.columns)
     baseline = runs[0] if baseline is None else baseline
     if baseline not in runs:
-        raise ValueError(f"baseline {baseline!r} is not among the runs ({', '.join(runs)})")
+        raise OptionError(f"baseline {baseline!r} is not among the runs ({', '.join(runs)})")
     if pairs == "baseline":
         compared = [(baseline, r) for r in runs if r != baseline]
     elif pairs == "all":
         compared = list(combinations(runs, 2))
     else:
-        raise ValueError("pairs must be 'baseline' or 'all'")
+        raise OptionError("pairs must be 'baseline' or 'all'")
     if not compared:
         return pd.DataFrame(columns=COLUMNS)
     values = matrix.to_numpy(dtype=np.float64)
@@ -491,7 +493,7 @@ def compare_runs(
     right = values[:, [runs.index(y) for _, y in compared]].T
     if test == "tukey":
         tukey = tukey_hsd(values, n_resamples=n_resamples, rng=rng)
-        statistic = np.array([tukey.statistic[runs.index(x), runs.index(y)] for x, y in compared])
+        statistic = np.array([tukey.statistic[runs.index(y), runs.index(x)] for x, y in compared])  # run - baseline
         pvalue = np.array([tukey.pvalue[runs.index(x), runs.index(y)] for x, y in compared])
         adjusted = pvalue
         low, high = _t_interval(right - left)(confidence_level)
@@ -547,6 +549,7 @@ def compare_by_group(
     n_resamples: int = 10_000,
     rng: np.random.Generator | int | None = None,
     min_queries: int = MIN_GROUP_QUERIES,
+    zero_method: str = "wilcox",
 ) -> pd.DataFrame:
     """Each run against the baseline within each group; p adjusted across the groups of each run.
 
@@ -557,7 +560,7 @@ def compare_by_group(
     import pandas as pd
 
     if test == "tukey":
-        raise ValueError("per-group comparisons use a paired test (t, wilcoxon, sign, randomization, bootstrap)")
+        raise OptionError("per-group comparisons use a paired test (t, wilcoxon, sign, randomization, bootstrap)")
     by = groups.reindex(matrix.index)
     seed = np.random.default_rng(rng).integers(2**63)
     frames = []
@@ -579,6 +582,7 @@ def compare_by_group(
             alternative=alternative,
             n_resamples=n_resamples,
             rng=seed,
+            zero_method=zero_method,
         )
         frames.append(table[["run", "n", "delta", "p_value"]].assign(group=group, note=""))
     result = pd.concat(frames, ignore_index=True)[["group", "run", "n", "delta", "p_value", "note"]]

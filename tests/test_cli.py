@@ -229,3 +229,25 @@ def test_table_lists_queries_then_means(capsys) -> None:
     assert lines[1].split() == ["run_STANDARD", "301", "0.1667", "0.0324"]
     assert lines[5].split() == ["run", "RR", "AP"]
     assert lines[6].split() == ["run_STANDARD", "0.4064", "0.1785"]
+
+
+def test_a_test_that_cannot_run_is_a_message_not_a_traceback(capsys, tmp_path) -> None:
+    """One judged query: the paired test refuses; that used to be a bare ValueError the CLI did not catch."""
+    (tmp_path / "qrels.txt").write_text("q1 0 d1 1\n")
+    for name, score in (("a", 1.0), ("b", 2.0)):
+        (tmp_path / f"{name}.run").write_text(f"q1 Q0 d1 1 {score} t\nq1 Q0 d2 2 0.5 t\n")
+    argv = ["compare", str(tmp_path / "qrels.txt"), str(tmp_path / "a.run"), str(tmp_path / "b.run"), "-m", "AP"]
+    assert main(argv) == 2
+    assert "at least two queries" in capsys.readouterr().err
+
+
+def test_rankviz_errors_are_value_errors_too() -> None:
+    import pandas as pd
+
+    import rankviz as rv
+    from rankviz import significance
+
+    with pytest.raises(ValueError):
+        rv.parse("nope@3")
+    with pytest.raises(rv.RankvizError):
+        significance.compare_runs(pd.DataFrame({"a": [0.1, 0.2], "b": [0.3, 0.1]}), measure="AP", baseline="ghost")

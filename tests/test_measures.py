@@ -102,6 +102,15 @@ def test_err_refuses_grades_above_gmax(tmp_path) -> None:
         value(qrels, run, "ERR@3")
 
 
+@pytest.mark.parametrize("ties", ["trec_eval", "expected", "optimistic"])
+@pytest.mark.parametrize("measure", ["ERR@1", "ERR@2", "ERR@3", "ERR"])
+def test_a_grade_above_gmax_is_refused_from_the_qrels_whatever_the_cutoff(tmp_path, measure, ties) -> None:
+    """ERR@2 used to compute and ERR@3 refuse on the same data: the grade 5 sat at rank 3 (or unretrieved)."""
+    qrels, run = _one_query(tmp_path, [1, 2, 5, 0], extra_judged={"unretrieved": 5})
+    with pytest.raises(rv.MeasureError, match=r"grade 5 > gmax"):
+        float(rv.evaluate(qrels, run, [measure], ties=ties).value.iloc[0])
+
+
 def test_hand_computed_binary_measures(tmp_path) -> None:
     # ranks: 1 non-relevant, 2 relevant (grade 1), 3 unjudged, 4 relevant (grade 2); one more relevant unretrieved
     qrels, run = _one_query(tmp_path, [0, 1, None, 2], extra_judged={"missing": 3})

@@ -150,7 +150,8 @@ def test_tukey_hsd_two_runs_is_the_two_sided_randomization_test() -> None:
     three = sg.tukey_hsd(matrix, n_resamples=2000, rng=2)
     np.testing.assert_array_equal(three.pvalue, three.pvalue.T)
     assert three.pvalue[0, 2] == 1.0 and np.all(np.diag(three.pvalue) == 1.0) and three.pvalue.min() >= 1 / 2001
-    np.testing.assert_allclose(three.statistic, matrix.mean(0)[None, :] - matrix.mean(0)[:, None])
+    scipy_tukey = stats.tukey_hsd(*matrix.T)  # statistic[i, j] = mean(i) - mean(j), as scipy
+    np.testing.assert_allclose(three.statistic, scipy_tukey.statistic, rtol=0, atol=1e-15)
     np.testing.assert_array_equal(three.pvalue, sg.tukey_hsd(matrix, n_resamples=2000, rng=2).pvalue)
 
 
@@ -191,5 +192,22 @@ def test_compare_runs_table() -> None:
     assert table.set_index("run").loc["noisy", "p_value"] == pytest.approx(noisy.pvalue, rel=1e-12)
     every = sg.compare_runs(matrix, measure="AP", test="tukey", pairs="all", n_resamples=500, rng=1)
     assert len(every) == 6 and (every.p_value == every.p_adjusted).all()
+    np.testing.assert_allclose(every.statistic, every.delta, rtol=0, atol=1e-15)  # run - baseline, as every test
     with pytest.raises(ValueError, match="baseline"):
         sg.compare_runs(matrix, measure="AP", baseline="nope")
+
+
+@pytest.mark.parametrize("zero_method", ["wilcox", "pratt", "zsplit"])
+def test_per_group_wilcoxon_keeps_the_zero_method(zero_method) -> None:
+    rng = np.random.default_rng(12)
+    base = rng.integers(0, 4, 60) / 4  # coarse values: many zero differences
+    run = np.where(rng.random(60) < 0.5, base, rng.integers(0, 4, 60) / 4)
+    matrix = pd.DataFrame({"base": base, "run": run}, index=[f"q{i}" for i in range(60)])
+    groups = pd.Series(["a", "b", "c"] * 20, index=matrix.index)
+    table = sg.compare_by_group(
+        matrix, groups, measure="AP", baseline="base", test="wilcoxon", correction="none", zero_method=zero_method
+    )
+    for group, p in zip(table.group, table.p_value):
+        members = groups[groups == group].index
+        expected = stats.wilcoxon(matrix.loc[members, "run"], matrix.loc[members, "base"], zero_method=zero_method).pvalue
+        assert p == pytest.approx(expected, rel=1e-12)

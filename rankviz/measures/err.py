@@ -16,8 +16,9 @@ def expected_reciprocal_rank(table, cutoff: int | None, *, gmax: int) -> np.ndar
     """ERR@K = sum_{i<=K} R_i / i * prod_{j<i} (1 - R_j), with R = (2^g - 1) / 2^gmax.
 
     g is the grade when positive, else 0 (unjudged documents too). gmax is a constant of the
-    measure, not the largest grade of the qrels (gdeval fixes it at 4); a grade above gmax is an
-    error. No normalisation. The product runs in log space per query so long lists cannot underflow.
+    measure, not the largest grade of the qrels (gdeval fixes it at 4); a grade above gmax anywhere
+    in the qrels is an error, whatever the cutoff or the tie order. No normalisation. The product
+    runs in log space per query so long lists cannot underflow.
     """
     table = table.top(cutoff)
     gained, stop = _stops(table, gmax)
@@ -27,11 +28,11 @@ def expected_reciprocal_rank(table, cutoff: int | None, *, gmax: int) -> np.ndar
 
 def _stops(table, gmax: int) -> tuple[np.ndarray, np.ndarray]:
     """Rows with a positive grade (grade 0 stops no one: R = 0, continuation 1) and their R."""
+    top = int(table.ideal_grades.max(initial=0))
+    if top > gmax:
+        raise MeasureError(f"ERR(gmax={gmax}): the qrels have grade {top} > gmax; set gmax to the top grade ({top})")
     gained = rows_with_grade_at_least(table, 1)
-    grades = table.grade[gained]
-    if len(grades) and grades.max() > gmax:
-        raise MeasureError(f"ERR(gmax={gmax}): a document has grade {grades.max()} > gmax; set gmax to the top grade")
-    return gained, (np.exp2(grades.astype(np.float64)) - 1.0) / 2.0**gmax
+    return gained, (np.exp2(table.grade[gained].astype(np.float64)) - 1.0) / 2.0**gmax
 
 
 def expected_err(table, cutoff: int | None, *, gmax: int) -> np.ndarray:
