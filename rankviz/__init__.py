@@ -1,14 +1,39 @@
-"""rankviz: compare ranking runs with trec_eval-exact measures, from Python, the CLI or the browser."""
+"""rankviz: compare ranking runs with trec_eval-exact measures, from Python, the CLI or the browser.
 
-from rankviz.errors import FormatError, MeasureError, OptionError, RankvizError
-from rankviz.evaluate import Conventions, evaluate, per_query
-from rankviz.groups import QueryGroups, read_groups, read_weights
-from rankviz.io.readers import Qrels, Run, read_qrels, read_run
+import rankviz as rv
+ev = rv.evaluate("qrels.txt", ["bm25.run", "dense.run"], ["RR@10", "nDCG@10"], ties="expected")
+ev.means()                      # runs x measures
+rv.compare(ev, test="t").table  # significance of every run against the first
+"""
+
+from rankviz.errors import CollectionError, FormatError, MeasureError, OptionError, RankvizError
+from rankviz.evaluate import Evaluation, evaluate, evaluate_tables
+from rankviz.io.collection import Collection, open_collection
+from rankviz.io.frames import as_qrels, as_run, qrels_from_dict, qrels_from_frame, run_from_dict, run_from_frame
+from rankviz.io.groups import QueryGroups, read_groups, read_weights
+from rankviz.io.model import Qrels, Run
+from rankviz.io.readers import read_qrels, read_run
 from rankviz.measures import Measure, parse
 from rankviz.ranking import TIE_POLICIES, RankingTable, rank
+from rankviz.settings import EvalSettings, TestSettings
+
+
+def __getattr__(name: str):
+    """``compare`` and ``Comparison`` load scipy: imported on first use, so ``import rankviz`` stays light."""
+    if name in ("compare", "Comparison"):
+        from rankviz.analyses import comparisons
+
+        return getattr(comparisons, name)
+    raise AttributeError(f"module 'rankviz' has no attribute {name!r}")
+
 
 __all__ = [
-    "Conventions",
+    "TIE_POLICIES",
+    "Collection",
+    "CollectionError",
+    "Comparison",
+    "EvalSettings",
+    "Evaluation",
     "FormatError",
     "Measure",
     "MeasureError",
@@ -18,13 +43,21 @@ __all__ = [
     "RankingTable",
     "RankvizError",
     "Run",
-    "TIE_POLICIES",
+    "TestSettings",
+    "as_qrels",
+    "as_run",
+    "compare",
     "evaluate",
+    "evaluate_tables",
+    "open_collection",
     "parse",
-    "per_query",
+    "qrels_from_dict",
+    "qrels_from_frame",
     "rank",
     "read_groups",
     "read_qrels",
     "read_run",
     "read_weights",
+    "run_from_dict",
+    "run_from_frame",
 ]

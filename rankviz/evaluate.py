@@ -1,69 +1,52 @@
-"""Evaluate runs against qrels under explicit conventions; the result is one tidy table."""
+"""Runs x qrels under settings -> one :class:`Evaluation`, the result every front end consumes.
+
+An evaluation holds, per measure, a queries x runs matrix of per-query values (trec_eval's query
+order: qid ``strcmp`` order), the settings and measures in force, and what was not covered (run
+queries the qrels do not judge, group-file queries that are not judged). Means come from its
+:class:`~rankviz.aggregate.Aggregation`, the one place a mean is computed. The Python API, the
+command line and the app all read the same object.
+"""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rankviz.errors import OptionError, RankvizError
-from rankviz.groups import AGGREGATES, QueryGroups, coverage, group_of
-from rankviz.groups import aggregate as aggregate_values
-from rankviz.io.readers import Qrels, Run, read_qrels, read_run
+from rankviz.aggregate import Aggregation
+from rankviz.errors import CollectionError, MeasureError, OptionError, RankvizError
+from rankviz.io.frames import as_qrels, as_run
+from rankviz.io.groups import NO_GROUP, Coverage, QueryGroups, coverage
+from rankviz.io.model import Qrels, Run
 from rankviz.measures import Measure, parse
 from rankviz.ranking import RankingTable, rank, shuffle_ties
+from rankviz.settings import ALL, EvalSettings
 
 if TYPE_CHECKING:
     import pandas as pd
 
-MISSING_POLICIES = ("zero", "skip")
-ALL = "all"
+    from rankviz.io.collection import Collection
 
 RunLike = Run | str | os.PathLike
 MeasureLike = Measure | str
 
 
-@dataclass(frozen=True)
-class Conventions:
-    """The conventions in force for an evaluation, for display next to every number."""
-
-    ties: str = "trec_eval"
-    missing: str = "zero"
-    trials: int = 100
-    seed: int | None = None
-
-    def describe(self) -> list[str]:
-        ties = {
-            "trec_eval": "ties: score descending, then docid descending (trec_eval)",
-            "run": "ties: the run file's rank column, then file order",
-            "optimistic": "ties: relevant documents first within equal scores (optimistic)",
-            "pessimistic": "ties: relevant documents last within equal scores (pessimistic)",
-            "expected": "ties: exact mean over all orders within equal scores (expected)",
-            "random": f"ties: mean of {self.trials} random orders within equal scores (seed {self.seed}); std over trials",
-        }[self.ties]
-        missing = {
-            "zero": "queries missing from a run score 0 and count in the mean (trec_eval -c)",
-            "skip": "the mean covers only the queries a run answers",
-        }[self.missing]
-        return [ties, missing]
-
-
-def as_measures(measures: MeasureLike | Iterable[MeasureLike], *, defaults: dict | None = None) -> list[Measure]:
+def as_measures(measures: MeasureLike | Iterable[MeasureLike], *, defaults: Mapping[str, Any] | None = None) -> list[Measure]:
     """Parse measure names; a single name or a list is accepted. Duplicates are kept once."""
     items = [measures] if isinstance(measures, (str, Measure)) else list(measures)
-    parsed = [parse(m, defaults=defaults) for m in items]
+    parsed = [parse(m, defaults=dict(defaults or {})) for m in items]
     if not parsed:
         raise OptionError("no measure given")
     return list(dict.fromkeys(parsed))
 
 
 def as_runs(runs: RunLike | Iterable[RunLike]) -> list[Run]:
-    """Runs or paths to runs; names must be unique within one comparison."""
-    items = [runs] if isinstance(runs, (Run, str, os.PathLike)) else list(runs)
-    loaded = [r if isinstance(r, Run) else read_run(r) for r in items]
+    """Runs or paths to runs (or anything :func:`rankviz.io.frames.as_run` takes); names must be unique."""
+    items = [runs] if isinstance(runs, (Run, str, os.PathLike)) or _is_single_table(runs) else list(runs)
+    loaded = [as_run(r) for r in items]
     names = [r.name for r in loaded]
     duplicated = sorted({n for n in names if names.count(n) > 1})
     if duplicated:
@@ -73,59 +56,29 @@ def as_runs(runs: RunLike | Iterable[RunLike]) -> list[Run]:
     return loaded
 
 
-def check_missing(missing: str) -> None:
-    if missing not in MISSING_POLICIES:
-        raise OptionError(f"unknown missing-query policy {missing!r}; choose one of {', '.join(MISSING_POLICIES)}")
+def _is_single_table(value) -> bool:
+    """A DataFrame or a {qid: {docid: score}} dict stands for one run, not a list of them."""
+    return isinstance(value, dict) or type(value).__name__ == "DataFrame" or hasattr(value, "to_dict")
+
+
+def collection_measures(collection: Collection, settings: EvalSettings, names: Sequence[str] | None = None) -> list[Measure]:
+    """The collection's default measures (or ``names``) under the settings; a bad name in
+    collection.toml is an error naming that file."""
+    try:
+        return as_measures(names or collection.config.measures, defaults=settings.measure_defaults)
+    except MeasureError as exc:
+        if names:
+            raise
+        raise CollectionError(f"{collection.path / 'collection.toml'}: {exc}") from None
 
 
 def query_values(table: RankingTable, measure: Measure, *, missing: str = "zero") -> tuple[np.ndarray, np.ndarray]:
-    """One measure's (qids, values) in trec_eval's query order (qid strcmp order).
-
-    ``missing="zero"``: every qrels query, 0 where the run has none (trec_eval ``-c``);
-    ``missing="skip"``: only queries the run answers.
-    """
-    check_missing(missing)
+    """One measure's (qids, values) in trec_eval's query order; ``missing="skip"`` keeps only
+    the queries the run answers."""
     values = measure(table)
     keep = np.arange(table.n_queries) if missing == "zero" else np.flatnonzero(table.in_run)
     order = keep[np.argsort(table.qids[keep].astype(str), kind="stable")]  # code point order = UTF-8 byte order
     return table.qids[order], values[order]
-
-
-def per_query(table: RankingTable, measure: Measure, *, missing: str = "zero") -> pd.Series:
-    """:func:`query_values` as a Series indexed by qid."""
-    import pandas as pd
-
-    qids, values = query_values(table, measure, missing=missing)
-    return pd.Series(values, index=pd.Index(qids, name="qid"), name=str(measure))
-
-
-@dataclass(frozen=True, eq=False)
-class Block:
-    """One run and measure: per-query values (trec_eval's query order) and their mean.
-
-    Under ``ties="random"`` the values are means over trials; ``trials`` then holds every trial's
-    per-query values (trials x queries), whose spread :attr:`std` and :attr:`mean_std` report.
-    """
-
-    run: str
-    measure: str
-    qids: np.ndarray
-    values: np.ndarray
-    trials: np.ndarray | None = None
-
-    @property
-    def mean(self) -> float:
-        return float(self.values.mean())
-
-    @property
-    def std(self) -> np.ndarray | None:
-        """Per query: standard deviation over the random trials (ddof=1); None without trials."""
-        return None if self.trials is None else spread(self.trials)
-
-    @property
-    def mean_std(self) -> float | None:
-        """Standard deviation over the random trials of the mean over queries."""
-        return None if self.trials is None else float(spread(self.trials.mean(axis=1)))
 
 
 def spread(trials: np.ndarray) -> np.ndarray:
@@ -139,131 +92,306 @@ def spread(trials: np.ndarray) -> np.ndarray:
     return (trials - trials[0]).std(axis=0, ddof=1)
 
 
-def random_trials(
-    table: RankingTable, measures: list[Measure], *, trials: int, rng: np.random.Generator | int | None, missing: str = "zero"
-) -> dict[Measure, tuple[np.ndarray, np.ndarray]]:
-    """Each measure's (qids, trials x queries values) over ``trials`` uniformly random orders inside tie groups.
+@dataclass(frozen=True, eq=False)
+class Evaluation:
+    """Per-query values of every run and measure, under the settings in force.
 
-    ``table`` is in score order (any policy but ``run``); every trial draws from one Generator, so a
-    seed reproduces all trials.
+    ``values[m]`` is queries x runs (rows: ``qids``; columns: ``runs``), NaN where a run has no
+    ranking under ``missing="skip"``. Under ``ties="random"`` the values are means over the trials
+    and ``trials[m]`` holds every trial (trials x queries x runs).
     """
-    if trials < 1:
-        raise OptionError(f"trials={trials}: need at least one random order")
-    generator = np.random.default_rng(rng)
-    values: dict[Measure, list[np.ndarray]] = {m: [] for m in measures}
-    qids: dict[Measure, np.ndarray] = {}
-    for _ in range(trials):
-        shuffled = shuffle_ties(table, generator)
-        for measure in measures:
-            qids[measure], trial = query_values(shuffled, measure, missing=missing)
-            values[measure].append(trial)
-    return {m: (qids[m], np.vstack(values[m])) for m in measures}
 
+    settings: EvalSettings
+    measures: tuple[Measure, ...]
+    runs: tuple[str, ...]
+    qids: np.ndarray
+    values: Mapping[str, np.ndarray]
+    aggregation: Aggregation = field(default_factory=Aggregation)
+    trials: Mapping[str, np.ndarray] | None = None
+    ignored: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # per run: queries the qrels do not judge
+    coverage: Coverage | None = None  # of the groups or weights file
 
-def evaluate_blocks(
-    qrels: Qrels,
-    runs: list[Run],
-    measures: list[Measure],
-    *,
-    ties: str = "trec_eval",
-    missing: str = "zero",
-    trials: int = 100,
-    rng: np.random.Generator | int | None = None,
-) -> tuple[list[Block], dict[str, list[str]]]:
-    """The engine behind :func:`evaluate`, without pandas: blocks of values and ignored queries per run."""
-    check_missing(missing)
-    generator = np.random.default_rng(rng)
-    blocks, ignored = [], {}
-    for run in runs:
-        table = rank(run, qrels, ties="trec_eval" if ties == "random" else ties)
-        ignored[run.name] = list(table.ignored_qids)
-        if ties == "random":
-            results = random_trials(table, measures, trials=trials, rng=generator, missing=missing)
-            found = [Block(run.name, str(m), qids, values.mean(axis=0), values) for m, (qids, values) in results.items()]
+    # --- per-query values --------------------------------------------------------------------
+
+    def _key(self, measure: MeasureLike) -> str:
+        key = str(parse(measure, defaults=self.settings.measure_defaults))
+        if key not in self.values:
+            raise OptionError(f"{key} was not evaluated; measures: {', '.join(map(str, self.measures))}")
+        return key
+
+    def _column(self, run: str) -> int:
+        if run not in self.runs:
+            raise OptionError(f"no run named {run!r}; runs: {', '.join(self.runs)}")
+        return self.runs.index(run)
+
+    def run_values(self, measure: MeasureLike, run: str) -> tuple[np.ndarray, np.ndarray]:
+        """(qids, values) of one run: every judged query, or under ``skip`` those it answers."""
+        column = self.values[self._key(measure)][:, self._column(run)]
+        keep = ~np.isnan(column)
+        return self.qids[keep], column[keep]
+
+    def matrix(self, measure: MeasureLike, *, complete: bool = True) -> pd.DataFrame:
+        """Queries x runs values; ``complete`` keeps only the queries every run answers (paired tests)."""
+        import pandas as pd
+
+        frame = pd.DataFrame(self.values[self._key(measure)], index=pd.Index(self.qids, name="qid"), columns=list(self.runs))
+        return frame.dropna() if complete else frame
+
+    def per_query(self, measure: MeasureLike, run: str) -> pd.Series:
+        import pandas as pd
+
+        qids, values = self.run_values(measure, run)
+        return pd.Series(values, index=pd.Index(qids, name="qid"), name=self._key(measure))
+
+    # --- means (all through the aggregation) -------------------------------------------------
+
+    def mean(self, measure: MeasureLike, run: str) -> float:
+        qids, values = self.run_values(measure, run)
+        return self.aggregation.mean(values, qids)
+
+    def means(self) -> pd.DataFrame:
+        """Runs x measures means under the aggregate in force."""
+        import pandas as pd
+
+        return pd.DataFrame(
+            {str(m): [self.mean(m, run) for run in self.runs] for m in self.measures}, index=pd.Index(self.runs, name="run")
+        )
+
+    def mean_std(self, measure: MeasureLike, run: str) -> float | None:
+        """Under random ties: the standard deviation over the trials of the run's mean; else None."""
+        if self.trials is None:
+            return None
+        trials = self.trials[self._key(measure)][:, :, self._column(run)]
+        keep = ~np.isnan(trials[0])
+        return float(spread(self.aggregation.mean(trials[:, keep], self.qids[keep])))
+
+    def query_std(self, measure: MeasureLike, run: str) -> np.ndarray | None:
+        """Under random ties: each query's standard deviation over the trials (aligned with run_values)."""
+        if self.trials is None:
+            return None
+        trials = self.trials[self._key(measure)][:, :, self._column(run)]
+        return spread(trials[:, ~np.isnan(trials[0])])
+
+    def group_means(self, measure: MeasureLike) -> pd.DataFrame:
+        """Groups x runs means with the number of queries per group (``queries``), under a grouping."""
+        import pandas as pd
+
+        if self.aggregation.group_of is None:
+            raise OptionError("group means need a group column (group_by)")
+        columns = {}
+        for run in self.runs:
+            qids, values = self.run_values(measure, run)
+            columns[run] = self.aggregation.group_means(values, qids)
+        frame = pd.DataFrame(columns).rename_axis("group")
+        counts = pd.Series(self.aggregation.groups(self.matrix(measure).index)).value_counts()
+        frame.insert(0, "queries", counts.reindex(frame.index).fillna(0).astype(int))
+        return frame
+
+    def summary(self, measure: MeasureLike, *, confidence_level: float = 0.95) -> pd.DataFrame:
+        """Per run: the mean under the aggregate, and a t interval of the mean over queries (the
+        interval is left empty for a macro or weighted mean, which it does not describe)."""
+        import pandas as pd
+        from scipy import stats
+
+        matrix = self.matrix(measure)
+        mean = pd.Series({run: self.aggregation.mean(matrix[run].to_numpy(), matrix.index) for run in self.runs})
+        n = len(matrix)
+        if self.aggregation.how == "query" and n > 1:
+            half = matrix.std(ddof=1) / np.sqrt(n) * stats.t.ppf(0.5 + confidence_level / 2, n - 1)
         else:
-            found = [Block(run.name, str(m), *query_values(table, m, missing=missing)) for m in measures]
-        if any(len(block.values) == 0 for block in found):
-            raise RankvizError(f"run {run.name!r} answers none of the judged queries; nothing to average")
-        blocks += found
-    return blocks, ignored
+            half = pd.Series(np.nan, index=matrix.columns)
+        return pd.DataFrame({"mean": mean, "ci_low": mean - half, "ci_high": mean + half, "queries": n})
+
+    # --- output ------------------------------------------------------------------------------
+
+    def conventions(self) -> list[str]:
+        return self.settings.conventions()
+
+    def records(self, *, per_query: bool = False) -> list[dict]:
+        """Rows of the tidy table without pandas: every per-query row first (when asked, as
+        trec_eval -q), then per run and measure its mean.
+
+        Keys ``run, measure, qid, value``; with a group column also ``group``: each query's group,
+        one mean row per group and the overall row (group ``all``); under random ties ``std``.
+        """
+        grouped = self.settings.group_by is not None
+        query_rows: list[dict] = []
+        mean_rows: list[dict] = []
+        for run in self.runs:
+            for measure in map(str, self.measures):
+                qids, values = self.run_values(measure, run)
+                std = self.query_std(measure, run)
+                head = {"run": run, "measure": measure}
+                if grouped:
+                    groups = self.aggregation.groups(qids)
+                    if ALL in set(groups):
+                        raise OptionError(f"a group of {self.settings.group_by} is named {ALL!r}, the name of the overall row")
+                    means = self.aggregation.group_means(values, qids)
+                    mean_rows += [{**head, "group": g, "qid": ALL, "value": float(v)} for g, v in means.items()]
+                if per_query:
+                    for i, (qid, value) in enumerate(zip(qids, values)):
+                        row = {**head, **({"group": groups[i]} if grouped else {}), "qid": qid, "value": float(value)}
+                        query_rows.append(row if std is None else {**row, "std": float(std[i])})
+                overall = {
+                    **head,
+                    **({"group": ALL} if grouped else {}),
+                    "qid": ALL,
+                    "value": self.aggregation.mean(values, qids),
+                }
+                mean_rows.append(overall if std is None else {**overall, "std": self.mean_std(measure, run)})
+        return query_rows + mean_rows
+
+    def to_frame(self, *, per_query: bool = False) -> pd.DataFrame:
+        """The tidy table ``run, measure, [group,] qid, value[, std]`` (see :meth:`records`)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.records(per_query=per_query))
+
+
+# --- building an evaluation ----------------------------------------------------------------------
 
 
 def evaluate(
     qrels: Qrels | str | os.PathLike,
     runs: RunLike | Iterable[RunLike],
     measures: MeasureLike | Sequence[MeasureLike],
+    settings: EvalSettings | None = None,
     *,
-    ties: str = "trec_eval",
-    missing: str = "zero",
-    per_query_rows: bool = False,
-    trials: int = 100,
+    groups: QueryGroups | None = None,
+    weights: Mapping[str, float] | None = None,
     rng: np.random.Generator | int | None = None,
-    groups: QueryGroups | None = None,
-    group_by: str | None = None,
-    aggregate: str = "query",
-    weights: pd.Series | None = None,
-) -> pd.DataFrame:
-    """Evaluate one or more runs; a tidy DataFrame ``run, measure, qid, value`` whatever the counts.
+    **options: Any,
+) -> Evaluation:
+    """Evaluate one or more runs against the qrels.
 
-    The mean of each run and measure has qid ``"all"``; with ``per_query_rows=True`` each query's
-    value precedes it (as ``trec_eval -q``). ``df.attrs["ignored_qids"]`` maps each run to the
-    queries it answers that the qrels do not judge (ignored, as trec_eval does).
-    ``ties="random"`` averages ``trials`` random orders drawn from ``rng`` (a seed or Generator) and
-    adds a column ``std``: the spread over trials of each value (of the mean, on ``all`` rows).
-
-    ``group_by`` (a column of ``groups``) adds a column ``group``: each query's group, one mean row
-    per group, and the overall row (group ``all``). ``aggregate`` makes the overall mean ``query``
-    (each query once), ``macro`` (each group once) or ``weights`` (``weights``: qid -> weight).
-    ``df.attrs["coverage"]`` reports groups-file queries not judged and judged queries with no group.
+    ``settings`` (or keyword ``options`` such as ``ties="expected"``, ``missing="skip"``,
+    ``rel=2``, ``group_by="intent"``, ``aggregate="macro"``) set the conventions; ``groups`` (a
+    :class:`~rankviz.io.groups.QueryGroups`) and ``weights`` (qid -> weight) feed ``group_by`` and
+    ``aggregate="weights"``. ``rng`` draws the orders of ``ties="random"`` (default: ``seed``).
+    One ranking table is alive at a time, so memory follows the largest run, not their sum.
     """
-    qrels = qrels if isinstance(qrels, Qrels) else read_qrels(qrels)
-    blocks, ignored = evaluate_blocks(
-        qrels, as_runs(runs), as_measures(measures), ties=ties, missing=missing, trials=trials, rng=rng
-    )
-    result = tidy(blocks, per_query_rows=per_query_rows, groups=groups, group_by=group_by, aggregate=aggregate, weights=weights)
-    result.attrs["ignored_qids"] = ignored
-    if groups is not None:
-        result.attrs["coverage"] = coverage(groups.frame.index, qrels.query_ids)
-    return result
+    settings = (settings or EvalSettings()).replace(**options)
+    qrels = as_qrels(qrels)
+    runs = as_runs(runs)
+    measures = as_measures(measures, defaults=settings.measure_defaults)
+    tables = ((run.name, rank(run, qrels, ties=_table_policy(settings.ties))) for run in runs)
+    return evaluate_tables(tables, measures, settings, qrels_qids=qrels.query_ids, groups=groups, weights=weights, rng=rng)
 
 
-def tidy(
-    blocks: list[Block],
+def _table_policy(ties: str) -> str:
+    """Random orders are drawn from trec_eval's order (which keeps each tie group together)."""
+    return "trec_eval" if ties == "random" else ties
+
+
+def evaluate_tables(
+    tables: Iterable[tuple[str, RankingTable]] | Mapping[str, RankingTable],
+    measures: Sequence[Measure],
+    settings: EvalSettings,
     *,
-    per_query_rows: bool = False,
+    qrels_qids=None,
     groups: QueryGroups | None = None,
-    group_by: str | None = None,
-    aggregate: str = "query",
-    weights: pd.Series | None = None,
-) -> pd.DataFrame:
-    """Blocks as one tidy frame, with group rows and the chosen aggregate (see :func:`evaluate`)."""
-    import pandas as pd
+    weights: Mapping[str, float] | None = None,
+    rng: np.random.Generator | int | None = None,
+) -> Evaluation:
+    """The engine behind :func:`evaluate`, from ranking tables (run name, table) already built
+    under ``settings.ties`` (trec_eval's order for ``random``)."""
+    pairs = tables.items() if isinstance(tables, Mapping) else tables
+    generator = np.random.default_rng(settings.seed if rng is None else rng)
+    names, ignored, qids = [], {}, None
+    columns: dict[str, list[np.ndarray]] = {str(m): [] for m in measures}
+    trial_columns: dict[str, list[np.ndarray]] = {str(m): [] for m in measures}
+    for name, table in pairs:
+        names.append(name)
+        ignored[name] = tuple(table.ignored_qids)
+        order = np.argsort(table.qids.astype(str), kind="stable")
+        if qids is None:
+            qids = table.qids[order]
+        answered = table.in_run[order]
+        if settings.missing == "skip" and not answered.any():
+            raise RankvizError(f"run {name!r} answers none of the judged queries; nothing to average")
+        absent = None if settings.missing == "zero" else ~answered
+        for measure, values in _measure_values(table, measures, settings, generator):
+            key = str(measure)
+            values = values[..., order]
+            if absent is not None:
+                values = np.where(absent, np.nan, values)
+            if values.ndim == 2:  # trials x queries
+                trial_columns[key].append(values)
+                values = values.mean(axis=0)
+            columns[key].append(values)
+    if not names:
+        raise OptionError("no run given")
+    aggregation = _aggregation(settings, groups, weights)
+    covered = None
+    if groups is not None and settings.group_by is not None:
+        covered = coverage(groups.frame.index, qids if qrels_qids is None else qrels_qids)
+    elif weights is not None and settings.aggregate == "weights":
+        covered = coverage(list(weights), qids if qrels_qids is None else qrels_qids)
+    return Evaluation(
+        settings=settings,
+        measures=tuple(measures),
+        runs=tuple(names),
+        qids=qids,
+        values={k: np.column_stack(v) for k, v in columns.items()},
+        aggregation=aggregation,
+        trials={k: np.stack(v, axis=-1) for k, v in trial_columns.items()} if settings.ties == "random" else None,
+        ignored=ignored,
+        coverage=covered,
+    )
 
-    if aggregate not in AGGREGATES:
-        raise OptionError(f"unknown aggregate {aggregate!r}; choose one of {', '.join(AGGREGATES)}")
-    if (group_by is None) != (groups is None) and group_by is not None:
-        raise OptionError("group_by needs query groups (a groups file or a collection with groups)")
-    if aggregate == "macro" and group_by is None:
-        raise OptionError("aggregate=macro needs a group column (group_by)")
-    frames = []
-    for block in blocks:
-        values = pd.Series(block.values, index=pd.Index(block.qids, name="qid"))
-        head = {"run": block.run, "measure": block.measure}
-        spread = {} if block.trials is None else {"std": block.std}
-        if group_by is None:
-            if per_query_rows:
-                frames.append(pd.DataFrame({**head, "qid": block.qids, "value": block.values, **spread}))
-            overall = block.mean if aggregate == "query" else aggregate_values(values, how=aggregate, weights=weights)
-            mean_spread = {} if block.trials is None else {"std": [block.mean_std if aggregate == "query" else np.nan]}
-            frames.append(pd.DataFrame({**head, "qid": [ALL], "value": [overall], **mean_spread}))
-            continue
-        group = group_of(groups, group_by, block.qids)
-        if (group == ALL).any():
-            raise OptionError(f"a group of {group_by} is named {ALL!r}, which stands for the overall row; rename it")
-        if per_query_rows:
-            frames.append(pd.DataFrame({**head, "group": group.to_numpy(), "qid": block.qids, "value": block.values, **spread}))
-        means = values.groupby(group).mean()
-        frames.append(pd.DataFrame({**head, "group": means.index.to_numpy(), "qid": ALL, "value": means.to_numpy()}))
-        overall = aggregate_values(values, how=aggregate, groups=group, weights=weights)
-        frames.append(pd.DataFrame({**head, "group": [ALL], "qid": [ALL], "value": [overall]}))
-    return pd.concat(frames, ignore_index=True)
+
+def combine(evaluations: Sequence[Evaluation]) -> Evaluation:
+    """One evaluation of all the runs of several (same qrels, measures and settings), side by side."""
+    first = evaluations[0]
+    if any(
+        e.measures != first.measures or e.settings != first.settings or not np.array_equal(e.qids, first.qids)
+        for e in evaluations
+    ):
+        raise OptionError("only evaluations of the same qrels, measures and settings combine")
+    trials = None
+    if first.trials is not None:
+        trials = {k: np.concatenate([e.trials[k] for e in evaluations], axis=-1) for k in first.trials}
+    return Evaluation(
+        settings=first.settings,
+        measures=first.measures,
+        runs=tuple(run for e in evaluations for run in e.runs),
+        qids=first.qids,
+        values={k: np.concatenate([e.values[k] for e in evaluations], axis=1) for k in first.values},
+        aggregation=first.aggregation,
+        trials=trials,
+        ignored={run: queries for e in evaluations for run, queries in e.ignored.items()},
+        coverage=first.coverage,
+    )
+
+
+def _measure_values(
+    table: RankingTable, measures: Sequence[Measure], settings: EvalSettings, generator: np.random.Generator
+) -> Iterator[tuple[Measure, np.ndarray]]:
+    """Each measure's values on the table, in the table's segment order; under random ties every
+    trial's values (trials x queries), all trials drawn from one Generator."""
+    if settings.ties != "random":
+        for measure in measures:
+            yield measure, measure(table)
+        return
+    trials: dict[Measure, list[np.ndarray]] = {m: [] for m in measures}
+    for _ in range(settings.trials):
+        shuffled = shuffle_ties(table, generator)
+        for measure in measures:
+            trials[measure].append(measure(shuffled))
+    for measure in measures:
+        yield measure, np.vstack(trials[measure])
+
+
+def _aggregation(settings: EvalSettings, groups: QueryGroups | None, weights: Mapping[str, float] | None) -> Aggregation:
+    group_of = None
+    if settings.group_by is not None:
+        if groups is None:
+            raise OptionError("group_by needs query groups (a groups file or a collection with groups)")
+        group_of = groups.column(settings.group_by).to_dict()
+    return Aggregation(settings.aggregate, group_of=group_of, weights=weights if settings.aggregate == "weights" else None)
+
+
+__all__ = [
+    "NO_GROUP", "Evaluation", "as_measures", "as_runs", "collection_measures", "combine", "evaluate", "evaluate_tables",
+    "query_values",
+]  # fmt: skip

@@ -5,17 +5,12 @@ query's documents in their final order as contiguous NumPy arrays with CSR-style
 grade of each document, and the tie group it belongs to. Every measure reads this table; none
 sorts. The table is built once per (run, qrels, tie policy) and reused for every measure and view.
 
-Tie policies (the ``ties`` option):
-
-- ``trec_eval`` (default): score descending, then docid descending by raw UTF-8 bytes, exactly
-  as trec_eval's ``comp_sim_docno``; the file's rank column is ignored.
-- ``run``: the file's rank column ascending, then file order (what the run's author intended).
-- ``optimistic``: score descending; within equal scores higher grades first (then trec_eval order).
-- ``pessimistic``: score descending; within equal scores lower grades first (then trec_eval order).
-- ``expected``: the exact mean of every measure over all orders inside each group of equal scores.
-  The table keeps trec_eval order (for views that list documents); measures see ``ties`` and use
-  their closed forms (:mod:`rankviz.measures._groups`).
-- ``random``: one uniformly random order inside each group of equal scores, drawn from ``rng``.
+The tie policies are the values of :data:`rankviz.settings.TIES` (their meaning is written there
+once). How they are built here: ``trec_eval`` sorts by score, then docid bytes descending
+(``comp_sim_docno``); ``run`` by the file's rank column, then file order; ``optimistic`` /
+``pessimistic`` put higher / lower grades first inside a group; ``expected`` keeps trec_eval's
+order and the measures apply their closed forms (:mod:`rankviz.measures._groups`); ``random``
+shuffles every group (:func:`shuffle_ties`).
 """
 
 from __future__ import annotations
@@ -30,8 +25,9 @@ import pyarrow.compute as pc
 from rankviz._arrow import from_numpy, to_numpy
 from rankviz.errors import OptionError
 from rankviz.io.model import Qrels, Run, docid_numbers
+from rankviz.settings import TIES
 
-TIE_POLICIES = ("trec_eval", "run", "optimistic", "pessimistic", "expected", "random")
+TIE_POLICIES = TIES.choices
 
 
 @dataclass(frozen=True, eq=False)
@@ -141,8 +137,7 @@ def rank(run: Run, qrels: Qrels, *, ties: str = "trec_eval", rng: np.random.Gene
 
     ``rng`` (a Generator or a seed) draws the order of ``ties="random"``; it is ignored otherwise.
     """
-    if ties not in TIE_POLICIES:
-        raise OptionError(f"unknown tie policy {ties!r}; choose one of {', '.join(TIE_POLICIES)}")
+    TIES.check(ties)
     if ties in ("expected", "random"):
         table = rank(run, qrels)
         return shuffle_ties(table, rng) if ties == "random" else replace(table, ties="expected", _cache={})

@@ -1,11 +1,27 @@
+"""Shared paths and markers. ``-m "not browser and not slow"`` is the quick subset (README)."""
+
 from pathlib import Path
 
 import pytest
 
-DATA = Path(__file__).parent / "data"
 ROOT = Path(__file__).parent.parent
+DATA = Path(__file__).parent / "data"
+CONFORMANCE = DATA / "conformance"
+TE = CONFORMANCE / "te_test"
+SAMPLES = ROOT / "sample_data"
+CRANFIELD = SAMPLES / "cranfield"
+DL_HARD = SAMPLES / "dl-hard-passage"
+CAST = SAMPLES / "trec-cast-2021"
+PAGES = ROOT / "pages"
 
 
 @pytest.fixture
 def data_dir() -> Path:
     return DATA
+
+
+def pytest_collection_modifyitems(items) -> None:
+    """Every test of a browser module is a browser test."""
+    for item in items:
+        if item.module.__name__.endswith("test_browser"):
+            item.add_marker(pytest.mark.browser)

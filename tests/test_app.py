@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -12,37 +13,38 @@ from scipy import stats
 from streamlit.testing.v1 import AppTest
 
 import rankviz as rv
-from rankviz import compare, significance
+from rankviz.analyses import deltas
+from rankviz.analyses import significance as sg
 from rankviz.io.collection import open_collection
 
 ROOT = Path(__file__).parent.parent
 APP = str(ROOT / "app.py")
 CRANFIELD = ROOT / "sample_data" / "cranfield"
+CRANFIELD_MEASURES = ["RR@10", "RR", "Hits@10", "AP", "nDCG@10", "nDCG", "ERR@20"]  # its collection.toml
 
 
-# AppTest reruns only the page script under st.navigation, not the entrypoint's frame; this
-# harness runs the same frame and then the page, as app.py does, on every rerun.
-HARNESS = """
-import runpy, sys
-sys.path.insert(0, {root!r})
-import app_support
-if app_support.show_frame() is not None:
-    runpy.run_path({page!r}, run_name="__main__")
-"""
+def shown(element) -> str:
+    """An element's markdown as a reader sees it (the app escapes every punctuation mark of user text)."""
+    return re.sub(r"\\(.)", r"\1", element.value)
 
 
 def start(page: str = "overview", **params: str) -> AppTest:
-    at = AppTest.from_string(HARNESS.format(root=str(ROOT), page=str(ROOT / "views" / f"{page}.py")), default_timeout=120)
+    """The app's navigation (as app.py runs it) with ``page`` as the page being shown."""
+    at = AppTest.from_string(f"from rankviz.app.pages import navigate\nnavigate(default={page!r})\n", default_timeout=120)
     for key, value in params.items():
         at.query_params[key] = value
     return at.run()
+
+
+def matrix(collection, runs, measure: str):
+    return rv.evaluate(collection.read_qrels(), [collection.read_run(n) for n in runs], [measure]).matrix(measure)
 
 
 def test_app_entrypoint_opens_the_overview_of_the_default_collection() -> None:
     at = AppTest.from_file(APP, default_timeout=120).run()
     assert not at.exception and not at.error
     assert at.header[0].value == "Overview"
-    assert "Cranfield" in at.caption[0].value
+    assert "Cranfield" in shown(at.caption[0])
 
 
 def figure(at: AppTest, index: int = 0) -> dict:
@@ -69,7 +71,7 @@ def _decode(node):
 def cranfield_means():
     collection = open_collection(CRANFIELD)
     runs = [collection.read_run(n) for n in collection.run_paths]
-    frame = rv.evaluate(collection.read_qrels(), runs, ["RR@10", "Hits@10", "AP", "nDCG@10", "ERR@10"])
+    frame = rv.evaluate(collection.read_qrels(), runs, CRANFIELD_MEASURES).to_frame()
     return frame.pivot(index="run", columns="measure", values="value")
 
 
@@ -77,31 +79,31 @@ def test_overview_shows_the_engine_numbers(cranfield_means) -> None:
     at = start()
     assert not at.exception and not at.error
     table = at.dataframe[0].value
-    assert list(table.columns) == ["RR@10", "Hits@10", "AP", "nDCG@10", "ERR@10"]
+    assert list(table.columns) == CRANFIELD_MEASURES  # the collection's measures
     for run in table.index:
         for measure in table.columns:
             assert table.loc[run, measure] == pytest.approx(cranfield_means.loc[run, measure], abs=1e-12)
     spec = figure(at)
     assert [trace["name"] for trace in spec["data"]] == list(table.columns)
     assert spec["data"][0]["y"] == pytest.approx(list(table["RR@10"]))
-    assert "trec_eval" in at.caption[0].value and "gmax = 4" in at.caption[0].value
+    assert "trec_eval" in shown(at.caption[0]) and "gmax = 4" in shown(at.caption[0])
     assert [b.label for b in at.get("download_button")] == ["Download table (CSV)", "Download table (LaTeX)"]
 
 
 def test_changing_measure_k_and_threshold_updates_table_and_url() -> None:
     at = start()
-    at.sidebar.multiselect[1].set_value(["MRR", "NDCG@K"]).run()
+    at.sidebar.multiselect[1].set_value(["RR", "nDCG@K"]).run()
     at.sidebar.number_input[0].set_value(5).run()
     at.sidebar.number_input[1].set_value(2).run()
     table = at.dataframe[0].value
     assert list(table.columns) == ["RR(rel=2)", "nDCG@5"]
     assert at.query_params["k"] == "5" and at.query_params["rel"] == "2"
-    assert at.query_params["measures"] == "MRR,NDCG@K"
+    assert at.query_params["measures"] == "RR,nDCG@K"
 
 
 def test_a_second_change_to_the_same_widget_is_kept() -> None:
     """Widgets take their default from the URL; without stable keys every second change was lost."""
-    at = start()
+    at = start(measures="RR@K,AP")
     for k in (5, 7, 3):
         at.sidebar.number_input[0].set_value(k).run()
         assert at.query_params["k"] == str(k) and list(at.dataframe[0].value.columns)[0] == f"RR@{k}"
@@ -119,13 +121,13 @@ def test_query_parameters_restore_a_view() -> None:
     assert list(table.columns) == ["RR(rel=2)", "nDCG@10"]  # the collection's threshold
     assert at.sidebar.selectbox[1].value == "pessimistic"
     collection = open_collection(ROOT / "sample_data" / "dl-hard-passage")
-    expected = rv.evaluate(collection.read_qrels(), collection.read_run("bm25"), ["nDCG@10"], ties="pessimistic")
+    expected = rv.evaluate(collection.read_qrels(), collection.read_run("bm25"), ["nDCG@10"], ties="pessimistic").to_frame()
     assert table.loc["bm25", "nDCG@10"] == pytest.approx(expected.value.iloc[0], abs=1e-12)
 
 
 def test_bad_query_parameters_fall_back_with_a_warning() -> None:
     at = start(collection="nope", k="abc", runs="bm25,ghost", ties="<script>")
-    warnings = " ".join(w.value for w in at.warning)
+    warnings = " ".join(shown(w) for w in at.warning)
     assert "collection='nope'" in warnings and "k='abc'" in warnings and "'ghost'" in warnings and "ties" in warnings
     assert at.sidebar.selectbox[0].value == "cranfield" and at.sidebar.number_input[0].value == 10
     assert list(at.dataframe[0].value.index) == ["bm25"]
@@ -137,9 +139,8 @@ def test_deltas_page_counts_and_query_view() -> None:
     collection = open_collection(CRANFIELD)
     qrels = collection.read_qrels()
     tables = {n: rv.rank(collection.read_run(n), qrels) for n in ("bm25", "dense")}
-    matrix = compare.per_query_matrix(tables, rv.parse("AP"))
-    frame = compare.deltas(matrix, "bm25", "dense")
-    wins, ties, losses = compare.wins_ties_losses(frame["delta"])
+    frame = deltas.deltas(matrix(collection, ("bm25", "dense"), "AP"), "bm25", "dense")
+    wins, ties, losses = deltas.wins_ties_losses(frame["delta"])
     assert [m.value for m in at.metric[:3]] == [str(wins), str(ties), str(losses)]
     bars = figure(at, 0)
     assert bars["data"][0]["y"] == pytest.approx(list(frame["delta"]))
@@ -148,11 +149,11 @@ def test_deltas_page_counts_and_query_view() -> None:
     query_box.set_value("3").run()
     assert at.query_params["query"] == "3"
     view = next(d.value for d in at.dataframe if "baseline docid" in d.value.columns)
-    expected = compare.side_by_side(tables["bm25"], tables["dense"], "3", 10)
+    expected = deltas.side_by_side(tables["bm25"], tables["dense"], "3", 10)
     assert list(view["run docid"]) == list(expected["run docid"])
     labels = set(view["baseline grade"]) | set(view["run grade"])
     assert "unjudged" in labels and labels - {"unjudged"} <= {"0", "1", "2", "3", "4"}
-    assert any("heat conduction" in m.value for m in at.markdown)
+    assert any("heat conduction" in shown(m) for m in at.markdown)
     assert at.text and at.text[0].value  # the chosen document's text
 
 
@@ -162,7 +163,7 @@ def test_histograms_page() -> None:
     first = figure(at, 0)
     collection = open_collection(CRANFIELD)
     table = rv.rank(collection.read_run("bm25"), collection.read_qrels())
-    ranks = compare.first_relevant_rank(table, 1)
+    ranks = deltas.first_relevant_rank(table, 1)
     bm25 = next(t for t in first["data"] if t["name"] == "bm25")
     assert bm25["x"][-1] == "not found" and bm25["y"][-1] == int(ranks.isna().sum())
     assert sum(bm25["y"]) == len(ranks)
@@ -171,7 +172,7 @@ def test_histograms_page() -> None:
     faceted = figure(at, 0)
     assert {t["name"]: t.get("xaxis", "x") for t in faceted["data"]} == {"bm25": "x", "dense": "x2"}
     assert [a["text"] for a in faceted["layout"]["annotations"]] == ["bm25", "dense"]
-    hits_at_10 = rv.evaluate(collection.read_qrels(), collection.read_run("bm25"), ["Hits@10"]).value.iloc[0]
+    hits_at_10 = rv.evaluate(collection.read_qrels(), collection.read_run("bm25"), ["Hits@10"]).to_frame().value.iloc[0]
     assert curve["y"][9] == pytest.approx(hits_at_10)
 
 
@@ -184,7 +185,9 @@ def test_ties_page_compares_policies() -> None:
     assert list(means.columns) == ["pessimistic", "trec_eval", "run", "expected", "optimistic", "width"]
     collection = open_collection(CRANFIELD)
     for policy in ("pessimistic", "expected", "optimistic"):
-        reference = rv.evaluate(collection.read_qrels(), collection.read_run("rrf"), ["RR@10"], ties=policy).value.iloc[0]
+        reference = (
+            rv.evaluate(collection.read_qrels(), collection.read_run("rrf"), ["RR@10"], ties=policy).to_frame().value.iloc[0]
+        )
         assert means.loc["rrf", policy] == pytest.approx(reference, abs=1e-12)
     assert means.loc["rrf", "pessimistic"] < means.loc["rrf", "expected"] < means.loc["rrf", "optimistic"]
     assert means.loc["bm25", "width"] == 0
@@ -211,35 +214,32 @@ def test_significance_page_matches_the_engine() -> None:
     assert not at.exception and not at.error
     table = at.dataframe[0].value
     collection = open_collection(CRANFIELD)
-    qrels = collection.read_qrels()
-    matrix = compare.per_query_matrix(
-        {n: rv.rank(collection.read_run(n), qrels) for n in ("bm25", "dense", "rrf")}, rv.parse("nDCG@10")
-    )
-    reference = stats.ttest_rel(matrix["rrf"], matrix["bm25"])
+    values = matrix(collection, ("bm25", "dense", "rrf"), "nDCG@10")
+    reference = stats.ttest_rel(values["rrf"], values["bm25"])
     assert list(table.index) == ["dense", "rrf"]
     assert table.loc["rrf", "p_value"] == pytest.approx(reference.pvalue, rel=1e-12)
     assert table.loc["rrf", "p_adjusted"] == pytest.approx(min(1, 2 * reference.pvalue), rel=1e-12)
     assert table.loc["rrf", "verdict"] == "better" and table.loc["dense", "verdict"] == "n.s."
-    size = significance.effect_size(matrix["rrf"], matrix["bm25"])
+    size = sg.effect_size(values["rrf"], values["bm25"])
     assert table.loc["rrf", ["effect_size", "effect_low", "effect_high"]].tolist() == pytest.approx(
         [size.value, size.low, size.high]
     )
     needed = next(d.value for d in at.dataframe if "queries needed" in d.value.columns)
-    sd = (matrix["rrf"] - matrix["bm25"]).std(ddof=1)
-    assert needed.loc["rrf", "queries needed"] == significance.topic_set_size(0.02, sd)
+    sd = (values["rrf"] - values["bm25"]).std(ddof=1)
+    assert needed.loc["rrf", "queries needed"] == sg.topic_set_size(0.02, sd)
     forest_spec, heatmap = figure(at, 0), figure(at, 1)
     assert {t["name"] for t in forest_spec["data"]} == {"better", "n.s."}
     assert heatmap["data"][0]["x"] == ["bm25", "dense", "rrf"]
-    assert "Paired t-test" in at.caption[1].value
+    assert "Paired t-test" in shown(at.caption[1])
     at.selectbox[2].set_value("randomization").run()
     assert at.query_params["test"] == "randomization" and not at.exception
     randomized = at.dataframe[0].value
     assert randomized.loc["rrf", "p_value"] >= 1 / 10_001 and randomized.loc["rrf", "verdict"] == "better"
-    assert "exchangeable" in at.caption[1].value
+    assert "exchangeable" in shown(at.caption[1])
     at.selectbox[2].set_value("wilcoxon").run()
     at.selectbox[5].set_value("zsplit").run()
     assert at.query_params["zero_method"] == "zsplit"
-    reference = stats.wilcoxon(matrix["rrf"], matrix["bm25"], zero_method="zsplit")
+    reference = stats.wilcoxon(values["rrf"], values["bm25"], zero_method="zsplit")
     assert at.dataframe[0].value.loc["rrf", "p_value"] == pytest.approx(reference.pvalue, rel=1e-12)
 
 
@@ -255,22 +255,23 @@ def test_ties_page_shows_a_verdict_that_depends_on_the_tie_order() -> None:
     (verdicts,) = [d.value for d in at.dataframe if "changes" in d.value.columns]
     assert verdicts.loc["rrf", "trec_eval"] == "n.s." and verdicts.loc["rrf", "optimistic"] == "better"
     assert bool(verdicts.loc["rrf", "changes"])
-    assert any("different verdict against qld" in w.value for w in at.warning)
+    assert any("different verdict against qld" in shown(w) for w in at.warning)
 
 
 def test_metric_choice_page_answers_and_evidence() -> None:
     at = start("metric_choice", runs="bm25,dense,rrf,qld", measures="MRR,MRR@K,MAP,NDCG@K")
     assert not at.exception and not at.error
-    advice = [m.value for m in at.markdown if m.value.startswith("- **")]
+    advice = [shown(m) for m in at.markdown if m.value.startswith("- **")]
     assert advice[0].startswith("- **AP@10**")  # Cranfield: many relevant documents per query, graded
     at.radio[0].set_value("yes").run()
     assert at.query_params["one_answer"] == "yes"
-    advice = [m.value for m in at.markdown if m.value.startswith("- **")]
+    advice = [shown(m) for m in at.markdown if m.value.startswith("- **")]
     assert advice[0].startswith("- **RR@10**") and advice[1].startswith("- **Hits@10**")
     power = next(d.value for d in at.dataframe if "power" in d.value.columns)
-    assert list(power.index) == ["RR", "RR@10", "AP", "nDCG@10"] and (power["pairs"] == 6).all()
+    # the frame's measures, then the recommended ones not among them (each piece of advice has its evidence)
+    assert list(power.index) == ["RR", "RR@10", "AP", "nDCG@10", "Hits@10", "ERR@10"] and (power["pairs"] == 6).all()
     heatmap = figure(at, 0)
-    assert heatmap["data"][0]["x"] == ["RR", "RR@10", "AP", "nDCG@10"]
+    assert heatmap["data"][0]["x"] == list(power.index)
     assert heatmap["data"][0]["z"][2][2] == 1.0
     stability = next(d.value for d in at.dataframe if "swap rate" in d.value.columns)
     assert ((stability["swap rate"] >= 0) & (stability["swap rate"] <= 1)).all()
@@ -284,7 +285,7 @@ def test_group_by_on_dl_hard_overview_and_macro_mean() -> None:
     assert not at.exception and not at.error
     collection = open_collection(DL_HARD)
     runs = [collection.read_run(n) for n in ("bm25", "bm25_t5-zs")]
-    frame = rv.evaluate(collection.read_qrels(), runs, ["nDCG@10"], groups=collection.groups, group_by="query_intent")
+    frame = rv.evaluate(collection.read_qrels(), runs, ["nDCG@10"], groups=collection.groups, group_by="query_intent").to_frame()
     per_group = next(d.value for d in at.dataframe if "queries" in d.value.columns)
     for group, row in per_group.iterrows():
         expected = frame[(frame.group == group)].set_index("run").value
@@ -292,7 +293,7 @@ def test_group_by_on_dl_hard_overview_and_macro_mean() -> None:
     assert per_group["queries"].sum() == 50 and per_group.loc["attribute", "queries"] == 1
     bars = figure(at, 1)
     assert len(bars["data"]) == len(per_group) == 7
-    assert any("queries grouped by query_intent" in c.value for c in at.caption)
+    assert any("queries grouped by query_intent" in shown(c) for c in at.caption)
     at.sidebar.selectbox[-1].set_value("macro").run()
     assert at.query_params["aggregate"] == "macro"
     means = at.dataframe[0].value
@@ -323,7 +324,7 @@ def test_ties_page_follows_the_aggregate() -> None:
     means = at.dataframe[1].value
     collection = open_collection(DL_HARD)
     frame = rv.evaluate(collection.read_qrels(), collection.read_run("bm25"), ["nDCG@10"], groups=collection.groups,
-                        group_by="topic_domain", aggregate="macro")  # fmt: skip
+                        group_by="topic_domain", aggregate="macro").to_frame()  # fmt: skip
     macro = frame[frame.group == "all"].value.iloc[0]
     assert means.loc["bm25", "trec_eval"] == pytest.approx(macro, abs=1e-12)
     assert means.loc["bm25", "random"] == pytest.approx(
@@ -331,3 +332,65 @@ def test_ties_page_follows_the_aggregate() -> None:
     )
     plain = start("ties", trials="300", seed="2", **params).dataframe[1].value
     assert plain.loc["bm25", "trec_eval"] != pytest.approx(macro, abs=1e-6)
+
+
+def test_a_file_rewritten_with_its_old_modification_time_is_read_again(tmp_path, monkeypatch) -> None:
+    """rsync -t, cp -p and tar x keep the modification time; the stamp still changes (change time)."""
+    import os
+    import shutil
+
+    folder = tmp_path / "stamped"
+    (folder / "runs").mkdir(parents=True)
+    te = ROOT / "tests" / "data" / "conformance" / "te_test"
+    shutil.copy(te / "qrels.txt", folder / "qrels.txt")
+    run = folder / "runs" / "a.txt"
+    lines = (te / "run_STANDARD.txt").read_text().splitlines(keepends=True)
+    run.write_text("".join(lines))
+    (folder / "runs" / "b.txt").write_text("".join(lines))
+    monkeypatch.setattr("sys.argv", ["app.py", "--data", str(folder)])
+    at = start(collection="stamped", measures="AP")
+    before = at.dataframe[0].value.loc["a", "AP"]
+    assert before == at.dataframe[0].value.loc["b", "AP"]
+    info = run.stat()
+    reversed_scores = [f"{line.rsplit(' ', 2)[0]} {-float(line.split()[4])!r} tag\n" for line in lines]
+    text = "".join(reversed_scores)
+    run.write_text(text[: info.st_size].ljust(info.st_size))  # the same size ...
+    os.utime(run, ns=(info.st_atime_ns, info.st_mtime_ns))  # ... and the same modification time
+    at.run()
+    assert at.dataframe[0].value.loc["a", "AP"] != pytest.approx(before)
+    assert at.dataframe[0].value.loc["b", "AP"] == pytest.approx(before)
+
+
+def test_a_new_run_in_a_collection_folder_is_seen_without_a_restart(tmp_path, monkeypatch) -> None:
+    import shutil
+
+    folder = tmp_path / "growing"
+    (folder / "runs").mkdir(parents=True)
+    te = ROOT / "tests" / "data" / "conformance" / "te_test"
+    shutil.copy(te / "qrels.txt", folder / "qrels.txt")
+    shutil.copy(te / "run_STANDARD.txt", folder / "runs" / "a.txt")
+    monkeypatch.setattr("sys.argv", ["app.py", "--data", str(folder)])
+    at = start(collection="growing", measures="AP")
+    assert list(at.dataframe[0].value.index) == ["a"]
+    shutil.copy(te / "run_trunc.txt", folder / "runs" / "b.txt")
+    at.query_params.pop("runs", None)
+    at.run()
+    assert "b" in at.sidebar.multiselect[0].options
+
+
+def test_loaders_key_on_content_not_on_object_ids() -> None:
+    """A freed run's id can be reused by the next run; a cache keyed on it would serve the old table."""
+    import gc
+
+    from rankviz.app import loaders
+
+    qrels = rv.read_qrels(b"q 0 a 1\n", filename="q.txt")
+    seen = []
+    for score_a in (2.0, 0.5):
+        data = f"q Q0 a 1 {score_a} t\nq Q0 b 2 1.0 t\n".encode()
+        run = rv.read_run(data, filename="r.txt")
+        table = loaders.ranking(f"file:r.txt:{loaders.digest(data)}", "file:q.txt", "trec_eval", run, qrels)
+        seen.append((id(run), list(table.docids())))
+        del run, table
+        gc.collect()
+    assert seen[0][1] == ["a", "b"] and seen[1][1] == ["b", "a"]

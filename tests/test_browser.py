@@ -5,6 +5,7 @@ Skips (with the reason) where chromium is missing; fails instead when CI is set.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from rankviz.app.pages import PAGES
 from rankviz.io.collection import open_collection
 
 ROOT = Path(__file__).parent.parent
@@ -37,34 +39,22 @@ def _unavailable(reason: str) -> None:
     pytest.skip(reason)
 
 
-@pytest.fixture(scope="module")
-def server():
+def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+        return sock.getsockname()[1]
+
+
+@contextlib.contextmanager
+def streamlit_server(*extra: str):
+    """A fresh ``streamlit run app.py`` on a free loopback port, until the block ends."""
+    port = _free_port()
     log = open(os.devnull, "w")
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            str(ROOT / "app.py"),
-            "--server.port",
-            str(port),
-            "--server.address",
-            "127.0.0.1",
-            "--server.headless",
-            "true",
-            "--browser.gatherUsageStats",
-            "false",
-            "--server.fileWatcherType",
-            "none",
-        ],
-        cwd=ROOT,
-        stdout=log,
-        stderr=log,
-    )
+    flags = {"server.port": port, "server.address": "127.0.0.1", "server.headless": "true", "browser.gatherUsageStats": "false",
+             "server.fileWatcherType": "none"}  # fmt: skip
+    command = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py")]
+    command += [item for key, value in flags.items() for item in (f"--{key}", str(value))] + list(extra)
+    process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=log)
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 90
     while time.time() < deadline:
@@ -72,14 +62,22 @@ def server():
             if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
                 break
         except OSError:
-            time.sleep(0.5)
+            time.sleep(0.3)
     else:
         process.kill()
         pytest.fail("streamlit did not start within 90 s")
-    yield url
-    process.terminate()
-    process.wait(timeout=20)
-    log.close()
+    try:
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def server():
+    with streamlit_server() as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -113,7 +111,7 @@ def open_page(page, url: str) -> None:
 
 def choose(page, label: str, option: str) -> None:
     box = page.locator('[data-testid="stSelectbox"]').filter(has_text=label).first
-    box.click()
+    box.get_by_role("combobox").click()
     page.get_by_role("option", name=option, exact=True).click()
 
 
@@ -182,7 +180,7 @@ def test_significance_page_changes_test_and_shows_the_forest_plot(page, server, 
     open_page(page, f"{server}/significance?runs=bm25,dense,rrf&baseline=bm25&measure=AP")
     page.get_by_role("heading", name="Significance").wait_for()
     page.get_by_text("AP: difference from bm25 with confidence interval").first.wait_for()
-    choose(page, "Test", "wilcoxon")
+    choose(page, "Test", "wilcoxon: Wilcoxon signed-rank")
     page.wait_for_function("location.search.includes('test=wilcoxon')")
     page.get_by_text("Wilcoxon signed-rank").first.wait_for()
     page.get_by_text("AP: adjusted p-values of all pairs").first.wait_for()
@@ -211,3 +209,55 @@ def test_group_by_control_on_dl_hard(page, server, tmp_path) -> None:
     page.get_by_text("nDCG@10 per group").first.wait_for()
     page.screenshot(path=str(tmp_path / "groups.png"), full_page=True)
     assert page.get_by_text("Traceback").count() == 0
+
+
+def test_a_deep_link_is_the_first_request_of_a_fresh_server(browser) -> None:
+    """Streamlit's pages/ discovery answers a fresh server's first request; the page hands over to the
+    navigation: the link's state shows, and the sidebar lists the pages by their titles."""
+    with streamlit_server() as url:
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        page = context.new_page()
+        page.set_default_timeout(60_000)
+        open_page(page, f"{url}/deltas?baseline=bm25&run=dense&measure=AP&query=27")
+        page.get_by_role("heading", name="Per-query deltas").wait_for()
+        text = open_collection(ROOT / "sample_data" / "cranfield").queries["27"]
+        page.get_by_text(f"Query: {text[:30]}").first.wait_for()
+        navigation = page.locator('[data-testid="stSidebarNav"]').inner_text().splitlines()
+        assert [line for line in navigation if line.strip()] == [p.title for p in PAGES]
+        assert "not loaded" not in page.content() and page.get_by_text("Traceback").count() == 0
+        assert "query=27" in page.url and "measure=AP" in page.url
+        context.close()
+
+
+def test_two_browsers_at_once_keep_their_own_views(browser, server) -> None:
+    contexts = [browser.new_context(viewport={"width": 1400, "height": 1000}) for _ in range(2)]
+    pages = [c.new_page() for c in contexts]
+    for page in pages:
+        page.set_default_timeout(60_000)
+    pages[0].goto(f"{server}/deltas?baseline=bm25&run=dense&measure=AP&query=3")
+    pages[1].goto(f"{server}/deltas?baseline=qld&run=rrf&measure=nDCG%4010&query=5")
+    for page, title in zip(pages, ("AP: dense minus bm25", "nDCG@10: rrf minus qld")):
+        page.wait_for_selector('[data-testid="stApp"]')
+        page.get_by_text(title).first.wait_for()
+    choose(pages[0], "Measure", "RR@10")
+    pages[0].get_by_text("RR@10: dense minus bm25").first.wait_for()
+    pages[1].reload()
+    pages[1].get_by_text("nDCG@10: rrf minus qld").first.wait_for()  # the other session is untouched
+    assert "measure=nDCG%4010" in pages[1].url and "measure=RR%4010" in pages[0].url
+    for context in contexts:
+        context.close()
+
+
+def test_dark_theme_renders_every_page(browser, server, tmp_path) -> None:
+    context = browser.new_context(viewport={"width": 1280, "height": 720}, color_scheme="dark")
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    for spec in PAGES:
+        open_page(page, f"{server}/{'' if spec.key == 'overview' else spec.key}?runs=bm25,dense,rrf")
+        page.get_by_role("heading", name=spec.title, exact=True).wait_for()
+        background = page.evaluate("getComputedStyle(document.querySelector('[data-testid=\"stApp\"]')).backgroundColor")
+        red, green, blue = (int(v) for v in background[background.index("(") + 1 : background.index(")")].split(",")[:3])
+        assert red + green + blue < 150, f"{spec.key}: not dark ({background})"
+        assert page.get_by_text("Traceback").count() == 0
+        page.screenshot(path=str(tmp_path / f"dark_{spec.key}.png"), full_page=True)
+    context.close()

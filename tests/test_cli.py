@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
@@ -106,7 +107,9 @@ def test_ties_report_bounds_and_reproducible_random(capsys) -> None:
     assert rrf["width"] == rrf["optimistic"] - rrf["pessimistic"]
     assert abs(rrf["random"] - rrf["expected"]) <= 5 * rrf["random std"]
     assert section["means"]["qld"]["random std"] == 0.0
-    assert [(p["run_a"], p["run_b"]) for p in section["pairs"]] == [("qld", "rrf")]
+    assert [(p["baseline"], p["run"]) for p in section["pairs"]] == [("qld", "rrf")]
+    pair = section["pairs"][0]  # signed as compare: run - baseline
+    assert pair["delta trec_eval"] == pytest.approx(section["means"]["rrf"]["trec_eval"] - section["means"]["qld"]["trec_eval"])
     moving = section["queries"]["rrf"]
     assert len(moving) == 5 and all(q["width"] > 0 for q in moving.values())
 
@@ -134,8 +137,7 @@ def test_compare_json_records_match_the_api(capsys) -> None:
     from scipy import stats
 
     import rankviz as rv
-    from rankviz.compare import per_query_matrix
-    from rankviz.significance import topic_set_size
+    from rankviz.analyses.significance import topic_set_size
 
     argv = ["compare", str(SAMPLES / "cranfield"), "bm25", "dense", "rrf", "-m", "nDCG@10", "--format", "json"]
     records = _run_json(capsys, [*argv, "--test", "t", "--correction", "bonferroni"])
@@ -144,8 +146,7 @@ def test_compare_json_records_match_the_api(capsys) -> None:
     assert list(records[0]) == [*keys.split(), "effect_size", "wins", "ties", "losses"]
     collection = rv.io.collection.open_collection(SAMPLES / "cranfield")
     qrels = collection.read_qrels()
-    tables = {n: rv.rank(collection.read_run(n), qrels) for n in ("bm25", "dense", "rrf")}
-    matrix = per_query_matrix(tables, rv.parse("nDCG@10"))
+    matrix = rv.evaluate(qrels, [collection.read_run(n) for n in ("bm25", "dense", "rrf")], ["nDCG@10"]).matrix("nDCG@10")
     reference = stats.ttest_rel(matrix["rrf"], matrix["bm25"])
     assert records[1]["p_value"] == reference.pvalue and records[1]["statistic"] == reference.statistic
     assert records[1]["p_adjusted"] == min(1.0, 2 * reference.pvalue)
@@ -193,12 +194,11 @@ def test_compare_wilcoxon_zero_method_is_an_explicit_option(capsys) -> None:
     from scipy import stats
 
     import rankviz as rv
-    from rankviz.compare import per_query_matrix
 
     argv = ["compare", str(SAMPLES / "cranfield"), "bm25", "qld", "-m", "RR@10", "--test", "wilcoxon", "--format", "json"]
     collection = rv.io.collection.open_collection(SAMPLES / "cranfield")
     qrels = collection.read_qrels()
-    matrix = per_query_matrix({n: rv.rank(collection.read_run(n), qrels) for n in ("bm25", "qld")}, rv.parse("RR@10"))
+    matrix = rv.evaluate(qrels, [collection.read_run(n) for n in ("bm25", "qld")], ["RR@10"]).matrix("RR@10")
     for method in ("wilcox", "pratt", "zsplit"):
         (record,) = _run_json(capsys, [*argv, "--zero-method", method])
         assert record["p_value"] == stats.wilcoxon(matrix["qld"], matrix["bm25"], zero_method=method).pvalue
@@ -245,9 +245,72 @@ def test_rankviz_errors_are_value_errors_too() -> None:
     import pandas as pd
 
     import rankviz as rv
-    from rankviz import significance
+    from rankviz.analyses import comparisons
 
     with pytest.raises(ValueError):
         rv.parse("nope@3")
     with pytest.raises(rv.RankvizError):
-        significance.compare_runs(pd.DataFrame({"a": [0.1, 0.2], "b": [0.3, 0.1]}), measure="AP", baseline="ghost")
+        comparisons.compare_runs(pd.DataFrame({"a": [0.1, 0.2], "b": [0.3, 0.1]}), measure="AP", baseline="ghost")
+
+
+def test_every_option_has_help_that_shows_its_default() -> None:
+    from rankviz.cli.parser import build_parser
+
+    parser = build_parser()
+    commands = next(a for a in parser._actions if a.dest == "command").choices
+    for name, command in commands.items():
+        for action in command._actions:
+            if action.dest in ("help", "qrels", "runs"):
+                continue
+            assert action.help, (name, action.dest)
+            assert "default" in action.help or action.dest in ("per_query", "protocol"), (name, action.dest, action.help)
+
+
+def test_the_table_footer_lists_every_convention_the_app_banner_does(capsys) -> None:
+    main(["evaluate", str(SAMPLES / "dl-hard-passage"), "bm25", "-m", "ERR@20", "--gain", "exp", "--gmax", "5"])
+    out = capsys.readouterr().out
+    expected = ("relevant: grade >= 2", "nDCG gain: 2^grade - 1", "gmax = 5", "ties:", "trec_eval -c", "mean over queries")
+    assert all(text in out for text in expected)
+
+
+def test_queries_needed_is_a_whole_number(capsys) -> None:
+    argv = ["compare", str(SAMPLES / "cranfield"), "bm25", "rrf", "-m", "AP", "--detect", "0.03"]
+    assert main([*argv, "--format", "tsv"]) == 0
+    header, row = capsys.readouterr().out.splitlines()[:2]
+    needed = row.split("\t")[header.split("\t").index("queries_needed")]
+    assert needed.isdigit()
+    assert main(argv) == 0
+    assert ".0" not in capsys.readouterr().out.split("queries_needed")[1].splitlines()[1].split()[-2]
+
+
+def test_an_empty_cell_says_why(capsys, tmp_path) -> None:
+    """Identical runs: no spread, so the effect size cannot be standardised; the table says so."""
+    run = (SAMPLES / "cranfield" / "runs" / "bm25.run.gz").read_bytes()
+    (tmp_path / "a.run.gz").write_bytes(run)
+    (tmp_path / "b.run.gz").write_bytes(run)
+    qrels = str(SAMPLES / "cranfield" / "qrels.txt")
+    assert main(["compare", qrels, str(tmp_path / "a.run.gz"), str(tmp_path / "b.run.gz"), "-m", "AP"]) == 0
+    out = capsys.readouterr().out
+    assert "n/a" in out and "# n/a in effect_size: every per-query difference is the same" in out
+    assert main(["compare", qrels, str(tmp_path / "a.run.gz"), str(tmp_path / "b.run.gz"), "-m", "AP", "--format", "json"]) == 0
+    (record,) = json.loads(capsys.readouterr().out)  # strict JSON: NaN is null
+    assert record["effect_size"] is None
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--seed", "-1"], "seed=-1: must be from 0"),
+        (["--trials", "1000000000", "--ties", "random"], "trials=1000000000: must be from 1 to 10,000"),
+        (["--rel", "1.7"], "rel='1.7': expected a whole number"),
+        (["--rel", "\u00b9"], "rel='\u00b9': expected a whole number"),
+        (["-m", "nDCG@1000000000000000000000"], "at most 2147483647"),
+        (["--gmax", "100000"], "gmax=100000: must be from 1 to 1,000"),
+    ],
+)
+def test_options_out_of_range_are_one_line_errors(capsys, argv, message) -> None:
+    with pytest.raises(SystemExit) if argv[0] != "-m" else contextlib.nullcontext():
+        code = main(["evaluate", str(TE / "qrels.txt"), str(TE / "run_STANDARD.txt"), *argv])
+        assert code == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err

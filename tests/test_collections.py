@@ -9,6 +9,7 @@ import pytest
 
 import rankviz as rv
 from rankviz.errors import CollectionError
+from rankviz.evaluate import collection_measures
 from rankviz.io.collection import open_collection
 from rankviz.measures import make
 
@@ -37,7 +38,7 @@ def test_sample_collection_reproduces_source_figures(folder, rel, n_queries, n_r
     expected = reference_table(SAMPLES / folder / "SOURCE.md")
     assert set(expected) == set(collection.run_paths)
     measures = {"MAP": make("AP", rel=rel), "MRR": make("RR", rel=rel), "nDCG@10": make("nDCG", 10)}
-    frame = rv.evaluate(collection.read_qrels(), [collection.read_run(n) for n in expected], list(measures.values()))
+    frame = rv.evaluate(collection.read_qrels(), [collection.read_run(n) for n in expected], list(measures.values())).to_frame()
     got = {(r.run, r.measure): r.value for r in frame.itertuples()}
     for run, values in expected.items():
         for label, measure in measures.items():
@@ -47,7 +48,17 @@ def test_sample_collection_reproduces_source_figures(folder, rel, n_queries, n_r
 def test_dl_hard_defaults_follow_its_protocol() -> None:
     collection = open_collection(SAMPLES / "dl-hard-passage")
     assert collection.config.rel == 2
-    assert [str(m) for m in collection.default_measures()][:3] == ["nDCG@10", "RR(rel=2)", "AP(rel=2)"]
+    settings = rv.EvalSettings(rel=collection.config.rel, gmax=collection.config.gmax)
+    assert [str(m) for m in collection_measures(collection, settings)][:3] == ["nDCG@10", "RR(rel=2)", "AP(rel=2)"]
+
+
+def test_an_unknown_measure_in_collection_toml_names_the_file(tmp_path) -> None:
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "qrels.txt").write_text("1 0 a 1\n")
+    (tmp_path / "runs" / "a.run").write_text("1 Q0 a 1 1 t\n")
+    (tmp_path / "collection.toml").write_text('measures = ["NOPE@3"]\n')
+    with pytest.raises(CollectionError, match=r"collection\.toml: unknown measure 'NOPE'"):
+        collection_measures(open_collection(tmp_path), rv.EvalSettings())
 
 
 def test_dl_hard_qrels_mix_0_and_q0() -> None:
@@ -83,10 +94,8 @@ def test_cranfield_queries_use_positional_ids() -> None:
         ({"qrels.txt": "1 0 a 1\n", "runs/README.md": "x"}, "no run files"),
         ({"qrels.txt": "1 0 a 1\n", "runs/a.run": "1 Q0 a 1 1 t\n", "collection.toml": "rel = \n"}, "not valid TOML"),
         ({"qrels.txt": "1 0 a 1\n", "runs/a.run": "1 Q0 a 1 1 t\n", "collection.toml": "colour = 1\n"}, "unknown keys colour"),
-        (
-            {"qrels.txt": "1 0 a 1\n", "runs/a.run": "1 Q0 a 1 1 t\n", "collection.toml": 'measures = ["BPREF"]\n'},
-            "unknown measure",
-        ),
+        ({"qrels.txt": "1 0 a 1\n", "runs/a.run": "1 Q0 a 1 1 t\n", "collection.toml": "gmax = 100000\n"}, "gmax=100000"),
+        ({"qrels.txt": "1 0 a 1\n", "runs/a.run": "1 Q0 a 1 1 t\n", "collection.toml": "rel = 1.7\n"}, "rel=1.7"),
         ({"qrels.txt": "1 0 a 1\n", "runs/a.run": "x", "runs/a.txt": "y"}, "two runs would be named 'a'"),
     ],
 )

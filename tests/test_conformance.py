@@ -60,7 +60,7 @@ def test_trec_eval_values(case: Path, expected_file: Path) -> None:
     got = {}
     for name in {run for run, _, _ in expected}:
         run = rv.read_run(runs[name], name=name)
-        frame = rv.evaluate(qrels, run, list(names.values()), missing=missing, per_query_rows=True)
+        frame = rv.evaluate(qrels, run, list(names.values()), missing=missing).to_frame(per_query=True)
         got.update({(r.run, r.qid, r.measure): r.value for r in frame.itertuples()})
     for key, value in expected.items():
         assert key in got, f"{key} missing from rankviz output"
@@ -82,7 +82,7 @@ def test_gdeval_values(case: Path, expected_file: Path) -> None:
     qrels = rv.read_qrels(case / "qrels.txt")
     runs = _runs(case)
     for name in {run for run, _, _ in expected}:
-        frame = rv.evaluate(qrels, rv.read_run(runs[name], name=name), list(GDEVAL_NAMES.values()), per_query_rows=True)
+        frame = rv.evaluate(qrels, rv.read_run(runs[name], name=name), list(GDEVAL_NAMES.values())).to_frame(per_query=True)
         got = {(r.run, r.qid, r.measure): r.value for r in frame.itertuples()}
         for key, value in expected.items():
             if key[0] == name:
@@ -93,8 +93,8 @@ def test_gdeval_mean_over_printed_topics() -> None:
     """gdeval's amean averages the topics it prints: those in the run with a positive grade."""
     case = CASES / "graded"
     expected = _expected(case / "expected_gdeval.tsv", GDEVAL_NAMES)
-    frame = rv.evaluate(
-        rv.read_qrels(case / "qrels.txt"), rv.read_run(case / "run_good.txt", name="good"), ["ERR@20"], per_query_rows=True
+    frame = rv.evaluate(rv.read_qrels(case / "qrels.txt"), rv.read_run(case / "run_good.txt", name="good"), ["ERR@20"]).to_frame(
+        per_query=True
     )
     printed = {q for (run, q, m) in expected if run == "good" and m == "ERR@20" and q != "all"}
     ours = frame[frame.qid.isin(printed)].value.mean()
@@ -119,7 +119,7 @@ def test_query_judged_only_negative_scores_zero() -> None:
     """trec_eval crashes on a topic whose judgments are all -2; rankviz scores it 0 (nothing relevant)."""
     case = CASES / "err_negonly_query"
     qrels = rv.read_qrels(case / "qrels.txt")
-    frame = rv.evaluate(qrels, rv.read_run(case / "run_neg.txt"), ["AP", "RR", "nDCG@10", "ERR@10"], per_query_rows=True)
+    frame = rv.evaluate(qrels, rv.read_run(case / "run_neg.txt"), ["AP", "RR", "nDCG@10", "ERR@10"]).to_frame(per_query=True)
     negative_only = {q for q, g in zip(qrels.to_frame().qid, qrels.to_frame().rel) if g <= -2} - {
         q for q, g in zip(qrels.to_frame().qid, qrels.to_frame().rel) if g > -2
     }
@@ -132,5 +132,5 @@ def test_float32_ties_follow_trec_eval_10_not_9() -> None:
     diffs = (CASES / "ties" / "trec_eval_10_vs_908_diffs.tsv").read_text()
     assert "float32" in diffs
     qrels = rv.read_qrels(CASES / "ties" / "qrels.txt")
-    frame = rv.evaluate(qrels, rv.read_run(CASES / "ties" / "run_float32.txt"), ["RR"])
+    frame = rv.evaluate(qrels, rv.read_run(CASES / "ties" / "run_float32.txt"), ["RR"]).to_frame()
     assert frame.value.iloc[0] == pytest.approx(1.0)

@@ -83,7 +83,7 @@ def _one_query(tmp_path: Path, grades_by_rank: list[int], extra_judged: dict[str
 
 
 def value(qrels, run, measure: str) -> float:
-    return float(rv.evaluate(qrels, run, [measure]).value.iloc[0])
+    return float(rv.evaluate(qrels, run, [measure]).to_frame().value.iloc[0])
 
 
 def test_err_worked_example(tmp_path) -> None:
@@ -108,7 +108,7 @@ def test_a_grade_above_gmax_is_refused_from_the_qrels_whatever_the_cutoff(tmp_pa
     """ERR@2 used to compute and ERR@3 refuse on the same data: the grade 5 sat at rank 3 (or unretrieved)."""
     qrels, run = _one_query(tmp_path, [1, 2, 5, 0], extra_judged={"unretrieved": 5})
     with pytest.raises(rv.MeasureError, match=r"grade 5 > gmax"):
-        float(rv.evaluate(qrels, run, [measure], ties=ties).value.iloc[0])
+        float(rv.evaluate(qrels, run, [measure], ties=ties).to_frame().value.iloc[0])
 
 
 def test_hand_computed_binary_measures(tmp_path) -> None:
@@ -139,11 +139,12 @@ def test_missing_query_policies(tmp_path) -> None:
     (tmp_path / "qrels").write_text("a 0 d1 1\nb 0 d1 1\n")
     (tmp_path / "run").write_text("a Q0 d1 1 1.0 t\nc Q0 d1 1 1.0 t\n")
     qrels, run = rv.read_qrels(tmp_path / "qrels"), rv.read_run(tmp_path / "run")
-    zero = rv.evaluate(qrels, run, ["RR"], per_query_rows=True)
+    evaluation = rv.evaluate(qrels, run, ["RR"])
+    zero = evaluation.to_frame(per_query=True)
     assert dict(zip(zero.qid, zero.value)) == {"a": 1.0, "b": 0.0, "all": 0.5}
-    skip = rv.evaluate(qrels, run, ["RR"], missing="skip", per_query_rows=True)
+    skip = rv.evaluate(qrels, run, ["RR"], missing="skip").to_frame(per_query=True)
     assert dict(zip(skip.qid, skip.value)) == {"a": 1.0, "all": 1.0}
-    assert zero.attrs["ignored_qids"] == {"run": ["c"]}
+    assert evaluation.ignored == {"run": ("c",)}
 
 
 def test_tie_policies_order_equal_scores(tmp_path) -> None:
@@ -159,7 +160,7 @@ def test_tie_policies_order_equal_scores(tmp_path) -> None:
 
 
 def value_t(qrels, run, ties: str) -> float:
-    return float(rv.evaluate(qrels, run, ["RR"], ties=ties).value.iloc[0])
+    return float(rv.evaluate(qrels, run, ["RR"], ties=ties).to_frame().value.iloc[0])
 
 
 def test_run_policy_follows_rank_column(tmp_path) -> None:
@@ -173,6 +174,6 @@ def test_run_policy_follows_rank_column(tmp_path) -> None:
 def test_unknown_options_are_errors(tmp_path) -> None:
     qrels, run = _one_query(tmp_path, [1])
     with pytest.raises(rv.OptionError):
-        rv.evaluate(qrels, run, ["RR"], ties="random-ish")
+        rv.evaluate(qrels, run, ["RR"], ties="random-ish").to_frame()
     with pytest.raises(rv.OptionError):
-        rv.evaluate(qrels, run, ["RR"], missing="drop")
+        rv.evaluate(qrels, run, ["RR"], missing="drop").to_frame()

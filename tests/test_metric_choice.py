@@ -10,8 +10,7 @@ import pytest
 from scipy import stats
 
 import rankviz as rv
-from rankviz import metric_choice as mc
-from rankviz.compare import per_query_matrix
+from rankviz.analyses import metric_choice as mc
 from rankviz.io.collection import open_collection
 
 SAMPLES = Path(__file__).parent.parent / "sample_data"
@@ -74,23 +73,26 @@ def test_warnings_match_the_qrels_and_runs(dl_hard) -> None:
 def test_report_on_a_sample_collection(dl_hard) -> None:
     collection, qrels, runs, tables = dl_hard
     measures = [rv.parse(m, defaults={"rel": 2}) for m in ("RR@10", "Hits@10", "AP", "nDCG@10", "ERR@20")]
-    report = mc.metric_report(tables, measures, rel=2, n_resamples=200, trials=200, rng=3)
-    expected = rv.evaluate(qrels, list(runs.values()), measures).pivot(index="run", columns="measure", values="value")
+    settings = rv.EvalSettings(rel=2)
+    report = mc.metric_report(tables, measures, settings, n_resamples=200, trials=200, rng=3)
+    every = [rv.parse(m, defaults={"rel": 2}) for m in report.measures]
+    frame = rv.evaluate(qrels, list(runs.values()), every).to_frame()
+    expected = frame.pivot(index="run", columns="measure", values="value")
     for measure in report.means.columns:
         for run in report.means.index:
             assert report.means.loc[run, measure] == pytest.approx(expected.loc[run, measure], abs=1e-12)
-    assert list(report.power.index) == [str(m) for m in measures] and (report.power.pairs == 15).all()
     assert report.task.graded and not report.task.single_answer
     assert [r.measure for r in report.recommendations] == ["AP(rel=2)@10", "P(rel=2)@10", "nDCG@10", "ERR@10"]
+    # the measures asked for, then every recommended one not among them: the advice comes with its evidence
+    assert list(report.measures) == [*map(str, measures), "AP(rel=2)@10", "P(rel=2)@10", "ERR@10"]
+    assert list(report.power.index) == list(report.measures) and (report.power.pairs == 15).all()
+    gmax = rv.evaluate_tables(tables["trec_eval"], [rv.parse("ERR@20"), rv.parse("ERR(gmax=5)@20")], settings).means()
     assert report.stability.loc["ERR@20", "gmax tau"] == pytest.approx(
-        stats.kendalltau(
-            per_query_matrix(tables["trec_eval"], rv.parse("ERR@20")).mean(),
-            per_query_matrix(tables["trec_eval"], rv.parse("ERR(gmax=5)@20")).mean(),
-        ).statistic
+        stats.kendalltau(gmax["ERR@20"], gmax["ERR(gmax=5)@20"]).statistic
     )
     assert np.isnan(report.stability.loc["nDCG@10", "threshold tau"])
     assert (report.stability["tie width"] >= 0).all()
-    again = mc.metric_report(tables, measures, rel=2, n_resamples=200, trials=200, rng=3)
+    again = mc.metric_report(tables, measures, settings, n_resamples=200, trials=200, rng=3)
     pd.testing.assert_frame_equal(report.stability, again.stability)
 
 

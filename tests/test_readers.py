@@ -152,7 +152,7 @@ def test_trec_eval_fixture_with_comment_lines(data_dir) -> None:
         rv.read_qrels(fixtures / "qrels.comment.test"),
         rv.read_run(fixtures / "results.comment.test.gz"),
         ["AP", "RR", "P@10"],
-    )
+    ).to_frame()
     values = dict(zip(frame.measure, frame.value.round(4)))
     assert values == {"AP": 0.2689, "RR": 0.8595, "P@10": 0.7710}
 
@@ -184,7 +184,7 @@ def test_a_query_listed_again_later_is_one_query(tmp_path) -> None:
     scattered = "q1 Q0 a 1 3.0 t\nq2 Q0 a 1 1.0 t\nq1 Q0 b 2 2.0 t\n"
     qrels = rv.read_qrels(write(tmp_path, "q.txt", "q1 0 b 1\nq2 0 a 2\n"))
     frames = [
-        rv.evaluate(qrels, rv.read_run(write(tmp_path, f"{i}.run", text)), ["RR", "nDCG"])
+        rv.evaluate(qrels, rv.read_run(write(tmp_path, f"{i}.run", text)), ["RR", "nDCG"]).to_frame()
         for i, text in enumerate((grouped, scattered))
     ]
     run = rv.read_run(write(tmp_path, "s.run", scattered))
@@ -197,9 +197,9 @@ def test_numeric_docids_match_judgments_by_their_text(tmp_path) -> None:
     run = rv.read_run(write(tmp_path, "r.run", "q1 Q0 01 1 3.0 t\nq1 Q0 1 2 2.0 t\nq1 Q0 001 3 1.0 t\n"))
     assert run.docid_numbers is not None and len(run) == 3
     qrels = rv.read_qrels(write(tmp_path, "q.txt", "q1 0 1 1\n"))
-    assert rv.evaluate(qrels, run, ["RR"]).value.tolist() == [0.5]
+    assert rv.evaluate(qrels, run, ["RR"]).to_frame().value.tolist() == [0.5]
     csv = write(tmp_path, "r.csv", "qid,docid,score\nq1,01,3.0\nq1,1,2.0\n")
-    assert rv.evaluate(qrels, rv.read_run(csv), ["RR"]).value.tolist() == [0.5]
+    assert rv.evaluate(qrels, rv.read_run(csv), ["RR"]).to_frame().value.tolist() == [0.5]
 
 
 @pytest.mark.parametrize(
@@ -216,7 +216,7 @@ def test_docid_numbers_use_the_narrowest_integer(tmp_path, docids, dtype) -> Non
     assert (run.docid_numbers is None) if dtype is None else (run.docid_numbers.dtype == dtype)
     qrels = rv.read_qrels(write(tmp_path, "q.txt", f"q1 0 {docids[1]} 1\n"))
     expected = 1.0 if docids[1].encode() > b"7" else 0.5  # equal scores: docid bytes descending
-    assert rv.evaluate(qrels, run, ["RR"]).value.tolist() == [expected]
+    assert rv.evaluate(qrels, run, ["RR"]).to_frame().value.tolist() == [expected]
 
 
 # --- one field rule for every reader (runs of ASCII spaces and tabs) ---------------------------
@@ -232,7 +232,7 @@ def test_spaces_beside_tabs_on_later_lines_separate_fields(tmp_path) -> None:
     run = rv.read_run(write(tmp_path, "r.run", "q1\tQ0\td1\t1\t2.0\tt\nq1\tQ0\t d2\t2\t1.0\tt\n"))
     assert run.to_frame().docid.tolist() == ["d1", "d2"]
     qrels = rv.read_qrels(write(tmp_path, "q.txt", "q1 0 d1 1\nq1 0  d2 1\n"))
-    assert rv.evaluate(qrels, run, ["AP"]).value.tolist() == [1.0]
+    assert rv.evaluate(qrels, run, ["AP"]).to_frame().value.tolist() == [1.0]
 
 
 @pytest.mark.parametrize("comment", ["", "# a comment line sends the file to the checked parser\n"])

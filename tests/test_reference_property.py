@@ -110,7 +110,7 @@ def test_matches_pytrec_eval(tmp_path: Path, data, rel: int, layout: str) -> Non
     qrels_path, run_path = _write(tmp_path, qrels, run, layout)
     measures = {te: str(rv.parse(ours, defaults={"rel": rel})) for te, ours in PYTREC.items()}
     measures["recip_rank_top"] = str(rv.parse(f"RR@{CUTOFF}", defaults={"rel": rel}))
-    frame = rv.evaluate(rv.read_qrels(qrels_path), rv.read_run(run_path), list(measures.values()), per_query_rows=True)
+    frame = rv.evaluate(rv.read_qrels(qrels_path), rv.read_run(run_path), list(measures.values())).to_frame(per_query=True)
     ours = {(r.qid, r.measure): r.value for r in frame.itertuples()}
 
     reference = _pytrec_eval(qrels, run, rel)
@@ -150,8 +150,8 @@ def test_err_and_exp_ndcg_match_gdeval(tmp_path: Path, data, k: int) -> None:
         text=True,
         check=True,
     ).stdout
-    frame = rv.evaluate(
-        rv.read_qrels(qrels_path), rv.read_run(run_path), [f"ERR@{k}", f"nDCG(gain=exp)@{k}"], per_query_rows=True
+    frame = rv.evaluate(rv.read_qrels(qrels_path), rv.read_run(run_path), [f"ERR@{k}", f"nDCG(gain=exp)@{k}"]).to_frame(
+        per_query=True
     )
     ours = {(r.qid, r.measure): r.value for r in frame.itertuples()}
     rows = [line.split(",") for line in printed.splitlines()[1:] if line and not line.split(",")[1] == "amean"]

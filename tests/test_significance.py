@@ -14,10 +14,12 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.power import TTestPower
 
-from rankviz import significance as sg
+from rankviz import settings as rv_settings
+from rankviz.analyses import comparisons
+from rankviz.analyses import significance as sg
 
 VALUES = st.floats(0, 1, allow_nan=False).map(lambda v: round(v, 3))  # per-query values, with exact ties
-ALTERNATIVE = st.sampled_from(sg.ALTERNATIVES)
+ALTERNATIVE = st.sampled_from(rv_settings.ALTERNATIVE.choices)
 
 
 @st.composite
@@ -182,19 +184,19 @@ def test_compare_runs_table() -> None:
     rng = np.random.default_rng(10)
     base = rng.random(50)
     matrix = pd.DataFrame({"base": base, "better": base + 0.2, "same": base, "noisy": base + 0.05 * rng.standard_normal(50)})
-    table = sg.compare_runs(matrix, measure="AP", test="t", correction="holm")
-    assert list(table.columns) == list(sg.COLUMNS)
+    table = comparisons.compare_runs(matrix, measure="AP", test="t", correction="holm")
+    assert list(table.columns) == list(comparisons.COLUMNS)
     assert list(table.run) == ["better", "same", "noisy"] and set(table.baseline) == {"base"}
     better = table.set_index("run").loc["better"]
     assert better.delta == pytest.approx(0.2) and better.wins == 50 and better.losses == 0
     np.testing.assert_allclose(table.p_adjusted, sg.adjust(table.p_value.to_numpy(), method="holm"))
     noisy = stats.ttest_rel(matrix.noisy, matrix.base)
     assert table.set_index("run").loc["noisy", "p_value"] == pytest.approx(noisy.pvalue, rel=1e-12)
-    every = sg.compare_runs(matrix, measure="AP", test="tukey", pairs="all", n_resamples=500, rng=1)
+    every = comparisons.compare_runs(matrix, measure="AP", test="tukey", pairs="all", n_resamples=500, rng=1)
     assert len(every) == 6 and (every.p_value == every.p_adjusted).all()
     np.testing.assert_allclose(every.statistic, every.delta, rtol=0, atol=1e-15)  # run - baseline, as every test
     with pytest.raises(ValueError, match="baseline"):
-        sg.compare_runs(matrix, measure="AP", baseline="nope")
+        comparisons.compare_runs(matrix, measure="AP", baseline="nope")
 
 
 @pytest.mark.parametrize("zero_method", ["wilcox", "pratt", "zsplit"])
@@ -204,7 +206,7 @@ def test_per_group_wilcoxon_keeps_the_zero_method(zero_method) -> None:
     run = np.where(rng.random(60) < 0.5, base, rng.integers(0, 4, 60) / 4)
     matrix = pd.DataFrame({"base": base, "run": run}, index=[f"q{i}" for i in range(60)])
     groups = pd.Series(["a", "b", "c"] * 20, index=matrix.index)
-    table = sg.compare_by_group(
+    table = comparisons.compare_by_group(
         matrix, groups, measure="AP", baseline="base", test="wilcoxon", correction="none", zero_method=zero_method
     )
     for group, p in zip(table.group, table.p_value):

@@ -13,7 +13,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankviz as rv
-from rankviz.evaluate import evaluate_blocks, random_trials
 from rankviz.ranking import rank, shuffle_ties
 
 
@@ -130,11 +129,12 @@ def test_random_converges_to_expected_and_is_reproducible() -> None:
     expected_table = _tied_table(groups, [2])
     measures = _measures(4)
     trials = 4000
-    results = random_trials(table, measures, trials=trials, rng=7)
-    again = random_trials(table, measures, trials=trials, rng=7)
+    drawn = rv.EvalSettings(ties="random", trials=trials)
+    results = rv.evaluate_tables({"q": table}, measures, drawn, rng=7)
+    again = rv.evaluate_tables({"q": table}, measures, drawn, rng=7)
     for measure in measures:
-        values = results[measure][1][:, 0]
-        np.testing.assert_array_equal(values, again[measure][1][:, 0])
+        values = results.trials[str(measure)][:, 0, 0]
+        np.testing.assert_array_equal(values, again.trials[str(measure)][:, 0, 0])
         exact = measure(expected_table)[0]
         assert abs(values.mean() - exact) <= 5 * values.std() / math.sqrt(trials) + 1e-12, str(measure)
 
@@ -159,15 +159,16 @@ def test_random_blocks_report_spread(tmp_path: Path) -> None:
         ["q 0 a 1\n", "q 0 c 1\n", "r 0 x 1\n"],
         ["q Q0 a 1 1 t\n", "q Q0 b 2 1 t\n", "q Q0 c 3 0 t\n", "r Q0 x 1 5 t\n", "r Q0 y 2 4 t\n"],
     )
-    blocks, _ = evaluate_blocks(qrels, [run], [rv.parse("RR")], ties="random", trials=200, rng=3)
-    (block,) = blocks
-    assert block.trials.shape == (200, 2)
-    assert block.std[list(block.qids).index("r")] == 0.0  # no ties: every trial agrees
-    assert block.std[list(block.qids).index("q")] > 0.0
-    assert 0.0 < block.mean_std < 0.5
-    frame = rv.evaluate(qrels, [run], ["RR"], ties="random", trials=50, rng=3, per_query_rows=True)
+    evaluation = rv.evaluate(qrels, [run], ["RR"], ties="random", trials=200, rng=3)
+    assert evaluation.trials["RR"].shape == (200, 2, 1)
+    qids, _ = evaluation.run_values("RR", "run")
+    std = evaluation.query_std("RR", "run")
+    assert std[list(qids).index("r")] == 0.0  # no ties: every trial agrees
+    assert std[list(qids).index("q")] > 0.0
+    assert 0.0 < evaluation.mean_std("RR", "run") < 0.5
+    frame = rv.evaluate(qrels, [run], ["RR"], ties="random", trials=50, rng=3).to_frame(per_query=True)
     assert list(frame.columns) == ["run", "measure", "qid", "value", "std"]
-    assert frame.equals(rv.evaluate(qrels, [run], ["RR"], ties="random", trials=50, rng=3, per_query_rows=True))
+    assert frame.equals(rv.evaluate(qrels, [run], ["RR"], ties="random", trials=50, rng=3).to_frame(per_query=True))
 
 
 @settings(max_examples=30, deadline=None)

@@ -26,15 +26,27 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rankviz.errors import CollectionError, FormatError, MeasureError
-from rankviz.groups import Protocol, QueryGroups, derived_groups, read_groups, read_weights
-from rankviz.io.readers import Qrels, Run, read_qrels, read_run, run_name_from_path
-from rankviz.measures import Measure, parse
+from rankviz.errors import CollectionError, FormatError, OptionError
+from rankviz.io.groups import QueryGroups, derived_groups, read_groups, read_weights
+from rankviz.io.model import Qrels, Run
+from rankviz.io.readers import read_qrels, read_run, run_name_from_path
+from rankviz.settings import DEFAULT_MEASURES, GMAX, REL
 
 QRELS_NAMES = ("qrels.txt", "qrels.tsv", "qrels.parquet", "qrels.txt.gz")
 DOCS_NAMES = ("docs.jsonl", "docs.jsonl.gz")
 RUN_SUFFIXES_SKIPPED = (".md", ".json", ".toml", ".yaml", ".yml")
-DEFAULT_MEASURES = ("RR@10", "RR", "Hits@10", "AP", "nDCG@10", "nDCG", "ERR@20")
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """A benchmark protocol (``[protocol]`` in collection.toml): per group of ``group_by``, its primary measure."""
+
+    group_by: str
+    default: str
+    primary: dict[str, str]
+
+    def measure_for(self, group: str) -> str:
+        return self.primary.get(group, self.default)
 
 
 @dataclass(frozen=True)
@@ -48,14 +60,6 @@ class CollectionConfig:
     gmax: int = 4
     measures: tuple[str, ...] = DEFAULT_MEASURES
     protocol: Protocol | None = None
-
-    @property
-    def measure_defaults(self) -> dict[str, int]:
-        """Parameter defaults applied to measure names that do not set them."""
-        return {"rel": self.rel, "gmax": self.gmax}
-
-    def parse_measure(self, text: str | Measure) -> Measure:
-        return parse(text, defaults=self.measure_defaults)
 
 
 class DocumentStore:
@@ -115,9 +119,6 @@ class Collection:
         if name not in self.run_paths:
             raise CollectionError(f"{self.path}: no run named {name!r}; runs: {', '.join(self.run_paths)}")
         return read_run(self.run_paths[name], name=name)
-
-    def default_measures(self) -> list[Measure]:
-        return [self.config.parse_measure(m) for m in self.config.measures]
 
 
 def open_collection(path: str | os.PathLike) -> Collection:
@@ -205,25 +206,28 @@ def _read_config(root: Path) -> CollectionConfig:
     if unknown:
         raise CollectionError(f"{path}: unknown keys {', '.join(unknown)} (known: {', '.join(sorted(known))})")
     try:
+        measures = data.get("measures", list(DEFAULT_MEASURES))
+        if not isinstance(measures, list) or not measures or not all(isinstance(m, str) for m in measures):
+            raise OptionError('measures must be a list of measure names, e.g. ["nDCG@10", "AP"]')
         config = CollectionConfig(
-            name=str(data.get("name", root.name)),
-            description=str(data.get("description", "")),
-            source=str(data.get("source", "")),
-            rel=int(data.get("rel", 1)),
-            gmax=int(data.get("gmax", 4)),
-            measures=tuple(str(m) for m in data.get("measures", DEFAULT_MEASURES)),
+            name=_text(data, "name", root.name),
+            description=_text(data, "description", ""),
+            source=_text(data, "source", ""),
+            rel=REL.check(data.get("rel", REL.default)),
+            gmax=GMAX.check(data.get("gmax", GMAX.default)),
+            measures=tuple(measures),
             protocol=_read_protocol(data.get("protocol")),
         )
-        for measure in config.measures:
-            config.parse_measure(measure)
-        if config.protocol:
-            for measure in (config.protocol.default, *config.protocol.primary.values()):
-                config.parse_measure(measure)
-    except (TypeError, ValueError, MeasureError) as exc:
+    except (TypeError, ValueError) as exc:
         raise CollectionError(f"{path}: {exc}") from None
-    if config.rel < 1 or config.gmax < 1:
-        raise CollectionError(f"{path}: rel and gmax must be at least 1")
     return config
+
+
+def _text(data: dict, key: str, default: str) -> str:
+    value = data.get(key, default)
+    if not isinstance(value, str):
+        raise OptionError(f"{key} must be a string")
+    return value
 
 
 def _read_protocol(table) -> Protocol | None:

@@ -1,6 +1,33 @@
-"""Measures: one module per family (spec + vectorised kernel); see :mod:`rankviz.measures.spec`."""
+"""Measures: one module per family (spec + vectorised kernels); see :mod:`rankviz.measures.spec`.
 
-from rankviz.measures import ap, err, hits, ndcg, precision, recall, rr  # noqa: F401  (register families)
+Each family describes itself (definition, convention, parameters), and :func:`describe_families`
+turns those descriptions into the measure table of the README, ``rankviz measures`` and the app.
+"""
+
+# registered in the order every table lists them
+from rankviz.measures import rr, hits, ap, precision, recall, ndcg, err  # noqa: F401, I001
 from rankviz.measures.spec import FAMILIES, Family, Measure, Param, make, parse
 
-__all__ = ["FAMILIES", "Family", "Measure", "Param", "make", "parse"]
+
+def describe_families() -> list[tuple[str, str, str, str]]:
+    """One row per family: how it is written, its definition, its convention, its parameters."""
+    rows = []
+    for family in FAMILIES.values():
+        params = "; ".join(f"`{p.name}={p.default}`: {p.doc}{_values(p)}" for p in family.params) or "none"
+        rows.append((family.names, family.definition, family.convention, params))
+    return rows
+
+
+def _values(param: Param) -> str:
+    meanings = [f"{value}: {meaning}" for value, meaning in param.meanings.items() if meaning]
+    return f" ({'; '.join(meanings)})" if meanings else ""
+
+
+def markdown_table() -> str:
+    """The README's measure table (tests/test_docs.py keeps the README in step with it)."""
+    lines = ["| measure | definition | convention (default) | parameters |", "|---|---|---|---|"]
+    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in describe_families()]
+    return "\n".join(lines) + "\n"
+
+
+__all__ = ["FAMILIES", "Family", "Measure", "Param", "describe_families", "make", "markdown_table", "parse"]

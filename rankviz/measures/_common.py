@@ -1,5 +1,5 @@
-"""Parameters shared by several measure families."""
+"""Parameters shared by several measure families (defined with every other option in :mod:`rankviz.settings`)."""
 
-from rankviz.measures.spec import Param
+from rankviz.settings import REL
 
-REL = Param("rel", 1, "minimum grade that counts as relevant (trec_eval -l)", minimum=1)
+__all__ = ["REL"]

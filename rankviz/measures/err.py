@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from rankviz import settings
 from rankviz.errors import MeasureError
 from rankviz.measures._groups import expected_cascade
 from rankviz.measures._segments import exclusive_prefix_sum, per_query_sum, rows_with_grade_at_least
-from rankviz.measures.spec import Family, Param, register
+from rankviz.measures.spec import Family, register
 
-GMAX = Param("gmax", 4, "the grade that stops every user: R = (2^g - 1) / 2^gmax (gdeval: 4)", minimum=1)
+GMAX = settings.GMAX
 
 
 def expected_reciprocal_rank(table, cutoff: int | None, *, gmax: int) -> np.ndarray:

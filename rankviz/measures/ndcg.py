@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from rankviz import settings
 from rankviz.measures._groups import expected_positional_sum
 from rankviz.measures._segments import per_query_ideal_sum, per_query_sum, rows_with_grade_at_least, safe_divide
-from rankviz.measures.spec import Family, Param, register
+from rankviz.measures.spec import Family, register
 
-GAIN = Param(
-    "gain", "linear", "gain of a grade g: linear = g (trec_eval), exp = 2^g - 1 (Burges, gdeval)", choices=("linear", "exp")
-)
+GAIN = settings.GAIN
 
 
 def _gain(grades: np.ndarray, gain: str) -> np.ndarray:

@@ -12,31 +12,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rankviz.errors import MeasureError
+from rankviz.errors import MeasureError, OptionError
+from rankviz.settings import Option
 
+#: A measure's parameter is an option like any other (:mod:`rankviz.settings`): its name, default,
+#: values and doc are the same in a measure's name, on the command line and in the app.
+Param = Option
 
-@dataclass(frozen=True)
-class Param:
-    """One parameter of a measure family."""
-
-    name: str
-    default: object
-    doc: str
-    choices: tuple = ()
-    minimum: int | None = None
-
-    def parse(self, text: str) -> object:
-        if self.choices:
-            if text not in self.choices:
-                raise MeasureError(f"{self.name}={text}: choose one of {', '.join(map(str, self.choices))}")
-            return text
-        try:
-            value = int(text)
-        except ValueError:
-            raise MeasureError(f"{self.name}={text}: expected an integer") from None
-        if self.minimum is not None and value < self.minimum:
-            raise MeasureError(f"{self.name}={value}: must be at least {self.minimum}")
-        return value
+#: The largest cutoff (positions are int32).
+MAX_CUTOFF = 2**31 - 1
 
 
 @dataclass(frozen=True)
@@ -56,6 +40,12 @@ class Family:
     expected: Callable[..., np.ndarray]
     definition: str
     convention: str
+
+    @property
+    def names(self) -> str:
+        """How the family is written: ``RR``, ``RR@K`` (and its aliases)."""
+        forms = [f"{self.name}@K"] if self.cutoff_required else [self.name, f"{self.name}@K"]
+        return ", ".join(f"`{f}`" for f in forms) + (f" (alias {', '.join(self.aliases[:1])})" if self.aliases else "")
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -123,12 +113,15 @@ def make(name: str, cutoff: int | None = None, **params: object) -> Measure:
     given = {}
     for key, value in params.items():
         spec = family.param(key)
-        value = spec.parse(str(value))
+        try:
+            value = spec.parse(str(value))
+        except OptionError as exc:
+            raise MeasureError(f"{family.name}: {exc}") from None
         if value != spec.default:
             given[key] = value
     ordered = tuple((p.name, given[p.name]) for p in family.params if p.name in given)
-    if cutoff is not None and (not isinstance(cutoff, (int, np.integer)) or cutoff < 1):
-        raise MeasureError(f"{name}@{cutoff}: the cutoff must be a whole number of at least 1")
+    if cutoff is not None and (not isinstance(cutoff, (int, np.integer)) or not 1 <= cutoff <= MAX_CUTOFF):
+        raise MeasureError(f"{name}@{cutoff}: the cutoff must be at least 1 and at most {MAX_CUTOFF}")
     if cutoff is None and family.cutoff_required:
         raise MeasureError(f"{family.name} needs a cutoff, e.g. {family.name}@10")
     return Measure(family.name, ordered, None if cutoff is None else int(cutoff))
@@ -150,7 +143,7 @@ def parse(text: str | Measure, *, defaults: dict[str, object] | None = None) -> 
             params[key.strip()] = value.strip()
     cutoff = None
     if match["cutoff"] is not None:
-        if not match["cutoff"].isdigit():
+        if not re.fullmatch(r"[0-9]+", match["cutoff"]):
             raise MeasureError(f"in {text!r}: the cutoff {match['cutoff']!r} must be a whole number")
         cutoff = int(match["cutoff"])
     family_name = _LOOKUP.get(match["name"].lower())

@@ -18,18 +18,13 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from itertools import combinations
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 from scipy import optimize, stats
 
 from rankviz.errors import OptionError
-from rankviz.options import ALTERNATIVES, CORRECTIONS, TESTS, ZERO_METHODS
-
-if TYPE_CHECKING:
-    import pandas as pd
-
+from rankviz.settings import ALTERNATIVE, CORRECTION, TEST, ZERO_METHOD
 
 #: What each test assumes, in one sentence (shown under the test in the dashboard).
 ASSUMPTIONS = {
@@ -85,8 +80,7 @@ def _differences(a, b) -> np.ndarray:
 
 
 def _check(alternative: str) -> None:
-    if alternative not in ALTERNATIVES:
-        raise OptionError(f"alternative must be one of {', '.join(ALTERNATIVES)}")
+    ALTERNATIVE.check(alternative)
 
 
 def _squeeze(value):
@@ -103,7 +97,7 @@ def _quiet_constant_data() -> Iterator[None]:
         yield
 
 
-def _t_interval(d: np.ndarray) -> Callable[[float], ConfidenceInterval]:
+def t_interval(d: np.ndarray) -> Callable[[float], ConfidenceInterval]:
     """Two-sided t interval of the mean difference (scipy's ``ttest_rel(...).confidence_interval``)."""
 
     def interval(level: float) -> ConfidenceInterval:
@@ -123,7 +117,7 @@ def paired_t(a, b, *, alternative: str = "two-sided") -> PairedTestResult:
             *np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(b, np.float64)), axis=-1, alternative=alternative
         )
     return PairedTestResult(
-        "t", _squeeze(result.statistic), _squeeze(result.pvalue), _squeeze(d.mean(-1)), d.shape[-1], alternative, _t_interval(d)
+        "t", _squeeze(result.statistic), _squeeze(result.pvalue), _squeeze(d.mean(-1)), d.shape[-1], alternative, t_interval(d)
     )
 
 
@@ -135,8 +129,7 @@ def wilcoxon(a, b, *, alternative: str = "two-sided", zero_method: str = "wilcox
     the p-value is 1 (nothing distinguishes the runs) instead of scipy's NaN.
     """
     _check(alternative)
-    if zero_method not in ZERO_METHODS:
-        raise OptionError(f"zero_method must be one of {', '.join(ZERO_METHODS)}")
+    ZERO_METHOD.check(zero_method)
     d = _differences(a, b)
     rows = d.reshape(-1, d.shape[-1])
     statistic, pvalue = np.full(len(rows), np.nan), np.ones(len(rows))
@@ -152,7 +145,7 @@ def wilcoxon(a, b, *, alternative: str = "two-sided", zero_method: str = "wilcox
         _squeeze(d.mean(-1)),
         d.shape[-1],
         alternative,
-        _t_interval(d),
+        t_interval(d),
     )
 
 
@@ -179,7 +172,7 @@ def sign_test(a, b, *, alternative: str = "two-sided") -> PairedTestResult:
         _squeeze(d.mean(-1)),
         d.shape[-1],
         alternative,
-        _t_interval(d),
+        t_interval(d),
     )
 
 
@@ -242,7 +235,7 @@ def randomization(
         _squeeze(observed.reshape(shape)),
         n,
         alternative,
-        _t_interval(d),
+        t_interval(d),
     )
 
 
@@ -349,8 +342,7 @@ def adjust(pvalues, *, method: str) -> np.ndarray:
     ``bh`` (Benjamini-Hochberg, ``scipy.stats.false_discovery_control``). Same as statsmodels'
     ``multipletests`` with ``bonferroni``, ``holm``, ``fdr_bh``."""
     p = np.asarray(pvalues, dtype=np.float64)
-    if method not in CORRECTIONS:
-        raise OptionError(f"correction must be one of {', '.join(CORRECTIONS)}")
+    CORRECTION.check(method)
     if method == "none" or p.size == 0:
         return p.copy()
     if method == "bonferroni":
@@ -441,180 +433,4 @@ def run_test(
         return randomization(a, b, alternative=alternative, n_resamples=n_resamples, rng=rng)
     if test == "bootstrap":
         return bootstrap(a, b, alternative=alternative, n_resamples=n_resamples, rng=rng)
-    raise OptionError(f"unknown paired test {test!r}; choose one of {', '.join(TESTS[:-1])}")
-
-
-COLUMNS = (
-    "baseline", "run", "measure", "test", "n", "mean_baseline", "mean_run", "delta", "statistic", "p_value",
-    "p_adjusted", "ci_low", "ci_high", "effect_size", "wins", "ties", "losses",
-)  # fmt: skip
-
-
-def compare_runs(
-    matrix: pd.DataFrame,
-    *,
-    measure: str,
-    baseline: str | None = None,
-    test: str = "t",
-    correction: str = "holm",
-    pairs: str = "baseline",
-    alternative: str = "two-sided",
-    n_resamples: int = 10_000,
-    rng: np.random.Generator | int | None = None,
-    confidence_level: float = 0.95,
-    zero_method: str = "wilcox",
-) -> pd.DataFrame:
-    """Significance of every comparison in a queries x runs matrix, one row per (baseline, run) pair.
-
-    ``pairs="baseline"``: the baseline (first column unless named) against each other run;
-    ``"all"``: every pair. ``correction`` adjusts the p-values over those comparisons; ``tukey``
-    is itself family-wise over all pairs, so its p-values are reported as both p and adjusted p.
-    ``zero_method`` is Wilcoxon's handling of zero differences (see :func:`wilcoxon`).
-    Columns: :data:`COLUMNS`; ``delta`` = mean_run - mean_baseline.
-    """
-    import pandas as pd
-
-    if test not in TESTS:
-        raise OptionError(f"unknown test {test!r}; choose one of {', '.join(TESTS)}")
-    runs = list(matrix.columns)
-    baseline = runs[0] if baseline is None else baseline
-    if baseline not in runs:
-        raise OptionError(f"baseline {baseline!r} is not among the runs ({', '.join(runs)})")
-    if pairs == "baseline":
-        compared = [(baseline, r) for r in runs if r != baseline]
-    elif pairs == "all":
-        compared = list(combinations(runs, 2))
-    else:
-        raise OptionError("pairs must be 'baseline' or 'all'")
-    if not compared:
-        return pd.DataFrame(columns=COLUMNS)
-    values = matrix.to_numpy(dtype=np.float64)
-    left = values[:, [runs.index(x) for x, _ in compared]].T
-    right = values[:, [runs.index(y) for _, y in compared]].T
-    if test == "tukey":
-        tukey = tukey_hsd(values, n_resamples=n_resamples, rng=rng)
-        statistic = np.array([tukey.statistic[runs.index(y), runs.index(x)] for x, y in compared])  # run - baseline
-        pvalue = np.array([tukey.pvalue[runs.index(x), runs.index(y)] for x, y in compared])
-        adjusted = pvalue
-        low, high = _t_interval(right - left)(confidence_level)
-    else:
-        result = run_test(test, right, left, alternative=alternative, n_resamples=n_resamples, rng=rng, zero_method=zero_method)
-        statistic, pvalue = np.atleast_1d(result.statistic), np.atleast_1d(result.pvalue)
-        adjusted = adjust(pvalue, method=correction)
-        low, high = result.confidence_interval(confidence_level)
-    d = right - left
-    return pd.DataFrame(
-        {
-            "baseline": [x for x, _ in compared],
-            "run": [y for _, y in compared],
-            "measure": measure,
-            "test": test,
-            "n": values.shape[0],
-            "mean_baseline": left.mean(1),
-            "mean_run": right.mean(1),
-            "delta": d.mean(1),
-            "statistic": statistic,
-            "p_value": pvalue,
-            "p_adjusted": adjusted,
-            "ci_low": np.atleast_1d(low),
-            "ci_high": np.atleast_1d(high),
-            "effect_size": [effect_size(run, base, confidence_level=confidence_level).value for run, base in zip(right, left)],
-            "wins": (d > 0).sum(1),
-            "ties": (d == 0).sum(1),
-            "losses": (d < 0).sum(1),
-        },
-        columns=COLUMNS,
-    )
-
-
-def verdicts(table: pd.DataFrame, *, alpha: float = 0.05) -> list[str]:
-    """Per row of :func:`compare_runs`: ``better`` / ``worse`` where the adjusted p is below alpha, else ``n.s.``."""
-    return [
-        ("better" if delta > 0 else "worse") if p < alpha else "n.s." for delta, p in zip(table["delta"], table["p_adjusted"])
-    ]
-
-
-MIN_GROUP_QUERIES = 5
-
-
-def compare_by_group(
-    matrix: pd.DataFrame,
-    groups: pd.Series,
-    *,
-    measure: str,
-    baseline: str,
-    test: str = "t",
-    correction: str = "holm",
-    alternative: str = "two-sided",
-    n_resamples: int = 10_000,
-    rng: np.random.Generator | int | None = None,
-    min_queries: int = MIN_GROUP_QUERIES,
-    zero_method: str = "wilcox",
-) -> pd.DataFrame:
-    """Each run against the baseline within each group; p adjusted across the groups of each run.
-
-    Groups with fewer than ``min_queries`` queries are not tested: their p is NaN and ``note`` says
-    so. Tukey HSD is not offered here (it is a test over runs, not over groups); use t or another
-    paired test.
-    """
-    import pandas as pd
-
-    if test == "tukey":
-        raise OptionError("per-group comparisons use a paired test (t, wilcoxon, sign, randomization, bootstrap)")
-    by = groups.reindex(matrix.index)
-    seed = np.random.default_rng(rng).integers(2**63)
-    frames = []
-    for group, part in matrix.groupby(by, sort=True):
-        if len(part) < min_queries:
-            runs = [r for r in matrix.columns if r != baseline]
-            frames.append(
-                pd.DataFrame(
-                    {"group": group, "run": runs, "n": len(part), "delta": [part[r].mean() - part[baseline].mean() for r in runs]}
-                ).assign(p_value=np.nan, note=f"too few queries for a test (< {min_queries})")
-            )
-            continue
-        table = compare_runs(
-            part,
-            measure=measure,
-            baseline=baseline,
-            test=test,
-            correction="none",
-            alternative=alternative,
-            n_resamples=n_resamples,
-            rng=seed,
-            zero_method=zero_method,
-        )
-        frames.append(table[["run", "n", "delta", "p_value"]].assign(group=group, note=""))
-    result = pd.concat(frames, ignore_index=True)[["group", "run", "n", "delta", "p_value", "note"]]
-    result["p_adjusted"] = np.nan
-    for _, rows in result.groupby("run"):
-        tested = rows.index[rows["p_value"].notna()]
-        result.loc[tested, "p_adjusted"] = adjust(result.loc[tested, "p_value"].to_numpy(), method=correction)
-    return result
-
-
-def effect_sizes(matrix: pd.DataFrame, baseline: str, *, confidence_level: float = 0.95) -> pd.DataFrame:
-    """Per run: d_z against the baseline with its interval (``effect_size``, ``effect_low``, ``effect_high``)."""
-    import pandas as pd
-
-    rows = {}
-    for run in matrix.columns:
-        if run != baseline:
-            size = effect_size(matrix[run], matrix[baseline], confidence_level=confidence_level)
-            rows[run] = {"effect_size": size.value, "effect_low": size.low, "effect_high": size.high}
-    return pd.DataFrame.from_dict(rows, orient="index")
-
-
-def queries_needed(
-    matrix: pd.DataFrame, baseline: str, difference: float, *, alpha: float = 0.05, power: float = 0.8
-) -> pd.Series:
-    """Per run: the topic set size (:func:`topic_set_size`) to detect ``difference`` with the paired
-    t-test, from the standard deviation of this run's differences from the baseline."""
-    import pandas as pd
-
-    needed = {}
-    for run in matrix.columns:
-        if run != baseline:
-            sd = float((matrix[run] - matrix[baseline]).std(ddof=1))
-            needed[run] = topic_set_size(difference, sd, alpha=alpha, power=power) if sd > 0 else np.nan
-    return pd.Series(needed, name="queries needed", dtype=float)
+    raise OptionError(f"unknown paired test {test!r}; choose one of {', '.join(TEST.choices[:-1])}")

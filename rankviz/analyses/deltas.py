@@ -1,37 +1,14 @@
-"""Comparisons built on ranking tables: per-query matrices, deltas, rank distributions, tie counts.
-
-Everything the dashboard shows comes from here (or from :mod:`rankviz.evaluate`), so the numbers
-in the browser are the command line's numbers.
+"""Per-query deltas between runs, and the rankings behind them: first relevant ranks, hits curves,
+one query's two rankings side by side.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import numpy as np
 import pandas as pd
-from scipy import stats
 
-from rankviz.evaluate import per_query
-from rankviz.groups import aggregate
-from rankviz.measures import Measure
 from rankviz.measures._segments import first_hit_rank, rows_with_grade_at_least
 from rankviz.ranking import RankingTable
-
-
-def per_query_matrix(tables: Mapping[str, RankingTable], measure: Measure, *, missing: str = "zero") -> pd.DataFrame:
-    """Queries x runs values of one measure (qid strcmp order; with ``skip``, queries all runs answer)."""
-    columns = {name: per_query(table, measure, missing=missing) for name, table in tables.items()}
-    return pd.DataFrame(columns).dropna()
-
-
-def summary(matrix: pd.DataFrame, *, confidence_level: float = 0.95) -> pd.DataFrame:
-    """Mean per run with a t-based confidence interval of the mean over queries."""
-    n = len(matrix)
-    mean = matrix.mean()
-    sem = matrix.std(ddof=1) / np.sqrt(n) if n > 1 else pd.Series(np.nan, index=matrix.columns)
-    half = sem * stats.t.ppf(0.5 + confidence_level / 2, max(n - 1, 1))
-    return pd.DataFrame({"mean": mean, "ci_low": mean - half, "ci_high": mean + half, "queries": n})
 
 
 def best_per_measure(means: pd.DataFrame) -> dict[str, list[str]]:
@@ -70,23 +47,6 @@ def hits_curve(table: RankingTable, rel: int, depth: int) -> pd.Series:
     return pd.Series(np.cumsum(counts) / len(first), index=pd.RangeIndex(1, depth + 1, name="K"))
 
 
-def tie_statistics(table: RankingTable, cutoff: int) -> dict[str, float]:
-    """How much of a run sits in groups of equal scores, overall and in the top ``cutoff``."""
-    sizes = np.bincount(table.tie_group) if table.n_rows else np.zeros(0, int)
-    tied = sizes[table.tie_group] > 1 if table.n_rows else np.zeros(0, bool)
-    top = table.pos < cutoff
-    answered = int(table.in_run.sum())
-    queries_with_ties = len(np.unique(table.row_query[tied]))
-    return {
-        "queries answered": answered,
-        "queries with ties": queries_with_ties,
-        "share of queries with ties": queries_with_ties / answered if answered else 0.0,
-        "share of documents tied": float(tied.mean()) if table.n_rows else 0.0,
-        f"share of top-{cutoff} documents tied": float(tied[top].mean()) if top.any() else 0.0,
-        "largest tie group": int(sizes.max()) if len(sizes) else 0,
-    }
-
-
 def ranking_of(table: RankingTable, qid: str, depth: int) -> pd.DataFrame:
     """One query's top ``depth`` documents: rank, docid, score, grade (NaN = unjudged)."""
     rows = table.query_rows(qid)
@@ -112,43 +72,6 @@ def side_by_side(baseline: RankingTable, run: RankingTable, qid: str, depth: int
     ]
     right = right.assign(moved=moved)
     return pd.concat([left.add_prefix("baseline "), right.add_prefix("run ")], axis=1)
-
-
-def latex(means: pd.DataFrame, *, best: Mapping[str, list[str]] | None = None, digits: int = 4) -> str:
-    """A LaTeX tabular of runs x measures, the best value per measure in bold."""
-
-    def escape(text: str) -> str:
-        for char, repl in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("_", r"\_"), ("#", r"\#"), ("$", r"\$")):
-            text = text.replace(char, repl)
-        return text
-
-    lines = [r"\begin{tabular}{l" + "r" * len(means.columns) + "}", r"\toprule"]
-    lines.append("Run & " + " & ".join(escape(c) for c in means.columns) + r" \\")
-    lines.append(r"\midrule")
-    for run, row in means.iterrows():
-        cells = []
-        for col, value in row.items():
-            text = f"{value:.{digits}f}"
-            cells.append(rf"\textbf{{{text}}}" if best and run in best.get(col, []) else text)
-        lines.append(escape(str(run)) + " & " + " & ".join(cells) + r" \\")
-    lines += [r"\bottomrule", r"\end{tabular}"]
-    return "\n".join(lines) + "\n"
-
-
-def summarize(
-    matrix: pd.DataFrame,
-    *,
-    how: str = "query",
-    groups: pd.Series | None = None,
-    weights: pd.Series | None = None,
-    confidence_level: float = 0.95,
-) -> pd.DataFrame:
-    """:func:`summary` under an aggregate: the t interval applies to the mean over queries only, so
-    with ``macro`` or ``weights`` the mean is the aggregate and the interval is left empty (NaN)."""
-    if how == "query":
-        return summary(matrix, confidence_level=confidence_level)
-    mean = aggregate(matrix, how=how, groups=groups, weights=weights)
-    return pd.DataFrame({"mean": mean, "ci_low": np.nan, "ci_high": np.nan, "queries": len(matrix)})
 
 
 def wins_ties_losses_by_group(delta: pd.Series, groups: pd.Series, *, tolerance: float = 1e-12) -> pd.DataFrame:

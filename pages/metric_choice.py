@@ -2,16 +2,20 @@
 
 import streamlit as st
 
-import app_support as support
-from rankviz import metric_choice, plots
+from rankviz import plots
+from rankviz.analyses import metric_choice
+from rankviz.app import loaders
+from rankviz.app.frame import open_page
+from rankviz.app.text import md
+from rankviz.app.widgets import widget_key
 
-ctx = support.context()
+ctx = open_page("metric_choice")
 st.header("Metric choice")
 if len(ctx.selected) < 2:
     st.info("Choose two or more runs in the sidebar: the evidence compares how measures order runs.")
     st.stop()
 tables = ctx.tables(ties="trec_eval")
-inferred = metric_choice.infer_task(tables, rel=ctx.rel, top_k=ctx.k)
+inferred = metric_choice.infer_task(tables, rel=ctx.settings.rel, top_k=ctx.k)
 yes_no = ["yes", "no"]
 questions = {  # URL key: (question, default read from the qrels)
     "one_answer": ("One correct answer per query?", inferred.single_answer),
@@ -25,46 +29,28 @@ answers = {}
 for column, (key, (question, default)) in zip(st.columns(len(questions)), questions.items()):
     chosen = ctx.url.choice(key, yes_no, "yes" if default else "no")
     answers[key] = column.radio(
-        question,
-        yes_no,
-        index=yes_no.index(chosen),
-        horizontal=True,
-        key=support.widget_key(f"metric.{key}", ctx.collection_name),
+        question, yes_no, index=yes_no.index(chosen), horizontal=True, key=widget_key(f"metric.{key}", ctx.collection_name)
     )
 ctx.url.write(**answers)
-st.caption(f"Defaults are read from the qrels (relevant: grade >= {ctx.rel}); K is the frame's K.")
+st.caption(md(f"Defaults {inferred.source}; K is the frame's K."))
 yes = {key: value == "yes" for key, value in answers.items()}
 task = metric_choice.Task(yes["one_answer"], ctx.k if yes["top_only"] else None, yes["graded"], yes["stops"])
 
-measure_names = tuple(str(m) for m in ctx.measures)
 power_tests = ["tukey", "bootstrap"]
 power_test = ctx.url.choice("power_test", power_tests, "tukey")
-first_values = ctx.matrix(ctx.measures[0])
-report = support.metric_report(
-    tuple(tables.values()),
-    tuple(ctx.tables(ties="pessimistic").values()),
-    tuple(ctx.tables(ties="optimistic").values()),
-    measure_names,
-    ctx.rel,
-    task,
-    ctx.missing,
-    0.05,
-    power_test,
-    ctx.aggregate,
-    ctx.group_of(first_values.index),
-    ctx.weights,
-)
+report = loaders.metric_report(ctx, task, power_test)
 for pick in report.recommendations:
-    st.markdown(f"- **{pick.measure}**: {pick.reason}. *Hides on this collection:* {pick.hides}.")
+    st.markdown(f"- **{md(pick.measure)}**: {md(pick.reason)}. *Hides on this collection:* {md(pick.hides)}.")
 
 st.subheader("Warnings from the collection")
 messages = report.warnings.messages()
-for message in messages:
-    st.warning(message)
+for text in messages:
+    st.warning(md(text))
 if not messages:
     st.success("Nothing in the qrels or runs undermines these measures.")
 st.dataframe(report.warnings.judged.to_frame().style.format("{:.1%}"), width="stretch")
 
+measure_names = list(report.measures)
 if len(measure_names) < 2:
     st.info("Choose two or more measures in the sidebar to compare them.")
     st.stop()
@@ -76,13 +62,12 @@ c1, c2, c3 = st.columns(3)
 run = c1.selectbox("Run", ctx.selected)
 x_name = c2.selectbox("Measure (x)", measure_names, index=0)
 y_name = c3.selectbox("Measure (y)", measure_names, index=1)
-x = ctx.matrix(ctx.measures[measure_names.index(x_name)])[run].rename(x_name)
-y = ctx.matrix(ctx.measures[measure_names.index(y_name)])[run].rename(y_name)
+x = report.evaluation.matrix(x_name)[run].rename(x_name)
+y = report.evaluation.matrix(y_name)[run].rename(y_name)
 st.plotly_chart(plots.measure_scatter(x, y, run, ctx.queries), key="per_query")
-if ctx.group_by is not None:
-    st.markdown(f"**Where {x_name} and {y_name} disagree, per {ctx.group_by}**")
-    x_all = ctx.matrix(ctx.measures[measure_names.index(x_name)])
-    y_all = ctx.matrix(ctx.measures[measure_names.index(y_name)])
+if ctx.settings.group_by is not None:
+    st.markdown(f"**Where {md(x_name)} and {md(y_name)} disagree, per {md(ctx.settings.group_by)}**")
+    x_all, y_all = report.evaluation.matrix(x_name), report.evaluation.matrix(y_name)
     by_group = metric_choice.agreement_by_group(x_all, y_all, ctx.group_of(x_all.index))
     st.dataframe(by_group.style.format({"kendall tau": "{:.2f}"}, na_rep="n/a"), width="stretch")
     st.caption("Kendall's tau between the run orderings on each group's queries only; n/a where a measure ties every run.")
@@ -94,7 +79,7 @@ power_test = st.radio(
     index=power_tests.index(power_test),
     horizontal=True,
     format_func=lambda t: {"tukey": "randomised Tukey HSD", "bootstrap": "paired bootstrap (Holm)"}[t],
-    key=support.widget_key("metric.power_test"),
+    key=widget_key("metric.power_test"),
 )
 ctx.url.write(power_test=power_test)
 st.dataframe(report.power.style.format({"power": "{:.1%}"}), width="stretch")
@@ -110,9 +95,9 @@ st.caption(
 )
 
 st.subheader("Stability")
-st.dataframe(report.stability.style.format("{:.3f}"), width="stretch")
+st.dataframe(report.stability.style.format("{:.3f}", na_rep="n/a"), width="stretch")
 st.caption(
     "swap rate: how often two runs swap order between two random halves of the queries (1,000 splits); "
     "tie width: largest optimistic - pessimistic mean over the runs; threshold tau / gmax tau: Kendall's tau "
-    "between the run orderings at rel and rel + 1, at gmax and gmax + 1."
+    "between the run orderings at rel and rel + 1, at gmax and gmax + 1 (n/a: the measure has no such parameter)."
 )

@@ -1,7 +1,7 @@
 """Which measure fits a task, answered from the team's own runs and qrels.
 
 Four kinds of evidence, each a plain function over per-query matrices (queries x runs, one per
-measure, from :func:`rankviz.compare.per_query_matrix`):
+measure, from :meth:`rankviz.evaluate.Evaluation.matrix`):
 
 - guidance: a few questions about the task lead to measures, with the reason for each and what it
   would hide on this collection (:func:`recommend`);
@@ -23,25 +23,13 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from rankviz.compare import per_query_matrix
+from rankviz.analyses.comparisons import compare_runs
 from rankviz.errors import OptionError
-from rankviz.groups import aggregate as mean_of
+from rankviz.evaluate import Evaluation, as_measures, evaluate_tables
+from rankviz.io.groups import QueryGroups
 from rankviz.measures import Measure, make
 from rankviz.ranking import RankingTable
-from rankviz.significance import compare_runs
-
-
-def run_means(
-    matrices: Mapping[str, pd.DataFrame],
-    *,
-    aggregate: str = "query",
-    groups: pd.Series | None = None,
-    weights: pd.Series | None = None,
-) -> pd.DataFrame:
-    """Runs x measures: each run's mean of each measure (under ``aggregate``, see :func:`rankviz.groups.aggregate`)."""
-    return pd.DataFrame(
-        {measure: mean_of(matrix, how=aggregate, groups=groups, weights=weights) for measure, matrix in matrices.items()}
-    )
+from rankviz.settings import EvalSettings, TestSettings
 
 
 def tau_ap(x, y) -> float:
@@ -96,11 +84,10 @@ def discriminative_power(
     ``measure``, ``pair rank`` (1 = most significant) and ``p`` (sorted ascending), the ASL curve.
     """
     generator = np.random.default_rng(rng)
+    settings = TestSettings(test=test, correction="holm", pairs="all", n_resamples=n_resamples)
     rows, curves = [], []
     for measure, matrix in matrices.items():
-        table = compare_runs(
-            matrix, measure=measure, test=test, correction="holm", pairs="all", n_resamples=n_resamples, rng=generator
-        )
+        table = compare_runs(matrix, settings, measure=measure, rng=generator)
         p = np.sort(table["p_adjusted"].to_numpy())
         significant = int((p < alpha).sum())
         rows.append(
@@ -141,7 +128,9 @@ def swap_rates(
     )
 
 
-def parameter_sensitivity(tables: Mapping[str, RankingTable], measures: list[Measure], *, top_grade: int) -> pd.DataFrame:
+def parameter_sensitivity(
+    tables: Mapping[str, RankingTable], measures: list[Measure], settings: EvalSettings, *, top_grade: int, **aggregation
+) -> pd.DataFrame:
     """How a measure's ordering of the runs moves with its parameters: Kendall's tau between the run
     means at the measure's ``rel`` and at ``rel + 1`` (binary measures), and for ERR between its
     ``gmax`` and ``gmax + 1``. NaN where the measure has no such parameter or the change is impossible."""
@@ -150,20 +139,19 @@ def parameter_sensitivity(tables: Mapping[str, RankingTable], measures: list[Mea
         params = {p.name for p in measure.family.params}
         row = {"measure": str(measure), "threshold tau": np.nan, "gmax tau": np.nan}
         if "rel" in params and measure.value_of("rel") + 1 <= top_grade:
-            row["threshold tau"] = _ordering_tau(tables, measure, "rel", measure.value_of("rel") + 1)
+            row["threshold tau"] = _ordering_tau(tables, measure, "rel", measure.value_of("rel") + 1, settings, aggregation)
         if "gmax" in params:
-            row["gmax tau"] = _ordering_tau(tables, measure, "gmax", measure.value_of("gmax") + 1)
+            row["gmax tau"] = _ordering_tau(tables, measure, "gmax", measure.value_of("gmax") + 1, settings, aggregation)
         rows.append(row)
     return pd.DataFrame(rows).set_index("measure")
 
 
-def _ordering_tau(tables: Mapping[str, RankingTable], measure: Measure, param: str, value: int) -> float:
+def _ordering_tau(tables, measure: Measure, param: str, value: int, settings: EvalSettings, aggregation: dict) -> float:
     if len(tables) < 2:
         return float("nan")
     changed = make(measure.name, measure.cutoff, **{**dict(measure.params), param: value})
-    before = per_query_matrix(tables, measure).mean()
-    after = per_query_matrix(tables, changed).mean()
-    return float(stats.kendalltau(before, after).statistic)
+    means = evaluate_tables(tables, [measure, changed], settings, **aggregation).means()
+    return float(stats.kendalltau(means[str(measure)], means[str(changed)]).statistic)
 
 
 def judged_at_k(tables: Mapping[str, RankingTable], k: int) -> pd.Series:
@@ -232,6 +220,7 @@ class Task:
     top_k: int | None
     graded: bool
     stops_when_satisfied: bool
+    source: str = ""  # where the answers come from (given, or guessed from the qrels and how)
 
 
 @dataclass(frozen=True)
@@ -309,17 +298,9 @@ def graded_share(table: RankingTable, rel: int) -> float:
     return float((relevant > rel).mean()) if len(relevant) else 0.0
 
 
-def tie_widths(
-    pessimistic: Mapping[str, RankingTable], optimistic: Mapping[str, RankingTable], measures: list[Measure]
-) -> pd.Series:
+def tie_widths(pessimistic: Evaluation, optimistic: Evaluation) -> pd.Series:
     """Per measure, the largest optimistic - pessimistic mean over the runs: how far ties alone can move a run."""
-    return pd.Series(
-        {
-            str(m): float((per_query_matrix(optimistic, m).mean() - per_query_matrix(pessimistic, m).mean()).max())
-            for m in measures
-        },
-        name="tie width",
-    )
+    return (optimistic.means() - pessimistic.means()).max().rename("tie width")
 
 
 def infer_task(tables: Mapping[str, RankingTable], *, rel: int, top_k: int) -> Task:
@@ -327,16 +308,24 @@ def infer_task(tables: Mapping[str, RankingTable], *, rel: int, top_k: int) -> T
     relevant document; graded if relevant grades differ; users stop when satisfied if graded."""
     first = next(iter(tables.values()))
     relevant = np.bincount(first.ideal_query, weights=(first.ideal_grades >= rel).astype(float), minlength=first.n_queries)
-    graded = len(np.unique(first.ideal_grades[first.ideal_grades >= 1])) > 1
-    return Task(single_answer=bool(np.median(relevant) <= 1), top_k=top_k, graded=graded, stops_when_satisfied=graded)
+    grades = np.unique(first.ideal_grades[first.ideal_grades >= 1])
+    median = float(np.median(relevant))
+    source = (
+        f"guessed from the qrels: a median of {median:g} relevant documents per query (grade >= {rel}), "
+        f"{len(grades)} positive grade{'s' if len(grades) != 1 else ''}"
+    )
+    graded = len(grades) > 1
+    return Task(single_answer=median <= 1, top_k=top_k, graded=graded, stops_when_satisfied=graded, source=source)
 
 
 @dataclass(frozen=True, eq=False)
 class MetricReport:
-    """Everything the Metric choice page and ``python -m rankviz metrics-report`` show."""
+    """Everything the Metric choice page and ``rankviz metrics-report`` show."""
 
     task: Task
     recommendations: list[Recommendation]
+    measures: tuple[str, ...]  # the measures asked for, then those recommended
+    evaluation: Evaluation
     means: pd.DataFrame
     kendall: pd.DataFrame
     tau_ap: pd.DataFrame
@@ -349,45 +338,55 @@ class MetricReport:
 def metric_report(
     tables: Mapping[str, Mapping[str, RankingTable]],
     measures: list[Measure],
+    settings: EvalSettings | None = None,
     *,
-    rel: int,
     task: Task | None = None,
     top_k: int = 10,
     alpha: float = 0.05,
     test: str = "tukey",
     n_resamples: int = 1000,
     trials: int = 1000,
-    missing: str = "zero",
     rng: np.random.Generator | int | None = None,
-    aggregate: str = "query",
-    groups: pd.Series | None = None,
-    weights: pd.Series | None = None,
+    groups: QueryGroups | None = None,
+    weights: Mapping[str, float] | None = None,
 ) -> MetricReport:
     """The full report; ``tables[policy][run]`` for policies ``trec_eval``, ``pessimistic``, ``optimistic``.
 
-    ``aggregate`` (with ``groups`` / ``weights``) sets how the run means that the agreement is
-    computed from average the queries; tests and swap rates work on queries.
+    The measures recommended for the task are evaluated too (after those asked for), so every
+    piece of advice comes with its evidence. Means (agreement, tie widths) follow the settings'
+    aggregate; tests and swap rates work on queries.
     """
+    settings = settings or EvalSettings()
     default = tables["trec_eval"]
-    matrices = {str(m): per_query_matrix(default, m, missing=missing) for m in measures}
-    means = run_means(matrices, aggregate=aggregate, groups=groups, weights=weights)
+    warnings = collection_warnings(default, rel=settings.rel, k=top_k)
+    task = task or infer_task(default, rel=settings.rel, top_k=top_k)
+    share = graded_share(next(iter(default.values())), settings.rel)
+    recommendations = recommend(task, warnings, graded_share=share, rel=settings.rel)
+    every = as_measures([*measures, *(r.measure for r in recommendations)], defaults=settings.measure_defaults)
+    aggregation = {"groups": groups, "weights": weights}
+    evaluations = {
+        policy: evaluate_tables(tables[policy], every, settings.replace(ties=policy), **aggregation)
+        for policy in ("trec_eval", "pessimistic", "optimistic")
+    }
+    evaluation = evaluations["trec_eval"]
+    matrices = {str(m): evaluation.matrix(m) for m in every}
+    means = evaluation.means()
     generator = np.random.default_rng(rng)
     power, asl = discriminative_power(matrices, test=test, alpha=alpha, n_resamples=n_resamples, rng=generator)
     top_grade = int(next(iter(default.values())).ideal_grades.max(initial=1))
     stability = pd.concat(
         [
             swap_rates(matrices, trials=trials, rng=generator),
-            tie_widths(tables["pessimistic"], tables["optimistic"], measures),
-            parameter_sensitivity(default, measures, top_grade=top_grade),
+            tie_widths(evaluations["pessimistic"], evaluations["optimistic"]),
+            parameter_sensitivity(default, every, settings, top_grade=top_grade, **aggregation),
         ],
         axis=1,
     )
-    warnings = collection_warnings(default, rel=rel, k=top_k)
-    task = task or infer_task(default, rel=rel, top_k=top_k)
-    share = graded_share(next(iter(default.values())), rel)
     return MetricReport(
         task=task,
-        recommendations=recommend(task, warnings, graded_share=share, rel=rel),
+        recommendations=recommendations,
+        measures=tuple(map(str, every)),
+        evaluation=evaluation,
         means=means,
         kendall=agreement(means),
         tau_ap=agreement(means, method="tau_ap"),

@@ -1,18 +1,9 @@
-"""Query groups and weights: break every mean down by a query facet, or weigh queries unequally.
+"""Query groups and weights: a query attribute to break every mean down by, or unequal weights.
 
 A groups file is a TSV (or CSV) with a header: ``qid`` and any categorical columns (a column named
 ``query`` or ``text`` is the query's text, not a group). A weights file has ``qid`` and ``weight``.
 Conversation ids of the form ``topic_turn`` (TREC CAsT) give derived groups ``conversation`` and
-``turn``.
-
-Aggregation (the ``aggregate`` option) of per-query values into one number:
-
-- ``query`` (default): the mean over queries, each counting once;
-- ``macro``: the mean of the group means of a column, each group counting once;
-- ``weights``: sum(w_q v_q) / sum(w_q) with weights from a file.
-
-pandas is imported where a function needs it, so that ``python -m rankviz evaluate`` without
-groups does not pay for it. Nothing is dropped silently: queries of the groups file that the qrels do not judge, and judged
+``turn``. Nothing is dropped silently: queries of the file that the qrels do not judge, and judged
 queries with no group, are reported (:class:`Coverage`); the latter form the group ``(no group)``.
 """
 
@@ -33,10 +24,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
 NO_GROUP = "(no group)"
-ALL = "all"
 TEXT_COLUMNS = ("query", "text")
-AGGREGATES = ("query", "macro", "weights")
-_TOPIC_TURN = re.compile(r"^(?P<conversation>.+)_(?P<turn>\d+)$")
+_TOPIC_TURN = re.compile(r"^(?P<conversation>.+)_(?P<turn>[0-9]+)$")
 
 
 @dataclass(frozen=True, eq=False)
@@ -173,100 +162,3 @@ def group_of(groups: QueryGroups, column: str, qids) -> pd.Series:
     import pandas as pd
 
     return groups.column(column).reindex(pd.Index(list(qids), name="qid")).fillna(NO_GROUP).rename("group")
-
-
-def aggregate(
-    values: pd.Series | pd.DataFrame, *, how: str = "query", groups: pd.Series | None = None, weights: pd.Series | None = None
-):
-    """Per-query values (Series, or a queries x runs frame) into one mean per column.
-
-    ``how="macro"`` needs ``groups`` (qid -> group); ``how="weights"`` needs ``weights`` covering
-    every query (an uncovered query raises rather than silently weighing 0).
-    """
-    import pandas as pd
-
-    if how == "query":
-        return values.mean()
-    if how == "macro":
-        if groups is None:
-            raise OptionError("aggregate=macro needs a group column")
-        return values.groupby(groups.reindex(values.index)).mean().mean()
-    if how == "weights":
-        if weights is None:
-            raise OptionError("aggregate=weights needs a weights file")
-        w = weights.reindex(values.index)
-        if w.isna().any():
-            raise OptionError(f"no weight for {int(w.isna().sum())} queries: {_listed(list(w.index[w.isna()]))}")
-        if w.sum() <= 0:
-            raise OptionError("the weights of the evaluated queries sum to 0")
-        if isinstance(values, pd.DataFrame):
-            return values.mul(w, axis=0).sum() / w.sum()
-        return float((values * w).sum() / w.sum())
-    raise OptionError(f"unknown aggregate {how!r}; choose one of {', '.join(AGGREGATES)}")
-
-
-def weight_vector(qids, *, how: str = "query", groups: pd.Series | None = None, weights: pd.Series | None = None) -> np.ndarray:
-    """The aggregate as weights over ``qids`` that sum to 1, so that any aggregate of per-query values
-    is ``values @ w`` (used for many random trials at once)."""
-    import pandas as pd
-
-    index = pd.Index(list(qids))
-    if not len(index):
-        return np.zeros(0)
-    if how == "query":
-        return np.full(len(index), 1.0 / len(index))
-    if how == "macro":
-        if groups is None:
-            raise OptionError("aggregate=macro needs a group column")
-        member = groups.reindex(index)
-        sizes = member.map(member.value_counts())
-        return (1.0 / (sizes * member.nunique())).to_numpy(dtype=float)
-    if how == "weights":
-        if weights is None:
-            raise OptionError("aggregate=weights needs a weights file")
-        w = weights.reindex(index)
-        if w.isna().any():
-            raise OptionError(f"no weight for {int(w.isna().sum())} queries: {_listed(list(index[w.isna()]))}")
-        return (w / w.sum()).to_numpy(dtype=float)
-    raise OptionError(f"unknown aggregate {how!r}; choose one of {', '.join(AGGREGATES)}")
-
-
-def group_means(matrix: pd.DataFrame, groups: pd.Series) -> pd.DataFrame:
-    """Groups x runs means of a queries x runs matrix, with the number of queries per group (``queries``)."""
-    by = groups.reindex(matrix.index)
-    means = matrix.groupby(by, sort=True).mean()
-    means.insert(0, "queries", matrix.groupby(by, sort=True).size())
-    return means
-
-
-@dataclass(frozen=True)
-class Protocol:
-    """A benchmark protocol (``[protocol]`` in collection.toml): per group of ``group_by``, its primary measure."""
-
-    group_by: str
-    default: str
-    primary: dict[str, str]
-
-    def measure_for(self, group: str) -> str:
-        return self.primary.get(group, self.default)
-
-
-def protocol_values(tables, groups: QueryGroups, protocol: Protocol, *, parse_measure, missing: str = "zero") -> pd.DataFrame:
-    """Runs x groups: each group's mean of its primary measure, and ``macro``, the mean over groups.
-
-    ``tables`` maps run names to ranking tables; ``parse_measure`` turns a measure name into a
-    Measure with the collection's defaults. Judged queries without a group form ``(no group)``.
-    """
-    import pandas as pd
-
-    from rankviz.compare import per_query_matrix
-
-    columns = {}
-    for group in sorted(set(group_of(groups, protocol.group_by, next(iter(tables.values())).qids))):
-        measure = parse_measure(protocol.measure_for(group))
-        matrix = per_query_matrix(tables, measure, missing=missing)
-        members = group_of(groups, protocol.group_by, matrix.index)
-        columns[f"{group}: {measure}"] = matrix[members == group].mean()
-    frame = pd.DataFrame(columns)
-    frame["macro"] = frame.mean(axis=1)
-    return frame

@@ -2,54 +2,58 @@
 
 import streamlit as st
 
-import app_support as support
-from rankviz import compare, plots
+from rankviz import export, plots
+from rankviz.analyses import deltas
+from rankviz.app.frame import open_page
+from rankviz.app.text import md
+from rankviz.app.widgets import url_selectbox, widget_key
 
-ctx = support.context()
+ctx = open_page("deltas")
 st.header("Per-query deltas")
 names = ctx.selected
 if len(names) < 2:
     st.info("Choose two or more runs in the sidebar to compare them.")
     st.stop()
-measure_names = [str(m) for m in ctx.measures]
 c1, c2, c3 = st.columns(3)
-baseline = support.url_selectbox(ctx, c1, "Baseline", names, "baseline", "deltas")
+baseline = url_selectbox(ctx, c1, "Baseline", names, "baseline", "deltas")
 others = [n for n in names if n != baseline]
-run = support.url_selectbox(ctx, c2, "Run", others, "run", "deltas")
-measure_name = support.url_selectbox(ctx, c3, "Measure", measure_names, "measure", "deltas")
+run = url_selectbox(ctx, c2, "Run", others, "run", "deltas")
+measure_name = url_selectbox(
+    ctx, c3, "Measure", ctx.measure_names, "measure", "deltas", format_func=lambda m: str(ctx.measure(m))
+)
 ctx.url.write(baseline=baseline, run=run, measure=measure_name)
-measure = ctx.measures[measure_names.index(measure_name)]
-frame = compare.deltas(ctx.matrix(measure, [baseline, run]), baseline, run)
-wins, ties, losses = compare.wins_ties_losses(frame["delta"])
+measure = ctx.measure(measure_name)
+label = str(measure)
+evaluation = ctx.evaluation([baseline, run])
+frame = deltas.deltas(evaluation.matrix(measure), baseline, run)
+wins, ties, losses = deltas.wins_ties_losses(frame["delta"])
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("Wins", wins)
 m2.metric("Ties", ties)
 m3.metric("Losses", losses)
-m4.metric(f"Mean delta {measure_name}", f"{ctx.overall(frame[['delta']])['delta']:+.4f}")
+m4.metric(f"Mean delta {label}", f"{evaluation.aggregation.mean(frame['delta'].to_numpy(), frame.index):+.4f}")
 groups = ctx.group_of(frame.index)
 clicked = st.plotly_chart(
-    plots.delta_bars(frame, ctx.queries, measure_name, baseline, run, groups=groups),
+    plots.delta_bars(frame, ctx.queries, label, baseline, run, groups=groups),
     key="delta_bars",
     on_select="rerun",
     selection_mode="points",
 )
 points = clicked.selection.points if clicked else []
 picked = str(frame.index[int(points[0]["x"])]) if points else None  # bars stand at their position in the sorted frame
-query_key = support.widget_key("deltas.query", list(frame.index))
+query_key = widget_key("deltas.query", list(frame.index))
 if picked is not None and st.session_state.get("delta_clicked") != picked:
     st.session_state["delta_clicked"] = picked  # a click opens that query below, once
     ctx.url.write(query=picked)
     st.session_state.pop(query_key, None)  # the query selector starts again from the URL
 st.caption("Click a bar to open that query in the query view below.")
 if groups is not None:
-    st.markdown(f"**Wins, ties and losses per {ctx.group_by}**")
+    st.markdown(f"**Wins, ties and losses per {md(ctx.settings.group_by)}**")
     st.dataframe(
-        compare.wins_ties_losses_by_group(frame["delta"], groups).style.format({"mean_delta": "{:+.4f}"}), width="stretch"
+        deltas.wins_ties_losses_by_group(frame["delta"], groups).style.format({"mean_delta": "{:+.4f}"}), width="stretch"
     )
-st.plotly_chart(plots.baseline_scatter(frame, ctx.queries, measure_name, baseline, run), key="delta_scatter")
-st.download_button(
-    "Download per-query values (CSV)", frame.to_csv().encode(), file_name=f"rankviz_deltas_{measure_name}.csv", mime="text/csv"
-)
+st.plotly_chart(plots.baseline_scatter(frame, ctx.queries, label, baseline, run), key="delta_scatter")
+st.download_button("Download per-query values (CSV)", export.csv(frame), file_name=f"rankviz_deltas_{label}.csv", mime="text/csv")
 
 st.subheader("Largest gains and losses")
 count = st.slider("Queries in each list", 3, 50, 10)
@@ -72,26 +76,21 @@ query = st.selectbox(
 depth = st.radio("Depth", [10, 20, 50], horizontal=True)
 ctx.url.write(query=query)
 if ctx.queries.get(query):
-    st.markdown("**Query:** " + ctx.queries[query].replace("*", "\\*").replace("_", "\\_"))
+    st.markdown("**Query:** " + md(ctx.queries[query]))
 tables = ctx.tables([baseline, run])
-view = compare.side_by_side(tables[baseline], tables[run], query, depth)
-
+view = deltas.side_by_side(tables[baseline], tables[run], query, depth)
 
 GRADES = ["baseline grade", "run grade"]
 shown = view.assign(**{c: ["unjudged" if g != g else str(int(g)) for g in view[c]] for c in GRADES})
 
 
-def grade_colour(label: str) -> str:
-    if label == "unjudged":
+def grade_colour(grade_label: str) -> str:
+    if grade_label == "unjudged":
         return "background-color: #f1f3f5; color: #868e96"
-    grade = int(label)
-    return (
-        "background-color: #b7e4c7"
-        if grade >= ctx.rel
-        else "background-color: #ffe5d9"
-        if grade <= 0
-        else "background-color: #fff3bf"
-    )
+    grade = int(grade_label)
+    if grade >= ctx.settings.rel:
+        return "background-color: #b7e4c7"
+    return "background-color: #ffe5d9" if grade <= 0 else "background-color: #fff3bf"
 
 
 st.dataframe(
@@ -100,11 +99,11 @@ st.dataframe(
     hide_index=True,
 )
 st.caption(
-    f"Green: relevant (grade >= {ctx.rel}); yellow: judged below the threshold; red: judged non-relevant; grey: unjudged. "
-    "'moved': rank change of the run's document relative to the baseline ('new': not in the baseline's top list)."
+    f"Green: relevant (grade >= {ctx.settings.rel}); yellow: judged below the threshold; red: judged non-relevant; grey: "
+    "unjudged. 'moved': rank change of the run's document relative to the baseline ('new': not in the baseline's top list)."
 )
-if ctx.collection is not None and ctx.collection.docs is not None:
-    docids = [d for d in dict.fromkeys(list(view["baseline docid"].dropna()) + list(view["run docid"].dropna()))]
+if ctx.collection.docs is not None:
+    docids = list(dict.fromkeys(list(view["baseline docid"].dropna()) + list(view["run docid"].dropna())))
     chosen_doc = st.selectbox("Document text", docids)
     text = ctx.collection.docs.get([chosen_doc]).get(chosen_doc)
     st.text(text["text"] if text else "(no text for this document)")

@@ -1,0 +1,66 @@
+"""Overview: every selected run against every chosen measure, with confidence intervals."""
+
+import pandas as pd
+import streamlit as st
+
+from rankviz import export, plots
+from rankviz.analyses.comparisons import verdicts
+from rankviz.analyses.deltas import best_per_measure
+from rankviz.app import loaders
+from rankviz.app.frame import open_page
+from rankviz.app.text import md
+from rankviz.app.widgets import url_selectbox
+
+ctx = open_page("overview")
+st.header("Overview")
+evaluation = ctx.evaluation()
+summaries = {str(m): evaluation.summary(m) for m in ctx.measures}
+means = evaluation.means()
+best = best_per_measure(means)
+marks = None
+if len(ctx.selected) > 1:
+    tests = ctx.test_settings()
+    marks = pd.DataFrame(
+        {
+            str(m): pd.Series(verdicts(table, alpha=tests.alpha), index=table["run"])
+            for m in ctx.measures
+            for table in [loaders.comparison(evaluation.matrix(m), str(m), loaders.test_key(tests), tests.baseline)]
+        }
+    )
+styled = means.style.format("{:.4f}").apply(
+    lambda col: ["font-weight: bold; background-color: #d8f3dc" if r in best[col.name] else "" for r in col.index]
+)
+for (run, measure), verdict in {} if marks is None else marks.stack().items():
+    if verdict != "n.s.":
+        styled = styled.format("{:.4f} " + ("▲" if verdict == "better" else "▼"), subset=pd.IndexSlice[[run], [measure]])
+st.dataframe(styled, width="stretch")
+queries = next(iter(summaries.values()))["queries"].iloc[0]
+st.caption(
+    f"Best value per measure highlighted. {queries} queries in each mean"
+    + (
+        "."
+        if ctx.settings.aggregate == "query"
+        else f"; {md(evaluation.aggregation.describe(ctx.settings.group_by))}, no interval."
+    )
+)
+if marks is not None:
+    st.dataframe(
+        marks.style.map(lambda v: f"color: {plots.VERDICT_COLOURS[v]}; font-weight: bold" if v != "n.s." else ""), width="stretch"
+    )
+    st.caption(f"▲ / ▼: significantly better / worse than the baseline: {md(tests.describe())} (set on the Significance page).")
+st.plotly_chart(plots.means_with_ci(summaries), key="overview_means")
+left, right = st.columns(2)
+left.download_button("Download table (CSV)", export.csv(means), file_name="rankviz_overview.csv", mime="text/csv")
+right.download_button(
+    "Download table (LaTeX)", export.latex(means, best=best).encode(), file_name="rankviz_overview.tex", mime="text/x-tex"
+)
+if ctx.settings.group_by is not None:
+    st.subheader(f"By {md(ctx.settings.group_by)}")
+    group_measure = url_selectbox(ctx, st, "Measure per group", ctx.measure_names, "group_measure", "overview")
+    ctx.url.write(group_measure=group_measure)
+    per_group = evaluation.group_means(ctx.measure(group_measure))
+    st.dataframe(per_group.style.format({c: "{:.4f}" for c in per_group.columns if c != "queries"}), width="stretch")
+    st.plotly_chart(plots.group_bars(per_group, str(ctx.measure(group_measure))), key="group_bars")
+st.subheader("Conventions in force")
+for line in ctx.conventions():
+    st.markdown(f"- {md(line)}")

@@ -1,0 +1,234 @@
+"""Significance tables: every comparison of runs under one measure, as the CLI and the app show them.
+
+Built on the array tests of :mod:`rankviz.analyses.significance`; options come as one
+:class:`~rankviz.settings.TestSettings`. :func:`compare` runs them from an
+:class:`~rankviz.evaluate.Evaluation` in one call and returns a :class:`Comparison`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from rankviz.analyses.significance import ConfidenceInterval, adjust, effect_size, run_test, t_interval, topic_set_size, tukey_hsd
+from rankviz.errors import OptionError
+from rankviz.settings import TestSettings
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from rankviz.evaluate import Evaluation
+
+
+COLUMNS = (
+    "baseline", "run", "measure", "test", "n", "mean_baseline", "mean_run", "delta", "statistic", "p_value",
+    "p_adjusted", "ci_low", "ci_high", "effect_size", "wins", "ties", "losses",
+)  # fmt: skip
+
+
+def compare_runs(
+    matrix: pd.DataFrame,
+    settings: TestSettings | None = None,
+    *,
+    measure: str,
+    rng: np.random.Generator | int | None = None,
+    **options,
+) -> pd.DataFrame:
+    """Significance of every comparison in a queries x runs matrix, one row per (baseline, run) pair.
+
+    ``settings`` (or keyword options: ``test``, ``correction``, ``pairs``, ``baseline``, ...):
+    ``pairs="baseline"`` tests the baseline (first column unless named) against each other run,
+    ``"all"`` every pair; ``correction`` adjusts the p-values over those comparisons; ``tukey`` is
+    itself family-wise over all pairs, so its p-values are reported as both p and adjusted p.
+    ``rng`` (default: the settings' seed) draws the resamples. Columns: :data:`COLUMNS`;
+    ``delta`` = mean_run - mean_baseline, and every statistic is signed the same way.
+    """
+    import pandas as pd
+
+    settings = (settings or TestSettings()).replace(**options)
+    test, correction, n_resamples = settings.test, settings.correction, settings.n_resamples
+    rng = settings.seed if rng is None else rng
+    runs = list(matrix.columns)
+    baseline = runs[0] if settings.baseline is None else settings.baseline
+    if baseline not in runs:
+        raise OptionError(f"baseline {baseline!r} is not among the runs ({', '.join(runs)})")
+    compared = [(baseline, r) for r in runs if r != baseline] if settings.pairs == "baseline" else list(combinations(runs, 2))
+    if not compared:
+        return pd.DataFrame(columns=COLUMNS)
+    values = matrix.to_numpy(dtype=np.float64)
+    left = values[:, [runs.index(x) for x, _ in compared]].T
+    right = values[:, [runs.index(y) for _, y in compared]].T
+    if test == "tukey":
+        tukey = tukey_hsd(values, n_resamples=n_resamples, rng=rng)
+        statistic = np.array([tukey.statistic[runs.index(y), runs.index(x)] for x, y in compared])  # run - baseline
+        pvalue = np.array([tukey.pvalue[runs.index(x), runs.index(y)] for x, y in compared])
+        adjusted = pvalue
+        low, high = t_interval(right - left)(settings.confidence_level)
+    else:
+        result = run_test(
+            test,
+            right,
+            left,
+            alternative=settings.alternative,
+            n_resamples=n_resamples,
+            rng=rng,
+            zero_method=settings.zero_method,
+        )
+        statistic, pvalue = np.atleast_1d(result.statistic), np.atleast_1d(result.pvalue)
+        adjusted = adjust(pvalue, method=correction)
+        low, high = result.confidence_interval(settings.confidence_level)
+    d = right - left
+    return pd.DataFrame(
+        {
+            "baseline": [x for x, _ in compared],
+            "run": [y for _, y in compared],
+            "measure": measure,
+            "test": test,
+            "n": values.shape[0],
+            "mean_baseline": left.mean(1),
+            "mean_run": right.mean(1),
+            "delta": d.mean(1),
+            "statistic": statistic,
+            "p_value": pvalue,
+            "p_adjusted": adjusted,
+            "ci_low": np.atleast_1d(low),
+            "ci_high": np.atleast_1d(high),
+            "effect_size": [
+                effect_size(run, base, confidence_level=settings.confidence_level).value for run, base in zip(right, left)
+            ],
+            "wins": (d > 0).sum(1),
+            "ties": (d == 0).sum(1),
+            "losses": (d < 0).sum(1),
+        },
+        columns=COLUMNS,
+    )
+
+
+def verdicts(table: pd.DataFrame, *, alpha: float = 0.05) -> list[str]:
+    """Per row of :func:`compare_runs`: ``better`` / ``worse`` where the adjusted p is below alpha,
+    else ``n.s.`` (untested rows, whose p is NaN, are ``n.s.`` too)."""
+    return [
+        ("better" if delta > 0 else "worse") if p < alpha else "n.s." for delta, p in zip(table["delta"], table["p_adjusted"])
+    ]
+
+
+MIN_GROUP_QUERIES = 5
+
+
+def compare_by_group(
+    matrix: pd.DataFrame,
+    groups: pd.Series,
+    settings: TestSettings | None = None,
+    *,
+    measure: str,
+    rng: np.random.Generator | int | None = None,
+    min_queries: int = MIN_GROUP_QUERIES,
+    **options,
+) -> pd.DataFrame:
+    """Each run against the baseline within each group; p adjusted across the groups of each run.
+
+    Groups with fewer than ``min_queries`` queries are not tested: their p is NaN and ``note`` says
+    so. Tukey HSD is not offered here (it is a test over runs, not over groups); use t or another
+    paired test.
+    """
+    import pandas as pd
+
+    settings = (settings or TestSettings()).replace(**options)
+    if settings.test == "tukey":
+        raise OptionError("per-group comparisons use a paired test (t, wilcoxon, sign, randomization, bootstrap)")
+    baseline = settings.baseline or matrix.columns[0]
+    by = groups.reindex(matrix.index)
+    seed = np.random.default_rng(settings.seed if rng is None else rng).integers(2**63)
+    frames = []
+    for group, part in matrix.groupby(by, sort=True):
+        if len(part) < min_queries:
+            runs = [r for r in matrix.columns if r != baseline]
+            frames.append(
+                pd.DataFrame(
+                    {"group": group, "run": runs, "n": len(part), "delta": [part[r].mean() - part[baseline].mean() for r in runs]}
+                ).assign(p_value=np.nan, note=f"too few queries for a test (< {min_queries})")
+            )
+            continue
+        table = compare_runs(part, settings, measure=measure, rng=seed, baseline=baseline, correction="none", pairs="baseline")
+        frames.append(table[["run", "n", "delta", "p_value"]].assign(group=group, note=""))
+    result = pd.concat(frames, ignore_index=True)[["group", "run", "n", "delta", "p_value", "note"]]
+    result["p_adjusted"] = np.nan
+    for _, rows in result.groupby("run"):
+        tested = rows.index[rows["p_value"].notna()]
+        result.loc[tested, "p_adjusted"] = adjust(result.loc[tested, "p_value"].to_numpy(), method=settings.correction)
+    return result
+
+
+def effect_sizes(matrix: pd.DataFrame, baseline: str, *, confidence_level: float = 0.95) -> pd.DataFrame:
+    """Per run: d_z against the baseline with its interval (``effect_size``, ``effect_low``, ``effect_high``)."""
+    import pandas as pd
+
+    rows = {}
+    for run in matrix.columns:
+        if run != baseline:
+            size = effect_size(matrix[run], matrix[baseline], confidence_level=confidence_level)
+            rows[run] = {"effect_size": size.value, "effect_low": size.low, "effect_high": size.high}
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
+def queries_needed(
+    matrix: pd.DataFrame, baseline: str, difference: float, *, alpha: float = 0.05, power: float = 0.8
+) -> pd.Series:
+    """Per run: the topic set size (:func:`topic_set_size`) to detect ``difference`` with the paired
+    t-test, from the standard deviation of this run's differences from the baseline."""
+    import pandas as pd
+
+    needed = {}
+    for run in matrix.columns:
+        if run != baseline:
+            sd = float((matrix[run] - matrix[baseline]).std(ddof=1))
+            needed[run] = topic_set_size(difference, sd, alpha=alpha, power=power) if sd > 0 else None
+    return pd.Series(needed, name="queries needed", dtype="Int64")  # None: no spread (n/a)
+
+
+@dataclass(frozen=True, eq=False)
+class Comparison:
+    """The comparisons of one or more measures: ``table`` has one row per (measure, baseline, run)
+    with the :data:`COLUMNS`; ``statistic``, ``pvalue`` and :meth:`confidence_interval` read it as
+    arrays, as scipy's results do."""
+
+    table: pd.DataFrame
+    settings: TestSettings
+
+    @property
+    def statistic(self) -> np.ndarray:
+        return self.table["statistic"].to_numpy()
+
+    @property
+    def pvalue(self) -> np.ndarray:
+        return self.table["p_adjusted"].to_numpy()
+
+    def confidence_interval(self) -> ConfidenceInterval:
+        """The interval of each mean difference (run - baseline) at the settings' confidence level."""
+        return ConfidenceInterval(self.table["ci_low"].to_numpy(), self.table["ci_high"].to_numpy())
+
+    def verdicts(self) -> list[str]:
+        return verdicts(self.table, alpha=self.settings.alpha)
+
+
+def compare(
+    evaluation: Evaluation,
+    settings: TestSettings | None = None,
+    *,
+    measures: Sequence[str] | None = None,
+    rng: np.random.Generator | int | None = None,
+    **options,
+) -> Comparison:
+    """Significance of every comparison in an evaluation, measure by measure (the queries every run
+    answers; the correction runs over the comparisons of one measure)."""
+    import pandas as pd
+
+    settings = (settings or TestSettings()).replace(**options)
+    generator = np.random.default_rng(settings.seed if rng is None else rng)
+    names = [str(m) for m in evaluation.measures] if measures is None else list(measures)
+    frames = [compare_runs(evaluation.matrix(m), settings, measure=str(m), rng=generator) for m in names]
+    return Comparison(pd.concat(frames, ignore_index=True), settings)

@@ -1,0 +1,49 @@
+"""Widgets built from options: an :class:`~rankviz.settings.Option` becomes a selectbox, a radio or a
+number input with its label, its values (and what they mean) and its help, its value read from and
+written to the URL."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import Any
+
+from rankviz.settings import Option
+
+
+def widget_key(name: str, *context: object) -> str:
+    """A stable key for a widget whose default comes from the URL.
+
+    Without a key, Streamlit derives a widget's identity from its arguments, so a default that
+    follows the URL changes the identity after every change and the next change is lost. The key
+    includes the options (``context``), so new options (another collection, other runs) start a
+    fresh widget from the URL's value.
+    """
+    return f"{name}:{hashlib.sha1(repr(context).encode()).hexdigest()[:12]}"
+
+
+def option_input(container, option: Option, value: Any, *, key: str, choices: Sequence | None = None,
+                 horizontal: bool | None = None, disabled: bool = False, label: str | None = None) -> Any:  # fmt: skip
+    """The widget of ``option`` showing ``value``; ``choices`` narrows the option's values."""
+    label = label or option.title
+    if option.choices or choices is not None:
+        values = list(choices if choices is not None else option.choices)
+        index = values.index(value) if value in values else 0
+        meaning = dict(option.meanings)
+        describe = (lambda v: f"{v}: {meaning[v]}" if meaning.get(v) else str(v)) if meaning else str
+        if horizontal or (horizontal is None and len(values) <= 2):
+            return container.radio(label, values, index=index, horizontal=True, key=key, help=option.help(),
+                                   format_func=str, disabled=disabled)  # fmt: skip
+        return container.selectbox(label, values, index=index, key=key, help=option.help(), format_func=describe,
+                                   disabled=disabled)  # fmt: skip
+    step = 1 if option.kind is int else None
+    low = option.kind(option.low) if option.low is not None else None
+    high = option.kind(min(option.high, 2**53 - 1)) if option.high is not None else None
+    return container.number_input(label, min_value=low, max_value=high, value=value, step=step, key=key,
+                                  help=option.help(), disabled=disabled)  # fmt: skip
+
+
+def url_selectbox(ctx, container, label: str, options: list[str], param: str, page: str, **kwargs) -> str:
+    """A selectbox whose value lives in the URL as ``param`` (first option by default), with a stable key."""
+    index = options.index(ctx.url.choice(param, options, options[0]))
+    return container.selectbox(label, options, index=index, key=widget_key(f"{page}.{param}", options), **kwargs)

@@ -1,0 +1,141 @@
+"""The command line's parser, built from the options of :mod:`rankviz.settings`.
+
+Every flag's values, range and default come from its :class:`~rankviz.settings.Option`, so the help
+text, the app's widgets and the README say the same thing. Flags left out are ``None`` here: a
+collection folder's defaults (``rel``, ``gmax``) or the option's own default then apply.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from rankviz import settings as s
+from rankviz.errors import OptionError
+from rankviz.settings import Option
+
+FORMATS = ("table", "tsv", "json")
+
+
+def _typed(option: Option):
+    def parse(text: str):
+        try:
+            return option.parse(text)
+        except OptionError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    parse.__name__ = option.name  # argparse names the type in its messages
+    return parse
+
+
+def add(parser: argparse.ArgumentParser, option: Option, *flags: str, note: str = "") -> None:
+    """A flag for ``option``: validated by it, its help and default from it (default: ``None`` = not given)."""
+    metavar = "{" + ",".join(map(str, option.choices)) + "}" if option.choices else option.name.upper()
+    parser.add_argument(
+        *(flags or (option.flag,)),
+        dest=option.name,
+        type=_typed(option),
+        default=None,
+        metavar=metavar,
+        help=option.help() + note,
+    )
+
+
+def _inputs(parser: argparse.ArgumentParser) -> None:
+    """What every command reads: qrels or a collection folder, runs, measures, output format."""
+    parser.add_argument("qrels", help="TREC qrels (or CSV/TSV/Parquet), or a collection folder")
+    parser.add_argument("runs", nargs="*", help="run files (TREC, .gz, CSV, TSV, Parquet); names of runs in a collection folder")
+    parser.add_argument(
+        "-m",
+        "--measure",
+        action="append",
+        dest="measures",
+        metavar="MEASURE",
+        help="e.g. RR@10, AP, nDCG@10, ERR@20, Hits@10, P@10, RR(rel=2)@10 (repeatable); default: the collection's, "
+        f"else {', '.join(s.DEFAULT_MEASURES)}",
+    )
+    parser.add_argument("--format", choices=FORMATS, default="table", help="output format; default table")
+
+
+def _conventions(parser: argparse.ArgumentParser, *, ties: bool = True) -> None:
+    if ties:
+        add(parser, s.TIES)
+    add(parser, s.MISSING)
+    add(parser, s.REL, note=" (or the collection's)")
+    add(parser, s.GAIN)
+    add(parser, s.GMAX, note=" (or the collection's)")
+
+
+def _grouping(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--groups", default=None, metavar="FILE", help="query groups file: qid plus categorical columns; "
+                        "default: the collection's")  # fmt: skip
+    add(parser, s.GROUP_BY)
+    parser.add_argument(
+        "--aggregate",
+        default=None,
+        metavar="query|macro|weights[:FILE]",
+        help=s.AGGREGATE.help() + " (weights: the collection's query_weights.tsv, or weights:FILE)",
+    )
+
+
+def _test(parser: argparse.ArgumentParser, *, test: Option = s.TEST, resamples: Option = s.RESAMPLES) -> None:
+    parser.add_argument("--baseline", default=None, help="name of the baseline run; default: the first run")
+    add(parser, test)
+    add(parser, s.CORRECTION)
+    add(parser, s.ALPHA)
+    add(parser, resamples)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="rankviz", description="Compare ranking runs with trec_eval-exact measures.")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    ev = commands.add_parser("evaluate", help="per-query and mean values of measures for one or more runs")
+    _inputs(ev)
+    ev.add_argument("--per-query", action="store_true", help="also print each query's value")
+    _conventions(ev)
+    add(ev, s.TRIALS)
+    add(ev, s.SEED)
+    _grouping(ev)
+    ev.add_argument("--protocol", action="store_true", help="print the collection's benchmark protocol: each group's "
+                    "primary measure and their macro mean")  # fmt: skip
+
+    co = commands.add_parser("compare", help="paired significance tests of runs against a baseline (or all pairs)")
+    _inputs(co)
+    _conventions(co)
+    _test(co)
+    add(co, s.PAIRS)
+    add(co, s.ALTERNATIVE)
+    add(co, s.ZERO_METHOD)
+    add(co, s.CONFIDENCE)
+    add(co, s.SEED)
+    add(co, s.DETECT, "--detect")
+    _grouping(co)
+
+    ti = commands.add_parser("ties", help="how much each run's values depend on the order of equal scores")
+    _inputs(ti)
+    _conventions(ti, ties=False)
+    add(ti, s.K, "-k", "--cutoff")
+    add(ti, s.QUERIES_LISTED)
+    add(ti, s.TIE_TRIALS)
+    add(ti, s.SEED)
+    _test(ti)
+    _grouping(ti)
+
+    mr = commands.add_parser("metrics-report", help="which measure fits the task: agreement, discriminative power, stability")
+    _inputs(mr)
+    _conventions(mr, ties=False)
+    add(mr, s.K, "-k", "--cutoff")
+    mr.add_argument("--answers", choices=("one", "many"), default=None,
+                    help="one correct answer per query, or many; default: guessed from the qrels (and said so)")  # fmt: skip
+    mr.add_argument("--graded", choices=("yes", "no"), default=None, help="is relevance graded; default: from the qrels")
+    mr.add_argument("--stops", choices=("yes", "no"), default=None,
+                    help="do users stop at the first satisfying result; default: yes when graded")  # fmt: skip
+    add(mr, s.POWER_TEST)
+    add(mr, s.ALPHA)
+    add(mr, s.POWER_RESAMPLES)
+    add(mr, s.SPLITS, "--splits", "--trials")
+    add(mr, s.SEED)
+    _grouping(mr)
+
+    commands.add_parser("measures", help="the measure families: names, definitions, conventions, parameters")
+    return parser

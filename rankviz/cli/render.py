@@ -1,0 +1,275 @@
+"""Result objects as text: ``table`` (aligned, for people, with the conventions in force below it),
+``tsv`` (every value at full double precision) and ``json`` (a list or object of records; NaN as null).
+
+An empty cell in a table is never unexplained: ``n/a`` marks it and a footnote says why.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from rankviz.settings import ALL
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from rankviz.analyses.metric_choice import MetricReport
+    from rankviz.analyses.ties import TieReport
+    from rankviz.evaluate import Evaluation
+
+NA = "n/a"
+
+
+def clean(value: object) -> object:
+    """NumPy scalars as Python values and NaN as None, recursively (strict JSON has no NaN)."""
+    if isinstance(value, Mapping):
+        return {str(k): clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [clean(v) for v in value]
+    if isinstance(value, (np.integer, np.bool_)):
+        return value.item()
+    if isinstance(value, (float, np.floating)):
+        return None if math.isnan(value) else float(value)
+    if value is None or type(value).__name__ == "NAType":
+        return None
+    return value
+
+
+def to_json(payload: object) -> str:
+    return json.dumps(clean(payload), ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def full(value: object) -> str:
+    """A TSV cell: text as is, numbers at full precision (repr round-trips a double)."""
+    if isinstance(value, str):
+        return value
+    value = clean(value)
+    return "" if value is None else repr(value)
+
+
+def footer(lines: Sequence[str]) -> str:
+    return "".join(f"# {line}\n" for line in lines)
+
+
+def aligned(header: Sequence[str], rows: Sequence[Sequence[str]], *, labels: int) -> str:
+    """A plain text table: the first ``labels`` columns left-aligned, the rest right-aligned."""
+    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(
+            str(c).ljust(w) if i < labels else str(c).rjust(w) for i, (c, w) in enumerate(zip(cells, widths))
+        ).rstrip()
+
+    return "".join(line(row) + "\n" for row in [header, *rows])
+
+
+def number(value: object, digits: int = 4) -> str:
+    value = clean(value)
+    if value is None:
+        return NA
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return str(value)
+    return f"{value:.{digits}f}" if isinstance(value, float) else str(value)
+
+
+def frame_table(frame: pd.DataFrame, *, digits: int = 4, index: bool = True) -> str:
+    """A DataFrame as an aligned table (NaN as n/a, booleans as yes/no)."""
+    header = ([frame.index.name or ""] if index else []) + [str(c) for c in frame.columns]
+    rows = []
+    for label, row in frame.iterrows():
+        cells = [number(v, digits) for v in row.tolist()]
+        rows.append(([str(label) if not isinstance(label, tuple) else " ".join(map(str, label))] if index else []) + cells)
+    return aligned(header, rows, labels=1 if index else sum(not _numeric(frame[c]) for c in frame.columns))
+
+
+def _numeric(column) -> bool:
+    return column.dtype.kind in "iufb"
+
+
+def frame_tsv(frame: pd.DataFrame, *, index: bool = True) -> str:
+    header = ([frame.index.name or ""] if index else []) + [str(c) for c in frame.columns]
+    lines = ["\t".join(header)]
+    for label, row in frame.iterrows():
+        lines.append("\t".join(([str(label)] if index else []) + [full(v) for v in row.tolist()]))
+    return "\n".join(lines) + "\n"
+
+
+def na_notes(frame: pd.DataFrame, reasons: Mapping[str, str]) -> list[str]:
+    """A footnote for each column (of ``reasons``) that holds an n/a cell."""
+    return [f"n/a in {column}: {reason}" for column, reason in reasons.items() if column in frame and frame[column].isna().any()]
+
+
+# --- evaluate ------------------------------------------------------------------------------------
+
+
+def evaluation(result: Evaluation, fmt: str, *, per_query: bool = False) -> str:
+    """The tidy records (tsv / json) or the runs x measures table (per query too, when asked)."""
+    records = result.records(per_query=per_query)
+    if fmt == "json":
+        return to_json(records)
+    if fmt == "tsv":
+        keys = list(records[-1]) if records else ["run", "measure", "qid", "value"]
+        return "\n".join(["\t".join(keys), *("\t".join(full(r.get(k)) for k in keys) for r in records)]) + "\n"
+    measures = [str(m) for m in result.measures]
+    grouped = "group" in (records[-1] if records else {})
+    means = {(r["run"], r.get("group", ALL), r["measure"]): r["value"] for r in records if r["qid"] == ALL}
+    keys = list(dict.fromkeys((r["run"], r.get("group", ALL)) for r in records if r["qid"] == ALL))
+    header = ["run", *(["group"] if grouped else []), *measures]
+    rows = [[run, *([group] if grouped else []), *(number(means.get((run, group, m))) for m in measures)] for run, group in keys]
+    text = aligned(header, rows, labels=2 if grouped else 1)
+    if per_query:
+        values = {(r["run"], r["qid"], r["measure"]): r["value"] for r in records if r["qid"] != ALL}
+        pairs = list(dict.fromkeys((r["run"], r["qid"]) for r in records if r["qid"] != ALL))
+        per_query_rows = [[run, qid, *(number(values.get((run, qid, m))) for m in measures)] for run, qid in pairs]
+        text = aligned(["run", "qid", *measures], per_query_rows, labels=2) + "\n" + text
+    return text + footer(result.conventions())
+
+
+def protocol(values: pd.DataFrame, fmt: str) -> str:
+    if fmt == "json":
+        return to_json(values.to_dict(orient="index"))
+    if fmt == "tsv":
+        return frame_tsv(values.rename_axis("run"))
+    return frame_table(values.rename_axis("run"))
+
+
+# --- compare -------------------------------------------------------------------------------------
+
+COMPARE_NOTES = {
+    "statistic": "the test has no statistic here (Wilcoxon: every difference is zero)",
+    "effect_size": "every per-query difference is the same: no spread to standardise by",
+    "queries_needed": "every per-query difference is the same: any number of queries detects it",
+    "ci_low": "fewer than two queries",
+}
+
+
+def comparison(table: pd.DataFrame, fmt: str, *, verdicts: list[str], describe: str, conventions: list[str]) -> str:
+    if fmt == "json":
+        return to_json(table.to_dict(orient="records"))
+    if fmt == "tsv":
+        return frame_tsv(table, index=False)
+    shown = table.assign(verdict=verdicts).drop(columns=["test"])
+    notes = [describe, "delta, statistic and interval are run - baseline", *na_notes(shown, COMPARE_NOTES), *conventions]
+    return frame_table(shown, index=False) + footer(notes)
+
+
+# --- ties ----------------------------------------------------------------------------------------
+
+
+def ties(report: TieReport, fmt: str, *, limit: int) -> str:
+    """Tie statistics per run, then per measure the policy interval, pair flips, verdicts and moving queries."""
+    if fmt == "json":
+        payload = {
+            "statistics": report.statistics.to_dict(orient="index"),
+            "measures": [
+                {
+                    "measure": measure,
+                    "means": section.means.to_dict(orient="index"),
+                    "pairs": section.flips.to_dict(orient="records"),
+                    "verdicts": section.verdicts.to_dict(orient="index"),
+                    "queries": {run: section.queries(run, limit).to_dict(orient="index") for run in section.means.index},
+                }
+                for measure, section in report.sections.items()
+            ],
+        }
+        return to_json(payload)
+    if fmt == "tsv":
+        lines = ["run\tmeasure\tpolicy\tvalue"]
+        for measure, section in report.sections.items():
+            for run, row in section.means.iterrows():
+                lines += [f"{run}\t{measure}\t{policy}\t{full(value)}" for policy, value in row.items()]
+        return "\n".join(lines) + "\n"
+    parts = ["Ties per run\n" + frame_table(report.statistics.rename_axis("run"), digits=3)]
+    for measure, section in report.sections.items():
+        parts.append(f"{measure}: mean under each tie policy\n" + frame_table(section.means.rename_axis("run")))
+        if len(section.flips):
+            parts.append(
+                f"{measure}: pairs of runs (delta = run - baseline, as compare)\n" + frame_table(section.flips, index=False)
+            )
+        if len(section.verdicts):
+            parts.append(
+                f"{measure}: verdict against the baseline under each tie policy\n"
+                + frame_table(section.verdicts.rename_axis("run"))
+            )
+        for run in section.means.index:
+            moving = section.queries(run, limit)
+            if len(moving):
+                parts.append(f"{measure}: {run}: queries that move most with the tie order\n" + frame_table(moving))
+            else:
+                parts.append(f"{measure}: {run}: no query moves with the tie order (no tied documents where they count)")
+    return "\n\n".join(p.rstrip("\n") for p in parts) + "\n" + footer(report.settings.conventions())
+
+
+# --- metrics-report ------------------------------------------------------------------------------
+
+STABILITY_NOTES = {
+    "threshold tau": "the measure has no relevance threshold, or the qrels have no grade above it",
+    "gmax tau": "only ERR has gmax",
+}
+
+
+def metric_report(report: MetricReport, fmt: str) -> str:
+    """The metric-choice report as JSON, long TSV (section, row, column, value) or readable text."""
+    tables = {
+        "means": report.means,
+        "kendall": report.kendall,
+        "tau_ap": report.tau_ap,
+        "discriminative_power": report.power,
+        "stability": report.stability,
+    }
+    if fmt == "json":
+        payload = {
+            "task": vars(report.task),
+            "recommendations": [vars(r) for r in report.recommendations],
+            "measures": list(report.measures),
+            **{name: frame.to_dict(orient="index") for name, frame in tables.items()},
+            "asl": report.asl.to_dict(orient="records"),
+            "warnings": report.warnings.messages(),
+            "judged": report.warnings.judged.to_dict(),
+        }
+        return to_json(payload)
+    if fmt == "tsv":
+        lines = ["section\trow\tcolumn\tvalue"]
+        for name, frame in tables.items():
+            for row, values in frame.iterrows():
+                lines += [f"{name}\t{row}\t{column}\t{full(value)}" for column, value in values.items()]
+        return "\n".join(lines) + "\n"
+    task = report.task
+    parts = [
+        "Task: "
+        + ("one correct answer" if task.single_answer else "many relevant items")
+        + (f"; users inspect the top {task.top_k}" if task.top_k else "; users read the whole ranking")
+        + "; relevance "
+        + ("graded" if task.graded else "binary")
+        + ("; users stop when satisfied" if task.stops_when_satisfied else "")
+        + (f" ({task.source})" if getattr(task, "source", "") else ""),
+        "Measures that fit\n" + "\n".join(f"- {r.measure}: {r.reason}. Hides: {r.hides}." for r in report.recommendations),
+    ]
+    notes = {"kendall": {"": "a measure gives every run the same mean"}}
+    for name, frame in tables.items():
+        text = f"{name.replace('_', ' ').capitalize()}\n" + frame_table(frame, digits=3).rstrip("\n")
+        reasons = STABILITY_NOTES if name == "stability" else {}
+        lines = na_notes(frame, reasons)
+        if name in ("kendall", "tau_ap") and frame.isna().to_numpy().any():
+            lines.append(f"n/a: {notes['kendall']['']}")
+        parts.append(text + ("\n" + footer(lines).rstrip("\n") if lines else ""))
+    if report.warnings.messages():
+        parts.append("Warnings from the collection\n" + "\n".join(f"- {m}" for m in report.warnings.messages()))
+    return "\n\n".join(parts) + "\n"
+
+
+# --- measures ------------------------------------------------------------------------------------
+
+
+def measures_table() -> str:
+    from rankviz.measures import describe_families
+
+    rows = describe_families()
+    return aligned(["measure", "definition", "convention", "parameters"], [list(r) for r in rows], labels=4)

@@ -1,0 +1,362 @@
+"""Every option of rankviz, defined once: its values, its default, what it means.
+
+An :class:`Option` is a value: the command line builds its flags from it, the app its widgets and
+its URL parameters, the measures their parameters, and :meth:`EvalSettings.conventions` the text
+that every output shows next to the numbers. :class:`EvalSettings` holds the options of an
+evaluation, :class:`TestSettings` those of a significance test; both are frozen and validated, so
+a settings object that exists is one that can run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from rankviz.errors import OptionError
+
+ALL = "all"  # the qid (and group) of an overall mean row
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option: a choice among ``choices`` or a number in ``[low, high]`` (``kind`` int or float)."""
+
+    name: str
+    default: Any
+    doc: str
+    label: str = ""
+    choices: tuple = ()
+    meanings: Mapping[Any, str] = field(default_factory=dict)  # value -> what it means (help and conventions)
+    kind: type = str
+    low: float | None = None
+    high: float | None = None
+    optional: bool = False  # None is a value (no seed, no group)
+    cli: str = ""  # the command-line flag, when not --name
+
+    @property
+    def flag(self) -> str:
+        return self.cli or "--" + self.name.replace("_", "-")
+
+    @property
+    def title(self) -> str:
+        return self.label or self.name.replace("_", " ")
+
+    def check(self, value: Any) -> Any:
+        """The value if it is allowed, else an OptionError that says what is."""
+        if value is None and self.optional:
+            return None
+        if self.choices:
+            if value not in self.choices:
+                raise OptionError(f"{self.name}={value!r}: choose one of {', '.join(map(str, self.choices))}")
+            return value
+        if self.kind is str:
+            if not isinstance(value, str) or not value:
+                raise OptionError(f"{self.name}={value!r}: expected a name")
+            return value
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise OptionError(f"{self.name}={value!r}: expected {self._kind_text()}")
+        if self.kind is int and value != int(value):
+            raise OptionError(f"{self.name}={value!r}: expected a whole number")
+        if (self.low is not None and value < self.low) or (self.high is not None and value > self.high):
+            raise OptionError(f"{self.name}={value!r}: {self.range_text()}")
+        return self.kind(value)
+
+    def parse(self, text: str) -> Any:
+        """A value from text (a command-line flag, a URL parameter, a measure parameter)."""
+        text = text.strip()
+        if self.optional and text.lower() in ("", "none"):
+            return None
+        if self.choices:
+            matches = [c for c in self.choices if str(c) == text]
+            return self.check(matches[0] if matches else text)
+        if self.kind is str:
+            return self.check(text)
+        if not re.fullmatch(r"[+-]?[0-9]+" if self.kind is int else r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?", text):
+            raise OptionError(f"{self.name}={text!r}: expected {self._kind_text()}; {self.range_text()}")
+        return self.check(int(text) if self.kind is int else float(text))
+
+    def _kind_text(self) -> str:
+        return "a whole number" if self.kind is int else "a number"
+
+    def range_text(self) -> str:
+        low, high = (None if v is None else f"{int(v):,}" if self.kind is int else f"{v:g}" for v in (self.low, self.high))
+        if low is not None and high is not None:
+            return f"must be from {low} to {high}"
+        if low is not None:
+            return f"must be at least {low}"
+        return f"must be at most {high}" if high is not None else ""
+
+    def help(self) -> str:
+        """One paragraph: what it sets, its values and its default (command-line help, widget help)."""
+        values = "; ".join(f"{value}: {meaning}" for value, meaning in self.meanings.items() if meaning)
+        if not values and self.choices:
+            values = "one of " + ", ".join(map(str, self.choices))
+        elif not values and self.kind is not str:
+            values = self.range_text()
+        default = "none" if self.default is None else self.default
+        return f"{self.doc}{' (' + values + ')' if values else ''}; default {default}"
+
+
+def _describe_ties(value: str, settings: EvalSettings) -> str:
+    if value == "random":
+        seed = "fresh entropy" if settings.seed is None else f"seed {settings.seed}"
+        return f"ties: mean of {settings.trials} random orders within equal scores ({seed}); std over trials"
+    return "ties: " + TIES.meanings[value]
+
+
+TIES = Option(
+    "ties",
+    "trec_eval",
+    "order of documents with equal scores",
+    label="Tie policy",
+    choices=("trec_eval", "run", "optimistic", "pessimistic", "expected", "random"),
+    meanings={
+        "trec_eval": "score descending, then docid descending (trec_eval)",
+        "run": "the run file's rank column, then file order",
+        "optimistic": "relevant documents first within equal scores (optimistic)",
+        "pessimistic": "relevant documents last within equal scores (pessimistic)",
+        "expected": "exact mean over all orders within equal scores (expected)",
+        "random": "mean of random orders within equal scores (see trials, seed)",
+    },
+)
+MISSING = Option(
+    "missing",
+    "zero",
+    "queries judged in the qrels that a run has no ranking for",
+    label="Queries missing from a run",
+    choices=("zero", "skip"),
+    meanings={
+        "zero": "queries missing from a run score 0 and count in the mean (trec_eval -c)",
+        "skip": "the mean covers only the queries a run answers",
+    },
+)
+REL = Option(
+    "rel",
+    1,
+    "relevance threshold: grade >= rel counts as relevant for the binary measures (trec_eval -l)",
+    label="Relevant from grade",
+    kind=int,
+    low=1,
+)
+GAIN = Option(
+    "gain",
+    "linear",
+    "gain of a grade g in nDCG",
+    label="nDCG gain",
+    choices=("linear", "exp"),
+    meanings={"linear": "g (trec_eval)", "exp": "2^g - 1 (Burges, gdeval)"},
+)
+GMAX = Option(
+    "gmax",
+    4,
+    "the grade that stops every user in ERR: R = (2^g - 1) / 2^gmax (gdeval: 4)",
+    label="ERR gmax",
+    kind=int,
+    low=1,
+    high=1000,
+)
+AGGREGATE = Option(
+    "aggregate",
+    "query",
+    "what the overall mean averages",
+    label="Mean over",
+    choices=("query", "macro", "weights"),
+    meanings={
+        "query": "overall mean over queries (each once)",
+        "macro": "overall mean over the groups of group_by (each group once)",
+        "weights": "overall mean weighted by a qid/weight file",
+    },
+)
+GROUP_BY = Option("group_by", None, "a query attribute to break every mean down by", label="Group queries by", optional=True)
+TRIALS = Option("trials", 100, "random orders averaged under ties=random", label="Random orders", kind=int, low=1, high=10_000)
+SEED = Option("seed", None, "seed of random orders and resamples (none: fresh entropy)", label="Seed", kind=int, low=0,
+              high=2**53 - 1, optional=True)  # fmt: skip
+
+TEST = Option(
+    "test",
+    "t",
+    "paired significance test",
+    label="Test",
+    choices=("t", "wilcoxon", "sign", "randomization", "bootstrap", "tukey"),
+    meanings={
+        "t": "paired t-test",
+        "wilcoxon": "Wilcoxon signed-rank",
+        "sign": "sign test",
+        "randomization": "paired randomization (sign flips)",
+        "bootstrap": "paired bootstrap",
+        "tukey": "randomised Tukey HSD over all pairs",
+    },
+)
+CORRECTION = Option(
+    "correction",
+    "holm",
+    "multiple-comparison correction over the comparisons of one measure",
+    label="Correction",
+    choices=("none", "bonferroni", "holm", "bh"),
+    meanings={"none": "", "bonferroni": "", "holm": "step-down", "bh": "Benjamini-Hochberg false discovery rate"},
+)
+ALTERNATIVE = Option("alternative", "two-sided", "alternative hypothesis on run - baseline", label="Alternative",
+                     choices=("two-sided", "greater", "less"))  # fmt: skip
+PAIRS = Option("pairs", "baseline", "which pairs are tested", label="Pairs", choices=("baseline", "all"),
+               meanings={"baseline": "the baseline against each run", "all": "every pair of runs"})  # fmt: skip
+RESAMPLES = Option("n_resamples", 10_000, "resamples of the randomization, bootstrap and Tukey tests", label="Resamples",
+                   kind=int, low=100, high=1_000_000, cli="--resamples")  # fmt: skip
+ZERO_METHOD = Option(
+    "zero_method",
+    "wilcox",
+    "Wilcoxon's handling of zero differences",
+    label="Wilcoxon: zero differences",
+    choices=("wilcox", "pratt", "zsplit"),
+    meanings={"wilcox": "drop them", "pratt": "rank them, then drop them", "zsplit": "split their ranks between the signs"},
+)
+ALPHA = Option("alpha", 0.05, "significance level of the verdicts (on the adjusted p)", label="alpha", kind=float, low=1e-6,
+               high=0.5)  # fmt: skip
+CONFIDENCE = Option("confidence_level", 0.95, "level of the confidence intervals", label="Confidence level", kind=float,
+                    low=0.5, high=0.9999)  # fmt: skip
+
+# options of the analyses (not of an evaluation)
+K = Option("k", 10, "the depth users inspect: share of tied and of judged top-K documents, the task's top K", label="K (depth)",
+           kind=int, low=1, high=1_000_000, cli="--cutoff")  # fmt: skip
+TIE_TRIALS = Option("trials", 0, "(ties report) also average this many random orders (0: none)", label="Random orders",
+                    kind=int, low=0, high=10_000)  # fmt: skip
+QUERIES_LISTED = Option("queries", 5, "queries listed per run whose value moves most", kind=int, low=1, high=10_000)
+SPLITS = Option("splits", 1000, "random halves of the queries for the swap rate", label="Random splits", kind=int, low=10,
+                high=100_000)  # fmt: skip
+POWER_TEST = Option("test", "tukey", "test of discriminative power over the run pairs", choices=("tukey", "bootstrap",
+                    "randomization", "t"), meanings={"tukey": "randomised Tukey HSD", "bootstrap": "paired bootstrap (Holm)",
+                    "randomization": "paired randomization (Holm)", "t": "paired t-test (Holm)"})  # fmt: skip
+POWER_RESAMPLES = Option("n_resamples", 1000, "resamples of the discriminative-power test", kind=int, low=100, high=100_000,
+                         cli="--resamples")  # fmt: skip
+DETECT = Option("detect", None, "add queries_needed: queries a study needs for the paired t-test to detect this difference "
+                "with 80% power", kind=float, low=1e-6, high=1e6, optional=True)  # fmt: skip
+
+#: The default measures of every command, page and collection that names none.
+DEFAULT_MEASURES = ("RR@10", "RR", "Hits@10", "AP", "nDCG@10", "nDCG", "ERR@20")
+
+
+class _Settings:
+    """Shared behaviour of the frozen settings classes: validation, replacement, text parsing."""
+
+    OPTIONS: ClassVar[dict[str, Option]]
+
+    def __post_init__(self) -> None:
+        for name, option in self.OPTIONS.items():
+            object.__setattr__(self, name, option.check(getattr(self, name)))
+
+    def replace(self, **changes: Any):
+        return dataclasses.replace(self, **changes)
+
+    @classmethod
+    def from_text(cls, values: Mapping[str, str], *, on_error: Callable[[str], None] | None = None, **fixed: Any):
+        """Settings from text values (URL parameters); a bad value raises, or with ``on_error`` is
+        reported there and replaced by the default."""
+        parsed = dict(fixed)
+        for name, option in cls.OPTIONS.items():
+            if name in values and name not in fixed:
+                try:
+                    parsed[name] = option.parse(values[name])
+                except OptionError as exc:
+                    if on_error is None:
+                        raise
+                    on_error(f"{exc}; using {option.default}")
+        return cls(**parsed)
+
+    def to_text(self) -> dict[str, str]:
+        """Every option that differs from its default, as text (URL parameters)."""
+        return {
+            name: "" if getattr(self, name) is None else str(getattr(self, name))
+            for name, option in self.OPTIONS.items()
+            if getattr(self, name) != option.default
+        }
+
+
+@dataclass(frozen=True)
+class EvalSettings(_Settings):
+    """The conventions of an evaluation. ``rel``, ``gain`` and ``gmax`` are the defaults of the
+    measures that do not set them (``RR`` under ``rel=2`` is ``RR(rel=2)``)."""
+
+    ties: str = TIES.default
+    missing: str = MISSING.default
+    rel: int = REL.default
+    gain: str = GAIN.default
+    gmax: int = GMAX.default
+    aggregate: str = AGGREGATE.default
+    group_by: str | None = GROUP_BY.default
+    trials: int = TRIALS.default
+    seed: int | None = SEED.default
+
+    OPTIONS: ClassVar[dict[str, Option]] = {
+        o.name: o for o in (TIES, MISSING, REL, GAIN, GMAX, AGGREGATE, GROUP_BY, TRIALS, SEED)
+    }
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.aggregate == "macro" and self.group_by is None:
+            raise OptionError("aggregate=macro needs a group column (group_by)")
+
+    @property
+    def measure_defaults(self) -> dict[str, Any]:
+        return {"rel": self.rel, "gain": self.gain, "gmax": self.gmax}
+
+    def conventions(self) -> list[str]:
+        """The conventions in force, one line each, as every output shows them."""
+        lines = [_describe_ties(self.ties, self), MISSING.meanings[self.missing]]
+        lines.append(f"relevant: grade >= {self.rel} (binary measures); unjudged documents are not relevant")
+        lines.append(f"nDCG gain: {'grade (linear, trec_eval)' if self.gain == 'linear' else '2^grade - 1 (exp, gdeval)'}")
+        lines.append(f"ERR: R = (2^g - 1) / 2^{self.gmax} (gmax = {self.gmax})")
+        if self.group_by is not None:
+            lines.append(f"queries grouped by {self.group_by}")
+        aggregate = AGGREGATE.meanings[self.aggregate]
+        lines.append(aggregate.replace("group_by", str(self.group_by)) if self.aggregate == "macro" else aggregate)
+        return lines
+
+
+@dataclass(frozen=True)
+class TestSettings(_Settings):
+    """A significance test: which test, its correction and resampling, and the verdict's level."""
+
+    __test__ = False  # not a pytest class
+
+    test: str = TEST.default
+    correction: str = CORRECTION.default
+    alternative: str = ALTERNATIVE.default
+    pairs: str = PAIRS.default
+    n_resamples: int = RESAMPLES.default
+    seed: int | None = SEED.default
+    zero_method: str = ZERO_METHOD.default
+    alpha: float = ALPHA.default
+    confidence_level: float = CONFIDENCE.default
+    baseline: str | None = None  # a run name; None: the first run
+
+    OPTIONS: ClassVar[dict[str, Option]] = {
+        o.name: o for o in (TEST, CORRECTION, ALTERNATIVE, PAIRS, RESAMPLES, SEED, ZERO_METHOD, ALPHA, CONFIDENCE)
+    }
+
+    def describe(self) -> str:
+        """One line: the test in force (captions, CLI footers)."""
+        correction = "family-wise (Tukey HSD)" if self.test == "tukey" else f"{self.correction} correction"
+        against = self.baseline or "the first run"
+        return f"{self.test} test ({self.alternative}) against {against}, {correction}, alpha = {self.alpha:g}"
+
+
+def markdown_options() -> str:
+    """The README's table of options (tests/test_docs.py keeps the README in step with it)."""
+    rows = ["| option | command line | values | default | what it sets |", "|---|---|---|---|---|"]
+    seen = set()
+    for option in (*EvalSettings.OPTIONS.values(), *TestSettings.OPTIONS.values(), K, TIE_TRIALS, SPLITS, DETECT):
+        if id(option) in seen:  # TestSettings and EvalSettings share seed
+            continue
+        seen.add(id(option))
+        if option.choices:
+            values = "; ".join(f"`{v}`" + (f": {option.meanings[v]}" if option.meanings.get(v) else "") for v in option.choices)
+        elif option.kind is str:
+            values = "a name"
+        else:
+            values = option.range_text().replace("must be ", "")
+        default = "none" if option.default is None else f"`{option.default}`"
+        cells = [f"`{option.name}`", f"`{option.flag}`", values, default, option.doc]
+        rows.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
+    return "\n".join(rows) + "\n"

@@ -1,0 +1,99 @@
+"""The Python API a notebook user meets: inputs from DataFrames and dicts, one-call comparisons, settings."""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import CRANFIELD, TE
+from scipy import stats
+
+import rankviz as rv
+
+
+@pytest.fixture(scope="module")
+def cranfield():
+    collection = rv.open_collection(CRANFIELD)
+    return collection.read_qrels(), [collection.read_run(n) for n in ("bm25", "dense", "rrf")]
+
+
+def test_runs_and_qrels_from_frames_dicts_and_tuples_evaluate_like_files() -> None:
+    qrels, run = rv.read_qrels(TE / "qrels.txt"), rv.read_run(TE / "run_STANDARD.txt")
+    expected = rv.evaluate(qrels, run, ["AP", "nDCG@10"]).means()
+    frame = run.to_frame()
+    judged = qrels.to_frame()
+    by_dict = {q: dict(zip(g.docid, g.score)) for q, g in frame.groupby("qid")}
+    grades = {q: dict(zip(g.docid, g.rel)) for q, g in judged.groupby("qid")}
+    ScoredDoc = namedtuple("ScoredDoc", "query_id doc_id score")
+    Qrel = namedtuple("Qrel", "query_id doc_id relevance")
+    ir_measures_names = judged.rename(columns={"qid": "query_id", "docid": "doc_id", "rel": "relevance"})
+    tuples = [ScoredDoc(q, d, s) for q, d, s in zip(frame.qid, frame.docid, frame.score)]
+    inputs = [
+        (rv.qrels_from_frame(ir_measures_names), rv.run_from_frame(frame, name="run_STANDARD")),
+        (rv.qrels_from_dict(grades), rv.run_from_dict(by_dict, name="run_STANDARD")),
+        ([Qrel(*r) for r in judged.itertuples(index=False)], rv.as_run(tuples, name="run_STANDARD")),
+    ]
+    for made_qrels, made_run in inputs:
+        got = rv.evaluate(made_qrels, made_run, ["AP", "nDCG@10"]).means()
+        pd.testing.assert_frame_equal(got, expected, check_exact=False, atol=1e-15)
+
+
+def test_frames_are_checked_like_files() -> None:
+    with pytest.raises(rv.FormatError, match="missing column 'score'"):
+        rv.run_from_frame(pd.DataFrame({"qid": ["q"], "docid": ["d"]}))
+    with pytest.raises(rv.FormatError, match="not a finite number"):
+        rv.run_from_dict({"q": {"d": float("nan")}})
+    with pytest.raises(rv.FormatError, match="not an integer"):
+        rv.qrels_from_dict({"q": {"d": 1.5}})
+    with pytest.raises(rv.FormatError, match="twice"):
+        rv.run_from_frame(pd.DataFrame({"qid": ["q", "q"], "docid": ["d", "d"], "score": [1.0, 2.0]}))
+
+
+def test_compare_in_one_call_matches_scipy(cranfield) -> None:
+    qrels, runs = cranfield
+    evaluation = rv.evaluate(qrels, runs, ["AP", "nDCG@10"])
+    result = rv.compare(evaluation, test="t", correction="none")
+    assert list(zip(result.table.measure, result.table.run)) == [
+        ("AP", "dense"),
+        ("AP", "rrf"),
+        ("nDCG@10", "dense"),
+        ("nDCG@10", "rrf"),
+    ]
+    matrix = evaluation.matrix("AP")
+    reference = stats.ttest_rel(matrix["rrf"], matrix["bm25"])
+    assert result.pvalue[1] == pytest.approx(reference.pvalue, rel=1e-12)
+    assert result.statistic[1] == pytest.approx(reference.statistic, rel=1e-12)
+    low, high = result.confidence_interval()
+    interval = reference.confidence_interval(0.95)
+    assert (low[1], high[1]) == pytest.approx((interval.low, interval.high), rel=1e-12)
+    assert result.verdicts() == [
+        ("better" if d > 0 else "worse") if p < 0.05 else "n.s." for d, p in zip(result.table.delta, result.pvalue)
+    ]
+    settings = rv.TestSettings(test="randomization", n_resamples=2000, seed=3, baseline="rrf")
+    assert rv.compare(evaluation, settings).table.equals(rv.compare(evaluation, settings).table)  # seeded: reproducible
+
+
+def test_settings_are_validated_values() -> None:
+    with pytest.raises(rv.OptionError, match="choose one of"):
+        rv.EvalSettings(ties="alphabetical")
+    with pytest.raises(ValueError, match="needs a group column"):
+        rv.EvalSettings(aggregate="macro")
+    settings = rv.EvalSettings(rel=2, ties="expected")
+    assert settings.replace(rel=3).rel == 3 and settings.rel == 2
+    assert rv.EvalSettings.from_text(settings.to_text()) == settings
+    warned = []
+    assert rv.EvalSettings.from_text({"rel": "two"}, on_error=warned.append) == rv.EvalSettings() and "rel" in warned[0]
+
+
+def test_an_evaluation_answers_every_question_from_one_object(cranfield) -> None:
+    qrels, runs = cranfield
+    evaluation = rv.evaluate(qrels, runs, ["RR@10", "AP"], rel=2)
+    assert [str(m) for m in evaluation.measures] == ["RR(rel=2)@10", "AP(rel=2)"]
+    means = evaluation.means()
+    assert means.loc["bm25", "AP(rel=2)"] == pytest.approx(evaluation.matrix("AP").bm25.mean(), abs=1e-15)
+    summary = evaluation.summary("AP")
+    half = stats.t.ppf(0.975, len(evaluation.qids) - 1) * evaluation.matrix("AP").bm25.std(ddof=1) / np.sqrt(len(evaluation.qids))
+    assert summary.loc["bm25", "ci_high"] - summary.loc["bm25", "mean"] == pytest.approx(half, rel=1e-12)
+    assert any("relevant: grade >= 2" in line for line in evaluation.conventions())

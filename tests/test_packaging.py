@@ -1,0 +1,77 @@
+"""The project installs as a package, and the README's two commands are the ones CI and users run."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import tomllib
+
+import pytest
+from conftest import ROOT
+
+README = (ROOT / "README.md").read_text()
+
+
+def readme_commands() -> list[str]:
+    """The indented command lines of the README before its first section."""
+    head = README.split("\n## ", 1)[0]
+    return [line.strip() for line in head.splitlines() if line.startswith("    ") and line.strip()]
+
+
+def test_the_readme_opens_with_the_app_command_and_the_test_command() -> None:
+    app, tests = readme_commands()[:2]
+    assert "streamlit run app.py" in app and app.startswith("pip install")
+    assert "pytest" in tests and tests.startswith("pip install")
+    assert "3.11" in README.split("\n## ", 1)[0]
+
+
+def test_ci_runs_the_readme_test_command_in_a_fresh_virtual_environment() -> None:
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert readme_commands()[1] in ci.splitlines()
+    assert "python3 -m venv" in ci and "mktemp -d" in ci
+
+
+def test_every_dependency_is_declared_once_in_pyproject() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["requires-python"] == ">=3.11" and project["scripts"]["rankviz"] == "rankviz.cli:main"
+    test_extra = " ".join(project["optional-dependencies"]["test"])
+    for needed in ("pytest", "hypothesis", "pytrec-eval-terrier", "ir-measures", "statsmodels", "playwright", "ruff"):
+        assert needed in test_extra
+    for name in ("requirements.txt", "requirements-dev.txt"):
+        lines = [line for line in (ROOT / name).read_text().splitlines() if line and not line.startswith("#")]
+        assert all(re.fullmatch(r"-e \.(\[[a-z,]+\])?", line) for line in lines), name
+
+
+@pytest.mark.slow
+def test_pip_install_gives_a_rankviz_command_and_package_outside_the_checkout(tmp_path) -> None:
+    target = tmp_path / "site"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(ROOT)],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    env = {**os.environ, "PYTHONPATH": str(target)}
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    qrels, run = (
+        ROOT / "tests" / "data" / "conformance" / "te_test" / "qrels.txt",
+        ROOT / "tests" / "data" / "conformance" / "te_test" / "run_STANDARD.txt",
+    )
+    done = subprocess.run(
+        [str(target / "bin" / "rankviz"), "evaluate", str(qrels), str(run), "-m", "P@10"],
+        cwd=elsewhere,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "0.3000" in done.stdout
+    assert "evaluate" in subprocess.run([str(target / "bin" / "rankviz"), "--help"], cwd=elsewhere, env=env, capture_output=True,
+                                        text=True, check=True).stdout  # fmt: skip
+    where = subprocess.run([sys.executable, "-c", "import rankviz; print(rankviz.__file__)"], cwd=elsewhere, env=env,
+                           capture_output=True, text=True, check=True).stdout  # fmt: skip
+    assert where.startswith(str(target))
