@@ -84,6 +84,7 @@ def _read_fast(source: Source, names: tuple[str, ...], separator: str) -> tuple[
     ignored = pa.binary() if raw is not None else pa.dictionary(pa.int32(), pa.string())
     types = {"qid": pa.string(), "docid": pa.string(), "rank": pa.float64(), "score": pa.float64(), "rel": pa.int64()}
     stream = arrow_stream(source) if raw is None else pa.BufferReader(pa.py_buffer(raw))  # one mapping of the file
+    checked_raw = raw is not None
     try:
         table = pacsv.read_csv(
             stream,
@@ -99,11 +100,22 @@ def _read_fast(source: Source, names: tuple[str, ...], separator: str) -> tuple[
         return None
     finally:
         stream.close()
+        del stream
+        _unmap(raw)  # the parsed columns are copies: the file's pages need not stay resident
+        del raw
     if table.num_rows == 0 or any(table.column(name).null_count for name in names):
         return None
     columns = {name: table.column(name) for name in names}
     del table
-    return _vouch(columns, other=None if raw is not None else other)
+    return _vouch(columns, other=None if checked_raw else other)
+
+
+def _unmap(raw) -> None:
+    if isinstance(raw, mmap.mmap):
+        try:
+            raw.close()
+        except BufferError:  # still exported (an error being handled holds a frame): the collector unmaps it
+            pass
 
 
 def _raw_bytes(source: Source):
