@@ -24,12 +24,10 @@ sys.path.insert(0, str(HERE))
 from bench_evaluate import generate  # noqa: E402
 
 HARNESS = """
-import runpy, sys
-sys.path.insert(0, {root!r})
+import sys
 sys.argv = ["app.py", "--data", {data!r}]
-import app_support
-if app_support.show_frame() is not None:
-    runpy.run_path({page!r}, run_name="__main__")
+from rankviz.app.pages import navigate
+navigate(default={page!r})
 """
 
 
@@ -52,7 +50,7 @@ def collection() -> Path:
 
 
 def app(page: str, folder: Path) -> AppTest:
-    script = HARNESS.format(root=str(ROOT), data=str(folder), page=str(ROOT / "views" / f"{page}.py"))
+    script = HARNESS.format(data=str(folder), page=page)
     at = AppTest.from_string(script, default_timeout=600)
     at.query_params["collection"] = folder.name
     return at
@@ -72,7 +70,7 @@ def main() -> None:
     timed("first load (read, order, evaluate 2 runs)", overview.run)
     timed("rerun, nothing changed", overview.run)
     timed("K 10 -> 20", lambda: overview.sidebar.number_input[0].set_value(20).run())
-    timed("measures -> MRR, NDCG@K", lambda: overview.sidebar.multiselect[1].set_value(["MRR", "NDCG@K"]).run())
+    timed("measures -> RR, nDCG@K", lambda: overview.sidebar.multiselect[1].set_value(["RR", "nDCG@K"]).run())
     timed("relevance threshold 1 -> 2", lambda: overview.sidebar.number_input[1].set_value(2).run())
     deltas = app("deltas", folder)
     timed("deltas page, first load (runs cached)", deltas.run)

@@ -1,7 +1,7 @@
 """Time of the significance tests on 20 runs x 6,980 queries (MS MARCO dev size).
 
 Per-query values are generated (RR-like: mostly 0, 1, 1/2, ...), one baseline and 19 runs. Times,
-best of N, every test of ``rankviz.significance`` against the baseline with 10,000 resamples, and
+best of N, every test of ``rankviz.analyses.significance`` against the baseline with 10,000 resamples, and
 scipy's ``permutation_test`` on the same job as the reference. Prints times and ratios; asserts nothing.
 
     python bench/bench_significance.py [--repeat N] [--resamples B]
@@ -22,7 +22,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from bench_evaluate import best  # noqa: E402
 
-from rankviz import significance as sg  # noqa: E402
+from rankviz.analyses import comparisons  # noqa: E402
+from rankviz.analyses import significance as sg  # noqa: E402
 
 
 def values(n_queries: int = 6980, n_runs: int = 20, seed: int = 20261130) -> pd.DataFrame:
@@ -52,7 +53,7 @@ def main() -> None:
         "randomization": lambda: sg.randomization(runs, baseline, n_resamples=B, rng=1),
         "bootstrap": lambda: sg.bootstrap(runs, baseline, n_resamples=B, rng=1),
         "tukey (all 190 pairs)": lambda: sg.tukey_hsd(matrix.to_numpy(), n_resamples=B, rng=1),
-        "compare_runs t + holm": lambda: sg.compare_runs(matrix, measure="RR@10", test="t"),
+        "compare_runs t + holm": lambda: comparisons.compare_runs(matrix, measure="RR@10", test="t"),
     }
     results = {name: best(action, args.repeat) for name, action in timed.items()}
     for name, seconds in results.items():

@@ -27,7 +27,6 @@ sys.path.insert(0, str(HERE))
 from bench_evaluate import DATA, MEASURES, best, generate, measure  # noqa: E402
 
 import rankviz  # noqa: E402
-from rankviz.evaluate import evaluate_blocks  # noqa: E402
 
 
 def rounded_run() -> tuple[Path, Path]:
@@ -64,7 +63,7 @@ def main() -> None:
 
     timed = {}
     for policy in ("trec_eval", "expected", "random"):
-        timed[policy] = best(lambda p=policy: evaluate_blocks(qrels, [run], measures, ties=p, trials=1, rng=0), args.repeat)
+        timed[policy] = best(lambda p=policy: rankviz.evaluate(qrels, [run], measures, ties=p, trials=1, seed=0), args.repeat)
         print(f"rank + measures, ties={policy:>9}: {timed[policy]:.2f} s")
     print(f"in process: expected / trec_eval = {timed['expected'] / timed['trec_eval']:.2f}")
     print(f"in process: one random order / trec_eval = {timed['random'] / timed['trec_eval']:.2f}")

@@ -31,7 +31,7 @@ m1, m2, m3, m4 = st.columns(4)
 m1.metric("Wins", wins)
 m2.metric("Ties", ties)
 m3.metric("Losses", losses)
-m4.metric(f"Mean delta {label}", f"{evaluation.aggregation.mean(frame['delta'].to_numpy(), frame.index):+.4f}")
+m4.metric(f"Mean delta {md(label)}", f"{evaluation.aggregation.mean(frame['delta'].to_numpy(), frame.index):+.4f}")
 groups = ctx.group_of(frame.index)
 clicked = st.plotly_chart(
     plots.delta_bars(frame, ctx.queries, label, baseline, run, groups=groups),
@@ -98,9 +98,11 @@ st.dataframe(
     width="stretch",
     hide_index=True,
 )
+unjudged = {side: int(view[f"{side} grade"].isna().sum()) for side in ("baseline", "run")}
 st.caption(
     f"Green: relevant (grade >= {ctx.settings.rel}); yellow: judged below the threshold; red: judged non-relevant; grey: "
-    "unjudged. 'moved': rank change of the run's document relative to the baseline ('new': not in the baseline's top list)."
+    "unjudged. 'moved': rank change of the run's document relative to the baseline ('new': not in the baseline's top list). "
+    f"Unjudged in the top {depth}: {unjudged['baseline']} of {md(baseline)}'s, {unjudged['run']} of {md(run)}'s."
 )
 if ctx.collection.docs is not None:
     docids = list(dict.fromkeys(list(view["baseline docid"].dropna()) + list(view["run docid"].dropna())))

@@ -48,6 +48,11 @@ if marks is not None:
         marks.style.map(lambda v: f"color: {plots.VERDICT_COLOURS[v]}; font-weight: bold" if v != "n.s." else ""), width="stretch"
     )
     st.caption(f"▲ / ▼: significantly better / worse than the baseline: {md(tests.describe())} (set on the Significance page).")
+thin = ctx.thinly_judged()
+if thin:
+    shares = ", ".join(f"{md(name)} {share:.0%}" for name, share in thin.items())
+    st.warning(f"The qrels judge little of some runs' top {ctx.k} ({shares}): unjudged documents count as not relevant, so "
+               "these means may understate them. The Unjudged documents page shows by how much.")  # fmt: skip
 st.plotly_chart(plots.means_with_ci(summaries), key="overview_means")
 left, right = st.columns(2)
 left.download_button("Download table (CSV)", export.csv(means), file_name="rankviz_overview.csv", mime="text/csv")

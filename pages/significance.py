@@ -59,7 +59,7 @@ st.download_button("Download comparisons (CSV)", export.csv(table, index=False),
                    mime="text/csv")  # fmt: skip
 
 st.subheader("How many queries would a study need?")
-detect = st.number_input(f"Difference in {label} to detect", 0.001, 1.0, ctx.url.option(s.DETECT, 0.02), step=0.005,
+detect = st.number_input(f"Difference in {md(label)} to detect", 0.001, 1.0, ctx.url.option(s.DETECT, 0.02), step=0.005,
                          format="%.3f", key=widget_key("significance.detect"))  # fmt: skip
 ctx.url.write(detect=detect)
 needed = comparisons.queries_needed(values, baseline, detect, alpha=tests.alpha)

@@ -369,15 +369,20 @@ def _measure_values(
 ) -> Iterator[tuple[Measure, np.ndarray]]:
     """Each measure's values on the table, in the table's segment order; under random ties every
     trial's values (trials x queries), all trials drawn from one Generator."""
+    grade = settings.fill_grade
+
+    def on(table: RankingTable, measure: Measure) -> np.ndarray:
+        return measure(table if grade is None else table.filled(grade, measure.cutoff))
+
     if settings.ties != "random":
         for measure in measures:
-            yield measure, measure(table)
+            yield measure, on(table, measure)
         return
     trials: dict[Measure, list[np.ndarray]] = {m: [] for m in measures}
     for _ in range(settings.trials):
         shuffled = shuffle_ties(table, generator)
         for measure in measures:
-            trials[measure].append(measure(shuffled))
+            trials[measure].append(on(shuffled, measure))
     for measure in measures:
         yield measure, np.vstack(trials[measure])
 

@@ -202,36 +202,55 @@ def hits_curves(curves: Mapping[str, pd.Series], *, log_x: bool = False, facet: 
     return _layout(fig, "Hits@K: share of queries with a relevant document in the top K", "K", "Hits@K")
 
 
-def tie_intervals(means: pd.DataFrame, measure: str) -> go.Figure:
-    """Per run, the interval from the pessimistic to the optimistic mean, with the other policies marked in it."""
+def intervals(means: pd.DataFrame, low: str, high: str, marks: dict[str, str], title: str, measure: str) -> go.Figure:
+    """Per run, a line from ``means[low]`` to ``means[high]`` with the ``marks`` columns (column -> marker symbol) on it."""
     runs = list(means.index)
     fig = go.Figure(
         go.Scatter(
-            x=np.r_[means["pessimistic"], means["optimistic"]],
+            x=np.r_[means[low], means[high]],
             y=runs + runs,
             mode="markers",
             marker={"symbol": "line-ns-open", "size": 14, "color": "grey"},
-            name="pessimistic / optimistic",
+            name=f"{low} / {high}",
             hovertemplate="%{y}: %{x:.4f}<extra>bound</extra>",
         )
     )
     for run in runs:
-        fig.add_shape(
-            type="line", x0=means.at[run, "pessimistic"], x1=means.at[run, "optimistic"], y0=run, y1=run, line={"color": "grey"}
-        )
-    symbols = {"trec_eval": "circle", "run": "square", "expected": "diamond", "random": "x"}
-    for policy, symbol in symbols.items():
-        if policy in means:
+        fig.add_shape(type="line", x0=means.at[run, low], x1=means.at[run, high], y0=run, y1=run, line={"color": "grey"})
+    for column, symbol in marks.items():
+        if column in means:
             fig.add_scatter(
-                x=means[policy],
+                x=means[column],
                 y=runs,
                 mode="markers",
-                name=policy,
+                name=column,
                 marker={"symbol": symbol, "size": 11},
                 hovertemplate="%{y}: %{x:.4f}<extra>%{fullData.name}</extra>",
             )
     fig.update_layout(height=max(300, 60 * len(runs) + 150))
-    return _layout(fig, f"{measure}: every tie order lies between the pessimistic and optimistic mean", measure, "run")
+    return _layout(fig, title, measure, "run")
+
+
+def tie_intervals(means: pd.DataFrame, measure: str) -> go.Figure:
+    """Per run, the interval from the pessimistic to the optimistic mean, with the other policies marked in it."""
+    marks = {"trec_eval": "circle", "run": "square", "expected": "diamond", "random": "x"}
+    title = f"{measure}: every tie order lies between the pessimistic and optimistic mean"
+    return intervals(means, "pessimistic", "optimistic", marks, title, measure)
+
+
+def unjudged_intervals(means: pd.DataFrame, measure: str, grade: int) -> go.Figure:
+    """Per run, its value with unjudged documents not relevant and with those of its top K judged ``grade``."""
+    title = f"{measure}: unjudged documents not relevant (circle) or judged {grade} (diamond)"
+    return intervals(means, "low", "high", {"nonrelevant": "circle", "filled": "diamond"}, title, measure)
+
+
+def judged_bars(judged: pd.Series, k: int, warning: float) -> go.Figure:
+    """The share of each run's top K that the qrels judge, with the warning level."""
+    fig = go.Figure(go.Bar(x=list(judged.index), y=judged.to_numpy(), name=f"judged@{k}",
+                           hovertemplate="%{x}: %{y:.1%}<extra></extra>"))  # fmt: skip
+    fig.add_hline(y=warning, line={"dash": "dot", "color": "grey"}, annotation_text=f"{warning:.0%}")
+    fig.update_yaxes(range=[0, 1], tickformat=".0%")
+    return _layout(fig, f"Share of each run's top {k} documents that the qrels judge", "run", f"judged in the top {k}")
 
 
 VERDICT_COLOURS = {"better": "#2a9d8f", "worse": "#e76f51", "n.s.": "#6c757d"}

@@ -85,6 +85,56 @@ class RankingTable:
             )
         return self._cache[cutoff]
 
+    def condensed(self) -> RankingTable:
+        """The table without the documents the qrels do not judge (nor those judged below 0, which
+        trec_eval reads as "in the pool, unjudged"): Sakai's condensed list, trec_eval ``-J``. The
+        kept documents keep their order and move up; tie groups keep their members that remain."""
+        if "condensed" not in self._cache:
+            keep = np.flatnonzero(self.judged & (self.grade >= 0))
+            counts = np.bincount(self.row_query[keep], minlength=self.n_queries)
+            offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
+            row_query = self.row_query[keep]
+            pos = (np.arange(len(keep)) - offsets[:-1][row_query]).astype(np.int32)
+            tie_group = self.tie_group[keep]
+            renumbered = np.cumsum(np.r_[True, tie_group[1:] != tie_group[:-1]]) - 1 if len(keep) else tie_group
+            self._cache["condensed"] = replace(
+                self,
+                offsets=offsets,
+                row_query=row_query,
+                pos=pos,
+                grade=self.grade[keep],
+                judged=self.judged[keep],
+                score=self.score[keep],
+                run_rows=self.run_rows[keep],
+                tie_group=renumbered.astype(np.int32),
+                _cache={},
+            )
+        return self._cache["condensed"]
+
+    def filled(self, grade: int, cutoff: int | None) -> RankingTable:
+        """The table as if every unjudged document of each query's top ``cutoff`` (all of it without
+        one) had been judged ``grade``: those rows get the grade, and the ideal ranking gains them,
+        exactly as evaluating against qrels with those judgments added."""
+        key = ("filled", grade, cutoff)
+        if key not in self._cache:
+            holes = np.flatnonzero(~self.judged & (self.pos < (cutoff if cutoff is not None else np.iinfo(np.int32).max)))
+            grades, judged = self.grade.copy(), self.judged.copy()
+            grades[holes] = grade
+            judged[holes] = True
+            added = np.bincount(self.row_query[holes], minlength=self.n_queries)
+            offsets, grades_out, query_out, pos_out = _with_added_grades(self, grade, added)
+            self._cache[key] = replace(
+                self,
+                grade=grades,
+                judged=judged,
+                ideal_offsets=offsets,
+                ideal_grades=grades_out,
+                ideal_query=query_out,
+                ideal_pos=pos_out,
+                _cache={},
+            )
+        return self._cache[key]
+
     @property
     def n_queries(self) -> int:
         return len(self.qids)
@@ -102,6 +152,20 @@ class RankingTable:
         """The rows of one query's ranking."""
         (where,) = np.flatnonzero(self.qids == qid)
         return slice(int(self.offsets[where]), int(self.offsets[where + 1]))
+
+
+def _with_added_grades(table: RankingTable, grade: int, added: np.ndarray):
+    """The ideal rankings with ``added[q]`` more judgments of ``grade`` in query q, still descending:
+    each query's grades >= ``grade``, then the added ones, then the rest (no sort: one pass)."""
+    counts = np.diff(table.ideal_offsets)
+    new_counts = counts + added
+    offsets = np.r_[0, np.cumsum(new_counts)].astype(np.int64)
+    grades = np.empty(offsets[-1], dtype=table.ideal_grades.dtype)
+    query = np.repeat(np.arange(table.n_queries, dtype=np.int64), new_counts)
+    grades.fill(grade)  # the added judgments, and then the existing ones in their places
+    moved = table.ideal_pos + np.where(table.ideal_grades >= grade, 0, added[table.ideal_query])
+    grades[offsets[:-1][table.ideal_query] + moved] = table.ideal_grades
+    return offsets, grades, query, np.arange(offsets[-1]) - np.repeat(offsets[:-1], new_counts)
 
 
 def shuffle_ties(table: RankingTable, rng: np.random.Generator | int | None) -> RankingTable:

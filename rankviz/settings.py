@@ -35,6 +35,7 @@ class Option:
     high: float | None = None
     optional: bool = False  # None is a value (no seed, no group)
     cli: str = ""  # the command-line flag, when not --name
+    validate: Callable[[str], str] | None = None  # for a text value with a syntax of its own
 
     @property
     def flag(self) -> str:
@@ -48,6 +49,10 @@ class Option:
         """The value if it is allowed, else an OptionError that says what is."""
         if value is None and self.optional:
             return None
+        if self.kind is bool:
+            if not isinstance(value, bool):
+                raise OptionError(f"{self.name}={value!r}: expected True or False")
+            return bool(value)
         if self.choices:
             if value not in self.choices:
                 raise OptionError(f"{self.name}={value!r}: choose one of {', '.join(map(str, self.choices))}")
@@ -55,7 +60,7 @@ class Option:
         if self.kind is str:
             if not isinstance(value, str) or not value:
                 raise OptionError(f"{self.name}={value!r}: expected a name")
-            return value
+            return self.validate(value) if self.validate else value
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise OptionError(f"{self.name}={value!r}: expected {self._kind_text()}")
         if self.kind is int and value != int(value):
@@ -69,6 +74,11 @@ class Option:
         text = text.strip()
         if self.optional and text.lower() in ("", "none"):
             return None
+        if self.kind is bool:
+            flags = {"true": True, "false": False}
+            if text.lower() not in flags:
+                raise OptionError(f"{self.name}={text!r}: expected True or False")
+            return flags[text.lower()]
         if self.choices:
             matches = [c for c in self.choices if str(c) == text]
             return self.check(matches[0] if matches else text)
@@ -141,6 +151,13 @@ REL = Option(
     kind=int,
     low=1,
 )
+JUDGED_ONLY = Option(
+    "judged_only",
+    False,
+    "compute on the condensed list: the documents the qrels do not judge are removed first (Sakai 2007; trec_eval -J)",
+    kind=bool,
+    choices=(False, True),
+)
 GAIN = Option(
     "gain",
     "linear",
@@ -157,6 +174,30 @@ GMAX = Option(
     kind=int,
     low=1,
     high=1000,
+)
+
+
+def _unjudged(text: str) -> str:
+    """``nonrelevant``, ``relevant`` or ``relevant:G`` (G a whole number, 0 or more)."""
+    kind, colon, grade = text.partition(":")
+    if kind == "nonrelevant" and not colon:
+        return text
+    if kind == "relevant" and (not colon or re.fullmatch(r"[0-9]{1,9}", grade)):
+        return text
+    raise OptionError(f"unjudged={text!r}: write nonrelevant, relevant or relevant:G (G a grade, 0 or more)")
+
+
+UNJUDGED = Option(
+    "unjudged",
+    "nonrelevant",
+    "what the documents the qrels do not judge count as",
+    label="Unjudged documents",
+    validate=_unjudged,
+    meanings={
+        "nonrelevant": "not relevant (trec_eval)",
+        "relevant[:G]": "judged at grade G (default: the relevance threshold) within each run's top K "
+        "(K = the measure's cutoff; the whole ranking without one), the ideal ranking recomputed",
+    },
 )
 AGGREGATE = Option(
     "aggregate",
@@ -222,6 +263,8 @@ K = Option("k", 10, "the depth users inspect: share of tied and of judged top-K 
            kind=int, low=1, high=1_000_000, cli="--cutoff")  # fmt: skip
 TIE_TRIALS = Option("trials", 0, "(ties report) also average this many random orders (0: none)", label="Random orders",
                     kind=int, low=0, high=10_000)  # fmt: skip
+FILL = Option("grade", None, "the grade unjudged documents are judged at for the report's second end (none: the relevance "
+              "threshold)", kind=int, low=0, high=2**31 - 1, optional=True)  # fmt: skip
 QUERIES_LISTED = Option("queries", 5, "queries listed per run whose value moves most", kind=int, low=1, high=10_000)
 SPLITS = Option("splits", 1000, "random halves of the queries for the swap rate", label="Random splits", kind=int, low=10,
                 high=100_000)  # fmt: skip
@@ -287,9 +330,10 @@ class EvalSettings(_Settings):
     group_by: str | None = GROUP_BY.default
     trials: int = TRIALS.default
     seed: int | None = SEED.default
+    unjudged: str = UNJUDGED.default
 
     OPTIONS: ClassVar[dict[str, Option]] = {
-        o.name: o for o in (TIES, MISSING, REL, GAIN, GMAX, AGGREGATE, GROUP_BY, TRIALS, SEED)
+        o.name: o for o in (TIES, MISSING, REL, GAIN, GMAX, AGGREGATE, GROUP_BY, TRIALS, SEED, UNJUDGED)
     }
 
     def __post_init__(self) -> None:
@@ -301,10 +345,22 @@ class EvalSettings(_Settings):
     def measure_defaults(self) -> dict[str, Any]:
         return {"rel": self.rel, "gain": self.gain, "gmax": self.gmax}
 
+    @property
+    def fill_grade(self) -> int | None:
+        """The grade unjudged documents are judged at (``unjudged="relevant[:G]"``), or None."""
+        if self.unjudged == "nonrelevant":
+            return None
+        _, _, grade = self.unjudged.partition(":")
+        return int(grade) if grade else self.rel
+
     def conventions(self) -> list[str]:
         """The conventions in force, one line each, as every output shows them."""
         lines = [_describe_ties(self.ties, self), MISSING.meanings[self.missing]]
-        lines.append(f"relevant: grade >= {self.rel} (binary measures); unjudged documents are not relevant")
+        if self.fill_grade is None:
+            lines.append(f"relevant: grade >= {self.rel} (binary measures); unjudged documents are not relevant")
+        else:
+            lines.append(f"relevant: grade >= {self.rel} (binary measures); unjudged documents of each run's top K "
+                         f"judged at grade {self.fill_grade}")  # fmt: skip
         lines.append(f"nDCG gain: {'grade (linear, trec_eval)' if self.gain == 'linear' else '2^grade - 1 (exp, gdeval)'}")
         lines.append(f"ERR: R = (2^g - 1) / 2^{self.gmax} (gmax = {self.gmax})")
         if self.group_by is not None:
@@ -346,7 +402,7 @@ def markdown_options() -> str:
     """The README's table of options (tests/test_docs.py keeps the README in step with it)."""
     rows = ["| option | command line | values | default | what it sets |", "|---|---|---|---|---|"]
     seen = set()
-    for option in (*EvalSettings.OPTIONS.values(), *TestSettings.OPTIONS.values(), K, TIE_TRIALS, SPLITS, DETECT):
+    for option in (*EvalSettings.OPTIONS.values(), *TestSettings.OPTIONS.values(), K, TIE_TRIALS, SPLITS, DETECT, FILL):
         if id(option) in seen:  # TestSettings and EvalSettings share seed
             continue
         seen.add(id(option))

@@ -24,8 +24,9 @@ CRANFIELD_MEASURES = ["RR@10", "RR", "Hits@10", "AP", "nDCG@10", "nDCG", "ERR@20
 
 
 def shown(element) -> str:
-    """An element's markdown as a reader sees it (the app escapes every punctuation mark of user text)."""
-    return re.sub(r"\\(.)", r"\1", element.value)
+    """An element's markdown as a reader sees it (the app escapes every punctuation mark of user text
+    and puts invisible word joiners where markdown would make a link)."""
+    return re.sub(r"\\(.)", r"\1", element.value).replace("\u2060", "")
 
 
 def start(page: str = "overview", **params: str) -> AppTest:
@@ -115,7 +116,9 @@ def test_a_second_change_to_the_same_widget_is_kept() -> None:
 
 def test_query_parameters_restore_a_view() -> None:
     at = start(collection="dl-hard-passage", runs="bm25,bm25_t5-zs", measures="MRR,NDCG@K", k="10", ties="pessimistic")
-    assert not at.warning
+    assert not [w for w in at.warning if "Link parameter" in shown(w)]  # every parameter of the link applies
+    assert any("judge little of some runs' top 10 (bm25 50%" in shown(w) for w in at.warning)  # DL-HARD is half judged
+    assert "top 10 judged: bm25 50%, bm25_t5-zs 50%" in shown(at.caption[0])
     table = at.dataframe[0].value
     assert list(table.index) == ["bm25", "bm25_t5-zs"]
     assert list(table.columns) == ["RR(rel=2)", "nDCG@10"]  # the collection's threshold
@@ -394,3 +397,168 @@ def test_loaders_key_on_content_not_on_object_ids() -> None:
         del run, table
         gc.collect()
     assert seen[0][1] == ["a", "b"] and seen[1][1] == ["b", "a"]
+
+
+# --- a shared server: user text is never markup, bad values are messages -----------------------
+
+LINK = "[Session expired - click to sign in](http://evil.example/login)"
+IMAGE = "![x](http://evil.example/pixel.png)"
+FORMULA = "$$E=mc^2$$"
+
+
+def hostile_collection(root: Path) -> Path:
+    """A collection whose every user-written text is markdown, a link, an image or a formula."""
+    import shutil
+
+    folder = root / "hostile"
+    (folder / "runs").mkdir(parents=True)
+    te = ROOT / "tests" / "data" / "conformance" / "te_test"
+    shutil.copy(te / "qrels.txt", folder / "qrels.txt")
+    shutil.copy(te / "run_STANDARD.txt", folder / "runs" / "[a](http:evil.example).txt")
+    shutil.copy(te / "run_trunc.txt", folder / "runs" / "b.txt")
+    (folder / "collection.toml").write_text(f'name = "{LINK}"\ndescription = "{IMAGE} {FORMULA}"\n')
+    (folder / "queries.tsv").write_text(f"301\t{LINK} <b>bold</b> {FORMULA}\n302\t*two*\n303\tthree\n")
+    (folder / "query_groups.tsv").write_text(f"qid\t{IMAGE}\n301\t{FORMULA}\n302\t{LINK}\n303\tplain\n")
+    return folder
+
+
+def rendered(at: AppTest) -> list[tuple[str, str]]:
+    """(markdown source, what a reader sees) of every text element that renders markdown."""
+    kinds = ("markdown", "caption", "warning", "error", "info", "success", "header", "subheader")
+    return [(e.value, shown(e)) for kind in kinds for e in at.get(kind) if getattr(e, "value", None)]
+
+
+def assert_literal(at: AppTest, *texts: str) -> None:
+    """Each text shows as written and no element carries an unescaped link, image or formula."""
+    elements = rendered(at)
+    for text in texts:
+        assert any(text in seen for _, seen in elements), text
+    for source, _ in elements:
+        assert not re.search(r"(?<!\\)\]\((?!http)|(?<!\\)\]\(http|(?<!\\)!\[|(?<!\\)\$\$", source), source
+
+
+def test_a_hostile_collection_shows_its_text_literally(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr("sys.argv", ["app.py", "--data", str(hostile_collection(tmp_path))])
+    params = {"collection": "hostile", "measures": "AP", "group_by": IMAGE}
+    at = start("overview", **params)
+    assert not at.exception
+    assert_literal(at, LINK, f"{IMAGE} {FORMULA}")  # the name in the banner, the description
+    at = start("deltas", baseline="b", run="[a](http:evil.example)", query="301", **params)
+    assert not at.exception
+    assert_literal(at, f"{LINK} <b>bold</b> {FORMULA}", f"Wins, ties and losses per {IMAGE}")
+    at = start("significance", baseline="b", **params)
+    assert_literal(at, f"Per {IMAGE}", "b")
+
+
+@pytest.mark.parametrize(
+    ("params", "expected"),
+    [
+        ({"k": LINK}, "k="),
+        ({"k": "\u00b2"}, "k='\u00b2'"),
+        ({"rel": "\u00b9"}, "rel='\u00b9'"),
+        ({"runs": f"bm25,{IMAGE}"}, IMAGE),
+        ({"ties": FORMULA}, FORMULA),
+    ],
+)
+def test_a_hostile_link_parameter_is_a_literal_warning(params, expected) -> None:
+    at = start(**params)
+    assert not at.exception and at.warning
+    assert any(expected in shown(w) for w in at.warning)
+    assert_literal(at)
+
+
+@pytest.mark.parametrize(
+    ("page", "params", "expected"),
+    [
+        ("significance", {"test": "magic"}, "test='magic'"),
+        ("significance", {"alpha": "2"}, "alpha='2'"),
+        ("significance", {"n_resamples": "-5"}, "n_resamples='-5'"),
+        ("significance", {"seed": "-1"}, "seed='-1'"),
+        ("significance", {"baseline": "ghost"}, "baseline='ghost'"),
+        ("deltas", {"run": "ghost"}, "run='ghost'"),
+        ("deltas", {"query": "no-such-query"}, "query='no-such-query'"),
+        ("ties", {"trials": "1e9"}, "trials='1e9'"),
+    ],
+)
+def test_page_parameters_that_fall_back_warn_like_the_frame(page, params, expected) -> None:
+    at = start(page, runs="bm25,dense,rrf", **params)
+    assert not at.exception
+    assert any(expected in shown(w) for w in at.warning), [shown(w) for w in at.warning]
+
+
+def test_a_run_removed_while_the_app_runs_is_a_message_not_a_traceback(tmp_path, monkeypatch) -> None:
+    import shutil
+
+    folder = tmp_path / "shrinking"
+    (folder / "runs").mkdir(parents=True)
+    te = ROOT / "tests" / "data" / "conformance" / "te_test"
+    shutil.copy(te / "qrels.txt", folder / "qrels.txt")
+    for name in ("a", "b"):
+        shutil.copy(te / "run_STANDARD.txt", folder / "runs" / f"{name}.txt")
+    monkeypatch.setattr("sys.argv", ["app.py", "--data", str(folder)])
+    at = start(collection="shrinking", measures="AP")
+    assert list(at.dataframe[0].value.index) == ["a", "b"]
+    (folder / "runs" / "b.txt").unlink()
+    at.run()
+    assert not at.exception
+    assert list(at.dataframe[0].value.index) == ["a"]
+    assert any("'b'" in shown(w) for w in at.warning)  # the link's run is gone: said so
+
+
+def test_the_shared_cache_is_bounded_in_bytes() -> None:
+    import threading
+    import time
+
+    from rankviz.app.loaders import BoundedCache, nbytes
+
+    cache = BoundedCache(lambda: 10 * 2**20)
+    built = []
+    for i in range(6):
+        cache.get(i, lambda i=i: built.append(i) or np.zeros(2**20 // 8 * 3))  # 3 MiB each
+        assert cache.size <= 10 * 2**20
+    assert built == list(range(6))
+    cache.get(5, lambda: built.append("again"))  # the most recent is kept
+    cache.get(0, lambda: built.append("rebuilt") or np.zeros(1))  # the oldest was evicted
+    assert built[-1] == "rebuilt" and "again" not in built
+    assert cache.get("huge", lambda: np.zeros(2**21)) is not None and "huge" not in cache._store()  # used, not kept
+    table = rv.rank(rv.read_run(b"q Q0 a 1 1 t\n", filename="r"), rv.read_qrels(b"q 0 a 1\n", filename="q"))
+    assert nbytes(table) >= table.pos.nbytes + table.grade.nbytes
+    calls = []
+    barrier = threading.Barrier(4)
+
+    def slow() -> np.ndarray:
+        calls.append(1)
+        time.sleep(0.3)  # the others ask while this one builds
+        return np.zeros(8)
+
+    def ask() -> None:
+        barrier.wait()
+        cache.get("shared", slow)
+
+    threads = [threading.Thread(target=ask) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(calls) == 1  # one build for four sessions asking at once
+
+
+def test_unjudged_page_shows_both_ends_and_the_documents_to_judge() -> None:
+    at = start("unjudged", collection="dl-hard-passage", runs="bm25,bm25_t5-zs", measures="nDCG@K,AP")
+    assert not at.exception and not at.error
+    collection = open_collection(DL_HARD)
+    runs = [collection.read_run(n) for n in ("bm25", "bm25_t5-zs")]
+    settings = rv.EvalSettings(rel=2)
+    plain = rv.evaluate(collection.read_qrels(), runs, ["nDCG@10"], settings).means()
+    filled = rv.evaluate(collection.read_qrels(), runs, ["nDCG@10"], settings.replace(unjudged="relevant:2")).means()
+    means = next(d.value for d in at.dataframe if "filled" in d.value.columns)
+    assert means["nonrelevant"].to_dict() == pytest.approx(plain["nDCG@10"].to_dict(), abs=1e-12)
+    assert means["filled"].to_dict() == pytest.approx(filled["nDCG@10"].to_dict(), abs=1e-12)
+    documents = next(d.value for d in at.dataframe if "ranked by" in d.value.columns)
+    assert documents["runs"].iloc[0] == 2 and documents["open"].iloc[0].startswith("deltas?")
+    assert f"query={documents['qid'].iloc[0]}" in documents["open"].iloc[0]
+    assert [t["name"] for t in figure(at, 0)["data"]] == ["judged@10"]
+    next(n for n in at.number_input if n.label == "Judge them at grade").set_value(1).run()
+    assert at.query_params["grade"] == "1"
+    again = next(d.value for d in at.dataframe if "filled" in d.value.columns)
+    assert (again["filled"] <= means["filled"] + 1e-12).all()  # judged 1, below the threshold 2: less gain

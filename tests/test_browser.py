@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -46,15 +47,18 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def streamlit_server(*extra: str):
-    """A fresh ``streamlit run app.py`` on a free loopback port, until the block ends."""
+def streamlit_server(*script_args: str, env: dict | None = None):
+    """A fresh ``streamlit run app.py [-- script_args]`` on a free loopback port, until the block ends;
+    yields its URL (the process is ``streamlit_server.process``)."""
     port = _free_port()
     log = open(os.devnull, "w")
     flags = {"server.port": port, "server.address": "127.0.0.1", "server.headless": "true", "browser.gatherUsageStats": "false",
              "server.fileWatcherType": "none"}  # fmt: skip
     command = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py")]
-    command += [item for key, value in flags.items() for item in (f"--{key}", str(value))] + list(extra)
-    process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=log)
+    command += [item for key, value in flags.items() for item in (f"--{key}", str(value))]
+    command += ["--", *script_args] if script_args else []
+    process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=log, env={**os.environ, **(env or {})})
+    streamlit_server.process = process
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 90
     while time.time() < deadline:
@@ -123,6 +127,7 @@ def choose(page, label: str, option: str) -> None:
         ("histograms", "Rank histograms"),
         ("significance", "Significance"),
         ("ties", "Ties"),
+        ("unjudged", "Unjudged documents"),
         ("metric_choice", "Metric choice"),
     ],
 )
@@ -261,3 +266,58 @@ def test_dark_theme_renders_every_page(browser, server, tmp_path) -> None:
         assert page.get_by_text("Traceback").count() == 0
         page.screenshot(path=str(tmp_path / f"dark_{spec.key}.png"), full_page=True)
     context.close()
+
+
+def test_a_hostile_collection_and_link_make_no_request_elsewhere_and_show_literally(browser, tmp_path) -> None:
+    from test_app import FORMULA, IMAGE, LINK, hostile_collection
+
+    folder = hostile_collection(tmp_path)
+    with streamlit_server("--data", str(folder)) as url:
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        page = context.new_page()
+        page.set_default_timeout(60_000)
+        requests: list[str] = []
+        page.on("request", lambda request: requests.append(request.url))
+        link = urllib.parse.quote(LINK)
+        open_page(
+            page, f"{url}/deltas?collection=hostile&measures=AP&baseline=b&run=%5Ba%5D(http:evil.example)&query=301&k={link}"
+        )
+        page.get_by_role("heading", name="Per-query deltas").wait_for()
+        page.get_by_text("Query view").first.wait_for()
+        page.wait_for_timeout(1000)
+        text = page.evaluate("document.body.innerText").replace("\u2060", "")  # word joiners keep links from forming
+        assert f"{LINK} <b>bold</b> {FORMULA}" in text  # the query text, literally
+        assert f"k='{LINK}'" in text  # the link parameter's warning, literally
+        assert f"{IMAGE} {FORMULA}" in text  # the description
+        assert page.locator('a[href*="evil.example"]').count() == 0 and page.locator('img[src*="evil.example"]').count() == 0
+        assert page.locator(".katex").count() == 0
+        elsewhere = [r for r in requests if not r.startswith((url, "data:", "blob:", "about:"))]
+        assert not elsewhere, elsewhere
+        context.close()
+
+
+def _peak_rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError("no VmHWM")
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the server's peak memory from /proc")
+def test_a_gzip_bomb_upload_is_refused_with_bounded_memory(browser, tmp_path) -> None:
+    import gzip
+
+    bomb = gzip.compress(b"1 Q0 d 1 1.0 t\n" + b" " * (1024 * 2**20), compresslevel=9)  # 1 GiB in about 1 MB
+    with streamlit_server(env={"RANKVIZ_MAX_UPLOAD_MB": "64"}) as url:
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        page = context.new_page()
+        page.set_default_timeout(60_000)
+        open_page(page, url)
+        baseline = _peak_rss_mb(streamlit_server.process.pid)
+        page.get_by_text("Add your own runs and qrels").click()
+        upload = page.locator('[data-testid="stFileUploaderDropzoneInput"]').first
+        upload.set_input_files(files=[{"name": "bomb.run.gz", "mimeType": "application/gzip", "buffer": bomb}])
+        page.get_by_text("decompresses to more than the limit of 64 MB").first.wait_for()
+        peak = _peak_rss_mb(streamlit_server.process.pid)
+        assert peak - baseline < 300, f"server peak grew from {baseline:.0f} MB to {peak:.0f} MB"
+        context.close()

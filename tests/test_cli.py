@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from rankviz.cli import main
@@ -70,7 +71,7 @@ def test_errors_go_to_stderr_with_exit_2(capsys, tmp_path) -> None:
     assert main(["evaluate", str(TE / "qrels.txt"), str(bad)]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and f"{bad}, line 1: score 'x' is not a number" in captured.err
-    assert main(["evaluate", str(TE / "qrels.txt"), str(TE / "run_trunc.txt"), "-m", "BPREF"]) == 2
+    assert main(["evaluate", str(TE / "qrels.txt"), str(TE / "run_trunc.txt"), "-m", "NOPE"]) == 2
     assert "unknown measure" in capsys.readouterr().err
 
 
@@ -314,3 +315,80 @@ def test_options_out_of_range_are_one_line_errors(capsys, argv, message) -> None
         assert code == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def _frame(**columns):
+    return lambda path: pd.DataFrame(columns).to_parquet(path)
+
+
+NUL_LATE = "".join(f"301 Q0 d{i} {i} 1.0 t\n" for i in range(5000)).encode() + b"301 Q0 d\x00x 5000 0.5 t\n"
+BIG = "100000000000000000000000000000"
+TOML = {"c/collection.toml": b"rel = 1.7\n", "c/qrels.txt": "QRELS_BYTES", "c/runs/a.txt": "RUN_BYTES"}
+BAD_INPUTS = [
+    # (what, files to write {name: bytes, a writer or a marker}, argv, message)
+    ("null qid in Parquet", {"r.parquet": _frame(qid=["301", None], docid=["a", "b"], score=[1.0, 0.5])},
+     ["evaluate", "QRELS", "r.parquet"], "row 2: qid is missing, not text"),
+    ("list-typed qids", {"r.parquet": _frame(qid=[["301"], ["302"]], docid=["a", "b"], score=[1.0, 0.5])},
+     ["evaluate", "QRELS", "r.parquet"], "qid is ndarray, not text"),
+    ("boolean scores", {"r.parquet": _frame(qid=["301", "302"], docid=["a", "b"], score=[True, False])},
+     ["evaluate", "QRELS", "r.parquet"], "score must be numbers, not true/false"),
+    ("grade 10^29 in TREC qrels", {"q.txt": f"301 0 a {BIG}\n".encode()}, ["evaluate", "q.txt", "RUN"],
+     f"q.txt, line 1: relevance grade {BIG} is out of range"),
+    ("grade 10^29 in CSV qrels", {"q.csv": f"qid,docid,rel\n301,a,{BIG}\n".encode()}, ["evaluate", "q.csv", "RUN"],
+     "q.csv, line 2: relevance grade"),
+    ("fractional grade", {"q.txt": b"301 0 a 1.5\n"}, ["evaluate", "q.txt", "RUN"], "relevance grade '1.5' is not an integer"),
+    ("NUL byte after 64 KiB", {"r.txt": NUL_LATE}, ["evaluate", "QRELS", "r.txt"], "line 5001: binary content (NUL byte)"),
+    ("a symlink loop", {"loop.run": "symlink-loop"}, ["evaluate", "QRELS", "loop.run"], "loop.run: cannot be read"),
+    ("metrics-report --resamples 0", {}, ["metrics-report", "QRELS", "RUN", "RUN2", "--resamples", "0"],
+     "n_resamples=0: must be from 100"),
+    ("metrics-report -k 0", {}, ["metrics-report", "QRELS", "RUN", "RUN2", "-k", "0"], "k=0: must be from 1"),
+    ("ties -k -1", {}, ["ties", "QRELS", "RUN", "-k", "-1"], "k=-1: must be from 1"),
+    ("ties --queries -1", {}, ["ties", "QRELS", "RUN", "--queries", "-1"], "queries=-1: must be from 1"),
+    ("compare --resamples 10^9", {}, ["compare", "QRELS", "RUN", "RUN2", "--resamples", "1000000000"],
+     "must be from 100 to 1,000,000"),
+    ("evaluate --trials 10^9", {}, ["evaluate", "QRELS", "RUN", "--ties", "random", "--trials", "1000000000"],
+     "must be from 1 to 10,000"),
+    ("evaluate --seed -1", {}, ["evaluate", "QRELS", "RUN", "--seed", "-1"], "seed=-1: must be from 0"),
+    ("rel 1.7 in collection.toml", TOML, ["evaluate", "c"], "collection.toml: rel=1.7: expected a whole number"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("what", "files", "argv", "message"), BAD_INPUTS, ids=[case[0] for case in BAD_INPUTS])
+def test_bad_inputs_and_options_are_one_line_errors(tmp_path, monkeypatch, capsys, what, files, argv, message) -> None:
+    for name, content in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if content == "symlink-loop":
+            path.symlink_to(path)
+        elif callable(content):
+            content(path)
+        else:
+            data = {"QRELS_BYTES": (TE / "qrels.txt").read_bytes(), "RUN_BYTES": (TE / "run_STANDARD.txt").read_bytes()}
+            path.write_bytes(data.get(content, content) if isinstance(content, str) else content)
+    places = {"QRELS": str(TE / "qrels.txt"), "RUN": str(TE / "run_STANDARD.txt"), "RUN2": str(TE / "run_trunc.txt")}
+    monkeypatch.chdir(tmp_path)
+    argv = [places.get(a, a) for a in argv]
+    try:
+        code = main(argv)
+    except SystemExit as exit_:  # argparse refuses a flag's value itself
+        code = exit_.code
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert message in err and "Traceback" not in err
+    assert len([line for line in err.splitlines() if "error" in line]) == 1
+
+
+def test_an_unreadable_file_is_a_message(monkeypatch, capsys) -> None:
+    """Permission denied (as root the file system never says it, so open() is made to)."""
+    import builtins
+
+    real_open = builtins.open
+
+    def refusing(file, *args, **kwargs):
+        if str(file).endswith("run_trunc.txt"):
+            raise PermissionError(13, "Permission denied", str(file))
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", refusing)
+    assert main(["evaluate", str(TE / "qrels.txt"), str(TE / "run_trunc.txt")]) == 2
+    assert "permission denied" in capsys.readouterr().err

@@ -18,12 +18,18 @@ from rankviz.measures import FAMILIES, make
     rel=st.integers(1, 4),
     gain=st.sampled_from(["linear", "exp"]),
     gmax=st.integers(1, 6),
+    judged_only=st.booleans(),
+    p=st.sampled_from([0.5, 0.8, 0.95]),
+    residual=st.booleans(),
 )
-def test_parse_of_str_round_trips(family, cutoff, rel, gain, gmax) -> None:
+def test_parse_of_str_round_trips(family, cutoff, rel, gain, gmax, judged_only, p, residual) -> None:
     names = {p.name for p in FAMILIES[family].params}
-    params = {k: v for k, v in {"rel": rel, "gain": gain, "gmax": gmax}.items() if k in names}
+    given = {"rel": rel, "gain": gain, "gmax": gmax, "judged_only": judged_only, "p": p, "residual": residual}
+    params = {k: v for k, v in given.items() if k in names}
     if FAMILIES[family].cutoff_required and cutoff is None:
         cutoff = 10
+    if not FAMILIES[family].cutoff_allowed:
+        cutoff = None
     measure = make(family, cutoff, **params)
     assert rv.parse(str(measure)) == measure
 
@@ -51,7 +57,10 @@ def test_aliases_and_defaults_print_canonically(text, canonical) -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("BPREF", "unknown measure"),
+        ("NOPE", "unknown measure"),
+        ("Bpref@10", "takes no cutoff"),
+        ("RBP(p=1.5)", "p=1.5: must be from 0.01 to 0.99"),
+        ("AP(judged_only=maybe)", "expected True or False"),
         ("P", "needs a cutoff"),
         ("RR@0", "at least 1"),
         ("RR@x", "whole number"),

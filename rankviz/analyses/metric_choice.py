@@ -24,6 +24,7 @@ import pandas as pd
 from scipy import stats
 
 from rankviz.analyses.comparisons import compare_runs
+from rankviz.analyses.unjudged import JUDGED_WARNING, judged_share
 from rankviz.errors import OptionError
 from rankviz.evaluate import Evaluation, as_measures, evaluate_tables
 from rankviz.io.groups import QueryGroups
@@ -156,9 +157,7 @@ def _ordering_tau(tables, measure: Measure, param: str, value: int, settings: Ev
 
 def judged_at_k(tables: Mapping[str, RankingTable], k: int) -> pd.Series:
     """Per run, the share of its top-K documents (over queries it answers) that the qrels judge."""
-    return pd.Series(
-        {name: float(t.top(k).judged.mean()) if t.top(k).n_rows else 0.0 for name, t in tables.items()}, name=f"judged@{k}"
-    )
+    return pd.Series({name: judged_share(t, k) for name, t in tables.items()}, name=f"judged@{k}")
 
 
 @dataclass(frozen=True)
@@ -187,7 +186,7 @@ class CollectionWarnings:
                 f"{share(self.many_relevant)} have {self.many} or more relevant documents: RR and Hits see only the first, "
                 "and may mislead; AP, nDCG or R cover the rest."
             )
-        low = self.judged[self.judged < 0.9]
+        low = self.judged[self.judged < JUDGED_WARNING]
         for run, value in low.items():
             lines.append(f"Only {value:.0%} of {run}'s top-{self.k} documents are judged: unjudged ones count as non-relevant.")
         return lines

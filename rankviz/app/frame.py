@@ -19,6 +19,7 @@ import pandas as pd
 import streamlit as st
 
 from rankviz import settings as s
+from rankviz.analyses.unjudged import JUDGED_WARNING, judged_share
 from rankviz.app import loaders
 from rankviz.app.pages import ROOT, navigate, navigating, spec
 from rankviz.app.state import UrlState
@@ -36,7 +37,6 @@ from rankviz.settings import EvalSettings, TestSettings
 SAMPLE_DATA = ROOT / "sample_data"
 DEFAULT_COLLECTION = "cranfield"
 NO_GROUPING = "(none)"
-MAX_UPLOAD_MB = 1024
 #: Measures offered besides the collection's: every family, at K where it takes a cutoff.
 TEMPLATES = tuple(
     form for f in FAMILIES.values() for form in ((f"{f.name}@K",) if f.cutoff_required else (f.name, f"{f.name}@K"))
@@ -117,6 +117,11 @@ class Context:
     def conventions(self) -> list[str]:
         return self.settings.conventions()
 
+    def thinly_judged(self) -> dict[str, float]:
+        """The selected runs whose top K the qrels judge less than :data:`JUDGED_WARNING`, with that share."""
+        shares = {name: judged_share(table, self.k) for name, table in self.tables().items()}
+        return {name: share for name, share in shares.items() if share < JUDGED_WARNING}
+
 
 def collection_folders(extra: list[str]) -> dict[str, Path]:
     """Sample collections plus folders given with --data, by display key."""
@@ -134,12 +139,6 @@ def _data_dirs() -> list[str]:
     return known.data
 
 
-def max_upload_bytes() -> int:
-    import os
-
-    return int(os.environ.get("RANKVIZ_MAX_UPLOAD_MB", MAX_UPLOAD_MB)) * 1024 * 1024
-
-
 def _uploads() -> tuple[list[tuple[str, Run]], tuple[str, Qrels] | None]:
     with st.sidebar.expander("Add your own runs and qrels"):
         st.caption("TREC run or qrels files, .gz, CSV, TSV or Parquet. Uploaded runs join the runs of the collection.")
@@ -148,9 +147,6 @@ def _uploads() -> tuple[list[tuple[str, Run]], tuple[str, Qrels] | None]:
     runs, qrels = [], None
     for upload in run_files or []:
         data = upload.getvalue()
-        if len(data) > max_upload_bytes():
-            st.sidebar.error(message("{}: larger than the upload limit of {} MB.", upload.name, max_upload_bytes() // 2**20))
-            continue
         key = f"upload:{loaders.digest(data)}"
         try:
             runs.append((key, loaders.upload(key, data, upload.name, "run")))
@@ -283,7 +279,10 @@ def open_page(key: str) -> Context:
         st.stop()
     for warning in ctx.url.warnings:
         st.warning(warning)
+    ctx.url.immediate = True
     for line in ctx.coverage_messages():
         st.warning(md(line))
-    st.caption(f"**{md(ctx.collection_name)}** · " + " · ".join(md(line) for line in ctx.conventions()))
+    thin = ctx.thinly_judged()
+    judged = [f"top {ctx.k} judged: " + ", ".join(f"{name} {share:.0%}" for name, share in thin.items())] if thin else []
+    st.caption(f"**{md(ctx.collection_name)}** · " + " · ".join(md(line) for line in [*ctx.conventions(), *judged]))
     return ctx

@@ -1,34 +1,57 @@
 """Cached loaders and computations at the app's boundary, keyed on content, never on object ids.
 
-A file is known by its path and its stamp (:func:`stamp`), so an edited,
-replaced or re-copied file is read again; a collection's stamp covers every file it reads and the
-listing of its folders, so an added run or an edited collection.toml is seen on the next rerun. An
-upload is known by the SHA-256 of its bytes. Everything derived from an upload lives in
-session-scoped caches, freed when the browser session ends. Cached functions take those keys (plus
-the settings as text); the objects they need come as ``_underscored`` arguments, which Streamlit
-does not hash, so a cache can never serve one run's numbers for another's.
+A file is known by its path and its stamp (:func:`stamp`), so an edited, replaced or re-copied file
+is read again; a collection's stamp covers every file it reads and the listing of its folders, so an
+added run or an edited collection.toml is seen on the next rerun. An upload is known by the SHA-256
+of its bytes. Cached functions take those keys (plus the settings as text); the objects they need
+come as ``_underscored`` arguments, which Streamlit does not hash, so a cache can never serve one
+run's numbers for another's.
+
+Memory on a shared server is bounded twice: what is built from files lives in one LRU cache bounded
+in bytes (``RANKVIZ_CACHE_MB``, default 8192 on a 24 GiB machine: room for about ten MS MARCO-sized
+runs with their tables); what is built from an upload lives in session-scoped caches, freed when its
+browser session ends, and an upload may not decompress to more than ``RANKVIZ_MAX_UPLOAD_MB`` (1024).
+A bad upload's error is remembered for the session, so it is not parsed again on every rerun.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import gc
 import hashlib
 import os
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
+import cachetools
+import numpy as np
 import pandas as pd
+import pyarrow as pa
 import streamlit as st
 
+from rankviz.errors import RankvizError
 from rankviz.evaluate import Evaluation, evaluate_tables
 from rankviz.io.collection import Collection, open_collection
 from rankviz.io.groups import QueryGroups
 from rankviz.io.model import Qrels, Run
 from rankviz.io.readers import read_qrels, read_run
+from rankviz.io.sources import decompressed
 from rankviz.measures import Measure
 from rankviz.ranking import RankingTable, rank
 from rankviz.settings import EvalSettings, TestSettings
 
 Stamp = tuple[int, int, int, int]
+MB = 2**20
+
+
+def cache_bytes() -> int:
+    return int(os.environ.get("RANKVIZ_CACHE_MB", 8192)) * MB
+
+
+def max_upload_bytes() -> int:
+    return int(os.environ.get("RANKVIZ_MAX_UPLOAD_MB", 1024)) * MB
 
 
 def stamp(path: Path) -> Stamp:
@@ -63,24 +86,116 @@ def file_key(path: Path) -> str:
     return f"file:{path}:{stamp(path)}"
 
 
-@st.cache_resource(show_spinner="Opening the collection…", max_entries=32)
+def nbytes(value: Any) -> int:
+    """The memory an object's arrays hold (NumPy, Arrow), through dataclass fields, dicts and sequences."""
+    if isinstance(value, np.ndarray):
+        return value.nbytes
+    if isinstance(value, (pa.Array, pa.ChunkedArray)):
+        return value.nbytes
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return sum(nbytes(getattr(value, f.name)) for f in dataclasses.fields(value)) + 1024
+    if isinstance(value, Mapping):
+        return sum(nbytes(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return sum(nbytes(v) for v in value)
+    return 64
+
+
+class BoundedCache:
+    """An LRU cache bounded by the bytes of its values (cachetools), shared by every session.
+
+    One build per key at a time: a second session asking for a run being read waits for it
+    instead of reading it again (and doubling the memory).
+    """
+
+    def __init__(self, budget: Callable[[], int]) -> None:
+        self._budget = budget
+        self._cache: cachetools.LRUCache | None = None
+        self._lock = threading.Lock()
+        self._building: dict[Any, threading.Lock] = {}
+
+    def _store(self) -> cachetools.LRUCache:
+        if self._cache is None:
+            self._cache = cachetools.LRUCache(maxsize=self._budget(), getsizeof=nbytes)
+        return self._cache
+
+    def get(self, key: Any, build: Callable[[], Any]) -> Any:
+        with self._lock:
+            if key in self._store():
+                return self._store()[key]
+            building = self._building.setdefault(key, threading.Lock())
+        with building:
+            with self._lock:
+                if key in self._store():
+                    return self._store()[key]
+            try:
+                value = build()
+            except BaseException:
+                with self._lock:
+                    self._building.pop(key, None)
+                raise
+            with self._lock:
+                try:
+                    self._store()[key] = value
+                except ValueError:  # larger than the whole budget: used, not kept
+                    pass
+                self._building.pop(key, None)
+            pa.default_memory_pool().release_unused()  # what eviction freed, back to the system
+            return value
+
+    @property
+    def size(self) -> int:
+        return int(self._store().currsize)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._store().clear()
+
+
+SHARED = BoundedCache(cache_bytes)
+
+
+def _give_back(_value: Any) -> None:
+    """When a session's upload results go (its session ended), give their memory back to the system
+    once the cache has dropped them: Arrow's allocator keeps freed memory until asked."""
+
+    def release() -> None:
+        gc.collect()
+        pa.default_memory_pool().release_unused()
+
+    threading.Timer(1.0, release).start()
+
+
 def collection(path: str, stamp: tuple) -> Collection:
-    return open_collection(path)
+    return SHARED.get(("collection", path, stamp), lambda: open_collection(path))
 
 
-@st.cache_resource(show_spinner="Reading the judgments…", max_entries=16)
 def qrels_file(key: str, path: str) -> Qrels:
-    return read_qrels(path)
+    with st.spinner("Reading the judgments…"):
+        return SHARED.get(("qrels", key), lambda: read_qrels(path))
 
 
-@st.cache_resource(show_spinner="Reading the run…", max_entries=64)
 def run_file(key: str, path: str, name: str) -> Run:
-    return read_run(path, name=name)
+    with st.spinner(f"Reading the run {name}…"):
+        return SHARED.get(("run", key, name), lambda: read_run(path, name=name))
 
 
-@st.cache_resource(show_spinner="Reading the upload…", max_entries=16, scope="session")
-def upload(key: str, _data: bytes, filename: str, kind: str) -> Run | Qrels:
-    return read_run(_data, filename=filename) if kind == "run" else read_qrels(_data, filename=filename)
+def upload(key: str, data: bytes, filename: str, kind: str) -> Run | Qrels:
+    """An uploaded run or qrels file, parsed once per session (a failure too, remembered as its message)."""
+    failures = st.session_state.setdefault("rankviz.upload_failures", {})
+    if key in failures:
+        raise RankvizError(failures[key])
+    try:
+        return _upload(key, data, filename, kind)
+    except RankvizError as exc:
+        failures[key] = str(exc)
+        raise
+
+
+@st.cache_resource(show_spinner="Reading the upload…", max_entries=16, scope="session", on_release=_give_back)
+def _upload(key: str, _data: bytes, filename: str, kind: str) -> Run | Qrels:
+    content = decompressed(_data, filename, limit=max_upload_bytes())
+    return read_run(content, filename=filename) if kind == "run" else read_qrels(content, filename=filename)
 
 
 def _shared(*keys: str) -> bool:
@@ -88,12 +203,7 @@ def _shared(*keys: str) -> bool:
     return not any(k.startswith("upload:") for k in keys)
 
 
-@st.cache_resource(show_spinner="Ordering the rankings…", max_entries=256)
-def _ranking_shared(run_key: str, qrels_key: str, ties: str, _run: Run, _qrels: Qrels) -> RankingTable:
-    return rank(_run, _qrels, ties=ties)
-
-
-@st.cache_resource(show_spinner="Ordering the rankings…", max_entries=64, scope="session")
+@st.cache_resource(show_spinner="Ordering the rankings…", max_entries=64, scope="session", on_release=_give_back)
 def _ranking_session(run_key: str, qrels_key: str, ties: str, _run: Run, _qrels: Qrels) -> RankingTable:
     return rank(_run, _qrels, ties=ties)
 
@@ -101,18 +211,16 @@ def _ranking_session(run_key: str, qrels_key: str, ties: str, _run: Run, _qrels:
 def ranking(run_key: str, qrels_key: str, ties: str, run: Run, qrels: Qrels) -> RankingTable:
     """One run's ranking table under a tie policy (random orders are drawn from trec_eval's)."""
     ties = "trec_eval" if ties == "random" else ties
-    build = _ranking_shared if _shared(run_key, qrels_key) else _ranking_session
-    return build(run_key, qrels_key, ties, run, qrels)
+    if ties == "expected":  # trec_eval's order, measured with the closed forms: the same arrays
+        base = ranking(run_key, qrels_key, "trec_eval", run, qrels)
+        return dataclasses.replace(base, ties="expected", _cache={})
+    if not _shared(run_key, qrels_key):
+        return _ranking_session(run_key, qrels_key, ties, run, qrels)
+    with st.spinner(f"Ordering the rankings of {run.name}…"):
+        return SHARED.get(("ranking", run_key, qrels_key, ties), lambda: rank(run, qrels, ties=ties))
 
 
-@st.cache_resource(show_spinner="Computing the measures…", max_entries=512)
-def _evaluation_shared(
-    run_keys: tuple[str, ...], qrels_key: str, measures: tuple[str, ...], settings: tuple, grouping: str, _inputs: tuple
-) -> Evaluation:
-    return _evaluate(*_inputs)
-
-
-@st.cache_resource(show_spinner="Computing the measures…", max_entries=128, scope="session")
+@st.cache_resource(show_spinner="Computing the measures…", max_entries=128, scope="session", on_release=_give_back)
 def _evaluation_session(
     run_keys: tuple[str, ...], qrels_key: str, measures: tuple[str, ...], settings: tuple, grouping: str, _inputs: tuple
 ) -> Evaluation:
@@ -137,8 +245,10 @@ def evaluation(
     """An evaluation of the given tables; ``grouping`` names the groups and weights in force (their
     source's key), which the result depends on."""
     key = (tuple(run_keys), qrels_key, tuple(map(str, measures)), tuple(sorted(settings.to_text().items())), grouping)
-    build = _evaluation_shared if _shared(*run_keys, qrels_key) else _evaluation_session
-    return build(*key, _inputs=(dict(tables), list(measures), settings, groups, weights))
+    inputs = (dict(tables), list(measures), settings, groups, weights)
+    if not _shared(*run_keys, qrels_key):
+        return _evaluation_session(*key, _inputs=inputs)
+    return SHARED.get(("evaluation", *key), lambda: _evaluate(*inputs))
 
 
 # --- analyses (small results, keyed on the content of their inputs) ---------------------------
@@ -196,3 +306,30 @@ def metric_report(ctx, task, test: str):
         ctx.grouping,
     )
     return _metric_report(*key, _inputs=(tables, list(ctx.measures), ctx.settings, ctx.groups, ctx.weights))
+
+
+@st.cache_resource(max_entries=32, show_spinner="Judging the holes…")
+def _unjudged_report(run_keys: tuple, qrels_key: str, measures: tuple, settings: tuple, test: tuple, baseline: str, k: int,
+                     grade: int, grouping: str, _inputs: tuple):  # fmt: skip
+    from rankviz.analyses.unjudged import report_from_tables
+
+    tables, measure_list, eval_settings, tests, groups, weights = _inputs
+    return report_from_tables(tables, measure_list, eval_settings, tests, k=k, grade=grade, groups=groups, weights=weights)
+
+
+def unjudged_report(ctx, grade: int):
+    """The Unjudged documents report of the frame's runs and measures at the frame's K."""
+    tests = ctx.test_settings()
+    key = (
+        tuple(ctx.run_keys[n] for n in ctx.selected),
+        ctx.qrels_key,
+        tuple(map(str, ctx.measures)),
+        tuple(sorted(ctx.settings.to_text().items())),
+        test_key(tests),
+        tests.baseline,
+        ctx.k,
+        grade,
+        ctx.grouping,
+    )
+    inputs = (ctx.tables(), list(ctx.measures), ctx.settings, tests, ctx.groups, ctx.weights)
+    return _unjudged_report(*key, _inputs=inputs)

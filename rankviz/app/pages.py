@@ -35,6 +35,7 @@ PAGES = (
     PageSpec("histograms", "Rank histograms"),
     PageSpec("significance", "Significance"),
     PageSpec("ties", "Ties"),
+    PageSpec("unjudged", "Unjudged documents"),
     PageSpec("metric_choice", "Metric choice"),
 )
 DEFAULT_PAGE = PAGES[0]

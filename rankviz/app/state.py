@@ -25,6 +25,7 @@ class UrlState:
 
     def __init__(self) -> None:
         self.warnings: list[str] = []
+        self.immediate = False  # once the frame has shown its warnings, a page's own show where they arise
         memory = st.session_state.setdefault(_MEMORY, {})
         for key, value in memory.items():
             if key not in st.query_params:
@@ -33,8 +34,15 @@ class UrlState:
     def raw(self, key: str) -> str | None:
         return st.query_params.get(key)
 
+    def warn(self, text: str) -> None:
+        """A fallback warning (already escaped): collected while the frame is built, shown at once later."""
+        if self.immediate:
+            st.warning(text)
+        else:
+            self.warnings.append(text)
+
     def _fallback(self, key: str, value: str, default: object, why: str = "is not available here") -> None:
-        self.warnings.append(message("Link parameter {}={} " + why + "; showing {}.", key, repr(value), default))
+        self.warn(message("Link parameter {}={} " + why + "; showing {}.", key, repr(value), default))
 
     def option(self, option: Option, default: Any = None, *, key: str | None = None) -> Any:
         """The option's value from the URL, validated by the option; ``default`` (or the option's) otherwise."""
@@ -46,7 +54,7 @@ class UrlState:
         try:
             return option.parse(value)
         except OptionError as exc:
-            self.warnings.append(message("Link parameter {}={}: {}; showing {}.", key, repr(value), str(exc), default))
+            self.warn(message("Link parameter {}={}: {}; showing {}.", key, repr(value), str(exc), default))
             return default
 
     def choice(self, key: str, options: list[str], default: str) -> str:
@@ -65,9 +73,7 @@ class UrlState:
         picked = [v for v in items if v in options or (accept is not None and accept(v))]
         dropped = [v for v in items if v not in picked]
         if dropped:
-            self.warnings.append(
-                message("Link parameter {}: {} not available here; left out.", key, ", ".join(map(repr, dropped)))
-            )
+            self.warn(message("Link parameter {}: {} not available here; left out.", key, ", ".join(map(repr, dropped))))
         return picked or default
 
     def write(self, **values: object) -> None:

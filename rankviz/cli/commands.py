@@ -217,11 +217,34 @@ def metrics_report_command(args: argparse.Namespace) -> str:
     return render.metric_report(report, args.format)
 
 
+def unjudged_command(args: argparse.Namespace) -> str:
+    from rankviz.analyses.unjudged import unjudged_report
+    from rankviz.settings import QUERIES_LISTED, K
+
+    inputs = load(args)
+    report = unjudged_report(
+        inputs.qrels,
+        inputs.runs,
+        inputs.measures,
+        inputs.settings,
+        test_settings(args, inputs.runs),
+        k=args.k if args.k is not None else K.default,
+        grade=args.grade,
+        groups=inputs.groups,
+        weights=inputs.weights,
+    )
+    report_ignored(report.evaluations["nonrelevant"].ignored)
+    for line in report.warnings():
+        warn(line)
+    return render.unjudged(report, args.format, limit=args.queries if args.queries is not None else QUERIES_LISTED.default)
+
+
 COMMANDS = {
     "evaluate": evaluate_command,
     "compare": compare_command,
     "ties": ties_command,
     "metrics-report": metrics_report_command,
+    "unjudged": unjudged_command,
     "measures": lambda args: render.measures_table(),
 }
 

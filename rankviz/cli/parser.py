@@ -27,9 +27,9 @@ def _typed(option: Option):
     return parse
 
 
-def add(parser: argparse.ArgumentParser, option: Option, *flags: str, note: str = "") -> None:
+def add(parser: argparse.ArgumentParser, option: Option, *flags: str, note: str = "", metavar: str | None = None) -> None:
     """A flag for ``option``: validated by it, its help and default from it (default: ``None`` = not given)."""
-    metavar = "{" + ",".join(map(str, option.choices)) + "}" if option.choices else option.name.upper()
+    metavar = metavar or ("{" + ",".join(map(str, option.choices)) + "}" if option.choices else option.name.upper())
     parser.add_argument(
         *(flags or (option.flag,)),
         dest=option.name,
@@ -95,6 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     _conventions(ev)
     add(ev, s.TRIALS)
     add(ev, s.SEED)
+    add(ev, s.UNJUDGED, metavar="nonrelevant|relevant[:G]")
     _grouping(ev)
     ev.add_argument("--protocol", action="store_true", help="print the collection's benchmark protocol: each group's "
                     "primary measure and their macro mean")  # fmt: skip
@@ -136,6 +137,16 @@ def build_parser() -> argparse.ArgumentParser:
     add(mr, s.SPLITS, "--splits", "--trials")
     add(mr, s.SEED)
     _grouping(mr)
+
+    un = commands.add_parser("unjudged", help="how much each run's numbers rest on documents the qrels do not judge")
+    _inputs(un)
+    _conventions(un)
+    add(un, s.K, "-k", "--cutoff")
+    add(un, s.FILL, "--grade")
+    add(un, s.QUERIES_LISTED, note=" (documents and queries to judge first)")
+    _test(un)
+    add(un, s.SEED)
+    _grouping(un)
 
     commands.add_parser("measures", help="the measure families: names, definitions, conventions, parameters")
     return parser

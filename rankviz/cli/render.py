@@ -207,6 +207,56 @@ def ties(report: TieReport, fmt: str, *, limit: int) -> str:
     return "\n\n".join(p.rstrip("\n") for p in parts) + "\n" + footer(report.settings.conventions())
 
 
+# --- unjudged ------------------------------------------------------------------------------------
+
+
+def unjudged(report, fmt: str, *, limit: int) -> str:
+    """Judged@K per run; per measure the two ends, the pairs that can flip and the verdicts; the documents to judge."""
+    documents = report.documents.head(limit * 10)
+    if fmt == "json":
+        payload = {
+            "k": report.k,
+            "grade": report.grade,
+            "judged": report.judged.to_dict(orient="index"),
+            "measures": [
+                {
+                    "measure": measure,
+                    "means": section.means.to_dict(orient="index"),
+                    "pairs": section.flips.to_dict(orient="records"),
+                    "verdicts": section.verdicts.to_dict(orient="index"),
+                }
+                for measure, section in report.sections.items()
+            ],
+            "queries": report.queries.head(limit).reset_index().to_dict(orient="records"),
+            "documents": documents.to_dict(orient="records"),
+        }
+        return to_json(payload)
+    if fmt == "tsv":
+        lines = ["run\tmeasure\tend\tvalue"]
+        for measure, section in report.sections.items():
+            for run, row in section.means.iterrows():
+                lines += [f"{run}\t{measure}\t{end}\t{full(value)}" for end, value in row.items()]
+        return "\n".join(lines) + "\n"
+    parts = [f"Judged documents in each run's top {report.k}\n" + frame_table(report.judged, digits=3)]
+    ends = f"nonrelevant: unjudged documents not relevant (trec_eval); filled: the run's top K ones judged {report.grade}"
+    for measure, section in report.sections.items():
+        parts.append(f"{measure}: the two ends ({ends})\n" + frame_table(section.means.rename_axis("run")))
+        if len(section.flips):
+            parts.append(f"{measure}: pairs of runs (delta = run - baseline)\n" + frame_table(section.flips, index=False))
+        if len(section.verdicts):
+            parts.append(
+                f"{measure}: verdict against the baseline at each end\n" + frame_table(section.verdicts.rename_axis("run"))
+            )
+    if len(report.queries):
+        parts.append(
+            f"Queries with the most unjudged documents in the top {report.k}\n" + frame_table(report.queries.head(limit))
+        )
+        parts.append("Documents to judge first (most-shared first)\n" + frame_table(documents.head(limit * 4), index=False))
+    else:
+        parts.append(f"Every document of every run's top {report.k} is judged.")
+    return "\n\n".join(p.rstrip("\n") for p in parts) + "\n" + footer(report.settings.conventions())
+
+
 # --- metrics-report ------------------------------------------------------------------------------
 
 STABILITY_NOTES = {

@@ -7,7 +7,6 @@ docid) is an error in a run, and in qrels unless both lines give the same grade.
 from __future__ import annotations
 
 import io
-from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -15,6 +14,7 @@ import pyarrow as pa
 from rankviz.errors import FormatError
 from rankviz.io.model import encode_queries, pair_keys
 from rankviz.io.sources import Source, check_text, open_binary, sniff
+from rankviz.io.trec import GRADE_RANGE
 
 COLUMN_ALIASES = {
     "qid": ("qid", "query_id", "query", "topic"),
@@ -29,7 +29,8 @@ def read_named(source: Source, label: str, kind: str, required: tuple, optional:
     import pandas as pd
 
     if kind == "parquet":
-        data = source if isinstance(source, (bytes, bytearray)) else Path(source).read_bytes()
+        with open_binary(source, label) as handle:
+            data = handle.read()
         try:
             frame = pd.read_parquet(io.BytesIO(data))
         except Exception as exc:  # pyarrow raises several unrelated types for a bad file
@@ -48,8 +49,19 @@ def read_named(source: Source, label: str, kind: str, required: tuple, optional:
         finally:
             stream.close()
         first_row_line, unit = 2, "line"
+    return columns_from_frame(frame, label, required, optional, duplicates, first_row_line=first_row_line, unit=unit)
+
+
+def columns_from_frame(
+    frame, label: str, required: tuple, optional: tuple, duplicates: str, *, first_row_line: int = 0, unit: str = "row"
+) -> dict:
+    """Checked columns of a table with named columns (from a file or a DataFrame): ids as text (no
+    empty, missing or nested value), scores and ranks finite numbers (not booleans), grades whole
+    numbers in range (``1.0`` is the grade 1, as trec_eval reads it; ``1.5`` is an error)."""
+    import pandas as pd
+
     if frame.empty:
-        raise FormatError(label, 0, None, "empty file: a header but no rows")
+        raise FormatError(label, 0, None, "empty file: a header but no rows" if unit == "line" else "empty: no rows")
     renamed = {}
     lower = {str(c).strip().lower(): c for c in frame.columns}
     for canonical in required + optional:
@@ -62,31 +74,44 @@ def read_named(source: Source, label: str, kind: str, required: tuple, optional:
                 f"missing column {canonical!r} (accepted names: {', '.join(COLUMN_ALIASES[canonical])})",
             )
         if match is not None:
-            renamed[canonical] = frame[match]
+            renamed[canonical] = frame[match].reset_index(drop=True)
+    frame = frame.reset_index(drop=True)
+
+    def fail(row: int, reason: str) -> FormatError:
+        return _row_error(label, frame, row, first_row_line, unit, reason)
+
     out: dict = {}
     for canonical, column in renamed.items():
         values = column.to_numpy()
         if canonical in ("qid", "docid"):
+            if column.dtype.kind in "fbc" or column.dtype.kind == "M":
+                raise fail(0, f"{canonical} must be text or whole numbers, not {column.dtype}")
+            bad = [i for i, v in enumerate(values) if not isinstance(v, (str, int, np.integer)) or isinstance(v, bool)]
+            if bad:
+                what = "missing" if values[bad[0]] is None or values[bad[0]] != values[bad[0]] else type(values[bad[0]]).__name__
+                raise fail(bad[0], f"{canonical} is {what}, not text")
             text = column.astype(str).str.strip()
             empty = np.flatnonzero(text.to_numpy() == "")
             if len(empty):
-                raise _row_error(label, frame, empty[0], first_row_line, unit, f"empty {canonical}")
+                raise fail(empty[0], f"empty {canonical}")
             out[canonical] = pa.array(text.to_numpy(), pa.string())
-        elif canonical == "rel":
-            numbers = pd.to_numeric(column, errors="coerce")
-            bad = np.flatnonzero(numbers.isna().to_numpy() | (numbers.to_numpy() % 1 != 0))
+            continue
+        if column.dtype.kind == "b" or any(isinstance(v, (bool, np.bool_)) for v in values[:1000]):
+            raise fail(0, f"{canonical} must be numbers, not true/false")
+        numbers = pd.to_numeric(column, errors="coerce").to_numpy(dtype=np.float64)
+        if canonical == "rel":
+            bad = np.flatnonzero(
+                ~np.isfinite(numbers) | (numbers % 1 != 0) | (numbers < GRADE_RANGE[0]) | (numbers > GRADE_RANGE[1])
+            )
             if len(bad):
-                raise _row_error(
-                    label, frame, bad[0], first_row_line, unit, f"relevance grade {values[bad[0]]!r} is not an integer"
+                raise fail(
+                    bad[0], f"relevance grade {values[bad[0]]!r} is not an integer from {GRADE_RANGE[0]} to {GRADE_RANGE[1]}"
                 )
-            out[canonical] = numbers.to_numpy().astype(np.int64)
+            out[canonical] = numbers.astype(np.int64)
         else:
-            numbers = pd.to_numeric(column, errors="coerce").to_numpy(dtype=np.float64)
             bad = np.flatnonzero(~np.isfinite(numbers))
             if len(bad):
-                raise _row_error(
-                    label, frame, bad[0], first_row_line, unit, f"{canonical} {values[bad[0]]!r} is not a finite number"
-                )
+                raise fail(bad[0], f"{canonical} {values[bad[0]]!r} is not a finite number")
             out[canonical] = numbers
     keys = pair_keys(encode_queries(out["qid"])["qid_codes"], out["docid"], None)  # exact: a duplicate here is an error
     _, first_index, counts = np.unique(keys, return_index=True, return_counts=True)
@@ -97,13 +122,9 @@ def read_named(source: Source, label: str, kind: str, required: tuple, optional:
             first_of = dict(zip(keys[keep], keep))
             conflicting = [r for r in dup_rows if out["rel"][first_of[keys[r]]] != out["rel"][r]]
             if conflicting:
-                row = conflicting[0]
-                raise _row_error(
-                    label, frame, row, first_row_line, unit, "the same (qid, docid) judged twice with different grades"
-                )
+                raise fail(conflicting[0], "the same (qid, docid) judged twice with different grades")
         elif duplicates == "error":
-            row = dup_rows[0]
-            raise _row_error(label, frame, row, first_row_line, unit, "docid appears twice for the same query in the run")
+            raise fail(dup_rows[0], "docid appears twice for the same query in the run")
         out = {k: (v.take(pa.array(keep)) if isinstance(v, pa.Array) else v[keep]) for k, v in out.items()}
     return out
 

@@ -72,6 +72,23 @@ def arrow_stream(source: Source):
     return pa.input_stream(str(source), compression="gzip") if is_gzip(source) else pa.memory_map(str(source))
 
 
+def decompressed(data: bytes, label: str, *, limit: int) -> bytes:
+    """The bytes of an upload, gunzipped if gzip, refused when they decompress past ``limit`` (a gzip
+    bomb is found after reading ``limit`` bytes, never materialised whole)."""
+    if bytes(data[:2]) != GZIP_MAGIC:
+        if len(data) > limit:
+            raise FormatError(label, 0, None, f"larger than the limit of {limit // 2**20} MB")
+        return data
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
+            content = stream.read(limit + 1)
+    except (OSError, EOFError) as exc:
+        raise FormatError(label, 0, None, f"cannot decompress: {exc}") from None
+    if len(content) > limit:
+        raise FormatError(label, 0, None, f"decompresses to more than the limit of {limit // 2**20} MB")
+    return content
+
+
 def sniff(source: Source, label: str) -> bytes:
     """The first 64 KiB of the decompressed content, without a leading byte-order mark."""
     with open_binary(source, label) as stream:

@@ -38,7 +38,7 @@ QRELS_FIELDS = ("qid", "iter", "docid", "rel")
 GRADE_RANGE = (-(2**31), 2**31 - 1)  # grades are stored as int32
 
 _SEPARATORS = re.compile(r"[ \t]+")
-_INTEGER = re.compile(r"[+-]?[0-9]+")
+_INTEGER = re.compile(r"[+-]?[0-9]+(\.0*)?")  # "1.0" is the grade 1, as trec_eval reads it
 _FLOAT = re.compile(r"[+-]?(([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|inf|infinity|nan)", re.IGNORECASE)
 _IGNORED = {"q0", "iter", "tag"}  # read only to vouch that they are there
 
@@ -224,7 +224,7 @@ def _parse_qrels_line(parts: list[str], label: str, line_no: int, line: str) -> 
     text = parts[3]
     if not _INTEGER.fullmatch(text):
         raise FormatError(label, line_no, line, f"relevance grade {text!r} is not an integer")
-    grade = int(text)
+    grade = int(text.split(".")[0])
     if not GRADE_RANGE[0] <= grade <= GRADE_RANGE[1]:
         raise FormatError(label, line_no, line, f"relevance grade {text} is out of range ({GRADE_RANGE[0]} to {GRADE_RANGE[1]})")
     return parts[0], parts[2], grade

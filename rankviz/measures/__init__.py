@@ -5,15 +5,17 @@ turns those descriptions into the measure table of the README, ``rankviz measure
 """
 
 # registered in the order every table lists them
-from rankviz.measures import rr, hits, ap, precision, recall, ndcg, err  # noqa: F401, I001
+from rankviz.measures import rr, hits, ap, precision, recall, ndcg, err, rprec, bpref, rbp, judged  # noqa: F401, I001
 from rankviz.measures.spec import FAMILIES, Family, Measure, Param, make, parse
+from rankviz.settings import JUDGED_ONLY
 
 
 def describe_families() -> list[tuple[str, str, str, str]]:
     """One row per family: how it is written, its definition, its convention, its parameters."""
     rows = []
     for family in FAMILIES.values():
-        params = "; ".join(f"`{p.name}={p.default}`: {p.doc}{_values(p)}" for p in family.params) or "none"
+        own = [p for p in family.params if p is not JUDGED_ONLY]  # every condensable family takes it: said once
+        params = "; ".join(f"`{p.name}={p.default}`: {p.doc}{_values(p)}" for p in own) or "none"
         rows.append((family.names, family.definition, family.convention, params))
     return rows
 
@@ -27,6 +29,8 @@ def markdown_table() -> str:
     """The README's measure table (tests/test_docs.py keeps the README in step with it)."""
     lines = ["| measure | definition | convention (default) | parameters |", "|---|---|---|---|"]
     lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in describe_families()]
+    condensable = ", ".join(f"`{f.name}`" for f in FAMILIES.values() if f.condensable)
+    lines += ["", f"Every family but `Judged` ({condensable}) also takes `judged_only=True`: {JUDGED_ONLY.doc}."]
     return "\n".join(lines) + "\n"
 
 

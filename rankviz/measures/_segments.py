@@ -28,11 +28,8 @@ def rows_with_grade_at_least(table, grade: int) -> np.ndarray:
 
 def _first_of_query(table, rows: np.ndarray) -> np.ndarray:
     """For sorted rows, the index (into ``rows``) of the first given row of the same query."""
-    if len(rows) == 0:
-        return np.zeros(0, dtype=np.int64)
-    queries = table.row_query[rows]
-    index = np.arange(len(rows))
-    return np.maximum.accumulate(np.where(np.r_[True, queries[1:] != queries[:-1]], index, 0))
+    counts = np.bincount(table.row_query[rows], minlength=table.n_queries)
+    return np.repeat(np.cumsum(counts) - counts, counts)
 
 
 def rank_among(table, rows: np.ndarray) -> np.ndarray:
@@ -60,8 +57,9 @@ def first_hit_rank(table, rows: np.ndarray) -> np.ndarray:
     """1-based rank of the first of the given (sorted) rows per query; 0 where there is none."""
     first = np.zeros(table.n_queries, dtype=np.float64)
     if len(rows):
-        queries, at = np.unique(table.row_query[rows], return_index=True)
-        first[queries] = table.pos[rows[at]] + 1
+        queries = table.row_query[rows]
+        at = np.flatnonzero(np.r_[True, queries[1:] != queries[:-1]])  # sorted rows: each query's first
+        first[queries[at]] = table.pos[rows[at]] + 1
     return first
 
 

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from rankviz.errors import MeasureError, OptionError
-from rankviz.settings import Option
+from rankviz.settings import JUDGED_ONLY, Option
 
 #: A measure's parameter is an option like any other (:mod:`rankviz.settings`): its name, default,
 #: values and doc are the same in a measure's name, on the command line and in the app.
@@ -40,12 +40,15 @@ class Family:
     expected: Callable[..., np.ndarray]
     definition: str
     convention: str
+    cutoff_allowed: bool = True
+    condensable: bool = True  # takes judged_only=True (the condensed list)
 
     @property
     def names(self) -> str:
         """How the family is written: ``RR``, ``RR@K`` (and its aliases)."""
-        forms = [f"{self.name}@K"] if self.cutoff_required else [self.name, f"{self.name}@K"]
-        return ", ".join(f"`{f}`" for f in forms) + (f" (alias {', '.join(self.aliases[:1])})" if self.aliases else "")
+        forms = [f"{self.name}@K"] if self.cutoff_required else [self.name] + ([f"{self.name}@K"] if self.cutoff_allowed else [])
+        shown = [a for a in self.aliases if a.lower() != self.name.lower()][:1]
+        return ", ".join(f"`{f}`" for f in forms) + (f" (alias {shown[0]})" if shown else "")
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -60,6 +63,9 @@ _LOOKUP: dict[str, str] = {}
 
 
 def register(family: Family) -> Family:
+    """Add a family; every family that can be condensed takes ``judged_only`` (last) besides its own parameters."""
+    if family.condensable and JUDGED_ONLY not in family.params:
+        family = replace(family, params=(*family.params, JUDGED_ONLY))
     FAMILIES[family.name] = family
     for alias in (family.name, *family.aliases):
         _LOOKUP[alias.lower()] = family.name
@@ -95,7 +101,9 @@ class Measure:
 
     def __call__(self, table) -> np.ndarray:
         """Per-query values on a :class:`~rankviz.ranking.RankingTable`, aligned with its qids."""
-        values = {p.name: self.value_of(p.name) for p in self.family.params}
+        values = {p.name: self.value_of(p.name) for p in self.family.params if p is not JUDGED_ONLY}
+        if self.family.condensable and self.value_of("judged_only"):
+            table = table.condensed()
         kernel = self.family.expected if table.ties == "expected" else self.family.kernel
         return kernel(table, self.cutoff, **values)
 
@@ -124,6 +132,8 @@ def make(name: str, cutoff: int | None = None, **params: object) -> Measure:
         raise MeasureError(f"{name}@{cutoff}: the cutoff must be at least 1 and at most {MAX_CUTOFF}")
     if cutoff is None and family.cutoff_required:
         raise MeasureError(f"{family.name} needs a cutoff, e.g. {family.name}@10")
+    if cutoff is not None and not family.cutoff_allowed:
+        raise MeasureError(f"{family.name} takes no cutoff (as trec_eval's {family.name.lower()}): write {family.name}")
     return Measure(family.name, ordered, None if cutoff is None else int(cutoff))
 
 

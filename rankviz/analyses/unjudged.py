@@ -1,0 +1,218 @@
+"""Unjudged documents: how much every number rests on documents nobody judged.
+
+Dense and LLM-based retrievers bring back documents the pool never saw; their scores then fall for
+lack of judgments, not of relevance. For each run and measure the report gives two ends: the value
+with unjudged documents counted as not relevant (trec_eval's, the usual number) and the value with
+every unjudged document of that run's top K judged at a grade G (the ideal ranking recomputed), the
+pairs of runs whose order can flip between those ends, the significance verdicts that change, and
+the documents that would settle it, most-shared first. The second sensitivity beside the tie order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from rankviz.evaluate import Evaluation, combine, evaluate_tables
+from rankviz.io.groups import QueryGroups
+from rankviz.io.model import Qrels, Run
+from rankviz.measures import Measure, make
+from rankviz.ranking import RankingTable, rank
+from rankviz.settings import EvalSettings, TestSettings
+
+#: The share of a run's top K below which the app and the CLI warn that its numbers rest on guesses.
+JUDGED_WARNING = 0.9
+ENDS = ("nonrelevant", "filled")
+
+
+def judged_share(table: RankingTable, k: int) -> float:
+    """The share of the run's top-K documents (over the queries it answers) that the qrels judge."""
+    top = table.top(k)
+    return float(top.judged.mean()) if top.n_rows else 0.0
+
+
+def unjudged_holes(name: str, table: RankingTable, k: int) -> pd.DataFrame:
+    """One run's unjudged documents in its top K: qid, docid, rank, run."""
+    top = table.top(k)
+    holes = np.flatnonzero(~top.judged)
+    return pd.DataFrame({"qid": top.qids[top.row_query[holes]], "docid": top.docids(holes), "rank": top.pos[holes] + 1,
+                         "run": name})  # fmt: skip
+
+
+def unjudged_documents(holes: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """Per (query, docid): how many runs rank it unjudged in their top K, its best rank and those runs;
+    most-shared first, then by best rank (the order in which judging them settles the most)."""
+    frames = [f for f in holes if len(f)]
+    if not frames:
+        return pd.DataFrame(columns=["qid", "docid", "runs", "best rank", "ranked by"])
+    every = pa.Table.from_pandas(pd.concat(frames, ignore_index=True).sort_values("run", kind="stable"), preserve_index=False)
+    grouped = every.group_by(["qid", "docid"], use_threads=False).aggregate([("run", "count"), ("rank", "min"), ("run", "list")])
+    documents = pd.DataFrame(
+        {
+            "qid": grouped["qid"].to_numpy(zero_copy_only=False),
+            "docid": grouped["docid"].to_numpy(zero_copy_only=False),
+            "runs": grouped["run_count"].to_numpy(),
+            "best rank": grouped["rank_min"].to_numpy(),
+            "ranked by": pc.binary_join(grouped["run_list"].cast(pa.list_(pa.string())), ", ").to_numpy(zero_copy_only=False),
+        }
+    )
+    return documents.sort_values(["runs", "best rank", "qid", "docid"], ascending=[False, True, True, True], kind="stable")
+
+
+def queries_most_unjudged(documents: pd.DataFrame) -> pd.DataFrame:
+    """Per query: the distinct unjudged documents in the runs' top K, and those more than one run shares."""
+    if documents.empty:
+        return pd.DataFrame(columns=["unjudged", "shared"]).rename_axis("qid")
+    by_query = documents.assign(shared=documents["runs"] > 1).groupby("qid")
+    frame = pd.DataFrame({"unjudged": by_query.size(), "shared": by_query["shared"].sum().astype(int)})
+    return frame.sort_values(["unjudged", "shared"], ascending=False, kind="stable")
+
+
+def interval(evaluations: Mapping[str, Evaluation], measure: str) -> pd.DataFrame:
+    """Runs x the two ends (``nonrelevant``, ``filled``), their ``low`` and ``high`` and ``width``.
+
+    Filling can lower a value too (AP and nDCG gain relevant documents in their denominators), so the
+    interval runs from the smaller end to the larger.
+    """
+    means = pd.DataFrame({end: evaluations[end].means()[measure] for end in ENDS})
+    means["low"], means["high"] = means[list(ENDS)].min(axis=1), means[list(ENDS)].max(axis=1)
+    means["width"] = means["high"] - means["low"]
+    return means
+
+
+def order_flips(means: pd.DataFrame, *, tolerance: float = 1e-12) -> pd.DataFrame:
+    """For each pair of runs: delta = run - baseline at each end, whether its sign differs between the
+    ends, and ``can_flip``: one run's highest value reaches the other's lowest (each run's unjudged
+    documents judged independently, so this is a bound)."""
+    rows = []
+    for baseline, run in combinations(means.index, 2):
+        deltas = {end: means.at[run, end] - means.at[baseline, end] for end in ENDS}
+        signs = {0 if abs(d) <= tolerance else int(np.sign(d)) for d in deltas.values()}
+        leader, other = (run, baseline) if deltas["nonrelevant"] >= 0 else (baseline, run)
+        rows.append(
+            {
+                "baseline": baseline,
+                "run": run,
+                **{f"delta {end}": d for end, d in deltas.items()},
+                "flips_between_ends": len(signs) > 1,
+                "can_flip": bool(means.at[other, "high"] >= means.at[leader, "low"] - tolerance),
+            }
+        )
+    columns = ["baseline", "run", *(f"delta {end}" for end in ENDS), "flips_between_ends", "can_flip"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def verdict_changes(
+    matrices: Mapping[str, pd.DataFrame], measure: str, settings: TestSettings | None = None, *, rng=None
+) -> pd.DataFrame:
+    """Per run against the baseline: the verdict at each end and ``changes`` where they differ (one seed for both)."""
+    from rankviz.analyses.comparisons import compare_runs, verdicts  # scipy: only when there is a pair to test
+
+    settings = (settings or TestSettings()).replace(pairs="baseline")
+    seed = np.random.default_rng(settings.seed if rng is None else rng).integers(2**63)
+    columns = {}
+    for end in ENDS:
+        table = compare_runs(matrices[end], settings, measure=measure, rng=seed)
+        columns[end] = pd.Series(verdicts(table, alpha=settings.alpha), index=table["run"])
+    frame = pd.DataFrame(columns)
+    frame["changes"] = frame.nunique(axis=1) > 1
+    return frame
+
+
+@dataclass(frozen=True, eq=False)
+class UnjudgedSection:
+    """One measure: the two ends per run, the pairs that can flip, the verdicts that change."""
+
+    measure: str
+    means: pd.DataFrame
+    flips: pd.DataFrame
+    verdicts: pd.DataFrame
+
+
+@dataclass(frozen=True, eq=False)
+class UnjudgedReport:
+    """Judged@K per run, a section per measure, and the documents and queries to judge first."""
+
+    judged: pd.DataFrame  # per run: Judged@K (mean over queries) and the share of its top K judged
+    sections: dict[str, UnjudgedSection]
+    documents: pd.DataFrame
+    queries: pd.DataFrame
+    evaluations: dict[str, Evaluation]  # "nonrelevant" and "filled"
+    settings: EvalSettings
+    grade: int
+    k: int
+
+    def warnings(self) -> list[str]:
+        low = self.judged[self.judged["share judged"] < JUDGED_WARNING]["share judged"]
+        return [
+            f"only {share:.0%} of {run}'s top {self.k} is judged: its numbers rest on unjudged documents"
+            for run, share in low.items()
+        ]
+
+
+def unjudged_report(
+    qrels: Qrels,
+    runs: Sequence[Run],
+    measures: Sequence[Measure],
+    settings: EvalSettings | None = None,
+    test: TestSettings | None = None,
+    *,
+    k: int = 10,
+    grade: int | None = None,
+    groups: QueryGroups | None = None,
+    weights: Mapping[str, float] | None = None,
+) -> UnjudgedReport:
+    """The report over runs ranked one at a time (each table is dropped before the next is built)."""
+    settings = settings or EvalSettings()
+    policy = "trec_eval" if settings.ties == "random" else settings.ties
+    tables = ((run.name, rank(run, qrels, ties=policy)) for run in runs)
+    return report_from_tables(tables, measures, settings, test, k=k, grade=grade, groups=groups, weights=weights)
+
+
+def report_from_tables(
+    tables,
+    measures: Sequence[Measure],
+    settings: EvalSettings | None = None,
+    test: TestSettings | None = None,
+    *,
+    k: int = 10,
+    grade: int | None = None,
+    groups: QueryGroups | None = None,
+    weights: Mapping[str, float] | None = None,
+) -> UnjudgedReport:
+    """The report from (name, ranking table) pairs under the settings' tie policy; ``grade`` defaults
+    to the relevance threshold."""
+    settings = (settings or EvalSettings()).replace(unjudged="nonrelevant")
+    grade = settings.rel if grade is None else grade
+    filled_settings = settings.replace(unjudged=f"relevant:{grade}")
+    parts: dict[str, list[Evaluation]] = {end: [] for end in ENDS}
+    judged_rows, holes = [], []
+    pairs = tables.items() if isinstance(tables, Mapping) else tables
+    for name, table in pairs:
+        one = {name: table}
+        parts["nonrelevant"].append(evaluate_tables(one, [*measures, _judged(k)], settings, groups=groups, weights=weights))
+        parts["filled"].append(evaluate_tables(one, measures, filled_settings, groups=groups, weights=weights))
+        judged_rows.append((name, judged_share(table, k)))
+        holes.append(unjudged_holes(name, table, k))
+        del table, one
+    evaluations = {end: combine(found) for end, found in parts.items()}
+    judged_means = evaluations["nonrelevant"].means()[str(_judged(k))]
+    judged = pd.DataFrame({f"Judged@{k}": judged_means, "share judged": dict(judged_rows)}).rename_axis("run")
+    documents = unjudged_documents(holes)
+    sections = {}
+    for measure in map(str, measures):
+        means = interval(evaluations, measure)
+        matrices = {end: evaluations[end].matrix(measure) for end in ENDS}
+        changes = verdict_changes(matrices, measure, test) if len(means) > 1 else pd.DataFrame()
+        sections[measure] = UnjudgedSection(measure, means, order_flips(means), changes)
+    return UnjudgedReport(judged, sections, documents, queries_most_unjudged(documents), evaluations, settings, grade, k)
+
+
+def _judged(k: int) -> Measure:
+    return make("Judged", k)

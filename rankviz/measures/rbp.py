@@ -1,0 +1,62 @@
+"""Rank-biased precision (RBP, RBP@K; Moffat & Zobel, TOIS 2008), and its residual."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rankviz import settings
+from rankviz.measures._common import REL
+from rankviz.measures._groups import expected_positional_sum
+from rankviz.measures._segments import per_query_sum, rows_with_grade_at_least
+from rankviz.measures.spec import Family, register
+
+P = settings.Option("p", 0.8, "persistence: the chance a user goes on to the next document", kind=float, low=0.01, high=0.99)
+RESIDUAL = settings.Option(
+    "residual",
+    False,
+    "the residual instead of the value: what RBP could still gain were every unjudged document, and every rank past "
+    "the list (or K), relevant",
+    kind=bool,
+    choices=(False, True),
+)
+
+
+def _depth(table, cutoff: int | None) -> np.ndarray:
+    return np.diff(table.top(cutoff).offsets).astype(np.float64)
+
+
+def rbp(table, cutoff: int | None, *, rel: int, p: float, residual: bool) -> np.ndarray:
+    """RBP@K = (1 - p) sum over ranks i <= K of r_i p^(i-1), r_i = 1 for grade >= rel (binary).
+
+    Residual: (1 - p) sum over the unjudged documents at ranks i <= K of p^(i-1), plus p^d for the
+    ranks past the d documents evaluated (d = min(K, retrieved)); the value plus its residual is the
+    most RBP could be.
+    """
+    top = table.top(cutoff)
+    if residual:
+        holes = np.flatnonzero(~top.judged)
+        return (1 - p) * per_query_sum(top, holes, p ** top.pos[holes].astype(np.float64)) + p ** _depth(table, cutoff)
+    hits = rows_with_grade_at_least(top, rel)
+    return (1 - p) * per_query_sum(top, hits, p ** top.pos[hits].astype(np.float64))
+
+
+def expected_rbp(table, cutoff: int | None, *, rel: int, p: float, residual: bool) -> np.ndarray:
+    """E[RBP@K] (or of its residual) over random orders inside tie groups: each position of a group
+    holds the group's mean relevance (or share of unjudged documents)."""
+    rows = np.flatnonzero(~table.judged) if residual else rows_with_grade_at_least(table, rel)
+    found = expected_positional_sum(table, cutoff, rows, np.ones(len(rows)), lambda rank: p ** (rank - 1.0))
+    return (1 - p) * found + (p ** _depth(table, cutoff) if residual else 0.0)
+
+
+FAMILY = register(
+    Family(
+        name="RBP",
+        aliases=("rbp",),
+        params=(REL, P, RESIDUAL),
+        cutoff_required=False,
+        kernel=rbp,
+        expected=expected_rbp,
+        definition="(1 - p) sum over ranks i <= K of r_i p^(i-1); residual=True: what unjudged and unretrieved ranks could add",
+        convention="Moffat & Zobel 2008, binary at grade >= rel (ir_measures RBP(rel=...)); p = 0.8",
+    )
+)
