@@ -1,11 +1,13 @@
 """Wall time and peak memory of `python -m rankviz evaluate` against pytrec_eval, ranx and pyarrow.
 
 Generates (once, under bench/data/) an MS MARCO dev-sized run (6,980 queries x 1,000 documents,
-about 1.1 relevant documents per query) and a TREC-sized one (250 queries x 1,000 documents, graded
-qrels of about 500 judgments a query), then runs every tool end to end in its own process on the
-same files and prints the ratios measured in this run. Nothing here is a pass/fail assertion.
+about 1.1 relevant documents per query), the same run and qrels with string docids (``D0001234``
+and MS MARCO v2-style ``msmarco_passage_07_120334``), and a TREC-sized one (250 queries x 1,000
+documents, graded qrels of about 500 judgments a query), then runs every tool end to end in its own
+process on the same files and prints the ratios measured in this run. Nothing here is a pass/fail
+assertion.
 
-    python bench/bench_evaluate.py [--repeat N] [--only msmarco|trec]
+    python bench/bench_evaluate.py [--repeat N] [--only msmarco|msmarco-D7|msmarco-v2|trec] [--no-ranx]
 """
 
 from __future__ import annotations
@@ -48,8 +50,20 @@ print(t.num_rows)
 """
 
 
-def generate(kind: str, seed: int = 20261129) -> tuple[Path, Path]:
-    """Write a synthetic run and qrels (generated data, for timing only) and return their paths."""
+#: Docid styles of real collections: integers (MS MARCO v1), a prefixed number (``D0001234``, as in
+#: MS MARCO documents) and long MS MARCO v2-style ids (``msmarco_passage_07_120334``).
+DOCID_STYLES = {
+    "int": str,
+    "D7": lambda d: f"D{d:07d}",
+    "v2": lambda d: f"msmarco_passage_{d // 130_000:02d}_{(d % 130_000) * 4099 + 17}",
+}
+
+
+def generate(kind: str, seed: int = 20261129, docids: str = "int") -> tuple[Path, Path]:
+    """Write a synthetic run and qrels (generated data, for timing only) and return their paths;
+    ``docids`` rewrites the integer docids of the same files in another style (same rankings, same judgments)."""
+    if docids != "int":
+        return _restyled(kind, docids, generate(kind, seed))
     DATA.mkdir(exist_ok=True)
     run_path, qrels_path = DATA / f"{kind}.run", DATA / f"{kind}.qrels"
     if run_path.exists() and qrels_path.exists():
@@ -88,6 +102,33 @@ def generate(kind: str, seed: int = 20261129) -> tuple[Path, Path]:
             rows += [(q, 0, int(d), int(g)) for d, g in zip(judged, grades)]
     pd.DataFrame(rows).to_csv(qrels_path, sep=" ", header=False, index=False)
     return qrels_path, run_path
+
+
+def _restyled(kind: str, style: str, paths: tuple[Path, Path]) -> tuple[Path, Path]:
+    """The run and qrels with every docid rewritten by DOCID_STYLES[style] (written once)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pacsv
+
+    qrels_in, run_in = paths
+    qrels_out, run_out = DATA / f"{kind}-{style}.qrels", DATA / f"{kind}-{style}.run"
+    if run_out.exists() and qrels_out.exists():
+        return qrels_out, run_out
+    rewrite = np.vectorize(DOCID_STYLES[style], otypes=[object])
+    for source, target, names, position in ((run_in, run_out, RUN_COLUMNS, 2), (qrels_in, qrels_out, QRELS_COLUMNS, 2)):
+        table = pacsv.read_csv(source, read_options=pacsv.ReadOptions(column_names=names),
+                               parse_options=pacsv.ParseOptions(delimiter=" "),
+                               convert_options=pacsv.ConvertOptions(column_types={n: pa.string() for n in names}))  # fmt: skip
+        numbers = pc.cast(table.column(position), pa.int64()).to_numpy()
+        table = table.set_column(position, names[position], pa.array(rewrite(numbers), pa.string()))
+        pacsv.write_csv(
+            table, target, write_options=pacsv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none")
+        )
+    return qrels_out, run_out
+
+
+RUN_COLUMNS = ["qid", "q0", "docid", "rank", "score", "tag"]
+QRELS_COLUMNS = ["qid", "iter", "docid", "rel"]
 
 
 # A child's peak RSS counts what it inherited at fork, so every tool is started from this small
@@ -159,38 +200,52 @@ def read_step(run: Path, repeat: int) -> tuple[float, float]:
     return best(lambda: rankviz.read_run(run), repeat), best(arrow, repeat)
 
 
+WORKLOADS = {  # name: (kind, docid style)
+    "msmarco": ("msmarco", "int"),
+    "msmarco-D7": ("msmarco", "D7"),
+    "msmarco-v2": ("msmarco", "v2"),
+    "trec": ("trec", "int"),
+}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--repeat", type=int, default=3, help="rounds over all tools; the best time and the largest peak are kept"
     )
-    parser.add_argument("--only", choices=("msmarco", "trec"))
+    parser.add_argument("--only", choices=tuple(WORKLOADS), action="append", help="run only these workloads (repeatable)")
+    parser.add_argument("--no-ranx", action="store_true", help="leave ranx out (it takes 15-20 s a round here)")
     args = parser.parse_args()
-    for kind in ("msmarco", "trec"):
-        if args.only and kind != args.only:
+    summary = []
+    for name, (kind, style) in WORKLOADS.items():
+        if args.only and name not in args.only:
             continue
-        qrels, run = generate(kind)
+        qrels, run = generate(kind, docids=style)
         lines = sum(1 for _ in open(run, "rb"))
         judgments = sum(1 for _ in open(qrels, "rb"))
-        print(f"\n== {kind}: {lines:,} run lines, {judgments:,} judgments ({run.stat().st_size / 1e6:.0f} MB)")
+        print(f"\n== {name}: {lines:,} run lines, {judgments:,} judgments ({run.stat().st_size / 1e6:.0f} MB), docids {style}")
         commands = tools(qrels, run)
-        samples: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+        if args.no_ranx:
+            commands.pop("ranx", None)
+        samples: dict[str, list[tuple[float, float]]] = {tool: [] for tool in commands}
         for _ in range(args.repeat):  # rounds over all tools, so that a slow spell of the machine hits every tool
-            for name, command in commands.items():
-                samples[name].append(measure(command))
-        results = {name: (min(t for t, _ in runs), max(m for _, m in runs)) for name, runs in samples.items()}
-        for name, (seconds, peak) in results.items():
-            print(f"{name:>18}: {seconds:7.2f} s  peak {peak:7.0f} MB")
+            for tool, command in commands.items():
+                samples[tool].append(measure(command))
+        results = {tool: (min(t for t, _ in runs), max(m for _, m in runs)) for tool, runs in samples.items()}
+        for tool, (seconds, peak) in results.items():
+            print(f"{tool:>18}: {seconds:7.2f} s  peak {peak:7.0f} MB")
         read_ours, read_arrow = read_step(run, args.repeat)
         print(f"{'in-process read':>18}: rankviz.read_run {read_ours:.2f} s (validated), pyarrow.csv.read_csv {read_arrow:.2f} s")
         ours_time, ours_mem = results["rankviz"]
-        for name, (t, _) in results.items():
-            if name != "rankviz":
-                print(f"rankviz time / {name} time = {ours_time / t:.2f}")
+        ratios = {tool: ours_time / t for tool, (t, _) in results.items() if tool != "rankviz"}
+        for tool, ratio in ratios.items():
+            print(f"rankviz time / {tool} time = {ratio:.2f}")
         print(f"rankviz read step / pyarrow read step (in process) = {read_ours / read_arrow:.2f}")
         print(f"rankviz peak memory = {ours_mem:.0f} MB")
-        if kind == "msmarco":
-            print("targets: rankviz / pytrec_eval <= 0.25; rankviz / pyarrow read only <= 1.5; peak < 1000 MB")
+        summary.append((name, ratios.get("pytrec_eval"), ratios.get("pyarrow read only"), ours_mem))
+    print("\n== summary (targets on the MS MARCO-sized runs: / pytrec_eval <= 0.25, / pyarrow read only <= 1.5, peak < 1000 MB)")
+    for name, pytrec, arrow, peak in summary:
+        print(f"{name:>12}: / pytrec_eval {pytrec:.2f}   / pyarrow read only {arrow:.2f}   peak {peak:.0f} MB")
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankviz._arrow import from_numpy, to_numpy
+from rankviz._arrow import from_numpy, take, to_numpy
 from rankviz.errors import OptionError
 from rankviz.io.model import Qrels, Run, docid_numbers
 from rankviz.settings import TIES
@@ -49,7 +49,7 @@ class RankingTable:
     judged: np.ndarray  # bool per row
     score: np.ndarray  # float64 per row
     run_rows: np.ndarray  # int32 per row: the row of the run file it came from
-    run_docids: pa.Array  # the run's docids, one per run row
+    run_docids: pa.Array | pa.ChunkedArray  # the run's docids, one per run row
     tie_group: np.ndarray  # int32 per row: id of the (query, score) class, numbered in table order
     ideal_offsets: np.ndarray  # int64, n_queries + 1: the query's judgments in the qrels
     ideal_grades: np.ndarray  # int64: each query's judged grades, descending
@@ -146,7 +146,7 @@ class RankingTable:
     def docids(self, rows: np.ndarray | slice | None = None) -> np.ndarray:
         """Docid strings of the given rows (all rows when None)."""
         source = self.run_rows if rows is None else self.run_rows[rows]
-        return self.run_docids.take(from_numpy(source)).to_numpy(zero_copy_only=False)
+        return take(self.run_docids, source).to_numpy(zero_copy_only=False)
 
     def query_rows(self, qid: str) -> slice:
         """The rows of one query's ranking."""
@@ -320,13 +320,13 @@ def _judged_docids(run: Run, qrels: Qrels, rows: np.ndarray) -> tuple[np.ndarray
     every_row = len(rows) == len(run.docids)
     judged_numbers = docid_numbers(qrels.doc_ids) if run.docid_numbers is not None else None
     if judged_numbers is None:
-        row_docids = run.docids if every_row else run.docids.take(from_numpy(rows))
+        row_docids = run.docids if every_row else take(run.docids, rows)
         row_doc = to_numpy(pc.index_in(row_docids, value_set=qrels.doc_ids), fill=-1)
         candidates = np.flatnonzero(row_doc >= 0)
         return candidates, row_doc[candidates]
     numbers = run.docid_numbers if every_row else run.docid_numbers[rows]
     candidates = np.flatnonzero(np.isin(numbers, judged_numbers))
-    row_doc = to_numpy(pc.index_in(run.docids.take(from_numpy(rows[candidates])), value_set=qrels.doc_ids), fill=-1)
+    row_doc = to_numpy(pc.index_in(take(run.docids, rows[candidates]), value_set=qrels.doc_ids), fill=-1)
     exact = row_doc >= 0  # the strings decide ("01" and "1" share a number)
     return candidates[exact], row_doc[exact]
 
@@ -370,7 +370,7 @@ def _break_ties(
     if ties in ("optimistic", "pessimistic"):
         columns["grade"] = from_numpy(np.maximum(grade[tied_rows], 0))
         keys.append(("grade", "descending" if ties == "optimistic" else "ascending"))
-    columns["docid"] = docids.take(from_numpy(rows[tied_rows])).cast(pa.binary())
+    columns["docid"] = take(docids, rows[tied_rows]).cast(pa.binary())
     keys.append(("docid", "descending"))
     within = to_numpy(pc.sort_indices(pa.table(columns), sort_keys=keys))
     if order.full is None:

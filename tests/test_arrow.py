@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rankviz._arrow import from_numpy, take_sorted, to_numpy
+from rankviz._arrow import from_numpy, string_keys, take_sorted, to_numpy
 
 
 @given(
@@ -50,3 +50,28 @@ def test_take_sorted_equals_take(values, cuts, picks) -> None:
     indices = np.array(sorted(i for i in picks if i < len(values)), dtype=np.int64)
     assert take_sorted(chunked, indices).to_pylist() == [values[i] for i in indices]
     assert take_sorted(pa.array(values, pa.string()), indices).to_pylist() == [values[i] for i in indices]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    texts=st.lists(st.text(alphabet="ab_0\u00e9", max_size=30), min_size=1, max_size=40),
+    chunk=st.sampled_from([1, 3, 7, 65536]),
+    cut=st.integers(0, 5),
+)
+def test_string_keys_depend_on_the_string_only(monkeypatch, texts, chunk, cut) -> None:
+    """Equal strings get equal keys wherever they sit (block, slice, chunk); different ones of up to
+    24 bytes differ (longer ones may share a key: their callers compare the strings)."""
+    from rankviz import _arrow
+
+    monkeypatch.setattr(_arrow, "_CHUNK", chunk)
+    values = pa.array(texts, pa.string())
+    keys = string_keys(values).tolist()
+    for a, key_a in zip(texts, keys):
+        for b, key_b in zip(texts, keys):
+            if a == b or max(len(a.encode()), len(b.encode())) <= 24:
+                assert (key_a == key_b) == (a == b), (a, b)
+    sliced = values.slice(min(cut, len(texts) - 1))
+    assert string_keys(sliced).tolist() == keys[min(cut, len(texts) - 1) :]
+    chunked = pa.chunked_array([values.slice(0, cut), values.slice(cut)]) if cut < len(texts) else pa.chunked_array([values])
+    assert string_keys(chunked).tolist() == keys
+    assert string_keys(pa.array(texts, pa.large_string())).tolist() == keys

@@ -160,7 +160,27 @@ def test_trec_eval_fixture_with_comment_lines(data_dir) -> None:
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     rankings=st.lists(
-        st.lists(st.sampled_from(["1", "2", "3", "10", "010", "a", "b"]), min_size=1, max_size=6), min_size=1, max_size=5
+        st.lists(
+            st.sampled_from(
+                [
+                    "1",
+                    "2",
+                    "3",
+                    "10",
+                    "010",
+                    "a",
+                    "b",
+                    "doc-A-0001-end",
+                    "é" * 9,
+                    "abcdefgh-X-1234567812345678",
+                    "abcdefgh-Y-1234567812345678",
+                ]
+            ),
+            min_size=1,
+            max_size=6,
+        ),
+        min_size=1,
+        max_size=5,
     ),
     interleave=st.booleans(),
 )

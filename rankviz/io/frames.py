@@ -24,7 +24,7 @@ def run_from_frame(frame, *, name: str = "run") -> Run:
     rank = columns["rank"] if "rank" in columns else np.arange(1, len(score) + 1, dtype=np.float64)
     docid = columns["docid"]
     queries = encode_queries(columns["qid"])
-    return Run(name=name, source=f"DataFrame {name!r}", **queries, docids=docid, score=score, rank=rank,
+    return Run(name=name, source=f"DataFrame {name!r}", **queries, docids=docid, score=score, rank_column=rank,
                docid_numbers=docid_numbers(docid))  # fmt: skip
 
 

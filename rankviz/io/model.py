@@ -7,13 +7,14 @@ that sorting and probing use (strings still decide: "01" and "1" are two documen
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankviz._arrow import take_sorted, to_numpy
+from rankviz._arrow import string_keys, take, take_sorted, to_numpy
 
 
 @dataclass(frozen=True, eq=False)
@@ -41,13 +42,19 @@ class Run:
     source: str
     query_ids: np.ndarray  # unique qids, object array of str
     qid_codes: np.ndarray  # int32 per row
-    docids: pa.Array  # string per row
+    docids: pa.Array | pa.ChunkedArray  # string per row (as read: not copied into one piece)
     score: np.ndarray  # float64 per row
-    rank: np.ndarray  # float64 per row (the file's column)
+    rank_column: np.ndarray | pa.Array | pa.ChunkedArray  # float64 per row: the file's rank column, as read
     docid_numbers: np.ndarray | None = None  # the docids as integers, when all are (see docid_numbers)
 
     def __len__(self) -> int:
         return len(self.qid_codes)
+
+    @functools.cached_property
+    def rank(self) -> np.ndarray:
+        """The rank column as NumPy (float64), converted when first asked (only ``ties="run"`` orders by it)."""
+        column = self.rank_column
+        return column if isinstance(column, np.ndarray) else to_numpy(column)
 
     def to_frame(self):
         """The run as a pandas DataFrame (``qid, docid, rank, score``) in file order."""
@@ -125,51 +132,75 @@ def docid_numbers(docid) -> np.ndarray | None:
     """Every docid as an integer (int32 where they fit), or None when one is not a number.
 
     A stand-in for the strings where a false match costs only a look at the strings ("01" and
-    "1" share a number): sorting or probing integers is several times faster than strings.
+    "1" share a number): sorting or probing integers is several times faster than strings. A
+    sample decides first: a failed cast of millions of strings costs seconds.
     """
+    sample = docid.slice(0, 1000) if len(docid) > 1000 else docid
     for integer in (pa.int32(), pa.int64()):
         try:
+            pc.cast(sample, integer)
             return to_numpy(pc.cast(docid, integer))
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             continue
     return None
 
 
-def pair_keys(qid_codes: np.ndarray, docid, numbers: np.ndarray | None) -> np.ndarray:
-    """One int64 per (query, docid) row, equal whenever the pair is equal (and rarely otherwise:
-    see :func:`docid_numbers`)."""
-    if numbers is not None and len(numbers) and numbers.min() >= 0 and numbers.max() < 2**40 and qid_codes.max() < 2**23:
-        keys = np.left_shift(qid_codes, 40, dtype=np.int64)
-        keys |= numbers
-        return keys
-    d = dictionary(docid)
-    return qid_codes.astype(np.int64) * max(len(d.dictionary), 1) + to_numpy(d.indices)
+def docid_keys(docid, numbers: np.ndarray | None) -> np.ndarray:
+    """One integer per docid, equal for equal docids: the numbers where every docid is one, else the
+    string's key (:func:`rankviz._arrow.string_keys`) folded to 32 bits, which sort twice as fast.
+    Different docids may share a key ("01" and "1", or a collision, about one query in ten thousand
+    for 1,000 documents a query): callers compare the strings of equal keys."""
+    if numbers is not None:
+        return numbers
+    keys = string_keys(docid)
+    keys ^= keys >> np.uint64(32)
+    return keys.astype(np.uint32).view(np.int32)
 
 
-def unique_pairs(qid_codes: np.ndarray, docid, numbers: np.ndarray | None) -> bool:
-    """No (query, docid) pair twice (False may be a false alarm, which the checked parser settles).
+def duplicate_rows(qid_codes: np.ndarray, docid, keys: np.ndarray) -> np.ndarray:
+    """The rows whose (query, docid) pair an earlier row already has (exact), in row order.
 
-    Runs grouped by query are checked one query per row of a padded matrix of docid keys: many
-    short sorts beat one long one, and the docids' integers (int32 where they fit) sort faster
-    than pair keys.
+    Equal keys only make candidates: runs grouped by query are checked one query per row of a
+    padded matrix of keys (many short sorts beat one long one); the strings of the few candidate
+    rows then decide.
     """
+    candidates = _candidate_rows(qid_codes, keys)
+    if len(candidates) == 0:
+        return candidates
+    strings = take(docid, candidates).to_pylist()
+    seen, duplicates = set(), []
+    for row, query, text in zip(candidates, qid_codes[candidates], strings):
+        if (query, text) in seen:
+            duplicates.append(row)
+        seen.add((query, text))
+    return np.asarray(duplicates, dtype=np.int64)
+
+
+def _candidate_rows(qid_codes: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Rows (ascending) of every (query, key) that occurs more than once, and maybe a few more."""
     n = len(qid_codes)
-    if n > 1 and bool(np.all(qid_codes[1:] >= qid_codes[:-1])):  # codes are first-appearance order
-        keys = numbers if numbers is not None else to_numpy(dictionary(docid).indices)
+    if n < 2:
+        return np.zeros(0, np.int64)
+    if bool(np.all(qid_codes[1:] >= qid_codes[:-1])):  # grouped by query: one sort per query
         starts = np.flatnonzero(np.r_[True, qid_codes[1:] != qid_codes[:-1]])
         lengths = np.diff(np.r_[starts, n])
         width = int(lengths.max())
-        if len(starts) * width == n:  # every query equally deep: a reshape
-            matrix = np.sort(keys.reshape(len(starts), width), axis=1)
-            return not bool(np.any(matrix[:, 1:] == matrix[:, :-1]))
         if len(starts) * width <= 2 * n:
-            lowest = int(keys.min())
-            dtype = keys.dtype if lowest - width > np.iinfo(keys.dtype).min else np.int64
-            matrix = np.tile(lowest - 1 - np.arange(width, dtype=dtype), (len(starts), 1))  # distinct pads below every key
-            row = np.repeat(np.arange(len(starts), dtype=np.int32), lengths)
-            matrix[row, np.arange(n, dtype=np.int32) - np.repeat(starts.astype(np.int32), lengths)] = keys
-            matrix.sort(axis=1)
-            return not bool(np.any(matrix[:, 1:] == matrix[:, :-1]))
-    keys = pair_keys(qid_codes, docid, numbers)
-    keys.sort()
-    return not bool(np.any(keys[1:] == keys[:-1]))
+            if len(starts) * width == n:  # every query equally deep: a reshape
+                matrix = np.sort(keys.reshape(len(starts), width), axis=1)
+            else:
+                lowest = int(keys.min())
+                dtype = keys.dtype if lowest - width > np.iinfo(keys.dtype).min else np.int64
+                matrix = np.tile(lowest - 1 - np.arange(width, dtype=dtype), (len(starts), 1))  # distinct pads below every key
+                row = np.repeat(np.arange(len(starts), dtype=np.int32), lengths)
+                matrix[row, np.arange(n, dtype=np.int32) - np.repeat(starts.astype(np.int32), lengths)] = keys
+                matrix.sort(axis=1)
+            queries = np.flatnonzero(np.any(matrix[:, 1:] == matrix[:, :-1], axis=1))
+            if len(queries) == 0:
+                return np.zeros(0, np.int64)
+            return np.concatenate([np.arange(starts[q], starts[q] + lengths[q]) for q in queries])
+    pairs = (qid_codes.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)) ^ keys.astype(np.int64).view(np.uint64)
+    order = np.argsort(pairs, kind="stable")
+    ordered = pairs[order]
+    equal = ordered[1:] == ordered[:-1]
+    return np.sort(np.unique(np.r_[order[1:][equal], order[:-1][equal]]))

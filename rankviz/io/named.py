@@ -12,7 +12,7 @@ import numpy as np
 import pyarrow as pa
 
 from rankviz.errors import FormatError
-from rankviz.io.model import encode_queries, pair_keys
+from rankviz.io.model import docid_keys, docid_numbers, duplicate_rows, encode_queries
 from rankviz.io.sources import Source, check_text, open_binary, sniff
 from rankviz.io.trec import GRADE_RANGE
 
@@ -113,18 +113,20 @@ def columns_from_frame(
             if len(bad):
                 raise fail(bad[0], f"{canonical} {values[bad[0]]!r} is not a finite number")
             out[canonical] = numbers
-    keys = pair_keys(encode_queries(out["qid"])["qid_codes"], out["docid"], None)  # exact: a duplicate here is an error
-    _, first_index, counts = np.unique(keys, return_index=True, return_counts=True)
-    if (counts > 1).any():
-        keep = np.sort(first_index)
-        dup_rows = np.setdiff1d(np.arange(len(keys)), keep)
+    qid_codes = encode_queries(out["qid"])["qid_codes"]
+    dup_rows = duplicate_rows(qid_codes, out["docid"], docid_keys(out["docid"], docid_numbers(out["docid"])))
+    if len(dup_rows):
+        if duplicates == "error":
+            raise fail(dup_rows[0], "docid appears twice for the same query in the run")
+        first_of: dict = {}
+        for row, pair in enumerate(zip(qid_codes.tolist(), out["docid"].to_pylist())):
+            first_of.setdefault(pair, row)
         if duplicates == "qrels":
-            first_of = dict(zip(keys[keep], keep))
-            conflicting = [r for r in dup_rows if out["rel"][first_of[keys[r]]] != out["rel"][r]]
+            pairs = list(zip(qid_codes[dup_rows].tolist(), out["docid"].take(pa.array(dup_rows)).to_pylist()))
+            conflicting = [r for r, pair in zip(dup_rows, pairs) if out["rel"][first_of[pair]] != out["rel"][r]]
             if conflicting:
                 raise fail(conflicting[0], "the same (qid, docid) judged twice with different grades")
-        elif duplicates == "error":
-            raise fail(dup_rows[0], "docid appears twice for the same query in the run")
+        keep = np.sort(np.fromiter(first_of.values(), dtype=np.int64))
         out = {k: (v.take(pa.array(keep)) if isinstance(v, pa.Array) else v[keep]) for k, v in out.items()}
     return out
 

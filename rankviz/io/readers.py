@@ -53,13 +53,15 @@ def read_run(source: Source, *, name: str | None = None, filename: str | None = 
         queries = encode_queries(columns["qid"])
     score = np.asarray(columns["score"], dtype=np.float64)
     rank = columns.get("rank")
-    rank = np.arange(1, len(score) + 1, dtype=np.float64) if rank is None else np.asarray(rank, np.float64)
+    if rank is None:
+        rank = np.arange(1, len(score) + 1, dtype=np.float64)
+    elif isinstance(rank, np.ndarray):
+        rank = rank.astype(np.float64, copy=False)
     docids = columns["docid"]
-    docids = docids.combine_chunks() if isinstance(docids, pa.ChunkedArray) else docids
     numbers = columns["docid_numbers"] if "docid_numbers" in columns else docid_numbers(docids)
     del columns
     pa.default_memory_pool().release_unused()  # the parse buffers, back to the system
-    return Run(name=run_name, source=label, **queries, docids=docids, score=score, rank=rank, docid_numbers=numbers)
+    return Run(name=run_name, source=label, **queries, docids=docids, score=score, rank_column=rank, docid_numbers=numbers)
 
 
 def read_qrels(source: Source, *, filename: str | None = None) -> Qrels:

@@ -30,7 +30,7 @@ import pyarrow.csv as pacsv
 
 from rankviz._arrow import to_numpy
 from rankviz.errors import FormatError
-from rankviz.io.model import docid_numbers, encode_queries, unique_pairs
+from rankviz.io.model import docid_keys, docid_numbers, duplicate_rows, encode_queries
 from rankviz.io.sources import Source, arrow_stream, check_text, decode, first_line, is_gzip, lines, sniff
 
 RUN_FIELDS = ("qid", "q0", "docid", "rank", "score", "tag")
@@ -158,36 +158,38 @@ def _vouch(columns: dict, *, other: str | None) -> tuple[dict, dict] | None:
         chunks = columns[name].chunks
         if not all(_plain(chunk.dictionary if other else chunk, other) for chunk in chunks):
             return None
+    docid = columns["docid"]
     with ThreadPoolExecutor(max_workers=1) as pool:
-        numbering = pool.submit(_docids_with_numbers, columns["docid"], other)
+        keying = pool.submit(_docid_keys, docid, other)
         queries = encode_queries(columns["qid"])
         if any(not q or q.startswith("#") or (other and (other in q or "\x00" in q)) for q in queries["query_ids"]):
             return None
-        docid, numbers = numbering.result()
-        if docid is None:
-            return None
-        checking = pool.submit(unique_pairs, queries["qid_codes"], docid, numbers)
         converted = _numbers(columns)
-        if not checking.result() or converted is None:
-            return None
+        plain, numbers, keys = keying.result()
+    if not plain or converted is None or len(duplicate_rows(queries["qid_codes"], docid, keys)):
+        return None  # a docid breaking the rule or twice for a query: the checked parser names the line
     return {**converted, "docid": docid, "docid_numbers": numbers}, queries
 
 
-def _docids_with_numbers(docid, other: str | None) -> tuple[pa.Array | None, np.ndarray | None]:
-    """The docids in one piece (None when one breaks the field rule), and as integers where they all are."""
-    docid = docid.combine_chunks() if isinstance(docid, pa.ChunkedArray) else docid
+def _docid_keys(docid, other: str | None) -> tuple[bool, np.ndarray | None, np.ndarray | None]:
+    """Whether every docid keeps the field rule, the docids as integers where they all are, and their keys."""
     if not _plain(docid, other):
-        return None, None
-    return docid, docid_numbers(docid)
+        return False, None, None
+    numbers = docid_numbers(docid)
+    return True, numbers, docid_keys(docid, numbers)
 
 
 def _numbers(columns: dict) -> dict | None:
     """Scores, ranks and grades as NumPy; None if a score or rank is not finite or a grade out of range."""
     converted = {name: columns[name] for name in ("qid",)}
-    for name in ("score", "rank", "rel"):
+    if "rank" in columns:  # kept as read (only ties="run" orders by it): checked where it is
+        if not pc.all(pc.is_finite(columns["rank"])).as_py():
+            return None
+        converted["rank"] = columns["rank"]
+    for name in ("score", "rel"):
         if name in columns:
             converted[name] = to_numpy(columns[name])
-            if name != "rel" and not np.isfinite(converted[name]).all():
+            if name == "score" and not np.isfinite(converted[name]).all():
                 return None
             if (
                 name == "rel"
