@@ -13,9 +13,21 @@ _TYPES = {np.dtype(np.int32): pa.int32(), np.dtype(np.int64): pa.int64(), np.dty
 
 
 def to_numpy(values: pa.Array | pa.ChunkedArray, *, fill: int | float | None = None) -> np.ndarray:
-    """A primitive Arrow array as NumPy (a view when it has one chunk); nulls become ``fill``."""
+    """A primitive Arrow array as NumPy (a view when it has one chunk); nulls become ``fill``.
+
+    Chunks are copied into one NumPy array, not concatenated by Arrow: NumPy asks the kernel for
+    huge pages, which a fresh process faults in several times faster (0.01 s instead of 0.06 s for
+    7M floats here)."""
     if isinstance(values, pa.ChunkedArray):
-        values = values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
+        if values.num_chunks == 1:
+            values = values.chunk(0)
+        else:
+            out = np.empty(len(values), dtype=np.dtype(values.type.to_pandas_dtype()))
+            done = 0
+            for chunk in values.chunks:
+                out[done : done + len(chunk)] = to_numpy(chunk, fill=fill)
+                done += len(chunk)
+            return out
     dtype = np.dtype(values.type.to_pandas_dtype())
     validity, data = values.buffers()[:2]
     out = np.frombuffer(data, dtype=dtype, count=len(values) + values.offset)[values.offset :] if data else np.zeros(0, dtype)
@@ -79,33 +91,44 @@ def _mix(h: np.ndarray) -> np.ndarray:
 _CHUNK = 1 << 16  # strings per block: every temporary stays in the cache, none faults in fresh pages
 
 
-def string_keys(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
-    """A 64-bit key per string (uint64): equal strings always get equal keys; different strings of up
-    to 24 bytes never share one, longer ones share one only when they agree in length, in their
-    first 8 and in their last 16 bytes (where ids differ: ``msmarco_passage_07_120334``,
-    ``clueweb09-en0000-00-00000``), so a caller that must be exact compares the strings of equal keys.
+def string_keys(values: pa.Array | pa.ChunkedArray, *, bits: int = 64) -> np.ndarray:
+    """A key per string (uint64, or uint32 folded from it with ``bits=32``): equal strings always get
+    equal keys; with 64 bits, different strings of up to 24 bytes never share one, longer ones share
+    one only when they agree in length, in their first 8 and in their last 16 bytes (where ids differ:
+    ``msmarco_passage_07_120334``, ``clueweb09-en0000-00-00000``), so a caller that must be exact
+    compares the strings of equal keys.
 
     Reads those bytes as three 8-byte words straight from the Arrow buffers: no Python object per
     string. Hashing 7M docids into a dictionary costs seconds; this costs three passes over the offsets.
     """
-    if isinstance(values, pa.ChunkedArray):
-        parts = [string_keys(chunk) for chunk in values.chunks]
-        return np.concatenate(parts) if parts else np.zeros(0, np.uint64)
+    keys = np.empty(len(values), dtype=np.uint64 if bits == 64 else np.uint32)
+    done = 0
+    for chunk in values.chunks if isinstance(values, pa.ChunkedArray) else [values]:
+        _chunk_keys(chunk, keys[done : done + len(chunk)])
+        done += len(chunk)
+    return keys
+
+
+def _chunk_keys(values: pa.Array, out: np.ndarray) -> None:
     wide = pa.types.is_large_string(values.type) or pa.types.is_large_binary(values.type)
     offsets = np.frombuffer(values.buffers()[1], np.int64 if wide else np.int32)[values.offset : values.offset + len(values) + 1]
     data = values.buffers()[2]
     data = np.frombuffer(data, np.uint8) if data is not None else np.zeros(0, np.uint8)
     # 8-byte reads at any byte offset; no read of a string of 8+ bytes passes the buffer's end
     words = np.ndarray(shape=(max(len(data) - 7, 0),), dtype=np.uint64, buffer=data, strides=(1,))
-    keys = np.empty(len(values), dtype=np.uint64)
     for start in range(0, len(values), _CHUNK):
         bounds = offsets[start : start + _CHUNK + 1].astype(np.int64)
-        keys[start : start + _CHUNK] = _block_keys(bounds[:-1], np.diff(bounds), data, words)
-    return keys
+        keys = _block_keys(bounds[:-1], np.diff(bounds), data, words)
+        if out.dtype == np.uint32:
+            keys ^= keys >> np.uint64(32)
+        out[start : start + _CHUNK] = keys  # uint32: the low half
 
 
 def _block_keys(starts: np.ndarray, lengths: np.ndarray, data: np.ndarray, words: np.ndarray) -> np.ndarray:
     """Keys of one block; a string's key depends on its bytes only, never on its neighbours."""
+    width = int(lengths[0]) if len(lengths) else 0
+    if len(lengths) and bool((lengths == width).all()):
+        return _fixed_keys(int(starts[0]), len(lengths), width, data)
     long = lengths >= 8
     if long.all():
         return _word_keys(starts, lengths, words)
@@ -130,3 +153,20 @@ def _word_keys(starts: np.ndarray, lengths: np.ndarray, words: np.ndarray) -> np
         keys *= _K1
         keys += words[position]
     return _mix(keys)
+
+
+def _fixed_keys(first: int, n: int, width: int, data: np.ndarray) -> np.ndarray:
+    """The keys of :func:`_block_keys` for ``n`` strings of one ``width`` laid end to end from byte
+    ``first`` (``D0001234``, ``clueweb09-en0000-00-00000``): strided views instead of gathers."""
+    if width >= 8:
+        keys = np.full(n, width, dtype=np.uint64)
+        for position in (0, max(width - 16, 0), width - 8):
+            keys *= _K1
+            keys += np.ndarray(shape=(n,), dtype=np.uint64, buffer=data, offset=first + position, strides=(width,))
+        return _mix(keys)
+    h = np.full(n, width, dtype=np.uint64)
+    if width:
+        matrix = np.ndarray(shape=(n, width), dtype=np.uint8, buffer=data, offset=first, strides=(width, 1))
+        for i in range(width):
+            h = h * _K1 + matrix[:, i]
+    return _mix(h)

@@ -24,7 +24,7 @@ import pyarrow.compute as pc
 
 from rankviz._arrow import from_numpy, take, to_numpy
 from rankviz.errors import OptionError
-from rankviz.io.model import Qrels, Run, docid_numbers
+from rankviz.io.model import Qrels, Run
 from rankviz.settings import TIES
 
 TIE_POLICIES = TIES.choices
@@ -235,7 +235,7 @@ def rank(run: Run, qrels: Qrels, *, ties: str = "trec_eval", rng: np.random.Gene
             order = _break_ties(order, tie_start, tie_group, run.docids, rows, by_grade, ties)
         grade, judged = looking_up.result()
 
-    qcode_sorted = order.apply(qcode)
+    qcode_sorted = order.apply_tied(qcode)
     seg_starts = np.flatnonzero(np.r_[True, qcode_sorted[1:] != qcode_sorted[:-1]]) if len(rows) else np.array([], np.int64)
     seg_judged_index = run_query_to_judged[qcode_sorted[seg_starts]] if len(rows) else np.array([], np.int64)
     missing = np.setdiff1d(np.arange(len(judged_qids)), seg_judged_index)
@@ -260,7 +260,7 @@ def rank(run: Run, qrels: Qrels, *, ties: str = "trec_eval", rng: np.random.Gene
         pos=pos,
         grade=order.apply(grade),
         judged=order.apply(judged),
-        score=order.apply(score),
+        score=order.apply_tied(score),
         run_rows=order.apply(rows),
         run_docids=run.docids,
         tie_group=tie_group,
@@ -282,6 +282,11 @@ class _Order:
     full: np.ndarray | None = None
     moved: np.ndarray | None = None
     source: np.ndarray | None = None
+
+    def apply_tied(self, values: np.ndarray) -> np.ndarray:
+        """``apply`` for values equal across each group of tied rows (query, score): ``moved``
+        only reorders rows inside those groups, so it leaves such values as they are."""
+        return values if self.full is None else values[self.full]
 
     def apply(self, values: np.ndarray) -> np.ndarray:
         if self.full is not None:
@@ -314,20 +319,14 @@ def _lookup_grades(run: Run, qrels: Qrels, run_query_to_judged, rows, index_of) 
 def _judged_docids(run: Run, qrels: Qrels, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The positions in ``rows`` whose docid the qrels judge (for any query), and its index in ``qrels.doc_ids``.
 
-    Probes the run's docids into the (small) qrels vocabulary, never the other way round; with
-    numeric docids on both sides, integers first narrow millions of rows to the few that can match.
+    Probes the run's docids into the (small) qrels vocabulary, never the other way round: the
+    docids' integer keys first narrow millions of rows to the few that can match, whose strings
+    then decide ("01" and "1" share a number; keys may collide).
     """
-    every_row = len(rows) == len(run.docids)
-    judged_numbers = docid_numbers(qrels.doc_ids) if run.docid_numbers is not None else None
-    if judged_numbers is None:
-        row_docids = run.docids if every_row else take(run.docids, rows)
-        row_doc = to_numpy(pc.index_in(row_docids, value_set=qrels.doc_ids), fill=-1)
-        candidates = np.flatnonzero(row_doc >= 0)
-        return candidates, row_doc[candidates]
-    numbers = run.docid_numbers if every_row else run.docid_numbers[rows]
-    candidates = np.flatnonzero(np.isin(numbers, judged_numbers))
+    keys = run.docid_keys
+    candidates = keys.rows_among(keys.like(qrels.doc_ids), None if len(rows) == len(run) else rows)
     row_doc = to_numpy(pc.index_in(take(run.docids, rows[candidates]), value_set=qrels.doc_ids), fill=-1)
-    exact = row_doc >= 0  # the strings decide ("01" and "1" share a number)
+    exact = row_doc >= 0
     return candidates[exact], row_doc[exact]
 
 

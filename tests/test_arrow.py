@@ -75,3 +75,9 @@ def test_string_keys_depend_on_the_string_only(monkeypatch, texts, chunk, cut) -
     chunked = pa.chunked_array([values.slice(0, cut), values.slice(cut)]) if cut < len(texts) else pa.chunked_array([values])
     assert string_keys(chunked).tolist() == keys
     assert string_keys(pa.array(texts, pa.large_string())).tolist() == keys
+    # a block of strings of one width takes strided views instead of gathers: same keys
+    assert [string_keys(pa.array([text]))[0] for text in texts] == keys
+    width = max(len(t) for t in texts)
+    padded = [t.ljust(width, "_") for t in texts]
+    assert string_keys(pa.array(padded)).tolist() == [string_keys(pa.array([t, t + "!"]))[0] for t in padded]
+    assert string_keys(values, bits=32).tolist() == [(k ^ (k >> 32)) & 0xFFFFFFFF for k in keys]

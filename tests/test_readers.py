@@ -53,8 +53,14 @@ def test_empty_and_binary_files(tmp_path, content, reason) -> None:
         rv.read_run(write(tmp_path, "x.run", content))
 
 
-def test_non_utf8_names_the_line(tmp_path) -> None:
-    path = write(tmp_path, "latin.run", b"q1 Q0 d1 1 2 t\nq1 Q0 caf\xe9 2 1 t\n")
+@pytest.mark.parametrize("field", range(6))
+@pytest.mark.parametrize("gz", [False, True])
+def test_non_utf8_in_any_field_names_the_line(tmp_path, field, gz) -> None:
+    """The fields only checked for being there (Q0, tag) are UTF-8 text like the others."""
+    second = [b"q1", b"Q0", b"d2", b"2", b"1", b"t"]
+    second[field] = second[field][:1] + b"\xe9"
+    content = b"q1 Q0 d1 1 2 t\n" + b" ".join(second) + b"\n"
+    path = write(tmp_path, "latin.run" + (".gz" if gz else ""), gzip.compress(content) if gz else content)
     with pytest.raises(rv.FormatError) as info:
         rv.read_run(path)
     assert info.value.line_no == 2 and "UTF-8" in info.value.reason
@@ -215,7 +221,7 @@ def test_a_query_listed_again_later_is_one_query(tmp_path) -> None:
 def test_numeric_docids_match_judgments_by_their_text(tmp_path) -> None:
     """'01' and '1' are one integer but two documents: neither a duplicate nor each other's judgment."""
     run = rv.read_run(write(tmp_path, "r.run", "q1 Q0 01 1 3.0 t\nq1 Q0 1 2 2.0 t\nq1 Q0 001 3 1.0 t\n"))
-    assert run.docid_numbers is not None and len(run) == 3
+    assert run.docid_keys.numeric and len(run) == 3
     qrels = rv.read_qrels(write(tmp_path, "q.txt", "q1 0 1 1\n"))
     assert rv.evaluate(qrels, run, ["RR"]).to_frame().value.tolist() == [0.5]
     csv = write(tmp_path, "r.csv", "qid,docid,score\nq1,01,3.0\nq1,1,2.0\n")
@@ -233,10 +239,22 @@ def test_numeric_docids_match_judgments_by_their_text(tmp_path) -> None:
 )
 def test_docid_numbers_use_the_narrowest_integer(tmp_path, docids, dtype) -> None:
     run = rv.read_run(write(tmp_path, "r.run", "".join(f"q1 Q0 {d} {i} 1.0 t\n" for i, d in enumerate(docids))))
-    assert (run.docid_numbers is None) if dtype is None else (run.docid_numbers.dtype == dtype)
+    keys = run.docid_keys
+    assert (not keys.numeric) if dtype is None else (keys.numeric and keys.values.dtype == dtype)
     qrels = rv.read_qrels(write(tmp_path, "q.txt", f"q1 0 {docids[1]} 1\n"))
     expected = 1.0 if docids[1].encode() > b"7" else 0.5  # equal scores: docid bytes descending
     assert rv.evaluate(qrels, run, ["RR"]).to_frame().value.tolist() == [expected]
+
+
+@pytest.mark.parametrize("run_docids", [["1", "2", "3", "4"], ["d1", "d2", "d3", "d4"]])
+def test_judgments_match_whatever_the_qrels_vocabulary_holds(tmp_path, run_docids) -> None:
+    """Numeric run docids against qrels that also judge words, signed, huge and padded docids (and
+    string run docids against the same): only the exact strings match."""
+    lines = "".join(f"q1 Q0 {d} {i + 1} {4 - i}.0 t\n" for i, d in enumerate(run_docids))
+    run = rv.read_run(write(tmp_path, "r.run", lines))
+    judged = [run_docids[2], "abc", "+2", "02", "99999999999999999999", "-1", run_docids[3]]
+    qrels = rv.read_qrels(write(tmp_path, "q.txt", "".join(f"q1 0 {d} 1\n" for d in judged)))
+    assert rv.evaluate(qrels, run, ["RR", "P@4"]).to_frame().value.tolist() == [1 / 3, 0.5]
 
 
 # --- one field rule for every reader (runs of ASCII spaces and tabs) ---------------------------
@@ -322,6 +340,8 @@ def trec_bytes(draw, n_fields: int) -> bytes:
         data = b"\xef\xbb\xbf" + data
     if draw(st.integers(0, 19)) == 0:
         data = data.replace(b"d", b"d\x00", 1)
+    if draw(st.integers(0, 9)) == 0:  # invalid UTF-8 in any field, ignored ones (Q0, tag) too
+        data = data.replace(draw(st.sampled_from([b"Q0", b"q", b"2", "é".encode()])), b"\xc3", 1)
     return data
 
 

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 
 from rankviz.errors import FormatError, OptionError
-from rankviz.io.model import Qrels, Run, docid_numbers, encode, encode_queries
+from rankviz.io.model import Qrels, Run, encode, encode_queries
 from rankviz.io.named import columns_from_frame
 from rankviz.io.readers import read_qrels, read_run
 
@@ -24,8 +24,7 @@ def run_from_frame(frame, *, name: str = "run") -> Run:
     rank = columns["rank"] if "rank" in columns else np.arange(1, len(score) + 1, dtype=np.float64)
     docid = columns["docid"]
     queries = encode_queries(columns["qid"])
-    return Run(name=name, source=f"DataFrame {name!r}", **queries, docids=docid, score=score, rank_column=rank,
-               docid_numbers=docid_numbers(docid))  # fmt: skip
+    return Run(name=name, source=f"DataFrame {name!r}", **queries, docids=docid, score=score, rank_column=rank)
 
 
 def qrels_from_frame(frame, *, source: str = "DataFrame") -> Qrels:

@@ -1,13 +1,14 @@
 """The tables every reader produces: a :class:`Run` and :class:`Qrels`, ids encoded as integers.
 
 Query ids become int32 codes (first-appearance order), qrels docids a dictionary; a run's docids stay
-one string per row (they are mostly distinct) with, where every docid is a number, an integer copy
-that sorting and probing use (strings still decide: "01" and "1" are two documents).
+one string per row (they are mostly distinct) with an integer key per row (:class:`DocidKeys`) that
+sorting and probing use (strings still decide: "01" and "1" are two documents).
 """
 
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -45,7 +46,11 @@ class Run:
     docids: pa.Array | pa.ChunkedArray  # string per row (as read: not copied into one piece)
     score: np.ndarray  # float64 per row
     rank_column: np.ndarray | pa.Array | pa.ChunkedArray  # float64 per row: the file's rank column, as read
-    docid_numbers: np.ndarray | None = None  # the docids as integers, when all are (see docid_numbers)
+    docid_keys: DocidKeys | None = None  # computed from the docids unless the reader has them
+
+    def __post_init__(self) -> None:
+        if self.docid_keys is None:
+            object.__setattr__(self, "docid_keys", DocidKeys.of(self.docids))
 
     def __len__(self) -> int:
         return len(self.qid_codes)
@@ -145,16 +150,49 @@ def docid_numbers(docid) -> np.ndarray | None:
     return None
 
 
-def docid_keys(docid, numbers: np.ndarray | None) -> np.ndarray:
-    """One integer per docid, equal for equal docids: the numbers where every docid is one, else the
-    string's key (:func:`rankviz._arrow.string_keys`) folded to 32 bits, which sort twice as fast.
-    Different docids may share a key ("01" and "1", or a collision, about one query in ten thousand
-    for 1,000 documents a query): callers compare the strings of equal keys."""
-    if numbers is not None:
-        return numbers
-    keys = string_keys(docid)
-    keys ^= keys >> np.uint64(32)
-    return keys.astype(np.uint32).view(np.int32)
+@dataclass(frozen=True, eq=False)
+class DocidKeys:
+    """One integer per docid, equal for equal docids: the numbers where every docid is one (int32
+    where they fit), else the string's key (:func:`rankviz._arrow.string_keys`) folded to 32 bits,
+    which sort twice as fast as 64. Different docids may share a key ("01" and "1", or a collision,
+    about one query in ten thousand for 1,000 documents a query): callers compare the strings of
+    equal keys. Sorting and probing these is several times faster than strings."""
+
+    values: np.ndarray
+    numeric: bool
+
+    @classmethod
+    def of(cls, docid) -> DocidKeys:
+        numbers = docid_numbers(docid)
+        if numbers is not None:
+            return cls(numbers, True)
+        return cls(string_keys(docid, bits=32).view(np.int32), False)
+
+    def like(self, docids: pa.Array) -> np.ndarray:
+        """The keys of other docids (a qrels vocabulary) in this space; with numbers, the docids
+        that are no number of this width are left out (they equal none of ours)."""
+        if not self.numeric:
+            return string_keys(docids, bits=32).view(np.int32)
+        numbers = docid_numbers(docids)
+        if numbers is None:  # some are not numbers: the others one by one (a vocabulary, not a run)
+            integers = [int(d) for d in docids.to_pylist() if _INTEGER.fullmatch(d)]
+            numbers = np.asarray(integers, dtype=object)
+        limits = np.iinfo(self.values.dtype)
+        fits = (numbers >= limits.min) & (numbers <= limits.max) if len(numbers) else np.zeros(0, bool)
+        return np.asarray(numbers[fits], dtype=self.values.dtype)
+
+    def rows_among(self, keys: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+        """Positions (in ``rows``, default every row) whose key may be one of ``keys``: all of those
+        whose key is, and a few more. A bitmap of the keys' low bits, probed once per row."""
+        values = self.values if rows is None else self.values[rows]
+        size = 1 << int(np.clip(np.ceil(np.log2(max(len(keys), 1) * 64)), 16, 24))
+        mask = np.array(size - 1, dtype=values.dtype)
+        table = np.zeros(size, dtype=bool)
+        table[keys & mask] = True
+        return np.flatnonzero(table[values & mask])
+
+
+_INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
 def duplicate_rows(qid_codes: np.ndarray, docid, keys: np.ndarray) -> np.ndarray:

@@ -12,7 +12,7 @@ import numpy as np
 import pyarrow as pa
 
 from rankviz.errors import FormatError
-from rankviz.io.model import docid_keys, docid_numbers, duplicate_rows, encode_queries
+from rankviz.io.model import DocidKeys, duplicate_rows, encode_queries
 from rankviz.io.sources import Source, check_text, open_binary, sniff
 from rankviz.io.trec import GRADE_RANGE
 
@@ -114,7 +114,7 @@ def columns_from_frame(
                 raise fail(bad[0], f"{canonical} {values[bad[0]]!r} is not a finite number")
             out[canonical] = numbers
     qid_codes = encode_queries(out["qid"])["qid_codes"]
-    dup_rows = duplicate_rows(qid_codes, out["docid"], docid_keys(out["docid"], docid_numbers(out["docid"])))
+    dup_rows = duplicate_rows(qid_codes, out["docid"], DocidKeys.of(out["docid"]).values)
     if len(dup_rows):
         if duplicates == "error":
             raise fail(dup_rows[0], "docid appears twice for the same query in the run")

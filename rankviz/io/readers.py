@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 
 from rankviz.errors import OptionError
-from rankviz.io.model import Qrels, Run, docid_numbers, encode, encode_queries
+from rankviz.io.model import Qrels, Run, encode, encode_queries
 from rankviz.io.named import COLUMN_ALIASES, read_named
 from rankviz.io.sources import Source, first_line, label_of, sniff
 from rankviz.io.trec import read_trec
@@ -58,10 +58,10 @@ def read_run(source: Source, *, name: str | None = None, filename: str | None = 
     elif isinstance(rank, np.ndarray):
         rank = rank.astype(np.float64, copy=False)
     docids = columns["docid"]
-    numbers = columns["docid_numbers"] if "docid_numbers" in columns else docid_numbers(docids)
+    keys = columns.get("docid_keys")
     del columns
     pa.default_memory_pool().release_unused()  # the parse buffers, back to the system
-    return Run(name=run_name, source=label, **queries, docids=docids, score=score, rank_column=rank, docid_numbers=numbers)
+    return Run(name=run_name, source=label, **queries, docids=docids, score=score, rank_column=rank, docid_keys=keys)
 
 
 def read_qrels(source: Source, *, filename: str | None = None) -> Qrels:

@@ -30,7 +30,7 @@ import pyarrow.csv as pacsv
 
 from rankviz._arrow import to_numpy
 from rankviz.errors import FormatError
-from rankviz.io.model import docid_keys, docid_numbers, duplicate_rows, encode_queries
+from rankviz.io.model import DocidKeys, duplicate_rows, encode_queries
 from rankviz.io.sources import Source, arrow_stream, check_text, decode, first_line, is_gzip, lines, sniff
 
 RUN_FIELDS = ("qid", "q0", "docid", "rank", "score", "tag")
@@ -133,17 +133,29 @@ def _raw_bytes(source: Source):
 
 
 def _plain(values, other: str | None) -> bool:
-    """No string is empty, and (unless ``other`` is None: already checked in the raw bytes) none holds
-    the other separator or a NUL byte."""
+    """No string is empty or (read as binary) invalid UTF-8, and (unless ``other`` is None: already
+    checked in the raw bytes) none holds the other separator or a NUL byte."""
     if len(values) == 0:
         return True
     if pc.min(pc.binary_length(values)).as_py() == 0:
         return False
+    if pa.types.is_binary(values.type) and not _ascii(values):
+        try:
+            pc.cast(values, pa.string())  # validates each value, as the checked parser decodes each line
+        except pa.ArrowInvalid:
+            return False
     if other is None:
         return True
     if pc.all(pc.ascii_is_printable(values)).as_py():  # printable ASCII holds no tab and no NUL
         return other == "\t" or not pc.any(pc.match_substring(values, other)).as_py()
     return not pc.any(pc.match_substring_regex(values, f"[{re.escape(other)}\\x00]")).as_py()
+
+
+def _ascii(values: pa.Array) -> bool:
+    """Every byte of the values below 0x80 (so valid UTF-8), read from the data buffer at once."""
+    offsets = np.frombuffer(values.buffers()[1], np.int32)
+    data = np.frombuffer(values.buffers()[2], np.uint8)[offsets[values.offset] : offsets[values.offset + len(values)]]
+    return not len(data) or int(data.max()) < 0x80
 
 
 def _vouch(columns: dict, *, other: str | None) -> tuple[dict, dict] | None:
@@ -152,7 +164,7 @@ def _vouch(columns: dict, *, other: str | None) -> tuple[dict, dict] | None:
     bytes were not searched for it.
 
     Independent passes over millions of rows run two at a time (Arrow and NumPy release the GIL):
-    the docids' integers beside the query codes, then the duplicate check beside the numbers.
+    the docids' keys beside the query codes, then the duplicate check beside the numbers.
     """
     for name in _IGNORED & set(columns):
         chunks = columns[name].chunks
@@ -164,19 +176,23 @@ def _vouch(columns: dict, *, other: str | None) -> tuple[dict, dict] | None:
         queries = encode_queries(columns["qid"])
         if any(not q or q.startswith("#") or (other and (other in q or "\x00" in q)) for q in queries["query_ids"]):
             return None
+        checking = pool.submit(_duplicates, queries["qid_codes"], docid, keying)  # once the keys are done
         converted = _numbers(columns)
-        plain, numbers, keys = keying.result()
-    if not plain or converted is None or len(duplicate_rows(queries["qid_codes"], docid, keys)):
+        keys, duplicated = keying.result(), checking.result()
+    if keys is None or converted is None or duplicated:
         return None  # a docid breaking the rule or twice for a query: the checked parser names the line
-    return {**converted, "docid": docid, "docid_numbers": numbers}, queries
+    return {**converted, "docid": docid, "docid_keys": keys}, queries
 
 
-def _docid_keys(docid, other: str | None) -> tuple[bool, np.ndarray | None, np.ndarray | None]:
-    """Whether every docid keeps the field rule, the docids as integers where they all are, and their keys."""
-    if not _plain(docid, other):
-        return False, None, None
-    numbers = docid_numbers(docid)
-    return True, numbers, docid_keys(docid, numbers)
+def _duplicates(qid_codes: np.ndarray, docid, keying) -> bool:
+    """Whether a docid appears twice for a query (False when the keys were refused)."""
+    keys = keying.result()
+    return keys is not None and len(duplicate_rows(qid_codes, docid, keys.values)) > 0
+
+
+def _docid_keys(docid, other: str | None) -> DocidKeys | None:
+    """The docids' keys, or None when one breaks the field rule."""
+    return DocidKeys.of(docid) if _plain(docid, other) else None
 
 
 def _numbers(columns: dict) -> dict | None:
