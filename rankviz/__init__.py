@@ -6,6 +6,7 @@ ev.means()                      # runs x measures
 rv.compare(ev, test="t").table  # significance of every run against the first
 """
 
+from rankviz.engines import RunSource, evaluate_sources
 from rankviz.errors import CollectionError, FormatError, MeasureError, OptionError, RankvizError
 from rankviz.evaluate import Evaluation, evaluate, evaluate_tables
 from rankviz.io.collection import Collection, open_collection
@@ -15,7 +16,7 @@ from rankviz.io.model import Qrels, Run
 from rankviz.io.readers import read_qrels, read_run
 from rankviz.measures import Measure, parse
 from rankviz.ranking import TIE_POLICIES, RankingTable, rank
-from rankviz.settings import EvalSettings, TestSettings
+from rankviz.settings import EngineSettings, EvalSettings, TestSettings
 
 
 def __getattr__(name: str):
@@ -32,6 +33,7 @@ __all__ = [
     "Collection",
     "CollectionError",
     "Comparison",
+    "EngineSettings",
     "EvalSettings",
     "Evaluation",
     "FormatError",
@@ -43,11 +45,13 @@ __all__ = [
     "RankingTable",
     "RankvizError",
     "Run",
+    "RunSource",
     "TestSettings",
     "as_qrels",
     "as_run",
     "compare",
     "evaluate",
+    "evaluate_sources",
     "evaluate_tables",
     "open_collection",
     "parse",

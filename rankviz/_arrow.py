@@ -88,6 +88,16 @@ def _mix(h: np.ndarray) -> np.ndarray:
     return h
 
 
+def hashed(values: np.ndarray, salt: int) -> np.ndarray:
+    """A pseudo-random 64-bit number per uint64 value, fixed by the value and the salt (splitmix64)."""
+    return _mix(values ^ _mix(np.array([salt % 2**64], dtype=np.uint64)))
+
+
+def paired_keys(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """One 64-bit key per pair of uint64 keys (order matters)."""
+    return _mix(first * _K1 + second)
+
+
 _CHUNK = 1 << 16  # strings per block: every temporary stays in the cache, none faults in fresh pages
 
 

@@ -23,6 +23,7 @@ from rankviz.io.groups import NO_GROUP, Coverage, QueryGroups, coverage
 from rankviz.io.model import Qrels, Run
 from rankviz.measures import Measure, parse
 from rankviz.ranking import RankingTable, rank, shuffle_ties
+from rankviz.ranking import tie_seed as ranking_seed
 from rankviz.settings import ALL, EvalSettings
 
 if TYPE_CHECKING:
@@ -296,31 +297,77 @@ def evaluate_tables(
     """The engine behind :func:`evaluate`, from ranking tables (run name, table) already built
     under ``settings.ties`` (trec_eval's order for ``random``)."""
     pairs = tables.items() if isinstance(tables, Mapping) else tables
-    generator = np.random.default_rng(settings.seed if rng is None else rng)
-    names, ignored, qids = [], {}, None
+    seed = tie_seed(settings, rng)
+    gathered = [(name, table_values(table, measures, settings, seed)) for name, table in pairs]
+    return assemble(gathered, measures, settings, qrels_qids=qrels_qids, groups=groups, weights=weights)
+
+
+def tie_seed(settings: EvalSettings, rng: np.random.Generator | int | None = None) -> int:
+    """The seed of the random tie orders: ``rng`` (a seed, or one drawn from a Generator), else the
+    settings' seed, else fresh entropy. Drawn once per evaluation, so that every piece of a run
+    and every worker shuffles with the same one."""
+    return ranking_seed(settings.seed if rng is None else rng)
+
+
+@dataclass(frozen=True, eq=False)
+class TableValues:
+    """One ranking table's per-query values (table order): what an engine gathers from every piece
+    of a run before :func:`assemble` makes the evaluation."""
+
+    qids: np.ndarray  # the judged queries of the table
+    answered: np.ndarray  # bool per query: the run ranks documents for it
+    values: Mapping[str, np.ndarray]  # measure -> per query (trials x queries under random ties)
+    ignored: tuple[str, ...] = ()  # run queries the qrels do not judge
+
+    @staticmethod
+    def concatenate(parts: Sequence[TableValues]) -> TableValues:
+        """The values of several tables of one run over disjoint queries, as one."""
+        keys = parts[0].values.keys()
+        return TableValues(
+            qids=np.concatenate([p.qids for p in parts]),
+            answered=np.concatenate([p.answered for p in parts]),
+            values={k: np.concatenate([p.values[k] for p in parts], axis=-1) for k in keys},
+            ignored=tuple(sorted(q for p in parts for q in p.ignored)),
+        )
+
+
+def table_values(table: RankingTable, measures: Sequence[Measure], settings: EvalSettings, seed: int) -> TableValues:
+    """Every measure's per-query values on one table (``seed``: of the random tie orders)."""
+    values = {str(measure): v for measure, v in _measure_values(table, measures, settings, seed)}
+    return TableValues(qids=table.qids, answered=table.in_run, values=values, ignored=tuple(table.ignored_qids))
+
+
+def assemble(
+    gathered: Sequence[tuple[str, TableValues]],
+    measures: Sequence[Measure],
+    settings: EvalSettings,
+    *,
+    qrels_qids=None,
+    groups: QueryGroups | None = None,
+    weights: Mapping[str, float] | None = None,
+) -> Evaluation:
+    """The evaluation of every run's gathered values: queries in trec_eval's order (qid ``strcmp``),
+    absent queries NaN under ``missing="skip"``, trials averaged under random ties."""
+    if not gathered:
+        raise OptionError("no run given")
+    qids = None
     columns: dict[str, list[np.ndarray]] = {str(m): [] for m in measures}
     trial_columns: dict[str, list[np.ndarray]] = {str(m): [] for m in measures}
-    for name, table in pairs:
-        names.append(name)
-        ignored[name] = tuple(table.ignored_qids)
-        order = np.argsort(table.qids.astype(str), kind="stable")
+    for name, part in gathered:
+        order = np.argsort(part.qids.astype(str), kind="stable")
         if qids is None:
-            qids = table.qids[order]
-        answered = table.in_run[order]
+            qids = part.qids[order]
+        answered = part.answered[order]
         if settings.missing == "skip" and not answered.any():
             raise RankvizError(f"run {name!r} answers none of the judged queries; nothing to average")
-        absent = None if settings.missing == "zero" else ~answered
-        for measure, values in _measure_values(table, measures, settings, generator):
-            key = str(measure)
-            values = values[..., order]
-            if absent is not None:
-                values = np.where(absent, np.nan, values)
+        for key in columns:
+            values = part.values[key][..., order]
+            if settings.missing != "zero":
+                values = np.where(~answered, np.nan, values)
             if values.ndim == 2:  # trials x queries
                 trial_columns[key].append(values)
                 values = values.mean(axis=0)
             columns[key].append(values)
-    if not names:
-        raise OptionError("no run given")
     aggregation = _aggregation(settings, groups, weights)
     covered = None
     if groups is not None and settings.group_by is not None:
@@ -330,12 +377,12 @@ def evaluate_tables(
     return Evaluation(
         settings=settings,
         measures=tuple(measures),
-        runs=tuple(names),
+        runs=tuple(name for name, _ in gathered),
         qids=qids,
         values={k: np.column_stack(v) for k, v in columns.items()},
         aggregation=aggregation,
         trials={k: np.stack(v, axis=-1) for k, v in trial_columns.items()} if settings.ties == "random" else None,
-        ignored=ignored,
+        ignored={name: part.ignored for name, part in gathered},
         coverage=covered,
     )
 
@@ -365,10 +412,10 @@ def combine(evaluations: Sequence[Evaluation]) -> Evaluation:
 
 
 def _measure_values(
-    table: RankingTable, measures: Sequence[Measure], settings: EvalSettings, generator: np.random.Generator
+    table: RankingTable, measures: Sequence[Measure], settings: EvalSettings, seed: int
 ) -> Iterator[tuple[Measure, np.ndarray]]:
     """Each measure's values on the table, in the table's segment order; under random ties every
-    trial's values (trials x queries), all trials drawn from one Generator."""
+    trial's values (trials x queries), trial t's orders drawn from (``seed``, t)."""
     grade = settings.fill_grade
 
     def on(table: RankingTable, measure: Measure) -> np.ndarray:
@@ -379,12 +426,12 @@ def _measure_values(
             yield measure, on(table, measure)
         return
     trials: dict[Measure, list[np.ndarray]] = {m: [] for m in measures}
-    for _ in range(settings.trials):
-        shuffled = shuffle_ties(table, generator)
+    for trial in range(settings.trials):
+        shuffled = shuffle_ties(table, seed, trial=trial)
         for measure in measures:
             trials[measure].append(on(shuffled, measure))
     for measure in measures:
-        yield measure, np.vstack(trials[measure])
+        yield measure, np.vstack(trials[measure]).reshape(settings.trials, table.n_queries)
 
 
 def _aggregation(settings: EvalSettings, groups: QueryGroups | None, weights: Mapping[str, float] | None) -> Aggregation:
@@ -397,6 +444,6 @@ def _aggregation(settings: EvalSettings, groups: QueryGroups | None, weights: Ma
 
 
 __all__ = [
-    "NO_GROUP", "Evaluation", "as_measures", "as_runs", "collection_measures", "combine", "evaluate", "evaluate_tables",
-    "query_values",
+    "NO_GROUP", "Evaluation", "TableValues", "as_measures", "as_runs", "assemble", "collection_measures", "combine",
+    "evaluate", "evaluate_tables", "query_values", "table_values", "tie_seed",
 ]  # fmt: skip

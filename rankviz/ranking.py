@@ -22,7 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankviz._arrow import from_numpy, take, to_numpy
+from rankviz._arrow import from_numpy, hashed, paired_keys, string_keys, take, to_numpy
 from rankviz.errors import OptionError
 from rankviz.io.model import Qrels, Run
 from rankviz.settings import TIES
@@ -135,6 +135,17 @@ class RankingTable:
             )
         return self._cache[key]
 
+    def tied_keys(self) -> tuple[np.ndarray, np.ndarray]:
+        """The rows that share their score with another row of their query, and a 64-bit key of
+        each one's query id and docid (what :func:`shuffle_ties` draws from)."""
+        if "tied" not in self._cache:
+            sizes = np.bincount(self.tie_group) if self.n_rows else np.zeros(0, np.int64)
+            tied = np.flatnonzero(sizes[self.tie_group] > 1)
+            query_keys = string_keys(pa.array(self.qids.tolist(), pa.string()))
+            docid_keys = string_keys(take(self.run_docids, self.run_rows[tied]))
+            self._cache["tied"] = tied, paired_keys(query_keys[self.row_query[tied]], docid_keys)
+        return self._cache["tied"]
+
     @property
     def n_queries(self) -> int:
         return len(self.qids)
@@ -168,18 +179,31 @@ def _with_added_grades(table: RankingTable, grade: int, added: np.ndarray):
     return offsets, grades, query, np.arange(offsets[-1]) - np.repeat(offsets[:-1], new_counts)
 
 
-def shuffle_ties(table: RankingTable, rng: np.random.Generator | int | None) -> RankingTable:
+def tie_seed(rng: np.random.Generator | int | None) -> int:
+    """The seed of random tie orders from a seed, a Generator (one drawn from it) or None (fresh entropy)."""
+    if rng is None:
+        return int(np.random.SeedSequence().entropy % 2**63)
+    if isinstance(rng, np.random.Generator):
+        return int(rng.integers(2**63))
+    return int(rng)
+
+
+def shuffle_ties(table: RankingTable, seed: int, *, trial: int = 0) -> RankingTable:
     """The table with a uniformly random order inside every group of equal scores (``ties="random"``).
 
-    Only rows move; positions, queries and group ids stay. Needs contiguous groups (any policy but ``run``).
+    The order is a function of (``seed``, ``trial``, query id, docid) alone: every tied document
+    draws a 64-bit number from a hash of the four, and each group is sorted by its draws. So a
+    query's random orders are the same whichever other queries are evaluated with it, in one piece
+    of a run or another, on one machine or a cluster. Only rows move; positions, queries and group
+    ids stay. Needs contiguous groups (any policy but ``run``).
     """
     if table.ties == "run":
         raise OptionError("shuffle a table in score order, not in the run's rank order")
-    generator = np.random.default_rng(rng)
-    sizes = np.bincount(table.tie_group) if table.n_rows else np.zeros(0, np.int64)
-    tied = np.flatnonzero(sizes[table.tie_group] > 1)
+    tied, keys = table.tied_keys()
+    salt = paired_keys(np.array([seed % 2**64], np.uint64), np.array([trial], np.uint64))[0]
+    draws = hashed(keys, int(salt))
     order = np.arange(table.n_rows)
-    order[tied] = tied[np.argsort(table.tie_group[tied] + generator.random(len(tied)))]  # ids are contiguous: < 2^31
+    order[tied] = tied[np.lexsort((draws, table.tie_group[tied]))]
     return replace(
         table,
         ties="random",
@@ -204,7 +228,7 @@ def rank(run: Run, qrels: Qrels, *, ties: str = "trec_eval", rng: np.random.Gene
     TIES.check(ties)
     if ties in ("expected", "random"):
         table = rank(run, qrels)
-        return shuffle_ties(table, rng) if ties == "random" else replace(table, ties="expected", _cache={})
+        return shuffle_ties(table, tie_seed(rng)) if ties == "random" else replace(table, ties="expected", _cache={})
     judged_qids = sorted_qids(qrels.query_ids)
     index_of = {q: i for i, q in enumerate(judged_qids)}
     run_query_to_judged = np.array([index_of.get(q, -1) for q in run.query_ids], dtype=np.int64)

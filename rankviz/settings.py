@@ -276,6 +276,19 @@ POWER_RESAMPLES = Option("n_resamples", 1000, "resamples of the discriminative-p
 DETECT = Option("detect", None, "add queries_needed: queries a study needs for the paired t-test to detect this difference "
                 "with 80% power", kind=float, low=1e-6, high=1e6, optional=True)  # fmt: skip
 
+# where an evaluation runs (rankviz.engines)
+ENGINE = Option("engine", "auto", "where the evaluation runs", label="Engine", choices=("auto", "memory", "stream", "dask"),
+                meanings={"auto": "in memory; streaming for a run file over 1 GB (a .gz one over 256 MB)",
+                          "memory": "every run read whole", "stream": "pieces of whole queries, one at a time: memory "
+                          "bounded whatever the run's size", "dask": "pieces of whole queries on a dask.distributed "
+                          "cluster"})  # fmt: skip
+BLOCK_QUERIES = Option("block_queries", None, "queries per block of the stream and dask engines (none: pieces of about "
+                       "64 MB of the file)", kind=int, low=1, high=10**9, optional=True)  # fmt: skip
+SCHEDULER = Option("scheduler", None, "address of a running Dask scheduler (tcp://host:8786) for engine=dask",
+                   optional=True)  # fmt: skip
+WORKERS = Option("workers", None, "engine=dask without a scheduler: worker processes of the local cluster it starts "
+                 "(none: 2)", kind=int, low=1, high=1024, optional=True)  # fmt: skip
+
 #: The default measures of every command, page and collection that names none.
 DEFAULT_MEASURES = ("RR@10", "RR", "Hits@10", "AP", "nDCG@10", "nDCG", "ERR@20")
 
@@ -398,11 +411,32 @@ class TestSettings(_Settings):
         return f"{self.test} test ({self.alternative}) against {against}, {correction}, alpha = {self.alpha:g}"
 
 
+@dataclass(frozen=True)
+class EngineSettings(_Settings):
+    """Where an evaluation runs; the numbers are the same on every engine."""
+
+    engine: str = ENGINE.default
+    block_queries: int | None = BLOCK_QUERIES.default
+    scheduler: str | None = SCHEDULER.default
+    workers: int | None = WORKERS.default
+
+    OPTIONS: ClassVar[dict[str, Option]] = {o.name: o for o in (ENGINE, BLOCK_QUERIES, SCHEDULER, WORKERS)}
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.engine != "dask" and (self.scheduler is not None or self.workers is not None):
+            raise OptionError("scheduler and workers are options of engine=dask")
+        if self.scheduler is not None and self.workers is not None:
+            raise OptionError("give a scheduler or a number of workers, not both")
+
+
 def markdown_options() -> str:
     """The README's table of options (tests/test_docs.py keeps the README in step with it)."""
     rows = ["| option | command line | values | default | what it sets |", "|---|---|---|---|---|"]
     seen = set()
-    for option in (*EvalSettings.OPTIONS.values(), *TestSettings.OPTIONS.values(), K, TIE_TRIALS, SPLITS, DETECT, FILL):
+    options = (*EvalSettings.OPTIONS.values(), *TestSettings.OPTIONS.values(), K, TIE_TRIALS, SPLITS, DETECT, FILL,
+               *EngineSettings.OPTIONS.values())  # fmt: skip
+    for option in options:
         if id(option) in seen:  # TestSettings and EvalSettings share seed
             continue
         seen.add(id(option))

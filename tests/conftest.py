@@ -1,5 +1,7 @@
 """Shared paths and markers. ``-m "not browser and not slow"`` is the quick subset (README)."""
 
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -25,3 +27,8 @@ def pytest_collection_modifyitems(items) -> None:
     for item in items:
         if item.module.__name__.endswith("test_browser"):
             item.add_marker(pytest.mark.browser)
+
+
+# the app's disk store of parsed runs goes to a folder of this test session (servers started by
+# the browser tests inherit it), not to the user's ~/.cache
+os.environ["RANKVIZ_STORE"] = tempfile.mkdtemp(prefix="rankviz-store-")

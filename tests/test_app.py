@@ -562,3 +562,26 @@ def test_unjudged_page_shows_both_ends_and_the_documents_to_judge() -> None:
     assert at.query_params["grade"] == "1"
     again = next(d.value for d in at.dataframe if "filled" in d.value.columns)
     assert (again["filled"] <= means["filled"] + 1e-12).all()  # judged 1, below the threshold 2: less gain
+
+
+def test_a_restarted_server_opens_the_collection_runs_from_the_disk_store(tmp_path, monkeypatch) -> None:
+    from rankviz.app import loaders
+
+    monkeypatch.setenv("RANKVIZ_STORE", str(tmp_path))
+    loaders.SHARED.clear()
+    first = start("overview")
+    assert not first.exception
+    stored = list((tmp_path / "runs").glob("*.arrow"))
+    assert len(stored) == len(open_collection(CRANFIELD).run_paths)
+    loaders.SHARED.clear()  # as after a restart: nothing in memory
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a stored run was parsed again")
+
+    monkeypatch.setattr(loaders, "read_run", refuse)
+    monkeypatch.setattr(loaders, "read_in_pieces", refuse)
+    again = start("overview")
+    assert not again.exception
+    assert len(first.dataframe) > 0
+    assert again.dataframe[0].value.equals(first.dataframe[0].value)  # the same numbers
+    loaders.SHARED.clear()

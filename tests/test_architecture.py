@@ -15,7 +15,7 @@ LAYERS = [
     ("readers", ("rankviz.io",)),
     ("ordering", ("rankviz.ranking",)),
     ("measures", ("rankviz.measures",)),
-    ("evaluation", ("rankviz.aggregate", "rankviz.evaluate")),
+    ("evaluation", ("rankviz.aggregate", "rankviz.evaluate", "rankviz.engines")),
     ("analyses", ("rankviz.analyses",)),
     ("figures and exports", ("rankviz.plots", "rankviz.export")),
     ("front ends", ("rankviz.cli", "rankviz.app", "rankviz.__main__", "rankviz")),

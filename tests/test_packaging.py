@@ -37,7 +37,8 @@ def test_every_dependency_is_declared_once_in_pyproject() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert project["requires-python"] == ">=3.11" and project["scripts"]["rankviz"] == "rankviz.cli:main"
     test_extra = " ".join(project["optional-dependencies"]["test"])
-    for needed in ("pytest", "hypothesis", "pytrec-eval-terrier", "ir-measures", "statsmodels", "playwright", "ruff"):
+    needs = ("pytest", "hypothesis", "pytrec-eval-terrier", "ir-measures", "statsmodels", "playwright", "ruff", "rankviz[dask]")
+    for needed in needs:
         assert needed in test_extra
     for name in ("requirements.txt", "requirements-dev.txt"):
         lines = [line for line in (ROOT / name).read_text().splitlines() if line and not line.startswith("#")]

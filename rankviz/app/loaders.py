@@ -7,6 +7,10 @@ of its bytes. Cached functions take those keys (plus the settings as text); the 
 come as ``_underscored`` arguments, which Streamlit does not hash, so a cache can never serve one
 run's numbers for another's.
 
+A collection's parsed runs are also kept on disk (:class:`~rankviz.io.store.RunStore`, in
+``RANKVIZ_STORE``, default ``~/.cache/rankviz``), so a restarted server opens them in milliseconds
+instead of parsing them again; large runs are read under a progress bar.
+
 Memory on a shared server is bounded twice: what is built from files lives in one LRU cache bounded
 in bytes (``RANKVIZ_CACHE_MB``, default 8192 on a 24 GiB machine: room for about ten MS MARCO-sized
 runs with their tables); what is built from an upload lives in session-scoped caches, freed when its
@@ -33,11 +37,13 @@ import streamlit as st
 
 from rankviz.errors import RankvizError
 from rankviz.evaluate import Evaluation, evaluate_tables
+from rankviz.io.blocks import read_in_pieces
 from rankviz.io.collection import Collection, open_collection
 from rankviz.io.groups import QueryGroups
 from rankviz.io.model import Qrels, Run
-from rankviz.io.readers import read_qrels, read_run
-from rankviz.io.sources import decompressed
+from rankviz.io.readers import read_qrels, read_run, run_name_from_path
+from rankviz.io.sources import decompressed, is_gzip
+from rankviz.io.store import RunStore
 from rankviz.measures import Measure
 from rankviz.ranking import RankingTable, rank
 from rankviz.settings import EvalSettings, TestSettings
@@ -175,9 +181,53 @@ def qrels_file(key: str, path: str) -> Qrels:
         return SHARED.get(("qrels", key), lambda: read_qrels(path))
 
 
+def store() -> RunStore | None:
+    """The disk store of parsed runs (``RANKVIZ_STORE``: a folder, or ``off``), bounded by
+    ``RANKVIZ_STORE_MB`` (default 20480)."""
+    folder = os.environ.get("RANKVIZ_STORE") or str(Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rankviz")
+    if folder == "off":
+        return None
+    return RunStore(folder, budget=int(os.environ.get("RANKVIZ_STORE_MB", 20480)) * MB)
+
+
 def run_file(key: str, path: str, name: str) -> Run:
-    with st.spinner(f"Reading the run {name}…"):
-        return SHARED.get(("run", key, name), lambda: read_run(path, name=name))
+    """A collection's run: from memory, else from the disk store, else read (with a progress bar)."""
+    return SHARED.get(("run", key, name), lambda: _stored_or_read(path, name))
+
+
+def _stored_or_read(path: str, name: str) -> Run:
+    disk = store()
+    if disk is None:
+        return _read_with_progress(path, name)
+    with st.spinner(f"Opening the run {name}…"):
+        return disk.get(path, name, lambda: _read_with_progress(path, name))
+
+
+def _read_with_progress(source: str | bytes, name: str, filename: str | None = None) -> Run:
+    """A run read piece by piece under a progress bar when it is large (TREC files; others whole)."""
+    size = len(source) if isinstance(source, bytes) else os.path.getsize(source)
+    label = filename or str(source)
+    if size < PROGRESS_ABOVE or label.lower().endswith((".csv", ".tsv", ".parquet")):
+        with st.spinner(f"Reading the run {name}…"):
+            return read_run(source, name=name, filename=filename)
+    bar = st.progress(0.0, text=f"Reading the run {name}…")
+    done = [0]
+    compressed = is_gzip(source)
+
+    def advance(count: int) -> None:
+        done[0] += count
+        if not compressed:  # a gzip file's content size is known only at its end
+            bar.progress(min(done[0] / size, 1.0), text=f"Reading the run {name}… {done[0] / MB:,.0f} of {size / MB:,.0f} MB")
+        else:
+            bar.progress(0.5, text=f"Reading the run {name}… {done[0] / MB:,.0f} MB")
+
+    try:
+        return read_in_pieces(source, name=name, filename=filename, progress=advance)
+    finally:
+        bar.empty()
+
+
+PROGRESS_ABOVE = 128 * MB
 
 
 def upload(key: str, data: bytes, filename: str, kind: str) -> Run | Qrels:
@@ -192,10 +242,13 @@ def upload(key: str, data: bytes, filename: str, kind: str) -> Run | Qrels:
         raise
 
 
-@st.cache_resource(show_spinner="Reading the upload…", max_entries=16, scope="session", on_release=_give_back)
+@st.cache_resource(show_spinner=False, max_entries=16, scope="session", on_release=_give_back)
 def _upload(key: str, _data: bytes, filename: str, kind: str) -> Run | Qrels:
     content = decompressed(_data, filename, limit=max_upload_bytes())
-    return read_run(content, filename=filename) if kind == "run" else read_qrels(content, filename=filename)
+    if kind == "run":
+        return _read_with_progress(content, run_name_from_path(filename), filename)
+    with st.spinner("Reading the judgments…"):
+        return read_qrels(content, filename=filename)
 
 
 def _shared(*keys: str) -> bool:

@@ -7,32 +7,41 @@ the time of numpy and pyarrow alone.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from rankviz.cli import render
+from rankviz.engines import RunSource, evaluate_sources, file_size
 from rankviz.errors import OptionError, RankvizError
-from rankviz.evaluate import as_measures, as_runs, collection_measures, evaluate
+from rankviz.evaluate import as_measures, collection_measures
 from rankviz.io.collection import Collection, open_collection
 from rankviz.io.groups import QueryGroups, coverage, read_groups, read_weights
 from rankviz.io.model import Qrels, Run
 from rankviz.io.readers import read_qrels, read_run
 from rankviz.measures import Measure
-from rankviz.settings import AGGREGATE, DEFAULT_MEASURES, EvalSettings, TestSettings
+from rankviz.settings import AGGREGATE, DEFAULT_MEASURES, EngineSettings, EvalSettings, TestSettings
 
 
 @dataclass
 class Inputs:
-    """What the shared arguments name: qrels, runs, measures, settings, and a collection's extras."""
+    """What the shared arguments name: qrels, run files, measures, settings, and a collection's extras.
+
+    The runs are read when first asked for (:attr:`runs`): an engine that streams them never does."""
 
     qrels: Qrels
-    runs: list[Run]
+    sources: list[RunSource]
     measures: list[Measure]
     settings: EvalSettings
     collection: Collection | None
     groups: QueryGroups | None
     weights: dict[str, float] | None
+
+    @functools.cached_property
+    def runs(self) -> list[Run]:
+        return [read_run(source.path, name=source.name) for source in self.sources]
 
 
 def warn(message: str) -> None:
@@ -45,13 +54,13 @@ def load(args: argparse.Namespace) -> Inputs:
     if Path(args.qrels).is_dir():
         collection = open_collection(args.qrels)
         qrels = collection.read_qrels()
-        runs = [collection.read_run(name) for name in (args.runs or collection.run_paths)]
+        sources = [RunSource.of(collection.run_path(name), name) for name in (args.runs or collection.run_paths)]
         base = EvalSettings(rel=collection.config.rel, gmax=collection.config.gmax)
     else:
         if not args.runs:
             raise OptionError("give at least one run file after the qrels")
         qrels = read_qrels(args.qrels)
-        runs = [read_run(path) for path in args.runs]
+        sources = [RunSource.of(path) for path in args.runs]
         base = EvalSettings()
     given = {n: getattr(args, n) for n in EvalSettings.OPTIONS if n != "aggregate" and getattr(args, n, None) is not None}
     aggregate, weights = _aggregate(args, collection)
@@ -72,7 +81,7 @@ def load(args: argparse.Namespace) -> Inputs:
         measures = collection_measures(collection, settings)
     else:
         measures = as_measures(DEFAULT_MEASURES, defaults=settings.measure_defaults)
-    return Inputs(qrels, as_runs(runs), measures, settings, collection, groups, weights)
+    return Inputs(qrels, sources, measures, settings, collection, groups, weights)
 
 
 def _aggregate(args: argparse.Namespace, collection: Collection | None) -> tuple[str | None, dict | None]:
@@ -91,6 +100,19 @@ def _aggregate(args: argparse.Namespace, collection: Collection | None) -> tuple
     if collection is not None and collection.weights is not None:
         return how, collection.weights.to_dict()
     raise OptionError("--aggregate weights needs a file: weights:FILE (or a collection with query_weights.tsv)")
+
+
+@contextlib.contextmanager
+def progress_bar(sources: list[RunSource]):
+    """A progress callback (bytes done) drawing a bar on stderr when it is a terminal, else None."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from tqdm import tqdm
+
+    total = sum(file_size(source.path) for source in sources)
+    with tqdm(total=total or None, unit="B", unit_scale=True, desc="reading runs", file=sys.stderr, leave=False) as bar:
+        yield bar.update
 
 
 def report_ignored(ignored: dict[str, tuple[str, ...]]) -> None:
@@ -115,7 +137,10 @@ def evaluate_command(args: argparse.Namespace) -> str:
     inputs = load(args)
     if args.protocol:
         return _protocol(args, inputs)
-    result = evaluate(inputs.qrels, inputs.runs, inputs.measures, inputs.settings, groups=inputs.groups, weights=inputs.weights)
+    engine = EngineSettings(**{n: getattr(args, n) for n in EngineSettings.OPTIONS if getattr(args, n, None) is not None})
+    with progress_bar(inputs.sources) as progress:
+        result = evaluate_sources(inputs.qrels, inputs.sources, inputs.measures, inputs.settings, engine,
+                                  groups=inputs.groups, weights=inputs.weights, progress=progress)  # fmt: skip
     report_ignored(result.ignored)
     return render.evaluation(result, args.format, per_query=args.per_query)
 
@@ -141,7 +166,10 @@ def compare_command(args: argparse.Namespace) -> str:
     if len(inputs.runs) < 2:
         raise OptionError("compare needs at least two runs")
     settings = test_settings(args, inputs.runs)
-    result = evaluate(inputs.qrels, inputs.runs, inputs.measures, inputs.settings, groups=inputs.groups, weights=inputs.weights)
+    engine = EngineSettings(**{n: getattr(args, n) for n in EngineSettings.OPTIONS if getattr(args, n, None) is not None})
+    with progress_bar(inputs.sources) as progress:
+        result = evaluate_sources(inputs.qrels, inputs.sources, inputs.measures, inputs.settings, engine,
+                                  groups=inputs.groups, weights=inputs.weights, progress=progress)  # fmt: skip
     report_ignored(result.ignored)
     table = compare(result, settings).table
     if args.detect is not None:

@@ -99,6 +99,10 @@ def build_parser() -> argparse.ArgumentParser:
     _grouping(ev)
     ev.add_argument("--protocol", action="store_true", help="print the collection's benchmark protocol: each group's "
                     "primary measure and their macro mean")  # fmt: skip
+    add(ev, s.ENGINE)
+    add(ev, s.BLOCK_QUERIES, metavar="N")
+    add(ev, s.SCHEDULER, metavar="ADDRESS")
+    add(ev, s.WORKERS, metavar="N")
 
     co = commands.add_parser("compare", help="paired significance tests of runs against a baseline (or all pairs)")
     _inputs(co)

@@ -115,10 +115,13 @@ class Collection:
     def read_qrels(self) -> Qrels:
         return read_qrels(self.qrels_path)
 
-    def read_run(self, name: str) -> Run:
+    def run_path(self, name: str) -> Path:
         if name not in self.run_paths:
             raise CollectionError(f"{self.path}: no run named {name!r}; runs: {', '.join(self.run_paths)}")
-        return read_run(self.run_paths[name], name=name)
+        return self.run_paths[name]
+
+    def read_run(self, name: str) -> Run:
+        return read_run(self.run_path(name), name=name)
 
 
 def open_collection(path: str | os.PathLike) -> Collection:

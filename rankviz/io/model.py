@@ -61,6 +61,46 @@ class Run:
         column = self.rank_column
         return column if isinstance(column, np.ndarray) else to_numpy(column)
 
+    def query_block(self, start: int, stop: int) -> Run:
+        """The lines of queries ``start`` to ``stop`` (codes; the run's queries grouped, as a stream
+        engine reads them), sharing this run's memory."""
+        lo, hi = np.searchsorted(self.qid_codes, [start, stop])
+        if lo == 0 and hi == len(self):
+            return self
+        rank = self.rank_column[lo:hi] if isinstance(self.rank_column, np.ndarray) else self.rank_column.slice(lo, hi - lo)
+        keys = DocidKeys(self.docid_keys.values[lo:hi], self.docid_keys.numeric)
+        return Run(name=self.name, source=self.source, query_ids=self.query_ids[start:stop],
+                   qid_codes=self.qid_codes[lo:hi] - np.int32(start), docids=self.docids.slice(lo, hi - lo),
+                   score=self.score[lo:hi], rank_column=rank, docid_keys=keys)  # fmt: skip
+
+    @classmethod
+    def concatenate(cls, parts: list[Run]) -> Run:
+        """One run of several over disjoint queries, in order (the pieces of one file)."""
+        first = parts[0]
+        if len(parts) == 1:
+            return first
+        counts = np.cumsum([0] + [len(p.query_ids) for p in parts])
+        docids = pa.chunked_array([c for p in parts for c in (p.docids.chunks if isinstance(p.docids, pa.ChunkedArray)
+                                   else [p.docids])], type=first.docids.type)  # fmt: skip
+        kinds = {p.docid_keys.numeric for p in parts}  # a string's key depends on the string alone
+        keys = DocidKeys(np.concatenate([p.docid_keys.values for p in parts]), kinds.pop()) if len(kinds) == 1 else None
+        return cls(
+            name=first.name,
+            source=first.source,
+            query_ids=np.concatenate([p.query_ids for p in parts]),
+            qid_codes=np.concatenate([p.qid_codes + np.int32(c) for p, c in zip(parts, counts)]),
+            docids=docids,
+            score=np.concatenate([p.score for p in parts]),
+            rank_column=np.concatenate([p.rank for p in parts]),
+            docid_keys=keys,
+        )
+
+    @classmethod
+    def empty(cls, name: str, source: str = "") -> Run:
+        """A run with no lines: every judged query is missing from it."""
+        return cls(name=name, source=source, query_ids=np.zeros(0, object), qid_codes=np.zeros(0, np.int32),
+                   docids=pa.array([], pa.string()), score=np.zeros(0), rank_column=np.zeros(0))  # fmt: skip
+
     def to_frame(self):
         """The run as a pandas DataFrame (``qid, docid, rank, score``) in file order."""
         import pandas as pd
@@ -81,6 +121,15 @@ class Qrels(_Encoded):
 
     source: str = ""
     grade: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+
+    def restricted(self, query_ids) -> Qrels:
+        """The judgments of these queries only (the docid vocabulary is shared, not copied)."""
+        wanted = set(query_ids)
+        keep = np.fromiter((q in wanted for q in self.query_ids), dtype=bool, count=len(self.query_ids))
+        rows = np.flatnonzero(keep[self.qid_codes])
+        codes = (np.cumsum(keep, dtype=np.int32) - 1)[self.qid_codes[rows]]
+        return Qrels(query_ids=self.query_ids[keep], qid_codes=codes, doc_ids=self.doc_ids,
+                     doc_codes=self.doc_codes[rows], source=self.source, grade=self.grade[rows])  # fmt: skip
 
     def to_frame(self):
         """The judgments as a pandas DataFrame (``qid, docid, rel``)."""

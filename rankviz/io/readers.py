@@ -51,6 +51,12 @@ def read_run(source: Source, *, name: str | None = None, filename: str | None = 
     else:
         columns = read_named(source, label, kind, ("qid", "docid", "score"), ("rank",), duplicates)
         queries = encode_queries(columns["qid"])
+    return run_from_columns(columns, queries, name=run_name, label=label)
+
+
+def run_from_columns(columns: dict, queries: dict, *, name: str, label: str) -> Run:
+    """A run from a reader's columns and encoded query ids. The columns are handed over: the dict is
+    emptied, so that what the run does not keep (the query id strings) is freed at once."""
     score = np.asarray(columns["score"], dtype=np.float64)
     rank = columns.get("rank")
     if rank is None:
@@ -59,9 +65,9 @@ def read_run(source: Source, *, name: str | None = None, filename: str | None = 
         rank = rank.astype(np.float64, copy=False)
     docids = columns["docid"]
     keys = columns.get("docid_keys")
-    del columns
+    columns.clear()
     pa.default_memory_pool().release_unused()  # the parse buffers, back to the system
-    return Run(name=run_name, source=label, **queries, docids=docids, score=score, rank_column=rank, docid_keys=keys)
+    return Run(name=name, source=label, **queries, docids=docids, score=score, rank_column=rank, docid_keys=keys)
 
 
 def read_qrels(source: Source, *, filename: str | None = None) -> Qrels:

@@ -48,8 +48,9 @@ def fields(line: str) -> list[str]:
     return _SEPARATORS.split(line.strip(" \t")) if line.strip(" \t") else []
 
 
-def read_trec(source: Source, label: str, kind: str, *, duplicates: str) -> tuple[dict, dict]:
-    """(columns, encoded query ids) of a run (``kind="run"``) or qrels file."""
+def read_trec(source: Source, label: str, kind: str, *, duplicates: str, start_line: int = 1) -> tuple[dict, dict]:
+    """(columns, encoded query ids) of a run (``kind="run"``) or qrels file, and the
+    number its first line has in messages (``start_line``: a piece of a larger file starts further down)."""
     names = RUN_FIELDS if kind == "run" else QRELS_FIELDS
     head = sniff(source, label)
     check_text(head, label)
@@ -58,7 +59,7 @@ def read_trec(source: Source, label: str, kind: str, *, duplicates: str) -> tupl
         vouched = _read_fast(source, names, separator)
         if vouched is not None:
             return vouched
-    columns = read_checked(source, label, kind, duplicates=duplicates)
+    columns = read_checked(source, label, kind, duplicates=duplicates, start_line=start_line)
     return columns, encode_queries(columns["qid"])
 
 
@@ -248,13 +249,14 @@ def _parse_qrels_line(parts: list[str], label: str, line_no: int, line: str) -> 
     return parts[0], parts[2], grade
 
 
-def read_checked(source: Source, label: str, kind: str, *, duplicates: str) -> dict:
-    """Line by line: exactly the field rule, or a FormatError naming the line."""
+def read_checked(source: Source, label: str, kind: str, *, duplicates: str, start_line: int = 1) -> dict:
+    """Line by line: exactly the field rule, or a FormatError naming the line (numbered from ``start_line``)."""
     is_run = kind == "run"
     parse_line = _parse_run_line if is_run else _parse_qrels_line
     seen: dict[tuple[str, str], tuple[int, object]] = {}
     rows = []
     for line_no, raw in lines(source, label):
+        line_no += start_line - 1
         line = decode(raw, label, line_no)
         parts = fields(line)
         if not parts or parts[0].startswith("#"):

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rankviz.measures._segments import segment_prefix_sum
+
 
 @dataclass(frozen=True)
 class TieGroups:
@@ -62,12 +64,7 @@ def _group_index(table, rows: np.ndarray) -> np.ndarray:
 
 def exclusive_group_prefix(groups: TieGroups, values: np.ndarray) -> np.ndarray:
     """Sum of ``values`` over the earlier groups of the same query."""
-    if len(values) == 0:
-        return values
-    before = np.cumsum(values) - values
-    new_query = np.r_[True, groups.query[1:] != groups.query[:-1]]
-    first = np.maximum.accumulate(np.where(new_query, np.arange(len(values)), 0))
-    return before - before[first]
+    return segment_prefix_sum(groups.query, values)
 
 
 def inside(groups: TieGroups, cutoff: int | None) -> np.ndarray:

@@ -39,8 +39,38 @@ def rank_among(table, rows: np.ndarray) -> np.ndarray:
 
 def exclusive_prefix_sum(table, rows: np.ndarray, values: np.ndarray) -> np.ndarray:
     """Sum of ``values`` over the earlier given rows of the same query (0 for each query's first)."""
-    before = np.cumsum(values) - values
-    return before - before[_first_of_query(table, rows)]
+    return segment_prefix_sum(table.row_query[rows], values)
+
+
+def segment_prefix_sum(segment: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Sum of ``values`` over the earlier elements of the same segment (a run of equal ids in the
+    non-decreasing ``segment``), 0 for each segment's first.
+
+    Each segment is summed on its own from its first element (segments of similar length side by
+    side in a padded matrix, a power of two wide), never through a running total of the segments
+    before it: that total's rounding would make a query's value depend on which queries share its
+    table, and the engines that evaluate a run in pieces would disagree in the last digit.
+    """
+    n = len(values)
+    out = np.zeros(n, dtype=np.float64)
+    if n == 0:
+        return out
+    starts = np.flatnonzero(np.r_[True, segment[1:] != segment[:-1]])
+    counts = np.diff(np.r_[starts, n])
+    segment_of = np.repeat(np.arange(len(starts)), counts)
+    position = np.arange(n) - np.repeat(starts, counts)
+    widths = np.left_shift(1, np.ceil(np.log2(counts)).astype(np.int64))
+    for width in np.unique(widths[widths > 1]):
+        chosen = widths == width
+        slot = np.cumsum(chosen) - 1
+        members = np.flatnonzero(chosen[segment_of])
+        at = (slot[segment_of[members]], position[members])
+        matrix = np.zeros((int(chosen.sum()), int(width)))
+        matrix[at] = values[members]
+        before = np.zeros_like(matrix)
+        np.cumsum(matrix[:, :-1], axis=1, out=before[:, 1:])
+        out[members] = before[at]
+    return out
 
 
 def relevant_in_qrels(table, rel: int) -> np.ndarray:

@@ -1,0 +1,260 @@
+"""Where an evaluation runs: in memory, streaming through pieces of a run, or on a Dask cluster.
+
+Every engine computes the same :class:`~rankviz.evaluate.Evaluation` with the same kernels:
+
+- ``memory`` reads each run whole (:func:`rankviz.evaluate.evaluate`);
+- ``stream`` reads a TREC run file in pieces of whole queries (:mod:`rankviz.io.blocks`), ranks and
+  measures each against the qrels of its queries, keeps only the per-query values and drops the
+  piece: memory follows the piece, not the file;
+- ``dask`` hands the same pieces to the workers of a ``dask.distributed`` cluster and gathers the
+  per-query values (at most two pieces per worker are in flight, so the client's memory is bounded
+  too).
+
+A query's values do not depend on the other queries it is evaluated with (random tie orders are
+drawn per query and document, see :func:`rankviz.ranking.shuffle_ties`), so the pieces' values put
+together are the in-memory values, whatever the blocks. Queries of the qrels that no piece ranks
+are evaluated last, as an empty ranking, exactly as the in-memory engine evaluates them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from rankviz.errors import FormatError, OptionError
+from rankviz.evaluate import (
+    Evaluation,
+    TableValues,
+    _table_policy,
+    as_measures,
+    assemble,
+    evaluate_tables,
+    table_values,
+    tie_seed,
+)
+from rankviz.io.blocks import Piece, pieces
+from rankviz.io.groups import QueryGroups
+from rankviz.io.model import Qrels, Run
+from rankviz.io.readers import read_run, run_name_from_path
+from rankviz.io.sources import is_gzip, lines
+from rankviz.measures import Measure
+from rankviz.ranking import rank
+from rankviz.settings import EngineSettings, EvalSettings
+
+#: engine="auto" streams a run file larger than this (a gzip file counts four times its size)
+STREAM_ABOVE_BYTES = 2**30
+_DASK_WORKERS = 2
+
+Progress = Callable[[int], None]  # told the bytes of each piece as it is done
+
+
+@dataclass(frozen=True, eq=False)
+class RunSource:
+    """A run to evaluate: its file and the name it goes by."""
+
+    path: str
+    name: str
+
+    @classmethod
+    def of(cls, path: str | os.PathLike, name: str | None = None) -> RunSource:
+        return cls(str(path), name if name is not None else run_name_from_path(str(path)))
+
+
+def chosen_engine(sources: Sequence[RunSource], engine: EngineSettings) -> str:
+    """The engine that runs: ``auto`` streams when a run file is large, and only TREC files stream."""
+    if engine.engine != "auto":
+        if engine.engine != "memory":
+            for source in sources:
+                if Path(source.path).suffix.lower() in (".csv", ".tsv", ".parquet"):
+                    raise OptionError(f"{source.path}: the {engine.engine} engine reads TREC run files (plain or .gz)")
+        return engine.engine
+    for source in sources:
+        if Path(source.path).suffix.lower() in (".csv", ".tsv", ".parquet"):
+            continue
+        try:
+            size = os.path.getsize(source.path) * (4 if is_gzip(source.path) else 1)
+        except OSError:
+            continue  # the reader names the problem
+        if size > STREAM_ABOVE_BYTES:
+            return "stream"
+    return "memory"
+
+
+def evaluate_sources(
+    qrels: Qrels,
+    sources: Sequence[RunSource],
+    measures: Sequence[Measure | str],
+    settings: EvalSettings | None = None,
+    engine: EngineSettings | None = None,
+    *,
+    groups: QueryGroups | None = None,
+    weights: Mapping[str, float] | None = None,
+    rng: np.random.Generator | int | None = None,
+    progress: Progress | None = None,
+) -> Evaluation:
+    """Evaluate run files on the engine the settings choose; the same evaluation on every engine."""
+    settings = settings or EvalSettings()
+    engine = engine or EngineSettings()
+    measures = as_measures(measures, defaults=settings.measure_defaults)
+    chosen = chosen_engine(sources, engine)
+    if chosen == "memory":  # one run alive at a time
+        tables = ((s.name, rank(_read_whole(s, progress), qrels, ties=_table_policy(settings.ties))) for s in sources)
+        return evaluate_tables(tables, measures, settings, qrels_qids=qrels.query_ids, groups=groups, weights=weights, rng=rng)
+    seed = tie_seed(settings, rng)
+    job = _Job(qrels, tuple(measures), settings, seed, engine.block_queries)
+    if chosen == "stream":
+        gathered = [(s.name, job.gather(s, _here(job, s, progress))) for s in sources]
+    else:
+        gathered = _on_dask(job, sources, engine, progress)
+    return assemble(gathered, measures, settings, qrels_qids=qrels.query_ids, groups=groups, weights=weights)
+
+
+def _read_whole(source: RunSource, progress: Progress | None) -> Run:
+    run = read_run(source.path, name=source.name)
+    if progress is not None:
+        progress(file_size(source.path))
+    return run
+
+
+def file_size(path: str) -> int:
+    """The bytes a progress bar counts for a run file (0 for gzip, whose content size is unknown ahead)."""
+    try:
+        return 0 if is_gzip(path) else os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+def _here(job: _Job, source: RunSource, progress: Progress | None) -> Iterator[tuple[Piece, PieceValues]]:
+    for piece in pieces(source.path):
+        yield piece, values_of_piece(piece, job, source.name)
+        if progress is not None:
+            progress(len(piece.data))
+
+
+@dataclass(frozen=True, eq=False)
+class PieceValues:
+    """What one piece gives: per-query values of the judged queries it ranks, and every query id
+    it lists (to check that no query comes back in a later piece)."""
+
+    values: TableValues
+    query_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class _Job:
+    """One evaluation's fixed inputs, shipped once to every worker."""
+
+    qrels: Qrels
+    measures: tuple[Measure, ...]
+    settings: EvalSettings
+    seed: int
+    block_queries: int | None
+
+    def gather(self, source: RunSource, found: Iterator[tuple[Piece, PieceValues]]) -> TableValues:
+        """A run's values from its pieces (in file order), then the judged queries none of them ranks."""
+        parts, seen = [], set()
+        for piece, part in found:
+            again = seen.intersection(part.query_ids)
+            if again:
+                raise _comes_back(piece, again)
+            seen.update(part.query_ids)
+            parts.append(part.values)
+        missing = [q for q in self.qrels.query_ids if q not in seen]
+        if missing or not parts:
+            parts.append(self.values(Run.empty(source.name, source.path), missing))
+        return TableValues.concatenate(parts)
+
+    def values(self, run: Run, query_ids) -> TableValues:
+        table = rank(run, self.qrels.restricted(query_ids), ties=_table_policy(self.settings.ties))
+        return table_values(table, self.measures, self.settings, self.seed)
+
+
+def values_of_piece(piece: Piece, job: _Job, name: str) -> PieceValues:
+    """Read, rank and measure one piece (what a worker runs); the piece's run is dropped after."""
+    run = piece.read(name=name)
+    codes = run.qid_codes
+    if len(codes) > 1 and not bool(np.all(codes[1:] >= codes[:-1])):
+        raise _comes_back(piece, None)
+    blocks = []
+    size = job.block_queries or max(len(run.query_ids), 1)
+    for start in range(0, max(len(run.query_ids), 1), size):
+        block = run.query_block(start, start + size)
+        blocks.append(job.values(block, block.query_ids))
+    return PieceValues(TableValues.concatenate(blocks), tuple(run.query_ids))
+
+
+def _comes_back(piece: Piece, earlier: set[str] | None) -> FormatError:
+    """The error for a query whose lines are not together: the first line (of the piece) where a
+    query listed before (in an earlier piece, or earlier in this one) comes back."""
+    before = set(earlier or ())
+    current = None
+    for line_no, raw in lines(piece.data, piece.label):
+        match = re.match(rb"[ \t]*([^ \t]*)", raw)
+        qid = match.group(1).decode("utf-8", "replace")
+        if not qid or qid.startswith("#"):
+            continue
+        if qid != current:
+            if qid in before:
+                line = raw.decode("utf-8", "replace")
+                return FormatError(
+                    piece.label,
+                    piece.first_line + line_no - 1,
+                    line,
+                    f"query {qid!r} comes back after other queries; the stream and dask engines need each query's "
+                    "lines together (sort the file by query, e.g. sort -s -k1,1, or use --engine memory)",
+                )
+            if current is not None:
+                before.add(current)
+            current = qid
+    raise AssertionError("a query comes back but no line shows it")  # pragma: no cover
+
+
+def _on_dask(job: _Job, sources: Sequence[RunSource], engine: EngineSettings, progress: Progress | None):
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise OptionError("engine=dask needs Dask: pip install 'rankviz[dask]'") from None
+    cluster = None
+    if engine.scheduler is not None:
+        try:
+            client = Client(engine.scheduler, timeout="5s")
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise OptionError(f"cannot reach the Dask scheduler at {engine.scheduler}: {exc}") from None
+    else:
+        cluster = LocalCluster(n_workers=engine.workers or _DASK_WORKERS, threads_per_worker=1, processes=True,
+                               dashboard_address=":0")  # fmt: skip
+        client = Client(cluster)
+    try:
+        shipped = client.scatter(job, broadcast=True)
+        window = 2 * max(len(client.scheduler_info().get("workers", {})), 1)
+        return [(s.name, job.gather(s, _in_order(client, shipped, s, window, progress))) for s in sources]
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def _in_order(client, shipped, source: RunSource, window: int, progress: Progress | None):
+    """(piece, values) of a run's pieces computed on the cluster, in file order, with at most
+    ``window`` pieces in flight (the client holds no more than that many pieces' bytes)."""
+    in_flight: deque = deque()
+    for piece in pieces(source.path):
+        sent = client.scatter(piece)  # straight to a worker, not through the scheduler's task graph
+        in_flight.append((piece, client.submit(values_of_piece, sent, shipped, source.name, pure=False)))
+        if len(in_flight) >= window:
+            yield _done(*in_flight.popleft(), progress)
+    while in_flight:
+        yield _done(*in_flight.popleft(), progress)
+
+
+def _done(piece: Piece, future, progress: Progress | None) -> tuple[Piece, PieceValues]:
+    values = future.result()
+    if progress is not None:
+        progress(len(piece.data))
+    return piece, values

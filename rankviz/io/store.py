@@ -1,0 +1,163 @@
+"""Parsed runs kept on disk as Arrow IPC files, keyed on the content of the file they were read from.
+
+Reading a 7M-line run takes a second or more; opening its stored columns takes milliseconds (they
+are memory-mapped, not read: the operating system pages them in as they are used and shares them
+between processes). The store is a cache: deleting the folder loses nothing.
+
+Layout of the folder: ``runs/<sha256 of the file's bytes>.arrow``, one parsed run each (its
+columns, its query ids and the docids' key kind in the schema's metadata, with the format's
+version), and ``stamps/<sha1 of path and stamp>``, the content hash of a file as it was when last
+seen, so that an unchanged file is found without hashing its bytes again. A file's stamp
+(modification and change time, size, inode) changes with any rewrite, so a stale hash is never used.
+Every write goes to a temporary file first and is renamed into place: several servers may share
+the folder. The least recently used runs are removed past the size budget.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from rankviz._arrow import from_numpy, to_numpy
+from rankviz.io.model import DocidKeys, Run
+
+FORMAT = "1"  # bump when the stored columns change: older files are then ignored
+
+
+class RunStore:
+    """A folder of parsed runs (see the module's docstring), at most ``budget`` bytes of them."""
+
+    def __init__(self, folder: str | os.PathLike, *, budget: int) -> None:
+        self.folder = Path(folder)
+        self.budget = budget
+
+    def get(self, path: str | os.PathLike, name: str, read: Callable[[], Run]) -> Run:
+        """The run read from ``path`` under ``name``: opened from the store when its content was
+        stored before, else ``read()`` and stored for next time. A store that cannot be written
+        (a read-only folder, a full disk) is skipped, never an error."""
+        path = Path(path)
+        try:
+            content = self._content_hash(path)
+        except OSError:
+            return read()  # the reader names what is wrong with the file
+        stored = self.folder / "runs" / f"{content}.arrow"
+        if stored.exists():
+            try:
+                run = _open(stored, name=name, source=str(path))
+                os.utime(stored)  # recently used
+                return run
+            except (OSError, pa.ArrowInvalid, KeyError, ValueError):
+                pass  # damaged or of another format: read again and replace it
+        run = read()
+        try:
+            self._write(stored, run)
+        except OSError:
+            pass
+        return run
+
+    def _content_hash(self, path: Path) -> str:
+        info = path.stat()
+        seen = f"{path.resolve()}\0{info.st_mtime_ns}\0{info.st_ctime_ns}\0{info.st_size}\0{info.st_ino}"
+        note = self.folder / "stamps" / hashlib.sha1(seen.encode()).hexdigest()
+        try:
+            return note.read_text().strip()
+        except OSError:
+            pass
+        digest = hashlib.sha256()
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 22), b""):
+                digest.update(block)
+        content = f"{digest.hexdigest()}-{FORMAT}"
+        try:
+            _atomic_write(note, lambda sink: sink.write(content.encode()))
+        except OSError:
+            pass
+        return content
+
+    def _write(self, stored: Path, run: Run) -> None:
+        table = pa.table(
+            {
+                "qid_code": from_numpy(run.qid_codes),
+                "docid": _one_chunk(run.docids),
+                "score": from_numpy(run.score),
+                "rank": from_numpy(run.rank),
+                "docid_key": from_numpy(run.docid_keys.values),
+            }
+        )
+        metadata = {"rankviz": FORMAT, "numeric": "1" if run.docid_keys.numeric else "0",
+                    "query_ids": json.dumps(run.query_ids.tolist())}  # fmt: skip
+        table = table.replace_schema_metadata(metadata)
+
+        def write(sink) -> None:
+            with pa.ipc.new_file(sink, table.schema) as writer:
+                writer.write_table(table, max_chunksize=max(len(table), 1))  # one batch: every column opens as a view
+
+        _atomic_write(stored, write)
+        self._trim()
+
+    def _trim(self) -> None:
+        """Remove the least recently used runs until the store fits its budget."""
+        files = []
+        for entry in os.scandir(self.folder / "runs"):
+            if entry.name.endswith(".arrow"):
+                info = entry.stat()
+                files.append((info.st_mtime, info.st_size, entry.path))
+        total = sum(size for _, size, _ in files)
+        for _, size, file in sorted(files):
+            if total <= self.budget:
+                break
+            try:
+                os.remove(file)
+                total -= size
+            except OSError:
+                pass
+
+
+def _open(stored: Path, *, name: str, source: str) -> Run:
+    """A stored run, memory-mapped: its arrays are views of the file's pages."""
+    table = pa.ipc.open_file(pa.memory_map(str(stored))).read_all()
+    metadata = {k.decode(): v.decode() for k, v in (table.schema.metadata or {}).items()}
+    if metadata.get("rankviz") != FORMAT:
+        raise ValueError("another format")
+    column = {field: table.column(field).chunk(0) if table.num_rows else table.column(field).combine_chunks()
+              for field in table.column_names}  # fmt: skip
+    return Run(
+        name=name,
+        source=source,
+        query_ids=np.asarray(json.loads(metadata["query_ids"]), dtype=object),
+        qid_codes=to_numpy(column["qid_code"]),
+        docids=column["docid"],
+        score=to_numpy(column["score"]),
+        rank_column=to_numpy(column["rank"]),
+        docid_keys=DocidKeys(to_numpy(column["docid_key"]), metadata["numeric"] == "1"),
+    )
+
+
+def _one_chunk(values: pa.Array | pa.ChunkedArray) -> pa.Array:
+    if isinstance(values, pa.ChunkedArray):
+        return values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
+    return values
+
+
+def _atomic_write(target: Path, write: Callable) -> None:
+    """``write(file)`` into a temporary file beside ``target``, then renamed onto it."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
+    os.close(handle)
+    try:
+        with pa.OSFile(temporary, "wb") as out:
+            write(out)
+        os.replace(temporary, target)
+    except BaseException:
+        try:
+            os.remove(temporary)
+        except OSError:
+            pass
+        raise
