@@ -1,0 +1,124 @@
+"""The app at scale: 20 MS MARCO-sized runs in one app, and a restarted server opening them from the store.
+
+Builds (once, under bench/data/app20/; generated data, for timing only) a collection folder with the
+string-docid qrels of bench_evaluate.py and 20 MS MARCO dev-sized runs (6,980 queries x 1,000
+documents, ``D%07d`` docids, each with its own score noise, so no two files are alike). Then, each
+in a fresh process:
+
+1. one run, parsed and written to an empty store, then opened from the store by a new process (the
+   time of ``RunStore.get`` alone, the "restarted server" case, pages in the operating system's cache);
+2. the app's Overview page with all 20 runs selected (AppTest, the same frame as ``streamlit run``),
+   first with an empty store (every run parsed), then in a new process with the store filled (as
+   after a restart): wall time and the process's resident memory, per run.
+
+``RANKVIZ_CACHE_MB`` is raised to hold all 20 runs with their tables, so the memory per run says how
+to size it. Asserts nothing; prints every number.
+
+    python bench/bench_app_scale.py [--runs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pacsv
+
+HERE = Path(__file__).parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+from bench_evaluate import RUN_COLUMNS, generate  # noqa: E402
+
+OPEN_ONE = """
+import sys, time
+from rankviz.io.readers import read_run
+from rankviz.io.store import RunStore
+store = RunStore(sys.argv[1], budget=2**40)
+start = time.perf_counter()
+run = store.get(sys.argv[2], "r", lambda: read_run(sys.argv[2], name="r"))
+print(time.perf_counter() - start, len(run))
+"""
+
+OVERVIEW = """
+import json, resource, sys, time
+import psutil
+from streamlit.testing.v1 import AppTest
+script = ("import sys\\nsys.argv = ['app.py', '--data', %r]\\n"
+          "from rankviz.app.pages import navigate\\nnavigate(default='overview')\\n")
+before = psutil.Process().memory_info().rss
+at = AppTest.from_string(script % sys.argv[1], default_timeout=3600)
+at.query_params["collection"] = "app20"
+start = time.perf_counter()
+at.run()
+elapsed = time.perf_counter() - start
+assert not at.exception, at.exception
+after = psutil.Process().memory_info().rss
+print(json.dumps({"seconds": elapsed, "before": before, "after": after,
+                  "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
+"""
+
+
+def collection(n_runs: int) -> Path:
+    qrels, base = generate("msmarco", docids="D7")
+    folder = HERE / "data" / "app20"
+    runs = folder / "runs"
+    runs.mkdir(parents=True, exist_ok=True)
+    if not (folder / "qrels.txt").exists():
+        (folder / "qrels.txt").symlink_to(qrels.resolve())
+    (folder / "collection.toml").write_text('name = "20 MS MARCO-sized runs"\nmeasures = ["RR@10", "nDCG@10", "AP"]\n')
+    missing = [i for i in range(n_runs) if not (runs / f"run{i:02d}.run").exists()]
+    if missing:
+        table = pacsv.read_csv(
+            base,
+            read_options=pacsv.ReadOptions(column_names=RUN_COLUMNS),
+            parse_options=pacsv.ParseOptions(delimiter=" "),
+            convert_options=pacsv.ConvertOptions(column_types={n: pa.string() for n in ("qid", "q0", "docid", "tag")}),
+        )
+        score = table.column("score").to_numpy()
+        for i in missing:
+            noisy = np.round(score + np.random.default_rng(i).normal(0, 0.5, len(score)), 4)
+            pacsv.write_csv(
+                table.set_column(4, "score", pa.array(noisy)),
+                runs / f"run{i:02d}.run",
+                write_options=pacsv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none"),
+            )
+    return folder
+
+
+def child(code: str, *args: str, env: dict) -> str:
+    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env, cwd=ROOT)
+    if done.returncode:
+        raise RuntimeError(done.stderr[-2000:])
+    return done.stdout.strip().splitlines()[-1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=20, help="runs in the collection (default 20)")
+    args = parser.parse_args()
+    folder = collection(args.runs)
+    env = {**os.environ, "RANKVIZ_CACHE_MB": "22000"}
+    one = sorted((folder / "runs").glob("*.run"))[0]
+    with tempfile.TemporaryDirectory() as store:
+        parse_seconds, lines = child(OPEN_ONE, store, str(one), env=env).split()
+        open_seconds, _ = child(OPEN_ONE, store, str(one), env=env).split()
+        print(f"one run ({int(lines):,} lines): parsed and stored {float(parse_seconds):.2f} s; "
+              f"opened from the store by a new process {float(open_seconds) * 1000:.0f} ms")  # fmt: skip
+    with tempfile.TemporaryDirectory() as store:
+        env["RANKVIZ_STORE"] = store
+        for label in ("empty store (every run parsed)", "store filled (a restarted server)"):
+            found = json.loads(child(OVERVIEW, str(folder), env=env))
+            per_run = (found["after"] - found["before"]) / args.runs / 2**20
+            print(f"Overview of {args.runs} runs, {label}: {found['seconds']:.1f} s, resident "
+                  f"{found['after'] / 2**30:.1f} GB ({per_run:.0f} MB per run), peak {found['peak'] / 2**30:.1f} GB")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
