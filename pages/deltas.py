@@ -1,12 +1,14 @@
-"""Per-query deltas between a baseline and a run, and the query view of both rankings."""
+"""Per-query deltas: the meeting's page. Which queries to discuss, and one query's two rankings side by side."""
 
 import streamlit as st
 
 from rankviz import export, plots
-from rankviz.analyses import deltas
+from rankviz import settings as s
+from rankviz.analyses import deltas, query_view
+from rankviz.app import loaders
 from rankviz.app.frame import open_page
-from rankviz.app.text import md
-from rankviz.app.widgets import url_selectbox, widget_key
+from rankviz.app.text import highlighted_html, md, message
+from rankviz.app.widgets import grade_style, url_option, url_selectbox, widget_key
 
 ctx = open_page("deltas")
 st.header("Per-query deltas")
@@ -26,86 +28,174 @@ measure = ctx.measure(measure_name)
 label = str(measure)
 evaluation = ctx.evaluation([baseline, run])
 frame = deltas.deltas(evaluation.matrix(measure), baseline, run)
+chance = ctx.chance([baseline, run]).means()[label]
 wins, ties, losses = deltas.wins_ties_losses(frame["delta"])
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("Wins", wins)
 m2.metric("Ties", ties)
 m3.metric("Losses", losses)
 m4.metric(f"Mean delta {md(label)}", f"{evaluation.aggregation.mean(frame['delta'].to_numpy(), frame.index):+.4f}")
+means = {name: f"{evaluation.mean(measure, name):.4f} (chance level {chance[name]:.4f})" for name in (baseline, run)}
+st.caption(
+    message("Mean {}: {} {}, {} {}. ", label, baseline, means[baseline], run, means[run])
+    + "The chance level is what a random order of the run's own retrieved documents would get, exactly."
+)
+
+tables = ctx.tables([baseline, run])
+overlap = loaders.overlap(
+    (ctx.run_keys[baseline], ctx.run_keys[run]), ctx.qrels_key, ctx.settings.ties, tables[baseline], tables[run]
+)
+qids = list(frame.index)
+
+st.subheader("Discussion queue")
+per_reason = url_option(ctx.url, st.columns([1, 3])[0], s.QUEUE, "deltas")
+ctx.url.write(queue=per_reason if per_reason != s.QUEUE.default else None)
+queue = query_view.discussion_queue(frame, overlap, per_reason=int(per_reason))
+queue_ids = list(queue.index)
+queue_table = queue.assign(query=[ctx.queries.get(q, "") for q in queue.index])
+initial = ctx.url.choice("query", qids, queue_ids[0] if queue_ids else qids[0])  # the link's query, else the queue's first
+query_key = ctx.url.keyed("query", widget_key("deltas.query", baseline, run, qids), initial)
+
+
+def open_query(qid: str) -> None:
+    """Show ``qid`` in the query view (from a callback, or before the selector is drawn)."""
+    st.session_state[query_key] = qid
+
+
+# a click on a delta bar (made on the previous run: the chart is further down) opens that query, once
+bar_click = st.session_state.get("delta_bars")
+bar_points = bar_click.selection.points if bar_click else []
+if bar_points:
+    picked = qids[int(bar_points[0]["x"])]  # bars stand at their position in the sorted frame
+    if st.session_state.get("deltas.bar_opened") != (baseline, run, label, picked):
+        st.session_state["deltas.bar_opened"] = (baseline, run, label, picked)
+        open_query(picked)
+
+selection = st.dataframe(
+    queue_table[["why", "query", "baseline", "run", "delta", "rbo"]].style.format(
+        {"baseline": "{:.4f}", "run": "{:.4f}", "delta": "{:+.4f}", "rbo": "{:.3f}"}, na_rep="n/a"
+    ),
+    width="stretch",
+    on_select="rerun",
+    selection_mode="single-row",
+    key=f"queue:{baseline}:{run}:{label}",
+    column_config={
+        "baseline": st.column_config.NumberColumn(baseline),
+        "run": st.column_config.NumberColumn(run),
+        "rbo": st.column_config.NumberColumn("RBO", help="rank-biased overlap of the two top 100s (1: the same ranking)"),
+    },
+)
+rows = selection.selection.rows if selection else []
+if rows and st.session_state.get("deltas.queue_opened") != queue_ids[rows[0]]:
+    st.session_state["deltas.queue_opened"] = queue_ids[rows[0]]
+    open_query(queue_ids[rows[0]])
+st.caption(
+    "The largest losses and gains of the run against the baseline, then the queries whose two rankings share least "
+    "(rank-biased overlap, p = 0.9, Webber et al. 2010), even where the measure did not move. Click a row, or step "
+    "through the queue with Previous and Next."
+)
+
+if st.session_state.get(query_key) not in qids:
+    st.session_state[query_key] = initial
+place = queue_ids.index(st.session_state[query_key]) if st.session_state[query_key] in queue_ids else -1
+back, forward, where = st.columns([1, 1, 4])
+back.button("Previous", disabled=place <= 0, on_click=open_query, args=(queue_ids[max(place - 1, 0)] if queue_ids else "",),
+            key="deltas.previous", width="stretch")  # fmt: skip
+forward.button("Next", disabled=place >= len(queue_ids) - 1, on_click=open_query,
+               args=(queue_ids[min(place + 1, len(queue_ids) - 1)] if queue_ids else "",), key="deltas.next",
+               width="stretch")  # fmt: skip
+where.markdown(f"Query {place + 1} of {len(queue_ids)} in the queue." if place >= 0 else "This query is not in the queue.")
+
+st.subheader("Query view")
+left, right = st.columns([3, 1])
+query = left.selectbox(
+    "Query",
+    qids,
+    format_func=lambda q: f"{q}: {ctx.queries.get(q, '')[:80]}  ({frame.loc[q, 'delta']:+.3f})",
+    key=query_key,
+)
+depth = url_option(ctx.url, right, s.DEPTH, "deltas", horizontal=True)
+ctx.url.write(query=query, depth=depth if depth != s.DEPTH.default else None)
+text = ctx.queries.get(query, "")
+values = (f"{frame.loc[query, 'baseline']:.4f}", f"{frame.loc[query, 'run']:.4f}", f"{frame.loc[query, 'delta']:+.4f}")
+st.markdown(
+    (f"**{md(text)}**  \n" if text else "")
+    + message("{}: {} {}, {} {}, delta {}; ", label, baseline, values[0], run, values[1], values[2])
+    + f"rank-biased overlap {overlap.get(query, float('nan')):.3f}"
+)
+view = query_view.aligned(tables[baseline], tables[run], query, int(depth))
+shown = view.assign(
+    grade=["unjudged" if g != g else str(int(g)) for g in view["grade"]],
+    **{f"{side} rank": [("" if r != r else str(int(r))) for r in view[f"{side} rank"]] for side in ("baseline", "run")},
+)[["baseline rank", "baseline tie", "move", "run rank", "run tie", "docid", "grade"]]
+styled = shown.style.map(lambda g: grade_style(g, ctx.settings.rel), subset=["grade"])
+styled = styled.map(lambda m: "font-weight: bold" if m in ("new", "dropped") else "", subset=["move"])
+picked_doc = st.dataframe(
+    styled,
+    width="stretch",
+    hide_index=True,
+    on_select="rerun",
+    selection_mode="single-row",
+    key=f"aligned:{baseline}:{run}:{query}:{depth}",
+    column_config={
+        "baseline rank": st.column_config.TextColumn(f"{baseline} rank"),
+        "run rank": st.column_config.TextColumn(f"{run} rank"),
+        "baseline tie": st.column_config.TextColumn("tied", help="ranks sharing this document's score in the baseline"),
+        "run tie": st.column_config.TextColumn("tied ", help="ranks sharing this document's score in the run"),
+    },
+    height=min(38 + 35 * len(shown), 420 if ctx.present else 740),
+)
+in_top = {side: view[f"{side} rank"].le(depth) for side in ("baseline", "run")}
+unjudged = {side: int((in_top[side] & view["grade"].isna()).sum()) for side in in_top}
+st.caption(
+    f"One row per document of either top {depth}, by its better rank; a rank past the depth is shown too. 'move': from "
+    f"the baseline to the run (up / down by so many ranks; new: not in the baseline's top {depth}; dropped: not in the "
+    "run's). 'tied': the ranks that share the document's score (their order is the tie policy's). Grade: relevant "
+    f"(>= {ctx.settings.rel}) in blue, judged below it in sand, non-relevant in red, unjudged in grey. "
+    + message("Unjudged in the top {}: {} of {}'s, {} of {}'s.", depth, unjudged["baseline"], baseline, unjudged["run"], run)
+)
+
+docids = list(view["docid"])
+doc_rows = picked_doc.selection.rows if picked_doc else []
+document = docids[doc_rows[0]] if doc_rows else (ctx.url.raw("doc") if ctx.url.raw("doc") in docids else None)
+show_all = url_option(ctx.url, st, s.TEXTS, "deltas")
+ctx.url.write(texts="1" if show_all else None, doc=document)
+if ctx.collection.docs is None:
+    st.info(md(ctx.collection.config.documents or "This collection has no document texts (docs.jsonl.gz in its folder)."))
+else:
+    terms = query_view.query_terms(text)
+    wanted = docids if show_all else [d for d in [document] if d]
+    texts = ctx.collection.docs.get(wanted)
+    if not wanted:
+        st.caption("Click a document's row to read it here with the query's words marked, or show every text at once.")
+    for docid in wanted:
+        cells = shown.loc[view.index[view["docid"] == docid][0]]
+        title = message("{} · {} rank {} · {} rank {} · grade {}", docid, baseline, cells["baseline rank"] or "-", run,
+                        cells["run rank"] or "-", cells["grade"])  # fmt: skip
+        with st.expander(title, expanded=True):
+            found = texts.get(docid)
+            if found is None:
+                st.caption("No text for this document in the collection's docs.jsonl.gz.")
+                continue
+            if found["title"]:
+                st.html("<strong>" + highlighted_html(query_view.highlighted(found["title"], terms)) + "</strong>")
+            st.html(highlighted_html(query_view.highlighted(found["text"], terms)))
+
+st.subheader("Every query")
 groups = ctx.group_of(frame.index)
-clicked = st.plotly_chart(
+st.plotly_chart(
     plots.delta_bars(frame, ctx.queries, label, baseline, run, groups=groups),
     key="delta_bars",
     on_select="rerun",
     selection_mode="points",
 )
-points = clicked.selection.points if clicked else []
-picked = str(frame.index[int(points[0]["x"])]) if points else None  # bars stand at their position in the sorted frame
-query_key = widget_key("deltas.query", list(frame.index))
-if picked is not None and st.session_state.get("delta_clicked") != picked:
-    st.session_state["delta_clicked"] = picked  # a click opens that query below, once
-    ctx.url.write(query=picked)
-    st.session_state.pop(query_key, None)  # the query selector starts again from the URL
-st.caption("Click a bar to open that query in the query view below.")
+st.caption("Click a bar to open that query in the query view above.")
 if groups is not None:
     st.markdown(f"**Wins, ties and losses per {md(ctx.settings.group_by)}**")
     st.dataframe(
         deltas.wins_ties_losses_by_group(frame["delta"], groups).style.format({"mean_delta": "{:+.4f}"}), width="stretch"
     )
 st.plotly_chart(plots.baseline_scatter(frame, ctx.queries, label, baseline, run), key="delta_scatter")
-st.download_button("Download per-query values (CSV)", export.csv(frame), file_name=f"rankviz_deltas_{label}.csv", mime="text/csv")
-
-st.subheader("Largest gains and losses")
-count = st.slider("Queries in each list", 3, 50, 10)
-table = frame.assign(query=[ctx.queries.get(q, "") for q in frame.index])
-gains, losses_col = st.columns(2)
-gains.markdown("**Gains**")
-gains.dataframe(table.head(count), width="stretch")
-losses_col.markdown("**Losses**")
-losses_col.dataframe(table.tail(count).iloc[::-1], width="stretch")
-
-st.subheader("Query view")
-qids = list(frame.index)
-query = st.selectbox(
-    "Query",
-    qids,
-    index=qids.index(ctx.url.choice("query", qids, qids[0])),
-    format_func=lambda q: f"{q}: {ctx.queries.get(q, '')[:80]}  ({frame.loc[q, 'delta']:+.3f})",
-    key=query_key,
+st.download_button(
+    "Download per-query values (CSV)", export.csv(frame.join(overlap)), file_name=f"rankviz_deltas_{label}.csv", mime="text/csv"
 )
-depth = st.radio("Depth", [10, 20, 50], horizontal=True)
-ctx.url.write(query=query)
-if ctx.queries.get(query):
-    st.markdown("**Query:** " + md(ctx.queries[query]))
-tables = ctx.tables([baseline, run])
-view = deltas.side_by_side(tables[baseline], tables[run], query, depth)
-
-GRADES = ["baseline grade", "run grade"]
-shown = view.assign(**{c: ["unjudged" if g != g else str(int(g)) for g in view[c]] for c in GRADES})
-
-
-def grade_colour(grade_label: str) -> str:
-    if grade_label == "unjudged":
-        return "background-color: #f1f3f5; color: #868e96"
-    grade = int(grade_label)
-    if grade >= ctx.settings.rel:
-        return "background-color: #b7e4c7"
-    return "background-color: #ffe5d9" if grade <= 0 else "background-color: #fff3bf"
-
-
-st.dataframe(
-    shown.style.map(grade_colour, subset=GRADES).format({"baseline score": "{:.4f}", "run score": "{:.4f}"}),
-    width="stretch",
-    hide_index=True,
-)
-unjudged = {side: int(view[f"{side} grade"].isna().sum()) for side in ("baseline", "run")}
-st.caption(
-    f"Green: relevant (grade >= {ctx.settings.rel}); yellow: judged below the threshold; red: judged non-relevant; grey: "
-    "unjudged. 'moved': rank change of the run's document relative to the baseline ('new': not in the baseline's top list). "
-    f"Unjudged in the top {depth}: {unjudged['baseline']} of {md(baseline)}'s, {unjudged['run']} of {md(run)}'s."
-)
-if ctx.collection.docs is not None:
-    docids = list(dict.fromkeys(list(view["baseline docid"].dropna()) + list(view["run docid"].dropna())))
-    chosen_doc = st.selectbox("Document text", docids)
-    text = ctx.collection.docs.get([chosen_doc]).get(chosen_doc)
-    st.text(text["text"] if text else "(no text for this document)")

@@ -11,6 +11,9 @@ from rankviz.app.frame import open_page
 from rankviz.app.text import md
 from rankviz.app.widgets import url_selectbox
 
+#: The best value of each measure: bold on a translucent blue, over the theme's own text colour (light and dark).
+BEST = "font-weight: bold; background-color: rgba(68, 119, 170, 0.35)"
+
 ctx = open_page("overview")
 st.header("Overview")
 evaluation = ctx.evaluation()
@@ -27,9 +30,7 @@ if len(ctx.selected) > 1:
             for table in [loaders.comparison(evaluation.matrix(m), str(m), loaders.test_key(tests), tests.baseline)]
         }
     )
-styled = means.style.format("{:.4f}").apply(
-    lambda col: ["font-weight: bold; background-color: #d8f3dc" if r in best[col.name] else "" for r in col.index]
-)
+styled = means.style.format("{:.4f}").apply(lambda col: [BEST if r in best[col.name] else "" for r in col.index])
 for (run, measure), verdict in {} if marks is None else marks.stack().items():
     if verdict != "n.s.":
         styled = styled.format("{:.4f} " + ("▲" if verdict == "better" else "▼"), subset=pd.IndexSlice[[run], [measure]])
@@ -53,7 +54,15 @@ if thin:
     shares = ", ".join(f"{md(name)} {share:.0%}" for name, share in thin.items())
     st.warning(f"The qrels judge little of some runs' top {ctx.k} ({shares}): unjudged documents count as not relevant, so "
                "these means may understate them. The Unjudged documents page shows by how much.")  # fmt: skip
-st.plotly_chart(plots.means_with_ci(summaries), key="overview_means")
+chance = ctx.chance().means()
+st.plotly_chart(plots.means_with_ci(summaries, ctx.colours, chance), key="overview_means")
+st.markdown("**Chance level**")
+st.dataframe(chance.style.format("{:.4f}"), width="stretch")
+st.caption(
+    "What a random order of each run's own retrieved documents would get (exactly: every order of each query's "
+    "documents equally likely). A mean near it says the run ranks no better than guessing among what it found; the "
+    "grey marks on the bars show it."
+)
 left, right = st.columns(2)
 left.download_button("Download table (CSV)", export.csv(means), file_name="rankviz_overview.csv", mime="text/csv")
 right.download_button(
@@ -65,7 +74,7 @@ if ctx.settings.group_by is not None:
     ctx.url.write(group_measure=group_measure)
     per_group = evaluation.group_means(ctx.measure(group_measure))
     st.dataframe(per_group.style.format({c: "{:.4f}" for c in per_group.columns if c != "queries"}), width="stretch")
-    st.plotly_chart(plots.group_bars(per_group, str(ctx.measure(group_measure))), key="group_bars")
+    st.plotly_chart(plots.group_bars(per_group, str(ctx.measure(group_measure)), ctx.colours), key="group_bars")
 st.subheader("Conventions in force")
 for line in ctx.conventions():
     st.markdown(f"- {md(line)}")

@@ -7,8 +7,23 @@ from rankviz import settings as s
 from rankviz.analyses import comparisons, significance
 from rankviz.app import loaders
 from rankviz.app.frame import open_page
-from rankviz.app.text import md
-from rankviz.app.widgets import option_input, url_selectbox, widget_key
+from rankviz.app.text import md, p_text
+from rankviz.app.widgets import url_option, url_selectbox
+from rankviz.settings import TestSettings
+
+#: Column headers a reader understands (the table keeps the API's names, which CSV exports use).
+HEADERS = {
+    "delta": "Δ (run − baseline)",
+    "ci_low": "95% CI low",
+    "ci_high": "95% CI high",
+    "p_value": "p",
+    "p_adjusted": "adjusted p",
+    "effect_size": "effect d_z",
+    "effect_low": "d_z CI low",
+    "effect_high": "d_z CI high",
+    "mean_baseline": "baseline mean",
+    "mean_run": "run mean",
+}
 
 ctx = open_page("significance")
 st.header("Significance")
@@ -20,22 +35,26 @@ current = ctx.test_settings()
 c1, c2, c3, c4 = st.columns(4)
 measure_name = url_selectbox(ctx, c1, "Measure", ctx.measure_names, "measure", "significance",
                              format_func=lambda m: str(ctx.measure(m)))  # fmt: skip
-baseline = c2.selectbox("Baseline", names, index=names.index(current.baseline), key=widget_key("significance.baseline", names))
-test = option_input(c3, s.TEST, current.test, key=widget_key("significance.test"), horizontal=False)
-correction = option_input(c4, s.CORRECTION, current.correction, key=widget_key("significance.correction"),
-                          horizontal=False, disabled=test == "tukey")  # fmt: skip
+baseline = c2.selectbox(
+    "Baseline",
+    names,
+    index=names.index(current.baseline),
+    key=ctx.url.key("baseline", "significance", names, value=current.baseline),
+)
+test = url_option(ctx.url, c3, s.TEST, "significance", horizontal=False)
+correction = url_option(ctx.url, c4, s.CORRECTION, "significance", horizontal=False, disabled=test == "tukey")
 c5, c6, c7, c8 = st.columns(4)
 ALPHAS = [0.01, 0.05, 0.1]
-alpha = c5.selectbox("alpha", ALPHAS, index=ALPHAS.index(current.alpha) if current.alpha in ALPHAS else 1,
-                     key=widget_key("significance.alpha"))  # fmt: skip
+level = current.alpha if current.alpha in ALPHAS else 0.05
+alpha = c5.selectbox("alpha", ALPHAS, index=ALPHAS.index(level), key=ctx.url.key("alpha", "significance", value=level))
 resampling = test in ("randomization", "bootstrap", "tukey")
-resamples = option_input(c6, s.RESAMPLES, current.n_resamples, key=widget_key("significance.resamples"), disabled=not resampling)
-seed = option_input(c7, s.SEED, current.seed, key=widget_key("significance.seed"), disabled=not resampling)
-zero_method = option_input(c8, s.ZERO_METHOD, current.zero_method, key=widget_key("significance.zero_method"),
-                           horizontal=False, disabled=test != "wilcoxon")  # fmt: skip
+resamples = url_option(ctx.url, c6, s.RESAMPLES, "significance", disabled=not resampling)
+seed = url_option(ctx.url, c7, s.SEED, "significance", default=current.seed, disabled=not resampling)
+zero_method = url_option(ctx.url, c8, s.ZERO_METHOD, "significance", horizontal=False, disabled=test != "wilcoxon")
 tests = current.replace(baseline=baseline, test=test, correction=correction, alpha=float(alpha), n_resamples=int(resamples),
                         seed=int(seed), zero_method=zero_method)  # fmt: skip
-ctx.url.write(measure=measure_name, baseline=baseline, **tests.to_text())
+written = tests.to_text()  # every test option: those at their default leave the URL, so no page reads a stale one
+ctx.url.write(measure=measure_name, baseline=baseline, **{name: written.get(name) for name in TestSettings.OPTIONS})
 st.caption(significance.ASSUMPTIONS[test])
 
 measure = ctx.measure(measure_name)
@@ -45,22 +64,26 @@ table = loaders.comparison(values, label, loaders.test_key(tests), baseline)
 table = table.assign(verdict=comparisons.verdicts(table, alpha=tests.alpha))
 shown = table.set_index("run")[["delta", "ci_low", "ci_high", "p_value", "p_adjusted", "verdict", "wins", "ties", "losses"]]
 shown = shown.join(comparisons.effect_sizes(values, baseline))
-formats = {c: "{:+.4f}" for c in ("delta", "ci_low", "ci_high")} | {"p_value": "{:.4g}", "p_adjusted": "{:.4g}"}
+formats = {c: "{:+.4f}" for c in ("delta", "ci_low", "ci_high")} | {"p_value": p_text, "p_adjusted": p_text}
 formats |= {c: "{:+.3f}" for c in ("effect_size", "effect_low", "effect_high")}
-st.dataframe(shown.style.format(formats, na_rep="n/a"), width="stretch")
-described = "family-wise (Tukey HSD)" if test == "tukey" else f"{correction} correction over the {len(table)} comparisons"
+st.dataframe(shown.style.format(formats, na_rep="n/a"), width="stretch", column_config=HEADERS)
+family = "all pairs of runs (Tukey HSD, family-wise)" if test == "tukey" else (
+    f"the {len(table)} comparisons of this table ({correction} correction: every run against {md(baseline)}, on "
+    f"{md(label)})")  # fmt: skip
 st.caption(
-    f"{md(label)}, run minus {md(baseline)} on {int(table['n'].iloc[0])} queries; {test} test, {described}; "
-    f"verdict at alpha = {tests.alpha:g} on the adjusted p. The interval is 95% "
-    + ("percentile bootstrap." if test == "bootstrap" else "t-based, of the mean difference.")
+    f"{md(label)}, run minus {md(baseline)} on {int(table['n'].iloc[0])} queries; {test} test. The verdict is read "
+    f"on the adjusted p, at alpha = {tests.alpha:g}; the p is adjusted over {family}. The interval is 95% "
+    + ("percentile bootstrap" if test == "bootstrap" else "t-based, of the mean difference")
+    + " and not adjusted: an interval that excludes 0 beside 'n.s.' is a difference the correction does not let through."
 )
 st.plotly_chart(plots.forest(table, label, baseline), key="forest")
 st.download_button("Download comparisons (CSV)", export.csv(table, index=False), file_name=f"rankviz_significance_{label}.csv",
                    mime="text/csv")  # fmt: skip
 
 st.subheader("How many queries would a study need?")
-detect = st.number_input(f"Difference in {md(label)} to detect", 0.001, 1.0, ctx.url.option(s.DETECT, 0.02), step=0.005,
-                         format="%.3f", key=widget_key("significance.detect"))  # fmt: skip
+wanted = ctx.url.option(s.DETECT, 0.02)
+detect = st.number_input(f"Difference in {md(label)} to detect", 0.001, 1.0, wanted, step=0.005, format="%.3f",
+                         key=ctx.url.key("detect", "significance", value=wanted))  # fmt: skip
 ctx.url.write(detect=detect)
 needed = comparisons.queries_needed(values, baseline, detect, alpha=tests.alpha)
 st.dataframe(needed.to_frame().astype("float").style.format("{:.0f}", na_rep="n/a"), width="stretch")
@@ -72,7 +95,13 @@ st.caption(
 st.subheader("All pairs")
 every = loaders.comparison(values, label, loaders.test_key(tests.replace(pairs="all")), baseline)
 st.plotly_chart(plots.pvalue_heatmap(every, names, label, tests.alpha), key="pairs")
-st.caption("Adjusted p-value of every pair (corrected over all pairs); cells below alpha are outlined.")
+pairs = len(names) * (len(names) - 1) // 2
+st.caption(
+    f"Adjusted p-value of every pair, corrected over all {pairs} pairs"
+    + ("" if test == "tukey" else f" (the table above corrects over its {len(table)} comparisons with the baseline, so "
+       "the same pair can have a larger adjusted p here)")
+    + "; * marks the pairs below alpha."
+)  # fmt: skip
 
 if ctx.settings.group_by is not None:
     st.subheader(f"Per {md(ctx.settings.group_by)}")
@@ -80,8 +109,8 @@ if ctx.settings.group_by is not None:
     by_group = loaders.comparison_by_group(values, ctx.group_of(values.index), label, loaders.test_key(group_tests), baseline)
     by_group = by_group.assign(verdict=comparisons.verdicts(by_group.fillna({"p_adjusted": 1.0}), alpha=tests.alpha))
     by_group.loc[by_group["p_value"].isna(), "verdict"] = ""
-    st.dataframe(by_group.style.format({"delta": "{:+.4f}", "p_value": "{:.4g}", "p_adjusted": "{:.4g}"}, na_rep=""),
-                 width="stretch", hide_index=True)  # fmt: skip
+    st.dataframe(by_group.style.format({"delta": "{:+.4f}", "p_value": p_text, "p_adjusted": p_text}, na_rep=""),
+                 width="stretch", hide_index=True, column_config=HEADERS)  # fmt: skip
     st.caption(
         f"{group_tests.test} test within each group, {correction} correction across the groups of each run"
         + (" (Tukey HSD compares runs, not groups: the t-test is used here)" if test == "tukey" else "")

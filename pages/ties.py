@@ -8,21 +8,26 @@ from rankviz.analyses import ties
 from rankviz.app import loaders
 from rankviz.app.frame import open_page
 from rankviz.app.text import md
-from rankviz.app.widgets import option_input, url_selectbox, widget_key
+from rankviz.app.widgets import url_option, url_selectbox
 
 ctx = open_page("ties")
 st.header("Ties")
+st.markdown(
+    "When a run gives several documents of a query the same score, their order is arbitrary, yet every measure reads "
+    "the order: trec_eval breaks the tie by docid, another tool by file order. **Tie sensitivity** is how far a run's "
+    "numbers move over the orders its ties allow: from the pessimistic order (relevant documents last among equal "
+    "scores) to the optimistic one (first). A wide interval means the run's number says as much about docids as "
+    "about the run; a pair of runs whose intervals overlap can swap places by tie order alone."
+)
 tables = ctx.tables(ties="trec_eval")
 stats = ties.statistics_table(tables, ctx.k)
 st.dataframe(stats.style.format({c: "{:.1%}" for c in stats.columns if c.startswith("share")}), width="stretch")
 
 c1, c2, c3 = st.columns([2, 1, 1])
 measure_name = url_selectbox(ctx, c1, "Measure", ctx.measure_names, "measure", "ties", format_func=lambda m: str(ctx.measure(m)))
-trials = option_input(
-    c2, s.TIE_TRIALS, ctx.url.option(s.TIE_TRIALS), key=widget_key("ties.trials"), label="Random orders (0: none)"
-)
-seed = option_input(c3, s.SEED, ctx.url.option(s.SEED, 0), key=widget_key("ties.seed"))
-ctx.url.write(measure=measure_name, trials=trials, seed=seed)
+trials = url_option(ctx.url, c2, s.TIE_TRIALS, "ties", label="Random orders (0: none)")
+seed = url_option(ctx.url, c3, s.SEED, "ties", default=0, param="tie_seed")
+ctx.url.write(measure=measure_name, trials=trials or None, tie_seed=seed or None)
 measure = ctx.measure(measure_name)
 label = str(measure)
 
@@ -32,7 +37,7 @@ if trials:
     drawn = ctx.evaluation(ties="random", measures=[measure], trials=int(trials), seed=int(seed))
     means = ties.with_random(means, ties.random_means(drawn, label))
 st.dataframe(means.style.format("{:.4f}"), width="stretch")
-st.plotly_chart(plots.tie_intervals(means, label), key="tie_intervals")
+st.plotly_chart(plots.tie_intervals(means, label, ctx.colours), key="tie_intervals")
 st.download_button("Download values per tie policy (CSV)", export.csv(means), file_name="rankviz_ties.csv", mime="text/csv")
 st.caption(
     "pessimistic / optimistic: relevant documents last / first among equal scores, the bounds of every order; "
@@ -67,7 +72,8 @@ else:
     st.info("Choose two or more runs to test them against a baseline.")
 
 st.subheader("Queries that move most with the tie order")
-run = url_selectbox(ctx, st, "Run", ctx.selected, "tie_run", "ties")
+most_tied = sorted(ctx.selected, key=lambda n: -stats.loc[n, "queries with ties"])  # the run with the most tied queries first
+run = url_selectbox(ctx, st, "Run", most_tied, "tie_run", "ties")
 ctx.url.write(tie_run=run)
 moving = ties.sensitive_queries(evaluations, label, run, limit=20)
 if moving.empty:

@@ -8,7 +8,7 @@ from rankviz.analyses.unjudged import JUDGED_WARNING
 from rankviz.app import loaders
 from rankviz.app.frame import open_page
 from rankviz.app.text import md
-from rankviz.app.widgets import option_input, url_selectbox, widget_key
+from rankviz.app.widgets import url_option, url_selectbox
 
 ctx = open_page("unjudged")
 st.header("Unjudged documents")
@@ -22,19 +22,18 @@ c1, c2 = st.columns([3, 1])
 measure_name = url_selectbox(
     ctx, c1, "Measure", ctx.measure_names, "measure", "unjudged", format_func=lambda m: str(ctx.measure(m))
 )
-grade = option_input(c2, s.FILL, ctx.url.option(s.FILL, ctx.settings.rel), key=widget_key("unjudged.grade"),
-                     label="Judge them at grade")  # fmt: skip
+grade = url_option(ctx.url, c2, s.FILL, "unjudged", default=ctx.settings.rel, label="Judge them at grade")
 ctx.url.write(measure=measure_name, grade=grade)
 report = loaders.unjudged_report(ctx, int(grade))
 label = str(ctx.measure(measure_name))
 
-st.plotly_chart(plots.judged_bars(report.judged["share judged"], ctx.k, JUDGED_WARNING), key="judged")
+st.plotly_chart(plots.judged_bars(report.judged["share judged"], ctx.k, JUDGED_WARNING, ctx.colours), key="judged")
 for warning in report.warnings():
     st.warning(md(warning[0].upper() + warning[1:] + "."))
 section = report.sections[label]
 st.subheader(f"{md(label)} at both ends")
 st.dataframe(section.means.style.format("{:.4f}"), width="stretch")
-st.plotly_chart(plots.unjudged_intervals(section.means, label, int(grade)), key="unjudged_intervals")
+st.plotly_chart(plots.unjudged_intervals(section.means, label, int(grade), ctx.colours), key="unjudged_intervals")
 st.caption(
     f"nonrelevant: the usual value; filled: with the unjudged documents of each run's top K judged {grade}. Filling can "
     "lower a value too (AP and nDCG gain relevant documents in their denominators)."

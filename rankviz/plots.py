@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -25,6 +25,23 @@ def _plain_array(values):
     return np.vectorize(lambda v: plain(v) if isinstance(v, str) else v, otypes=[object])(array)
 
 
+#: One colour per run, the same on every figure: Paul Tol's colour-blind-safe "bright" scheme, then
+#: his "muted" one, all of middle lightness, readable on the light and the dark theme alike.
+RUN_PALETTE = ("#4477AA", "#EE6677", "#228833", "#CCBB44", "#66CCEE", "#AA3377", "#44AA99", "#DDCC77", "#CC6677", "#88CCEE",
+               "#999933", "#BBBBBB")  # fmt: skip
+GAIN, LOSS, EVEN = "#4477AA", "#EE6677", "#BBBBBB"  # deltas: blue up, red down, grey equal (colour-blind safe)
+
+
+def run_colours(runs: Sequence[str]) -> dict[str, str]:
+    """Each run's colour, by its place among all the runs on offer (not among those selected), so
+    that a run keeps its colour when others are selected or left out."""
+    return {run: RUN_PALETTE[i % len(RUN_PALETTE)] for i, run in enumerate(runs)}
+
+
+def _colour(colours: Mapping[str, str] | None, run: str, index: int) -> str:
+    return (colours or {}).get(run) or RUN_PALETTE[index % len(RUN_PALETTE)]
+
+
 def _layout(fig: go.Figure, title: str, x: str, y: str) -> go.Figure:
     """Common layout, and the one place where user text in a figure is escaped (see :func:`plain`):
     titles, trace names, categorical axis values, custom hover data and subplot titles."""
@@ -36,33 +53,53 @@ def _layout(fig: go.Figure, title: str, x: str, y: str) -> go.Figure:
                 setattr(trace, attribute, _plain_array(getattr(trace, attribute)))
     for annotation in fig.layout.annotations:
         annotation.text = plain(annotation.text)
-    fig.update_layout(
-        title=plain(title), xaxis_title=plain(x), yaxis_title=plain(y), template="plotly_white", legend_title_text=""
-    )
+    # no template of its own: the app's theme (light or dark) styles the background, grid and text
+    fig.update_layout(title=plain(title), xaxis_title=plain(x), yaxis_title=plain(y), legend_title_text="")
     return fig
 
 
-def means_with_ci(summaries: Mapping[str, pd.DataFrame]) -> go.Figure:
-    """Grouped bars of each run's mean per measure with 95% confidence intervals."""
+def means_with_ci(
+    summaries: Mapping[str, pd.DataFrame], colours: Mapping[str, str] | None = None, chance: pd.DataFrame | None = None
+) -> go.Figure:
+    """Per measure, each run's mean as a bar (its colour) with its 95% confidence interval; with
+    ``chance`` (runs x measures), each run's chance level marked on its bar."""
+    measures = list(summaries)
+    runs = list(next(iter(summaries.values())).index) if summaries else []
     fig = go.Figure()
-    for measure, table in summaries.items():
+    for i, run in enumerate(runs):
+        mean = np.array([summaries[m].at[run, "mean"] for m in measures])
         fig.add_bar(
-            name=measure,
-            x=list(table.index),
-            y=table["mean"],
+            name=run,
+            x=measures,
+            y=mean,
+            marker_color=_colour(colours, run, i),
+            offsetgroup=run,
             error_y={
                 "type": "data",
                 "symmetric": False,
-                "array": table["ci_high"] - table["mean"],
-                "arrayminus": table["mean"] - table["ci_low"],
+                "array": np.array([summaries[m].at[run, "ci_high"] for m in measures]) - mean,
+                "arrayminus": mean - np.array([summaries[m].at[run, "ci_low"] for m in measures]),
             },
-            hovertemplate="run %{x}<br>" + measure + " %{y:.4f}<extra></extra>",
+            hovertemplate="%{x}<br>" + plain(run) + " %{y:.4f}<extra></extra>",
         )
-    fig.update_layout(barmode="group")
-    return _layout(fig, "Mean per run with 95% confidence intervals (t over queries)", "run", "mean")
+        if chance is not None and run in chance.index:
+            fig.add_scatter(
+                name="chance level (random order)",
+                x=measures,
+                y=[chance.at[run, m] for m in measures],
+                mode="markers",
+                offsetgroup=run,
+                marker={"symbol": "line-ew", "size": 18, "line": {"width": 3, "color": "#888888"}},
+                showlegend=i == 0,
+                legendgroup="chance",
+                hovertemplate="%{x}<br>" + plain(run) + ": chance level %{y:.4f}<extra></extra>",
+            )
+    fig.update_layout(barmode="group", scattermode="group")
+    return _layout(fig, "Mean per run with 95% confidence intervals (t over queries)", "measure", "mean")
 
 
-GROUP_PALETTE = ("#264653", "#2a9d8f", "#e9c46a", "#f4a261", "#e76f51", "#8ab17d", "#6d597a", "#b56576", "#457b9d", "#a8dadc")
+#: Query groups (never runs): Tol's "light" scheme, distinct from the run colours.
+GROUP_PALETTE = ("#77AADD", "#EE8866", "#EEDD88", "#FFAABB", "#99DDFF", "#44BB99", "#BBCC33", "#AAAA00", "#DDDDDD")
 
 
 def delta_bars(
@@ -77,7 +114,7 @@ def delta_bars(
     position = np.arange(len(frame))
     hover = "query %{customdata[0]}<br>%{customdata[1]}<br>delta %{y:+.4f}<extra>%{fullData.name}</extra>"
     if groups is None:
-        colours = np.where(frame["delta"] > 0, "#2a9d8f", np.where(frame["delta"] < 0, "#e76f51", "#adb5bd"))
+        colours = np.where(frame["delta"] > 0, GAIN, np.where(frame["delta"] < 0, LOSS, EVEN))
         fig = go.Figure(
             go.Bar(
                 x=position,
@@ -100,8 +137,9 @@ def delta_bars(
                 marker_color=GROUP_PALETTE[i % len(GROUP_PALETTE)],
                 customdata=np.c_[frame.index.to_numpy()[pick], text[pick]],
                 hovertemplate=hover,
+                width=0.9,  # one query wide: a group's bars never widen into their neighbours
             )
-        fig.update_layout(barmode="overlay", bargap=0)
+        fig.update_layout(barmode="overlay")
     fig.update_xaxes(showticklabels=False)
     return _layout(fig, f"{measure}: {run} minus {baseline}, per query (sorted)", "queries, sorted by delta", f"delta {measure}")
 
@@ -126,65 +164,108 @@ def baseline_scatter(frame: pd.DataFrame, query_text: Mapping[str, str], measure
     return _layout(fig, f"{measure} per query: {run} against {baseline}", baseline, run)
 
 
+def rank_bins(depth: int, *, log: bool) -> np.ndarray:
+    """Bin edges over ranks 1..depth: equal widths (at most 25 bins), or with ``log`` the steps a
+    reader thinks in (1, 2, 3, 4, 5, 6-10, 11-20, 21-50, 51-100, 101-200, 201-500, ...)."""
+    if not log:
+        width = max(1, -(-depth // 25))
+        return np.r_[np.arange(1, depth + 1, width), depth + 1]
+    edges = [1, 2, 3, 4, 5, 6]
+    while edges[-1] <= depth:
+        base = 10 ** int(np.floor(np.log10(edges[-1] - 1)))
+        edges.append({1: 2, 2: 5, 5: 10}[(edges[-1] - 1) // base] * base + 1)  # 6 -> 11 -> 21 -> 51 -> 101 ...
+    return np.array([e for e in edges if e <= depth] + [depth + 1])
+
+
+def _bin_labels(edges: np.ndarray) -> list[str]:
+    return [str(a) if b - a == 1 else f"{a}-{b - 1}" for a, b in zip(edges[:-1], edges[1:])]
+
+
 def _arrange(traces: Mapping[str, list], facet: bool) -> go.Figure:
-    """Traces of every run in one figure (overlaid) or in one panel per run (faceted)."""
+    """Traces of every run in one figure (side by side) or in one panel per run (faceted)."""
     if not facet:
         return go.Figure([t for run_traces in traces.values() for t in run_traces])
-    fig = make_subplots(rows=max(len(traces), 1), cols=1, shared_xaxes=True, subplot_titles=list(traces), vertical_spacing=0.04)
+    fig = make_subplots(rows=max(len(traces), 1), cols=1, shared_xaxes=True, subplot_titles=[plain(t) for t in traces],
+                        vertical_spacing=min(0.08, 0.5 / max(len(traces), 1)))  # fmt: skip
     for row, run_traces in enumerate(traces.values(), start=1):
         for trace in run_traces:
             fig.add_trace(trace, row=row, col=1)
-    fig.update_layout(height=max(450, 220 * len(traces)))
+    fig.update_layout(height=max(450, 200 * len(traces)), showlegend=False)
     return fig
 
 
 def first_relevant_histogram(
-    first_ranks: Mapping[str, pd.Series], depth: int, *, log_x: bool = False, facet: bool = False
-) -> go.Figure:
-    """Histogram of the rank of the first relevant document per run, with a 'not found' bin."""
-    edges = np.unique(np.geomspace(1, depth + 1, 30).astype(int)) if log_x else np.arange(1, depth + 2)
-    labels = [str(a) if b - a == 1 else f"{a}-{b - 1}" for a, b in zip(edges[:-1], edges[1:])] + ["not found"]
+    first_ranks: Mapping[str, pd.Series], depth: int, *, log_x: bool = False, facet: bool = False,
+    colours: Mapping[str, str] | None = None,
+) -> go.Figure:  # fmt: skip
+    """How many queries find their first relevant document at each rank (bins), per run, with a
+    'not found' bin."""
+    edges = rank_bins(depth, log=log_x)
+    labels = _bin_labels(edges) + ["not found"]
     traces = {}
-    for run, ranks in first_ranks.items():
+    for i, (run, ranks) in enumerate(first_ranks.items()):
         counts, _ = np.histogram(ranks.dropna().to_numpy(), bins=edges)
         traces[run] = [
             go.Bar(
                 name=run,
                 x=labels,
                 y=np.r_[counts, ranks.isna().sum()],
+                marker_color=_colour(colours, run, i),
                 hovertemplate="rank %{x}<br>%{y} queries<extra>%{fullData.name}</extra>",
             )
         ]
     fig = _arrange(traces, facet)
     fig.update_layout(barmode="group")
+    fig.update_xaxes(type="category")
     return _layout(fig, "Rank of the first relevant document", "rank of the first relevant document", "queries")
 
 
 def relevant_rank_histogram(
-    ranks: Mapping[str, pd.DataFrame], depth: int, *, log_x: bool = False, facet: bool = False
-) -> go.Figure:
-    """Histogram of the ranks of all retrieved relevant documents, one trace per run and grade."""
-    bins = {"start": 0, "end": np.log10(depth + 1) if log_x else depth + 1, "size": 0.1 if log_x else max(1, depth // 50)}
-    traces = {
-        run: [
-            go.Histogram(
-                name=f"{run} grade {grade}",
-                x=np.log10(part["rank"]) if log_x else part["rank"],
-                xbins=bins,
-                opacity=0.6,
-                hovertemplate="%{y} documents<extra>%{fullData.name}</extra>",
-            )
-            for grade, part in frame.groupby("grade")
-        ]
-        for run, frame in ranks.items()
-    }
-    fig = _arrange(traces, facet)
-    fig.update_layout(barmode="overlay")
-    return _layout(fig, "Ranks of all retrieved relevant documents, by grade", "log10(rank)" if log_x else "rank", "documents")
+    ranks: Mapping[str, pd.DataFrame], depth: int, *, log_x: bool = False, facet: bool = False,
+    colours: Mapping[str, str] | None = None,
+) -> go.Figure:  # fmt: skip
+    """Where the retrieved relevant documents sit: one panel per grade, one bar per run and rank bin
+    (with ``facet``, one panel per run and one bar per grade, shaded by grade)."""
+    edges = rank_bins(depth, log=log_x)
+    labels = _bin_labels(edges)
+    grades = sorted({int(g) for frame in ranks.values() for g in frame["grade"]})
+    runs = list(ranks)
+
+    def counts(frame: pd.DataFrame, grade: int) -> np.ndarray:
+        return np.histogram(frame.loc[frame["grade"] == grade, "rank"].to_numpy(), bins=edges)[0]
+
+    if facet:
+        traces = {
+            run: [
+                go.Bar(name=f"grade {g}", x=labels, y=counts(frame, g), marker_color=_colour(colours, run, runs.index(run)),
+                       marker_opacity=0.35 + 0.65 * (j + 1) / len(grades), legendgroup=f"grade {g}",
+                       hovertemplate="rank %{x}<br>%{y} documents<extra>" + plain(run) + " %{fullData.name}</extra>")
+                for j, g in enumerate(grades)
+            ]
+            for run, frame in ranks.items()
+        }  # fmt: skip
+        fig = _arrange(traces, True)
+    else:
+        panels = max(len(grades), 1)
+        fig = make_subplots(rows=panels, cols=1, shared_xaxes=True, subplot_titles=[f"grade {g}" for g in grades],
+                            vertical_spacing=min(0.08, 0.5 / panels))  # fmt: skip
+        for row, grade in enumerate(grades, start=1):
+            for i, (run, frame) in enumerate(ranks.items()):
+                fig.add_trace(
+                    go.Bar(name=run, x=labels, y=counts(frame, grade), marker_color=_colour(colours, run, i),
+                           legendgroup=run, showlegend=row == 1,
+                           hovertemplate="rank %{x}<br>%{y} documents<extra>%{fullData.name}</extra>"),
+                    row=row, col=1,
+                )  # fmt: skip
+        fig.update_layout(height=max(450, 230 * panels))
+    fig.update_layout(barmode="group")
+    fig.update_xaxes(type="category")
+    return _layout(fig, "Ranks of the retrieved relevant documents, by grade", "rank", "documents")
 
 
-def hits_curves(curves: Mapping[str, pd.Series], *, log_x: bool = False, facet: bool = False) -> go.Figure:
-    """Cumulative Hits@K for K = 1..depth per run."""
+def hits_curves(curves: Mapping[str, pd.Series], *, log_x: bool = False, facet: bool = False,
+                colours: Mapping[str, str] | None = None) -> go.Figure:  # fmt: skip
+    """Cumulative Hits@K for K = 1..depth per run (a log axis is labelled in ranks: 1, 10, 100)."""
     traces = {
         run: [
             go.Scatter(
@@ -192,18 +273,21 @@ def hits_curves(curves: Mapping[str, pd.Series], *, log_x: bool = False, facet: 
                 x=curve.index,
                 y=curve.to_numpy(),
                 mode="lines",
+                line={"color": _colour(colours, run, i), "width": 3},
                 hovertemplate="K %{x}<br>Hits@K %{y:.3f}<extra>%{fullData.name}</extra>",
             )
         ]
-        for run, curve in curves.items()
+        for i, (run, curve) in enumerate(curves.items())
     }
     fig = _arrange(traces, facet)
-    fig.update_xaxes(type="log" if log_x else "linear")
+    fig.update_xaxes(type="log" if log_x else "linear", **({"dtick": 1} if log_x else {}))
     return _layout(fig, "Hits@K: share of queries with a relevant document in the top K", "K", "Hits@K")
 
 
-def intervals(means: pd.DataFrame, low: str, high: str, marks: dict[str, str], title: str, measure: str) -> go.Figure:
-    """Per run, a line from ``means[low]`` to ``means[high]`` with the ``marks`` columns (column -> marker symbol) on it."""
+def intervals(means: pd.DataFrame, low: str, high: str, marks: dict[str, str], title: str, measure: str,
+              colours: Mapping[str, str] | None = None) -> go.Figure:  # fmt: skip
+    """Per run, a line from ``means[low]`` to ``means[high]`` (the run's colour) with the ``marks``
+    columns (column -> marker symbol) on it."""
     runs = list(means.index)
     fig = go.Figure(
         go.Scatter(
@@ -215,8 +299,9 @@ def intervals(means: pd.DataFrame, low: str, high: str, marks: dict[str, str], t
             hovertemplate="%{y}: %{x:.4f}<extra>bound</extra>",
         )
     )
-    for run in runs:
-        fig.add_shape(type="line", x0=means.at[run, low], x1=means.at[run, high], y0=run, y1=run, line={"color": "grey"})
+    for i, run in enumerate(runs):
+        fig.add_shape(type="line", x0=means.at[run, low], x1=means.at[run, high], y0=plain(run), y1=plain(run),
+                      line={"color": _colour(colours, run, i), "width": 4})  # fmt: skip
     for column, symbol in marks.items():
         if column in means:
             fig.add_scatter(
@@ -231,22 +316,23 @@ def intervals(means: pd.DataFrame, low: str, high: str, marks: dict[str, str], t
     return _layout(fig, title, measure, "run")
 
 
-def tie_intervals(means: pd.DataFrame, measure: str) -> go.Figure:
+def tie_intervals(means: pd.DataFrame, measure: str, colours: Mapping[str, str] | None = None) -> go.Figure:
     """Per run, the interval from the pessimistic to the optimistic mean, with the other policies marked in it."""
     marks = {"trec_eval": "circle", "run": "square", "expected": "diamond", "random": "x"}
     title = f"{measure}: every tie order lies between the pessimistic and optimistic mean"
-    return intervals(means, "pessimistic", "optimistic", marks, title, measure)
+    return intervals(means, "pessimistic", "optimistic", marks, title, measure, colours)
 
 
-def unjudged_intervals(means: pd.DataFrame, measure: str, grade: int) -> go.Figure:
+def unjudged_intervals(means: pd.DataFrame, measure: str, grade: int, colours: Mapping[str, str] | None = None) -> go.Figure:
     """Per run, its value with unjudged documents not relevant and with those of its top K judged ``grade``."""
     title = f"{measure}: unjudged documents not relevant (circle) or judged {grade} (diamond)"
-    return intervals(means, "low", "high", {"nonrelevant": "circle", "filled": "diamond"}, title, measure)
+    return intervals(means, "low", "high", {"nonrelevant": "circle", "filled": "diamond"}, title, measure, colours)
 
 
-def judged_bars(judged: pd.Series, k: int, warning: float) -> go.Figure:
+def judged_bars(judged: pd.Series, k: int, warning: float, colours: Mapping[str, str] | None = None) -> go.Figure:
     """The share of each run's top K that the qrels judge, with the warning level."""
     fig = go.Figure(go.Bar(x=list(judged.index), y=judged.to_numpy(), name=f"judged@{k}",
+                           marker_color=[_colour(colours, run, i) for i, run in enumerate(judged.index)],
                            hovertemplate="%{x}: %{y:.1%}<extra></extra>"))  # fmt: skip
     fig.add_hline(y=warning, line={"dash": "dot", "color": "grey"}, annotation_text=f"{warning:.0%}")
     fig.update_yaxes(range=[0, 1], tickformat=".0%")
@@ -367,7 +453,7 @@ def measure_scatter(x: pd.Series, y: pd.Series, run: str, query_text: Mapping[st
     return _layout(fig, f"{run}: {y.name} against {x.name} per query", str(x.name), str(y.name))
 
 
-def group_bars(means: pd.DataFrame, measure: str) -> go.Figure:
+def group_bars(means: pd.DataFrame, measure: str, colours: Mapping[str, str] | None = None) -> go.Figure:
     """Small multiples: one panel per group with each run's mean (``means`` is groups x [queries, runs...])."""
     runs = [c for c in means.columns if c != "queries"]
     groups = list(means.index)
@@ -379,7 +465,7 @@ def group_bars(means: pd.DataFrame, measure: str) -> go.Figure:
         fig.add_bar(
             x=runs,
             y=[means.at[group, r] for r in runs],
-            marker_color=[GROUP_PALETTE[j % len(GROUP_PALETTE)] for j in range(len(runs))],
+            marker_color=[_colour(colours, run, j) for j, run in enumerate(runs)],
             showlegend=False,
             name=str(group),
             hovertemplate="%{x}: %{y:.4f}<extra>%{fullData.name}</extra>",

@@ -179,6 +179,15 @@ def _with_added_grades(table: RankingTable, grade: int, added: np.ndarray):
     return offsets, grades, query, np.arange(offsets[-1]) - np.repeat(offsets[:-1], new_counts)
 
 
+def chance_table(table: RankingTable) -> RankingTable:
+    """The table with each query's retrieved documents in one tie group, under ``expected``: every
+    order of them equally likely. Its values are the chance level of the run: what a random order
+    of the same documents would get on average, exactly (the expected closed forms)."""
+    if table.ties == "run":
+        raise OptionError("the chance level is taken from a table in score order")
+    return replace(table, ties="expected", tie_group=table.row_query.astype(np.int32), _cache={})
+
+
 def tie_seed(rng: np.random.Generator | int | None) -> int:
     """The seed of random tie orders from a seed, a Generator (one drawn from it) or None (fresh entropy)."""
     if rng is None:

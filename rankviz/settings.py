@@ -75,7 +75,7 @@ class Option:
         if self.optional and text.lower() in ("", "none"):
             return None
         if self.kind is bool:
-            flags = {"true": True, "false": False}
+            flags = {"true": True, "false": False, "1": True, "0": False}  # a link may say present=1
             if text.lower() not in flags:
                 raise OptionError(f"{self.name}={text!r}: expected True or False")
             return flags[text.lower()]
@@ -288,6 +288,18 @@ SCHEDULER = Option("scheduler", None, "address of a running Dask scheduler (tcp:
                    optional=True)  # fmt: skip
 WORKERS = Option("workers", None, "engine=dask without a scheduler: worker processes of the local cluster it starts "
                  "(none: 2)", kind=int, low=1, high=1024, optional=True)  # fmt: skip
+
+# options of the app's pages
+QUEUE = Option("queue", 5, "queries of each reason in the discussion queue (losses, gains, rankings that differ)",
+               label="Queries for each reason", kind=int, low=3, high=25)  # fmt: skip
+DEPTH = Option("depth", 10, "documents of each ranking in the query view", label="Depth", choices=(10, 20, 50, 100), kind=int)
+TEXTS = Option("texts", False, "show the text of every document of the query view at once", kind=bool,
+               label="Show the text of every document")  # fmt: skip
+LOG_BINS = Option("log", True, "rank bins that grow with the rank (1, 2, 3, 4, 5, 6-10, 11-20, 21-50, ...), else of equal "
+                  "width", kind=bool, label="Rank bins in steps of 1-2-5")  # fmt: skip
+FACET = Option("facet", False, "one panel per run in the rank histograms", kind=bool, label="One panel per run")
+PRESENT = Option("present", False, "projector mode: larger text, the sidebar folded away, tables and figures sized for a "
+                 "1280x720 projector", kind=bool, label="Projector mode")  # fmt: skip
 
 #: The default measures of every command, page and collection that names none.
 DEFAULT_MEASURES = ("RR@10", "RR", "Hits@10", "AP", "nDCG@10", "nDCG", "ERR@20")

@@ -13,9 +13,10 @@ from scipy import stats
 from streamlit.testing.v1 import AppTest
 
 import rankviz as rv
-from rankviz.analyses import deltas
+from rankviz.analyses import deltas, query_view
 from rankviz.analyses import significance as sg
 from rankviz.io.collection import open_collection
+from rankviz.ranking import chance_table
 
 ROOT = Path(__file__).parent.parent
 APP = str(ROOT / "app.py")
@@ -85,8 +86,10 @@ def test_overview_shows_the_engine_numbers(cranfield_means) -> None:
         for measure in table.columns:
             assert table.loc[run, measure] == pytest.approx(cranfield_means.loc[run, measure], abs=1e-12)
     spec = figure(at)
-    assert [trace["name"] for trace in spec["data"]] == list(table.columns)
-    assert spec["data"][0]["y"] == pytest.approx(list(table["RR@10"]))
+    bars = [trace for trace in spec["data"] if trace["type"] == "bar"]
+    assert [trace["name"] for trace in bars] == list(table.index)  # one bar per run, in its colour, per measure
+    assert bars[0]["x"] == list(table.columns) and bars[0]["y"] == pytest.approx(list(table.iloc[0]))
+    assert len({trace["marker"]["color"] for trace in bars}) == len(bars)
     assert "trec_eval" in shown(at.caption[0]) and "gmax = 4" in shown(at.caption[0])
     assert [b.label for b in at.get("download_button")] == ["Download table (CSV)", "Download table (LaTeX)"]
 
@@ -136,8 +139,16 @@ def test_bad_query_parameters_fall_back_with_a_warning() -> None:
     assert list(at.dataframe[0].value.index) == ["bm25"]
 
 
-def test_deltas_page_counts_and_query_view() -> None:
-    at = start("deltas", baseline="bm25", run="dense", measure="AP")
+def _deltas(**params) -> AppTest:
+    return start("deltas", **{"baseline": "bm25", "run": "dense", "measure": "AP", **params})
+
+
+def _widget(elements, label: str):
+    return next(e for e in elements if e.label == label)
+
+
+def test_deltas_page_counts_queue_and_aligned_query_view() -> None:
+    at = _deltas()
     assert not at.exception
     collection = open_collection(CRANFIELD)
     qrels = collection.read_qrels()
@@ -148,16 +159,76 @@ def test_deltas_page_counts_and_query_view() -> None:
     bars = figure(at, 0)
     assert bars["data"][0]["y"] == pytest.approx(list(frame["delta"]))
     assert bars["data"][0]["customdata"][0][1] == collection.queries[frame.index[0]]
-    query_box = next(s for s in at.selectbox if s.label == "Query")
-    query_box.set_value("3").run()
+    overlap = query_view.rank_biased_overlap(tables["bm25"], tables["dense"])
+    queue = at.dataframe[0].value
+    expected = query_view.discussion_queue(frame, overlap, per_reason=5)
+    assert list(queue.index) == list(expected.index) and list(queue["why"][:5]) == ["loss"] * 5
+    assert list(queue["delta"][:5]) == sorted(frame["delta"])[:5]  # the largest losses first
+    assert queue["rbo"].to_numpy() == pytest.approx(overlap.reindex(queue.index).to_numpy())
+    assert _widget(at.selectbox, "Query").value == queue.index[0]  # the queue's first query is open
+    _widget(at.selectbox, "Query").set_value("3").run()
     assert at.query_params["query"] == "3"
-    view = next(d.value for d in at.dataframe if "baseline docid" in d.value.columns)
-    expected = deltas.side_by_side(tables["bm25"], tables["dense"], "3", 10)
-    assert list(view["run docid"]) == list(expected["run docid"])
-    labels = set(view["baseline grade"]) | set(view["run grade"])
+    view = at.dataframe[1].value
+    aligned = query_view.aligned(tables["bm25"], tables["dense"], "3", 10)
+    assert list(view["docid"]) == list(aligned["docid"]) and list(view["move"]) == list(aligned["move"])
+    labels = set(view["grade"])
     assert "unjudged" in labels and labels - {"unjudged"} <= {"0", "1", "2", "3", "4"}
     assert any("heat conduction" in shown(m) for m in at.markdown)
-    assert at.text and at.text[0].value  # the chosen document's text
+
+
+def test_the_queue_steps_with_previous_and_next_and_the_url_follows() -> None:
+    at = _deltas()
+    queue = list(at.dataframe[0].value.index)
+    _widget(at.button, "Next").click().run()
+    assert _widget(at.selectbox, "Query").value == queue[1] == at.query_params["query"]
+    _widget(at.button, "Next").click().run()
+    _widget(at.button, "Previous").click().run()
+    assert _widget(at.selectbox, "Query").value == queue[1] == at.query_params["query"]
+    _widget(at.radio, "Depth").set_value(20).run()  # another widget changes: the query stays
+    assert _widget(at.selectbox, "Query").value == queue[1] and at.query_params["depth"] == "20"
+    assert len(at.dataframe[1].value) >= 20
+
+
+def test_a_document_of_the_link_opens_with_the_query_words_marked() -> None:
+    first = _deltas(query="3")
+    doc = first.dataframe[1].value["docid"].iloc[0]
+    at = _deltas(query="3", doc=doc, depth="20")
+    assert not at.exception and at.query_params["doc"] == doc
+    assert _widget(at.radio, "Depth").value == 20
+    body = next(h.proto.body for h in at.get("html") if "<mark>" in h.proto.body)
+    assert "<mark>heat</mark>" in body.lower() or "<mark>" in body
+    assert any(doc in e.label for e in at.get("expander"))
+    every = _deltas(query="3", texts="1")
+    assert len([h for h in every.get("html") if "pre-wrap" in h.proto.body]) >= 10  # every document's text
+
+
+def test_a_collection_without_texts_says_why() -> None:
+    at = start("deltas", collection="dl-hard-passage", query="1108939")
+    assert not at.exception
+    assert any("MS MARCO" in shown(i) and "docs.jsonl.gz" in shown(i) for i in at.info)
+
+
+def test_the_chance_level_is_the_expected_value_of_one_tie_group_per_query() -> None:
+    at = start()
+    means, marks, chance = (d.value for d in at.dataframe[:3])  # the means, the verdicts, the chance level
+    assert set(marks.stack()) <= {"better", "worse", "n.s."} and chance.shape == means.shape
+    collection = open_collection(CRANFIELD)
+    qrels = collection.read_qrels()
+    table = rv.rank(collection.read_run("bm25"), qrels)
+    one_group = chance_table(table)
+    for measure in ("AP", "RR@10", "nDCG@10"):
+        exact = rv.evaluate_tables({"bm25": one_group}, [rv.parse(measure)], rv.EvalSettings(ties="expected"))
+        assert chance.loc["bm25", measure] == pytest.approx(exact.mean(measure, "bm25"), abs=1e-12)
+        assert chance.loc["bm25", measure] < means.loc["bm25", measure]
+    # one query by hand: 2 documents retrieved, one relevant at either place: RR = (1 + 1/2) / 2
+    assert _chance_of_two() == pytest.approx(0.75)
+
+
+def _chance_of_two() -> float:
+    qrels = rv.qrels_from_dict({"q": {"a": 1}})
+    run = rv.run_from_dict({"q": {"a": 2.0, "b": 1.0}})
+    table = chance_table(rv.rank(run, qrels))
+    return float(rv.parse("RR")(table)[0])
 
 
 def test_histograms_page() -> None:
@@ -585,3 +656,160 @@ def test_a_restarted_server_opens_the_collection_runs_from_the_disk_store(tmp_pa
     assert len(first.dataframe) > 0
     assert again.dataframe[0].value.equals(first.dataframe[0].value)  # the same numbers
     loaders.SHARED.clear()
+
+
+# --- the meeting: state that follows the team, figures that read in any theme -----------------
+
+
+def _app() -> AppTest:
+    return AppTest.from_file(APP, default_timeout=120).run()
+
+
+def test_page_settings_survive_a_visit_to_another_page() -> None:
+    at = _app().switch_page("pages/deltas.py").run()
+    _widget(at.selectbox, "Baseline").set_value("dense").run()
+    _widget(at.selectbox, "Measure").set_value("nDCG@10").run()
+    _widget(at.selectbox, "Query").set_value("7").run()
+    at.switch_page("pages/overview.py").run()
+    assert at.header[0].value == "Overview"
+    at.switch_page("pages/deltas.py").run()
+    assert [_widget(at.selectbox, label).value for label in ("Baseline", "Measure", "Query")] == ["dense", "nDCG@10", "7"]
+
+
+def test_the_significance_test_reaches_the_overview_and_ties_pages() -> None:
+    at = _app().switch_page("pages/significance.py").run()
+    _widget(at.selectbox, "Test").set_value("randomization").run()
+    _widget(at.selectbox, "Correction").set_value("bonferroni").run()
+    for page in ("pages/overview.py", "pages/ties.py"):
+        at.switch_page(page).run()
+        caption = " ".join(shown(c) for c in at.caption)
+        assert "randomization test" in caption and "bonferroni correction" in caption, page
+    at.switch_page("pages/significance.py").run()
+    _widget(at.selectbox, "Test").set_value("t").run()  # back to the default: no page keeps the old test
+    at.switch_page("pages/overview.py").run()
+    assert "t test" in " ".join(shown(c) for c in at.caption) and "test" not in at.query_params
+
+
+def test_a_link_changed_from_outside_wins_over_the_widgets_state() -> None:
+    """What browser Back does: the URL goes back to an earlier value, and the page follows it."""
+    at = _deltas()
+    _widget(at.selectbox, "Measure").set_value("nDCG@10").run()
+    assert at.query_params["measure"] == "nDCG@10"
+    at.query_params["measure"] = "AP"  # Back
+    at.run()
+    assert _widget(at.selectbox, "Measure").value == "AP" and at.query_params["measure"] == "AP"
+
+
+def test_the_chosen_measure_stays_when_k_or_the_threshold_changes() -> None:
+    at = _deltas(measures="RR,nDCG@K,AP", measure="nDCG@K")
+    assert _widget(at.selectbox, "Measure").value == "nDCG@K"
+    at.sidebar.number_input[0].set_value(5).run()  # K
+    assert _widget(at.selectbox, "Measure").value == "nDCG@K" and any("nDCG@5" in shown(m) for m in at.markdown)
+    at.sidebar.number_input[1].set_value(2).run()  # rel
+    assert _widget(at.selectbox, "Measure").value == "nDCG@K" and at.query_params["measure"] == "nDCG@K"
+
+
+def test_one_colour_per_run_on_every_page() -> None:
+    colours = {}
+    for page in ("overview", "histograms", "ties", "unjudged"):
+        at = start(page, runs="dense,rrf,bm25")
+        spec = figure(at, 0)
+        for trace in spec["data"]:
+            name = trace.get("name")
+            colour = (trace.get("marker") or {}).get("color") or (trace.get("line") or {}).get("color")
+            if name in ("dense", "rrf", "bm25") and isinstance(colour, str):
+                assert colours.setdefault(name, colour) == colour, (page, name)
+        if page == "unjudged":  # judged bars: one bar per run, coloured by run
+            bars = next(t for t in spec["data"] if t["type"] == "bar")
+            for run, colour in zip(bars["x"], bars["marker"]["color"]):
+                assert colours.setdefault(run, colour) == colour
+    assert len(set(colours.values())) == 3
+    # a run keeps its colour when others are left out: the colour follows the collection's run list
+    alone = figure(start("overview", runs="rrf"), 0)
+    assert next(t for t in alone["data"] if t["name"] == "rrf")["marker"]["color"] == colours["rrf"]
+
+
+def test_histograms_bin_ranks_for_reading_and_keep_the_run_colours() -> None:
+    at = start("histograms", runs="bm25,dense,rrf")
+    first = figure(at, 0)
+    bm25 = next(t for t in first["data"] if t["name"] == "bm25")
+    assert bm25["x"][:7] == ["1", "2", "3", "4", "5", "6-10", "11-20"] and len(bm25["x"]) <= 14
+    relevant = figure(at, 1)
+    titles = [a["text"] for a in relevant["layout"]["annotations"]]
+    assert titles and all(t.startswith("grade ") for t in titles)  # one panel per grade
+    per_panel = {}
+    for trace in relevant["data"]:
+        per_panel.setdefault(trace.get("xaxis", "x"), []).append(trace["name"])
+    assert all(sorted(names) == ["bm25", "dense", "rrf"] for names in per_panel.values())  # one bar per run in each
+    colours = {t["name"]: t["marker"]["color"] for t in relevant["data"]}
+    assert len(set(colours.values())) == 3
+    assert figure(at, 2)["layout"]["xaxis"]["type"] == "log"  # Hits@K over ranks 1, 10, 100 ...
+
+
+def test_grouped_delta_bars_are_one_query_wide() -> None:
+    at = start("deltas", collection="dl-hard-passage", runs="bm25,bm25_t5-zs", baseline="bm25", run="bm25_t5-zs",
+               group_by="topic_domain")  # fmt: skip
+    bars = figure(at, 0)
+    assert len(bars["data"]) > 1 and all(t["width"] == 0.9 for t in bars["data"])
+    assert bars["layout"]["barmode"] == "overlay"
+
+
+def test_grade_cells_and_highlights_set_their_text_colour() -> None:
+    from rankviz.app.widgets import grade_style
+
+    for grade in ("unjudged", "0", "1", "3"):
+        style = grade_style(grade, 2)
+        assert "background-color" in style and "; color: #" in style  # never the theme's text on a fixed background
+    for page in ("overview", "deltas", "histograms", "significance"):
+        layout = figure(start(page, runs="bm25,dense"), 0)["layout"]
+        template = layout.get("template", {}).get("layout", {})
+        assert "paper_bgcolor" not in layout and "plot_bgcolor" not in layout  # no background of our own
+        assert template.get("paper_bgcolor") != "white" and template.get("plot_bgcolor") != "white", page
+
+
+def test_a_link_naming_a_run_not_here_says_uploads_are_not_shared() -> None:
+    at = start(runs="bm25,my-upload")
+    text = " ".join(shown(w) for w in at.warning)
+    assert "my-upload" in text and "not shared" in text
+    assert list(at.dataframe[0].value.index) == ["bm25"]
+
+
+def test_projector_mode_folds_the_sidebar_and_enlarges_the_text() -> None:
+    at = start("deltas", present="1", baseline="bm25", run="dense")
+    assert not at.exception and at.sidebar.toggle[0].value is True
+    assert any("font-size: 20px" in m.value for m in at.markdown)
+    at.sidebar.toggle[0].set_value(False).run()
+    assert "present" not in at.query_params and not any("font-size: 20px" in m.value for m in at.markdown)
+
+
+def test_significance_headers_and_p_values_read_as_words() -> None:
+    from rankviz.app.text import p_text
+
+    at = start("significance", runs="bm25,dense,rrf", test="randomization", n_resamples="1000")
+    config = json.loads(at.dataframe[0].proto.columns)
+    assert config["p_adjusted"]["label"] == "adjusted p" and config["delta"]["label"].startswith("Δ")
+    caption = " ".join(shown(c) for c in at.caption)
+    assert "verdict is read on the adjusted p" in caption and "not adjusted" in caption
+    assert "corrected over all 3 pairs" in caption
+    assert p_text(9.999e-05) == "< 0.0001" and p_text(0.0123456) == "0.01235" and p_text(float("nan")) == "n/a"
+
+
+def test_ties_page_explains_itself_and_starts_with_the_most_tied_run() -> None:
+    at = start("ties", runs="bm25,rrf")
+    assert any("Tie sensitivity" in shown(m) for m in at.markdown)
+    assert _widget(at.selectbox, "Run").value == "rrf"  # bm25 has no ties here; rrf has
+
+
+def test_metric_choice_head_to_head_and_evidence_for_every_advice() -> None:
+    at = start("metric_choice", runs="bm25,dense,rrf,tfidf", measures="RR@10,nDCG@10")
+    assert not at.exception
+    assert [_widget(at.selectbox, label).value for label in ("Measure A", "Measure B")] == ["RR@10", "nDCG@10"]
+    lines = [shown(m) for m in at.markdown if "Kendall's tau" in shown(m) or "separates" in shown(m)]
+    assert any("RR@10 and nDCG@10 order the runs" in line for line in lines)
+    power = next(d.value for d in at.dataframe if "power" in d.value.columns)
+    advice = [shown(m).split(":")[0].strip("- *") for m in at.markdown if "Hides on this collection" in shown(m)]
+    assert advice and set(advice) <= set(power.index)  # every recommended measure has its evidence
+    caption = " ".join(shown(c) for c in at.caption)
+    assert "guessed from the qrels" in caption and "assumed" in caption
+    _widget(at.radio, "Is relevance graded?").set_value("no").run()  # a changed answer: no new computation needed
+    assert not at.exception and "graded" in at.query_params

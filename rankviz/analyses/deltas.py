@@ -1,5 +1,5 @@
-"""Per-query deltas between runs, and the rankings behind them: first relevant ranks, hits curves,
-one query's two rankings side by side.
+"""Per-query deltas between runs, and the rankings behind them: first relevant ranks, hits curves
+(one query's two rankings side by side: :mod:`rankviz.analyses.query_view`).
 """
 
 from __future__ import annotations
@@ -45,33 +45,6 @@ def hits_curve(table: RankingTable, rel: int, depth: int) -> pd.Series:
     first = first_relevant_rank(table, rel)
     counts = np.bincount(first.dropna().astype(int).clip(upper=depth + 1), minlength=depth + 2)[1 : depth + 1]
     return pd.Series(np.cumsum(counts) / len(first), index=pd.RangeIndex(1, depth + 1, name="K"))
-
-
-def ranking_of(table: RankingTable, qid: str, depth: int) -> pd.DataFrame:
-    """One query's top ``depth`` documents: rank, docid, score, grade (NaN = unjudged)."""
-    rows = table.query_rows(qid)
-    stop = min(rows.stop, rows.start + depth)
-    picked = np.arange(rows.start, stop)
-    return pd.DataFrame(
-        {
-            "rank": table.pos[picked] + 1,
-            "docid": table.docids(picked),
-            "score": table.score[picked],
-            "grade": np.where(table.judged[picked], table.grade[picked], np.nan),
-        }
-    )
-
-
-def side_by_side(baseline: RankingTable, run: RankingTable, qid: str, depth: int) -> pd.DataFrame:
-    """Both rankings of one query, row by row, with how far each document of the run moved."""
-    left, right = ranking_of(baseline, qid, depth), ranking_of(run, qid, depth)
-    rank_in_baseline = dict(zip(left.docid, left["rank"]))
-    moved = [
-        "new" if d not in rank_in_baseline else ("=" if rank_in_baseline[d] == r else f"{int(rank_in_baseline[d] - r):+d}")
-        for d, r in zip(right.docid, right["rank"])
-    ]
-    right = right.assign(moved=moved)
-    return pd.concat([left.add_prefix("baseline "), right.add_prefix("run ")], axis=1)
 
 
 def wins_ties_losses_by_group(delta: pd.Series, groups: pd.Series, *, tolerance: float = 1e-12) -> pd.DataFrame:

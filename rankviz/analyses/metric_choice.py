@@ -15,9 +15,9 @@ measure, from :meth:`rankviz.evaluate.Evaluation.matrix`):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import combinations
+from itertools import combinations, product
 
 import numpy as np
 import pandas as pd
@@ -28,7 +28,7 @@ from rankviz.analyses.unjudged import JUDGED_WARNING, judged_share
 from rankviz.errors import OptionError
 from rankviz.evaluate import Evaluation, as_measures, evaluate_tables
 from rankviz.io.groups import QueryGroups
-from rankviz.measures import Measure, make
+from rankviz.measures import Measure, make, parse
 from rankviz.ranking import RankingTable
 from rankviz.settings import EvalSettings, TestSettings
 
@@ -332,6 +332,18 @@ class MetricReport:
     asl: pd.DataFrame
     stability: pd.DataFrame  # per measure: swap rate, tie width, threshold tau, gmax tau
     warnings: CollectionWarnings
+    graded_share: float = 0.0  # of the relevant judgments, those above the lowest relevant grade
+    rel: int = 1
+
+    def for_task(self, task: Task, asked: Sequence[str]) -> tuple[list[Recommendation], list[str]]:
+        """The recommendations for ``task`` and the measures to show (``asked``, then those recommended).
+        The report must hold their evidence (``metric_report(every_candidate=True)`` holds it for any task)."""
+        picks = recommend(task, self.warnings, graded_share=self.graded_share, rel=self.rel)
+        names = list(dict.fromkeys([*asked, *(str(parse(p.measure)) for p in picks)]))
+        missing = [n for n in names if n not in self.measures]
+        if missing:
+            raise OptionError(f"the report has no evidence on {', '.join(missing)}")
+        return picks, names
 
 
 def metric_report(
@@ -348,12 +360,15 @@ def metric_report(
     rng: np.random.Generator | int | None = None,
     groups: QueryGroups | None = None,
     weights: Mapping[str, float] | None = None,
+    every_candidate: bool = False,
 ) -> MetricReport:
     """The full report; ``tables[policy][run]`` for policies ``trec_eval``, ``pessimistic``, ``optimistic``.
 
     The measures recommended for the task are evaluated too (after those asked for), so every
-    piece of advice comes with its evidence. Means (agreement, tie widths) follow the settings'
-    aggregate; tests and swap rates work on queries.
+    piece of advice comes with its evidence; with ``every_candidate``, so is every measure some
+    other answer about the task would recommend (the app answers a changed question from the same
+    report). Means (agreement, tie widths) follow the settings' aggregate; tests and swap rates work
+    on queries.
     """
     settings = settings or EvalSettings()
     default = tables["trec_eval"]
@@ -361,7 +376,9 @@ def metric_report(
     task = task or infer_task(default, rel=settings.rel, top_k=top_k)
     share = graded_share(next(iter(default.values())), settings.rel)
     recommendations = recommend(task, warnings, graded_share=share, rel=settings.rel)
-    every = as_measures([*measures, *(r.measure for r in recommendations)], defaults=settings.measure_defaults)
+    candidates = candidate_measures(warnings, graded_share=share, rel=settings.rel, top_k=top_k) if every_candidate else []
+    every = as_measures([*measures, *(r.measure for r in recommendations), *candidates], defaults=settings.measure_defaults)
+    every = list({str(m): m for m in every}.values())
     aggregation = {"groups": groups, "weights": weights}
     evaluations = {
         policy: evaluate_tables(tables[policy], every, settings.replace(ties=policy), **aggregation)
@@ -393,6 +410,77 @@ def metric_report(
         asl=asl,
         stability=stability,
         warnings=warnings,
+        graded_share=share,
+        rel=settings.rel,
+    )
+
+
+def candidate_measures(warnings: CollectionWarnings, *, graded_share: float, rel: int, top_k: int) -> list[str]:
+    """Every measure :func:`recommend` names for some answer about the task (K fixed)."""
+    names: list[str] = []
+    for single, top, graded, stops in product((True, False), (top_k, None), (True, False), (True, False)):
+        task = Task(single_answer=single, top_k=top, graded=graded, stops_when_satisfied=stops)
+        names += [r.measure for r in recommend(task, warnings, graded_share=graded_share, rel=rel)]
+    return list(dict.fromkeys(names))
+
+
+@dataclass(frozen=True, eq=False)
+class HeadToHead:
+    """Two measures on the same runs: how alike they order the runs, and which one this collection
+    lets separate more pairs, more stably."""
+
+    a: str
+    b: str
+    kendall: float
+    tau_ap: float
+    power: pd.Series  # measure -> share of run pairs separated
+    swap_rate: pd.Series  # measure -> swap rate
+    tie_width: pd.Series  # measure -> tie width
+    disagreements: pd.DataFrame  # run pairs the two order differently: run 1, run 2, delta under a, delta under b
+
+    def sentences(self) -> list[str]:
+        """The comparison in words, each claim with its number."""
+        pairs = len(self.disagreements)
+        lines = [
+            f"{self.a} and {self.b} order the runs with Kendall's tau {self.kendall:.2f} (tau-AP {self.tau_ap:.2f}): "
+            + (
+                f"{pairs} pair{'s' if pairs != 1 else ''} of runs change places between them."
+                if pairs
+                else "every pair of runs is in the same order under both."
+            ),  # fmt: skip
+        ]
+        stronger = self.power.idxmax() if self.power.nunique() > 1 else None
+        lines.append(
+            f"{self.a} separates {self.power[self.a]:.0%} of the run pairs, {self.b} {self.power[self.b]:.0%}"
+            + (f": {stronger} tells more runs apart on this collection." if stronger else ": as many.")
+        )
+        steadier = self.swap_rate.idxmin() if self.swap_rate.nunique() > 1 else None
+        lines.append(
+            f"Swap rate between random halves of the queries: {self.a} {self.swap_rate[self.a]:.3f}, {self.b} "
+            f"{self.swap_rate[self.b]:.3f}" + (f" ({steadier} is steadier)." if steadier else ".")
+        )
+        lines.append(f"Tie width: {self.a} {self.tie_width[self.a]:.4f}, {self.b} {self.tie_width[self.b]:.4f}.")
+        return lines
+
+
+def head_to_head(report: MetricReport, a: str, b: str) -> HeadToHead:
+    """Measure ``a`` against measure ``b`` from the report's evidence."""
+    means = report.means
+    runs = list(means.index)
+    rows = []
+    for first, second in combinations(runs, 2):
+        da, db = means.at[first, a] - means.at[second, a], means.at[first, b] - means.at[second, b]
+        if np.sign(da) != np.sign(db):
+            rows.append({"run 1": first, "run 2": second, f"delta {a}": da, f"delta {b}": db})
+    return HeadToHead(
+        a=a,
+        b=b,
+        kendall=float(report.kendall.at[a, b]),
+        tau_ap=float(report.tau_ap.at[a, b]),
+        power=report.power["power"].reindex([a, b]),
+        swap_rate=report.stability["swap rate"].reindex([a, b]),
+        tie_width=report.stability["tie width"].reindex([a, b]),
+        disagreements=pd.DataFrame(rows, columns=["run 1", "run 2", f"delta {a}", f"delta {b}"]),
     )
 
 

@@ -18,13 +18,14 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from rankviz import plots
 from rankviz import settings as s
 from rankviz.analyses.unjudged import JUDGED_WARNING, judged_share
 from rankviz.app import loaders
 from rankviz.app.pages import ROOT, navigate, navigating, spec
 from rankviz.app.state import UrlState
 from rankviz.app.text import md, message
-from rankviz.app.widgets import option_input, widget_key
+from rankviz.app.widgets import url_option
 from rankviz.errors import MeasureError, RankvizError
 from rankviz.evaluate import Evaluation
 from rankviz.io.collection import Collection
@@ -35,6 +36,12 @@ from rankviz.ranking import RankingTable
 from rankviz.settings import EvalSettings, TestSettings
 
 SAMPLE_DATA = ROOT / "sample_data"
+#: Projector mode: larger text, less padding, the page as wide as the screen (our own CSS, no user text).
+PROJECTOR_CSS = """<style>
+html, body, [data-testid="stAppViewContainer"] { font-size: 20px !important; }
+[data-testid="stMainBlockContainer"] { padding: 1rem 1.5rem !important; max-width: 100% !important; }
+h1 { font-size: 2rem; } h2 { font-size: 1.6rem; } h3 { font-size: 1.3rem; }
+</style>"""
 DEFAULT_COLLECTION = "cranfield"
 NO_GROUPING = "(none)"
 #: Measures offered besides the collection's: every family, at K where it takes a cutoff.
@@ -63,6 +70,8 @@ class Context:
     weights: dict[str, float] | None = None
     queries: dict[str, str] = field(default_factory=dict)
     grouping: str = ""  # the key of the groups and weights in force
+    colours: dict[str, str] = field(default_factory=dict)  # one colour per run, the same on every page
+    present: bool = False  # projector mode
 
     @property
     def collection_name(self) -> str:
@@ -94,6 +103,14 @@ class Context:
             groups=self.groups,
             weights=self.weights,
         )
+
+    def chance(self, names: list[str] | None = None) -> Evaluation:
+        """The chance level of the selected runs (or ``names``): each run's value were its retrieved
+        documents of each query in a random order, exactly (see :func:`rankviz.ranking.chance_table`)."""
+        names = names or self.selected
+        tables = self.tables(names, "trec_eval")
+        return loaders.chance_evaluation([self.run_keys[n] for n in names], self.qrels_key, tables, self.measures, self.settings,
+                                         grouping=self.grouping, groups=self.groups, weights=self.weights)  # fmt: skip
 
     def matrix(self, measure: Measure, names: list[str] | None = None, ties: str | None = None) -> pd.DataFrame:
         return self.evaluation(names, ties).matrix(measure)
@@ -139,27 +156,52 @@ def _data_dirs() -> list[str]:
     return known.data
 
 
-def _uploads() -> tuple[list[tuple[str, Run]], tuple[str, Qrels] | None]:
+UPLOADS_SEEN = "rankviz.uploads_seen"
+
+
+def _uploads() -> tuple[list[tuple[str, Run]], tuple[str, Qrels] | None, list[str], list[tuple[str, str]]]:
+    """The session's uploads: (key, run) pairs, the qrels if any, the runs uploaded in this rerun,
+    and the messages (kind, escaped text) about them, which the page shows at its top."""
     with st.sidebar.expander("Add your own runs and qrels"):
-        st.caption("TREC run or qrels files, .gz, CSV, TSV or Parquet. Uploaded runs join the runs of the collection.")
+        st.caption("TREC run or qrels files, .gz, CSV, TSV or Parquet. Uploaded runs join the runs of the collection. "
+                   "They live in this browser session only: a link you share does not carry them.")  # fmt: skip
         run_files = st.file_uploader("Runs", accept_multiple_files=True, key="upload_runs")
         qrels_file = st.file_uploader("Qrels (replace the collection's)", key="upload_qrels")
-    runs, qrels = [], None
+    seen = st.session_state.setdefault(UPLOADS_SEEN, set())
+    runs, qrels, fresh, notes = [], None, [], []
     for upload in run_files or []:
         data = upload.getvalue()
         key = f"upload:{loaders.digest(data)}"
         try:
-            runs.append((key, loaders.upload(key, data, upload.name, "run")))
+            run = loaders.upload(key, data, upload.name, "run")
         except RankvizError as exc:
-            st.sidebar.error("Run not loaded: " + md(exc))
+            notes.append(("error", "Run not loaded: " + md(exc)))
+            continue
+        runs.append((key, run))
+        if key not in seen:
+            seen.add(key)
+            fresh.append(key)
+            notes.append(("success", message("Added the run {} from {}: {} queries, {} lines; it is selected.", run.name,
+                                             upload.name, f"{len(run.query_ids):,}", f"{len(run):,}")))  # fmt: skip
     if qrels_file is not None:
         data = qrels_file.getvalue()
         key = f"upload:{loaders.digest(data)}"
         try:
             qrels = (key, loaders.upload(key, data, qrels_file.name, "qrels"))
+            if key not in seen:
+                seen.add(key)
+                notes.append(("success", message("Using the judgments of {} instead of the collection's.", qrels_file.name)))
         except RankvizError as exc:
-            st.sidebar.error("Qrels not loaded: " + md(exc))
-    return runs, qrels
+            notes.append(("error", "Qrels not loaded: " + md(exc)))
+    return runs, qrels, fresh, notes
+
+
+def _missing_runs(names: list[str]) -> str:
+    return message(
+        "Link parameter runs: {} not in this collection; left out. Runs uploaded in another browser session are not "
+        "shared with this one: upload the file here to see it.",
+        ", ".join(map(repr, names)),
+    )
 
 
 def _accept_measure(text: str) -> bool:
@@ -170,8 +212,8 @@ def _accept_measure(text: str) -> bool:
         return False
 
 
-def frame() -> Context | None:
-    url = UrlState()
+def frame(page: str = "") -> Context | None:
+    url = UrlState(page)
     st.sidebar.title("rankviz")
     folders = collection_folders(_data_dirs())
     names = list(folders)
@@ -180,7 +222,8 @@ def frame() -> Context | None:
         return None
     default = DEFAULT_COLLECTION if DEFAULT_COLLECTION in names else names[0]
     chosen = url.choice("collection", names, default)
-    name = st.sidebar.selectbox("Collection", names, index=names.index(chosen), key=widget_key("frame.collection", names))
+    name = st.sidebar.selectbox("Collection", names, index=names.index(chosen),
+                                key=url.key("collection", "frame", names, value=chosen))  # fmt: skip
     folder = folders[name]
     try:
         collection = loaders.collection(str(folder), loaders.folder_stamp(folder))
@@ -192,18 +235,25 @@ def frame() -> Context | None:
         st.error(message("The collection {} cannot be opened: {}", name, exc))
         return None
     st.sidebar.caption(md(collection.config.description or str(folder)))
-    uploaded_runs, uploaded_qrels = _uploads()
+    uploaded_runs, uploaded_qrels, fresh, notes = _uploads()
+    new_uploads = []
     for key, run in uploaded_runs:
         run_name = run.name if run.name not in runs else f"{run.name} (upload)"
         runs[run_name] = run if run_name == run.name else dataclasses.replace(run, name=run_name)
         run_keys[run_name] = key
+        if key in fresh:
+            new_uploads.append(run_name)
+    for kind, text in notes:
+        (st.success if kind == "success" else st.error)(text)
     if uploaded_qrels is not None:
         qrels_key, qrels = uploaded_qrels
 
     run_names = list(runs)
-    selected = st.sidebar.multiselect(
-        "Runs", run_names, default=url.choices("runs", run_names, run_names), key=widget_key("frame.runs", name, run_names)
-    )
+    default_runs = url.choices("runs", run_names, run_names, missing=_missing_runs)
+    runs_key = url.key("runs", "frame", name, run_names, value=default_runs)
+    if new_uploads:  # an upload just made joins the selection at once, and says so
+        st.session_state[runs_key] = list(dict.fromkeys([*st.session_state.get(runs_key, default_runs), *new_uploads]))
+    selected = st.sidebar.multiselect("Runs", run_names, default=default_runs, key=runs_key)
     offered = list(dict.fromkeys([*collection.config.measures, *TEMPLATES]))
     chosen_measures = url.choices("measures", offered, list(collection.config.measures), accept=_accept_measure)
     measure_names = st.sidebar.multiselect(
@@ -212,16 +262,15 @@ def frame() -> Context | None:
         default=chosen_measures,
         accept_new_options=True,
         help="The collection's measures, every family at K, or type one: RR(rel=2)@5, nDCG(gain=exp)@20, ...",
-        key=widget_key("frame.measures", name),
+        key=url.key("measures", "frame", name, value=chosen_measures),
     )
-    k = option_input(st.sidebar, s.K, url.option(s.K), key=widget_key("frame.k"), label="K (cutoff of the @K measures)")
+    k = url_option(url, st.sidebar, s.K, "frame", label="K (cutoff of the @K measures)")
     base = EvalSettings(rel=collection.config.rel, gmax=collection.config.gmax)
-    rel = option_input(st.sidebar, s.REL, url.option(s.REL, base.rel), key=widget_key("frame.rel", name))
-    gain = option_input(st.sidebar, s.GAIN, url.option(s.GAIN), key=widget_key("frame.gain"))
-    gmax = option_input(st.sidebar, s.GMAX, url.option(s.GMAX, base.gmax), key=widget_key("frame.gmax", name))
-    ties = option_input(st.sidebar, s.TIES, url.option(s.TIES) if url.raw("ties") != "random" else "trec_eval",
-                        key=widget_key("frame.ties"), choices=FRAME_TIES)  # fmt: skip
-    missing = option_input(st.sidebar, s.MISSING, url.option(s.MISSING), key=widget_key("frame.missing"), horizontal=False)
+    rel = url_option(url, st.sidebar, s.REL, "frame", default=base.rel, context=(name,))
+    gain = url_option(url, st.sidebar, s.GAIN, "frame")
+    gmax = url_option(url, st.sidebar, s.GMAX, "frame", default=base.gmax, context=(name,))
+    ties = url_option(url, st.sidebar, s.TIES, "frame", choices=FRAME_TIES)  # random: the Ties page's
+    missing = url_option(url, st.sidebar, s.MISSING, "frame", horizontal=False)
     groups = collection.groups if uploaded_qrels is None else None
     group_options = [NO_GROUPING, *(groups.columns if groups else [])]
     group_by = st.sidebar.selectbox(
@@ -229,14 +278,14 @@ def frame() -> Context | None:
         group_options,
         index=group_options.index(url.choice("group_by", group_options, NO_GROUPING)),
         help="A query attribute of the collection (query_groups.tsv, queries.tsv columns, topic_turn ids).",
-        key=widget_key("frame.group_by", group_options),
+        key=url.key("group_by", "frame", group_options, value=url.choice("group_by", group_options, NO_GROUPING)),
     )
     weights = collection.weights.to_dict() if collection.weights is not None and uploaded_qrels is None else None
     aggregates = ["query", *(["macro"] if group_by != NO_GROUPING else []), *(["weights"] if weights is not None else [])]
-    aggregate = option_input(st.sidebar, s.AGGREGATE, url.choice("aggregate", aggregates, "query"),
-                             key=widget_key("frame.aggregate", aggregates), choices=aggregates, horizontal=False)  # fmt: skip
+    aggregate = url_option(url, st.sidebar, s.AGGREGATE, "frame", choices=aggregates, context=(aggregates,), horizontal=False)
+    present = url_option(url, st.sidebar, s.PRESENT, "frame")
     url.write(collection=name, runs=selected, measures=measure_names, k=k, rel=rel, gain=gain, gmax=gmax, ties=ties,
-              missing=missing, group_by=group_by, aggregate=aggregate)  # fmt: skip
+              missing=missing, group_by=group_by, aggregate=aggregate, present="1" if present else None)  # fmt: skip
     if len(selected) < 1 or not measure_names:
         st.warning("Choose at least one run and one measure in the sidebar.")
         return None
@@ -263,6 +312,8 @@ def frame() -> Context | None:
         weights=weights,
         queries=collection.queries if uploaded_qrels is None else {},
         grouping=f"{name}:{loaders.folder_stamp(folder)}" if uploaded_qrels is None else qrels_key,
+        colours=plots.run_colours(run_names),
+        present=present,
     )
 
 
@@ -273,10 +324,14 @@ def open_page(key: str) -> Context:
         navigate()
         st.stop()
     page = spec(key)
-    st.set_page_config(page_title=f"{page.title} · rankviz", layout="wide")
-    ctx = frame()
+    projector = st.query_params.get("present") == "1" or st.session_state.get("rankviz.url", {}).get("present") == "1"
+    st.set_page_config(page_title=f"{page.title} · rankviz", layout="wide",
+                       initial_sidebar_state="collapsed" if projector else "auto")  # fmt: skip
+    ctx = frame(key)
     if ctx is None:
         st.stop()
+    if ctx.present:  # our own constant CSS, no user text in it
+        st.markdown(PROJECTOR_CSS, unsafe_allow_html=True)
     for warning in ctx.url.warnings:
         st.warning(warning)
     ctx.url.immediate = True

@@ -45,7 +45,7 @@ from rankviz.io.readers import read_qrels, read_run, run_name_from_path
 from rankviz.io.sources import decompressed, is_gzip
 from rankviz.io.store import RunStore
 from rankviz.measures import Measure
-from rankviz.ranking import RankingTable, rank
+from rankviz.ranking import RankingTable, chance_table, rank
 from rankviz.settings import EvalSettings, TestSettings
 
 Stamp = tuple[int, int, int, int]
@@ -304,6 +304,43 @@ def evaluation(
     return SHARED.get(("evaluation", *key), lambda: _evaluate(*inputs))
 
 
+def chance_evaluation(run_keys: Sequence[str], qrels_key: str, tables: Mapping[str, RankingTable], measures: Sequence[Measure],
+                      settings: EvalSettings, *, grouping: str, groups: QueryGroups | None,
+                      weights: Mapping[str, float] | None) -> Evaluation:  # fmt: skip
+    """The chance level of each run (its documents of each query in a random order, exactly)."""
+    chance = settings.replace(ties="expected")
+    key = ("chance", tuple(run_keys), qrels_key, tuple(map(str, measures)), tuple(sorted(chance.to_text().items())), grouping)
+
+    def build() -> Evaluation:
+        return evaluate_tables({n: chance_table(t) for n, t in tables.items()}, measures, chance, groups=groups, weights=weights)
+
+    if not _shared(*run_keys, qrels_key):
+        return _chance_session(*key[1:], _build=build)
+    return SHARED.get(key, build)
+
+
+@st.cache_resource(show_spinner=False, max_entries=64, scope="session", on_release=_give_back)
+def _chance_session(run_keys: tuple, qrels_key: str, measures: tuple, settings: tuple, grouping: str, _build) -> Evaluation:
+    return _build()
+
+
+def overlap(run_keys: tuple[str, str], qrels_key: str, ties: str, baseline: RankingTable, run: RankingTable) -> pd.Series:
+    """Rank-biased overlap of two runs' rankings of every query (top 100, p = 0.9)."""
+    from rankviz.analyses.query_view import rank_biased_overlap
+
+    key = ("rbo", run_keys, qrels_key, ties)
+    if not _shared(*run_keys, qrels_key):
+        return _overlap_session(*key, _inputs=(baseline, run))
+    return SHARED.get(key, lambda: rank_biased_overlap(baseline, run))
+
+
+@st.cache_resource(show_spinner=False, max_entries=64, scope="session", on_release=_give_back)
+def _overlap_session(name: str, run_keys: tuple, qrels_key: str, ties: str, _inputs: tuple) -> pd.Series:
+    from rankviz.analyses.query_view import rank_biased_overlap
+
+    return rank_biased_overlap(*_inputs)
+
+
 # --- analyses (small results, keyed on the content of their inputs) ---------------------------
 
 
@@ -335,25 +372,25 @@ def test_key(settings: TestSettings) -> tuple:
 
 
 @st.cache_resource(max_entries=32, show_spinner="Comparing the measures…")
-def _metric_report(run_keys: tuple, qrels_key: str, measures: tuple, settings: tuple, task, k: int, test: str, grouping: str,
+def _metric_report(run_keys: tuple, qrels_key: str, measures: tuple, settings: tuple, k: int, test: str, grouping: str,
                    _inputs: tuple):  # fmt: skip
     from rankviz.analyses.metric_choice import metric_report
 
     tables, measure_list, eval_settings, groups, weights = _inputs
-    return metric_report(
-        tables, measure_list, eval_settings, task=task, top_k=k, test=test, rng=0, groups=groups, weights=weights
-    )
+    return metric_report(tables, measure_list, eval_settings, top_k=k, test=test, rng=0, groups=groups, weights=weights,
+                         every_candidate=True)  # fmt: skip
 
 
-def metric_report(ctx, task, test: str):
-    """The Metric choice report of the frame's runs and measures (seeded: the page is reproducible)."""
+def metric_report(ctx, test: str):
+    """The Metric choice evidence of the frame's runs and measures, and of every measure some answer
+    about the task would recommend, so a changed answer needs no new computation (seeded: the page
+    is reproducible)."""
     tables = {policy: ctx.tables(ties=policy) for policy in ("trec_eval", "pessimistic", "optimistic")}
     key = (
         tuple(ctx.run_keys[n] for n in ctx.selected),
         ctx.qrels_key,
         tuple(map(str, ctx.measures)),
         tuple(sorted(ctx.settings.to_text().items())),
-        task,
         ctx.k,
         test,
         ctx.grouping,

@@ -1,9 +1,14 @@
 """The view in the URL: plain validated strings in ``st.query_params``, the same on every page.
 
-Every value a colleague should see (collection, runs, measures, settings, baseline, query, ...)
-lives in the URL, so a shared link restores the screen. A bad or stale value falls back to the
-default with a warning (its text escaped). Values are also remembered for the browser session: a
-page switch starts from the new page's bare URL, and the remembered values are put back into it.
+Every value a colleague should see (collection, runs, measures, settings, baseline, query, depth,
+document, ...) lives in the URL, so a shared link restores the screen. A bad or stale value falls
+back to the default with a warning (its text escaped). Values are also remembered for the browser
+session: a page switch starts from the new page's bare URL, and the remembered values are put back
+into it, so every page shows the settings the others set.
+
+The URL also wins over the widgets: when it holds a value this session did not write (browser Back
+or Forward, a link opened, the address edited), the widgets bound to that value (:meth:`UrlState.keyed`)
+start again from it instead of keeping their own state, so Back undoes a change.
 """
 
 from __future__ import annotations
@@ -14,22 +19,55 @@ from typing import Any
 import streamlit as st
 
 from rankviz.app.text import message
+from rankviz.app.widgets import widget_key
 from rankviz.errors import OptionError
 from rankviz.settings import Option
 
 _MEMORY = "rankviz.url"
+_UNSET = object()
+_PAGE = "rankviz.page"
 
 
 class UrlState:
-    """Reads validated values from the URL (or the session's memory of it); collects the warnings."""
+    """Reads validated values from the URL (or the session's memory of it); collects the warnings.
 
-    def __init__(self) -> None:
+    ``page``: the page being shown. Arriving from another page, the remembered values fill in what
+    its URL lacks; on the same page, a value missing from the URL was removed (Back) and stays out.
+    """
+
+    def __init__(self, page: str = "") -> None:
         self.warnings: list[str] = []
         self.immediate = False  # once the frame has shown its warnings, a page's own show where they arise
         memory = st.session_state.setdefault(_MEMORY, {})
-        for key, value in memory.items():
-            if key not in st.query_params:
-                st.query_params[key] = value
+        switched = st.session_state.get(_PAGE) != page
+        st.session_state[_PAGE] = page
+        given = st.query_params.to_dict()
+        if switched:
+            for key, value in memory.items():
+                if key not in given:
+                    st.query_params[key] = value
+            self.changed = {key for key, value in given.items() if memory.get(key) != value}
+        else:
+            self.changed = {key for key in set(given) | set(memory) if memory.get(key) != given.get(key)}
+            for key in self.changed - set(given):
+                memory.pop(key, None)
+        for key in self.changed & set(given):
+            memory[key] = given[key]
+
+    def key(self, param: str, page: str, *context: object, value: Any = _UNSET) -> str:
+        """The key of the widget that shows ``param`` on ``page`` (see :meth:`keyed`)."""
+        return self.keyed(param, widget_key(f"{page}.{param}", *context), value)
+
+    def keyed(self, param: str, key: str, value: Any = _UNSET) -> str:
+        """``key`` for the widget showing ``param``. When the URL changed ``param`` from outside (Back,
+        a link), the widget is set to ``value`` (what the URL says, as the widget's value), or with no
+        value given, its state is dropped: either way it shows the URL, not what it showed before."""
+        if param in self.changed:
+            if value is _UNSET:
+                st.session_state.pop(key, None)
+            else:
+                st.session_state[key] = value  # the browser's widget shows it too
+        return key
 
     def raw(self, key: str) -> str | None:
         return st.query_params.get(key)
@@ -64,8 +102,9 @@ class UrlState:
         self._fallback(key, value, repr(default))
         return default
 
-    def choices(self, key: str, options: list[str], default: list[str], *, accept=None) -> list[str]:
-        """A comma-separated list; ``accept(value)`` may admit values that are not among ``options``."""
+    def choices(self, key: str, options: list[str], default: list[str], *, accept=None, missing=None) -> list[str]:
+        """A comma-separated list; ``accept(value)`` may admit values that are not among ``options``;
+        ``missing(values)`` says (escaped) why values were left out, instead of the plain warning."""
         value = self.raw(key)
         if value is None:
             return default
@@ -73,7 +112,8 @@ class UrlState:
         picked = [v for v in items if v in options or (accept is not None and accept(v))]
         dropped = [v for v in items if v not in picked]
         if dropped:
-            self.warn(message("Link parameter {}: {} not available here; left out.", key, ", ".join(map(repr, dropped))))
+            self.warn(missing(dropped) if missing else message("Link parameter {}: {} not available here; left out.", key,
+                                                               ", ".join(map(repr, dropped))))  # fmt: skip
         return picked or default
 
     def write(self, **values: object) -> None:

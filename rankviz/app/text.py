@@ -11,6 +11,7 @@ same and never links. Tables (``st.dataframe``) and ``st.text`` / ``st.code`` sh
 
 from __future__ import annotations
 
+import html
 import re
 
 _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
@@ -28,3 +29,19 @@ def md(value: object) -> str:
 def message(template: str, *values: object, **named: object) -> str:
     """``template.format(...)`` with every value escaped (the template is the app's own markdown)."""
     return template.format(*(md(v) for v in values), **{k: md(v) for k, v in named.items()})
+
+
+def highlighted_html(parts: list[tuple[str, bool]]) -> str:
+    """A document's text as HTML: every part escaped (``html.escape``), the matching parts in
+    ``<mark>``; the only markup is ours. (``<mark>`` sets its own dark text on a light background:
+    readable in the dark theme too.)"""
+    body = "".join(f"<mark>{html.escape(text)}</mark>" if hit else html.escape(text) for text, hit in parts)
+    return f'<div style="white-space: pre-wrap; line-height: 1.5">{body}</div>'
+
+
+def p_text(p: float, *, floor: float = 1e-4) -> str:
+    """A p-value as a reader wants it: 4 significant digits, ``< 1e-4`` below that (a resampling
+    test's smallest p is 1 / (resamples + 1), a number nobody should read to four digits)."""
+    if p != p:
+        return "n/a"
+    return f"< {floor:g}" if p < floor else f"{p:.4g}"

@@ -26,6 +26,8 @@ def option_input(container, option: Option, value: Any, *, key: str, choices: Se
                  horizontal: bool | None = None, disabled: bool = False, label: str | None = None) -> Any:  # fmt: skip
     """The widget of ``option`` showing ``value``; ``choices`` narrows the option's values."""
     label = label or option.title
+    if option.kind is bool:
+        return container.toggle(label, value=bool(value), key=key, help=option.help(), disabled=disabled)
     if option.choices or choices is not None:
         values = list(choices if choices is not None else option.choices)
         index = values.index(value) if value in values else 0
@@ -45,5 +47,30 @@ def option_input(container, option: Option, value: Any, *, key: str, choices: Se
 
 def url_selectbox(ctx, container, label: str, options: list[str], param: str, page: str, **kwargs) -> str:
     """A selectbox whose value lives in the URL as ``param`` (first option by default), with a stable key."""
-    index = options.index(ctx.url.choice(param, options, options[0]))
-    return container.selectbox(label, options, index=index, key=widget_key(f"{page}.{param}", options), **kwargs)
+    value = ctx.url.choice(param, options, options[0])
+    key = ctx.url.key(param, page, options, value=value)
+    return container.selectbox(label, options, index=options.index(value), key=key, **kwargs)
+
+
+def url_option(url, container, option: Option, page: str, *, default: Any = None, param: str | None = None,
+               context: Sequence = (), **kwargs) -> Any:  # fmt: skip
+    """The widget of ``option`` on ``page``, its value in the URL as ``param`` (default: the option's
+    name): read from the URL (``default`` when absent), and set back to it when the URL changes
+    from outside (browser Back, a link)."""
+    param = param or option.name
+    value = url.option(option, default, key=param)
+    choices = kwargs.get("choices")
+    if choices is not None and value not in choices:
+        value = choices[0]
+    return option_input(container, option, value, key=url.key(param, page, *context, value=value), **kwargs)
+
+
+def grade_style(grade: str, rel: int) -> str:
+    """A grade cell's style ("unjudged" or the grade as text): colour-blind-safe backgrounds with the
+    text colour set too, so the cell reads the same in the light and the dark theme."""
+    if grade == "unjudged":
+        return "background-color: #BBBBBB; color: #000000"
+    value = int(grade)
+    if value >= rel:
+        return "background-color: #4477AA; color: #FFFFFF; font-weight: bold"
+    return "background-color: #EE6677; color: #000000" if value <= 0 else "background-color: #DDCC77; color: #000000"

@@ -12,7 +12,8 @@
       collection.toml                          display name and defaults (optional)
 
 ``collection.toml`` keys: ``name``, ``description``, ``rel`` (relevance threshold of the binary
-measures), ``gmax`` (ERR), ``measures`` (default list), ``source`` (one line of attribution), and
+measures), ``gmax`` (ERR), ``measures`` (default list), ``source`` (one line of attribution),
+``documents`` (where there is no ``docs.jsonl``: why, and where the texts are), and
 an optional ``[protocol]`` table: ``group_by`` (a group column), ``default`` (the primary measure)
 and ``primary`` (group -> measure), e.g. Hit@1 for one subtask and nDCG@10 for the rest.
 """
@@ -60,6 +61,7 @@ class CollectionConfig:
     gmax: int = 4
     measures: tuple[str, ...] = DEFAULT_MEASURES
     protocol: Protocol | None = None
+    documents: str = ""  # why the folder has no document texts, and where they are
 
 
 class DocumentStore:
@@ -204,7 +206,7 @@ def _read_config(root: Path) -> CollectionConfig:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise CollectionError(f"{path}: not valid TOML ({exc})") from None
-    known = {"name", "description", "source", "rel", "gmax", "measures", "protocol"}
+    known = {"name", "description", "source", "rel", "gmax", "measures", "protocol", "documents"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise CollectionError(f"{path}: unknown keys {', '.join(unknown)} (known: {', '.join(sorted(known))})")
@@ -220,6 +222,7 @@ def _read_config(root: Path) -> CollectionConfig:
             gmax=GMAX.check(data.get("gmax", GMAX.default)),
             measures=tuple(measures),
             protocol=_read_protocol(data.get("protocol")),
+            documents=_text(data, "documents", ""),
         )
     except (TypeError, ValueError) as exc:
         raise CollectionError(f"{path}: {exc}") from None
