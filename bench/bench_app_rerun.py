@@ -13,8 +13,10 @@ MS MARCO-sized runs, with the caches warm). Asserts nothing.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -98,6 +100,33 @@ def bench_page(page: str, data: str | None, collection: str, switches: int) -> t
     return first, times
 
 
+def bench_judgments(data: str | None, collection: str, switches: int, page: str) -> tuple[float, list[float]]:
+    """Reruns of ``page``, each after one more judgment in the meeting's record (qrels=meeting)."""
+    from rankviz.io.meeting import MeetingStore
+
+    os.environ["RANKVIZ_NOTES"] = tempfile.mkdtemp(prefix="rankviz-bench-notes-")
+    folder = Path(data) if data else ROOT / "sample_data" / collection
+    store = MeetingStore(Path(os.environ["RANKVIZ_NOTES"]) / f"{folder.name}.sqlite")
+    qid = (folder / "qrels.txt").read_text().split(maxsplit=1)[0]
+    store.judge(qid, "meeting-doc-0", 1, by="bench")
+    bare = f"from rankviz.app.pages import navigate\nnavigate(default={page!r})\n"
+    at = AppTest.from_string(HARNESS.format(data=data, page=page) if data else bare, default_timeout=900)
+    at.query_params["collection"] = collection
+    at.query_params["qrels"] = "meeting"
+    start = time.perf_counter()
+    at.run()
+    first = time.perf_counter() - start
+    times = []
+    for i in range(1, switches + 1):
+        store.judge(qid, f"meeting-doc-{i}", 2, by="bench")
+        start = time.perf_counter()
+        at.run()
+        times.append(time.perf_counter() - start)
+        if at.exception:
+            raise RuntimeError(f"judgment: {at.exception[0].value}")
+    return first, times
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", choices=("cranfield", "msmarco"), action="append")
@@ -110,8 +139,11 @@ def main() -> None:
         if name == "msmarco":
             data = str(msmarco_collection())
         print(f"\n== {name}: server-side seconds per rerun (goal: every switch under {goal} s)")
-        for page in SWITCHES:
-            first, times = bench_page(page, data, collection, args.switches)
+        for page in [*SWITCHES, "judgment overview", "judgment deltas"]:
+            if page.startswith("judgment"):
+                first, times = bench_judgments(data, collection, args.switches, page.split()[1])
+            else:
+                first, times = bench_page(page, data, collection, args.switches)
             worst = max(times[1:]) if len(times) > 1 else times[0]  # the first switch may fill a cache
             print(f"{page:>14}: first load {first:6.2f}  switch median {statistics.median(times):5.2f}  slowest {worst:5.2f}"
                   f"  {'ok' if worst < goal else 'over the goal'}")  # fmt: skip

@@ -5,7 +5,7 @@ import streamlit as st
 from rankviz import export, plots
 from rankviz import settings as s
 from rankviz.analyses import deltas, query_view
-from rankviz.app import loaders
+from rankviz.app import loaders, meeting
 from rankviz.app.frame import open_page
 from rankviz.app.text import highlighted_html, md, message
 from rankviz.app.widgets import grade_style, url_option, url_selectbox, widget_key
@@ -42,8 +42,9 @@ st.caption(
 )
 
 tables = ctx.tables([baseline, run])
+ties_policy = ctx.settings.ties
 overlap = loaders.overlap(
-    (ctx.run_keys[baseline], ctx.run_keys[run]), ctx.qrels_key, ctx.settings.ties, tables[baseline], tables[run]
+    (ctx.run_keys[baseline], ctx.run_keys[run]), ctx.order_key(ties_policy), ties_policy, tables[baseline], tables[run]
 )
 qids = list(frame.index)
 
@@ -180,6 +181,8 @@ else:
             if found["title"]:
                 st.html("<strong>" + highlighted_html(query_view.highlighted(found["title"], terms)) + "</strong>")
             st.html(highlighted_html(query_view.highlighted(found["text"], terms)))
+
+meeting.record_panel(ctx, query, view, baseline, run)
 
 st.subheader("Every query")
 groups = ctx.group_of(frame.index)

@@ -6,7 +6,7 @@ import streamlit as st
 from rankviz import export, plots
 from rankviz.analyses.comparisons import verdicts
 from rankviz.analyses.deltas import best_per_measure
-from rankviz.app import loaders
+from rankviz.app import loaders, meeting
 from rankviz.app.frame import open_page
 from rankviz.app.text import md
 from rankviz.app.widgets import url_selectbox
@@ -75,6 +75,7 @@ if ctx.settings.group_by is not None:
     per_group = evaluation.group_means(ctx.measure(group_measure))
     st.dataframe(per_group.style.format({c: "{:.4f}" for c in per_group.columns if c != "queries"}), width="stretch")
     st.plotly_chart(plots.group_bars(per_group, str(ctx.measure(group_measure)), ctx.colours), key="group_bars")
+meeting.summary(ctx)
 st.subheader("Conventions in force")
 for line in ctx.conventions():
     st.markdown(f"- {md(line)}")

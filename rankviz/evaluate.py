@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -385,6 +385,34 @@ def assemble(
         ignored={name: part.ignored for name, part in gathered},
         coverage=covered,
     )
+
+
+def revised(previous: Evaluation, tables: Mapping[str, RankingTable], queries) -> Evaluation | None:
+    """``previous`` with the values of ``queries`` computed again from ``tables``, which differ from
+    the tables of ``previous`` only in those queries' judgments (the meeting judged them): the same
+    numbers as a whole evaluation of ``tables``, at the cost of a few queries. None when it cannot
+    be revised (the tables judge other queries; random orders without a seed)."""
+    settings = previous.settings
+    if settings.ties == "random" and settings.seed is None:
+        return None
+    if any(not np.array_equal(np.sort(tables[name].qids.astype(str)), previous.qids.astype(str)) for name in previous.runs):
+        return None
+    seed = tie_seed(settings)
+    position = {q: i for i, q in enumerate(previous.qids)}
+    values = {k: v.copy() for k, v in previous.values.items()}
+    trials = {k: v.copy() for k, v in previous.trials.items()} if previous.trials is not None else None
+    for column, name in enumerate(previous.runs):
+        part = table_values(tables[name].of_queries(queries), previous.measures, settings, seed)
+        rows = np.array([position[q] for q in part.qids], dtype=np.int64)
+        for key in values:  # as assemble() does
+            fresh = part.values[key]
+            if settings.missing != "zero":
+                fresh = np.where(~part.answered, np.nan, fresh)
+            if fresh.ndim == 2:
+                trials[key][:, rows, column] = fresh
+                fresh = fresh.mean(axis=0)
+            values[key][rows, column] = fresh
+    return replace(previous, values=values, trials=trials)
 
 
 def combine(evaluations: Sequence[Evaluation]) -> Evaluation:

@@ -58,6 +58,22 @@ class RankingTable:
     ignored_qids: tuple[str, ...]  # queries of the run that the qrels do not judge
     _cache: dict = field(default_factory=dict, repr=False, compare=False)  # truncations by cutoff, tie groups
 
+    def of_queries(self, qids) -> RankingTable:
+        """The table of these queries only: their rows, tie groups and judgments, in table order.
+        Every kernel computes a query from its own rows, so a query's values here are its values in
+        the whole table (what re-evaluating a few re-judged queries relies on)."""
+        wanted = set(qids)
+        segments = np.flatnonzero(np.fromiter((q in wanted for q in self.qids), dtype=bool, count=len(self.qids)))
+        rows, offsets, row_query = _segment_rows(self.offsets, segments)
+        judged, ideal_offsets, ideal_query = _segment_rows(self.ideal_offsets, segments)
+        tie_group = np.unique(self.tie_group[rows], return_inverse=True)[1].astype(np.int32)  # groups keep their order
+        return RankingTable(run_name=self.run_name, ties=self.ties, qids=self.qids[segments], in_run=self.in_run[segments],
+                            offsets=offsets, row_query=row_query.astype(np.int32), pos=self.pos[rows], grade=self.grade[rows],
+                            judged=self.judged[rows], score=self.score[rows], run_rows=self.run_rows[rows],
+                            run_docids=self.run_docids, tie_group=tie_group, ideal_offsets=ideal_offsets,
+                            ideal_grades=self.ideal_grades[judged], ideal_query=ideal_query, ideal_pos=self.ideal_pos[judged],
+                            ignored_qids=())  # fmt: skip
+
     def top(self, cutoff: int | None) -> RankingTable:
         """The same table keeping only each query's first ``cutoff`` documents (judgments intact);
         itself when there is no cutoff.
@@ -303,6 +319,39 @@ def rank(run: Run, qrels: Qrels, *, ties: str = "trec_eval", rng: np.random.Gene
         ideal_pos=ideal_pos,
         ignored_qids=ignored,
     )
+
+
+def _segment_rows(offsets: np.ndarray, segments: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The rows of some CSR segments: their indices, the new offsets, each row's new segment."""
+    counts = np.diff(offsets)[segments]
+    new_offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
+    rows = np.arange(new_offsets[-1], dtype=np.int64) + np.repeat(offsets[segments] - new_offsets[:-1], counts)
+    return rows, new_offsets, np.repeat(np.arange(len(segments), dtype=np.int64), counts)
+
+
+def regrade(table: RankingTable, run: Run, qrels: Qrels) -> RankingTable:
+    """``table`` (ranked from ``run``) with the grades of other ``qrels``, without ordering again.
+
+    The meeting's judgments change grades, not the order of ``trec_eval``, ``run`` or ``expected``
+    tables (their ties are broken by docid or file order): only the grade lookup and the ideal
+    rankings are redone. Tables whose order depends on the grades (``optimistic``, ``pessimistic``,
+    a drawn ``random`` one) and qrels that judge other queries are ranked afresh.
+    """
+    judged_qids = sorted_qids(qrels.query_ids)
+    if table.ties not in ("trec_eval", "run", "expected") or set(judged_qids) != set(table.qids):
+        return rank(run, qrels, ties=table.ties)
+    index_of = {q: i for i, q in enumerate(judged_qids)}
+    run_query_to_judged = np.array([index_of.get(q, -1) for q in run.query_ids], dtype=np.int64)
+    rows = np.flatnonzero(run_query_to_judged[run.qid_codes] >= 0).astype(np.int32)
+    if len(rows) == len(run):
+        rows = np.arange(len(run), dtype=np.int32)
+    row_grade, row_judged = _lookup_grades(run, qrels, run_query_to_judged, rows, index_of)
+    grade, judged = np.zeros(len(run), dtype=np.int32), np.zeros(len(run), dtype=bool)
+    grade[rows], judged[rows] = row_grade, row_judged
+    seg_order = np.array([index_of[q] for q in table.qids], dtype=np.int64)
+    ideal_offsets, ideal_grades, ideal_query, ideal_pos = _ideal(qrels, index_of, seg_order)
+    return replace(table, grade=grade[table.run_rows], judged=judged[table.run_rows], ideal_offsets=ideal_offsets,
+                   ideal_grades=ideal_grades, ideal_query=ideal_query, ideal_pos=ideal_pos, _cache={})  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -32,3 +32,5 @@ def pytest_collection_modifyitems(items) -> None:
 # the app's disk store of parsed runs goes to a folder of this test session (servers started by
 # the browser tests inherit it), not to the user's ~/.cache
 os.environ["RANKVIZ_STORE"] = tempfile.mkdtemp(prefix="rankviz-store-")
+# the meeting's records of the sample collections too (never sample_data/*/rankviz-notes.sqlite)
+os.environ["RANKVIZ_NOTES"] = tempfile.mkdtemp(prefix="rankviz-notes-")

@@ -405,3 +405,90 @@ def test_a_gzip_bomb_upload_is_refused_with_bounded_memory(browser, tmp_path) ->
         peak = _peak_rss_mb(streamlit_server.process.pid)
         assert peak - baseline < 300, f"server peak grew from {baseline:.0f} MB to {peak:.0f} MB"
         context.close()
+
+
+NAME_LABEL = "Your name (for the meeting's record; kept for this browser session)"
+JUDGING = 2  # the judging table: the third table of the Deltas page (queue, aligned view, judging)
+
+
+def _give_name(page, name: str) -> None:
+    field = page.get_by_label(NAME_LABEL)
+    field.fill(name)
+    field.press("Enter")
+    page.get_by_text("Give your name above").wait_for(state="detached")  # the editor is open to this person
+    page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')")
+    page.wait_for_timeout(1000)  # the editor, now editable, is drawn again
+
+
+def _judging_cell(page, column: int, row: int) -> str:
+    return page.locator('[data-testid="stDataFrame"]').nth(JUDGING).locator(f"#glide-cell-{column}-{row}").inner_text()
+
+
+def _judge(page, row: int, grade: str) -> None:
+    """Type a grade into the grade column (the sixth) of a row of the judging table, as a person does."""
+    editor = page.locator('[data-testid="stDataFrame"]').nth(JUDGING)
+    editor.scroll_into_view_if_needed()
+    box = editor.locator("canvas").first.bounding_box()
+    page.mouse.click(box["x"] + 30, box["y"] + 35 * (row + 1) + 17)  # the docid cell of the row (under the header)
+    page.wait_for_timeout(300)
+    for _ in range(5):
+        page.keyboard.press("ArrowRight")
+    page.keyboard.press("Enter")  # opens the cell's editor
+    page.wait_for_timeout(500)
+    page.keyboard.type(grade)
+    page.wait_for_timeout(500)
+    page.keyboard.press("Enter")
+    page.get_by_text("Recorded 1 judgment(s)").wait_for()
+
+
+def test_two_people_judge_one_query_and_see_each_others_judgments(browser, tmp_path) -> None:
+    """Two browser sessions on one server judge documents of the same query; each sees the other's
+    judgment after a rerun; the Overview with the meeting's qrels shows the command line's means."""
+    import hashlib
+
+    import pandas as pd
+
+    db = tmp_path / "meeting.sqlite"
+    qrels = ROOT / "sample_data" / "cranfield" / "qrels.txt"
+    before = hashlib.sha256(qrels.read_bytes()).hexdigest()
+    with streamlit_server("--notes", str(db)) as url:
+        contexts = [browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True) for _ in range(2)]
+        ann, bob = (c.new_page() for c in contexts)
+        for page, name in ((ann, "Ann"), (bob, "Bob")):
+            page.set_default_timeout(60_000)
+            open_page(page, f"{url}/deltas?query=1")
+            page.get_by_role("heading", name="The meeting's record").wait_for()
+            _give_name(page, name)
+        first, second = _judging_cell(ann, 0, 0), _judging_cell(ann, 0, 1)
+        assert _judging_cell(ann, 3, 0) == _judging_cell(ann, 3, 1) == "unjudged"  # unjudged documents come first
+        _judge(ann, 0, "2")
+        _judge(bob, 1, "3")  # Bob's page had not shown Ann's judgment; his rerun shows both
+        assert (_judging_cell(bob, 4, 0), _judging_cell(bob, 4, 1)) == ("2 (Ann)", "3 (Bob)")
+        note = ann.get_by_label("Note on this query")
+        note.fill("two unjudged documents are relevant")
+        note.press("Control+Enter")  # Ann's next rerun shows Bob's judgment
+        ann.get_by_text("Recorded the tags and note of query 1 by Ann").wait_for()
+        assert (_judging_cell(ann, 4, 0), _judging_cell(ann, 4, 1)) == ("2 (Ann)", "3 (Bob)")
+        log = db.parent / "log.tsv"
+        done = subprocess.run([sys.executable, "-m", "rankviz", "judgments", "export", str(db), "--format", "tsv"],
+                              capture_output=True, text=True, cwd=ROOT, check=True)  # fmt: skip
+        log.write_text(done.stdout)
+        recorded = pd.read_csv(log, sep="\t", dtype=str)
+        assert recorded[["qid", "docid", "grade", "by"]].values.tolist() == [["1", first, "2", "Ann"], ["1", second, "3", "Bob"]]
+
+        open_page(ann, f"{url}/?qrels=meeting")
+        ann.get_by_text("with the meeting's 2 judgments in force").first.wait_for()
+        with ann.expect_download() as download:
+            ann.get_by_role("button", name="Download table (CSV)").click()
+        shown = pd.read_csv(download.value.path(), index_col=0)
+        cli = subprocess.run([sys.executable, "-m", "rankviz", "evaluate", str(qrels.parent), "--judgments", str(db),
+                              "--format", "tsv"], capture_output=True, text=True, cwd=ROOT, check=True)  # fmt: skip
+        expected = pd.read_csv(__import__("io").StringIO(cli.stdout), sep="\t").pivot(index="run", columns="measure",
+                                                                                       values="value")  # fmt: skip
+        for run in shown.index:
+            for measure in shown.columns:
+                assert shown.loc[run, measure] == pytest.approx(expected.loc[run, measure], abs=1e-12)
+        assert ann.get_by_text("Traceback").count() == 0 and bob.get_by_text("Traceback").count() == 0
+        for context in contexts:
+            context.close()
+    assert hashlib.sha256(qrels.read_bytes()).hexdigest() == before

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,7 @@ from rankviz.errors import MeasureError, RankvizError
 from rankviz.evaluate import Evaluation
 from rankviz.io.collection import Collection
 from rankviz.io.groups import QueryGroups, coverage, group_of
+from rankviz.io.meeting import STORE_NAME, MeetingStore
 from rankviz.io.model import Qrels, Run
 from rankviz.measures import FAMILIES, Measure, parse
 from rankviz.ranking import RankingTable
@@ -44,11 +46,40 @@ h1 { font-size: 2rem; } h2 { font-size: 1.6rem; } h3 { font-size: 1.3rem; }
 </style>"""
 DEFAULT_COLLECTION = "cranfield"
 NO_GROUPING = "(none)"
+UNTAGGED = "(untagged)"
 #: Measures offered besides the collection's: every family, at K where it takes a cutoff.
 TEMPLATES = tuple(
     form for f in FAMILIES.values() for form in ((f"{f.name}@K",) if f.cutoff_required else (f.name, f"{f.name}@K"))
 )
 FRAME_TIES = [p for p in s.TIES.choices if p != "random"]  # the frame's policies are deterministic (random: Ties page)
+
+
+@dataclass
+class Meeting:
+    """The meeting's record of the collection: where it lives, what it holds, which qrels are in force."""
+
+    path: Path
+    store: MeetingStore | None  # None until the first entry (reading never creates the file)
+    problem: str  # why the record cannot be read, else ""
+    version: tuple[int, int, int]
+    mode: str  # s.QRELS_IN_FORCE: "file" or "meeting"
+    file_qrels: Qrels
+    file_key: str
+    judgments: int = 0  # pairs the meeting judged
+    merged: Qrels | None = None  # the qrels file with the meeting's judgments in force
+    merged_key: str = ""
+    same_queries: bool = True  # the meeting judged no query the file does not: every order is the file's
+
+    def in_force(self) -> str:
+        name = Path(self.file_qrels.source).name
+        if self.mode == "meeting":
+            return f"qrels: {name} with the meeting's {self.judgments:,} judgments in force (latest wins)"
+        extra = f" (the meeting's {self.judgments:,} judgments not applied)" if self.judgments else ""
+        return f"qrels: {name}{extra}"
+
+    def writable(self) -> MeetingStore:
+        """The store to record in, created at the first entry (a MeetingError says why it cannot be)."""
+        return self.store or MeetingStore(self.path)
 
 
 @dataclass
@@ -72,6 +103,7 @@ class Context:
     grouping: str = ""  # the key of the groups and weights in force
     colours: dict[str, str] = field(default_factory=dict)  # one colour per run, the same on every page
     present: bool = False  # projector mode
+    meeting: Meeting | None = None  # the meeting's record (None: uploaded qrels are in force)
 
     @property
     def collection_name(self) -> str:
@@ -83,8 +115,10 @@ class Context:
 
     def tables(self, names: list[str] | None = None, ties: str | None = None) -> dict[str, RankingTable]:
         policy = ties or self.settings.ties
+        meeting = self.meeting
+        base = (meeting.file_key, meeting.file_qrels) if meeting is not None else None  # the meeting's qrels re-grade it
         return {
-            n: loaders.ranking(self.run_keys[n], self.qrels_key, policy, self.runs[n], self.qrels)
+            n: loaders.ranking(self.run_keys[n], self.qrels_key, policy, self.runs[n], self.qrels, regrade_from=base)
             for n in (names or self.selected)
         }
 
@@ -102,7 +136,27 @@ class Context:
             grouping=self.grouping,
             groups=self.groups,
             weights=self.weights,
+            lineage=self.lineage(),
         )
+
+    def order_key(self, ties: str) -> str:
+        """The key of what decides the rankings' order under ``ties`` (not their grades): the qrels
+        file's while the meeting's judgments only re-grade its queries and the policy breaks ties
+        without grades, so results about order alone (rank-biased overlap) are not computed again
+        for every judgment."""
+        meeting = self.meeting
+        regraded = ties in ("trec_eval", "run", "expected")
+        if meeting is not None and self.qrels_key == meeting.merged_key and meeting.same_queries and regraded:
+            return meeting.file_key
+        return self.qrels_key
+
+    def lineage(self) -> loaders.Lineage | None:
+        """When the meeting's qrels are in force: the record they follow (a new judgment then revises
+        the newest results for the queries it judged instead of computing them all again)."""
+        meeting = self.meeting
+        if meeting is None or meeting.store is None or meeting.merged is None or self.qrels_key != meeting.merged_key:
+            return None
+        return loaders.Lineage(f"{meeting.file_key}+meeting:{meeting.path}", meeting.version[0], meeting.store)
 
     def chance(self, names: list[str] | None = None) -> Evaluation:
         """The chance level of the selected runs (or ``names``): each run's value were its retrieved
@@ -110,7 +164,8 @@ class Context:
         names = names or self.selected
         tables = self.tables(names, "trec_eval")
         return loaders.chance_evaluation([self.run_keys[n] for n in names], self.qrels_key, tables, self.measures, self.settings,
-                                         grouping=self.grouping, groups=self.groups, weights=self.weights)  # fmt: skip
+                                         grouping=self.grouping, groups=self.groups, weights=self.weights,
+                                         lineage=self.lineage())  # fmt: skip
 
     def matrix(self, measure: Measure, names: list[str] | None = None, ties: str | None = None) -> pd.DataFrame:
         return self.evaluation(names, ties).matrix(measure)
@@ -132,7 +187,17 @@ class Context:
         return TestSettings(**values, baseline=baseline)
 
     def conventions(self) -> list[str]:
-        return self.settings.conventions()
+        return [*self.settings.conventions(), *([self.meeting.in_force()] if self.meeting else [])]
+
+    def with_qrels(self, mode: str) -> Context:
+        """This context with the qrels file (``file``) or the meeting's qrels (``meeting``) in force,
+        to show what the meeting's judgments change."""
+        meeting = self.meeting
+        if meeting is None or meeting.merged is None:
+            return self
+        if mode == "file":
+            return dataclasses.replace(self, qrels=meeting.file_qrels, qrels_key=meeting.file_key)
+        return dataclasses.replace(self, qrels=meeting.merged, qrels_key=meeting.merged_key)
 
     def thinly_judged(self) -> dict[str, float]:
         """The selected runs whose top K the qrels judge less than :data:`JUDGED_WARNING`, with that share."""
@@ -149,11 +214,49 @@ def collection_folders(extra: list[str]) -> dict[str, Path]:
     return found
 
 
-def _data_dirs() -> list[str]:
+def _app_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(add_help=False)
     parser.add_argument("--data", action="append", default=[])
+    parser.add_argument("--notes", default=None)
     known, _ = parser.parse_known_args(sys.argv[1:])
-    return known.data
+    return known
+
+
+def _data_dirs() -> list[str]:
+    return _app_args().data
+
+
+def notes_path(folder: Path) -> Path:
+    """Where a collection's meeting record lives: ``--notes PATH`` (or ``RANKVIZ_NOTES``): a ``.sqlite``
+    file for every collection served, or a folder with one ``<collection folder>.sqlite`` each;
+    by default ``rankviz-notes.sqlite`` in the collection folder."""
+    given = _app_args().notes or os.environ.get("RANKVIZ_NOTES")
+    if not given:
+        return folder / STORE_NAME
+    path = Path(given).expanduser()
+    return path if path.suffix == ".sqlite" else path / f"{folder.name}.sqlite"
+
+
+def _meeting(folder: Path, qrels: Qrels, qrels_key: str) -> Meeting:
+    """The collection's meeting record and the qrels with its judgments in force (when it has some)."""
+    path = notes_path(folder)
+    store, problem = loaders.meeting(path)
+    version = store.version() if store else (0, 0, 0)
+    meeting = Meeting(path, store, problem, version, s.QRELS_IN_FORCE.default, qrels, qrels_key)
+    if store is not None and version[0]:
+        meeting.merged, meeting.judgments, meeting.same_queries = loaders.meeting_qrels(qrels_key, qrels, store, version[0])
+        meeting.merged_key = f"{qrels_key}+meeting:{path}:{version[0]}"
+    return meeting
+
+
+def _tag_groups(meeting: Meeting, qrels: Qrels) -> QueryGroups | None:
+    """The meeting's tags as a query attribute ``tag`` (a query's tags joined; untagged queries apart)."""
+    if meeting.store is None or not meeting.version[1]:
+        return None
+    tags = meeting.store.tag_groups()
+    qids = list(dict.fromkeys([*map(str, qrels.query_ids), *tags]))
+    frame = pd.DataFrame({"tag": [tags.get(q, UNTAGGED) for q in qids]}, index=pd.Index(qids, name="qid"))
+    return QueryGroups(frame, "the meeting's tags")
 
 
 UPLOADS_SEEN = "rankviz.uploads_seen"
@@ -245,8 +348,11 @@ def frame(page: str = "") -> Context | None:
             new_uploads.append(run_name)
     for kind, text in notes:
         (st.success if kind == "success" else st.error)(text)
+    meeting = None
     if uploaded_qrels is not None:
         qrels_key, qrels = uploaded_qrels
+    else:
+        meeting = _meeting(folder, qrels, qrels_key)
 
     run_names = list(runs)
     default_runs = url.choices("runs", run_names, run_names, missing=_missing_runs)
@@ -272,20 +378,29 @@ def frame(page: str = "") -> Context | None:
     ties = url_option(url, st.sidebar, s.TIES, "frame", choices=FRAME_TIES)  # random: the Ties page's
     missing = url_option(url, st.sidebar, s.MISSING, "frame", horizontal=False)
     groups = collection.groups if uploaded_qrels is None else None
+    tag_groups = _tag_groups(meeting, qrels) if meeting else None
+    if tag_groups is not None:
+        groups = tag_groups if groups is None else groups.merged(tag_groups)
     group_options = [NO_GROUPING, *(groups.columns if groups else [])]
     group_by = st.sidebar.selectbox(
         s.GROUP_BY.title,
         group_options,
         index=group_options.index(url.choice("group_by", group_options, NO_GROUPING)),
-        help="A query attribute of the collection (query_groups.tsv, queries.tsv columns, topic_turn ids).",
+        help="A query attribute of the collection (query_groups.tsv, queries.tsv columns, topic_turn ids), or the "
+        "meeting's tags (tag).",
         key=url.key("group_by", "frame", group_options, value=url.choice("group_by", group_options, NO_GROUPING)),
     )
     weights = collection.weights.to_dict() if collection.weights is not None and uploaded_qrels is None else None
     aggregates = ["query", *(["macro"] if group_by != NO_GROUPING else []), *(["weights"] if weights is not None else [])]
     aggregate = url_option(url, st.sidebar, s.AGGREGATE, "frame", choices=aggregates, context=(aggregates,), horizontal=False)
+    if meeting is not None:
+        meeting.mode = url_option(url, st.sidebar, s.QRELS_IN_FORCE, "frame", horizontal=True)
+        if meeting.mode == "meeting" and meeting.merged is not None:
+            qrels, qrels_key = meeting.merged, meeting.merged_key
     present = url_option(url, st.sidebar, s.PRESENT, "frame")
     url.write(collection=name, runs=selected, measures=measure_names, k=k, rel=rel, gain=gain, gmax=gmax, ties=ties,
-              missing=missing, group_by=group_by, aggregate=aggregate, present="1" if present else None)  # fmt: skip
+              missing=missing, group_by=group_by, aggregate=aggregate, present="1" if present else None,
+              qrels=meeting.mode if meeting and meeting.mode != s.QRELS_IN_FORCE.default else None)  # fmt: skip
     if len(selected) < 1 or not measure_names:
         st.warning("Choose at least one run and one measure in the sidebar.")
         return None
@@ -311,9 +426,10 @@ def frame(page: str = "") -> Context | None:
         groups=groups if settings.group_by is not None else None,
         weights=weights,
         queries=collection.queries if uploaded_qrels is None else {},
-        grouping=f"{name}:{loaders.folder_stamp(folder)}" if uploaded_qrels is None else qrels_key,
+        grouping=f"{name}:{loaders.folder_stamp(folder)}:tags{meeting.version[1]}" if meeting else qrels_key,
         colours=plots.run_colours(run_names),
         present=present,
+        meeting=meeting,
     )
 
 

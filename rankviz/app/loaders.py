@@ -26,6 +26,7 @@ import hashlib
 import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,16 +37,17 @@ import pyarrow as pa
 import streamlit as st
 
 from rankviz.errors import RankvizError
-from rankviz.evaluate import Evaluation, evaluate_tables
+from rankviz.evaluate import Evaluation, evaluate_tables, revised
 from rankviz.io.blocks import read_in_pieces
 from rankviz.io.collection import Collection, open_collection
 from rankviz.io.groups import QueryGroups
+from rankviz.io.meeting import STORE_NAME, MeetingError, MeetingStore, merged_qrels
 from rankviz.io.model import Qrels, Run
 from rankviz.io.readers import read_qrels, read_run, run_name_from_path
 from rankviz.io.sources import decompressed, is_gzip
 from rankviz.io.store import RunStore
 from rankviz.measures import Measure
-from rankviz.ranking import RankingTable, chance_table, rank
+from rankviz.ranking import RankingTable, chance_table, rank, regrade
 from rankviz.settings import EvalSettings, TestSettings
 
 Stamp = tuple[int, int, int, int]
@@ -69,7 +71,8 @@ def stamp(path: Path) -> Stamp:
 
 
 def folder_stamp(root: Path) -> tuple:
-    """The stamps of every file of a collection folder and of its runs/ folder (the listing included)."""
+    """The stamps of every file of a collection folder and of its runs/ folder (the listing included),
+    but the meeting's record, whose changes are followed by its own version (:func:`meeting`)."""
     entries = []
     for folder in (root, root / "runs"):
         try:
@@ -77,6 +80,8 @@ def folder_stamp(root: Path) -> tuple:
         except OSError:
             continue
         for name in names:
+            if name.startswith(STORE_NAME):  # the meeting's record (and its -wal, -shm) changes with every entry
+                continue
             try:
                 entries.append((str(folder / name), stamp(folder / name)))
             except OSError:  # a broken symlink or a file removed meanwhile: part of the state too
@@ -149,6 +154,11 @@ class BoundedCache:
             pa.default_memory_pool().release_unused()  # what eviction freed, back to the system
             return value
 
+    def peek(self, key: Any) -> Any:
+        """The value kept for ``key``, or None (never builds it)."""
+        with self._lock:
+            return self._store().get(key)
+
     @property
     def size(self) -> int:
         return int(self._store().currsize)
@@ -179,6 +189,29 @@ def collection(path: str, stamp: tuple) -> Collection:
 def qrels_file(key: str, path: str) -> Qrels:
     with st.spinner("Reading the judgments…"):
         return SHARED.get(("qrels", key), lambda: read_qrels(path))
+
+
+def meeting(path: Path) -> tuple[MeetingStore | None, str]:
+    """The meeting's record at ``path`` if it exists (reading never creates it), else why not."""
+    if not path.exists():
+        return None, ""
+    try:
+        return MeetingStore(path, create=False), ""
+    except MeetingError as exc:
+        return None, str(exc)
+
+
+def meeting_qrels(qrels_key: str, qrels: Qrels, store: MeetingStore, version: int) -> tuple[Qrels, int, bool]:
+    """The qrels with the meeting's judgments in force, how many pairs the meeting judged, and whether
+    they judge the same queries as the file (then every ranking keeps its order); rebuilt when a
+    judgment is added (``version``)."""
+
+    def build() -> tuple[Qrels, int, bool]:
+        grades = store.latest()
+        merged = merged_qrels(qrels, grades)
+        return merged, len(grades), set(merged.query_ids) == set(qrels.query_ids)
+
+    return SHARED.get(("meeting qrels", qrels_key, str(store.path), version), build)
 
 
 def store() -> RunStore | None:
@@ -261,16 +294,27 @@ def _ranking_session(run_key: str, qrels_key: str, ties: str, _run: Run, _qrels:
     return rank(_run, _qrels, ties=ties)
 
 
-def ranking(run_key: str, qrels_key: str, ties: str, run: Run, qrels: Qrels) -> RankingTable:
-    """One run's ranking table under a tie policy (random orders are drawn from trec_eval's)."""
+def ranking(run_key: str, qrels_key: str, ties: str, run: Run, qrels: Qrels, *,
+            regrade_from: tuple[str, Qrels] | None = None) -> RankingTable:  # fmt: skip
+    """One run's ranking table under a tie policy (random orders are drawn from trec_eval's).
+
+    ``regrade_from``: the key and qrels of a table these qrels only re-grade (the qrels file, when the
+    meeting's judgments are in force): that table's order is kept and only its grades are looked up
+    again (:func:`rankviz.ranking.regrade`), which a new judgment needs instead of a new ordering."""
     ties = "trec_eval" if ties == "random" else ties
     if ties == "expected":  # trec_eval's order, measured with the closed forms: the same arrays
-        base = ranking(run_key, qrels_key, "trec_eval", run, qrels)
+        base = ranking(run_key, qrels_key, "trec_eval", run, qrels, regrade_from=regrade_from)
         return dataclasses.replace(base, ties="expected", _cache={})
     if not _shared(run_key, qrels_key):
         return _ranking_session(run_key, qrels_key, ties, run, qrels)
+
+    def build() -> RankingTable:
+        if regrade_from is None or regrade_from[0] == qrels_key or ties not in ("trec_eval", "run"):
+            return rank(run, qrels, ties=ties)
+        return regrade(ranking(run_key, regrade_from[0], ties, run, regrade_from[1]), run, qrels)
+
     with st.spinner(f"Ordering the rankings of {run.name}…"):
-        return SHARED.get(("ranking", run_key, qrels_key, ties), lambda: rank(run, qrels, ties=ties))
+        return SHARED.get(("ranking", run_key, qrels_key, ties), build)
 
 
 @st.cache_resource(show_spinner="Computing the measures…", max_entries=128, scope="session", on_release=_give_back)
@@ -278,6 +322,45 @@ def _evaluation_session(
     run_keys: tuple[str, ...], qrels_key: str, measures: tuple[str, ...], settings: tuple, grouping: str, _inputs: tuple
 ) -> Evaluation:
     return _evaluate(*_inputs)
+
+
+@dataclass(frozen=True)
+class Lineage:
+    """Qrels that follow a meeting's record: the qrels file (``base``) with its judgments up to ``version``.
+
+    An evaluation under a newer version is the newest one kept, revised for the queries judged since
+    (:func:`rankviz.evaluate.revised`): a new judgment costs a few queries, not a whole evaluation."""
+
+    base: str
+    version: int
+    store: MeetingStore
+
+
+_NEWEST: dict[tuple, tuple[int, tuple]] = {}  # (what, lineage base) -> (version, cache key) of the newest result built
+_NEWEST_LOCK = threading.Lock()
+
+
+def _revising(key: tuple, what: tuple, lineage: Lineage | None, tables: Mapping[str, RankingTable],
+              build: Callable[[], Evaluation]) -> Callable[[], Evaluation]:  # fmt: skip
+    """``build``, or with a lineage, the newest kept evaluation of ``what`` revised for the queries judged since."""
+    if lineage is None:
+        return build
+
+    def revise() -> Evaluation:
+        with _NEWEST_LOCK:
+            newest = _NEWEST.get((what, lineage.base))
+        result = None
+        if newest is not None and newest[0] < lineage.version:
+            previous = SHARED.peek(newest[1])
+            if previous is not None:
+                result = revised(previous, tables, lineage.store.queries_judged_after(newest[0]))
+        result = build() if result is None else result
+        with _NEWEST_LOCK:
+            if newest is None or _NEWEST.get((what, lineage.base), (-1,))[0] < lineage.version:
+                _NEWEST[(what, lineage.base)] = (lineage.version, key)
+        return result
+
+    return revise
 
 
 def _evaluate(tables, measures, settings, groups, weights) -> Evaluation:
@@ -294,29 +377,32 @@ def evaluation(
     grouping: str,
     groups: QueryGroups | None,
     weights: Mapping[str, float] | None,
+    lineage: Lineage | None = None,
 ) -> Evaluation:
     """An evaluation of the given tables; ``grouping`` names the groups and weights in force (their
-    source's key), which the result depends on."""
+    source's key), which the result depends on; ``lineage``: the qrels follow a meeting's record."""
     key = (tuple(run_keys), qrels_key, tuple(map(str, measures)), tuple(sorted(settings.to_text().items())), grouping)
     inputs = (dict(tables), list(measures), settings, groups, weights)
     if not _shared(*run_keys, qrels_key):
         return _evaluation_session(*key, _inputs=inputs)
-    return SHARED.get(("evaluation", *key), lambda: _evaluate(*inputs))
+    what = ("evaluation", key[0], *key[2:])
+    return SHARED.get(("evaluation", *key), _revising(("evaluation", *key), what, lineage, inputs[0], lambda: _evaluate(*inputs)))
 
 
 def chance_evaluation(run_keys: Sequence[str], qrels_key: str, tables: Mapping[str, RankingTable], measures: Sequence[Measure],
                       settings: EvalSettings, *, grouping: str, groups: QueryGroups | None,
-                      weights: Mapping[str, float] | None) -> Evaluation:  # fmt: skip
+                      weights: Mapping[str, float] | None, lineage: Lineage | None = None) -> Evaluation:  # fmt: skip
     """The chance level of each run (its documents of each query in a random order, exactly)."""
     chance = settings.replace(ties="expected")
     key = ("chance", tuple(run_keys), qrels_key, tuple(map(str, measures)), tuple(sorted(chance.to_text().items())), grouping)
+    chance_tables = {n: chance_table(t) for n, t in tables.items()}
 
     def build() -> Evaluation:
-        return evaluate_tables({n: chance_table(t) for n, t in tables.items()}, measures, chance, groups=groups, weights=weights)
+        return evaluate_tables(chance_tables, measures, chance, groups=groups, weights=weights)
 
     if not _shared(*run_keys, qrels_key):
         return _chance_session(*key[1:], _build=build)
-    return SHARED.get(key, build)
+    return SHARED.get(key, _revising(key, (key[0], key[1], *key[3:]), lineage, chance_tables, build))
 
 
 @st.cache_resource(show_spinner=False, max_entries=64, scope="session", on_release=_give_back)

@@ -19,6 +19,7 @@ from rankviz.errors import OptionError, RankvizError
 from rankviz.evaluate import as_measures, collection_measures
 from rankviz.io.collection import Collection, open_collection
 from rankviz.io.groups import QueryGroups, coverage, read_groups, read_weights
+from rankviz.io.meeting import MeetingStore, judgment_lines, merged_qrels, qrels_lines
 from rankviz.io.model import Qrels, Run
 from rankviz.io.readers import read_qrels, read_run
 from rankviz.measures import Measure
@@ -62,6 +63,8 @@ def load(args: argparse.Namespace) -> Inputs:
         qrels = read_qrels(args.qrels)
         sources = [RunSource.of(path) for path in args.runs]
         base = EvalSettings()
+    if getattr(args, "judgments", None) is not None:
+        qrels = _with_judgments(qrels, args.judgments, collection)
     given = {n: getattr(args, n) for n in EvalSettings.OPTIONS if n != "aggregate" and getattr(args, n, None) is not None}
     aggregate, weights = _aggregate(args, collection)
     groups = read_groups(args.groups) if getattr(args, "groups", None) else (collection.groups if collection else None)
@@ -82,6 +85,16 @@ def load(args: argparse.Namespace) -> Inputs:
     else:
         measures = as_measures(DEFAULT_MEASURES, defaults=settings.measure_defaults)
     return Inputs(qrels, sources, measures, settings, collection, groups, weights)
+
+
+def _with_judgments(qrels: Qrels, location: str, collection: Collection | None) -> Qrels:
+    """``--judgments [DB]``: the qrels with the meeting store's judgments in force (latest wins)."""
+    if not location and collection is None:
+        raise OptionError("--judgments without DB needs a collection folder in place of QRELS")
+    store = MeetingStore(location or collection.path, create=False)
+    grades = store.latest()
+    warn(f"qrels: {qrels.source} with the {len(grades):,} meeting judgments of {store.path} in force (latest wins)")
+    return merged_qrels(qrels, grades)
 
 
 def _aggregate(args: argparse.Namespace, collection: Collection | None) -> tuple[str | None, dict | None]:
@@ -267,6 +280,41 @@ def unjudged_command(args: argparse.Namespace) -> str:
     return render.unjudged(report, args.format, limit=args.queries if args.queries is not None else QUERIES_LISTED.default)
 
 
+def judgments_command(args: argparse.Namespace) -> str:
+    """``judgments add|import|export``: the log and the grades in force, as TREC lines or TSV."""
+    if args.action == "export":
+        store = MeetingStore(args.db, create=False)
+        if args.format == "tsv":
+            if args.qrels is not None:
+                raise OptionError("judgments export --format tsv writes the log; --qrels goes with --format qrels")
+            rows = [(j.qid, j.docid, j.grade, "" if j.previous is None else j.previous, j.by, j.at, j.note)
+                    for j in store.judgments()]  # fmt: skip
+            return render.tsv_rows(("qid", "docid", "grade", "previous_grade", "by", "at", "note"), rows)
+        if args.qrels is None:
+            return judgment_lines(store.latest())
+        return qrels_lines(merged_qrels(read_qrels(args.qrels), store.latest()))
+    store = MeetingStore(args.db)
+    if args.action == "add":
+        done = store.judge(args.qid, args.docid, args.grade, by=args.by, note=args.note)
+        was = "unjudged before" if done.previous is None else f"was {done.previous}"
+        warn(f"{store.path}: {done.qid} {done.docid} judged {done.grade} by {done.by} ({was})")
+    else:
+        done = store.import_qrels(read_qrels(args.file), by=args.by)
+        warn(f"{store.path}: {len(done):,} judgments of {args.file} recorded by {args.by}")
+    return ""
+
+
+def tags_command(args: argparse.Namespace) -> str:
+    """``tags add|export``: the export is a groups file (qid, tag), so ``--groups`` reads it."""
+    if args.action == "export":
+        groups = MeetingStore(args.db, create=False).tag_groups()
+        return render.tsv_rows(("qid", "tag"), list(groups.items()))
+    store = MeetingStore(args.db)
+    store.tag(args.qid, args.tag, by=args.by)
+    warn(f"{store.path}: {args.qid} tagged {args.tag.strip()!r} by {args.by}")
+    return ""
+
+
 COMMANDS = {
     "evaluate": evaluate_command,
     "compare": compare_command,
@@ -274,6 +322,8 @@ COMMANDS = {
     "metrics-report": metrics_report_command,
     "unjudged": unjudged_command,
     "measures": lambda args: render.measures_table(),
+    "judgments": judgments_command,
+    "tags": tags_command,
 }
 
 

@@ -54,6 +54,9 @@ def _inputs(parser: argparse.ArgumentParser) -> None:
         f"else {', '.join(s.DEFAULT_MEASURES)}",
     )
     parser.add_argument("--format", choices=FORMATS, default="table", help="output format; default table")
+    parser.add_argument("--judgments", nargs="?", const="", default=None, metavar="DB",
+                        help="overlay the qrels with a meeting store's judgments (latest wins); without DB, the "
+                        "collection folder's rankviz-notes.sqlite; default: the qrels alone")  # fmt: skip
 
 
 def _conventions(parser: argparse.ArgumentParser, *, ties: bool = True) -> None:
@@ -83,6 +86,41 @@ def _test(parser: argparse.ArgumentParser, *, test: Option = s.TEST, resamples: 
     add(parser, s.CORRECTION)
     add(parser, s.ALPHA)
     add(parser, resamples)
+
+
+def _meeting(commands) -> None:
+    """``judgments`` and ``tags``: the meeting store (DB: a .sqlite file, or a collection folder's)."""
+    db = {"help": "the meeting store: a .sqlite file, or a collection folder (its rankviz-notes.sqlite)"}
+    judgments = commands.add_parser("judgments", help="the meeting's judgments: add, import, export").add_subparsers(
+        dest="action", required=True
+    )
+    add_one = judgments.add_parser("add", help="record one grade")
+    add_one.add_argument("db", **db)
+    add_one.add_argument("qid", help="the query")
+    add_one.add_argument("docid", help="the document")
+    add_one.add_argument("grade", help="a whole number (relevant from the relevance threshold, 1 by default)")
+    add_one.add_argument("--by", required=True, metavar="NAME", help="who judged")
+    add_one.add_argument("--note", default="", metavar="TEXT", help="why; default: no note")
+    imports = judgments.add_parser("import", help="record every judgment of a TREC qrels file")
+    imports.add_argument("db", **db)
+    imports.add_argument("file", help="TREC qrels lines (qid iter docid grade)")
+    imports.add_argument("--by", required=True, metavar="NAME", help="who judged")
+    export = judgments.add_parser("export", help="the merged qrels, the meeting's judgments, or the judgment log")
+    export.add_argument("db", **db)
+    export.add_argument("--qrels", default=None, help="with --format qrels: write these qrels with the meeting's "
+                        "judgments in force (latest wins); default: only the meeting's judgments")  # fmt: skip
+    export.add_argument("--format", choices=("qrels", "tsv"), default="qrels", help="qrels (TREC lines; default) or "
+                        "tsv: the log, one judgment per line (qid, docid, grade, previous_grade, by, at, note)")  # fmt: skip
+    tags = commands.add_parser("tags", help="the meeting's tags of queries: add, export").add_subparsers(
+        dest="action", required=True
+    )
+    tag = tags.add_parser("add", help="tag a query")
+    tag.add_argument("db", **db)
+    tag.add_argument("qid", help="the query")
+    tag.add_argument("tag", help="what went wrong, e.g. 'needs reasoning' (at most 60 characters)")
+    tag.add_argument("--by", required=True, metavar="NAME", help="who tagged")
+    tag_export = tags.add_parser("export", help="qid<TAB>tag with a header, usable as --groups (a query's tags joined)")
+    tag_export.add_argument("db", **db)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -153,4 +191,5 @@ def build_parser() -> argparse.ArgumentParser:
     _grouping(un)
 
     commands.add_parser("measures", help="the measure families: names, definitions, conventions, parameters")
+    _meeting(commands)
     return parser

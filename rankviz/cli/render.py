@@ -6,6 +6,8 @@ An empty cell in a table is never unexplained: ``n/a`` marks it and a footnote s
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import math
 from collections.abc import Mapping, Sequence
@@ -99,6 +101,16 @@ def frame_tsv(frame: pd.DataFrame, *, index: bool = True) -> str:
     for label, row in frame.iterrows():
         lines.append("\t".join(([str(label)] if index else []) + [full(v) for v in row.tolist()]))
     return "\n".join(lines) + "\n"
+
+
+def tsv_rows(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    """Tab-separated lines with a header, quoted as the csv module does where a field holds a tab,
+    a line break or a quote (notes may), so every field reads back as it was written."""
+    out = io.StringIO()
+    writer = csv.writer(out, delimiter="\t", lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return out.getvalue()
 
 
 def na_notes(frame: pd.DataFrame, reasons: Mapping[str, str]) -> list[str]:

@@ -1,0 +1,247 @@
+"""The meeting's record in the app: judge the documents of the query view, tag and note the query, read
+its history; on the Overview, what the meeting's judgments change and the exports.
+
+Every entry goes to the collection's :class:`~rankviz.io.meeting.MeetingStore`, which every browser
+session of the server shares: the next rerun of any session sees it. Who makes an entry is a name
+each person gives once per browser session (kept in the session, never in the URL). Names, tags and
+notes are shown in tables and inputs, or escaped, never as markup.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from rankviz import export
+from rankviz.app.text import md, message
+from rankviz.io.meeting import GRADE_RANGE, LIMITS, MeetingError, qrels_lines
+
+NAME = "rankviz.meeting_name"  # the person's name, for this browser session
+_RECORDED = "rankviz.meeting_recorded"  # what the last rerun recorded, said once on the next
+UNJUDGED = "unjudged"
+_GENERATION = "rankviz.meeting_generation"  # this session's editors start afresh after it records
+
+
+def person(container) -> str:
+    """The name entries are recorded under, asked once per browser session."""
+    name = container.text_input(
+        "Your name (for the meeting's record; kept for this browser session)",
+        value=st.session_state.get(NAME, ""),
+        max_chars=LIMITS["name"],
+        key="meeting.name",
+        placeholder="e.g. Ann",
+    )
+    st.session_state[NAME] = name.strip()
+    return name.strip()
+
+
+def _recorded(text: str) -> None:
+    """Say what was recorded on the next rerun, start this session's editors afresh, rerun (every number
+    of the page is computed again with the new entry)."""
+    st.session_state[_RECORDED] = text
+    st.session_state[_GENERATION] = st.session_state.get(_GENERATION, 0) + 1
+    st.rerun()
+
+
+def _edited(key: str, current):
+    """The value this session's widget ``key`` was changed to, else None; and the widget is set to
+    ``current`` (what the store holds now, others' entries included).
+
+    A change is what the person did to the value the widget showed (kept beside it), never a
+    difference from the store's latest state, so an entry another session made meanwhile is
+    neither undone nor lost."""
+    shown_key = key + ":shown"
+    value, shown = st.session_state.get(key), st.session_state.get(shown_key)
+    st.session_state[key] = st.session_state[shown_key] = current
+    return value if shown is not None and value != shown else None
+
+
+def judging_table(view: pd.DataFrame, file_grades: dict[str, int], meeting_grades: dict[str, tuple[int, str]]) -> pd.DataFrame:
+    """One row per document of the query view: the documents the qrels file does not judge first (by
+    their better rank), each with its grade in the file, in the meeting, and the grade in force."""
+    best = view[["baseline rank", "run rank"]].min(axis=1)
+    table = pd.DataFrame(
+        {
+            "docid": view["docid"].astype(str).to_numpy(),
+            "baseline rank": view["baseline rank"].to_numpy(),
+            "run rank": view["run rank"].to_numpy(),
+            "qrels file": [str(file_grades[d]) if d in file_grades else UNJUDGED for d in view["docid"].astype(str)],
+            "meeting": [meeting_grades[d][1] if d in meeting_grades else "" for d in view["docid"].astype(str)],
+        }
+    )
+    table["grade"] = pd.array(
+        [meeting_grades[d][0] if d in meeting_grades else file_grades.get(d) for d in table["docid"]], dtype="Int64"
+    )
+    table["note"] = ""
+    table["_unjudged"] = table["qrels file"] == UNJUDGED
+    table["_best"] = best.to_numpy()
+    table = table.sort_values(["_unjudged", "_best"], ascending=[False, True], kind="stable")
+    return table.drop(columns=["_unjudged", "_best"]).reset_index(drop=True)
+
+
+def changed_judgments(before: pd.DataFrame, after: pd.DataFrame) -> list[tuple[str, int, str]]:
+    """(docid, grade, note) of every row given a grade or a note in the editor; a grade cleared is not a
+    judgment (documents cannot be made unjudged again: grade 0 says not relevant)."""
+    found = []
+    for (_, old), (_, new) in zip(before.iterrows(), after.iterrows(), strict=True):
+        grade, note = new["grade"], "" if pd.isna(new["note"]) else str(new["note"])
+        if pd.isna(grade):
+            continue
+        previous = old["grade"]
+        unchanged = not pd.isna(previous) and int(previous) == int(grade)
+        if not unchanged or note.strip():
+            found.append((str(new["docid"]), int(grade), note))
+    return found
+
+
+def record_panel(ctx, query: str, view: pd.DataFrame, baseline: str, run: str) -> None:
+    """The meeting's controls for one query: grades beside its documents, tags, a note, the history."""
+    meeting = ctx.meeting
+    st.subheader("The meeting's record")
+    if meeting is None:
+        st.info("Uploaded qrels are in force: the meeting's record belongs to the collection's qrels.")
+        return
+    if meeting.problem:
+        st.error(message("The meeting's record cannot be read: {}", meeting.problem))
+        return
+    said = st.session_state.pop(_RECORDED, None)
+    if said:
+        st.success(md(said))
+    name = person(st)
+    store = meeting.store
+    file_grades = _file_grades(meeting.file_qrels, query)
+    latest: dict[str, tuple[int, str]] = {}
+    for judgment in store.judgments(query) if store else []:
+        latest[judgment.docid] = (judgment.grade, f"{judgment.grade} ({judgment.by})")
+    table = judging_table(view, file_grades, latest)
+    shown_ranks = {c: [("" if r != r else str(int(r))) for r in table[c]] for c in ("baseline rank", "run rank")}
+    before = table.assign(**shown_ranks)
+    low, high = GRADE_RANGE
+    edited = st.data_editor(
+        before,
+        key=f"meeting.judge:{query}:{baseline}:{run}:{len(view)}:{st.session_state.get(_GENERATION, 0)}",
+        hide_index=True,
+        width="stretch",
+        disabled=["docid", "baseline rank", "run rank", "qrels file", "meeting"] if name else True,
+        column_config={
+            "baseline rank": st.column_config.TextColumn(f"{baseline} rank"),
+            "run rank": st.column_config.TextColumn(f"{run} rank"),
+            "qrels file": st.column_config.NumberColumn(
+                "qrels file", help="the grade in the qrels file (empty: unjudged)", format="%d"
+            ),  # fmt: skip
+            "meeting": st.column_config.TextColumn("meeting", help="the meeting's latest grade and who gave it"),
+            "grade": st.column_config.NumberColumn(
+                "grade",
+                help="the grade in force; type a grade to judge the document",
+                min_value=low,
+                max_value=high,
+                step=1,
+                format="%d",
+            ),  # fmt: skip
+            "note": st.column_config.TextColumn(
+                "note", help="why (optional), recorded with the grade", max_chars=LIMITS["note"]
+            ),  # fmt: skip
+        },
+        height=min(38 + 35 * len(before), 420 if ctx.present else 560),
+    )
+    st.caption(
+        "Documents the qrels file does not judge come first. Type a grade in the grade column to judge a document "
+        f"(relevant from grade {ctx.settings.rel}); a note typed in the same row is kept with it. Judgments are "
+        "recorded at once for everyone on this server; the qrels file on disk is never changed. "
+        + (
+            "Choose 'meeting' under Qrels in force in the sidebar to compute every number with them."
+            if meeting.mode == "file"
+            else "Every number on every page is computed with them."
+        )  # fmt: skip
+    )
+    if not name:
+        st.info("Give your name above to judge, tag and note: every entry says who made it.")
+    changes = changed_judgments(before, edited) if name else []
+    if changes:
+        try:
+            writable = meeting.writable()
+            for docid, grade, note in changes:
+                writable.judge(query, docid, grade, by=name, note=note, original=file_grades.get(docid))
+        except MeetingError as exc:
+            st.error(message("Not recorded: {}", exc))
+        else:
+            _recorded(f"Recorded {len(changes)} judgment(s) of query {query} by {name}.")
+
+    left, right = st.columns(2)
+    tags_key, note_key = f"meeting.tags:{query}", f"meeting.note:{query}"
+    current = store.tags().get(query, []) if store else []
+    noted = store.notes().get(query, "") if store else ""
+    shown_tags = st.session_state.get(tags_key + ":shown")
+    tags = _edited(tags_key, current)
+    note = _edited(note_key, noted)
+    if name and (tags is not None or note is not None):
+        try:
+            writable = meeting.writable()
+            if tags is not None:
+                before = set(shown_tags or [])
+                for tag in sorted(set(tags) - before):
+                    writable.tag(query, tag, by=name)
+                for tag in sorted(before - set(tags)):
+                    writable.tag(query, tag, by=name, removed=True)
+            if note is not None:
+                writable.set_note(query, note, by=name)
+        except MeetingError as exc:
+            st.error(message("Not recorded: {}", exc))
+        else:
+            _recorded(f"Recorded the tags and note of query {query} by {name}.")
+    offered = sorted({*(store.tag_names() if store else []), *current})
+    left.multiselect("Tags of this query", offered, accept_new_options=True, disabled=not name, key=tags_key,
+                     help="What went wrong: pick a tag already used or type a new one. Tags are query groups: group by "
+                          "tag in the sidebar.")  # fmt: skip
+    right.text_area("Note on this query", max_chars=LIMITS["note"], disabled=not name, key=note_key, height=100)
+
+    history = store.history(query) if store else []
+    if history:
+        st.markdown("**History of this query**")
+        st.dataframe(
+            pd.DataFrame([vars(e) for e in reversed(history)])[["at", "by", "kind", "what", "previous", "note"]],
+            hide_index=True,
+            width="stretch",
+        )
+
+
+def _file_grades(qrels, query: str) -> dict[str, int]:
+    frame = qrels.restricted([query]).to_frame()
+    return dict(zip(frame["docid"].astype(str), map(int, frame["rel"]), strict=True))
+
+
+def summary(ctx) -> None:
+    """On the Overview: how much each run's mean moves with the meeting's judgments, and the exports."""
+    meeting = ctx.meeting
+    if meeting is None or meeting.store is None or meeting.merged is None:
+        return
+    st.subheader("The meeting's judgments")
+    before = ctx.with_qrels("file").evaluation().means()
+    after = ctx.with_qrels("meeting").evaluation().means()
+    moved = pd.concat({"qrels file": before.stack(), "with the meeting's": after.stack()}, axis=1)
+    moved["change"] = moved["with the meeting's"] - moved["qrels file"]
+    moved.index.names = ["run", "measure"]
+    st.dataframe(moved.style.format("{:.4f}").format("{:+.4f}", subset=["change"]), width="stretch")
+    st.caption(
+        message(
+            "Each run's means with the qrels file and with the {} document(s) the meeting judged in force (the "
+            "latest judgment of each). Now in force: {}.",
+            meeting.judgments,
+            meeting.in_force(),
+        )
+    )
+    store = meeting.store
+    log = pd.DataFrame([vars(j) for j in store.judgments()]).rename(columns={"previous": "previous grade"})
+    tags = store.tags()
+    notes = store.notes()
+    queries = sorted({*tags, *notes})
+    record = pd.DataFrame({"qid": queries, "tags": [", ".join(tags.get(q, [])) for q in queries],
+                           "note": [notes.get(q, "") for q in queries]})  # fmt: skip
+    one, two, three = st.columns(3)
+    one.download_button("Merged qrels (TREC)", qrels_lines(meeting.merged), file_name="qrels-with-meeting.txt", mime="text/plain")
+    two.download_button("Judgment log (CSV)", export.csv(log, index=False), file_name="meeting-judgments.csv",
+                        mime="text/csv")  # fmt: skip
+    three.download_button("Tags and notes (CSV)", export.csv(record, index=False), file_name="meeting-tags-notes.csv",
+                          mime="text/csv")  # fmt: skip
+    st.caption(message("The record is {}; the command line reads it too: rankviz judgments export {}.", store.path,
+                       store.path))  # fmt: skip

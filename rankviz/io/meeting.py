@@ -1,0 +1,312 @@
+"""The meeting's record: judgments, tags and notes a team makes while it looks at queries together.
+
+One SQLite file (Python's ``sqlite3``), shared by every browser session of a server and by command-line
+processes. It is written in WAL mode with ``synchronous=FULL`` (a committed entry survives a killed
+process and a power cut), each write in one ``BEGIN IMMEDIATE`` transaction with a busy timeout (so
+concurrent writers wait for each other instead of failing or losing entries), and only through
+parameterised SQL. Nothing is ever updated or deleted: every entry is a new row that says who made
+it, when, what it replaces and why, so the history is complete; the latest entry wins.
+
+The qrels file on disk is never written: :func:`merged_qrels` builds the qrels in force in memory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import sqlite3
+import unicodedata
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from rankviz.errors import RankvizError
+from rankviz.io.model import Qrels
+
+#: The store's file name in a collection folder (the default place of a collection's record).
+STORE_NAME = "rankviz-notes.sqlite"
+SCHEMA_VERSION = 1
+BUSY_TIMEOUT_S = 60.0
+#: Longest accepted text of each kind (characters): enough for any real use, bounded for a shared server.
+LIMITS = {"qid": 200, "docid": 200, "name": 80, "tag": 60, "note": 2000}
+GRADE_RANGE = (-1000, 1000)
+TAG_JOIN = " + "  # a query's tags, joined in one group value
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS judgments (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    qid TEXT NOT NULL, docid TEXT NOT NULL, grade INTEGER NOT NULL, previous INTEGER,
+    by TEXT NOT NULL, at TEXT NOT NULL, note TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX IF NOT EXISTS judgments_pair ON judgments (qid, docid, id);
+CREATE TABLE IF NOT EXISTS tags (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    qid TEXT NOT NULL, tag TEXT NOT NULL, removed INTEGER NOT NULL DEFAULT 0,
+    by TEXT NOT NULL, at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS tags_query ON tags (qid, tag, id);
+CREATE TABLE IF NOT EXISTS notes (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    qid TEXT NOT NULL, note TEXT NOT NULL, previous TEXT,
+    by TEXT NOT NULL, at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS notes_query ON notes (qid, id);
+"""
+
+
+class MeetingError(RankvizError, ValueError):
+    """The meeting store cannot be opened or written, or an entry is not acceptable (too long, empty)."""
+
+
+@dataclass(frozen=True)
+class Judgment:
+    """One grade given in the meeting; ``previous``: the grade in force before it (none: unjudged, or not known)."""
+
+    qid: str
+    docid: str
+    grade: int
+    previous: int | None
+    by: str
+    at: str
+    note: str
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One line of a query's history: a judgment, a tag added or removed, or a note."""
+
+    kind: str  # "judgment", "tag", "untag", "note"
+    what: str
+    previous: str
+    by: str
+    at: str
+    note: str
+
+
+def store_path(location: str | Path) -> Path:
+    """The store of ``location``: a collection folder's :data:`STORE_NAME`, or the file itself."""
+    path = Path(location).expanduser()
+    return path / STORE_NAME if path.is_dir() else path
+
+
+def checked(kind: str, text: str, *, empty: bool = False) -> str:
+    """``text`` if it may be stored as a ``kind`` (qid, docid, name, tag, note), else a MeetingError saying why."""
+    if not isinstance(text, str):
+        raise MeetingError(f"a {kind} must be text, not {type(text).__name__}")
+    value = text if kind == "note" else text.strip()
+    if not value and not empty:
+        raise MeetingError(f"a {kind} cannot be empty")
+    if len(value) > LIMITS[kind]:
+        raise MeetingError(f"a {kind} is at most {LIMITS[kind]} characters; this one has {len(value):,}")
+    allowed = "\n\t" if kind == "note" else ""
+    if any(unicodedata.category(c) == "Cc" and c not in allowed for c in value):
+        raise MeetingError(f"a {kind} cannot contain control characters such as a tab or a line break: {value[:60]!r}")
+    if kind in ("qid", "docid") and any(c.isspace() for c in value):
+        raise MeetingError(f"a {kind} cannot contain spaces (it would not survive a qrels file): {value[:60]!r}")
+    return value
+
+
+def checked_grade(grade: object) -> int:
+    if isinstance(grade, str) and re.fullmatch(r"[+-]?[0-9]+", grade.strip()):
+        grade = int(grade)
+    if isinstance(grade, bool) or not isinstance(grade, int):
+        raise MeetingError(f"a grade must be a whole number, not {grade!r}")
+    low, high = GRADE_RANGE
+    if not low <= grade <= high:
+        raise MeetingError(f"a grade must be from {low} to {high}, not {grade}")
+    return grade
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class MeetingStore:
+    """The record of one collection's meetings, in the SQLite file ``path``.
+
+    ``create=False`` refuses a file that does not exist (readers never create one). Each call opens
+    its own connection, so one store object serves every thread of a server.
+    """
+
+    def __init__(self, path: str | Path, *, create: bool = True) -> None:
+        self.path = store_path(path)
+        if not create and not self.path.is_file():
+            raise MeetingError(f"no meeting store at {self.path}")
+        with self._connection() as db:
+            if db.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
+                db.execute("PRAGMA journal_mode=WAL")  # persistent: set once, on the file
+                db.executescript(_SCHEMA)
+                db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+
+    @contextlib.contextmanager
+    def _connection(self) -> Iterator[sqlite3.Connection]:
+        try:
+            db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise MeetingError(f"cannot open the meeting store {self.path}: {exc}") from None
+        try:
+            db.execute("PRAGMA synchronous=FULL")
+            yield db
+        except sqlite3.Error as exc:
+            raise MeetingError(f"the meeting store {self.path} cannot be used: {exc}") from None
+        finally:
+            db.close()
+
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction: taken at once (BEGIN IMMEDIATE), so writers queue instead of failing."""
+        with self._connection() as db:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+
+    # --- judgments -------------------------------------------------------------------------------
+
+    def judge(self, qid: str, docid: str, grade: int, *, by: str, note: str = "", original: int | None = None) -> Judgment:
+        """Record one grade. ``original``: the qrels' grade of the pair, the previous grade when the
+        meeting has not judged it yet."""
+        return self.judge_many([(qid, docid, grade)], by=by, note=note, originals={(qid, docid): original})[0]
+
+    def judge_many(self, rows: Iterable[tuple[str, str, int]], *, by: str, note: str = "",
+                   originals: Mapping[tuple[str, str], int | None] | None = None) -> list[Judgment]:  # fmt: skip
+        """Record several grades in one transaction (all or none)."""
+        by, note = checked("name", by), checked("note", note, empty=True)
+        entries = [(checked("qid", q), checked("docid", d), checked_grade(g)) for q, d, g in rows]
+        originals = originals or {}
+        at = _now()
+        done = []
+        with self._writing() as db:
+            for qid, docid, grade in entries:
+                last = db.execute("SELECT grade FROM judgments WHERE qid = ? AND docid = ? ORDER BY id DESC LIMIT 1",
+                                  (qid, docid)).fetchone()  # fmt: skip
+                previous = last[0] if last else originals.get((qid, docid))
+                db.execute("INSERT INTO judgments (qid, docid, grade, previous, by, at, note) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                           (qid, docid, grade, previous, by, at, note))  # fmt: skip
+                done.append(Judgment(qid, docid, grade, previous, by, at, note))
+        return done
+
+    def import_qrels(self, qrels: Qrels, *, by: str, note: str = "") -> list[Judgment]:
+        """Every judgment of ``qrels`` (read by :func:`rankviz.io.readers.read_qrels`), in one transaction."""
+        frame = qrels.to_frame()
+        return self.judge_many(zip(frame["qid"], frame["docid"], map(int, frame["rel"]), strict=True), by=by, note=note)
+
+    def judgments(self, qid: str | None = None) -> list[Judgment]:
+        """The judgment log, oldest first (of one query, or all)."""
+        sql = "SELECT qid, docid, grade, previous, by, at, note FROM judgments"
+        with self._connection() as db:
+            rows = db.execute(sql + " WHERE qid = ? ORDER BY id", (qid,)) if qid is not None else db.execute(sql + " ORDER BY id")
+            return [Judgment(*row) for row in rows.fetchall()]
+
+    def queries_judged_after(self, judgment: int) -> set[str]:
+        """The queries of the judgments recorded after the ``judgment``-th (the version a result was built at)."""
+        with self._connection() as db:
+            return {qid for (qid,) in db.execute("SELECT DISTINCT qid FROM judgments WHERE id > ?", (judgment,))}
+
+    def latest(self) -> dict[tuple[str, str], int]:
+        """The grade in force of every pair the meeting judged (its latest judgment), in the order first judged."""
+        with self._connection() as db:
+            rows = db.execute("SELECT qid, docid, grade FROM judgments ORDER BY id").fetchall()
+        grades: dict[tuple[str, str], int] = {}
+        for qid, docid, grade in rows:
+            grades[(qid, docid)] = grade
+        return grades
+
+    # --- tags and notes --------------------------------------------------------------------------
+
+    def tag(self, qid: str, tag: str, *, by: str, removed: bool = False) -> None:
+        """Add ``tag`` to the query (or remove it, ``removed=True``)."""
+        row = (checked("qid", qid), checked("tag", tag), int(removed), checked("name", by), _now())
+        with self._writing() as db:
+            db.execute("INSERT INTO tags (qid, tag, removed, by, at) VALUES (?, ?, ?, ?, ?)", row)
+
+    def tags(self) -> dict[str, list[str]]:
+        """Each tagged query's tags in force, sorted."""
+        with self._connection() as db:
+            rows = db.execute("SELECT qid, tag, removed FROM tags ORDER BY id").fetchall()
+        state: dict[tuple[str, str], bool] = {}
+        for qid, tag, removed in rows:
+            state[(qid, tag)] = not removed
+        found: dict[str, list[str]] = {}
+        for (qid, tag), present in state.items():
+            if present:
+                found.setdefault(qid, []).append(tag)
+        return {qid: sorted(tags) for qid, tags in sorted(found.items())}
+
+    def tag_names(self) -> list[str]:
+        """Every tag some query has now, sorted (what a tag box offers)."""
+        return sorted({tag for tags in self.tags().values() for tag in tags})
+
+    def tag_groups(self) -> dict[str, str]:
+        """Each tagged query's group: its tags joined (``qrels wrong + tokenisation``)."""
+        return {qid: TAG_JOIN.join(tags) for qid, tags in self.tags().items()}
+
+    def set_note(self, qid: str, note: str, *, by: str) -> None:
+        """Replace the query's note (the previous one stays in the history)."""
+        qid, note, by = checked("qid", qid), checked("note", note, empty=True), checked("name", by)
+        with self._writing() as db:
+            last = db.execute("SELECT note FROM notes WHERE qid = ? ORDER BY id DESC LIMIT 1", (qid,)).fetchone()
+            db.execute("INSERT INTO notes (qid, note, previous, by, at) VALUES (?, ?, ?, ?, ?)",
+                       (qid, note, last[0] if last else None, by, _now()))  # fmt: skip
+
+    def notes(self) -> dict[str, str]:
+        """Each query's note in force (queries whose latest note is empty are left out)."""
+        with self._connection() as db:
+            rows = db.execute("SELECT qid, note FROM notes ORDER BY id").fetchall()
+        latest = dict(rows)
+        return {qid: note for qid, note in sorted(latest.items()) if note}
+
+    def history(self, qid: str) -> list[Entry]:
+        """Everything recorded about one query, oldest first."""
+        with self._connection() as db:
+            judged = db.execute("SELECT id, 'judgment', docid || ' = ' || grade, COALESCE(previous, ''), by, at, note "
+                                "FROM judgments WHERE qid = ?", (qid,)).fetchall()  # fmt: skip
+            tagged = db.execute("SELECT id, CASE removed WHEN 1 THEN 'untag' ELSE 'tag' END, tag, '', by, at, '' "
+                                "FROM tags WHERE qid = ?", (qid,)).fetchall()  # fmt: skip
+            noted = db.execute("SELECT id, 'note', note, COALESCE(previous, ''), by, at, '' FROM notes WHERE qid = ?",
+                               (qid,)).fetchall()  # fmt: skip
+        rows = sorted([*judged, *tagged, *noted], key=lambda r: (r[5], r[1], r[0]))
+        return [Entry(kind, what, str(previous), by, at, note) for _, kind, what, previous, by, at, note in rows]
+
+    def version(self) -> tuple[int, int, int]:
+        """Changes with every entry (the last ids of judgments, tags and notes): a cache key of what the store holds."""
+        with self._connection() as db:
+            return tuple(db.execute(f"SELECT COALESCE(MAX(id), 0) FROM {table}").fetchone()[0]
+                         for table in ("judgments", "tags", "notes"))  # fmt: skip
+
+
+def merged_qrels(qrels: Qrels, grades: Mapping[tuple[str, str], int]) -> Qrels:
+    """``qrels`` with the meeting's grades in force: a judged pair takes its latest grade, a new pair is added."""
+    import pandas as pd
+
+    from rankviz.io.frames import qrels_from_frame
+
+    if not grades:
+        return qrels
+    frame = qrels.to_frame()
+    index = pd.MultiIndex.from_arrays([frame["qid"].astype(str), frame["docid"].astype(str)])
+    new = pd.Series(grades, dtype="int64")
+    known = new.index.isin(index)
+    merged = pd.Series(frame["rel"].to_numpy(), index=index, dtype="int64")
+    merged.loc[new.index[known]] = new[known].to_numpy()
+    added = new[~known]
+    table = pd.DataFrame({"qid": [*merged.index.get_level_values(0), *added.index.get_level_values(0)],
+                          "docid": [*merged.index.get_level_values(1), *added.index.get_level_values(1)],
+                          "rel": [*merged.to_numpy(), *added.to_numpy()]})  # fmt: skip
+    source = f"{qrels.source} + {len(grades):,} meeting judgments"
+    return qrels_from_frame(table, source=source)
+
+
+def qrels_lines(qrels: Qrels) -> str:
+    """TREC qrels text (``qid 0 docid grade``) of ``qrels``, in its order."""
+    frame = qrels.to_frame()
+    return "".join(f"{q} 0 {d} {int(g)}\n" for q, d, g in zip(frame["qid"], frame["docid"], frame["rel"], strict=True))
+
+
+def judgment_lines(grades: Mapping[tuple[str, str], int]) -> str:
+    """TREC qrels text of the meeting's grades in force, in the order first judged."""
+    return "".join(f"{q} 0 {d} {g}\n" for (q, d), g in grades.items())

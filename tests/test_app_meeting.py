@@ -1,0 +1,205 @@
+"""AppTest of the meeting's record: tags and notes recorded under a name, the history, the qrels in force,
+the Overview's change against the command line, group by tag, exports, an unwritable record."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from rankviz.app.meeting import changed_judgments, judging_table
+from rankviz.io.collection import open_collection
+from rankviz.io.meeting import MeetingStore
+from tests.test_app import CRANFIELD, ROOT, shown, start
+
+HOSTILE_TAG = "<script>alert(1)</script> **x**"
+HOSTILE_NOTE = 'a **note** [link](http://evil.example) ![i](http://evil.example/i.png) it\'s "quoted" $$x$$'
+
+
+@pytest.fixture
+def notes(tmp_path, monkeypatch):
+    """A fresh folder for the meeting records of this test (cranfield's: notes/cranfield.sqlite)."""
+    monkeypatch.setenv("RANKVIZ_NOTES", str(tmp_path))
+    return tmp_path / "cranfield.sqlite"
+
+
+def widget(elements, label: str):
+    return next(w for w in elements if w.label == label)
+
+
+def texts(at) -> list[str]:
+    """Every markdown-rendered text of the page, as written in its source (before markdown)."""
+    kinds = ("markdown", "caption", "success", "info", "warning", "error", "subheader", "header")
+    return [e.value for kind in kinds for e in at.get(kind)]
+
+
+def prefilled(store: MeetingStore, queries: int = 6) -> dict[tuple[str, str], int]:
+    """Judge the documents bm25 ranks in its top 10 that the qrels leave unjudged (grade 2), on a few queries."""
+    collection = open_collection(CRANFIELD)
+    judged = collection.read_qrels().to_frame()
+    known = set(zip(judged["qid"].astype(str), judged["docid"].astype(str), strict=True))
+    run = collection.read_run("bm25")
+    frame = pd.DataFrame({"qid": run.query_ids[run.qid_codes], "docid": run.docids.to_numpy(zero_copy_only=False),
+                          "score": run.score})  # fmt: skip
+    grades = {}
+    for qid in list(dict.fromkeys(judged["qid"].astype(str)))[:queries]:
+        top = frame[frame.qid == qid].sort_values(["score", "docid"], ascending=False).head(10)
+        for docid in top.docid.astype(str):
+            if (qid, docid) not in known:
+                grades[(qid, docid)] = 2
+    store.judge_many([(q, d, g) for (q, d), g in grades.items()], by="Ann", note="found in the meeting")
+    return grades
+
+
+def prefilled_more(store: MeetingStore, done: dict) -> int:
+    """Re-judge the first judged documents of three more queries (grade 0 to 3, 3 to 0): how many."""
+    judged = open_collection(CRANFIELD).read_qrels().to_frame()
+    touched = {q for q, _ in done}
+    rows = judged[~judged["qid"].astype(str).isin(touched)].groupby("qid", sort=False).head(1).head(3)
+    store.judge_many([(str(q), str(d), 0 if int(g) else 3) for q, d, g in zip(rows.qid, rows.docid, rows.rel, strict=True)],
+                     by="Bob")  # fmt: skip
+    return len(rows)
+
+
+def test_tags_and_notes_are_recorded_under_the_name_and_shown_literally(notes) -> None:
+    at = start("deltas", query="1")
+    assert not at.exception and not at.error
+    assert widget(at.multiselect, "Tags of this query").disabled  # no name yet: nothing can be recorded
+    assert any("Give your name" in shown(i) for i in at.info)
+    at.text_input(key="meeting.name").input("Ann <b>").run()
+    widget(at.multiselect, "Tags of this query").select(HOSTILE_TAG).run()
+    widget(at.text_area, "Note on this query").input(HOSTILE_NOTE).run()
+    assert not at.exception and not at.error
+    store = MeetingStore(notes, create=False)
+    assert store.tags() == {"1": [HOSTILE_TAG]} and store.notes() == {"1": HOSTILE_NOTE}
+    assert {e.by for e in store.history("1")} == {"Ann <b>"}
+    history = next(d.value for d in at.dataframe if "kind" in d.value.columns)
+    assert set(history["what"]) == {HOSTILE_TAG, HOSTILE_NOTE} and set(history["by"]) == {"Ann <b>"}
+    assert widget(at.text_area, "Note on this query").value == HOSTILE_NOTE
+    assert widget(at.multiselect, "Tags of this query").value == [HOSTILE_TAG]
+    for text in texts(at):  # user text reaches markdown escaped, or not at all
+        assert "<script>" not in text and "**note**" not in text and "](http" not in text and "<b>" not in text
+    widget(at.multiselect, "Tags of this query").unselect(HOSTILE_TAG).run()
+    assert store.tags() == {} and [e.kind for e in store.history("1")] == ["tag", "note", "untag"]
+
+
+def test_a_second_session_sees_the_first_ones_entries_on_its_next_rerun(notes) -> None:
+    first, second = start("deltas", query="1"), start("deltas", query="1")
+    first.text_input(key="meeting.name").input("Ann").run()
+    widget(first.multiselect, "Tags of this query").select("needs reasoning").run()
+    assert widget(second.multiselect, "Tags of this query").value == []
+    second.run()
+    assert widget(second.multiselect, "Tags of this query").value == ["needs reasoning"]
+    assert widget(second.multiselect, "Tags of this query").options == ["needs reasoning"]
+    assert second.text_input(key="meeting.name").value == ""  # the name is the session's own
+
+
+def test_the_meeting_qrels_in_force_change_every_number_as_the_command_line_does(notes) -> None:
+    qrels_bytes = hashlib.sha256((CRANFIELD / "qrels.txt").read_bytes()).hexdigest()
+    grades = prefilled(MeetingStore(notes))
+    assert len(grades) >= 10
+    file_view = start()
+    meeting_view = start(qrels="meeting")
+    assert not meeting_view.exception and not meeting_view.error
+    assert f"the meeting's {len(grades)} judgments in force" in shown(meeting_view.caption[0])
+    assert f"the meeting's {len(grades)} judgments not applied" in shown(file_view.caption[0])
+    cli = subprocess.run([sys.executable, "-m", "rankviz", "evaluate", str(CRANFIELD), "--judgments", str(notes), "--format",
+                          "tsv"], capture_output=True, text=True, cwd=ROOT, check=True)  # fmt: skip
+    expected = pd.read_csv(io.StringIO(cli.stdout), sep="\t").pivot(index="run", columns="measure", values="value")
+    means = meeting_view.dataframe[0].value
+    plain = file_view.dataframe[0].value
+    assert not means.equals(plain)
+    for run in means.index:
+        for measure in means.columns:
+            assert means.loc[run, measure] == pytest.approx(expected.loc[run, measure], abs=1e-12)
+    moved = next(d.value for d in meeting_view.dataframe if "change" in d.value.columns)
+    for (run, measure), row in moved.iterrows():
+        assert row["with the meeting's"] == pytest.approx(expected.loc[run, measure], abs=1e-12)
+        assert row["qrels file"] == pytest.approx(plain.loc[run, measure], abs=1e-12)
+        assert row["change"] == pytest.approx(row["with the meeting's"] - row["qrels file"], abs=1e-12)
+    # a later judgment: the newest results are revised for the queries it judged, to the same numbers
+    store = MeetingStore(notes)
+    later = prefilled_more(store, grades)
+    meeting_view.run()
+    cli = subprocess.run([sys.executable, "-m", "rankviz", "evaluate", str(CRANFIELD), "--judgments", str(notes), "--format",
+                          "tsv"], capture_output=True, text=True, cwd=ROOT, check=True)  # fmt: skip
+    expected = pd.read_csv(io.StringIO(cli.stdout), sep="\t").pivot(index="run", columns="measure", values="value")
+    assert f"the meeting's {len(grades) + later} judgments in force" in shown(meeting_view.caption[0])
+    revised_means = meeting_view.dataframe[0].value
+    assert not revised_means.equals(means)
+    for run in revised_means.index:
+        for measure in revised_means.columns:
+            assert revised_means.loc[run, measure] == pytest.approx(expected.loc[run, measure], abs=1e-12)
+    labels = [b.label for b in meeting_view.get("download_button")]
+    assert {"Merged qrels (TREC)", "Judgment log (CSV)", "Tags and notes (CSV)"} <= set(labels)
+    assert meeting_view.query_params["qrels"] == "meeting"
+    deltas = start("deltas", qrels="meeting", query=next(iter(grades))[0])
+    judging = next(d.value for d in deltas.dataframe if "qrels file" in d.value.columns)
+    judged_here = {d for (q, d) in grades if q == next(iter(grades))[0]}
+    assert set(judging.loc[judging["meeting"] != "", "docid"]) == judged_here
+    assert (judging["qrels file"].iloc[: len(judged_here)] == "unjudged").all()  # unjudged in the file first
+    assert hashlib.sha256((CRANFIELD / "qrels.txt").read_bytes()).hexdigest() == qrels_bytes
+
+
+def test_tags_are_query_groups_on_every_page(notes) -> None:
+    store = MeetingStore(notes)
+    store.tag("1", "needs reasoning", by="Ann")
+    store.tag("2", "needs reasoning", by="Ann")
+    store.tag("2", "qrels wrong", by="Bob")
+    at = start(group_by="tag")
+    assert not at.exception and not at.error
+    groups = (
+        at.dataframe[-1].value
+        if "queries" in at.dataframe[-1].value.columns
+        else next(d.value for d in at.dataframe if "queries" in d.value.columns)
+    )
+    labels = {str(v) for v in groups.index.get_level_values(-1)} | {str(v) for v in groups.index.get_level_values(0)}
+    assert {"needs reasoning", "needs reasoning + qrels wrong", "(untagged)"} <= labels
+    deltas = start("deltas", group_by="tag")
+    assert not deltas.exception and not deltas.error
+
+
+def test_a_record_that_cannot_be_written_says_so_and_the_page_still_works(tmp_path, monkeypatch) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("RANKVIZ_NOTES", str(blocker / "notes"))
+    at = start("deltas", query="1")
+    at.text_input(key="meeting.name").input("Ann").run()
+    widget(at.multiselect, "Tags of this query").select("qrels wrong").run()
+    assert not at.exception
+    assert any("Not recorded" in shown(e) and "cannot open the meeting store" in shown(e) for e in at.error)
+    assert at.dataframe[0].value is not None  # the rest of the page is there
+
+
+def test_the_editor_records_grades_given_and_notes_but_never_unjudges() -> None:
+    view = pd.DataFrame({"docid": ["a", "b", "c", "d"], "baseline rank": [3, 2, float("nan"), 4],
+                         "run rank": [3, float("nan"), 1, 2], "grade": [1, float("nan"), 0, float("nan")]})  # fmt: skip
+    table = judging_table(view, {"a": 1, "c": 0}, {"d": (2, "2 (Bob)")})
+    assert list(table["docid"]) == ["b", "d", "c", "a"]  # unjudged in the file first, by their better rank
+    assert table["grade"].tolist()[1:] == [2, 0, 1] and pd.isna(table["grade"].iloc[0])
+    edited = table.copy()
+    edited.loc[0, "grade"] = 3  # judged
+    edited.loc[2, "note"] = "looked again"  # the same grade, confirmed with a note
+    edited.loc[3, "grade"] = None  # cleared: not a judgment
+    assert changed_judgments(table, edited) == [("b", 3, ""), ("c", 0, "looked again")]
+    assert changed_judgments(table, table.copy()) == []
+
+
+def test_an_entry_made_meanwhile_by_another_session_is_neither_undone_nor_lost(notes) -> None:
+    ann, bob = start("deltas", query="1"), start("deltas", query="1")
+    for at, name in ((ann, "Ann"), (bob, "Bob")):
+        at.text_input(key="meeting.name").input(name).run()
+    widget(ann.multiselect, "Tags of this query").select("qrels wrong").run()
+    widget(bob.multiselect, "Tags of this query").select("tokenisation").run()  # Bob's screen did not show Ann's tag yet
+    assert MeetingStore(notes, create=False).tags() == {"1": ["qrels wrong", "tokenisation"]}
+    assert widget(bob.multiselect, "Tags of this query").value == ["qrels wrong", "tokenisation"]
+    widget(ann.text_area, "Note on this query").input("Ann's note").run()
+    widget(bob.multiselect, "Tags of this query").unselect("qrels wrong").run()
+    store = MeetingStore(notes, create=False)
+    assert store.tags() == {"1": ["tokenisation"]} and store.notes() == {"1": "Ann's note"}
+    ann.run()
+    assert widget(ann.multiselect, "Tags of this query").value == ["tokenisation"]

@@ -1,0 +1,303 @@
+"""The meeting store: concurrent writers lose nothing, a killed writer loses nothing acknowledged, text is
+data, the qrels in force are the file's with the latest judgments; the CLI's exact interface."""
+
+import csv
+import hashlib
+import io
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rankviz.cli import main
+from rankviz.errors import RankvizError
+from rankviz.io.frames import qrels_from_dict
+from rankviz.io.meeting import LIMITS, MeetingError, MeetingStore, merged_qrels
+from rankviz.io.readers import read_qrels
+from tests.conftest import CRANFIELD, ROOT
+
+HOSTILE = ["<script>alert('x')</script>", "**bold** [link](http://evil.example) ![img](http://evil.example/i.png)",
+           "it's \"quoted\"", "$$x^2$$ =1+1 @SUM(A1)", "ünïcödé 日本語"]  # fmt: skip
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "rankviz", *args], capture_output=True, text=True, cwd=ROOT, timeout=300)
+
+
+def test_latest_judgment_wins_and_remembers_what_it_replaced(tmp_path: Path) -> None:
+    store = MeetingStore(tmp_path / "m.sqlite")
+    first = store.judge("q1", "d1", 2, by="Ann", original=0)
+    second = store.judge("q1", "d1", 1, by="Bob", note="off topic")
+    store.judge("q2", "d9", 3, by="Ann")
+    assert (first.previous, second.previous) == (0, 2)
+    assert store.latest() == {("q1", "d1"): 1, ("q2", "d9"): 3}
+    assert [(j.by, j.grade, j.note) for j in store.judgments("q1")] == [("Ann", 2, ""), ("Bob", 1, "off topic")]
+    assert store.judgments()[0].at.endswith("Z") and store.judgments()[0].at <= store.judgments()[-1].at
+
+
+def test_tags_added_and_removed_notes_replaced_history_complete(tmp_path: Path) -> None:
+    store = MeetingStore(tmp_path)  # a folder: its rankviz-notes.sqlite
+    assert store.path == tmp_path / "rankviz-notes.sqlite"
+    store.tag("q1", "qrels wrong", by="Ann")
+    store.tag("q1", "needs reasoning", by="Bob")
+    store.tag("q2", "qrels wrong", by="Bob")
+    store.tag("q1", "qrels wrong", by="Ann", removed=True)
+    store.set_note("q1", "first", by="Ann")
+    store.set_note("q1", "second", by="Bob")
+    assert store.tags() == {"q1": ["needs reasoning"], "q2": ["qrels wrong"]}
+    assert store.tag_names() == ["needs reasoning", "qrels wrong"]
+    assert store.notes() == {"q1": "second"}
+    history = store.history("q1")
+    assert [e.kind for e in history] == ["tag", "tag", "untag", "note", "note"]
+    assert history[-1].previous == "first" and history[-1].by == "Bob"
+
+
+def test_hostile_text_round_trips_literally(tmp_path: Path) -> None:
+    store = MeetingStore(tmp_path / "m.sqlite")
+    for i, text in enumerate(HOSTILE):
+        store.judge(f"q{i}", f"d{i}", 1, by=text[:80], note=text)
+        store.tag(f"q{i}", text[:60], by=text[:80])
+        store.set_note(f"q{i}", text + "\nline two", by="Ann")
+    for i, text in enumerate(HOSTILE):
+        assert store.judgments(f"q{i}")[0].note == text and store.judgments(f"q{i}")[0].by == text[:80]
+        assert store.tags()[f"q{i}"] == [text[:60].strip()]
+        assert store.notes()[f"q{i}"] == text + "\nline two"
+    done = cli("judgments", "export", str(store.path), "--format", "tsv")
+    rows = list(csv.reader(io.StringIO(done.stdout), delimiter="\t"))
+    assert rows[0] == ["qid", "docid", "grade", "previous_grade", "by", "at", "note"]
+    assert [row[6] for row in rows[1:]] == HOSTILE
+
+
+@pytest.mark.parametrize(
+    ("kind", "call", "says"),
+    [
+        ("name", lambda s: s.judge("q", "d", 1, by=""), "a name cannot be empty"),
+        ("tag", lambda s: s.tag("q", "x" * (LIMITS["tag"] + 1), by="Ann"), f"a tag is at most {LIMITS['tag']} characters"),
+        ("note", lambda s: s.set_note("q", "x" * 5000, by="Ann"), "a note is at most 2000 characters; this one has 5,000"),
+        ("docid", lambda s: s.judge("q", "d 1", 1, by="Ann"), "a docid cannot contain spaces"),
+        ("name", lambda s: s.tag("q", "t", by="A\tB"), "a name cannot contain control characters"),
+        ("grade", lambda s: s.judge("q", "d", "high", by="Ann"), "a grade must be a whole number"),
+        ("grade", lambda s: s.judge("q", "d", 10**6, by="Ann"), "a grade must be from -1000 to 1000"),
+    ],
+)
+def test_unacceptable_entries_are_refused_with_a_reason(tmp_path: Path, kind, call, says) -> None:
+    store = MeetingStore(tmp_path / "m.sqlite")
+    with pytest.raises(MeetingError, match=says.replace("(", r"\(").replace("[", r"\[")):
+        call(store)
+    assert store.version() == (0, 0, 0)  # nothing half-written
+
+
+def test_a_store_that_cannot_be_created_or_read_says_so(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with pytest.raises(MeetingError, match="cannot open the meeting store"):
+        MeetingStore(blocker / "m.sqlite")
+    with pytest.raises(MeetingError, match="no meeting store at"):
+        MeetingStore(tmp_path / "absent.sqlite", create=False)
+    assert not (tmp_path / "absent.sqlite").exists()
+    garbage = tmp_path / "garbage.sqlite"
+    garbage.write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(MeetingError, match="cannot be used"):
+        MeetingStore(garbage)
+
+
+pairs = st.tuples(st.sampled_from(["q1", "q2", "q3"]), st.sampled_from(["a", "b", "c", "d"]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    file=st.dictionaries(pairs, st.integers(-1, 3), min_size=1, max_size=12),
+    meeting=st.lists(st.tuples(pairs, st.integers(0, 4)), max_size=15),
+)
+def test_merged_qrels_are_the_file_with_the_latest_grades(tmp_path_factory, file, meeting) -> None:
+    store = MeetingStore(tmp_path_factory.mktemp("m") / "m.sqlite")
+    for (qid, docid), grade in meeting:
+        store.judge(qid, docid, grade, by="Ann")
+    nested: dict = {}
+    for (qid, docid), grade in file.items():
+        nested.setdefault(qid, {})[docid] = grade
+    expected = dict(file)
+    for pair, grade in meeting:
+        expected[pair] = grade
+    merged = merged_qrels(qrels_from_dict(nested), store.latest()).to_frame()
+    assert dict(zip(zip(merged["qid"], merged["docid"], strict=True), merged["rel"].tolist(), strict=True)) == expected
+    assert len(merged) == len(expected)
+
+
+def test_eight_processes_importing_at_once_lose_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "m.sqlite"
+    MeetingStore(db)
+    files = []
+    for p in range(8):
+        path = tmp_path / f"qrels{p}.txt"
+        path.write_text("".join(f"q{p} 0 doc{p}_{i} {i % 3}\n" for i in range(250)))
+        files.append(path)
+    workers = [subprocess.Popen([sys.executable, "-m", "rankviz", "judgments", "import", str(db), str(f), "--by", f"p{p}"],
+                                cwd=ROOT, stderr=subprocess.PIPE, text=True) for p, f in enumerate(files)]  # fmt: skip
+    assert [w.wait(timeout=300) for w in workers] == [0] * 8, [w.stderr.read() for w in workers]
+    done = cli("judgments", "export", str(db))
+    lines = done.stdout.splitlines()
+    assert len(lines) == 2000 and len(set(lines)) == 2000
+    assert sorted(lines) == sorted(line.strip() for f in files for line in f.read_text().splitlines())
+
+
+WRITER = """
+import sys
+from rankviz.io.meeting import MeetingStore
+store = MeetingStore(sys.argv[1])
+for i in range(100_000):
+    store.judge("q", f"d{i}", 1, by="writer")
+    print(i, flush=True)  # acknowledged: committed before it is printed
+"""
+
+
+def test_a_writer_killed_mid_write_loses_nothing_it_acknowledged(tmp_path: Path) -> None:
+    db = tmp_path / "m.sqlite"
+    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(db)], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    acknowledged = -1
+    deadline = time.monotonic() + 120
+    while acknowledged < 50 and time.monotonic() < deadline:
+        acknowledged = int(writer.stdout.readline())
+    os.kill(writer.pid, signal.SIGKILL)
+    writer.wait()
+    for line in writer.stdout:  # what it printed before it died was acknowledged too
+        acknowledged = int(line)
+    recorded = {docid for _, docid in MeetingStore(db).latest()}
+    assert acknowledged >= 50
+    assert {f"d{i}" for i in range(acknowledged + 1)} <= recorded
+
+
+def test_cli_interface_and_evaluate_with_judgments_equals_the_exported_qrels(tmp_path: Path) -> None:
+    qrels = CRANFIELD / "qrels.txt"
+    before = hashlib.sha256(qrels.read_bytes()).hexdigest()
+    runs = [str(CRANFIELD / "runs" / "bm25.run.gz"), str(CRANFIELD / "runs" / "dense.run.gz")]
+    db = tmp_path / "m.sqlite"
+    original = read_qrels(qrels).to_frame()
+    judged = original.iloc[0]
+    for args in (
+        ["judgments", "add", str(db), str(judged.qid), str(judged.docid), str(int(judged.rel) + 1), "--by", "Ann", "--note",
+         HOSTILE[0]],
+        ["judgments", "add", str(db), "1", "unseen-doc", "2", "--by", "Bob"],
+        ["tags", "add", str(db), "1", "needs reasoning", "--by", "Ann"],
+        ["tags", "add", str(db), "1", "qrels wrong", "--by", "Bob"],
+        ["tags", "add", str(db), "2", "qrels wrong", "--by", "Bob"],
+    ):  # fmt: skip
+        done = cli(*args)
+        assert done.returncode == 0, done.stderr
+    log = list(csv.reader(io.StringIO(cli("judgments", "export", str(db), "--format", "tsv").stdout), delimiter="\t"))
+    assert log[1][:5] == [str(judged.qid), str(judged.docid), str(int(judged.rel) + 1), "", "Ann"] and log[1][6] == HOSTILE[0]
+    assert cli("judgments", "export", str(db)).stdout == (
+        f"{judged.qid} 0 {judged.docid} {int(judged.rel) + 1}\n1 0 unseen-doc 2\n"
+    )
+    merged = tmp_path / "merged.txt"
+    merged.write_text(cli("judgments", "export", str(db), "--qrels", str(qrels)).stdout)
+    assert len(merged.read_text().splitlines()) == len(original) + 1
+    with_db = cli("evaluate", str(qrels), *runs, "--judgments", str(db), "--per-query", "--format", "tsv")
+    exported = cli("evaluate", str(merged), *runs, "--per-query", "--format", "tsv")
+    plain = cli("evaluate", str(qrels), *runs, "--per-query", "--format", "tsv")
+    assert with_db.returncode == 0 and "2 meeting judgments" in with_db.stderr
+    assert with_db.stdout == exported.stdout != plain.stdout
+    tags = tmp_path / "tags.tsv"
+    tags.write_text(cli("tags", "export", str(db)).stdout)
+    assert tags.read_text() == "qid\ttag\n1\tneeds reasoning + qrels wrong\n2\tqrels wrong\n"
+    grouped = cli("evaluate", str(qrels), *runs, "--groups", str(tags), "--group-by", "tag", "-m", "AP", "--format", "tsv")
+    assert grouped.returncode == 0 and "needs reasoning + qrels wrong" in grouped.stdout
+    assert hashlib.sha256(qrels.read_bytes()).hexdigest() == before
+
+
+def test_cli_errors_are_one_line(tmp_path: Path, capsys) -> None:
+    assert main(["judgments", "export", str(tmp_path / "none.sqlite")]) == 2
+    assert "no meeting store at" in capsys.readouterr().err
+    assert main(["judgments", "add", str(tmp_path / "m.sqlite"), "q", "d", "2.5", "--by", "Ann"]) == 2
+    assert "a grade must be a whole number, not '2.5'" in capsys.readouterr().err
+    bad = tmp_path / "bad.txt"
+    bad.write_text("q1 0 d1 1\nq1 0 d2\n")
+    assert main(["judgments", "import", str(tmp_path / "m.sqlite"), str(bad), "--by", "Ann"]) == 2
+    assert "line 2" in capsys.readouterr().err
+    assert MeetingStore(tmp_path / "m.sqlite").version() == (0, 0, 0)
+    assert main(["evaluate", str(CRANFIELD), "--judgments", str(tmp_path / "none.sqlite")]) == 2
+    assert main(["judgments", "export", str(tmp_path / "m.sqlite"), "--format", "tsv", "--qrels", "x"]) == 2
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    lines=st.dictionaries(pairs, st.integers(0, 3), min_size=1, max_size=12),  # (qid, docid) -> score: many ties
+    file=st.dictionaries(pairs, st.integers(0, 3), min_size=1, max_size=8),
+    meeting=st.dictionaries(pairs, st.integers(0, 4), max_size=6),
+    ties=st.sampled_from(["trec_eval", "run", "expected", "optimistic", "pessimistic"]),
+    shuffled=st.randoms(use_true_random=False),
+)
+def test_a_table_regraded_with_the_meetings_qrels_is_the_table_ranked_with_them(lines, file, meeting, ties, shuffled) -> None:
+    from rankviz.io.frames import run_from_frame
+    from rankviz.ranking import rank, regrade
+
+    rows = list(lines.items())
+    shuffled.shuffle(rows)  # queries and scores in any order: the run policy keeps file order
+    run = run_from_frame(pd.DataFrame([(q, d, float(s)) for (q, d), s in rows], columns=["qid", "docid", "score"]))
+    nested: dict = {}
+    for (qid, docid), grade in file.items():
+        nested.setdefault(qid, {})[docid] = grade
+    qrels = qrels_from_dict(nested)
+    merged = merged_qrels(qrels, meeting)
+    regraded, ranked = regrade(rank(run, qrels, ties=ties), run, merged), rank(run, merged, ties=ties)
+    for name in ("qids", "in_run", "offsets", "row_query", "pos", "grade", "judged", "score", "run_rows", "tie_group",
+                 "ideal_offsets", "ideal_grades", "ideal_query", "ideal_pos"):  # fmt: skip
+        assert np.array_equal(getattr(regraded, name), getattr(ranked, name)), name
+    assert regraded.ties == ranked.ties and regraded.ignored_qids == ranked.ignored_qids
+
+
+REVISED_MEASURES = ["RR@3", "RR", "AP", "nDCG@5", "nDCG", "ERR@5", "P@3", "R@5", "Hits@3", "Bpref", "Rprec", "RBP(p=0.8)",
+                    "Judged@5", "nDCG(judged_only=True)@5", "AP(judged_only=True)"]  # fmt: skip
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    lines=st.dictionaries(pairs, st.integers(0, 3), min_size=1, max_size=12),
+    file=st.dictionaries(pairs, st.integers(0, 3), min_size=1, max_size=8),
+    meeting=st.dictionaries(pairs, st.integers(0, 4), max_size=6),
+    ties=st.sampled_from(["trec_eval", "expected", "random", "chance"]),
+    missing=st.sampled_from(["zero", "skip"]),
+    fill=st.sampled_from([None, 2]),
+)
+def test_an_evaluation_revised_for_the_rejudged_queries_is_the_whole_evaluation(lines, file, meeting, ties, missing,
+                                                                                 fill) -> None:  # fmt: skip
+    from rankviz.evaluate import evaluate_tables, revised
+    from rankviz.io.frames import run_from_frame
+    from rankviz.measures import parse
+    from rankviz.ranking import chance_table, rank
+    from rankviz.settings import EvalSettings
+
+    run = run_from_frame(pd.DataFrame([(q, d, float(s)) for (q, d), s in lines.items()], columns=["qid", "docid", "score"]))
+    nested: dict = {}
+    for (qid, docid), grade in file.items():
+        nested.setdefault(qid, {})[docid] = grade
+    qrels = qrels_from_dict(nested)
+    meeting = {pair: grade for pair, grade in meeting.items() if pair[0] in nested}  # the queries the file judges
+    merged = merged_qrels(qrels, meeting)
+    settings_ = EvalSettings(ties="expected" if ties == "chance" else ties, missing=missing, seed=3, trials=4,
+                             unjudged="nonrelevant" if fill is None else f"relevant:{fill}")  # fmt: skip
+    measures = [parse(m) for m in REVISED_MEASURES]
+
+    def tables(judgments):
+        table = rank(run, judgments, ties="trec_eval")
+        return {"run": chance_table(table) if ties == "chance" else table}
+
+    try:
+        previous = evaluate_tables(tables(qrels), measures, settings_)
+        whole = evaluate_tables(tables(merged), measures, settings_)
+    except RankvizError:  # skip: a run answering none of the judged queries
+        return
+    again = revised(previous, tables(merged), {q for q, _ in meeting})
+    for key, values in whole.values.items():
+        np.testing.assert_array_equal(again.values[key], values, err_msg=key)
+    if whole.trials is not None:
+        for key, values in whole.trials.items():
+            np.testing.assert_array_equal(again.trials[key], values, err_msg=key)
