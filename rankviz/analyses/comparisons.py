@@ -119,6 +119,24 @@ def verdicts(table: pd.DataFrame, *, alpha: float = 0.05) -> list[str]:
 MIN_GROUP_QUERIES = 5
 
 
+def verdict_changes(matrices, measure: str, settings: TestSettings | None = None, *, rng=None) -> pd.DataFrame:
+    """Per run against the baseline: the verdict (better / worse / n.s.) under each variant of the
+    values (``matrices``: variant -> queries x runs, e.g. one per tie policy, or both ends of the
+    unjudged documents), and ``changes``, True where the variants disagree. Resampling tests reuse
+    one seed for every variant, so a change comes from the values, not from other resamples."""
+    import pandas as pd
+
+    settings = (settings or TestSettings()).replace(pairs="baseline")
+    seed = np.random.default_rng(settings.seed if rng is None else rng).integers(2**63)
+    columns = {}
+    for variant, matrix in matrices.items():
+        table = compare_runs(matrix, settings, measure=measure, rng=seed)
+        columns[variant] = pd.Series(verdicts(table, alpha=settings.alpha), index=table["run"])
+    frame = pd.DataFrame(columns)
+    frame["changes"] = frame.nunique(axis=1) > 1
+    return frame
+
+
 def compare_by_group(
     matrix: pd.DataFrame,
     groups: pd.Series,

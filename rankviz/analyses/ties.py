@@ -15,7 +15,6 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from rankviz.analyses.comparisons import compare_runs, verdicts
 from rankviz.evaluate import Evaluation, combine, evaluate_tables, spread
 from rankviz.io.groups import QueryGroups
 from rankviz.io.model import Qrels, Run
@@ -118,27 +117,13 @@ def order_flips(means: pd.DataFrame, *, tolerance: float = 1e-12) -> pd.DataFram
     return pd.DataFrame(rows, columns=columns)
 
 
-def verdict_changes(
-    matrices: Mapping[str, pd.DataFrame],
-    measure: str,
-    settings: TestSettings | None = None,
-    *,
-    rng: np.random.Generator | int | None = None,
-) -> pd.DataFrame:
-    """Per run against the baseline: the verdict (better / worse / n.s.) under each tie policy
-    (``matrices``: policy -> queries x runs values), and
-    ``changes``, True where the policies disagree. Resampling tests reuse one seed for every
-    policy, so a change comes from the tie order, not from other resamples."""
-    settings = (settings or TestSettings()).replace(pairs="baseline")
-    seed = np.random.default_rng(settings.seed if rng is None else rng).integers(2**63)
-    columns = {}
-    for policy in REPORT_POLICIES:
-        if policy in matrices:
-            table = compare_runs(matrices[policy], settings, measure=measure, rng=seed)
-            columns[policy] = pd.Series(verdicts(table, alpha=settings.alpha), index=table["run"])
-    frame = pd.DataFrame(columns)
-    frame["changes"] = frame.nunique(axis=1) > 1
-    return frame
+def verdict_changes(matrices: Mapping[str, pd.DataFrame], measure: str, settings: TestSettings | None = None, *,
+                    rng: np.random.Generator | int | None = None) -> pd.DataFrame:  # fmt: skip
+    """Per run against the baseline: the verdict under each tie policy of the report (``matrices``:
+    policy -> queries x runs values) and ``changes`` where the policies disagree."""
+    from rankviz.analyses.comparisons import verdict_changes as changes
+
+    return changes({p: matrices[p] for p in REPORT_POLICIES if p in matrices}, measure, settings, rng=rng)
 
 
 @dataclass(frozen=True, eq=False)

@@ -112,17 +112,9 @@ def verdict_changes(
     matrices: Mapping[str, pd.DataFrame], measure: str, settings: TestSettings | None = None, *, rng=None
 ) -> pd.DataFrame:
     """Per run against the baseline: the verdict at each end and ``changes`` where they differ (one seed for both)."""
-    from rankviz.analyses.comparisons import compare_runs, verdicts  # scipy: only when there is a pair to test
+    from rankviz.analyses.comparisons import verdict_changes as changes  # scipy: only when there is a pair to test
 
-    settings = (settings or TestSettings()).replace(pairs="baseline")
-    seed = np.random.default_rng(settings.seed if rng is None else rng).integers(2**63)
-    columns = {}
-    for end in ENDS:
-        table = compare_runs(matrices[end], settings, measure=measure, rng=seed)
-        columns[end] = pd.Series(verdicts(table, alpha=settings.alpha), index=table["run"])
-    frame = pd.DataFrame(columns)
-    frame["changes"] = frame.nunique(axis=1) > 1
-    return frame
+    return changes({end: matrices[end] for end in ENDS}, measure, settings, rng=rng)
 
 
 @dataclass(frozen=True, eq=False)

@@ -88,25 +88,31 @@ def _test(parser: argparse.ArgumentParser, *, test: Option = s.TEST, resamples: 
     add(parser, resamples)
 
 
+MEETING_DB = "the meeting store: a .sqlite file, or a collection folder (its rankviz-notes.sqlite)"
+
+
+def _entry(actions, name: str, about: str, who: str, **positionals: str) -> argparse.ArgumentParser:
+    """A subcommand that records entries: DB, its positional arguments (name: help), ``--by NAME``."""
+    parser = actions.add_parser(name, help=about)
+    parser.add_argument("db", help=MEETING_DB)
+    for argument, meaning in positionals.items():
+        parser.add_argument(argument, help=meaning)
+    parser.add_argument("--by", required=True, metavar="NAME", help=who)
+    return parser
+
+
 def _meeting(commands) -> None:
     """``judgments`` and ``tags``: the meeting store (DB: a .sqlite file, or a collection folder's)."""
-    db = {"help": "the meeting store: a .sqlite file, or a collection folder (its rankviz-notes.sqlite)"}
     judgments = commands.add_parser("judgments", help="the meeting's judgments: add, import, export").add_subparsers(
         dest="action", required=True
     )
-    add_one = judgments.add_parser("add", help="record one grade")
-    add_one.add_argument("db", **db)
-    add_one.add_argument("qid", help="the query")
-    add_one.add_argument("docid", help="the document")
-    add_one.add_argument("grade", help="a whole number (relevant from the relevance threshold, 1 by default)")
-    add_one.add_argument("--by", required=True, metavar="NAME", help="who judged")
+    add_one = _entry(judgments, "add", "record one grade", "who judged", qid="the query", docid="the document",
+                     grade="a whole number (relevant from the relevance threshold, 1 by default)")  # fmt: skip
     add_one.add_argument("--note", default="", metavar="TEXT", help="why; default: no note")
-    imports = judgments.add_parser("import", help="record every judgment of a TREC qrels file")
-    imports.add_argument("db", **db)
-    imports.add_argument("file", help="TREC qrels lines (qid iter docid grade)")
-    imports.add_argument("--by", required=True, metavar="NAME", help="who judged")
+    _entry(judgments, "import", "record every judgment of a TREC qrels file", "who judged",
+           file="TREC qrels lines (qid iter docid grade)")  # fmt: skip
     export = judgments.add_parser("export", help="the merged qrels, the meeting's judgments, or the judgment log")
-    export.add_argument("db", **db)
+    export.add_argument("db", help=MEETING_DB)
     export.add_argument("--qrels", default=None, help="with --format qrels: write these qrels with the meeting's "
                         "judgments in force (latest wins); default: only the meeting's judgments")  # fmt: skip
     export.add_argument("--format", choices=("qrels", "tsv"), default="qrels", help="qrels (TREC lines; default) or "
@@ -114,13 +120,11 @@ def _meeting(commands) -> None:
     tags = commands.add_parser("tags", help="the meeting's tags of queries: add, export").add_subparsers(
         dest="action", required=True
     )
-    tag = tags.add_parser("add", help="tag a query")
-    tag.add_argument("db", **db)
-    tag.add_argument("qid", help="the query")
-    tag.add_argument("tag", help="what went wrong, e.g. 'needs reasoning' (at most 60 characters)")
-    tag.add_argument("--by", required=True, metavar="NAME", help="who tagged")
-    tag_export = tags.add_parser("export", help="qid<TAB>tag with a header, usable as --groups (a query's tags joined)")
-    tag_export.add_argument("db", **db)
+    _entry(tags, "add", "tag a query", "who tagged", qid="the query",
+           tag="what went wrong, e.g. 'needs reasoning' (at most 60 characters)")  # fmt: skip
+    tags.add_parser("export", help="qid<TAB>tag with a header, usable as --groups (a query's tags joined)").add_argument(
+        "db", help=MEETING_DB
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
