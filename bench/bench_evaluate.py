@@ -228,9 +228,10 @@ def main() -> None:
         if args.no_ranx:
             commands.pop("ranx", None)
         samples: dict[str, list[tuple[float, float]]] = {tool: [] for tool in commands}
-        for _ in range(args.repeat):  # rounds over all tools, so that a slow spell of the machine hits every tool
-            for tool, command in commands.items():
-                samples[tool].append(measure(command))
+        order = list(commands)
+        for round_ in range(args.repeat):  # rounds over all tools, so that a slow spell of the machine hits every tool;
+            for tool in order[round_ % len(order) :] + order[: round_ % len(order)]:  # each tool leads some rounds:
+                samples[tool].append(measure(commands[tool]))  # none always follows the one that used most memory
         results = {tool: (min(t for t, _ in runs), max(m for _, m in runs)) for tool, runs in samples.items()}
         for tool, (seconds, peak) in results.items():
             print(f"{tool:>18}: {seconds:7.2f} s  peak {peak:7.0f} MB")
