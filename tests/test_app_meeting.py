@@ -175,6 +175,15 @@ def test_a_record_that_cannot_be_written_says_so_and_the_page_still_works(tmp_pa
     assert at.dataframe[0].value is not None  # the rest of the page is there
 
 
+def test_a_record_that_cannot_be_read_is_a_warning_on_every_page(notes) -> None:
+    notes.write_bytes(b"not an sqlite file" * 100)
+    for page in ("overview", "deltas"):
+        at = start(page, query="1", qrels="meeting")
+        assert not at.exception
+        assert any("cannot be read, so the qrels file alone is in force" in shown(w) for w in at.warning)
+    assert notes.read_bytes() == b"not an sqlite file" * 100  # never overwritten
+
+
 def test_the_editor_records_grades_given_and_notes_but_never_unjudges() -> None:
     view = pd.DataFrame({"docid": ["a", "b", "c", "d"], "baseline rank": [3, 2, float("nan"), 4],
                          "run rank": [3, float("nan"), 1, 2], "grade": [1, float("nan"), 0, float("nan")]})  # fmt: skip

@@ -453,6 +453,8 @@ def open_page(key: str) -> Context:
     ctx.url.immediate = True
     for line in ctx.coverage_messages():
         st.warning(md(line))
+    if ctx.meeting is not None and ctx.meeting.problem:
+        st.warning(message("The meeting's record cannot be read, so the qrels file alone is in force: {}", ctx.meeting.problem))
     thin = ctx.thinly_judged()
     judged = [f"top {ctx.k} judged: " + ", ".join(f"{name} {share:.0%}" for name, share in thin.items())] if thin else []
     st.caption(f"**{md(ctx.collection_name)}** · " + " · ".join(md(line) for line in [*ctx.conventions(), *judged]))

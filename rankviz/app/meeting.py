@@ -102,7 +102,7 @@ def record_panel(ctx, query: str, view: pd.DataFrame, baseline: str, run: str) -
         st.info("Uploaded qrels are in force: the meeting's record belongs to the collection's qrels.")
         return
     if meeting.problem:
-        st.error(message("The meeting's record cannot be read: {}", meeting.problem))
+        st.info("Nothing can be recorded: the meeting's record cannot be read (the warning at the top says why).")
         return
     said = st.session_state.pop(_RECORDED, None)
     if said:
