@@ -8,6 +8,7 @@ import io
 import subprocess
 import sys
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -117,6 +118,9 @@ def test_the_meeting_qrels_in_force_change_every_number_as_the_command_line_does
         for measure in means.columns:
             assert means.loc[run, measure] == pytest.approx(expected.loc[run, measure], abs=1e-12)
     moved = next(d.value for d in meeting_view.dataframe if "change" in d.value.columns)
+    table_of_changes = [d.value for d in meeting_view.dataframe[1:]
+                        if list(d.value.columns) == list(means.columns) and set(d.value.index) == set(means.index)]  # fmt: skip
+    assert any(np.allclose(c.loc[means.index].to_numpy(), (means - plain).to_numpy(), atol=1e-12) for c in table_of_changes)
     for (run, measure), row in moved.iterrows():
         assert row["with the meeting's"] == pytest.approx(expected.loc[run, measure], abs=1e-12)
         assert row["qrels file"] == pytest.approx(plain.loc[run, measure], abs=1e-12)

@@ -126,13 +126,11 @@ def record_panel(ctx, query: str, view: pd.DataFrame, baseline: str, run: str) -
         column_config={
             "baseline rank": st.column_config.TextColumn(f"{baseline} rank"),
             "run rank": st.column_config.TextColumn(f"{run} rank"),
-            "qrels file": st.column_config.NumberColumn(
-                "qrels file", help="the grade in the qrels file (empty: unjudged)", format="%d"
-            ),  # fmt: skip
+            "qrels file": st.column_config.TextColumn("qrels file", help="the grade in the qrels file"),
             "meeting": st.column_config.TextColumn("meeting", help="the meeting's latest grade and who gave it"),
             "grade": st.column_config.NumberColumn(
                 "grade",
-                help="the grade in force; type a grade to judge the document",
+                help="the grade in force (empty: unjudged); type a grade to judge the document",
                 min_value=low,
                 max_value=high,
                 step=1,
@@ -221,11 +219,13 @@ def summary(ctx) -> None:
     moved = pd.concat({"qrels file": before.stack(), "with the meeting's": after.stack()}, axis=1)
     moved["change"] = moved["with the meeting's"] - moved["qrels file"]
     moved.index.names = ["run", "measure"]
-    st.dataframe(moved.style.format("{:.4f}").format("{:+.4f}", subset=["change"]), width="stretch")
+    st.dataframe((after - before).style.format("{:+.4f}"), width="stretch")
+    with st.expander("Both means of every run and measure"):
+        st.dataframe(moved.style.format("{:.4f}").format("{:+.4f}", subset=["change"]), width="stretch")
     st.caption(
         message(
-            "Each run's means with the qrels file and with the {} document(s) the meeting judged in force (the "
-            "latest judgment of each). Now in force: {}.",
+            "How much each run's mean moves from the qrels file to the qrels with the {} document(s) the meeting "
+            "judged in force (the latest judgment of each). Now in force: {}.",
             meeting.judgments,
             meeting.in_force(),
         )
