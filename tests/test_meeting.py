@@ -53,7 +53,6 @@ def test_tags_added_and_removed_notes_replaced_history_complete(tmp_path: Path) 
     store.set_note("q1", "first", by="Ann")
     store.set_note("q1", "second", by="Bob")
     assert store.tags() == {"q1": ["needs reasoning"], "q2": ["qrels wrong"]}
-    assert store.tag_names() == ["needs reasoning", "qrels wrong"]
     assert store.notes() == {"q1": "second"}
     history = store.history("q1")
     assert [e.kind for e in history] == ["tag", "tag", "untag", "note", "note"]

@@ -38,7 +38,8 @@ from rankviz.ranking import RankingTable
 from rankviz.settings import EvalSettings, TestSettings
 
 SAMPLE_DATA = ROOT / "sample_data"
-#: Projector mode: larger text, less padding, the page as wide as the screen (our own CSS, no user text).
+#: Projector mode: larger text, less padding, the page as wide as the screen (our own CSS, no user text;
+#: st.html sends a style-only string to the page's head, no markdown with raw HTML allowed anywhere).
 PROJECTOR_CSS = """<style>
 html, body, [data-testid="stAppViewContainer"] { font-size: 20px !important; }
 [data-testid="stMainBlockContainer"] { padding: 1rem 1.5rem !important; max-width: 100% !important; }
@@ -253,10 +254,15 @@ def _tag_groups(meeting: Meeting, qrels: Qrels) -> QueryGroups | None:
     """The meeting's tags as a query attribute ``tag`` (a query's tags joined; untagged queries apart)."""
     if meeting.store is None or not meeting.version[1]:
         return None
-    tags = meeting.store.tag_groups()
-    qids = list(dict.fromkeys([*map(str, qrels.query_ids), *tags]))
-    frame = pd.DataFrame({"tag": [tags.get(q, UNTAGGED) for q in qids]}, index=pd.Index(qids, name="qid"))
-    return QueryGroups(frame, "the meeting's tags")
+    store = meeting.store
+
+    def build() -> QueryGroups:
+        tags = store.tag_groups()
+        qids = list(dict.fromkeys([*map(str, qrels.query_ids), *tags]))
+        frame = pd.DataFrame({"tag": [tags.get(q, UNTAGGED) for q in qids]}, index=pd.Index(qids, name="qid"))
+        return QueryGroups(frame, "the meeting's tags")
+
+    return loaders.SHARED.get(("meeting tags", str(meeting.path), meeting.version[1], meeting.file_key), build)
 
 
 UPLOADS_SEEN = "rankviz.uploads_seen"
@@ -447,7 +453,7 @@ def open_page(key: str) -> Context:
     if ctx is None:
         st.stop()
     if ctx.present:  # our own constant CSS, no user text in it
-        st.markdown(PROJECTOR_CSS, unsafe_allow_html=True)
+        st.html(PROJECTOR_CSS)
     for warning in ctx.url.warnings:
         st.warning(warning)
     ctx.url.immediate = True

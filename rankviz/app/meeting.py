@@ -167,7 +167,8 @@ def record_panel(ctx, query: str, view: pd.DataFrame, baseline: str, run: str) -
 
     left, right = st.columns(2)
     tags_key, note_key = f"meeting.tags:{query}", f"meeting.note:{query}"
-    current = store.tags().get(query, []) if store else []
+    every_tag = store.tags() if store else {}
+    current = every_tag.get(query, [])
     noted = store.notes().get(query, "") if store else ""
     shown_tags = st.session_state.get(tags_key + ":shown")
     tags = _edited(tags_key, current)
@@ -187,7 +188,7 @@ def record_panel(ctx, query: str, view: pd.DataFrame, baseline: str, run: str) -
             st.error(message("Not recorded: {}", exc))
         else:
             _recorded(f"Recorded the tags and note of query {query} by {name}.")
-    offered = sorted({*(store.tag_names() if store else []), *current})
+    offered = sorted({tag for tags in every_tag.values() for tag in tags})  # the tags in use (this query's too)
     left.multiselect("Tags of this query", offered, accept_new_options=True, disabled=not name, key=tags_key,
                      help="What went wrong: pick a tag already used or type a new one. Tags are query groups: group by "
                           "tag in the sidebar.")  # fmt: skip

@@ -237,10 +237,6 @@ class MeetingStore:
                 found.setdefault(qid, []).append(tag)
         return {qid: sorted(tags) for qid, tags in sorted(found.items())}
 
-    def tag_names(self) -> list[str]:
-        """Every tag some query has now, sorted (what a tag box offers)."""
-        return sorted({tag for tags in self.tags().values() for tag in tags})
-
     def tag_groups(self) -> dict[str, str]:
         """Each tagged query's group: its tags joined (``qrels wrong + tokenisation``)."""
         return {qid: TAG_JOIN.join(tags) for qid, tags in self.tags().items()}
