@@ -41,7 +41,7 @@ from rankviz.evaluate import (
 from rankviz.io.blocks import Piece, pieces
 from rankviz.io.groups import QueryGroups
 from rankviz.io.model import Qrels, Run
-from rankviz.io.readers import read_run, run_name_from_path
+from rankviz.io.readers import read_run, run_name_from_path, run_names, unique_names
 from rankviz.io.sources import is_gzip, lines
 from rankviz.measures import Measure
 from rankviz.ranking import rank
@@ -64,6 +64,11 @@ class RunSource:
     @classmethod
     def of(cls, path: str | os.PathLike, name: str | None = None) -> RunSource:
         return cls(str(path), name if name is not None else run_name_from_path(str(path)))
+
+    @classmethod
+    def of_paths(cls, paths: Sequence[str | os.PathLike]) -> list[RunSource]:
+        """Run files named uniquely (:func:`~rankviz.io.readers.run_names`: ``a/run`` and ``b/run`` where two share a base name)."""
+        return [cls(str(path), name) for path, name in zip(paths, run_names(paths))]
 
 
 def chosen_engine(sources: Sequence[RunSource], engine: EngineSettings) -> str:
@@ -102,6 +107,7 @@ def evaluate_sources(
     settings = settings or EvalSettings()
     engine = engine or EngineSettings()
     measures = as_measures(measures, defaults=settings.measure_defaults)
+    unique_names([s.name for s in sources])
     chosen = chosen_engine(sources, engine)
     if chosen == "memory":  # one run alive at a time
         tables = ((s.name, rank(_read_whole(s, progress), qrels, ties=_table_policy(settings.ties))) for s in sources)

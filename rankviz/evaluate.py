@@ -21,6 +21,7 @@ from rankviz.errors import CollectionError, MeasureError, OptionError, RankvizEr
 from rankviz.io.frames import as_qrels, as_run
 from rankviz.io.groups import NO_GROUP, Coverage, QueryGroups, coverage
 from rankviz.io.model import Qrels, Run
+from rankviz.io.readers import run_names, unique_names
 from rankviz.measures import Measure, parse
 from rankviz.ranking import RankingTable, rank, shuffle_ties
 from rankviz.ranking import tie_seed as ranking_seed
@@ -36,30 +37,54 @@ MeasureLike = Measure | str
 
 
 def as_measures(measures: MeasureLike | Iterable[MeasureLike], *, defaults: Mapping[str, Any] | None = None) -> list[Measure]:
-    """Parse measure names; a single name or a list is accepted. Duplicates are kept once."""
-    items = [measures] if isinstance(measures, (str, Measure)) else list(measures)
+    """Parse measure names (or ir_measures measure objects); one or a list. Duplicates are kept once."""
+    single = isinstance(measures, (str, Measure)) or not isinstance(measures, Iterable)
+    items = [measures] if single else list(measures)  # type: ignore[arg-type]
     parsed = [parse(m, defaults=dict(defaults or {})) for m in items]
     if not parsed:
         raise OptionError("no measure given")
     return list(dict.fromkeys(parsed))
 
 
-def as_runs(runs: RunLike | Iterable[RunLike]) -> list[Run]:
-    """Runs or paths to runs (or anything :func:`rankviz.io.frames.as_run` takes); names must be unique."""
-    items = [runs] if isinstance(runs, (Run, str, os.PathLike)) or _is_single_table(runs) else list(runs)
-    loaded = [as_run(r) for r in items]
-    names = [r.name for r in loaded]
-    duplicated = sorted({n for n in names if names.count(n) > 1})
-    if duplicated:
-        raise OptionError(f"run names must be unique in a comparison; repeated: {', '.join(duplicated)}")
+def as_runs(runs: RunLike | Iterable[RunLike] | Mapping[str, Any]) -> list[Run]:
+    """Runs from anything :func:`rankviz.io.frames.as_run` takes, one or a list, or ``{name: run}``.
+
+    Files are named by :func:`~rankviz.io.readers.run_names` (unique where base names clash); runs
+    from frames and dicts are named ``run`` unless given a name (``{name: frame}``,
+    ``run_from_frame(..., name=)``). Two runs going by one name are refused: their numbers would mix."""
+    if isinstance(runs, Mapping) and runs and all(_is_run_value(v) for v in runs.values()):
+        loaded = [_named(as_run(value, name=str(name)), str(name)) for name, value in runs.items()]
+    else:
+        items = [runs] if _is_single_run(runs) else list(runs)  # type: ignore[arg-type]
+        paths = [item for item in items if isinstance(item, (str, os.PathLike))]
+        names = iter(run_names(paths))
+        loaded = [as_run(item, name=next(names)) if isinstance(item, (str, os.PathLike)) else as_run(item) for item in items]
     if not loaded:
         raise OptionError("no run given")
+    unique_names([r.name for r in loaded])
     return loaded
 
 
-def _is_single_table(value) -> bool:
-    """A DataFrame or a {qid: {docid: score}} dict stands for one run, not a list of them."""
-    return isinstance(value, dict) or type(value).__name__ == "DataFrame" or hasattr(value, "to_dict")
+def _named(run: Run, name: str) -> Run:
+    return run if run.name == name else replace(run, name=name)
+
+
+def _is_run_value(value) -> bool:
+    """A value of ``{name: run}`` (a Run, a path, a frame, a ranx Run, a ``{qid: {docid: score}}`` dict),
+    as opposed to the ``{docid: score}`` of a ``{qid: {docid: score}}`` run."""
+    if isinstance(value, Mapping):
+        return all(isinstance(inner, Mapping) for inner in value.values())
+    return isinstance(value, (Run, str, os.PathLike)) or type(value).__name__ == "DataFrame" or hasattr(value, "to_dict")
+
+
+def _is_single_run(value) -> bool:
+    """A Run, a path, a DataFrame, a ``{qid: {docid: score}}`` dict, a ranx Run or a list of ir_measures'
+    ScoredDoc tuples stands for one run, not a list of them."""
+    if isinstance(value, (Run, str, os.PathLike, Mapping)) or type(value).__name__ == "DataFrame" or hasattr(value, "to_dict"):
+        return True
+    if isinstance(value, (list, tuple)) and value and hasattr(value[0], "query_id"):
+        return True
+    return False
 
 
 def collection_measures(collection: Collection, settings: EvalSettings, names: Sequence[str] | None = None) -> list[Measure]:

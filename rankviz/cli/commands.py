@@ -61,7 +61,7 @@ def load(args: argparse.Namespace) -> Inputs:
         if not args.runs:
             raise OptionError("give at least one run file after the qrels")
         qrels = read_qrels(args.qrels)
-        sources = [RunSource.of(path) for path in args.runs]
+        sources = RunSource.of_paths(args.runs)
         base = EvalSettings()
     if getattr(args, "judgments", None) is not None:
         qrels = _with_judgments(qrels, args.judgments, collection)

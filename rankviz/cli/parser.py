@@ -36,7 +36,7 @@ def add(parser: argparse.ArgumentParser, option: Option, *flags: str, note: str 
         type=_typed(option),
         default=None,
         metavar=metavar,
-        help=option.help() + note,
+        help=(option.help() + note).replace("%", "%%"),  # argparse formats help with %: a literal one is doubled
     )
 
 
@@ -180,7 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
     add(mr, s.POWER_TEST)
     add(mr, s.ALPHA)
     add(mr, s.POWER_RESAMPLES)
-    add(mr, s.SPLITS, "--splits", "--trials")
+    add(mr, s.SPLITS, "--splits")
     add(mr, s.SEED)
     _grouping(mr)
 

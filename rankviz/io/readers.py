@@ -9,6 +9,7 @@ TREC files (:mod:`rankviz.io.trec`, plain or gzip) unless the name says ``.csv``
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -21,7 +22,7 @@ from rankviz.io.trec import read_trec
 
 DUPLICATE_POLICIES = ("error", "first")
 
-__all__ = ["DUPLICATE_POLICIES", "Qrels", "Run", "read_qrels", "read_run", "run_name_from_path"]
+__all__ = ["DUPLICATE_POLICIES", "Qrels", "Run", "read_qrels", "read_run", "run_name_from_path", "run_names", "unique_names"]
 
 
 def run_name_from_path(path: str) -> str:
@@ -31,6 +32,40 @@ def run_name_from_path(path: str) -> str:
         base = base[:-3]
     stem, dot, _ext = base.rpartition(".")
     return stem if dot and stem else base
+
+
+def run_names(paths: Sequence[str | os.PathLike]) -> list[str]:
+    """A unique name per run file: its base name (:func:`run_name_from_path`), or where two files
+    share one, the shortest trailing part of their paths that tells them apart (``a/run.txt`` and
+    ``b/run.txt`` are ``a/run`` and ``b/run``). The same file named twice is an error."""
+    texts = [os.path.normpath(os.fspath(p)) for p in paths]
+    seen: dict[str, str] = {}
+    for text in texts:
+        real = os.path.realpath(text)
+        if real in seen:
+            raise OptionError(f"{text}: the same run file is given twice (as {seen[real]} and {text})")
+        seen[real] = text
+    names = [run_name_from_path(t) for t in texts]
+    for name in set(names):
+        clashing = [i for i, n in enumerate(names) if n == name]
+        if len(clashing) < 2:
+            continue
+        parts = {i: os.path.abspath(texts[i]).split(os.sep) for i in clashing}
+        tried = [{i: "/".join(p[-depth - 1 : -1] + [name]) for i, p in parts.items()} for depth in range(1, len(max(parts.values(), key=len)))]
+        tried.insert(0, {i: p[-1] for i, p in parts.items()})  # run.txt beside run.txt.gz: the file names
+        tried.append({i: "/".join(p) for i, p in parts.items()})
+        chosen = next(t for t in tried if len(set(t.values())) == len(clashing))
+        for i in clashing:
+            names[i] = chosen[i]
+    unique_names(names)
+    return names
+
+
+def unique_names(names: Sequence[str], what: str = "run") -> None:
+    """Refuse two runs (or other named inputs) going by the same name: their numbers would be confused."""
+    repeated = sorted({n for n in names if list(names).count(n) > 1})
+    if repeated:
+        raise OptionError(f"{what} names must be unique, or their numbers would be mixed up; repeated: {', '.join(repeated)}")
 
 
 def read_run(source: Source, *, name: str | None = None, filename: str | None = None, duplicates: str = "error") -> Run:

@@ -57,6 +57,8 @@ FAMILY = register(
         kernel=rbp,
         expected=expected_rbp,
         definition="(1 - p) sum over ranks i <= K of r_i p^(i-1); residual=True: what unjudged and unretrieved ranks could add",
-        convention="Moffat & Zobel 2008, binary at grade >= rel (ir_measures RBP(rel=...)); p = 0.8",
+        convention="Moffat & Zobel 2008, binary at grade >= rel, always printed as RBP(rel=...): ir_measures reads a "
+        "bare RBP as graded; p = 0.8",
+        always_named=("rel",),
     )
 )

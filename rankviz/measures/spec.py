@@ -42,6 +42,9 @@ class Family:
     convention: str
     cutoff_allowed: bool = True
     condensable: bool = True  # takes judged_only=True (the condensed list)
+    #: parameters printed even at their default, where ir_measures reads the bare name as another
+    #: measure (its ``RBP`` is graded; ours is binary from ``rel``)
+    always_named: tuple[str, ...] = ()
 
     @property
     def names(self) -> str:
@@ -125,8 +128,10 @@ def make(name: str, cutoff: int | None = None, **params: object) -> Measure:
             value = spec.parse(str(value))
         except OptionError as exc:
             raise MeasureError(f"{family.name}: {exc}") from None
-        if value != spec.default:
+        if value != spec.default or key in family.always_named:
             given[key] = value
+    for key in family.always_named:
+        given.setdefault(key, family.param(key).default)
     ordered = tuple((p.name, given[p.name]) for p in family.params if p.name in given)
     if cutoff is not None and (not isinstance(cutoff, (int, np.integer)) or not 1 <= cutoff <= MAX_CUTOFF):
         raise MeasureError(f"{name}@{cutoff}: the cutoff must be at least 1 and at most {MAX_CUTOFF}")
@@ -141,6 +146,10 @@ def parse(text: str | Measure, *, defaults: dict[str, object] | None = None) -> 
     """Parse ``"RR(rel=2)@10"``; ``defaults`` fill parameters the text does not set (if the family has them)."""
     if isinstance(text, Measure):
         return text
+    if not isinstance(text, str):
+        if not type(text).__module__.startswith("ir_measures"):
+            raise MeasureError(f"a measure is a name like RR@10 or nDCG(cutoff=10), not a {type(text).__name__}")
+        text = str(text)  # an ir_measures measure object prints its ir_measures name, which reads here too
     match = _SYNTAX.match(text)
     if not match:
         raise MeasureError(f"cannot read measure {text!r}; write it like RR@10, nDCG(gain=exp)@10 or AP")
@@ -151,11 +160,16 @@ def parse(text: str | Measure, *, defaults: dict[str, object] | None = None) -> 
             if not eq or not key.strip() or not value.strip():
                 raise MeasureError(f"in {text!r}: parameter {item.strip()!r} should look like name=value")
             params[key.strip()] = value.strip()
+    written = [match["cutoff"]] if match["cutoff"] is not None else []
+    if "cutoff" in params:  # ir_measures' other spelling: nDCG(cutoff=10) is nDCG@10
+        written.append(str(params.pop("cutoff")))
     cutoff = None
-    if match["cutoff"] is not None:
-        if not re.fullmatch(r"[0-9]+", match["cutoff"]):
-            raise MeasureError(f"in {text!r}: the cutoff {match['cutoff']!r} must be a whole number")
-        cutoff = int(match["cutoff"])
+    for given in written:
+        if not re.fullmatch(r"[0-9]+", given):
+            raise MeasureError(f"in {text!r}: the cutoff {given!r} must be a whole number")
+        if cutoff is not None and cutoff != int(given):
+            raise MeasureError(f"in {text!r}: two different cutoffs ({cutoff} and {int(given)})")
+        cutoff = int(given)
     family_name = _LOOKUP.get(match["name"].lower())
     if family_name is not None and defaults:
         names = {p.name for p in FAMILIES[family_name].params}

@@ -1,0 +1,139 @@
+"""Where inputs, options and front ends meet: each case here once gave a silent wrong number or a crash."""
+
+from __future__ import annotations
+
+import json
+
+import ir_measures
+import pandas as pd
+import pytest
+from conftest import TE
+
+import rankviz as rv
+from rankviz.cli import main
+from rankviz.cli.parser import build_parser
+
+
+def _subparsers(parser):
+    for action in parser._actions:
+        if hasattr(action, "choices") and isinstance(action.choices, dict):
+            for name, sub in action.choices.items():
+                yield name, sub
+                yield from ((f"{name} {n}", s) for n, s in _subparsers(sub))
+
+
+def test_every_subcommand_formats_its_help() -> None:
+    parser = build_parser()
+    names = []
+    for name, sub in _subparsers(parser):
+        assert sub.format_help().startswith("usage: rankviz")
+        names.append(name)
+    assert {"evaluate", "compare", "ties", "metrics-report", "unjudged", "judgments add", "tags export"} <= set(names)
+    assert "80% power" in dict(_subparsers(parser))["compare"].format_help()
+
+
+@pytest.mark.parametrize(
+    ("spelling", "canonical"),
+    [("nDCG(cutoff=10)", "nDCG@10"), ("RR(cutoff=5)", "RR@5"), ("P(cutoff=10)", "P@10"), ("RR(rel=2,cutoff=3)", "RR(rel=2)@3")],
+)
+def test_ir_measures_cutoff_spelling_is_the_same_measure(spelling: str, canonical: str) -> None:
+    assert rv.parse(spelling) == rv.parse(canonical)
+    assert str(rv.parse(spelling)) == canonical
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [("nDCG(cutoff=10)@5", "two different cutoffs"), ("nDCG(foo=1)", "no parameter 'foo'"), ("RR(cutoff=x)", "whole number")],
+)
+def test_a_bad_parameter_is_a_one_line_error(text: str, message: str, capsys) -> None:
+    with pytest.raises(rv.MeasureError, match=message):
+        rv.parse(text)
+    assert main(["evaluate", str(TE / "qrels.txt"), str(TE / "run_STANDARD.txt"), "-m", text]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_ir_measures_measure_objects_are_accepted() -> None:
+    qrels, run = rv.read_qrels(TE / "qrels.txt"), rv.read_run(TE / "run_STANDARD.txt")
+    got = rv.evaluate(qrels, run, [ir_measures.nDCG @ 10, ir_measures.RR(rel=2)]).means()
+    assert list(got.columns) == ["nDCG@10", "RR(rel=2)"]
+    single = rv.evaluate(qrels, run, ir_measures.AP).means()
+    assert single.loc["run_STANDARD", "AP"] == rv.evaluate(qrels, run, "AP").means().loc["run_STANDARD", "AP"]
+    with pytest.raises(rv.MeasureError, match="not a int"):
+        rv.parse(3)  # type: ignore[arg-type]
+
+
+def test_binary_rbp_prints_a_name_ir_measures_reads_as_the_same_measure() -> None:
+    qrels = {"q": {"a": 2, "b": 1, "c": 0}}
+    run = {"q": {"a": 3.0, "c": 2.0, "b": 1.0}}
+    for text in ("RBP", "RBP(p=0.5)", "RBP(rel=2,p=0.5)"):
+        measure = rv.parse(text)
+        assert rv.parse(str(measure)) == measure
+        ours = rv.evaluate(qrels, run, measure).means().iloc[0, 0]
+        theirs = ir_measures.calc_aggregate([ir_measures.parse_measure(str(measure))], qrels, run)
+        assert ours == pytest.approx(next(iter(theirs.values())), abs=1e-12), str(measure)
+    assert str(rv.parse("RBP")) == "RBP(rel=1)"
+
+
+# --- run names -------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def same_base_names(tmp_path):
+    lines = (TE / "run_STANDARD.txt").read_text().splitlines(keepends=True)
+    for folder, kept in (("a", lines), ("b", lines[::3])):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "run.txt").write_text("".join(kept))
+    return [str(tmp_path / "a" / "run.txt"), str(tmp_path / "b" / "run.txt")]
+
+
+def test_runs_with_one_base_name_are_named_by_their_folders_everywhere(same_base_names, capsys) -> None:
+    qrels = rv.read_qrels(TE / "qrels.txt")
+    expected = {
+        "a/run": rv.evaluate(qrels, rv.read_run(TE / "run_STANDARD.txt"), "AP").means().iloc[0, 0],
+        "b/run": rv.evaluate(qrels, rv.read_run(same_base_names[1], name="b"), "AP").means().iloc[0, 0],
+    }
+    assert expected["a/run"] != expected["b/run"]
+    assert rv.evaluate(qrels, same_base_names, "AP").means()["AP"].to_dict() == expected
+    for engine in ("memory", "stream"):
+        sources = rv.RunSource.of_paths(same_base_names)
+        means = rv.evaluate_sources(qrels, sources, ["AP"], engine=rv.EngineSettings(engine=engine)).means()
+        assert means["AP"].to_dict() == expected
+        assert main(["evaluate", str(TE / "qrels.txt"), *same_base_names, "-m", "AP", "--format", "json", "--engine", engine]) == 0
+        records = json.loads(capsys.readouterr().out)
+        assert {r["run"]: r["value"] for r in records} == expected
+    assert main(["compare", str(TE / "qrels.txt"), *same_base_names, "-m", "AP", "--format", "json"]) == 0
+    assert [r["run"] for r in json.loads(capsys.readouterr().out)] == ["b/run"]
+    for command in ("ties", "unjudged"):
+        assert main([command, str(TE / "qrels.txt"), *same_base_names, "-m", "AP", "--format", "json"]) == 0, command
+        out = capsys.readouterr()
+        assert "a/run" in out.out and "b/run" in out.out and "Traceback" not in out.err
+
+
+def test_two_sources_by_one_name_are_refused(same_base_names) -> None:
+    qrels = rv.read_qrels(TE / "qrels.txt")
+    twice = [rv.RunSource(path, "run") for path in same_base_names]
+    with pytest.raises(rv.OptionError, match="repeated: run"):
+        rv.evaluate_sources(qrels, twice, ["AP"])
+    with pytest.raises(rv.OptionError, match="given twice"):
+        rv.evaluate(qrels, [same_base_names[0], same_base_names[0]], "AP")
+
+
+def test_api_shapes_the_readme_promises() -> None:
+    qrels, run = rv.read_qrels(TE / "qrels.txt"), rv.read_run(TE / "run_STANDARD.txt")
+    expected = rv.evaluate(qrels, run, "AP").means().iloc[0, 0]
+    scored = list(ir_measures.read_trec_run(str(TE / "run_STANDARD.txt")))
+    assert rv.evaluate(qrels, scored, "AP").means().iloc[0, 0] == expected  # one ir_measures run
+    frame = run.to_frame()
+    named = rv.evaluate(qrels, {"bm25": frame, "flipped": frame.assign(score=-frame.score)}, "AP").means()
+    assert list(named.index) == ["bm25", "flipped"] and named.loc["bm25", "AP"] == expected
+    assert named.loc["flipped", "AP"] != expected
+    with pytest.raises(rv.OptionError, match="repeated: run") as info:
+        rv.evaluate(qrels, [frame, frame.copy()], "AP")
+    assert len(str(info.value)) < 200
+    by_run_object = rv.evaluate(qrels, {"renamed": run}, "AP").means()
+    assert list(by_run_object.index) == ["renamed"]
+    bad = pd.DataFrame({"qid": ["1"] * 3, "docid": ["a", "b", "c"], "score": ["x", "y", "z"]})
+    with pytest.raises(rv.RankvizError) as info:
+        rv.evaluate(qrels, {"bad": bad}, "AP")
+    assert len(str(info.value)) < 300
