@@ -257,7 +257,7 @@ def test_judgments_match_whatever_the_qrels_vocabulary_holds(tmp_path, run_docid
     assert rv.evaluate(qrels, run, ["RR", "P@4"]).to_frame().value.tolist() == [1 / 3, 0.5]
 
 
-# --- one field rule for every reader (runs of ASCII spaces and tabs) ---------------------------
+# --- one field rule for every reader (runs of C isspace, as trec_eval) ---------------------------
 
 
 def _columns(run_or_qrels) -> dict:
@@ -282,10 +282,18 @@ def test_a_byte_order_mark_is_skipped_by_both_readers(tmp_path, comment) -> None
 
 
 @pytest.mark.parametrize("comment", ["", "# checked parser\n"])
-def test_only_ascii_spaces_and_tabs_separate_fields(tmp_path, comment) -> None:
-    """A no-break space (or a vertical tab) inside a docid is part of it, as in trec_eval."""
-    content = comment + "q1 Q0 d\u00a01 1 2.0 t\nq1 Q0 d\x0b2 2 1.0 t\n"
-    assert rv.read_run(write(tmp_path, "r.run", content)).to_frame().docid.tolist() == ["d\u00a01", "d\x0b2"]
+@pytest.mark.parametrize("gzipped", [False, True])
+def test_fields_split_on_c_isspace_as_in_trec_eval(tmp_path, comment, gzipped) -> None:
+    """A vertical tab or form feed separates fields (trec_eval splits on C isspace); a no-break space
+    is part of a docid. trec_eval 10 reads the issue's run below as map 0.8333."""
+    content = (comment + "1 Q0 a 1 3.0 t\n1 Q0 b\x0b1 5 2.0 t\n1 Q0 d\u00a01 2 1.5 t\n1 Q0 c\x0c\x0c3 1.0 t\n").encode()
+    if gzipped:
+        content = gzip.compress(content)
+    run = rv.read_run(write(tmp_path, "r.run", content))
+    assert run.to_frame().docid.tolist() == ["a", "b", "d\u00a01", "c"]
+    qrels = rv.read_qrels(write(tmp_path, "q.txt", "1 0 a 0\n1 0 b\x0b1\n1\x0c0 c 1\n"))
+    assert qrels.to_frame().docid.tolist() == ["a", "b", "c"]
+    assert rv.evaluate(qrels, run, "AP").means().iloc[0, 0] == pytest.approx((1 / 1 + 2 / 4) / 2)  # b, a, d, c
 
 
 @pytest.mark.parametrize(
@@ -319,7 +327,7 @@ def test_an_out_of_range_grade_names_the_line(tmp_path) -> None:
 FIELD_TEXT = st.sampled_from(
     ["q1", "q2", "Q0", "d1", "d2", "01", "1", "2", "-3", "2.5", ".5", "1e2", "nan", "#c", "é", "d\u00a0"]
 )
-SEPARATOR = st.sampled_from([" ", " ", " ", "\t", "  ", " \t", "\u00a0", "\x0b"])
+SEPARATOR = st.sampled_from([" ", " ", " ", "\t", "  ", " \t", "\u00a0", "\x0b", "\x0c"])
 LINE_END = st.sampled_from(["\n", "\n", "\n", "\r\n", "\r", ""])
 
 

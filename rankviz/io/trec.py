@@ -1,7 +1,8 @@
 """TREC whitespace files: runs (``qid Q0 docid rank score tag``) and qrels (``qid iter docid rel``).
 
-The field rule, the same in every reader: fields are separated by runs of ASCII spaces and tabs
-(nothing else: a no-break space or a vertical tab is part of a field), lines follow
+The field rule, the same in every reader: fields are separated by runs of the whitespace trec_eval
+splits on (C ``isspace``: space, tab, vertical tab, form feed; a no-break space or other Unicode
+space is part of a field), lines follow
 :mod:`rankviz.io.sources` (``\\n``, ``\\r\\n`` or ``\\r``; a leading byte-order mark skipped), empty
 lines and lines whose first field starts with ``#`` are skipped. A run line needs at least six
 fields (those after the tag are ignored), a qrels line exactly four.
@@ -37,7 +38,9 @@ RUN_FIELDS = ("qid", "q0", "docid", "rank", "score", "tag")
 QRELS_FIELDS = ("qid", "iter", "docid", "rel")
 GRADE_RANGE = (-(2**31), 2**31 - 1)  # grades are stored as int32
 
-_SEPARATORS = re.compile(r"[ \t]+")
+_SPACE = " \t\v\f"  # C isspace less the line ends, which the line rule has taken already
+_RARE_SPACE = "\v\f"  # never a separator of the fast reader: a field holding one goes to the checked parser
+_SEPARATORS = re.compile(f"[{_SPACE}]+")
 _INTEGER = re.compile(r"[+-]?[0-9]+(\.0*)?")  # "1.0" is the grade 1, as trec_eval reads it
 _FLOAT = re.compile(r"[+-]?(([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|inf|infinity|nan)", re.IGNORECASE)
 _IGNORED = {"q0", "iter", "tag"}  # read only to vouch that they are there
@@ -45,7 +48,8 @@ _IGNORED = {"q0", "iter", "tag"}  # read only to vouch that they are there
 
 def fields(line: str) -> list[str]:
     """The fields of one line under the field rule."""
-    return _SEPARATORS.split(line.strip(" \t")) if line.strip(" \t") else []
+    stripped = line.strip(_SPACE)
+    return _SEPARATORS.split(stripped) if stripped else []
 
 
 def read_trec(source: Source, label: str, kind: str, *, duplicates: str, start_line: int = 1) -> tuple[dict, dict]:
@@ -78,7 +82,7 @@ def _read_fast(source: Source, names: tuple[str, ...], separator: str) -> tuple[
     """pyarrow's reader split on ``separator``, vouched for; None wherever the checked parser must judge."""
     other = " " if separator == "\t" else "\t"
     raw = _raw_bytes(source)
-    if raw is not None and (raw.find(other.encode()) >= 0 or raw.find(b"\x00") >= 0):
+    if raw is not None and any(raw.find(byte) >= 0 for byte in (other.encode(), b"\x00", b"\v", b"\f")):
         return None
     # with the raw bytes checked, the ignored fields only need to be there (binary is the cheapest
     # read); otherwise they are dictionary-encoded and checked like every other field
@@ -135,7 +139,7 @@ def _raw_bytes(source: Source):
 
 def _plain(values, other: str | None) -> bool:
     """No string is empty or (read as binary) invalid UTF-8, and (unless ``other`` is None: already
-    checked in the raw bytes) none holds the other separator or a NUL byte."""
+    checked in the raw bytes) none holds the other separator, a vertical tab, a form feed or a NUL byte."""
     if len(values) == 0:
         return True
     if pc.min(pc.binary_length(values)).as_py() == 0:
@@ -149,7 +153,7 @@ def _plain(values, other: str | None) -> bool:
         return True
     if pc.all(pc.ascii_is_printable(values)).as_py():  # printable ASCII holds no tab and no NUL
         return other == "\t" or not pc.any(pc.match_substring(values, other)).as_py()
-    return not pc.any(pc.match_substring_regex(values, f"[{re.escape(other)}\\x00]")).as_py()
+    return not pc.any(pc.match_substring_regex(values, f"[{re.escape(other)}\\x00\\x0b\\x0c]")).as_py()
 
 
 def _ascii(values: pa.Array) -> bool:
@@ -175,7 +179,8 @@ def _vouch(columns: dict, *, other: str | None) -> tuple[dict, dict] | None:
     with ThreadPoolExecutor(max_workers=1) as pool:
         keying = pool.submit(_docid_keys, docid, other)
         queries = encode_queries(columns["qid"])
-        if any(not q or q.startswith("#") or (other and (other in q or "\x00" in q)) for q in queries["query_ids"]):
+        banned = f"{other}\x00{_RARE_SPACE}" if other else ""
+        if any(not q or q.startswith("#") or any(c in q for c in banned) for q in queries["query_ids"]):
             return None
         checking = pool.submit(_duplicates, queries["qid_codes"], docid, keying)  # once the keys are done
         converted = _numbers(columns)
