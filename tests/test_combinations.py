@@ -137,3 +137,52 @@ def test_api_shapes_the_readme_promises() -> None:
     with pytest.raises(rv.RankvizError) as info:
         rv.evaluate(qrels, {"bad": bad}, "AP")
     assert len(str(info.value)) < 300
+
+
+# --- ids every format can carry ------------------------------------------------------------------
+
+
+def test_an_id_a_qrels_file_cannot_carry_is_refused_where_it_enters(tmp_path, capsys) -> None:
+    db = tmp_path / "notes.sqlite"
+    assert main(["judgments", "add", str(db), "#7", "d1", "1", "--by", "ann"]) == 2
+    assert "starts with '#'" in capsys.readouterr().err
+    assert main(["tags", "add", str(db), "#7", "hard", "--by", "ann"]) == 2
+    for frame in (
+        pd.DataFrame({"qid": ["#7"], "docid": ["d1"], "rel": [1]}),
+        pd.DataFrame({"qid": ["7"], "docid": ["d\x0b1"], "rel": [1]}),
+        pd.DataFrame({"qid": ["7"], "docid": ["d 1"], "rel": [1]}),
+    ):
+        with pytest.raises(rv.FormatError, match="TREC file"):
+            rv.qrels_from_frame(frame)
+    with pytest.raises(rv.FormatError, match="starts with '#'"):
+        rv.run_from_dict({"#7": {"d1": 1.0}})
+    csv = tmp_path / "run.csv"
+    csv.write_text("qid,docid,score\n7,d1,1.0\n#8,d2,2.0\n")
+    with pytest.raises(rv.FormatError) as info:
+        rv.read_run(csv)
+    assert info.value.line_no == 3
+
+
+def test_record_entries_written_outside_rankviz_are_left_out_with_a_warning(tmp_path, capsys) -> None:
+    import sqlite3
+
+    from rankviz.io.meeting import MeetingStore
+
+    db = tmp_path / "notes.sqlite"
+    store = MeetingStore(db)
+    store.judge("301", "FBIS3-10082", 1, by="ann")
+    with sqlite3.connect(db) as raw:  # rows an older version or another program wrote
+        for qid, docid, grade in (("#302", "d", 1), ("301", "FBIS3-10169", "high"), ("30 1", "d", 2)):
+            raw.execute("INSERT INTO judgments (qid, docid, grade, previous, by, at, note) VALUES (?, ?, ?, NULL, 'x', 'now', '')",
+                        (qid, docid, grade))  # fmt: skip
+    assert store.latest() == {("301", "FBIS3-10082"): 1}
+    assert len(store.left_out()) == 3
+    exported = tmp_path / "merged.txt"
+    assert main(["judgments", "export", str(db), "--qrels", str(TE / "qrels.txt")]) == 0
+    exported.write_text(capsys.readouterr().out)
+    args = [str(TE / "run_STANDARD.txt"), "-m", "AP", "--format", "tsv"]
+    assert main(["evaluate", str(TE / "qrels.txt"), *args, "--judgments", str(db)]) == 0
+    with_record = capsys.readouterr()
+    assert with_record.err.count("left out") == 3
+    assert main(["evaluate", str(exported), *args]) == 0
+    assert capsys.readouterr().out == with_record.out

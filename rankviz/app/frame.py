@@ -70,6 +70,7 @@ class Meeting:
     merged: Qrels | None = None  # the qrels file with the meeting's judgments in force
     merged_key: str = ""
     same_queries: bool = True  # the meeting judged no query the file does not: every order is the file's
+    left_out: list[str] = field(default_factory=list)  # entries of the record no qrels file can hold
 
     def in_force(self) -> str:
         name = Path(self.file_qrels.source).name
@@ -245,7 +246,9 @@ def _meeting(folder: Path, qrels: Qrels, qrels_key: str) -> Meeting:
     version = store.version() if store else (0, 0, 0)
     meeting = Meeting(path, store, problem, version, s.QRELS_IN_FORCE.default, qrels, qrels_key)
     if store is not None and version[0]:
-        meeting.merged, meeting.judgments, meeting.same_queries = loaders.meeting_qrels(qrels_key, qrels, store, version[0])
+        meeting.merged, meeting.judgments, meeting.same_queries, meeting.left_out = loaders.meeting_qrels(
+            qrels_key, qrels, store, version[0]
+        )
         meeting.merged_key = f"{qrels_key}+meeting:{path}:{version[0]}"
     return meeting
 
@@ -461,6 +464,9 @@ def open_page(key: str) -> Context:
         st.warning(md(line))
     if ctx.meeting is not None and ctx.meeting.problem:
         st.warning(message("The meeting's record cannot be read, so the qrels file alone is in force: {}", ctx.meeting.problem))
+    if ctx.meeting is not None and ctx.meeting.left_out:
+        shown = "; ".join(ctx.meeting.left_out[:3]) + (" …" if len(ctx.meeting.left_out) > 3 else "")
+        st.warning(message("{} entries of the meeting's record are left out: {}", len(ctx.meeting.left_out), shown))
     thin = ctx.thinly_judged()
     judged = [f"top {ctx.k} judged: " + ", ".join(f"{name} {share:.0%}" for name, share in thin.items())] if thin else []
     st.caption(f"**{md(ctx.collection_name)}** · " + " · ".join(md(line) for line in [*ctx.conventions(), *judged]))

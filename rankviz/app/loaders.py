@@ -201,15 +201,15 @@ def meeting(path: Path) -> tuple[MeetingStore | None, str]:
         return None, str(exc)
 
 
-def meeting_qrels(qrels_key: str, qrels: Qrels, store: MeetingStore, version: int) -> tuple[Qrels, int, bool]:
-    """The qrels with the meeting's judgments in force, how many pairs the meeting judged, and whether
-    they judge the same queries as the file (then every ranking keeps its order); rebuilt when a
-    judgment is added (``version``)."""
+def meeting_qrels(qrels_key: str, qrels: Qrels, store: MeetingStore, version: int) -> tuple[Qrels, int, bool, list[str]]:
+    """The qrels with the meeting's judgments in force, how many pairs the meeting judged, whether
+    they judge the same queries as the file (then every ranking keeps its order), and the entries
+    left out as unreadable; rebuilt when a judgment is added (``version``)."""
 
-    def build() -> tuple[Qrels, int, bool]:
+    def build() -> tuple[Qrels, int, bool, list[str]]:
         grades = store.latest()
         merged = merged_qrels(qrels, grades)
-        return merged, len(grades), set(merged.query_ids) == set(qrels.query_ids)
+        return merged, len(grades), set(merged.query_ids) == set(qrels.query_ids), store.left_out()
 
     return SHARED.get(("meeting qrels", qrels_key, str(store.path), version), build)
 

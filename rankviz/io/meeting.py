@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from rankviz.errors import RankvizError
-from rankviz.io.model import Qrels
+from rankviz.io.model import Qrels, id_problem
 
 #: The store's file name in a collection folder (the default place of a collection's record).
 STORE_NAME = "rankviz-notes.sqlite"
@@ -104,6 +104,8 @@ def checked(kind: str, text: str, *, empty: bool = False) -> str:
         raise MeetingError(f"a {kind} cannot contain control characters such as a tab or a line break: {value[:60]!r}")
     if kind in ("qid", "docid") and any(c.isspace() for c in value):
         raise MeetingError(f"a {kind} cannot contain spaces (it would not survive a qrels file): {value[:60]!r}")
+    if kind in ("qid", "docid") and (problem := id_problem(value, kind)):
+        raise MeetingError(f"{problem}: it would not survive a qrels file")
     return value
 
 
@@ -208,13 +210,27 @@ class MeetingStore:
             return {qid for (qid,) in db.execute("SELECT DISTINCT qid FROM judgments WHERE id > ?", (judgment,))}
 
     def latest(self) -> dict[tuple[str, str], int]:
-        """The grade in force of every pair the meeting judged (its latest judgment), in the order first judged."""
+        """The grade in force of every pair the meeting judged (its latest judgment), in the order first
+        judged; entries no qrels file can hold (written outside rankviz, or by an older version) are
+        left out (:meth:`left_out` says which)."""
+        return self._latest()[0]
+
+    def left_out(self) -> list[str]:
+        """Why each judgment :meth:`latest` leaves out was left out (record id, then the reason)."""
+        return self._latest()[1]
+
+    def _latest(self) -> tuple[dict[tuple[str, str], int], list[str]]:
         with self._connection() as db:
-            rows = db.execute("SELECT qid, docid, grade FROM judgments ORDER BY id").fetchall()
+            rows = db.execute("SELECT id, qid, docid, grade FROM judgments ORDER BY id").fetchall()
         grades: dict[tuple[str, str], int] = {}
-        for qid, docid, grade in rows:
-            grades[(qid, docid)] = grade
-        return grades
+        problems: list[str] = []
+        for number, qid, docid, grade in rows:
+            try:
+                key = (checked("qid", qid), checked("docid", docid))
+                grades[key] = checked_grade(grade)
+            except MeetingError as exc:
+                problems.append(f"judgment {number} left out: {exc}")
+        return grades, problems
 
     # --- tags and notes --------------------------------------------------------------------------
 

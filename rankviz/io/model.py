@@ -241,6 +241,24 @@ class DocidKeys:
         return np.flatnonzero(table[values & mask])
 
 
+#: A character no id may hold: TREC files split fields on whitespace and end lines at line breaks,
+#: so an id holding one would come back as other ids (or another line) once written out.
+UNWRITABLE_IN_ID = re.compile(r"[\s\x00-\x1f\x7f]")
+
+
+def id_problem(value: str, kind: str) -> str | None:
+    """Why ``value`` cannot be a ``kind`` (``qid`` or ``docid``) that a TREC file carries, or None:
+    empty, holding whitespace or a control character, or (a query id) starting with ``#``, which
+    makes its line a comment to every TREC reader."""
+    if not value:
+        return f"an empty {kind}"
+    if UNWRITABLE_IN_ID.search(value):
+        return f"{kind} {value[:60]!r} holds whitespace or a control character, which a TREC file cannot carry in an id"
+    if kind == "qid" and value.startswith("#"):
+        return f"qid {value[:60]!r} starts with '#', which makes its line a comment in a TREC file"
+    return None
+
+
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 
 

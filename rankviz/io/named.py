@@ -12,7 +12,7 @@ import numpy as np
 import pyarrow as pa
 
 from rankviz.errors import FormatError
-from rankviz.io.model import DocidKeys, duplicate_rows, encode_queries
+from rankviz.io.model import UNWRITABLE_IN_ID, DocidKeys, duplicate_rows, encode_queries, id_problem
 from rankviz.io.sources import Source, check_text, open_binary, sniff
 from rankviz.io.trec import GRADE_RANGE
 
@@ -91,9 +91,12 @@ def columns_from_frame(
                 what = "missing" if values[bad[0]] is None or values[bad[0]] != values[bad[0]] else type(values[bad[0]]).__name__
                 raise fail(bad[0], f"{canonical} is {what}, not text")
             text = column.astype(str).str.strip()
-            empty = np.flatnonzero(text.to_numpy() == "")
-            if len(empty):
-                raise fail(empty[0], f"empty {canonical}")
+            unwritable = text.str.contains(UNWRITABLE_IN_ID) | (text == "")
+            if canonical == "qid":
+                unwritable |= text.str.startswith("#")
+            bad = np.flatnonzero(unwritable.to_numpy())
+            if len(bad):
+                raise fail(bad[0], id_problem(text.iloc[bad[0]], canonical) or f"bad {canonical}")
             out[canonical] = pa.array(text.to_numpy(), pa.string())
             continue
         if column.dtype.kind == "b" or any(isinstance(v, (bool, np.bool_)) for v in values[:1000]):
