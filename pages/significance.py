@@ -7,7 +7,7 @@ from rankviz import settings as s
 from rankviz.analyses import comparisons, significance
 from rankviz.app import loaders
 from rankviz.app.frame import open_page
-from rankviz.app.text import md, p_text
+from rankviz.app.text import md, p_text, queries_text
 from rankviz.app.widgets import url_option, url_selectbox
 from rankviz.settings import TestSettings
 
@@ -59,7 +59,7 @@ st.caption(significance.ASSUMPTIONS[test])
 
 measure = ctx.measure(measure_name)
 label = str(measure)
-values = ctx.matrix(measure)
+values = ctx.matrix(measure, complete=False)  # under missing=skip each pair keeps the queries both runs answer
 table = loaders.comparison(values, label, loaders.test_key(tests), baseline)
 table = table.assign(verdict=comparisons.verdicts(table, alpha=tests.alpha))
 shown = table.set_index("run")[["delta", "ci_low", "ci_high", "p_value", "p_adjusted", "verdict", "wins", "ties", "losses"]]
@@ -71,7 +71,7 @@ family = "all pairs of runs (Tukey HSD, family-wise)" if test == "tukey" else (
     f"the {len(table)} comparisons of this table ({correction} correction: every run against {md(baseline)}, on "
     f"{md(label)})")  # fmt: skip
 st.caption(
-    f"{md(label)}, run minus {md(baseline)} on {int(table['n'].iloc[0])} queries; {test} test. The verdict is read "
+    f"{md(label)}, run minus {md(baseline)} on {queries_text(table['n'])}; {test} test. The verdict is read "
     f"on the adjusted p, at alpha = {tests.alpha:g}; the p is adjusted over {family}. The interval is 95% "
     + ("percentile bootstrap" if test == "bootstrap" else "t-based, of the mean difference")
     + " and not adjusted: an interval that excludes 0 beside 'n.s.' is a difference the correction does not let through."

@@ -140,7 +140,8 @@ MISSING = Option(
     choices=("zero", "skip"),
     meanings={
         "zero": "queries missing from a run score 0 and count in the mean (trec_eval -c)",
-        "skip": "the mean covers only the queries a run answers",
+        "skip": "the mean covers only the queries a run answers; a paired test of two runs, the queries both answer "
+        "(so naming a third run never changes it; Tukey HSD, which tests all runs at once, the queries every run answers)",
     },
 )
 REL = Option(
@@ -154,7 +155,9 @@ REL = Option(
 JUDGED_ONLY = Option(
     "judged_only",
     False,
-    "compute on the condensed list: the documents the qrels do not judge are removed first (Sakai 2007; trec_eval -J)",
+    "compute on the condensed list: the documents the qrels do not judge are removed first (Sakai 2007; trec_eval -J), "
+    "then the cutoff applies, so @K counts the top K judged documents (as trec_eval -J's P_10; trec_eval -J -M10 "
+    "instead cuts the run at 10 before removing, which is the depth of the run, not a measure's cutoff)",
     kind=bool,
     choices=(False, True),
 )

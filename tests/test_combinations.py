@@ -186,3 +186,29 @@ def test_record_entries_written_outside_rankviz_are_left_out_with_a_warning(tmp_
     assert with_record.err.count("left out") == 3
     assert main(["evaluate", str(exported), *args]) == 0
     assert capsys.readouterr().out == with_record.out
+
+
+# --- compare --missing skip ------------------------------------------------------------------------
+
+
+def test_missing_skip_tests_each_pair_on_the_queries_both_runs_answer() -> None:
+    from scipy import stats
+    from statsmodels.stats.multitest import multipletests
+
+    qrels = {q: {"r": 1} for q in "1234"}
+    a = {q: {"r": 2.0, "x": 1.0} for q in "1234"}
+    b = {"1": {"x": 2.0, "r": 1.0}, "2": {"r": 2.0}, "3": {"x": 2.0, "y": 1.5, "r": 1.0}, "4": {"r": 1.0}}
+    c = {"1": {"r": 1.0}, "2": {"x": 2.0, "r": 1.0}}  # answers two queries only
+    two = rv.evaluate(qrels, {"A": a, "B": b}, "RR", missing="skip")
+    three = rv.evaluate(qrels, {"A": a, "B": b, "C": c}, "RR", missing="skip")
+    alone = rv.compare(two, test="t", correction="none").table.iloc[0]
+    beside = rv.compare(three, test="t", correction="none").table
+    row = beside[(beside.baseline == "A") & (beside.run == "B")].iloc[0]
+    assert row.n == alone.n == 4
+    assert row.p_value == alone.p_value == stats.ttest_rel([0.5, 1, 1 / 3, 1], [1, 1, 1, 1]).pvalue
+    assert row.mean_baseline == 1.0
+    versus_c = beside[beside.run == "C"].iloc[0]
+    assert versus_c.n == 2 and versus_c.mean_run == 0.75
+    assert versus_c.p_value == stats.ttest_rel([1, 0.5], [1, 1]).pvalue
+    holm = rv.compare(three, test="t", correction="holm").table
+    assert list(holm.p_adjusted) == list(multipletests(beside.p_value, method="holm")[1])

@@ -59,6 +59,10 @@ def compare_runs(
     compared = [(baseline, r) for r in runs if r != baseline] if settings.pairs == "baseline" else list(combinations(runs, 2))
     if not compared:
         return pd.DataFrame(columns=COLUMNS)
+    if matrix.isna().to_numpy().any():
+        if test != "tukey":
+            return _pair_by_pair(matrix, compared, settings, measure=measure, rng=rng)
+        matrix = matrix.dropna()  # Tukey HSD compares every run at once: the queries every run answers
     values = matrix.to_numpy(dtype=np.float64)
     left = values[:, [runs.index(x) for x, _ in compared]].T
     right = values[:, [runs.index(y) for _, y in compared]].T
@@ -106,6 +110,28 @@ def compare_runs(
         },
         columns=COLUMNS,
     )
+
+
+def _pair_by_pair(matrix: pd.DataFrame, compared: list[tuple[str, str]], settings: TestSettings, *, measure: str, rng) -> pd.DataFrame:
+    """Each pair on the queries both its runs answer (``missing="skip"``), so that naming another run
+    never changes a pair's test; the correction then runs over the pairs' p-values."""
+    import pandas as pd
+
+    generator = np.random.default_rng(rng)
+    one = settings.replace(correction="none", pairs="baseline")
+    rows = []
+    for baseline, run in compared:
+        both = matrix[[baseline, run]].dropna()
+        if len(both) == 0:
+            rows.append(pd.DataFrame({"baseline": [baseline], "run": [run], "measure": measure, "test": settings.test, "n": 0},
+                                     columns=COLUMNS))  # fmt: skip
+            continue
+        rows.append(compare_runs(both, one, measure=measure, rng=generator, baseline=baseline))
+    table = pd.concat(rows, ignore_index=True)
+    tested = table["p_value"].notna().to_numpy()
+    table["p_adjusted"] = np.nan
+    table.loc[tested, "p_adjusted"] = adjust(table.loc[tested, "p_value"].to_numpy(dtype=np.float64), method=settings.correction)
+    return table
 
 
 def verdicts(table: pd.DataFrame, *, alpha: float = 0.05) -> list[str]:
@@ -188,7 +214,8 @@ def effect_sizes(matrix: pd.DataFrame, baseline: str, *, confidence_level: float
     rows = {}
     for run in matrix.columns:
         if run != baseline:
-            size = effect_size(matrix[run], matrix[baseline], confidence_level=confidence_level)
+            both = matrix[[baseline, run]].dropna()  # missing="skip": the queries both runs answer
+            size = effect_size(both[run], both[baseline], confidence_level=confidence_level)
             rows[run] = {"effect_size": size.value, "effect_low": size.low, "effect_high": size.high}
     return pd.DataFrame.from_dict(rows, orient="index")
 
@@ -241,12 +268,13 @@ def compare(
     rng: np.random.Generator | int | None = None,
     **options,
 ) -> Comparison:
-    """Significance of every comparison in an evaluation, measure by measure (the queries every run
-    answers; the correction runs over the comparisons of one measure)."""
+    """Significance of every comparison in an evaluation, measure by measure; the correction runs over
+    the comparisons of one measure. Under ``missing="skip"`` each pair is tested on the queries both
+    its runs answer (Tukey HSD, a test of all runs at once, on the queries every run answers)."""
     import pandas as pd
 
     settings = (settings or TestSettings()).replace(**options)
     generator = np.random.default_rng(settings.seed if rng is None else rng)
     names = [str(m) for m in evaluation.measures] if measures is None else list(measures)
-    frames = [compare_runs(evaluation.matrix(m), settings, measure=str(m), rng=generator) for m in names]
+    frames = [compare_runs(evaluation.matrix(m, complete=False), settings, measure=str(m), rng=generator) for m in names]
     return Comparison(pd.concat(frames, ignore_index=True), settings)

@@ -169,8 +169,9 @@ class Context:
                                          grouping=self.grouping, groups=self.groups, weights=self.weights,
                                          lineage=self.lineage())  # fmt: skip
 
-    def matrix(self, measure: Measure, names: list[str] | None = None, ties: str | None = None) -> pd.DataFrame:
-        return self.evaluation(names, ties).matrix(measure)
+    def matrix(self, measure: Measure, names: list[str] | None = None, ties: str | None = None, *,
+               complete: bool = True) -> pd.DataFrame:  # fmt: skip
+        return self.evaluation(names, ties).matrix(measure, complete=complete)
 
     def group_of(self, qids) -> pd.Series | None:
         """Each query's group under the frame's "group by" (None without grouping)."""

@@ -45,3 +45,12 @@ def p_text(p: float, *, floor: float = 1e-4) -> str:
     if p != p:
         return "n/a"
     return f"< {floor:g}" if p < floor else f"{p:.4g}"
+
+
+def queries_text(counts) -> str:
+    """How many queries a table of comparisons rests on: ``50 queries``, or where each pair keeps the
+    queries both its runs answer (``missing=skip``), ``each pair's common queries (40 to 50)``."""
+    values = sorted({int(n) for n in counts})
+    if len(values) == 1:
+        return f"{values[0]:,} queries"
+    return f"each pair's common queries ({values[0]:,} to {values[-1]:,})"

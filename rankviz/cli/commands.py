@@ -190,7 +190,7 @@ def compare_command(args: argparse.Namespace) -> str:
     if args.detect is not None:
         needed = []
         for measure, baseline, run in zip(table.measure, table.baseline, table.run):
-            matrix = result.matrix(measure)[[baseline, run]]
+            matrix = result.matrix(measure, complete=False)[[baseline, run]].dropna()
             needed.append(queries_needed(matrix, baseline, args.detect, alpha=settings.alpha).get(run))
         table["queries_needed"] = pd.array(needed, dtype="Int64")
     describe = (
