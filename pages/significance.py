@@ -7,7 +7,8 @@ from rankviz import settings as s
 from rankviz.analyses import comparisons, significance
 from rankviz.app import loaders
 from rankviz.app.frame import open_page
-from rankviz.app.text import md, p_text, queries_text
+from rankviz.app.text import md, queries_text
+from rankviz.numbers import p_text
 from rankviz.app.widgets import url_option, url_selectbox
 from rankviz.settings import TestSettings
 

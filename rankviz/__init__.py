@@ -6,6 +6,8 @@ ev.means()                      # runs x measures
 rv.compare(ev, test="t").table  # significance of every run against the first
 """
 
+from importlib.metadata import PackageNotFoundError, version
+
 from rankviz.engines import RunSource, evaluate_sources
 from rankviz.errors import CollectionError, FormatError, MeasureError, OptionError, RankvizError
 from rankviz.evaluate import Evaluation, evaluate, evaluate_tables
@@ -19,6 +21,12 @@ from rankviz.ranking import TIE_POLICIES, RankingTable, rank
 from rankviz.settings import EngineSettings, EvalSettings, TestSettings
 
 
+try:
+    __version__ = version("rankviz")
+except PackageNotFoundError:  # a checkout that was never installed
+    __version__ = "0+unknown"
+
+
 def __getattr__(name: str):
     """``compare`` and ``Comparison`` load scipy: imported on first use, so ``import rankviz`` stays light."""
     if name in ("compare", "Comparison"):
@@ -29,6 +37,7 @@ def __getattr__(name: str):
 
 
 __all__ = [
+    "__version__",
     "TIE_POLICIES",
     "Collection",
     "CollectionError",

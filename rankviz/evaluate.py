@@ -65,6 +65,12 @@ def as_runs(runs: RunLike | Iterable[RunLike] | Mapping[str, Any]) -> list[Run]:
     return loaded
 
 
+def _listed(names: Iterable[str], shown: int = 5) -> str:
+    """A few names for a repr: ``a, b, c, ... (12)``."""
+    names = list(names)
+    return ", ".join(names[:shown]) + (f", ... ({len(names)})" if len(names) > shown else "")
+
+
 def _named(run: Run, name: str) -> Run:
     return run if run.name == name else replace(run, name=name)
 
@@ -136,6 +142,17 @@ class Evaluation:
     trials: Mapping[str, np.ndarray] | None = None
     ignored: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # per run: queries the qrels do not judge
     coverage: Coverage | None = None  # of the groups or weights file
+
+    def __repr__(self) -> str:
+        return (f"Evaluation({len(self.runs)} runs x {len(self.measures)} measures x {len(self.qids)} queries; "
+                f"runs: {_listed(self.runs)}; measures: {_listed(map(str, self.measures))})")  # fmt: skip
+
+    def _repr_html_(self) -> str:
+        """A notebook shows the means and the conventions in force (values escaped by pandas)."""
+        import html
+
+        notes = "".join(f"<br><small>{html.escape(line)}</small>" for line in self.conventions())
+        return self.means().to_html(float_format=lambda v: f"{v:.4f}") + notes
 
     # --- per-query values --------------------------------------------------------------------
 

@@ -58,6 +58,9 @@ class RankingTable:
     ignored_qids: tuple[str, ...]  # queries of the run that the qrels do not judge
     _cache: dict = field(default_factory=dict, repr=False, compare=False)  # truncations by cutoff, tie groups
 
+    def __repr__(self) -> str:
+        return f"RankingTable(run {self.run_name!r}, {len(self.qids)} queries, {len(self.row_query)} rows, ties={self.ties})"
+
     def of_queries(self, qids) -> RankingTable:
         """The table of these queries only: their rows, tie groups and judgments, in table order.
         Every kernel computes a query from its own rows, so a query's values here are its values in

@@ -783,7 +783,7 @@ def test_projector_mode_folds_the_sidebar_and_enlarges_the_text() -> None:
 
 
 def test_significance_headers_and_p_values_read_as_words() -> None:
-    from rankviz.app.text import p_text
+    from rankviz.numbers import p_text
 
     at = start("significance", runs="bm25,dense,rrf", test="randomization", n_resamples="1000")
     config = json.loads(at.dataframe[0].proto.columns)
@@ -791,7 +791,7 @@ def test_significance_headers_and_p_values_read_as_words() -> None:
     caption = " ".join(shown(c) for c in at.caption)
     assert "verdict is read on the adjusted p" in caption and "not adjusted" in caption
     assert "corrected over all 3 pairs" in caption
-    assert p_text(9.999e-05) == "< 0.0001" and p_text(0.0123456) == "0.01235" and p_text(float("nan")) == "n/a"
+    assert p_text(9.999e-05) == "< 1e-4" and p_text(0.0123456) == "0.01235" and p_text(float("nan")) == "n/a"
 
 
 def test_ties_page_explains_itself_and_starts_with_the_most_tied_run() -> None:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
 import ir_measures
 import pandas as pd
 import pytest
-from conftest import TE
+from conftest import CRANFIELD, TE
 
 import rankviz as rv
 from rankviz.cli import main
@@ -212,3 +214,54 @@ def test_missing_skip_tests_each_pair_on_the_queries_both_runs_answer() -> None:
     assert versus_c.p_value == stats.ttest_rel([1, 0.5], [1, 1]).pvalue
     holm = rv.compare(three, test="t", correction="holm").table
     assert list(holm.p_adjusted) == list(multipletests(beside.p_value, method="holm")[1])
+
+
+# --- what a new user reads -------------------------------------------------------------------------
+
+
+def test_tables_print_counts_as_counts_and_tiny_p_values_as_a_bound(capsys) -> None:
+    assert main(["ties", str(CRANFIELD), "bm25", "rrf", "-m", "AP"]) == 0
+    head = capsys.readouterr().out.splitlines()[1:3]
+    assert all(".000" not in line.split()[1] for line in head), head  # queries answered: 225, not 225.000
+    assert main(["compare", str(CRANFIELD), "bm25-raw", "rrf", "-m", "AP", "--test", "t"]) == 0
+    out = capsys.readouterr().out
+    assert "< 1e-4" in out and "0.0000  " not in out.split("\n")[1]
+    assert main(["evaluate", str(CRANFIELD), "rrf", "-m", "AP", "--ties", "random", "--trials", "5"]) == 0
+    assert capsys.readouterr().out.splitlines()[0].split() == ["run", "AP", "AP", "std"]
+
+
+def test_metric_report_names_tau_ap() -> None:
+    from rankviz.cli.render import REPORT_TITLES
+
+    assert REPORT_TITLES["tau_ap"].startswith("tau-AP")
+
+
+def test_results_have_short_reprs_for_a_notebook() -> None:
+    collection = rv.open_collection(CRANFIELD)
+    qrels = collection.read_qrels()
+    runs = [collection.read_run(n) for n in ("bm25", "dense", "rrf")]
+    evaluation = rv.evaluate(qrels, runs, ["AP", "nDCG@10"])
+    for value in (evaluation, rv.compare(evaluation), qrels, runs[0], rv.rank(runs[0], qrels)):
+        assert len(repr(value)) < 200, type(value).__name__
+    html = evaluation._repr_html_()
+    assert "<table" in html and "rrf" in html and "ties:" in html
+    assert rv.__version__ and rv.__version__[0].isdigit()
+    assert (Path(rv.__file__).parent / "py.typed").is_file()
+
+
+def test_judgments_add_says_what_the_qrels_graded(tmp_path, capsys) -> None:
+    folder = tmp_path / "cranfield"
+    shutil.copytree(CRANFIELD, folder)
+    qrels = rv.read_qrels(folder / "qrels.txt").to_frame()
+    judged = qrels[qrels.rel == qrels.rel.max()].iloc[0]
+    assert main(["judgments", "add", str(folder), str(judged.qid), str(judged.docid), "0", "--by", "ann"]) == 0
+    assert f"was {judged.rel}" in capsys.readouterr().err
+    assert main(["judgments", "add", str(tmp_path / "db.sqlite"), "1", "x", "0", "--by", "ann"]) == 0
+    assert "unjudged" not in capsys.readouterr().err
+
+
+def test_measure_names_in_app_text_copy_as_typed() -> None:
+    from rankviz.app.text import md
+
+    assert "\u2060" not in md("RR(rel=2)@10") and "\u2060" not in md("P@5: 0.3")
+    assert "\u2060" in md("ann@example.org") and "\u2060" in md("https://example.org")

@@ -259,6 +259,12 @@ class Comparison:
     def verdicts(self) -> list[str]:
         return verdicts(self.table, alpha=self.settings.alpha)
 
+    def __repr__(self) -> str:
+        return f"Comparison({len(self.table)} comparisons; test={self.settings.test}, correction={self.settings.correction})"
+
+    def _repr_html_(self) -> str:
+        return self.table.assign(verdict=self.verdicts()).to_html(index=False, float_format=lambda v: f"{v:.4f}")
+
 
 def compare(
     evaluation: Evaluation,

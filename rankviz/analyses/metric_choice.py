@@ -335,6 +335,9 @@ class MetricReport:
     graded_share: float = 0.0  # of the relevant judgments, those above the lowest relevant grade
     rel: int = 1
 
+    def __repr__(self) -> str:
+        return f"MetricReport({len(self.means)} runs; measures: {', '.join(self.measures)})"
+
     def for_task(self, task: Task, asked: Sequence[str]) -> tuple[list[Recommendation], list[str]]:
         """The recommendations for ``task`` and the measures to show (``asked``, then those recommended).
         The report must hold their evidence (``metric_report(every_candidate=True)`` holds it for any task)."""

@@ -149,6 +149,9 @@ class TieReport:
     ignored_qids: dict[str, tuple[str, ...]]  # per run: queries the qrels do not judge
     settings: EvalSettings
 
+    def __repr__(self) -> str:
+        return f"TieReport({len(self.statistics)} runs; measures: {', '.join(self.sections)})"
+
 
 def tie_report(
     qrels: Qrels,

@@ -140,6 +140,9 @@ class UnjudgedReport:
     grade: int
     k: int
 
+    def __repr__(self) -> str:
+        return f"UnjudgedReport({len(self.judged)} runs, top {self.k}, filled with grade {self.grade}; measures: {', '.join(self.sections)})"
+
     def warnings(self) -> list[str]:
         low = self.judged[self.judged["share judged"] < JUDGED_WARNING]["share judged"]
         return [

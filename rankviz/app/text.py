@@ -5,8 +5,9 @@ name, a query text, a URL parameter or a line quoted from an upload could otherw
 a remote image (fetched by every viewer's browser), a formula or an icon. :func:`md` escapes every
 ASCII punctuation character (CommonMark lets each be escaped) and folds line breaks. Bare URLs,
 ``www.`` names and e-mail addresses are turned into links after escapes are resolved, so a word
-joiner (U+2060, invisible) follows every ``:`` and ``@`` and sits inside ``www.``: the text reads the
-same and never links. Tables (``st.dataframe``) and ``st.text`` / ``st.code`` show text as written.
+joiner (U+2060, invisible) follows a ``:`` before ``/`` and an ``@`` before a dotted domain, and sits
+inside ``www.``: the text reads the same and never links, and a measure name such as ``RR@10``
+keeps no hidden character (it copies as typed). Tables (``st.dataframe``) and ``st.text`` / ``st.code`` show text as written.
 """
 
 from __future__ import annotations
@@ -16,14 +17,17 @@ import re
 
 _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 _JOIN = "\u2060"
+#: Where an autolink could start: a scheme's ``:`` before ``/``, and an ``@`` before a dotted domain
+#: (an e-mail address). ``RR@10`` or ``rel=2: ...`` link nowhere and stay as typed (copy-paste works).
+_LINKABLE = re.compile(r":(?=/)|@(?=[\w-]+\.[\w-])")
 
 
 def md(value: object) -> str:
     """``value`` as text that markdown shows as written."""
     text = " ".join(str(value).replace("\r", " ").split("\n"))
     text = re.sub(r"(?i)www\.", lambda m: m.group(0)[:3] + _JOIN + ".", text)
-    escaped = _PUNCTUATION.sub(r"\\\1", text)
-    return escaped.replace("\\:", "\\:" + _JOIN).replace("\\@", "\\@" + _JOIN)
+    text = _LINKABLE.sub(lambda m: m.group(0) + _JOIN, text)
+    return _PUNCTUATION.sub(r"\\\1", text)
 
 
 def message(template: str, *values: object, **named: object) -> str:
@@ -37,14 +41,6 @@ def highlighted_html(parts: list[tuple[str, bool]]) -> str:
     readable in the dark theme too.)"""
     body = "".join(f"<mark>{html.escape(text)}</mark>" if hit else html.escape(text) for text, hit in parts)
     return f'<div style="white-space: pre-wrap; line-height: 1.5">{body}</div>'
-
-
-def p_text(p: float, *, floor: float = 1e-4) -> str:
-    """A p-value as a reader wants it: 4 significant digits, ``< 1e-4`` below that (a resampling
-    test's smallest p is 1 / (resamples + 1), a number nobody should read to four digits)."""
-    if p != p:
-        return "n/a"
-    return f"< {floor:g}" if p < floor else f"{p:.4g}"
 
 
 def queries_text(counts) -> str:

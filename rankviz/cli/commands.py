@@ -297,13 +297,28 @@ def judgments_command(args: argparse.Namespace) -> str:
         return qrels_lines(merged_qrels(read_qrels(args.qrels), store.latest()))
     store = MeetingStore(args.db)
     if args.action == "add":
-        done = store.judge(args.qid, args.docid, args.grade, by=args.by, note=args.note)
-        was = "unjudged before" if done.previous is None else f"was {done.previous}"
+        original = _qrels_grade(args.db, args.qid, args.docid)
+        done = store.judge(args.qid, args.docid, args.grade, by=args.by, note=args.note, original=original)
+        if done.previous is not None:
+            was = f"was {done.previous}"
+        elif Path(args.db).is_dir():
+            was = "unjudged before: neither the qrels nor the meeting graded it"
+        else:
+            was = "the meeting had not judged it; give a collection folder as DB to compare with its qrels"
         warn(f"{store.path}: {done.qid} {done.docid} judged {done.grade} by {done.by} ({was})")
     else:
         done = store.import_qrels(read_qrels(args.file), by=args.by)
         warn(f"{store.path}: {len(done):,} judgments of {args.file} recorded by {args.by}")
     return ""
+
+
+def _qrels_grade(db: str, qid: str, docid: str) -> int | None:
+    """The collection's qrels grade of the pair when DB is a collection folder (the grade a judgment replaces)."""
+    if not Path(db).is_dir():
+        return None
+    frame = open_collection(db).read_qrels().to_frame()
+    found = frame[(frame["qid"] == qid) & (frame["docid"] == docid)]["rel"]
+    return int(found.iloc[0]) if len(found) else None
 
 
 def tags_command(args: argparse.Namespace) -> str:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from rankviz.numbers import p_text
 from rankviz.settings import ALL
 
 if TYPE_CHECKING:
@@ -81,14 +82,26 @@ def number(value: object, digits: int = 4) -> str:
     return f"{value:.{digits}f}" if isinstance(value, float) else str(value)
 
 
+P_COLUMNS = ("p_value", "p_adjusted")
+
+
 def frame_table(frame: pd.DataFrame, *, digits: int = 4, index: bool = True) -> str:
-    """A DataFrame as an aligned table (NaN as n/a, booleans as yes/no)."""
+    """A DataFrame as an aligned table (NaN as n/a, booleans as yes/no, counts as whole numbers,
+    p-values as :func:`~rankviz.numbers.p_text`), formatted column by column so that a column of
+    counts never takes the float type of its row."""
     header = ([frame.index.name or ""] if index else []) + [str(c) for c in frame.columns]
-    rows = []
-    for label, row in frame.iterrows():
-        cells = [number(v, digits) for v in row.tolist()]
-        rows.append(([str(label) if not isinstance(label, tuple) else " ".join(map(str, label))] if index else []) + cells)
+    columns = [_cells(frame.iloc[:, i], str(name), digits) for i, name in enumerate(frame.columns)]
+    labels = [str(label) if not isinstance(label, tuple) else " ".join(map(str, label)) for label in frame.index]
+    rows = [([labels[r]] if index else []) + [column[r] for column in columns] for r in range(len(frame))]
     return aligned(header, rows, labels=1 if index else sum(not _numeric(frame[c]) for c in frame.columns))
+
+
+def _cells(column: pd.Series, name: str, digits: int) -> list[str]:
+    if name in P_COLUMNS:
+        return [NA if clean(v) is None else p_text(float(v)) for v in column.tolist()]
+    if column.dtype.kind in "iu" or str(column.dtype) == "Int64":
+        return [NA if clean(v) is None else str(int(v)) for v in column.tolist()]
+    return [number(v, digits) for v in column.tolist()]
 
 
 def _numeric(column) -> bool:
@@ -131,16 +144,20 @@ def evaluation(result: Evaluation, fmt: str, *, per_query: bool = False) -> str:
         return "\n".join(["\t".join(keys), *("\t".join(full(r.get(k)) for k in keys) for r in records)]) + "\n"
     measures = [str(m) for m in result.measures]
     grouped = "group" in (records[-1] if records else {})
-    means = {(r["run"], r.get("group", ALL), r["measure"]): r["value"] for r in records if r["qid"] == ALL}
+    spread = "std" in (records[-1] if records else {})  # ties=random: each value's std over the trials
+    columns = [(m, key) for m in measures for key in (("value", "std") if spread else ("value",))]
+    heads = [m if key == "value" else f"{m} std" for m, key in columns]
+    means = {(r["run"], r.get("group", ALL), r["measure"]): r for r in records if r["qid"] == ALL}
     keys = list(dict.fromkeys((r["run"], r.get("group", ALL)) for r in records if r["qid"] == ALL))
-    header = ["run", *(["group"] if grouped else []), *measures]
-    rows = [[run, *([group] if grouped else []), *(number(means.get((run, group, m))) for m in measures)] for run, group in keys]
+    header = ["run", *(["group"] if grouped else []), *heads]
+    rows = [[run, *([group] if grouped else []), *(number(means.get((run, group, m), {}).get(key)) for m, key in columns)]
+            for run, group in keys]  # fmt: skip
     text = aligned(header, rows, labels=2 if grouped else 1)
     if per_query:
-        values = {(r["run"], r["qid"], r["measure"]): r["value"] for r in records if r["qid"] != ALL}
+        values = {(r["run"], r["qid"], r["measure"]): r for r in records if r["qid"] != ALL}
         pairs = list(dict.fromkeys((r["run"], r["qid"]) for r in records if r["qid"] != ALL))
-        per_query_rows = [[run, qid, *(number(values.get((run, qid, m))) for m in measures)] for run, qid in pairs]
-        text = aligned(["run", "qid", *measures], per_query_rows, labels=2) + "\n" + text
+        per_query_rows = [[run, qid, *(number(values.get((run, qid, m), {}).get(key)) for m, key in columns)] for run, qid in pairs]
+        text = aligned(["run", "qid", *heads], per_query_rows, labels=2) + "\n" + text
     return text + footer(result.conventions())
 
 
@@ -277,6 +294,15 @@ STABILITY_NOTES = {
 }
 
 
+REPORT_TITLES = {
+    "means": "Means",
+    "kendall": "Kendall's tau between the measures' orderings of the runs",
+    "tau_ap": "tau-AP between the measures' orderings of the runs",
+    "discriminative_power": "Discriminative power",
+    "stability": "Stability",
+}
+
+
 def metric_report(report: MetricReport, fmt: str) -> str:
     """The metric-choice report as JSON, long TSV (section, row, column, value) or readable text."""
     tables = {
@@ -316,7 +342,7 @@ def metric_report(report: MetricReport, fmt: str) -> str:
     ]
     notes = {"kendall": {"": "a measure gives every run the same mean"}}
     for name, frame in tables.items():
-        text = f"{name.replace('_', ' ').capitalize()}\n" + frame_table(frame, digits=3).rstrip("\n")
+        text = f"{REPORT_TITLES[name]}\n" + frame_table(frame, digits=3).rstrip("\n")
         reasons = STABILITY_NOTES if name == "stability" else {}
         lines = na_notes(frame, reasons)
         if name in ("kendall", "tau_ap") and frame.isna().to_numpy().any():

@@ -52,6 +52,9 @@ class Run:
         if self.docid_keys is None:
             object.__setattr__(self, "docid_keys", DocidKeys.of(self.docids))
 
+    def __repr__(self) -> str:
+        return f"Run({self.name!r}, {len(self.query_ids)} queries, {len(self)} lines, from {self.source!r})"
+
     def __len__(self) -> int:
         return len(self.qid_codes)
 
@@ -121,6 +124,9 @@ class Qrels(_Encoded):
 
     source: str = ""
     grade: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+
+    def __repr__(self) -> str:
+        return f"Qrels({len(self.query_ids)} queries, {len(self.grade)} judgments, from {self.source!r})"
 
     def restricted(self, query_ids) -> Qrels:
         """The judgments of these queries only (the docid vocabulary is shared, not copied)."""
