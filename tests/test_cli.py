@@ -182,8 +182,8 @@ def test_ties_report_lists_verdicts_that_change_with_the_tie_order(capsys) -> No
 
 def test_metrics_report_json(capsys) -> None:
     argv = ["metrics-report", str(SAMPLES / "cranfield"), "bm25", "dense", "rrf", "--seed", "2", "--resamples", "200"]
-    report = _run_json(capsys, [*argv, "--trials", "100", "--answers", "one", "--format", "json"])
-    assert report == _run_json(capsys, [*argv, "--trials", "100", "--answers", "one", "--format", "json"])
+    report = _run_json(capsys, [*argv, "--splits", "100", "--answers", "one", "--format", "json"])
+    assert report == _run_json(capsys, [*argv, "--splits", "100", "--answers", "one", "--format", "json"])
     assert [r["measure"] for r in report["recommendations"]][:2] == ["RR@10", "Hits@10"]
     assert set(report["means"]) == {"bm25", "dense", "rrf"} and "nDCG@10" in report["kendall"]
     assert report["kendall"]["AP"]["AP"] == 1.0 and report["discriminative_power"]["AP"]["pairs"] == 3

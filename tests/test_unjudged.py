@@ -72,9 +72,9 @@ def test_rbp_and_its_residual_by_hand() -> None:
     qrels = rv.qrels_from_dict({"q": {"a": 1, "c": 0, "d": 2}})
     run = rv.run_from_dict({"q": {"a": 4.0, "b": 3.0, "c": 2.0, "d": 1.0}})
     means = rv.evaluate(qrels, run, ["RBP(p=0.5)", "RBP(p=0.5,residual=True)", "RBP(p=0.5,residual=True)@2"]).means()
-    assert means.loc["run", "RBP(p=0.5)"] == pytest.approx(0.5 * (1 + 0.5**3))
-    assert means.loc["run", "RBP(p=0.5,residual=True)"] == pytest.approx(0.5 * 0.5 + 0.5**4)
-    assert means.loc["run", "RBP(p=0.5,residual=True)@2"] == pytest.approx(0.5 * 0.5 + 0.5**2)
+    assert means.loc["run", "RBP(rel=1,p=0.5)"] == pytest.approx(0.5 * (1 + 0.5**3))
+    assert means.loc["run", "RBP(rel=1,p=0.5,residual=True)"] == pytest.approx(0.5 * 0.5 + 0.5**4)
+    assert means.loc["run", "RBP(rel=1,p=0.5,residual=True)@2"] == pytest.approx(0.5 * 0.5 + 0.5**2)
 
 
 PYTREC_CHILD = """
