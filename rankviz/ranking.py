@@ -283,7 +283,7 @@ def rank(run: Run, qrels: Qrels, *, ties: str = "trec_eval", rng: np.random.Gene
             tie_start = _group_starts(order.apply(qcode), order.apply(score))
             tie_group = np.cumsum(tie_start, dtype=np.int32)
             tie_group -= 1
-            by_grade = looking_up.result()[0] if ties in ("optimistic", "pessimistic") else None
+            by_grade = _best_first_key(*looking_up.result()) if ties in ("optimistic", "pessimistic") else None
             order = _break_ties(order, tie_start, tie_group, run.docids, rows, by_grade, ties)
         grade, judged = looking_up.result()
 
@@ -460,14 +460,22 @@ def _group_starts(qcode_sorted: np.ndarray, score_sorted: np.ndarray) -> np.ndar
     return np.r_[True, ~same]
 
 
+def _best_first_key(grade: np.ndarray, judged: np.ndarray) -> np.ndarray:
+    """The key optimistic sorts tied documents by, descending (pessimistic ascending): the gain
+    (grades below 0 gain nothing), then judged before unjudged. Every measure is monotone in it: a
+    gain measure is highest with the higher gains first, Judged@K with the judged documents first,
+    RBP's residual lowest with them first; so the two orders bound every order's value."""
+    return np.maximum(grade, 0).astype(np.int64) * 2 + judged
+
+
 def _break_ties(
     order: _Order, starts: np.ndarray, group: np.ndarray, docids: pa.Array, rows: np.ndarray, grade: np.ndarray | None, ties: str
 ) -> _Order:
     """Reorder rows inside each group of equal scores by the policy's secondary keys.
 
-    One multi-key Arrow sort over the tied rows: group, then (optimistic / pessimistic) the grade,
-    then the docid descending by raw bytes (``strcmp``), trec_eval's last key. ``grade`` is needed
-    only by optimistic and pessimistic.
+    One multi-key Arrow sort over the tied rows: group, then (optimistic / pessimistic) the
+    :func:`_best_first_key` (``grade``), then the docid descending by raw bytes (``strcmp``),
+    trec_eval's last key. ``grade`` is needed only by optimistic and pessimistic.
     """
     continues = ~starts  # the row's score equals the previous row's: both are tied
     tied = np.flatnonzero(continues | np.r_[continues[1:], False])
@@ -477,7 +485,7 @@ def _break_ties(
     columns = {"group": from_numpy(group[tied])}
     keys = [("group", "ascending")]
     if ties in ("optimistic", "pessimistic"):
-        columns["grade"] = from_numpy(np.maximum(grade[tied_rows], 0))
+        columns["grade"] = from_numpy(grade[tied_rows])
         keys.append(("grade", "descending" if ties == "optimistic" else "ascending"))
     columns["docid"] = take(docids, rows[tied_rows]).cast(pa.binary())
     keys.append(("docid", "descending"))

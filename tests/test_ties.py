@@ -34,6 +34,11 @@ def _load(folder: Path, qrels_lines: list[str], run_lines: list[str]) -> tuple[r
 
 def _brute_force_mean(groups: list[list[tuple[str, int | None]]], unretrieved: list[int], measures) -> dict[str, float]:
     """Each measure's mean over every order of every group, one query per order, evaluated tie-free."""
+    return {name: float(values.mean()) for name, values in _brute_force_values(groups, unretrieved, measures).items()}
+
+
+def _brute_force_values(groups: list[list[tuple[str, int | None]]], unretrieved: list[int], measures) -> dict[str, np.ndarray]:
+    """Each measure's value under every order of every group, one query per order, evaluated tie-free."""
     orders = list(itertools.product(*(itertools.permutations(group) for group in groups)))
     judged = [(d, g) for group in groups for d, g in group if g is not None]
     judged += [(f"unretrieved{i}", g) for i, g in enumerate(unretrieved)] + [("unretrieved_nonrelevant", 0)]
@@ -45,7 +50,7 @@ def _brute_force_mean(groups: list[list[tuple[str, int | None]]], unretrieved: l
     with tempfile.TemporaryDirectory() as tmp:
         qrels, run = _load(Path(tmp), qrels_lines, run_lines)
         table = rank(run, qrels)
-    return {str(m): float(m(table).mean()) for m in measures}
+    return {str(m): m(table) for m in measures}
 
 
 def _tied_table(groups, unretrieved, ties: str = "expected"):
@@ -105,15 +110,30 @@ def test_expected_hand_computed() -> None:
     assert rv.parse("P@2")(table)[0] == pytest.approx(1 / 3, abs=1e-15)
 
 
+@settings(max_examples=60, deadline=None)
+@given(tied_queries())
+def test_pessimistic_and_optimistic_are_the_worst_and_best_of_every_order(case) -> None:
+    """For every family, Judged@K and RBP's residual included: the two orders give the worst and the
+    best value over every order of every tie group ("best" is lower for the residual)."""
+    groups, unretrieved, cutoff = case
+    measures = _measures(cutoff)
+    every = _brute_force_values(groups, unretrieved, measures)
+    tables = {t: _tied_table(groups, unretrieved, ties=t) for t in ("pessimistic", "optimistic")}
+    for measure in measures:
+        values = every[str(measure)]
+        worst, best = (values.min(), values.max()) if measure.higher_is_better else (values.max(), values.min())
+        assert measure(tables["pessimistic"])[0] == pytest.approx(worst, abs=1e-12), str(measure)
+        assert measure(tables["optimistic"])[0] == pytest.approx(best, abs=1e-12), str(measure)
+
+
 @settings(max_examples=40, deadline=None)
 @given(tied_queries(max_orders=10**9))
 def test_expected_lies_between_pessimistic_and_optimistic(case) -> None:
     groups, unretrieved, cutoff = case
     tables = {t: _tied_table(groups, unretrieved, ties=t) for t in ("pessimistic", "expected", "optimistic", "trec_eval")}
-    # the bounds order documents by relevance; Judged@K and RBP's residual count unjudged documents instead
-    monotone = [m for m in _measures(cutoff) if m.name != "Judged" and not dict(m.params).get("residual")]
-    for measure in monotone:
-        low, mid, high = (measure(tables[t])[0] for t in ("pessimistic", "expected", "optimistic"))
+    for measure in _measures(cutoff):
+        low, high = sorted(measure(tables[t])[0] for t in ("pessimistic", "optimistic"))
+        mid = measure(tables["expected"])[0]
         assert low - 1e-12 <= mid <= high + 1e-12, str(measure)
         assert low - 1e-12 <= measure(tables["trec_eval"])[0] <= high + 1e-12, str(measure)
 
@@ -195,3 +215,19 @@ def test_expected_keeps_queries_apart(cases, cutoff) -> None:
         for k, (groups, unretrieved, _) in enumerate(cases):
             alone = measure(_tied_table(groups, unretrieved))[0]
             assert values[f"q{k}"] == pytest.approx(alone, abs=1e-12), (str(measure), k)
+
+
+def test_the_ties_report_bounds_judged_and_the_residual_too() -> None:
+    from rankviz.analyses.ties import tie_report
+
+    qrels = rv.qrels_from_dict({"q": {"a": 1, "b": 0, "e": 2}, "r": {"x": 1}})
+    run = rv.run_from_dict({"q": {"a": 1.0, "b": 1.0, "c": 1.0, "d": 1.0, "e": 0.5}, "r": {"x": 2.0, "y": 2.0, "z": 2.0}})
+    measures = [rv.parse(m) for m in ("Judged@2", "RBP(p=0.5,residual=True)@3", "nDCG@2")]
+    report = tie_report(qrels, [run], measures)
+    for measure in measures:
+        means = report.sections[str(measure)].means.loc["run"]
+        assert means["width"] > 0, str(measure)
+        low, high = sorted((means["pessimistic"], means["optimistic"]))
+        assert low <= means["trec_eval"] <= high and low <= means["expected"] <= high, str(measure)
+        better = means["optimistic"] > means["pessimistic"]
+        assert better == measure.higher_is_better, str(measure)

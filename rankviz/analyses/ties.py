@@ -54,11 +54,18 @@ def _statistics_frame(statistics: Mapping[str, dict]) -> pd.DataFrame:
     return frame.astype({c: int for c in counts})
 
 
+def better_sign(evaluations: Mapping[str, Evaluation], measure: str) -> int:
+    """+1 where a higher value of ``measure`` is better, -1 where lower is (RBP's residual)."""
+    found = next(m for m in next(iter(evaluations.values())).measures if str(m) == measure)
+    return 1 if found.higher_is_better else -1
+
+
 def interval(evaluations: Mapping[str, Evaluation], measure: str) -> pd.DataFrame:
-    """Runs x policies means (each under its evaluation's aggregate), plus ``width`` = optimistic -
-    pessimistic: how far ties alone can move the mean."""
+    """Runs x policies means (each under its evaluation's aggregate), plus ``width``: how far ties
+    alone can move the mean, between the pessimistic order's value (the worst) and the optimistic
+    one's (the best; the lower of the two where lower is better)."""
     means = pd.DataFrame({policy: evaluations[policy].means()[measure] for policy in REPORT_POLICIES if policy in evaluations})
-    means["width"] = means["optimistic"] - means["pessimistic"]
+    means["width"] = better_sign(evaluations, measure) * (means["optimistic"] - means["pessimistic"])
     return means
 
 
@@ -84,33 +91,34 @@ def sensitive_queries(evaluations: Mapping[str, Evaluation], measure: str, run: 
     frame = pd.DataFrame(
         {policy: evaluations[policy].per_query(measure, run) for policy in REPORT_POLICIES if policy in evaluations}
     )
-    frame["width"] = frame["optimistic"] - frame["pessimistic"]
+    frame["width"] = better_sign(evaluations, measure) * (frame["optimistic"] - frame["pessimistic"])
     moving = frame[frame["width"] > 1e-12].sort_values("width", ascending=False, kind="stable")
     return moving.head(limit)
 
 
-def order_flips(means: pd.DataFrame, *, tolerance: float = 1e-12) -> pd.DataFrame:
+def order_flips(means: pd.DataFrame, *, higher_is_better: bool = True, tolerance: float = 1e-12) -> pd.DataFrame:
     """For each pair of runs (``baseline`` listed before ``run``): ``delta`` = run - baseline under each
     policy (the sign of ``compare``), and whether ties can reverse their order.
 
     ``flips_between_policies``: the sign of the difference is not the same under every policy.
     ``can_flip``: some tie orders would reverse trec_eval's order, i.e. the worse run's optimistic
     value reaches the better run's pessimistic value (a bound, since each run's worst and best case
-    are taken independently).
+    are taken independently; "better" is lower where ``higher_is_better`` is False).
     """
+    sign = 1 if higher_is_better else -1
     policies = [p for p in REPORT_POLICIES if p in means.columns]
     rows = []
     for baseline, run in combinations(means.index, 2):
         diffs = {p: means.at[run, p] - means.at[baseline, p] for p in policies}
         signs = {p: 0 if abs(d) <= tolerance else int(np.sign(d)) for p, d in diffs.items()}
-        leader, other = (run, baseline) if diffs["trec_eval"] >= 0 else (baseline, run)
+        leader, other = (run, baseline) if sign * diffs["trec_eval"] >= 0 else (baseline, run)
         rows.append(
             {
                 "baseline": baseline,
                 "run": run,
                 **{f"delta {p}": diffs[p] for p in policies},
                 "flips_between_policies": len(set(signs.values())) > 1,
-                "can_flip": bool(means.at[other, "optimistic"] >= means.at[leader, "pessimistic"] - tolerance),
+                "can_flip": bool(sign * means.at[other, "optimistic"] >= sign * means.at[leader, "pessimistic"] - tolerance),
             }
         )
     columns = ["baseline", "run", *(f"delta {p}" for p in policies), "flips_between_policies", "can_flip"]
@@ -199,5 +207,6 @@ def tie_report(
             means = with_random(means, random_means(evaluations["random"], measure))
         matrices = {policy: evaluations[policy].matrix(measure) for policy in REPORT_POLICIES}
         changes = verdict_changes(matrices, measure, test, rng=generator) if len(runs) > 1 else pd.DataFrame()
-        sections[measure] = TieSection(measure, evaluations, means, order_flips(means), changes)
+        flips = order_flips(means, higher_is_better=better_sign(evaluations, measure) > 0)
+        sections[measure] = TieSection(measure, evaluations, means, flips, changes)
     return TieReport(_statistics_frame(statistics), sections, dict(evaluations["trec_eval"].ignored), settings)

@@ -60,5 +60,6 @@ FAMILY = register(
         convention="Moffat & Zobel 2008, binary at grade >= rel, always printed as RBP(rel=...): ir_measures reads a "
         "bare RBP as graded; p = 0.8",
         always_named=("rel",),
+        lower_is_better_with=("residual",),
     )
 )

@@ -45,6 +45,9 @@ class Family:
     #: parameters printed even at their default, where ir_measures reads the bare name as another
     #: measure (its ``RBP`` is graded; ours is binary from ``rel``)
     always_named: tuple[str, ...] = ()
+    #: boolean parameters that turn the value into one where lower is better (RBP's residual: what
+    #: is still unknown); every other value is better higher (a gain, or Judged's share judged)
+    lower_is_better_with: tuple[str, ...] = ()
 
     @property
     def names(self) -> str:
@@ -93,6 +96,11 @@ class Measure:
             if key == param:
                 return value
         return self.family.param(param).default
+
+    @property
+    def higher_is_better(self) -> bool:
+        """Which way a value is better: what the optimistic tie order maximises (or, when False, minimises)."""
+        return not any(self.value_of(p) for p in self.family.lower_is_better_with)
 
     def __str__(self) -> str:
         text = self.name
