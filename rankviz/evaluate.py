@@ -495,11 +495,14 @@ def _measure_values(
         for measure in measures:
             yield measure, on(table, measure)
         return
+    # the filled documents are those of trec_eval's top K (RankingTable.filled): fill, then draw the orders
+    depth = {m: m.cutoff if grade is not None else None for m in measures}
+    bases = {d: table if grade is None else table.filled(grade, d) for d in set(depth.values())}
     trials: dict[Measure, list[np.ndarray]] = {m: [] for m in measures}
     for trial in range(settings.trials):
-        shuffled = shuffle_ties(table, seed, trial=trial)
+        shuffled = {d: shuffle_ties(base, seed, trial=trial) for d, base in bases.items()}
         for measure in measures:
-            trials[measure].append(on(shuffled, measure))
+            trials[measure].append(measure(shuffled[depth[measure]]))
     for measure in measures:
         yield measure, np.vstack(trials[measure]).reshape(settings.trials, table.n_queries)
 

@@ -133,16 +133,22 @@ class RankingTable:
     def filled(self, grade: int, cutoff: int | None) -> RankingTable:
         """The table as if every unjudged document of each query's top ``cutoff`` (all of it without
         one) had been judged ``grade``: those rows get the grade, and the ideal ranking gains them,
-        exactly as evaluating against qrels with those judgments added."""
+        exactly as evaluating against qrels with those judgments added.
+
+        Which documents are filled is decided once, on trec_eval's order (score, then docid), whatever
+        the tie policy: it is a set of judgments, and the policy then orders the filled table as it
+        orders any other (optimistic and pessimistic again by the new grades). So every policy reads
+        the same qrels, and pessimistic / optimistic remain the worst and best of every order."""
         key = ("filled", grade, cutoff)
         if key not in self._cache:
-            holes = np.flatnonzero(~self.judged & (self.pos < (cutoff if cutoff is not None else np.iinfo(np.int32).max)))
+            depth = cutoff if cutoff is not None else np.iinfo(np.int32).max
+            holes = np.flatnonzero(~self.judged & (self.trec_eval_positions() < depth))
             grades, judged = self.grade.copy(), self.judged.copy()
             grades[holes] = grade
             judged[holes] = True
             added = np.bincount(self.row_query[holes], minlength=self.n_queries)
             offsets, grades_out, query_out, pos_out = _with_added_grades(self, grade, added)
-            self._cache[key] = replace(
+            table = replace(
                 self,
                 grade=grades,
                 judged=judged,
@@ -152,7 +158,33 @@ class RankingTable:
                 ideal_pos=pos_out,
                 _cache={},
             )
+            self._cache[key] = table.reordered_by_grade() if self.ties in ("optimistic", "pessimistic") else table
         return self._cache[key]
+
+    def trec_eval_positions(self) -> np.ndarray:
+        """Each row's position in its ranking under trec_eval's order (score descending, then docid
+        bytes descending), whatever order the table is in."""
+        if self.ties in ("trec_eval", "expected"):
+            return self.pos
+        docids = take(self.run_docids, self.run_rows).cast(pa.binary())
+        columns = pa.table({"query": from_numpy(self.row_query), "score": from_numpy(self.score), "docid": docids})
+        order = to_numpy(pc.sort_indices(columns, sort_keys=[("query", "ascending"), ("score", "descending"),
+                                                             ("docid", "descending")]))  # fmt: skip
+        positions = np.empty(self.n_rows, dtype=np.int64)
+        positions[order] = np.arange(self.n_rows) - self.offsets[:-1][self.row_query[order]]
+        return positions
+
+    def reordered_by_grade(self) -> RankingTable:
+        """An optimistic or pessimistic table ordered again inside each tie group by its grades (after
+        they changed): rows move, positions and groups stay."""
+        key = from_numpy(_best_first_key(self.grade, self.judged))
+        docids = take(self.run_docids, self.run_rows).cast(pa.binary())
+        columns = pa.table({"group": from_numpy(self.tie_group), "key": key, "docid": docids})
+        direction = "descending" if self.ties == "optimistic" else "ascending"
+        order = to_numpy(pc.sort_indices(columns, sort_keys=[("group", "ascending"), ("key", direction),
+                                                             ("docid", "descending")]))  # fmt: skip
+        return replace(self, grade=self.grade[order], judged=self.judged[order], score=self.score[order],
+                       run_rows=self.run_rows[order], _cache={})  # fmt: skip
 
     def tied_keys(self) -> tuple[np.ndarray, np.ndarray]:
         """The rows that share their score with another row of their query, and a 64-bit key of

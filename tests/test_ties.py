@@ -231,3 +231,48 @@ def test_the_ties_report_bounds_judged_and_the_residual_too() -> None:
         assert low <= means["trec_eval"] <= high and low <= means["expected"] <= high, str(measure)
         better = means["optimistic"] > means["pessimistic"]
         assert better == measure.higher_is_better, str(measure)
+
+
+def _trec_eval_filled(groups, depth: int | None, grade: int):
+    """The groups with the unjudged documents of trec_eval's top ``depth`` judged ``grade`` (trec_eval
+    orders a tie group by docid bytes descending)."""
+    filled, position = [], 0
+    for group in groups:
+        order = sorted(group, key=lambda doc: doc[0].encode(), reverse=True)
+        rank_of = {doc: position + i for i, (doc, _) in enumerate(order)}
+        filled.append([(d, grade if g is None and (depth is None or rank_of[d] < depth) else g) for d, g in group])
+        position += len(group)
+    return filled
+
+
+@settings(max_examples=50, deadline=None)
+@given(tied_queries(), st.integers(1, 4))
+def test_unjudged_relevant_fills_one_set_of_documents_under_every_policy(case, grade) -> None:
+    """--unjudged relevant:G judges the unjudged documents of trec_eval's top K, whatever the tie
+    policy; then expected is the mean, pessimistic the worst and optimistic the best of every order."""
+    groups, unretrieved, cutoff = case
+    measures = _measures(cutoff)
+    tables = {t: _tied_table(groups, unretrieved, ties=t) for t in ("pessimistic", "optimistic", "expected", "trec_eval", "run")}
+    for depth in {m.cutoff for m in measures}:
+        chosen = [m for m in measures if m.cutoff == depth]
+        every = _brute_force_values(_trec_eval_filled(groups, depth, grade), unretrieved, chosen)
+        for measure in chosen:
+            values = every[str(measure)]
+            worst, best = (values.min(), values.max()) if measure.higher_is_better else (values.max(), values.min())
+            got = {t: measure(table.filled(grade, depth))[0] for t, table in tables.items()}
+            assert got["pessimistic"] == pytest.approx(worst, abs=1e-12), str(measure)
+            assert got["optimistic"] == pytest.approx(best, abs=1e-12), str(measure)
+            assert got["expected"] == pytest.approx(values.mean(), abs=1e-12), str(measure)
+            for policy in ("trec_eval", "run"):
+                assert values.min() - 1e-12 <= got[policy] <= values.max() + 1e-12, (policy, str(measure))
+
+
+def test_random_orders_fill_the_same_documents_as_expected() -> None:
+    """P@1 on one tied group of three, one judged relevant: filling trec_eval's top 1 fills the same
+    document in every drawn order, so the mean of the orders tends to the expected value."""
+    qrels = rv.qrels_from_dict({"q": {"b": 1, "z": 0}})
+    run = rv.run_from_dict({"q": {"a": 1.0, "b": 1.0, "c": 1.0}})
+    expected = rv.evaluate(qrels, run, "P@1", ties="expected", unjudged="relevant").means().iloc[0, 0]
+    drawn = rv.evaluate(qrels, run, "P@1", ties="random", trials=3000, seed=1, unjudged="relevant").means().iloc[0, 0]
+    assert expected == pytest.approx(2 / 3)  # trec_eval's top 1 is c (docid descending): c and b relevant of three
+    assert drawn == pytest.approx(expected, abs=0.03)
