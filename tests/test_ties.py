@@ -276,3 +276,21 @@ def test_random_orders_fill_the_same_documents_as_expected() -> None:
     drawn = rv.evaluate(qrels, run, "P@1", ties="random", trials=3000, seed=1, unjudged="relevant").means().iloc[0, 0]
     assert expected == pytest.approx(2 / 3)  # trec_eval's top 1 is c (docid descending): c and b relevant of three
     assert drawn == pytest.approx(expected, abs=0.03)
+
+
+def test_a_querys_expected_values_do_not_depend_on_the_queries_beside_it() -> None:
+    """The stream engine evaluates blocks of queries: a query's numbers must be bit-identical whether
+    it is evaluated alone or beside queries with larger tie groups."""
+    generator = np.random.default_rng(7)
+    qrels, run = {}, {}
+    for q in range(40):
+        size = int(generator.integers(3, 40))
+        scores = generator.integers(0, max(2, size // int(generator.integers(1, 8))), size).astype(float)
+        run[f"q{q}"] = {f"d{i}": s for i, s in enumerate(scores)}
+        qrels[f"q{q}"] = {f"d{i}": int(g) for i, g in enumerate(generator.integers(-1, 5, size)) if generator.random() < 0.7}
+    for ties in ("expected", "trec_eval", "pessimistic"):
+        table = rank(rv.run_from_dict(run), rv.qrels_from_dict(qrels), ties=ties)
+        for measure in _measures(10):
+            together = measure(table)
+            alone = np.array([measure(table.of_queries([q]))[0] for q in table.qids])
+            assert np.array_equal(together, alone), (ties, str(measure))

@@ -153,7 +153,9 @@ def expected_cascade(table, cutoff: int | None, rows: np.ndarray, stop: np.ndarr
         stepped = p * no_positive
         stepped[:, 1:] += p[:, :-1] * yes_positive[:, 1:]
         pmf[active] = stepped
-        current = (stepped * subset_mean[active]).sum(axis=1)
+        # cumsum adds left to right (sum() is pairwise, its order set by the batch's width): a
+        # query's value must not depend on the widest group of the queries evaluated with it
+        current = np.cumsum(stepped * subset_mean[active], axis=1)[:, -1]
         total[active] += (previous[active] - current) * discount(groups.start[selected[active]] + t + 1)
         previous[active] = current
     np.add.at(result, groups.query[selected], reach[selected] * total)
