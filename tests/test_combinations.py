@@ -265,3 +265,46 @@ def test_measure_names_in_app_text_copy_as_typed() -> None:
 
     assert "\u2060" not in md("RR(rel=2)@10") and "\u2060" not in md("P@5: 0.3")
     assert "\u2060" in md("ann@example.org") and "\u2060" in md("https://example.org")
+
+
+# --- faults and hostile files ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("engine", ["memory", "stream"])
+def test_a_file_without_line_breaks_is_refused_by_its_first_long_line(tmp_path, engine) -> None:
+    from rankviz.io.blocks import pieces
+
+    sparse = tmp_path / "zeros.run"
+    with open(sparse, "wb") as handle:
+        handle.truncate(256 * 2**20)  # 256 MiB of NUL bytes, no line break, nothing on disk
+    long_line = tmp_path / "long.run"
+    long_line.write_bytes(b"1 Q0 d1 1 2.0 t\n1 Q0 " + b"x" * (17 * 2**20) + b" 2 1.0 t\n")
+    qrels = rv.read_qrels(TE / "qrels.txt")
+    for path, line in ((sparse, 1), (long_line, 2)):
+        with pytest.raises(rv.FormatError) as info:
+            rv.evaluate_sources(qrels, [rv.RunSource.of(path)], ["AP"], engine=rv.EngineSettings(engine=engine))
+        assert info.value.line_no == line or "NUL" in str(info.value), str(info.value)
+    with pytest.raises(rv.FormatError, match="longer than"):
+        next(pieces(sparse))  # the stream engine's reader stops at the first piece, never reads on
+
+
+@pytest.mark.slow
+def test_a_run_overwritten_while_it_is_read_gives_an_error_never_a_signal(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    path = tmp_path / "run.txt"
+    small = "".join(f"q{q} Q0 d{d} {d + 1} {100 - d} t\n" for q in range(50) for d in range(100))
+    large = small * 3
+    path.write_text(large)
+    reader = subprocess.Popen(
+        [sys.executable, "-c", "import sys, rankviz as rv\n"
+         "for _ in range(200):\n"
+         "    try: rv.read_run(sys.argv[1], duplicates='first')\n"
+         "    except rv.RankvizError: pass\n", str(path)],
+    )  # fmt: skip
+    while reader.poll() is None:
+        for text in (small, large):
+            with open(path, "w") as handle:  # in place, as cp does: truncate, then write
+                handle.write(text)
+    assert reader.returncode == 0

@@ -18,7 +18,7 @@ import numpy as np
 from rankviz.errors import FormatError
 from rankviz.io.model import Run
 from rankviz.io.readers import read_run, run_from_columns
-from rankviz.io.sources import BOM, Source, label_of, open_binary
+from rankviz.io.sources import BOM, MAX_LINE_BYTES, Source, label_of, open_binary, too_long
 from rankviz.io.trec import read_trec
 
 PIECE_BYTES = 64 * 2**20
@@ -58,6 +58,8 @@ def pieces(source: Source, *, filename: str | None = None, piece_bytes: int | No
             if not data:
                 break
             buffer = carry + data if carry else data
+            if len(buffer) - _complete_lines_end(buffer) > MAX_LINE_BYTES:  # an unfinished line that long: no text file
+                raise too_long(label, line_no + _line_ends(buffer[: _complete_lines_end(buffer)]))
             cut = _last_query_start(buffer, file_start=pending is None)
             if cut == 0:  # one query so far: read on, twice as much each time (a long query is read in
                 carry, size = buffer, 2 * size  # a few reads, not in size-by-size steps)

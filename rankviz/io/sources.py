@@ -23,6 +23,25 @@ Source = str | os.PathLike | bytes
 BOM = b"\xef\xbb\xbf"
 GZIP_MAGIC = b"\x1f\x8b"
 SNIFF_BYTES = 64 * 1024
+#: The longest line any reader accepts: a TREC line is a few hundred bytes, and a file with no line
+#: break at all (a binary file, a disk image) must be refused, not read whole into memory.
+MAX_LINE_BYTES = 16 << 20
+
+
+def too_long(label: str, line_no: int) -> FormatError:
+    return FormatError(label, line_no, None, f"the line is longer than {MAX_LINE_BYTES // 2**20} MiB: not a text file of lines")
+
+
+def lines_are_short(data: bytes) -> bool:
+    """True when every line of ``data`` is certainly shorter than :data:`MAX_LINE_BYTES`: every
+    aligned block of half that size holds a line end (a longer line would cover a whole block).
+    False may also mean a line of half the limit or more, which only the checked parser judges.
+    Each search stops at the block's first line end, so this costs next to nothing."""
+    half = MAX_LINE_BYTES // 2
+    for start in range(0, len(data) - half + 1, half):
+        if data.find(b"\n", start, start + half) < 0 and data.find(b"\r", start, start + half) < 0:
+            return False
+    return True
 
 
 def label_of(source: Source, filename: str | None) -> str:
@@ -116,7 +135,9 @@ def lines(source: Source, label: str) -> Iterator[tuple[int, bytes]]:
     number = 0
     with open_binary(source, label) as stream:
         try:
-            for raw in stream:
+            for raw in iter(lambda: stream.readline(MAX_LINE_BYTES + 1), b""):
+                if len(raw) > MAX_LINE_BYTES:
+                    raise too_long(label, number + 1)
                 if number == 0 and raw.startswith(BOM):
                     raw = raw[len(BOM) :]
                 body = raw[:-1] if raw.endswith(b"\n") else raw

@@ -20,7 +20,7 @@ hypothesis).
 from __future__ import annotations
 
 import math
-import mmap
+import os
 import re
 from concurrent.futures import ThreadPoolExecutor
 
@@ -32,7 +32,7 @@ import pyarrow.csv as pacsv
 from rankviz._arrow import to_numpy
 from rankviz.errors import FormatError
 from rankviz.io.model import DocidKeys, duplicate_rows, encode_queries
-from rankviz.io.sources import Source, arrow_stream, check_text, decode, first_line, is_gzip, lines, sniff
+from rankviz.io.sources import MAX_LINE_BYTES, Source, arrow_stream, check_text, decode, first_line, is_gzip, lines, lines_are_short, sniff
 
 RUN_FIELDS = ("qid", "q0", "docid", "rank", "score", "tag")
 QRELS_FIELDS = ("qid", "iter", "docid", "rel")
@@ -60,7 +60,7 @@ def read_trec(source: Source, label: str, kind: str, *, duplicates: str, start_l
     check_text(head, label)
     separator = _separator(head)
     if separator is not None and len(first_line(head).split(separator.encode())) == len(names):
-        vouched = _read_fast(source, names, separator)
+        vouched = _read_fast(source, names, separator, label)
         if vouched is not None:
             return vouched
     columns = read_checked(source, label, kind, duplicates=duplicates, start_line=start_line)
@@ -78,17 +78,18 @@ def _separator(head: bytes) -> str | None:
     return "\t" if tabs else " "
 
 
-def _read_fast(source: Source, names: tuple[str, ...], separator: str) -> tuple[dict, dict] | None:
+def _read_fast(source: Source, names: tuple[str, ...], separator: str, label: str) -> tuple[dict, dict] | None:
     """pyarrow's reader split on ``separator``, vouched for; None wherever the checked parser must judge."""
     other = " " if separator == "\t" else "\t"
-    raw = _raw_bytes(source)
-    if raw is not None and any(raw.find(byte) >= 0 for byte in (other.encode(), b"\x00", b"\v", b"\f")):
+    raw = _raw_bytes(source, label)
+    if raw is not None and (any(raw.find(byte) >= 0 for byte in (other.encode(), b"\x00", b"\v", b"\f"))
+                            or not lines_are_short(raw)):  # fmt: skip
         return None
     # with the raw bytes checked, the ignored fields only need to be there (binary is the cheapest
     # read); otherwise they are dictionary-encoded and checked like every other field
     ignored = pa.binary() if raw is not None else pa.dictionary(pa.int32(), pa.string())
     types = {"qid": pa.string(), "docid": pa.string(), "rank": pa.float64(), "score": pa.float64(), "rel": pa.int64()}
-    stream = arrow_stream(source) if raw is None else pa.BufferReader(pa.py_buffer(raw))  # one mapping of the file
+    stream = arrow_stream(source) if raw is None else pa.BufferReader(pa.py_buffer(raw))  # no copy of the bytes
     checked_raw = raw is not None
     try:
         table = pacsv.read_csv(
@@ -106,8 +107,7 @@ def _read_fast(source: Source, names: tuple[str, ...], separator: str) -> tuple[
     finally:
         stream.close()
         del stream
-        _unmap(raw)  # the parsed columns are copies: the file's pages need not stay resident
-        del raw
+        del raw  # the parsed columns are copies: the file's bytes need not stay
     if table.num_rows == 0 or any(table.column(name).null_count for name in names):
         return None
     columns = {name: table.column(name) for name in names}
@@ -115,26 +115,22 @@ def _read_fast(source: Source, names: tuple[str, ...], separator: str) -> tuple[
     return _vouch(columns, other=None if checked_raw else other)
 
 
-def _unmap(raw) -> None:
-    if isinstance(raw, mmap.mmap):
-        try:
-            raw.close()
-        except BufferError:  # still exported (an error being handled holds a frame): the collector unmaps it
-            pass
+def _raw_bytes(source: Source, label: str) -> bytes | None:
+    """The file's bytes where they can be searched as they are (uncompressed); None for gzip.
 
-
-def _raw_bytes(source: Source):
-    """The file's bytes where they can be searched as they are (a memory map, or uncompressed bytes);
-    None for gzip."""
+    Read, not memory-mapped: a mapped file that is overwritten while it is read (``cp new old``)
+    kills the process with SIGBUS; a read file that changed meanwhile is an error naming it."""
     if isinstance(source, (bytes, bytearray)):
-        return None if is_gzip(source) else source
+        return None if is_gzip(source) else bytes(source)
     if is_gzip(source):
         return None
     with open(source, "rb") as handle:
-        try:
-            return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-        except ValueError:  # an empty file cannot be mapped
-            return None
+        before = os.fstat(handle.fileno())
+        data = handle.read()
+        after = os.fstat(handle.fileno())
+    if len(data) != before.st_size or (after.st_size, after.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
+        raise FormatError(label, 0, None, "the file changed while it was being read (is it still being written?); read it again")
+    return data
 
 
 def _plain(values, other: str | None) -> bool:
@@ -142,7 +138,8 @@ def _plain(values, other: str | None) -> bool:
     checked in the raw bytes) none holds the other separator, a vertical tab, a form feed or a NUL byte."""
     if len(values) == 0:
         return True
-    if pc.min(pc.binary_length(values)).as_py() == 0:
+    lengths = pc.min_max(pc.binary_length(values)).as_py()
+    if lengths["min"] == 0 or lengths["max"] > MAX_LINE_BYTES // 2:  # an empty field, or one only the checked parser judges
         return False
     if pa.types.is_binary(values.type) and not _ascii(values):
         try:
