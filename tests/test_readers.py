@@ -363,7 +363,7 @@ def _fast_or_none(data: bytes, kind: str):
     separator = trec._separator(head)
     if separator is None or len(first_line(head).split(separator.encode())) != len(names):
         return None
-    return trec._read_fast(data, names, separator)
+    return trec._read_fast(data, names, separator, "<upload>")
 
 
 def _checked(data: bytes, kind: str):
