@@ -27,7 +27,9 @@ if len(ctx.selected) > 1:
         {
             str(m): pd.Series(verdicts(table, alpha=tests.alpha), index=table["run"])
             for m in ctx.measures
-            for table in [loaders.comparison(evaluation.matrix(m, complete=False), str(m), loaders.test_key(tests), tests.baseline)]
+            for table in [
+                loaders.comparison(evaluation.matrix(m, complete=False), str(m), loaders.test_key(tests), tests.baseline)
+            ]
         }
     )
 styled = means.style.format("{:.4f}").apply(lambda col: [BEST if r in best[col.name] else "" for r in col.index])

@@ -8,8 +8,8 @@ from rankviz.analyses import comparisons, significance
 from rankviz.app import loaders
 from rankviz.app.frame import open_page
 from rankviz.app.text import md, queries_text
-from rankviz.numbers import p_text
 from rankviz.app.widgets import url_option, url_selectbox
+from rankviz.numbers import p_text
 from rankviz.settings import TestSettings
 
 #: Column headers a reader understands (the table keeps the API's names, which CSV exports use).

@@ -7,8 +7,9 @@ from rankviz import settings as s
 from rankviz.analyses.unjudged import JUDGED_WARNING
 from rankviz.app import loaders
 from rankviz.app.frame import open_page
-from rankviz.app.text import md
+from rankviz.app.text import md, message
 from rankviz.app.widgets import url_option, url_selectbox
+from rankviz.errors import RankvizError
 
 ctx = open_page("unjudged")
 st.header("Unjudged documents")
@@ -24,7 +25,11 @@ measure_name = url_selectbox(
 )
 grade = url_option(ctx.url, c2, s.FILL, "unjudged", default=ctx.settings.rel, label="Judge them at grade")
 ctx.url.write(measure=measure_name, grade=grade)
-report = loaders.unjudged_report(ctx, int(grade))
+try:
+    report = loaders.unjudged_report(ctx, int(grade))
+except RankvizError as exc:  # e.g. a grade above ERR's gmax: no number can be computed at that grade
+    st.error(message("Unjudged documents cannot be judged {} here: {}", grade, exc))
+    st.stop()
 label = str(ctx.measure(measure_name))
 
 st.plotly_chart(plots.judged_bars(report.judged["share judged"], ctx.k, JUDGED_WARNING, ctx.colours), key="judged")

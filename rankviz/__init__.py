@@ -20,7 +20,6 @@ from rankviz.measures import Measure, parse
 from rankviz.ranking import TIE_POLICIES, RankingTable, rank
 from rankviz.settings import EngineSettings, EvalSettings, TestSettings
 
-
 try:
     __version__ = version("rankviz")
 except PackageNotFoundError:  # a checkout that was never installed

@@ -67,7 +67,8 @@ class RunSource:
 
     @classmethod
     def of_paths(cls, paths: Sequence[str | os.PathLike]) -> list[RunSource]:
-        """Run files named uniquely (:func:`~rankviz.io.readers.run_names`: ``a/run`` and ``b/run`` where two share a base name)."""
+        """Run files named uniquely (:func:`~rankviz.io.readers.run_names`: ``a/run`` and ``b/run``
+        where two share a base name)."""
         return [cls(str(path), name) for path, name in zip(paths, run_names(paths))]
 
 

@@ -185,9 +185,9 @@ def _unjudged(text: str) -> str:
     kind, colon, grade = text.partition(":")
     if kind == "nonrelevant" and not colon:
         return text
-    if kind == "relevant" and (not colon or re.fullmatch(r"[0-9]{1,9}", grade)):
+    if kind == "relevant" and (not colon or (re.fullmatch(r"[0-9]{1,10}", grade) and int(grade) <= 2**31 - 1)):
         return text
-    raise OptionError(f"unjudged={text!r}: write nonrelevant, relevant or relevant:G (G a grade, 0 or more)")
+    raise OptionError(f"unjudged={text[:40]!r}: write nonrelevant, relevant or relevant:G (G a grade from 0 to 2,147,483,647)")
 
 
 UNJUDGED = Option(

@@ -101,7 +101,9 @@ def test_runs_with_one_base_name_are_named_by_their_folders_everywhere(same_base
         sources = rv.RunSource.of_paths(same_base_names)
         means = rv.evaluate_sources(qrels, sources, ["AP"], engine=rv.EngineSettings(engine=engine)).means()
         assert means["AP"].to_dict() == expected
-        assert main(["evaluate", str(TE / "qrels.txt"), *same_base_names, "-m", "AP", "--format", "json", "--engine", engine]) == 0
+        assert (
+            main(["evaluate", str(TE / "qrels.txt"), *same_base_names, "-m", "AP", "--format", "json", "--engine", engine]) == 0
+        )
         records = json.loads(capsys.readouterr().out)
         assert {r["run"]: r["value"] for r in records} == expected
     assert main(["compare", str(TE / "qrels.txt"), *same_base_names, "-m", "AP", "--format", "json"]) == 0
@@ -175,8 +177,8 @@ def test_record_entries_written_outside_rankviz_are_left_out_with_a_warning(tmp_
     store.judge("301", "FBIS3-10082", 1, by="ann")
     with sqlite3.connect(db) as raw:  # rows an older version or another program wrote
         for qid, docid, grade in (("#302", "d", 1), ("301", "FBIS3-10169", "high"), ("30 1", "d", 2)):
-            raw.execute("INSERT INTO judgments (qid, docid, grade, previous, by, at, note) VALUES (?, ?, ?, NULL, 'x', 'now', '')",
-                        (qid, docid, grade))  # fmt: skip
+            insert = "INSERT INTO judgments (qid, docid, grade, previous, by, at, note) VALUES (?, ?, ?, NULL, 'x', 'now', '')"
+            raw.execute(insert, (qid, docid, grade))
     assert store.latest() == {("301", "FBIS3-10082"): 1}
     assert len(store.left_out()) == 3
     exported = tmp_path / "merged.txt"

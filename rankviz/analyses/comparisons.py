@@ -112,7 +112,9 @@ def compare_runs(
     )
 
 
-def _pair_by_pair(matrix: pd.DataFrame, compared: list[tuple[str, str]], settings: TestSettings, *, measure: str, rng) -> pd.DataFrame:
+def _pair_by_pair(
+    matrix: pd.DataFrame, compared: list[tuple[str, str]], settings: TestSettings, *, measure: str, rng
+) -> pd.DataFrame:
     """Each pair on the queries both its runs answer (``missing="skip"``), so that naming another run
     never changes a pair's test; the correction then runs over the pairs' p-values."""
     import pandas as pd

@@ -141,7 +141,8 @@ class UnjudgedReport:
     k: int
 
     def __repr__(self) -> str:
-        return f"UnjudgedReport({len(self.judged)} runs, top {self.k}, filled with grade {self.grade}; measures: {', '.join(self.sections)})"
+        measures = ", ".join(self.sections)
+        return f"UnjudgedReport({len(self.judged)} runs, top {self.k}, filled with grade {self.grade}; measures: {measures})"
 
     def warnings(self) -> list[str]:
         low = self.judged[self.judged["share judged"] < JUDGED_WARNING]["share judged"]

@@ -463,6 +463,8 @@ def open_page(key: str) -> Context:
     ctx.url.immediate = True
     for line in ctx.coverage_messages():
         st.warning(md(line))
+    for problem in loaders.environment_problems():
+        st.warning(message("{}", problem))
     if ctx.meeting is not None and ctx.meeting.problem:
         st.warning(message("The meeting's record cannot be read, so the qrels file alone is in force: {}", ctx.meeting.problem))
     if ctx.meeting is not None and ctx.meeting.left_out:

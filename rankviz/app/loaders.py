@@ -24,6 +24,7 @@ import dataclasses
 import gc
 import hashlib
 import os
+import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -54,12 +55,33 @@ Stamp = tuple[int, int, int, int]
 MB = 2**20
 
 
+#: The server's size settings (environment variable -> default megabytes), read in one place.
+SIZE_SETTINGS = {"RANKVIZ_CACHE_MB": 8192, "RANKVIZ_MAX_UPLOAD_MB": 1024, "RANKVIZ_STORE_MB": 20480}
+
+
+def megabytes(name: str) -> int:
+    """The environment's size setting in bytes; its default when unset or not a whole number of at
+    least 1 (:func:`environment_problems` says so on every page)."""
+    text = os.environ.get(name, "").strip()
+    return (int(text) if re.fullmatch(r"[0-9]{1,9}", text) and int(text) >= 1 else SIZE_SETTINGS[name]) * MB
+
+
+def environment_problems() -> list[str]:
+    """A sentence for each size setting the environment gets wrong (the default is used instead)."""
+    problems = []
+    for name, default in SIZE_SETTINGS.items():
+        text = os.environ.get(name)
+        if text is not None and megabytes(name) == default * MB and text.strip() != str(default):
+            problems.append(f"{name}={text[:40]!r} is not a whole number of megabytes (1 or more): using {default:,}")
+    return problems
+
+
 def cache_bytes() -> int:
-    return int(os.environ.get("RANKVIZ_CACHE_MB", 8192)) * MB
+    return megabytes("RANKVIZ_CACHE_MB")
 
 
 def max_upload_bytes() -> int:
-    return int(os.environ.get("RANKVIZ_MAX_UPLOAD_MB", 1024)) * MB
+    return megabytes("RANKVIZ_MAX_UPLOAD_MB")
 
 
 def stamp(path: Path) -> Stamp:
@@ -193,12 +215,14 @@ def qrels_file(key: str, path: str) -> Qrels:
 
 def meeting(path: Path) -> tuple[MeetingStore | None, str]:
     """The meeting's record at ``path`` if it exists (reading never creates it), else why not."""
-    if not path.exists():
-        return None, ""
     try:
+        if not path.exists():
+            return None, ""
         return MeetingStore(path, create=False), ""
     except MeetingError as exc:
         return None, str(exc)
+    except OSError as exc:  # a name too long, a folder not readable: the record cannot be reached
+        return None, f"the record's path cannot be used ({exc.strerror or exc})"
 
 
 def meeting_qrels(qrels_key: str, qrels: Qrels, store: MeetingStore, version: int) -> tuple[Qrels, int, bool, list[str]]:
@@ -220,7 +244,7 @@ def store() -> RunStore | None:
     folder = os.environ.get("RANKVIZ_STORE") or str(Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rankviz")
     if folder == "off":
         return None
-    return RunStore(folder, budget=int(os.environ.get("RANKVIZ_STORE_MB", 20480)) * MB)
+    return RunStore(folder, budget=megabytes("RANKVIZ_STORE_MB"))
 
 
 def run_file(key: str, path: str, name: str) -> Run:

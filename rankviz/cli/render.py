@@ -156,7 +156,9 @@ def evaluation(result: Evaluation, fmt: str, *, per_query: bool = False) -> str:
     if per_query:
         values = {(r["run"], r["qid"], r["measure"]): r for r in records if r["qid"] != ALL}
         pairs = list(dict.fromkeys((r["run"], r["qid"]) for r in records if r["qid"] != ALL))
-        per_query_rows = [[run, qid, *(number(values.get((run, qid, m), {}).get(key)) for m, key in columns)] for run, qid in pairs]
+        per_query_rows = [
+            [run, qid, *(number(values.get((run, qid, m), {}).get(key)) for m, key in columns)] for run, qid in pairs
+        ]
         text = aligned(["run", "qid", *heads], per_query_rows, labels=2) + "\n" + text
     return text + footer(result.conventions())
 

@@ -51,7 +51,10 @@ def run_names(paths: Sequence[str | os.PathLike]) -> list[str]:
         if len(clashing) < 2:
             continue
         parts = {i: os.path.abspath(texts[i]).split(os.sep) for i in clashing}
-        tried = [{i: "/".join(p[-depth - 1 : -1] + [name]) for i, p in parts.items()} for depth in range(1, len(max(parts.values(), key=len)))]
+        tried = [
+            {i: "/".join(p[-depth - 1 : -1] + [name]) for i, p in parts.items()}
+            for depth in range(1, len(max(parts.values(), key=len)))
+        ]
         tried.insert(0, {i: p[-1] for i, p in parts.items()})  # run.txt beside run.txt.gz: the file names
         tried.append({i: "/".join(p) for i, p in parts.items()})
         chosen = next(t for t in tried if len(set(t.values())) == len(clashing))

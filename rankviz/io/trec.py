@@ -32,7 +32,18 @@ import pyarrow.csv as pacsv
 from rankviz._arrow import to_numpy
 from rankviz.errors import FormatError
 from rankviz.io.model import DocidKeys, duplicate_rows, encode_queries
-from rankviz.io.sources import MAX_LINE_BYTES, Source, arrow_stream, check_text, decode, first_line, is_gzip, lines, lines_are_short, sniff
+from rankviz.io.sources import (
+    MAX_LINE_BYTES,
+    Source,
+    arrow_stream,
+    check_text,
+    decode,
+    first_line,
+    is_gzip,
+    lines,
+    lines_are_short,
+    sniff,
+)
 
 RUN_FIELDS = ("qid", "q0", "docid", "rank", "score", "tag")
 QRELS_FIELDS = ("qid", "iter", "docid", "rel")
