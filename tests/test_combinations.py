@@ -310,3 +310,65 @@ def test_a_run_overwritten_while_it_is_read_gives_an_error_never_a_signal(tmp_pa
             with open(path, "w") as handle:  # in place, as cp does: truncate, then write
                 handle.write(text)
     assert reader.returncode == 0
+
+
+def _one_query_collection(folder: Path) -> Path:
+    (folder / "runs").mkdir(parents=True)
+    lines = (CRANFIELD / "qrels.txt").read_text().splitlines(keepends=True)
+    (folder / "qrels.txt").write_text("".join(line for line in lines if line.split()[0] == "1"))
+    for name in ("bm25", "dense", "rrf"):
+        shutil.copy(CRANFIELD / "runs" / f"{name}.run.gz", folder / "runs" / f"{name}.run.gz")
+    return folder
+
+
+@pytest.mark.parametrize("page", ["overview", "deltas", "histograms", "significance", "metric_choice", "ties", "unjudged"])
+def test_qrels_of_a_single_query_give_pages_not_tracebacks(tmp_path, monkeypatch, page) -> None:
+    from test_app import start
+
+    folder = _one_query_collection(tmp_path / "one")
+    monkeypatch.setattr("sys.argv", ["app.py", "--data", str(folder)])
+    at = start(page, collection="one")
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def test_a_paired_test_of_one_query_is_untested_not_an_error(tmp_path, capsys) -> None:
+    folder = _one_query_collection(tmp_path / "one")
+    assert main(["compare", str(folder), "-m", "AP", "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["n"] for r in rows] == [1, 1] and all(r["p_value"] is None for r in rows)
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [("RANKVIZ_CACHE_MB", "abc"), ("RANKVIZ_CACHE_MB", "1e3"), ("RANKVIZ_CACHE_MB", "-1"), ("RANKVIZ_STORE_MB", "abc"),
+     ("RANKVIZ_MAX_UPLOAD_MB", "abc"), ("RANKVIZ_MAX_UPLOAD_MB", "0.5")],
+)  # fmt: skip
+def test_a_bad_size_setting_warns_and_the_default_applies(monkeypatch, variable, value) -> None:
+    from test_app import shown, start
+
+    from rankviz.app import loaders
+
+    monkeypatch.setenv(variable, value)
+    assert loaders.megabytes(variable) == loaders.SIZE_SETTINGS[variable] * 2**20
+    at = start("overview")
+    assert not at.exception
+    assert any(variable in shown(w) and "not a whole number" in shown(w) for w in at.warning)
+
+
+def test_a_record_path_too_long_for_the_file_system_is_a_warning(monkeypatch, tmp_path) -> None:
+    from test_app import shown, start
+
+    monkeypatch.setenv("RANKVIZ_NOTES", str(tmp_path / ("x" * 300 + ".sqlite")))
+    at = start("overview")
+    assert not at.exception
+    assert any("record" in shown(w) and "too long" in shown(w) for w in at.warning)
+    assert not any(str(tmp_path) in shown(w) for w in at.warning)
+
+
+@pytest.mark.parametrize("grade", ["5", "1000000000"])
+def test_the_unjudged_page_says_why_a_grade_cannot_be_filled(grade) -> None:
+    from test_app import shown, start
+
+    at = start("unjudged", grade=grade)
+    assert not at.exception
+    assert any("gmax" in shown(e) for e in at.error)

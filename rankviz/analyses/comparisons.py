@@ -66,7 +66,10 @@ def compare_runs(
     values = matrix.to_numpy(dtype=np.float64)
     left = values[:, [runs.index(x) for x, _ in compared]].T
     right = values[:, [runs.index(y) for _, y in compared]].T
-    if test == "tukey":
+    if values.shape[0] < 2:  # no paired test has a distribution with fewer than two queries: untested (p NaN)
+        nothing = np.full(len(compared), np.nan)
+        statistic = pvalue = adjusted = low = high = nothing
+    elif test == "tukey":
         tukey = tukey_hsd(values, n_resamples=n_resamples, rng=rng)
         statistic = np.array([tukey.statistic[runs.index(y), runs.index(x)] for x, y in compared])  # run - baseline
         pvalue = np.array([tukey.pvalue[runs.index(x), runs.index(y)] for x, y in compared])
@@ -102,7 +105,8 @@ def compare_runs(
             "ci_low": np.atleast_1d(low),
             "ci_high": np.atleast_1d(high),
             "effect_size": [
-                effect_size(run, base, confidence_level=settings.confidence_level).value for run, base in zip(right, left)
+                effect_size(run, base, confidence_level=settings.confidence_level).value if len(run) > 1 else np.nan
+                for run, base in zip(right, left)
             ],
             "wins": (d > 0).sum(1),
             "ties": (d == 0).sum(1),
@@ -217,6 +221,9 @@ def effect_sizes(matrix: pd.DataFrame, baseline: str, *, confidence_level: float
     for run in matrix.columns:
         if run != baseline:
             both = matrix[[baseline, run]].dropna()  # missing="skip": the queries both runs answer
+            if len(both) < 2:
+                rows[run] = {"effect_size": np.nan, "effect_low": np.nan, "effect_high": np.nan}
+                continue
             size = effect_size(both[run], both[baseline], confidence_level=confidence_level)
             rows[run] = {"effect_size": size.value, "effect_low": size.low, "effect_high": size.high}
     return pd.DataFrame.from_dict(rows, orient="index")
