@@ -10,6 +10,7 @@ a settings object that exists is one that can run.
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -63,6 +64,8 @@ class Option:
             return self.validate(value) if self.validate else value
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise OptionError(f"{self.name}={value!r}: expected {self._kind_text()}")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise OptionError(f"{self.name}={value!r}: expected a finite number")
         if self.kind is int and value != int(value):
             raise OptionError(f"{self.name}={value!r}: expected a whole number")
         if (self.low is not None and value < self.low) or (self.high is not None and value > self.high):
@@ -151,6 +154,7 @@ REL = Option(
     label="Relevant from grade",
     kind=int,
     low=1,
+    high=2**31 - 1,  # grades are int32
 )
 JUDGED_ONLY = Option(
     "judged_only",

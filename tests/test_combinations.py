@@ -372,3 +372,18 @@ def test_the_unjudged_page_says_why_a_grade_cannot_be_filled(grade) -> None:
     at = start("unjudged", grade=grade)
     assert not at.exception
     assert any("gmax" in shown(e) for e in at.error)
+
+
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [("rel = inf", "finite"), ("rel = -inf", "finite"), ("gmax = nan", "finite"), ("rel = 1e300", "must be from 1"),
+     ("a = " + "[" * 5000 + "]" * 5000, "nested too deeply")],
+)  # fmt: skip
+def test_collection_settings_out_of_any_range_are_an_error_naming_the_file(tmp_path, capsys, toml, message) -> None:
+    folder = _one_query_collection(tmp_path / "c")
+    (folder / "collection.toml").write_text(toml)
+    with pytest.raises(rv.CollectionError, match=message):
+        rv.open_collection(folder)
+    assert main(["evaluate", str(folder), "-m", "AP"]) == 2
+    err = capsys.readouterr().err
+    assert "collection.toml" in err and "Traceback" not in err

@@ -198,14 +198,22 @@ def _has_header(path: Path) -> bool:
         return handle.readline().split("\t", 1)[0].strip().lower() in ("qid", "query_id")
 
 
+CONFIG_BYTES = 64 * 1024
+
+
 def _read_config(root: Path) -> CollectionConfig:
     path = root / "collection.toml"
     if not path.is_file():
         return CollectionConfig(name=root.name)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        if len(text) > CONFIG_BYTES:
+            raise CollectionError(f"{path}: larger than {CONFIG_BYTES // 1024} KiB; a collection's settings fit in a few lines")
+        data = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise CollectionError(f"{path}: not valid TOML ({exc})") from None
+    except RecursionError:  # tomllib recurses once per level of nesting
+        raise CollectionError(f"{path}: nested too deeply to be a collection's settings") from None
     known = {"name", "description", "source", "rel", "gmax", "measures", "protocol", "documents"}
     unknown = sorted(set(data) - known)
     if unknown:
