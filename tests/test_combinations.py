@@ -387,3 +387,31 @@ def test_collection_settings_out_of_any_range_are_an_error_naming_the_file(tmp_p
     assert main(["evaluate", str(folder), "-m", "AP"]) == 2
     err = capsys.readouterr().err
     assert "collection.toml" in err and "Traceback" not in err
+
+
+def _texts(at) -> str:
+    from test_app import shown
+
+    parts = [shown(e) for kind in ("markdown", "caption", "warning", "error", "info", "success") for e in getattr(at, kind)]
+    return "\n".join(parts + [str(e.value) for e in at.exception])
+
+
+def test_the_app_follows_no_link_out_of_a_served_folder_and_shows_no_server_path(tmp_path, monkeypatch) -> None:
+    from test_app import start
+
+    secret = tmp_path / "secret.txt"
+    secret.write_text("root:x:0:0:the secret first line\n")
+    folder = _one_query_collection(tmp_path / "served" / "one")
+    (folder / "runs" / "evil.run").symlink_to(secret)
+    monkeypatch.setattr("sys.argv", ["app.py", "--data", str(folder)])
+    at = start("overview", collection="one", runs="bm25,evil")
+    text = _texts(at)
+    assert not at.exception
+    assert "runs/evil.run" in text and "secret first line" not in text
+    assert str(tmp_path) not in text
+    assert "evil" not in at.sidebar.multiselect[0].options
+    (folder / "qrels.txt").rename(folder / "qrels.real")
+    (folder / "qrels.txt").symlink_to(secret)
+    at = start("overview", collection="one")
+    text = _texts(at)
+    assert "links outside the collection folder" in text and "secret first line" not in text and str(tmp_path) not in text

@@ -309,6 +309,14 @@ def _uploads() -> tuple[list[tuple[str, Run]], tuple[str, Qrels] | None, list[st
     return runs, qrels, fresh, notes
 
 
+def served_text(text: str, folder: Path) -> str:
+    """A message about a served collection with the server's paths to it shortened to the folder's
+    name: a visitor learns which file is wrong, not where the server keeps it."""
+    for prefix in sorted({str(folder.resolve()), str(folder.absolute()), str(folder)}, key=len, reverse=True):
+        text = text.replace(prefix, folder.name)
+    return text
+
+
 def _missing_runs(names: list[str]) -> str:
     return message(
         "Link parameter runs: {} not in this collection; left out. Runs uploaded in another browser session are not "
@@ -345,9 +353,11 @@ def frame(page: str = "") -> Context | None:
         run_keys = {n: loaders.file_key(p) for n, p in collection.run_paths.items()}
         runs = {n: loaders.run_file(run_keys[n], str(p), n) for n, p in collection.run_paths.items()}
     except (RankvizError, OSError) as exc:
-        st.error(message("The collection {} cannot be opened: {}", name, exc))
+        st.error(message("The collection {} cannot be opened: {}", name, served_text(str(exc), folder)))
         return None
-    st.sidebar.caption(md(collection.config.description or str(folder)))
+    st.sidebar.caption(md(collection.config.description or folder.name))
+    if collection.outside:
+        st.warning(message("Not served, as they link outside the collection folder: {}", ", ".join(collection.outside)))
     uploaded_runs, uploaded_qrels, fresh, notes = _uploads()
     new_uploads = []
     for key, run in uploaded_runs:

@@ -205,7 +205,7 @@ def _give_back(_value: Any) -> None:
 
 
 def collection(path: str, stamp: tuple) -> Collection:
-    return SHARED.get(("collection", path, stamp), lambda: open_collection(path))
+    return SHARED.get(("collection", path, stamp), lambda: open_collection(path, confined=True))
 
 
 def qrels_file(key: str, path: str) -> Qrels:
@@ -220,7 +220,7 @@ def meeting(path: Path) -> tuple[MeetingStore | None, str]:
             return None, ""
         return MeetingStore(path, create=False), ""
     except MeetingError as exc:
-        return None, str(exc)
+        return None, str(exc).replace(str(path), path.name)  # the server's paths are not the visitors' business
     except OSError as exc:  # a name too long, a folder not readable: the record cannot be reached
         return None, f"the record's path cannot be used ({exc.strerror or exc})"
 

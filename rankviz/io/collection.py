@@ -109,6 +109,7 @@ class Collection:
     docs: DocumentStore | None = None
     groups: QueryGroups | None = None
     weights: object | None = None  # pandas Series qid -> weight, from query_weights.tsv
+    outside: tuple[str, ...] = ()  # runs left out because they link outside the folder (``confined``)
 
     @property
     def name(self) -> str:
@@ -126,11 +127,18 @@ class Collection:
         return read_run(self.run_path(name), name=name)
 
 
-def open_collection(path: str | os.PathLike) -> Collection:
-    """Open and validate a collection folder; a CollectionError names whatever is missing or wrong."""
+def open_collection(path: str | os.PathLike, *, confined: bool = False) -> Collection:
+    """Open and validate a collection folder; a CollectionError names whatever is missing or wrong.
+
+    ``confined`` (a server's collections): no file is read through a symbolic link that leads out
+    of the folder. A run that does is left out (:attr:`Collection.outside` names it); any other file
+    is an error. So a link planted in a served folder (``runs/x.run -> /etc/passwd``) shows nobody
+    the file it points to."""
     root = Path(path)
     if not root.is_dir():
         raise CollectionError(f"{root}: not a folder (a collection is a folder with qrels.txt and runs/)")
+    if confined:
+        _refuse_links_out(root)
     qrels_path = next((root / n for n in QRELS_NAMES if (root / n).is_file()), None)
     if qrels_path is None:
         raise CollectionError(f"{root}: no judgments; expected one of {', '.join(QRELS_NAMES)}")
@@ -138,8 +146,12 @@ def open_collection(path: str | os.PathLike) -> Collection:
     if not runs_dir.is_dir():
         raise CollectionError(f"{root}: no runs/ folder")
     run_paths: dict[str, Path] = {}
+    outside: list[str] = []
     for run_path in sorted(runs_dir.iterdir()):
         if not run_path.is_file() or run_path.name.startswith(".") or run_path.name.lower().endswith(RUN_SUFFIXES_SKIPPED):
+            continue
+        if confined and not _within(root, run_path):
+            outside.append(f"runs/{run_path.name}")
             continue
         name = run_name_from_path(run_path.name)
         if name in run_paths:
@@ -166,7 +178,22 @@ def open_collection(path: str | os.PathLike) -> Collection:
         docs=DocumentStore(docs_path) if docs_path else None,
         groups=groups,
         weights=read_weights(weights_path) if weights_path.is_file() else None,
+        outside=tuple(outside),
     )
+
+
+def _within(root: Path, path: Path) -> bool:
+    """Whether ``path``, links followed, stays inside ``root`` (links followed too)."""
+    return path.resolve().is_relative_to(root.resolve())
+
+
+def _refuse_links_out(root: Path) -> None:
+    """A CollectionError for any file of the layout but the runs that leads out of ``root``."""
+    names = [*QRELS_NAMES, *DOCS_NAMES, "collection.toml", "queries.tsv", "query_groups.tsv", "query_groups.csv",
+             "query_weights.tsv", "runs"]  # fmt: skip
+    for name in names:
+        if (root / name).exists() and not _within(root, root / name):
+            raise CollectionError(f"{root.name}/{name} links outside the collection folder, which a server does not follow")
 
 
 def _collection_groups(root: Path, queries: dict[str, str]) -> QueryGroups | None:
