@@ -415,3 +415,19 @@ def test_the_app_follows_no_link_out_of_a_served_folder_and_shows_no_server_path
     at = start("overview", collection="one")
     text = _texts(at)
     assert "links outside the collection folder" in text and "secret first line" not in text and str(tmp_path) not in text
+
+
+@pytest.mark.parametrize(
+    ("params", "expected"),
+    [({"ties": "random"}, "ties='random'"), ({"aggregate": "macro"}, "aggregate='macro'"), ({"k": ["5", "7"]}, "given 2 times")],
+)
+def test_every_url_fallback_warns(params, expected) -> None:
+    from streamlit.testing.v1 import AppTest
+    from test_app import shown
+
+    at = AppTest.from_string("from rankviz.app.pages import navigate\nnavigate(default='overview')\n", default_timeout=120)
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception
+    assert any(expected in shown(w) for w in at.warning), [shown(w) for w in at.warning]

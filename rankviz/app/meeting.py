@@ -244,5 +244,5 @@ def summary(ctx) -> None:
                         mime="text/csv")  # fmt: skip
     three.download_button("Tags and notes (CSV)", export.csv(record, index=False), file_name="meeting-tags-notes.csv",
                           mime="text/csv")  # fmt: skip
-    st.caption(message("The record is the file {} on the server (beside the collection unless the server names "
-                       "another place); the command line reads it too: rankviz judgments export FILE.", store.path.name))  # fmt: skip
+    where = "The record is the file {} on the server (beside the collection unless the server names another place); "
+    st.caption(message(where + "the command line reads it too: rankviz judgments export FILE.", store.path.name))

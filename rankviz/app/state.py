@@ -37,6 +37,7 @@ class UrlState:
 
     def __init__(self, page: str = "") -> None:
         self.warnings: list[str] = []
+        self._repeated: set[str] = set()
         self.immediate = False  # once the frame has shown its warnings, a page's own show where they arise
         memory = st.session_state.setdefault(_MEMORY, {})
         switched = st.session_state.get(_PAGE) != page
@@ -70,7 +71,12 @@ class UrlState:
         return key
 
     def raw(self, key: str) -> str | None:
-        return st.query_params.get(key)
+        """The URL's value of ``key``; given more than once, the last one, and a warning says so."""
+        given = st.query_params.get_all(key)
+        if len(given) > 1 and key not in self._repeated:
+            self._repeated.add(key)
+            self.warn(message("Link parameter {} is given {} times; using the last, {}.", key, len(given), repr(given[-1])))
+        return given[-1] if given else None
 
     def warn(self, text: str) -> None:
         """A fallback warning (already escaped): collected while the frame is built, shown at once later."""
@@ -79,7 +85,7 @@ class UrlState:
         else:
             self.warnings.append(text)
 
-    def _fallback(self, key: str, value: str, default: object, why: str = "is not available here") -> None:
+    def fallback(self, key: str, value: str, default: object, why: str = "is not available here") -> None:
         self.warn(message("Link parameter {}={} " + why + "; showing {}.", key, repr(value), default))
 
     def option(self, option: Option, default: Any = None, *, key: str | None = None) -> Any:
@@ -99,7 +105,7 @@ class UrlState:
         value = self.raw(key)
         if value is None or value in options:
             return default if value is None else value
-        self._fallback(key, value, repr(default))
+        self.fallback(key, value, repr(default))
         return default
 
     def choices(self, key: str, options: list[str], default: list[str], *, accept=None, missing=None) -> list[str]:

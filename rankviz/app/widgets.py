@@ -61,6 +61,8 @@ def url_option(url, container, option: Option, page: str, *, default: Any = None
     value = url.option(option, default, key=param)
     choices = kwargs.get("choices")
     if choices is not None and value not in choices:
+        if url.raw(param) is not None:  # a valid value that this widget does not offer (ties=random on the frame)
+            url.fallback(param, url.raw(param), choices[0])
         value = choices[0]
     return option_input(container, option, value, key=url.key(param, page, *context, value=value), **kwargs)
 
