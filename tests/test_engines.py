@@ -16,6 +16,7 @@ from test_reference_property import _write, collections
 
 import rankviz as rv
 from rankviz.cli import main
+from rankviz import engines
 from rankviz.engines import RunSource, chosen_engine, evaluate_sources
 from rankviz.io import blocks
 from rankviz.settings import EngineSettings, EvalSettings
@@ -225,10 +226,56 @@ def test_dask_with_workers_starts_a_local_cluster(tmp_path) -> None:
     assert _cli("evaluate", *args, "--engine", "dask", "--workers", "2") == _cli("evaluate", *args)
 
 
-def test_an_unreachable_scheduler_is_a_clear_error() -> None:
+def test_an_unreachable_scheduler_is_a_clear_error(monkeypatch) -> None:
+    monkeypatch.setattr(engines, "CONNECT_SECONDS", 1.0)
     with pytest.raises(rv.OptionError, match="cannot reach the Dask scheduler"):
         evaluate_sources(rv.read_qrels(CRANFIELD / "qrels.txt"), [RunSource.of(CRANFIELD / "runs" / "bm25.run.gz")], ["AP"],
                          engine=EngineSettings(engine="dask", scheduler="tcp://127.0.0.1:9"))  # fmt: skip
+
+
+def test_a_service_that_is_not_dask_is_a_clear_error_not_a_wait(monkeypatch) -> None:
+    """A server that accepts the connection and never answers (not a Dask scheduler)."""
+    import socket
+    import threading
+    import time
+
+    monkeypatch.setattr(engines, "CONNECT_SECONDS", 2.0)
+    server = socket.create_server(("127.0.0.1", 0))
+    accepted = []
+    threading.Thread(target=lambda: accepted.append(server.accept()), daemon=True).start()
+    started = time.monotonic()
+    with pytest.raises(rv.OptionError, match="no Dask scheduler answered"):
+        evaluate_sources(
+            rv.read_qrels(CRANFIELD / "qrels.txt"),
+            [RunSource.of(CRANFIELD / "runs" / "bm25.run.gz")],
+            ["AP"],
+            engine=EngineSettings(engine="dask", scheduler=f"tcp://127.0.0.1:{server.getsockname()[1]}"),
+        )
+    assert time.monotonic() - started < 30
+    server.close()
+
+
+@pytest.mark.slow
+def test_a_worker_killed_mid_run_loses_no_number(cluster, monkeypatch) -> None:
+    import os
+    import signal
+
+    monkeypatch.setattr(blocks, "PIECE_BYTES", 5_000)  # many pieces: the kill comes while most are in flight
+    qrels, sources = rv.read_qrels(DL_HARD / "qrels.txt"), [RunSource.of(p) for p in sorted((DL_HARD / "runs").iterdir())[:2]]
+    memory = evaluate_sources(qrels, sources, ["nDCG@10", "RR"])
+    with distributed.Client(cluster) as client:
+        pids = list(client.run(os.getpid).values())
+    killed = []
+
+    def kill_one(_bytes: int) -> None:
+        if not killed:
+            killed.append(pids[0])
+            os.kill(pids[0], signal.SIGKILL)
+
+    engine = EngineSettings(engine="dask", scheduler=cluster.scheduler_address)
+    dask = evaluate_sources(qrels, sources, ["nDCG@10", "RR"], engine=engine, progress=kill_one)
+    assert killed
+    _same(dask, memory)
 
 
 def test_a_bad_line_on_a_worker_is_the_same_error(cluster, tmp_path, monkeypatch) -> None:
