@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from test_reference_property import _write, collections
 
 import rankviz as rv
-from rankviz.cli import main
 from rankviz import engines
+from rankviz.cli import main
 from rankviz.engines import RunSource, chosen_engine, evaluate_sources
 from rankviz.io import blocks
 from rankviz.settings import EngineSettings, EvalSettings
