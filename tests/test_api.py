@@ -11,6 +11,7 @@ from conftest import CRANFIELD, TE
 from scipy import stats
 
 import rankviz as rv
+from rankviz.analyses.comparisons import compare_runs, verdicts
 
 
 @pytest.fixture(scope="module")
@@ -68,11 +69,21 @@ def test_compare_in_one_call_matches_scipy(cranfield) -> None:
     low, high = result.confidence_interval()
     interval = reference.confidence_interval(0.95)
     assert (low[1], high[1]) == pytest.approx((interval.low, interval.high), rel=1e-12)
-    assert result.verdicts() == [
-        ("better" if d > 0 else "worse") if p < 0.05 else "n.s." for d, p in zip(result.table.delta, result.pvalue)
-    ]
-    settings = rv.TestSettings(test="randomization", n_resamples=2000, seed=3, baseline="rrf")
-    assert rv.compare(evaluation, settings).table.equals(rv.compare(evaluation, settings).table)  # seeded: reproducible
+    settings = rv.TestSettings(test="randomization", n_resamples=2000, seed=3, baseline="dense")
+    first = rv.compare(evaluation, settings).table
+    assert first.equals(rv.compare(evaluation, settings).table)  # seeded: reproducible
+    other = rv.compare(evaluation, settings.replace(seed=4)).table
+    assert not np.array_equal(first.p_value, other.p_value)  # and the seed is what draws the resamples
+
+
+def test_verdicts_follow_the_adjusted_p_and_the_sign() -> None:
+    """Ten queries: one run better on every query, one the same, one worse on every query."""
+    base = np.linspace(0.1, 0.6, 10)
+    noise = np.array([0.01, -0.01, 0.02, 0.0, -0.02, 0.01, 0.0, -0.01, 0.02, 0.01])
+    matrix = pd.DataFrame({"base": base, "better": base + 0.2 + noise, "same": base + noise, "worse": base - 0.2 + noise})
+    table = compare_runs(matrix, measure="AP", test="t", correction="holm")
+    assert verdicts(table, alpha=0.05) == ["better", "n.s.", "worse"]
+    assert verdicts(table, alpha=1e-300) == ["n.s.", "n.s.", "n.s."]
 
 
 def test_settings_are_validated_values() -> None:

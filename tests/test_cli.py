@@ -154,6 +154,8 @@ def test_compare_json_records_match_the_api(capsys) -> None:
     assert records[1]["wins"] + records[1]["ties"] + records[1]["losses"] == records[1]["n"] == 225
     seeded = [*argv, "--test", "randomization", "--seed", "4", "--resamples", "2000"]
     assert _run_json(capsys, seeded) == _run_json(capsys, seeded)
+    reseeded = [*argv, "--test", "randomization", "--seed", "5", "--resamples", "2000"]
+    assert [r["p_value"] for r in _run_json(capsys, seeded)] != [r["p_value"] for r in _run_json(capsys, reseeded)]
     assert min(r["p_value"] for r in _run_json(capsys, seeded)) >= 1 / 2001
     detect = _run_json(capsys, [*argv, "--detect", "0.03"])
     sd = (matrix["rrf"] - matrix["bm25"]).std(ddof=1)

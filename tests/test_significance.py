@@ -45,28 +45,61 @@ def test_paired_t_equals_scipy_row_by_row(data, alternative) -> None:
         assert result.mean_difference[i] == pytest.approx(np.mean(row - b), abs=1e-15)
 
 
+def _exact_signed_rank_p(d: np.ndarray, alternative: str) -> tuple[float, float]:
+    """(statistic, p) of the signed-rank test by listing every sign pattern (no zero, no tied |d|):
+    W+ is the sum of the ranks of the positive differences; scipy reports min(W+, W-) two-sided."""
+    ranks = np.argsort(np.argsort(np.abs(d))) + 1
+    observed = int(ranks[d > 0].sum())
+    null = [sum(r for r, positive in zip(ranks, signs) if positive) for signs in itertools.product((False, True), repeat=len(d))]
+    at_most = sum(w <= observed for w in null) / len(null)
+    at_least = sum(w >= observed for w in null) / len(null)
+    total = int(ranks.sum())
+    if alternative == "two-sided":
+        return min(observed, total - observed), min(1.0, 2 * min(at_most, at_least))
+    return observed, at_least if alternative == "greater" else at_most
+
+
 @settings(max_examples=60, deadline=None)
-@given(paired(min_n=2), ALTERNATIVE, st.sampled_from(["wilcox", "pratt", "zsplit"]))
-def test_wilcoxon_equals_scipy(data, alternative, zero_method) -> None:
-    a, b = data
-    result = sg.wilcoxon(a, b, alternative=alternative, zero_method=zero_method)
-    if np.all(a == b):
-        assert result.pvalue == 1.0
-        return
-    reference = stats.wilcoxon(a, b, alternative=alternative, zero_method=zero_method)
-    np.testing.assert_allclose(result.statistic, reference.statistic, rtol=1e-12, equal_nan=True)
-    np.testing.assert_allclose(result.pvalue, reference.pvalue, rtol=1e-12, equal_nan=True)
+@given(st.lists(st.integers(1, 10**6), min_size=2, max_size=11, unique=True), st.data(), ALTERNATIVE)
+def test_wilcoxon_equals_enumeration_of_every_sign_pattern(sizes, data, alternative) -> None:
+    signs = np.array(data.draw(st.lists(st.sampled_from([-1, 1]), min_size=len(sizes), max_size=len(sizes))))
+    d = signs * np.array(sizes) / 2**20
+    b = np.linspace(0.2, 0.4, len(d))
+    result = sg.wilcoxon(b + d, b, alternative=alternative)
+    statistic, pvalue = _exact_signed_rank_p((b + d) - b, alternative)
+    assert result.statistic == statistic
+    assert result.pvalue == pytest.approx(pvalue, rel=1e-12)
+
+
+def test_wilcoxon_zero_methods_drop_rank_or_split_the_zero_differences() -> None:
+    b = np.full(8, 0.5)
+    d = np.array([0.0, 0.0, 0.1, -0.2, 0.3, 0.4, 0.5, 0.6])
+    wilcox = sg.wilcoxon(b + d, b, zero_method="wilcox")
+    assert wilcox.pvalue == sg.wilcoxon(b[2:] + d[2:], b[2:]).pvalue  # zeros dropped before ranking
+    assert wilcox.statistic == 2  # ranks 1..6 of the six non-zero: W- = 2
+    pratt = sg.wilcoxon(b + d, b, zero_method="pratt")
+    assert pratt.statistic == 4  # ranked with the zeros (ranks 3..8), then dropped: W- = 4
+    zsplit = sg.wilcoxon(b + d, b, zero_method="zsplit")
+    assert zsplit.statistic == 4 + 1.5  # the zeros' ranks 1 and 2 split between the signs: W- = 4 + 1.5
+    assert sg.wilcoxon(b, b).pvalue == 1.0  # every difference zero: nothing tells the runs apart
+
+
+def _sign_p(wins: int, n: int, alternative: str) -> float:
+    """The binomial(n, 1/2) tail(s) with exact integer arithmetic."""
+    at_most = sum(math.comb(n, k) for k in range(wins + 1)) / 2**n
+    at_least = sum(math.comb(n, k) for k in range(wins, n + 1)) / 2**n
+    return {"greater": at_least, "less": at_most, "two-sided": min(1.0, 2 * min(at_most, at_least))}[alternative]
 
 
 @settings(max_examples=60, deadline=None)
 @given(paired(runs=2), ALTERNATIVE)
-def test_sign_test_equals_binomtest(data, alternative) -> None:
+def test_sign_test_equals_the_binomial_tails(data, alternative) -> None:
     a, b = data
     result = sg.sign_test(a, b, alternative=alternative)
     for i, row in enumerate(a):
         wins, losses = int((row > b).sum()), int((row < b).sum())
         assert result.statistic[i] == wins
-        expected = stats.binomtest(wins, wins + losses, 0.5, alternative=alternative).pvalue if wins + losses else 1.0
+        expected = _sign_p(wins, wins + losses, alternative) if wins + losses else 1.0
         assert result.pvalue[i] == pytest.approx(expected, rel=1e-12, abs=1e-15)
 
 
