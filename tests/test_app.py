@@ -277,11 +277,11 @@ def test_ties_page_compares_policies() -> None:
 
 
 def test_ties_page_random_orders_are_reproducible() -> None:
-    first = start("ties", runs="rrf,bm25", measures="nDCG@K", trials="200", seed="5")
-    again = start("ties", runs="rrf,bm25", measures="nDCG@K", trials="200", seed="5")
+    first = start("ties", runs="rrf,bm25", measures="nDCG@K", trials="200", tie_seed="5")
+    again = start("ties", runs="rrf,bm25", measures="nDCG@K", trials="200", tie_seed="5")
     means = first.dataframe[1].value
     assert means.equals(again.dataframe[1].value)
-    other = start("ties", runs="rrf,bm25", measures="nDCG@K", trials="200", seed="6").dataframe[1].value
+    other = start("ties", runs="rrf,bm25", measures="nDCG@K", trials="200", tie_seed="6").dataframe[1].value
     assert other.loc["rrf", "random"] != means.loc["rrf", "random"]
     assert means.loc["rrf", "random"] == pytest.approx(means.loc["rrf", "expected"], abs=5 * means.loc["rrf", "random std"])
     assert means.loc["rrf", "random std"] > 0 and means.loc["bm25", "random std"] == 0
@@ -397,7 +397,7 @@ def test_group_by_on_deltas_significance_and_metric_choice() -> None:
 
 def test_ties_page_follows_the_aggregate() -> None:
     params = dict(collection="dl-hard-passage", runs="bm25,bm25_t5-zs", measures="NDCG@K", group_by="topic_domain")
-    at = start("ties", aggregate="macro", trials="300", seed="2", **params)
+    at = start("ties", aggregate="macro", trials="300", tie_seed="2", **params)
     assert not at.exception
     means = at.dataframe[1].value
     collection = open_collection(DL_HARD)
@@ -408,7 +408,7 @@ def test_ties_page_follows_the_aggregate() -> None:
     assert means.loc["bm25", "random"] == pytest.approx(
         means.loc["bm25", "expected"], abs=5 * means.loc["bm25", "random std"] + 1e-12
     )
-    plain = start("ties", trials="300", seed="2", **params).dataframe[1].value
+    plain = start("ties", trials="300", tie_seed="2", **params).dataframe[1].value
     assert plain.loc["bm25", "trec_eval"] != pytest.approx(macro, abs=1e-6)
 
 

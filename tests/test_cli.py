@@ -234,14 +234,16 @@ def test_table_lists_queries_then_means(capsys) -> None:
     assert lines[6].split() == ["run_STANDARD", "0.4064", "0.1785"]
 
 
-def test_a_test_that_cannot_run_is_a_message_not_a_traceback(capsys, tmp_path) -> None:
-    """One judged query: the paired test refuses; that used to be a bare ValueError the CLI did not catch."""
+def test_a_test_that_cannot_run_is_untested_and_says_why(capsys, tmp_path) -> None:
+    """One judged query: no paired test has a distribution; the row says n/a and a footnote says why
+    (that used to be a bare ValueError the CLI did not catch, then an error for the whole table)."""
     (tmp_path / "qrels.txt").write_text("q1 0 d1 1\n")
     for name, score in (("a", 1.0), ("b", 2.0)):
         (tmp_path / f"{name}.run").write_text(f"q1 Q0 d1 1 {score} t\nq1 Q0 d2 2 0.5 t\n")
     argv = ["compare", str(tmp_path / "qrels.txt"), str(tmp_path / "a.run"), str(tmp_path / "b.run"), "-m", "AP"]
-    assert main(argv) == 2
-    assert "at least two queries" in capsys.readouterr().err
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "n/a" in out and "n/a in p_value: fewer than two queries" in out
 
 
 def test_rankviz_errors_are_value_errors_too() -> None:

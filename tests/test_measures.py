@@ -66,7 +66,7 @@ def test_aliases_and_defaults_print_canonically(text, canonical) -> None:
         ("RR@x", "whole number"),
         ("RR(foo=1)", "no parameter 'foo'"),
         ("nDCG(gain=square)", "choose one of"),
-        ("RR(rel=0)", "at least 1"),
+        ("RR(rel=0)", "must be from 1"),
         ("RR(rel)", "name=value"),
         ("RR)(", "cannot read"),
     ],

@@ -178,6 +178,7 @@ COMPARE_NOTES = {
     "effect_size": "every per-query difference is the same: no spread to standardise by",
     "queries_needed": "every per-query difference is the same: any number of queries detects it",
     "ci_low": "fewer than two queries",
+    "p_value": "fewer than two queries (both runs answer): no paired test",
 }
 
 
