@@ -105,6 +105,7 @@ def test_changing_measure_k_and_threshold_updates_table_and_url() -> None:
     assert at.query_params["measures"] == "RR,nDCG@K"
 
 
+@pytest.mark.slow
 def test_a_second_change_to_the_same_widget_is_kept() -> None:
     """Widgets take their default from the URL; without stable keys every second change was lost."""
     at = start(measures="RR@K,AP")
@@ -358,6 +359,7 @@ def test_metric_choice_page_answers_and_evidence() -> None:
 DL_HARD = ROOT / "sample_data" / "dl-hard-passage"
 
 
+@pytest.mark.slow
 def test_group_by_on_dl_hard_overview_and_macro_mean() -> None:
     at = start(collection="dl-hard-passage", runs="bm25,bm25_t5-zs", measures="NDCG@K,MRR", group_by="query_intent")
     assert not at.exception and not at.error
@@ -378,6 +380,7 @@ def test_group_by_on_dl_hard_overview_and_macro_mean() -> None:
     assert means.loc["bm25", "nDCG@10"] == pytest.approx(per_group["bm25"].mean(), abs=1e-12)
 
 
+@pytest.mark.slow
 def test_group_by_on_deltas_significance_and_metric_choice() -> None:
     params = dict(collection="dl-hard-passage", runs="bm25,bm25_t5-zs", measures="NDCG@K,MRR", group_by="topic_domain")
     at = start("deltas", baseline="bm25", run="bm25_t5-zs", **params)
@@ -639,6 +642,7 @@ def test_unjudged_page_shows_both_ends_and_the_documents_to_judge() -> None:
     assert (again["filled"] <= means["filled"] + 1e-12).all()  # judged 1, below the threshold 2: less gain
 
 
+@pytest.mark.slow
 def test_a_restarted_server_opens_the_collection_runs_from_the_disk_store(tmp_path, monkeypatch) -> None:
     from rankviz.app import loaders
 
@@ -669,6 +673,7 @@ def _app() -> AppTest:
     return AppTest.from_file(APP, default_timeout=120).run()
 
 
+@pytest.mark.slow
 def test_page_settings_survive_a_visit_to_another_page() -> None:
     at = _app().switch_page("pages/deltas.py").run()
     _widget(at.selectbox, "Baseline").set_value("dense").run()
@@ -680,6 +685,7 @@ def test_page_settings_survive_a_visit_to_another_page() -> None:
     assert [_widget(at.selectbox, label).value for label in ("Baseline", "Measure", "Query")] == ["dense", "nDCG@10", "7"]
 
 
+@pytest.mark.slow
 def test_the_significance_test_reaches_the_overview_and_ties_pages() -> None:
     at = _app().switch_page("pages/significance.py").run()
     _widget(at.selectbox, "Test").set_value("randomization").run()
@@ -713,6 +719,7 @@ def test_the_chosen_measure_stays_when_k_or_the_threshold_changes() -> None:
     assert _widget(at.selectbox, "Measure").value == "nDCG@K" and at.query_params["measure"] == "nDCG@K"
 
 
+@pytest.mark.slow
 def test_one_colour_per_run_on_every_page() -> None:
     colours = {}
     for page in ("overview", "histograms", "ties", "unjudged"):
@@ -758,6 +765,7 @@ def test_grouped_delta_bars_are_one_query_wide() -> None:
     assert bars["layout"]["barmode"] == "overlay"
 
 
+@pytest.mark.slow
 def test_grade_cells_and_highlights_set_their_text_colour() -> None:
     from rankviz.app.widgets import grade_style
 

@@ -99,6 +99,7 @@ def test_a_second_session_sees_the_first_ones_entries_on_its_next_rerun(notes) -
     assert second.text_input(key="meeting.name").value == ""  # the name is the session's own
 
 
+@pytest.mark.slow
 def test_the_meeting_qrels_in_force_change_every_number_as_the_command_line_does(notes) -> None:
     qrels_bytes = hashlib.sha256((CRANFIELD / "qrels.txt").read_bytes()).hexdigest()
     grades = prefilled(MeetingStore(notes))
@@ -149,6 +150,7 @@ def test_the_meeting_qrels_in_force_change_every_number_as_the_command_line_does
     assert hashlib.sha256((CRANFIELD / "qrels.txt").read_bytes()).hexdigest() == qrels_bytes
 
 
+@pytest.mark.slow
 def test_tags_are_query_groups_on_every_page(notes) -> None:
     store = MeetingStore(notes)
     store.tag("1", "needs reasoning", by="Ann")
@@ -202,6 +204,7 @@ def test_the_editor_records_grades_given_and_notes_but_never_unjudges() -> None:
     assert changed_judgments(table, table.copy()) == []
 
 
+@pytest.mark.slow
 def test_an_entry_made_meanwhile_by_another_session_is_neither_undone_nor_lost(notes) -> None:
     ann, bob = start("deltas", query="1"), start("deltas", query="1")
     for at, name in ((ann, "Ann"), (bob, "Bob")):

@@ -40,6 +40,7 @@ def _same(a: rv.Evaluation, b: rv.Evaluation) -> None:
     ties=st.sampled_from(["trec_eval", "expected", "random", "optimistic", "run"]),
     missing=st.sampled_from(["zero", "skip"]),
 )
+@pytest.mark.slow
 def test_the_stream_engine_gives_the_in_memory_values(
     tmp_path_factory, monkeypatch, case, layout, piece_bytes, block_queries, ties, missing
 ) -> None:
@@ -65,6 +66,7 @@ def _cli(*argv: str) -> str:
     return out.getvalue()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("piece_bytes", [50, 4096, 10**7])
 def test_stream_output_is_byte_for_byte_the_memory_output(monkeypatch, piece_bytes) -> None:
     monkeypatch.setattr(blocks, "PIECE_BYTES", piece_bytes)
@@ -210,6 +212,7 @@ def cluster():
         yield local
 
 
+@pytest.mark.slow
 def test_dask_output_is_byte_for_byte_the_memory_output(cluster, monkeypatch) -> None:
     monkeypatch.setattr(blocks, "PIECE_BYTES", 20_000)  # several pieces per run, spread over both workers
     args = [str(DL_HARD), "--per-query", "--format", "tsv", "-m", "nDCG@10", "-m", "RR", "--ties", "random", "--seed", "4",
@@ -221,11 +224,13 @@ def test_dask_output_is_byte_for_byte_the_memory_output(cluster, monkeypatch) ->
     assert len(workers) == 2  # both workers evaluated pieces
 
 
+@pytest.mark.slow
 def test_dask_with_workers_starts_a_local_cluster(tmp_path) -> None:
     args = [str(CRANFIELD), "bm25", "dense", "--per-query", "--format", "tsv", "-m", "AP", "-m", "ERR@20"]
     assert _cli("evaluate", *args, "--engine", "dask", "--workers", "2") == _cli("evaluate", *args)
 
 
+@pytest.mark.slow
 def test_an_unreachable_scheduler_is_a_clear_error(monkeypatch) -> None:
     monkeypatch.setattr(engines, "CONNECT_SECONDS", 1.0)
     with pytest.raises(rv.OptionError, match="cannot reach the Dask scheduler"):
@@ -233,6 +238,7 @@ def test_an_unreachable_scheduler_is_a_clear_error(monkeypatch) -> None:
                          engine=EngineSettings(engine="dask", scheduler="tcp://127.0.0.1:9"))  # fmt: skip
 
 
+@pytest.mark.slow
 def test_a_service_that_is_not_dask_is_a_clear_error_not_a_wait(monkeypatch) -> None:
     """A server that accepts the connection and never answers (not a Dask scheduler)."""
     import socket

@@ -116,6 +116,7 @@ pairs = st.tuples(st.sampled_from(["q1", "q2", "q3"]), st.sampled_from(["a", "b"
     file=st.dictionaries(pairs, st.integers(-1, 3), min_size=1, max_size=12),
     meeting=st.lists(st.tuples(pairs, st.integers(0, 4)), max_size=15),
 )
+@pytest.mark.slow
 def test_merged_qrels_are_the_file_with_the_latest_grades(tmp_path_factory, file, meeting) -> None:
     store = MeetingStore(tmp_path_factory.mktemp("m") / "m.sqlite")
     for (qid, docid), grade in meeting:
@@ -131,6 +132,7 @@ def test_merged_qrels_are_the_file_with_the_latest_grades(tmp_path_factory, file
     assert len(merged) == len(expected)
 
 
+@pytest.mark.slow
 def test_eight_processes_importing_at_once_lose_nothing(tmp_path: Path) -> None:
     db = tmp_path / "m.sqlite"
     MeetingStore(db)
@@ -174,6 +176,7 @@ def test_a_writer_killed_mid_write_loses_nothing_it_acknowledged(tmp_path: Path)
     assert {f"d{i}" for i in range(acknowledged + 1)} <= recorded
 
 
+@pytest.mark.slow
 def test_cli_interface_and_evaluate_with_judgments_equals_the_exported_qrels(tmp_path: Path) -> None:
     qrels = CRANFIELD / "qrels.txt"
     before = hashlib.sha256(qrels.read_bytes()).hexdigest()
@@ -234,6 +237,7 @@ def test_cli_errors_are_one_line(tmp_path: Path, capsys) -> None:
     ties=st.sampled_from(["trec_eval", "run", "expected", "optimistic", "pessimistic"]),
     shuffled=st.randoms(use_true_random=False),
 )
+@pytest.mark.slow
 def test_a_table_regraded_with_the_meetings_qrels_is_the_table_ranked_with_them(lines, file, meeting, ties, shuffled) -> None:
     from rankviz.io.frames import run_from_frame
     from rankviz.ranking import rank, regrade
@@ -266,6 +270,7 @@ REVISED_MEASURES = ["RR@3", "RR", "AP", "nDCG@5", "nDCG", "ERR@5", "P@3", "R@5",
     missing=st.sampled_from(["zero", "skip"]),
     fill=st.sampled_from([None, 2]),
 )
+@pytest.mark.slow
 def test_an_evaluation_revised_for_the_rejudged_queries_is_the_whole_evaluation(lines, file, meeting, ties, missing,
                                                                                  fill) -> None:  # fmt: skip
     from rankviz.evaluate import evaluate_tables, revised

@@ -70,6 +70,7 @@ def test_warnings_match_the_qrels_and_runs(dl_hard) -> None:
     assert any("have no relevant document in the qrels" in m for m in warnings.messages())
 
 
+@pytest.mark.slow
 def test_report_on_a_sample_collection(dl_hard) -> None:
     collection, qrels, runs, tables = dl_hard
     measures = [rv.parse(m, defaults={"rel": 2}) for m in ("RR@10", "Hits@10", "AP", "nDCG@10", "ERR@20")]

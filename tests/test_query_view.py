@@ -44,6 +44,7 @@ def _tables(rankings: dict[str, tuple[list, list]]):
 DOCS = st.lists(st.sampled_from([f"d{i}" for i in range(25)]), unique=True, max_size=18)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.dictionaries(st.sampled_from(["q1", "q2", "q3"]), st.tuples(DOCS, DOCS), min_size=1), st.sampled_from([0.5, 0.9, 0.98]))
 def test_rbo_is_the_papers_extrapolated_formula(rankings, p) -> None:

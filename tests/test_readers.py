@@ -163,6 +163,7 @@ def test_trec_eval_fixture_with_comment_lines(data_dir) -> None:
     assert values == {"AP": 0.2689, "RR": 0.8595, "P@10": 0.7710}
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     rankings=st.lists(
@@ -378,6 +379,7 @@ def _checked(data: bytes, kind: str):
         return None, str(exc)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(data=st.data(), kind=st.sampled_from(["run", "qrels"]), compressed=st.booleans())
 def test_both_trec_readers_give_the_same_columns_or_the_same_error(data, kind, compressed) -> None:

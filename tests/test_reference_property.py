@@ -106,6 +106,7 @@ PYTREC = {
 }
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=collections(), rel=st.sampled_from([1, 2]), layout=st.sampled_from(LAYOUTS))
 def test_matches_pytrec_eval(tmp_path: Path, data, rel: int, layout: str) -> None:
@@ -136,6 +137,7 @@ def _judged_only(name: str) -> str:
     return str(rv.measures.make(measure.name, measure.cutoff, **dict(measure.params), judged_only=True))
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=collections(), rel=st.sampled_from([1, 2]), layout=st.sampled_from(LAYOUTS))
 def test_judged_only_matches_trec_eval_minus_j(tmp_path: Path, data, rel: int, layout: str) -> None:

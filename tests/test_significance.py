@@ -167,6 +167,7 @@ def test_bootstrap_is_reproducible_and_its_interval_covers_the_mean() -> None:
     st.lists(st.floats(0, 1), min_size=1, max_size=25),
     st.sampled_from([("bonferroni", "bonferroni"), ("holm", "holm"), ("bh", "fdr_bh")]),
 )
+@pytest.mark.slow
 def test_corrections_equal_statsmodels(pvalues, methods) -> None:
     ours, theirs = methods
     np.testing.assert_allclose(sg.adjust(pvalues, method=ours), multipletests(pvalues, method=theirs)[1], rtol=1e-12, atol=1e-15)

@@ -93,6 +93,7 @@ def test_expected_equals_the_mean_over_all_orders(case) -> None:
         assert measure(table)[0] == pytest.approx(brute[str(measure)], abs=1e-12), str(measure)
 
 
+@pytest.mark.slow
 def test_expected_on_a_group_of_eight_cut_by_the_cutoff() -> None:
     groups = [[("a", 1), ("b", None)], [(f"g{i}", g) for i, g in enumerate([0, 3, 1, None, 0, 2, 4, 0])], [("z", 2)]]
     measures = _measures(5)
@@ -110,6 +111,7 @@ def test_expected_hand_computed() -> None:
     assert rv.parse("P@2")(table)[0] == pytest.approx(1 / 3, abs=1e-15)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(tied_queries())
 def test_pessimistic_and_optimistic_are_the_worst_and_best_of_every_order(case) -> None:
@@ -126,6 +128,7 @@ def test_pessimistic_and_optimistic_are_the_worst_and_best_of_every_order(case) 
         assert measure(tables["optimistic"])[0] == pytest.approx(best, abs=1e-12), str(measure)
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(tied_queries(max_orders=10**9))
 def test_expected_lies_between_pessimistic_and_optimistic(case) -> None:
@@ -138,6 +141,7 @@ def test_expected_lies_between_pessimistic_and_optimistic(case) -> None:
         assert low - 1e-12 <= measure(tables["trec_eval"])[0] <= high + 1e-12, str(measure)
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None)
 @given(st.lists(GRADES, min_size=1, max_size=12), st.integers(1, 13))
 def test_without_ties_every_policy_gives_the_trec_eval_value(grades, cutoff) -> None:
@@ -149,6 +153,7 @@ def test_without_ties_every_policy_gives_the_trec_eval_value(grades, cutoff) -> 
             assert measure(table)[0] == pytest.approx(reference, abs=1e-15), (str(measure), policy)
 
 
+@pytest.mark.slow
 def test_random_converges_to_expected_and_is_reproducible() -> None:
     groups = [[("a", 1), ("b", 0)], [(f"g{i}", g) for i, g in enumerate([0, 3, 1, None, 0, 2, 4, 0, 1, 0])]]
     table = _tied_table(groups, [2], ties="trec_eval")
@@ -197,6 +202,7 @@ def test_random_blocks_report_spread(tmp_path: Path) -> None:
     assert frame.equals(rv.evaluate(qrels, [run], ["RR"], ties="random", trials=50, rng=3).to_frame(per_query=True))
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None)
 @given(st.lists(tied_queries(max_orders=10**9), min_size=2, max_size=4), st.integers(1, 12))
 def test_expected_keeps_queries_apart(cases, cutoff) -> None:
@@ -245,6 +251,7 @@ def _trec_eval_filled(groups, depth: int | None, grade: int):
     return filled
 
 
+@pytest.mark.slow
 @settings(max_examples=50, deadline=None)
 @given(tied_queries(), st.integers(1, 4))
 def test_unjudged_relevant_fills_one_set_of_documents_under_every_policy(case, grade) -> None:

@@ -54,6 +54,7 @@ def test_judged_at_k_is_ir_measures(data, k) -> None:
         assert dict(zip(*ours.run_values(f"Judged@{k}", "run")))[qid] == pytest.approx(value, abs=1e-12)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(data=tie_free(), rel=st.sampled_from([1, 2]), p=st.sampled_from([0.5, 0.8, 0.95]))
 def test_rbp_is_ir_measures(data, rel, p) -> None:
@@ -131,6 +132,7 @@ def test_bpref_rprec_and_judged_only_are_trec_eval_on_real_collections(folder, r
                 assert value == pytest.approx(reference[qid][te], abs=1e-9), (str(measure), qid)
 
 
+@pytest.mark.slow
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=tie_free(), grade=st.sampled_from([1, 2, 3]), cutoff=st.sampled_from([None, 2, 5]))
 def test_holes_judged_at_g_equal_qrels_with_those_judgments_added(data, grade, cutoff) -> None:
