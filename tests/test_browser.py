@@ -110,6 +110,16 @@ def page(browser, server):
 def open_page(page, url: str) -> None:
     page.goto(url)
     page.wait_for_selector('[data-testid="stApp"]')
+    settled(page)
+
+
+#: Streamlit marks its root with the script's state; "notRunning" once a run has drawn everything.
+SETTLED = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+
+
+def settled(page) -> None:
+    """Wait until the app's script run has finished and nothing shows it running (an event, not a delay)."""
+    page.wait_for_selector(SETTLED, state="attached", timeout=60_000)
     page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60_000)
 
 
@@ -368,7 +378,7 @@ def test_a_hostile_collection_and_link_make_no_request_elsewhere_and_show_litera
         )
         page.get_by_role("heading", name="Per-query deltas").wait_for()
         page.get_by_text("Query view").first.wait_for()
-        page.wait_for_timeout(1000)
+        settled(page)
         text = page.evaluate("document.body.innerText").replace("\u2060", "")  # word joiners keep links from forming
         assert f"{LINK} <b>bold</b> {FORMULA}" in text  # the query text, literally
         assert f"k='{LINK}'" in text  # the link parameter's warning, literally
@@ -416,8 +426,7 @@ def _give_name(page, name: str) -> None:
     field.fill(name)
     field.press("Enter")
     page.get_by_text("Give your name above").wait_for(state="detached")  # the editor is open to this person
-    page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')")
-    page.wait_for_timeout(1000)  # the editor, now editable, is drawn again
+    settled(page)  # the editor, now editable, is drawn again
 
 
 def _judging_cell(page, column: int, row: int) -> str:
@@ -430,13 +439,12 @@ def _judge(page, row: int, grade: str) -> None:
     editor.scroll_into_view_if_needed()
     box = editor.locator("canvas").first.bounding_box()
     page.mouse.click(box["x"] + 30, box["y"] + 35 * (row + 1) + 17)  # the docid cell of the row (under the header)
-    page.wait_for_timeout(300)
     for _ in range(5):
         page.keyboard.press("ArrowRight")
-    page.keyboard.press("Enter")  # opens the cell's editor
-    page.wait_for_timeout(500)
+    page.keyboard.press("Enter")  # opens the cell's editor: an input over the grid, which takes the focus
+    page.wait_for_function("document.activeElement && document.activeElement.classList.contains('gdg-input')")
     page.keyboard.type(grade)
-    page.wait_for_timeout(500)
+    page.wait_for_function("value => document.activeElement.value === value", arg=grade)
     page.keyboard.press("Enter")
     page.get_by_text("Recorded 1 judgment(s)").wait_for()
 
