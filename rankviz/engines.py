@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rankviz.errors import FormatError, OptionError, RankvizError
+from rankviz.errors import FormatError, OptionError, RankvizError, quoted
 from rankviz.evaluate import (
     Evaluation,
     TableValues,
@@ -213,7 +213,7 @@ def _comes_back(piece: Piece, earlier: set[str] | None) -> FormatError:
                     piece.label,
                     piece.first_line + line_no - 1,
                     line,
-                    f"query {qid!r} comes back after other queries; the stream and dask engines need each query's "
+                    f"query {quoted(qid)} comes back after other queries; the stream and dask engines need each query's "
                     "lines together (sort the file by query, e.g. sort -s -k1,1, or use --engine memory)",
                 )
             if current is not None:

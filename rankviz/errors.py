@@ -15,6 +15,9 @@ class FormatError(RankvizError, ValueError):
     """A file that cannot be read as what it claims to be.
 
     ``line_no`` is 1-based; 0 means the problem concerns the file as a whole (empty, binary).
+    The message names the file, the line and the reason, and the reason quotes only the offending
+    field, shortened (:func:`quoted`): a message may be shown to others (a shared server), and the
+    rest of a line is none of theirs. ``line`` keeps the whole line for the caller.
     """
 
     def __init__(self, path: str, line_no: int, line: str | None, reason: str) -> None:
@@ -26,8 +29,12 @@ class FormatError(RankvizError, ValueError):
 
     def __str__(self) -> str:
         where = f"{self.path}, line {self.line_no}" if self.line_no else self.path
-        shown = "" if self.line is None else f": {self.line[:200]!r}"
-        return f"{where}: {self.reason}{shown}"
+        return f"{where}: {self.reason}"
+
+
+def quoted(field: str, limit: int = 40) -> str:
+    """A field as a message quotes it: its repr, cut to ``limit`` characters with an ellipsis."""
+    return repr(field if len(field) <= limit else field[: limit - 1] + "\u2026")
 
 
 class MeasureError(RankvizError, ValueError):

@@ -431,3 +431,16 @@ def test_every_url_fallback_warns(params, expected) -> None:
     at.run()
     assert not at.exception
     assert any(expected in shown(w) for w in at.warning), [shown(w) for w in at.warning]
+
+
+def test_an_error_quotes_the_offending_field_shortened_never_the_rest_of_the_line(tmp_path) -> None:
+    path = tmp_path / "r.run"
+    path.write_text("root:x:0:0:root:/root:/bin/bash-and-a-secret-tail\n")
+    with pytest.raises(rv.FormatError) as info:
+        rv.read_run(path)
+    assert "secret" not in str(info.value) and "expected 6 fields" in str(info.value)
+    assert info.value.line.startswith("root:x:0")  # the caller still has the line
+    path.write_text("1 Q0 d 1 " + "9" * 100 + "x tag\n")
+    with pytest.raises(rv.FormatError) as info:
+        rv.read_run(path)
+    assert "is not a number" in str(info.value) and len(str(info.value)) < len(str(path)) + 100

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rankviz.errors import FormatError, OptionError
+from rankviz.errors import FormatError, OptionError, quoted
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -112,7 +112,7 @@ def read_weights(path: str | os.PathLike) -> pd.Series:
         except ValueError:
             value = float("nan")
         if not np.isfinite(value) or value < 0:
-            raise FormatError(str(path), line_no, "\t".join(fields), f"weight {fields[at]!r} is not a finite number >= 0")
+            raise FormatError(str(path), line_no, "\t".join(fields), f"weight {quoted(fields[at])} is not a finite number >= 0")
         weights[fields[0]] = value
     return pd.Series(weights, name="weight").rename_axis("qid")
 

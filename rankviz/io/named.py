@@ -11,7 +11,7 @@ import io
 import numpy as np
 import pyarrow as pa
 
-from rankviz.errors import FormatError
+from rankviz.errors import FormatError, quoted
 from rankviz.io.model import UNWRITABLE_IN_ID, DocidKeys, duplicate_rows, encode_queries, id_problem
 from rankviz.io.sources import Source, check_text, open_binary, sniff
 from rankviz.io.trec import GRADE_RANGE
@@ -114,7 +114,7 @@ def columns_from_frame(
         else:
             bad = np.flatnonzero(~np.isfinite(numbers))
             if len(bad):
-                raise fail(bad[0], f"{canonical} {values[bad[0]]!r} is not a finite number")
+                raise fail(bad[0], f"{canonical} {quoted(str(values[bad[0]]))} is not a finite number")
             out[canonical] = numbers
     qid_codes = encode_queries(out["qid"])["qid_codes"]
     dup_rows = duplicate_rows(qid_codes, out["docid"], DocidKeys.of(out["docid"]).values)

@@ -30,7 +30,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from rankviz._arrow import to_numpy
-from rankviz.errors import FormatError
+from rankviz.errors import FormatError, quoted
 from rankviz.io.model import DocidKeys, duplicate_rows, encode_queries
 from rankviz.io.sources import (
     MAX_LINE_BYTES,
@@ -235,16 +235,21 @@ def _numbers(columns: dict) -> dict | None:
 
 def _number(text: str, what: str, label: str, line_no: int, line: str) -> float:
     if not _FLOAT.fullmatch(text):
-        raise FormatError(label, line_no, line, f"{what} {text!r} is not a number")
+        raise FormatError(label, line_no, line, f"{what} {quoted(text)} is not a number")
     value = float(text)
     if not math.isfinite(value):
-        raise FormatError(label, line_no, line, f"{what} {text!r} is not a finite number")
+        raise FormatError(label, line_no, line, f"{what} {quoted(text)} is not a finite number")
     return value
+
+
+def _first(parts: list[str]) -> str:
+    return f" (the first is {quoted(parts[0], 20)})" if parts else ""
 
 
 def _parse_run_line(parts: list[str], label: str, line_no: int, line: str) -> tuple:
     if len(parts) < 6:
-        raise FormatError(label, line_no, line, f"expected 6 fields 'qid Q0 docid rank score tag', found {len(parts)}")
+        found = f"found {len(parts)}{_first(parts)}"
+        raise FormatError(label, line_no, line, f"expected 6 fields 'qid Q0 docid rank score tag', {found}")
     rank = _number(parts[3], "rank", label, line_no, line)
     score = _number(parts[4], "score", label, line_no, line)
     return parts[0], parts[2], rank, score
@@ -252,13 +257,14 @@ def _parse_run_line(parts: list[str], label: str, line_no: int, line: str) -> tu
 
 def _parse_qrels_line(parts: list[str], label: str, line_no: int, line: str) -> tuple:
     if len(parts) != 4:
-        raise FormatError(label, line_no, line, f"expected 4 fields 'qid iter docid rel', found {len(parts)}")
+        raise FormatError(label, line_no, line, f"expected 4 fields 'qid iter docid rel', found {len(parts)}{_first(parts)}")
     text = parts[3]
     if not _INTEGER.fullmatch(text):
-        raise FormatError(label, line_no, line, f"relevance grade {text!r} is not an integer")
+        raise FormatError(label, line_no, line, f"relevance grade {quoted(text)} is not an integer")
     grade = int(text.split(".")[0])
     if not GRADE_RANGE[0] <= grade <= GRADE_RANGE[1]:
-        raise FormatError(label, line_no, line, f"relevance grade {text} is out of range ({GRADE_RANGE[0]} to {GRADE_RANGE[1]})")
+        low, high = GRADE_RANGE
+        raise FormatError(label, line_no, line, f"relevance grade {text[:40]} is out of range ({low} to {high})")
     return parts[0], parts[2], grade
 
 
@@ -289,7 +295,8 @@ def read_checked(source: Source, label: str, kind: str, *, duplicates: str, star
                 label,
                 line_no,
                 line,
-                f"docid {row[1]!r} appears twice for query {row[0]!r} in the {what}{detail}; first on line {first_line_no}",
+                f"docid {quoted(row[1])} appears twice for query {quoted(row[0])} in the {what}{detail}; "
+                f"first on line {first_line_no}",
             )
         seen[key] = (line_no, row[2])
         rows.append(row)
