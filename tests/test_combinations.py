@@ -444,3 +444,28 @@ def test_an_error_quotes_the_offending_field_shortened_never_the_rest_of_the_lin
     with pytest.raises(rv.FormatError) as info:
         rv.read_run(path)
     assert "is not a number" in str(info.value) and len(str(info.value)) < len(str(path)) + 100
+
+
+@pytest.mark.parametrize(("measures", "columns"), [("nDCG(cutoff=10)", ["nDCG@10"]), ("RR(cutoff=5),AP", ["RR@5", "AP"])])
+def test_ir_measures_spellings_in_a_link_open_the_overview(measures, columns) -> None:
+    from test_app import start
+
+    at = start("overview", measures=measures)
+    assert not at.exception
+    assert list(at.dataframe[0].value.columns)[: len(columns)] == columns
+
+
+def test_a_bad_measure_parameter_in_a_link_is_a_warning() -> None:
+    from test_app import shown, start
+
+    at = start("overview", measures="nDCG(foo=1)")
+    assert not at.exception and any("nDCG(foo=1)" in shown(w) for w in at.warning)
+
+
+def test_two_served_folders_of_one_name_are_numbered_not_shown_by_path(tmp_path) -> None:
+    from rankviz.app.frame import collection_folders
+
+    first, second = _one_query_collection(tmp_path / "a" / "one"), _one_query_collection(tmp_path / "b" / "one")
+    found = collection_folders([str(first), str(second)])
+    assert found["one"] == first.resolve() and found["one (2)"] == second.resolve()
+    assert not any(str(tmp_path) in name for name in found)

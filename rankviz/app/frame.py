@@ -213,7 +213,11 @@ def collection_folders(extra: list[str]) -> dict[str, Path]:
     found = {p.name: p for p in sorted(SAMPLE_DATA.iterdir()) if (p / "runs").is_dir()} if SAMPLE_DATA.is_dir() else {}
     for folder in extra:
         path = Path(folder).expanduser().resolve()
-        found[path.name if path.name not in found else str(path)] = path
+        name, n = path.name, 1
+        while name in found and found[name] != path:  # two folders of one name: numbered, never the server's path
+            n += 1
+            name = f"{path.name} ({n})"
+        found[name] = path
     return found
 
 
