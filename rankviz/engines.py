@@ -31,7 +31,6 @@ from rankviz.errors import FormatError, OptionError, RankvizError, quoted
 from rankviz.evaluate import (
     Evaluation,
     TableValues,
-    _table_policy,
     as_measures,
     assemble,
     evaluate_tables,
@@ -46,6 +45,7 @@ from rankviz.io.sources import is_gzip, lines
 from rankviz.measures import Measure
 from rankviz.ranking import rank
 from rankviz.settings import EngineSettings, EvalSettings
+from rankviz.tie_policy import policy
 
 #: engine="auto" streams a run file larger than this (a gzip file counts four times its size)
 STREAM_ABOVE_BYTES = 2**30
@@ -111,7 +111,7 @@ def evaluate_sources(
     unique_names([s.name for s in sources])
     chosen = chosen_engine(sources, engine)
     if chosen == "memory":  # one run alive at a time
-        tables = ((s.name, rank(_read_whole(s, progress), qrels, ties=_table_policy(settings.ties))) for s in sources)
+        tables = ((s.name, rank(_read_whole(s, progress), qrels, ties=policy(settings.ties).ranked_as)) for s in sources)
         return evaluate_tables(tables, measures, settings, qrels_qids=qrels.query_ids, groups=groups, weights=weights, rng=rng)
     seed = tie_seed(settings, rng)
     job = _Job(qrels, tuple(measures), settings, seed, engine.block_queries)
@@ -178,7 +178,7 @@ class _Job:
         return TableValues.concatenate(parts)
 
     def values(self, run: Run, query_ids) -> TableValues:
-        table = rank(run, self.qrels.restricted(query_ids), ties=_table_policy(self.settings.ties))
+        table = rank(run, self.qrels.restricted(query_ids), ties=policy(self.settings.ties).ranked_as)
         return table_values(table, self.measures, self.settings, self.seed)
 
 

@@ -26,6 +26,7 @@ from rankviz._arrow import from_numpy, hashed, paired_keys, string_keys, take, t
 from rankviz.errors import OptionError
 from rankviz.io.model import Qrels, Run
 from rankviz.settings import TIES
+from rankviz.tie_policy import TiePolicy, policy
 
 TIE_POLICIES = TIES.choices
 
@@ -158,13 +159,13 @@ class RankingTable:
                 ideal_pos=pos_out,
                 _cache={},
             )
-            self._cache[key] = table.reordered_by_grade() if self.ties in ("optimistic", "pessimistic") else table
+            self._cache[key] = table.reordered_by_grade() if policy(self.ties).by_grade else table
         return self._cache[key]
 
     def trec_eval_positions(self) -> np.ndarray:
         """Each row's position in its ranking under trec_eval's order (score descending, then docid
         bytes descending), whatever order the table is in."""
-        if self.ties in ("trec_eval", "expected"):
+        if policy(self.ties).in_trec_eval_order:
             return self.pos
         docids = take(self.run_docids, self.run_rows).cast(pa.binary())
         columns = pa.table({"query": from_numpy(self.row_query), "score": from_numpy(self.score), "docid": docids})
@@ -180,7 +181,7 @@ class RankingTable:
         key = from_numpy(_best_first_key(self.grade, self.judged))
         docids = take(self.run_docids, self.run_rows).cast(pa.binary())
         columns = pa.table({"group": from_numpy(self.tie_group), "key": key, "docid": docids})
-        direction = "descending" if self.ties == "optimistic" else "ascending"
+        direction = "descending" if policy(self.ties).by_grade == "best" else "ascending"
         order = to_numpy(pc.sort_indices(columns, sort_keys=[("group", "ascending"), ("key", direction),
                                                              ("docid", "descending")]))  # fmt: skip
         return replace(self, grade=self.grade[order], judged=self.judged[order], score=self.score[order],
@@ -234,7 +235,7 @@ def chance_table(table: RankingTable) -> RankingTable:
     """The table with each query's retrieved documents in one tie group, under ``expected``: every
     order of them equally likely. Its values are the chance level of the run: what a random order
     of the same documents would get on average, exactly (the expected closed forms)."""
-    if table.ties == "run":
+    if not policy(table.ties).groups_together:
         raise OptionError("the chance level is taken from a table in score order")
     return replace(table, ties="expected", tie_group=table.row_query.astype(np.int32), _cache={})
 
@@ -257,7 +258,7 @@ def shuffle_ties(table: RankingTable, seed: int, *, trial: int = 0) -> RankingTa
     of a run or another, on one machine or a cluster. Only rows move; positions, queries and group
     ids stay. Needs contiguous groups (any policy but ``run``).
     """
-    if table.ties == "run":
+    if not policy(table.ties).groups_together:
         raise OptionError("shuffle a table in score order, not in the run's rank order")
     tied, keys = table.tied_keys()
     salt = paired_keys(np.array([seed % 2**64], np.uint64), np.array([trial], np.uint64))[0]
@@ -285,10 +286,10 @@ def rank(run: Run, qrels: Qrels, *, ties: str = "trec_eval", rng: np.random.Gene
 
     ``rng`` (a Generator or a seed) draws the order of ``ties="random"``; it is ignored otherwise.
     """
-    TIES.check(ties)
-    if ties in ("expected", "random"):
-        table = rank(run, qrels)
-        return shuffle_ties(table, tie_seed(rng)) if ties == "random" else replace(table, ties="expected", _cache={})
+    rule = policy(ties)
+    if rule.table_order != rule.name:  # expected and random start from trec_eval's table
+        table = rank(run, qrels, ties=rule.table_order)
+        return shuffle_ties(table, tie_seed(rng)) if rule.sampled else replace(table, ties=rule.name, _cache={})
     judged_qids = sorted_qids(qrels.query_ids)
     index_of = {q: i for i, q in enumerate(judged_qids)}
     run_query_to_judged = np.array([index_of.get(q, -1) for q in run.query_ids], dtype=np.int64)
@@ -303,7 +304,7 @@ def rank(run: Run, qrels: Qrels, *, ties: str = "trec_eval", rng: np.random.Gene
     # the grade lookup and the ordering are independent passes over millions of rows: side by side
     with ThreadPoolExecutor(max_workers=1) as pool:
         looking_up = pool.submit(_lookup_grades, run, qrels, run_query_to_judged, rows, index_of)
-        if ties == "run":
+        if rule.by_rank_column:
             order = _Order(full=np.lexsort((run.rank[rows], qcode)))  # lexsort is stable: then file order
             by_score = _primary_order(qcode, score)
             groups_by_score = np.cumsum(_group_starts(by_score.apply(qcode), by_score.apply(score))) - 1
@@ -315,8 +316,8 @@ def rank(run: Run, qrels: Qrels, *, ties: str = "trec_eval", rng: np.random.Gene
             tie_start = _group_starts(order.apply(qcode), order.apply(score))
             tie_group = np.cumsum(tie_start, dtype=np.int32)
             tie_group -= 1
-            by_grade = _best_first_key(*looking_up.result()) if ties in ("optimistic", "pessimistic") else None
-            order = _break_ties(order, tie_start, tie_group, run.docids, rows, by_grade, ties)
+            by_grade = _best_first_key(*looking_up.result()) if rule.by_grade else None
+            order = _break_ties(order, tie_start, tie_group, run.docids, rows, by_grade, rule)
         grade, judged = looking_up.result()
 
     qcode_sorted = order.apply_tied(qcode)
@@ -373,7 +374,7 @@ def regrade(table: RankingTable, run: Run, qrels: Qrels) -> RankingTable:
     a drawn ``random`` one) and qrels that judge other queries are ranked afresh.
     """
     judged_qids = sorted_qids(qrels.query_ids)
-    if table.ties not in ("trec_eval", "run", "expected") or set(judged_qids) != set(table.qids):
+    if not policy(table.ties).regradable or set(judged_qids) != set(table.qids):
         return rank(run, qrels, ties=table.ties)
     index_of = {q: i for i, q in enumerate(judged_qids)}
     run_query_to_judged = np.array([index_of.get(q, -1) for q in run.query_ids], dtype=np.int64)
@@ -501,7 +502,13 @@ def _best_first_key(grade: np.ndarray, judged: np.ndarray) -> np.ndarray:
 
 
 def _break_ties(
-    order: _Order, starts: np.ndarray, group: np.ndarray, docids: pa.Array, rows: np.ndarray, grade: np.ndarray | None, ties: str
+    order: _Order,
+    starts: np.ndarray,
+    group: np.ndarray,
+    docids: pa.Array,
+    rows: np.ndarray,
+    grade: np.ndarray | None,
+    rule: TiePolicy,
 ) -> _Order:
     """Reorder rows inside each group of equal scores by the policy's secondary keys.
 
@@ -516,9 +523,9 @@ def _break_ties(
     tied_rows = tied if order.full is None else order.full[tied]
     columns = {"group": from_numpy(group[tied])}
     keys = [("group", "ascending")]
-    if ties in ("optimistic", "pessimistic"):
+    if rule.by_grade:
         columns["grade"] = from_numpy(grade[tied_rows])
-        keys.append(("grade", "descending" if ties == "optimistic" else "ascending"))
+        keys.append(("grade", "descending" if rule.by_grade == "best" else "ascending"))
     columns["docid"] = take(docids, rows[tied_rows]).cast(pa.binary())
     keys.append(("docid", "descending"))
     within = to_numpy(pc.sort_indices(pa.table(columns), sort_keys=keys))

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from rankviz.errors import OptionError
+from rankviz.tie_policy import POLICIES, policy
 
 ALL = "all"  # the qid (and group) of an overall mean row
 
@@ -114,7 +115,7 @@ class Option:
 
 
 def _describe_ties(value: str, settings: EvalSettings) -> str:
-    if value == "random":
+    if policy(value).sampled:
         seed = "fresh entropy" if settings.seed is None else f"seed {settings.seed}"
         return f"ties: mean of {settings.trials} random orders within equal scores ({seed}); std over trials"
     return "ties: " + TIES.meanings[value]
@@ -125,15 +126,8 @@ TIES = Option(
     "trec_eval",
     "order of documents with equal scores",
     label="Tie policy",
-    choices=("trec_eval", "run", "optimistic", "pessimistic", "expected", "random"),
-    meanings={
-        "trec_eval": "score descending, then docid descending (trec_eval)",
-        "run": "the run file's rank column, then file order",
-        "optimistic": "relevant documents first within equal scores (optimistic)",
-        "pessimistic": "relevant documents last within equal scores (pessimistic)",
-        "expected": "exact mean over all orders within equal scores (expected)",
-        "random": "mean of random orders within equal scores (see trials, seed)",
-    },
+    choices=tuple(POLICIES),
+    meanings={name: p.meaning for name, p in POLICIES.items()},
 )
 MISSING = Option(
     "missing",

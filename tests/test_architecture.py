@@ -11,7 +11,7 @@ from conftest import PAGES, ROOT
 PACKAGE = ROOT / "rankviz"
 # lowest first; a module may import its own layer and the layers below
 LAYERS = [
-    ("foundations", ("rankviz.errors", "rankviz.settings", "rankviz._arrow")),
+    ("foundations", ("rankviz.errors", "rankviz.tie_policy", "rankviz.settings", "rankviz._arrow", "rankviz.numbers")),
     ("readers", ("rankviz.io",)),
     ("ordering", ("rankviz.ranking",)),
     ("measures", ("rankviz.measures",)),

@@ -439,8 +439,11 @@ def _judge(page, row: int, grade: str) -> None:
     editor.scroll_into_view_if_needed()
     box = editor.locator("canvas").first.bounding_box()
     page.mouse.click(box["x"] + 30, box["y"] + 35 * (row + 1) + 17)  # the docid cell of the row (under the header)
+    focused = "cell => document.activeElement && document.activeElement.id === cell"
+    page.wait_for_function(focused, arg=f"glide-cell-0-{row}")  # the grid moves the focus to the selected cell
     for _ in range(5):
         page.keyboard.press("ArrowRight")
+    page.wait_for_function(focused, arg=f"glide-cell-5-{row}")
     page.keyboard.press("Enter")  # opens the cell's editor: an input over the grid, which takes the focus
     page.wait_for_function("document.activeElement && document.activeElement.classList.contains('gdg-input')")
     page.keyboard.type(grade)

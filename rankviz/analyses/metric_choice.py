@@ -31,6 +31,7 @@ from rankviz.io.groups import QueryGroups
 from rankviz.measures import Measure, make, parse
 from rankviz.ranking import RankingTable
 from rankviz.settings import EvalSettings, TestSettings
+from rankviz.tie_policy import BOUNDS
 
 
 def tau_ap(x, y) -> float:
@@ -383,10 +384,7 @@ def metric_report(
     every = as_measures([*measures, *(r.measure for r in recommendations), *candidates], defaults=settings.measure_defaults)
     every = list({str(m): m for m in every}.values())
     aggregation = {"groups": groups, "weights": weights}
-    evaluations = {
-        policy: evaluate_tables(tables[policy], every, settings.replace(ties=policy), **aggregation)
-        for policy in ("trec_eval", "pessimistic", "optimistic")
-    }
+    evaluations = {name: evaluate_tables(tables[name], every, settings.replace(ties=name), **aggregation) for name in BOUNDS}
     evaluation = evaluations["trec_eval"]
     matrices = {str(m): evaluation.matrix(m) for m in every}
     means = evaluation.means()

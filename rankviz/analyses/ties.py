@@ -21,9 +21,10 @@ from rankviz.io.model import Qrels, Run
 from rankviz.measures import Measure
 from rankviz.ranking import RankingTable, rank
 from rankviz.settings import EvalSettings, TestSettings
+from rankviz.tie_policy import REPORT_ORDER
 
 #: The deterministic policies of the report, from worst case to best case.
-REPORT_POLICIES = ("pessimistic", "trec_eval", "run", "expected", "optimistic")
+REPORT_POLICIES = REPORT_ORDER
 
 
 def tie_statistics(table: RankingTable, cutoff: int) -> dict[str, float]:

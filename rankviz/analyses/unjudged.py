@@ -25,6 +25,7 @@ from rankviz.io.model import Qrels, Run
 from rankviz.measures import Measure, make
 from rankviz.ranking import RankingTable, rank
 from rankviz.settings import EvalSettings, TestSettings
+from rankviz.tie_policy import policy
 
 #: The share of a run's top K below which the app and the CLI warn that its numbers rest on guesses.
 JUDGED_WARNING = 0.9
@@ -166,8 +167,7 @@ def unjudged_report(
 ) -> UnjudgedReport:
     """The report over runs ranked one at a time (each table is dropped before the next is built)."""
     settings = settings or EvalSettings()
-    policy = "trec_eval" if settings.ties == "random" else settings.ties
-    tables = ((run.name, rank(run, qrels, ties=policy)) for run in runs)
+    tables = ((run.name, rank(run, qrels, ties=policy(settings.ties).ranked_as)) for run in runs)
     return report_from_tables(tables, measures, settings, test, k=k, grade=grade, groups=groups, weights=weights)
 
 

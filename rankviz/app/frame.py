@@ -36,6 +36,7 @@ from rankviz.io.model import Qrels, Run
 from rankviz.measures import FAMILIES, Measure, parse
 from rankviz.ranking import RankingTable
 from rankviz.settings import EvalSettings, TestSettings
+from rankviz.tie_policy import POLICIES, policy
 
 SAMPLE_DATA = ROOT / "sample_data"
 #: Projector mode: larger text, less padding, the page as wide as the screen (our own CSS, no user text;
@@ -52,7 +53,7 @@ UNTAGGED = "(untagged)"
 TEMPLATES = tuple(
     form for f in FAMILIES.values() for form in ((f"{f.name}@K",) if f.cutoff_required else (f.name, f"{f.name}@K"))
 )
-FRAME_TIES = [p for p in s.TIES.choices if p != "random"]  # the frame's policies are deterministic (random: Ties page)
+FRAME_TIES = [name for name, rule in POLICIES.items() if rule.deterministic]  # random orders: the Ties page's
 
 
 @dataclass
@@ -147,7 +148,7 @@ class Context:
         without grades, so results about order alone (rank-biased overlap) are not computed again
         for every judgment."""
         meeting = self.meeting
-        regraded = ties in ("trec_eval", "run", "expected")
+        regraded = policy(ties).regradable
         if meeting is not None and self.qrels_key == meeting.merged_key and meeting.same_queries and regraded:
             return meeting.file_key
         return self.qrels_key

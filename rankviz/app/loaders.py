@@ -50,6 +50,7 @@ from rankviz.io.store import RunStore
 from rankviz.measures import Measure
 from rankviz.ranking import RankingTable, chance_table, rank, regrade
 from rankviz.settings import EvalSettings, TestSettings
+from rankviz.tie_policy import BOUNDS, policy
 
 Stamp = tuple[int, int, int, int]
 MB = 2**20
@@ -325,15 +326,16 @@ def ranking(run_key: str, qrels_key: str, ties: str, run: Run, qrels: Qrels, *,
     ``regrade_from``: the key and qrels of a table these qrels only re-grade (the qrels file, when the
     meeting's judgments are in force): that table's order is kept and only its grades are looked up
     again (:func:`rankviz.ranking.regrade`), which a new judgment needs instead of a new ordering."""
-    ties = "trec_eval" if ties == "random" else ties
-    if ties == "expected":  # trec_eval's order, measured with the closed forms: the same arrays
-        base = ranking(run_key, qrels_key, "trec_eval", run, qrels, regrade_from=regrade_from)
-        return dataclasses.replace(base, ties="expected", _cache={})
+    rule = policy(policy(ties).ranked_as)
+    ties = rule.name
+    if rule.table_order != ties:  # expected: trec_eval's order, measured with the closed forms: the same arrays
+        base = ranking(run_key, qrels_key, rule.table_order, run, qrels, regrade_from=regrade_from)
+        return dataclasses.replace(base, ties=ties, _cache={})
     if not _shared(run_key, qrels_key):
         return _ranking_session(run_key, qrels_key, ties, run, qrels)
 
     def build() -> RankingTable:
-        if regrade_from is None or regrade_from[0] == qrels_key or ties not in ("trec_eval", "run"):
+        if regrade_from is None or regrade_from[0] == qrels_key or not rule.regradable:
             return rank(run, qrels, ties=ties)
         return regrade(ranking(run_key, regrade_from[0], ties, run, regrade_from[1]), run, qrels)
 
@@ -495,7 +497,7 @@ def metric_report(ctx, test: str):
     """The Metric choice evidence of the frame's runs and measures, and of every measure some answer
     about the task would recommend, so a changed answer needs no new computation (seeded: the page
     is reproducible)."""
-    tables = {policy: ctx.tables(ties=policy) for policy in ("trec_eval", "pessimistic", "optimistic")}
+    tables = {name: ctx.tables(ties=name) for name in BOUNDS}
     key = (
         tuple(ctx.run_keys[n] for n in ctx.selected),
         ctx.qrels_key,

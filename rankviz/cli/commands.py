@@ -24,6 +24,7 @@ from rankviz.io.model import Qrels, Run
 from rankviz.io.readers import read_qrels, read_run
 from rankviz.measures import Measure
 from rankviz.settings import AGGREGATE, DEFAULT_MEASURES, EngineSettings, EvalSettings, TestSettings
+from rankviz.tie_policy import BOUNDS
 
 
 @dataclass
@@ -231,10 +232,7 @@ def metrics_report_command(args: argparse.Namespace) -> str:
     if len(inputs.runs) < 2:
         raise OptionError("metrics-report compares measures on two or more runs")
     k = args.k if args.k is not None else K.default
-    tables = {
-        policy: {run.name: rank(run, inputs.qrels, ties=policy) for run in inputs.runs}
-        for policy in ("trec_eval", "pessimistic", "optimistic")
-    }
+    tables = {name: {run.name: rank(run, inputs.qrels, ties=name) for run in inputs.runs} for name in BOUNDS}
     inferred = infer_task(tables["trec_eval"], rel=inputs.settings.rel, top_k=k)
     task = Task(
         single_answer=inferred.single_answer if args.answers is None else args.answers == "one",
