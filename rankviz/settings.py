@@ -452,7 +452,7 @@ class EngineSettings(_Settings):
 
 
 def markdown_options() -> str:
-    """The README's table of options (tests/test_docs.py keeps the README in step with it)."""
+    """The table of options of docs/options.md (tests/test_docs.py keeps it in step)."""
     rows = ["| option | command line | values | default | what it sets |", "|---|---|---|---|---|"]
     seen = set()
     options = (*EvalSettings.OPTIONS.values(), *TestSettings.OPTIONS.values(), K, TIE_TRIALS, SPLITS, DETECT, FILL,

@@ -1,4 +1,4 @@
-"""The README's generated parts agree with the code they describe."""
+"""The docs' generated parts agree with the code they describe, and every link of the docs leads somewhere."""
 
 from __future__ import annotations
 
@@ -9,12 +9,14 @@ from conftest import ROOT
 from rankviz.measures import markdown_table
 from rankviz.settings import markdown_options
 
+DOCS = ROOT / "docs"
 README = (ROOT / "README.md").read_text()
 
 
 def between(name: str) -> str:
-    match = re.search(rf"<!-- {name}:begin -->\n(.*?)<!-- {name}:end -->", README, re.S)
-    assert match, f"README has no {name} block"
+    text = (DOCS / f"{name}.md").read_text()
+    match = re.search(rf"<!-- {name}:begin -->\n(.*?)<!-- {name}:end -->", text, re.S)
+    assert match, f"docs/{name}.md has no {name} block"
     return match.group(1)
 
 
@@ -29,6 +31,25 @@ def test_the_options_table_is_generated_from_the_settings() -> None:
 
 
 def test_the_architecture_names_every_package_folder() -> None:
-    section = README[README.index("## Architecture") :]
+    section = (DOCS / "architecture.md").read_text()
     for folder in ("rankviz/io/", "rankviz/measures/", "rankviz/analyses/", "rankviz/cli/", "rankviz/app/", "pages/"):
         assert f"`{folder}`" in section
+
+
+def test_every_link_of_the_readme_and_the_docs_leads_to_a_file_and_heading() -> None:
+    pages = {ROOT / "README.md": README, **{path: path.read_text() for path in DOCS.glob("*.md")}}
+    for page, text in pages.items():
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if target.startswith(("http://", "https://")):
+                continue
+            file, _, anchor = target.partition("#")
+            linked = (page.parent / file).resolve() if file else page
+            assert linked.is_file(), f"{page.name}: {target}"
+            if anchor and linked.suffix == ".md":
+                headings = {_slug(h) for h in re.findall(r"(?m)^#+ (.+)$", linked.read_text())}
+                assert anchor in headings, f"{page.name}: {target}"
+
+
+def _slug(heading: str) -> str:
+    """GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")

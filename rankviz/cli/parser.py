@@ -1,7 +1,7 @@
 """The command line's parser, built from the options of :mod:`rankviz.settings`.
 
 Every flag's values, range and default come from its :class:`~rankviz.settings.Option`, so the help
-text, the app's widgets and the README say the same thing. Flags left out are ``None`` here: a
+text, the app's widgets and docs/options.md say the same thing. Flags left out are ``None`` here: a
 collection folder's defaults (``rel``, ``gmax``) or the option's own default then apply.
 """
 

@@ -1,7 +1,7 @@
 """Measures: one module per family (spec + vectorised kernels); see :mod:`rankviz.measures.spec`.
 
 Each family describes itself (definition, convention, parameters), and :func:`describe_families`
-turns those descriptions into the measure table of the README, ``rankviz measures`` and the app.
+turns those descriptions into the measure table of docs/measures.md, ``rankviz measures`` and the app.
 """
 
 # registered in the order every table lists them
@@ -26,7 +26,7 @@ def _values(param: Param) -> str:
 
 
 def markdown_table() -> str:
-    """The README's measure table (tests/test_docs.py keeps the README in step with it)."""
+    """The measure table of docs/measures.md (tests/test_docs.py keeps it in step)."""
     lines = ["| measure | definition | convention (default) | parameters |", "|---|---|---|---|"]
     lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in describe_families()]
     condensable = ", ".join(f"`{f.name}`" for f in FAMILIES.values() if f.condensable)
