@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import CRANFIELD, ROOT
 from scipy import stats
 from streamlit.testing.v1 import AppTest
 
@@ -18,9 +19,7 @@ from rankviz.analyses import significance as sg
 from rankviz.io.collection import open_collection
 from rankviz.ranking import chance_table
 
-ROOT = Path(__file__).parent.parent
 APP = str(ROOT / "app.py")
-CRANFIELD = ROOT / "sample_data" / "cranfield"
 CRANFIELD_MEASURES = ["RR@10", "RR", "Hits@10", "AP", "nDCG@10", "nDCG", "ERR@20"]  # its collection.toml
 
 

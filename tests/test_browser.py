@@ -17,11 +17,11 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
 from rankviz.app.pages import PAGES
 from rankviz.io.collection import open_collection
 
-ROOT = Path(__file__).parent.parent
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox",

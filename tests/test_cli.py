@@ -10,11 +10,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import SAMPLES, TE
 
 from rankviz.cli import main
-
-TE = Path(__file__).parent / "data" / "conformance" / "te_test"
-SAMPLES = Path(__file__).parent.parent / "sample_data"
 
 
 def test_tsv_per_query_then_means_at_full_precision(capsys) -> None:

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import SAMPLES
 
 import rankviz as rv
 from rankviz.errors import CollectionError
@@ -13,7 +14,6 @@ from rankviz.evaluate import collection_measures
 from rankviz.io.collection import open_collection
 from rankviz.measures import make
 
-SAMPLES = Path(__file__).parent.parent / "sample_data"
 # (folder, relevance threshold of the SOURCE.md table, queries, runs)
 COLLECTIONS = [("cranfield", 1, 225, 6), ("dl-hard-passage", 2, 50, 6), ("trec-cast-2021", 1, 239, 5)]
 

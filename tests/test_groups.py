@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import SAMPLES
 
 import rankviz as rv
 from rankviz.aggregate import Aggregation
@@ -18,7 +18,6 @@ from rankviz.errors import FormatError, OptionError
 from rankviz.io.collection import open_collection
 from rankviz.io.groups import NO_GROUP, derived_groups, read_groups, read_weights
 
-SAMPLES = Path(__file__).parent.parent / "sample_data"
 DL_HARD = SAMPLES / "dl-hard-passage"
 
 

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import SAMPLES
 from scipy import stats
 
 import rankviz as rv
 from rankviz.analyses import metric_choice as mc
 from rankviz.io.collection import open_collection
-
-SAMPLES = Path(__file__).parent.parent / "sample_data"
 
 
 @pytest.fixture(scope="module")
