@@ -124,9 +124,22 @@ def settled(page) -> None:
 
 
 def choose(page, label: str, option: str) -> None:
+    """Pick ``option`` of a select box, as a person does. A rerun redraws the box and closes a list
+    it had open: the click waits for the app to settle, and is made again if no list opens."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     box = page.locator('[data-testid="stSelectbox"]').filter(has_text=label).first
-    box.get_by_role("combobox").click()
-    page.get_by_role("option", name=option, exact=True).click()
+    listed = page.get_by_role("option", name=option, exact=True)
+    for attempt in range(3):
+        settled(page)
+        box.get_by_role("combobox").click()
+        try:
+            listed.wait_for(timeout=15_000)
+            break
+        except PlaywrightTimeout:
+            if attempt == 2:
+                raise
+    listed.click()
 
 
 @pytest.mark.parametrize(
