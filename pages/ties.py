@@ -46,7 +46,7 @@ st.caption(
 )
 
 st.subheader("Can ties change which run is better?")
-flips = ties.order_flips(means, higher_is_better=ties.better_sign(evaluations, label) > 0)
+flips = ties.order_flips(means, higher_is_better=ties.higher_is_better(evaluations, label))
 risky = flips[flips["flips_between_policies"] | flips["can_flip"]]
 if flips.empty:
     st.info("Choose two or more runs to compare their order.")

@@ -76,22 +76,25 @@ def _named(run: Run, name: str) -> Run:
     return run if run.name == name else replace(run, name=name)
 
 
-def _is_run_value(value) -> bool:
-    """A value of ``{name: run}`` (a Run, a path, a frame, a ranx Run, a ``{qid: {docid: score}}`` dict),
-    as opposed to the ``{docid: score}`` of a ``{qid: {docid: score}}`` run."""
-    if isinstance(value, Mapping):
-        return all(isinstance(inner, Mapping) for inner in value.values())
+def _is_run_object(value) -> bool:
+    """A Run, a path, a DataFrame or a ranx Run: one run whatever it holds."""
     return isinstance(value, (Run, str, os.PathLike)) or type(value).__name__ == "DataFrame" or hasattr(value, "to_dict")
 
 
+def _is_run_value(value) -> bool:
+    """A value of ``{name: run}`` (a run object or a ``{qid: {docid: score}}`` dict), as opposed to
+    the ``{docid: score}`` of a ``{qid: {docid: score}}`` run."""
+    if isinstance(value, Mapping):
+        return all(isinstance(inner, Mapping) for inner in value.values())
+    return _is_run_object(value)
+
+
 def _is_single_run(value) -> bool:
-    """A Run, a path, a DataFrame, a ``{qid: {docid: score}}`` dict, a ranx Run or a list of ir_measures'
-    ScoredDoc tuples stands for one run, not a list of them."""
-    if isinstance(value, (Run, str, os.PathLike, Mapping)) or type(value).__name__ == "DataFrame" or hasattr(value, "to_dict"):
+    """A run object, a ``{qid: {docid: score}}`` dict or a list of ir_measures' ScoredDoc tuples
+    stands for one run, not a list of them."""
+    if _is_run_object(value) or isinstance(value, Mapping):
         return True
-    if isinstance(value, (list, tuple)) and value and hasattr(value[0], "query_id"):
-        return True
-    return False
+    return isinstance(value, (list, tuple)) and bool(value) and hasattr(value[0], "query_id")
 
 
 def collection_measures(collection: Collection, settings: EvalSettings, names: Sequence[str] | None = None) -> list[Measure]:

@@ -179,8 +179,9 @@ def test_record_entries_written_outside_rankviz_are_left_out_with_a_warning(tmp_
         for qid, docid, grade in (("#302", "d", 1), ("301", "FBIS3-10169", "high"), ("30 1", "d", 2)):
             insert = "INSERT INTO judgments (qid, docid, grade, previous, by, at, note) VALUES (?, ?, ?, NULL, 'x', 'now', '')"
             raw.execute(insert, (qid, docid, grade))
-    assert store.latest() == {("301", "FBIS3-10082"): 1}
-    assert len(store.left_out()) == 3
+    grades, left_out = store.latest_checked()
+    assert grades == store.latest() == {("301", "FBIS3-10082"): 1}
+    assert len(left_out) == 3
     exported = tmp_path / "merged.txt"
     assert main(["judgments", "export", str(db), "--qrels", str(TE / "qrels.txt")]) == 0
     exported.write_text(capsys.readouterr().out)

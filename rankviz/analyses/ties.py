@@ -55,10 +55,14 @@ def _statistics_frame(statistics: Mapping[str, dict]) -> pd.DataFrame:
     return frame.astype({c: int for c in counts})
 
 
-def better_sign(evaluations: Mapping[str, Evaluation], measure: str) -> int:
-    """+1 where a higher value of ``measure`` is better, -1 where lower is (RBP's residual)."""
-    found = next(m for m in next(iter(evaluations.values())).measures if str(m) == measure)
-    return 1 if found.higher_is_better else -1
+def higher_is_better(evaluations: Mapping[str, Evaluation], measure: str) -> bool:
+    """Whether a higher value of ``measure`` is better (not for RBP's residual), from its spec."""
+    return next(m for m in next(iter(evaluations.values())).measures if str(m) == measure).higher_is_better
+
+
+def _width(frame: pd.DataFrame, higher: bool) -> pd.Series:
+    """How far the tie order moves a value: best (optimistic) minus worst (pessimistic), where lower is better the reverse."""
+    return (frame["optimistic"] - frame["pessimistic"]) * (1 if higher else -1)
 
 
 def interval(evaluations: Mapping[str, Evaluation], measure: str) -> pd.DataFrame:
@@ -66,7 +70,7 @@ def interval(evaluations: Mapping[str, Evaluation], measure: str) -> pd.DataFram
     alone can move the mean, between the pessimistic order's value (the worst) and the optimistic
     one's (the best; the lower of the two where lower is better)."""
     means = pd.DataFrame({policy: evaluations[policy].means()[measure] for policy in REPORT_POLICIES if policy in evaluations})
-    means["width"] = better_sign(evaluations, measure) * (means["optimistic"] - means["pessimistic"])
+    means["width"] = _width(means, higher_is_better(evaluations, measure))
     return means
 
 
@@ -92,7 +96,7 @@ def sensitive_queries(evaluations: Mapping[str, Evaluation], measure: str, run: 
     frame = pd.DataFrame(
         {policy: evaluations[policy].per_query(measure, run) for policy in REPORT_POLICIES if policy in evaluations}
     )
-    frame["width"] = better_sign(evaluations, measure) * (frame["optimistic"] - frame["pessimistic"])
+    frame["width"] = _width(frame, higher_is_better(evaluations, measure))
     moving = frame[frame["width"] > 1e-12].sort_values("width", ascending=False, kind="stable")
     return moving.head(limit)
 
@@ -208,6 +212,6 @@ def tie_report(
             means = with_random(means, random_means(evaluations["random"], measure))
         matrices = {policy: evaluations[policy].matrix(measure) for policy in REPORT_POLICIES}
         changes = verdict_changes(matrices, measure, test, rng=generator) if len(runs) > 1 else pd.DataFrame()
-        flips = order_flips(means, higher_is_better=better_sign(evaluations, measure) > 0)
+        flips = order_flips(means, higher_is_better=higher_is_better(evaluations, measure))
         sections[measure] = TieSection(measure, evaluations, means, flips, changes)
     return TieReport(_statistics_frame(statistics), sections, dict(evaluations["trec_eval"].ignored), settings)

@@ -60,21 +60,22 @@ MB = 2**20
 SIZE_SETTINGS = {"RANKVIZ_CACHE_MB": 8192, "RANKVIZ_MAX_UPLOAD_MB": 1024, "RANKVIZ_STORE_MB": 20480}
 
 
+def _given_megabytes(name: str) -> int | None:
+    """The environment's whole number of megabytes (1 or more) for ``name``, else None."""
+    text = os.environ.get(name, "").strip()
+    return int(text) if re.fullmatch(r"[0-9]{1,9}", text) and int(text) >= 1 else None
+
+
 def megabytes(name: str) -> int:
     """The environment's size setting in bytes; its default when unset or not a whole number of at
     least 1 (:func:`environment_problems` says so on every page)."""
-    text = os.environ.get(name, "").strip()
-    return (int(text) if re.fullmatch(r"[0-9]{1,9}", text) and int(text) >= 1 else SIZE_SETTINGS[name]) * MB
+    return (_given_megabytes(name) or SIZE_SETTINGS[name]) * MB
 
 
 def environment_problems() -> list[str]:
     """A sentence for each size setting the environment gets wrong (the default is used instead)."""
-    problems = []
-    for name, default in SIZE_SETTINGS.items():
-        text = os.environ.get(name)
-        if text is not None and megabytes(name) == default * MB and text.strip() != str(default):
-            problems.append(f"{name}={text[:40]!r} is not a whole number of megabytes (1 or more): using {default:,}")
-    return problems
+    return [f"{name}={os.environ[name][:40]!r} is not a whole number of megabytes (1 or more): using {default:,}"
+            for name, default in SIZE_SETTINGS.items() if name in os.environ and _given_megabytes(name) is None]  # fmt: skip
 
 
 def cache_bytes() -> int:
@@ -232,9 +233,9 @@ def meeting_qrels(qrels_key: str, qrels: Qrels, store: MeetingStore, version: in
     left out as unreadable; rebuilt when a judgment is added (``version``)."""
 
     def build() -> tuple[Qrels, int, bool, list[str]]:
-        grades = store.latest()
+        grades, left_out = store.latest_checked()
         merged = merged_qrels(qrels, grades)
-        return merged, len(grades), set(merged.query_ids) == set(qrels.query_ids), store.left_out()
+        return merged, len(grades), set(merged.query_ids) == set(qrels.query_ids), left_out
 
     return SHARED.get(("meeting qrels", qrels_key, str(store.path), version), build)
 
@@ -326,8 +327,8 @@ def ranking(run_key: str, qrels_key: str, ties: str, run: Run, qrels: Qrels, *,
     ``regrade_from``: the key and qrels of a table these qrels only re-grade (the qrels file, when the
     meeting's judgments are in force): that table's order is kept and only its grades are looked up
     again (:func:`rankviz.ranking.regrade`), which a new judgment needs instead of a new ordering."""
-    rule = policy(policy(ties).ranked_as)
-    ties = rule.name
+    ties = policy(ties).ranked_as  # random orders are drawn from trec_eval's table
+    rule = policy(ties)
     if rule.table_order != ties:  # expected: trec_eval's order, measured with the closed forms: the same arrays
         base = ranking(run_key, qrels_key, rule.table_order, run, qrels, regrade_from=regrade_from)
         return dataclasses.replace(base, ties=ties, _cache={})

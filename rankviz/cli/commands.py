@@ -93,8 +93,8 @@ def _with_judgments(qrels: Qrels, location: str, collection: Collection | None) 
     if not location and collection is None:
         raise OptionError("--judgments without DB needs a collection folder in place of QRELS")
     store = MeetingStore(location or collection.path, create=False)
-    grades = store.latest()
-    for problem in store.left_out():
+    grades, left_out = store.latest_checked()
+    for problem in left_out:
         warn(f"{store.path}: {problem}")
     warn(f"qrels: {qrels.source} with the {len(grades):,} meeting judgments of {store.path} in force (latest wins)")
     return merged_qrels(qrels, grades)

@@ -102,10 +102,8 @@ def checked(kind: str, text: str, *, empty: bool = False) -> str:
     allowed = "\n\t" if kind == "note" else ""
     if any(unicodedata.category(c) == "Cc" and c not in allowed for c in value):
         raise MeetingError(f"a {kind} cannot contain control characters such as a tab or a line break: {value[:60]!r}")
-    if kind in ("qid", "docid") and any(c.isspace() for c in value):
-        raise MeetingError(f"a {kind} cannot contain spaces (it would not survive a qrels file): {value[:60]!r}")
     if kind in ("qid", "docid") and (problem := id_problem(value, kind)):
-        raise MeetingError(f"{problem}: it would not survive a qrels file")
+        raise MeetingError(problem)
     return value
 
 
@@ -211,15 +209,12 @@ class MeetingStore:
 
     def latest(self) -> dict[tuple[str, str], int]:
         """The grade in force of every pair the meeting judged (its latest judgment), in the order first
-        judged; entries no qrels file can hold (written outside rankviz, or by an older version) are
-        left out (:meth:`left_out` says which)."""
-        return self._latest()[0]
+        judged; entries no qrels file can hold are left out (:meth:`latest_checked` says which)."""
+        return self.latest_checked()[0]
 
-    def left_out(self) -> list[str]:
-        """Why each judgment :meth:`latest` leaves out was left out (record id, then the reason)."""
-        return self._latest()[1]
-
-    def _latest(self) -> tuple[dict[tuple[str, str], int], list[str]]:
+    def latest_checked(self) -> tuple[dict[tuple[str, str], int], list[str]]:
+        """:meth:`latest`, and why each entry it leaves out (written outside rankviz, or by an older
+        version) was left out: record id, then the reason. One read of the record for both."""
         with self._connection() as db:
             rows = db.execute("SELECT id, qid, docid, grade FROM judgments ORDER BY id").fetchall()
         grades: dict[tuple[str, str], int] = {}

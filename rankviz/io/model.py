@@ -259,7 +259,7 @@ def id_problem(value: str, kind: str) -> str | None:
     if not value:
         return f"an empty {kind}"
     if UNWRITABLE_IN_ID.search(value):
-        return f"{kind} {value[:60]!r} holds whitespace or a control character, which a TREC file cannot carry in an id"
+        return f"a {kind} cannot contain spaces or control characters, which a TREC file cannot carry in an id: {value[:60]!r}"
     if kind == "qid" and value.startswith("#"):
         return f"qid {value[:60]!r} starts with '#', which makes its line a comment in a TREC file"
     return None
