@@ -281,6 +281,11 @@ def sorted_qids(qids) -> np.ndarray:
     return np.asarray(sorted(set(qids)), dtype=object)
 
 
+def retagged(table: RankingTable, ties: str) -> RankingTable:
+    """The table's arrays under a policy measured on its order (``expected`` on trec_eval's): no copy."""
+    return replace(table, ties=ties, _cache={})
+
+
 def rank(run: Run, qrels: Qrels, *, ties: str = "trec_eval", rng: np.random.Generator | int | None = None) -> RankingTable:
     """Order every ranking of ``run`` under the tie policy and attach the qrels grades.
 
@@ -289,7 +294,7 @@ def rank(run: Run, qrels: Qrels, *, ties: str = "trec_eval", rng: np.random.Gene
     rule = policy(ties)
     if rule.table_order != rule.name:  # expected and random start from trec_eval's table
         table = rank(run, qrels, ties=rule.table_order)
-        return shuffle_ties(table, tie_seed(rng)) if rule.sampled else replace(table, ties=rule.name, _cache={})
+        return shuffle_ties(table, tie_seed(rng)) if rule.sampled else retagged(table, rule.name)
     judged_qids = sorted_qids(qrels.query_ids)
     index_of = {q: i for i, q in enumerate(judged_qids)}
     run_query_to_judged = np.array([index_of.get(q, -1) for q in run.query_ids], dtype=np.int64)

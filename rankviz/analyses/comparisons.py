@@ -268,6 +268,23 @@ class Comparison:
     def verdicts(self) -> list[str]:
         return verdicts(self.table, alpha=self.settings.alpha)
 
+    def describe(self) -> str:
+        """One line: the test, the correction and alpha the verdicts follow."""
+        s = self.settings
+        correction = "family-wise (Tukey HSD)" if s.test == "tukey" else s.correction
+        return f"test: {s.test} ({s.alternative}); correction: {correction}; alpha {s.alpha:g}; verdicts on the adjusted p"
+
+    def with_queries_needed(self, evaluation: Evaluation, difference: float) -> Comparison:
+        """The comparison with a column ``queries_needed``: per row, the topic set size to detect
+        ``difference`` (:func:`queries_needed`) from that pair's differences on the queries both answer."""
+        import pandas as pd
+
+        needed = []
+        for measure, baseline, run in zip(self.table.measure, self.table.baseline, self.table.run):
+            matrix = evaluation.matrix(measure, complete=False)[[baseline, run]].dropna()
+            needed.append(queries_needed(matrix, baseline, difference, alpha=self.settings.alpha).get(run))
+        return Comparison(self.table.assign(queries_needed=pd.array(needed, dtype="Int64")), self.settings)
+
     def __repr__(self) -> str:
         return f"Comparison({len(self.table)} comparisons; test={self.settings.test}, correction={self.settings.correction})"
 

@@ -16,7 +16,7 @@ measure, from :meth:`rankviz.evaluate.Evaluation.matrix`):
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations, product
 
 import numpy as np
@@ -221,6 +221,14 @@ class Task:
     graded: bool
     stops_when_satisfied: bool
     source: str = ""  # where the answers come from (given, or guessed from the qrels and how)
+
+    def answered(self, *, single_answer: bool | None = None, graded: bool | None = None,
+                 stops_when_satisfied: bool | None = None) -> Task:  # fmt: skip
+        """This (guessed) task with the answers given replaced; the source says "answers given" once
+        the number of answers is given."""
+        given = {"single_answer": single_answer, "graded": graded, "stops_when_satisfied": stops_when_satisfied}
+        changes = {name: value for name, value in given.items() if value is not None}
+        return replace(self, **changes, **({"source": "answers given"} if single_answer is not None else {}))
 
 
 @dataclass(frozen=True)

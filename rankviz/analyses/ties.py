@@ -8,7 +8,7 @@ runs can swap places. Shared by ``rankviz ties`` and the app's Ties page.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -179,29 +179,53 @@ def tie_report(
     weights: Mapping[str, float] | None = None,
     rng: np.random.Generator | int | None = None,
 ) -> TieReport:
+    """Every run under every policy of :data:`REPORT_POLICIES` (:func:`report_from_tables`), each
+    run ranked under one policy at a time."""
+    by_name = {run.name: run for run in runs}
+
+    def tables_under(ties: str) -> Iterable[tuple[str, RankingTable]]:
+        return ((name, rank(run, qrels, ties=ties)) for name, run in by_name.items())
+
+    return report_from_tables(tables_under, measures, settings, test, cutoff=cutoff, trials=trials, groups=groups,
+                              weights=weights, rng=rng)  # fmt: skip
+
+
+def report_from_tables(
+    tables_under: Callable[[str], Iterable[tuple[str, RankingTable]]],
+    measures: Sequence[Measure],
+    settings: EvalSettings | None = None,
+    test: TestSettings | None = None,
+    *,
+    cutoff: int = 10,
+    trials: int = 0,
+    groups: QueryGroups | None = None,
+    weights: Mapping[str, float] | None = None,
+    rng: np.random.Generator | int | None = None,
+) -> TieReport:
     """Every run under every policy of :data:`REPORT_POLICIES`; with ``trials`` > 0 also the mean of
     that many random orders (column ``random``) and its spread over trials (``random std``). With
     two or more runs, each section also holds every run's verdict against the baseline under each
     policy (:func:`verdict_changes`).
 
-    One ranking table is alive at a time (each is as large as its run): what the report needs from
-    it (per-query values, tie statistics, random trials) is taken before the next is built.
+    ``tables_under(policy)``: (run name, ranking table) pairs under that policy. When they are built
+    as they are consumed, one ranking table is alive at a time (each is as large as its run): what
+    the report needs from it (per-query values, tie statistics, random trials) is taken before the
+    next is built.
     """
     settings = settings or EvalSettings()
     generator = np.random.default_rng(settings.seed if rng is None else rng)
     parts: dict[str, list[Evaluation]] = {policy: [] for policy in (*REPORT_POLICIES, "random")}
     statistics = {}
     for policy in REPORT_POLICIES:
-        for run in runs:
-            table = rank(run, qrels, ties=policy)
+        for name, table in tables_under(policy):
             under = settings.replace(ties=policy)
-            parts[policy].append(evaluate_tables({run.name: table}, measures, under, groups=groups, weights=weights))
+            parts[policy].append(evaluate_tables({name: table}, measures, under, groups=groups, weights=weights))
             if policy == "trec_eval":
-                statistics[run.name] = tie_statistics(table, cutoff)
+                statistics[name] = tie_statistics(table, cutoff)
                 if trials > 0:
                     drawn = settings.replace(ties="random", trials=trials)
                     parts["random"].append(
-                        evaluate_tables({run.name: table}, measures, drawn, groups=groups, weights=weights, rng=generator)
+                        evaluate_tables({name: table}, measures, drawn, groups=groups, weights=weights, rng=generator)
                     )
             del table
     evaluations = {policy: combine(found) for policy, found in parts.items() if found}
@@ -211,7 +235,7 @@ def tie_report(
         if trials > 0:
             means = with_random(means, random_means(evaluations["random"], measure))
         matrices = {policy: evaluations[policy].matrix(measure) for policy in REPORT_POLICIES}
-        changes = verdict_changes(matrices, measure, test, rng=generator) if len(runs) > 1 else pd.DataFrame()
+        changes = verdict_changes(matrices, measure, test, rng=generator) if len(statistics) > 1 else pd.DataFrame()
         flips = order_flips(means, higher_is_better=higher_is_better(evaluations, measure))
         sections[measure] = TieSection(measure, evaluations, means, flips, changes)
     return TieReport(_statistics_frame(statistics), sections, dict(evaluations["trec_eval"].ignored), settings)

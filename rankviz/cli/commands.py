@@ -8,114 +8,45 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import functools
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 from rankviz.cli import render
-from rankviz.engines import RunSource, evaluate_sources, file_size
+from rankviz.engines import RunSource, file_size
 from rankviz.errors import OptionError, RankvizError
-from rankviz.evaluate import as_measures, collection_measures
-from rankviz.io.collection import Collection, open_collection
-from rankviz.io.groups import QueryGroups, coverage, read_groups, read_weights
+from rankviz.evaluate import Evaluation
+from rankviz.io.collection import open_collection
 from rankviz.io.meeting import MeetingStore, judgment_lines, merged_qrels, qrels_lines
-from rankviz.io.model import Qrels, Run
-from rankviz.io.readers import read_qrels, read_run
-from rankviz.measures import Measure
-from rankviz.settings import AGGREGATE, DEFAULT_MEASURES, EngineSettings, EvalSettings, TestSettings
-from rankviz.tie_policy import BOUNDS
-
-
-@dataclass
-class Inputs:
-    """What the shared arguments name: qrels, run files, measures, settings, and a collection's extras.
-
-    The runs are read when first asked for (:attr:`runs`): an engine that streams them never does."""
-
-    qrels: Qrels
-    sources: list[RunSource]
-    measures: list[Measure]
-    settings: EvalSettings
-    collection: Collection | None
-    groups: QueryGroups | None
-    weights: dict[str, float] | None
-
-    @functools.cached_property
-    def runs(self) -> list[Run]:
-        return [read_run(source.path, name=source.name) for source in self.sources]
+from rankviz.io.readers import read_qrels
+from rankviz.settings import (
+    ALPHA,
+    POWER_RESAMPLES,
+    POWER_TEST,
+    QUERIES_LISTED,
+    SPLITS,
+    TIE_TRIALS,
+    EngineSettings,
+    EvalSettings,
+    K,
+    Option,
+    TestSettings,
+)
+from rankviz.study import Study
 
 
 def warn(message: str) -> None:
     print(f"rankviz: {message}", file=sys.stderr)
 
 
-def load(args: argparse.Namespace) -> Inputs:
-    """Qrels, runs, measures and settings from the shared arguments (a collection folder supplies defaults)."""
-    collection = None
-    if Path(args.qrels).is_dir():
-        collection = open_collection(args.qrels)
-        qrels = collection.read_qrels()
-        sources = [RunSource.of(collection.run_path(name), name) for name in (args.runs or collection.run_paths)]
-        base = EvalSettings(rel=collection.config.rel, gmax=collection.config.gmax)
-    else:
-        if not args.runs:
-            raise OptionError("give at least one run file after the qrels")
-        qrels = read_qrels(args.qrels)
-        sources = RunSource.of_paths(args.runs)
-        base = EvalSettings()
-    if getattr(args, "judgments", None) is not None:
-        qrels = _with_judgments(qrels, args.judgments, collection)
+def open_study(args: argparse.Namespace) -> Study:
+    """The study the shared arguments name (a collection folder supplies defaults); what opening found
+    worth saying goes to stderr."""
     given = {n: getattr(args, n) for n in EvalSettings.OPTIONS if n != "aggregate" and getattr(args, n, None) is not None}
-    aggregate, weights = _aggregate(args, collection)
-    groups = read_groups(args.groups) if getattr(args, "groups", None) else (collection.groups if collection else None)
-    settings = base.replace(**given, **({"aggregate": aggregate} if aggregate else {}))
-    if settings.group_by is not None:
-        if groups is None:
-            raise OptionError("--group-by needs --groups FILE (or a collection folder with query groups)")
-        groups.column(settings.group_by)
-        for line in coverage(groups.frame.index, qrels.query_ids).messages(groups.source):
-            warn(line)
-    if weights is not None:
-        for line in coverage(list(weights), qrels.query_ids).messages("the weights file"):
-            warn(line)
-    if args.measures:
-        measures = as_measures(args.measures, defaults=settings.measure_defaults)
-    elif collection is not None:
-        measures = collection_measures(collection, settings)
-    else:
-        measures = as_measures(DEFAULT_MEASURES, defaults=settings.measure_defaults)
-    return Inputs(qrels, sources, measures, settings, collection, groups, weights)
-
-
-def _with_judgments(qrels: Qrels, location: str, collection: Collection | None) -> Qrels:
-    """``--judgments [DB]``: the qrels with the meeting store's judgments in force (latest wins)."""
-    if not location and collection is None:
-        raise OptionError("--judgments without DB needs a collection folder in place of QRELS")
-    store = MeetingStore(location or collection.path, create=False)
-    grades, left_out = store.latest_checked()
-    for problem in left_out:
-        warn(f"{store.path}: {problem}")
-    warn(f"qrels: {qrels.source} with the {len(grades):,} meeting judgments of {store.path} in force (latest wins)")
-    return merged_qrels(qrels, grades)
-
-
-def _aggregate(args: argparse.Namespace, collection: Collection | None) -> tuple[str | None, dict | None]:
-    """``--aggregate query|macro|weights[:FILE]``: the aggregate and, for weights, the weights."""
-    text = getattr(args, "aggregate", None)
-    if text is None:
-        return None, None
-    how, colon, path = text.partition(":")
-    AGGREGATE.check(how)
-    if colon and how != "weights":
-        raise OptionError(f"--aggregate {text}: only weights takes a file (weights:FILE)")
-    if how != "weights":
-        return how, None
-    if path:
-        return how, read_weights(path).to_dict()
-    if collection is not None and collection.weights is not None:
-        return how, collection.weights.to_dict()
-    raise OptionError("--aggregate weights needs a file: weights:FILE (or a collection with query_weights.tsv)")
+    study = Study.open(args.qrels, args.runs or (), measures=args.measures or None, judgments=getattr(args, "judgments", None),
+                       groups=getattr(args, "groups", None), aggregate=getattr(args, "aggregate", None), **given)  # fmt: skip
+    for line in study.notes:
+        warn(line)
+    return study
 
 
 @contextlib.contextmanager
@@ -138,146 +69,79 @@ def report_ignored(ignored: dict[str, tuple[str, ...]]) -> None:
             warn(f"run {run}: {len(queries)} queries not in the qrels were ignored: {shown}")
 
 
-def test_settings(args: argparse.Namespace, runs: list[Run], **fixed) -> TestSettings:
+def test_settings(args: argparse.Namespace, study: Study, **fixed) -> TestSettings:
     given = {name: getattr(args, name) for name in TestSettings.OPTIONS if getattr(args, name, None) is not None}
-    names = [run.name for run in runs]
-    if args.baseline is not None and args.baseline not in names:
-        raise OptionError(f"--baseline {args.baseline!r} is not among the runs ({', '.join(names)})")
-    return TestSettings(**{**given, **fixed, "baseline": args.baseline})
+    return study.test_settings(args.baseline, **{**given, **fixed})
 
 
 # --- the commands --------------------------------------------------------------------------------
 
 
-def evaluate_command(args: argparse.Namespace) -> str:
-    inputs = load(args)
-    if args.protocol:
-        return _protocol(args, inputs)
-    engine = EngineSettings(**{n: getattr(args, n) for n in EngineSettings.OPTIONS if getattr(args, n, None) is not None})
-    with progress_bar(inputs.sources) as progress:
-        result = evaluate_sources(inputs.qrels, inputs.sources, inputs.measures, inputs.settings, engine,
-                                  groups=inputs.groups, weights=inputs.weights, progress=progress)  # fmt: skip
+def _engine(args: argparse.Namespace) -> EngineSettings:
+    return EngineSettings(**{n: getattr(args, n) for n in EngineSettings.OPTIONS if getattr(args, n, None) is not None})
+
+
+def _evaluation(study: Study, args: argparse.Namespace) -> Evaluation:
+    with progress_bar(list(study.sources)) as progress:
+        result = study.evaluation(engine=_engine(args), progress=progress)
     report_ignored(result.ignored)
-    return render.evaluation(result, args.format, per_query=args.per_query)
+    return result
 
 
-def _protocol(args: argparse.Namespace, inputs: Inputs) -> str:
-    from rankviz.analyses.protocol import protocol_values
-    from rankviz.ranking import rank
-
-    collection = inputs.collection
-    if collection is None or collection.config.protocol is None:
-        raise OptionError("--protocol needs a collection folder whose collection.toml has a [protocol] table")
-    tables = {run.name: rank(run, inputs.qrels, ties=inputs.settings.ties) for run in inputs.runs}
-    values = protocol_values(tables, inputs.groups, collection.config.protocol, inputs.settings)
-    return render.protocol(values, args.format)
+def evaluate_command(args: argparse.Namespace) -> str:
+    study = open_study(args)
+    if args.protocol:
+        return render.protocol(study.protocol(), args.format)
+    return render.evaluation(_evaluation(study, args), args.format, per_query=args.per_query)
 
 
 def compare_command(args: argparse.Namespace) -> str:
-    import pandas as pd
-
-    from rankviz.analyses.comparisons import compare, queries_needed, verdicts
-
-    inputs = load(args)
-    if len(inputs.runs) < 2:
+    study = open_study(args)
+    if len(study.run_names) < 2:
         raise OptionError("compare needs at least two runs")
-    settings = test_settings(args, inputs.runs)
-    engine = EngineSettings(**{n: getattr(args, n) for n in EngineSettings.OPTIONS if getattr(args, n, None) is not None})
-    with progress_bar(inputs.sources) as progress:
-        result = evaluate_sources(inputs.qrels, inputs.sources, inputs.measures, inputs.settings, engine,
-                                  groups=inputs.groups, weights=inputs.weights, progress=progress)  # fmt: skip
-    report_ignored(result.ignored)
-    table = compare(result, settings).table
+    settings = test_settings(args, study)
+    result = _evaluation(study, args)
+    comparison = study.compare(settings, evaluation=result)
     if args.detect is not None:
-        needed = []
-        for measure, baseline, run in zip(table.measure, table.baseline, table.run):
-            matrix = result.matrix(measure, complete=False)[[baseline, run]].dropna()
-            needed.append(queries_needed(matrix, baseline, args.detect, alpha=settings.alpha).get(run))
-        table["queries_needed"] = pd.array(needed, dtype="Int64")
-    describe = (
-        f"test: {settings.test} ({settings.alternative}); correction: "
-        + ("family-wise (Tukey HSD)" if settings.test == "tukey" else settings.correction)
-        + f"; alpha {settings.alpha:g}; verdicts on the adjusted p"
-    )
-    shown = verdicts(table, alpha=settings.alpha)
-    return render.comparison(table, args.format, verdicts=shown, describe=describe, conventions=result.conventions())
+        comparison = comparison.with_queries_needed(result, args.detect)
+    return render.comparison(comparison, args.format, conventions=result.conventions())
 
 
 def ties_command(args: argparse.Namespace) -> str:
-    from rankviz.analyses.ties import tie_report
-    from rankviz.settings import QUERIES_LISTED, TIE_TRIALS, K
-
-    inputs = load(args)
-    report = tie_report(
-        inputs.qrels,
-        inputs.runs,
-        inputs.measures,
-        inputs.settings,
-        test_settings(args, inputs.runs),
-        cutoff=args.k if args.k is not None else K.default,
-        trials=args.trials if args.trials is not None else TIE_TRIALS.default,
-        groups=inputs.groups,
-        weights=inputs.weights,
-    )
+    study = open_study(args)
+    tests = test_settings(args, study)
+    report = study.tie_report(tests, cutoff=or_default(args.k, K), trials=or_default(args.trials, TIE_TRIALS))
     report_ignored(report.ignored_qids)
-    return render.ties(report, args.format, limit=args.queries if args.queries is not None else QUERIES_LISTED.default)
+    return render.ties(report, args.format, limit=or_default(args.queries, QUERIES_LISTED))
 
 
 def metrics_report_command(args: argparse.Namespace) -> str:
-    from rankviz.analyses.metric_choice import Task, infer_task, metric_report
-    from rankviz.ranking import rank
-    from rankviz.settings import ALPHA, POWER_RESAMPLES, POWER_TEST, SPLITS, K
-
-    inputs = load(args)
-    if len(inputs.runs) < 2:
+    study = open_study(args)
+    if len(study.run_names) < 2:
         raise OptionError("metrics-report compares measures on two or more runs")
-    k = args.k if args.k is not None else K.default
-    tables = {name: {run.name: rank(run, inputs.qrels, ties=name) for run in inputs.runs} for name in BOUNDS}
-    inferred = infer_task(tables["trec_eval"], rel=inputs.settings.rel, top_k=k)
-    task = Task(
-        single_answer=inferred.single_answer if args.answers is None else args.answers == "one",
-        top_k=k,
-        graded=inferred.graded if args.graded is None else args.graded == "yes",
-        stops_when_satisfied=inferred.stops_when_satisfied if args.stops is None else args.stops == "yes",
-        source=inferred.source if args.answers is None else "answers given",
-    )
-    report = metric_report(
-        tables,
-        inputs.measures,
-        inputs.settings,
-        task=task,
-        top_k=k,
-        alpha=args.alpha if args.alpha is not None else ALPHA.default,
-        test=args.test if args.test is not None else POWER_TEST.default,
-        n_resamples=args.n_resamples if args.n_resamples is not None else POWER_RESAMPLES.default,
-        trials=args.splits if args.splits is not None else SPLITS.default,
-        rng=args.seed,
-        groups=inputs.groups,
-        weights=inputs.weights,
-    )
+    k = or_default(args.k, K)
+    answers = {"single_answer": None if args.answers is None else args.answers == "one",
+               "graded": None if args.graded is None else args.graded == "yes",
+               "stops_when_satisfied": None if args.stops is None else args.stops == "yes"}  # fmt: skip
+    task = study.infer_task(k).answered(**answers)
+    report = study.metric_report(k=k, task=task, alpha=or_default(args.alpha, ALPHA), test=or_default(args.test, POWER_TEST),
+                                 n_resamples=or_default(args.n_resamples, POWER_RESAMPLES),
+                                 trials=or_default(args.splits, SPLITS), rng=args.seed)  # fmt: skip
     return render.metric_report(report, args.format)
 
 
 def unjudged_command(args: argparse.Namespace) -> str:
-    from rankviz.analyses.unjudged import unjudged_report
-    from rankviz.settings import QUERIES_LISTED, K
-
-    inputs = load(args)
-    report = unjudged_report(
-        inputs.qrels,
-        inputs.runs,
-        inputs.measures,
-        inputs.settings,
-        test_settings(args, inputs.runs),
-        k=args.k if args.k is not None else K.default,
-        grade=args.grade,
-        groups=inputs.groups,
-        weights=inputs.weights,
-    )
+    study = open_study(args)
+    report = study.unjudged_report(test_settings(args, study), k=or_default(args.k, K), grade=args.grade)
     report_ignored(report.evaluations["nonrelevant"].ignored)
     for line in report.warnings():
         warn(line)
-    return render.unjudged(report, args.format, limit=args.queries if args.queries is not None else QUERIES_LISTED.default)
+    return render.unjudged(report, args.format, limit=or_default(args.queries, QUERIES_LISTED))
+
+
+def or_default(value, option: Option):
+    """A flag's value, else its option's default (the one place defaults live)."""
+    return option.default if value is None else value
 
 
 def judgments_command(args: argparse.Namespace) -> str:

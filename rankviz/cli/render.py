@@ -21,6 +21,7 @@ from rankviz.settings import ALL
 if TYPE_CHECKING:
     import pandas as pd
 
+    from rankviz.analyses.comparisons import Comparison
     from rankviz.analyses.metric_choice import MetricReport
     from rankviz.analyses.ties import TieReport
     from rankviz.evaluate import Evaluation
@@ -182,13 +183,14 @@ COMPARE_NOTES = {
 }
 
 
-def comparison(table: pd.DataFrame, fmt: str, *, verdicts: list[str], describe: str, conventions: list[str]) -> str:
+def comparison(result: Comparison, fmt: str, *, conventions: list[str]) -> str:
+    table = result.table
     if fmt == "json":
         return to_json(table.to_dict(orient="records"))
     if fmt == "tsv":
         return frame_tsv(table, index=False)
-    shown = table.assign(verdict=verdicts).drop(columns=["test"])
-    notes = [describe, "delta, statistic and interval are run - baseline", *na_notes(shown, COMPARE_NOTES), *conventions]
+    shown = table.assign(verdict=result.verdicts()).drop(columns=["test"])
+    notes = [result.describe(), "delta, statistic and interval are run - baseline", *na_notes(shown, COMPARE_NOTES), *conventions]
     return frame_table(shown, index=False) + footer(notes)
 
 

@@ -1,0 +1,292 @@
+"""A study: qrels, runs, measures and settings opened once, then asked for every number and report.
+
+The command line (flags -> :meth:`Study.open` -> a report -> a renderer), the app (widgets -> a
+:class:`Study` -> cached report calls -> the page) and the API ask the same object, so a collection's
+defaults, the meeting's judgments, coverage warnings, the tie policies' orders and each report's
+inputs are decided here once. The app hands in its own :data:`Orderer` (its cache of ranking
+tables); nothing else differs between the front ends.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from rankviz.engines import Progress, RunSource, evaluate_sources
+from rankviz.errors import OptionError
+from rankviz.evaluate import Evaluation, as_measures, collection_measures, evaluate_tables, revised
+from rankviz.io.collection import Collection, open_collection
+from rankviz.io.groups import QueryGroups, coverage, read_groups, read_weights
+from rankviz.io.meeting import MeetingStore, merged_qrels
+from rankviz.io.model import Qrels, Run
+from rankviz.io.readers import read_qrels, read_run
+from rankviz.measures import Measure
+from rankviz.ranking import RankingTable, chance_table, rank, regrade, retagged
+from rankviz.settings import AGGREGATE, DEFAULT_MEASURES, EngineSettings, EvalSettings, TestSettings
+from rankviz.tie_policy import BOUNDS, policy
+
+if TYPE_CHECKING:
+    from rankviz.analyses.comparisons import Comparison
+    from rankviz.analyses.metric_choice import MetricReport, Task
+    from rankviz.analyses.ties import TieReport
+    from rankviz.analyses.unjudged import UnjudgedReport
+
+#: How a run's ranking table under a tie policy is built: ``(run, qrels, ties) -> table``.
+Orderer = Callable[[Run, Qrels, str], RankingTable]
+
+
+def ordered(run: Run, qrels: Qrels, ties: str, *, like: RankingTable | None = None) -> RankingTable:
+    """A run's ranking table under a policy that builds its own order (see :meth:`Study.table` for the others).
+
+    ``like``: the same run's table under qrels these only re-grade (the meeting's judgments over the
+    qrels file, same queries): its order is kept and only the grades are looked up again, when the
+    policy breaks ties without grades."""
+    if like is not None and policy(ties).regradable and like.ties == ties:
+        return regrade(like, run, qrels)
+    return rank(run, qrels, ties=ties)
+
+
+def _rank(run: Run, qrels: Qrels, ties: str) -> RankingTable:
+    return rank(run, qrels, ties=ties)
+
+
+@dataclass(frozen=True, eq=False)
+class Study:
+    """Runs against qrels under one set of conventions. Build it with :meth:`open` (files, a
+    collection folder, the meeting's judgments) or directly from objects already read."""
+
+    qrels: Qrels
+    runs_given: Mapping[str, Run] = field(default_factory=dict)
+    measures: tuple[Measure, ...] = ()
+    settings: EvalSettings = field(default_factory=EvalSettings)
+    collection: Collection | None = None
+    groups: QueryGroups | None = None
+    weights: Mapping[str, float] | None = None
+    sources: tuple[RunSource, ...] = ()  # run files read when first asked for (an engine may stream them instead)
+    notes: tuple[str, ...] = ()  # what opening found worth saying: coverage gaps, the judgments in force
+    orderer: Orderer = _rank
+
+    # --- opening ----------------------------------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls,
+        qrels: str | Path,
+        runs: Sequence[str | Path] = (),
+        *,
+        measures: Sequence[str | Measure] | None = None,
+        judgments: str | None = None,
+        groups: str | None = None,
+        aggregate: str | None = None,
+        **options: Any,
+    ) -> Study:
+        """A study of files: ``qrels`` a qrels file or a collection folder (its qrels, its runs unless
+        ``runs`` names some, its conventions, measures, groups and weights as defaults); ``judgments``
+        a meeting record whose judgments are put in force ("" for the collection's own); ``groups`` a
+        groups file; ``aggregate`` ``query``, ``macro`` or ``weights[:FILE]``; ``options`` the
+        settings given (``rel=2``, ``ties="expected"``, ...), which win over the collection's."""
+        collection = None
+        if Path(qrels).is_dir():
+            collection = open_collection(qrels)
+            read = collection.read_qrels()
+            sources = tuple(RunSource.of(collection.run_path(str(name)), str(name)) for name in (runs or collection.run_paths))
+            base = EvalSettings(rel=collection.config.rel, gmax=collection.config.gmax)
+        else:
+            if not runs:
+                raise OptionError("give at least one run file after the qrels")
+            read = read_qrels(qrels)
+            sources = tuple(RunSource.of_paths(list(runs)))
+            base = EvalSettings()
+        notes: list[str] = []
+        if judgments is not None:
+            read = _with_judgments(read, judgments, collection, notes)
+        how, weights = _aggregate(aggregate, collection)
+        found = read_groups(groups) if groups else (collection.groups if collection else None)
+        settings = base.replace(**options, **({"aggregate": how} if how else {}))
+        if settings.group_by is not None:
+            if found is None:
+                raise OptionError("--group-by needs --groups FILE (or a collection folder with query groups)")
+            found.column(settings.group_by)
+            notes += coverage(found.frame.index, read.query_ids).messages(found.source)
+        if weights is not None:
+            notes += coverage(list(weights), read.query_ids).messages("the weights file")
+        if measures:
+            chosen = as_measures(list(measures), defaults=settings.measure_defaults)
+        elif collection is not None:
+            chosen = collection_measures(collection, settings)
+        else:
+            chosen = as_measures(DEFAULT_MEASURES, defaults=settings.measure_defaults)
+        return cls(read, {}, tuple(chosen), settings, collection, found, weights, sources, tuple(notes))
+
+    # --- runs and their orders ------------------------------------------------------------------------
+
+    @functools.cached_property
+    def runs(self) -> dict[str, Run]:
+        """The runs by name: those given, then the run files read (once)."""
+        read = {source.name: read_run(source.path, name=source.name) for source in self.sources}
+        return {**self.runs_given, **read}
+
+    @property
+    def run_names(self) -> list[str]:
+        return [*self.runs_given, *(source.name for source in self.sources)]
+
+    def table(self, name: str, ties: str | None = None) -> RankingTable:
+        """A run's ranking table under a tie policy (the study's by default). Random orders are drawn
+        from trec_eval's table when measured; ``expected`` measures trec_eval's arrays with the closed
+        forms: only the policies that build their own order reach the orderer."""
+        rule = policy(policy(ties or self.settings.ties).ranked_as)
+        if rule.table_order != rule.name:
+            return retagged(self.table(name, rule.table_order), rule.name)
+        return self.orderer(self.runs[name], self.qrels, rule.name)
+
+    def tables(self, names: Sequence[str] | None = None, ties: str | None = None) -> dict[str, RankingTable]:
+        return {name: self.table(name, ties) for name in (names or self.run_names)}
+
+    def _one_at_a_time(self, names: Sequence[str] | None = None, ties: str | None = None) -> Iterable[tuple[str, RankingTable]]:
+        """(name, table) pairs built as they are consumed: one table alive at a time, unless the orderer keeps them."""
+        return ((name, self.table(name, ties)) for name in (names or self.run_names))
+
+    def with_settings(self, **changes: Any) -> Study:
+        return dataclasses.replace(self, settings=self.settings.replace(**changes))
+
+    # --- numbers ------------------------------------------------------------------------------------
+
+    def evaluation(
+        self,
+        names: Sequence[str] | None = None,
+        *,
+        ties: str | None = None,
+        measures: Sequence[Measure] | None = None,
+        engine: EngineSettings | None = None,
+        progress: Progress | None = None,
+        **changes: Any,
+    ) -> Evaluation:
+        """Every run (or ``names``) under the study's settings (``ties`` and ``changes`` replaced).
+        With ``engine``, run files not yet read are evaluated by that engine (streamed, in blocks or
+        on Dask) instead of being ranked here."""
+        settings = self.settings.replace(**({"ties": ties} if ties else {}), **changes)
+        chosen = list(measures or self.measures)
+        if engine is not None and self.sources and not self.runs_given and names is None and "runs" not in self.__dict__:
+            return evaluate_sources(self.qrels, list(self.sources), chosen, settings, engine,
+                                    groups=self.groups, weights=self.weights, progress=progress)  # fmt: skip
+        tables = self._one_at_a_time(names, settings.ties)
+        return evaluate_tables(tables, chosen, settings, qrels_qids=self.qrels.query_ids, groups=self.groups,
+                               weights=self.weights)  # fmt: skip
+
+    def revised(self, previous: Evaluation, queries: Iterable[str], names: Sequence[str] | None = None,
+                ties: str | None = None) -> Evaluation | None:  # fmt: skip
+        """``previous`` (an evaluation of these runs under older qrels) with ``queries`` evaluated again:
+        what a new judgment costs; None when it cannot be revised."""
+        return revised(previous, self.tables(names, ties), queries)
+
+    def chance(self, names: Sequence[str] | None = None) -> Evaluation:
+        """Each run's chance level: its retrieved documents of each query in a random order, exactly
+        (:func:`rankviz.ranking.chance_table`, measured with the ``expected`` closed forms)."""
+        settings = self.settings.replace(ties="expected")
+        tables = ((name, chance_table(table)) for name, table in self._one_at_a_time(names, "trec_eval"))
+        return evaluate_tables(tables, list(self.measures), settings, qrels_qids=self.qrels.query_ids, groups=self.groups,
+                               weights=self.weights)  # fmt: skip
+
+    def chance_revised(self, previous: Evaluation, queries: Iterable[str],
+                       names: Sequence[str] | None = None) -> Evaluation | None:  # fmt: skip
+        tables = {name: chance_table(table) for name, table in self.tables(names, "trec_eval").items()}
+        return revised(previous, tables, queries)
+
+    def compare(self, test: TestSettings, *, evaluation: Evaluation | None = None) -> Comparison:
+        """Every run against the baseline on every measure (:func:`rankviz.analyses.comparisons.compare`)."""
+        from rankviz.analyses.comparisons import compare
+
+        return compare(evaluation or self.evaluation(), test)
+
+    def test_settings(self, baseline: str | None = None, **given: Any) -> TestSettings:
+        """The test in force; ``baseline`` must be one of the runs (default: the first)."""
+        if baseline is not None and baseline not in self.run_names:
+            raise OptionError(f"--baseline {baseline!r} is not among the runs ({', '.join(self.run_names)})")
+        return TestSettings(**given, baseline=baseline)
+
+    # --- reports --------------------------------------------------------------------------------------
+
+    def tie_report(self, test: TestSettings | None = None, *, cutoff: int, trials: int = 0,
+                   rng: np.random.Generator | int | None = None) -> TieReport:  # fmt: skip
+        """Every run under every report policy (:func:`rankviz.analyses.ties.tie_report`)."""
+        from rankviz.analyses.ties import report_from_tables
+
+        return report_from_tables(lambda ties: self._one_at_a_time(ties=ties), list(self.measures), self.settings, test,
+                                  cutoff=cutoff, trials=trials, groups=self.groups, weights=self.weights, rng=rng)  # fmt: skip
+
+    def unjudged_report(self, test: TestSettings | None = None, *, k: int, grade: int | None = None) -> UnjudgedReport:
+        """Each run with its unjudged top-K documents non-relevant and relevant (:mod:`rankviz.analyses.unjudged`)."""
+        from rankviz.analyses.unjudged import report_from_tables
+
+        return report_from_tables(self._one_at_a_time(), list(self.measures), self.settings, test, k=k, grade=grade,
+                                  groups=self.groups, weights=self.weights)  # fmt: skip
+
+    def infer_task(self, k: int) -> Task:
+        from rankviz.analyses.metric_choice import infer_task
+
+        first = self.run_names[0]
+        return infer_task({first: self.table(first, "trec_eval")}, rel=self.settings.rel, top_k=k)
+
+    def metric_report(self, *, k: int, task: Task | None = None, every_candidate: bool = False, **options: Any) -> MetricReport:
+        """Which measure fits the task (:func:`rankviz.analyses.metric_choice.metric_report`), from the
+        runs under the three bounding orders; ``options``: ``alpha``, ``test``, ``n_resamples``,
+        ``trials``, ``rng``."""
+        from rankviz.analyses.metric_choice import metric_report
+
+        if len(self.run_names) < 2:
+            raise OptionError("metrics-report compares measures on two or more runs")
+        tables = {name: self.tables(ties=name) for name in BOUNDS}
+        return metric_report(tables, list(self.measures), self.settings, task=task, top_k=k, groups=self.groups,
+                             weights=self.weights, every_candidate=every_candidate, **options)  # fmt: skip
+
+    def protocol(self):
+        """Each group of queries scored by the collection's protocol measure, and their macro mean."""
+        from rankviz.analyses.protocol import protocol_values
+
+        if self.collection is None or self.collection.config.protocol is None or self.groups is None:
+            raise OptionError("--protocol needs a collection folder whose collection.toml has a [protocol] table")
+        return protocol_values(self.tables(), self.groups, self.collection.config.protocol, self.settings)
+
+    def thinly_judged(self, k: int, names: Sequence[str] | None = None) -> dict[str, float]:
+        """The runs whose top K the qrels judge less than :data:`~rankviz.analyses.unjudged.JUDGED_WARNING`."""
+        from rankviz.analyses.unjudged import JUDGED_WARNING, judged_share
+
+        shares = {name: judged_share(table, k) for name, table in self._one_at_a_time(names)}
+        return {name: share for name, share in shares.items() if share < JUDGED_WARNING}
+
+    def conventions(self) -> list[str]:
+        return self.settings.conventions()
+
+
+def _with_judgments(qrels: Qrels, location: str, collection: Collection | None, notes: list[str]) -> Qrels:
+    """The qrels with a meeting record's judgments in force (latest wins)."""
+    if not location and collection is None:
+        raise OptionError("--judgments without DB needs a collection folder in place of QRELS")
+    store = MeetingStore(location or collection.path, create=False)  # type: ignore[union-attr]
+    grades, left_out = store.latest_checked()
+    notes += [f"{store.path}: {problem}" for problem in left_out]
+    notes.append(f"qrels: {qrels.source} with the {len(grades):,} meeting judgments of {store.path} in force (latest wins)")
+    return merged_qrels(qrels, grades)
+
+
+def _aggregate(text: str | None, collection: Collection | None) -> tuple[str | None, dict[str, float] | None]:
+    """``query|macro|weights[:FILE]``: the aggregate and, for weights, the weights."""
+    if text is None:
+        return None, None
+    how, colon, path = text.partition(":")
+    AGGREGATE.check(how)
+    if colon and how != "weights":
+        raise OptionError(f"--aggregate {text}: only weights takes a file (weights:FILE)")
+    if how != "weights":
+        return how, None
+    if path:
+        return how, read_weights(path).to_dict()
+    if collection is not None and collection.weights is not None:
+        return how, collection.weights.to_dict()
+    raise OptionError("--aggregate weights needs a file: weights:FILE (or a collection with query_weights.tsv)")
