@@ -5,7 +5,7 @@ import streamlit as st
 from rankviz import export, plots
 from rankviz import settings as s
 from rankviz.analyses import deltas, query_view
-from rankviz.app import loaders, meeting
+from rankviz.app import meeting
 from rankviz.app.frame import open_page
 from rankviz.app.text import highlighted_html, md, message
 from rankviz.app.widgets import grade_style, url_option, url_selectbox, widget_key
@@ -42,10 +42,7 @@ st.caption(
 )
 
 tables = ctx.tables([baseline, run])
-ties_policy = ctx.settings.ties
-overlap = loaders.overlap(
-    (ctx.run_keys[baseline], ctx.run_keys[run]), ctx.order_key(ties_policy), ties_policy, tables[baseline], tables[run]
-)
+overlap = ctx.overlap(baseline, run)
 qids = list(frame.index)
 
 st.subheader("Discussion queue")

@@ -4,7 +4,6 @@ import streamlit as st
 
 from rankviz import plots
 from rankviz.analyses import metric_choice
-from rankviz.app import loaders
 from rankviz.app.frame import open_page
 from rankviz.app.text import md
 from rankviz.app.widgets import url_selectbox
@@ -39,7 +38,7 @@ task = metric_choice.Task(yes["one_answer"], ctx.k if yes["top_only"] else None,
 
 power_tests = ["tukey", "bootstrap"]
 power_test = ctx.url.choice("power_test", power_tests, "tukey")
-report = loaders.metric_report(ctx, power_test)
+report = ctx.metric_report(power_test)
 picks, names = report.for_task(task, [str(m) for m in ctx.measures])
 for pick in picks:
     st.markdown(f"- **{md(pick.measure)}**: {md(pick.reason)}. *Hides on this collection:* {md(pick.hides)}.")

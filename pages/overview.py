@@ -4,9 +4,9 @@ import pandas as pd
 import streamlit as st
 
 from rankviz import export, plots
-from rankviz.analyses.comparisons import verdicts
+from rankviz.analyses.comparisons import verdict_marks
 from rankviz.analyses.deltas import best_per_measure
-from rankviz.app import loaders, meeting
+from rankviz.app import meeting
 from rankviz.app.frame import open_page
 from rankviz.app.text import md
 from rankviz.app.widgets import url_selectbox
@@ -23,15 +23,8 @@ best = best_per_measure(means)
 marks = None
 if len(ctx.selected) > 1:
     tests = ctx.test_settings()
-    marks = pd.DataFrame(
-        {
-            str(m): pd.Series(verdicts(table, alpha=tests.alpha), index=table["run"])
-            for m in ctx.measures
-            for table in [
-                loaders.comparison(evaluation.matrix(m, complete=False), str(m), loaders.test_key(tests), tests.baseline)
-            ]
-        }
-    )
+    tables = {str(m): ctx.comparison(evaluation.matrix(m, complete=False), str(m), tests) for m in ctx.measures}
+    marks = verdict_marks(tables, alpha=tests.alpha)
 styled = means.style.format("{:.4f}").apply(lambda col: [BEST if r in best[col.name] else "" for r in col.index])
 for (run, measure), verdict in {} if marks is None else marks.stack().items():
     if verdict != "n.s.":

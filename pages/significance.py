@@ -5,7 +5,6 @@ import streamlit as st
 from rankviz import export, plots
 from rankviz import settings as s
 from rankviz.analyses import comparisons, significance
-from rankviz.app import loaders
 from rankviz.app.frame import open_page
 from rankviz.app.text import md, queries_text
 from rankviz.app.widgets import url_option, url_selectbox
@@ -61,7 +60,7 @@ st.caption(significance.ASSUMPTIONS[test])
 measure = ctx.measure(measure_name)
 label = str(measure)
 values = ctx.matrix(measure, complete=False)  # under missing=skip each pair keeps the queries both runs answer
-table = loaders.comparison(values, label, loaders.test_key(tests), baseline)
+table = ctx.comparison(values, label, tests)
 table = table.assign(verdict=comparisons.verdicts(table, alpha=tests.alpha))
 shown = table.set_index("run")[["delta", "ci_low", "ci_high", "p_value", "p_adjusted", "verdict", "wins", "ties", "losses"]]
 shown = shown.join(comparisons.effect_sizes(values, baseline))
@@ -94,7 +93,7 @@ st.caption(
 )
 
 st.subheader("All pairs")
-every = loaders.comparison(values, label, loaders.test_key(tests.replace(pairs="all")), baseline)
+every = ctx.comparison(values, label, tests.replace(pairs="all"))
 st.plotly_chart(plots.pvalue_heatmap(every, names, label, tests.alpha), key="pairs")
 pairs = len(names) * (len(names) - 1) // 2
 st.caption(
@@ -107,7 +106,7 @@ st.caption(
 if ctx.settings.group_by is not None:
     st.subheader(f"Per {md(ctx.settings.group_by)}")
     group_tests = tests.replace(test=test if test != "tukey" else "t")
-    by_group = loaders.comparison_by_group(values, ctx.group_of(values.index), label, loaders.test_key(group_tests), baseline)
+    by_group = ctx.comparison_by_group(values, label, group_tests)
     by_group = by_group.assign(verdict=comparisons.verdicts(by_group.fillna({"p_adjusted": 1.0}), alpha=tests.alpha))
     by_group.loc[by_group["p_value"].isna(), "verdict"] = ""
     st.dataframe(by_group.style.format({"delta": "{:+.4f}", "p_value": p_text, "p_adjusted": p_text}, na_rep=""),

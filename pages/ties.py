@@ -4,8 +4,6 @@ import streamlit as st
 
 from rankviz import export, plots
 from rankviz import settings as s
-from rankviz.analyses import ties
-from rankviz.app import loaders
 from rankviz.app.frame import open_page
 from rankviz.app.text import md
 from rankviz.app.widgets import url_option, url_selectbox
@@ -19,23 +17,18 @@ st.markdown(
     "scores) to the optimistic one (first). A wide interval means the run's number says as much about docids as "
     "about the run; a pair of runs whose intervals overlap can swap places by tie order alone."
 )
-tables = ctx.tables(ties="trec_eval")
-stats = ties.statistics_table(tables, ctx.k)
-st.dataframe(stats.style.format({c: "{:.1%}" for c in stats.columns if c.startswith("share")}), width="stretch")
-
+stats_slot = st.empty()
 c1, c2, c3 = st.columns([2, 1, 1])
 measure_name = url_selectbox(ctx, c1, "Measure", ctx.measure_names, "measure", "ties", format_func=lambda m: str(ctx.measure(m)))
 trials = url_option(ctx.url, c2, s.TIE_TRIALS, "ties", label="Random orders (0: none)")
 seed = url_option(ctx.url, c3, s.SEED, "ties", default=0, param="tie_seed")
 ctx.url.write(measure=measure_name, trials=trials or None, tie_seed=seed or None)
-measure = ctx.measure(measure_name)
-label = str(measure)
-
-evaluations = {policy: ctx.evaluation(ties=policy) for policy in ties.REPORT_POLICIES}
-means = ties.interval(evaluations, label)
-if trials:
-    drawn = ctx.evaluation(ties="random", measures=[measure], trials=int(trials), seed=int(seed))
-    means = ties.with_random(means, ties.random_means(drawn, label))
+label = str(ctx.measure(measure_name))
+report = ctx.tie_report(int(trials), int(seed))
+stats = report.statistics
+stats_slot.dataframe(stats.style.format({c: "{:.1%}" for c in stats.columns if c.startswith("share")}), width="stretch")
+section = report.sections[label]
+means = section.means
 st.dataframe(means.style.format("{:.4f}"), width="stretch")
 st.plotly_chart(plots.tie_intervals(means, label, ctx.colours), key="tie_intervals")
 st.download_button("Download values per tie policy (CSV)", export.csv(means), file_name="rankviz_ties.csv", mime="text/csv")
@@ -46,7 +39,7 @@ st.caption(
 )
 
 st.subheader("Can ties change which run is better?")
-flips = ties.order_flips(means, higher_is_better=ties.higher_is_better(evaluations, label))
+flips = section.flips
 risky = flips[flips["flips_between_policies"] | flips["can_flip"]]
 if flips.empty:
     st.info("Choose two or more runs to compare their order.")
@@ -59,8 +52,7 @@ else:
 st.subheader("Can ties change a significance verdict?")
 if len(ctx.selected) > 1:
     tests = ctx.test_settings()
-    matrices = {policy: evaluations[policy].matrix(measure) for policy in ties.REPORT_POLICIES}
-    changes = loaders.verdict_changes(matrices, label, loaders.test_key(tests), tests.baseline)
+    changes = section.verdicts
     changed = changes[changes["changes"]]
     if changed.empty:
         st.success(f"Every verdict against {md(tests.baseline)} is the same under every tie policy.")
@@ -75,7 +67,7 @@ st.subheader("Queries that move most with the tie order")
 most_tied = sorted(ctx.selected, key=lambda n: -stats.loc[n, "queries with ties"])  # the run with the most tied queries first
 run = url_selectbox(ctx, st, "Run", most_tied, "tie_run", "ties")
 ctx.url.write(tie_run=run)
-moving = ties.sensitive_queries(evaluations, label, run, limit=20)
+moving = section.queries(run, limit=20)
 if moving.empty:
     st.success(f"No query of {md(run)} changes its {md(label)} with the tie order.")
 else:

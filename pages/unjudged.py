@@ -5,7 +5,6 @@ import streamlit as st
 from rankviz import export, plots
 from rankviz import settings as s
 from rankviz.analyses.unjudged import JUDGED_WARNING
-from rankviz.app import loaders
 from rankviz.app.frame import open_page
 from rankviz.app.text import md, message
 from rankviz.app.widgets import url_option, url_selectbox
@@ -26,7 +25,7 @@ measure_name = url_selectbox(
 grade = url_option(ctx.url, c2, s.FILL, "unjudged", default=ctx.settings.rel, label="Judge them at grade")
 ctx.url.write(measure=measure_name, grade=grade)
 try:
-    report = loaders.unjudged_report(ctx, int(grade))
+    report = ctx.unjudged_report(int(grade))
 except RankvizError as exc:  # e.g. a grade above ERR's gmax: no number can be computed at that grade
     st.error(message("Unjudged documents cannot be judged {} here: {}", grade, exc))
     st.stop()

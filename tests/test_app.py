@@ -462,14 +462,14 @@ def test_loaders_key_on_content_not_on_object_ids() -> None:
     """A freed run's id can be reused by the next run; a cache keyed on it would serve the old table."""
     import gc
 
-    from rankviz.app import loaders
+    from rankviz.app import cache, compute
 
     qrels = rv.read_qrels(b"q 0 a 1\n", filename="q.txt")
     seen = []
     for score_a in (2.0, 0.5):
         data = f"q Q0 a 1 {score_a} t\nq Q0 b 2 1.0 t\n".encode()
         run = rv.read_run(data, filename="r.txt")
-        table = loaders.ranking(f"file:r.txt:{loaders.digest(data)}", "file:q.txt", "trec_eval", run, qrels)
+        table = compute.ranking(f"file:r.txt:{cache.digest(data)}", "file:q.txt", "trec_eval", run, qrels)
         seen.append((id(run), list(table.docids())))
         del run, table
         gc.collect()
@@ -586,7 +586,7 @@ def test_the_shared_cache_is_bounded_in_bytes() -> None:
     import threading
     import time
 
-    from rankviz.app.loaders import BoundedCache, nbytes
+    from rankviz.app.cache import BoundedCache, nbytes
 
     cache = BoundedCache(lambda: 10 * 2**20)
     built = []
@@ -643,26 +643,26 @@ def test_unjudged_page_shows_both_ends_and_the_documents_to_judge() -> None:
 
 @pytest.mark.slow
 def test_a_restarted_server_opens_the_collection_runs_from_the_disk_store(tmp_path, monkeypatch) -> None:
-    from rankviz.app import loaders
+    from rankviz.app import cache, inputs
 
     monkeypatch.setenv("RANKVIZ_STORE", str(tmp_path))
-    loaders.SHARED.clear()
+    cache.SHARED.clear()
     first = start("overview")
     assert not first.exception
     stored = list((tmp_path / "runs").glob("*.arrow"))
     assert len(stored) == len(open_collection(CRANFIELD).run_paths)
-    loaders.SHARED.clear()  # as after a restart: nothing in memory
+    cache.SHARED.clear()  # as after a restart: nothing in memory
 
     def refuse(*args, **kwargs):
         raise AssertionError("a stored run was parsed again")
 
-    monkeypatch.setattr(loaders, "read_run", refuse)
-    monkeypatch.setattr(loaders, "read_in_pieces", refuse)
+    monkeypatch.setattr(inputs, "read_run", refuse)
+    monkeypatch.setattr(inputs, "read_in_pieces", refuse)
     again = start("overview")
     assert not again.exception
     assert len(first.dataframe) > 0
     assert again.dataframe[0].value.equals(first.dataframe[0].value)  # the same numbers
-    loaders.SHARED.clear()
+    cache.SHARED.clear()
 
 
 # --- the meeting: state that follows the team, figures that read in any theme -----------------

@@ -347,10 +347,10 @@ def test_a_paired_test_of_one_query_is_untested_not_an_error(tmp_path, capsys) -
 def test_a_bad_size_setting_warns_and_the_default_applies(monkeypatch, variable, value) -> None:
     from test_app import shown, start
 
-    from rankviz.app import loaders
+    from rankviz.app import cache
 
     monkeypatch.setenv(variable, value)
-    assert loaders.megabytes(variable) == loaders.SIZE_SETTINGS[variable] * 2**20
+    assert cache.megabytes(variable) == cache.SIZE_SETTINGS[variable] * 2**20
     at = start("overview")
     assert not at.exception
     assert any(variable in shown(w) and "not a whole number" in shown(w) for w in at.warning)
@@ -464,7 +464,7 @@ def test_a_bad_measure_parameter_in_a_link_is_a_warning() -> None:
 
 
 def test_two_served_folders_of_one_name_are_numbered_not_shown_by_path(tmp_path) -> None:
-    from rankviz.app.frame import collection_folders
+    from rankviz.app.inputs import collection_folders
 
     first, second = _one_query_collection(tmp_path / "a" / "one"), _one_query_collection(tmp_path / "b" / "one")
     found = collection_folders([str(first), str(second)])

@@ -7,7 +7,7 @@ Built on the array tests of :mod:`rankviz.analyses.significance`; options come a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from typing import TYPE_CHECKING
@@ -146,6 +146,13 @@ def verdicts(table: pd.DataFrame, *, alpha: float = 0.05) -> list[str]:
     return [
         ("better" if delta > 0 else "worse") if p < alpha else "n.s." for delta, p in zip(table["delta"], table["p_adjusted"])
     ]
+
+
+def verdict_marks(tables: Mapping[str, pd.DataFrame], *, alpha: float = 0.05) -> pd.DataFrame:
+    """Runs x measures: each run's verdict against the baseline, from one :func:`compare_runs` table per measure."""
+    import pandas as pd
+
+    return pd.DataFrame({name: pd.Series(verdicts(table, alpha=alpha), index=table["run"]) for name, table in tables.items()})
 
 
 MIN_GROUP_QUERIES = 5

@@ -1,0 +1,199 @@
+"""The app's computations: :class:`~rankviz.study.Study` calls, cached at the app's boundary.
+
+Each result is kept under a :class:`Key`, the content keys of its inputs and its settings as text. Results
+built from files go to the shared cache (every session reuses them); results built from an upload stay
+in session-scoped caches. Under the meeting's qrels a new judgment revises the newest evaluation kept
+for the queries it judged (:class:`Lineage`) instead of computing everything again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import astuple, dataclass
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+import streamlit as st
+
+from rankviz.app.cache import SHARED, give_back, shared
+from rankviz.evaluate import Evaluation
+from rankviz.io.meeting import MeetingStore
+from rankviz.io.model import Qrels, Run
+from rankviz.settings import TestSettings
+from rankviz.study import Study, ordered
+from rankviz.tie_policy import policy
+
+if TYPE_CHECKING:
+    from rankviz.ranking import RankingTable
+
+
+@dataclass(frozen=True)
+class Key:
+    """What a result depends on, as plain text: the runs' and the qrels' content keys, the measures as
+    written canonically, the settings as text, and the key of the groups and weights in force."""
+
+    runs: tuple[str, ...]
+    qrels: str
+    measures: tuple[str, ...]
+    settings: tuple[tuple[str, str], ...]
+    grouping: str
+
+    @property
+    def shared(self) -> bool:
+        return shared(*self.runs, self.qrels)
+
+    def but(self, **changes: Any) -> Key:
+        return dataclasses.replace(self, **changes)
+
+
+def settings_text(settings) -> tuple[tuple[str, str], ...]:
+    """Settings (evaluation or test) as a cache key."""
+    return tuple(sorted(settings.to_text().items()))
+
+
+@dataclass(frozen=True)
+class Lineage:
+    """Qrels that follow a meeting's record: the qrels file (``base``) with its judgments up to ``version``."""
+
+    base: str
+    version: int
+    store: MeetingStore
+
+
+# --- ranking tables ----------------------------------------------------------------------------------
+
+
+@st.cache_resource(show_spinner="Ordering the rankings…", max_entries=64, scope="session", on_release=give_back)
+def _ranking_session(run_key: str, qrels_key: str, ties: str, _run: Run, _qrels: Qrels) -> RankingTable:
+    return ordered(_run, _qrels, ties)
+
+
+def ranking(run_key: str, qrels_key: str, ties: str, run: Run, qrels: Qrels, *,
+            regrade_from: tuple[str, Qrels] | None = None) -> RankingTable:  # fmt: skip
+    """One run's ranking table under a policy that builds its own order (the study asks for no other).
+
+    ``regrade_from``: the key and qrels of a table these qrels only re-grade (the qrels file, when the
+    meeting's judgments are in force): a new judgment then costs a re-grading, not a new ordering."""
+    if not shared(run_key, qrels_key):
+        return _ranking_session(run_key, qrels_key, ties, run, qrels)
+
+    def build() -> RankingTable:
+        like = None
+        if regrade_from is not None and regrade_from[0] != qrels_key and policy(ties).regradable:
+            like = ranking(run_key, regrade_from[0], ties, run, regrade_from[1])
+        return ordered(run, qrels, ties, like=like)
+
+    with st.spinner(f"Ordering the rankings of {run.name}…"):
+        return SHARED.get(("ranking", run_key, qrels_key, ties), build)
+
+
+def orderer(run_keys: dict[str, str], qrels_key: str, regrade_from: tuple[str, Qrels] | None) -> Callable:
+    """The study's orderer: each run's table from the cache, by its content key."""
+
+    def order(run: Run, qrels: Qrels, ties: str) -> RankingTable:
+        return ranking(run_keys[run.name], qrels_key, ties, run, qrels, regrade_from=regrade_from)
+
+    return order
+
+
+# --- evaluations -------------------------------------------------------------------------------------
+
+_NEWEST: dict[tuple, tuple[int, tuple]] = {}  # (what, lineage base) -> (version, cache key) of the newest result built
+_NEWEST_LOCK = threading.Lock()
+
+
+def _revising(key: tuple, what: tuple, lineage: Lineage | None, build: Callable[[], Evaluation],
+              revise: Callable[[Evaluation, list[str]], Evaluation | None]) -> Callable[[], Evaluation]:  # fmt: skip
+    """``build``, or with a lineage, the newest kept evaluation of ``what`` revised for the queries judged since."""
+    if lineage is None:
+        return build
+
+    def revised() -> Evaluation:
+        with _NEWEST_LOCK:
+            newest = _NEWEST.get((what, lineage.base))
+        result = None
+        if newest is not None and newest[0] < lineage.version:
+            previous = SHARED.peek(newest[1])
+            if previous is not None:
+                result = revise(previous, lineage.store.queries_judged_after(newest[0]))
+        result = build() if result is None else result
+        with _NEWEST_LOCK:
+            if newest is None or _NEWEST.get((what, lineage.base), (-1,))[0] < lineage.version:
+                _NEWEST[(what, lineage.base)] = (lineage.version, key)
+        return result
+
+    return revised
+
+
+@st.cache_resource(show_spinner="Computing the measures…", max_entries=128, scope="session", on_release=give_back)
+def _session_result(kind: str, key: tuple, _build: Callable[[], Any]) -> Any:
+    return _build()
+
+
+def evaluation(key: Key, study: Study, names: Sequence[str], *, lineage: Lineage | None = None, **options: Any) -> Evaluation:
+    """:meth:`Study.evaluation` of ``names`` (``options``: ``ties``, ``measures``, setting changes), which
+    ``key`` describes in full."""
+
+    def build() -> Evaluation:
+        return study.evaluation(names, **options)
+
+    if not key.shared:
+        return _session_result("evaluation", astuple(key), _build=build)
+    full = ("evaluation", astuple(key))
+    what = ("evaluation", key.runs, *astuple(key)[2:])
+    ties = options.get("ties")
+    return SHARED.get(full, _revising(full, what, lineage, build, lambda old, queries: study.revised(old, queries, names, ties)))
+
+
+def chance(key: Key, study: Study, names: Sequence[str], *, lineage: Lineage | None = None) -> Evaluation:
+    """:meth:`Study.chance` of ``names``: each run's values were its documents of each query in a random order."""
+
+    def build() -> Evaluation:
+        return study.chance(names)
+
+    if not key.shared:
+        return _session_result("chance", astuple(key), _build=build)
+    full = ("chance", astuple(key))
+    what = ("chance", key.runs, *astuple(key)[2:])
+    return SHARED.get(full, _revising(full, what, lineage, build, lambda old, queries: study.chance_revised(old, queries, names)))
+
+
+def overlap(key: tuple, baseline: RankingTable, run: RankingTable) -> pd.Series:
+    """Rank-biased overlap of two runs' rankings of every query (top 100, p = 0.9); ``key``: the two
+    runs' keys, the key of what decides their order, and the policy."""
+    from rankviz.analyses.query_view import rank_biased_overlap
+
+    if not shared(*key[0], key[1]):
+        return _session_result("rbo", key, _build=lambda: rank_biased_overlap(baseline, run))
+    return SHARED.get(("rbo", key), lambda: rank_biased_overlap(baseline, run))
+
+
+# --- analyses (small results, keyed on the content of their inputs) ---------------------------------
+
+
+@st.cache_data(max_entries=256, show_spinner="Testing…")
+def comparison(values: pd.DataFrame, measure: str, settings: tuple, baseline: str) -> pd.DataFrame:
+    """:func:`rankviz.analyses.comparisons.compare_runs` on a queries x runs matrix."""
+    from rankviz.analyses.comparisons import compare_runs
+
+    return compare_runs(values, TestSettings.from_text(dict(settings), baseline=baseline), measure=measure)
+
+
+@st.cache_data(max_entries=64, show_spinner="Testing each group…")
+def comparison_by_group(values: pd.DataFrame, groups: pd.Series, measure: str, settings: tuple, baseline: str) -> pd.DataFrame:
+    from rankviz.analyses.comparisons import compare_by_group
+
+    return compare_by_group(values, groups, TestSettings.from_text(dict(settings), baseline=baseline), measure=measure)
+
+
+@st.cache_resource(max_entries=32, show_spinner="Computing the report…")
+def _report(kind: str, key: tuple, details: tuple, _build: Callable[[], Any]) -> Any:
+    return _build()
+
+
+def report(kind: str, key: Key, details: tuple, build: Callable[[], Any]) -> Any:
+    """A study's report (``kind``: ties, unjudged, metrics) of the inputs ``key`` describes, with the
+    report's own parameters as ``details`` (plain values)."""
+    return _report(kind, astuple(key), details, _build=build)

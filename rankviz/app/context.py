@@ -1,0 +1,217 @@
+"""What the frame decided (:class:`Context`) and how a page gets its numbers from it.
+
+A page asks the context, the context asks its :class:`~rankviz.study.Study` through the app's caches
+(:mod:`rankviz.app.compute`): the same study the command line opens, with the app's cached ranking
+tables as its orderer.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from rankviz.app import compute
+from rankviz.app.compute import Key, settings_text
+from rankviz.app.state import UrlState
+from rankviz.evaluate import Evaluation
+from rankviz.io.collection import Collection
+from rankviz.io.groups import QueryGroups, coverage, group_of
+from rankviz.io.meeting import MeetingStore
+from rankviz.io.model import Qrels, Run
+from rankviz.measures import Measure
+from rankviz.ranking import RankingTable
+from rankviz.settings import EvalSettings, TestSettings
+from rankviz.study import Study
+from rankviz.tie_policy import policy
+
+
+@dataclass
+class Meeting:
+    """The meeting's record of the collection: where it lives, what it holds, which qrels are in force."""
+
+    path: Path
+    store: MeetingStore | None  # None until the first entry (reading never creates the file)
+    problem: str  # why the record cannot be read, else ""
+    version: tuple[int, int, int]
+    mode: str  # s.QRELS_IN_FORCE: "file" or "meeting"
+    file_qrels: Qrels
+    file_key: str
+    judgments: int = 0  # pairs the meeting judged
+    merged: Qrels | None = None  # the qrels file with the meeting's judgments in force
+    merged_key: str = ""
+    same_queries: bool = True  # the meeting judged no query the file does not: every order is the file's
+    left_out: list[str] = field(default_factory=list)  # entries of the record no qrels file can hold
+
+    def in_force(self) -> str:
+        name = Path(self.file_qrels.source).name
+        if self.mode == "meeting":
+            return f"qrels: {name} with the meeting's {self.judgments:,} judgments in force (latest wins)"
+        extra = f" (the meeting's {self.judgments:,} judgments not applied)" if self.judgments else ""
+        return f"qrels: {name}{extra}"
+
+    def writable(self) -> MeetingStore:
+        """The store to record in, created at the first entry (a MeetingError says why it cannot be)."""
+        return self.store or MeetingStore(self.path)
+
+
+@dataclass
+class Context:
+    """What the frame decided: data, runs, measures, settings in force; and how to get values."""
+
+    collection: Collection
+    qrels: Qrels
+    qrels_key: str
+    runs: dict[str, Run]
+    run_keys: dict[str, str]
+    selected: list[str]
+    measure_names: list[str]  # as written in the frame ("MRR@K", "nDCG@10"): stable when K or rel change
+    measures: list[Measure]
+    settings: EvalSettings
+    k: int
+    url: UrlState
+    groups: QueryGroups | None = None
+    weights: dict[str, float] | None = None
+    queries: dict[str, str] = field(default_factory=dict)
+    grouping: str = ""  # the key of the groups and weights in force
+    colours: dict[str, str] = field(default_factory=dict)  # one colour per run, the same on every page
+    present: bool = False  # projector mode
+    meeting: Meeting | None = None  # the meeting's record (None: uploaded qrels are in force)
+
+    @property
+    def collection_name(self) -> str:
+        return self.collection.config.name
+
+    def measure(self, name: str) -> Measure:
+        """The frame's measure written ``name`` (one of :attr:`measure_names`)."""
+        return self.measures[self.measure_names.index(name)]
+
+    def study(self, names: list[str] | None = None, measures: list[Measure] | None = None) -> Study:
+        """The selected runs (or ``names``) as a study, ordered by the app's cache of ranking tables."""
+        meeting = self.meeting
+        base = (meeting.file_key, meeting.file_qrels) if meeting is not None else None  # the meeting's qrels re-grade it
+        chosen = names or self.selected
+        order = compute.orderer(self.run_keys, self.qrels_key, base)
+        return Study(self.qrels, {n: self.runs[n] for n in chosen}, tuple(measures or self.measures), self.settings,
+                     self.collection, self.groups, self.weights, orderer=order)  # fmt: skip
+
+    def key(self, names: list[str] | None = None, measures: list[Measure] | None = None, settings: Any = None) -> Key:
+        """The cache key of a result about these runs, measures and settings (the frame's by default)."""
+        runs = tuple(self.run_keys[n] for n in (names or self.selected))
+        return Key(runs, self.qrels_key, tuple(map(str, measures or self.measures)), settings_text(settings or self.settings),
+                   self.grouping)  # fmt: skip
+
+    def tables(self, names: list[str] | None = None, ties: str | None = None) -> dict[str, RankingTable]:
+        return self.study(names).tables(ties=ties)
+
+    def evaluation(self, names: list[str] | None = None, ties: str | None = None, measures: list[Measure] | None = None,
+                   **changes) -> Evaluation:  # fmt: skip
+        """The selected runs (or ``names``) under the frame's settings (``ties`` and ``changes`` replaced)."""
+        names = names or self.selected
+        settings = self.settings.replace(**({"ties": ties} if ties else {}), **changes)
+        return compute.evaluation(self.key(names, measures, settings), self.study(names, measures), names,
+                                  lineage=self.lineage(), ties=ties, **changes)  # fmt: skip
+
+    def chance(self, names: list[str] | None = None) -> Evaluation:
+        """The chance level of the selected runs (or ``names``): each run's value were its retrieved
+        documents of each query in a random order, exactly (see :meth:`rankviz.study.Study.chance`)."""
+        names = names or self.selected
+        key = self.key(names, settings=self.settings.replace(ties="expected"))
+        return compute.chance(key, self.study(names), names, lineage=self.lineage())
+
+    def matrix(self, measure: Measure, names: list[str] | None = None, ties: str | None = None, *,
+               complete: bool = True) -> pd.DataFrame:  # fmt: skip
+        return self.evaluation(names, ties).matrix(measure, complete=complete)
+
+    def order_key(self, ties: str) -> str:
+        """The key of what decides the rankings' order under ``ties`` (not their grades): the qrels
+        file's while the meeting's judgments only re-grade its queries and the policy breaks ties
+        without grades, so results about order alone (rank-biased overlap) are not computed again
+        for every judgment."""
+        meeting = self.meeting
+        regraded = policy(ties).regradable
+        if meeting is not None and self.qrels_key == meeting.merged_key and meeting.same_queries and regraded:
+            return meeting.file_key
+        return self.qrels_key
+
+    def overlap(self, baseline: str, run: str) -> pd.Series:
+        """Rank-biased overlap of two runs' rankings of every query under the frame's policy."""
+        ties = self.settings.ties
+        tables = self.tables([baseline, run], ties)
+        key = ((self.run_keys[baseline], self.run_keys[run]), self.order_key(ties), ties)
+        return compute.overlap(key, tables[baseline], tables[run])
+
+    def lineage(self) -> compute.Lineage | None:
+        """When the meeting's qrels are in force: the record they follow (a new judgment then revises
+        the newest results for the queries it judged instead of computing them all again)."""
+        meeting = self.meeting
+        if meeting is None or meeting.store is None or meeting.merged is None or self.qrels_key != meeting.merged_key:
+            return None
+        return compute.Lineage(f"{meeting.file_key}+meeting:{meeting.path}", meeting.version[0], meeting.store)
+
+    def group_of(self, qids) -> pd.Series | None:
+        """Each query's group under the frame's "group by" (None without grouping)."""
+        return None if self.settings.group_by is None else group_of(self.groups, self.settings.group_by, qids)
+
+    def coverage_messages(self) -> list[str]:
+        if self.settings.group_by is None or self.groups is None:
+            return []
+        return coverage(self.groups.frame.index, self.qrels.query_ids).messages(self.groups.source)
+
+    def test_settings(self) -> TestSettings:
+        """The significance test in force: shared by the Overview marks, the Ties verdicts and the Significance page."""
+        baseline = self.url.choice("baseline", self.selected, self.selected[0])
+        defaults = {"seed": 0}  # the app's resampling is reproducible: seed 0 unless the URL says otherwise
+        values = {name: self.url.option(option, defaults.get(name)) for name, option in TestSettings.OPTIONS.items()}
+        return TestSettings(**values, baseline=baseline)
+
+    def conventions(self) -> list[str]:
+        return [*self.settings.conventions(), *([self.meeting.in_force()] if self.meeting else [])]
+
+    def with_qrels(self, mode: str) -> Context:
+        """This context with the qrels file (``file``) or the meeting's qrels (``meeting``) in force,
+        to show what the meeting's judgments change."""
+        meeting = self.meeting
+        if meeting is None or meeting.merged is None:
+            return self
+        if mode == "file":
+            return dataclasses.replace(self, qrels=meeting.file_qrels, qrels_key=meeting.file_key)
+        return dataclasses.replace(self, qrels=meeting.merged, qrels_key=meeting.merged_key)
+
+    def thinly_judged(self) -> dict[str, float]:
+        """The selected runs whose top K the qrels judge less than the warning share, with that share."""
+        return self.study().thinly_judged(self.k)
+
+    def comparison(self, values: pd.DataFrame, measure: str, tests: TestSettings) -> pd.DataFrame:
+        """Every run of ``values`` (queries x runs) against the test's baseline, cached on the values."""
+        return compute.comparison(values, measure, settings_text(tests), tests.baseline)
+
+    def comparison_by_group(self, values: pd.DataFrame, measure: str, tests: TestSettings) -> pd.DataFrame:
+        """The comparison within each group of the frame's "group by"."""
+        return compute.comparison_by_group(values, self.group_of(values.index), measure, settings_text(tests), tests.baseline)
+
+    # --- reports ---------------------------------------------------------------------------------
+
+    def tie_report(self, trials: int, seed: int):
+        """The Ties report of the selected runs: every run under every deterministic policy, ``trials``
+        random orders drawn with ``seed``, verdicts under the test in force."""
+        tests = self.test_settings()
+        details = (self.k, trials, seed, settings_text(tests), tests.baseline)
+        return compute.report("ties", self.key(), details,
+                              lambda: self.study().tie_report(tests, cutoff=self.k, trials=trials, rng=seed))  # fmt: skip
+
+    def unjudged_report(self, grade: int):
+        """The Unjudged documents report of the selected runs and measures at the frame's K."""
+        tests = self.test_settings()
+        details = (self.k, grade, settings_text(tests), tests.baseline)
+        return compute.report("unjudged", self.key(), details, lambda: self.study().unjudged_report(tests, k=self.k, grade=grade))
+
+    def metric_report(self, test: str):
+        """The Metric choice evidence of the selected runs and measures, and of every measure some answer
+        about the task would recommend, so a changed answer needs no new computation (seeded: the page
+        is reproducible)."""
+        build = lambda: self.study().metric_report(k=self.k, test=test, rng=0, every_candidate=True)  # noqa: E731
+        return compute.report("metrics", self.key(), (self.k, test), build)

@@ -1,0 +1,205 @@
+"""What the app serves, read: collection folders, their qrels and runs, the meeting's record, uploads.
+
+Large runs are read under a progress bar, from the disk store when it holds them. An upload is parsed
+once per session (a failure too, remembered as its message) and may not decompress to more than
+``RANKVIZ_MAX_UPLOAD_MB`` (1024).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+import streamlit as st
+
+from rankviz.app.cache import MB, SHARED, digest, give_back, max_upload_bytes, store
+from rankviz.app.pages import ROOT
+from rankviz.app.text import md, message
+from rankviz.errors import RankvizError
+from rankviz.io.blocks import read_in_pieces
+from rankviz.io.collection import Collection, open_collection
+from rankviz.io.meeting import STORE_NAME, MeetingError, MeetingStore, merged_qrels
+from rankviz.io.model import Qrels, Run
+from rankviz.io.readers import read_qrels, read_run, run_name_from_path
+from rankviz.io.sources import decompressed, is_gzip
+
+SAMPLE_DATA = ROOT / "sample_data"
+PROGRESS_ABOVE = 128 * MB
+
+
+def collection_folders(extra: list[str]) -> dict[str, Path]:
+    """Sample collections plus folders given with --data, by display key."""
+    found = {p.name: p for p in sorted(SAMPLE_DATA.iterdir()) if (p / "runs").is_dir()} if SAMPLE_DATA.is_dir() else {}
+    for folder in extra:
+        path = Path(folder).expanduser().resolve()
+        name, n = path.name, 1
+        while name in found and found[name] != path:  # two folders of one name: numbered, never the server's path
+            n += 1
+            name = f"{path.name} ({n})"
+        found[name] = path
+    return found
+
+
+def _app_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--data", action="append", default=[])
+    parser.add_argument("--notes", default=None)
+    known, _ = parser.parse_known_args(sys.argv[1:])
+    return known
+
+
+def data_dirs() -> list[str]:
+    return _app_args().data
+
+
+def notes_path(folder: Path) -> Path:
+    """Where a collection's meeting record lives: ``--notes PATH`` (or ``RANKVIZ_NOTES``): a ``.sqlite``
+    file for every collection served, or a folder with one ``<collection folder>.sqlite`` each;
+    by default ``rankviz-notes.sqlite`` in the collection folder."""
+    given = _app_args().notes or os.environ.get("RANKVIZ_NOTES")
+    if not given:
+        return folder / STORE_NAME
+    path = Path(given).expanduser()
+    return path if path.suffix == ".sqlite" else path / f"{folder.name}.sqlite"
+
+
+def served_text(text: str, folder: Path) -> str:
+    """A message about a served collection with the server's paths to it shortened to the folder's
+    name: a visitor learns which file is wrong, not where the server keeps it."""
+    for prefix in sorted({str(folder.resolve()), str(folder.absolute()), str(folder)}, key=len, reverse=True):
+        text = text.replace(prefix, folder.name)
+    return text
+
+
+def collection(path: str, stamp: tuple) -> Collection:
+    return SHARED.get(("collection", path, stamp), lambda: open_collection(path, confined=True))
+
+
+def qrels_file(key: str, path: str) -> Qrels:
+    with st.spinner("Reading the judgments…"):
+        return SHARED.get(("qrels", key), lambda: read_qrels(path))
+
+
+def meeting(path: Path) -> tuple[MeetingStore | None, str]:
+    """The meeting's record at ``path`` if it exists (reading never creates it), else why not."""
+    try:
+        if not path.exists():
+            return None, ""
+        return MeetingStore(path, create=False), ""
+    except MeetingError as exc:
+        return None, str(exc).replace(str(path), path.name)  # the server's paths are not the visitors' business
+    except OSError as exc:  # a name too long, a folder not readable: the record cannot be reached
+        return None, f"the record's path cannot be used ({exc.strerror or exc})"
+
+
+def meeting_qrels(qrels_key: str, qrels: Qrels, store: MeetingStore, version: int) -> tuple[Qrels, int, bool, list[str]]:
+    """The qrels with the meeting's judgments in force, how many pairs the meeting judged, whether
+    they judge the same queries as the file (then every ranking keeps its order), and the entries
+    left out as unreadable; rebuilt when a judgment is added (``version``)."""
+
+    def build() -> tuple[Qrels, int, bool, list[str]]:
+        grades, left_out = store.latest_checked()
+        merged = merged_qrels(qrels, grades)
+        return merged, len(grades), set(merged.query_ids) == set(qrels.query_ids), left_out
+
+    return SHARED.get(("meeting qrels", qrels_key, str(store.path), version), build)
+
+
+def run_file(key: str, path: str, name: str) -> Run:
+    """A collection's run: from memory, else from the disk store, else read (with a progress bar)."""
+    return SHARED.get(("run", key, name), lambda: _stored_or_read(path, name))
+
+
+def _stored_or_read(path: str, name: str) -> Run:
+    disk = store()
+    if disk is None:
+        return _read_with_progress(path, name)
+    with st.spinner(f"Opening the run {name}…"):
+        return disk.get(path, name, lambda: _read_with_progress(path, name))
+
+
+def _read_with_progress(source: str | bytes, name: str, filename: str | None = None) -> Run:
+    """A run read piece by piece under a progress bar when it is large (TREC files; others whole)."""
+    size = len(source) if isinstance(source, bytes) else os.path.getsize(source)
+    label = filename or str(source)
+    if size < PROGRESS_ABOVE or label.lower().endswith((".csv", ".tsv", ".parquet")):
+        with st.spinner(f"Reading the run {name}…"):
+            return read_run(source, name=name, filename=filename)
+    bar = st.progress(0.0, text=f"Reading the run {name}…")
+    done = [0]
+    compressed = is_gzip(source)
+
+    def advance(count: int) -> None:
+        done[0] += count
+        if not compressed:  # a gzip file's content size is known only at its end
+            bar.progress(min(done[0] / size, 1.0), text=f"Reading the run {name}… {done[0] / MB:,.0f} of {size / MB:,.0f} MB")
+        else:
+            bar.progress(0.5, text=f"Reading the run {name}… {done[0] / MB:,.0f} MB")
+
+    try:
+        return read_in_pieces(source, name=name, filename=filename, progress=advance)
+    finally:
+        bar.empty()
+
+
+def upload(key: str, data: bytes, filename: str, kind: str) -> Run | Qrels:
+    """An uploaded run or qrels file, parsed once per session (a failure too, remembered as its message)."""
+    failures = st.session_state.setdefault("rankviz.upload_failures", {})
+    if key in failures:
+        raise RankvizError(failures[key])
+    try:
+        return _upload(key, data, filename, kind)
+    except RankvizError as exc:
+        failures[key] = str(exc)
+        raise
+
+
+@st.cache_resource(show_spinner=False, max_entries=16, scope="session", on_release=give_back)
+def _upload(key: str, _data: bytes, filename: str, kind: str) -> Run | Qrels:
+    content = decompressed(_data, filename, limit=max_upload_bytes())
+    if kind == "run":
+        return _read_with_progress(content, run_name_from_path(filename), filename)
+    with st.spinner("Reading the judgments…"):
+        return read_qrels(content, filename=filename)
+
+
+UPLOADS_SEEN = "rankviz.uploads_seen"
+
+
+def uploads() -> tuple[list[tuple[str, Run]], tuple[str, Qrels] | None, list[str], list[tuple[str, str]]]:
+    """The session's uploads: (key, run) pairs, the qrels if any, the runs uploaded in this rerun,
+    and the messages (kind, escaped text) about them, which the page shows at its top."""
+    with st.sidebar.expander("Add your own runs and qrels"):
+        st.caption("TREC run or qrels files, .gz, CSV, TSV or Parquet. Uploaded runs join the runs of the collection. "
+                   "They live in this browser session only: a link you share does not carry them.")  # fmt: skip
+        run_files = st.file_uploader("Runs", accept_multiple_files=True, key="upload_runs")
+        qrels_file = st.file_uploader("Qrels (replace the collection's)", key="upload_qrels")
+    seen = st.session_state.setdefault(UPLOADS_SEEN, set())
+    runs, qrels, fresh, notes = [], None, [], []
+    for upload in run_files or []:
+        data = upload.getvalue()
+        key = f"upload:{digest(data)}"
+        try:
+            run = upload(key, data, upload.name, "run")
+        except RankvizError as exc:
+            notes.append(("error", "Run not loaded: " + md(exc)))
+            continue
+        runs.append((key, run))
+        if key not in seen:
+            seen.add(key)
+            fresh.append(key)
+            notes.append(("success", message("Added the run {} from {}: {} queries, {} lines; it is selected.", run.name,
+                                             upload.name, f"{len(run.query_ids):,}", f"{len(run):,}")))  # fmt: skip
+    if qrels_file is not None:
+        data = qrels_file.getvalue()
+        key = f"upload:{digest(data)}"
+        try:
+            qrels = (key, upload(key, data, qrels_file.name, "qrels"))
+            if key not in seen:
+                seen.add(key)
+                notes.append(("success", message("Using the judgments of {} instead of the collection's.", qrels_file.name)))
+        except RankvizError as exc:
+            notes.append(("error", "Qrels not loaded: " + md(exc)))
+    return runs, qrels, fresh, notes
