@@ -3,9 +3,9 @@
 import streamlit as st
 
 from rankviz import export, plots
-from rankviz import settings as s
 from rankviz.analyses import deltas, query_view
 from rankviz.app import meeting
+from rankviz.app import options as app_options
 from rankviz.app.frame import open_page
 from rankviz.app.text import highlighted_html, md, message
 from rankviz.app.widgets import grade_style, url_option, url_selectbox, widget_key
@@ -46,8 +46,8 @@ overlap = ctx.overlap(baseline, run)
 qids = list(frame.index)
 
 st.subheader("Discussion queue")
-per_reason = url_option(ctx.url, st.columns([1, 3])[0], s.QUEUE, "deltas")
-ctx.url.write(queue=per_reason if per_reason != s.QUEUE.default else None)
+per_reason = url_option(ctx.url, st.columns([1, 3])[0], app_options.QUEUE, "deltas")
+ctx.url.write(queue=per_reason if per_reason != app_options.QUEUE.default else None)
 queue = query_view.discussion_queue(frame, overlap, per_reason=int(per_reason))
 queue_ids = list(queue.index)
 queue_table = queue.assign(query=[ctx.queries.get(q, "") for q in queue.index])
@@ -112,8 +112,8 @@ query = left.selectbox(
     format_func=lambda q: f"{q}: {ctx.queries.get(q, '')[:80]}  ({frame.loc[q, 'delta']:+.3f})",
     key=query_key,
 )
-depth = url_option(ctx.url, right, s.DEPTH, "deltas", horizontal=True)
-ctx.url.write(query=query, depth=depth if depth != s.DEPTH.default else None)
+depth = url_option(ctx.url, right, app_options.DEPTH, "deltas", horizontal=True)
+ctx.url.write(query=query, depth=depth if depth != app_options.DEPTH.default else None)
 text = ctx.queries.get(query, "")
 values = (f"{frame.loc[query, 'baseline']:.4f}", f"{frame.loc[query, 'run']:.4f}", f"{frame.loc[query, 'delta']:+.4f}")
 st.markdown(
@@ -156,7 +156,7 @@ st.caption(
 docids = list(view["docid"])
 doc_rows = picked_doc.selection.rows if picked_doc else []
 document = docids[doc_rows[0]] if doc_rows else (ctx.url.raw("doc") if ctx.url.raw("doc") in docids else None)
-show_all = url_option(ctx.url, st, s.TEXTS, "deltas")
+show_all = url_option(ctx.url, st, app_options.TEXTS, "deltas")
 ctx.url.write(texts="1" if show_all else None, doc=document)
 if ctx.collection.docs is None:
     st.info(md(ctx.collection.config.documents or "This collection has no document texts (docs.jsonl.gz in its folder)."))

@@ -4,8 +4,8 @@ import pandas as pd
 import streamlit as st
 
 from rankviz import export, plots
-from rankviz import settings as s
 from rankviz.analyses import deltas
+from rankviz.app import options as app_options
 from rankviz.app.frame import open_page
 from rankviz.app.widgets import url_option
 
@@ -15,8 +15,8 @@ tables = ctx.tables()
 rel = ctx.settings.rel
 depth = max(int(t.pos.max()) + 1 if t.n_rows else 1 for t in tables.values())
 left, right = st.columns(2)
-log_x = url_option(ctx.url, left, s.LOG_BINS, "histograms")
-facet = url_option(ctx.url, right, s.FACET, "histograms")
+log_x = url_option(ctx.url, left, app_options.LOG_BINS, "histograms")
+facet = url_option(ctx.url, right, app_options.FACET, "histograms")
 ctx.url.write(log=None if log_x else "0", facet="1" if facet else None)
 first = {name: deltas.first_relevant_rank(t, rel) for name, t in tables.items()}
 colours = ctx.colours

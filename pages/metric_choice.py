@@ -4,6 +4,7 @@ import streamlit as st
 
 from rankviz import plots
 from rankviz.analyses import metric_choice
+from rankviz.analyses import task as task_advice
 from rankviz.app.frame import open_page
 from rankviz.app.text import md
 from rankviz.app.widgets import url_selectbox
@@ -14,7 +15,7 @@ if len(ctx.selected) < 2:
     st.info("Choose two or more runs in the sidebar: the evidence compares how measures order runs.")
     st.stop()
 tables = ctx.tables(ties="trec_eval")
-inferred = metric_choice.infer_task(tables, rel=ctx.settings.rel, top_k=ctx.k)
+inferred = task_advice.infer_task(tables, rel=ctx.settings.rel, top_k=ctx.k)
 yes_no = ["yes", "no"]
 questions = {  # URL key: (question, default, where the default comes from)
     "one_answer": ("One correct answer per query?", inferred.single_answer, "guessed from the qrels"),
@@ -34,7 +35,7 @@ guessed = [f"{questions[key][0].rstrip('?').lower()}: {questions[key][2]}" for k
 st.caption(md(f"Unanswered, so far: {'; '.join(guessed)}. The qrels: {inferred.source.removeprefix('guessed from the qrels: ')}.")
            if guessed else "Every answer is yours.")  # fmt: skip
 yes = {key: value == "yes" for key, value in answers.items()}
-task = metric_choice.Task(yes["one_answer"], ctx.k if yes["top_only"] else None, yes["graded"], yes["stops"])
+task = task_advice.Task(yes["one_answer"], ctx.k if yes["top_only"] else None, yes["graded"], yes["stops"])
 
 power_tests = ["tukey", "bootstrap"]
 power_test = ctx.url.choice("power_test", power_tests, "tukey")

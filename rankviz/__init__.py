@@ -10,7 +10,8 @@ from importlib.metadata import PackageNotFoundError, version
 
 from rankviz.engines import RunSource, evaluate_sources
 from rankviz.errors import CollectionError, FormatError, MeasureError, OptionError, RankvizError
-from rankviz.evaluate import Evaluation, evaluate, evaluate_tables
+from rankviz.evaluate import evaluate, evaluate_tables
+from rankviz.evaluation import Evaluation
 from rankviz.io.collection import Collection, open_collection
 from rankviz.io.frames import as_qrels, as_run, qrels_from_dict, qrels_from_frame, run_from_dict, run_from_frame
 from rankviz.io.groups import QueryGroups, read_groups, read_weights

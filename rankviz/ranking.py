@@ -22,11 +22,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from rankviz import sorting
 from rankviz._arrow import from_numpy, hashed, paired_keys, string_keys, take, to_numpy
 from rankviz.errors import OptionError
 from rankviz.io.model import Qrels, Run
 from rankviz.settings import TIES
-from rankviz.tie_policy import TiePolicy, policy
+from rankviz.tie_policy import policy
 
 TIE_POLICIES = TIES.choices
 
@@ -68,8 +69,8 @@ class RankingTable:
         the whole table (what re-evaluating a few re-judged queries relies on)."""
         wanted = set(qids)
         segments = np.flatnonzero(np.fromiter((q in wanted for q in self.qids), dtype=bool, count=len(self.qids)))
-        rows, offsets, row_query = _segment_rows(self.offsets, segments)
-        judged, ideal_offsets, ideal_query = _segment_rows(self.ideal_offsets, segments)
+        rows, offsets, row_query = sorting.segment_rows(self.offsets, segments)
+        judged, ideal_offsets, ideal_query = sorting.segment_rows(self.ideal_offsets, segments)
         tie_group = np.unique(self.tie_group[rows], return_inverse=True)[1].astype(np.int32)  # groups keep their order
         return RankingTable(run_name=self.run_name, ties=self.ties, qids=self.qids[segments], in_run=self.in_run[segments],
                             offsets=offsets, row_query=row_query.astype(np.int32), pos=self.pos[rows], grade=self.grade[rows],
@@ -178,7 +179,7 @@ class RankingTable:
     def reordered_by_grade(self) -> RankingTable:
         """An optimistic or pessimistic table ordered again inside each tie group by its grades (after
         they changed): rows move, positions and groups stay."""
-        key = from_numpy(_best_first_key(self.grade, self.judged))
+        key = from_numpy(sorting.best_first_key(self.grade, self.judged))
         docids = take(self.run_docids, self.run_rows).cast(pa.binary())
         columns = pa.table({"group": from_numpy(self.tie_group), "key": key, "docid": docids})
         direction = "descending" if policy(self.ties).by_grade == "best" else "ascending"
@@ -308,21 +309,21 @@ def rank(run: Run, qrels: Qrels, *, ties: str = "trec_eval", rng: np.random.Gene
         qcode, score = run.qid_codes[rows], run.score[rows]
     # the grade lookup and the ordering are independent passes over millions of rows: side by side
     with ThreadPoolExecutor(max_workers=1) as pool:
-        looking_up = pool.submit(_lookup_grades, run, qrels, run_query_to_judged, rows, index_of)
+        looking_up = pool.submit(sorting.lookup_grades, run, qrels, run_query_to_judged, rows, index_of)
         if rule.by_rank_column:
-            order = _Order(full=np.lexsort((run.rank[rows], qcode)))  # lexsort is stable: then file order
-            by_score = _primary_order(qcode, score)
-            groups_by_score = np.cumsum(_group_starts(by_score.apply(qcode), by_score.apply(score))) - 1
+            order = sorting.Order(full=np.lexsort((run.rank[rows], qcode)))  # lexsort is stable: then file order
+            by_score = sorting.primary_order(qcode, score)
+            groups_by_score = np.cumsum(sorting.group_starts(by_score.apply(qcode), by_score.apply(score))) - 1
             group_of_row = np.empty(len(rows), dtype=np.int64)
             group_of_row[by_score.apply(np.arange(len(rows)))] = groups_by_score
-            tie_group = _renumber(order.apply(group_of_row)).astype(np.int32)
+            tie_group = sorting.renumber(order.apply(group_of_row)).astype(np.int32)
         else:
-            order = _primary_order(qcode, score)
-            tie_start = _group_starts(order.apply(qcode), order.apply(score))
+            order = sorting.primary_order(qcode, score)
+            tie_start = sorting.group_starts(order.apply(qcode), order.apply(score))
             tie_group = np.cumsum(tie_start, dtype=np.int32)
             tie_group -= 1
-            by_grade = _best_first_key(*looking_up.result()) if rule.by_grade else None
-            order = _break_ties(order, tie_start, tie_group, run.docids, rows, by_grade, rule)
+            by_grade = sorting.best_first_key(*looking_up.result()) if rule.by_grade else None
+            order = sorting.break_ties(order, tie_start, tie_group, run.docids, rows, by_grade, rule)
         grade, judged = looking_up.result()
 
     qcode_sorted = order.apply_tied(qcode)
@@ -339,7 +340,7 @@ def rank(run: Run, qrels: Qrels, *, ties: str = "trec_eval", rng: np.random.Gene
     pos = np.arange(len(rows), dtype=np.int32)
     pos -= offsets[:-1].astype(np.int32)[row_query]
 
-    ideal_offsets, ideal_grades, ideal_query, ideal_pos = _ideal(qrels, index_of, seg_order)
+    ideal_offsets, ideal_grades, ideal_query, ideal_pos = sorting.ideal(qrels, index_of, seg_order)
     return RankingTable(
         run_name=run.name,
         ties=ties,
@@ -362,14 +363,6 @@ def rank(run: Run, qrels: Qrels, *, ties: str = "trec_eval", rng: np.random.Gene
     )
 
 
-def _segment_rows(offsets: np.ndarray, segments: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The rows of some CSR segments: their indices, the new offsets, each row's new segment."""
-    counts = np.diff(offsets)[segments]
-    new_offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
-    rows = np.arange(new_offsets[-1], dtype=np.int64) + np.repeat(offsets[segments] - new_offsets[:-1], counts)
-    return rows, new_offsets, np.repeat(np.arange(len(segments), dtype=np.int64), counts)
-
-
 def regrade(table: RankingTable, run: Run, qrels: Qrels) -> RankingTable:
     """``table`` (ranked from ``run``) with the grades of other ``qrels``, without ordering again.
 
@@ -386,179 +379,10 @@ def regrade(table: RankingTable, run: Run, qrels: Qrels) -> RankingTable:
     rows = np.flatnonzero(run_query_to_judged[run.qid_codes] >= 0).astype(np.int32)
     if len(rows) == len(run):
         rows = np.arange(len(run), dtype=np.int32)
-    row_grade, row_judged = _lookup_grades(run, qrels, run_query_to_judged, rows, index_of)
+    row_grade, row_judged = sorting.lookup_grades(run, qrels, run_query_to_judged, rows, index_of)
     grade, judged = np.zeros(len(run), dtype=np.int32), np.zeros(len(run), dtype=bool)
     grade[rows], judged[rows] = row_grade, row_judged
     seg_order = np.array([index_of[q] for q in table.qids], dtype=np.int64)
-    ideal_offsets, ideal_grades, ideal_query, ideal_pos = _ideal(qrels, index_of, seg_order)
+    ideal_offsets, ideal_grades, ideal_query, ideal_pos = sorting.ideal(qrels, index_of, seg_order)
     return replace(table, grade=grade[table.run_rows], judged=judged[table.run_rows], ideal_offsets=ideal_offsets,
                    ideal_grades=ideal_grades, ideal_query=ideal_query, ideal_pos=ideal_pos, _cache={})  # fmt: skip
-
-
-@dataclass(frozen=True)
-class _Order:
-    """A reordering of rows: ``full`` indices, or none at all, or only ``moved`` positions taking ``source`` rows.
-
-    Runs mostly arrive in score order, so most rankings need no gather of their millions of rows.
-    """
-
-    full: np.ndarray | None = None
-    moved: np.ndarray | None = None
-    source: np.ndarray | None = None
-
-    def apply_tied(self, values: np.ndarray) -> np.ndarray:
-        """``apply`` for values equal across each group of tied rows (query, score): ``moved``
-        only reorders rows inside those groups, so it leaves such values as they are."""
-        return values if self.full is None else values[self.full]
-
-    def apply(self, values: np.ndarray) -> np.ndarray:
-        if self.full is not None:
-            return values[self.full]
-        if self.moved is None:
-            return values
-        out = values.copy()
-        out[self.moved] = values[self.source]
-        return out
-
-
-def _lookup_grades(run: Run, qrels: Qrels, run_query_to_judged, rows, index_of) -> tuple[np.ndarray, np.ndarray]:
-    """Grade of each run row from the qrels (0 and judged=False where the pair is unjudged)."""
-    candidates, row_doc = _judged_docids(run, qrels, rows)  # rows whose docid is judged for some query
-    qrels_query = np.array([index_of[q] for q in qrels.query_ids], dtype=np.int64)[qrels.qid_codes]
-    width = max(len(qrels.doc_ids), 1)
-    judged_keys = qrels_query * width + qrels.doc_codes
-    key_order = np.argsort(judged_keys, kind="stable")
-    judged_keys = judged_keys[key_order]
-    row_keys = run_query_to_judged[run.qid_codes[rows[candidates]]] * width + row_doc
-    at = np.minimum(np.searchsorted(judged_keys, row_keys), len(judged_keys) - 1)
-    match = judged_keys[at] == row_keys
-    judged = np.zeros(len(rows), dtype=bool)
-    grade = np.zeros(len(rows), dtype=np.int32)
-    judged[candidates[match]] = True
-    grade[candidates[match]] = qrels.grade[key_order][at[match]]
-    return grade, judged
-
-
-def _judged_docids(run: Run, qrels: Qrels, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The positions in ``rows`` whose docid the qrels judge (for any query), and its index in ``qrels.doc_ids``.
-
-    Probes the run's docids into the (small) qrels vocabulary, never the other way round: the
-    docids' integer keys first narrow millions of rows to the few that can match, whose strings
-    then decide ("01" and "1" share a number; keys may collide).
-    """
-    keys = run.docid_keys
-    candidates = keys.rows_among(keys.like(qrels.doc_ids), None if len(rows) == len(run) else rows)
-    row_doc = to_numpy(pc.index_in(take(run.docids, rows[candidates]), value_set=qrels.doc_ids), fill=-1)
-    exact = row_doc >= 0
-    return candidates[exact], row_doc[exact]
-
-
-def _primary_order(qcode: np.ndarray, score: np.ndarray) -> _Order:
-    """Rows grouped by query (run order of queries), score descending; stable."""
-    n = len(qcode)
-    if n == 0:
-        return _Order()
-    same_query = qcode[1:] == qcode[:-1]
-    grouped = bool(np.all(qcode[1:] >= qcode[:-1]))
-    if grouped and bool(np.all(~same_query | (score[1:] <= score[:-1]))):
-        return _Order()
-    if grouped:
-        within = _sorted_within_queries(qcode, -score)
-        if within is not None:
-            return _Order(full=within)
-    return _Order(full=np.lexsort((-score, qcode)))
-
-
-def _sorted_within_queries(qcode: np.ndarray, key: np.ndarray) -> np.ndarray | None:
-    """Stable ascending order of ``key`` inside each query of a run grouped by query: one short sort
-    per query, as rows of a padded matrix (three times faster than one long lexsort); None when
-    the padding would more than double the rows."""
-    n = len(qcode)
-    starts = np.flatnonzero(np.r_[True, qcode[1:] != qcode[:-1]])
-    lengths = np.diff(np.r_[starts, n])
-    width = int(lengths.max())
-    if len(starts) * width > 2 * n:
-        return None
-    if len(starts) * width == n:  # every query equally deep: a reshape
-        order = np.argsort(key.reshape(len(starts), width), axis=1, kind="stable")
-        order += starts[:, None]  # column -> row of the run
-        return order.ravel()
-    slots = np.arange(n) + np.repeat(np.arange(len(starts)) * width - starts, lengths)  # row-major place in the matrix
-    matrix = np.full(len(starts) * width, np.inf)  # pads sort last
-    matrix[slots] = key
-    order = np.argsort(matrix.reshape(len(starts), width), axis=1, kind="stable") + starts[:, None]
-    return order.ravel()[(np.arange(width) < lengths[:, None]).ravel()]  # the pads, last in each query, out
-
-
-def _group_starts(qcode_sorted: np.ndarray, score_sorted: np.ndarray) -> np.ndarray:
-    """True where a new (query, score) group begins in an ordering."""
-    if len(qcode_sorted) == 0:
-        return np.zeros(0, bool)
-    same = (qcode_sorted[1:] == qcode_sorted[:-1]) & (score_sorted[1:] == score_sorted[:-1])
-    return np.r_[True, ~same]
-
-
-def _best_first_key(grade: np.ndarray, judged: np.ndarray) -> np.ndarray:
-    """The key optimistic sorts tied documents by, descending (pessimistic ascending): the gain
-    (grades below 0 gain nothing), then judged before unjudged. Every measure is monotone in it: a
-    gain measure is highest with the higher gains first, Judged@K with the judged documents first,
-    RBP's residual lowest with them first; so the two orders bound every order's value."""
-    return np.maximum(grade, 0).astype(np.int64) * 2 + judged
-
-
-def _break_ties(
-    order: _Order,
-    starts: np.ndarray,
-    group: np.ndarray,
-    docids: pa.Array,
-    rows: np.ndarray,
-    grade: np.ndarray | None,
-    rule: TiePolicy,
-) -> _Order:
-    """Reorder rows inside each group of equal scores by the policy's secondary keys.
-
-    One multi-key Arrow sort over the tied rows: group, then (optimistic / pessimistic) the
-    :func:`_best_first_key` (``grade``), then the docid descending by raw bytes (``strcmp``),
-    trec_eval's last key. ``grade`` is needed only by optimistic and pessimistic.
-    """
-    continues = ~starts  # the row's score equals the previous row's: both are tied
-    tied = np.flatnonzero(continues | np.r_[continues[1:], False])
-    if len(tied) == 0:
-        return order
-    tied_rows = tied if order.full is None else order.full[tied]
-    columns = {"group": from_numpy(group[tied])}
-    keys = [("group", "ascending")]
-    if rule.by_grade:
-        columns["grade"] = from_numpy(grade[tied_rows])
-        keys.append(("grade", "descending" if rule.by_grade == "best" else "ascending"))
-    columns["docid"] = take(docids, rows[tied_rows]).cast(pa.binary())
-    keys.append(("docid", "descending"))
-    within = to_numpy(pc.sort_indices(pa.table(columns), sort_keys=keys))
-    if order.full is None:
-        return _Order(moved=tied, source=tied_rows[within])
-    full = order.full.copy()
-    full[tied] = tied_rows[within]
-    return _Order(full=full)
-
-
-def _renumber(ids: np.ndarray) -> np.ndarray:
-    """Renumber ids 0.. in order of first appearance."""
-    _, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
-    rank_of_first = np.empty(len(first), dtype=np.int64)
-    rank_of_first[np.argsort(first)] = np.arange(len(first))
-    return rank_of_first[inverse]
-
-
-def _ideal(qrels: Qrels, index_of: dict, seg_order: np.ndarray):
-    """Each segment's judged grades in descending order (the ideal ranking), CSR style."""
-    judged_index = np.array([index_of[q] for q in qrels.query_ids], dtype=np.int64)[qrels.qid_codes]
-    segment_of_judged = np.empty(len(seg_order), dtype=np.int64)
-    segment_of_judged[seg_order] = np.arange(len(seg_order))
-    segment = segment_of_judged[judged_index]
-    order = np.lexsort((-qrels.grade, segment))
-    grades = qrels.grade[order]
-    ideal_query = segment[order]
-    counts = np.bincount(ideal_query, minlength=len(seg_order))
-    offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
-    ideal_pos = np.arange(len(grades)) - np.repeat(offsets[:-1], counts)
-    return offsets, grades, ideal_query, ideal_pos

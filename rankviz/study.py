@@ -18,11 +18,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rankviz.engines import Progress, RunSource, evaluate_sources
+from rankviz.engines import Progress, RunSource, evaluate_sources, file_size
 from rankviz.errors import OptionError
-from rankviz.evaluate import Evaluation, as_measures, collection_measures, evaluate_tables, revised
+from rankviz.evaluate import as_measures, collection_measures, evaluate_tables, revised
+from rankviz.evaluation import Evaluation
 from rankviz.io.collection import Collection, open_collection
-from rankviz.io.groups import QueryGroups, coverage, read_groups, read_weights
+from rankviz.io.groups import QueryGroups, coverage, group_of, read_groups, read_weights
 from rankviz.io.meeting import MeetingStore, merged_qrels
 from rankviz.io.model import Qrels, Run
 from rankviz.io.readers import read_qrels, read_run
@@ -32,8 +33,11 @@ from rankviz.settings import AGGREGATE, DEFAULT_MEASURES, EngineSettings, EvalSe
 from rankviz.tie_policy import BOUNDS, policy
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from rankviz.analyses.comparisons import Comparison
-    from rankviz.analyses.metric_choice import MetricReport, Task
+    from rankviz.analyses.metric_choice import MetricReport
+    from rankviz.analyses.task import Task
     from rankviz.analyses.ties import TieReport
     from rankviz.analyses.unjudged import UnjudgedReport
 
@@ -113,16 +117,14 @@ class Study:
             if found is None:
                 raise OptionError("--group-by needs --groups FILE (or a collection folder with query groups)")
             found.column(settings.group_by)
-            notes += coverage(found.frame.index, read.query_ids).messages(found.source)
-        if weights is not None:
-            notes += coverage(list(weights), read.query_ids).messages("the weights file")
         if measures:
             chosen = as_measures(list(measures), defaults=settings.measure_defaults)
         elif collection is not None:
             chosen = collection_measures(collection, settings)
         else:
             chosen = as_measures(DEFAULT_MEASURES, defaults=settings.measure_defaults)
-        return cls(read, {}, tuple(chosen), settings, collection, found, weights, sources, tuple(notes))
+        study = cls(read, {}, tuple(chosen), settings, collection, found, weights, sources)
+        return dataclasses.replace(study, notes=(*notes, *study.coverage_notes()))
 
     # --- runs and their orders ------------------------------------------------------------------------
 
@@ -228,7 +230,7 @@ class Study:
                                   groups=self.groups, weights=self.weights)  # fmt: skip
 
     def infer_task(self, k: int) -> Task:
-        from rankviz.analyses.metric_choice import infer_task
+        from rankviz.analyses.task import infer_task
 
         first = self.run_names[0]
         return infer_task({first: self.table(first, "trec_eval")}, rel=self.settings.rel, top_k=k)
@@ -262,6 +264,25 @@ class Study:
 
     def conventions(self) -> list[str]:
         return self.settings.conventions()
+
+    def coverage_notes(self) -> list[str]:
+        """What the groups file (under ``group_by``) and the weights leave out of the judged queries, or give extra."""
+        notes = []
+        if self.settings.group_by is not None and self.groups is not None:
+            notes += coverage(self.groups.frame.index, self.qrels.query_ids).messages(self.groups.source)
+        if self.weights is not None and self.settings.aggregate == "weights":
+            notes += coverage(list(self.weights), self.qrels.query_ids).messages("the weights file")
+        return notes
+
+    def group_of(self, qids: Sequence[str]) -> pd.Series | None:
+        """Each query's group under the settings' ``group_by`` (None without grouping)."""
+        if self.settings.group_by is None or self.groups is None:
+            return None
+        return group_of(self.groups, self.settings.group_by, qids)
+
+    def bytes_to_read(self) -> int:
+        """The size of the run files not read yet (a progress bar's total)."""
+        return 0 if "runs" in self.__dict__ else sum(file_size(source.path) for source in self.sources)
 
 
 def _with_judgments(qrels: Qrels, location: str, collection: Collection | None, notes: list[str]) -> Qrels:

@@ -14,8 +14,7 @@ from scipy import stats
 from streamlit.testing.v1 import AppTest
 
 import rankviz as rv
-from rankviz.analyses import deltas, query_view
-from rankviz.analyses import significance as sg
+from rankviz.analyses import deltas, effect, query_view
 from rankviz.io.collection import open_collection
 from rankviz.ranking import chance_table
 
@@ -298,13 +297,13 @@ def test_significance_page_matches_the_engine() -> None:
     assert table.loc["rrf", "p_value"] == pytest.approx(reference.pvalue, rel=1e-12)
     assert table.loc["rrf", "p_adjusted"] == pytest.approx(min(1, 2 * reference.pvalue), rel=1e-12)
     assert table.loc["rrf", "verdict"] == "better" and table.loc["dense", "verdict"] == "n.s."
-    size = sg.effect_size(values["rrf"], values["bm25"])
+    size = effect.effect_size(values["rrf"], values["bm25"])
     assert table.loc["rrf", ["effect_size", "effect_low", "effect_high"]].tolist() == pytest.approx(
         [size.value, size.low, size.high]
     )
     needed = next(d.value for d in at.dataframe if "queries needed" in d.value.columns)
     sd = (values["rrf"] - values["bm25"]).std(ddof=1)
-    assert needed.loc["rrf", "queries needed"] == sg.topic_set_size(0.02, sd)
+    assert needed.loc["rrf", "queries needed"] == effect.topic_set_size(0.02, sd)
     forest_spec, heatmap = figure(at, 0), figure(at, 1)
     assert {t["name"] for t in forest_spec["data"]} == {"better", "n.s."}
     assert heatmap["data"][0]["x"] == ["bm25", "dense", "rrf"]

@@ -11,12 +11,16 @@ from conftest import PAGES, ROOT
 PACKAGE = ROOT / "rankviz"
 # lowest first; a module may import its own layer and the layers below
 LAYERS = [
-    ("foundations", ("rankviz.errors", "rankviz.tie_policy", "rankviz.settings", "rankviz._arrow", "rankviz.numbers")),
+    (
+        "foundations",
+        ("rankviz.errors", "rankviz.options", "rankviz.tie_policy", "rankviz.settings", "rankviz._arrow", "rankviz.numbers"),
+    ),
     ("readers", ("rankviz.io",)),
-    ("ordering", ("rankviz.ranking",)),
+    ("ordering", ("rankviz.sorting", "rankviz.ranking")),
     ("measures", ("rankviz.measures",)),
-    ("evaluation", ("rankviz.aggregate", "rankviz.evaluate", "rankviz.engines")),
+    ("evaluation", ("rankviz.aggregate", "rankviz.evaluation", "rankviz.evaluate", "rankviz.engines")),
     ("analyses", ("rankviz.analyses",)),
+    ("study", ("rankviz.study",)),
     ("figures and exports", ("rankviz.plots", "rankviz.export")),
     ("front ends", ("rankviz.cli", "rankviz.app", "rankviz.__main__", "rankviz")),
 ]
@@ -102,3 +106,65 @@ def test_caches_are_never_keyed_on_object_ids() -> None:
     """hash_funcs={Run: id} could serve a freed run's table to a new run that reuses its id."""
     for path in [*PACKAGE.rglob("*.py"), *PAGES.glob("*.py"), ROOT / "app.py"]:
         assert "hash_funcs" not in path.read_text(), path
+
+
+# --- the front ends go through the study -------------------------------------------------------
+
+FRONT_ENDS = ("rankviz.cli", "rankviz.app")
+#: Modules that compute (or read what is computed on): a front end asks the Study instead.
+BEHIND_THE_STUDY = ("rankviz.io", "rankviz.ranking", "rankviz.measures", "rankviz.evaluate", "rankviz.evaluation",
+                    "rankviz.engines", "rankviz.aggregate")  # fmt: skip
+#: The types a study hands out; a front end may name them (annotations, isinstance).
+TYPES = {"Qrels", "Run", "RankingTable", "Measure", "Evaluation", "Collection", "QueryGroups", "MeetingStore",
+         "MeetingError"}  # fmt: skip
+#: (front-end module, library module) -> why it may import more than types from it.
+EXCEPTIONS = {
+    ("rankviz.app.inputs", "rankviz.io.readers"): "the app reads what it serves into its caches, under a progress bar",
+    ("rankviz.app.inputs", "rankviz.io.blocks"): "large runs are read piece by piece, to move the progress bar",
+    ("rankviz.app.inputs", "rankviz.io.sources"): "an upload is decompressed under the upload limit before it is read",
+    ("rankviz.app.inputs", "rankviz.io.collection"): "collections are opened confined to their folder, once per stamp",
+    ("rankviz.app.inputs", "rankviz.io.meeting"): "the meeting's record is opened read-only and merged once per version",
+    ("rankviz.app.cache", "rankviz.io.meeting"): "the record's own file is left out of a collection's stamp",
+    ("rankviz.app.cache", "rankviz.io.store"): "the disk store of parsed runs is the app's cache",
+    ("rankviz.app.meeting", "rankviz.io.meeting"): "the meeting's controls write the record (grade limits, its qrels lines)",
+    ("rankviz.app.frame", "rankviz.measures"): "the measure catalogue: the sidebar offers every family and checks a typed name",
+    ("rankviz.cli.render", "rankviz.measures"): "the measure catalogue: `rankviz measures` lists the families",
+    ("rankviz.cli.commands", "rankviz.io.meeting"): "`judgments` and `tags` write and export the meeting's record",
+    ("rankviz.cli.commands", "rankviz.io.readers"): "`judgments import|export` read the qrels they record against",
+    ("rankviz.cli.commands", "rankviz.io.collection"): "`judgments add` looks up the grade a judgment replaces",
+}
+
+
+def behind_the_study(module: str) -> bool:
+    return any(module == m or module.startswith(m + ".") for m in BEHIND_THE_STUDY)
+
+
+def front_end_files():
+    for name, path in MODULES.items():
+        if name.startswith(FRONT_ENDS):
+            yield name, path
+    for path in [*PAGES.glob("*.py"), ROOT / "app.py"]:
+        yield f"pages.{path.stem}" if path.parent == PAGES else "app", path
+
+
+def test_the_front_ends_reach_the_library_through_the_study() -> None:
+    """The CLI, the app and the pages compute through :class:`rankviz.study.Study`; what else they import
+    from the modules behind it is a type or a named exception."""
+    found, used = [], set()
+    for name, path in front_end_files():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                found += [f"{name} imports {a.name}" for a in node.names if behind_the_study(a.name)]
+            elif isinstance(node, ast.ImportFrom) and node.module and behind_the_study(node.module):
+                extra = [a.name for a in node.names if a.name not in TYPES]
+                if extra and (name, node.module) not in EXCEPTIONS:
+                    found.append(f"{name} imports {', '.join(extra)} from {node.module}")
+                elif extra:
+                    used.add((name, node.module))
+    assert not found, "\n".join(found)
+    assert used == set(EXCEPTIONS), f"exceptions no longer needed: {set(EXCEPTIONS) - used}"
+
+
+def test_no_module_is_over_400_lines() -> None:
+    long = {name: n for name, path in MODULES.items() if (n := len(path.read_text().splitlines())) > 400}
+    assert not long, long

@@ -136,7 +136,7 @@ def test_compare_json_records_match_the_api(capsys) -> None:
     from scipy import stats
 
     import rankviz as rv
-    from rankviz.analyses.significance import topic_set_size
+    from rankviz.analyses.effect import topic_set_size
 
     argv = ["compare", str(SAMPLES / "cranfield"), "bm25", "dense", "rrf", "-m", "nDCG@10", "--format", "json"]
     records = _run_json(capsys, [*argv, "--test", "t", "--correction", "bonferroni"])

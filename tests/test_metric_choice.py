@@ -10,6 +10,7 @@ from scipy import stats
 
 import rankviz as rv
 from rankviz.analyses import metric_choice as mc
+from rankviz.analyses import task
 from rankviz.io.collection import open_collection
 
 
@@ -49,7 +50,7 @@ def test_a_measure_that_cannot_separate_runs_has_no_power_and_no_swaps() -> None
 
 def test_warnings_match_the_qrels_and_runs(dl_hard) -> None:
     collection, qrels, runs, tables = dl_hard
-    warnings = mc.collection_warnings(tables["trec_eval"], rel=2, k=10)
+    warnings = task.collection_warnings(tables["trec_eval"], rel=2, k=10)
     judgments = qrels.to_frame()
     relevant = judgments[judgments.rel >= 2].groupby("qid").size()
     assert warnings.queries == judgments.qid.nunique()
@@ -95,10 +96,10 @@ def test_report_on_a_sample_collection(dl_hard) -> None:
 
 
 def test_recommendations_follow_the_answers(dl_hard) -> None:
-    warnings = mc.collection_warnings(dl_hard[3]["trec_eval"], rel=2, k=10)
-    one = mc.recommend(mc.Task(True, 10, False, False), warnings, graded_share=0.4, rel=2)
+    warnings = task.collection_warnings(dl_hard[3]["trec_eval"], rel=2, k=10)
+    one = task.recommend(task.Task(True, 10, False, False), warnings, graded_share=0.4, rel=2)
     assert [r.measure for r in one] == ["RR(rel=2)@10", "Hits(rel=2)@10"]
     assert "36% of queries have 10+ relevant" in one[0].hides
-    many = mc.recommend(mc.Task(False, None, True, True), warnings, graded_share=0.4, rel=1)
+    many = task.recommend(task.Task(False, None, True, True), warnings, graded_share=0.4, rel=1)
     assert [r.measure for r in many] == ["AP", "nDCG", "ERR@20"]
     assert all(str(rv.parse(r.measure)) == r.measure for r in one + many)

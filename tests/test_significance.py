@@ -15,8 +15,9 @@ from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.power import TTestPower
 
 from rankviz import settings as rv_settings
-from rankviz.analyses import comparisons
+from rankviz.analyses import comparisons, effect
 from rankviz.analyses import significance as sg
+from rankviz.errors import OptionError
 
 VALUES = st.floats(0, 1, allow_nan=False).map(lambda v: round(v, 3))  # per-query values, with exact ties
 ALTERNATIVE = st.sampled_from(rv_settings.ALTERNATIVE.choices)
@@ -196,7 +197,7 @@ def test_effect_size_and_its_interval() -> None:
     b = rng.random(400)
     a = b + 0.05 + 0.2 * rng.standard_normal(400)
     d = a - b
-    size = sg.effect_size(a, b)
+    size = effect.effect_size(a, b)
     assert size.value == pytest.approx(d.mean() / d.std(ddof=1), rel=1e-12)
     approx_half = 1.96 * math.sqrt(1 / 400 + size.value**2 / 800)
     assert size.low == pytest.approx(size.value - approx_half, abs=0.01)
@@ -204,14 +205,14 @@ def test_effect_size_and_its_interval() -> None:
     # the exact interval inverts the noncentral t at the observed t
     t = size.value * math.sqrt(400)
     assert stats.nct.cdf(t, 399, size.low * math.sqrt(400)) == pytest.approx(0.975, abs=1e-9)
-    assert math.isnan(sg.effect_size(b + 0.1, b).value)
+    assert math.isnan(effect.effect_size(b + 0.1, b).value)
 
 
 @pytest.mark.parametrize(("difference", "sd"), [(0.02, 0.1), (0.05, 0.2), (0.1, 0.15), (0.01, 0.3)])
 def test_topic_set_size_matches_statsmodels_power(difference, sd) -> None:
-    needed = sg.topic_set_size(difference, sd)
+    needed = effect.topic_set_size(difference, sd)
     assert needed == math.ceil(TTestPower().solve_power(difference / sd, alpha=0.05, power=0.8, alternative="two-sided"))
-    assert sg.t_test_power(needed, difference / sd) >= 0.8 > sg.t_test_power(needed - 1, difference / sd)
+    assert effect.t_test_power(needed, difference / sd) >= 0.8 > effect.t_test_power(needed - 1, difference / sd)
 
 
 def test_compare_runs_table() -> None:
@@ -247,3 +248,30 @@ def test_per_group_wilcoxon_keeps_the_zero_method(zero_method) -> None:
         members = groups[groups == group].index
         expected = stats.wilcoxon(matrix.loc[members, "run"], matrix.loc[members, "base"], zero_method=zero_method).pvalue
         assert p == pytest.approx(expected, rel=1e-12)
+
+
+def test_tukey_intervals_cover_zero_exactly_where_the_pair_is_not_significant() -> None:
+    """The simultaneous interval and the family-wise p read the same permutation distribution: an
+    interval excludes 0 where the pair's p is below alpha (away from the quantile itself)."""
+    rng = np.random.default_rng(11)
+    base = rng.random((60, 1))
+    matrix = base + np.array([0.0, 0.005, 0.08, 0.2]) + 0.1 * rng.standard_normal((60, 4))
+    result = sg.tukey_hsd(matrix, n_resamples=4000, rng=3)
+    low, high = result.confidence_interval(0.95)
+    np.testing.assert_allclose(high - result.statistic, result.statistic - low)
+    excludes = (low > 0) | (high < 0)
+    half = high[0, 1] - result.statistic[0, 1]
+    clear = np.abs(np.abs(result.statistic) - half) > 0.01  # pairs not sitting on the quantile
+    assert clear.sum() >= 8 and excludes.any() and not excludes.all()
+    np.testing.assert_array_equal(excludes[clear], (result.pvalue < 0.05)[clear])
+    assert (result.confidence_interval(0.99).high >= high).all()
+    with pytest.raises(OptionError):
+        result.confidence_interval(1.0)
+
+
+def test_effect_size_interval_is_its_confidence_interval() -> None:
+    rng = np.random.default_rng(12)
+    b = rng.random(50)
+    size = effect.effect_size(b + 0.03 + 0.1 * rng.standard_normal(50), b, confidence_level=0.9)
+    assert size.confidence_interval() == (size.low, size.high) and size.confidence_level == 0.9
+    assert size.low < size.value < size.high

@@ -14,14 +14,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rankviz.analyses.significance import ConfidenceInterval, adjust, effect_size, run_test, t_interval, topic_set_size, tukey_hsd
+from rankviz.analyses.effect import effect_size, topic_set_size
+from rankviz.analyses.significance import ConfidenceInterval, adjust, run_test, t_interval, tukey_hsd
 from rankviz.errors import OptionError
 from rankviz.settings import TestSettings
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from rankviz.evaluate import Evaluation
+    from rankviz.evaluation import Evaluation
 
 
 COLUMNS = (

@@ -4,7 +4,7 @@ Four kinds of evidence, each a plain function over per-query matrices (queries x
 measure, from :meth:`rankviz.evaluate.Evaluation.matrix`):
 
 - guidance: a few questions about the task lead to measures, with the reason for each and what it
-  would hide on this collection (:func:`recommend`);
+  would hide on this collection (:mod:`rankviz.analyses.task`);
 - agreement: Kendall's tau and tau-AP between the orderings of the runs under each pair of measures;
 - discriminative power (Sakai 2006): the share of run pairs each measure separates at alpha, and its
   achieved-significance-level curve;
@@ -16,17 +16,27 @@ measure, from :meth:`rankviz.evaluate.Evaluation.matrix`):
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
-from itertools import combinations, product
+from dataclasses import dataclass
+from itertools import combinations
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
 from rankviz.analyses.comparisons import compare_runs
-from rankviz.analyses.unjudged import JUDGED_WARNING, judged_share
+from rankviz.analyses.task import (
+    CollectionWarnings,
+    Recommendation,
+    Task,
+    candidate_measures,
+    collection_warnings,
+    graded_share,
+    infer_task,
+    recommend,
+)
 from rankviz.errors import OptionError
-from rankviz.evaluate import Evaluation, as_measures, evaluate_tables
+from rankviz.evaluate import as_measures, evaluate_tables
+from rankviz.evaluation import Evaluation
 from rankviz.io.groups import QueryGroups
 from rankviz.measures import Measure, make, parse
 from rankviz.ranking import RankingTable
@@ -156,174 +166,9 @@ def _ordering_tau(tables, measure: Measure, param: str, value: int, settings: Ev
     return float(stats.kendalltau(means[str(measure)], means[str(changed)]).statistic)
 
 
-def judged_at_k(tables: Mapping[str, RankingTable], k: int) -> pd.Series:
-    """Per run, the share of its top-K documents (over queries it answers) that the qrels judge."""
-    return pd.Series({name: judged_share(t, k) for name, t in tables.items()}, name=f"judged@{k}")
-
-
-@dataclass(frozen=True)
-class CollectionWarnings:
-    """What the collection itself says about the measures."""
-
-    queries: int
-    no_relevant_in_qrels: list[str]  # queries with no judgment >= rel: every measure gives 0
-    none_found: list[str]  # queries where no run retrieves a relevant document: RR compresses to 0
-    many_relevant: list[str]  # queries with at least ``many`` relevant judgments: RR sees only one of them
-    many: int
-    judged: pd.Series  # judged@K per run
-    k: int
-
-    def messages(self) -> list[str]:
-        share = lambda items: f"{len(items)} of {self.queries} queries ({len(items) / max(self.queries, 1):.0%})"  # noqa: E731
-        lines = []
-        if self.no_relevant_in_qrels:
-            lines.append(
-                f"{share(self.no_relevant_in_qrels)} have no relevant document in the qrels; every measure scores them 0."
-            )
-        if self.none_found:
-            lines.append(f"In {share(self.none_found)} no run finds a relevant document: RR and Hits are 0 there for all runs.")
-        if self.many_relevant:
-            lines.append(
-                f"{share(self.many_relevant)} have {self.many} or more relevant documents: RR and Hits see only the first, "
-                "and may mislead; AP, nDCG or R cover the rest."
-            )
-        low = self.judged[self.judged < JUDGED_WARNING]
-        for run, value in low.items():
-            lines.append(f"Only {value:.0%} of {run}'s top-{self.k} documents are judged: unjudged ones count as non-relevant.")
-        return lines
-
-
-def collection_warnings(tables: Mapping[str, RankingTable], *, rel: int, k: int, many: int = 10) -> CollectionWarnings:
-    """Warnings from the qrels and the runs (all tables share the qrels)."""
-    first = next(iter(tables.values()))
-    relevant = np.bincount(first.ideal_query, weights=(first.ideal_grades >= rel).astype(float), minlength=first.n_queries)
-    found: set[str] = set()
-    for table in tables.values():
-        found.update(table.qids[np.unique(table.row_query[table.grade >= rel])])
-    return CollectionWarnings(
-        queries=first.n_queries,
-        no_relevant_in_qrels=sorted(q for q, r in zip(first.qids, relevant) if r == 0),
-        none_found=sorted(q for q, r in zip(first.qids, relevant) if r > 0 and q not in found),
-        many_relevant=sorted(q for q, r in zip(first.qids, relevant) if r >= many),
-        many=many,
-        judged=judged_at_k(tables, k),
-        k=k,
-    )
-
-
-@dataclass(frozen=True)
-class Task:
-    """Answers about the task: one correct answer or many; do users look only at the top K (None: all);
-    is relevance graded; do users stop at the first satisfying result."""
-
-    single_answer: bool
-    top_k: int | None
-    graded: bool
-    stops_when_satisfied: bool
-    source: str = ""  # where the answers come from (given, or guessed from the qrels and how)
-
-    def answered(self, *, single_answer: bool | None = None, graded: bool | None = None,
-                 stops_when_satisfied: bool | None = None) -> Task:  # fmt: skip
-        """This (guessed) task with the answers given replaced; the source says "answers given" once
-        the number of answers is given."""
-        given = {"single_answer": single_answer, "graded": graded, "stops_when_satisfied": stops_when_satisfied}
-        changes = {name: value for name, value in given.items() if value is not None}
-        return replace(self, **changes, **({"source": "answers given"} if single_answer is not None else {}))
-
-
-@dataclass(frozen=True)
-class Recommendation:
-    measure: str
-    reason: str
-    hides: str
-
-
-def recommend(task: Task, warnings: CollectionWarnings, *, graded_share: float, rel: int) -> list[Recommendation]:
-    """Measures that fit the task, each with its reason and what it would hide on this collection.
-
-    ``graded_share``: share of the relevant judgments above the lowest relevant grade (what binary
-    measures flatten).
-    """
-    k = task.top_k
-    at = f"@{k}" if k else ""
-    rel_text = "" if rel == 1 else f"(rel={rel})"
-    many = len(warnings.many_relevant) / max(warnings.queries, 1)
-    none = len(warnings.none_found) / max(warnings.queries, 1)
-    picks: list[Recommendation] = []
-    if task.single_answer:
-        picks.append(
-            Recommendation(
-                f"RR{rel_text}{at}",
-                "one correct item: the rank of the first relevant document is what the user feels",
-                f"every relevant document after the first ({many:.0%} of queries have {warnings.many}+ relevant); "
-                f"compresses to 0 where nothing is found ({none:.0%} of queries)",
-            )
-        )
-        if k:
-            picks.append(
-                Recommendation(
-                    f"Hits{rel_text}@{k}",
-                    f"only the top {k} is inspected and success is binary",
-                    f"where in the top {k} the first relevant document is, and everything after it",
-                )
-            )
-    else:
-        picks.append(
-            Recommendation(
-                f"AP{rel_text}{at}",
-                "many relevant items: rewards finding all of them, early",
-                f"grades: {graded_share:.0%} of relevant judgments are above the lowest relevant grade and count the same",
-            )
-        )
-        if k:
-            picks.append(
-                Recommendation(
-                    f"P{rel_text}@{k}", f"many relevant items, only the top {k} inspected", f"the order inside the top {k}"
-                )
-            )
-    if task.graded:
-        picks.append(
-            Recommendation(
-                f"nDCG{at}",
-                "graded relevance: a highly relevant document is worth more than a marginal one",
-                "that a user may stop early: gains keep adding up below a perfect answer",
-            )
-        )
-    if task.stops_when_satisfied:
-        picks.append(
-            Recommendation(
-                f"ERR@{k or 20}",
-                "sequential browsing that stops when satisfied: later documents count only if earlier ones did not satisfy",
-                "documents ranked after a highly relevant one, which users rarely reach",
-            )
-        )
-    return picks
-
-
-def graded_share(table: RankingTable, rel: int) -> float:
-    """Share of the relevant judgments (grade >= rel) whose grade is above rel."""
-    relevant = table.ideal_grades[table.ideal_grades >= rel]
-    return float((relevant > rel).mean()) if len(relevant) else 0.0
-
-
 def tie_widths(pessimistic: Evaluation, optimistic: Evaluation) -> pd.Series:
     """Per measure, the largest optimistic - pessimistic mean over the runs: how far ties alone can move a run."""
     return (optimistic.means() - pessimistic.means()).max().rename("tie width")
-
-
-def infer_task(tables: Mapping[str, RankingTable], *, rel: int, top_k: int) -> Task:
-    """Answers read from the qrels when the user gives none: one answer if most queries have at most one
-    relevant document; graded if relevant grades differ; users stop when satisfied if graded."""
-    first = next(iter(tables.values()))
-    relevant = np.bincount(first.ideal_query, weights=(first.ideal_grades >= rel).astype(float), minlength=first.n_queries)
-    grades = np.unique(first.ideal_grades[first.ideal_grades >= 1])
-    median = float(np.median(relevant))
-    source = (
-        f"guessed from the qrels: a median of {median:g} relevant documents per query (grade >= {rel}), "
-        f"{len(grades)} positive grade{'s' if len(grades) != 1 else ''}"
-    )
-    graded = len(grades) > 1
-    return Task(single_answer=median <= 1, top_k=top_k, graded=graded, stops_when_satisfied=graded, source=source)
 
 
 @dataclass(frozen=True, eq=False)
@@ -422,15 +267,6 @@ def metric_report(
         graded_share=share,
         rel=settings.rel,
     )
-
-
-def candidate_measures(warnings: CollectionWarnings, *, graded_share: float, rel: int, top_k: int) -> list[str]:
-    """Every measure :func:`recommend` names for some answer about the task (K fixed)."""
-    names: list[str] = []
-    for single, top, graded, stops in product((True, False), (top_k, None), (True, False), (True, False)):
-        task = Task(single_answer=single, top_k=top, graded=graded, stops_when_satisfied=stops)
-        names += [r.measure for r in recommend(task, warnings, graded_share=graded_share, rel=rel)]
-    return list(dict.fromkeys(names))
 
 
 @dataclass(frozen=True, eq=False)

@@ -1,4 +1,5 @@
-"""Paired significance tests, effect sizes and multiple-comparison control for per-query values.
+"""Paired significance tests and multiple-comparison control for per-query values (effect sizes and
+power: :mod:`rankviz.analyses.effect`).
 
 Modelled on ``scipy.stats``: data positional, options keyword-only (``alternative=``, ``rng=``,
 ``n_resamples=``), a frozen result with ``statistic``, ``pvalue`` and ``confidence_interval()``.
@@ -21,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
-from scipy import optimize, stats
+from scipy import stats
 
 from rankviz.errors import OptionError
 from rankviz.settings import ALTERNATIVE, CORRECTION, TEST, ZERO_METHOD
@@ -70,7 +71,7 @@ class PairedTestResult:
         return self._interval(confidence_level)
 
 
-def _differences(a, b) -> np.ndarray:
+def differences(a, b) -> np.ndarray:
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     if a.shape[-1] != b.shape[-1]:
         raise OptionError(f"a and b must hold the same queries on their last axis ({a.shape[-1]} vs {b.shape[-1]})")
@@ -111,7 +112,7 @@ def t_interval(d: np.ndarray) -> Callable[[float], ConfidenceInterval]:
 def paired_t(a, b, *, alternative: str = "two-sided") -> PairedTestResult:
     """Paired t-test of mean(a - b) = 0 (``scipy.stats.ttest_rel``)."""
     _check(alternative)
-    d = _differences(a, b)
+    d = differences(a, b)
     with _quiet_constant_data():
         result = stats.ttest_rel(
             *np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(b, np.float64)), axis=-1, alternative=alternative
@@ -130,7 +131,7 @@ def wilcoxon(a, b, *, alternative: str = "two-sided", zero_method: str = "wilcox
     """
     _check(alternative)
     ZERO_METHOD.check(zero_method)
-    d = _differences(a, b)
+    d = differences(a, b)
     rows = d.reshape(-1, d.shape[-1])
     statistic, pvalue = np.full(len(rows), np.nan), np.ones(len(rows))
     for i, row in enumerate(rows):
@@ -155,7 +156,7 @@ def sign_test(a, b, *, alternative: str = "two-sided") -> PairedTestResult:
     The statistic is the number of wins (a > b). Exactly tied queries are left out.
     """
     _check(alternative)
-    d = _differences(a, b)
+    d = differences(a, b)
     rows = d.reshape(-1, d.shape[-1])
     wins, losses = (rows > 0).sum(-1), (rows < 0).sum(-1)
     pvalue = np.array(
@@ -215,7 +216,7 @@ def randomization(
     Every run shares the same patterns, so their p-values are comparable.
     """
     _check(alternative)
-    d = _differences(a, b)
+    d = differences(a, b)
     rows = d.reshape(-1, d.shape[-1])
     n = rows.shape[-1]
     observed = rows.mean(-1)
@@ -262,7 +263,7 @@ def bootstrap(
     percentiles of m*.
     """
     _check(alternative)
-    d = _differences(a, b)
+    d = differences(a, b)
     rows = d.reshape(-1, d.shape[-1])
     n = rows.shape[-1]
     observed = rows.mean(-1)
@@ -305,6 +306,16 @@ class TukeyResult:
     statistic: np.ndarray
     pvalue: np.ndarray
     n_resamples: int
+    ranges: np.ndarray = field(repr=False, compare=False)  # the largest range of run means in each resample
+
+    def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
+        """Simultaneous intervals of every difference of means: ``statistic`` +- the ``confidence_level``
+        quantile of the permutation distribution of the largest range (the randomised counterpart of
+        Tukey's studentized-range interval), so all pairs are covered at once."""
+        if not 0 < confidence_level < 1:
+            raise OptionError("confidence_level must be between 0 and 1")
+        half = float(np.quantile(self.ranges, confidence_level))
+        return ConfidenceInterval(self.statistic - half, self.statistic + half)
 
 
 def tukey_hsd(
@@ -334,7 +345,7 @@ def tukey_hsd(
         ranges = np.concatenate(list(pool.map(largest_ranges, children, sizes)))
     gamma = np.abs(np.finfo(np.float64).eps * 100 * observed)
     count = (ranges[:, None, None] >= np.abs(observed)[None] - gamma[None]).sum(0)
-    return TukeyResult(observed, (count + 1) / (len(ranges) + 1), len(ranges))
+    return TukeyResult(observed, (count + 1) / (len(ranges) + 1), len(ranges), ranges)
 
 
 def adjust(pvalues, *, method: str) -> np.ndarray:
@@ -354,69 +365,6 @@ def adjust(pvalues, *, method: str) -> np.ndarray:
     adjusted = np.empty_like(p)
     adjusted[order] = np.minimum(stepped, 1.0)
     return adjusted
-
-
-@dataclass(frozen=True)
-class EffectSize:
-    """Standardised mean difference d_z = mean(a - b) / sd(a - b) with its exact interval."""
-
-    value: float
-    low: float
-    high: float
-
-
-def effect_size(a, b, *, confidence_level: float = 0.95) -> EffectSize:
-    """d_z with an interval from the noncentral t distribution (inverted at the observed t).
-
-    NaN when every difference is the same up to rounding (no spread to standardise by); NaN bounds
-    where the noncentral t cannot be inverted in double precision (|t| in the thousands).
-    """
-    d = _differences(a, b).ravel()
-    n = len(d)
-    sd = d.std(ddof=1)
-    if sd <= 1e-12 * max(np.abs(d).max(), 1.0):
-        return EffectSize(np.nan, np.nan, np.nan)
-    dz = d.mean() / sd
-    t, df = dz * np.sqrt(n), n - 1
-
-    def noncentrality(probability: float) -> float:
-        # the interval of the noncentrality is about t +- z sqrt(1 + t^2 / 2df); bracket well outside it
-        span = 1 + 6 * np.sqrt(1 + t * t / (2 * df))
-        try:
-            return optimize.brentq(lambda nc: stats.nct.cdf(t, df, nc) - probability, t - span, t + span)
-        except ValueError:
-            return np.nan
-
-    tail = (1 - confidence_level) / 2
-    return EffectSize(float(dz), noncentrality(1 - tail) / np.sqrt(n), noncentrality(tail) / np.sqrt(n))
-
-
-def t_test_power(n: int, effect: float, *, alpha: float = 0.05) -> float:
-    """Power of the two-sided paired t-test on n queries for a true d_z of ``effect``."""
-    df = n - 1
-    critical = stats.t.ppf(1 - alpha / 2, df)
-    shift = effect * np.sqrt(n)
-    return float(stats.nct.sf(critical, df, shift) + stats.nct.cdf(-critical, df, shift))
-
-
-def topic_set_size(difference: float, sd: float, *, alpha: float = 0.05, power: float = 0.8) -> int:
-    """Queries a study needs for the two-sided paired t-test to detect a mean difference of
-    ``difference`` with the given power, when per-query differences have standard deviation ``sd``
-    (Sakai's topic set size design, from the observed variance)."""
-    if difference <= 0 or sd <= 0:
-        raise OptionError("difference and sd must be positive")
-    effect = difference / sd
-    high = 2
-    while t_test_power(high, effect, alpha=alpha) < power:
-        high *= 2
-    low = max(high // 2, 2)
-    while low < high:
-        middle = (low + high) // 2
-        if t_test_power(middle, effect, alpha=alpha) >= power:
-            high = middle
-        else:
-            low = middle + 1
-    return low
 
 
 def run_test(

@@ -15,7 +15,8 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from rankviz.evaluate import Evaluation, combine, evaluate_tables, spread
+from rankviz.evaluate import combine, evaluate_tables
+from rankviz.evaluation import Evaluation, spread
 from rankviz.io.groups import QueryGroups
 from rankviz.io.model import Qrels, Run
 from rankviz.measures import Measure

@@ -19,7 +19,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankviz.evaluate import Evaluation, combine, evaluate_tables
+from rankviz.evaluate import combine, evaluate_tables
+from rankviz.evaluation import Evaluation
 from rankviz.io.groups import QueryGroups
 from rankviz.io.model import Qrels, Run
 from rankviz.measures import Measure, make

@@ -18,7 +18,7 @@ import pandas as pd
 import streamlit as st
 
 from rankviz.app.cache import SHARED, give_back, shared
-from rankviz.evaluate import Evaluation
+from rankviz.evaluation import Evaluation
 from rankviz.io.meeting import MeetingStore
 from rankviz.io.model import Qrels, Run
 from rankviz.settings import TestSettings

@@ -17,9 +17,9 @@ import pandas as pd
 from rankviz.app import compute
 from rankviz.app.compute import Key, settings_text
 from rankviz.app.state import UrlState
-from rankviz.evaluate import Evaluation
+from rankviz.evaluation import Evaluation
 from rankviz.io.collection import Collection
-from rankviz.io.groups import QueryGroups, coverage, group_of
+from rankviz.io.groups import QueryGroups
 from rankviz.io.meeting import MeetingStore
 from rankviz.io.model import Qrels, Run
 from rankviz.measures import Measure
@@ -37,7 +37,7 @@ class Meeting:
     store: MeetingStore | None  # None until the first entry (reading never creates the file)
     problem: str  # why the record cannot be read, else ""
     version: tuple[int, int, int]
-    mode: str  # s.QRELS_IN_FORCE: "file" or "meeting"
+    mode: str  # app_options.QRELS_IN_FORCE: "file" or "meeting"
     file_qrels: Qrels
     file_key: str
     judgments: int = 0  # pairs the meeting judged
@@ -154,12 +154,10 @@ class Context:
 
     def group_of(self, qids) -> pd.Series | None:
         """Each query's group under the frame's "group by" (None without grouping)."""
-        return None if self.settings.group_by is None else group_of(self.groups, self.settings.group_by, qids)
+        return self.study().group_of(qids)
 
     def coverage_messages(self) -> list[str]:
-        if self.settings.group_by is None or self.groups is None:
-            return []
-        return coverage(self.groups.frame.index, self.qrels.query_ids).messages(self.groups.source)
+        return self.study().coverage_notes()
 
     def test_settings(self) -> TestSettings:
         """The significance test in force: shared by the Overview marks, the Ties verdicts and the Significance page."""

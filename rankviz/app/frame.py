@@ -18,6 +18,7 @@ import streamlit as st
 from rankviz import plots
 from rankviz import settings as s
 from rankviz.app import inputs
+from rankviz.app import options as app_options
 from rankviz.app.cache import SHARED, environment_problems, file_key, folder_stamp
 from rankviz.app.context import Context, Meeting
 from rankviz.app.pages import navigate, navigating, spec
@@ -54,7 +55,7 @@ def _meeting(folder: Path, qrels: Qrels, qrels_key: str) -> Meeting:
     path = inputs.notes_path(folder)
     store, problem = inputs.meeting(path)
     version = store.version() if store else (0, 0, 0)
-    meeting = Meeting(path, store, problem, version, s.QRELS_IN_FORCE.default, qrels, qrels_key)
+    meeting = Meeting(path, store, problem, version, app_options.QRELS_IN_FORCE.default, qrels, qrels_key)
     if store is not None and version[0]:
         meeting.merged, meeting.judgments, meeting.same_queries, meeting.left_out = inputs.meeting_qrels(
             qrels_key, qrels, store, version[0]
@@ -201,13 +202,13 @@ def frame(page: str = "") -> Context | None:
     aggregates = ["query", *(["macro"] if group_by != NO_GROUPING else []), *(["weights"] if weights is not None else [])]
     aggregate = url_option(url, st.sidebar, s.AGGREGATE, "frame", choices=aggregates, context=(aggregates,), horizontal=False)
     if meeting is not None:
-        meeting.mode = url_option(url, st.sidebar, s.QRELS_IN_FORCE, "frame", horizontal=True)
+        meeting.mode = url_option(url, st.sidebar, app_options.QRELS_IN_FORCE, "frame", horizontal=True)
         if meeting.mode == "meeting" and meeting.merged is not None:
             qrels, qrels_key = meeting.merged, meeting.merged_key
-    present = url_option(url, st.sidebar, s.PRESENT, "frame")
+    present = url_option(url, st.sidebar, app_options.PRESENT, "frame")
     url.write(collection=name, runs=selected, measures=measure_names, k=k, rel=rel, gain=gain, gmax=gmax, ties=ties,
               missing=missing, group_by=group_by, aggregate=aggregate, present="1" if present else None,
-              qrels=meeting.mode if meeting and meeting.mode != s.QRELS_IN_FORCE.default else None)  # fmt: skip
+              qrels=meeting.mode if meeting and meeting.mode != app_options.QRELS_IN_FORCE.default else None)  # fmt: skip
     if len(selected) < 1 or not measure_names:
         st.warning("Choose at least one run and one measure in the sidebar.")
         return None

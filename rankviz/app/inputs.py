@@ -175,14 +175,14 @@ def uploads() -> tuple[list[tuple[str, Run]], tuple[str, Qrels] | None, list[str
         st.caption("TREC run or qrels files, .gz, CSV, TSV or Parquet. Uploaded runs join the runs of the collection. "
                    "They live in this browser session only: a link you share does not carry them.")  # fmt: skip
         run_files = st.file_uploader("Runs", accept_multiple_files=True, key="upload_runs")
-        qrels_file = st.file_uploader("Qrels (replace the collection's)", key="upload_qrels")
+        qrels_given = st.file_uploader("Qrels (replace the collection's)", key="upload_qrels")
     seen = st.session_state.setdefault(UPLOADS_SEEN, set())
     runs, qrels, fresh, notes = [], None, [], []
-    for upload in run_files or []:
-        data = upload.getvalue()
+    for given in run_files or []:
+        data = given.getvalue()
         key = f"upload:{digest(data)}"
         try:
-            run = upload(key, data, upload.name, "run")
+            run = upload(key, data, given.name, "run")
         except RankvizError as exc:
             notes.append(("error", "Run not loaded: " + md(exc)))
             continue
@@ -191,15 +191,15 @@ def uploads() -> tuple[list[tuple[str, Run]], tuple[str, Qrels] | None, list[str
             seen.add(key)
             fresh.append(key)
             notes.append(("success", message("Added the run {} from {}: {} queries, {} lines; it is selected.", run.name,
-                                             upload.name, f"{len(run.query_ids):,}", f"{len(run):,}")))  # fmt: skip
-    if qrels_file is not None:
-        data = qrels_file.getvalue()
+                                             given.name, f"{len(run.query_ids):,}", f"{len(run):,}")))  # fmt: skip
+    if qrels_given is not None:
+        data = qrels_given.getvalue()
         key = f"upload:{digest(data)}"
         try:
-            qrels = (key, upload(key, data, qrels_file.name, "qrels"))
+            qrels = (key, upload(key, data, qrels_given.name, "qrels"))
             if key not in seen:
                 seen.add(key)
-                notes.append(("success", message("Using the judgments of {} instead of the collection's.", qrels_file.name)))
+                notes.append(("success", message("Using the judgments of {} instead of the collection's.", qrels_given.name)))
         except RankvizError as exc:
             notes.append(("error", "Qrels not loaded: " + md(exc)))
     return runs, qrels, fresh, notes

@@ -1,4 +1,4 @@
-"""Widgets built from options: an :class:`~rankviz.settings.Option` becomes a selectbox, a radio or a
+"""Widgets built from options: an :class:`~rankviz.options.Option` becomes a selectbox, a radio or a
 number input with its label, its values (and what they mean) and its help, its value read from and
 written to the URL."""
 
@@ -8,7 +8,7 @@ import hashlib
 from collections.abc import Sequence
 from typing import Any
 
-from rankviz.settings import Option
+from rankviz.options import Option
 
 
 def widget_key(name: str, *context: object) -> str:

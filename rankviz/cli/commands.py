@@ -12,9 +12,8 @@ import sys
 from pathlib import Path
 
 from rankviz.cli import render
-from rankviz.engines import RunSource, file_size
 from rankviz.errors import OptionError, RankvizError
-from rankviz.evaluate import Evaluation
+from rankviz.evaluation import Evaluation
 from rankviz.io.collection import open_collection
 from rankviz.io.meeting import MeetingStore, judgment_lines, merged_qrels, qrels_lines
 from rankviz.io.readers import read_qrels
@@ -50,14 +49,14 @@ def open_study(args: argparse.Namespace) -> Study:
 
 
 @contextlib.contextmanager
-def progress_bar(sources: list[RunSource]):
+def progress_bar(study: Study):
     """A progress callback (bytes done) drawing a bar on stderr when it is a terminal, else None."""
     if not sys.stderr.isatty():
         yield None
         return
     from tqdm import tqdm
 
-    total = sum(file_size(source.path) for source in sources)
+    total = study.bytes_to_read()
     with tqdm(total=total or None, unit="B", unit_scale=True, desc="reading runs", file=sys.stderr, leave=False) as bar:
         yield bar.update
 
@@ -82,7 +81,7 @@ def _engine(args: argparse.Namespace) -> EngineSettings:
 
 
 def _evaluation(study: Study, args: argparse.Namespace) -> Evaluation:
-    with progress_bar(list(study.sources)) as progress:
+    with progress_bar(study) as progress:
         result = study.evaluation(engine=_engine(args), progress=progress)
     report_ignored(result.ignored)
     return result

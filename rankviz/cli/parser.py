@@ -1,6 +1,6 @@
 """The command line's parser, built from the options of :mod:`rankviz.settings`.
 
-Every flag's values, range and default come from its :class:`~rankviz.settings.Option`, so the help
+Every flag's values, range and default come from its :class:`~rankviz.options.Option`, so the help
 text, the app's widgets and docs/options.md say the same thing. Flags left out are ``None`` here: a
 collection folder's defaults (``rel``, ``gmax``) or the option's own default then apply.
 """
@@ -11,7 +11,7 @@ import argparse
 
 from rankviz import settings as s
 from rankviz.errors import OptionError
-from rankviz.settings import Option
+from rankviz.options import Option
 
 FORMATS = ("table", "tsv", "json")
 

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from rankviz.analyses.comparisons import Comparison
     from rankviz.analyses.metric_choice import MetricReport
     from rankviz.analyses.ties import TieReport
-    from rankviz.evaluate import Evaluation
+    from rankviz.evaluation import Evaluation
 
 NA = "n/a"
 

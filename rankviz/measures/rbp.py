@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from rankviz import settings
 from rankviz.measures._common import REL
 from rankviz.measures._groups import expected_positional_sum
 from rankviz.measures._segments import per_query_sum, rows_with_grade_at_least
 from rankviz.measures.spec import Family, register
+from rankviz.options import Option
 
-P = settings.Option("p", 0.8, "persistence: the chance a user goes on to the next document", kind=float, low=0.01, high=0.99)
-RESIDUAL = settings.Option(
+P = Option("p", 0.8, "persistence: the chance a user goes on to the next document", kind=float, low=0.01, high=0.99)
+RESIDUAL = Option(
     "residual",
     False,
     "the residual instead of the value: what RBP could still gain were every unjudged document, and every rank past "

@@ -13,7 +13,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from rankviz.errors import MeasureError, OptionError
-from rankviz.settings import JUDGED_ONLY, Option
+from rankviz.options import Option
+from rankviz.settings import JUDGED_ONLY
 from rankviz.tie_policy import policy
 
 #: A measure's parameter is an option like any other (:mod:`rankviz.settings`): its name, default,

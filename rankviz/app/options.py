@@ -1,0 +1,23 @@
+"""Options only the app's pages have (the library's are in :mod:`rankviz.settings`): each a widget
+and a URL value, defined once."""
+
+from rankviz.options import Option
+
+QUEUE = Option("queue", 5, "queries of each reason in the discussion queue (losses, gains, rankings that differ)",
+               label="Queries for each reason", kind=int, low=3, high=25)  # fmt: skip
+DEPTH = Option("depth", 10, "documents of each ranking in the query view", label="Depth", choices=(10, 20, 50, 100), kind=int)
+TEXTS = Option("texts", False, "show the text of every document of the query view at once", kind=bool,
+               label="Show the text of every document")  # fmt: skip
+LOG_BINS = Option("log", True, "rank bins that grow with the rank (1, 2, 3, 4, 5, 6-10, 11-20, 21-50, ...), else of equal "
+                  "width", kind=bool, label="Rank bins in steps of 1-2-5")  # fmt: skip
+FACET = Option("facet", False, "one panel per run in the rank histograms", kind=bool, label="One panel per run")
+QRELS_IN_FORCE = Option(
+    "qrels",
+    "file",
+    "the judgments every number is computed with",
+    label="Qrels in force",
+    choices=("file", "meeting"),
+    meanings={"file": "the collection's qrels file", "meeting": "the qrels file with the meeting's judgments (latest wins)"},
+)
+PRESENT = Option("present", False, "projector mode: larger text, the sidebar folded away, tables and figures sized for a "
+                 "1280x720 projector", kind=bool, label="Projector mode")  # fmt: skip

@@ -1,0 +1,221 @@
+"""The result every front end consumes: :class:`Evaluation`, per-query values of every run and measure.
+
+An evaluation holds, per measure, a queries x runs matrix of per-query values (trec_eval's query
+order: qid ``strcmp`` order), the settings and measures in force, and what was not covered (run
+queries the qrels do not judge, group-file queries that are not judged). Means come from its
+:class:`~rankviz.aggregate.Aggregation`, the one place a mean is computed. It is built by
+:mod:`rankviz.evaluate` and read by the Python API, the command line and the app.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from rankviz.aggregate import Aggregation
+from rankviz.errors import OptionError
+from rankviz.io.groups import Coverage
+from rankviz.measures import Measure, parse
+from rankviz.ranking import RankingTable
+from rankviz.settings import ALL, EvalSettings
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+MeasureLike = Measure | str
+
+
+def listed(names: Iterable[str], shown: int = 5) -> str:
+    """A few names for a repr: ``a, b, c, ... (12)``."""
+    names = list(names)
+    return ", ".join(names[:shown]) + (f", ... ({len(names)})" if len(names) > shown else "")
+
+
+def query_values(table: RankingTable, measure: Measure, *, missing: str = "zero") -> tuple[np.ndarray, np.ndarray]:
+    """One measure's (qids, values) in trec_eval's query order; ``missing="skip"`` keeps only
+    the queries the run answers."""
+    values = measure(table)
+    keep = np.arange(table.n_queries) if missing == "zero" else np.flatnonzero(table.in_run)
+    order = keep[np.argsort(table.qids[keep].astype(str), kind="stable")]  # code point order = UTF-8 byte order
+    return table.qids[order], values[order]
+
+
+def spread(trials: np.ndarray) -> np.ndarray:
+    """Sample standard deviation over trials (axis 0); exactly 0 where every trial agrees.
+
+    Values are taken relative to the first trial, which leaves the deviation unchanged but keeps
+    rounding from showing a spread of 1e-17 for a query without ties. 0 for a single trial.
+    """
+    if len(trials) < 2:
+        return np.zeros(trials.shape[1:]) if trials.ndim > 1 else np.float64(0.0)
+    return (trials - trials[0]).std(axis=0, ddof=1)
+
+
+@dataclass(frozen=True, eq=False)
+class Evaluation:
+    """Per-query values of every run and measure, under the settings in force.
+
+    ``values[m]`` is queries x runs (rows: ``qids``; columns: ``runs``), NaN where a run has no
+    ranking under ``missing="skip"``. Under ``ties="random"`` the values are means over the trials
+    and ``trials[m]`` holds every trial (trials x queries x runs).
+    """
+
+    settings: EvalSettings
+    measures: tuple[Measure, ...]
+    runs: tuple[str, ...]
+    qids: np.ndarray
+    values: Mapping[str, np.ndarray]
+    aggregation: Aggregation = field(default_factory=Aggregation)
+    trials: Mapping[str, np.ndarray] | None = None
+    ignored: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # per run: queries the qrels do not judge
+    coverage: Coverage | None = None  # of the groups or weights file
+
+    def __repr__(self) -> str:
+        return (f"Evaluation({len(self.runs)} runs x {len(self.measures)} measures x {len(self.qids)} queries; "
+                f"runs: {listed(self.runs)}; measures: {listed(map(str, self.measures))})")  # fmt: skip
+
+    def _repr_html_(self) -> str:
+        """A notebook shows the means and the conventions in force (values escaped by pandas)."""
+        import html
+
+        notes = "".join(f"<br><small>{html.escape(line)}</small>" for line in self.conventions())
+        return self.means().to_html(float_format=lambda v: f"{v:.4f}") + notes
+
+    # --- per-query values --------------------------------------------------------------------
+
+    def _key(self, measure: MeasureLike) -> str:
+        key = str(parse(measure, defaults=self.settings.measure_defaults))
+        if key not in self.values:
+            raise OptionError(f"{key} was not evaluated; measures: {', '.join(map(str, self.measures))}")
+        return key
+
+    def _column(self, run: str) -> int:
+        if run not in self.runs:
+            raise OptionError(f"no run named {run!r}; runs: {', '.join(self.runs)}")
+        return self.runs.index(run)
+
+    def run_values(self, measure: MeasureLike, run: str) -> tuple[np.ndarray, np.ndarray]:
+        """(qids, values) of one run: every judged query, or under ``skip`` those it answers."""
+        column = self.values[self._key(measure)][:, self._column(run)]
+        keep = ~np.isnan(column)
+        return self.qids[keep], column[keep]
+
+    def matrix(self, measure: MeasureLike, *, complete: bool = True) -> pd.DataFrame:
+        """Queries x runs values; ``complete`` keeps only the queries every run answers (paired tests)."""
+        import pandas as pd
+
+        frame = pd.DataFrame(self.values[self._key(measure)], index=pd.Index(self.qids, name="qid"), columns=list(self.runs))
+        return frame.dropna() if complete else frame
+
+    def per_query(self, measure: MeasureLike, run: str) -> pd.Series:
+        import pandas as pd
+
+        qids, values = self.run_values(measure, run)
+        return pd.Series(values, index=pd.Index(qids, name="qid"), name=self._key(measure))
+
+    # --- means (all through the aggregation) -------------------------------------------------
+
+    def mean(self, measure: MeasureLike, run: str) -> float:
+        qids, values = self.run_values(measure, run)
+        return self.aggregation.mean(values, qids)
+
+    def means(self) -> pd.DataFrame:
+        """Runs x measures means under the aggregate in force."""
+        import pandas as pd
+
+        return pd.DataFrame(
+            {str(m): [self.mean(m, run) for run in self.runs] for m in self.measures}, index=pd.Index(self.runs, name="run")
+        )
+
+    def mean_std(self, measure: MeasureLike, run: str) -> float | None:
+        """Under random ties: the standard deviation over the trials of the run's mean; else None."""
+        if self.trials is None:
+            return None
+        trials = self.trials[self._key(measure)][:, :, self._column(run)]
+        keep = ~np.isnan(trials[0])
+        return float(spread(self.aggregation.mean(trials[:, keep], self.qids[keep])))
+
+    def query_std(self, measure: MeasureLike, run: str) -> np.ndarray | None:
+        """Under random ties: each query's standard deviation over the trials (aligned with run_values)."""
+        if self.trials is None:
+            return None
+        trials = self.trials[self._key(measure)][:, :, self._column(run)]
+        return spread(trials[:, ~np.isnan(trials[0])])
+
+    def group_means(self, measure: MeasureLike) -> pd.DataFrame:
+        """Groups x runs means with the number of queries per group (``queries``), under a grouping."""
+        import pandas as pd
+
+        if self.aggregation.group_of is None:
+            raise OptionError("group means need a group column (group_by)")
+        columns = {}
+        for run in self.runs:
+            qids, values = self.run_values(measure, run)
+            columns[run] = self.aggregation.group_means(values, qids)
+        frame = pd.DataFrame(columns).rename_axis("group")
+        counts = pd.Series(self.aggregation.groups(self.matrix(measure).index)).value_counts()
+        frame.insert(0, "queries", counts.reindex(frame.index).fillna(0).astype(int))
+        return frame
+
+    def summary(self, measure: MeasureLike, *, confidence_level: float = 0.95) -> pd.DataFrame:
+        """Per run: the mean under the aggregate, and a t interval of the mean over queries (the
+        interval is left empty for a macro or weighted mean, which it does not describe)."""
+        import pandas as pd
+        from scipy import stats
+
+        matrix = self.matrix(measure)
+        mean = pd.Series({run: self.aggregation.mean(matrix[run].to_numpy(), matrix.index) for run in self.runs})
+        n = len(matrix)
+        if self.aggregation.how == "query" and n > 1:
+            half = matrix.std(ddof=1) / np.sqrt(n) * stats.t.ppf(0.5 + confidence_level / 2, n - 1)
+        else:
+            half = pd.Series(np.nan, index=matrix.columns)
+        return pd.DataFrame({"mean": mean, "ci_low": mean - half, "ci_high": mean + half, "queries": n})
+
+    # --- output ------------------------------------------------------------------------------
+
+    def conventions(self) -> list[str]:
+        return self.settings.conventions()
+
+    def records(self, *, per_query: bool = False) -> list[dict]:
+        """Rows of the tidy table without pandas: every per-query row first (when asked, as
+        trec_eval -q), then per run and measure its mean.
+
+        Keys ``run, measure, qid, value``; with a group column also ``group``: each query's group,
+        one mean row per group and the overall row (group ``all``); under random ties ``std``.
+        """
+        grouped = self.settings.group_by is not None
+        query_rows: list[dict] = []
+        mean_rows: list[dict] = []
+        for run in self.runs:
+            for measure in map(str, self.measures):
+                qids, values = self.run_values(measure, run)
+                std = self.query_std(measure, run)
+                head = {"run": run, "measure": measure}
+                if grouped:
+                    groups = self.aggregation.groups(qids)
+                    if ALL in set(groups):
+                        raise OptionError(f"a group of {self.settings.group_by} is named {ALL!r}, the name of the overall row")
+                    means = self.aggregation.group_means(values, qids)
+                    mean_rows += [{**head, "group": g, "qid": ALL, "value": float(v)} for g, v in means.items()]
+                if per_query:
+                    for i, (qid, value) in enumerate(zip(qids, values)):
+                        row = {**head, **({"group": groups[i]} if grouped else {}), "qid": qid, "value": float(value)}
+                        query_rows.append(row if std is None else {**row, "std": float(std[i])})
+                overall = {
+                    **head,
+                    **({"group": ALL} if grouped else {}),
+                    "qid": ALL,
+                    "value": self.aggregation.mean(values, qids),
+                }
+                mean_rows.append(overall if std is None else {**overall, "std": self.mean_std(measure, run)})
+        return query_rows + mean_rows
+
+    def to_frame(self, *, per_query: bool = False) -> pd.DataFrame:
+        """The tidy table ``run, measure, [group,] qid, value[, std]`` (see :meth:`records`)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.records(per_query=per_query))

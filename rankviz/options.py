@@ -1,0 +1,107 @@
+"""An option, defined once: its values, its default, what it means, and how each front end spells it.
+
+The command line builds its flag from it (:attr:`Option.flag`), the app its widget and URL value
+(:mod:`rankviz.app.widgets`), the settings classes their validation, and the docs their tables.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from rankviz.errors import OptionError
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option: a choice among ``choices`` or a number in ``[low, high]`` (``kind`` int or float)."""
+
+    name: str
+    default: Any
+    doc: str
+    label: str = ""
+    choices: tuple = ()
+    meanings: Mapping[Any, str] = field(default_factory=dict)  # value -> what it means (help and conventions)
+    kind: type = str
+    low: float | None = None
+    high: float | None = None
+    optional: bool = False  # None is a value (no seed, no group)
+    cli: str = ""  # the command-line flag, when not --name
+    validate: Callable[[str], str] | None = None  # for a text value with a syntax of its own
+
+    @property
+    def flag(self) -> str:
+        return self.cli or "--" + self.name.replace("_", "-")
+
+    @property
+    def title(self) -> str:
+        return self.label or self.name.replace("_", " ")
+
+    def check(self, value: Any) -> Any:
+        """The value if it is allowed, else an OptionError that says what is."""
+        if value is None and self.optional:
+            return None
+        if self.kind is bool:
+            if not isinstance(value, bool):
+                raise OptionError(f"{self.name}={value!r}: expected True or False")
+            return bool(value)
+        if self.choices:
+            if value not in self.choices:
+                raise OptionError(f"{self.name}={value!r}: choose one of {', '.join(map(str, self.choices))}")
+            return value
+        if self.kind is str:
+            if not isinstance(value, str) or not value:
+                raise OptionError(f"{self.name}={value!r}: expected a name")
+            return self.validate(value) if self.validate else value
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise OptionError(f"{self.name}={value!r}: expected {self._kind_text()}")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise OptionError(f"{self.name}={value!r}: expected a finite number")
+        if self.kind is int and value != int(value):
+            raise OptionError(f"{self.name}={value!r}: expected a whole number")
+        if (self.low is not None and value < self.low) or (self.high is not None and value > self.high):
+            raise OptionError(f"{self.name}={value!r}: {self.range_text()}")
+        return self.kind(value)
+
+    def parse(self, text: str) -> Any:
+        """A value from text (a command-line flag, a URL parameter, a measure parameter)."""
+        text = text.strip()
+        if self.optional and text.lower() in ("", "none"):
+            return None
+        if self.kind is bool:
+            flags = {"true": True, "false": False, "1": True, "0": False}  # a link may say present=1
+            if text.lower() not in flags:
+                raise OptionError(f"{self.name}={text!r}: expected True or False")
+            return flags[text.lower()]
+        if self.choices:
+            matches = [c for c in self.choices if str(c) == text]
+            return self.check(matches[0] if matches else text)
+        if self.kind is str:
+            return self.check(text)
+        if not re.fullmatch(r"[+-]?[0-9]+" if self.kind is int else r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?", text):
+            raise OptionError(f"{self.name}={text!r}: expected {self._kind_text()}; {self.range_text()}")
+        return self.check(int(text) if self.kind is int else float(text))
+
+    def _kind_text(self) -> str:
+        return "a whole number" if self.kind is int else "a number"
+
+    def range_text(self) -> str:
+        low, high = (None if v is None else f"{int(v):,}" if self.kind is int else f"{v:g}" for v in (self.low, self.high))
+        if low is not None and high is not None:
+            return f"must be from {low} to {high}"
+        if low is not None:
+            return f"must be at least {low}"
+        return f"must be at most {high}" if high is not None else ""
+
+    def help(self) -> str:
+        """One paragraph: what it sets, its values and its default (command-line help, widget help)."""
+        values = "; ".join(f"{value}: {meaning}" for value, meaning in self.meanings.items() if meaning)
+        if not values and self.choices:
+            values = "one of " + ", ".join(map(str, self.choices))
+        elif not values and self.kind is not str:
+            values = self.range_text()
+        default = "none" if self.default is None else self.default
+        return f"{self.doc}{' (' + values + ')' if values else ''}; default {default}"

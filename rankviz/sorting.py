@@ -1,0 +1,195 @@
+"""The sorts behind :func:`rankviz.ranking.rank`: rows in score order, ties broken as a policy says,
+grades looked up, and the ideal order of the judged documents.
+
+Each sort is one stable NumPy (or Arrow) pass over whole arrays; the ranking module decides which
+to apply and assembles the table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from rankviz._arrow import from_numpy, take, to_numpy
+from rankviz.io.model import Qrels, Run
+from rankviz.tie_policy import TiePolicy
+
+
+def segment_rows(offsets: np.ndarray, segments: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The rows of some CSR segments: their indices, the new offsets, each row's new segment."""
+    counts = np.diff(offsets)[segments]
+    new_offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
+    rows = np.arange(new_offsets[-1], dtype=np.int64) + np.repeat(offsets[segments] - new_offsets[:-1], counts)
+    return rows, new_offsets, np.repeat(np.arange(len(segments), dtype=np.int64), counts)
+
+
+@dataclass(frozen=True)
+class Order:
+    """A reordering of rows: ``full`` indices, or none at all, or only ``moved`` positions taking ``source`` rows.
+
+    Runs mostly arrive in score order, so most rankings need no gather of their millions of rows.
+    """
+
+    full: np.ndarray | None = None
+    moved: np.ndarray | None = None
+    source: np.ndarray | None = None
+
+    def apply_tied(self, values: np.ndarray) -> np.ndarray:
+        """``apply`` for values equal across each group of tied rows (query, score): ``moved``
+        only reorders rows inside those groups, so it leaves such values as they are."""
+        return values if self.full is None else values[self.full]
+
+    def apply(self, values: np.ndarray) -> np.ndarray:
+        if self.full is not None:
+            return values[self.full]
+        if self.moved is None:
+            return values
+        out = values.copy()
+        out[self.moved] = values[self.source]
+        return out
+
+
+def lookup_grades(run: Run, qrels: Qrels, run_query_to_judged, rows, index_of) -> tuple[np.ndarray, np.ndarray]:
+    """Grade of each run row from the qrels (0 and judged=False where the pair is unjudged)."""
+    candidates, row_doc = judged_docids(run, qrels, rows)  # rows whose docid is judged for some query
+    qrels_query = np.array([index_of[q] for q in qrels.query_ids], dtype=np.int64)[qrels.qid_codes]
+    width = max(len(qrels.doc_ids), 1)
+    judged_keys = qrels_query * width + qrels.doc_codes
+    key_order = np.argsort(judged_keys, kind="stable")
+    judged_keys = judged_keys[key_order]
+    row_keys = run_query_to_judged[run.qid_codes[rows[candidates]]] * width + row_doc
+    at = np.minimum(np.searchsorted(judged_keys, row_keys), len(judged_keys) - 1)
+    match = judged_keys[at] == row_keys
+    judged = np.zeros(len(rows), dtype=bool)
+    grade = np.zeros(len(rows), dtype=np.int32)
+    judged[candidates[match]] = True
+    grade[candidates[match]] = qrels.grade[key_order][at[match]]
+    return grade, judged
+
+
+def judged_docids(run: Run, qrels: Qrels, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The positions in ``rows`` whose docid the qrels judge (for any query), and its index in ``qrels.doc_ids``.
+
+    Probes the run's docids into the (small) qrels vocabulary, never the other way round: the
+    docids' integer keys first narrow millions of rows to the few that can match, whose strings
+    then decide ("01" and "1" share a number; keys may collide).
+    """
+    keys = run.docid_keys
+    candidates = keys.rows_among(keys.like(qrels.doc_ids), None if len(rows) == len(run) else rows)
+    row_doc = to_numpy(pc.index_in(take(run.docids, rows[candidates]), value_set=qrels.doc_ids), fill=-1)
+    exact = row_doc >= 0
+    return candidates[exact], row_doc[exact]
+
+
+def primary_order(qcode: np.ndarray, score: np.ndarray) -> Order:
+    """Rows grouped by query (run order of queries), score descending; stable."""
+    n = len(qcode)
+    if n == 0:
+        return Order()
+    same_query = qcode[1:] == qcode[:-1]
+    grouped = bool(np.all(qcode[1:] >= qcode[:-1]))
+    if grouped and bool(np.all(~same_query | (score[1:] <= score[:-1]))):
+        return Order()
+    if grouped:
+        within = sorted_within_queries(qcode, -score)
+        if within is not None:
+            return Order(full=within)
+    return Order(full=np.lexsort((-score, qcode)))
+
+
+def sorted_within_queries(qcode: np.ndarray, key: np.ndarray) -> np.ndarray | None:
+    """Stable ascending order of ``key`` inside each query of a run grouped by query: one short sort
+    per query, as rows of a padded matrix (three times faster than one long lexsort); None when
+    the padding would more than double the rows."""
+    n = len(qcode)
+    starts = np.flatnonzero(np.r_[True, qcode[1:] != qcode[:-1]])
+    lengths = np.diff(np.r_[starts, n])
+    width = int(lengths.max())
+    if len(starts) * width > 2 * n:
+        return None
+    if len(starts) * width == n:  # every query equally deep: a reshape
+        order = np.argsort(key.reshape(len(starts), width), axis=1, kind="stable")
+        order += starts[:, None]  # column -> row of the run
+        return order.ravel()
+    slots = np.arange(n) + np.repeat(np.arange(len(starts)) * width - starts, lengths)  # row-major place in the matrix
+    matrix = np.full(len(starts) * width, np.inf)  # pads sort last
+    matrix[slots] = key
+    order = np.argsort(matrix.reshape(len(starts), width), axis=1, kind="stable") + starts[:, None]
+    return order.ravel()[(np.arange(width) < lengths[:, None]).ravel()]  # the pads, last in each query, out
+
+
+def group_starts(qcode_sorted: np.ndarray, score_sorted: np.ndarray) -> np.ndarray:
+    """True where a new (query, score) group begins in an ordering."""
+    if len(qcode_sorted) == 0:
+        return np.zeros(0, bool)
+    same = (qcode_sorted[1:] == qcode_sorted[:-1]) & (score_sorted[1:] == score_sorted[:-1])
+    return np.r_[True, ~same]
+
+
+def best_first_key(grade: np.ndarray, judged: np.ndarray) -> np.ndarray:
+    """The key optimistic sorts tied documents by, descending (pessimistic ascending): the gain
+    (grades below 0 gain nothing), then judged before unjudged. Every measure is monotone in it: a
+    gain measure is highest with the higher gains first, Judged@K with the judged documents first,
+    RBP's residual lowest with them first; so the two orders bound every order's value."""
+    return np.maximum(grade, 0).astype(np.int64) * 2 + judged
+
+
+def break_ties(
+    order: Order,
+    starts: np.ndarray,
+    group: np.ndarray,
+    docids: pa.Array,
+    rows: np.ndarray,
+    grade: np.ndarray | None,
+    rule: TiePolicy,
+) -> Order:
+    """Reorder rows inside each group of equal scores by the policy's secondary keys.
+
+    One multi-key Arrow sort over the tied rows: group, then (optimistic / pessimistic) the
+    :func:`best_first_key` (``grade``), then the docid descending by raw bytes (``strcmp``),
+    trec_eval's last key. ``grade`` is needed only by optimistic and pessimistic.
+    """
+    continues = ~starts  # the row's score equals the previous row's: both are tied
+    tied = np.flatnonzero(continues | np.r_[continues[1:], False])
+    if len(tied) == 0:
+        return order
+    tied_rows = tied if order.full is None else order.full[tied]
+    columns = {"group": from_numpy(group[tied])}
+    keys = [("group", "ascending")]
+    if rule.by_grade:
+        columns["grade"] = from_numpy(grade[tied_rows])
+        keys.append(("grade", "descending" if rule.by_grade == "best" else "ascending"))
+    columns["docid"] = take(docids, rows[tied_rows]).cast(pa.binary())
+    keys.append(("docid", "descending"))
+    within = to_numpy(pc.sort_indices(pa.table(columns), sort_keys=keys))
+    if order.full is None:
+        return Order(moved=tied, source=tied_rows[within])
+    full = order.full.copy()
+    full[tied] = tied_rows[within]
+    return Order(full=full)
+
+
+def renumber(ids: np.ndarray) -> np.ndarray:
+    """Renumber ids 0.. in order of first appearance."""
+    _, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
+    rank_of_first = np.empty(len(first), dtype=np.int64)
+    rank_of_first[np.argsort(first)] = np.arange(len(first))
+    return rank_of_first[inverse]
+
+
+def ideal(qrels: Qrels, index_of: dict, seg_order: np.ndarray):
+    """Each segment's judged grades in descending order (the ideal ranking), CSR style."""
+    judged_index = np.array([index_of[q] for q in qrels.query_ids], dtype=np.int64)[qrels.qid_codes]
+    segment_of_judged = np.empty(len(seg_order), dtype=np.int64)
+    segment_of_judged[seg_order] = np.arange(len(seg_order))
+    segment = segment_of_judged[judged_index]
+    order = np.lexsort((-qrels.grade, segment))
+    grades = qrels.grade[order]
+    ideal_query = segment[order]
+    counts = np.bincount(ideal_query, minlength=len(seg_order))
+    offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
+    ideal_pos = np.arange(len(grades)) - np.repeat(offsets[:-1], counts)
+    return offsets, grades, ideal_query, ideal_pos
