@@ -32,14 +32,18 @@ if len(names) < 2:
     st.info("Choose two or more runs in the sidebar to compare them.")
     st.stop()
 current = ctx.test_settings()
+chosen: str = current.baseline or names[0]
 c1, c2, c3, c4 = st.columns(4)
 measure_name = url_selectbox(ctx, c1, "Measure", ctx.measure_names, "measure", "significance",
                              format_func=lambda m: str(ctx.measure(m)))  # fmt: skip
-baseline = c2.selectbox(
-    "Baseline",
-    names,
-    index=names.index(current.baseline),
-    key=ctx.url.key("baseline", "significance", names, value=current.baseline),
+baseline: str = (
+    c2.selectbox(
+        "Baseline",
+        names,
+        index=names.index(chosen),
+        key=ctx.url.key("baseline", "significance", names, value=chosen),
+    )
+    or chosen
 )
 test = url_option(ctx.url, c3, s.TEST, "significance", horizontal=False)
 correction = url_option(ctx.url, c4, s.CORRECTION, "significance", horizontal=False, disabled=test == "tukey")

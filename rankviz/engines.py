@@ -165,7 +165,8 @@ class _Job:
 
     def gather(self, source: RunSource, found: Iterator[tuple[Piece, PieceValues]]) -> TableValues:
         """A run's values from its pieces (in file order), then the judged queries none of them ranks."""
-        parts, seen = [], set()
+        parts: list = []
+        seen: set[str] = set()
         for piece, part in found:
             again = seen.intersection(part.query_ids)
             if again:
@@ -203,7 +204,7 @@ def _comes_back(piece: Piece, earlier: set[str] | None) -> FormatError:
     current = None
     for line_no, raw in lines(piece.data, piece.label):
         match = re.match(rb"[ \t]*([^ \t]*)", raw)
-        qid = match.group(1).decode("utf-8", "replace")
+        qid = match.group(1).decode("utf-8", "replace") if match else ""
         if not qid or qid.startswith("#"):
             continue
         if qid != current:
@@ -310,7 +311,7 @@ class _ClusterJob:
 def _in_order(cluster_job: _ClusterJob, source: RunSource, window: int, progress: Progress | None):
     """(piece, values) of a run's pieces computed on the cluster, in file order, with at most
     ``window`` pieces in flight (the client holds no more than that many pieces' bytes)."""
-    in_flight: deque = deque()
+    in_flight: deque[tuple[Piece, object]] = deque()
     for piece in pieces(source.path):
         in_flight.append((piece, cluster_job.submit(piece, source.name)))
         if len(in_flight) >= window:

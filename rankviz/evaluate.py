@@ -34,7 +34,7 @@ RunLike = Run | str | os.PathLike
 def as_measures(measures: MeasureLike | Iterable[MeasureLike], *, defaults: Mapping[str, Any] | None = None) -> list[Measure]:
     """Parse measure names (or ir_measures measure objects); one or a list. Duplicates are kept once."""
     single = isinstance(measures, (str, Measure)) or not isinstance(measures, Iterable)
-    items = [measures] if single else list(measures)  # type: ignore[arg-type]
+    items: list[MeasureLike] = [measures] if single else list(measures)  # type: ignore[list-item,arg-type]
     parsed = [parse(m, defaults=dict(defaults or {})) for m in items]
     if not parsed:
         raise OptionError("no measure given")
@@ -216,6 +216,8 @@ def assemble(
         covered = coverage(groups.frame.index, qids if qrels_qids is None else qrels_qids)
     elif weights is not None and settings.aggregate == "weights":
         covered = coverage(list(weights), qids if qrels_qids is None else qrels_qids)
+    if qids is None:
+        raise OptionError("no run to evaluate")
     return Evaluation(
         settings=settings,
         measures=tuple(measures),
@@ -251,6 +253,7 @@ def revised(previous: Evaluation, tables: Mapping[str, RankingTable], queries) -
             if settings.missing != "zero":
                 fresh = np.where(~part.answered, np.nan, fresh)
             if fresh.ndim == 2:
+                assert trials is not None, "an evaluation under random ties keeps its trials"
                 trials[key][:, rows, column] = fresh
                 fresh = fresh.mean(axis=0)
             values[key][rows, column] = fresh
@@ -267,7 +270,7 @@ def combine(evaluations: Sequence[Evaluation]) -> Evaluation:
         raise OptionError("only evaluations of the same qrels, measures and settings combine")
     trials = None
     if first.trials is not None:
-        trials = {k: np.concatenate([e.trials[k] for e in evaluations], axis=-1) for k in first.trials}
+        trials = {k: np.concatenate([e.trials[k] for e in evaluations if e.trials is not None], axis=-1) for k in first.trials}
     return Evaluation(
         settings=first.settings,
         measures=first.measures,

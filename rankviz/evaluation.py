@@ -50,7 +50,7 @@ def spread(trials: np.ndarray) -> np.ndarray:
     rounding from showing a spread of 1e-17 for a query without ties. 0 for a single trial.
     """
     if len(trials) < 2:
-        return np.zeros(trials.shape[1:]) if trials.ndim > 1 else np.float64(0.0)
+        return np.zeros(trials.shape[1:])
     return (trials - trials[0]).std(axis=0, ddof=1)
 
 
@@ -120,7 +120,7 @@ class Evaluation:
 
     def mean(self, measure: MeasureLike, run: str) -> float:
         qids, values = self.run_values(measure, run)
-        return self.aggregation.mean(values, qids)
+        return float(self.aggregation.mean(values, qids))
 
     def means(self) -> pd.DataFrame:
         """Runs x measures means under the aggregate in force."""
@@ -136,7 +136,7 @@ class Evaluation:
             return None
         trials = self.trials[self._key(measure)][:, :, self._column(run)]
         keep = ~np.isnan(trials[0])
-        return float(spread(self.aggregation.mean(trials[:, keep], self.qids[keep])))
+        return float(spread(np.asarray(self.aggregation.mean(trials[:, keep], self.qids[keep]))))
 
     def query_std(self, measure: MeasureLike, run: str) -> np.ndarray | None:
         """Under random ties: each query's standard deviation over the trials (aligned with run_values)."""

@@ -244,7 +244,7 @@ def chance_table(table: RankingTable) -> RankingTable:
 def tie_seed(rng: np.random.Generator | int | None) -> int:
     """The seed of random tie orders from a seed, a Generator (one drawn from it) or None (fresh entropy)."""
     if rng is None:
-        return int(np.random.SeedSequence().entropy % 2**63)
+        return int(np.random.default_rng().integers(2**63))
     if isinstance(rng, np.random.Generator):
         return int(rng.integers(2**63))
     return int(rng)

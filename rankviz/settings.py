@@ -14,7 +14,7 @@ import dataclasses
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 from rankviz.errors import OptionError
 from rankviz.options import Option
@@ -212,8 +212,8 @@ class _Settings:
         for name, option in self.OPTIONS.items():
             object.__setattr__(self, name, option.check(getattr(self, name)))
 
-    def replace(self, **changes: Any):
-        return dataclasses.replace(self, **changes)
+    def replace(self, **changes: Any) -> Self:
+        return dataclasses.replace(self, **changes)  # type: ignore[type-var]  # every subclass is a frozen dataclass
 
     @classmethod
     def from_text(cls, values: Mapping[str, str], *, on_error: Callable[[str], None] | None = None, **fixed: Any):

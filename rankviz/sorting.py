@@ -77,7 +77,7 @@ def judged_docids(run: Run, qrels: Qrels, rows: np.ndarray) -> tuple[np.ndarray,
     docids' integer keys first narrow millions of rows to the few that can match, whose strings
     then decide ("01" and "1" share a number; keys may collide).
     """
-    keys = run.docid_keys
+    keys = run.keys
     candidates = keys.rows_among(keys.like(qrels.doc_ids), None if len(rows) == len(run) else rows)
     row_doc = to_numpy(pc.index_in(take(run.docids, rows[candidates]), value_set=qrels.doc_ids), fill=-1)
     exact = row_doc >= 0
@@ -159,7 +159,7 @@ def break_ties(
     tied_rows = tied if order.full is None else order.full[tied]
     columns = {"group": from_numpy(group[tied])}
     keys = [("group", "ascending")]
-    if rule.by_grade:
+    if rule.by_grade and grade is not None:
         columns["grade"] = from_numpy(grade[tied_rows])
         keys.append(("grade", "descending" if rule.by_grade == "best" else "ascending"))
     columns["docid"] = take(docids, rows[tied_rows]).cast(pa.binary())

@@ -69,7 +69,9 @@ def compare_runs(
     right = values[:, [runs.index(y) for _, y in compared]].T
     if values.shape[0] < 2:  # no paired test has a distribution with fewer than two queries: untested (p NaN)
         nothing = np.full(len(compared), np.nan)
-        statistic = pvalue = adjusted = low = high = nothing
+        statistic = pvalue = adjusted = nothing
+        low: np.ndarray | float = nothing
+        high: np.ndarray | float = nothing
     elif test == "tukey":
         tukey = tukey_hsd(values, n_resamples=n_resamples, rng=rng)
         statistic = np.array([tukey.statistic[runs.index(y), runs.index(x)] for x, y in compared])  # run - baseline
@@ -167,7 +169,7 @@ def verdict_changes(matrices, measure: str, settings: TestSettings | None = None
     import pandas as pd
 
     settings = (settings or TestSettings()).replace(pairs="baseline")
-    seed = np.random.default_rng(settings.seed if rng is None else rng).integers(2**63)
+    seed = int(np.random.default_rng(settings.seed if rng is None else rng).integers(2**63))
     columns = {}
     for variant, matrix in matrices.items():
         table = compare_runs(matrix, settings, measure=measure, rng=seed)
@@ -200,7 +202,7 @@ def compare_by_group(
         raise OptionError("per-group comparisons use a paired test (t, wilcoxon, sign, randomization, bootstrap)")
     baseline = settings.baseline or matrix.columns[0]
     by = groups.reindex(matrix.index)
-    seed = np.random.default_rng(settings.seed if rng is None else rng).integers(2**63)
+    seed = int(np.random.default_rng(settings.seed if rng is None else rng).integers(2**63))
     frames = []
     for group, part in matrix.groupby(by, sort=True):
         if len(part) < min_queries:

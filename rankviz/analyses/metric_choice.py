@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -134,7 +135,7 @@ def swap_rates(
     matrices: Mapping[str, pd.DataFrame], *, trials: int = 1000, rng: np.random.Generator | int | None = None
 ) -> pd.Series:
     """:func:`swap_rate` of every measure, on the same random halves."""
-    seed = np.random.default_rng(rng).integers(2**63)
+    seed = int(np.random.default_rng(rng).integers(2**63))
     return pd.Series(
         {measure: swap_rate(matrix, trials=trials, rng=seed) for measure, matrix in matrices.items()}, name="swap rate"
     )
@@ -150,10 +151,10 @@ def parameter_sensitivity(
     for measure in measures:
         params = {p.name for p in measure.family.params}
         row = {"measure": str(measure), "threshold tau": np.nan, "gmax tau": np.nan}
-        if "rel" in params and measure.value_of("rel") + 1 <= top_grade:
-            row["threshold tau"] = _ordering_tau(tables, measure, "rel", measure.value_of("rel") + 1, settings, aggregation)
+        if "rel" in params and (rel := int(measure.number("rel"))) + 1 <= top_grade:
+            row["threshold tau"] = _ordering_tau(tables, measure, "rel", rel + 1, settings, aggregation)
         if "gmax" in params:
-            row["gmax tau"] = _ordering_tau(tables, measure, "gmax", measure.value_of("gmax") + 1, settings, aggregation)
+            row["gmax tau"] = _ordering_tau(tables, measure, "gmax", int(measure.number("gmax")) + 1, settings, aggregation)
         rows.append(row)
     return pd.DataFrame(rows).set_index("measure")
 
@@ -236,7 +237,7 @@ def metric_report(
     candidates = candidate_measures(warnings, graded_share=share, rel=settings.rel, top_k=top_k) if every_candidate else []
     every = as_measures([*measures, *(r.measure for r in recommendations), *candidates], defaults=settings.measure_defaults)
     every = list({str(m): m for m in every}.values())
-    aggregation = {"groups": groups, "weights": weights}
+    aggregation: dict[str, Any] = {"groups": groups, "weights": weights}
     evaluations = {name: evaluate_tables(tables[name], every, settings.replace(ties=name), **aggregation) for name in BOUNDS}
     evaluation = evaluations["trec_eval"]
     matrices = {str(m): evaluation.matrix(m) for m in every}

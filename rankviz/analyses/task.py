@@ -88,8 +88,10 @@ class Task:
         """This (guessed) task with the answers given replaced; the source says "answers given" once
         the number of answers is given."""
         given = {"single_answer": single_answer, "graded": graded, "stops_when_satisfied": stops_when_satisfied}
-        changes = {name: value for name, value in given.items() if value is not None}
-        return replace(self, **changes, **({"source": "answers given"} if single_answer is not None else {}))
+        changes: dict[str, object] = {name: value for name, value in given.items() if value is not None}
+        if single_answer is not None:
+            changes["source"] = "answers given"
+        return replace(self, **changes)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from rankviz.errors import OptionError
 from rankviz.evaluate import combine, evaluate_tables
 from rankviz.evaluation import Evaluation, spread
 from rankviz.io.groups import QueryGroups
@@ -77,6 +78,8 @@ def interval(evaluations: Mapping[str, Evaluation], measure: str) -> pd.DataFram
 
 def random_means(evaluation: Evaluation, measure: str) -> pd.DataFrame:
     """Trials x runs: each run's mean under each random order of an evaluation under ``ties="random"``."""
+    if evaluation.trials is None:
+        raise OptionError("random means need an evaluation under ties='random'")
     trials = evaluation.trials[measure]
     columns = {}
     for column, run in enumerate(evaluation.runs):

@@ -74,10 +74,10 @@ def stamp(path: Path) -> Stamp:
     return info.st_mtime_ns, info.st_size, info.st_ino, info.st_ctime_ns
 
 
-def folder_stamp(root: Path) -> tuple:
+def folder_stamp(root: Path) -> tuple[tuple[str, Stamp | None], ...]:
     """The stamps of every file of a collection folder and of its runs/ folder (the listing included),
     but the meeting's record, whose changes are followed by its own version (:func:`rankviz.app.inputs.meeting`)."""
-    entries = []
+    entries: list[tuple[str, Stamp | None]] = []
     for folder in (root, root / "runs"):
         try:
             names = sorted(os.listdir(folder))

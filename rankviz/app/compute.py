@@ -105,7 +105,7 @@ _NEWEST_LOCK = threading.Lock()
 
 
 def _revising(key: tuple, what: tuple, lineage: Lineage | None, build: Callable[[], Evaluation],
-              revise: Callable[[Evaluation, list[str]], Evaluation | None]) -> Callable[[], Evaluation]:  # fmt: skip
+              revise: Callable[[Evaluation, set[str]], Evaluation | None]) -> Callable[[], Evaluation]:  # fmt: skip
     """``build``, or with a lineage, the newest kept evaluation of ``what`` revised for the queries judged since."""
     if lineage is None:
         return build
@@ -174,7 +174,7 @@ def overlap(key: tuple, baseline: RankingTable, run: RankingTable) -> pd.Series:
 
 
 @st.cache_data(max_entries=256, show_spinner="Testing…")
-def comparison(values: pd.DataFrame, measure: str, settings: tuple, baseline: str) -> pd.DataFrame:
+def comparison(values: pd.DataFrame, measure: str, settings: tuple, baseline: str | None) -> pd.DataFrame:
     """:func:`rankviz.analyses.comparisons.compare_runs` on a queries x runs matrix."""
     from rankviz.analyses.comparisons import compare_runs
 
@@ -182,7 +182,8 @@ def comparison(values: pd.DataFrame, measure: str, settings: tuple, baseline: st
 
 
 @st.cache_data(max_entries=64, show_spinner="Testing each group…")
-def comparison_by_group(values: pd.DataFrame, groups: pd.Series, measure: str, settings: tuple, baseline: str) -> pd.DataFrame:
+def comparison_by_group(values: pd.DataFrame, groups: pd.Series | None, measure: str, settings: tuple,
+                        baseline: str | None) -> pd.DataFrame:  # fmt: skip
     from rankviz.analyses.comparisons import compare_by_group
 
     return compare_by_group(values, groups, TestSettings.from_text(dict(settings), baseline=baseline), measure=measure)

@@ -11,6 +11,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import cast
 
 import streamlit as st
 
@@ -177,12 +178,15 @@ def uploads() -> tuple[list[tuple[str, Run]], tuple[str, Qrels] | None, list[str
         run_files = st.file_uploader("Runs", accept_multiple_files=True, key="upload_runs")
         qrels_given = st.file_uploader("Qrels (replace the collection's)", key="upload_qrels")
     seen = st.session_state.setdefault(UPLOADS_SEEN, set())
-    runs, qrels, fresh, notes = [], None, [], []
+    runs: list[tuple[str, Run]] = []
+    qrels: tuple[str, Qrels] | None = None
+    fresh: list[str] = []
+    notes: list[tuple[str, str]] = []
     for given in run_files or []:
         data = given.getvalue()
         key = f"upload:{digest(data)}"
         try:
-            run = upload(key, data, given.name, "run")
+            run = cast(Run, upload(key, data, given.name, "run"))
         except RankvizError as exc:
             notes.append(("error", "Run not loaded: " + md(exc)))
             continue
@@ -196,7 +200,7 @@ def uploads() -> tuple[list[tuple[str, Run]], tuple[str, Qrels] | None, list[str
         data = qrels_given.getvalue()
         key = f"upload:{digest(data)}"
         try:
-            qrels = (key, upload(key, data, qrels_given.name, "qrels"))
+            qrels = (key, cast(Qrels, upload(key, data, qrels_given.name, "qrels")))
             if key not in seen:
                 seen.add(key)
                 notes.append(("success", message("Using the judgments of {} instead of the collection's.", qrels_given.name)))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 from rankviz.cli import render
@@ -61,7 +62,7 @@ def progress_bar(study: Study):
         yield bar.update
 
 
-def report_ignored(ignored: dict[str, tuple[str, ...]]) -> None:
+def report_ignored(ignored: Mapping[str, tuple[str, ...]]) -> None:
     for run, queries in ignored.items():
         if queries:
             shown = ", ".join(queries[:5]) + (" ..." if len(queries) > 5 else "")
@@ -168,8 +169,8 @@ def judgments_command(args: argparse.Namespace) -> str:
             was = "the meeting had not judged it; give a collection folder as DB to compare with its qrels"
         warn(f"{store.path}: {done.qid} {done.docid} judged {done.grade} by {done.by} ({was})")
     else:
-        done = store.import_qrels(read_qrels(args.file), by=args.by)
-        warn(f"{store.path}: {len(done):,} judgments of {args.file} recorded by {args.by}")
+        imported = store.import_qrels(read_qrels(args.file), by=args.by)
+        warn(f"{store.path}: {len(imported):,} judgments of {args.file} recorded by {args.by}")
     return ""
 
 

@@ -149,10 +149,10 @@ def evaluation(result: Evaluation, fmt: str, *, per_query: bool = False) -> str:
     columns = [(m, key) for m in measures for key in (("value", "std") if spread else ("value",))]
     heads = [m if key == "value" else f"{m} std" for m, key in columns]
     means = {(r["run"], r.get("group", ALL), r["measure"]): r for r in records if r["qid"] == ALL}
-    keys = list(dict.fromkeys((r["run"], r.get("group", ALL)) for r in records if r["qid"] == ALL))
+    shown: list[tuple[str, str]] = list(dict.fromkeys((r["run"], r.get("group", ALL)) for r in records if r["qid"] == ALL))
     header = ["run", *(["group"] if grouped else []), *heads]
     rows = [[run, *([group] if grouped else []), *(number(means.get((run, group, m), {}).get(key)) for m, key in columns)]
-            for run, group in keys]  # fmt: skip
+            for run, group in shown]  # fmt: skip
     text = aligned(header, rows, labels=2 if grouped else 1)
     if per_query:
         values = {(r["run"], r["qid"], r["measure"]): r for r in records if r["qid"] != ALL}

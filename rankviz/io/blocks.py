@@ -88,7 +88,8 @@ def _has_data_line(data: bytes) -> bool:
 
 def _data_qid(line: bytes) -> bytes | None:
     """The first field of a line that holds data (None for an empty line or a comment)."""
-    qid = _FIRST_FIELD.match(line).group(1)
+    found = _FIRST_FIELD.match(line)
+    qid = found.group(1) if found else b""
     return None if not qid or qid.startswith(b"#") else qid
 
 
@@ -136,7 +137,8 @@ def read_in_pieces(source: Source, *, name: str, filename: str | None = None,
     """The whole run, read piece by piece (``progress`` told the bytes of each): the same run as
     :func:`rankviz.io.readers.read_run`, for a caller that shows how far the reading has come.
     A run whose queries are not together is read whole."""
-    parts, seen = [], set()
+    parts: list[Run] = []
+    seen: set[bytes] = set()
     for piece in pieces(source, filename=filename):
         part = piece.read(name=name)
         codes = part.qid_codes

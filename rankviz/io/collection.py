@@ -26,10 +26,14 @@ import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rankviz.errors import CollectionError, FormatError, OptionError
 from rankviz.io.groups import QueryGroups, derived_groups, read_groups, read_weights
 from rankviz.io.model import Qrels, Run
+
+if TYPE_CHECKING:
+    import pandas as pd
 from rankviz.io.readers import read_qrels, read_run, run_name_from_path
 from rankviz.settings import DEFAULT_MEASURES, GMAX, REL
 
@@ -108,7 +112,7 @@ class Collection:
     queries: dict[str, str] = field(default_factory=dict)
     docs: DocumentStore | None = None
     groups: QueryGroups | None = None
-    weights: object | None = None  # pandas Series qid -> weight, from query_weights.tsv
+    weights: pd.Series | None = None  # qid -> weight, from query_weights.tsv
     outside: tuple[str, ...] = ()  # runs left out because they link outside the folder (``confined``)
 
     @property

@@ -123,10 +123,11 @@ def derived_groups(qids) -> QueryGroups | None:
 
     qids = list(qids)
     matches = [_TOPIC_TURN.match(q) for q in qids]
-    if not qids or not all(matches):
+    found = [m for m in matches if m is not None]
+    if not qids or len(found) < len(matches):
         return None
     frame = pd.DataFrame(
-        {"conversation": [m["conversation"] for m in matches], "turn": [m["turn"] for m in matches]},
+        {"conversation": [m["conversation"] for m in found], "turn": [m["turn"] for m in found]},
         index=pd.Index(qids, name="qid"),
     )
     return QueryGroups(frame, "qid (topic_turn)")

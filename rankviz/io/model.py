@@ -55,6 +55,12 @@ class Run:
     def __repr__(self) -> str:
         return f"Run({self.name!r}, {len(self.query_ids)} queries, {len(self)} lines, from {self.source!r})"
 
+    @property
+    def keys(self) -> DocidKeys:
+        """The docids' integer keys (set when the run is made)."""
+        assert self.docid_keys is not None, "set in __post_init__"
+        return self.docid_keys
+
     def __len__(self) -> int:
         return len(self.qid_codes)
 
@@ -71,7 +77,7 @@ class Run:
         if lo == 0 and hi == len(self):
             return self
         rank = self.rank_column[lo:hi] if isinstance(self.rank_column, np.ndarray) else self.rank_column.slice(lo, hi - lo)
-        keys = DocidKeys(self.docid_keys.values[lo:hi], self.docid_keys.numeric)
+        keys = DocidKeys(self.keys.values[lo:hi], self.keys.numeric)
         return Run(name=self.name, source=self.source, query_ids=self.query_ids[start:stop],
                    qid_codes=self.qid_codes[lo:hi] - np.int32(start), docids=self.docids.slice(lo, hi - lo),
                    score=self.score[lo:hi], rank_column=rank, docid_keys=keys)  # fmt: skip
@@ -85,8 +91,8 @@ class Run:
         counts = np.cumsum([0] + [len(p.query_ids) for p in parts])
         docids = pa.chunked_array([c for p in parts for c in (p.docids.chunks if isinstance(p.docids, pa.ChunkedArray)
                                    else [p.docids])], type=first.docids.type)  # fmt: skip
-        kinds = {p.docid_keys.numeric for p in parts}  # a string's key depends on the string alone
-        keys = DocidKeys(np.concatenate([p.docid_keys.values for p in parts]), kinds.pop()) if len(kinds) == 1 else None
+        kinds = {p.keys.numeric for p in parts}  # a string's key depends on the string alone
+        keys = DocidKeys(np.concatenate([p.keys.values for p in parts]), kinds.pop()) if len(kinds) == 1 else None
         return cls(
             name=first.name,
             source=first.source,

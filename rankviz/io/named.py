@@ -86,7 +86,9 @@ def columns_from_frame(
         if canonical in ("qid", "docid"):
             if column.dtype.kind in "fbc" or column.dtype.kind == "M":
                 raise fail(0, f"{canonical} must be text or whole numbers, not {column.dtype}")
-            bad = [i for i, v in enumerate(values) if not isinstance(v, (str, int, np.integer)) or isinstance(v, bool)]
+            bad: list[int] | np.ndarray = [
+                i for i, v in enumerate(values) if not isinstance(v, (str, int, np.integer)) or isinstance(v, bool)
+            ]
             if bad:
                 what = "missing" if values[bad[0]] is None or values[bad[0]] != values[bad[0]] else type(values[bad[0]]).__name__
                 raise fail(bad[0], f"{canonical} is {what}, not text")

@@ -88,10 +88,10 @@ class RunStore:
                 "docid": _one_chunk(run.docids),
                 "score": from_numpy(run.score),
                 "rank": from_numpy(run.rank),
-                "docid_key": from_numpy(run.docid_keys.values),
+                "docid_key": from_numpy(run.keys.values),
             }
         )
-        metadata = {"rankviz": FORMAT, "numeric": "1" if run.docid_keys.numeric else "0",
+        metadata = {"rankviz": FORMAT, "numeric": "1" if run.keys.numeric else "0",
                     "query_ids": json.dumps(run.query_ids.tolist())}  # fmt: skip
         table = table.replace_schema_metadata(metadata)
 

@@ -92,6 +92,13 @@ class Measure:
     def family(self) -> Family:
         return FAMILIES[self.name]
 
+    def number(self, param: str) -> float:
+        """A numeric parameter's value (its default when not set)."""
+        value = self.value_of(param)
+        if not isinstance(value, (int, float)):
+            raise TypeError(f"{self}: {param} is not a number")
+        return value
+
     def value_of(self, param: str) -> object:
         """The parameter's value, its default when not set."""
         for key, value in self.params:

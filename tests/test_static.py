@@ -1,0 +1,27 @@
+"""The code passes its own linters: ruff (lint and format) and mypy on the package, the pages and app.py."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from conftest import ROOT
+
+
+def run(*command: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", *command], cwd=ROOT, capture_output=True, text=True, timeout=600)
+
+
+def test_ruff_finds_nothing_and_the_format_holds() -> None:
+    lint = run("ruff", "check", ".")
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+    form = run("ruff", "format", "--check", ".")
+    assert form.returncode == 0, form.stdout + form.stderr
+
+
+@pytest.mark.slow
+def test_mypy_type_checks_the_package_the_pages_and_the_app() -> None:
+    checked = run("mypy")  # files and options: [tool.mypy] in pyproject.toml
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "Success" in checked.stdout
