@@ -341,7 +341,7 @@ class EngineSettings(_Settings):
 
 
 def markdown_options() -> str:
-    """The table of options of docs/options.md (tests/test_docs.py keeps it in step)."""
+    """The table of options of docs/options.md (tests/unit/test_docs.py keeps it in step)."""
     rows = ["| option | command line | values | default | what it sets |", "|---|---|---|---|---|"]
     seen = set()
     options = (*EvalSettings.OPTIONS.values(), *TestSettings.OPTIONS.values(), K, TIE_TRIALS, SPLITS, DETECT, FILL,

@@ -1,4 +1,5 @@
-"""Shared paths and markers. ``-m "not browser and not slow"`` is the quick subset (README)."""
+"""Shared paths and markers. Tests live in folders by kind (unit, reference, app, browser), each kind a
+marker; ``-m "not browser and not slow"`` is the quick subset (README)."""
 
 import os
 import tempfile
@@ -22,11 +23,16 @@ def data_dir() -> Path:
     return DATA
 
 
+#: The folders of tests by kind, each a marker: ``-m reference`` runs the comparisons with reference tools.
+KINDS = ("unit", "reference", "app", "browser")
+
+
 def pytest_collection_modifyitems(items) -> None:
-    """Every test of a browser module is a browser test."""
+    """Each test is marked with the kind its folder names (tests/browser/: ``browser``, and so on)."""
     for item in items:
-        if item.module.__name__.endswith("test_browser"):
-            item.add_marker(pytest.mark.browser)
+        kind = Path(item.fspath).parent.name
+        if kind in KINDS:
+            item.add_marker(getattr(pytest.mark, kind))
 
 
 # the app's disk store of parsed runs goes to a folder of this test session (servers started by

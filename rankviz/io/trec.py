@@ -13,7 +13,7 @@ first line shows a single separator, and its columns are then *vouched for*: eve
 a NUL byte or a comment, every number finite, no docid twice for a query. Whatever it cannot vouch
 for is read again by the checked parser, line by line, which accepts exactly the rule or raises a
 :class:`~rankviz.errors.FormatError` naming the file, the line and the reason. So the same bytes
-always give the same columns or the same error (``tests/test_readers.py`` checks this with
+always give the same columns or the same error (``tests/unit/test_readers.py`` checks this with
 hypothesis).
 """
 

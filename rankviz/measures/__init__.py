@@ -26,7 +26,7 @@ def _values(param: Param) -> str:
 
 
 def markdown_table() -> str:
-    """The measure table of docs/measures.md (tests/test_docs.py keeps it in step)."""
+    """The measure table of docs/measures.md (tests/unit/test_docs.py keeps it in step)."""
     lines = ["| measure | definition | convention (default) | parameters |", "|---|---|---|---|"]
     lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in describe_families()]
     condensable = ", ".join(f"`{f.name}`" for f in FAMILIES.values() if f.condensable)

@@ -10,9 +10,9 @@ import sys
 import numpy as np
 import pytest
 from conftest import CRANFIELD, DL_HARD
+from generated import collections, write_files
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_reference_property import _write, collections
 
 import rankviz as rv
 from rankviz import engines
@@ -48,7 +48,7 @@ def test_the_stream_engine_gives_the_in_memory_values(
     qrels_dict, run_dict = case
     if missing == "skip" and not set(run_dict) & set(qrels_dict):
         return  # nothing to average: both engines refuse it (tested below)
-    qrels_path, run_path = _write(tmp_path_factory.mktemp("s"), qrels_dict, run_dict, layout)
+    qrels_path, run_path = write_files(tmp_path_factory.mktemp("s"), qrels_dict, run_dict, layout)
     qrels = rv.read_qrels(qrels_path)
     conventions = EvalSettings(ties=ties, missing=missing, trials=3, seed=11)
     sources = [RunSource.of(run_path)]

@@ -324,7 +324,7 @@ def _one_query_collection(folder: Path) -> Path:
 
 @pytest.mark.parametrize("page", ["overview", "deltas", "histograms", "significance", "metric_choice", "ties", "unjudged"])
 def test_qrels_of_a_single_query_give_pages_not_tracebacks(tmp_path, monkeypatch, page) -> None:
-    from test_app import start
+    from apptest import start
 
     folder = _one_query_collection(tmp_path / "one")
     monkeypatch.setattr("sys.argv", ["app.py", "--data", str(folder)])
@@ -345,7 +345,7 @@ def test_a_paired_test_of_one_query_is_untested_not_an_error(tmp_path, capsys) -
      ("RANKVIZ_MAX_UPLOAD_MB", "abc"), ("RANKVIZ_MAX_UPLOAD_MB", "0.5")],
 )  # fmt: skip
 def test_a_bad_size_setting_warns_and_the_default_applies(monkeypatch, variable, value) -> None:
-    from test_app import shown, start
+    from apptest import shown, start
 
     from rankviz.app import cache
 
@@ -357,7 +357,7 @@ def test_a_bad_size_setting_warns_and_the_default_applies(monkeypatch, variable,
 
 
 def test_a_record_path_too_long_for_the_file_system_is_a_warning(monkeypatch, tmp_path) -> None:
-    from test_app import shown, start
+    from apptest import shown, start
 
     monkeypatch.setenv("RANKVIZ_NOTES", str(tmp_path / ("x" * 300 + ".sqlite")))
     at = start("overview")
@@ -368,7 +368,7 @@ def test_a_record_path_too_long_for_the_file_system_is_a_warning(monkeypatch, tm
 
 @pytest.mark.parametrize("grade", ["5", "1000000000"])
 def test_the_unjudged_page_says_why_a_grade_cannot_be_filled(grade) -> None:
-    from test_app import shown, start
+    from apptest import shown, start
 
     at = start("unjudged", grade=grade)
     assert not at.exception
@@ -391,14 +391,14 @@ def test_collection_settings_out_of_any_range_are_an_error_naming_the_file(tmp_p
 
 
 def _texts(at) -> str:
-    from test_app import shown
+    from apptest import shown
 
     parts = [shown(e) for kind in ("markdown", "caption", "warning", "error", "info", "success") for e in getattr(at, kind)]
     return "\n".join(parts + [str(e.value) for e in at.exception])
 
 
 def test_the_app_follows_no_link_out_of_a_served_folder_and_shows_no_server_path(tmp_path, monkeypatch) -> None:
-    from test_app import start
+    from apptest import start
 
     secret = tmp_path / "secret.txt"
     secret.write_text("root:x:0:0:the secret first line\n")
@@ -423,8 +423,8 @@ def test_the_app_follows_no_link_out_of_a_served_folder_and_shows_no_server_path
     [({"ties": "random"}, "ties='random'"), ({"aggregate": "macro"}, "aggregate='macro'"), ({"k": ["5", "7"]}, "given 2 times")],
 )
 def test_every_url_fallback_warns(params, expected) -> None:
+    from apptest import shown
     from streamlit.testing.v1 import AppTest
-    from test_app import shown
 
     at = AppTest.from_string("from rankviz.app.pages import navigate\nnavigate(default='overview')\n", default_timeout=120)
     for key, value in params.items():
@@ -449,7 +449,7 @@ def test_an_error_quotes_the_offending_field_shortened_never_the_rest_of_the_lin
 
 @pytest.mark.parametrize(("measures", "columns"), [("nDCG(cutoff=10)", ["nDCG@10"]), ("RR(cutoff=5),AP", ["RR@5", "AP"])])
 def test_ir_measures_spellings_in_a_link_open_the_overview(measures, columns) -> None:
-    from test_app import start
+    from apptest import start
 
     at = start("overview", measures=measures)
     assert not at.exception
@@ -457,7 +457,7 @@ def test_ir_measures_spellings_in_a_link_open_the_overview(measures, columns) ->
 
 
 def test_a_bad_measure_parameter_in_a_link_is_a_warning() -> None:
-    from test_app import shown, start
+    from apptest import shown, start
 
     at = start("overview", measures="nDCG(foo=1)")
     assert not at.exception and any("nDCG(foo=1)" in shown(w) for w in at.warning)

@@ -6,10 +6,11 @@ import csv
 from pathlib import Path
 
 import pytest
+from conftest import CONFORMANCE
 
 import rankviz as rv
 
-CASES = Path(__file__).parent / "data" / "conformance"
+CASES = CONFORMANCE
 
 TREC_EVAL_NAMES = {
     "recip_rank": "RR",

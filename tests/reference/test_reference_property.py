@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 import shutil
 import subprocess
@@ -10,57 +9,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from generated import LAYOUTS, collections, write_files
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rankviz as rv
 import rankviz.measures
 
-DOCIDS = st.text(alphabet="aAbB019_-é", min_size=1, max_size=4)
-NUMERIC_DOCIDS = st.text(alphabet="012", min_size=1, max_size=3)  # "01" and "1": one integer, two docids
-LAYOUTS = ("as drawn", "score order", "interleaved")  # how the run file lists its lines
-QIDS = st.text(alphabet="qQ12x", min_size=1, max_size=3)
 CUTOFF = 5
-
-
-@st.composite
-def collections(draw, numeric_qids: bool = False, min_grade: int = -2):
-    """qrels and a run: judged queries (some missing from the run), run-only queries, many ties."""
-    qid_strategy = st.integers(1, 60).map(str) if numeric_qids else QIDS
-    qids = draw(st.lists(qid_strategy, min_size=1, max_size=5, unique=True))
-    tie_heavy = draw(st.booleans())
-    scores = st.integers(0, 3).map(float) if tie_heavy else st.floats(-50, 50, width=16)
-    numeric = draw(st.booleans())
-    docids, unretrieved = (NUMERIC_DOCIDS, ["0001", "22"]) if numeric else (DOCIDS, ["zz", "u1"])
-    qrels, run = {}, {}
-    for qid in qids:
-        docs = draw(st.lists(docids, min_size=1, max_size=14, unique=True))
-        judged = draw(st.lists(st.sampled_from(docs + unretrieved), max_size=10, unique=True))
-        grades = {d: draw(st.integers(min_grade, 4)) for d in judged}
-        if judged and max(grades.values()) < 0:  # trec_eval crashes on such a topic (-2: always; -1: in bpref)
-            grades[judged[0]] = 0
-        if grades:
-            qrels[qid] = grades
-        if draw(st.integers(0, 5)) > 0:
-            run[qid] = {d: draw(scores) for d in docs}
-    if not qrels:
-        qrels[qids[0]] = {"zz": 1}
-    return qrels, run
-
-
-def _write(tmp: Path, qrels: dict, run: dict, layout: str = "as drawn") -> tuple[Path, Path]:
-    """Files for pytrec_eval's dicts; ``layout`` lists each query's lines as drawn or by score (ties as
-    drawn, so the tie-breaking still has work), or interleaves the queries line by line."""
-    qrels_path, run_path = tmp / "qrels.txt", tmp / "run.txt"
-    qrels_path.write_text("".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items()))
-    per_query = {q: list(docs.items()) for q, docs in run.items()}
-    if layout == "score order":
-        per_query = {q: sorted(items, key=lambda item: -item[1]) for q, items in per_query.items()}
-    lines = [[f"{q} Q0 {d} {i} {s!r} tag\n" for i, (d, s) in enumerate(items)] for q, items in per_query.items()]
-    if layout == "interleaved":
-        lines = [[line for group in itertools.zip_longest(*lines) for line in group if line is not None]]
-    run_path.write_text("".join(line for group in lines for line in group) or "999 Q0 d 1 1.0 tag\n")
-    return qrels_path, run_path
 
 
 def _trec_eval_top(docs: dict, k: int) -> dict:
@@ -111,7 +67,7 @@ PYTREC = {
 @given(data=collections(), rel=st.sampled_from([1, 2]), layout=st.sampled_from(LAYOUTS))
 def test_matches_pytrec_eval(tmp_path: Path, data, rel: int, layout: str) -> None:
     qrels, run = data
-    qrels_path, run_path = _write(tmp_path, qrels, run, layout)
+    qrels_path, run_path = write_files(tmp_path, qrels, run, layout)
     measures = {te: str(rv.parse(ours, defaults={"rel": rel})) for te, ours in PYTREC.items()}
     measures["recip_rank_top"] = str(rv.parse(f"RR@{CUTOFF}", defaults={"rel": rel}))
     frame = rv.evaluate(rv.read_qrels(qrels_path), rv.read_run(run_path), list(measures.values())).to_frame(per_query=True)
@@ -143,7 +99,7 @@ def _judged_only(name: str) -> str:
 def test_judged_only_matches_trec_eval_minus_j(tmp_path: Path, data, rel: int, layout: str) -> None:
     """The condensed list (Sakai 2007) is trec_eval -J: every family on the judged documents only."""
     qrels, run = data
-    qrels_path, run_path = _write(tmp_path, qrels, run, layout)
+    qrels_path, run_path = write_files(tmp_path, qrels, run, layout)
     measures = {te: _judged_only(str(rv.parse(ours, defaults={"rel": rel}))) for te, ours in PYTREC.items()}
     frame = rv.evaluate(rv.read_qrels(qrels_path), rv.read_run(run_path), list(measures.values())).to_frame(per_query=True)
     ours = {(r.qid, r.measure): r.value for r in frame.itertuples()}
@@ -170,7 +126,7 @@ def _gdeval_script(tmp: Path) -> Path:
 @given(data=collections(numeric_qids=True), k=st.sampled_from([1, 3, 10, 20]))
 def test_err_and_exp_ndcg_match_gdeval(tmp_path: Path, data, k: int) -> None:
     qrels, run = data
-    qrels_path, run_path = _write(tmp_path, qrels, run)
+    qrels_path, run_path = write_files(tmp_path, qrels, run)
     printed = subprocess.run(
         ["perl", str(_gdeval_script(tmp_path)), str(qrels_path), str(run_path), str(k)],
         capture_output=True,

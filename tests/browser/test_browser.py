@@ -376,7 +376,7 @@ def test_dark_theme_renders_every_page(browser, server, tmp_path) -> None:
 
 
 def test_a_hostile_collection_and_link_make_no_request_elsewhere_and_show_literally(browser, tmp_path) -> None:
-    from test_app import FORMULA, IMAGE, LINK, hostile_collection
+    from apptest import FORMULA, IMAGE, LINK, hostile_collection
 
     folder = hostile_collection(tmp_path)
     with streamlit_server("--data", str(folder)) as url:

@@ -6,11 +6,10 @@ import contextlib
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import SAMPLES, TE
+from conftest import ROOT, SAMPLES, TE
 
 from rankviz.cli import main
 
@@ -215,9 +214,7 @@ def test_evaluate_never_imports_pandas(fmt: str) -> None:
         f"'-m', 'AP', '-m', 'nDCG@10', '-m', 'ERR@20', '--per-query', '--format', {fmt!r}]); "
         "print('pandas' in sys.modules, file=sys.stderr)"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=Path(__file__).parent.parent
-    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT)
     assert "ERR@20" in done.stdout
     assert done.stderr.strip() == "False"
 

@@ -11,11 +11,12 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
+from apptest import shown, start
+from conftest import CRANFIELD, ROOT
 
 from rankviz.app.meeting import changed_judgments, judging_table
 from rankviz.io.collection import open_collection
 from rankviz.io.meeting import MeetingStore
-from tests.test_app import CRANFIELD, ROOT, shown, start
 
 HOSTILE_TAG = "<script>alert(1)</script> **x**"
 HOSTILE_NOTE = 'a **note** [link](http://evil.example) ![i](http://evil.example/i.png) it\'s "quoted" $$x$$'

@@ -1,6 +1,6 @@
 """The command line's outputs on the sample collections, byte for byte: a refactoring changes no number.
 
-``RANKVIZ_UPDATE_GOLDEN=1 python -m pytest tests/test_golden.py`` writes the files anew; a change of
+``RANKVIZ_UPDATE_GOLDEN=1 python -m pytest tests/unit/test_golden.py`` writes the files anew; a change of
 a number is then a reviewed change of ``tests/data/golden/``, never a silent one.
 """
 

@@ -1,0 +1,86 @@
+"""Helpers of the app's tests (AppTest and the browser): start a page, read what it shows, a hostile collection."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+from conftest import TE
+from streamlit.testing.v1 import AppTest
+
+
+def shown(element) -> str:
+    """An element's markdown as a reader sees it (the app escapes every punctuation mark of user text
+    and puts invisible word joiners where markdown would make a link)."""
+    return re.sub(r"\\(.)", r"\1", element.value).replace("\u2060", "")
+
+
+def start(page: str = "overview", **params: str) -> AppTest:
+    """The app's navigation (as app.py runs it) with ``page`` as the page being shown."""
+    at = AppTest.from_string(f"from rankviz.app.pages import navigate\nnavigate(default={page!r})\n", default_timeout=120)
+    for key, value in params.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def figure(at: AppTest, index: int = 0) -> dict:
+    """The figure's JSON with Plotly's base64-packed arrays decoded to lists."""
+    charts = at.get("plotly_chart")
+    return _decode(json.loads(charts[index].proto.spec))
+
+
+def _decode(node):
+    if isinstance(node, dict):
+        if set(node) >= {"bdata", "dtype"}:
+            array = np.frombuffer(base64.b64decode(node["bdata"]), dtype=node["dtype"])
+            if "shape" not in node:
+                return array.tolist()
+            shape = node["shape"]
+            return array.reshape([int(n) for n in shape.split(",")] if isinstance(shape, str) else shape).tolist()
+        return {k: _decode(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_decode(v) for v in node]
+    return node
+
+
+LINK = "[Session expired - click to sign in](http://evil.example/login)"
+
+
+IMAGE = "![x](http://evil.example/pixel.png)"
+
+
+FORMULA = "$$E=mc^2$$"
+
+
+def hostile_collection(root: Path) -> Path:
+    """A collection whose every user-written text is markdown, a link, an image or a formula."""
+    import shutil
+
+    folder = root / "hostile"
+    (folder / "runs").mkdir(parents=True)
+    te = TE
+    shutil.copy(te / "qrels.txt", folder / "qrels.txt")
+    shutil.copy(te / "run_STANDARD.txt", folder / "runs" / "[a](http:evil.example).txt")
+    shutil.copy(te / "run_trunc.txt", folder / "runs" / "b.txt")
+    (folder / "collection.toml").write_text(f'name = "{LINK}"\ndescription = "{IMAGE} {FORMULA}"\n')
+    (folder / "queries.tsv").write_text(f"301\t{LINK} <b>bold</b> {FORMULA}\n302\t*two*\n303\tthree\n")
+    (folder / "query_groups.tsv").write_text(f"qid\t{IMAGE}\n301\t{FORMULA}\n302\t{LINK}\n303\tplain\n")
+    return folder
+
+
+def rendered(at: AppTest) -> list[tuple[str, str]]:
+    """(markdown source, what a reader sees) of every text element that renders markdown."""
+    kinds = ("markdown", "caption", "warning", "error", "info", "success", "header", "subheader")
+    return [(e.value, shown(e)) for kind in kinds for e in at.get(kind) if getattr(e, "value", None)]
+
+
+def assert_literal(at: AppTest, *texts: str) -> None:
+    """Each text shows as written and no element carries an unescaped link, image or formula."""
+    elements = rendered(at)
+    for text in texts:
+        assert any(text in seen for _, seen in elements), text
+    for source, _ in elements:
+        assert not re.search(r"(?<!\\)\]\((?!http)|(?<!\\)\]\(http|(?<!\\)!\[|(?<!\\)\$\$", source), source
