@@ -154,16 +154,15 @@ def choose(page, label: str, option: str) -> None:
         ("metric_choice", "Metric choice"),
     ],
 )
-def test_each_page_renders_its_figure(page, server, tmp_path, path, header) -> None:
+def test_each_page_renders_its_figure(page, server, path, header) -> None:
     open_page(page, f"{server}/{path}")
     page.get_by_role("heading", name=header, exact=True).wait_for()
     page.locator(".js-plotly-plot").first.wait_for()
-    page.screenshot(path=str(tmp_path / f"{path or 'overview'}.png"), full_page=True)
     assert page.locator(".js-plotly-plot").count() >= 1
     assert page.get_by_text("Traceback").count() == 0
 
 
-def test_change_measure_and_open_a_query_view(page, server, tmp_path) -> None:
+def test_change_measure_and_open_a_query_view(page, server) -> None:
     open_page(page, f"{server}/deltas?baseline=bm25&run=dense")
     page.get_by_role("heading", name="Per-query deltas").wait_for()
     choose(page, "Measure", "nDCG@10")
@@ -175,10 +174,9 @@ def test_change_measure_and_open_a_query_view(page, server, tmp_path) -> None:
     page.get_by_role("option").filter(has_text="3: what problems of heat").first.click()
     page.wait_for_function("location.search.includes('query=3')")
     _markdown(page, "what problems of heat conduction").wait_for()
-    page.screenshot(path=str(tmp_path / "query_view.png"), full_page=True)
 
 
-def test_malformed_upload_shows_a_message_not_a_traceback(page, server, tmp_path) -> None:
+def test_malformed_upload_shows_a_message_not_a_traceback(page, server) -> None:
     open_page(page, server)
     page.get_by_text("Add your own runs and qrels").click()
     upload = page.locator('[data-testid="stFileUploaderDropzoneInput"]').first
@@ -189,7 +187,6 @@ def test_malformed_upload_shows_a_message_not_a_traceback(page, server, tmp_path
     message = page.get_by_text("Run not loaded").inner_text()
     assert "broken.run, line 2" in message and "score 'high' is not a number" in message
     assert page.get_by_text("Traceback").count() == 0
-    page.screenshot(path=str(tmp_path / "upload_error.png"), full_page=True)
 
 
 def _markdown(page, text: str):
@@ -274,7 +271,7 @@ def test_an_upload_joins_the_selection_and_says_so(page, server) -> None:
     assert page.get_by_text("Traceback").count() == 0
 
 
-def test_projector_mode_at_1280x720(browser, server, tmp_path) -> None:
+def test_projector_mode_at_1280x720(browser, server) -> None:
     context = browser.new_context(viewport={"width": 1280, "height": 720})
     page = context.new_page()
     page.set_default_timeout(60_000)
@@ -283,11 +280,10 @@ def test_projector_mode_at_1280x720(browser, server, tmp_path) -> None:
     page.wait_for_function("getComputedStyle(document.querySelector('[data-testid=\"stAppViewContainer\"]')).fontSize === '20px'")
     assert not page.locator('[data-testid="stSidebar"]').is_visible()  # folded away
     assert page.locator('[data-testid="stSidebar"]').bounding_box()["width"] == 0
-    page.screenshot(path=str(tmp_path / "projector.png"))
     context.close()
 
 
-def test_significance_page_changes_test_and_shows_the_forest_plot(page, server, tmp_path) -> None:
+def test_significance_page_changes_test_and_shows_the_forest_plot(page, server) -> None:
     open_page(page, f"{server}/significance?runs=bm25,dense,rrf&baseline=bm25&measure=AP")
     page.get_by_role("heading", name="Significance").wait_for()
     page.get_by_text("AP: difference from bm25 with confidence interval").first.wait_for()
@@ -295,11 +291,10 @@ def test_significance_page_changes_test_and_shows_the_forest_plot(page, server, 
     page.wait_for_function("location.search.includes('test=wilcoxon')")
     page.get_by_text("Wilcoxon signed-rank").first.wait_for()
     page.get_by_text("AP: adjusted p-values of all pairs").first.wait_for()
-    page.screenshot(path=str(tmp_path / "significance.png"), full_page=True)
     assert page.get_by_text("Traceback").count() == 0
 
 
-def test_metric_choice_answers_change_the_advice(page, server, tmp_path) -> None:
+def test_metric_choice_answers_change_the_advice(page, server) -> None:
     open_page(page, f"{server}/metric_choice?runs=bm25,dense,rrf&measures=MRR,MRR@K,MAP,NDCG@K")
     page.get_by_role("heading", name="Metric choice", exact=True).wait_for()
     page.get_by_text("Kendall's tau between the run orderings").first.wait_for()
@@ -308,18 +303,16 @@ def test_metric_choice_answers_change_the_advice(page, server, tmp_path) -> None
     page.wait_for_function("location.search.includes('one_answer=yes')")
     page.wait_for_function("document.body.innerText.replaceAll('\\u2060', '').includes('one correct item: the rank of the "
                            "first relevant document')")  # fmt: skip
-    page.screenshot(path=str(tmp_path / "metric_choice.png"), full_page=True)
     assert page.get_by_text("Traceback").count() == 0
 
 
-def test_group_by_control_on_dl_hard(page, server, tmp_path) -> None:
+def test_group_by_control_on_dl_hard(page, server) -> None:
     open_page(page, f"{server}/?collection=dl-hard-passage&runs=bm25,bm25_t5-zs&measures=NDCG@K,MRR")
     page.get_by_role("heading", name="Overview", exact=True).wait_for()
     choose(page, "Group queries by", "query_intent")
     page.wait_for_function("location.search.includes('group_by=query_intent')")
     page.get_by_role("heading", name="By query_intent").wait_for()
     page.get_by_text("nDCG@10 per group").first.wait_for()
-    page.screenshot(path=str(tmp_path / "groups.png"), full_page=True)
     assert page.get_by_text("Traceback").count() == 0
 
 
@@ -360,7 +353,7 @@ def test_two_browsers_at_once_keep_their_own_views(browser, server) -> None:
         context.close()
 
 
-def test_dark_theme_renders_every_page(browser, server, tmp_path) -> None:
+def test_dark_theme_renders_every_page(browser, server) -> None:
     context = browser.new_context(viewport={"width": 1280, "height": 720}, color_scheme="dark")
     page = context.new_page()
     page.set_default_timeout(60_000)
@@ -371,7 +364,6 @@ def test_dark_theme_renders_every_page(browser, server, tmp_path) -> None:
         red, green, blue = (int(v) for v in background[background.index("(") + 1 : background.index(")")].split(",")[:3])
         assert red + green + blue < 150, f"{spec.key}: not dark ({background})"
         assert page.get_by_text("Traceback").count() == 0
-        page.screenshot(path=str(tmp_path / f"dark_{spec.key}.png"), full_page=True)
     context.close()
 
 
@@ -411,7 +403,7 @@ def _peak_rss_mb(pid: int) -> float:
 
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the server's peak memory from /proc")
-def test_a_gzip_bomb_upload_is_refused_with_bounded_memory(browser, tmp_path) -> None:
+def test_a_gzip_bomb_upload_is_refused_with_bounded_memory(browser) -> None:
     import gzip
 
     bomb = gzip.compress(b"1 Q0 d 1 1.0 t\n" + b" " * (1024 * 2**20), compresslevel=9)  # 1 GiB in about 1 MB
