@@ -25,6 +25,7 @@ from bench_evaluate import MEASURES, best, generate, measure  # noqa: E402
 
 import rankviz  # noqa: E402
 from rankviz.analyses.unjudged import report_from_tables  # noqa: E402
+from rankviz.report_settings import UnjudgedSettings  # noqa: E402
 
 
 def main() -> None:
@@ -40,7 +41,7 @@ def main() -> None:
     one = best(lambda: rankviz.evaluate_tables({"run": table}, measures, settings), args.repeat)
     filled = best(lambda: rankviz.evaluate_tables(fresh(), measures, settings.replace(unjudged="relevant")), args.repeat)
     ranking = best(fresh, args.repeat)
-    report = best(lambda: report_from_tables(fresh(), measures, settings, k=10), args.repeat)
+    report = best(lambda: report_from_tables(fresh(), measures, settings, None, UnjudgedSettings(k=10)), args.repeat)
     print(f"one evaluation (7 measures, table ready): {one:.3f} s")
     print(f"filled end alone (incl. a fresh ranking of {ranking:.3f} s): {filled:.3f} s")
     print(f"whole report (both ends, Judged@10, documents to judge; incl. the ranking): {report:.3f} s")

@@ -8,6 +8,7 @@ from rankviz.analyses import task as task_advice
 from rankviz.app.frame import open_page
 from rankviz.app.text import md
 from rankviz.app.widgets import url_selectbox
+from rankviz.settings import POWER_TEST
 
 ctx = open_page("metric_choice")
 st.header("Metric choice")
@@ -96,26 +97,18 @@ power_test = st.radio(
     power_tests,
     index=power_tests.index(power_test),
     horizontal=True,
-    format_func=lambda t: {"tukey": "randomised Tukey HSD", "bootstrap": "paired bootstrap (Holm)"}[t],
+    format_func=lambda t: POWER_TEST.meanings[t],
     key=ctx.url.key("power_test", "metric", value=power_test),
 )
 ctx.url.write(power_test=power_test if power_test != "tukey" else None)
 st.dataframe(report.power.loc[names].style.format({"power": "{:.1%}"}), width="stretch")
-st.plotly_chart(plots.asl_curves(report.asl[report.asl["measure"].isin(names)], 0.05), key="asl")
-st.caption(
-    "Share of run pairs separated at alpha = 0.05 by "
-    + (
-        "randomised Tukey HSD (1,000 permutations"
-        if power_test == "tukey"
-        else "the paired bootstrap, Holm-corrected over the pairs (1,000 resamples"
-    )
-    + ", seed 0)."
-)
+st.plotly_chart(plots.asl_curves(report.asl[report.asl["measure"].isin(names)], report.options.alpha), key="asl")
+st.caption(f"Share of run pairs separated: {md(report.options.describe())}.")
 
 st.subheader("Stability")
 st.dataframe(report.stability.loc[names].style.format("{:.3f}", na_rep="n/a"), width="stretch")
 st.caption(
-    "swap rate: how often two runs swap order between two random halves of the queries (1,000 splits); "
+    f"swap rate: how often two runs swap order between two random halves of the queries ({report.options.splits:,} splits); "
     "tie width: largest optimistic - pessimistic mean over the runs; threshold tau / gmax tau: Kendall's tau "
     "between the run orderings at rel and rel + 1, at gmax and gmax + 1 (n/a: the measure has no such parameter)."
 )

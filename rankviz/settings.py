@@ -203,7 +203,7 @@ WORKERS = Option("workers", None, "engine=dask without a scheduler: worker proce
 DEFAULT_MEASURES = ("RR@10", "RR", "Hits@10", "AP", "nDCG@10", "nDCG", "ERR@20")
 
 
-class _Settings:
+class Settings:
     """Shared behaviour of the frozen settings classes: validation, replacement, text parsing."""
 
     OPTIONS: ClassVar[dict[str, Option]]
@@ -240,7 +240,7 @@ class _Settings:
 
 
 @dataclass(frozen=True)
-class EvalSettings(_Settings):
+class EvalSettings(Settings):
     """The conventions of an evaluation. ``rel``, ``gain`` and ``gmax`` are the defaults of the
     measures that do not set them (``RR`` under ``rel=2`` is ``RR(rel=2)``)."""
 
@@ -294,7 +294,7 @@ class EvalSettings(_Settings):
 
 
 @dataclass(frozen=True)
-class TestSettings(_Settings):
+class TestSettings(Settings):
     """A significance test: which test, its correction and resampling, and the verdict's level."""
 
     __test__ = False  # not a pytest class
@@ -322,7 +322,7 @@ class TestSettings(_Settings):
 
 
 @dataclass(frozen=True)
-class EngineSettings(_Settings):
+class EngineSettings(Settings):
     """Where an evaluation runs; the numbers are the same on every engine."""
 
     engine: str = ENGINE.default
@@ -338,25 +338,3 @@ class EngineSettings(_Settings):
             raise OptionError("scheduler and workers are options of engine=dask")
         if self.scheduler is not None and self.workers is not None:
             raise OptionError("give a scheduler or a number of workers, not both")
-
-
-def markdown_options() -> str:
-    """The table of options of docs/options.md (tests/unit/test_docs.py keeps it in step)."""
-    rows = ["| option | command line | values | default | what it sets |", "|---|---|---|---|---|"]
-    seen = set()
-    options = (*EvalSettings.OPTIONS.values(), *TestSettings.OPTIONS.values(), K, TIE_TRIALS, SPLITS, DETECT, FILL,
-               *EngineSettings.OPTIONS.values())  # fmt: skip
-    for option in options:
-        if id(option) in seen:  # TestSettings and EvalSettings share seed
-            continue
-        seen.add(id(option))
-        if option.choices:
-            values = "; ".join(f"`{v}`" + (f": {option.meanings[v]}" if option.meanings.get(v) else "") for v in option.choices)
-        elif option.kind is str:
-            values = "a name"
-        else:
-            values = option.range_text().replace("must be ", "")
-        default = "none" if option.default is None else f"`{option.default}`"
-        cells = [f"`{option.name}`", f"`{option.flag}`", values, default, option.doc]
-        rows.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
-    return "\n".join(rows) + "\n"

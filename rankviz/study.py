@@ -29,6 +29,7 @@ from rankviz.io.model import Qrels, Run
 from rankviz.io.readers import read_qrels, read_run
 from rankviz.measures import Measure
 from rankviz.ranking import RankingTable, chance_table, rank, regrade, retagged
+from rankviz.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
 from rankviz.settings import AGGREGATE, DEFAULT_MEASURES, EngineSettings, EvalSettings, TestSettings
 from rankviz.tie_policy import BOUNDS, policy
 
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from rankviz.analyses.comparisons import Comparison
+    from rankviz.analyses.deltas import RankReport
     from rankviz.analyses.metric_choice import MetricReport
     from rankviz.analyses.task import Task
     from rankviz.analyses.ties import TieReport
@@ -214,38 +216,45 @@ class Study:
 
     # --- reports --------------------------------------------------------------------------------------
 
-    def tie_report(self, test: TestSettings | None = None, *, cutoff: int, trials: int = 0,
+    def tie_report(self, test: TestSettings | None = None, options: TieReportSettings | None = None, *,
                    rng: np.random.Generator | int | None = None) -> TieReport:  # fmt: skip
         """Every run under every report policy (:func:`rankviz.analyses.ties.tie_report`)."""
         from rankviz.analyses.ties import report_from_tables
 
         return report_from_tables(lambda ties: self._one_at_a_time(ties=ties), list(self.measures), self.settings, test,
-                                  cutoff=cutoff, trials=trials, groups=self.groups, weights=self.weights, rng=rng)  # fmt: skip
+                                  options, groups=self.groups, weights=self.weights, rng=rng)  # fmt: skip
 
-    def unjudged_report(self, test: TestSettings | None = None, *, k: int, grade: int | None = None) -> UnjudgedReport:
+    def unjudged_report(self, test: TestSettings | None = None, options: UnjudgedSettings | None = None) -> UnjudgedReport:
         """Each run with its unjudged top-K documents non-relevant and relevant (:mod:`rankviz.analyses.unjudged`)."""
         from rankviz.analyses.unjudged import report_from_tables
 
-        return report_from_tables(self._one_at_a_time(), list(self.measures), self.settings, test, k=k, grade=grade,
+        return report_from_tables(self._one_at_a_time(), list(self.measures), self.settings, test, options,
                                   groups=self.groups, weights=self.weights)  # fmt: skip
 
+    def rank_report(self) -> RankReport:
+        """Where each run puts the relevant documents (:func:`rankviz.analyses.deltas.rank_report`)."""
+        from rankviz.analyses.deltas import rank_report
+
+        return rank_report(self.tables(), self.settings.rel)
+
     def infer_task(self, k: int) -> Task:
+        """The task's answers guessed from the qrels (:func:`rankviz.analyses.task.infer_task`)."""
         from rankviz.analyses.task import infer_task
 
         first = self.run_names[0]
         return infer_task({first: self.table(first, "trec_eval")}, rel=self.settings.rel, top_k=k)
 
-    def metric_report(self, *, k: int, task: Task | None = None, every_candidate: bool = False, **options: Any) -> MetricReport:
+    def metric_report(self, options: MetricSettings | None = None, *, task: Task | None = None,
+                      every_candidate: bool = False) -> MetricReport:  # fmt: skip
         """Which measure fits the task (:func:`rankviz.analyses.metric_choice.metric_report`), from the
-        runs under the three bounding orders; ``options``: ``alpha``, ``test``, ``n_resamples``,
-        ``trials``, ``rng``."""
+        runs under the three bounding orders."""
         from rankviz.analyses.metric_choice import metric_report
 
         if len(self.run_names) < 2:
             raise OptionError("metrics-report compares measures on two or more runs")
         tables = {name: self.tables(ties=name) for name in BOUNDS}
-        return metric_report(tables, list(self.measures), self.settings, task=task, top_k=k, groups=self.groups,
-                             weights=self.weights, every_candidate=every_candidate, **options)  # fmt: skip
+        return metric_report(tables, list(self.measures), self.settings, options, task=task, groups=self.groups,
+                             weights=self.weights, every_candidate=every_candidate)  # fmt: skip
 
     def protocol(self):
         """Each group of queries scored by the collection's protocol measure, and their macro mean."""

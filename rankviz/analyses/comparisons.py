@@ -278,6 +278,15 @@ class Comparison:
     def verdicts(self) -> list[str]:
         return verdicts(self.table, alpha=self.settings.alpha)
 
+    def to_frames(self) -> dict[str, pd.DataFrame]:
+        """``comparisons``: one row per (measure, baseline, run) with the :data:`COLUMNS` (and
+        ``queries_needed`` when added)."""
+        return {"comparisons": self.table}
+
+    def to_dict(self) -> list[dict]:
+        """One record per comparison (the JSON of ``rankviz compare``)."""
+        return self.table.to_dict(orient="records")
+
     def describe(self) -> str:
         """One line: the test, the correction and alpha the verdicts follow."""
         s = self.settings

@@ -4,6 +4,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
@@ -45,6 +48,41 @@ def hits_curve(table: RankingTable, rel: int, depth: int) -> pd.Series:
     first = first_relevant_rank(table, rel)
     counts = np.bincount(first.dropna().astype(int).clip(upper=depth + 1), minlength=depth + 2)[1 : depth + 1]
     return pd.Series(np.cumsum(counts) / len(first), index=pd.RangeIndex(1, depth + 1, name="K"))
+
+
+@dataclass(frozen=True, eq=False)
+class RankReport:
+    """Where each run puts the relevant documents (grade >= ``rel``), down to ``depth``, the deepest
+    ranking: the first relevant rank per query, every relevant document's rank, and Hits@K for every K."""
+
+    first: dict[str, pd.Series]  # per run: qid -> first relevant rank (NaN: none found)
+    ranks: dict[str, pd.DataFrame]  # per run: qid, rank, grade of every retrieved relevant document
+    hits: dict[str, pd.Series]  # per run: K -> share of queries with a relevant document in the top K
+    depth: int
+    rel: int
+
+    def to_frames(self) -> dict[str, pd.DataFrame]:
+        """``first_relevant_rank`` (queries x runs), ``relevant_ranks`` (run, qid, rank, grade), ``hits`` (K x runs)."""
+        ranks = [frame.assign(run=name)[["run", "qid", "rank", "grade"]] for name, frame in self.ranks.items()]
+        return {
+            "first_relevant_rank": pd.DataFrame(self.first),
+            "relevant_ranks": pd.concat(ranks, ignore_index=True)
+            if ranks
+            else pd.DataFrame(columns=["run", "qid", "rank", "grade"]),
+            "hits": pd.DataFrame(self.hits),
+        }
+
+
+def rank_report(tables: Mapping[str, RankingTable], rel: int) -> RankReport:
+    """The :class:`RankReport` of the runs' ranking tables."""
+    depth = max((int(t.pos.max()) + 1 if t.n_rows else 1 for t in tables.values()), default=1)
+    return RankReport(
+        first={name: first_relevant_rank(t, rel) for name, t in tables.items()},
+        ranks={name: relevant_ranks(t, rel) for name, t in tables.items()},
+        hits={name: hits_curve(t, rel, depth) for name, t in tables.items()},
+        depth=depth,
+        rel=rel,
+    )
 
 
 def wins_ties_losses_by_group(delta: pd.Series, groups: pd.Series, *, tolerance: float = 1e-12) -> pd.DataFrame:

@@ -16,7 +16,7 @@ measure, from :meth:`rankviz.evaluate.Evaluation.matrix`):
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
@@ -41,6 +41,7 @@ from rankviz.evaluation import Evaluation
 from rankviz.io.groups import QueryGroups
 from rankviz.measures import Measure, make, parse
 from rankviz.ranking import RankingTable
+from rankviz.report_settings import MetricSettings
 from rankviz.settings import EvalSettings, TestSettings
 from rankviz.tie_policy import BOUNDS
 
@@ -189,9 +190,31 @@ class MetricReport:
     warnings: CollectionWarnings
     graded_share: float = 0.0  # of the relevant judgments, those above the lowest relevant grade
     rel: int = 1
+    options: MetricSettings = field(default_factory=MetricSettings)
 
     def __repr__(self) -> str:
         return f"MetricReport({len(self.means)} runs; measures: {', '.join(self.measures)})"
+
+    def to_frames(self) -> dict[str, pd.DataFrame]:
+        """``means`` (runs x measures), ``kendall`` and ``tau_ap`` (measures x measures), ``discriminative_power``
+        (per measure: ``power``, the share of run pairs separated), ``stability`` (per measure: ``swap rate``,
+        ``tie width``, ``threshold tau``, ``gmax tau``) and ``asl`` (measure, pair, achieved significance level)."""
+        return {"means": self.means, "kendall": self.kendall, "tau_ap": self.tau_ap, "discriminative_power": self.power,
+                "stability": self.stability, "asl": self.asl}  # fmt: skip
+
+    def to_dict(self) -> dict:
+        """The task, the recommendations, the measures, every frame and the collection's warnings."""
+        frames = self.to_frames()
+        asl = frames.pop("asl")
+        return {
+            "task": vars(self.task),
+            "recommendations": [vars(r) for r in self.recommendations],
+            "measures": list(self.measures),
+            **{name: frame.to_dict(orient="index") for name, frame in frames.items()},
+            "asl": asl.to_dict(orient="records"),
+            "warnings": self.warnings.messages(),
+            "judged": self.warnings.judged.to_dict(),
+        }
 
     def for_task(self, task: Task, asked: Sequence[str]) -> tuple[list[Recommendation], list[str]]:
         """The recommendations for ``task`` and the measures to show (``asked``, then those recommended).
@@ -208,13 +231,9 @@ def metric_report(
     tables: Mapping[str, Mapping[str, RankingTable]],
     measures: list[Measure],
     settings: EvalSettings | None = None,
+    options: MetricSettings | None = None,
     *,
     task: Task | None = None,
-    top_k: int = 10,
-    alpha: float = 0.05,
-    test: str = "tukey",
-    n_resamples: int = 1000,
-    trials: int = 1000,
     rng: np.random.Generator | int | None = None,
     groups: QueryGroups | None = None,
     weights: Mapping[str, float] | None = None,
@@ -229,6 +248,8 @@ def metric_report(
     on queries.
     """
     settings = settings or EvalSettings()
+    options = options or MetricSettings()
+    top_k = options.k
     default = tables["trec_eval"]
     warnings = collection_warnings(default, rel=settings.rel, k=top_k)
     task = task or infer_task(default, rel=settings.rel, top_k=top_k)
@@ -242,12 +263,13 @@ def metric_report(
     evaluation = evaluations["trec_eval"]
     matrices = {str(m): evaluation.matrix(m) for m in every}
     means = evaluation.means()
-    generator = np.random.default_rng(rng)
-    power, asl = discriminative_power(matrices, test=test, alpha=alpha, n_resamples=n_resamples, rng=generator)
+    generator = np.random.default_rng(options.seed if rng is None else rng)
+    power, asl = discriminative_power(matrices, test=options.test, alpha=options.alpha, n_resamples=options.n_resamples,
+                                      rng=generator)  # fmt: skip
     top_grade = int(next(iter(default.values())).ideal_grades.max(initial=1))
     stability = pd.concat(
         [
-            swap_rates(matrices, trials=trials, rng=generator),
+            swap_rates(matrices, trials=options.splits, rng=generator),
             tie_widths(evaluations["pessimistic"], evaluations["optimistic"]),
             parameter_sensitivity(default, every, settings, top_grade=top_grade, **aggregation),
         ],
@@ -267,6 +289,7 @@ def metric_report(
         warnings=warnings,
         graded_share=share,
         rel=settings.rel,
+        options=options,
     )
 
 

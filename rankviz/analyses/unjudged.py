@@ -11,26 +11,30 @@ the documents that would settle it, most-shared first. The second sensitivity be
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from itertools import combinations
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from rankviz.analyses.sensitivity import Section, Variants, long_means, section
 from rankviz.evaluate import combine, evaluate_tables
 from rankviz.evaluation import Evaluation
 from rankviz.io.groups import QueryGroups
 from rankviz.io.model import Qrels, Run
 from rankviz.measures import Measure, make
 from rankviz.ranking import RankingTable, rank
+from rankviz.report_settings import UnjudgedSettings
 from rankviz.settings import EvalSettings, TestSettings
 from rankviz.tie_policy import policy
 
 #: The share of a run's top K below which the app and the CLI warn that its numbers rest on guesses.
 JUDGED_WARNING = 0.9
 ENDS = ("nonrelevant", "filled")
+#: The two ends: filling can lower a value too (AP and nDCG gain relevant documents in their
+#: denominators), so each run's interval runs from its lower end to its higher (``low``, ``high``).
+END_VARIANTS = Variants(ENDS, "nonrelevant", "ends")
 
 
 def judged_share(table: RankingTable, k: int) -> float:
@@ -76,75 +80,42 @@ def queries_most_unjudged(documents: pd.DataFrame) -> pd.DataFrame:
     return frame.sort_values(["unjudged", "shared"], ascending=False, kind="stable")
 
 
-def interval(evaluations: Mapping[str, Evaluation], measure: str) -> pd.DataFrame:
-    """Runs x the two ends (``nonrelevant``, ``filled``), their ``low`` and ``high`` and ``width``.
-
-    Filling can lower a value too (AP and nDCG gain relevant documents in their denominators), so the
-    interval runs from the smaller end to the larger.
-    """
-    means = pd.DataFrame({end: evaluations[end].means()[measure] for end in ENDS})
-    means["low"], means["high"] = means[list(ENDS)].min(axis=1), means[list(ENDS)].max(axis=1)
-    means["width"] = means["high"] - means["low"]
-    return means
-
-
-def order_flips(means: pd.DataFrame, *, tolerance: float = 1e-12) -> pd.DataFrame:
-    """For each pair of runs: delta = run - baseline at each end, whether its sign differs between the
-    ends, and ``can_flip``: one run's highest value reaches the other's lowest (each run's unjudged
-    documents judged independently, so this is a bound)."""
-    rows = []
-    for baseline, run in combinations(means.index, 2):
-        deltas = {end: means.at[run, end] - means.at[baseline, end] for end in ENDS}
-        signs = {0 if abs(d) <= tolerance else int(np.sign(d)) for d in deltas.values()}
-        leader, other = (run, baseline) if deltas["nonrelevant"] >= 0 else (baseline, run)
-        rows.append(
-            {
-                "baseline": baseline,
-                "run": run,
-                **{f"delta {end}": d for end, d in deltas.items()},
-                "flips_between_ends": len(signs) > 1,
-                "can_flip": bool(means.at[other, "high"] >= means.at[leader, "low"] - tolerance),
-            }
-        )
-    columns = ["baseline", "run", *(f"delta {end}" for end in ENDS), "flips_between_ends", "can_flip"]
-    return pd.DataFrame(rows, columns=columns)
-
-
-def verdict_changes(
-    matrices: Mapping[str, pd.DataFrame], measure: str, settings: TestSettings | None = None, *, rng=None
-) -> pd.DataFrame:
-    """Per run against the baseline: the verdict at each end and ``changes`` where they differ (one seed for both)."""
-    from rankviz.analyses.comparisons import verdict_changes as changes  # scipy: only when there is a pair to test
-
-    return changes({end: matrices[end] for end in ENDS}, measure, settings, rng=rng)
-
-
-@dataclass(frozen=True, eq=False)
-class UnjudgedSection:
-    """One measure: the two ends per run, the pairs that can flip, the verdicts that change."""
-
-    measure: str
-    means: pd.DataFrame
-    flips: pd.DataFrame
-    verdicts: pd.DataFrame
-
-
 @dataclass(frozen=True, eq=False)
 class UnjudgedReport:
     """Judged@K per run, a section per measure, and the documents and queries to judge first."""
 
     judged: pd.DataFrame  # per run: Judged@K (mean over queries) and the share of its top K judged
-    sections: dict[str, UnjudgedSection]
+    sections: dict[str, Section]
     documents: pd.DataFrame
     queries: pd.DataFrame
     evaluations: dict[str, Evaluation]  # "nonrelevant" and "filled"
     settings: EvalSettings
     grade: int
     k: int
+    options: UnjudgedSettings = field(default_factory=UnjudgedSettings)
 
     def __repr__(self) -> str:
         measures = ", ".join(self.sections)
         return f"UnjudgedReport({len(self.judged)} runs, top {self.k}, filled with grade {self.grade}; measures: {measures})"
+
+    def to_frames(self) -> dict[str, pd.DataFrame]:
+        """``judged`` (per run: Judged@K and the share of its top K judged), ``means`` (run, measure,
+        end, value; the ends, ``low``, ``high`` and ``width``), ``queries`` and ``documents`` to judge."""
+        return {"judged": self.judged, "means": long_means(self.sections, "end"), "queries": self.queries,
+                "documents": self.documents}  # fmt: skip
+
+    def to_dict(self) -> dict:
+        """K, the grade, Judged@K, per measure its means, pairs and verdicts; the queries with the most
+        unjudged documents and the documents to judge first (``queries`` and ten times as many)."""
+        limit = self.options.queries
+        return {
+            "k": self.k,
+            "grade": self.grade,
+            "judged": self.judged.to_dict(orient="index"),
+            "measures": [section.to_dict() for section in self.sections.values()],
+            "queries": self.queries.head(limit).reset_index().to_dict(orient="records"),
+            "documents": self.documents.head(limit * 10).to_dict(orient="records"),
+        }
 
     def warnings(self) -> list[str]:
         low = self.judged[self.judged["share judged"] < JUDGED_WARNING]["share judged"]
@@ -160,16 +131,15 @@ def unjudged_report(
     measures: Sequence[Measure],
     settings: EvalSettings | None = None,
     test: TestSettings | None = None,
+    options: UnjudgedSettings | None = None,
     *,
-    k: int = 10,
-    grade: int | None = None,
     groups: QueryGroups | None = None,
     weights: Mapping[str, float] | None = None,
 ) -> UnjudgedReport:
     """The report over runs ranked one at a time (each table is dropped before the next is built)."""
     settings = settings or EvalSettings()
     tables = ((run.name, rank(run, qrels, ties=policy(settings.ties).ranked_as)) for run in runs)
-    return report_from_tables(tables, measures, settings, test, k=k, grade=grade, groups=groups, weights=weights)
+    return report_from_tables(tables, measures, settings, test, options, groups=groups, weights=weights)
 
 
 def report_from_tables(
@@ -177,16 +147,17 @@ def report_from_tables(
     measures: Sequence[Measure],
     settings: EvalSettings | None = None,
     test: TestSettings | None = None,
+    options: UnjudgedSettings | None = None,
     *,
-    k: int = 10,
-    grade: int | None = None,
     groups: QueryGroups | None = None,
     weights: Mapping[str, float] | None = None,
 ) -> UnjudgedReport:
-    """The report from (name, ranking table) pairs under the settings' tie policy; ``grade`` defaults
-    to the relevance threshold."""
+    """The report from (name, ranking table) pairs under the settings' tie policy; the fill grade
+    defaults to the relevance threshold."""
     settings = (settings or EvalSettings()).replace(unjudged="nonrelevant")
-    grade = settings.rel if grade is None else grade
+    options = options or UnjudgedSettings()
+    k = options.k
+    grade = settings.rel if options.grade is None else options.grade
     filled_settings = settings.replace(unjudged=f"relevant:{grade}")
     parts: dict[str, list[Evaluation]] = {end: [] for end in ENDS}
     judged_rows, holes = [], []
@@ -204,11 +175,9 @@ def report_from_tables(
     documents = unjudged_documents(holes)
     sections = {}
     for measure in map(str, measures):
-        means = interval(evaluations, measure)
-        matrices = {end: evaluations[end].matrix(measure) for end in ENDS}
-        changes = verdict_changes(matrices, measure, test) if len(means) > 1 else pd.DataFrame()
-        sections[measure] = UnjudgedSection(measure, means, order_flips(means), changes)
-    return UnjudgedReport(judged, sections, documents, queries_most_unjudged(documents), evaluations, settings, grade, k)
+        sections[measure] = section(evaluations, measure, END_VARIANTS, test)
+    return UnjudgedReport(judged, sections, documents, queries_most_unjudged(documents), evaluations, settings, grade, k,
+                          options)  # fmt: skip
 
 
 def _judged(k: int) -> Measure:

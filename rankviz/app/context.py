@@ -24,6 +24,7 @@ from rankviz.io.meeting import MeetingStore
 from rankviz.io.model import Qrels, Run
 from rankviz.measures import Measure
 from rankviz.ranking import RankingTable
+from rankviz.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
 from rankviz.settings import EvalSettings, TestSettings
 from rankviz.study import Study
 from rankviz.tie_policy import policy
@@ -196,20 +197,20 @@ class Context:
     def tie_report(self, trials: int, seed: int):
         """The Ties report of the selected runs: every run under every deterministic policy, ``trials``
         random orders drawn with ``seed``, verdicts under the test in force."""
-        tests = self.test_settings()
-        details = (self.k, trials, seed, settings_text(tests), tests.baseline)
-        return compute.report("ties", self.key(), details,
-                              lambda: self.study().tie_report(tests, cutoff=self.k, trials=trials, rng=seed))  # fmt: skip
+        tests, options = self.test_settings(), TieReportSettings(k=self.k, trials=trials)
+        details = (settings_text(options), seed, settings_text(tests), tests.baseline)
+        return compute.report("ties", self.key(), details, lambda: self.study().tie_report(tests, options, rng=seed))
 
     def unjudged_report(self, grade: int):
         """The Unjudged documents report of the selected runs and measures at the frame's K."""
-        tests = self.test_settings()
-        details = (self.k, grade, settings_text(tests), tests.baseline)
-        return compute.report("unjudged", self.key(), details, lambda: self.study().unjudged_report(tests, k=self.k, grade=grade))
+        tests, options = self.test_settings(), UnjudgedSettings(k=self.k, grade=grade)
+        details = (settings_text(options), settings_text(tests), tests.baseline)
+        return compute.report("unjudged", self.key(), details, lambda: self.study().unjudged_report(tests, options))
 
     def metric_report(self, test: str):
         """The Metric choice evidence of the selected runs and measures, and of every measure some answer
         about the task would recommend, so a changed answer needs no new computation (seeded: the page
         is reproducible)."""
-        build = lambda: self.study().metric_report(k=self.k, test=test, rng=0, every_candidate=True)  # noqa: E731
-        return compute.report("metrics", self.key(), (self.k, test), build)
+        options = MetricSettings(k=self.k, test=test, seed=0)
+        build = lambda: self.study().metric_report(options, every_candidate=True)  # noqa: E731
+        return compute.report("metrics", self.key(), settings_text(options), build)

@@ -11,6 +11,7 @@ import contextlib
 import sys
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TypeVar
 
 from rankviz.cli import render
 from rankviz.errors import OptionError, RankvizError
@@ -18,20 +19,11 @@ from rankviz.evaluation import Evaluation
 from rankviz.io.collection import open_collection
 from rankviz.io.meeting import MeetingStore, judgment_lines, merged_qrels, qrels_lines
 from rankviz.io.readers import read_qrels
-from rankviz.settings import (
-    ALPHA,
-    POWER_RESAMPLES,
-    POWER_TEST,
-    QUERIES_LISTED,
-    SPLITS,
-    TIE_TRIALS,
-    EngineSettings,
-    EvalSettings,
-    K,
-    Option,
-    TestSettings,
-)
+from rankviz.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
+from rankviz.settings import EngineSettings, EvalSettings, Settings, TestSettings
 from rankviz.study import Study
+
+S = TypeVar("S", bound=Settings)
 
 
 def warn(message: str) -> None:
@@ -107,41 +99,37 @@ def compare_command(args: argparse.Namespace) -> str:
     return render.comparison(comparison, args.format, conventions=result.conventions())
 
 
+def given(args: argparse.Namespace, kind: type[S]) -> S:
+    """The settings of ``kind`` the flags set (the others at their options' defaults)."""
+    return kind(**{name: getattr(args, name) for name in kind.OPTIONS if getattr(args, name, None) is not None})
+
+
 def ties_command(args: argparse.Namespace) -> str:
     study = open_study(args)
-    tests = test_settings(args, study)
-    report = study.tie_report(tests, cutoff=or_default(args.k, K), trials=or_default(args.trials, TIE_TRIALS))
+    report = study.tie_report(test_settings(args, study), given(args, TieReportSettings))
     report_ignored(report.ignored_qids)
-    return render.ties(report, args.format, limit=or_default(args.queries, QUERIES_LISTED))
+    return render.ties(report, args.format)
 
 
 def metrics_report_command(args: argparse.Namespace) -> str:
     study = open_study(args)
     if len(study.run_names) < 2:
         raise OptionError("metrics-report compares measures on two or more runs")
-    k = or_default(args.k, K)
+    options = given(args, MetricSettings)
     answers = {"single_answer": None if args.answers is None else args.answers == "one",
                "graded": None if args.graded is None else args.graded == "yes",
                "stops_when_satisfied": None if args.stops is None else args.stops == "yes"}  # fmt: skip
-    task = study.infer_task(k).answered(**answers)
-    report = study.metric_report(k=k, task=task, alpha=or_default(args.alpha, ALPHA), test=or_default(args.test, POWER_TEST),
-                                 n_resamples=or_default(args.n_resamples, POWER_RESAMPLES),
-                                 trials=or_default(args.splits, SPLITS), rng=args.seed)  # fmt: skip
+    report = study.metric_report(options, task=study.infer_task(options.k).answered(**answers))
     return render.metric_report(report, args.format)
 
 
 def unjudged_command(args: argparse.Namespace) -> str:
     study = open_study(args)
-    report = study.unjudged_report(test_settings(args, study), k=or_default(args.k, K), grade=args.grade)
+    report = study.unjudged_report(test_settings(args, study), given(args, UnjudgedSettings))
     report_ignored(report.evaluations["nonrelevant"].ignored)
     for line in report.warnings():
         warn(line)
-    return render.unjudged(report, args.format, limit=or_default(args.queries, QUERIES_LISTED))
-
-
-def or_default(value, option: Option):
-    """A flag's value, else its option's default (the one place defaults live)."""
-    return option.default if value is None else value
+    return render.unjudged(report, args.format)
 
 
 def judgments_command(args: argparse.Namespace) -> str:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from rankviz.analyses.comparisons import Comparison
     from rankviz.analyses.metric_choice import MetricReport
     from rankviz.analyses.ties import TieReport
+    from rankviz.analyses.unjudged import UnjudgedReport
     from rankviz.evaluation import Evaluation
 
 NA = "n/a"
@@ -186,7 +187,7 @@ COMPARE_NOTES = {
 def comparison(result: Comparison, fmt: str, *, conventions: list[str]) -> str:
     table = result.table
     if fmt == "json":
-        return to_json(table.to_dict(orient="records"))
+        return to_json(result.to_dict())
     if fmt == "tsv":
         return frame_tsv(table, index=False)
     shown = table.assign(verdict=result.verdicts()).drop(columns=["test"])
@@ -197,29 +198,13 @@ def comparison(result: Comparison, fmt: str, *, conventions: list[str]) -> str:
 # --- ties ----------------------------------------------------------------------------------------
 
 
-def ties(report: TieReport, fmt: str, *, limit: int) -> str:
+def ties(report: TieReport, fmt: str) -> str:
     """Tie statistics per run, then per measure the policy interval, pair flips, verdicts and moving queries."""
     if fmt == "json":
-        payload = {
-            "statistics": report.statistics.to_dict(orient="index"),
-            "measures": [
-                {
-                    "measure": measure,
-                    "means": section.means.to_dict(orient="index"),
-                    "pairs": section.flips.to_dict(orient="records"),
-                    "verdicts": section.verdicts.to_dict(orient="index"),
-                    "queries": {run: section.queries(run, limit).to_dict(orient="index") for run in section.means.index},
-                }
-                for measure, section in report.sections.items()
-            ],
-        }
-        return to_json(payload)
+        return to_json(report.to_dict())
     if fmt == "tsv":
-        lines = ["run\tmeasure\tpolicy\tvalue"]
-        for measure, section in report.sections.items():
-            for run, row in section.means.iterrows():
-                lines += [f"{run}\t{measure}\t{policy}\t{full(value)}" for policy, value in row.items()]
-        return "\n".join(lines) + "\n"
+        return frame_tsv(report.to_frames()["means"], index=False)
+    limit = report.options.queries
     parts = ["Ties per run\n" + frame_table(report.statistics.rename_axis("run"), digits=3)]
     for measure, section in report.sections.items():
         parts.append(f"{measure}: mean under each tie policy\n" + frame_table(section.means.rename_axis("run")))
@@ -244,33 +229,14 @@ def ties(report: TieReport, fmt: str, *, limit: int) -> str:
 # --- unjudged ------------------------------------------------------------------------------------
 
 
-def unjudged(report, fmt: str, *, limit: int) -> str:
+def unjudged(report: UnjudgedReport, fmt: str) -> str:
     """Judged@K per run; per measure the two ends, the pairs that can flip and the verdicts; the documents to judge."""
-    documents = report.documents.head(limit * 10)
     if fmt == "json":
-        payload = {
-            "k": report.k,
-            "grade": report.grade,
-            "judged": report.judged.to_dict(orient="index"),
-            "measures": [
-                {
-                    "measure": measure,
-                    "means": section.means.to_dict(orient="index"),
-                    "pairs": section.flips.to_dict(orient="records"),
-                    "verdicts": section.verdicts.to_dict(orient="index"),
-                }
-                for measure, section in report.sections.items()
-            ],
-            "queries": report.queries.head(limit).reset_index().to_dict(orient="records"),
-            "documents": documents.to_dict(orient="records"),
-        }
-        return to_json(payload)
+        return to_json(report.to_dict())
     if fmt == "tsv":
-        lines = ["run\tmeasure\tend\tvalue"]
-        for measure, section in report.sections.items():
-            for run, row in section.means.iterrows():
-                lines += [f"{run}\t{measure}\t{end}\t{full(value)}" for end, value in row.items()]
-        return "\n".join(lines) + "\n"
+        return frame_tsv(report.to_frames()["means"], index=False)
+    limit = report.options.queries
+    documents = report.documents.head(limit * 10)
     parts = [f"Judged documents in each run's top {report.k}\n" + frame_table(report.judged, digits=3)]
     ends = f"nonrelevant: unjudged documents not relevant (trec_eval); filled: the run's top K ones judged {report.grade}"
     for measure, section in report.sections.items():
@@ -310,24 +276,10 @@ REPORT_TITLES = {
 
 def metric_report(report: MetricReport, fmt: str) -> str:
     """The metric-choice report as JSON, long TSV (section, row, column, value) or readable text."""
-    tables = {
-        "means": report.means,
-        "kendall": report.kendall,
-        "tau_ap": report.tau_ap,
-        "discriminative_power": report.power,
-        "stability": report.stability,
-    }
+    tables = report.to_frames()
+    del tables["asl"]
     if fmt == "json":
-        payload = {
-            "task": vars(report.task),
-            "recommendations": [vars(r) for r in report.recommendations],
-            "measures": list(report.measures),
-            **{name: frame.to_dict(orient="index") for name, frame in tables.items()},
-            "asl": report.asl.to_dict(orient="records"),
-            "warnings": report.warnings.messages(),
-            "judged": report.warnings.judged.to_dict(),
-        }
-        return to_json(payload)
+        return to_json(report.to_dict())
     if fmt == "tsv":
         lines = ["section\trow\tcolumn\tvalue"]
         for name, frame in tables.items():

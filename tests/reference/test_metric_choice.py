@@ -12,6 +12,7 @@ import rankviz as rv
 from rankviz.analyses import metric_choice as mc
 from rankviz.analyses import task
 from rankviz.io.collection import open_collection
+from rankviz.report_settings import MetricSettings
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +74,7 @@ def test_report_on_a_sample_collection(dl_hard) -> None:
     collection, qrels, runs, tables = dl_hard
     measures = [rv.parse(m, defaults={"rel": 2}) for m in ("RR@10", "Hits@10", "AP", "nDCG@10", "ERR@20")]
     settings = rv.EvalSettings(rel=2)
-    report = mc.metric_report(tables, measures, settings, n_resamples=200, trials=200, rng=3)
+    report = mc.metric_report(tables, measures, settings, MetricSettings(n_resamples=200, splits=200), rng=3)
     every = [rv.parse(m, defaults={"rel": 2}) for m in report.measures]
     frame = rv.evaluate(qrels, list(runs.values()), every).to_frame()
     expected = frame.pivot(index="run", columns="measure", values="value")
@@ -91,7 +92,7 @@ def test_report_on_a_sample_collection(dl_hard) -> None:
     )
     assert np.isnan(report.stability.loc["nDCG@10", "threshold tau"])
     assert (report.stability["tie width"] >= 0).all()
-    again = mc.metric_report(tables, measures, settings, n_resamples=200, trials=200, rng=3)
+    again = mc.metric_report(tables, measures, settings, MetricSettings(n_resamples=200, splits=200), rng=3)
     pd.testing.assert_frame_equal(report.stability, again.stability)
 
 

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 import rankviz as rv
 from rankviz.analyses.unjudged import unjudged_report
 from rankviz.cli import main
+from rankviz.report_settings import UnjudgedSettings
 
 DOCIDS = st.text(alphabet="abcdefg", min_size=1, max_size=3)
 
@@ -157,7 +158,7 @@ def test_the_unjudged_report_on_dl_hard() -> None:
     qrels, runs = collection.read_qrels(), [collection.read_run(n) for n in ("bm25", "bm25_t5-zs")]
     settings_ = rv.EvalSettings(rel=2)
     measures = [rv.parse(m, defaults={"rel": 2}) for m in ("nDCG@10", "AP")]
-    report = unjudged_report(qrels, runs, measures, settings_, k=10)
+    report = unjudged_report(qrels, runs, measures, settings_, options=UnjudgedSettings(k=10))
     top = runs[0].to_frame().sort_values(["qid", "score", "docid"], ascending=[True, False, False]).groupby("qid").head(10)
     judged = top.merge(qrels.to_frame(), on=["qid", "docid"], how="left").rel.notna().mean()
     assert report.judged.loc["bm25", "share judged"] == pytest.approx(judged)

@@ -13,7 +13,15 @@ PACKAGE = ROOT / "rankviz"
 LAYERS = [
     (
         "foundations",
-        ("rankviz.errors", "rankviz.options", "rankviz.tie_policy", "rankviz.settings", "rankviz._arrow", "rankviz.numbers"),
+        (
+            "rankviz.errors",
+            "rankviz.options",
+            "rankviz.tie_policy",
+            "rankviz.settings",
+            "rankviz.report_settings",
+            "rankviz._arrow",
+            "rankviz.numbers",
+        ),
     ),
     ("readers", ("rankviz.io",)),
     ("ordering", ("rankviz.sorting", "rankviz.ranking")),

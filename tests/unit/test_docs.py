@@ -7,7 +7,7 @@ import re
 from conftest import ROOT
 
 from rankviz.measures import markdown_table
-from rankviz.settings import markdown_options
+from rankviz.report_settings import markdown_options
 
 DOCS = ROOT / "docs"
 README = (ROOT / "README.md").read_text()
@@ -27,7 +27,7 @@ def test_the_measure_table_is_generated_from_the_families() -> None:
 
 def test_the_options_table_is_generated_from_the_settings() -> None:
     expected = markdown_options()
-    assert between("options") == expected, "stale; paste rankviz.settings.markdown_options():\n" + expected
+    assert between("options") == expected, "stale; paste rankviz.report_settings.markdown_options():\n" + expected
 
 
 def test_the_architecture_names_every_package_folder() -> None:

@@ -1,0 +1,95 @@
+"""The options of each report, as frozen settings: what a report's depth, random orders, fill grade
+or power test are, with their defaults said once (in the options of :mod:`rankviz.settings`).
+
+The command line builds them from its flags, the app from its widgets and URL, and the reports keep
+them, so a caption or a footer says the values the numbers were computed with.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rankviz.options import Option
+from rankviz.settings import (
+    ALPHA,
+    DETECT,
+    FILL,
+    POWER_RESAMPLES,
+    POWER_TEST,
+    QUERIES_LISTED,
+    SEED,
+    SPLITS,
+    TIE_TRIALS,
+    EngineSettings,  # fmt: skip
+    EvalSettings,
+    K,
+    Settings,
+    TestSettings,
+)
+
+
+@dataclass(frozen=True)
+class TieReportSettings(Settings):
+    """The tie report: the depth of the tie statistics, the random orders averaged, the queries listed per run."""
+
+    k: int = K.default
+    trials: int = TIE_TRIALS.default
+    queries: int = QUERIES_LISTED.default
+
+    OPTIONS: ClassVar[dict[str, Option]] = {o.name: o for o in (K, TIE_TRIALS, QUERIES_LISTED)}
+
+
+@dataclass(frozen=True)
+class UnjudgedSettings(Settings):
+    """The unjudged report: the depth whose unjudged documents are filled, their grade (None: the
+    relevance threshold), the queries listed."""
+
+    k: int = K.default
+    grade: int | None = FILL.default
+    queries: int = QUERIES_LISTED.default
+
+    OPTIONS: ClassVar[dict[str, Option]] = {o.name: o for o in (K, FILL, QUERIES_LISTED)}
+
+
+@dataclass(frozen=True)
+class MetricSettings(Settings):
+    """The metric-choice report: the task's top K, the test of discriminative power and its resamples,
+    the random splits of the swap rate, alpha, and the seed of every draw."""
+
+    k: int = K.default
+    test: str = POWER_TEST.default
+    n_resamples: int = POWER_RESAMPLES.default
+    splits: int = SPLITS.default
+    alpha: float = ALPHA.default
+    seed: int | None = SEED.default
+
+    OPTIONS: ClassVar[dict[str, Option]] = {o.name: o for o in (K, POWER_TEST, POWER_RESAMPLES, SPLITS, ALPHA, SEED)}
+
+    def describe(self) -> str:
+        """How the evidence was drawn (captions and footers)."""
+        seed = "fresh entropy" if self.seed is None else f"seed {self.seed}"
+        return (f"discriminative power: {POWER_TEST.meanings[self.test]}, {self.n_resamples:,} resamples, alpha = "
+                f"{self.alpha:g}; swap rate: {self.splits:,} random splits; {seed}")  # fmt: skip
+
+
+def markdown_options() -> str:
+    """The table of options of docs/options.md (tests/unit/test_docs.py keeps it in step)."""
+    rows = ["| option | command line | values | default | what it sets |", "|---|---|---|---|---|"]
+    seen = set()
+    options = (*EvalSettings.OPTIONS.values(), *TestSettings.OPTIONS.values(), K, TIE_TRIALS, SPLITS, DETECT, FILL,
+               *EngineSettings.OPTIONS.values())  # fmt: skip
+    for option in options:
+        if id(option) in seen:  # TestSettings and EvalSettings share seed
+            continue
+        seen.add(id(option))
+        if option.choices:
+            values = "; ".join(f"`{v}`" + (f": {option.meanings[v]}" if option.meanings.get(v) else "") for v in option.choices)
+        elif option.kind is str:
+            values = "a name"
+        else:
+            values = option.range_text().replace("must be ", "")
+        default = "none" if option.default is None else f"`{option.default}`"
+        cells = [f"`{option.name}`", f"`{option.flag}`", values, default, option.doc]
+        rows.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
+    return "\n".join(rows) + "\n"
