@@ -4,6 +4,7 @@ import rankviz as rv
 ev = rv.evaluate("qrels.txt", ["bm25.run", "dense.run"], ["RR@10", "nDCG@10"], ties="expected")
 ev.means()                      # runs x measures
 rv.compare(ev, test="t").table  # significance of every run against the first
+rv.Study.open("sample_data/cranfield").tie_report()  # the reports the CLI and the app show
 """
 
 from importlib.metadata import PackageNotFoundError, version
@@ -19,7 +20,9 @@ from rankviz.io.model import Qrels, Run
 from rankviz.io.readers import read_qrels, read_run
 from rankviz.measures import Measure, parse
 from rankviz.ranking import TIE_POLICIES, RankingTable, rank
+from rankviz.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
 from rankviz.settings import EngineSettings, EvalSettings, TestSettings
+from rankviz.study import Study
 
 try:
     __version__ = version("rankviz")
@@ -48,6 +51,7 @@ __all__ = [
     "FormatError",
     "Measure",
     "MeasureError",
+    "MetricSettings",
     "OptionError",
     "Qrels",
     "QueryGroups",
@@ -55,7 +59,10 @@ __all__ = [
     "RankvizError",
     "Run",
     "RunSource",
+    "Study",
     "TestSettings",
+    "TieReportSettings",
+    "UnjudgedSettings",
     "as_qrels",
     "as_run",
     "compare",

@@ -53,3 +53,12 @@ def test_every_link_of_the_readme_and_the_docs_leads_to_a_file_and_heading() -> 
 def _slug(heading: str) -> str:
     """GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens."""
     return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_the_python_examples_of_the_docs_run(monkeypatch) -> None:
+    """Every ``python`` block of docs/python.md runs as written, from the repository's root."""
+    monkeypatch.chdir(ROOT)
+    blocks = re.findall(r"```python\n(.*?)```", (DOCS / "python.md").read_text(), re.S)
+    assert len(blocks) >= 2
+    for block in blocks:
+        exec(compile(block, "docs/python.md", "exec"), {})
