@@ -219,3 +219,11 @@ class Evaluation:
         import pandas as pd
 
         return pd.DataFrame(self.records(per_query=per_query))
+
+    def to_frames(self) -> dict[str, pd.DataFrame]:
+        """``means`` (the mean rows of :meth:`to_frame`) and ``per_query`` (every query's value, then the means)."""
+        return {"means": self.to_frame(), "per_query": self.to_frame(per_query=True)}
+
+    def to_dict(self, *, per_query: bool = False) -> list[dict]:
+        """The records of :meth:`records`: the JSON of ``rankviz evaluate``."""
+        return self.records(per_query=per_query)

@@ -138,7 +138,7 @@ def na_notes(frame: pd.DataFrame, reasons: Mapping[str, str]) -> list[str]:
 
 def evaluation(result: Evaluation, fmt: str, *, per_query: bool = False) -> str:
     """The tidy records (tsv / json) or the runs x measures table (per query too, when asked)."""
-    records = result.records(per_query=per_query)
+    records = result.to_dict(per_query=per_query)
     if fmt == "json":
         return to_json(records)
     if fmt == "tsv":

@@ -275,7 +275,7 @@ def _text(data: dict, key: str, default: str) -> str:
     return value
 
 
-def _read_protocol(table) -> Protocol | None:
+def _read_protocol(table: dict | None) -> Protocol | None:
     if table is None:
         return None
     if (

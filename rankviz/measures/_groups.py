@@ -22,10 +22,14 @@ over positions inside a group and over relevant documents inside a group, vector
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from rankviz.measures._segments import segment_prefix_sum
+
+if TYPE_CHECKING:
+    from rankviz.ranking import RankingTable
 
 
 @dataclass(frozen=True)
@@ -40,7 +44,7 @@ class TieGroups:
         return len(self.size)
 
 
-def tie_groups(table) -> TieGroups:
+def tie_groups(table: RankingTable) -> TieGroups:
     """The table's tie groups (cached on the table)."""
     cached = table._cache.get("groups")
     if cached is None:
@@ -52,12 +56,12 @@ def tie_groups(table) -> TieGroups:
     return cached
 
 
-def group_sum(table, groups: TieGroups, rows: np.ndarray, values: np.ndarray | None = None) -> np.ndarray:
+def group_sum(table: RankingTable, groups: TieGroups, rows: np.ndarray, values: np.ndarray | None = None) -> np.ndarray:
     """Sum of ``values`` (or a count) over the given rows within each tie group."""
     return np.bincount(_group_index(table, rows), weights=values, minlength=len(groups)).astype(np.float64)
 
 
-def _group_index(table, rows: np.ndarray) -> np.ndarray:
+def _group_index(table: RankingTable, rows: np.ndarray) -> np.ndarray:
     """Index of each row's group among :func:`tie_groups` (tie_group ids are contiguous from 0)."""
     return table.tie_group[rows].astype(np.int64)
 
@@ -82,7 +86,9 @@ def group_positions(groups: TieGroups, selected: np.ndarray, cutoff: int | None)
     return group, offset
 
 
-def expected_positional_sum(table, cutoff: int | None, rows: np.ndarray, values: np.ndarray, discount=None) -> np.ndarray:
+def expected_positional_sum(
+    table: RankingTable, cutoff: int | None, rows: np.ndarray, values: np.ndarray, discount=None
+) -> np.ndarray:
     """Per query E[sum over ranks p <= K of discount(p) * value(p)] under random orders inside groups.
 
     ``rows`` and ``values`` give the nonzero values; each position of a group holds the group's mean
@@ -98,7 +104,7 @@ def expected_positional_sum(table, cutoff: int | None, rows: np.ndarray, values:
     return np.bincount(groups.query[group], weights=mean[group] * discount(rank), minlength=table.n_queries)
 
 
-def expected_cascade(table, cutoff: int | None, rows: np.ndarray, stop: np.ndarray, discount) -> np.ndarray:
+def expected_cascade(table: RankingTable, cutoff: int | None, rows: np.ndarray, stop: np.ndarray, discount) -> np.ndarray:
     """Per query E[sum_{p <= K} discount(p) * stop(p) * prod_{q < p} (1 - stop(q))], random orders inside groups.
 
     ``rows`` (table order) are the documents with a positive stop probability ``stop`` in (0, 1];

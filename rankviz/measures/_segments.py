@@ -8,36 +8,41 @@ small set, which keeps time and memory proportional to the judged hits, not to t
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
+if TYPE_CHECKING:
+    from rankviz.ranking import RankingTable
 
-def per_query_sum(table, rows: np.ndarray, values: np.ndarray | None = None) -> np.ndarray:
+
+def per_query_sum(table: RankingTable, rows: np.ndarray, values: np.ndarray | None = None) -> np.ndarray:
     """Sum of ``values`` (or a count) over the given rows within each query."""
     return np.bincount(table.row_query[rows], weights=values, minlength=table.n_queries).astype(np.float64)
 
 
-def per_query_ideal_sum(table, values: np.ndarray) -> np.ndarray:
+def per_query_ideal_sum(table: RankingTable, values: np.ndarray) -> np.ndarray:
     """Sum of a per-judgment array (the ideal ranking) within each query."""
     return np.bincount(table.ideal_query, weights=values, minlength=table.n_queries)
 
 
-def rows_with_grade_at_least(table, grade: int) -> np.ndarray:
+def rows_with_grade_at_least(table: RankingTable, grade: int) -> np.ndarray:
     """Rows (in table order) whose grade is at least ``grade`` >= 1; unjudged rows have grade 0."""
     return np.flatnonzero(table.grade >= grade)
 
 
-def _first_of_query(table, rows: np.ndarray) -> np.ndarray:
+def _first_of_query(table: RankingTable, rows: np.ndarray) -> np.ndarray:
     """For sorted rows, the index (into ``rows``) of the first given row of the same query."""
     counts = np.bincount(table.row_query[rows], minlength=table.n_queries)
     return np.repeat(np.cumsum(counts) - counts, counts)
 
 
-def rank_among(table, rows: np.ndarray) -> np.ndarray:
+def rank_among(table: RankingTable, rows: np.ndarray) -> np.ndarray:
     """For sorted rows, how many of the given rows precede each one in the same query (0-based)."""
     return np.arange(len(rows)) - _first_of_query(table, rows)
 
 
-def exclusive_prefix_sum(table, rows: np.ndarray, values: np.ndarray) -> np.ndarray:
+def exclusive_prefix_sum(table: RankingTable, rows: np.ndarray, values: np.ndarray) -> np.ndarray:
     """Sum of ``values`` over the earlier given rows of the same query (0 for each query's first)."""
     return segment_prefix_sum(table.row_query[rows], values)
 
@@ -73,17 +78,17 @@ def segment_prefix_sum(segment: np.ndarray, values: np.ndarray) -> np.ndarray:
     return out
 
 
-def relevant_in_qrels(table, rel: int) -> np.ndarray:
+def relevant_in_qrels(table: RankingTable, rel: int) -> np.ndarray:
     """Number of relevant judgments per query, retrieved or not."""
     return per_query_ideal_sum(table, (table.ideal_grades >= rel).astype(np.float64))
 
 
-def relevant_retrieved(table, rel: int) -> np.ndarray:
+def relevant_retrieved(table: RankingTable, rel: int) -> np.ndarray:
     """Number of relevant documents ranked in the table (truncated to the cutoff by the caller)."""
     return per_query_sum(table, rows_with_grade_at_least(table, rel))
 
 
-def first_hit_rank(table, rows: np.ndarray) -> np.ndarray:
+def first_hit_rank(table: RankingTable, rows: np.ndarray) -> np.ndarray:
     """1-based rank of the first of the given (sorted) rows per query; 0 where there is none."""
     first = np.zeros(table.n_queries, dtype=np.float64)
     if len(rows):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from rankviz.measures._common import REL
@@ -9,8 +11,11 @@ from rankviz.measures._groups import exclusive_group_prefix, group_positions, gr
 from rankviz.measures._segments import per_query_sum, rank_among, relevant_in_qrels, rows_with_grade_at_least, safe_divide
 from rankviz.measures.spec import Family, register
 
+if TYPE_CHECKING:
+    from rankviz.ranking import RankingTable
 
-def average_precision(table, cutoff: int | None, *, rel: int) -> np.ndarray:
+
+def average_precision(table: RankingTable, cutoff: int | None, *, rel: int) -> np.ndarray:
     """AP = sum of precision at the rank of each relevant document in the top K / R.
 
     R counts every document of the query with grade >= rel in the qrels, retrieved or not
@@ -22,7 +27,7 @@ def average_precision(table, cutoff: int | None, *, rel: int) -> np.ndarray:
     return safe_divide(per_query_sum(table, hits, precision_at_hit), relevant_in_qrels(table, rel))
 
 
-def expected_average_precision(table, cutoff: int | None, *, rel: int) -> np.ndarray:
+def expected_average_precision(table: RankingTable, cutoff: int | None, *, rel: int) -> np.ndarray:
     """E[AP@K] over random orders inside tie groups (McSherry & Najork 2008), divided by all R.
 
     Position x of a group of n documents with r relevant, after b relevant documents in earlier

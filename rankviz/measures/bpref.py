@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from rankviz.measures._common import REL
@@ -9,15 +11,18 @@ from rankviz.measures._groups import exclusive_group_prefix, group_sum, tie_grou
 from rankviz.measures._segments import exclusive_prefix_sum, per_query_ideal_sum, per_query_sum, safe_divide
 from rankviz.measures.spec import Family, register
 
+if TYPE_CHECKING:
+    from rankviz.ranking import RankingTable
 
-def _counts(table, rel: int) -> tuple[np.ndarray, np.ndarray]:
+
+def _counts(table: RankingTable, rel: int) -> tuple[np.ndarray, np.ndarray]:
     """Per query: R, the relevant judgments (grade >= rel), and N, the non-relevant ones (0 <= grade < rel)."""
     relevant = per_query_ideal_sum(table, (table.ideal_grades >= rel).astype(np.float64))
     nonrelevant = per_query_ideal_sum(table, ((table.ideal_grades >= 0) & (table.ideal_grades < rel)).astype(np.float64))
     return relevant, nonrelevant
 
 
-def bpref(table, cutoff: int | None, *, rel: int) -> np.ndarray:
+def bpref(table: RankingTable, cutoff: int | None, *, rel: int) -> np.ndarray:
     """bpref = (1/R) sum over retrieved relevant documents r of 1 - min(n_r, R) / min(N, R), where n_r
     counts the judged non-relevant documents ranked above r (trec_eval ``bpref``). Documents the
     qrels do not judge, and those judged below 0 (trec_eval: in the pool, unjudged), are skipped.
@@ -33,7 +38,7 @@ def bpref(table, cutoff: int | None, *, rel: int) -> np.ndarray:
     return safe_divide(per_query_sum(table, rows[hit], 1.0 - lost), relevant)
 
 
-def expected_bpref(table, cutoff: int | None, *, rel: int) -> np.ndarray:
+def expected_bpref(table: RankingTable, cutoff: int | None, *, rel: int) -> np.ndarray:
     """E[bpref] over random orders inside tie groups, exactly: a relevant document of a group with M
     judged non-relevant documents has X of them above it, uniform on 0..M, after the B of earlier
     groups, so it contributes 1 - E[min(B + X, R)] / min(N, R)."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from rankviz import settings
@@ -10,10 +12,13 @@ from rankviz.measures._groups import expected_cascade
 from rankviz.measures._segments import exclusive_prefix_sum, per_query_sum, rows_with_grade_at_least
 from rankviz.measures.spec import Family, register
 
+if TYPE_CHECKING:
+    from rankviz.ranking import RankingTable
+
 GMAX = settings.GMAX
 
 
-def expected_reciprocal_rank(table, cutoff: int | None, *, gmax: int) -> np.ndarray:
+def expected_reciprocal_rank(table: RankingTable, cutoff: int | None, *, gmax: int) -> np.ndarray:
     """ERR@K = sum_{i<=K} R_i / i * prod_{j<i} (1 - R_j), with R = (2^g - 1) / 2^gmax.
 
     g is the grade when positive, else 0 (unjudged documents too). gmax is a constant of the
@@ -27,7 +32,7 @@ def expected_reciprocal_rank(table, cutoff: int | None, *, gmax: int) -> np.ndar
     return per_query_sum(table, gained, stop * reach / (table.pos[gained] + 1.0))
 
 
-def _stops(table, gmax: int) -> tuple[np.ndarray, np.ndarray]:
+def _stops(table: RankingTable, gmax: int) -> tuple[np.ndarray, np.ndarray]:
     """Rows with a positive grade (grade 0 stops no one: R = 0, continuation 1) and their R."""
     top = int(table.ideal_grades.max(initial=0))
     if top > gmax:
@@ -36,7 +41,7 @@ def _stops(table, gmax: int) -> tuple[np.ndarray, np.ndarray]:
     return gained, (np.exp2(table.grade[gained].astype(np.float64)) - 1.0) / 2.0**gmax
 
 
-def expected_err(table, cutoff: int | None, *, gmax: int) -> np.ndarray:
+def expected_err(table: RankingTable, cutoff: int | None, *, gmax: int) -> np.ndarray:
     """E[ERR@K] over random orders inside tie groups, exactly.
 
     The continuation past a whole earlier group is order-free; inside a group the chance of stopping

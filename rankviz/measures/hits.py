@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from rankviz.measures._common import REL
@@ -9,8 +11,11 @@ from rankviz.measures._groups import expected_cascade
 from rankviz.measures._segments import relevant_retrieved, rows_with_grade_at_least
 from rankviz.measures.spec import Family, register
 
+if TYPE_CHECKING:
+    from rankviz.ranking import RankingTable
 
-def hits(table, cutoff: int | None, *, rel: int) -> np.ndarray:
+
+def hits(table: RankingTable, cutoff: int | None, *, rel: int) -> np.ndarray:
     """1.0 where some document with grade >= rel is ranked within the top ``cutoff``, else 0.0.
 
     A binary success, as trec_eval ``success.K`` and ranx ``hit_rate@K`` (not ranx ``hits@K``,
@@ -20,7 +25,7 @@ def hits(table, cutoff: int | None, *, rel: int) -> np.ndarray:
     return (found > 0).astype(np.float64)
 
 
-def expected_hits(table, cutoff: int | None, *, rel: int) -> np.ndarray:
+def expected_hits(table: RankingTable, cutoff: int | None, *, rel: int) -> np.ndarray:
     """E[Hits@K] over random orders inside tie groups: P(a relevant document in the top K).
 
     1 when a group wholly inside K holds one; for the group cut by K (n documents, r relevant, m of its

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from rankviz.measures._groups import expected_positional_sum
 from rankviz.measures._segments import per_query_sum, safe_divide
 from rankviz.measures.spec import Family, register
 
+if TYPE_CHECKING:
+    from rankviz.ranking import RankingTable
 
-def judged(table, cutoff: int | None) -> np.ndarray:
+
+def judged(table: RankingTable, cutoff: int | None) -> np.ndarray:
     """Judged@K = judged documents in the top K / min(K, documents retrieved); 0 for a query the run
     does not answer.
 
@@ -21,7 +26,7 @@ def judged(table, cutoff: int | None) -> np.ndarray:
     return safe_divide(found, np.diff(top.offsets).astype(np.float64))
 
 
-def expected_judged(table, cutoff: int | None) -> np.ndarray:
+def expected_judged(table: RankingTable, cutoff: int | None) -> np.ndarray:
     """E[Judged@K] over random orders inside tie groups: only a group cut by K can move judged
     documents in or out of the top K (in proportion to its positions inside K)."""
     rows = np.flatnonzero(table.judged)

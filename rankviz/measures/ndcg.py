@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from rankviz import settings
 from rankviz.measures._groups import expected_positional_sum
 from rankviz.measures._segments import per_query_ideal_sum, per_query_sum, rows_with_grade_at_least, safe_divide
 from rankviz.measures.spec import Family, register
+
+if TYPE_CHECKING:
+    from rankviz.ranking import RankingTable
 
 GAIN = settings.GAIN
 
@@ -17,7 +22,7 @@ def _gain(grades: np.ndarray, gain: str) -> np.ndarray:
     return positive if gain == "linear" else np.exp2(positive) - 1.0
 
 
-def ndcg(table, cutoff: int | None, *, gain: str) -> np.ndarray:
+def ndcg(table: RankingTable, cutoff: int | None, *, gain: str) -> np.ndarray:
     """nDCG@K = DCG@K / ideal DCG@K with DCG = sum gain(g_i) / log2(i + 1) over ranks i <= K.
 
     Negative grades and unjudged documents gain 0. The ideal ranking sorts all judged documents of
@@ -31,12 +36,12 @@ def ndcg(table, cutoff: int | None, *, gain: str) -> np.ndarray:
     return safe_divide(dcg, _ideal_dcg(table, cutoff, gain))
 
 
-def _ideal_dcg(table, cutoff: int | None, gain: str) -> np.ndarray:
+def _ideal_dcg(table: RankingTable, cutoff: int | None, gain: str) -> np.ndarray:
     ideal_in = np.ones(len(table.ideal_pos), bool) if cutoff is None else table.ideal_pos < cutoff
     return per_query_ideal_sum(table, _gain(table.ideal_grades, gain) / np.log2(table.ideal_pos + 2.0) * ideal_in)
 
 
-def expected_ndcg(table, cutoff: int | None, *, gain: str) -> np.ndarray:
+def expected_ndcg(table: RankingTable, cutoff: int | None, *, gain: str) -> np.ndarray:
     """E[nDCG@K] over random orders inside tie groups: each position of a group gains the group's mean gain.
 
     The ideal DCG does not depend on the run's order.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from rankviz.measures._common import REL
@@ -9,6 +11,9 @@ from rankviz.measures._groups import expected_positional_sum
 from rankviz.measures._segments import per_query_sum, rows_with_grade_at_least
 from rankviz.measures.spec import Family, register
 from rankviz.options import Option
+
+if TYPE_CHECKING:
+    from rankviz.ranking import RankingTable
 
 P = Option("p", 0.8, "persistence: the chance a user goes on to the next document", kind=float, low=0.01, high=0.99)
 RESIDUAL = Option(
@@ -21,11 +26,11 @@ RESIDUAL = Option(
 )
 
 
-def _depth(table, cutoff: int | None) -> np.ndarray:
+def _depth(table: RankingTable, cutoff: int | None) -> np.ndarray:
     return np.diff(table.top(cutoff).offsets).astype(np.float64)
 
 
-def rbp(table, cutoff: int | None, *, rel: int, p: float, residual: bool) -> np.ndarray:
+def rbp(table: RankingTable, cutoff: int | None, *, rel: int, p: float, residual: bool) -> np.ndarray:
     """RBP@K = (1 - p) sum over ranks i <= K of r_i p^(i-1), r_i = 1 for grade >= rel (binary).
 
     Residual: (1 - p) sum over the unjudged documents at ranks i <= K of p^(i-1), plus p^d for the
@@ -40,7 +45,7 @@ def rbp(table, cutoff: int | None, *, rel: int, p: float, residual: bool) -> np.
     return (1 - p) * per_query_sum(top, hits, p ** top.pos[hits].astype(np.float64))
 
 
-def expected_rbp(table, cutoff: int | None, *, rel: int, p: float, residual: bool) -> np.ndarray:
+def expected_rbp(table: RankingTable, cutoff: int | None, *, rel: int, p: float, residual: bool) -> np.ndarray:
     """E[RBP@K] (or of its residual) over random orders inside tie groups: each position of a group
     holds the group's mean relevance (or share of unjudged documents)."""
     rows = np.flatnonzero(~table.judged) if residual else rows_with_grade_at_least(table, rel)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from rankviz.measures._common import REL
@@ -9,8 +11,11 @@ from rankviz.measures._groups import group_sum, inside, tie_groups
 from rankviz.measures._segments import per_query_sum, relevant_in_qrels, rows_with_grade_at_least, safe_divide
 from rankviz.measures.spec import Family, register
 
+if TYPE_CHECKING:
+    from rankviz.ranking import RankingTable
 
-def r_precision(table, cutoff: int | None, *, rel: int) -> np.ndarray:
+
+def r_precision(table: RankingTable, cutoff: int | None, *, rel: int) -> np.ndarray:
     """Rprec = relevant documents in the top R / R, with R the relevant documents of the qrels
     (grade >= rel); 0 when R = 0 (trec_eval ``Rprec``)."""
     r = relevant_in_qrels(table, rel)
@@ -19,7 +24,7 @@ def r_precision(table, cutoff: int | None, *, rel: int) -> np.ndarray:
     return safe_divide(per_query_sum(table, inside), r)
 
 
-def expected_r_precision(table, cutoff: int | None, *, rel: int) -> np.ndarray:
+def expected_r_precision(table: RankingTable, cutoff: int | None, *, rel: int) -> np.ndarray:
     """E[Rprec] over random orders inside tie groups: a group cut by rank R contributes its relevant
     count times the share of its positions above R (each query has its own R)."""
     r = relevant_in_qrels(table, rel)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from rankviz.measures._common import REL
@@ -9,8 +11,11 @@ from rankviz.measures._groups import expected_cascade
 from rankviz.measures._segments import first_hit_rank, rows_with_grade_at_least, safe_divide
 from rankviz.measures.spec import Family, register
 
+if TYPE_CHECKING:
+    from rankviz.ranking import RankingTable
 
-def reciprocal_rank(table, cutoff: int | None, *, rel: int) -> np.ndarray:
+
+def reciprocal_rank(table: RankingTable, cutoff: int | None, *, rel: int) -> np.ndarray:
     """RR = 1 / rank of the first document with grade >= rel within the top ``cutoff``; 0 if none.
 
     Equals trec_eval ``recip_rank`` (and ``-M K recip_rank`` for RR@K) under the same tie order.
@@ -20,7 +25,7 @@ def reciprocal_rank(table, cutoff: int | None, *, rel: int) -> np.ndarray:
     return safe_divide(np.ones_like(first), first)
 
 
-def expected_reciprocal_rank_of_first(table, cutoff: int | None, *, rel: int) -> np.ndarray:
+def expected_reciprocal_rank_of_first(table: RankingTable, cutoff: int | None, *, rel: int) -> np.ndarray:
     """E[RR@K] over random orders inside tie groups: sum over ranks p <= K of P(first relevant at p) / p.
 
     A cascade whose stop is 1 at a relevant document; inside the first group holding one, with n
