@@ -104,9 +104,10 @@ def record_panel(ctx, query: str, view: pd.DataFrame, baseline: str, run: str) -
     if meeting.problem:
         st.info("Nothing can be recorded: the meeting's record cannot be read (the warning at the top says why).")
         return
-    said = st.session_state.pop(_RECORDED, None)
-    if said:
+    said = st.session_state.get(_RECORDED)
+    if said:  # forgotten once drawn: a run interrupted before drawing it (a newer rerun) says it on the next
         st.success(md(said))
+        st.session_state.pop(_RECORDED, None)
     name = person(st)
     store = meeting.store
     file_grades = _file_grades(meeting.file_qrels, query)
