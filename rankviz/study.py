@@ -24,7 +24,7 @@ from rankviz.evaluate import as_measures, collection_measures, evaluate_tables, 
 from rankviz.evaluation import Evaluation
 from rankviz.io.collection import Collection, open_collection
 from rankviz.io.groups import QueryGroups, coverage, group_of, read_groups, read_weights
-from rankviz.io.meeting import MeetingStore, merged_qrels
+from rankviz.io.meeting import MeetingStore, Scale, grade_scale, merged_qrels
 from rankviz.io.model import Qrels, Run
 from rankviz.io.readers import read_qrels, read_run
 from rankviz.measures import Measure
@@ -109,12 +109,13 @@ class Study:
             read = read_qrels(qrels)
             sources = tuple(RunSource.of_paths(list(runs)))
             base = EvalSettings()
-        notes: list[str] = []
-        if judgments is not None:
-            read = _with_judgments(read, judgments, collection, notes)
         how, weights = _aggregate(aggregate, collection)
         found = read_groups(groups) if groups else (collection.groups if collection else None)
         settings = base.replace(**options, **({"aggregate": how} if how else {}))
+        notes: list[str] = []
+        if judgments is not None:
+            scale = grade_scale(read.grade, gmax=settings.gmax, given=collection.config.grades if collection else None)
+            read = _with_judgments(read, judgments, collection, scale, notes)
         if settings.group_by is not None:
             if found is None:
                 raise OptionError("--group-by needs --groups FILE (or a collection folder with query groups)")
@@ -294,11 +295,12 @@ class Study:
         return 0 if "runs" in self.__dict__ else sum(file_size(source.path) for source in self.sources)
 
 
-def _with_judgments(qrels: Qrels, location: str, collection: Collection | None, notes: list[str]) -> Qrels:
-    """The qrels with a meeting record's judgments in force (latest wins)."""
+def _with_judgments(qrels: Qrels, location: str, collection: Collection | None, scale: Scale, notes: list[str]) -> Qrels:
+    """The qrels with a meeting record's judgments in force (latest wins); grades outside ``scale`` are
+    left out, said in ``notes``."""
     if not location and collection is None:
         raise OptionError("--judgments without DB needs a collection folder in place of QRELS")
-    store = MeetingStore(location or collection.path, create=False)  # type: ignore[union-attr]
+    store = MeetingStore(location or collection.path, create=False, scale=scale)  # type: ignore[union-attr]
     grades, left_out = store.latest_checked()
     notes += [f"{store.path}: {problem}" for problem in left_out]
     notes.append(f"qrels: {qrels.source} with the {len(grades):,} meeting judgments of {store.path} in force (latest wins)")

@@ -20,7 +20,7 @@ from rankviz.app.state import UrlState
 from rankviz.evaluation import Evaluation
 from rankviz.io.collection import Collection
 from rankviz.io.groups import QueryGroups
-from rankviz.io.meeting import MeetingStore
+from rankviz.io.meeting import GRADE_RANGE, MeetingStore, Scale
 from rankviz.io.model import Qrels, Run
 from rankviz.measures import Measure
 from rankviz.ranking import RankingTable
@@ -46,6 +46,8 @@ class Meeting:
     merged_key: str = ""
     same_queries: bool = True  # the meeting judged no query the file does not: every order is the file's
     left_out: list[str] = field(default_factory=list)  # entries of the record no qrels file can hold
+    scale: Scale = GRADE_RANGE  # the grades the collection's meeting may give
+    identity: str = ""  # which record the store is (a replaced record is another, however its ids run)
 
     def in_force(self) -> str:
         name = Path(self.file_qrels.source).name
@@ -56,7 +58,7 @@ class Meeting:
 
     def writable(self) -> MeetingStore:
         """The store to record in, created at the first entry (a MeetingError says why it cannot be)."""
-        return self.store or MeetingStore(self.path)
+        return self.store or MeetingStore(self.path, scale=self.scale)
 
 
 @dataclass
@@ -151,7 +153,8 @@ class Context:
         meeting = self.meeting
         if meeting is None or meeting.store is None or meeting.merged is None or self.qrels_key != meeting.merged_key:
             return None
-        return compute.Lineage(f"{meeting.file_key}+meeting:{meeting.path}", meeting.version[0], meeting.store)
+        base = f"{meeting.file_key}+meeting:{meeting.path}:{meeting.identity}:{meeting.scale}"
+        return compute.Lineage(base, meeting.version[0], meeting.store)
 
     def group_of(self, qids) -> pd.Series | None:
         """Each query's group under the frame's "group by" (None without grouping)."""

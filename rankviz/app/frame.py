@@ -28,6 +28,7 @@ from rankviz.app.widgets import url_option
 from rankviz.errors import MeasureError, RankvizError
 from rankviz.io.collection import Collection
 from rankviz.io.groups import QueryGroups
+from rankviz.io.meeting import MeetingError
 from rankviz.io.model import Qrels, Run
 from rankviz.measures import FAMILIES, parse
 from rankviz.settings import EvalSettings
@@ -50,17 +51,27 @@ TEMPLATES = tuple(
 FRAME_TIES = [name for name, rule in POLICIES.items() if rule.deterministic]  # random orders: the Ties page's
 
 
-def _meeting(folder: Path, qrels: Qrels, qrels_key: str) -> Meeting:
-    """The collection's meeting record and the qrels with its judgments in force (when it has some)."""
+def _meeting(folder: Path, collection: Collection, qrels: Qrels, qrels_key: str) -> Meeting:
+    """The collection's meeting record and the qrels with its judgments in force (when it has some).
+    A record that cannot be read leaves the qrels file in force, with the reason (never a broken page)."""
     path = inputs.notes_path(folder)
-    store, problem = inputs.meeting(path)
-    version = store.version() if store else (0, 0, 0)
-    meeting = Meeting(path, store, problem, version, app_options.QRELS_IN_FORCE.default, qrels, qrels_key)
-    if store is not None and version[0]:
-        meeting.merged, meeting.judgments, meeting.same_queries, meeting.left_out = inputs.meeting_qrels(
-            qrels_key, qrels, store, version[0]
-        )
-        meeting.merged_key = f"{qrels_key}+meeting:{path}:{version[0]}"
+    try:
+        scale = collection.grade_scale(qrels)
+    except MeetingError as exc:  # collection.toml's grades above its gmax: nothing can be recorded
+        return Meeting(path, None, str(exc), (0, 0, 0), app_options.QRELS_IN_FORCE.default, qrels, qrels_key)
+    store, problem = inputs.meeting(path, scale)
+    meeting = Meeting(path, store, problem, (0, 0, 0), app_options.QRELS_IN_FORCE.default, qrels, qrels_key, scale=scale)
+    if store is None:
+        return meeting
+    try:
+        meeting.version, meeting.identity = store.version(), store.identity()
+        if meeting.version[0]:
+            meeting.merged, meeting.judgments, meeting.same_queries, meeting.left_out = inputs.meeting_qrels(
+                qrels_key, qrels, store, meeting.version[0]
+            )
+            meeting.merged_key = f"{qrels_key}+meeting:{path}:{meeting.identity}:{scale}:{meeting.version[0]}"
+    except (MeetingError, OSError) as exc:
+        meeting.store, meeting.problem, meeting.merged = None, inputs.served_problem(exc, path), None
     return meeting
 
 
@@ -76,7 +87,7 @@ def _tag_groups(meeting: Meeting, qrels: Qrels) -> QueryGroups | None:
         frame = pd.DataFrame({"tag": [tags.get(q, UNTAGGED) for q in qids]}, index=pd.Index(qids, name="qid"))
         return QueryGroups(frame, "the meeting's tags")
 
-    return SHARED.get(("meeting tags", str(meeting.path), meeting.version[1], meeting.file_key), build)
+    return SHARED.get(("meeting tags", str(meeting.path), meeting.identity, meeting.version[1], meeting.file_key), build)
 
 
 def _missing_runs(names: list[str]) -> str:
@@ -183,7 +194,7 @@ def frame(page: str = "") -> Context | None:
     if uploaded_qrels is not None:
         qrels_key, qrels = uploaded_qrels
     else:
-        meeting = _meeting(folder, qrels, qrels_key)
+        meeting = _meeting(folder, collection, qrels, qrels_key)
     run_names = list(runs)
     selected, measure_names = _choose_runs_and_measures(url, name, collection, run_names, new_uploads)
     k = url_option(url, st.sidebar, s.K, "frame", label="K (cutoff of the @K measures)")
@@ -234,7 +245,7 @@ def frame(page: str = "") -> Context | None:
         groups=groups if settings.group_by is not None else None,
         weights=weights,
         queries=collection.queries if uploaded_qrels is None else {},
-        grouping=f"{name}:{folder_stamp(folder)}:tags{meeting.version[1]}" if meeting else qrels_key,
+        grouping=f"{name}:{folder_stamp(folder)}:tags{meeting.identity}:{meeting.version[1]}" if meeting else qrels_key,
         colours=plots.run_colours(run_names),
         present=present,
         meeting=meeting,

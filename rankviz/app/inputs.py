@@ -21,7 +21,7 @@ from rankviz.app.text import md, message
 from rankviz.errors import RankvizError
 from rankviz.io.blocks import read_in_pieces
 from rankviz.io.collection import Collection, open_collection
-from rankviz.io.meeting import STORE_NAME, MeetingError, MeetingStore, merged_qrels
+from rankviz.io.meeting import STORE_NAME, MeetingError, MeetingStore, Scale, merged_qrels
 from rankviz.io.model import Qrels, Run
 from rankviz.io.readers import read_qrels, read_run, run_name_from_path
 from rankviz.io.sources import decompressed, is_gzip
@@ -83,29 +83,35 @@ def qrels_file(key: str, path: str) -> Qrels:
         return SHARED.get(("qrels", key), lambda: read_qrels(path))
 
 
-def meeting(path: Path) -> tuple[MeetingStore | None, str]:
+def meeting(path: Path, scale: Scale) -> tuple[MeetingStore | None, str]:
     """The meeting's record at ``path`` if it exists (reading never creates it), else why not."""
     try:
         if not path.exists():
             return None, ""
-        return MeetingStore(path, create=False), ""
-    except MeetingError as exc:
-        return None, str(exc).replace(str(path), path.name)  # the server's paths are not the visitors' business
-    except OSError as exc:  # a name too long, a folder not readable: the record cannot be reached
-        return None, f"the record's path cannot be used ({exc.strerror or exc})"
+        return MeetingStore(path, create=False, scale=scale), ""
+    except (MeetingError, OSError) as exc:
+        return None, served_problem(exc, path)
+
+
+def served_problem(exc: Exception, path: Path) -> str:
+    """Why the record at ``path`` cannot be used, without the server's paths (not the visitors' business)."""
+    if isinstance(exc, MeetingError):
+        return str(exc).replace(str(path), path.name)
+    return f"the record's path cannot be used ({getattr(exc, 'strerror', None) or exc})"
 
 
 def meeting_qrels(qrels_key: str, qrels: Qrels, store: MeetingStore, version: int) -> tuple[Qrels, int, bool, list[str]]:
     """The qrels with the meeting's judgments in force, how many pairs the meeting judged, whether
     they judge the same queries as the file (then every ranking keeps its order), and the entries
-    left out as unreadable; rebuilt when a judgment is added (``version``)."""
+    left out (unreadable, or outside the collection's grades); rebuilt for another record (its
+    identity), another scale, or when a judgment is added (``version``)."""
 
     def build() -> tuple[Qrels, int, bool, list[str]]:
         grades, left_out = store.latest_checked()
         merged = merged_qrels(qrels, grades)
         return merged, len(grades), set(merged.query_ids) == set(qrels.query_ids), left_out
 
-    return SHARED.get(("meeting qrels", qrels_key, str(store.path), version), build)
+    return SHARED.get(("meeting qrels", qrels_key, str(store.path), store.identity(), store.scale, version), build)
 
 
 def run_file(key: str, path: str, name: str) -> Run:

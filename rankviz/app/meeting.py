@@ -14,7 +14,7 @@ import streamlit as st
 
 from rankviz import export
 from rankviz.app.text import md, message
-from rankviz.io.meeting import GRADE_RANGE, LIMITS, MeetingError, qrels_lines
+from rankviz.io.meeting import LIMITS, MeetingError, qrels_lines, scale_text
 
 NAME = "rankviz.meeting_name"  # the person's name, for this browser session
 _RECORDED = "rankviz.meeting_recorded"  # what the last rerun recorded, said once on the next
@@ -117,7 +117,7 @@ def record_panel(ctx, query: str, view: pd.DataFrame, baseline: str, run: str) -
     table = judging_table(view, file_grades, latest)
     shown_ranks = {c: [("" if r != r else str(int(r))) for r in table[c]] for c in ("baseline rank", "run rank")}
     before = table.assign(**shown_ranks)
-    low, high = GRADE_RANGE
+    low, high = meeting.scale
     edited = st.data_editor(
         before,
         key=f"meeting.judge:{query}:{baseline}:{run}:{len(view)}:{st.session_state.get(_GENERATION, 0)}",
@@ -131,7 +131,7 @@ def record_panel(ctx, query: str, view: pd.DataFrame, baseline: str, run: str) -
             "meeting": st.column_config.TextColumn("meeting", help="the meeting's latest grade and who gave it"),
             "grade": st.column_config.NumberColumn(
                 "grade",
-                help="the grade in force (empty: unjudged); type a grade to judge the document",
+                help=f"the grade in force (empty: unjudged); type a grade ({scale_text(meeting.scale)}) to judge the document",
                 min_value=low,
                 max_value=high,
                 step=1,

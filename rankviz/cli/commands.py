@@ -17,7 +17,7 @@ from rankviz.cli import render
 from rankviz.errors import OptionError, RankvizError
 from rankviz.evaluation import Evaluation
 from rankviz.io.collection import open_collection
-from rankviz.io.meeting import MeetingStore, judgment_lines, merged_qrels, qrels_lines
+from rankviz.io.meeting import GRADE_RANGE, MeetingStore, Scale, checked_grade, judgment_lines, merged_qrels, qrels_lines
 from rankviz.io.readers import read_qrels
 from rankviz.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
 from rankviz.settings import EngineSettings, EvalSettings, Settings, TestSettings
@@ -145,8 +145,10 @@ def judgments_command(args: argparse.Namespace) -> str:
         if args.qrels is None:
             return judgment_lines(store.latest())
         return qrels_lines(merged_qrels(read_qrels(args.qrels), store.latest()))
-    store = MeetingStore(args.db)
+    scale = _scale(args.db)
     if args.action == "add":
+        checked_grade(args.grade, scale)  # before the record is opened: a refused grade leaves it as it was
+        store = MeetingStore(args.db, scale=scale)
         original = _qrels_grade(args.db, args.qid, args.docid)
         done = store.judge(args.qid, args.docid, args.grade, by=args.by, note=args.note, original=original)
         if done.previous is not None:
@@ -157,9 +159,21 @@ def judgments_command(args: argparse.Namespace) -> str:
             was = "the meeting had not judged it; give a collection folder as DB to compare with its qrels"
         warn(f"{store.path}: {done.qid} {done.docid} judged {done.grade} by {done.by} ({was})")
     else:
-        imported = store.import_qrels(read_qrels(args.file), by=args.by)
+        qrels = read_qrels(args.file)
+        for grade in sorted(set(qrels.grade.tolist())):
+            checked_grade(grade, scale)
+        store = MeetingStore(args.db, scale=scale)
+        imported = store.import_qrels(qrels, by=args.by)
         warn(f"{store.path}: {len(imported):,} judgments of {args.file} recorded by {args.by}")
     return ""
+
+
+def _scale(db: str) -> Scale:
+    """The grades a record accepts: a collection folder's scale, else any grade a record can hold."""
+    if not Path(db).is_dir():
+        return GRADE_RANGE
+    collection = open_collection(db)
+    return collection.grade_scale(collection.read_qrels())
 
 
 def _qrels_grade(db: str, qid: str, docid: str) -> int | None:

@@ -13,7 +13,9 @@
 
 ``collection.toml`` keys: ``name``, ``description``, ``rel`` (relevance threshold of the binary
 measures), ``gmax`` (ERR), ``measures`` (default list), ``source`` (one line of attribution),
-``documents`` (where there is no ``docs.jsonl``: why, and where the texts are), and
+``documents`` (where there is no ``docs.jsonl``: why, and where the texts are), ``grades``
+(``[LOWEST, HIGHEST]``, the grades the meeting may give; by default from 0 to the highest grade the
+qrels use, never above ``gmax``), and
 an optional ``[protocol]`` table: ``group_by`` (a group column), ``default`` (the primary measure)
 and ``primary`` (group -> measure), e.g. Hit@1 for one subtask and nDCG@10 for the rest.
 """
@@ -30,6 +32,7 @@ from typing import TYPE_CHECKING
 
 from rankviz.errors import CollectionError, FormatError, OptionError
 from rankviz.io.groups import QueryGroups, derived_groups, read_groups, read_weights
+from rankviz.io.meeting import GRADE_RANGE, Scale, grade_scale
 from rankviz.io.model import Qrels, Run
 
 if TYPE_CHECKING:
@@ -66,6 +69,7 @@ class CollectionConfig:
     measures: tuple[str, ...] = DEFAULT_MEASURES
     protocol: Protocol | None = None
     documents: str = ""  # why the folder has no document texts, and where they are
+    grades: tuple[int, int] | None = None  # the grades the meeting may give (None: those the qrels use, from 0)
 
 
 class DocumentStore:
@@ -121,6 +125,10 @@ class Collection:
 
     def read_qrels(self) -> Qrels:
         return read_qrels(self.qrels_path)
+
+    def grade_scale(self, qrels: Qrels) -> Scale:
+        """The grades the collection's meeting may give (:func:`rankviz.io.meeting.grade_scale`)."""
+        return grade_scale(qrels.grade, gmax=self.config.gmax, given=self.config.grades)
 
     def run_path(self, name: str) -> Path:
         if name not in self.run_paths:
@@ -245,7 +253,7 @@ def _read_config(root: Path) -> CollectionConfig:
         raise CollectionError(f"{path}: not valid TOML ({exc})") from None
     except RecursionError:  # tomllib recurses once per level of nesting
         raise CollectionError(f"{path}: nested too deeply to be a collection's settings") from None
-    known = {"name", "description", "source", "rel", "gmax", "measures", "protocol", "documents"}
+    known = {"name", "description", "source", "rel", "gmax", "measures", "protocol", "documents", "grades"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise CollectionError(f"{path}: unknown keys {', '.join(unknown)} (known: {', '.join(sorted(known))})")
@@ -262,10 +270,21 @@ def _read_config(root: Path) -> CollectionConfig:
             measures=tuple(measures),
             protocol=_read_protocol(data.get("protocol")),
             documents=_text(data, "documents", ""),
+            grades=_grades(data.get("grades")),
         )
     except (TypeError, ValueError) as exc:
         raise CollectionError(f"{path}: {exc}") from None
     return config
+
+
+def _grades(value: object) -> tuple[int, int] | None:
+    """``grades = [LOW, HIGH]``: the lowest and the highest grade the meeting may give."""
+    if value is None:
+        return None
+    if (not isinstance(value, list) or len(value) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+            or value[0] > value[1] or value[0] < GRADE_RANGE[0] or value[1] > GRADE_RANGE[1]):  # fmt: skip
+        raise OptionError("grades must be [LOWEST, HIGHEST], two whole numbers, e.g. grades = [0, 4]")
+    return value[0], value[1]
 
 
 def _text(data: dict, key: str, default: str) -> str:

@@ -16,6 +16,7 @@ import contextlib
 import re
 import sqlite3
 import unicodedata
+import uuid
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -26,11 +27,13 @@ from rankviz.io.model import Qrels, id_problem
 
 #: The store's file name in a collection folder (the default place of a collection's record).
 STORE_NAME = "rankviz-notes.sqlite"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: a meta table naming the record (its identity survives a copy, not a new record)
 BUSY_TIMEOUT_S = 60.0
 #: Longest accepted text of each kind (characters): enough for any real use, bounded for a shared server.
 LIMITS = {"qid": 200, "docid": 200, "name": 80, "tag": 60, "note": 2000}
+#: The widest grades any record accepts; a collection's own scale (:func:`grade_scale`) is narrower.
 GRADE_RANGE = (-1000, 1000)
+Scale = tuple[int, int]
 TAG_JOIN = " + "  # a query's tags, joined in one group value
 
 _SCHEMA = """
@@ -52,6 +55,7 @@ CREATE TABLE IF NOT EXISTS notes (
     by TEXT NOT NULL, at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS notes_query ON notes (qid, id);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 
@@ -107,14 +111,37 @@ def checked(kind: str, text: str, *, empty: bool = False) -> str:
     return value
 
 
-def checked_grade(grade: object) -> int:
+def grade_scale(grades: Iterable[int], *, gmax: int | None = None, given: Scale | None = None) -> Scale:
+    """The grades a collection's record accepts: ``given`` (collection.toml's ``grades``), else from 0
+    (or the lowest grade the qrels use, if lower) to the highest they use; never above ERR's ``gmax``,
+    which no measure could read."""
+    if given is not None:
+        low, high = given
+    else:
+        used = [int(g) for g in grades]
+        low, high = min([0, *used]), max([1, *used])
+    if gmax is not None:
+        high = min(high, gmax)
+    if low > high:
+        raise MeetingError(f"the collection's grades {low} to {high} are empty (gmax is {gmax})")
+    return low, high
+
+
+def scale_text(scale: Scale) -> str:
+    low, high = scale
+    return f"{low} to {high}" if high - low > 9 else ", ".join(map(str, range(low, high + 1)))
+
+
+def checked_grade(grade: object, scale: Scale = GRADE_RANGE) -> int:
+    """A grade as an int, refused (with the allowed grades named) outside ``scale``."""
     if isinstance(grade, str) and re.fullmatch(r"[+-]?[0-9]+", grade.strip()):
         grade = int(grade)
     if isinstance(grade, bool) or not isinstance(grade, int):
         raise MeetingError(f"a grade must be a whole number, not {grade!r}")
-    low, high = GRADE_RANGE
+    low, high = scale
     if not low <= grade <= high:
-        raise MeetingError(f"a grade must be from {low} to {high}, not {grade}")
+        where = "" if scale == GRADE_RANGE else " of this collection"
+        raise MeetingError(f"grade {grade} is not one of the grades{where}: {scale_text(scale)}")
     return grade
 
 
@@ -125,18 +152,26 @@ def _now() -> str:
 class MeetingStore:
     """The record of one collection's meetings, in the SQLite file ``path``.
 
-    ``create=False`` refuses a file that does not exist (readers never create one). Each call opens
-    its own connection, so one store object serves every thread of a server.
+    ``create=False`` refuses a file that does not exist (readers never create one). ``scale``: the
+    grades the collection accepts (:func:`grade_scale`); a grade outside it is refused when recorded,
+    and left out of :meth:`latest_checked` (with the reason) when the record already holds one. Each
+    call opens its own connection, so one store object serves every thread of a server.
     """
 
-    def __init__(self, path: str | Path, *, create: bool = True) -> None:
+    def __init__(self, path: str | Path, *, create: bool = True, scale: Scale = GRADE_RANGE) -> None:
         self.path = store_path(path)
+        self.scale = scale
         if not create and not self.path.is_file():
             raise MeetingError(f"no meeting store at {self.path}")
         with self._connection() as db:
-            if db.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
+            found = db.execute("PRAGMA user_version").fetchone()[0]
+            if found < SCHEMA_VERSION and not create:  # a reader never writes: an older record is read as it is
+                if found == 0:
+                    raise MeetingError(f"{self.path} is not a meeting record (an empty file, or another kind of file)")
+            elif found < SCHEMA_VERSION:
                 db.execute("PRAGMA journal_mode=WAL")  # persistent: set once, on the file
                 db.executescript(_SCHEMA)
+                db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('record', ?)", (uuid.uuid4().hex,))
                 db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
     @contextlib.contextmanager
@@ -176,7 +211,7 @@ class MeetingStore:
                    originals: Mapping[tuple[str, str], int | None] | None = None) -> list[Judgment]:  # fmt: skip
         """Record several grades in one transaction (all or none)."""
         by, note = checked("name", by), checked("note", note, empty=True)
-        entries = [(checked("qid", q), checked("docid", d), checked_grade(g)) for q, d, g in rows]
+        entries = [(checked("qid", q), checked("docid", d), self._grade(q, d, g)) for q, d, g in rows]
         originals = originals or {}
         at = _now()
         done = []
@@ -189,6 +224,12 @@ class MeetingStore:
                            (qid, docid, grade, previous, by, at, note))  # fmt: skip
                 done.append(Judgment(qid, docid, grade, previous, by, at, note))
         return done
+
+    def _grade(self, qid: str, docid: str, grade: object) -> int:
+        try:
+            return checked_grade(grade, self.scale)
+        except MeetingError as exc:
+            raise MeetingError(f"{qid} {docid}: {exc}") from None
 
     def import_qrels(self, qrels: Qrels, *, by: str, note: str = "") -> list[Judgment]:
         """Every judgment of ``qrels`` (read by :func:`rankviz.io.readers.read_qrels`), in one transaction."""
@@ -218,14 +259,19 @@ class MeetingStore:
         with self._connection() as db:
             rows = db.execute("SELECT id, qid, docid, grade FROM judgments ORDER BY id").fetchall()
         grades: dict[tuple[str, str], int] = {}
-        problems: list[str] = []
+        problems: dict[object, str] = {}  # by pair: a later grade of the pair in the scale corrects it
         for number, qid, docid, grade in rows:
             try:
                 key = (checked("qid", qid), checked("docid", docid))
-                grades[key] = checked_grade(grade)
             except MeetingError as exc:
-                problems.append(f"judgment {number} left out: {exc}")
-        return grades, problems
+                problems[number] = f"judgment {number} left out: {exc}"
+                continue
+            try:
+                grades[key] = checked_grade(grade, self.scale)
+                problems.pop(key, None)
+            except MeetingError as exc:
+                problems[key] = f"judgment {number} ({qid} {docid}) left out: {exc}; judge the document again to correct it"
+        return grades, list(problems.values())
 
     # --- tags and notes --------------------------------------------------------------------------
 
@@ -278,6 +324,19 @@ class MeetingStore:
                                (qid,)).fetchall()  # fmt: skip
         rows = sorted([*judged, *tagged, *noted], key=lambda r: (r[5], r[1], r[0]))
         return [Entry(kind, what, str(previous), by, at, note) for _, kind, what, previous, by, at, note in rows]
+
+    def identity(self) -> str:
+        """Which record this is: a name drawn when it was made (a copy keeps it, a new record gets
+        another), or for a record made before names, its file's device and inode."""
+        with self._connection() as db:
+            try:
+                row = db.execute("SELECT value FROM meta WHERE key = 'record'").fetchone()
+            except sqlite3.OperationalError:  # no meta table: made by an older version
+                row = None
+        if row is not None:
+            return str(row[0])
+        info = self.path.stat()
+        return f"file:{info.st_dev}:{info.st_ino}"
 
     def version(self) -> tuple[int, int, int]:
         """Changes with every entry (the last ids of judgments, tags and notes): a cache key of what the store holds."""

@@ -220,3 +220,51 @@ def test_an_entry_made_meanwhile_by_another_session_is_neither_undone_nor_lost(n
     assert store.tags() == {"1": ["tokenisation"]} and store.notes() == {"1": "Ann's note"}
     ann.run()
     assert widget(ann.multiselect, "Tags of this query").value == ["tokenisation"]
+
+
+def _cli_means(notes) -> pd.DataFrame:
+    command = [sys.executable, "-m", "rankviz", "evaluate", str(CRANFIELD), "bm25", "dense", "--judgments", str(notes),
+               "--format", "tsv"]  # fmt: skip
+    cli = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, check=True)
+    return pd.read_csv(io.StringIO(cli.stdout), sep="\t").pivot(index="run", columns="measure", values="value")
+
+
+def test_a_grade_outside_the_scale_already_in_the_record_is_left_out_and_every_page_shows_its_numbers(notes) -> None:
+    """A record written by an older version holds 44 on Cranfield (grades 0-4, ERR gmax 4): every page,
+    with either qrels in force, shows its numbers and one warning naming the entry and the way out."""
+    from rankviz.app.pages import PAGES
+
+    MeetingStore(notes).judge_many([("1", "184", 44), ("1", "29", 3)], by="Old version")
+    for page in PAGES:
+        for qrels in ("file", "meeting"):
+            at = start(page.key, runs="bm25,dense", query="1", qrels=qrels)
+            assert not at.exception, (page.key, qrels, at.exception)
+            warned = [shown(w) for w in at.warning if "left out" in shown(w)]
+            assert len(warned) == 1 and "judgment 1 (1 184) left out: grade 44" in warned[0], (page.key, warned)
+            assert "judge the document again" in warned[0]
+            assert not any("MeasureError" in shown(e) or "gmax" in shown(e) for e in at.error), page.key
+    overview = start("overview", runs="bm25,dense", qrels="meeting")
+    assert "with the meeting's 1 judgments in force" in shown(overview.caption[0])
+    expected = _cli_means(notes)  # the command line leaves the same entry out
+    means = overview.dataframe[0].value
+    for run in means.index:
+        for measure in means.columns:
+            assert means.loc[run, measure] == pytest.approx(expected.loc[run, measure], abs=1e-12)
+
+
+def test_a_replaced_record_gives_fresh_numbers(notes) -> None:
+    """The record moved away and a new one made whose ids run the same: the numbers are the new
+    record's, as the command line gives them (the merged qrels were served from the old one)."""
+    MeetingStore(notes).judge("1", "184", 4, by="Ann")
+    first = start("overview", runs="bm25,dense", qrels="meeting")
+    assert not first.exception
+    notes.rename(notes.with_name("old.sqlite"))
+    MeetingStore(notes).judge("1", "184", 0, by="Bob")  # judgment 1 again, another grade
+    again = start("overview", runs="bm25,dense", qrels="meeting")
+    expected = _cli_means(notes)
+    means = again.dataframe[0].value
+    assert not means.equals(first.dataframe[0].value)
+    for run in means.index:
+        for measure in means.columns:
+            assert means.loc[run, measure] == pytest.approx(expected.loc[run, measure], abs=1e-12)
+    assert "1 184" not in " ".join(shown(w) for w in again.warning)

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import CRANFIELD, ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -22,7 +23,6 @@ from rankviz.errors import RankvizError
 from rankviz.io.frames import qrels_from_dict
 from rankviz.io.meeting import LIMITS, MeetingError, MeetingStore, merged_qrels
 from rankviz.io.readers import read_qrels
-from tests.conftest import CRANFIELD, ROOT
 
 HOSTILE = ["<script>alert('x')</script>", "**bold** [link](http://evil.example) ![img](http://evil.example/i.png)",
            "it's \"quoted\"", "$$x^2$$ =1+1 @SUM(A1)", "ünïcödé 日本語"]  # fmt: skip
@@ -84,7 +84,7 @@ def test_hostile_text_round_trips_literally(tmp_path: Path) -> None:
         ("docid", lambda s: s.judge("q", "d 1", 1, by="Ann"), "a docid cannot contain spaces"),
         ("name", lambda s: s.tag("q", "t", by="A\tB"), "a name cannot contain control characters"),
         ("grade", lambda s: s.judge("q", "d", "high", by="Ann"), "a grade must be a whole number"),
-        ("grade", lambda s: s.judge("q", "d", 10**6, by="Ann"), "a grade must be from -1000 to 1000"),
+        ("grade", lambda s: s.judge("q", "d", 10**6, by="Ann"), "is not one of the grades: -1000 to 1000"),
     ],
 )
 def test_unacceptable_entries_are_refused_with_a_reason(tmp_path: Path, kind, call, says) -> None:
@@ -305,3 +305,81 @@ def test_an_evaluation_revised_for_the_rejudged_queries_is_the_whole_evaluation(
     if whole.trials is not None:
         for key, values in whole.trials.items():
             np.testing.assert_array_equal(again.trials[key], values, err_msg=key)
+
+
+# --- the collection's grades, the record's identity, readers that never write -------------------
+
+
+def test_the_grade_scale_is_the_collections_never_above_gmax() -> None:
+    from rankviz.io.meeting import grade_scale
+
+    assert grade_scale([0, 1, 2, 4]) == (0, 4)
+    assert grade_scale([1, 2]) == (0, 2)  # non-relevant (0) can always be said
+    assert grade_scale([-2, 1, 3]) == (-2, 3)  # spam grades the qrels use
+    assert grade_scale([0, 1, 2, 3, 4, 5], gmax=4) == (0, 4)  # ERR could not read a 5
+    assert grade_scale([0, 1], given=(0, 3)) == (0, 3)
+    with pytest.raises(MeetingError, match="empty"):
+        grade_scale([], given=(2, 3), gmax=1)
+
+
+def test_a_grade_outside_the_scale_is_refused_and_one_already_recorded_is_left_out_with_its_reason(tmp_path: Path) -> None:
+    path = tmp_path / "m.sqlite"
+    MeetingStore(path).judge_many([("q1", "d1", 2), ("q1", "d2", 44), ("q2", "d3", 3)], by="Old version")  # no scale then
+    store = MeetingStore(path, create=False, scale=(0, 4))
+    with pytest.raises(MeetingError, match=r"q1 d9: grade 44 is not one of the grades of this collection: 0, 1, 2, 3, 4"):
+        store.judge("q1", "d9", 44, by="Ann")
+    with pytest.raises(MeetingError, match="not one of the grades"):
+        store.judge_many([("q1", "d9", 1), ("q1", "d8", -1)], by="Ann")  # all or none
+    assert [j.docid for j in store.judgments()] == ["d1", "d2", "d3"]
+    grades, left_out = store.latest_checked()
+    assert grades == {("q1", "d1"): 2, ("q2", "d3"): 3}
+    assert (
+        len(left_out) == 1
+        and "judgment 2 (q1 d2) left out: grade 44" in left_out[0]
+        and "judge the document again" in left_out[0]
+    )
+    store.judge("q1", "d2", 1, by="Ann")  # the correction
+    assert store.latest_checked() == ({("q1", "d1"): 2, ("q2", "d3"): 3, ("q1", "d2"): 1}, [])
+
+
+def test_a_replaced_record_is_another_record_a_copy_is_the_same(tmp_path: Path) -> None:
+    import shutil
+
+    first = MeetingStore(tmp_path / "a.sqlite")
+    first.judge("q1", "d1", 2, by="Ann")
+    shutil.copy(tmp_path / "a.sqlite", tmp_path / "copy.sqlite")
+    (tmp_path / "a.sqlite").unlink()
+    again = MeetingStore(tmp_path / "a.sqlite")
+    again.judge("q1", "d1", 0, by="Bob")
+    assert again.version() == first.version() == (1, 0, 0)  # the same ids...
+    assert again.identity() != MeetingStore(tmp_path / "copy.sqlite").identity()  # ...another record
+    assert MeetingStore(tmp_path / "copy.sqlite", create=False).identity() == MeetingStore(tmp_path / "copy.sqlite").identity()
+
+
+def test_a_reader_never_writes_the_file(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.sqlite"
+    empty.write_bytes(b"")
+    with pytest.raises(MeetingError, match="not a meeting record"):
+        MeetingStore(empty, create=False)
+    assert empty.read_bytes() == b""
+    done = cli("judgments", "export", str(empty))
+    assert done.returncode == 2 and "not a meeting record" in done.stderr and empty.read_bytes() == b""
+
+
+def test_cli_refuses_a_grade_outside_the_collections_scale_and_leaves_the_record_as_it_was(tmp_path: Path) -> None:
+    import shutil
+
+    folder = tmp_path / "cranfield"
+    shutil.copytree(CRANFIELD, folder)
+    record = folder / "rankviz-notes.sqlite"
+    done = cli("judgments", "add", str(folder), "1", "184", "44", "--by", "Ann")
+    assert done.returncode == 2 and "grade 44 is not one of the grades of this collection: 0, 1, 2, 3, 4" in done.stderr
+    assert not record.exists()  # refused before the record is made
+    assert cli("judgments", "add", str(folder), "1", "184", "3", "--by", "Ann").returncode == 0
+    before = record.read_bytes()
+    assert cli("judgments", "add", str(folder), "1", "185", "-1", "--by", "Ann").returncode == 2
+    bad = tmp_path / "bad.qrels"
+    bad.write_text("1 0 12 2\n1 0 13 9\n")
+    imported = cli("judgments", "import", str(folder), str(bad), "--by", "Ann")
+    assert imported.returncode == 2 and "grade 9" in imported.stderr
+    assert record.read_bytes() == before
