@@ -173,26 +173,60 @@ def _upload(key: str, _data: bytes, filename: str, kind: str) -> Run | Qrels:
 
 
 UPLOADS_SEEN = "rankviz.uploads_seen"
+#: The session's uploads, kept apart from the uploader (a widget of one page): {"runs": {key: (name, bytes)},
+#: "qrels": (key, name, bytes) or None}. They stay across page switches until the person removes them.
+UPLOADS = "rankviz.uploads"
+_UPLOADER = "rankviz.uploader_generation"  # a new uploader once its files are kept
+
+
+def _kept() -> dict:
+    return st.session_state.setdefault(UPLOADS, {"runs": {}, "qrels": None})
+
+
+def _take_uploads(run_files, qrels_given) -> None:
+    """Keep what the uploader holds in the session, and give the next run an empty uploader."""
+    kept = _kept()
+    for given in run_files or []:
+        data = given.getvalue()
+        kept["runs"][f"upload:{digest(data)}"] = (given.name, data)
+    if qrels_given is not None:
+        data = qrels_given.getvalue()
+        kept["qrels"] = (f"upload:{digest(data)}", qrels_given.name, data)
+    if run_files or qrels_given is not None:
+        st.session_state[_UPLOADER] = st.session_state.get(_UPLOADER, 0) + 1
+
+
+def _remove(key: str) -> None:
+    kept = _kept()
+    kept["runs"].pop(key, None)
+    if kept["qrels"] is not None and kept["qrels"][0] == key:
+        kept["qrels"] = None
 
 
 def uploads() -> tuple[list[tuple[str, Run]], tuple[str, Qrels] | None, list[str], list[tuple[str, str]]]:
     """The session's uploads: (key, run) pairs, the qrels if any, the runs uploaded in this rerun,
     and the messages (kind, escaped text) about them, which the page shows at its top."""
-    with st.sidebar.expander("Add your own runs and qrels"):
+    kept = _kept()
+    with st.sidebar.expander("Add your own runs and qrels", expanded=bool(kept["runs"] or kept["qrels"])):
         st.caption("TREC run or qrels files, .gz, CSV, TSV or Parquet. Uploaded runs join the runs of the collection. "
-                   "They live in this browser session only: a link you share does not carry them.")  # fmt: skip
-        run_files = st.file_uploader("Runs", accept_multiple_files=True, key="upload_runs")
-        qrels_given = st.file_uploader("Qrels (replace the collection's)", key="upload_qrels")
+                   "They stay on every page of this browser session until you remove them; a link you share does not "
+                   "carry them.")  # fmt: skip
+        generation = st.session_state.get(_UPLOADER, 0)
+        run_files = st.file_uploader("Runs", accept_multiple_files=True, key=f"upload_runs:{generation}")
+        qrels_given = st.file_uploader("Qrels (replace the collection's)", key=f"upload_qrels:{generation}")
+        _take_uploads(run_files, qrels_given)
+        every = [(key, name) for key, (name, _) in kept["runs"].items()]
+        every += [(kept["qrels"][0], f"{kept['qrels'][1]} (qrels)")] if kept["qrels"] is not None else []
+        for key, name in every:
+            st.button(message("Remove {}", name), key=f"remove:{key}", on_click=_remove, args=(key,))
     seen = st.session_state.setdefault(UPLOADS_SEEN, set())
     runs: list[tuple[str, Run]] = []
     qrels: tuple[str, Qrels] | None = None
     fresh: list[str] = []
     notes: list[tuple[str, str]] = []
-    for given in run_files or []:
-        data = given.getvalue()
-        key = f"upload:{digest(data)}"
+    for key, (filename, data) in kept["runs"].items():
         try:
-            run = cast(Run, upload(key, data, given.name, "run"))
+            run = cast(Run, upload(key, data, filename, "run"))
         except RankvizError as exc:
             notes.append(("error", "Run not loaded: " + md(exc)))
             continue
@@ -201,15 +235,14 @@ def uploads() -> tuple[list[tuple[str, Run]], tuple[str, Qrels] | None, list[str
             seen.add(key)
             fresh.append(key)
             notes.append(("success", message("Added the run {} from {}: {} queries, {} lines; it is selected.", run.name,
-                                             given.name, f"{len(run.query_ids):,}", f"{len(run):,}")))  # fmt: skip
-    if qrels_given is not None:
-        data = qrels_given.getvalue()
-        key = f"upload:{digest(data)}"
+                                             filename, f"{len(run.query_ids):,}", f"{len(run):,}")))  # fmt: skip
+    if kept["qrels"] is not None:
+        key, filename, data = kept["qrels"]
         try:
-            qrels = (key, cast(Qrels, upload(key, data, qrels_given.name, "qrels")))
+            qrels = (key, cast(Qrels, upload(key, data, filename, "qrels")))
             if key not in seen:
                 seen.add(key)
-                notes.append(("success", message("Using the judgments of {} instead of the collection's.", qrels_given.name)))
+                notes.append(("success", message("Using the judgments of {} instead of the collection's.", filename)))
         except RankvizError as exc:
             notes.append(("error", "Qrels not loaded: " + md(exc)))
     return runs, qrels, fresh, notes

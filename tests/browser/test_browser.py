@@ -271,6 +271,29 @@ def test_an_upload_joins_the_selection_and_says_so(page, server) -> None:
     assert page.get_by_text("Traceback").count() == 0
 
 
+def test_an_upload_stays_across_page_switches_until_removed(page, server) -> None:
+    """Uploads belong to the browser session, not to the page that drew the uploader."""
+    open_page(page, server)
+    page.get_by_text("Add your own runs and qrels").click()
+    run = (ROOT / "sample_data" / "cranfield" / "runs" / "bm25.run.gz").read_bytes()
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(
+        files=[{"name": "mine.run.gz", "mimeType": "application/gzip", "buffer": run}]
+    )
+    page.get_by_text("Added the run mine from mine.run.gz").wait_for()
+    runs = page.locator('[data-testid="stMultiSelect"]').filter(has_text="Runs").first
+    for title in ("Ties", "Significance", "Overview"):
+        page.get_by_role("link", name=title, exact=True).click()
+        page.get_by_role("heading", name=title, exact=True).wait_for()
+        settled(page)
+        runs.get_by_text("mine", exact=True).wait_for()
+        assert page.get_by_text("uploaded in another browser session").count() == 0
+    page.get_by_role("button", name="Remove mine.run.gz").click()
+    page.get_by_role("button", name="Remove mine.run.gz").wait_for(state="detached")
+    settled(page)
+    assert runs.get_by_text("mine", exact=True).count() == 0
+    assert page.get_by_text("Traceback").count() == 0
+
+
 def test_projector_mode_at_1280x720(browser, server) -> None:
     context = browser.new_context(viewport={"width": 1280, "height": 720})
     page = context.new_page()
