@@ -212,14 +212,15 @@ def frame(page: str = "") -> Context | None:
     weights = collection.weights.to_dict() if collection.weights is not None and uploaded_qrels is None else None
     aggregates = ["query", *(["macro"] if group_by != NO_GROUPING else []), *(["weights"] if weights is not None else [])]
     aggregate = url_option(url, st.sidebar, s.AGGREGATE, "frame", choices=aggregates, context=(aggregates,), horizontal=False)
-    if meeting is not None:
-        meeting.mode = url_option(url, st.sidebar, app_options.QRELS_IN_FORCE, "frame", horizontal=True)
-        if meeting.mode == "meeting" and meeting.merged is not None:
+    in_force = "meeting" if meeting is not None and meeting.merged is not None else "file"  # the default
+    if meeting is not None and meeting.merged is not None:  # at the top of the page: in projector mode too
+        meeting.mode = url_option(url, st, app_options.QRELS_IN_FORCE, "frame", default=in_force, horizontal=True)
+        if meeting.mode == "meeting":
             qrels, qrels_key = meeting.merged, meeting.merged_key
     present = url_option(url, st.sidebar, app_options.PRESENT, "frame")
     url.write(collection=name, runs=selected, measures=measure_names, k=k, rel=rel, gain=gain, gmax=gmax, ties=ties,
               missing=missing, group_by=group_by, aggregate=aggregate, present="1" if present else None,
-              qrels=meeting.mode if meeting and meeting.mode != app_options.QRELS_IN_FORCE.default else None)  # fmt: skip
+              qrels=meeting.mode if meeting and meeting.mode != in_force else None)  # fmt: skip
     if len(selected) < 1 or not measure_names:
         st.warning("Choose at least one run and one measure in the sidebar.")
         return None

@@ -148,7 +148,7 @@ def record_panel(ctx, query: str, view: pd.DataFrame, baseline: str, run: str) -
         f"(relevant from grade {ctx.settings.rel}); a note typed in the same row is kept with it. Judgments are "
         "recorded at once for everyone on this server; the qrels file on disk is never changed. "
         + (
-            "Choose 'meeting' under Qrels in force in the sidebar to compute every number with them."
+            "Choose 'meeting' under Qrels in force at the top of the page to compute every number with them."
             if meeting.mode == "file"
             else "Every number on every page is computed with them."
         )  # fmt: skip

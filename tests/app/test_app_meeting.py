@@ -105,8 +105,10 @@ def test_the_meeting_qrels_in_force_change_every_number_as_the_command_line_does
     qrels_bytes = hashlib.sha256((CRANFIELD / "qrels.txt").read_bytes()).hexdigest()
     grades = prefilled(MeetingStore(notes))
     assert len(grades) >= 10
-    file_view = start()
-    meeting_view = start(qrels="meeting")
+    file_view = start(qrels="file")
+    meeting_view = start()  # the meeting's judgments are in force by default once the record holds some
+    assert "qrels" not in meeting_view.query_params and file_view.query_params["qrels"] == "file"
+    assert [r.value for r in meeting_view.main.radio if r.label == "Qrels in force"] == ["meeting"]  # seen in projector mode too
     assert not meeting_view.exception and not meeting_view.error
     assert f"the meeting's {len(grades)} judgments in force" in shown(meeting_view.caption[0])
     assert f"the meeting's {len(grades)} judgments not applied" in shown(file_view.caption[0])
@@ -142,7 +144,7 @@ def test_the_meeting_qrels_in_force_change_every_number_as_the_command_line_does
             assert revised_means.loc[run, measure] == pytest.approx(expected.loc[run, measure], abs=1e-12)
     labels = [b.label for b in meeting_view.get("download_button")]
     assert {"Merged qrels (TREC)", "Judgment log (CSV)", "Tags and notes (CSV)"} <= set(labels)
-    assert meeting_view.query_params["qrels"] == "meeting"
+    assert "qrels" not in meeting_view.query_params
     deltas = start("deltas", qrels="meeting", query=next(iter(grades))[0])
     judging = next(d.value for d in deltas.dataframe if "qrels file" in d.value.columns)
     judged_here = {d for (q, d) in grades if q == next(iter(grades))[0]}
