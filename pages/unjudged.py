@@ -68,9 +68,15 @@ else:
     documents = report.documents.head(200).copy()
     documents.insert(1, "query", [ctx.queries.get(q, "") for q in documents["qid"]])
     if len(ctx.selected) > 1:
-        documents["open"] = [
-            ctx.url.link("deltas", query=q, baseline=ctx.selected[0], run=ctx.selected[1]) for q in documents["qid"]
-        ]
+        baseline = ctx.test_settings().baseline or ctx.selected[0]
+        others = [n for n in ctx.selected if n != baseline]
+
+        def against(ranked_by: str) -> str:
+            """The run whose unjudged document this is (the first that ranks it, but the baseline)."""
+            return next((n for n in ranked_by.split(", ") if n in others), others[0])
+
+        documents["open"] = [ctx.url.link("deltas", query=q, baseline=baseline, run=against(by))
+                             for q, by in zip(documents["qid"], documents["ranked by"], strict=True)]  # fmt: skip
     st.dataframe(documents, width="stretch", hide_index=True,
                  column_config={"open": st.column_config.LinkColumn("Query view", display_text="open")})  # fmt: skip
     st.caption(

@@ -38,7 +38,7 @@ from rankviz.tie_policy import POLICIES
 #: st.html sends a style-only string to the page's head, no markdown with raw HTML allowed anywhere).
 PROJECTOR_CSS = """<style>
 html, body, [data-testid="stAppViewContainer"] { font-size: 20px !important; }
-[data-testid="stMainBlockContainer"] { padding: 1rem 1.5rem !important; max-width: 100% !important; }
+[data-testid="stMainBlockContainer"] { padding: 4.5rem 1.5rem 1rem !important; max-width: 100% !important; }
 h1 { font-size: 2rem; } h2 { font-size: 1.6rem; } h3 { font-size: 1.3rem; }
 </style>"""
 DEFAULT_COLLECTION = "cranfield"

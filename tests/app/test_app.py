@@ -753,3 +753,16 @@ def test_metric_choice_head_to_head_and_evidence_for_every_advice() -> None:
     assert "guessed from the qrels" in caption and "assumed" in caption
     _widget(at.radio, "Is relevance graded?").set_value("no").run()  # a changed answer: no new computation needed
     assert not at.exception and "graded" in at.query_params
+
+
+def test_the_unjudged_pages_links_open_the_pages_baseline_against_a_run_that_ranks_the_document() -> None:
+    from urllib.parse import parse_qs, urlsplit
+
+    at = start("unjudged", runs="bm25,dense,rrf", baseline="rrf", measures="AP")
+    assert not at.exception
+    documents = next(d.value for d in at.dataframe if "ranked by" in d.value.columns)
+    for link, ranked_by in zip(documents["open"].head(30), documents["ranked by"].head(30), strict=True):
+        params = {k: v[0] for k, v in parse_qs(urlsplit(link).query).items()}
+        assert params["baseline"] == "rrf" and params["run"] != "rrf"
+        others = [r for r in ranked_by.split(", ") if r != "rrf"]
+        assert params["run"] == (others[0] if others else "bm25")

@@ -303,6 +303,9 @@ def test_projector_mode_at_1280x720(browser, server) -> None:
     page.wait_for_function("getComputedStyle(document.querySelector('[data-testid=\"stAppViewContainer\"]')).fontSize === '20px'")
     assert not page.locator('[data-testid="stSidebar"]').is_visible()  # folded away
     assert page.locator('[data-testid="stSidebar"]').bounding_box()["width"] == 0
+    header = page.locator('header[data-testid="stHeader"]').bounding_box()
+    conventions = page.locator('[data-testid="stMain"] [data-testid="stCaptionContainer"]').first.bounding_box()
+    assert conventions["y"] >= header["y"] + header["height"]  # the conventions' first line is not under the header
     context.close()
 
 
