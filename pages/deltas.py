@@ -48,7 +48,12 @@ qids = list(frame.index)
 st.subheader("Discussion queue")
 per_reason = url_option(ctx.url, st.columns([1, 3])[0], app_options.QUEUE, "deltas")
 ctx.url.write(queue=per_reason if per_reason != app_options.QUEUE.default else None)
-queue = query_view.discussion_queue(frame, overlap, per_reason=int(per_reason))
+# the queue's order is fixed when the meeting first opens it: judging changes its values, never its order
+fixed_key = widget_key("deltas.queue_order", ctx.collection_name, baseline, run, label, int(per_reason))
+if fixed_key not in st.session_state:
+    fresh = query_view.discussion_queue(frame, overlap, per_reason=int(per_reason))
+    st.session_state[fixed_key] = dict(zip(fresh.index, fresh["why"], strict=True))
+queue = query_view.queue_as_fixed(st.session_state[fixed_key], frame, overlap)
 queue_ids = list(queue.index)
 queue_table = queue.assign(query=[ctx.queries.get(q, "") for q in queue.index])
 initial = ctx.url.choice("query", qids, queue_ids[0] if queue_ids else qids[0])  # the link's query, else the queue's first
@@ -90,8 +95,12 @@ if rows and st.session_state.get("deltas.queue_opened") != queue_ids[rows[0]]:
 st.caption(
     "The largest losses and gains of the run against the baseline, then the queries whose two rankings share least "
     "(rank-biased overlap, p = 0.9, Webber et al. 2010), even where the measure did not move. Click a row, or step "
-    "through the queue with Previous and Next."
+    "through the queue with Previous and Next. The order is fixed when the queue opens, so judging never moves your "
+    "place; its values follow the judgments."
 )
+if st.button("Rebuild the queue from today's numbers", key="deltas.rebuild_queue"):
+    del st.session_state[fixed_key]
+    st.rerun()
 
 if st.session_state.get(query_key) not in qids:
     st.session_state[query_key] = initial

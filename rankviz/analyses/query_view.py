@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -96,6 +97,16 @@ def discussion_queue(deltas: pd.DataFrame, overlap: pd.Series, *, per_reason: in
             reasons.setdefault(qid, []).append(why)
     queue = frame.loc[list(reasons)].copy()
     queue.insert(0, "why", [", ".join(reasons[q]) for q in queue.index])
+    return queue
+
+
+def queue_as_fixed(order: Mapping[str, str], deltas: pd.DataFrame, overlap: pd.Series) -> pd.DataFrame:
+    """A queue fixed earlier (qid -> why, in order) with today's values: the meeting's position in it
+    does not move when a judgment changes the deltas; queries no longer evaluated are dropped."""
+    frame = deltas.join(overlap.rename("rbo"), how="left")
+    kept = [q for q in order if q in frame.index]
+    queue = frame.loc[kept].copy()
+    queue.insert(0, "why", [order[q] for q in kept])
     return queue
 
 

@@ -270,3 +270,31 @@ def test_a_replaced_record_gives_fresh_numbers(notes) -> None:
         for measure in means.columns:
             assert means.loc[run, measure] == pytest.approx(expected.loc[run, measure], abs=1e-12)
     assert "1 184" not in " ".join(shown(w) for w in again.warning)
+
+
+def test_judging_never_moves_the_discussion_queue(notes) -> None:
+    """The queue's order is fixed when it opens: a colleague's judgments (which also put the meeting's
+    qrels in force) change its values, not its order, nor the query being discussed."""
+    at = start("deltas", runs="bm25,dense", baseline="bm25", run="dense", measure="AP")
+    queue = next(d.value for d in at.dataframe if "why" in d.value.columns)
+    order = list(queue.index)
+    for _ in range(2):
+        next(b for b in at.button if b.label == "Next").click().run()
+    current = widget(at.selectbox, "Query").value
+    assert current == order[2]
+    first = order[0]
+    collection = open_collection(CRANFIELD)
+    dense = collection.read_run("dense")
+    frame = pd.DataFrame({"qid": dense.query_ids[dense.qid_codes], "docid": dense.docids.to_numpy(zero_copy_only=False),
+                          "score": dense.score})  # fmt: skip
+    top = frame[frame.qid == first].sort_values(["score", "docid"], ascending=False).head(10)
+    MeetingStore(notes).judge_many([(first, d, 4) for d in top.docid], by="Bob")  # dense's loss on it is gone
+    at.run()
+    again = next(d.value for d in at.dataframe if "why" in d.value.columns)
+    assert not at.exception
+    assert list(again.index) == order
+    assert widget(at.selectbox, "Query").value == current
+    assert again.loc[first, "delta"] > queue.loc[first, "delta"]  # the values follow the judgments
+    next(b for b in at.button if b.label == "Rebuild the queue from today's numbers").click().run()
+    rebuilt = next(d.value for d in at.dataframe if "why" in d.value.columns)
+    assert again.loc[first, "delta"] > 0 and (first not in rebuilt.index or "loss" not in rebuilt.loc[first, "why"])
