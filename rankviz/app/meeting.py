@@ -14,12 +14,14 @@ import streamlit as st
 
 from rankviz import export
 from rankviz.app.text import md, message
-from rankviz.io.meeting import LIMITS, MeetingError, qrels_lines, scale_text
+from rankviz.io.meeting import LIMITS, MeetingError, NoteConflict, qrels_lines, scale_text
 
 NAME = "rankviz.meeting_name"  # the person's name, for this browser session
 _RECORDED = "rankviz.meeting_recorded"  # what the last rerun recorded, said once on the next
 UNJUDGED = "unjudged"
 _GENERATION = "rankviz.meeting_generation"  # this session's editors start afresh after it records
+_TABLES = "rankviz.meeting_tables"  # judging editor key -> (query, the table it showed, the file's grades)
+_DRAFTS = "rankviz.meeting_drafts"  # query -> this person's note, kept while it conflicts with a colleague's
 
 
 def person(container) -> str:
@@ -43,16 +45,17 @@ def _recorded(text: str) -> None:
     st.rerun()
 
 
-def _edited(key: str, current):
-    """The value this session's widget ``key`` was changed to, else None; and the widget is set to
-    ``current`` (what the store holds now, others' entries included).
+def _show(key: str, value) -> None:
+    """Set this session's widget ``key`` to ``value`` (what the record holds now, others' entries
+    included, or this person's draft) and remember it as what the person was shown: an entry is what
+    the person changed from it, never a difference from the record's latest state, so an entry
+    another session made meanwhile is neither undone nor lost."""
+    st.session_state[key] = st.session_state[key + ":shown"] = value
 
-    A change is what the person did to the value the widget showed (kept beside it), never a
-    difference from the store's latest state, so an entry another session made meanwhile is
-    neither undone nor lost."""
-    shown_key = key + ":shown"
-    value, shown = st.session_state.get(key), st.session_state.get(shown_key)
-    st.session_state[key] = st.session_state[shown_key] = current
+
+def _changed(key: str):
+    """The value this session's widget ``key`` was changed to from what it showed, else None."""
+    value, shown = st.session_state.get(key), st.session_state.get(key + ":shown")
     return value if shown is not None and value != shown else None
 
 
@@ -94,6 +97,98 @@ def changed_judgments(before: pd.DataFrame, after: pd.DataFrame) -> list[tuple[s
     return found
 
 
+def say_recorded() -> None:
+    """What the last run recorded, said once at the top of the page."""
+    said = st.session_state.get(_RECORDED)
+    if said:  # forgotten once drawn: a run interrupted before drawing it (a newer rerun) says it on the next
+        st.success(md(said))
+        st.session_state.pop(_RECORDED, None)
+
+
+def save_pending(ctx) -> None:
+    """Record what this person typed and did not confirm on the query it was typed on: a grade in the
+    judging table, a tag or a note, before Next, Previous, a depth, query or page change takes its
+    widget away. Run on every page before it draws; says what it recorded, then reruns with it."""
+    meeting = ctx.meeting
+    name = st.session_state.get(NAME, "")
+    if meeting is None or meeting.problem or not name:
+        return
+    done: list[str] = []
+    try:
+        done += _pending_judgments(meeting, name)
+        done += _pending_tags(meeting, name)
+        done += _pending_notes(meeting, name)
+    except MeetingError as exc:
+        st.error(message("Not recorded: {}", exc))
+    if done:
+        _recorded(f"Recorded by {name}: {'; '.join(done)}.")
+
+
+def _pending_judgments(meeting, name: str) -> list[str]:
+    tables = st.session_state.setdefault(_TABLES, {})
+    done = []
+    for key, (query, before, file_grades) in list(tables.items()):
+        if key not in st.session_state:  # its widget is gone (and had nothing to record)
+            del tables[key]
+            continue
+        edits = (st.session_state.get(key) or {}).get("edited_rows") or {}
+        after = before.copy()
+        for row, values in edits.items():
+            if "grade" not in values:  # a note alone is no judgment: said, and kept in the table
+                if str(values.get("note") or "").strip():
+                    docid = before["docid"].iloc[int(row)]
+                    st.warning(message("The note on {} of query {} is not recorded: type a grade in its row too (the "
+                                       "note is recorded with the grade).", docid, query))  # fmt: skip
+                continue
+            for column, value in values.items():
+                if column in ("grade", "note"):
+                    after.loc[after.index[int(row)], column] = value
+        changes = changed_judgments(before, after)
+        if changes:
+            writable = meeting.writable()
+            for docid, grade, note in changes:
+                writable.judge(query, docid, grade, by=name, note=note, original=file_grades.get(docid))
+            done.append(f"{len(changes)} judgment(s) of query {query}")
+            del tables[key]
+    return done
+
+
+def _pending_tags(meeting, name: str) -> list[str]:
+    done = []
+    for key in [k for k in st.session_state if isinstance(k, str) and k.startswith("meeting.tags:") and k.count(":") == 1]:
+        tags = _changed(key)
+        if tags is None:
+            continue
+        query, before = key.split(":", 1)[1], set(st.session_state.get(key + ":shown") or [])
+        writable = meeting.writable()
+        for tag in sorted(set(tags) - before):
+            writable.tag(query, tag, by=name)
+        for tag in sorted(before - set(tags)):
+            writable.tag(query, tag, by=name, removed=True)
+        st.session_state[key + ":shown"] = tags
+        done.append(f"the tags of query {query}")
+    return done
+
+
+def _pending_notes(meeting, name: str) -> list[str]:
+    drafts = st.session_state.setdefault(_DRAFTS, {})
+    done = []
+    for key in [k for k in st.session_state if isinstance(k, str) and k.startswith("meeting.note:") and k.count(":") == 1]:
+        note = _changed(key)
+        if note is None:
+            continue
+        query = key.split(":", 1)[1]
+        st.session_state[key + ":shown"] = note
+        try:
+            meeting.writable().set_note(query, note, by=name, seen=st.session_state.get(key + ":seen", ""))
+        except NoteConflict:
+            drafts[query] = note  # kept, and shown beside theirs on the query's panel
+            continue
+        drafts.pop(query, None)
+        done.append(f"the note of query {query}")
+    return done
+
+
 def record_panel(ctx, query: str, view: pd.DataFrame, baseline: str, run: str) -> None:
     """The meeting's controls for one query: grades beside its documents, tags, a note, the history."""
     meeting = ctx.meeting
@@ -104,10 +199,6 @@ def record_panel(ctx, query: str, view: pd.DataFrame, baseline: str, run: str) -
     if meeting.problem:
         st.info("Nothing can be recorded: the meeting's record cannot be read (the warning at the top says why).")
         return
-    said = st.session_state.get(_RECORDED)
-    if said:  # forgotten once drawn: a run interrupted before drawing it (a newer rerun) says it on the next
-        st.success(md(said))
-        st.session_state.pop(_RECORDED, None)
     name = person(st)
     store = meeting.store
     file_grades = _file_grades(meeting.file_qrels, query)
@@ -118,9 +209,10 @@ def record_panel(ctx, query: str, view: pd.DataFrame, baseline: str, run: str) -
     shown_ranks = {c: [("" if r != r else str(int(r))) for r in table[c]] for c in ("baseline rank", "run rank")}
     before = table.assign(**shown_ranks)
     low, high = meeting.scale
-    edited = st.data_editor(
+    editor_key = f"meeting.judge:{query}:{baseline}:{run}:{len(view)}:{st.session_state.get(_GENERATION, 0)}"
+    st.data_editor(
         before,
-        key=f"meeting.judge:{query}:{baseline}:{run}:{len(view)}:{st.session_state.get(_GENERATION, 0)}",
+        key=editor_key,
         hide_index=True,
         width="stretch",
         disabled=["docid", "baseline rank", "run rank", "qrels file", "meeting"] if name else True,
@@ -155,40 +247,19 @@ def record_panel(ctx, query: str, view: pd.DataFrame, baseline: str, run: str) -
     )
     if not name:
         st.info("Give your name above to judge, tag and note: every entry says who made it.")
-    changes = changed_judgments(before, edited) if name else []
-    if changes:
-        try:
-            writable = meeting.writable()
-            for docid, grade, note in changes:
-                writable.judge(query, docid, grade, by=name, note=note, original=file_grades.get(docid))
-        except MeetingError as exc:
-            st.error(message("Not recorded: {}", exc))
-        else:
-            _recorded(f"Recorded {len(changes)} judgment(s) of query {query} by {name}.")
+    st.session_state.setdefault(_TABLES, {})[editor_key] = (query, before, file_grades)  # read by save_pending
 
     left, right = st.columns(2)
     tags_key, note_key = f"meeting.tags:{query}", f"meeting.note:{query}"
     every_tag = store.tags() if store else {}
-    current = every_tag.get(query, [])
     noted = store.notes().get(query, "") if store else ""
-    shown_tags = st.session_state.get(tags_key + ":shown")
-    tags = _edited(tags_key, current)
-    note = _edited(note_key, noted)
-    if name and (tags is not None or note is not None):
-        try:
-            writable = meeting.writable()
-            if tags is not None:
-                before = set(shown_tags or [])
-                for tag in sorted(set(tags) - before):
-                    writable.tag(query, tag, by=name)
-                for tag in sorted(before - set(tags)):
-                    writable.tag(query, tag, by=name, removed=True)
-            if note is not None:
-                writable.set_note(query, note, by=name)
-        except MeetingError as exc:
-            st.error(message("Not recorded: {}", exc))
-        else:
-            _recorded(f"Recorded the tags and note of query {query} by {name}.")
+    draft = st.session_state.setdefault(_DRAFTS, {}).get(query)
+    _show(tags_key, every_tag.get(query, []))
+    _show(note_key, noted if draft is None else draft)
+    if draft is None:
+        st.session_state[note_key + ":seen"] = noted  # the note this person's edit replaces
+    else:
+        _conflict(meeting, query, name, draft, noted)
     offered = sorted({tag for tags in every_tag.values() for tag in tags})  # the tags in use (this query's too)
     left.multiselect("Tags of this query", offered, accept_new_options=True, disabled=not name, key=tags_key,
                      help="What went wrong: pick a tag already used or type a new one. Tags are query groups: group by "
@@ -203,6 +274,24 @@ def record_panel(ctx, query: str, view: pd.DataFrame, baseline: str, run: str) -
             hide_index=True,
             width="stretch",
         )
+
+
+def _conflict(meeting, query: str, name: str, draft: str, theirs: str) -> None:
+    """A note this person wrote while a colleague changed it: both shown, the person chooses."""
+    st.warning(message("While you wrote, the note of query {} was changed by someone else. Theirs: {}. Yours is in the "
+                       "box below; record yours to replace theirs, or discard it.", query, theirs or "(empty)"))  # fmt: skip
+    keep, drop = st.columns(2)
+    if keep.button("Record my note (replaces theirs)", key=f"meeting.keep_note:{query}"):
+        try:
+            meeting.writable().set_note(query, draft, by=name)
+        except MeetingError as exc:
+            st.error(message("Not recorded: {}", exc))
+        else:
+            st.session_state[_DRAFTS].pop(query, None)
+            _recorded(f"Recorded the note of query {query} by {name}.")
+    if drop.button("Discard my note", key=f"meeting.drop_note:{query}"):
+        st.session_state[_DRAFTS].pop(query, None)
+        st.rerun()
 
 
 def _file_grades(qrels, query: str) -> dict[str, int]:

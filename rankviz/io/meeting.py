@@ -63,6 +63,14 @@ class MeetingError(RankvizError, ValueError):
     """The meeting store cannot be opened or written, or an entry is not acceptable (too long, empty)."""
 
 
+class NoteConflict(MeetingError):
+    """A note was changed by someone else after the writer saw it: theirs is ``note``, by ``by``."""
+
+    def __init__(self, qid: str, note: str, by: str) -> None:
+        super().__init__(f"{by} changed the note of query {qid} meanwhile")
+        self.qid, self.note, self.by = qid, note, by
+
+
 @dataclass(frozen=True)
 class Judgment:
     """One grade given in the meeting; ``previous``: the grade in force before it (none: unjudged, or not known)."""
@@ -298,11 +306,14 @@ class MeetingStore:
         """Each tagged query's group: its tags joined (``qrels wrong + tokenisation``)."""
         return {qid: TAG_JOIN.join(tags) for qid, tags in self.tags().items()}
 
-    def set_note(self, qid: str, note: str, *, by: str) -> None:
-        """Replace the query's note (the previous one stays in the history)."""
+    def set_note(self, qid: str, note: str, *, by: str, seen: str | None = None) -> None:
+        """Replace the query's note (the previous one stays in the history). ``seen``: the note the
+        writer saw; if someone else changed it since, nothing is written (:class:`NoteConflict`)."""
         qid, note, by = checked("qid", qid), checked("note", note, empty=True), checked("name", by)
         with self._writing() as db:
-            last = db.execute("SELECT note FROM notes WHERE qid = ? ORDER BY id DESC LIMIT 1", (qid,)).fetchone()
+            last = db.execute("SELECT note, by FROM notes WHERE qid = ? ORDER BY id DESC LIMIT 1", (qid,)).fetchone()
+            if seen is not None and (last[0] if last else "") != seen:
+                raise NoteConflict(qid, last[0], last[1])
             db.execute("INSERT INTO notes (qid, note, previous, by, at) VALUES (?, ?, ?, ?, ?)",
                        (qid, note, last[0] if last else None, by, _now()))  # fmt: skip
 

@@ -298,3 +298,25 @@ def test_judging_never_moves_the_discussion_queue(notes) -> None:
     next(b for b in at.button if b.label == "Rebuild the queue from today's numbers").click().run()
     rebuilt = next(d.value for d in at.dataframe if "why" in d.value.columns)
     assert again.loc[first, "delta"] > 0 and (first not in rebuilt.index or "loss" not in rebuilt.loc[first, "why"])
+
+
+def test_two_people_editing_one_note_see_the_conflict_and_choose(notes) -> None:
+    """Bob's page showed no note; Ann records one; Bob's note then is not written over hers: he sees
+    both and chooses."""
+    ann, bob = start("deltas", query="1"), start("deltas", query="1")
+    for at, name in ((ann, "Ann"), (bob, "Bob")):
+        at.text_input(key="meeting.name").input(name).run()
+    widget(ann.text_area, "Note on this query").input("Ann's note").run()
+    widget(bob.text_area, "Note on this query").input("Bob's note").run()  # typed against the empty note he saw
+    assert not bob.exception
+    assert MeetingStore(notes, create=False).notes() == {"1": "Ann's note"}  # not replaced silently
+    warned = [shown(w) for w in bob.warning if "was changed by someone else" in shown(w)]
+    assert len(warned) == 1 and "Ann's note" in warned[0]
+    assert widget(bob.text_area, "Note on this query").value == "Bob's note"  # his text kept as a draft
+    bob.run()  # a rerun keeps the draft and the choice
+    assert widget(bob.text_area, "Note on this query").value == "Bob's note"
+    next(b for b in bob.button if b.label == "Record my note (replaces theirs)").click().run()
+    store = MeetingStore(notes, create=False)
+    assert store.notes() == {"1": "Bob's note"}
+    assert [e.what for e in store.history("1") if e.kind == "note"] == ["Ann's note", "Bob's note"]
+    assert not [w for w in bob.warning if "was changed by someone else" in shown(w)]

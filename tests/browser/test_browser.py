@@ -21,6 +21,7 @@ from conftest import ROOT
 
 from rankviz.app.pages import PAGES
 from rankviz.io.collection import open_collection
+from rankviz.io.meeting import MeetingStore
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -465,7 +466,14 @@ def _judging_cell(page, column: int, row: int) -> str:
 
 
 def _judge(page, row: int, grade: str) -> None:
-    """Type a grade into the grade column (the sixth) of a row of the judging table, as a person does."""
+    """Type a grade into the grade column (the sixth) of a row of the judging table, as a person does,
+    and wait for it to be recorded."""
+    _type_grade(page, row, grade)
+    page.get_by_text("1 judgment(s) of query").wait_for()
+
+
+def _type_grade(page, row: int, grade: str, *, confirm: bool = True) -> None:
+    """Type a grade into the grade column (the sixth) of a row of the judging table (and confirm the cell)."""
     editor = page.locator('[data-testid="stDataFrame"]').nth(JUDGING)
     editor.scroll_into_view_if_needed()
     box = editor.locator("canvas").first.bounding_box()
@@ -479,8 +487,44 @@ def _judge(page, row: int, grade: str) -> None:
     page.wait_for_function("document.activeElement && document.activeElement.classList.contains('gdg-input')")
     page.keyboard.type(grade)
     page.wait_for_function("value => document.activeElement.value === value", arg=grade)
-    page.keyboard.press("Enter")
-    page.get_by_text("Recorded 1 judgment(s)").wait_for()
+    if confirm:
+        page.keyboard.press("Enter")
+
+
+def _query_shown(page) -> str:
+    """The query of the query view, as the URL holds it."""
+    from urllib.parse import parse_qs, urlsplit
+
+    return parse_qs(urlsplit(page.url).query)["query"][0]
+
+
+def test_a_note_and_a_grade_typed_and_then_next_are_in_the_record(browser, tmp_path) -> None:
+    """Nothing typed is lost: a note typed without Ctrl+Enter, and a grade typed in a cell whose editor
+    is still open, are recorded on the query they were typed on when the person presses Next."""
+    db = tmp_path / "meeting.sqlite"
+    with streamlit_server("--notes", str(db)) as url:
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        page = context.new_page()
+        page.set_default_timeout(60_000)
+        open_page(page, f"{url}/deltas?runs=bm25,dense&baseline=bm25&run=dense&measure=AP")
+        page.get_by_role("heading", name="The meeting's record").wait_for()
+        _give_name(page, "Ann")
+        first = _query_shown(page)
+        page.get_by_label("Note on this query").fill("the run misses the definition")  # no Ctrl+Enter
+        page.get_by_role("button", name="Next").click()
+        page.get_by_text(f"Recorded by Ann: the note of query {first}").wait_for()
+        page.wait_for_function("first => new URLSearchParams(location.search).get('query') !== first", arg=first)
+        settled(page)
+        second = _query_shown(page)
+        assert second != first
+        docid = _judging_cell(page, 0, 0)
+        _type_grade(page, 0, "3", confirm=False)  # the cell's editor still open
+        page.get_by_role("button", name="Next").click()
+        page.get_by_text(f"1 judgment(s) of query {second}").wait_for()
+        context.close()
+    store = MeetingStore(db, create=False)
+    assert store.notes() == {first: "the run misses the definition"}
+    assert [(j.qid, j.docid, j.grade, j.by) for j in store.judgments()] == [(second, docid, 3, "Ann")]
 
 
 def test_two_people_judge_one_query_and_see_each_others_judgments(browser, tmp_path) -> None:
@@ -509,7 +553,7 @@ def test_two_people_judge_one_query_and_see_each_others_judgments(browser, tmp_p
         note = ann.get_by_label("Note on this query")
         note.fill("two unjudged documents are relevant")
         note.press("Control+Enter")  # Ann's next rerun shows Bob's judgment
-        ann.get_by_text("Recorded the tags and note of query 1 by Ann").wait_for()
+        ann.get_by_text("Recorded by Ann: the note of query 1").wait_for()
         assert (_judging_cell(ann, 4, 0), _judging_cell(ann, 4, 1)) == ("2 (Ann)", "3 (Bob)")
         log = db.parent / "log.tsv"
         done = subprocess.run([sys.executable, "-m", "rankviz", "judgments", "export", str(db), "--format", "tsv"],
