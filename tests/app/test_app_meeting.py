@@ -13,6 +13,8 @@ import pandas as pd
 import pytest
 from apptest import shown, start
 from conftest import CRANFIELD, ROOT
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from rankviz.app.meeting import changed_judgments, judging_table
 from rankviz.io.collection import open_collection
@@ -320,3 +322,34 @@ def test_two_people_editing_one_note_see_the_conflict_and_choose(notes) -> None:
     assert store.notes() == {"1": "Bob's note"}
     assert [e.what for e in store.history("1") if e.kind == "note"] == ["Ann's note", "Bob's note"]
     assert not [w for w in bob.warning if "was changed by someone else" in shown(w)]
+
+
+_TEXT = st.text(alphabet=st.characters(codec="utf-8"), max_size=12) | st.sampled_from(["1", "2", "184", "29", "#1", "a\nb", ""])
+_GRADE = st.integers(-(2**40), 2**40) | st.sampled_from([0, 1, 4, 5, 44, -1]) | st.text(max_size=3) | st.floats(allow_nan=True)
+
+
+@pytest.mark.slow
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    judgments=st.lists(
+        st.tuples(st.sampled_from(["1", "2"]) | _TEXT, st.sampled_from(["184", "29", "12"]) | _TEXT, _GRADE), max_size=6
+    ),
+    tags=st.lists(st.tuples(st.sampled_from(["1", "2"]) | _TEXT, _TEXT, st.integers(0, 1)), max_size=4),
+    notes_=st.lists(st.tuples(st.sampled_from(["1", "2"]) | _TEXT, _TEXT), max_size=3),
+)
+def test_any_record_content_never_breaks_a_page(notes, judgments, tags, notes_) -> None:
+    """Whatever a record holds (an older version's entries, a hand edit, another tool's rows), every
+    page shows without an exception: bad entries are left out with a warning."""
+    import sqlite3
+
+    from rankviz.app.pages import PAGES
+
+    notes.unlink(missing_ok=True)
+    MeetingStore(notes)  # the schema, then rows no checked writer would write
+    with sqlite3.connect(notes) as db:
+        db.executemany("INSERT INTO judgments (qid, docid, grade, by, at) VALUES (?, ?, ?, 'x', 'now')", judgments)
+        db.executemany("INSERT INTO tags (qid, tag, removed, by, at) VALUES (?, ?, ?, 'x', 'now')", tags)
+        db.executemany("INSERT INTO notes (qid, note, by, at) VALUES (?, ?, 'x', 'now')", notes_)
+    for page in PAGES:
+        at = start(page.key, runs="bm25,dense", query="1")
+        assert not at.exception, (page.key, at.exception)
