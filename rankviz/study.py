@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
     from rankviz.analyses.comparisons import Comparison
     from rankviz.analyses.deltas import RankReport
+    from rankviz.analyses.meeting_report import MeetingReport
     from rankviz.analyses.metric_choice import MetricReport
     from rankviz.analyses.task import Task
     from rankviz.analyses.ties import TieReport
@@ -77,6 +78,7 @@ class Study:
     sources: tuple[RunSource, ...] = ()  # run files read when first asked for (an engine may stream them instead)
     notes: tuple[str, ...] = ()  # what opening found worth saying: coverage gaps, the judgments in force
     orderer: Orderer = _rank
+    record: MeetingStore | None = None  # the meeting's record whose judgments are in force (opened with ``judgments``)
 
     # --- opening ----------------------------------------------------------------------------------
 
@@ -113,9 +115,10 @@ class Study:
         found = read_groups(groups) if groups else (collection.groups if collection else None)
         settings = base.replace(**options, **({"aggregate": how} if how else {}))
         notes: list[str] = []
+        record = None
         if judgments is not None:
             scale = grade_scale(read.grade, gmax=settings.gmax, given=collection.config.grades if collection else None)
-            read = _with_judgments(read, judgments, collection, scale, notes)
+            read, record = _with_judgments(read, judgments, collection, scale, notes)
         if settings.group_by is not None:
             if found is None:
                 raise OptionError("--group-by needs --groups FILE (or a collection folder with query groups)")
@@ -126,7 +129,7 @@ class Study:
             chosen = collection_measures(collection, settings)
         else:
             chosen = as_measures(DEFAULT_MEASURES, defaults=settings.measure_defaults)
-        study = cls(read, {}, tuple(chosen), settings, collection, found, weights, sources)
+        study = cls(read, {}, tuple(chosen), settings, collection, found, weights, sources, record=record)
         return dataclasses.replace(study, notes=(*notes, *study.coverage_notes()))
 
     # --- runs and their orders ------------------------------------------------------------------------
@@ -232,6 +235,42 @@ class Study:
         return report_from_tables(self._one_at_a_time(), list(self.measures), self.settings, test, options,
                                   groups=self.groups, weights=self.weights)  # fmt: skip
 
+    def meeting_report(self, store: MeetingStore, *, file_study: Study, test: TestSettings | None = None,
+                       k: int = 10) -> MeetingReport:  # fmt: skip
+        """What the meeting decided (:mod:`rankviz.analyses.meeting_report`): this study has the
+        meeting's judgments in force, ``file_study`` the same runs with the qrels file alone; the
+        baseline is the test's (the first run by default), against the next run."""
+        from rankviz.analyses.meeting_report import MeetingReport, discussed_query, means_with_verdicts
+
+        names = self.run_names
+        if len(names) < 2:
+            raise OptionError("the meeting's report compares two runs: give at least two")
+        test = test or self.test_settings()
+        baseline = test.baseline or names[0]
+        run = next(n for n in names if n != baseline)
+        before, after = file_study.evaluation(), self.evaluation()
+        means = means_with_verdicts(before, after, file_study.compare(test, evaluation=before),
+                                    self.compare(test, evaluation=after))  # fmt: skip
+        grades, _ = store.latest_checked()
+        judged = {(j.qid, j.docid): j for j in store.judgments() if grades.get((j.qid, j.docid)) == j.grade}
+        tags, notes = store.tags(), store.notes()
+        touched = sorted({q for q, _ in grades} | set(tags) | set(notes))
+        frame = file_study.qrels.to_frame()
+        file_grades = dict(zip(zip(frame["qid"].astype(str), frame["docid"].astype(str)), map(int, frame["rel"]), strict=True))
+        tables = self.tables([baseline, run])
+        texts = self.collection.queries if self.collection else {}
+        docs = self.collection.docs if self.collection else None
+
+        def titles(docids: list[str]) -> dict[str, str]:
+            found = docs.get(docids) if docs is not None else {}
+            return {d: r.get("title") or r.get("text", "")[:160] for d, r in found.items()}
+
+        queries = [discussed_query(qid, texts.get(qid, ""), tables, baseline, run, k=k, file_grades=file_grades, judged=judged,
+                                   titles=titles, tags=tags.get(qid, []), note=notes.get(qid, ""), history=store.history(qid))
+                   for qid in touched]  # fmt: skip
+        name = self.collection.config.name if self.collection else str(self.qrels.source)
+        return MeetingReport(name, tuple(self.conventions()), baseline, run, means, tuple(queries), len(grades))
+
     def rank_report(self) -> RankReport:
         """Where each run puts the relevant documents (:func:`rankviz.analyses.deltas.rank_report`)."""
         from rankviz.analyses.deltas import rank_report
@@ -295,7 +334,8 @@ class Study:
         return 0 if "runs" in self.__dict__ else sum(file_size(source.path) for source in self.sources)
 
 
-def _with_judgments(qrels: Qrels, location: str, collection: Collection | None, scale: Scale, notes: list[str]) -> Qrels:
+def _with_judgments(qrels: Qrels, location: str, collection: Collection | None, scale: Scale,
+                    notes: list[str]) -> tuple[Qrels, MeetingStore]:  # fmt: skip
     """The qrels with a meeting record's judgments in force (latest wins); grades outside ``scale`` are
     left out, said in ``notes``."""
     if not location and collection is None:
@@ -304,7 +344,7 @@ def _with_judgments(qrels: Qrels, location: str, collection: Collection | None, 
     grades, left_out = store.latest_checked()
     notes += [f"{store.path}: {problem}" for problem in left_out]
     notes.append(f"qrels: {qrels.source} with the {len(grades):,} meeting judgments of {store.path} in force (latest wins)")
-    return merged_qrels(qrels, grades)
+    return merged_qrels(qrels, grades), store
 
 
 def _aggregate(text: str | None, collection: Collection | None) -> tuple[str | None, dict[str, float] | None]:

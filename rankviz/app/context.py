@@ -210,6 +210,18 @@ class Context:
         details = (settings_text(options), settings_text(tests), tests.baseline)
         return compute.report("unjudged", self.key(), details, lambda: self.study().unjudged_report(tests, options))
 
+    def meeting_report(self):
+        """What the meeting decided (:meth:`rankviz.study.Study.meeting_report`): the selected runs with
+        the meeting's judgments against the qrels file alone, cached on the record's identity and version."""
+        meeting = self.meeting
+        if meeting is None or meeting.store is None:
+            raise ValueError("no meeting's record to report on")
+        with_record, file_only, tests = self.with_qrels("meeting"), self.with_qrels("file"), self.test_settings()
+        details = (settings_text(tests), tests.baseline, meeting.identity, meeting.version)
+        store = meeting.store
+        build = lambda: with_record.study().meeting_report(store, file_study=file_only.study(), test=tests)  # noqa: E731
+        return compute.report("meeting", with_record.key(), details, build)
+
     def metric_report(self, test: str):
         """The Metric choice evidence of the selected runs and measures, and of every measure some answer
         about the task would recommend, so a changed answer needs no new computation (seeded: the page

@@ -328,11 +328,16 @@ def summary(ctx) -> None:
     queries = sorted({*tags, *notes})
     record = pd.DataFrame({"qid": queries, "tags": [", ".join(tags.get(q, [])) for q in queries],
                            "note": [notes.get(q, "") for q in queries]})  # fmt: skip
-    one, two, three = st.columns(3)
+    one, two, three, four = st.columns(4)
     one.download_button("Merged qrels (TREC)", qrels_lines(meeting.merged), file_name="qrels-with-meeting.txt", mime="text/plain")
     two.download_button("Judgment log (CSV)", export.csv(log, index=False), file_name="meeting-judgments.csv",
                         mime="text/csv")  # fmt: skip
     three.download_button("Tags and notes (CSV)", export.csv(record, index=False), file_name="meeting-tags-notes.csv",
                           mime="text/csv")  # fmt: skip
+    if len(ctx.selected) > 1:  # made when asked for: the report evaluates both qrels and reads every discussed query
+        four.download_button("Meeting report (HTML)", lambda: export.meeting_html(ctx.meeting_report()),
+                             file_name="meeting-report.html", mime="text/html",
+                             help="one page to take away: the means under both qrels with their verdicts, and every "
+                             "query the meeting discussed with both rankings, grades, tags, notes and history")  # fmt: skip
     where = "The record is the file {} on the server (beside the collection unless the server names another place); "
     st.caption(message(where + "the command line reads it too: rankviz judgments export FILE.", store.path.name))

@@ -30,13 +30,13 @@ def warn(message: str) -> None:
     print(f"rankviz: {message}", file=sys.stderr)
 
 
-def open_study(args: argparse.Namespace) -> Study:
+def open_study(args: argparse.Namespace, *, quiet: bool = False) -> Study:
     """The study the shared arguments name (a collection folder supplies defaults); what opening found
-    worth saying goes to stderr."""
+    worth saying goes to stderr (unless ``quiet``)."""
     given = {n: getattr(args, n) for n in EvalSettings.OPTIONS if n != "aggregate" and getattr(args, n, None) is not None}
     study = Study.open(args.qrels, args.runs or (), measures=args.measures or None, judgments=getattr(args, "judgments", None),
                        groups=getattr(args, "groups", None), aggregate=getattr(args, "aggregate", None), **given)  # fmt: skip
-    for line in study.notes:
+    for line in () if quiet else study.notes:
         warn(line)
     return study
 
@@ -196,6 +196,33 @@ def tags_command(args: argparse.Namespace) -> str:
     return ""
 
 
+def report_command(args: argparse.Namespace) -> str:
+    """``report``: what the meeting decided, as one HTML page (or JSON)."""
+    from rankviz import export
+
+    meeting = open_study(args)
+    if meeting.record is None:
+        raise OptionError("report needs the meeting's record: a collection folder, or --judgments DB")
+    plain = argparse.Namespace(**{**vars(args), "judgments": None})
+    report = meeting.meeting_report(meeting.record, file_study=open_study(plain, quiet=True), test=test_settings(args, meeting))
+    text = export.meeting_html(report) if args.format == "html" else render.to_json(report.to_dict())
+    if args.output is None:
+        return text
+    target = Path(args.output).resolve()
+    record = meeting.record.path.resolve()
+    inputs = {Path(args.qrels).resolve(), record, Path(f"{record}-wal"), Path(f"{record}-shm"),
+              *(Path(s.path).resolve() for s in meeting.sources)}  # fmt: skip
+    if meeting.collection is not None:
+        inputs.add(meeting.collection.qrels_path.resolve())
+        if target.parent == (meeting.collection.path / "runs").resolve():
+            raise OptionError(f"-o {args.output}: inside the collection's runs folder, it would become a run")
+    if target in inputs or target.is_dir():
+        raise OptionError(f"-o {args.output}: an input of the report or a folder; give a new file")
+    target.write_text(text, encoding="utf-8")
+    warn(f"the meeting's report ({len(report.queries)} queries discussed) written to {args.output}")
+    return ""
+
+
 COMMANDS = {
     "evaluate": evaluate_command,
     "compare": compare_command,
@@ -203,6 +230,7 @@ COMMANDS = {
     "metrics-report": metrics_report_command,
     "unjudged": unjudged_command,
     "measures": lambda args: render.measures_table(),
+    "report": report_command,
     "judgments": judgments_command,
     "tags": tags_command,
 }

@@ -194,6 +194,18 @@ def build_parser() -> argparse.ArgumentParser:
     add(un, s.SEED)
     _grouping(un)
 
+    rp = commands.add_parser("report", help="the meeting's report: one self-contained HTML page to take away")
+    rp.add_argument("qrels", help="a collection folder (or qrels with --judgments DB)")
+    rp.add_argument("runs", nargs="*", help="runs (names in a collection folder); the baseline against the next one")
+    rp.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+                    help="measures of the means table (repeatable); default: the collection's")  # fmt: skip
+    rp.add_argument("--judgments", default="", metavar="DB", help="the meeting's record; default: the collection folder's")
+    rp.add_argument("--format", choices=("html", "json"), default="html", help="html (default) or json")
+    rp.add_argument("-o", "--output", default=None, metavar="FILE", help="write the report here; default: standard output")
+    _conventions(rp)
+    _test(rp)
+    add(rp, s.SEED)
+
     commands.add_parser("measures", help="the measure families: names, definitions, conventions, parameters")
     _meeting(commands)
     return parser

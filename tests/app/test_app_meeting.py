@@ -145,7 +145,7 @@ def test_the_meeting_qrels_in_force_change_every_number_as_the_command_line_does
         for measure in revised_means.columns:
             assert revised_means.loc[run, measure] == pytest.approx(expected.loc[run, measure], abs=1e-12)
     labels = [b.label for b in meeting_view.get("download_button")]
-    assert {"Merged qrels (TREC)", "Judgment log (CSV)", "Tags and notes (CSV)"} <= set(labels)
+    assert {"Merged qrels (TREC)", "Judgment log (CSV)", "Tags and notes (CSV)", "Meeting report (HTML)"} <= set(labels)
     assert "qrels" not in meeting_view.query_params
     deltas = start("deltas", qrels="meeting", query=next(iter(grades))[0])
     judging = next(d.value for d in deltas.dataframe if "qrels file" in d.value.columns)

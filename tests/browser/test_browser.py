@@ -17,6 +17,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from apptest import FORMULA, IMAGE, LINK
 from conftest import ROOT
 
 from rankviz.app.pages import PAGES
@@ -578,3 +579,47 @@ def test_two_people_judge_one_query_and_see_each_others_judgments(browser, tmp_p
         for context in contexts:
             context.close()
     assert hashlib.sha256(qrels.read_bytes()).hexdigest() == before
+
+
+def test_the_meetings_report_opens_offline_with_every_discussed_query_and_hostile_text_literal(browser, tmp_path) -> None:
+    """`rankviz report` writes one page: no request leaves it, every query the meeting touched is
+    there with its grades, tags and note, and text from the record shows as written."""
+    import shutil
+
+    folder = tmp_path / "cranfield"
+    shutil.copytree(ROOT / "sample_data" / "cranfield", folder)
+    store = MeetingStore(folder)
+    store.judge("1", "184", 4, by="Ann", note=f"{LINK} <b>bold</b>")
+    store.judge("2", "12", 0, by="<img src=x onerror=alert(1)>")
+    store.tag("3", "<script>window.ran=1</script>", by="Bob")
+    store.set_note("4", f"{IMAGE} {FORMULA}\nsecond line", by="Bob")
+    out = tmp_path / "report.html"
+    done = subprocess.run([sys.executable, "-m", "rankviz", "report", str(folder), "bm25", "dense", "-o", str(out)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    asked = []
+
+    def only_the_file(route) -> None:
+        if route.request.url == out.as_uri():
+            route.continue_()
+        else:  # anything else the page would fetch: recorded and refused
+            asked.append(route.request.url)
+            route.abort()
+
+    context.route("**/*", only_the_file)
+    page = context.new_page()
+    page.goto(out.as_uri())
+    page.get_by_role("heading", name="Means under the qrels file and with the meeting's judgments").wait_for()
+    assert asked == []
+    body = page.inner_text("body")
+    for qid in ("1", "2", "3", "4"):
+        assert page.get_by_role("heading", name=f"Query {qid}:").count() == 1, qid
+    assert "<script>window.ran=1</script>" in body and page.evaluate("window.ran") is None
+    assert "<img src=x onerror=alert(1)>" in body and f"{LINK} <b>bold</b>" in body
+    assert f"{IMAGE} {FORMULA}" in body and "second line" in body
+    row = page.locator("tr").filter(has_text="184").filter(has_text="Ann").first
+    assert "4" in row.inner_text()  # the meeting's grade beside the document
+    widths = page.evaluate("[...document.querySelectorAll('table')].map(t => t.scrollWidth <= t.clientWidth + 1)")
+    assert all(widths)  # no table wider than the page: nothing cut when printed
+    context.close()

@@ -383,3 +383,26 @@ def test_cli_refuses_a_grade_outside_the_collections_scale_and_leaves_the_record
     imported = cli("judgments", "import", str(folder), str(bad), "--by", "Ann")
     assert imported.returncode == 2 and "grade 9" in imported.stderr
     assert record.read_bytes() == before
+
+
+def test_the_report_command_writes_a_new_file_never_an_input(tmp_path: Path) -> None:
+    import json
+    import shutil
+
+    folder = tmp_path / "cranfield"
+    shutil.copytree(CRANFIELD, folder)
+    assert cli("report", str(folder)).returncode == 2  # no record yet: nothing to report
+    MeetingStore(folder).judge("1", "184", 4, by="Ann", note="decisive")
+    qrels = (folder / "qrels.txt").read_bytes()
+    refused = cli("report", str(folder), "bm25", "dense", "-o", str(folder / "qrels.txt"))
+    assert refused.returncode == 2 and "an input of the report" in refused.stderr
+    assert (folder / "qrels.txt").read_bytes() == qrels
+    done = cli("report", str(folder), "bm25", "dense", "--format", "json")
+    report = json.loads(done.stdout)
+    assert report["baseline"] == "bm25" and report["run"] == "dense" and [q["qid"] for q in report["queries"]] == ["1"]
+    row = next(r for r in report["queries"][0]["documents"] if r["docid"] == "184")
+    assert (row["meeting"], row["by"], row["qrels file"]) == (4, "Ann", 3)
+    means = {(m["run"], m["measure"]): m for m in report["means"]}
+    assert means[("dense", "AP")]["change"] == pytest.approx(
+        means[("dense", "AP")]["with the meeting's"] - means[("dense", "AP")]["qrels file"]
+    )
