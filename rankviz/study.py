@@ -340,7 +340,8 @@ def _with_judgments(qrels: Qrels, location: str, collection: Collection | None, 
     left out, said in ``notes``."""
     if not location and collection is None:
         raise OptionError("--judgments without DB needs a collection folder in place of QRELS")
-    store = MeetingStore(location or collection.path, create=False, scale=scale)  # type: ignore[union-attr]
+    owner = collection.config.name if collection is not None else None
+    store = MeetingStore(location or collection.path, create=False, scale=scale, collection=owner)  # type: ignore[union-attr]
     grades, left_out = store.latest_checked()
     notes += [f"{store.path}: {problem}" for problem in left_out]
     notes.append(f"qrels: {qrels.source} with the {len(grades):,} meeting judgments of {store.path} in force (latest wins)")

@@ -48,6 +48,7 @@ class Meeting:
     left_out: list[str] = field(default_factory=list)  # entries of the record no qrels file can hold
     scale: Scale = GRADE_RANGE  # the grades the collection's meeting may give
     identity: str = ""  # which record the store is (a replaced record is another, however its ids run)
+    collection: str | None = None  # the collection the record belongs to
 
     def in_force(self) -> str:
         name = Path(self.file_qrels.source).name
@@ -58,7 +59,7 @@ class Meeting:
 
     def writable(self) -> MeetingStore:
         """The store to record in, created at the first entry (a MeetingError says why it cannot be)."""
-        return self.store or MeetingStore(self.path, scale=self.scale)
+        return self.store or MeetingStore(self.path, scale=self.scale, collection=self.collection)
 
 
 @dataclass

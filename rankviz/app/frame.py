@@ -60,8 +60,10 @@ def _meeting(folder: Path, collection: Collection, qrels: Qrels, qrels_key: str)
         scale = collection.grade_scale(qrels)
     except MeetingError as exc:  # collection.toml's grades above its gmax: nothing can be recorded
         return Meeting(path, None, str(exc), (0, 0, 0), app_options.QRELS_IN_FORCE.default, qrels, qrels_key)
-    store, problem = inputs.meeting(path, scale)
-    meeting = Meeting(path, store, problem, (0, 0, 0), app_options.QRELS_IN_FORCE.default, qrels, qrels_key, scale=scale)
+    owner = collection.config.name
+    store, problem = inputs.meeting(path, scale, owner)
+    meeting = Meeting(path, store, problem, (0, 0, 0), app_options.QRELS_IN_FORCE.default, qrels, qrels_key, scale=scale,
+                      collection=owner)  # fmt: skip
     if store is None:
         return meeting
     try:

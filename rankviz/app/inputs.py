@@ -83,12 +83,12 @@ def qrels_file(key: str, path: str) -> Qrels:
         return SHARED.get(("qrels", key), lambda: read_qrels(path))
 
 
-def meeting(path: Path, scale: Scale) -> tuple[MeetingStore | None, str]:
+def meeting(path: Path, scale: Scale, collection: str) -> tuple[MeetingStore | None, str]:
     """The meeting's record at ``path`` if it exists (reading never creates it), else why not."""
     try:
         if not path.exists():
             return None, ""
-        return MeetingStore(path, create=False, scale=scale), ""
+        return MeetingStore(path, create=False, scale=scale, collection=collection), ""
     except (MeetingError, OSError) as exc:
         return None, served_problem(exc, path)
 

@@ -148,7 +148,7 @@ def judgments_command(args: argparse.Namespace) -> str:
     scale = _scale(args.db)
     if args.action == "add":
         checked_grade(args.grade, scale)  # before the record is opened: a refused grade leaves it as it was
-        store = MeetingStore(args.db, scale=scale)
+        store = MeetingStore(args.db, scale=scale, collection=_owner(args.db))
         original = _qrels_grade(args.db, args.qid, args.docid)
         done = store.judge(args.qid, args.docid, args.grade, by=args.by, note=args.note, original=original)
         if done.previous is not None:
@@ -162,10 +162,15 @@ def judgments_command(args: argparse.Namespace) -> str:
         qrels = read_qrels(args.file)
         for grade in sorted(set(qrels.grade.tolist())):
             checked_grade(grade, scale)
-        store = MeetingStore(args.db, scale=scale)
+        store = MeetingStore(args.db, scale=scale, collection=_owner(args.db))
         imported = store.import_qrels(qrels, by=args.by)
         warn(f"{store.path}: {len(imported):,} judgments of {args.file} recorded by {args.by}")
     return ""
+
+
+def _owner(db: str) -> str | None:
+    """The collection a record given as a collection folder belongs to (a .sqlite file alone: not known)."""
+    return open_collection(db).config.name if Path(db).is_dir() else None
 
 
 def _scale(db: str) -> Scale:

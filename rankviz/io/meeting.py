@@ -166,7 +166,8 @@ class MeetingStore:
     call opens its own connection, so one store object serves every thread of a server.
     """
 
-    def __init__(self, path: str | Path, *, create: bool = True, scale: Scale = GRADE_RANGE) -> None:
+    def __init__(self, path: str | Path, *, create: bool = True, scale: Scale = GRADE_RANGE,
+                 collection: str | None = None) -> None:  # fmt: skip
         self.path = store_path(path)
         self.scale = scale
         if not create and not self.path.is_file():
@@ -181,6 +182,8 @@ class MeetingStore:
                 db.executescript(_SCHEMA)
                 db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('record', ?)", (uuid.uuid4().hex,))
                 db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        if collection is not None:
+            self._belongs_to(collection, create)
 
     @contextlib.contextmanager
     def _connection(self) -> Iterator[sqlite3.Connection]:
@@ -335,6 +338,21 @@ class MeetingStore:
                                (qid,)).fetchall()  # fmt: skip
         rows = sorted([*judged, *tagged, *noted], key=lambda r: (r[5], r[1], r[0]))
         return [Entry(kind, what, str(previous), by, at, note) for _, kind, what, previous, by, at, note in rows]
+
+    def _belongs_to(self, collection: str, create: bool) -> None:
+        """A record belongs to one collection: the first to record in it names it; another is refused
+        (its judgments would move that collection's numbers)."""
+        with self._connection() as db:
+            try:
+                row = db.execute("SELECT value FROM meta WHERE key = 'collection'").fetchone()
+            except sqlite3.OperationalError:  # made by an older version: no owner recorded
+                return
+        if row is not None and row[0] != collection:
+            raise MeetingError(f"the record {self.path.name} belongs to the collection {row[0]!r}, not {collection!r}: "
+                               "give each collection its own record (--notes FOLDER keeps one file per collection)")  # fmt: skip
+        if row is None and create:
+            with self._writing() as db:
+                db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('collection', ?)", (collection,))
 
     def identity(self) -> str:
         """Which record this is: a name drawn when it was made (a copy keeps it, a new record gets

@@ -353,3 +353,22 @@ def test_any_record_content_never_breaks_a_page(notes, judgments, tags, notes_) 
     for page in PAGES:
         at = start(page.key, runs="bm25,dense", query="1")
         assert not at.exception, (page.key, at.exception)
+
+
+def test_one_record_file_for_every_collection_keeps_each_collections_numbers_apart(tmp_path, monkeypatch) -> None:
+    """``--notes FILE.sqlite`` names one file for every collection served: the first collection to
+    record in it owns it; another collection's pages say so and keep their numbers."""
+    from conftest import DL_HARD
+
+    shared = tmp_path / "all.sqlite"
+    monkeypatch.setenv("RANKVIZ_NOTES", str(shared))
+    cranfield = open_collection(CRANFIELD).config.name
+    MeetingStore(shared, collection=cranfield).judge("1", "184", 0, by="Ann")
+    plain = start("overview", collection="dl-hard-passage", runs="bm25,bm25_t5-zs", qrels="file").dataframe[0].value
+    other = start("overview", collection="dl-hard-passage", runs="bm25,bm25_t5-zs")
+    assert not other.exception
+    assert any("belongs to the collection" in shown(w) for w in other.warning)
+    assert other.dataframe[0].value.equals(plain)  # DL-HARD's numbers do not move with Cranfield's judgment
+    assert not any(w for w in start("overview").warning if "belongs to the collection" in shown(w))
+    with pytest.raises(Exception, match="belongs to the collection"):
+        MeetingStore(shared, collection=open_collection(DL_HARD).config.name)
