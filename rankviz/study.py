@@ -23,8 +23,9 @@ from rankviz.errors import OptionError
 from rankviz.evaluate import as_measures, collection_measures, evaluate_tables, revised
 from rankviz.evaluation import Evaluation
 from rankviz.io.collection import Collection, open_collection
+from rankviz.io.grades import Scale, grade_scale
 from rankviz.io.groups import QueryGroups, coverage, group_of, read_groups, read_weights
-from rankviz.io.meeting import MeetingStore, Scale, grade_scale, merged_qrels
+from rankviz.io.meeting import MeetingStore, merged_qrels
 from rankviz.io.model import Qrels, Run
 from rankviz.io.readers import read_qrels, read_run
 from rankviz.measures import Measure

@@ -19,8 +19,9 @@ from rankviz.app.compute import Key, settings_text
 from rankviz.app.state import UrlState
 from rankviz.evaluation import Evaluation
 from rankviz.io.collection import Collection
+from rankviz.io.grades import GRADE_RANGE, Scale
 from rankviz.io.groups import QueryGroups
-from rankviz.io.meeting import GRADE_RANGE, MeetingStore, Scale
+from rankviz.io.meeting import MeetingStore
 from rankviz.io.model import Qrels, Run
 from rankviz.measures import Measure
 from rankviz.ranking import RankingTable

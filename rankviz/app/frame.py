@@ -28,6 +28,7 @@ from rankviz.app.text import md, message
 from rankviz.app.widgets import url_option
 from rankviz.errors import MeasureError, RankvizError
 from rankviz.io.collection import Collection
+from rankviz.io.grades import GradeError
 from rankviz.io.groups import QueryGroups
 from rankviz.io.meeting import MeetingError
 from rankviz.io.model import Qrels, Run
@@ -58,7 +59,7 @@ def _meeting(folder: Path, collection: Collection, qrels: Qrels, qrels_key: str)
     path = inputs.notes_path(folder)
     try:
         scale = collection.grade_scale(qrels)
-    except MeetingError as exc:  # collection.toml's grades above its gmax: nothing can be recorded
+    except GradeError as exc:  # collection.toml's grades above its gmax: nothing can be recorded
         return Meeting(path, None, str(exc), (0, 0, 0), app_options.QRELS_IN_FORCE.default, qrels, qrels_key)
     owner = collection.config.name
     store, problem = inputs.meeting(path, scale, owner)

@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rankviz.errors import CollectionError, FormatError, OptionError
+from rankviz.io.grades import GRADE_RANGE, Scale, grade_scale
 from rankviz.io.groups import QueryGroups, derived_groups, read_groups, read_weights
-from rankviz.io.meeting import GRADE_RANGE, Scale, grade_scale
 from rankviz.io.model import Qrels, Run
 
 if TYPE_CHECKING:

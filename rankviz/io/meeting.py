@@ -13,7 +13,6 @@ The qrels file on disk is never written: :func:`merged_qrels` builds the qrels i
 from __future__ import annotations
 
 import contextlib
-import re
 import sqlite3
 import unicodedata
 import uuid
@@ -23,6 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from rankviz.errors import RankvizError
+from rankviz.io.grades import GRADE_RANGE, GradeError, Scale, checked_grade
 from rankviz.io.model import Qrels, id_problem
 
 #: The store's file name in a collection folder (the default place of a collection's record).
@@ -31,9 +31,6 @@ SCHEMA_VERSION = 2  # 2: a meta table naming the record (its identity survives a
 BUSY_TIMEOUT_S = 60.0
 #: Longest accepted text of each kind (characters): enough for any real use, bounded for a shared server.
 LIMITS = {"qid": 200, "docid": 200, "name": 80, "tag": 60, "note": 2000}
-#: The widest grades any record accepts; a collection's own scale (:func:`grade_scale`) is narrower.
-GRADE_RANGE = (-1000, 1000)
-Scale = tuple[int, int]
 TAG_JOIN = " + "  # a query's tags, joined in one group value
 
 _SCHEMA = """
@@ -117,40 +114,6 @@ def checked(kind: str, text: str, *, empty: bool = False) -> str:
     if kind in ("qid", "docid") and (problem := id_problem(value, kind)):
         raise MeetingError(problem)
     return value
-
-
-def grade_scale(grades: Iterable[int], *, gmax: int | None = None, given: Scale | None = None) -> Scale:
-    """The grades a collection's record accepts: ``given`` (collection.toml's ``grades``), else from 0
-    (or the lowest grade the qrels use, if lower) to the highest they use; never above ERR's ``gmax``,
-    which no measure could read."""
-    if given is not None:
-        low, high = given
-    else:
-        used = [int(g) for g in grades]
-        low, high = min([0, *used]), max([1, *used])
-    if gmax is not None:
-        high = min(high, gmax)
-    if low > high:
-        raise MeetingError(f"the collection's grades {low} to {high} are empty (gmax is {gmax})")
-    return low, high
-
-
-def scale_text(scale: Scale) -> str:
-    low, high = scale
-    return f"{low} to {high}" if high - low > 9 else ", ".join(map(str, range(low, high + 1)))
-
-
-def checked_grade(grade: object, scale: Scale = GRADE_RANGE) -> int:
-    """A grade as an int, refused (with the allowed grades named) outside ``scale``."""
-    if isinstance(grade, str) and re.fullmatch(r"[+-]?[0-9]+", grade.strip()):
-        grade = int(grade)
-    if isinstance(grade, bool) or not isinstance(grade, int):
-        raise MeetingError(f"a grade must be a whole number, not {grade!r}")
-    low, high = scale
-    if not low <= grade <= high:
-        where = "" if scale == GRADE_RANGE else " of this collection"
-        raise MeetingError(f"grade {grade} is not one of the grades{where}: {scale_text(scale)}")
-    return grade
 
 
 def _now() -> str:
@@ -239,7 +202,7 @@ class MeetingStore:
     def _grade(self, qid: str, docid: str, grade: object) -> int:
         try:
             return checked_grade(grade, self.scale)
-        except MeetingError as exc:
+        except GradeError as exc:
             raise MeetingError(f"{qid} {docid}: {exc}") from None
 
     def import_qrels(self, qrels: Qrels, *, by: str, note: str = "") -> list[Judgment]:
@@ -280,7 +243,7 @@ class MeetingStore:
             try:
                 grades[key] = checked_grade(grade, self.scale)
                 problems.pop(key, None)
-            except MeetingError as exc:
+            except GradeError as exc:
                 problems[key] = f"judgment {number} ({qid} {docid}) left out: {exc}; judge the document again to correct it"
         return grades, list(problems.values())
 

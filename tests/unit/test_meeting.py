@@ -311,14 +311,14 @@ def test_an_evaluation_revised_for_the_rejudged_queries_is_the_whole_evaluation(
 
 
 def test_the_grade_scale_is_the_collections_never_above_gmax() -> None:
-    from rankviz.io.meeting import grade_scale
+    from rankviz.io.grades import GradeError, grade_scale
 
     assert grade_scale([0, 1, 2, 4]) == (0, 4)
     assert grade_scale([1, 2]) == (0, 2)  # non-relevant (0) can always be said
     assert grade_scale([-2, 1, 3]) == (-2, 3)  # spam grades the qrels use
     assert grade_scale([0, 1, 2, 3, 4, 5], gmax=4) == (0, 4)  # ERR could not read a 5
     assert grade_scale([0, 1], given=(0, 3)) == (0, 3)
-    with pytest.raises(MeetingError, match="empty"):
+    with pytest.raises(GradeError, match="empty"):
         grade_scale([], given=(2, 3), gmax=1)
 
 
