@@ -233,6 +233,7 @@ def _cli_means(notes) -> pd.DataFrame:
     return pd.read_csv(io.StringIO(cli.stdout), sep="\t").pivot(index="run", columns="measure", values="value")
 
 
+@pytest.mark.slow
 def test_a_grade_outside_the_scale_already_in_the_record_is_left_out_and_every_page_shows_its_numbers(notes) -> None:
     """A record written by an older version holds 44 on Cranfield (grades 0-4, ERR gmax 4): every page,
     with either qrels in force, shows its numbers and one warning naming the entry and the way out."""

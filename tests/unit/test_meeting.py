@@ -366,6 +366,7 @@ def test_a_reader_never_writes_the_file(tmp_path: Path) -> None:
     assert done.returncode == 2 and "not a meeting record" in done.stderr and empty.read_bytes() == b""
 
 
+@pytest.mark.slow
 def test_cli_refuses_a_grade_outside_the_collections_scale_and_leaves_the_record_as_it_was(tmp_path: Path) -> None:
     import shutil
 
@@ -385,6 +386,7 @@ def test_cli_refuses_a_grade_outside_the_collections_scale_and_leaves_the_record
     assert record.read_bytes() == before
 
 
+@pytest.mark.slow
 def test_the_report_command_writes_a_new_file_never_an_input(tmp_path: Path) -> None:
     import json
     import shutil
