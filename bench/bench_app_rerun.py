@@ -3,7 +3,9 @@
 On Cranfield (six runs) and on a collection folder of two MS MARCO dev-sized runs (the generated
 run of bench_evaluate.py and a copy with perturbed scores, built once under bench/data/), every page
 is opened through the same frame the app runs (AppTest), then one of its widgets is switched back
-and forth; each switch is a rerun as a user's click makes it. Prints, per page, the first load and
+and forth; each switch is a rerun as a user's click makes it. Then the meeting's pace: a judgment
+made by a colleague (the Overview and Deltas rerun with it), Next through the discussion queue, a
+note recorded, and the Overview over a record of 100,000 judgments. Prints, per page, the first load and
 the median and slowest switch (the goal: every switch under 0.3 s on Cranfield, under 0.5 s on the
 MS MARCO-sized runs, with the caches warm). Asserts nothing.
 
@@ -127,6 +129,72 @@ def bench_judgments(data: str | None, collection: str, switches: int, page: str)
     return first, times
 
 
+def _meeting_page(data: str | None, collection: str, page: str, **params: str) -> AppTest:
+    bare = f"from rankviz.app.pages import navigate\nnavigate(default={page!r})\n"
+    at = AppTest.from_string(HARNESS.format(data=data, page=page) if data else bare, default_timeout=900)
+    at.query_params["collection"] = collection
+    for key, value in params.items():
+        at.query_params[key] = value
+    return at
+
+
+def bench_next(data: str | None, collection: str, switches: int) -> tuple[float, list[float]]:
+    """The Deltas page: Next through the discussion queue, as the presenter steps."""
+    at = _meeting_page(data, collection, "deltas")
+    start = time.perf_counter()
+    at.run()
+    first = time.perf_counter() - start
+    times = []
+    for _ in range(switches):
+        start = time.perf_counter()
+        at = _pick(at.button, "Next").click().run()
+        times.append(time.perf_counter() - start)
+        if at.exception:
+            raise RuntimeError(f"next: {at.exception[0].value}")
+    return first, times
+
+
+def bench_note(data: str | None, collection: str, switches: int) -> tuple[float, list[float]]:
+    """The Deltas page: a note typed and confirmed, recorded, and the page shown again with it."""
+    os.environ["RANKVIZ_NOTES"] = tempfile.mkdtemp(prefix="rankviz-bench-notes-")
+    at = _meeting_page(data, collection, "deltas")
+    start = time.perf_counter()
+    at.run()
+    first = time.perf_counter() - start
+    at.text_input(key="meeting.name").input("bench").run()
+    times = []
+    for i in range(switches):
+        start = time.perf_counter()
+        at = _pick(at.text_area, "Note on this query").input(f"note {i}").run()
+        times.append(time.perf_counter() - start)
+        if at.exception:
+            raise RuntimeError(f"note: {at.exception[0].value}")
+    return first, times
+
+
+def bench_large_record(data: str | None, collection: str, switches: int, judgments: int = 100_000) -> tuple[float, list[float]]:
+    """The Overview with the meeting's qrels in force from a record of ``judgments`` entries: reruns after a K switch."""
+    from rankviz.io.meeting import MeetingStore
+
+    os.environ["RANKVIZ_NOTES"] = tempfile.mkdtemp(prefix="rankviz-bench-notes-")
+    folder = Path(data) if data else ROOT / "sample_data" / collection
+    qids = list(dict.fromkeys(line.split(maxsplit=1)[0] for line in (folder / "qrels.txt").read_text().splitlines() if line))
+    store = MeetingStore(Path(os.environ["RANKVIZ_NOTES"]) / f"{folder.name}.sqlite")
+    store.judge_many([(qids[i % len(qids)], f"bench-doc-{i}", i % 3) for i in range(judgments)], by="bench")
+    at = _meeting_page(data, collection, "overview", qrels="meeting")
+    start = time.perf_counter()
+    at.run()
+    first = time.perf_counter() - start
+    times = []
+    for i in range(switches):
+        start = time.perf_counter()
+        at = _switch(at, "sidebar number_input", "K (cutoff of the @K measures)", (20, 10)[i % 2])
+        times.append(time.perf_counter() - start)
+        if at.exception:
+            raise RuntimeError(f"large record: {at.exception[0].value}")
+    return first, times
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", choices=("cranfield", "msmarco"), action="append")
@@ -139,9 +207,16 @@ def main() -> None:
         if name == "msmarco":
             data = str(msmarco_collection())
         print(f"\n== {name}: server-side seconds per rerun (goal: every switch under {goal} s)")
-        for page in [*SWITCHES, "judgment overview", "judgment deltas"]:
+        extra = ["judgment overview", "judgment deltas", "next", "note", "100k judgments"]
+        for page in [*SWITCHES, *extra]:
             if page.startswith("judgment"):
                 first, times = bench_judgments(data, collection, args.switches, page.split()[1])
+            elif page == "next":
+                first, times = bench_next(data, collection, args.switches)
+            elif page == "note":
+                first, times = bench_note(data, collection, args.switches)
+            elif page == "100k judgments":
+                first, times = bench_large_record(data, collection, args.switches)
             else:
                 first, times = bench_page(page, data, collection, args.switches)
             worst = max(times[1:]) if len(times) > 1 else times[0]  # the first switch may fill a cache

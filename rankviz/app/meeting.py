@@ -323,18 +323,24 @@ def summary(ctx) -> None:
         )
     )
     store = meeting.store
-    log = pd.DataFrame([vars(j) for j in store.judgments()]).rename(columns={"previous": "previous grade"})
-    tags = store.tags()
-    notes = store.notes()
-    queries = sorted({*tags, *notes})
-    record = pd.DataFrame({"qid": queries, "tags": [", ".join(tags.get(q, [])) for q in queries],
-                           "note": [notes.get(q, "") for q in queries]})  # fmt: skip
-    one, two, three, four = st.columns(4)
-    one.download_button("Merged qrels (TREC)", qrels_lines(meeting.merged), file_name="qrels-with-meeting.txt", mime="text/plain")
-    two.download_button("Judgment log (CSV)", export.csv(log, index=False), file_name="meeting-judgments.csv",
-                        mime="text/csv")  # fmt: skip
-    three.download_button("Tags and notes (CSV)", export.csv(record, index=False), file_name="meeting-tags-notes.csv",
-                          mime="text/csv")  # fmt: skip
+
+    def log() -> bytes:
+        frame = pd.DataFrame([vars(j) for j in store.judgments()]).rename(columns={"previous": "previous grade"})
+        return export.csv(frame, index=False)
+
+    def tags_and_notes() -> bytes:
+        tags, notes = store.tags(), store.notes()
+        queries = sorted({*tags, *notes})
+        record = pd.DataFrame({"qid": queries, "tags": [", ".join(tags.get(q, [])) for q in queries],
+                               "note": [notes.get(q, "") for q in queries]})  # fmt: skip
+        return export.csv(record, index=False)
+
+    merged = meeting.merged
+    one, two, three, four = st.columns(4)  # each file made when asked for: a large record costs nothing per rerun
+    one.download_button("Merged qrels (TREC)", lambda: qrels_lines(merged), file_name="qrels-with-meeting.txt",
+                        mime="text/plain")  # fmt: skip
+    two.download_button("Judgment log (CSV)", log, file_name="meeting-judgments.csv", mime="text/csv")
+    three.download_button("Tags and notes (CSV)", tags_and_notes, file_name="meeting-tags-notes.csv", mime="text/csv")
     if len(ctx.selected) > 1:  # made when asked for: the report evaluates both qrels and reads every discussed query
         four.download_button("Meeting report (HTML)", lambda: export.meeting_html(ctx.meeting_report()),
                              file_name="meeting-report.html", mime="text/html",
