@@ -11,6 +11,9 @@ from rankviz.app.text import highlighted_html, md, message
 from rankviz.app.widgets import grade_style, url_option, url_selectbox, widget_key
 
 ctx = open_page("deltas")
+# projector mode: one screen per query (Previous/Next, the query, both rankings with their grade cells,
+# tags and note) first; the rest of the page follows below it
+screen = st.container() if ctx.present else st
 st.header("Per-query deltas")
 names = ctx.selected
 if len(names) < 2:
@@ -105,13 +108,14 @@ if st.button("Rebuild the queue from today's numbers", key="deltas.rebuild_queue
 if st.session_state.get(query_key) not in qids:
     st.session_state[query_key] = initial
 place = queue_ids.index(st.session_state[query_key]) if st.session_state[query_key] in queue_ids else -1
-back, forward, where = st.columns([1, 1, 4])
+back, forward, where = screen.columns([1, 1, 4])
 back.button("Previous", disabled=place <= 0, on_click=open_query, args=(queue_ids[max(place - 1, 0)] if queue_ids else "",),
             key="deltas.previous", width="stretch")  # fmt: skip
 forward.button("Next", disabled=place >= len(queue_ids) - 1, on_click=open_query,
                args=(queue_ids[min(place + 1, len(queue_ids) - 1)] if queue_ids else "",), key="deltas.next",
                width="stretch")  # fmt: skip
-where.markdown(f"Query {place + 1} of {len(queue_ids)} in the queue." if place >= 0 else "This query is not in the queue.")
+why = f" ({md(queue.loc[st.session_state[query_key], 'why'])})" if place >= 0 else ""
+where.markdown(f"Query {place + 1} of {len(queue_ids)} in the queue{why}." if place >= 0 else "This query is not in the queue.")
 
 st.subheader("Query view")
 left, right = st.columns([3, 1])
@@ -125,7 +129,7 @@ depth = url_option(ctx.url, right, app_options.DEPTH, "deltas", horizontal=True)
 ctx.url.write(query=query, depth=depth if depth != app_options.DEPTH.default else None)
 text = ctx.queries.get(query, "")
 values = (f"{frame.loc[query, 'baseline']:.4f}", f"{frame.loc[query, 'run']:.4f}", f"{frame.loc[query, 'delta']:+.4f}")
-st.markdown(
+screen.markdown(
     (f"**{md(text)}**  \n" if text else "")
     + message("{}: {} {}, {} {}, delta {}; ", label, baseline, values[0], run, values[1], values[2])
     + f"rank-biased overlap {overlap.get(query, float('nan')):.3f}"
@@ -188,7 +192,7 @@ else:
                 st.html("<strong>" + highlighted_html(query_view.highlighted(found["title"], terms)) + "</strong>")
             st.html(highlighted_html(query_view.highlighted(found["text"], terms)))
 
-meeting.record_panel(ctx, query, view, baseline, run)
+meeting.record_panel(ctx, query, view, baseline, run, box=screen, compact=ctx.present)
 
 st.subheader("Every query")
 groups = ctx.group_of(frame.index)

@@ -60,9 +60,11 @@ def _changed(key: str):
     return value if shown is not None and value != shown else None
 
 
-def judging_table(view: pd.DataFrame, file_grades: dict[str, int], meeting_grades: dict[str, tuple[int, str]]) -> pd.DataFrame:
+def judging_table(view: pd.DataFrame, file_grades: dict[str, int], meeting_grades: dict[str, tuple[int, str]], *,
+                  unjudged_first: bool = True) -> pd.DataFrame:  # fmt: skip
     """One row per document of the query view: the documents the qrels file does not judge first (by
-    their better rank), each with its grade in the file, in the meeting, and the grade in force."""
+    their better rank; else in the view's order), each with its grade in the file, in the meeting,
+    and the grade in force."""
     best = view[["baseline rank", "run rank"]].min(axis=1)
     table = pd.DataFrame(
         {
@@ -79,7 +81,8 @@ def judging_table(view: pd.DataFrame, file_grades: dict[str, int], meeting_grade
     table["note"] = ""
     table["_unjudged"] = table["qrels file"] == UNJUDGED
     table["_best"] = best.to_numpy()
-    table = table.sort_values(["_unjudged", "_best"], ascending=[False, True], kind="stable")
+    if unjudged_first:
+        table = table.sort_values(["_unjudged", "_best"], ascending=[False, True], kind="stable")
     return table.drop(columns=["_unjudged", "_best"]).reset_index(drop=True)
 
 
@@ -190,28 +193,33 @@ def _pending_notes(meeting, name: str) -> list[str]:
     return done
 
 
-def record_panel(ctx, query: str, view: pd.DataFrame, baseline: str, run: str) -> None:
-    """The meeting's controls for one query: grades beside its documents, tags, a note, the history."""
+def record_panel(ctx, query: str, view: pd.DataFrame, baseline: str, run: str, *, box=st, compact: bool = False) -> None:
+    """The meeting's controls for one query: grades beside its documents, tags, a note, the history.
+
+    ``compact`` (projector mode: ``box`` is the first screen): the documents in the rankings' order
+    with the tags and note beside them, no history, the name asked only until it is given."""
     meeting = ctx.meeting
-    st.subheader("The meeting's record")
+    if not compact:
+        box.subheader("The meeting's record")
     if meeting is None:
-        st.info("Uploaded qrels are in force: the meeting's record belongs to the collection's qrels.")
+        box.info("Uploaded qrels are in force: the meeting's record belongs to the collection's qrels.")
         return
     if meeting.problem:
-        st.info("Nothing can be recorded: the meeting's record cannot be read (the warning at the top says why).")
+        box.info("Nothing can be recorded: the meeting's record cannot be read (the warning at the top says why).")
         return
-    name = person(st)
+    name = person(st)  # compact: below the first screen, which stays for the query
     store = meeting.store
     file_grades = _file_grades(meeting.file_qrels, query)
     latest: dict[str, tuple[int, str]] = {}
     for judgment in store.judgments(query) if store else []:
         latest[judgment.docid] = (judgment.grade, f"{judgment.grade} ({judgment.by})")
-    table = judging_table(view, file_grades, latest)
+    table = judging_table(view, file_grades, latest, unjudged_first=not compact)
     shown_ranks = {c: [("" if r != r else str(int(r))) for r in table[c]] for c in ("baseline rank", "run rank")}
     before = table.assign(**shown_ranks)
     low, high = meeting.scale
     editor_key = f"meeting.judge:{query}:{baseline}:{run}:{len(view)}:{st.session_state.get(_GENERATION, 0)}"
-    st.data_editor(
+    grid, beside = box.columns([3, 1]) if compact else (box, box)
+    grid.data_editor(
         before,
         key=editor_key,
         hide_index=True,
@@ -234,8 +242,26 @@ def record_panel(ctx, query: str, view: pd.DataFrame, baseline: str, run: str) -
                 "note", help="why (optional), recorded with the grade", max_chars=LIMITS["note"]
             ),  # fmt: skip
         },
-        height=min(38 + 35 * len(before), 420 if ctx.present else 560),
+        height=min(38 + 35 * len(before), 560) if not compact else min(46 + 29 * len(before), 46 + 29 * 10),
+        row_height=29 if compact else None,
     )
+    if not compact:
+        _judging_caption(ctx, meeting)
+    if not name:
+        box.info("Give your name " + ("below" if compact else "above") + " to judge, tag and note: every entry says who made it.")
+    st.session_state.setdefault(_TABLES, {})[editor_key] = (query, before, file_grades)  # read by save_pending
+    _tags_and_note(meeting, store, query, name, *((beside, beside) if compact else box.columns(2)))
+    history = store.history(query) if store and not compact else []
+    if history:
+        box.markdown("**History of this query**")
+        box.dataframe(
+            pd.DataFrame([vars(e) for e in reversed(history)])[["at", "by", "kind", "what", "previous", "note"]],
+            hide_index=True,
+            width="stretch",
+        )
+
+
+def _judging_caption(ctx, meeting) -> None:
     st.caption(
         "Documents the qrels file does not judge come first. Type a grade in the grade column to judge a document "
         f"(relevant from grade {ctx.settings.rel}); a note typed in the same row is kept with it. Judgments are "
@@ -246,11 +272,9 @@ def record_panel(ctx, query: str, view: pd.DataFrame, baseline: str, run: str) -
             else "Every number on every page is computed with them."
         )  # fmt: skip
     )
-    if not name:
-        st.info("Give your name above to judge, tag and note: every entry says who made it.")
-    st.session_state.setdefault(_TABLES, {})[editor_key] = (query, before, file_grades)  # read by save_pending
 
-    left, right = st.columns(2)
+
+def _tags_and_note(meeting, store, query: str, name: str, left, right) -> None:
     tags_key, note_key = f"meeting.tags:{query}", f"meeting.note:{query}"
     every_tag = store.tags() if store else {}
     noted = store.notes().get(query, "") if store else ""
@@ -266,15 +290,6 @@ def record_panel(ctx, query: str, view: pd.DataFrame, baseline: str, run: str) -
                      help="What went wrong: pick a tag already used or type a new one. Tags are query groups: group by "
                           "tag in the sidebar.")  # fmt: skip
     right.text_area("Note on this query", max_chars=LIMITS["note"], disabled=not name, key=note_key, height=100)
-
-    history = store.history(query) if store else []
-    if history:
-        st.markdown("**History of this query**")
-        st.dataframe(
-            pd.DataFrame([vars(e) for e in reversed(history)])[["at", "by", "kind", "what", "previous", "note"]],
-            hide_index=True,
-            width="stretch",
-        )
 
 
 def _conflict(meeting, query: str, name: str, draft: str, theirs: str) -> None:

@@ -308,6 +308,14 @@ def test_projector_mode_at_1280x720(browser, server) -> None:
     header = page.locator('header[data-testid="stHeader"]').bounding_box()
     conventions = page.locator('[data-testid="stMain"] [data-testid="stCaptionContainer"]').first.bounding_box()
     assert conventions["y"] >= header["y"] + header["height"]  # the conventions' first line is not under the header
+    # one screen per query: Previous/Next, the query, and both rankings with their grade cells, unscrolled
+    next_button = page.get_by_role("button", name="Next").bounding_box()
+    grid = page.locator('[data-testid="stMain"] [data-testid="stDataFrame"]').first
+    grid.locator("canvas").first.wait_for()
+    box = grid.bounding_box()
+    assert next_button["y"] + next_button["height"] <= 720
+    assert box["y"] + box["height"] <= 720 and box["height"] >= 29 * 10  # ten rows of documents and their grades
+    assert page.get_by_label("Note on this query").bounding_box()["y"] < 720
     context.close()
 
 
