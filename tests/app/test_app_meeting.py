@@ -326,7 +326,9 @@ def test_two_people_editing_one_note_see_the_conflict_and_choose(notes) -> None:
 
 
 _TEXT = st.text(alphabet=st.characters(codec="utf-8"), max_size=12) | st.sampled_from(["1", "2", "184", "29", "#1", "a\nb", ""])
-_GRADE = st.integers(-(2**40), 2**40) | st.sampled_from([0, 1, 4, 5, 44, -1]) | st.text(max_size=3) | st.floats(allow_nan=True)
+_GRADE = (
+    st.integers(-(2**40), 2**40) | st.sampled_from([0, 1, 4, 5, 44, -1]) | st.text(max_size=3) | st.floats(allow_nan=False)
+)  # fmt: skip  (NaN is stored as NULL, which the schema refuses)
 
 
 @pytest.mark.slow
@@ -345,7 +347,8 @@ def test_any_record_content_never_breaks_a_page(notes, judgments, tags, notes_) 
 
     from rankviz.app.pages import PAGES
 
-    notes.unlink(missing_ok=True)
+    for left_over in notes.parent.glob(notes.name + "*"):  # the last example's record, its -wal and -shm
+        left_over.unlink()
     MeetingStore(notes)  # the schema, then rows no checked writer would write
     with sqlite3.connect(notes) as db:
         db.executemany("INSERT INTO judgments (qid, docid, grade, by, at) VALUES (?, ?, ?, 'x', 'now')", judgments)
