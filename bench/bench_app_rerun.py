@@ -20,6 +20,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -79,57 +80,8 @@ def _switch(at: AppTest, kind: str, label: str, value) -> AppTest:
     return _pick(elements, label).set_value(value).run()
 
 
-def bench_page(page: str, data: str | None, collection: str, switches: int) -> tuple[float, list[float]]:
-    bare = f"from rankviz.app.pages import navigate\nnavigate(default={page!r})\n"
-    script = HARNESS.format(data=data, page=page) if data else bare
-    at = AppTest.from_string(script, default_timeout=900)
-    at.query_params["collection"] = collection
-    start = time.perf_counter()
-    at.run()
-    first = time.perf_counter() - start
-    if at.exception:
-        raise RuntimeError(f"{page}: {at.exception[0].value}")
-    kind, label, values = SWITCHES[page]
-    if values is None:  # a measure selector: the first two measures
-        values = tuple(_pick(getattr(at, kind), label).options[:2])[::-1]
-    times = []
-    for i in range(switches):
-        start = time.perf_counter()
-        at = _switch(at, kind, label, values[i % 2])
-        times.append(time.perf_counter() - start)
-        if at.exception:
-            raise RuntimeError(f"{page}: {at.exception[0].value}")
-    return first, times
-
-
-def bench_judgments(data: str | None, collection: str, switches: int, page: str) -> tuple[float, list[float]]:
-    """Reruns of ``page``, each after one more judgment in the meeting's record (qrels=meeting)."""
-    from rankviz.io.meeting import MeetingStore
-
-    os.environ["RANKVIZ_NOTES"] = tempfile.mkdtemp(prefix="rankviz-bench-notes-")
-    folder = Path(data) if data else ROOT / "sample_data" / collection
-    store = MeetingStore(Path(os.environ["RANKVIZ_NOTES"]) / f"{folder.name}.sqlite")
-    qid = (folder / "qrels.txt").read_text().split(maxsplit=1)[0]
-    store.judge(qid, "meeting-doc-0", 1, by="bench")
-    bare = f"from rankviz.app.pages import navigate\nnavigate(default={page!r})\n"
-    at = AppTest.from_string(HARNESS.format(data=data, page=page) if data else bare, default_timeout=900)
-    at.query_params["collection"] = collection
-    at.query_params["qrels"] = "meeting"
-    start = time.perf_counter()
-    at.run()
-    first = time.perf_counter() - start
-    times = []
-    for i in range(1, switches + 1):
-        store.judge(qid, f"meeting-doc-{i}", 2, by="bench")
-        start = time.perf_counter()
-        at.run()
-        times.append(time.perf_counter() - start)
-        if at.exception:
-            raise RuntimeError(f"judgment: {at.exception[0].value}")
-    return first, times
-
-
-def _meeting_page(data: str | None, collection: str, page: str, **params: str) -> AppTest:
+def _page(data: str | None, collection: str, page: str, **params: str) -> AppTest:
+    """``page`` as the app runs it, on ``collection`` (of the ``--data`` folder ``data``), with URL ``params``."""
     bare = f"from rankviz.app.pages import navigate\nnavigate(default={page!r})\n"
     at = AppTest.from_string(HARNESS.format(data=data, page=page) if data else bare, default_timeout=900)
     at.query_params["collection"] = collection
@@ -138,61 +90,82 @@ def _meeting_page(data: str | None, collection: str, page: str, **params: str) -
     return at
 
 
+def _timed(at: AppTest, switches: int, step: Callable[[AppTest, int], AppTest], what: str, *,
+           ready: Callable[[AppTest], AppTest] | None = None,
+           before: Callable[[int], None] | None = None) -> tuple[float, list[float]]:  # fmt: skip
+    """The first load, then ``switches`` timed steps (``ready``: once, untimed, after the load;
+    ``before``: untimed, before each step)."""
+
+    def checked(at: AppTest) -> AppTest:
+        if at.exception:
+            raise RuntimeError(f"{what}: {at.exception[0].value}")
+        return at
+
+    start = time.perf_counter()
+    at = checked(at.run())
+    first = time.perf_counter() - start
+    at = checked(ready(at)) if ready else at
+    times = []
+    for i in range(switches):
+        if before:
+            before(i)
+        start = time.perf_counter()
+        at = checked(step(at, i))
+        times.append(time.perf_counter() - start)
+    return first, times
+
+
+def bench_page(page: str, data: str | None, collection: str, switches: int) -> tuple[float, list[float]]:
+    kind, label, values = SWITCHES[page]
+
+    def step(at: AppTest, i: int) -> AppTest:
+        shown = values or tuple(_pick(getattr(at, kind), label).options[:2])[::-1]  # a measure selector: its first two
+        return _switch(at, kind, label, shown[i % 2])
+
+    return _timed(_page(data, collection, page), switches, step, page)
+
+
+def _record(data: str | None, collection: str) -> tuple[Path, Path]:
+    """A fresh meeting's record for the collection, and the collection's folder."""
+    os.environ["RANKVIZ_NOTES"] = tempfile.mkdtemp(prefix="rankviz-bench-notes-")
+    folder = Path(data) if data else ROOT / "sample_data" / collection
+    return Path(os.environ["RANKVIZ_NOTES"]) / f"{folder.name}.sqlite", folder
+
+
+def bench_judgments(data: str | None, collection: str, switches: int, page: str) -> tuple[float, list[float]]:
+    """Reruns of ``page``, each after one more judgment in the meeting's record (qrels=meeting)."""
+    from rankviz.io.meeting import MeetingStore
+
+    path, folder = _record(data, collection)
+    store = MeetingStore(path)
+    qid = (folder / "qrels.txt").read_text().split(maxsplit=1)[0]
+    store.judge(qid, "meeting-doc-0", 1, by="bench")
+    return _timed(_page(data, collection, page, qrels="meeting"), switches, lambda at, i: at.run(), "judgment",
+                  before=lambda i: store.judge(qid, f"meeting-doc-{i + 1}", 2, by="bench"))  # fmt: skip
+
+
 def bench_next(data: str | None, collection: str, switches: int) -> tuple[float, list[float]]:
     """The Deltas page: Next through the discussion queue, as the presenter steps."""
-    at = _meeting_page(data, collection, "deltas")
-    start = time.perf_counter()
-    at.run()
-    first = time.perf_counter() - start
-    times = []
-    for _ in range(switches):
-        start = time.perf_counter()
-        at = _pick(at.button, "Next").click().run()
-        times.append(time.perf_counter() - start)
-        if at.exception:
-            raise RuntimeError(f"next: {at.exception[0].value}")
-    return first, times
+    return _timed(_page(data, collection, "deltas"), switches, lambda at, i: _pick(at.button, "Next").click().run(), "next")
 
 
 def bench_note(data: str | None, collection: str, switches: int) -> tuple[float, list[float]]:
     """The Deltas page: a note typed and confirmed, recorded, and the page shown again with it."""
-    os.environ["RANKVIZ_NOTES"] = tempfile.mkdtemp(prefix="rankviz-bench-notes-")
-    at = _meeting_page(data, collection, "deltas")
-    start = time.perf_counter()
-    at.run()
-    first = time.perf_counter() - start
-    at.text_input(key="meeting.name").input("bench").run()
-    times = []
-    for i in range(switches):
-        start = time.perf_counter()
-        at = _pick(at.text_area, "Note on this query").input(f"note {i}").run()
-        times.append(time.perf_counter() - start)
-        if at.exception:
-            raise RuntimeError(f"note: {at.exception[0].value}")
-    return first, times
+    _record(data, collection)
+    return _timed(_page(data, collection, "deltas"), switches,
+                  lambda at, i: _pick(at.text_area, "Note on this query").input(f"note {i}").run(), "note",
+                  ready=lambda at: at.text_input(key="meeting.name").input("bench").run())  # fmt: skip
 
 
 def bench_large_record(data: str | None, collection: str, switches: int, judgments: int = 100_000) -> tuple[float, list[float]]:
     """The Overview with the meeting's qrels in force from a record of ``judgments`` entries: reruns after a K switch."""
     from rankviz.io.meeting import MeetingStore
 
-    os.environ["RANKVIZ_NOTES"] = tempfile.mkdtemp(prefix="rankviz-bench-notes-")
-    folder = Path(data) if data else ROOT / "sample_data" / collection
+    path, folder = _record(data, collection)
     qids = list(dict.fromkeys(line.split(maxsplit=1)[0] for line in (folder / "qrels.txt").read_text().splitlines() if line))
-    store = MeetingStore(Path(os.environ["RANKVIZ_NOTES"]) / f"{folder.name}.sqlite")
-    store.judge_many([(qids[i % len(qids)], f"bench-doc-{i}", i % 3) for i in range(judgments)], by="bench")
-    at = _meeting_page(data, collection, "overview", qrels="meeting")
-    start = time.perf_counter()
-    at.run()
-    first = time.perf_counter() - start
-    times = []
-    for i in range(switches):
-        start = time.perf_counter()
-        at = _switch(at, "sidebar number_input", "K (cutoff of the @K measures)", (20, 10)[i % 2])
-        times.append(time.perf_counter() - start)
-        if at.exception:
-            raise RuntimeError(f"large record: {at.exception[0].value}")
-    return first, times
+    MeetingStore(path).judge_many([(qids[i % len(qids)], f"bench-doc-{i}", i % 3) for i in range(judgments)], by="bench")
+    step = lambda at, i: _switch(at, "sidebar number_input", "K (cutoff of the @K measures)", (20, 10)[i % 2])  # noqa: E731
+    return _timed(_page(data, collection, "overview", qrels="meeting"), switches, step, "large record")
 
 
 def main() -> None:

@@ -161,9 +161,6 @@ class Study:
         """(name, table) pairs built as they are consumed: one table alive at a time, unless the orderer keeps them."""
         return ((name, self.table(name, ties)) for name in (names or self.run_names))
 
-    def with_settings(self, **changes: Any) -> Study:
-        return dataclasses.replace(self, settings=self.settings.replace(**changes))
-
     # --- numbers ------------------------------------------------------------------------------------
 
     def evaluation(
@@ -252,10 +249,9 @@ class Study:
         before, after = file_study.evaluation(), self.evaluation()
         means = means_with_verdicts(before, after, file_study.compare(test, evaluation=before),
                                     self.compare(test, evaluation=after))  # fmt: skip
-        grades, _ = store.latest_checked()
-        judged = {(j.qid, j.docid): j for j in store.judgments() if grades.get((j.qid, j.docid)) == j.grade}
+        judged = store.latest_judgments()
         tags, notes = store.tags(), store.notes()
-        touched = sorted({q for q, _ in grades} | set(tags) | set(notes))
+        touched = sorted({q for q, _ in judged} | set(tags) | set(notes))
         frame = file_study.qrels.to_frame()
         file_grades = dict(zip(zip(frame["qid"].astype(str), frame["docid"].astype(str)), map(int, frame["rel"]), strict=True))
         tables = self.tables([baseline, run])
@@ -270,7 +266,7 @@ class Study:
                                    titles=titles, tags=tags.get(qid, []), note=notes.get(qid, ""), history=store.history(qid))
                    for qid in touched]  # fmt: skip
         name = self.collection.config.name if self.collection else str(self.qrels.source)
-        return MeetingReport(name, tuple(self.conventions()), baseline, run, means, tuple(queries), len(grades))
+        return MeetingReport(name, tuple(self.conventions()), baseline, run, means, tuple(queries), len(judged))
 
     def rank_report(self) -> RankReport:
         """Where each run puts the relevant documents (:func:`rankviz.analyses.deltas.rank_report`)."""

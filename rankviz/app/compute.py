@@ -8,7 +8,6 @@ for the queries it judged (:class:`Lineage`) instead of computing everything aga
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import astuple, dataclass
@@ -43,9 +42,6 @@ class Key:
     @property
     def shared(self) -> bool:
         return shared(*self.runs, self.qrels)
-
-    def but(self, **changes: Any) -> Key:
-        return dataclasses.replace(self, **changes)
 
 
 def settings_text(settings) -> tuple[tuple[str, str], ...]:

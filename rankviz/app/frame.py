@@ -71,7 +71,7 @@ def _meeting(folder: Path, collection: Collection, qrels: Qrels, qrels_key: str)
         meeting.version, meeting.identity = store.version(), store.identity()
         if meeting.version[0]:
             meeting.merged, meeting.judgments, meeting.same_queries, meeting.left_out = inputs.meeting_qrels(
-                qrels_key, qrels, store, meeting.version[0]
+                qrels_key, qrels, store, meeting.identity, meeting.version[0]
             )
             meeting.merged_key = f"{qrels_key}+meeting:{path}:{meeting.identity}:{scale}:{meeting.version[0]}"
     except (MeetingError, OSError) as exc:

@@ -101,7 +101,8 @@ def served_problem(exc: Exception, path: Path) -> str:
     return f"the record's path cannot be used ({getattr(exc, 'strerror', None) or exc})"
 
 
-def meeting_qrels(qrels_key: str, qrels: Qrels, store: MeetingStore, version: int) -> tuple[Qrels, int, bool, list[str]]:
+def meeting_qrels(qrels_key: str, qrels: Qrels, store: MeetingStore, identity: str,
+                  version: int) -> tuple[Qrels, int, bool, list[str]]:  # fmt: skip
     """The qrels with the meeting's judgments in force, how many pairs the meeting judged, whether
     they judge the same queries as the file (then every ranking keeps its order), and the entries
     left out (unreadable, or outside the collection's grades); rebuilt for another record (its
@@ -112,7 +113,7 @@ def meeting_qrels(qrels_key: str, qrels: Qrels, store: MeetingStore, version: in
         merged = merged_qrels(qrels, grades)
         return merged, len(grades), set(merged.query_ids) == set(qrels.query_ids), left_out
 
-    return SHARED.get(("meeting qrels", qrels_key, str(store.path), store.identity(), store.scale, version), build)
+    return SHARED.get(("meeting qrels", qrels_key, str(store.path), identity, store.scale, version), build)
 
 
 def run_file(key: str, path: str, name: str) -> Run:

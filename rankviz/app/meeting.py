@@ -14,7 +14,7 @@ import streamlit as st
 
 from rankviz import export
 from rankviz.app.text import md, message
-from rankviz.io.grades import GradeError, checked_grade, scale_text
+from rankviz.io.grades import scale_text
 from rankviz.io.meeting import LIMITS, MeetingError, NoteConflict, qrels_lines
 
 NAME = "rankviz.meeting_name"  # the person's name, for this browser session
@@ -210,13 +210,8 @@ def record_panel(ctx, query: str, view: pd.DataFrame, baseline: str, run: str, *
     name = person(st)  # compact: below the first screen, which stays for the query
     store = meeting.store
     file_grades = _file_grades(meeting.file_qrels, query)
-    latest: dict[str, tuple[int, str]] = {}
-    for judgment in store.judgments(query) if store else []:
-        try:  # an entry the qrels in force leave out (out of scale, unreadable) is not shown as in force either
-            grade = checked_grade(judgment.grade, meeting.scale)
-        except GradeError:
-            continue
-        latest[judgment.docid] = (grade, f"{grade} ({judgment.by})")
+    in_force = store.latest_judgments(query).values() if store else []  # what the qrels in force hold, no more
+    latest = {j.docid: (j.grade, f"{j.grade} ({j.by})") for j in in_force}
     table = judging_table(view, file_grades, latest, unjudged_first=not compact)
     shown_ranks = {c: [("" if r != r else str(int(r))) for r in table[c]] for c in ("baseline rank", "run rank")}
     before = table.assign(**shown_ranks)

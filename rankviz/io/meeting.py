@@ -230,22 +230,35 @@ class MeetingStore:
     def latest_checked(self) -> tuple[dict[tuple[str, str], int], list[str]]:
         """:meth:`latest`, and why each entry it leaves out (written outside rankviz, or by an older
         version) was left out: record id, then the reason. One read of the record for both."""
+        found, problems = self._in_force()
+        return {key: judgment.grade for key, judgment in found.items()}, problems
+
+    def latest_judgments(self, qid: str | None = None) -> dict[tuple[str, str], Judgment]:
+        """The judgment in force of every pair (of one query): the latest one a qrels file can hold,
+        by the same rule as :meth:`latest_checked`."""
+        return self._in_force(qid)[0]
+
+    def _in_force(self, qid: str | None = None) -> tuple[dict[tuple[str, str], Judgment], list[str]]:
+        """The one rule for what is in force: per pair, the latest entry whose ids a qrels file can
+        hold and whose grade is on the scale; each entry left out, with why."""
+        sql = "SELECT id, qid, docid, grade, previous, by, at, note FROM judgments"
         with self._connection() as db:
-            rows = db.execute("SELECT id, qid, docid, grade FROM judgments ORDER BY id").fetchall()
-        grades: dict[tuple[str, str], int] = {}
+            rows = db.execute(sql + (" WHERE qid = ?" if qid is not None else "") + " ORDER BY id",
+                              (qid,) if qid is not None else ()).fetchall()  # fmt: skip
+        found: dict[tuple[str, str], Judgment] = {}
         problems: dict[object, str] = {}  # by pair: a later grade of the pair in the scale corrects it
-        for number, qid, docid, grade in rows:
+        for number, qid_, docid, grade, previous, by, at, note in rows:
             try:
-                key = (checked("qid", qid), checked("docid", docid))
+                key = (checked("qid", qid_), checked("docid", docid))
             except MeetingError as exc:
                 problems[number] = f"judgment {number} left out: {exc}"
                 continue
             try:
-                grades[key] = checked_grade(grade, self.scale)
+                found[key] = Judgment(key[0], key[1], checked_grade(grade, self.scale), previous, by, at, note)
                 problems.pop(key, None)
             except GradeError as exc:
-                problems[key] = f"judgment {number} ({qid} {docid}) left out: {exc}; judge the document again to correct it"
-        return grades, list(problems.values())
+                problems[key] = f"judgment {number} ({qid_} {docid}) left out: {exc}; judge the document again to correct it"
+        return found, list(problems.values())
 
     # --- tags and notes --------------------------------------------------------------------------
 

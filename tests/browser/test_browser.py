@@ -178,13 +178,18 @@ def test_change_measure_and_open_a_query_view(page, server) -> None:
     _markdown(page, "what problems of heat conduction").wait_for()
 
 
+def _upload_run(page, name: str, data: bytes) -> None:
+    """Open the sidebar's uploader and give it one run file, as a person does."""
+    page.get_by_text("Add your own runs and qrels").click()
+    kind = "application/gzip" if name.endswith(".gz") else "text/plain"
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(
+        files=[{"name": name, "mimeType": kind, "buffer": data}]
+    )
+
+
 def test_malformed_upload_shows_a_message_not_a_traceback(page, server) -> None:
     open_page(page, server)
-    page.get_by_text("Add your own runs and qrels").click()
-    upload = page.locator('[data-testid="stFileUploaderDropzoneInput"]').first
-    upload.set_input_files(
-        files=[{"name": "broken.run", "mimeType": "text/plain", "buffer": b"1 Q0 486 1 0.9 t\n1 Q0 51 2 high t\n"}]
-    )
+    _upload_run(page, "broken.run", b"1 Q0 486 1 0.9 t\n1 Q0 51 2 high t\n")
     page.get_by_text("Run not loaded").wait_for()
     message = page.get_by_text("Run not loaded").inner_text()
     assert "broken.run, line 2" in message and "score 'high' is not a number" in message
@@ -262,10 +267,7 @@ def test_page_settings_follow_the_presenter_between_pages(page, server) -> None:
 
 def test_an_upload_joins_the_selection_and_says_so(page, server) -> None:
     open_page(page, server)
-    page.get_by_text("Add your own runs and qrels").click()
-    run = (ROOT / "sample_data" / "cranfield" / "runs" / "bm25.run.gz").read_bytes()
-    upload = page.locator('[data-testid="stFileUploaderDropzoneInput"]').first
-    upload.set_input_files(files=[{"name": "mine.run.gz", "mimeType": "application/gzip", "buffer": run}])
+    _upload_run(page, "mine.run.gz", (ROOT / "sample_data" / "cranfield" / "runs" / "bm25.run.gz").read_bytes())
     page.get_by_text("Added the run mine from mine.run.gz").wait_for()
     page.wait_for_function("new URLSearchParams(location.search).get('runs').split(',').includes('mine')")
     notice = page.get_by_text("Added the run mine from mine.run.gz").bounding_box()
@@ -276,11 +278,7 @@ def test_an_upload_joins_the_selection_and_says_so(page, server) -> None:
 def test_an_upload_stays_across_page_switches_until_removed(page, server) -> None:
     """Uploads belong to the browser session, not to the page that drew the uploader."""
     open_page(page, server)
-    page.get_by_text("Add your own runs and qrels").click()
-    run = (ROOT / "sample_data" / "cranfield" / "runs" / "bm25.run.gz").read_bytes()
-    page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(
-        files=[{"name": "mine.run.gz", "mimeType": "application/gzip", "buffer": run}]
-    )
+    _upload_run(page, "mine.run.gz", (ROOT / "sample_data" / "cranfield" / "runs" / "bm25.run.gz").read_bytes())
     page.get_by_text("Added the run mine from mine.run.gz").wait_for()
     runs = page.locator('[data-testid="stMultiSelect"]').filter(has_text="Runs").first
     for title in ("Ties", "Significance", "Overview"):
@@ -449,9 +447,7 @@ def test_a_gzip_bomb_upload_is_refused_with_bounded_memory(browser) -> None:
         page.set_default_timeout(60_000)
         open_page(page, url)
         baseline = _peak_rss_mb(streamlit_server.process.pid)
-        page.get_by_text("Add your own runs and qrels").click()
-        upload = page.locator('[data-testid="stFileUploaderDropzoneInput"]').first
-        upload.set_input_files(files=[{"name": "bomb.run.gz", "mimeType": "application/gzip", "buffer": bomb}])
+        _upload_run(page, "bomb.run.gz", bomb)
         page.get_by_text("decompresses to more than the limit of 64 MB").first.wait_for()
         peak = _peak_rss_mb(streamlit_server.process.pid)
         assert peak - baseline < 300, f"server peak grew from {baseline:.0f} MB to {peak:.0f} MB"

@@ -141,7 +141,7 @@ EXCEPTIONS = {
     ("rankviz.cli.commands", "rankviz.io.readers"): "`judgments import|export` read the qrels they record against",
     ("rankviz.cli.commands", "rankviz.io.collection"): "`judgments add` looks up the grade a judgment replaces",
     ("rankviz.cli.commands", "rankviz.io.grades"): "`judgments add|import` check each grade before the record is touched",
-    ("rankviz.app.meeting", "rankviz.io.grades"): "the judging grid names the collection's grades and shows only those",
+    ("rankviz.app.meeting", "rankviz.io.grades"): "the judging grid names the collection's grades",
     ("rankviz.app.context", "rankviz.io.grades"): "a meeting's grades before the collection's are known",
 }
 
