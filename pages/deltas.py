@@ -108,7 +108,9 @@ if st.button("Rebuild the queue from today's numbers", key="deltas.rebuild_queue
 if st.session_state.get(query_key) not in qids:
     st.session_state[query_key] = initial
 place = queue_ids.index(st.session_state[query_key]) if st.session_state[query_key] in queue_ids else -1
-back, forward, where = screen.columns([1, 1, 4])
+reading = ctx.present and ctx.collection.docs is not None  # projector: every text a click away on the first screen
+back, forward, *rest = screen.columns([1, 1, 1.6, 3] if reading else [1, 1, 4])
+reader, where = rest if reading else (None, rest[0])
 back.button("Previous", disabled=place <= 0, on_click=open_query, args=(queue_ids[max(place - 1, 0)] if queue_ids else "",),
             key="deltas.previous", width="stretch")  # fmt: skip
 forward.button("Next", disabled=place >= len(queue_ids) - 1, on_click=open_query,
@@ -171,12 +173,30 @@ doc_rows = picked_doc.selection.rows if picked_doc else []
 document = docids[doc_rows[0]] if doc_rows else (ctx.url.raw("doc") if ctx.url.raw("doc") in docids else None)
 show_all = url_option(ctx.url, st, app_options.TEXTS, "deltas")
 ctx.url.write(texts="1" if show_all else None, doc=document)
+
+
+def show_text(found: dict | None, terms: set[str]) -> None:
+    """A document's title and text with the query's words marked (escaped: no markup of the collection's)."""
+    if found is None:
+        st.caption("No text for this document in the collection's docs.jsonl.gz.")
+        return
+    if found["title"]:
+        st.html("<strong>" + highlighted_html(query_view.highlighted(found["title"], terms)) + "</strong>")
+    st.html(highlighted_html(query_view.highlighted(found["text"], terms)))
+
+
 if ctx.collection.docs is None:
     st.info(md(ctx.collection.config.documents or "This collection has no document texts (docs.jsonl.gz in its folder)."))
 else:
     terms = query_view.query_terms(text)
     wanted = docids if show_all else [d for d in [document] if d]
     texts = ctx.collection.docs.get(wanted)
+    if reader is not None:  # one screen per query: every text of the top documents a click away, over the page
+        with reader.popover("Read a document", width="stretch"):
+            ranks = dict(zip(docids, zip(shown["baseline rank"], shown["run rank"], strict=True), strict=True))
+            read = st.selectbox("Document", docids, key=f"deltas.read:{query}",
+                                format_func=lambda d: message("{} (ranks {} / {})", d, *ranks[d]))  # fmt: skip
+            show_text(ctx.collection.docs.get([read]).get(read), terms)
     if not wanted:
         st.caption("Click a document's row to read it here with the query's words marked, or show every text at once.")
     for docid in wanted:
@@ -184,13 +204,7 @@ else:
         title = message("{} · {} rank {} · {} rank {} · grade {}", docid, baseline, cells["baseline rank"] or "-", run,
                         cells["run rank"] or "-", cells["grade"])  # fmt: skip
         with st.expander(title, expanded=True):
-            found = texts.get(docid)
-            if found is None:
-                st.caption("No text for this document in the collection's docs.jsonl.gz.")
-                continue
-            if found["title"]:
-                st.html("<strong>" + highlighted_html(query_view.highlighted(found["title"], terms)) + "</strong>")
-            st.html(highlighted_html(query_view.highlighted(found["text"], terms)))
+            show_text(texts.get(docid), terms)
 
 meeting.record_panel(ctx, query, view, baseline, run, box=screen, compact=ctx.present)
 

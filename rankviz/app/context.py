@@ -50,6 +50,7 @@ class Meeting:
     scale: Scale = GRADE_RANGE  # the grades the collection's meeting may give
     identity: str = ""  # which record the store is (a replaced record is another, however its ids run)
     collection: str | None = None  # the collection the record belongs to
+    read_only: str = ""  # why nothing can be recorded (a read-only record or folder), else ""
 
     def in_force(self) -> str:
         name = Path(self.file_qrels.source).name

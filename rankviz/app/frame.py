@@ -30,7 +30,7 @@ from rankviz.errors import MeasureError, RankvizError
 from rankviz.io.collection import Collection
 from rankviz.io.grades import GradeError
 from rankviz.io.groups import QueryGroups
-from rankviz.io.meeting import MeetingError
+from rankviz.io.meeting import MeetingError, unwritable
 from rankviz.io.model import Qrels, Run
 from rankviz.measures import FAMILIES, parse
 from rankviz.settings import EvalSettings
@@ -64,7 +64,7 @@ def _meeting(folder: Path, collection: Collection, qrels: Qrels, qrels_key: str)
     owner = collection.config.name
     store, problem = inputs.meeting(path, scale, owner)
     meeting = Meeting(path, store, problem, (0, 0, 0), app_options.QRELS_IN_FORCE.default, qrels, qrels_key, scale=scale,
-                      collection=owner)  # fmt: skip
+                      collection=owner, read_only=unwritable(path))  # fmt: skip
     if store is None:
         return meeting
     try:
@@ -97,8 +97,9 @@ def _tag_groups(meeting: Meeting, qrels: Qrels) -> QueryGroups | None:
 def _missing_runs(names: list[str]) -> str:
     return message(
         "Link parameter runs: {} not in this collection; left out. Runs uploaded in another browser session are not "
-        "shared with this one: upload the file here to see it.",
+        "shared with this one: upload the file here to see it (an uploaded run is named after its file: {}).",
         ", ".join(map(repr, names)),
+        " or ".join(f"{name}.txt, {name}.run.gz, ..." for name in names),
     )
 
 

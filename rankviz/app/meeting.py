@@ -14,7 +14,7 @@ import streamlit as st
 
 from rankviz import export
 from rankviz.app.text import md, message
-from rankviz.io.grades import scale_text
+from rankviz.io.grades import GradeError, checked_grade, scale_text
 from rankviz.io.meeting import LIMITS, MeetingError, NoteConflict, qrels_lines
 
 NAME = "rankviz.meeting_name"  # the person's name, for this browser session
@@ -23,6 +23,9 @@ UNJUDGED = "unjudged"
 _GENERATION = "rankviz.meeting_generation"  # this session's editors start afresh after it records
 _TABLES = "rankviz.meeting_tables"  # judging editor key -> (query, the table it showed, the file's grades)
 _DRAFTS = "rankviz.meeting_drafts"  # query -> this person's note, kept while it conflicts with a colleague's
+#: Suffixes of a widget's companions in the session: what it was shown, the note an edit replaces. A line
+#: break cannot be in a query id, so a query's widget key ("meeting.note:" + qid) never ends like one.
+SHOWN, SEEN = "\nshown", "\nseen"
 
 
 def person(container) -> str:
@@ -51,12 +54,17 @@ def _show(key: str, value) -> None:
     included, or this person's draft) and remember it as what the person was shown: an entry is what
     the person changed from it, never a difference from the record's latest state, so an entry
     another session made meanwhile is neither undone nor lost."""
-    st.session_state[key] = st.session_state[key + ":shown"] = value
+    st.session_state[key] = st.session_state[key + SHOWN] = value
+
+
+def _widgets(prefix: str) -> list[str]:
+    """The keys of this session's widgets of one kind (``prefix`` + query id), not their companions."""
+    return [k for k in st.session_state if isinstance(k, str) and k.startswith(prefix) and "\n" not in k]
 
 
 def _changed(key: str):
     """The value this session's widget ``key`` was changed to from what it showed, else None."""
-    value, shown = st.session_state.get(key), st.session_state.get(key + ":shown")
+    value, shown = st.session_state.get(key), st.session_state.get(key + SHOWN)
     return value if shown is not None and value != shown else None
 
 
@@ -115,7 +123,7 @@ def save_pending(ctx) -> None:
     widget away. Run on every page before it draws; says what it recorded, then reruns with it."""
     meeting = ctx.meeting
     name = st.session_state.get(NAME, "")
-    if meeting is None or meeting.problem or not name:
+    if meeting is None or meeting.problem or meeting.read_only or not name:
         return
     done: list[str] = []
     try:
@@ -148,6 +156,11 @@ def _pending_judgments(meeting, name: str) -> list[str]:
                 if column in ("grade", "note"):
                     after.loc[after.index[int(row)], column] = value
         changes = changed_judgments(before, after)
+        refused = _out_of_scale(changes, meeting.scale)
+        if refused:  # none of the table's grades recorded until its cells are corrected (nothing recorded twice)
+            st.error(message("Not recorded: {} of query {}. Correct the cell (or clear it) and the table's "
+                             "judgments are recorded.", "; ".join(refused), query))  # fmt: skip
+            continue
         if changes:
             writable = meeting.writable()
             for docid, grade, note in changes:
@@ -157,19 +170,38 @@ def _pending_judgments(meeting, name: str) -> list[str]:
     return done
 
 
+def _out_of_scale(changes: list[tuple[str, int, str]], scale) -> list[str]:
+    """Why each grade typed in a judging table cannot be recorded (the grid takes any number: a typed 44
+    is refused with the grades allowed, never clamped to a grade nobody typed)."""
+    refused = []
+    for docid, grade, _ in changes:
+        try:
+            checked_grade(grade, scale)
+        except GradeError as exc:
+            refused.append(f"{docid}: {exc}")
+    return refused
+
+
 def _pending_tags(meeting, name: str) -> list[str]:
     done = []
-    for key in [k for k in st.session_state if isinstance(k, str) and k.startswith("meeting.tags:") and k.count(":") == 1]:
+    for key in _widgets("meeting.new_tag:"):
+        tag = _changed(key)
+        if tag and tag.strip():
+            query = key.split(":", 1)[1]
+            meeting.writable().tag(query, tag.strip(), by=name)
+            st.session_state[key + SHOWN] = tag
+            done.append(f"the tag {tag.strip()} of query {query}")
+    for key in _widgets("meeting.tags:"):
         tags = _changed(key)
         if tags is None:
             continue
-        query, before = key.split(":", 1)[1], set(st.session_state.get(key + ":shown") or [])
+        query, before = key.split(":", 1)[1], set(st.session_state.get(key + SHOWN) or [])
         writable = meeting.writable()
         for tag in sorted(set(tags) - before):
             writable.tag(query, tag, by=name)
         for tag in sorted(before - set(tags)):
             writable.tag(query, tag, by=name, removed=True)
-        st.session_state[key + ":shown"] = tags
+        st.session_state[key + SHOWN] = tags
         done.append(f"the tags of query {query}")
     return done
 
@@ -177,14 +209,14 @@ def _pending_tags(meeting, name: str) -> list[str]:
 def _pending_notes(meeting, name: str) -> list[str]:
     drafts = st.session_state.setdefault(_DRAFTS, {})
     done = []
-    for key in [k for k in st.session_state if isinstance(k, str) and k.startswith("meeting.note:") and k.count(":") == 1]:
+    for key in _widgets("meeting.note:"):
         note = _changed(key)
         if note is None:
             continue
         query = key.split(":", 1)[1]
-        st.session_state[key + ":shown"] = note
+        st.session_state[key + SHOWN] = note
         try:
-            meeting.writable().set_note(query, note, by=name, seen=st.session_state.get(key + ":seen", ""))
+            meeting.writable().set_note(query, note, by=name, seen=st.session_state.get(key + SEEN, ""))
         except NoteConflict:
             drafts[query] = note  # kept, and shown beside theirs on the query's panel
             continue
@@ -207,7 +239,10 @@ def record_panel(ctx, query: str, view: pd.DataFrame, baseline: str, run: str, *
     if meeting.problem:
         box.info("Nothing can be recorded: the meeting's record cannot be read (the warning at the top says why).")
         return
-    name = person(st)  # compact: below the first screen, which stays for the query
+    if meeting.read_only:
+        box.info(message("Read only: {}. Every page computes with its judgments; nothing can be recorded. To record, "
+                         "start the app with --notes PATH naming a writable copy.", meeting.read_only))  # fmt: skip
+    name = "" if meeting.read_only else person(st)  # compact: below the first screen, which stays for the query
     store = meeting.store
     file_grades = _file_grades(meeting.file_qrels, query)
     in_force = store.latest_judgments(query).values() if store else []  # what the qrels in force hold, no more
@@ -215,7 +250,6 @@ def record_panel(ctx, query: str, view: pd.DataFrame, baseline: str, run: str, *
     table = judging_table(view, file_grades, latest, unjudged_first=not compact)
     shown_ranks = {c: [("" if r != r else str(int(r))) for r in table[c]] for c in ("baseline rank", "run rank")}
     before = table.assign(**shown_ranks)
-    low, high = meeting.scale
     editor_key = f"meeting.judge:{query}:{baseline}:{run}:{len(view)}:{st.session_state.get(_GENERATION, 0)}"
     grid, beside = box.columns([3, 1]) if compact else (box, box)
     grid.data_editor(
@@ -232,8 +266,6 @@ def record_panel(ctx, query: str, view: pd.DataFrame, baseline: str, run: str, *
             "grade": st.column_config.NumberColumn(
                 "grade",
                 help=f"the grade in force (empty: unjudged); type a grade ({scale_text(meeting.scale)}) to judge the document",
-                min_value=low,
-                max_value=high,
                 step=1,
                 format="%d",
             ),  # fmt: skip
@@ -246,7 +278,7 @@ def record_panel(ctx, query: str, view: pd.DataFrame, baseline: str, run: str, *
     )
     if not compact:
         _judging_caption(ctx, meeting)
-    if not name:
+    if not name and not meeting.read_only:
         box.info("Give your name " + ("below" if compact else "above") + " to judge, tag and note: every entry says who made it.")
     st.session_state.setdefault(_TABLES, {})[editor_key] = (query, before, file_grades)  # read by save_pending
     _tags_and_note(meeting, store, query, name, *((beside, beside) if compact else box.columns(2)))
@@ -274,20 +306,24 @@ def _judging_caption(ctx, meeting) -> None:
 
 
 def _tags_and_note(meeting, store, query: str, name: str, left, right) -> None:
-    tags_key, note_key = f"meeting.tags:{query}", f"meeting.note:{query}"
+    tags_key, note_key, new_tag_key = f"meeting.tags:{query}", f"meeting.note:{query}", f"meeting.new_tag:{query}"
     every_tag = store.tags() if store else {}
     noted = store.notes().get(query, "") if store else ""
     draft = st.session_state.setdefault(_DRAFTS, {}).get(query)
     _show(tags_key, every_tag.get(query, []))
     _show(note_key, noted if draft is None else draft)
+    _show(new_tag_key, "")
     if draft is None:
-        st.session_state[note_key + ":seen"] = noted  # the note this person's edit replaces
+        st.session_state[note_key + SEEN] = noted  # the note this person's edit replaces
     else:
         _conflict(meeting, query, name, draft, noted)
     offered = sorted({tag for tags in every_tag.values() for tag in tags})  # the tags in use (this query's too)
-    left.multiselect("Tags of this query", offered, accept_new_options=True, disabled=not name, key=tags_key,
-                     help="What went wrong: pick a tag already used or type a new one. Tags are query groups: group by "
-                          "tag in the sidebar.")  # fmt: skip
+    left.multiselect("Tags of this query", offered, disabled=not name, key=tags_key,
+                     help="What went wrong: pick tags already used. Tags are query groups: group by tag in the "
+                          "sidebar.")  # fmt: skip
+    left.text_input("New tag", max_chars=LIMITS["tag"], disabled=not name, key=new_tag_key,
+                    help="Type a tag nobody used yet; it is recorded on this query when you press Enter, leave the "
+                         "field, or go to another query.")  # fmt: skip
     right.text_area("Note on this query", max_chars=LIMITS["note"], disabled=not name, key=note_key, height=100)
 
 

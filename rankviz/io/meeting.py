@@ -13,6 +13,7 @@ The qrels file on disk is never written: :func:`merged_qrels` builds the qrels i
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 import unicodedata
 import uuid
@@ -116,6 +117,18 @@ def checked(kind: str, text: str, *, empty: bool = False) -> str:
     return value
 
 
+def unwritable(path: str | Path) -> str:
+    """Why nothing can be recorded at ``path`` (a read-only record, or a read-only folder to make one
+    in), else "": the record is then opened for reading only, and says so before anyone types."""
+    path = store_path(path)
+    if path.exists():
+        return "" if os.access(path, os.W_OK) else f"the record {path.name} is read-only"
+    folder = path.parent
+    if not folder.is_dir():
+        return f"the folder of the record {path.name} does not exist"
+    return "" if os.access(folder, os.W_OK) else f"the folder of the record {path.name} is read-only"
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
@@ -158,6 +171,8 @@ class MeetingStore:
             db.execute("PRAGMA synchronous=FULL")
             yield db
         except sqlite3.Error as exc:
+            if "readonly" in str(exc):
+                raise MeetingError(f"the meeting store {self.path} is read-only: nothing can be recorded in it") from None
             raise MeetingError(f"the meeting store {self.path} cannot be used: {exc}") from None
         finally:
             db.close()

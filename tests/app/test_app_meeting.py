@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
 import subprocess
 import sys
 
@@ -174,16 +175,50 @@ def test_tags_are_query_groups_on_every_page(notes) -> None:
     assert not deltas.exception and not deltas.error
 
 
-def test_a_record_that_cannot_be_written_says_so_and_the_page_still_works(tmp_path, monkeypatch) -> None:
+def test_a_record_that_cannot_be_made_says_so_before_anyone_types_and_the_page_still_works(tmp_path, monkeypatch) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
     monkeypatch.setenv("RANKVIZ_NOTES", str(blocker / "notes"))
     at = start("deltas", query="1")
-    at.text_input(key="meeting.name").input("Ann").run()
-    widget(at.multiselect, "Tags of this query").select("qrels wrong").run()
     assert not at.exception
-    assert any("Not recorded" in shown(e) and "cannot open the meeting store" in shown(e) for e in at.error)
+    assert any("Read only: the folder of the record cranfield.sqlite does not exist" in shown(i) for i in at.info)
+    assert not [t for t in at.text_input if t.key == "meeting.name"]  # nobody is asked to type what cannot be kept
+    assert all(w.disabled for w in at.text_area if w.key == "meeting.note:1")
     assert at.dataframe[0].value is not None  # the rest of the page is there
+
+
+def _immutable(path) -> None:
+    """Make ``path`` unwritable even for root (``chattr +i``), else skip: root ignores file modes."""
+    import subprocess
+
+    if os.geteuid() != 0:
+        path.chmod(0o444)
+        return
+    done = subprocess.run(["chattr", "+i", str(path)], capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot make a file read-only for root here (chattr: {done.stderr.strip()})")
+
+
+def test_a_read_only_record_opens_read_only_with_its_numbers_and_a_message(notes) -> None:
+    import subprocess
+
+    MeetingStore(notes).judge("1", "184", 4, by="Ann")
+    before = notes.read_bytes()
+    _immutable(notes)
+    try:
+        at = start("deltas", query="1", qrels="meeting")
+        assert not at.exception
+        assert any("Read only: the record" in shown(i) and "is read-only" in shown(i) for i in at.info)
+        assert not [t for t in at.text_input if t.key == "meeting.name"]
+        overview = start("overview", qrels="meeting")
+        assert not overview.exception and "with the meeting's 1 judgments in force" in shown(overview.caption[0])
+        cli = subprocess.run([sys.executable, "-m", "rankviz", "judgments", "add", str(notes), "1", "29", "2", "--by", "Bob"],
+                             capture_output=True, text=True)  # fmt: skip
+        assert cli.returncode != 0 and "is read-only" in cli.stderr and "Traceback" not in cli.stderr
+    finally:
+        subprocess.run(["chattr", "-i", str(notes)], capture_output=True)
+        notes.chmod(0o644)
+    assert notes.read_bytes() == before
 
 
 def test_a_record_that_cannot_be_read_is_a_warning_on_every_page(notes) -> None:

@@ -314,6 +314,13 @@ def test_projector_mode_at_1280x720(browser, server) -> None:
     assert next_button["y"] + next_button["height"] <= 720
     assert box["y"] + box["height"] <= 720 and box["height"] >= 29 * 10  # ten rows of documents and their grades
     assert page.get_by_label("Note on this query").bounding_box()["y"] < 720
+    # any document's text, with the query's words marked, opens over the first screen
+    reader = page.get_by_role("button", name="Read a document")
+    assert reader.bounding_box()["y"] + reader.bounding_box()["height"] <= 720
+    reader.click()
+    marked = page.locator('[data-testid="stPopoverBody"] mark').first
+    marked.wait_for()
+    assert marked.bounding_box()["y"] < 720
     context.close()
 
 
@@ -488,9 +495,9 @@ def _type_grade(page, row: int, grade: str, *, confirm: bool = True) -> None:
     for _ in range(5):
         page.keyboard.press("ArrowRight")
     page.wait_for_function(focused, arg=f"glide-cell-5-{row}")
-    page.keyboard.press("Enter")  # opens the cell's editor: an input over the grid, which takes the focus
+    page.keyboard.type(grade[0])  # typing on a cell opens its editor (an input over the grid) with what was typed
     page.wait_for_function("document.activeElement && document.activeElement.classList.contains('gdg-input')")
-    page.keyboard.type(grade)
+    page.keyboard.type(grade[1:])
     page.wait_for_function("value => document.activeElement.value === value", arg=grade)
     if confirm:
         page.keyboard.press("Enter")
@@ -526,10 +533,42 @@ def test_a_note_and_a_grade_typed_and_then_next_are_in_the_record(browser, tmp_p
         _type_grade(page, 0, "3", confirm=False)  # the cell's editor still open
         page.get_by_role("button", name="Next").click()
         page.get_by_text(f"1 judgment(s) of query {second}").wait_for()
+        settled(page)
+        if _query_shown(page) == second:  # that click closed the cell's editor: the grid took it, not Next
+            page.get_by_role("button", name="Next").click()
+        page.wait_for_function("second => new URLSearchParams(location.search).get('query') !== second", arg=second)
+        settled(page)
+        third = _query_shown(page)
+        page.get_by_role("textbox", name="New tag").fill("pool too shallow")  # no Enter
+        page.get_by_role("button", name="Next").click()
+        page.get_by_text(f"the tag pool too shallow of query {third}").wait_for()
         context.close()
     store = MeetingStore(db, create=False)
     assert store.notes() == {first: "the run misses the definition"}
     assert [(j.qid, j.docid, j.grade, j.by) for j in store.judgments()] == [(second, docid, 3, "Ann")]
+    assert store.tags() == {third: ["pool too shallow"]}
+
+
+def test_a_grade_outside_the_scale_typed_in_the_grid_is_refused_and_nothing_is_clamped(browser, tmp_path) -> None:
+    """Cranfield's grades run 0-4: a typed 44 is refused with the grades named (not recorded, not made
+    a 4); once the cell is corrected, the grade typed is recorded."""
+    db = tmp_path / "meeting.sqlite"
+    with streamlit_server("--notes", str(db)) as url:
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        page = context.new_page()
+        page.set_default_timeout(60_000)
+        open_page(page, f"{url}/deltas?query=1")
+        page.get_by_role("heading", name="The meeting's record").wait_for()
+        _give_name(page, "Ann")
+        docid = _judging_cell(page, 0, 0)
+        _type_grade(page, 0, "44")
+        page.get_by_text("Not recorded").wait_for()
+        alert = page.locator('[data-testid="stAlert"]').filter(has_text="Not recorded").inner_text()
+        assert "grade 44 is not one of the grades of this collection: 0, 1, 2, 3, 4" in alert, alert
+        assert not db.exists() or MeetingStore(db, create=False).judgments() == []
+        _judge(page, 0, "2")  # the corrected cell
+        context.close()
+    assert [(j.qid, j.docid, j.grade) for j in MeetingStore(db, create=False).judgments()] == [("1", docid, 2)]
 
 
 def test_two_people_judge_one_query_and_see_each_others_judgments(browser, tmp_path) -> None:
