@@ -411,3 +411,15 @@ def test_one_record_file_for_every_collection_keeps_each_collections_numbers_apa
     assert not any(w for w in start("overview").warning if "belongs to the collection" in shown(w))
     with pytest.raises(Exception, match="belongs to the collection"):
         MeetingStore(shared, collection=open_collection(DL_HARD).config.name)
+
+
+def test_a_note_typed_on_a_query_whose_id_holds_a_colon_is_recorded_on_that_query(notes) -> None:
+    """The widgets' companions (what each was shown) are kept under a line break, which no query id
+    holds: a note on query ``q:1`` is found and recorded like any other."""
+    at = start("deltas", query="1")
+    at.text_input(key="meeting.name").input("Ann").run()
+    at.session_state["meeting.note:q:1"] = "typed on q:1"
+    at.session_state["meeting.note:q:1\nshown"] = ""
+    at.run()
+    assert not at.exception
+    assert MeetingStore(notes, create=False).notes() == {"q:1": "typed on q:1"}
