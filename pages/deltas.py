@@ -175,7 +175,7 @@ show_all = url_option(ctx.url, st, app_options.TEXTS, "deltas")
 ctx.url.write(texts="1" if show_all else None, doc=document)
 
 
-def show_text(found: dict | None, terms: set[str]) -> None:
+def show_text(found: dict | None, terms: list[str]) -> None:
     """A document's title and text with the query's words marked (escaped: no markup of the collection's)."""
     if found is None:
         st.caption("No text for this document in the collection's docs.jsonl.gz.")

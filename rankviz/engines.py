@@ -111,7 +111,10 @@ def evaluate_sources(
     unique_names([s.name for s in sources])
     chosen = chosen_engine(sources, engine)
     if chosen == "memory":  # one run alive at a time
-        tables = ((s.name, rank(_read_whole(s, progress), qrels, ties=policy(settings.ties).ranked_as)) for s in sources)
+        tables = (
+            (s.name, rank(_read_whole(s, progress), qrels, ties=policy(settings.ties).ranked_as, cut=settings.cut))
+            for s in sources
+        )
         return evaluate_tables(tables, measures, settings, qrels_qids=qrels.query_ids, groups=groups, weights=weights, rng=rng)
     seed = tie_seed(settings, rng)
     job = _Job(qrels, tuple(measures), settings, seed, engine.block_queries)
@@ -179,7 +182,7 @@ class _Job:
         return TableValues.concatenate(parts)
 
     def values(self, run: Run, query_ids) -> TableValues:
-        table = rank(run, self.qrels.restricted(query_ids), ties=policy(self.settings.ties).ranked_as)
+        table = rank(run, self.qrels.restricted(query_ids), ties=policy(self.settings.ties).ranked_as, cut=self.settings.cut)
         return table_values(table, self.measures, self.settings, self.seed)
 
 

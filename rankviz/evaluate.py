@@ -122,7 +122,7 @@ def evaluate(
     qrels = as_qrels(qrels)
     runs = as_runs(runs)
     measures = as_measures(measures, defaults=settings.measure_defaults)
-    tables = ((run.name, rank(run, qrels, ties=policy(settings.ties).ranked_as)) for run in runs)
+    tables = ((run.name, rank(run, qrels, ties=policy(settings.ties).ranked_as, cut=settings.cut)) for run in runs)
     return evaluate_tables(tables, measures, settings, qrels_qids=qrels.query_ids, groups=groups, weights=weights, rng=rng)
 
 

@@ -26,7 +26,7 @@ from rankviz import sorting
 from rankviz._arrow import from_numpy, hashed, paired_keys, string_keys, take, to_numpy
 from rankviz.errors import OptionError
 from rankviz.io.model import Qrels, Run
-from rankviz.settings import TIES
+from rankviz.settings import NO_CUT, TIES, RunCut
 from rankviz.tie_policy import policy
 
 TIE_POLICIES = TIES.choices
@@ -58,6 +58,7 @@ class RankingTable:
     ideal_query: np.ndarray  # int64 per judgment: segment index
     ideal_pos: np.ndarray  # int64 per judgment: 0-based position in the ideal ranking
     ignored_qids: tuple[str, ...]  # queries of the run that the qrels do not judge
+    cut: RunCut = NO_CUT  # which retrieved documents count (a depth, identical ids dropped): kept when re-ranked
     _cache: dict = field(default_factory=dict, repr=False, compare=False)  # truncations by cutoff, tie groups
 
     def __repr__(self) -> str:
@@ -105,6 +106,12 @@ class RankingTable:
                 _cache={},
             )
         return self._cache[cutoff]
+
+    def capped(self, cut: RunCut) -> RankingTable:
+        """The table of a depth cut: each query's first ``cut.depth`` documents (a table in trec_eval's
+        order), tie groups renumbered from 0, the cut recorded."""
+        top = self.top(cut.depth)
+        return replace(top, tie_group=sorting.renumber(top.tie_group).astype(np.int32), cut=cut, _cache={})
 
     def condensed(self) -> RankingTable:
         """The table without the documents the qrels do not judge (nor those judged below 0, which
@@ -287,25 +294,42 @@ def retagged(table: RankingTable, ties: str) -> RankingTable:
     return replace(table, ties=ties, _cache={})
 
 
-def rank(run: Run, qrels: Qrels, *, ties: str = "trec_eval", rng: np.random.Generator | int | None = None) -> RankingTable:
+def rank(run: Run, qrels: Qrels, *, ties: str = "trec_eval", rng: np.random.Generator | int | None = None,
+         cut: RunCut = NO_CUT) -> RankingTable:  # fmt: skip
     """Order every ranking of ``run`` under the tie policy and attach the qrels grades.
 
     ``rng`` (a Generator or a seed) draws the order of ``ties="random"``; it is ignored otherwise.
+    ``cut``: the documents that count. Those whose id is the query's are dropped first; a depth keeps
+    each ranking's first N in trec_eval's order (as ``trec_eval -M``), which the policy then orders.
     """
     rule = policy(ties)
     if rule.table_order != rule.name:  # expected and random start from trec_eval's table
-        table = rank(run, qrels, ties=rule.table_order)
+        table = rank(run, qrels, ties=rule.table_order, cut=cut)
         return shuffle_ties(table, tie_seed(rng)) if rule.sampled else retagged(table, rule.name)
+    if cut.depth is not None:
+        capped = rank(run, qrels, cut=replace(cut, depth=None)).capped(cut)
+        return capped if rule.name == "trec_eval" else _ordered(run, qrels, rule, cut, np.sort(capped.run_rows))
+    return _ordered(run, qrels, rule, cut, None)
+
+
+def _ordered(run: Run, qrels: Qrels, rule, cut: RunCut, kept: np.ndarray | None) -> RankingTable:
+    """The table of the run's rows ``kept`` (None: every row the qrels judge, less identical ids when
+    the cut drops them), ordered under the policy ``rule``."""
     judged_qids = sorted_qids(qrels.query_ids)
     index_of = {q: i for i, q in enumerate(judged_qids)}
     run_query_to_judged = np.array([index_of.get(q, -1) for q in run.query_ids], dtype=np.int64)
     ignored = tuple(sorted(q for q, i in zip(run.query_ids, run_query_to_judged) if i < 0))
 
-    # rows of the run that the qrels judge; every row (no copies) in the usual case
-    if bool(np.all(run_query_to_judged >= 0)):
-        rows, qcode, score = np.arange(len(run), dtype=np.int32), run.qid_codes, run.score
+    # rows of the run that count; every row (no copies) in the usual case
+    if kept is not None:
+        rows = kept.astype(np.int32)
+    elif bool(np.all(run_query_to_judged >= 0)) and not cut.drop_identical:
+        rows = np.arange(len(run), dtype=np.int32)
     else:
-        rows = np.flatnonzero(run_query_to_judged[run.qid_codes] >= 0).astype(np.int32)
+        rows = np.flatnonzero((run_query_to_judged[run.qid_codes] >= 0) & ~_identical(run, cut)).astype(np.int32)
+    if len(rows) == len(run):
+        qcode, score = run.qid_codes, run.score
+    else:
         qcode, score = run.qid_codes[rows], run.score[rows]
     # the grade lookup and the ordering are independent passes over millions of rows: side by side
     with ThreadPoolExecutor(max_workers=1) as pool:
@@ -343,7 +367,7 @@ def rank(run: Run, qrels: Qrels, *, ties: str = "trec_eval", rng: np.random.Gene
     ideal_offsets, ideal_grades, ideal_query, ideal_pos = sorting.ideal(qrels, index_of, seg_order)
     return RankingTable(
         run_name=run.name,
-        ties=ties,
+        ties=rule.name,
         qids=judged_qids[seg_order],
         in_run=np.r_[np.ones(len(seg_judged_index), bool), np.zeros(len(missing), bool)],
         offsets=offsets,
@@ -360,7 +384,20 @@ def rank(run: Run, qrels: Qrels, *, ties: str = "trec_eval", rng: np.random.Gene
         ideal_query=ideal_query,
         ideal_pos=ideal_pos,
         ignored_qids=ignored,
+        cut=cut,
     )
+
+
+def _identical(run: Run, cut: RunCut) -> np.ndarray:
+    """Per row of the run: the cut drops it (its document id is its query's)."""
+    return identical_ids(run) if cut.drop_identical else np.zeros(len(run), dtype=bool)
+
+
+def identical_ids(run: Run) -> np.ndarray:
+    """Per row of the run: its document id is its query's."""
+    docids = run.docids.combine_chunks() if isinstance(run.docids, pa.ChunkedArray) else run.docids
+    qid_of_row = pa.array(run.query_ids.astype(str), pa.string()).take(pa.array(run.qid_codes))
+    return pc.equal(docids.cast(pa.string()), qid_of_row).to_numpy(zero_copy_only=False)
 
 
 def regrade(table: RankingTable, run: Run, qrels: Qrels) -> RankingTable:
@@ -373,7 +410,7 @@ def regrade(table: RankingTable, run: Run, qrels: Qrels) -> RankingTable:
     """
     judged_qids = sorted_qids(qrels.query_ids)
     if not policy(table.ties).regradable or set(judged_qids) != set(table.qids):
-        return rank(run, qrels, ties=table.ties)
+        return rank(run, qrels, ties=table.ties, cut=table.cut)
     index_of = {q: i for i, q in enumerate(judged_qids)}
     run_query_to_judged = np.array([index_of.get(q, -1) for q in run.query_ids], dtype=np.int64)
     rows = np.flatnonzero(run_query_to_judged[run.qid_codes] >= 0).astype(np.int32)

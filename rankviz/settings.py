@@ -121,6 +121,49 @@ AGGREGATE = Option(
         "weights": "overall mean weighted by a qid/weight file",
     },
 )
+DEPTH = Option(
+    "depth",
+    None,
+    "only the first N documents of each ranking count, in trec_eval's order (score, then docno), as trec_eval -M N; "
+    "the tie policy then orders those N (none: every retrieved document)",
+    label="Run depth",
+    kind=int,
+    low=1,
+    high=2**31 - 1,
+    optional=True,
+)
+IGNORE_IDENTICAL_IDS = Option(
+    "ignore_identical_ids",
+    False,
+    "drop retrieved documents whose id is the query's before anything is measured (BEIR's rule, for collections "
+    "whose queries are documents too: ArguAna, Quora, CQADupStack)",
+    label="Drop documents with the query's id",
+    kind=bool,
+    choices=(False, True),
+)
+
+
+@dataclass(frozen=True)
+class RunCut:
+    """Which retrieved documents count: the first ``depth`` of each ranking in trec_eval's order (None:
+    all), after those whose id is the query's are dropped (``drop_identical``). The rankings keep it
+    (:func:`rankviz.ranking.rank`), so every measure, page and engine reads the same documents."""
+
+    depth: int | None = None
+    drop_identical: bool = False
+
+    def describe(self) -> list[str]:
+        """The conventions line(s) of a cut in force (none for the default: every document counts)."""
+        lines = []
+        if self.drop_identical:
+            lines.append("retrieved documents whose id is the query's are dropped (BEIR)")
+        if self.depth is not None:
+            lines.append(f"run depth: the first {self.depth} documents of each ranking count (trec_eval -M {self.depth})")
+        return lines
+
+
+NO_CUT = RunCut()
+
 GROUP_BY = Option("group_by", None, "a query attribute to break every mean down by", label="Group queries by", optional=True)
 TRIALS = Option("trials", 100, "random orders averaged under ties=random", label="Random orders", kind=int, low=1, high=10_000)
 SEED = Option("seed", None, "seed of random orders and resamples (none: fresh entropy)", label="Seed", kind=int, low=0,
@@ -254,9 +297,12 @@ class EvalSettings(Settings):
     trials: int = TRIALS.default
     seed: int | None = SEED.default
     unjudged: str = UNJUDGED.default
+    depth: int | None = DEPTH.default
+    ignore_identical_ids: bool = IGNORE_IDENTICAL_IDS.default
 
     OPTIONS: ClassVar[dict[str, Option]] = {
-        o.name: o for o in (TIES, MISSING, REL, GAIN, GMAX, AGGREGATE, GROUP_BY, TRIALS, SEED, UNJUDGED)
+        o.name: o
+        for o in (TIES, MISSING, REL, GAIN, GMAX, AGGREGATE, GROUP_BY, TRIALS, SEED, UNJUDGED, DEPTH, IGNORE_IDENTICAL_IDS)
     }
 
     def __post_init__(self) -> None:
@@ -267,6 +313,11 @@ class EvalSettings(Settings):
     @property
     def measure_defaults(self) -> dict[str, Any]:
         return {"rel": self.rel, "gain": self.gain, "gmax": self.gmax}
+
+    @property
+    def cut(self) -> RunCut:
+        """The retrieved documents that count (:class:`RunCut`)."""
+        return RunCut(self.depth, self.ignore_identical_ids)
 
     @property
     def fill_grade(self) -> int | None:
@@ -286,6 +337,7 @@ class EvalSettings(Settings):
                          f"judged at grade {self.fill_grade}")  # fmt: skip
         lines.append(f"nDCG gain: {'grade (linear, trec_eval)' if self.gain == 'linear' else '2^grade - 1 (exp, gdeval)'}")
         lines.append(f"ERR: R = (2^g - 1) / 2^{self.gmax} (gmax = {self.gmax})")
+        lines.extend(self.cut.describe())
         if self.group_by is not None:
             lines.append(f"queries grouped by {self.group_by}")
         aggregate = AGGREGATE.meanings[self.aggregate]

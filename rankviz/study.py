@@ -31,12 +31,13 @@ from rankviz.io.readers import read_qrels, read_run
 from rankviz.measures import Measure
 from rankviz.ranking import RankingTable, chance_table, rank, regrade, retagged
 from rankviz.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
-from rankviz.settings import AGGREGATE, DEFAULT_MEASURES, EngineSettings, EvalSettings, TestSettings
+from rankviz.settings import AGGREGATE, DEFAULT_MEASURES, NO_CUT, EngineSettings, EvalSettings, RunCut, TestSettings
 from rankviz.tie_policy import BOUNDS, policy
 
 if TYPE_CHECKING:
     import pandas as pd
 
+    from rankviz.analyses.checks import CheckReport
     from rankviz.analyses.comparisons import Comparison
     from rankviz.analyses.deltas import RankReport
     from rankviz.analyses.meeting_report import MeetingReport
@@ -45,23 +46,23 @@ if TYPE_CHECKING:
     from rankviz.analyses.ties import TieReport
     from rankviz.analyses.unjudged import UnjudgedReport
 
-#: How a run's ranking table under a tie policy is built: ``(run, qrels, ties) -> table``.
-Orderer = Callable[[Run, Qrels, str], RankingTable]
+#: How a run's ranking table under a tie policy and a cut is built: ``(run, qrels, ties, cut) -> table``.
+Orderer = Callable[[Run, Qrels, str, RunCut], RankingTable]
 
 
-def ordered(run: Run, qrels: Qrels, ties: str, *, like: RankingTable | None = None) -> RankingTable:
+def ordered(run: Run, qrels: Qrels, ties: str, cut: RunCut = NO_CUT, *, like: RankingTable | None = None) -> RankingTable:
     """A run's ranking table under a policy that builds its own order (see :meth:`Study.table` for the others).
 
     ``like``: the same run's table under qrels these only re-grade (the meeting's judgments over the
     qrels file, same queries): its order is kept and only the grades are looked up again, when the
     policy breaks ties without grades."""
-    if like is not None and policy(ties).regradable and like.ties == ties:
+    if like is not None and policy(ties).regradable and like.ties == ties and like.cut == cut:
         return regrade(like, run, qrels)
-    return rank(run, qrels, ties=ties)
+    return rank(run, qrels, ties=ties, cut=cut)
 
 
-def _rank(run: Run, qrels: Qrels, ties: str) -> RankingTable:
-    return rank(run, qrels, ties=ties)
+def _rank(run: Run, qrels: Qrels, ties: str, cut: RunCut) -> RankingTable:
+    return rank(run, qrels, ties=ties, cut=cut)
 
 
 @dataclass(frozen=True, eq=False)
@@ -145,21 +146,24 @@ class Study:
     def run_names(self) -> list[str]:
         return [*self.runs_given, *(source.name for source in self.sources)]
 
-    def table(self, name: str, ties: str | None = None) -> RankingTable:
-        """A run's ranking table under a tie policy (the study's by default). Random orders are drawn
-        from trec_eval's table when measured; ``expected`` measures trec_eval's arrays with the closed
-        forms: only the policies that build their own order reach the orderer."""
+    def table(self, name: str, ties: str | None = None, cut: RunCut | None = None) -> RankingTable:
+        """A run's ranking table under a tie policy and a cut (the study's by default). Random orders
+        are drawn from trec_eval's table when measured; ``expected`` measures trec_eval's arrays with the
+        closed forms: only the policies that build their own order reach the orderer."""
         rule = policy(policy(ties or self.settings.ties).ranked_as)
+        cut = self.settings.cut if cut is None else cut
         if rule.table_order != rule.name:
-            return retagged(self.table(name, rule.table_order), rule.name)
-        return self.orderer(self.runs[name], self.qrels, rule.name)
+            return retagged(self.table(name, rule.table_order, cut), rule.name)
+        return self.orderer(self.runs[name], self.qrels, rule.name, cut)
 
-    def tables(self, names: Sequence[str] | None = None, ties: str | None = None) -> dict[str, RankingTable]:
-        return {name: self.table(name, ties) for name in (names or self.run_names)}
+    def tables(self, names: Sequence[str] | None = None, ties: str | None = None,
+               cut: RunCut | None = None) -> dict[str, RankingTable]:  # fmt: skip
+        return {name: self.table(name, ties, cut) for name in (names or self.run_names)}
 
-    def _one_at_a_time(self, names: Sequence[str] | None = None, ties: str | None = None) -> Iterable[tuple[str, RankingTable]]:
+    def _one_at_a_time(self, names: Sequence[str] | None = None, ties: str | None = None,
+                       cut: RunCut | None = None) -> Iterable[tuple[str, RankingTable]]:  # fmt: skip
         """(name, table) pairs built as they are consumed: one table alive at a time, unless the orderer keeps them."""
-        return ((name, self.table(name, ties)) for name in (names or self.run_names))
+        return ((name, self.table(name, ties, cut)) for name in (names or self.run_names))
 
     # --- numbers ------------------------------------------------------------------------------------
 
@@ -181,7 +185,7 @@ class Study:
         if engine is not None and self.sources and not self.runs_given and names is None and "runs" not in self.__dict__:
             return evaluate_sources(self.qrels, list(self.sources), chosen, settings, engine,
                                     groups=self.groups, weights=self.weights, progress=progress)  # fmt: skip
-        tables = self._one_at_a_time(names, settings.ties)
+        tables = self._one_at_a_time(names, settings.ties, settings.cut)
         return evaluate_tables(tables, chosen, settings, qrels_qids=self.qrels.query_ids, groups=self.groups,
                                weights=self.weights)  # fmt: skip
 
@@ -273,6 +277,13 @@ class Study:
         from rankviz.analyses.deltas import rank_report
 
         return rank_report(self.tables(), self.settings.rel)
+
+    def check(self, k: int = 10) -> CheckReport:
+        """The mistakes that change what the numbers mean (:func:`rankviz.analyses.checks.check`), each
+        run's table built once, in trec_eval's order under the study's cut."""
+        from rankviz.analyses.checks import check
+
+        return check(self.runs, self.qrels, self.measures, self._one_at_a_time(ties="trec_eval"), self.settings, k=k)
 
     def infer_task(self, k: int) -> Task:
         """The task's answers guessed from the qrels (:func:`rankviz.analyses.task.infer_task`)."""

@@ -132,9 +132,10 @@ def tie_report(
     """Every run under every policy of :data:`REPORT_POLICIES` (:func:`report_from_tables`), each
     run ranked under one policy at a time."""
     by_name = {run.name: run for run in runs}
+    cut = (settings or EvalSettings()).cut
 
     def tables_under(ties: str) -> Iterable[tuple[str, RankingTable]]:
-        return ((name, rank(run, qrels, ties=ties)) for name, run in by_name.items())
+        return ((name, rank(run, qrels, ties=ties, cut=cut)) for name, run in by_name.items())
 
     return report_from_tables(tables_under, measures, settings, test, options, groups=groups, weights=weights, rng=rng)
 

@@ -138,7 +138,7 @@ def unjudged_report(
 ) -> UnjudgedReport:
     """The report over runs ranked one at a time (each table is dropped before the next is built)."""
     settings = settings or EvalSettings()
-    tables = ((run.name, rank(run, qrels, ties=policy(settings.ties).ranked_as)) for run in runs)
+    tables = ((run.name, rank(run, qrels, ties=policy(settings.ties).ranked_as, cut=settings.cut)) for run in runs)
     return report_from_tables(tables, measures, settings, test, options, groups=groups, weights=weights)
 
 

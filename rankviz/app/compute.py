@@ -20,7 +20,7 @@ from rankviz.app.cache import SHARED, give_back, shared
 from rankviz.evaluation import Evaluation
 from rankviz.io.meeting import MeetingStore
 from rankviz.io.model import Qrels, Run
-from rankviz.settings import TestSettings
+from rankviz.settings import RunCut, TestSettings
 from rankviz.study import Study, ordered
 from rankviz.tie_policy import policy
 
@@ -62,34 +62,34 @@ class Lineage:
 
 
 @st.cache_resource(show_spinner="Ordering the rankings…", max_entries=64, scope="session", on_release=give_back)
-def _ranking_session(run_key: str, qrels_key: str, ties: str, _run: Run, _qrels: Qrels) -> RankingTable:
-    return ordered(_run, _qrels, ties)
+def _ranking_session(run_key: str, qrels_key: str, ties: str, cut: RunCut, _run: Run, _qrels: Qrels) -> RankingTable:
+    return ordered(_run, _qrels, ties, cut)
 
 
-def ranking(run_key: str, qrels_key: str, ties: str, run: Run, qrels: Qrels, *,
+def ranking(run_key: str, qrels_key: str, ties: str, cut: RunCut, run: Run, qrels: Qrels, *,
             regrade_from: tuple[str, Qrels] | None = None) -> RankingTable:  # fmt: skip
     """One run's ranking table under a policy that builds its own order (the study asks for no other).
 
     ``regrade_from``: the key and qrels of a table these qrels only re-grade (the qrels file, when the
     meeting's judgments are in force): a new judgment then costs a re-grading, not a new ordering."""
     if not shared(run_key, qrels_key):
-        return _ranking_session(run_key, qrels_key, ties, run, qrels)
+        return _ranking_session(run_key, qrels_key, ties, cut, run, qrels)
 
     def build() -> RankingTable:
         like = None
         if regrade_from is not None and regrade_from[0] != qrels_key and policy(ties).regradable:
-            like = ranking(run_key, regrade_from[0], ties, run, regrade_from[1])
-        return ordered(run, qrels, ties, like=like)
+            like = ranking(run_key, regrade_from[0], ties, cut, run, regrade_from[1])
+        return ordered(run, qrels, ties, cut, like=like)
 
     with st.spinner(f"Ordering the rankings of {run.name}…"):
-        return SHARED.get(("ranking", run_key, qrels_key, ties), build)
+        return SHARED.get(("ranking", run_key, qrels_key, ties, cut), build)
 
 
 def orderer(run_keys: dict[str, str], qrels_key: str, regrade_from: tuple[str, Qrels] | None) -> Callable:
     """The study's orderer: each run's table from the cache, by its content key."""
 
-    def order(run: Run, qrels: Qrels, ties: str) -> RankingTable:
-        return ranking(run_keys[run.name], qrels_key, ties, run, qrels, regrade_from=regrade_from)
+    def order(run: Run, qrels: Qrels, ties: str, cut: RunCut) -> RankingTable:
+        return ranking(run_keys[run.name], qrels_key, ties, cut, run, qrels, regrade_from=regrade_from)
 
     return order
 

@@ -81,8 +81,23 @@ def _evaluation(study: Study, args: argparse.Namespace) -> Evaluation:
     return result
 
 
+def checked(study: Study, args: argparse.Namespace) -> None:
+    """The checks' warnings and errors, once, on stderr before any number (unless ``--no-check``)."""
+    if args.no_check:
+        return
+    for finding in study.check().at_least("warning"):
+        warn(finding.line())
+
+
+def check_command(args: argparse.Namespace) -> tuple[str, int]:
+    study = open_study(args)
+    report = study.check(args.k if args.k is not None else 10)
+    return render.checks(report, args.format, conventions=study.settings.conventions()), report.status
+
+
 def evaluate_command(args: argparse.Namespace) -> str:
     study = open_study(args)
+    checked(study, args)
     if args.protocol:
         return render.protocol(study.protocol(), args.format)
     return render.evaluation(_evaluation(study, args), args.format, per_query=args.per_query)
@@ -93,6 +108,7 @@ def compare_command(args: argparse.Namespace) -> str:
     if len(study.run_names) < 2:
         raise OptionError("compare needs at least two runs")
     settings = test_settings(args, study)
+    checked(study, args)
     result = _evaluation(study, args)
     comparison = study.compare(settings, evaluation=result)
     if args.detect is not None:
@@ -231,6 +247,7 @@ def report_command(args: argparse.Namespace) -> str:
 
 COMMANDS = {
     "evaluate": evaluate_command,
+    "check": check_command,
     "compare": compare_command,
     "ties": ties_command,
     "metrics-report": metrics_report_command,
@@ -244,10 +261,12 @@ COMMANDS = {
 
 def run(args: argparse.Namespace) -> int:
     try:
-        sys.stdout.write(COMMANDS[args.command](args))
+        done = COMMANDS[args.command](args)
+        text, status = done if isinstance(done, tuple) else (done, 0)
+        sys.stdout.write(text)
     except RankvizError as exc:
         print(f"rankviz: error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0
-    return 0
+    return status

@@ -66,6 +66,14 @@ def _conventions(parser: argparse.ArgumentParser, *, ties: bool = True) -> None:
     add(parser, s.REL, note=" (or the collection's)")
     add(parser, s.GAIN)
     add(parser, s.GMAX, note=" (or the collection's)")
+    add(parser, s.DEPTH, metavar="N")
+    parser.add_argument("--ignore-identical-ids", action="store_const", const=True, default=None,
+                        dest="ignore_identical_ids", help=s.IGNORE_IDENTICAL_IDS.help())  # fmt: skip
+
+
+def _checked(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--no-check", action="store_true", help="skip the checks (rankviz check) that run first and "
+                        "print their warnings and errors to stderr")  # fmt: skip
 
 
 def _grouping(parser: argparse.ArgumentParser) -> None:
@@ -145,6 +153,13 @@ def build_parser() -> argparse.ArgumentParser:
     add(ev, s.BLOCK_QUERIES, metavar="N")
     add(ev, s.SCHEDULER, metavar="ADDRESS")
     add(ev, s.WORKERS, metavar="N")
+    _checked(ev)
+
+    ch = commands.add_parser("check", help="the mistakes that change what a number means, found before it is shown; "
+                             "exit 0 (nothing above a note), 1 (warnings) or 2 (errors)")  # fmt: skip
+    _inputs(ch)
+    _conventions(ch)
+    add(ch, s.K, "-k", "--cutoff", note=" (the top K whose judged share is checked)")
 
     co = commands.add_parser("compare", help="paired significance tests of runs against a baseline (or all pairs)")
     _inputs(co)
@@ -157,6 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
     add(co, s.SEED)
     add(co, s.DETECT, "--detect")
     _grouping(co)
+    _checked(co)
 
     ti = commands.add_parser("ties", help="how much each run's values depend on the order of equal scores")
     _inputs(ti)

@@ -21,6 +21,7 @@ from rankviz.settings import ALL
 if TYPE_CHECKING:
     import pandas as pd
 
+    from rankviz.analyses.checks import CheckReport
     from rankviz.analyses.comparisons import Comparison
     from rankviz.analyses.metric_choice import MetricReport
     from rankviz.analyses.ties import TieReport
@@ -311,6 +312,16 @@ def metric_report(report: MetricReport, fmt: str) -> str:
 
 
 # --- measures ------------------------------------------------------------------------------------
+
+
+def checks(report: CheckReport, fmt: str, *, conventions: Sequence[str]) -> str:
+    """The findings, worst first: one line each (table), the frame (tsv), or their list (json)."""
+    if fmt == "json":
+        return to_json(report.to_dict())
+    if fmt == "tsv":
+        return frame_tsv(report.to_frames()["findings"], index=False)
+    lines = [finding.line() for finding in report.findings] or ["nothing found: no error, warning or note"]
+    return "\n".join(lines) + "\n" + footer([report.summary(), *conventions])
 
 
 def measures_table() -> str:
