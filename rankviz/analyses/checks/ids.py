@@ -140,7 +140,7 @@ def identical_id_findings(runs: Mapping[str, Run], *, ignored: bool) -> list[Fin
         first = float(np.mean(run.score[rows] >= best[codes]))  # the share ranked first (its query's top score)
         queries = sorted(set(map(str, run.query_ids[codes])))
         if ignored:
-            severity, message = "note", f"{len(rows)} retrieved documents have their query's id: dropped (--ignore-identical-ids)."
+            severity, message = "note", f"{len(rows)} retrieved documents have their query's id: dropped as asked."
         elif first >= 0.5:
             severity, message = "warning", (
                 f"{len(rows)} retrieved documents have their query's id, {first:.0%} of them ranked first: the queries "
