@@ -108,8 +108,7 @@ class RankingTable:
         return self._cache[cutoff]
 
     def capped(self, cut: RunCut) -> RankingTable:
-        """The table of a depth cut: each query's first ``cut.depth`` documents (a table in trec_eval's
-        order), tie groups renumbered from 0, the cut recorded."""
+        """Each query's first ``cut.depth`` documents (of a trec_eval table), tie groups renumbered from 0."""
         top = self.top(cut.depth)
         return replace(top, tie_group=sorting.renumber(top.tie_group).astype(np.int32), cut=cut, _cache={})
 
@@ -156,7 +155,9 @@ class RankingTable:
             grades[holes] = grade
             judged[holes] = True
             added = np.bincount(self.row_query[holes], minlength=self.n_queries)
-            offsets, grades_out, query_out, pos_out = _with_added_grades(self, grade, added)
+            offsets, grades_out, query_out, pos_out = sorting.ideal_with_added(
+                self.ideal_offsets, self.ideal_grades, self.ideal_query, self.ideal_pos, grade, added
+            )
             table = replace(
                 self,
                 grade=grades,
@@ -223,20 +224,6 @@ class RankingTable:
         """The rows of one query's ranking."""
         (where,) = np.flatnonzero(self.qids == qid)
         return slice(int(self.offsets[where]), int(self.offsets[where + 1]))
-
-
-def _with_added_grades(table: RankingTable, grade: int, added: np.ndarray):
-    """The ideal rankings with ``added[q]`` more judgments of ``grade`` in query q, still descending:
-    each query's grades >= ``grade``, then the added ones, then the rest (no sort: one pass)."""
-    counts = np.diff(table.ideal_offsets)
-    new_counts = counts + added
-    offsets = np.r_[0, np.cumsum(new_counts)].astype(np.int64)
-    grades = np.empty(offsets[-1], dtype=table.ideal_grades.dtype)
-    query = np.repeat(np.arange(table.n_queries, dtype=np.int64), new_counts)
-    grades.fill(grade)  # the added judgments, and then the existing ones in their places
-    moved = table.ideal_pos + np.where(table.ideal_grades >= grade, 0, added[table.ideal_query])
-    grades[offsets[:-1][table.ideal_query] + moved] = table.ideal_grades
-    return offsets, grades, query, np.arange(offsets[-1]) - np.repeat(offsets[:-1], new_counts)
 
 
 def chance_table(table: RankingTable) -> RankingTable:
@@ -313,8 +300,7 @@ def rank(run: Run, qrels: Qrels, *, ties: str = "trec_eval", rng: np.random.Gene
 
 
 def _ordered(run: Run, qrels: Qrels, rule, cut: RunCut, kept: np.ndarray | None) -> RankingTable:
-    """The table of the run's rows ``kept`` (None: every row the qrels judge, less identical ids when
-    the cut drops them), ordered under the policy ``rule``."""
+    """The run's rows ``kept`` (None: every row the qrels judge, less those the cut drops) under ``rule``."""
     judged_qids = sorted_qids(qrels.query_ids)
     index_of = {q: i for i, q in enumerate(judged_qids)}
     run_query_to_judged = np.array([index_of.get(q, -1) for q in run.query_ids], dtype=np.int64)
@@ -326,7 +312,8 @@ def _ordered(run: Run, qrels: Qrels, rule, cut: RunCut, kept: np.ndarray | None)
     elif bool(np.all(run_query_to_judged >= 0)) and not cut.drop_identical:
         rows = np.arange(len(run), dtype=np.int32)
     else:
-        rows = np.flatnonzero((run_query_to_judged[run.qid_codes] >= 0) & ~_identical(run, cut)).astype(np.int32)
+        dropped = run.identical_ids() if cut.drop_identical else False
+        rows = np.flatnonzero((run_query_to_judged[run.qid_codes] >= 0) & ~dropped).astype(np.int32)
     if len(rows) == len(run):
         qcode, score = run.qid_codes, run.score
     else:
@@ -386,18 +373,6 @@ def _ordered(run: Run, qrels: Qrels, rule, cut: RunCut, kept: np.ndarray | None)
         ignored_qids=ignored,
         cut=cut,
     )
-
-
-def _identical(run: Run, cut: RunCut) -> np.ndarray:
-    """Per row of the run: the cut drops it (its document id is its query's)."""
-    return identical_ids(run) if cut.drop_identical else np.zeros(len(run), dtype=bool)
-
-
-def identical_ids(run: Run) -> np.ndarray:
-    """Per row of the run: its document id is its query's."""
-    docids = run.docids.combine_chunks() if isinstance(run.docids, pa.ChunkedArray) else run.docids
-    qid_of_row = pa.array(run.query_ids.astype(str), pa.string()).take(pa.array(run.qid_codes))
-    return pc.equal(docids.cast(pa.string()), qid_of_row).to_numpy(zero_copy_only=False)
 
 
 def regrade(table: RankingTable, run: Run, qrels: Qrels) -> RankingTable:

@@ -193,3 +193,18 @@ def ideal(qrels: Qrels, index_of: dict, seg_order: np.ndarray):
     offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
     ideal_pos = np.arange(len(grades)) - np.repeat(offsets[:-1], counts)
     return offsets, grades, ideal_query, ideal_pos
+
+
+def ideal_with_added(ideal_offsets: np.ndarray, ideal_grades: np.ndarray, ideal_query: np.ndarray, ideal_pos: np.ndarray,
+                     grade: int, added: np.ndarray):  # fmt: skip
+    """The ideal rankings with ``added[q]`` more judgments of ``grade`` in query q, still descending:
+    each query's grades >= ``grade``, then the added ones, then the rest (no sort: one pass)."""
+    counts = np.diff(ideal_offsets)
+    new_counts = counts + added
+    offsets = np.r_[0, np.cumsum(new_counts)].astype(np.int64)
+    grades = np.empty(offsets[-1], dtype=ideal_grades.dtype)
+    query = np.repeat(np.arange(len(counts), dtype=np.int64), new_counts)
+    grades.fill(grade)  # the added judgments, and then the existing ones in their places
+    moved = ideal_pos + np.where(ideal_grades >= grade, 0, added[ideal_query])
+    grades[offsets[:-1][ideal_query] + moved] = ideal_grades
+    return offsets, grades, query, np.arange(offsets[-1]) - np.repeat(offsets[:-1], new_counts)

@@ -30,7 +30,7 @@ from rankviz.errors import MeasureError, RankvizError
 from rankviz.io.collection import Collection
 from rankviz.io.grades import GradeError
 from rankviz.io.groups import QueryGroups
-from rankviz.io.meeting import MeetingError, unwritable
+from rankviz.io.meeting import MeetingError
 from rankviz.io.model import Qrels, Run
 from rankviz.measures import FAMILIES, parse
 from rankviz.settings import EvalSettings
@@ -62,9 +62,9 @@ def _meeting(folder: Path, collection: Collection, qrels: Qrels, qrels_key: str)
     except GradeError as exc:  # collection.toml's grades above its gmax: nothing can be recorded
         return Meeting(path, None, str(exc), (0, 0, 0), app_options.QRELS_IN_FORCE.default, qrels, qrels_key)
     owner = collection.config.name
-    store, problem = inputs.meeting(path, scale, owner)
+    store, problem, read_only = inputs.meeting(path, scale, owner)
     meeting = Meeting(path, store, problem, (0, 0, 0), app_options.QRELS_IN_FORCE.default, qrels, qrels_key, scale=scale,
-                      collection=owner, read_only=unwritable(path))  # fmt: skip
+                      collection=owner, read_only=read_only)  # fmt: skip
     if store is None:
         return meeting
     try:

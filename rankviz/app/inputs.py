@@ -22,7 +22,7 @@ from rankviz.errors import RankvizError
 from rankviz.io.blocks import read_in_pieces
 from rankviz.io.collection import Collection, open_collection
 from rankviz.io.grades import Scale
-from rankviz.io.meeting import STORE_NAME, MeetingError, MeetingStore, merged_qrels
+from rankviz.io.meeting import STORE_NAME, MeetingError, MeetingStore, merged_qrels, unwritable
 from rankviz.io.model import Qrels, Run
 from rankviz.io.readers import read_qrels, read_run, run_name_from_path
 from rankviz.io.sources import decompressed, is_gzip
@@ -84,14 +84,16 @@ def qrels_file(key: str, path: str) -> Qrels:
         return SHARED.get(("qrels", key), lambda: read_qrels(path))
 
 
-def meeting(path: Path, scale: Scale, collection: str) -> tuple[MeetingStore | None, str]:
-    """The meeting's record at ``path`` if it exists (reading never creates it), else why not."""
+def meeting(path: Path, scale: Scale, collection: str) -> tuple[MeetingStore | None, str, str]:
+    """The meeting's record at ``path`` if it exists (reading never creates it), else why not; and why
+    nothing can be recorded there ("" when something can)."""
+    read_only = unwritable(path)
     try:
         if not path.exists():
-            return None, ""
-        return MeetingStore(path, create=False, scale=scale, collection=collection), ""
+            return None, "", read_only
+        return MeetingStore(path, create=False, scale=scale, collection=collection), "", read_only
     except (MeetingError, OSError) as exc:
-        return None, served_problem(exc, path)
+        return None, served_problem(exc, path), read_only
 
 
 def served_problem(exc: Exception, path: Path) -> str:

@@ -120,13 +120,15 @@ def checked(kind: str, text: str, *, empty: bool = False) -> str:
 def unwritable(path: str | Path) -> str:
     """Why nothing can be recorded at ``path`` (a read-only record, or a read-only folder to make one
     in), else "": the record is then opened for reading only, and says so before anyone types."""
-    path = store_path(path)
-    if path.exists():
-        return "" if os.access(path, os.W_OK) else f"the record {path.name} is read-only"
-    folder = path.parent
-    if not folder.is_dir():
-        return f"the folder of the record {path.name} does not exist"
-    return "" if os.access(folder, os.W_OK) else f"the folder of the record {path.name} is read-only"
+    try:
+        path = store_path(path)
+        if path.exists():
+            return "" if os.access(path, os.W_OK) else f"the record {path.name} is read-only"
+        if not path.parent.is_dir():
+            return f"the folder of the record {path.name} does not exist"
+    except OSError as exc:  # a path the file system refuses (too long, ...)
+        return f"the record's path cannot be used ({exc.strerror or exc})"
+    return "" if os.access(path.parent, os.W_OK) else f"the folder of the record {path.name} is read-only"
 
 
 def _now() -> str:

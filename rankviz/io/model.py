@@ -15,7 +15,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankviz._arrow import string_keys, take, take_sorted, to_numpy
+from rankviz._arrow import booleans, from_numpy, string_keys, strings, take, take_sorted, to_numpy
 
 
 @dataclass(frozen=True, eq=False)
@@ -69,6 +69,12 @@ class Run:
         """The rank column as NumPy (float64), converted when first asked (only ``ties="run"`` orders by it)."""
         column = self.rank_column
         return column if isinstance(column, np.ndarray) else to_numpy(column)
+
+    def identical_ids(self) -> np.ndarray:
+        """Per line: its document id is its query's (what BEIR's rule drops)."""
+        docids = self.docids.combine_chunks() if isinstance(self.docids, pa.ChunkedArray) else self.docids
+        qid_of_row = strings(self.query_ids).take(from_numpy(self.qid_codes))
+        return booleans(pc.equal(docids.cast(pa.string()), qid_of_row))
 
     def query_block(self, start: int, stop: int) -> Run:
         """The lines of queries ``start`` to ``stop`` (codes; the run's queries grouped, as a stream

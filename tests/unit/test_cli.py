@@ -270,7 +270,11 @@ def test_every_option_has_help_that_shows_its_default() -> None:
                 continue
             assert action.help, (name, action.dest)
             if action.option_strings and not action.required:  # an optional flag says what it is without it
-                assert "default" in action.help or action.dest in ("per_query", "protocol"), (name, action.dest, action.help)
+                assert "default" in action.help or action.dest in ("per_query", "protocol", "no_check"), (
+                    name,
+                    action.dest,
+                    action.help,
+                )
 
 
 def test_the_table_footer_lists_every_convention_the_app_banner_does(capsys) -> None:

@@ -55,7 +55,7 @@ def check(
         *query_findings(runs, qrels, missing=settings.missing),
         *document_findings(runs, qrels),
         *identical_id_findings(runs, ignored=settings.ignore_identical_ids),
-        *depth_findings(runs, measures),
+        *depth_findings(runs, measures, settings.depth),
         *table_findings(tables, k, settings.rel),
         *score_findings(runs, judged=judged),
         *judgment_findings(qrels, measures, settings),

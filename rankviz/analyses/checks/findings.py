@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 SEVERITIES = ("error", "warning", "note")  # worst first
 EXAMPLES = 5  # examples kept per finding
@@ -83,6 +84,8 @@ class CheckReport:
         return [f.to_dict() for f in self.findings]
 
     def to_frames(self) -> dict[str, pd.DataFrame]:
+        import pandas as pd  # only here: `rankviz evaluate` runs the checks without pandas
+
         columns = ["severity", "code", "run", "count", "message", "examples"]
         rows = [{**f.to_dict(), "examples": ", ".join(f.examples)} for f in self.findings]
         return {"findings": pd.DataFrame(rows, columns=columns)}

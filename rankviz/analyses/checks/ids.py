@@ -9,9 +9,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from rankviz._arrow import booleans, from_numpy, strings, to_numpy
 from rankviz.analyses.checks.findings import EXAMPLES, Finding
 from rankviz.io.model import Qrels, Run
-from rankviz.ranking import identical_ids
 
 #: What every id goes through before two are compared (both sides alike): case, leading zeros.
 _BASE = ((r"^0+([0-9]+)$", r"\1"),)
@@ -42,20 +42,20 @@ def near_misses(unmatched: pa.Array, targets: pa.Array) -> list[tuple[str, str]]
     keys, target_keys = normalised(unmatched), normalised(targets)
     match = np.full(len(unmatched), -1, dtype=np.int64)  # the target each unmatched id matches
 
-    def note(found, index) -> None:
-        index = index.to_numpy(zero_copy_only=False) if found is None else found
-        fresh = (match < 0) & (index >= 0)
-        match[fresh] = index[fresh]
+    def note(found: np.ndarray) -> None:
+        fresh = (match < 0) & (found >= 0)
+        match[fresh] = found[fresh]
 
-    note(None, pc.fill_null(pc.index_in(keys, value_set=target_keys), -1))
+    def index_in(values, value_set) -> np.ndarray:
+        return to_numpy(pc.index_in(values, value_set=value_set), fill=-1).astype(np.int64)
+
+    note(index_in(keys, target_keys))
     for rules in _ADDITIONS:
-        shorter_targets = _rewritten(target_keys, (*rules, *_BASE))  # the target carries the addition
-        note(None, pc.fill_null(pc.index_in(keys, value_set=shorter_targets), -1))
+        note(index_in(keys, _rewritten(target_keys, (*rules, *_BASE))))  # the target carries the addition
         shorter = _rewritten(keys, (*rules, *_BASE))  # this id carries it
-        found = pc.fill_null(pc.index_in(shorter, value_set=target_keys), -1).to_numpy(zero_copy_only=False)
-        note(np.where(pc.not_equal(shorter, keys).to_numpy(zero_copy_only=False), found, -1), None)
+        note(np.where(booleans(pc.not_equal(shorter, keys)), index_in(shorter, target_keys), -1))
     rows = np.flatnonzero(match >= 0)
-    names, wanted = unmatched.take(pa.array(rows)).to_pylist(), targets.take(pa.array(match[rows])).to_pylist()
+    names, wanted = unmatched.take(from_numpy(rows)).to_pylist(), targets.take(from_numpy(match[rows])).to_pylist()
     return [(str(a), str(b)) for a, b in zip(names, wanted, strict=True)]
 
 
@@ -66,7 +66,7 @@ def query_findings(runs: Mapping[str, Run], qrels: Qrels, *, missing: str) -> li
     for name, run in runs.items():
         answered = set(map(str, run.query_ids))
         extra, lacking = sorted(answered - judged), sorted(judged - answered)
-        misses = near_misses(pa.array(extra, pa.string()), pa.array(lacking, pa.string()))
+        misses = near_misses(strings(extra), strings(lacking))
         if misses:
             found.append(Finding(
                 "qid-near-miss", "error",
@@ -108,8 +108,8 @@ def document_findings(runs: Mapping[str, Run], qrels: Qrels) -> list[Finding]:
         retrieved = pc.unique(run.docids)
         if isinstance(retrieved, pa.ChunkedArray):
             retrieved = retrieved.combine_chunks()
-        is_judged = pc.is_in(retrieved, value_set=judged.cast(retrieved.type)).to_numpy(zero_copy_only=False)
-        misses = near_misses(retrieved.filter(pa.array(~is_judged)), judged.cast(retrieved.type))
+        is_judged = booleans(pc.is_in(retrieved, value_set=judged.cast(retrieved.type)))
+        misses = near_misses(retrieved.take(from_numpy(np.flatnonzero(~is_judged))), judged.cast(retrieved.type))
         if not misses:
             continue
         exact = int(is_judged.sum())
@@ -130,7 +130,7 @@ def identical_id_findings(runs: Mapping[str, Run], *, ignored: bool) -> list[Fin
     warning. Ids that meet by chance (query 171 and document 171 of Cranfield) rank anywhere: a note."""
     found = []
     for name, run in runs.items():
-        rows = np.flatnonzero(identical_ids(run))
+        rows = np.flatnonzero(run.identical_ids())
         if not len(rows):
             continue
         codes = run.qid_codes[rows]
@@ -142,14 +142,22 @@ def identical_id_findings(runs: Mapping[str, Run], *, ignored: bool) -> list[Fin
         if ignored:
             severity, message = "note", f"{len(rows)} retrieved documents have their query's id: dropped as asked."
         elif first >= 0.5:
-            severity, message = "warning", (
-                f"{len(rows)} retrieved documents have their query's id, {first:.0%} of them ranked first: the queries "
-                "are documents of the collection (as in ArguAna, Quora, CQADupStack), and BEIR drops them "
-                "(--ignore-identical-ids). Say which rule your numbers follow.")
+            severity, message = (
+                "warning",
+                (
+                    f"{len(rows)} retrieved documents have their query's id, {first:.0%} of them ranked first: the queries "
+                    "are documents of the collection (as in ArguAna, Quora, CQADupStack), and BEIR drops them "
+                    "(--ignore-identical-ids). Say which rule your numbers follow."
+                ),
+            )
         else:
-            severity, message = "note", (
-                f"{len(rows)} retrieved documents have their query's id, {first:.0%} of them ranked first: most "
-                "likely two id spaces meeting by chance; if queries are documents here, --ignore-identical-ids.")
+            severity, message = (
+                "note",
+                (
+                    f"{len(rows)} retrieved documents have their query's id, {first:.0%} of them ranked first: most "
+                    "likely two id spaces meeting by chance; if queries are documents here, --ignore-identical-ids."
+                ),
+            )
         found.append(Finding("identical-ids", severity, message, run=name, count=len(rows), examples=queries,
                              queries=frozenset(queries)))  # fmt: skip
     return found

@@ -23,9 +23,9 @@ def depth(run: Run) -> int:
     return int(np.bincount(run.qid_codes).max()) if len(run) else 0
 
 
-def depth_findings(runs: Mapping[str, Run], measures: Sequence[Measure]) -> list[Finding]:
-    """``depth-differs`` and ``depth-below-cutoff``."""
-    depths = {name: depth(run) for name, run in runs.items()}
+def depth_findings(runs: Mapping[str, Run], measures: Sequence[Measure], cap: int | None = None) -> list[Finding]:
+    """``depth-differs`` and ``depth-below-cutoff`` (``cap``: the depth in force, ``--depth``)."""
+    depths = {name: depth(run) if cap is None else min(depth(run), cap) for name, run in runs.items()}
     found = []
     if len(set(depths.values())) > 1:
         shallow = min(depths.values())

@@ -1,0 +1,165 @@
+"""``rankviz check``: each code raised by a small planted case and silent on a clean one; the exit
+status, the JSON, the bundled collections, and evaluate/compare saying the findings first."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from conftest import ROOT
+
+import rankviz as rv
+from rankviz.analyses.checks import CODES, CheckReport, Finding
+
+QRELS = "".join(f"{q} 0 d{q}{i} {g}\n" for q in (1, 2, 3) for i, g in enumerate([2, 1, 0, 0]))
+
+
+def run_text(qids=(1, 2, 3), depth: int = 8, *, doc=lambda q, i: f"d{q}{i}", score=lambda i: 10.0 - i,
+             rank=lambda i: i + 1) -> str:  # fmt: skip
+    """A run retrieving each query's judged documents first, then unjudged ones, scores falling with rank."""
+    return "".join(f"{q} Q0 {doc(q, i)} {rank(i)} {score(i)} t\n" for q in qids for i in range(depth))
+
+
+def study(runs: dict[str, str], qrels: str = QRELS, measures=("RR", "AP", "nDCG@5", "ERR@5"), **options) -> rv.Study:
+    read = {name: rv.read_run(text.encode(), name=name, filename=f"{name}.txt") for name, text in runs.items()}
+    settings = rv.EvalSettings(**options)
+    parsed = tuple(rv.parse(m, defaults=settings.measure_defaults) for m in measures)
+    return rv.Study(rv.read_qrels(qrels.encode(), filename="qrels.txt"), read, parsed, settings)
+
+
+def codes(report: CheckReport) -> dict[tuple[str, str | None], str]:
+    return {(f.code, f.run): f.severity for f in report.findings}
+
+
+def test_a_clean_collection_gives_nothing() -> None:
+    report = study({"a": run_text(), "b": run_text(score=lambda i: 20.0 - 2 * i)}).check(k=5)
+    assert report.findings == () and report.status == 0
+
+
+@pytest.mark.parametrize(
+    ("runs", "expected"),
+    [
+        ({"a": run_text(qids=(7, 8))}, {("qid-mismatch", "a"): "error"}),
+        ({"a": run_text(qids=(1, 2))}, {("qid-mismatch", "a"): "warning"}),
+        ({"a": run_text(qids=(1, 2, 3, 9))}, {("qid-mismatch", "a"): "note"}),
+    ],
+)
+def test_query_sets_that_differ(runs, expected) -> None:
+    found = codes(study(runs).check())
+    for key, severity in expected.items():
+        assert found.get(key) == severity, found
+
+
+def test_query_ids_written_another_way_are_a_near_miss() -> None:
+    run = run_text(qids=("q1", "Q2", "003"), doc=lambda q, i: f"d{q[-1]}{i}")
+    report = study({"a": run}).check()
+    near = next(f for f in report.findings if f.code == "qid-near-miss")
+    assert near.severity == "error" and near.count == 3 and near.queries == {"1", "2", "3"}
+    assert "q1 ~ 1" in near.examples and report.status == 2
+    assert "qid-near-miss" not in {f.code for f in study({"a": run_text()}).check().findings}
+
+
+@pytest.mark.parametrize("prefix", ["doc:", "msmarco_passage_", "D"])
+def test_document_ids_with_a_prefix_the_qrels_lack_are_a_near_miss(prefix: str) -> None:
+    qrels = "".join(f"{q} 0 {q}{i} {g}\n" for q in (1, 2, 3) for i, g in enumerate([2, 1, 0, 0]))
+    report = study({"a": run_text(doc=lambda q, i: f"{prefix}{q}{i}")}, qrels=qrels).check()
+    near = next(f for f in report.findings if f.code == "docid-near-miss")
+    assert near.severity == "error" and near.count == 12 and f"{prefix}10 ~ 10" in near.examples
+
+
+def test_two_collections_numbering_alike_are_no_near_miss() -> None:
+    """KILT_7 and MARCO_D7 (TREC CAsT) are two documents, not one written two ways; a segment suffix on one side is."""
+    qrels = "".join(f"{q} 0 MARCO_D{q}{i} {g}\n" for q in (1, 2, 3) for i, g in enumerate([2, 1, 0, 0]))
+    kilt = run_text(doc=lambda q, i: f"MARCO_D{q}{i}" if i < 4 else f"KILT_{q}{i - 4}")
+    assert "docid-near-miss" not in {f.code for f in study({"a": kilt}, qrels=qrels).check().findings}
+    segments = run_text(doc=lambda q, i: f"MARCO_D{q}{i}#{i}" if i == 1 else f"MARCO_D{q}{i}")
+    near = [f for f in study({"a": segments}, qrels=qrels).check().findings if f.code == "docid-near-miss"]
+    assert near and near[0].severity == "warning" and near[0].count == 3
+
+
+def test_identical_ids_ranked_first_are_a_warning_met_by_chance_a_note() -> None:
+    first = run_text(doc=lambda q, i: str(q) if i == 0 else f"d{q}{i}")
+    last = run_text(doc=lambda q, i: str(q) if i == 7 else f"d{q}{i}")
+    assert codes(study({"a": first}).check())[("identical-ids", "a")] == "warning"
+    assert codes(study({"a": last}).check())[("identical-ids", "a")] == "note"
+    assert codes(study({"a": first}, ignore_identical_ids=True).check())[("identical-ids", "a")] == "note"
+
+
+def test_a_top_k_that_hardly_touches_the_judgments() -> None:
+    unjudged = run_text(doc=lambda q, i: f"x{q}{i}")
+    found = codes(study({"a": run_text(), "b": unjudged}).check(k=5))
+    assert found[("low-judged-overlap", "b")] == "error" and ("low-judged-overlap", "a") not in found
+    sparse = run_text(depth=30, doc=lambda q, i: f"d{q}0" if q == 1 and i == 29 else f"x{q}{i}")  # 1 of 90 judged
+    found = codes(study({"a": run_text(depth=30), "b": sparse}).check(k=30))
+    assert found[("low-judged-overlap", "b")] == "warning"
+
+
+def test_depths_that_differ_matter_only_past_the_shallower() -> None:
+    runs = {"a": run_text(depth=8), "b": run_text(depth=4)}
+    assert codes(study(runs).check())[("depth-differs", None)] == "warning"
+    assert codes(study(runs, measures=("RR@3", "P@4")).check())[("depth-differs", None)] == "note"
+    below = study({"a": run_text(depth=4)}, measures=("nDCG@10", "P@4")).check()
+    finding = next(f for f in below.findings if f.code == "depth-below-cutoff")
+    assert finding.examples == ("nDCG@10",) and finding.severity == "warning"
+
+
+def test_relevant_documents_no_run_retrieves() -> None:
+    qrels = QRELS + "4 0 lost 1\n"
+    runs = {"a": run_text(qids=(1, 2, 3, 4)), "b": run_text(qids=(1, 2, 3, 4))}
+    finding = next(f for f in study(runs, qrels=qrels).check().findings if f.code == "unretrieved-relevant")
+    assert finding.queries == {"4"} and finding.severity == "warning"  # 1 of 4 queries: past 10%
+    assert "a 85.7%" in finding.message  # 6 of the 7 relevant documents: the recall ceiling
+
+
+def test_a_rank_column_against_the_scores_and_all_tied_queries() -> None:
+    reversed_ranks = run_text(rank=lambda i: 8 - i)
+    assert codes(study({"a": reversed_ranks}).check())[("rank-score-disagree", "a")] == "warning"
+    tied = run_text(score=lambda i: 1.0)
+    finding = next(f for f in study({"a": tied}).check().findings if f.code == "all-tied")
+    assert finding.queries == {"1", "2", "3"}
+
+
+def test_judgments_against_the_settings() -> None:
+    qrels = QRELS + "4 0 d40 0\n"
+    found = study({"a": run_text(qids=(1, 2, 3, 4))}, qrels=qrels).check()
+    assert next(f for f in found.findings if f.code == "no-relevant-query").queries == {"4"}
+    graded = QRELS.replace("d10 2", "d10 6")
+    assert codes(study({"a": run_text()}, qrels=graded).check())[("grade-scale", None)] == "error"
+    assert codes(study({"a": run_text()}, rel=3).check())[("grade-scale", None)] == "error"
+
+
+def test_every_code_is_documented_and_a_finding_keeps_five_examples() -> None:
+    text = (ROOT / "docs" / "check.md").read_text()
+    assert all(f"`{code}`" in text for code in CODES)
+    finding = Finding("all-tied", "warning", "m", examples=[str(i) for i in range(9)])
+    assert finding.examples == ("0", "1", "2", "3", "4")
+    assert set(finding.to_dict()) == {"code", "severity", "run", "count", "examples", "message"}
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "rankviz", *args], capture_output=True, text=True, cwd=ROOT, timeout=300)
+
+
+def test_the_command_exits_by_the_worst_finding_and_prints_json(tmp_path) -> None:
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    (tmp_path / "good.txt").write_text(run_text(depth=20))  # as deep as the default measures' cutoffs
+    (tmp_path / "prefixed.txt").write_text(run_text(qids=("q1", "q2", "q3"), depth=20))
+    (tmp_path / "short.txt").write_text(run_text(qids=(1, 2), depth=20))
+    for runs, status in ((["good.txt"], 0), (["good.txt", "short.txt"], 1), (["good.txt", "prefixed.txt"], 2)):
+        done = _cli("check", str(tmp_path / "qrels.txt"), *(str(tmp_path / r) for r in runs), "--format", "json")
+        assert done.returncode == status, (runs, done.stderr)
+        payload = json.loads(done.stdout)
+        assert isinstance(payload, list) and all(set(f) == {"code", "severity", "run", "count", "examples", "message"}
+                                                 for f in payload)  # fmt: skip
+    done = _cli("evaluate", str(tmp_path / "qrels.txt"), str(tmp_path / "good.txt"), str(tmp_path / "prefixed.txt"))
+    assert done.returncode == 0 and done.stderr.count("qid-near-miss") == 1 and "error: qid-near-miss [prefixed]" in done.stderr
+    quiet = _cli("evaluate", str(tmp_path / "qrels.txt"), str(tmp_path / "prefixed.txt"), "--no-check")
+    assert quiet.returncode == 0 and "qid-near-miss" not in quiet.stderr and "prefixed" in quiet.stdout
+
+
+@pytest.mark.parametrize("collection", ["cranfield", "dl-hard-passage", "trec-cast-2021"])
+def test_the_bundled_collections_give_no_error(collection: str) -> None:
+    report = rv.Study.open(ROOT / "sample_data" / collection).check()
+    assert report.status < 2, [f.line() for f in report.at_least("error")]
