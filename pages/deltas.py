@@ -58,7 +58,9 @@ if fixed_key not in st.session_state:
     st.session_state[fixed_key] = dict(zip(fresh.index, fresh["why"], strict=True))
 queue = query_view.queue_as_fixed(st.session_state[fixed_key], frame, overlap)
 queue_ids = list(queue.index)
-queue_table = queue.assign(query=[ctx.queries.get(q, "") for q in queue.index])
+checks = ctx.check()
+concern = {q: ", ".join(sorted({f.code for f in checks.of_query(q)})) for q in queue.index}  # what a check found there
+queue_table = queue.assign(query=[ctx.queries.get(q, "") for q in queue.index], check=[concern[q] for q in queue.index])
 initial = ctx.url.choice("query", qids, queue_ids[0] if queue_ids else qids[0])  # the link's query, else the queue's first
 query_key = ctx.url.keyed("query", widget_key("deltas.query", baseline, run, qids), initial)
 
@@ -78,7 +80,7 @@ if bar_points:
         open_query(picked)
 
 selection = st.dataframe(
-    queue_table[["why", "query", "baseline", "run", "delta", "rbo"]].style.format(
+    queue_table[["why", "query", "baseline", "run", "delta", "rbo", "check"]].style.format(
         {"baseline": "{:.4f}", "run": "{:.4f}", "delta": "{:+.4f}", "rbo": "{:.3f}"}, na_rep="n/a"
     ),
     width="stretch",
@@ -89,6 +91,7 @@ selection = st.dataframe(
         "baseline": st.column_config.NumberColumn(baseline),
         "run": st.column_config.NumberColumn(run),
         "rbo": st.column_config.NumberColumn("RBO", help="rank-biased overlap of the two top 100s (1: the same ranking)"),
+        "check": st.column_config.TextColumn("check", help="what the checks found about this query (the Overview lists them)"),
     },
 )
 rows = selection.selection.rows if selection else []
@@ -136,6 +139,8 @@ screen.markdown(
     + message("{}: {} {}, {} {}, delta {}; ", label, baseline, values[0], run, values[1], values[2])
     + f"rank-biased overlap {overlap.get(query, float('nan')):.3f}"
 )
+for finding in checks.of_query(query):  # the mistakes that change what this query's numbers mean
+    screen.info(message("Check: {}", finding.line()))
 view = query_view.aligned(tables[baseline], tables[run], query, int(depth))
 shown = view.assign(
     grade=["unjudged" if g != g else str(int(g)) for g in view["grade"]],

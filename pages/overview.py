@@ -71,6 +71,15 @@ if ctx.settings.group_by is not None:
     st.dataframe(per_group.style.format({c: "{:.4f}" for c in per_group.columns if c != "queries"}), width="stretch")
     st.plotly_chart(plots.group_bars(per_group, str(ctx.measure(group_measure)), ctx.colours), key="group_bars")
 meeting.summary(ctx)
+st.subheader("Checks")
+checks = ctx.check()
+if checks.findings:
+    st.dataframe(checks.to_frames()["findings"], hide_index=True, width="stretch")
+st.caption(
+    md(checks.summary()) + ". The mistakes that change what a number means while every number still computes (ids written "
+    "another way, query sets and depths that differ, a top K that touches no judgment, ...): each with its code, "
+    "severity, run, count, examples and what to do. `rankviz check` gives the same list and exits 0, 1 or 2."
+)
 st.subheader("Conventions in force")
 for line in ctx.conventions():
     st.markdown(f"- {md(line)}")

@@ -213,6 +213,10 @@ class Context:
         details = (settings_text(options), settings_text(tests), tests.baseline)
         return compute.report("unjudged", self.key(), details, lambda: self.study().unjudged_report(tests, options))
 
+    def check(self):
+        """The checks of the selected runs (:meth:`rankviz.study.Study.check`) at the frame's K, cached."""
+        return compute.report("checks", self.key(), (self.k,), lambda: self.study().check(self.k))
+
     def meeting_report(self):
         """What the meeting decided (:meth:`rankviz.study.Study.meeting_report`): the selected runs with
         the meeting's judgments against the qrels file alone, cached on the record's identity and version."""

@@ -209,6 +209,10 @@ def frame(page: str = "") -> Context | None:
     gmax = url_option(url, st.sidebar, s.GMAX, "frame", default=base.gmax, context=(name,))
     ties = url_option(url, st.sidebar, s.TIES, "frame", choices=FRAME_TIES)  # random: the Ties page's
     missing = url_option(url, st.sidebar, s.MISSING, "frame", horizontal=False)
+    cut_given = any(url.raw(option.name) is not None for option in (s.DEPTH, s.IGNORE_IDENTICAL_IDS))
+    counted = st.sidebar.expander("Documents that count", expanded=cut_given)
+    depth = url_option(url, counted, s.DEPTH, "frame")
+    identical = url_option(url, counted, s.IGNORE_IDENTICAL_IDS, "frame")
     groups = collection.groups if uploaded_qrels is None else None
     tag_groups = _tag_groups(meeting, qrels) if meeting else None
     if tag_groups is not None:
@@ -225,13 +229,15 @@ def frame(page: str = "") -> Context | None:
     present = url_option(url, st.sidebar, app_options.PRESENT, "frame")
     url.write(collection=name, runs=selected, measures=measure_names, k=k, rel=rel, gain=gain, gmax=gmax, ties=ties,
               missing=missing, group_by=group_by, aggregate=aggregate, present="1" if present else None,
+              depth=depth, ignore_identical_ids="1" if identical else None,
               qrels=meeting.mode if meeting and meeting.mode != in_force else None)  # fmt: skip
     if len(selected) < 1 or not measure_names:
         st.warning("Choose at least one run and one measure in the sidebar.")
         return None
     try:
         settings = EvalSettings(ties=ties, missing=missing, rel=int(rel), gain=gain, gmax=int(gmax), aggregate=aggregate,
-                                group_by=None if group_by == NO_GROUPING else group_by, seed=0)  # fmt: skip
+                                group_by=None if group_by == NO_GROUPING else group_by, seed=0, depth=depth,
+                                ignore_identical_ids=bool(identical))  # fmt: skip
         measures = [parse(m.replace("@K", f"@{int(k)}"), defaults=settings.measure_defaults) for m in measure_names]
     except RankvizError as exc:
         st.error(md(exc))
@@ -256,6 +262,17 @@ def frame(page: str = "") -> Context | None:
         present=present,
         meeting=meeting,
     )
+
+
+def _checks_banner(ctx: Context, page: str) -> None:
+    """What the checks found that changes a number: one short banner (the Overview lists every finding)."""
+    report = ctx.check()
+    serious = report.at_least("warning")
+    if not serious:
+        return
+    where = "" if page == "overview" else " The Overview lists every finding."
+    text = message("Checks: {}. First: {}.", report.summary().removeprefix("checks: "), serious[0].line()) + where
+    (st.error if report.status == 2 else st.warning)(text)
 
 
 def open_page(key: str) -> Context:
@@ -287,6 +304,7 @@ def open_page(key: str) -> Context:
     if ctx.meeting is not None and ctx.meeting.left_out:
         shown = "; ".join(ctx.meeting.left_out[:3]) + (" …" if len(ctx.meeting.left_out) > 3 else "")
         st.warning(message("{} entries of the meeting's record are left out: {}", len(ctx.meeting.left_out), shown))
+    _checks_banner(ctx, key)
     thin = ctx.thinly_judged()
     judged = [f"top {ctx.k} judged: " + ", ".join(f"{name} {share:.0%}" for name, share in thin.items())] if thin else []
     st.caption(f"**{md(ctx.collection_name)}** · " + " · ".join(md(line) for line in [*ctx.conventions(), *judged]))

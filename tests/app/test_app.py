@@ -717,9 +717,10 @@ def test_a_link_naming_a_run_not_here_says_uploads_are_not_shared() -> None:
 
 def test_projector_mode_folds_the_sidebar_and_enlarges_the_text() -> None:
     at = start("deltas", present="1", baseline="bm25", run="dense")
-    assert not at.exception and at.sidebar.toggle[0].value is True
+    projector = next(t for t in at.sidebar.toggle if t.key.startswith("frame.present"))
+    assert not at.exception and projector.value is True
     assert any("font-size: 20px" in h.proto.body for h in at.get("html"))  # our constant CSS, as st.html
-    at.sidebar.toggle[0].set_value(False).run()
+    projector.set_value(False).run()
     assert "present" not in at.query_params and not any("font-size: 20px" in h.proto.body for h in at.get("html"))
 
 
