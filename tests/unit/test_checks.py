@@ -91,9 +91,26 @@ def test_a_top_k_that_hardly_touches_the_judgments() -> None:
     unjudged = run_text(doc=lambda q, i: f"x{q}{i}")
     found = codes(study({"a": run_text(), "b": unjudged}).check(k=5))
     assert found[("low-judged-overlap", "b")] == "error" and ("low-judged-overlap", "a") not in found
-    sparse = run_text(depth=30, doc=lambda q, i: f"d{q}0" if q == 1 and i == 29 else f"x{q}{i}")  # 1 of 90 judged
-    found = codes(study({"a": run_text(depth=30), "b": sparse}).check(k=30))
-    assert found[("low-judged-overlap", "b")] == "warning"
+    six = "".join(f"{q} 0 d{q}{i} {g}\n" for q in range(1, 7) for i, g in enumerate([2, 1, 0, 0]))
+    qids = range(1, 7)
+    sparse = run_text(qids, doc=lambda q, i: f"d{q}0" if q == 1 and i == 7 else f"x{q}{i}")  # 1 of the 24 it could hold
+    found = codes(study({"a": run_text(qids), "b": sparse}, qrels=six).check(k=8))
+    assert found[("low-judged-overlap", "b")] == "warning" and ("low-judged-overlap", "a") not in found
+    alone = codes(study({"b": sparse}, qrels=six).check(k=8))
+    assert alone[("low-judged-overlap", "b")] == "warning"
+    one_judgment = "".join(f"{q} 0 d{q}0 1\n" for q in qids)  # sparse judgments (MS MARCO's one a query)
+    found_once = run_text(qids, doc=lambda q, i: f"d{q}0" if i == 3 and q < 3 else f"x{q}{i}")  # 2 of the 6 it could hold
+    assert ("low-judged-overlap", "b") not in codes(study({"b": found_once}, qrels=one_judgment).check(k=8))
+
+
+def test_a_large_run_is_probed_on_a_sample_and_counted_in_full(monkeypatch) -> None:
+    from rankviz.analyses.checks import ids
+
+    monkeypatch.setattr(ids, "SAMPLE", 5)
+    qrels = "".join(f"{q} 0 {q}{i} {g}\n" for q in (1, 2, 3) for i, g in enumerate([2, 1, 0, 0]))
+    found = study({"a": run_text(doc=lambda q, i: f"doc:{q}{i}")}, qrels=qrels).check().findings
+    near = next(f for f in found if f.code == "docid-near-miss")
+    assert near.count == 12  # every near miss of the run, not of the sample
 
 
 def test_depths_that_differ_matter_only_past_the_shallower() -> None:

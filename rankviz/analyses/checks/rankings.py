@@ -50,9 +50,12 @@ def depth_findings(runs: Mapping[str, Run], measures: Sequence[Measure], cap: in
 
 
 def judged_share(table: RankingTable, k: int) -> float:
-    """The share of judged documents among the top ``k`` of every ranking (all queries pooled)."""
+    """The judged documents of every top ``k`` over those the top ``k`` could hold (a query with 1
+    judgment can hold 1): sparse judgments (MS MARCO's one a query) do not read as a misaligned run."""
     top = table.top(k)
-    return float(top.judged.mean()) if len(top.judged) else 0.0
+    answered = table.in_run
+    could = np.minimum(np.diff(table.ideal_offsets), np.minimum(np.diff(top.offsets), k))[answered].sum()
+    return float(top.judged.sum() / could) if could else 1.0
 
 
 def table_findings(tables: Iterable[tuple[str, RankingTable]], k: int, rel: int) -> list[Finding]:
@@ -85,9 +88,10 @@ def _overlap(shares: Mapping[str, float], k: int) -> list[Finding]:
         compared = f"; the other runs': {', '.join(f'{n} {s:.1%}' for n, s in others.items())}" if others else ""
         found.append(Finding(
             "low-judged-overlap", "error" if share == 0 else "warning",
-            f"{share:.1%} of the run's top {k} documents are judged{compared}. Its numbers say little about its ranking "
+            f"its top {k} holds {share:.1%} of the judged documents it could hold{compared}. Its numbers say little "
+            "about its ranking "
             "(ids written differently, another collection, or a pool it was not part of).",
-            run=name, count=round(share * 10_000), examples=[f"{share:.2%} judged in the top {k}"],
+            run=name, count=round(share * 10_000), examples=[f"{share:.2%} of the judged documents its top {k} could hold"],
         ))  # fmt: skip
     return found
 
