@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -44,10 +45,14 @@ def msmarco_collection() -> Path:
     qrels, run = generate("msmarco")
     folder = HERE / "data" / "msmarco_collection"
     (folder / "runs").mkdir(parents=True, exist_ok=True)
-    if not (folder / "qrels.txt").exists():
-        (folder / "qrels.txt").symlink_to(qrels.resolve())
-    if not (folder / "runs" / "first.run").exists():
-        (folder / "runs" / "first.run").symlink_to(run.resolve())
+    for source, target in ((qrels, folder / "qrels.txt"), (run, folder / "runs" / "first.run")):
+        if target.is_symlink():  # made by an older version: the app does not follow links out of a collection
+            target.unlink()
+        if not target.exists():
+            try:
+                os.link(source, target)  # the same bytes, no copy, and no link leading out of the folder
+            except OSError:
+                shutil.copyfile(source, target)
     second = folder / "runs" / "second.run"
     if not second.exists():
         frame = pd.read_csv(

@@ -22,7 +22,7 @@ import os
 import re
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -43,7 +43,8 @@ from rankviz.io.model import Qrels, Run
 from rankviz.io.readers import read_run, run_name_from_path, run_names, unique_names
 from rankviz.io.sources import is_gzip, lines
 from rankviz.measures import Measure
-from rankviz.ranking import rank
+from rankviz.ranking import RankingTable, rank
+from rankviz.run_facts import RunFacts, gather, sample_stride
 from rankviz.settings import EngineSettings, EvalSettings
 from rankviz.tie_policy import policy
 
@@ -103,21 +104,34 @@ def evaluate_sources(
     weights: Mapping[str, float] | None = None,
     rng: np.random.Generator | int | None = None,
     progress: Progress | None = None,
+    check_k: int | None = None,
 ) -> Evaluation:
-    """Evaluate run files on the engine the settings choose; the same evaluation on every engine."""
+    """Evaluate run files on the engine the settings choose; the same evaluation on every engine.
+    ``check_k``: also gather each run's :class:`~rankviz.run_facts.RunFacts` (the checks' top K), in
+    the same pass."""
     settings = settings or EvalSettings()
     engine = engine or EngineSettings()
     measures = as_measures(measures, defaults=settings.measure_defaults)
     unique_names([s.name for s in sources])
     chosen = chosen_engine(sources, engine)
     if chosen == "memory":  # one run alive at a time
-        tables = (
-            (s.name, rank(_read_whole(s, progress), qrels, ties=policy(settings.ties).ranked_as, cut=settings.cut))
-            for s in sources
-        )
-        return evaluate_tables(tables, measures, settings, qrels_qids=qrels.query_ids, groups=groups, weights=weights, rng=rng)
+        facts: dict[str, RunFacts] = {}
+
+        def tables() -> Iterator[tuple[str, RankingTable]]:
+            for source in sources:
+                run = _read_whole(source, progress)
+                table = rank(run, qrels, ties=policy(settings.ties).ranked_as, cut=settings.cut)
+                if check_k is not None:
+                    facts[source.name] = gather(run, table, qrels.doc_ids, k=check_k, rel=settings.rel,
+                                                stride=sample_stride(len(run)))  # fmt: skip
+                yield source.name, table
+
+        result = evaluate_tables(tables(), measures, settings, qrels_qids=qrels.query_ids, groups=groups, weights=weights,
+                                 rng=rng)  # fmt: skip
+        return replace(result, facts=facts) if check_k is not None else result
     seed = tie_seed(settings, rng)
-    job = _Job(qrels, tuple(measures), settings, seed, engine.block_queries)
+    strides = {s.name: sample_stride(_lines_about(s.path)) for s in sources}
+    job = _Job(qrels, tuple(measures), settings, seed, engine.block_queries, check_k, strides)
     if chosen == "stream":
         gathered = [(s.name, job.gather(s, _here(job, s, progress))) for s in sources]
     else:
@@ -130,6 +144,14 @@ def _read_whole(source: RunSource, progress: Progress | None) -> Run:
     if progress is not None:
         progress(file_size(source.path))
     return run
+
+
+def _lines_about(path: str) -> int:
+    """About how many lines a TREC run file holds (for the checks' sample: 40 bytes a line, gzip 4 to 1)."""
+    try:
+        return os.path.getsize(path) * (4 if is_gzip(path) else 1) // 40
+    except OSError:
+        return 0
 
 
 def file_size(path: str) -> int:
@@ -165,6 +187,8 @@ class _Job:
     settings: EvalSettings
     seed: int
     block_queries: int | None
+    check_k: int | None = None  # gather the checks' facts too, with this top K
+    strides: Mapping[str, int] | None = None  # per run: every how many lines its docids are compared
 
     def gather(self, source: RunSource, found: Iterator[tuple[Piece, PieceValues]]) -> TableValues:
         """A run's values from its pieces (in file order), then the judged queries none of them ranks."""
@@ -178,12 +202,17 @@ class _Job:
             parts.append(part.values)
         missing = [q for q in self.qrels.query_ids if q not in seen]
         if missing or not parts:
-            parts.append(self.values(Run.empty(source.name, source.path), missing))
+            parts.append(self.values(Run.empty(source.name, source.path), missing, source.name))
         return TableValues.concatenate(parts)
 
-    def values(self, run: Run, query_ids) -> TableValues:
+    def values(self, run: Run, query_ids, name: str) -> TableValues:
         table = rank(run, self.qrels.restricted(query_ids), ties=policy(self.settings.ties).ranked_as, cut=self.settings.cut)
-        return table_values(table, self.measures, self.settings, self.seed)
+        values = table_values(table, self.measures, self.settings, self.seed)
+        if self.check_k is None:
+            return values
+        stride = (self.strides or {}).get(name, 1)
+        return replace(values, facts=gather(run, table, self.qrels.doc_ids, k=self.check_k, rel=self.settings.rel,
+                                            stride=stride))  # fmt: skip
 
 
 def values_of_piece(piece: Piece, job: _Job, name: str) -> PieceValues:
@@ -196,7 +225,7 @@ def values_of_piece(piece: Piece, job: _Job, name: str) -> PieceValues:
     size = job.block_queries or max(len(run.query_ids), 1)
     for start in range(0, max(len(run.query_ids), 1), size):
         block = run.query_block(start, start + size)
-        blocks.append(job.values(block, block.query_ids))
+        blocks.append(job.values(block, block.query_ids, name))
     return PieceValues(TableValues.concatenate(blocks), tuple(run.query_ids))
 
 

@@ -22,6 +22,7 @@ from rankviz.io.readers import run_names, unique_names
 from rankviz.measures import Measure, parse
 from rankviz.ranking import RankingTable, rank, shuffle_ties
 from rankviz.ranking import tie_seed as ranking_seed
+from rankviz.run_facts import RunFacts
 from rankviz.settings import EvalSettings
 from rankviz.tie_policy import policy
 
@@ -160,6 +161,7 @@ class TableValues:
     answered: np.ndarray  # bool per query: the run ranks documents for it
     values: Mapping[str, np.ndarray]  # measure -> per query (trials x queries under random ties)
     ignored: tuple[str, ...] = ()  # run queries the qrels do not judge
+    facts: RunFacts | None = None  # what the checks need of the run, when gathered with the values
 
     @staticmethod
     def concatenate(parts: Sequence[TableValues]) -> TableValues:
@@ -170,6 +172,7 @@ class TableValues:
             answered=np.concatenate([p.answered for p in parts]),
             values={k: np.concatenate([p.values[k] for p in parts], axis=-1) for k in keys},
             ignored=tuple(sorted(q for p in parts for q in p.ignored)),
+            facts=RunFacts.merged([p.facts for p in parts if p.facts is not None]) if parts[0].facts is not None else None,
         )
 
 
@@ -228,7 +231,19 @@ def assemble(
         trials={k: np.stack(v, axis=-1) for k, v in trial_columns.items()} if policy(settings.ties).sampled else None,
         ignored={name: part.ignored for name, part in gathered},
         coverage=covered,
+        facts=_facts(gathered),
     )
+
+
+def _combined_facts(evaluations: Sequence[Evaluation]) -> dict[str, RunFacts] | None:
+    facts = [e.facts for e in evaluations]
+    return {run: f for part in facts if part for run, f in part.items()} if all(p is not None for p in facts) else None
+
+
+def _facts(gathered: Sequence[tuple[str, TableValues]]) -> dict[str, RunFacts] | None:
+    """Each run's facts, when every run's were gathered with its values."""
+    facts = {name: part.facts for name, part in gathered if part.facts is not None}
+    return facts if len(facts) == len(gathered) else None
 
 
 def revised(previous: Evaluation, tables: Mapping[str, RankingTable], queries) -> Evaluation | None:
@@ -281,6 +296,7 @@ def combine(evaluations: Sequence[Evaluation]) -> Evaluation:
         trials=trials,
         ignored={run: queries for e in evaluations for run, queries in e.ignored.items()},
         coverage=first.coverage,
+        facts=_combined_facts(evaluations),
     )
 
 

@@ -20,6 +20,7 @@ from rankviz.errors import OptionError
 from rankviz.io.groups import Coverage
 from rankviz.measures import Measure, parse
 from rankviz.ranking import RankingTable
+from rankviz.run_facts import RunFacts
 from rankviz.settings import ALL, EvalSettings
 
 if TYPE_CHECKING:
@@ -72,6 +73,7 @@ class Evaluation:
     trials: Mapping[str, np.ndarray] | None = None
     ignored: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # per run: queries the qrels do not judge
     coverage: Coverage | None = None  # of the groups or weights file
+    facts: Mapping[str, RunFacts] | None = None  # per run: what the checks need, when gathered with the values
 
     def __repr__(self) -> str:
         return (f"Evaluation({len(self.runs)} runs x {len(self.measures)} measures x {len(self.qids)} queries; "

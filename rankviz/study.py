@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,6 +31,7 @@ from rankviz.io.readers import read_qrels, read_run
 from rankviz.measures import Measure
 from rankviz.ranking import RankingTable, chance_table, rank, regrade, retagged
 from rankviz.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
+from rankviz.run_facts import RunFacts, gather, sample_stride
 from rankviz.settings import AGGREGATE, DEFAULT_MEASURES, NO_CUT, EngineSettings, EvalSettings, RunCut, TestSettings
 from rankviz.tie_policy import BOUNDS, policy
 
@@ -175,19 +176,33 @@ class Study:
         measures: Sequence[Measure] | None = None,
         engine: EngineSettings | None = None,
         progress: Progress | None = None,
+        check_k: int | None = None,
         **changes: Any,
     ) -> Evaluation:
         """Every run (or ``names``) under the study's settings (``ties`` and ``changes`` replaced).
         With ``engine``, run files not yet read are evaluated by that engine (streamed, in blocks or
-        on Dask) instead of being ranked here."""
+        on Dask) instead of being ranked here. ``check_k``: gather what :meth:`check` needs in the same
+        pass (its top K)."""
         settings = self.settings.replace(**({"ties": ties} if ties else {}), **changes)
         chosen = list(measures or self.measures)
         if engine is not None and self.sources and not self.runs_given and names is None and "runs" not in self.__dict__:
-            return evaluate_sources(self.qrels, list(self.sources), chosen, settings, engine,
-                                    groups=self.groups, weights=self.weights, progress=progress)  # fmt: skip
+            return evaluate_sources(self.qrels, list(self.sources), chosen, settings, engine, groups=self.groups,
+                                    weights=self.weights, progress=progress, check_k=check_k)  # fmt: skip
+        facts: dict[str, RunFacts] = {}
         tables = self._one_at_a_time(names, settings.ties, settings.cut)
-        return evaluate_tables(tables, chosen, settings, qrels_qids=self.qrels.query_ids, groups=self.groups,
-                               weights=self.weights)  # fmt: skip
+        if check_k is not None:
+            tables = self._with_facts(tables, facts, check_k, settings.rel)
+        result = evaluate_tables(tables, chosen, settings, qrels_qids=self.qrels.query_ids, groups=self.groups,
+                                 weights=self.weights)  # fmt: skip
+        return dataclasses.replace(result, facts=facts) if check_k is not None else result
+
+    def _with_facts(self, tables: Iterable[tuple[str, RankingTable]], facts: dict[str, RunFacts], k: int,
+                    rel: int) -> Iterator[tuple[str, RankingTable]]:  # fmt: skip
+        """The (name, table) pairs, each run's facts gathered into ``facts`` on the way."""
+        for name, table in tables:
+            run = self.runs[name]
+            facts[name] = gather(run, table, self.qrels.doc_ids, k=k, rel=rel, stride=sample_stride(len(run)))
+            yield name, table
 
     def revised(self, previous: Evaluation, queries: Iterable[str], names: Sequence[str] | None = None,
                 ties: str | None = None) -> Evaluation | None:  # fmt: skip
@@ -278,12 +293,18 @@ class Study:
 
         return rank_report(self.tables(), self.settings.rel)
 
-    def check(self, k: int = 10) -> CheckReport:
-        """The mistakes that change what the numbers mean (:func:`rankviz.analyses.checks.check`), each
-        run's table built once, in trec_eval's order under the study's cut."""
+    def check(self, k: int = 10, *, evaluation: Evaluation | None = None) -> CheckReport:
+        """The mistakes that change what the numbers mean (:func:`rankviz.analyses.checks.check`): from
+        the facts ``evaluation`` gathered (``check_k=k``), else from the runs' tables in trec_eval's order."""
         from rankviz.analyses.checks import check
 
-        return check(self.runs, self.qrels, self.measures, self._one_at_a_time(ties="trec_eval"), self.settings, k=k)
+        if evaluation is not None and evaluation.facts is not None:
+            facts = dict(evaluation.facts)
+        else:
+            facts = {}
+            for _ in self._with_facts(self._one_at_a_time(ties="trec_eval"), facts, k, self.settings.rel):
+                pass
+        return check(facts, self.qrels, self.measures, self.settings, k=k)
 
     def infer_task(self, k: int) -> Task:
         """The task's answers guessed from the qrels (:func:`rankviz.analyses.task.infer_task`)."""

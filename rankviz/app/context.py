@@ -214,8 +214,11 @@ class Context:
         return compute.report("unjudged", self.key(), details, lambda: self.study().unjudged_report(tests, options))
 
     def check(self):
-        """The checks of the selected runs (:meth:`rankviz.study.Study.check`) at the frame's K, cached."""
-        return compute.report("checks", self.key(), (self.k,), lambda: self.study().check(self.k))
+        """The checks of the selected runs (:meth:`rankviz.study.Study.check`) at the frame's K, against
+        the qrels file: how runs and qrels fit does not move with the meeting's judgments, so a judgment
+        costs no new check."""
+        source = self.with_qrels("file")
+        return compute.report("checks", source.key(), (self.k,), lambda: source.study().check(self.k))
 
     def meeting_report(self):
         """What the meeting decided (:meth:`rankviz.study.Study.meeting_report`): the selected runs with

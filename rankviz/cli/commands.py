@@ -75,17 +75,23 @@ def _engine(args: argparse.Namespace) -> EngineSettings:
 
 
 def _evaluation(study: Study, args: argparse.Namespace) -> Evaluation:
+    """The evaluation of the runs, with the checks' facts gathered in the same pass (their findings said)."""
     with progress_bar(study) as progress:
-        result = study.evaluation(engine=_engine(args), progress=progress)
+        result = study.evaluation(engine=_engine(args), progress=progress, check_k=None if args.no_check else CHECK_K)
+    checked(study, args, result)
     report_ignored(result.ignored)
     return result
 
 
-def checked(study: Study, args: argparse.Namespace) -> None:
-    """The checks' warnings and errors, once, on stderr before any number (unless ``--no-check``)."""
+CHECK_K = 10  # the top K whose judged share evaluate and compare check
+
+
+def checked(study: Study, args: argparse.Namespace, evaluation: Evaluation) -> None:
+    """The checks' warnings and errors (from the facts the evaluation gathered), once, on stderr before
+    any number is printed (unless ``--no-check``)."""
     if args.no_check:
         return
-    for finding in study.check().at_least("warning"):
+    for finding in study.check(CHECK_K, evaluation=evaluation).at_least("warning"):
         warn(finding.line())
 
 
@@ -97,7 +103,6 @@ def check_command(args: argparse.Namespace) -> tuple[str, int]:
 
 def evaluate_command(args: argparse.Namespace) -> str:
     study = open_study(args)
-    checked(study, args)
     if args.protocol:
         return render.protocol(study.protocol(), args.format)
     return render.evaluation(_evaluation(study, args), args.format, per_query=args.per_query)
@@ -108,7 +113,6 @@ def compare_command(args: argparse.Namespace) -> str:
     if len(study.run_names) < 2:
         raise OptionError("compare needs at least two runs")
     settings = test_settings(args, study)
-    checked(study, args)
     result = _evaluation(study, args)
     comparison = study.compare(settings, evaluation=result)
     if args.detect is not None:

@@ -71,10 +71,23 @@ class Run:
         return column if isinstance(column, np.ndarray) else to_numpy(column)
 
     def identical_ids(self) -> np.ndarray:
-        """Per line: its document id is its query's (what BEIR's rule drops)."""
-        docids = self.docids.combine_chunks() if isinstance(self.docids, pa.ChunkedArray) else self.docids
-        qid_of_row = strings(self.query_ids).take(from_numpy(self.qid_codes))
-        return booleans(pc.equal(docids.cast(pa.string()), qid_of_row))
+        """Per line: its document id is its query's (what BEIR's rule drops). The docids' integer keys
+        find the few candidates; their strings decide."""
+        keys = self.keys
+        if keys.numeric:
+            sentinel = np.iinfo(keys.values.dtype).min  # a query id that is no number of this width equals no docid
+            limits = np.iinfo(keys.values.dtype)
+            numbers = [int(q) if _INTEGER.fullmatch(q) and limits.min < int(q) <= limits.max else sentinel
+                       for q in map(str, self.query_ids)]  # fmt: skip
+            query_keys = np.asarray(numbers, dtype=keys.values.dtype)
+        else:
+            query_keys = keys.like(strings(self.query_ids))
+        candidates = np.flatnonzero(keys.values == query_keys[self.qid_codes])
+        same = np.zeros(len(self), dtype=bool)
+        if len(candidates):
+            docids = take(self.docids, candidates).cast(pa.string())
+            same[candidates] = booleans(pc.equal(docids, strings(self.query_ids).take(from_numpy(self.qid_codes[candidates]))))
+        return same
 
     def query_block(self, start: int, stop: int) -> Run:
         """The lines of queries ``start`` to ``stop`` (codes; the run's queries grouped, as a stream

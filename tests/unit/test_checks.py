@@ -103,14 +103,15 @@ def test_a_top_k_that_hardly_touches_the_judgments() -> None:
     assert ("low-judged-overlap", "b") not in codes(study({"b": found_once}, qrels=one_judgment).check(k=8))
 
 
-def test_a_large_run_is_probed_on_a_sample_and_counted_in_full(monkeypatch) -> None:
-    from rankviz.analyses.checks import ids
+def test_a_large_run_has_its_document_ids_compared_on_an_even_sample_of_its_lines(monkeypatch) -> None:
+    from rankviz import run_facts
 
-    monkeypatch.setattr(ids, "SAMPLE", 5)
+    monkeypatch.setattr(run_facts, "SAMPLE", 6)  # 24 lines: every 4th is looked at (lines 0, 4, ..., 20)
     qrels = "".join(f"{q} 0 {q}{i} {g}\n" for q in (1, 2, 3) for i, g in enumerate([2, 1, 0, 0]))
     found = study({"a": run_text(doc=lambda q, i: f"doc:{q}{i}")}, qrels=qrels).check().findings
     near = next(f for f in found if f.code == "docid-near-miss")
-    assert near.count == 12  # every near miss of the run, not of the sample
+    assert near.count == 3 and near.severity == "error"  # lines 0, 8 and 16 name judged documents 10, 20, 30
+    assert "of 6 lines looked at, an even sample of 24" in near.message
 
 
 def test_depths_that_differ_matter_only_past_the_shallower() -> None:
@@ -180,3 +181,25 @@ def test_the_command_exits_by_the_worst_finding_and_prints_json(tmp_path) -> Non
 def test_the_bundled_collections_give_no_error(collection: str) -> None:
     report = rv.Study.open(ROOT / "sample_data" / collection).check()
     assert report.status < 2, [f.line() for f in report.at_least("error")]
+
+
+@pytest.mark.parametrize("engine", ["memory", "stream"])
+def test_the_facts_an_evaluation_gathers_give_the_studys_findings(tmp_path, engine: str) -> None:
+    """evaluate and compare check from what the evaluation gathered in its one pass (every engine,
+    any block of queries): the same findings as a check of the runs read whole."""
+    from rankviz.settings import EngineSettings
+
+    (tmp_path / "qrels.txt").write_text(QRELS + "4 0 lost 1\n5 0 d50 0\n")
+    qids = (1, 2, 3, 4, 5, "q6")
+    (tmp_path / "a.txt").write_text(run_text(qids, doc=lambda q, i: str(q) if i == 0 else f"d{q}{i}"))
+    (tmp_path / "b.txt").write_text(run_text((1, 2, 3), depth=5, score=lambda i: 1.0, doc=lambda q, i: f"doc:d{q}{i}"))
+    study = rv.Study.open(tmp_path / "qrels.txt", [tmp_path / "a.txt", tmp_path / "b.txt"], measures=["AP", "nDCG@10"])
+    settings = EngineSettings(engine=engine, block_queries=1) if engine == "stream" else EngineSettings(engine=engine)
+    evaluation = study.evaluation(engine=settings, check_k=10)
+    assert evaluation.facts is not None and set(evaluation.facts) == {"a", "b"}
+    from_evaluation = study.check(10, evaluation=evaluation)
+    read_whole = rv.Study.open(tmp_path / "qrels.txt", [tmp_path / "a.txt", tmp_path / "b.txt"],
+                               measures=["AP", "nDCG@10"]).check(10)  # fmt: skip
+    assert {"identical-ids", "all-tied", "docid-near-miss", "depth-differs", "unretrieved-relevant",
+            "no-relevant-query", "qid-mismatch"} <= {f.code for f in from_evaluation.findings}  # fmt: skip
+    assert from_evaluation == read_whole

@@ -9,15 +9,15 @@ count, up to five examples and what to do (:class:`Finding`); :func:`check` runs
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from rankviz.analyses.checks.findings import SEVERITIES, CheckReport, Finding
-from rankviz.analyses.checks.ids import document_findings, identical_id_findings, normalised, query_findings
+from rankviz.analyses.checks.ids import document_findings, identical_id_findings, query_findings
 from rankviz.analyses.checks.judgments import judgment_findings
 from rankviz.analyses.checks.rankings import depth_findings, score_findings, table_findings
-from rankviz.io.model import Qrels, Run
+from rankviz.io.model import Qrels
 from rankviz.measures import Measure
-from rankviz.ranking import RankingTable
+from rankviz.run_facts import RunFacts
 from rankviz.settings import EvalSettings
 
 #: Every code a check can give, with what it looks for (docs/check.md lists them too).
@@ -38,29 +38,26 @@ CODES = {
 
 
 def check(
-    runs: Mapping[str, Run],
+    facts: Mapping[str, RunFacts],
     qrels: Qrels,
     measures: Sequence[Measure],
-    tables: Iterable[tuple[str, RankingTable]],
     settings: EvalSettings | None = None,
     *,
     k: int = 10,
 ) -> CheckReport:
-    """Every check of ``runs`` against ``qrels`` for ``measures`` under ``settings``; ``tables`` are the
-    runs' (name, ranking table) pairs, taken one at a time (the order and the documents the measures
-    read), ``k`` the depth of the judged-share check."""
+    """Every check of the runs whose :class:`~rankviz.run_facts.RunFacts` are ``facts`` (gathered with
+    the top ``k``) against ``qrels`` for ``measures`` under ``settings``."""
     settings = settings or EvalSettings()
-    judged = set(map(str, qrels.query_ids))
     findings = [
-        *query_findings(runs, qrels, missing=settings.missing),
-        *document_findings(runs, qrels),
-        *identical_id_findings(runs, ignored=settings.ignore_identical_ids),
-        *depth_findings(runs, measures, settings.depth),
-        *table_findings(tables, k, settings.rel),
-        *score_findings(runs, judged=judged),
+        *query_findings(facts, qrels, missing=settings.missing),
+        *document_findings(facts),
+        *identical_id_findings(facts, ignored=settings.ignore_identical_ids),
+        *depth_findings(facts, measures, settings.depth),
+        *table_findings(facts, qrels, k, settings.rel),
+        *score_findings(facts),
         *judgment_findings(qrels, measures, settings),
     ]
     return CheckReport.of(findings)
 
 
-__all__ = ["CODES", "SEVERITIES", "CheckReport", "Finding", "check", "normalised"]
+__all__ = ["CODES", "SEVERITIES", "CheckReport", "Finding", "check"]

@@ -4,28 +4,23 @@ whose scores are all tied."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
 from rankviz.analyses.checks.findings import Finding
-from rankviz.io.model import Run
+from rankviz.io.model import Qrels
 from rankviz.measures import Measure
-from rankviz.ranking import RankingTable
+from rankviz.run_facts import RunFacts
 
 LOW_JUDGED = 0.05  # a top K with less than this share of judged documents hardly touches the judgments
 FAR_BELOW = 0.25  # ... when it is also below this fraction of the best other run's share
 MANY_QUERIES = 0.10  # a share of the judged queries past which a per-query finding is a warning, not a note
 
 
-def depth(run: Run) -> int:
-    """The run's depth: its longest ranking."""
-    return int(np.bincount(run.qid_codes).max()) if len(run) else 0
-
-
-def depth_findings(runs: Mapping[str, Run], measures: Sequence[Measure], cap: int | None = None) -> list[Finding]:
+def depth_findings(facts: Mapping[str, RunFacts], measures: Sequence[Measure], cap: int | None = None) -> list[Finding]:
     """``depth-differs`` and ``depth-below-cutoff`` (``cap``: the depth in force, ``--depth``)."""
-    depths = {name: depth(run) if cap is None else min(depth(run), cap) for name, run in runs.items()}
+    depths = {name: run.depth if cap is None else min(run.depth, cap) for name, run in facts.items()}
     found = []
     if len(set(depths.values())) > 1:
         shallow = min(depths.values())
@@ -49,32 +44,18 @@ def depth_findings(runs: Mapping[str, Run], measures: Sequence[Measure], cap: in
     return found
 
 
-def judged_share(table: RankingTable, k: int) -> float:
-    """The judged documents of every top ``k`` over those the top ``k`` could hold (a query with 1
-    judgment can hold 1): sparse judgments (MS MARCO's one a query) do not read as a misaligned run."""
-    top = table.top(k)
-    answered = table.in_run
-    could = np.minimum(np.diff(table.ideal_offsets), np.minimum(np.diff(top.offsets), k))[answered].sum()
-    return float(top.judged.sum() / could) if could else 1.0
-
-
-def table_findings(tables: Iterable[tuple[str, RankingTable]], k: int, rel: int) -> list[Finding]:
-    """``low-judged-overlap`` and ``unretrieved-relevant``, from the runs' tables taken one at a time."""
-    shares: dict[str, float] = {}
+def table_findings(facts: Mapping[str, RunFacts], qrels: Qrels, k: int, rel: int) -> list[Finding]:
+    """``low-judged-overlap`` and ``unretrieved-relevant``."""
+    shares = {name: run.judged_top / run.could_top if run.could_top else 1.0 for name, run in facts.items() if run.lines}
+    relevant = np.bincount(qrels.qid_codes[qrels.grade >= rel], minlength=len(qrels.query_ids))
+    per_query = {str(q): int(n) for q, n in zip(qrels.query_ids, relevant, strict=True)}
     found_any: dict[str, bool] = {}
-    relevant: dict[str, int] = {}
-    retrieved: dict[str, int] = {}
-    for name, table in tables:
-        if len(table.judged):
-            shares[name] = judged_share(table, k)
-        if not relevant:
-            per_query = np.bincount(table.ideal_query[table.ideal_grades >= rel], minlength=len(table.qids))
-            relevant = {str(q): int(n) for q, n in zip(table.qids, per_query, strict=True)}
-        hits = np.bincount(table.row_query[table.grade >= rel], minlength=len(table.qids))
-        for qid, n in zip(table.qids, hits, strict=True):
-            found_any[str(qid)] = found_any.get(str(qid), False) or bool(n)
-        retrieved[name] = int(hits.sum())
-    return [*_overlap(shares, k), *_unretrieved(relevant, found_any, retrieved)]
+    retrieved = {}
+    for name, run in facts.items():
+        for qid, hits in run.relevant_found:
+            found_any[qid] = found_any.get(qid, False) or hits > 0
+        retrieved[name] = sum(hits for _, hits in run.relevant_found)
+    return [*_overlap(shares, k), *_unretrieved(per_query, found_any, retrieved)]
 
 
 def _overlap(shares: Mapping[str, float], k: int) -> list[Finding]:
@@ -114,47 +95,22 @@ def _unretrieved(relevant: Mapping[str, int], found_any: Mapping[str, bool], ret
     )]  # fmt: skip
 
 
-def _by_query(run: Run) -> np.ndarray:
-    """The run's rows grouped by query (file order inside a query); no sort when the file is grouped already."""
-    codes = run.qid_codes
-    if len(codes) < 2 or bool(np.all(codes[1:] >= codes[:-1])):
-        return np.arange(len(codes))
-    return np.argsort(codes, kind="stable")
-
-
-def score_findings(runs: Mapping[str, Run], *, judged: set[str]) -> list[Finding]:
+def score_findings(facts: Mapping[str, RunFacts]) -> list[Finding]:
     """``rank-score-disagree`` and ``all-tied`` on the judged queries of each run."""
     found = []
-    for name, run in runs.items():
-        if not len(run):
-            continue
-        rows = _by_query(run)
-        codes, score = run.qid_codes[rows], run.score[rows]
-        starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
-        sizes = np.diff(np.r_[starts, len(codes)])
-        kept = np.array([str(run.query_ids[codes[s]]) in judged for s in starts])
-        tied = kept & (sizes > 1) & (np.maximum.reduceat(score, starts) == np.minimum.reduceat(score, starts))
-        if tied.any():
-            qids = [str(run.query_ids[codes[s]]) for s in starts[tied]]
+    for name, run in facts.items():
+        if run.tied:
             found.append(Finding(
                 "all-tied", "warning",
-                f"{len(qids)} queries have one score for every retrieved document: their order is the tie policy's, "
+                f"{len(run.tied)} queries have one score for every retrieved document: their order is the tie policy's, "
                 "not the run's (see the ties report).",
-                run=name, count=len(qids), examples=qids, queries=frozenset(qids),
+                run=name, count=len(run.tied), examples=run.tied, queries=frozenset(run.tied),
             ))  # fmt: skip
-        ranks = np.asarray(run.rank, dtype=np.float64)[rows]
-        in_rank_order = bool(np.all((codes[1:] != codes[:-1]) | (ranks[1:] >= ranks[:-1])))  # as files usually are
-        by_rank = slice(None) if in_rank_order else np.lexsort((ranks, codes))  # inside each query, by the rank column
-        s, c = score[by_rank], codes[by_rank]
-        rising = (c[1:] == c[:-1]) & (s[1:] > s[:-1])  # a later rank with a higher score
-        if rising.any():
-            bad = np.unique(c[1:][rising])
-            qids = [str(run.query_ids[q]) for q in bad if str(run.query_ids[q]) in judged]
-            if qids:
-                found.append(Finding(
-                    "rank-score-disagree", "warning",
-                    f"in {len(qids)} queries the rank column contradicts the scores (a lower rank with a higher "
-                    "score): trec_eval ignores the rank column and orders by score (ties=run orders by rank).",
-                    run=name, count=len(qids), examples=qids, queries=frozenset(qids),
-                ))  # fmt: skip
+        if run.disagree:
+            found.append(Finding(
+                "rank-score-disagree", "warning",
+                f"in {len(run.disagree)} queries the rank column contradicts the scores (a lower rank with a higher "
+                "score): trec_eval ignores the rank column and orders by score (ties=run orders by rank).",
+                run=name, count=len(run.disagree), examples=run.disagree, queries=frozenset(run.disagree),
+            ))  # fmt: skip
     return found

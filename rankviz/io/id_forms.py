@@ -1,0 +1,61 @@
+"""Two ways of writing one id: ``q12`` and ``12``, ``msmarco_passage_7`` and ``7``, ``D1#3`` and
+``D1``, ``Doc7`` and ``doc7``. What a check calls a near miss: ids that differ only so."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from rankviz._arrow import booleans, from_numpy, to_numpy
+
+#: What every id goes through before two are compared (both sides alike): case, leading zeros.
+_BASE = ((r"^0+([0-9]+)$", r"\1"),)
+#: What one way of writing an id may add that the other lacks: a passage's segment suffix (doc#3), a
+#: word prefix before a number (q12, doc:7, msmarco_passage_7), or both. Never dropped from both
+#: sides: KILT_7 and MARCO_D7 are two collections' documents, not one document written two ways.
+_SUFFIX = (r"^(.*)#[0-9]+$", r"\1")
+_PREFIX = (r"^[a-z][a-z_]*[:_\-]?([0-9]+)$", r"\1")
+_ADDITIONS = ((_SUFFIX,), (_PREFIX,), (_SUFFIX, _PREFIX))
+
+
+def _rewritten(keys, rules):
+    for pattern, replacement in rules:
+        keys = pc.replace_substring_regex(keys, pattern, replacement)
+    return keys
+
+
+def normalised(ids: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """Each id trimmed, lower-cased, without leading zeros."""
+    return _rewritten(pc.utf8_lower(pc.utf8_trim_whitespace(ids)), _BASE)
+
+
+def near_match(unmatched: pa.Array, targets: pa.Array) -> np.ndarray:
+    """For each unmatched id, the index of the target it matches once normalised, else -1: equal but
+    for case or leading zeros, or once a prefix or suffix only one of the two carries is dropped."""
+    match = np.full(len(unmatched), -1, dtype=np.int64)
+    if not len(unmatched) or not len(targets):
+        return match
+    keys, target_keys = normalised(unmatched), normalised(targets)
+
+    def note(found: np.ndarray) -> None:
+        fresh = (match < 0) & (found >= 0)
+        match[fresh] = found[fresh]
+
+    def index_in(values, value_set) -> np.ndarray:
+        return to_numpy(pc.index_in(values, value_set=value_set), fill=-1).astype(np.int64)
+
+    note(index_in(keys, target_keys))
+    for rules in _ADDITIONS:
+        note(index_in(keys, _rewritten(target_keys, (*rules, *_BASE))))  # the target carries the addition
+        shorter = _rewritten(keys, (*rules, *_BASE))  # this id carries it
+        note(np.where(booleans(pc.not_equal(shorter, keys)), index_in(shorter, target_keys), -1))
+    return match
+
+
+def near_misses(unmatched: pa.Array, targets: pa.Array) -> list[tuple[str, str]]:
+    """(unmatched id, the target it matches once normalised), for every unmatched id that does."""
+    match = near_match(unmatched, targets)
+    rows = np.flatnonzero(match >= 0)
+    names, wanted = unmatched.take(from_numpy(rows)).to_pylist(), targets.take(from_numpy(match[rows])).to_pylist()
+    return [(str(a), str(b)) for a, b in zip(names, wanted, strict=True)]

@@ -1,0 +1,159 @@
+"""What the checks need to know of a run, gathered in the same pass that evaluates it.
+
+A :class:`RunFacts` is computed from a run (or a block of its queries, as the stream and Dask
+engines read it) and its ranking table, and merged over the blocks: the checks
+(:mod:`rankviz.analyses.checks`) then cost a few array passes over what the evaluation holds
+anyway, never a second reading of the run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from rankviz._arrow import booleans, from_numpy, take_sorted, to_numpy
+from rankviz.io.id_forms import near_match
+from rankviz.io.model import Run
+from rankviz.ranking import RankingTable
+
+EXAMPLES = 5
+#: Lines of a run whose document ids are compared with the judged ids: a larger run is sampled evenly
+#: (every n-th line), since a systematic difference shows in any sample and normalising millions of ids
+#: costs seconds.
+SAMPLE = 20_000
+
+
+def sample_stride(lines: int) -> int:
+    """Every how many lines a run of ``lines`` is sampled for its document ids."""
+    return max(1, -(-lines // SAMPLE))
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    """One run's facts (or one block of its queries'), merged by :meth:`merged`."""
+
+    queries: tuple[str, ...] = ()  # every query the run lists
+    lines: int = 0
+    depth: int = 0  # its longest ranking, before any cut
+    identical: tuple[tuple[str, int, int], ...] = ()  # (query, documents named like it, of them its top score)
+    tied: tuple[str, ...] = ()  # judged queries whose retrieved scores are all equal
+    disagree: tuple[str, ...] = ()  # judged queries whose rank column contradicts the scores
+    looked_at: int = 0  # lines whose document id was compared with the judged ids (a sample of a large run)
+    as_written: int = 0  # of them, judged as written
+    near: int = 0  # of them, judged only once normalised
+    near_examples: tuple[tuple[str, str], ...] = ()
+    judged_top: int = 0  # judged documents in the top K of every ranking
+    could_top: int = 0  # judged documents the top K could hold
+    relevant_found: tuple[tuple[str, int], ...] = ()  # judged query -> relevant documents retrieved at any depth
+
+    @staticmethod
+    def merged(parts: Sequence[RunFacts]) -> RunFacts:
+        """The facts of a run from those of its blocks (disjoint queries)."""
+        examples = tuple(dict.fromkeys(e for p in parts for e in p.near_examples))[:EXAMPLES]
+        return RunFacts(
+            queries=tuple(q for p in parts for q in p.queries),
+            lines=sum(p.lines for p in parts),
+            depth=max((p.depth for p in parts), default=0),
+            identical=tuple(i for p in parts for i in p.identical),
+            tied=tuple(q for p in parts for q in p.tied),
+            disagree=tuple(q for p in parts for q in p.disagree),
+            looked_at=sum(p.looked_at for p in parts),
+            as_written=sum(p.as_written for p in parts),
+            near=sum(p.near for p in parts),
+            near_examples=examples,
+            judged_top=sum(p.judged_top for p in parts),
+            could_top=sum(p.could_top for p in parts),
+            relevant_found=tuple(r for p in parts for r in p.relevant_found),
+        )
+
+
+def gather(run: Run, table: RankingTable, judged_ids: pa.Array, *, k: int, rel: int, stride: int = 1) -> RunFacts:
+    """The facts of ``run`` (or a block of its queries) and its table in trec_eval's order under the
+    cut in force; ``judged_ids``: the qrels' document ids; ``stride``: every how many lines the
+    document ids are compared (:func:`sample_stride` of the whole run)."""
+    judged_queries = set(map(str, table.qids))
+    tied, disagree = _scores(run)
+    looked_at, as_written, near, examples = _document_ids(run, judged_ids, stride)
+    top = table.top(k)
+    could = np.minimum(np.diff(table.ideal_offsets), np.diff(top.offsets))[table.in_run].sum()
+    hits = np.bincount(table.row_query[table.grade >= rel], minlength=len(table.qids))
+    return RunFacts(
+        queries=tuple(map(str, run.query_ids)),
+        lines=len(run),
+        depth=int(np.bincount(run.qid_codes).max()) if len(run) else 0,
+        identical=_identical(run),
+        tied=tuple(q for q in tied if q in judged_queries),
+        disagree=tuple(q for q in disagree if q in judged_queries),
+        looked_at=looked_at,
+        as_written=as_written,
+        near=near,
+        near_examples=examples,
+        judged_top=int(top.judged.sum()),
+        could_top=int(could),
+        relevant_found=tuple((str(q), int(n)) for q, n in zip(table.qids, hits, strict=True)),
+    )
+
+
+def _document_ids(run: Run, judged_ids: pa.Array, stride: int) -> tuple[int, int, int, tuple[tuple[str, str], ...]]:
+    """(lines looked at, of them judged as written, judged only once normalised, examples)."""
+    if not len(run):
+        return 0, 0, 0, ()
+    sampled = take_sorted(run.docids, np.arange(0, len(run), stride)) if stride > 1 else run.docids
+    if isinstance(sampled, pa.ChunkedArray):
+        sampled = sampled.combine_chunks()
+    counted = pc.value_counts(sampled)
+    ids, counts = counted.field("values"), to_numpy(counted.field("counts"))
+    target = judged_ids.cast(ids.type)
+    written = booleans(pc.is_in(ids, value_set=target))
+    unmatched = np.flatnonzero(~written)
+    match = near_match(ids.take(from_numpy(unmatched)), target)
+    hit = unmatched[match >= 0]
+    examples = list(zip(ids.take(from_numpy(hit[:EXAMPLES])).to_pylist(),
+                        target.take(from_numpy(match[match >= 0][:EXAMPLES])).to_pylist(), strict=True))  # fmt: skip
+    return len(sampled), int(counts[written].sum()), int(counts[hit].sum()), tuple((str(a), str(b)) for a, b in examples)
+
+
+def _query_order(run: Run) -> tuple[np.ndarray | None, np.ndarray, np.ndarray, np.ndarray]:
+    """The run's rows grouped by query, file order inside one (None: the file is grouped already, no
+    copy), with the query codes and scores in that order and each group's first position."""
+    codes = run.qid_codes
+    rows = None if bool(np.all(codes[1:] >= codes[:-1])) else np.argsort(codes, kind="stable")
+    grouped, score = (codes, run.score) if rows is None else (codes[rows], run.score[rows])
+    return rows, grouped, score, np.flatnonzero(np.r_[True, grouped[1:] != grouped[:-1]])
+
+
+def _identical(run: Run) -> tuple[tuple[str, int, int], ...]:
+    rows = np.flatnonzero(run.identical_ids())
+    if not len(rows):
+        return ()
+    codes = run.qid_codes[rows]
+    best = np.full(len(run.query_ids), -np.inf)
+    inside = np.isin(run.qid_codes, codes)
+    np.maximum.at(best, run.qid_codes[inside], run.score[inside])
+    first = run.score[rows] >= best[codes]
+    named = np.bincount(codes, minlength=len(run.query_ids))
+    on_top = np.bincount(codes[first], minlength=len(run.query_ids))
+    return tuple((str(run.query_ids[q]), int(named[q]), int(on_top[q])) for q in np.flatnonzero(named))
+
+
+def _scores(run: Run) -> tuple[list[str], list[str]]:
+    """(queries whose scores are all tied, queries whose rank column contradicts the scores)."""
+    if len(run) < 2:
+        return [], []
+    rows, codes, score, starts = _query_order(run)
+    sizes = np.diff(np.r_[starts, len(codes)])
+    flat = (sizes > 1) & (np.maximum.reduceat(score, starts) == np.minimum.reduceat(score, starts))
+    tied = [str(run.query_ids[codes[s]]) for s in starts[flat]]
+    ranks = np.asarray(run.rank, dtype=np.float64)
+    ranks = ranks if rows is None else ranks[rows]
+    same_query = codes[1:] == codes[:-1]
+    if not bool(np.all(~same_query | (ranks[1:] >= ranks[:-1]))):  # files are usually in rank order: no sort
+        by_rank = np.lexsort((ranks, codes))
+        codes, score = codes[by_rank], score[by_rank]
+        same_query = codes[1:] == codes[:-1]
+    rising = same_query & (score[1:] > score[:-1])  # a later rank with a higher score
+    return tied, [str(run.query_ids[q]) for q in np.unique(codes[1:][rising])]
