@@ -12,11 +12,13 @@ from rankviz._arrow import booleans, from_numpy, to_numpy
 #: What every id goes through before two are compared (both sides alike): case, leading zeros.
 _BASE = ((r"^0+([0-9]+)$", r"\1"),)
 #: What one way of writing an id may add that the other lacks: a passage's segment suffix (doc#3), a
-#: word prefix before a number (q12, doc:7, msmarco_passage_7), or both. Never dropped from both
+#: word prefix before a number (q12, doc:7, msmarco_passage_7), a namespace (doc:any-id), or a suffix
+#: with one of those. Never dropped from both
 #: sides: KILT_7 and MARCO_D7 are two collections' documents, not one document written two ways.
 _SUFFIX = (r"^(.*)#[0-9]+$", r"\1")
 _PREFIX = (r"^[a-z][a-z_]*[:_\-]?([0-9]+)$", r"\1")
-_ADDITIONS = ((_SUFFIX,), (_PREFIX,), (_SUFFIX, _PREFIX))
+_NAMESPACE = (r"^[a-z][a-z_]*:(.+)$", r"\1")  # a namespace before any id: doc:clueweb09-en0000-00-00000
+_ADDITIONS = ((_SUFFIX,), (_PREFIX,), (_NAMESPACE,), (_SUFFIX, _PREFIX), (_SUFFIX, _NAMESPACE))
 
 
 def _rewritten(keys, rules):

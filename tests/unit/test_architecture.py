@@ -26,7 +26,7 @@ LAYERS = [
     ("readers", ("rankviz.io",)),
     ("ordering", ("rankviz.sorting", "rankviz.ranking")),
     ("measures", ("rankviz.measures",)),
-    ("evaluation", ("rankviz.aggregate", "rankviz.evaluation", "rankviz.evaluate", "rankviz.engines")),
+    ("evaluation", ("rankviz.aggregate", "rankviz.evaluation", "rankviz.evaluate", "rankviz.engines", "rankviz.run_facts")),
     ("analyses", ("rankviz.analyses",)),
     ("study", ("rankviz.study",)),
     ("figures and exports", ("rankviz.plots", "rankviz.export")),
