@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from rankviz.analyses.checks import TOP_K
 from rankviz.engines import Progress, RunSource, evaluate_sources, file_size
 from rankviz.errors import OptionError
 from rankviz.evaluate import as_measures, collection_measures, evaluate_tables, revised
@@ -293,17 +294,21 @@ class Study:
 
         return rank_report(self.tables(), self.settings.rel)
 
-    def check(self, k: int = 10, *, evaluation: Evaluation | None = None) -> CheckReport:
+    def facts(self, k: int = TOP_K) -> dict[str, RunFacts]:
+        """What the checks need of each run (:mod:`rankviz.run_facts`), from its table in trec_eval's order."""
+        facts: dict[str, RunFacts] = {}
+        for _ in self._with_facts(self._one_at_a_time(ties="trec_eval"), facts, k, self.settings.rel):
+            pass
+        return facts
+
+    def check(self, k: int = TOP_K, *, evaluation: Evaluation | None = None,
+              facts: Mapping[str, RunFacts] | None = None) -> CheckReport:  # fmt: skip
         """The mistakes that change what the numbers mean (:func:`rankviz.analyses.checks.check`): from
-        the facts ``evaluation`` gathered (``check_k=k``), else from the runs' tables in trec_eval's order."""
+        ``facts`` (:meth:`facts`), or those ``evaluation`` gathered (``check_k=k``), else the runs' own."""
         from rankviz.analyses.checks import check
 
-        if evaluation is not None and evaluation.facts is not None:
-            facts = dict(evaluation.facts)
-        else:
-            facts = {}
-            for _ in self._with_facts(self._one_at_a_time(ties="trec_eval"), facts, k, self.settings.rel):
-                pass
+        if facts is None:
+            facts = evaluation.facts if evaluation is not None and evaluation.facts is not None else self.facts(k)
         return check(facts, self.qrels, self.measures, self.settings, k=k)
 
     def infer_task(self, k: int) -> Task:

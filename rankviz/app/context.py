@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from rankviz.analyses.checks import TOP_K
 from rankviz.app import compute
 from rankviz.app.compute import Key, settings_text
 from rankviz.app.state import UrlState
@@ -214,11 +215,16 @@ class Context:
         return compute.report("unjudged", self.key(), details, lambda: self.study().unjudged_report(tests, options))
 
     def check(self):
-        """The checks of the selected runs (:meth:`rankviz.study.Study.check`) at the frame's K, against
-        the qrels file: how runs and qrels fit does not move with the meeting's judgments, so a judgment
-        costs no new check."""
+        """The checks of the selected runs (:meth:`rankviz.study.Study.check`) against the qrels file: how
+        runs and qrels fit does not move with the meeting's judgments, nor with K or the measures, so the
+        runs' facts are gathered once and a judgment or a new K costs a few milliseconds."""
         source = self.with_qrels("file")
-        return compute.report("checks", source.key(), (self.k,), lambda: source.study().check(self.k))
+        counted = EvalSettings(
+            rel=self.settings.rel, depth=self.settings.depth, ignore_identical_ids=self.settings.ignore_identical_ids
+        )  # what the facts depend on
+        key = dataclasses.replace(source.key(settings=counted), measures=(), grouping="")
+        facts = compute.report("facts", key, (TOP_K,), lambda: source.study().facts(TOP_K))
+        return source.study().check(TOP_K, facts=facts)
 
     def meeting_report(self):
         """What the meeting decided (:meth:`rankviz.study.Study.meeting_report`): the selected runs with

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TypeVar
 
+from rankviz.analyses.checks import TOP_K
 from rankviz.cli import render
 from rankviz.errors import OptionError, RankvizError
 from rankviz.evaluation import Evaluation
@@ -77,13 +78,10 @@ def _engine(args: argparse.Namespace) -> EngineSettings:
 def _evaluation(study: Study, args: argparse.Namespace) -> Evaluation:
     """The evaluation of the runs, with the checks' facts gathered in the same pass (their findings said)."""
     with progress_bar(study) as progress:
-        result = study.evaluation(engine=_engine(args), progress=progress, check_k=None if args.no_check else CHECK_K)
+        result = study.evaluation(engine=_engine(args), progress=progress, check_k=None if args.no_check else TOP_K)
     checked(study, args, result)
     report_ignored(result.ignored)
     return result
-
-
-CHECK_K = 10  # the top K whose judged share evaluate and compare check
 
 
 def checked(study: Study, args: argparse.Namespace, evaluation: Evaluation) -> None:
@@ -91,13 +89,13 @@ def checked(study: Study, args: argparse.Namespace, evaluation: Evaluation) -> N
     any number is printed (unless ``--no-check``)."""
     if args.no_check:
         return
-    for finding in study.check(CHECK_K, evaluation=evaluation).at_least("warning"):
+    for finding in study.check(TOP_K, evaluation=evaluation).at_least("warning"):
         warn(finding.line())
 
 
 def check_command(args: argparse.Namespace) -> tuple[str, int]:
     study = open_study(args)
-    report = study.check(args.k if args.k is not None else 10)
+    report = study.check(args.k if args.k is not None else TOP_K)
     return render.checks(report, args.format, conventions=study.settings.conventions()), report.status
 
 

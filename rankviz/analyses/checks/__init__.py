@@ -20,6 +20,9 @@ from rankviz.measures import Measure
 from rankviz.run_facts import RunFacts
 from rankviz.settings import EvalSettings
 
+#: The top K whose judged share is checked by evaluate, compare and the app (``rankviz check -k`` sets it).
+TOP_K = 10
+
 #: Every code a check can give, with what it looks for (docs/check.md lists them too).
 CODES = {
     "qid-mismatch": "run queries the qrels do not judge, judged queries the run lacks",
@@ -60,4 +63,4 @@ def check(
     return CheckReport.of(findings)
 
 
-__all__ = ["CODES", "SEVERITIES", "CheckReport", "Finding", "check"]
+__all__ = ["CODES", "SEVERITIES", "TOP_K", "CheckReport", "Finding", "check"]
