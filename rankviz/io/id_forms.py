@@ -18,7 +18,29 @@ _BASE = ((r"^0+([0-9]+)$", r"\1"),)
 _SUFFIX = (r"^(.*)#[0-9]+$", r"\1")
 _PREFIX = (r"^[a-z][a-z_]*[:_\-]?([0-9]+)$", r"\1")
 _NAMESPACE = (r"^[a-z][a-z_]*:(.+)$", r"\1")  # a namespace before any id: doc:clueweb09-en0000-00-00000
-_ADDITIONS = ((_SUFFIX,), (_PREFIX,), (_NAMESPACE,), (_SUFFIX, _PREFIX), (_SUFFIX, _NAMESPACE))
+
+
+def _has_suffix(keys) -> np.ndarray:
+    return booleans(pc.match_substring(keys, "#"))
+
+
+def _starts_with_a_letter(keys) -> np.ndarray:
+    return booleans(pc.utf8_is_alpha(pc.utf8_slice_codeunits(keys, 0, 1)))
+
+
+def _has_namespace(keys) -> np.ndarray:
+    return booleans(pc.match_substring(keys, ":"))
+
+
+#: Each addition, with a cheap test of the ids it could apply to (only those go through its patterns:
+#: MS MARCO's millions of numbers go through none).
+_ADDITIONS = (
+    ((_SUFFIX,), _has_suffix),
+    ((_PREFIX,), _starts_with_a_letter),
+    ((_NAMESPACE,), _has_namespace),
+    ((_SUFFIX, _PREFIX), lambda keys: _has_suffix(keys) & _starts_with_a_letter(keys)),
+    ((_SUFFIX, _NAMESPACE), lambda keys: _has_suffix(keys) & _has_namespace(keys)),
+)
 
 
 def _rewritten(keys, rules):
@@ -29,7 +51,8 @@ def _rewritten(keys, rules):
 
 def normalised(ids: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
     """Each id trimmed, lower-cased, without leading zeros."""
-    return _rewritten(pc.utf8_lower(pc.utf8_trim_whitespace(ids)), _BASE)
+    keys = pc.utf8_lower(pc.utf8_trim_whitespace(ids))
+    return _rewritten(keys, _BASE) if booleans(pc.starts_with(keys, "0")).any() else keys
 
 
 def near_match(unmatched: pa.Array, targets: pa.Array) -> np.ndarray:
@@ -48,10 +71,18 @@ def near_match(unmatched: pa.Array, targets: pa.Array) -> np.ndarray:
         return to_numpy(pc.index_in(values, value_set=value_set), fill=-1).astype(np.int64)
 
     note(index_in(keys, target_keys))
-    for rules in _ADDITIONS:
-        note(index_in(keys, _rewritten(target_keys, (*rules, *_BASE))))  # the target carries the addition
-        shorter = _rewritten(keys, (*rules, *_BASE))  # this id carries it
-        note(np.where(booleans(pc.not_equal(shorter, keys)), index_in(shorter, target_keys), -1))
+    for rules, could in _ADDITIONS:
+        carrying = np.flatnonzero(could(target_keys))  # the target carries the addition
+        if len(carrying):
+            found = index_in(keys, _rewritten(target_keys.take(from_numpy(carrying)), (*rules, *_BASE)))
+            note(np.where(found >= 0, carrying[np.maximum(found, 0)], -1))
+        carrying = np.flatnonzero(could(keys))  # this id carries it
+        if len(carrying):
+            own = keys.take(from_numpy(carrying))
+            shorter = _rewritten(own, (*rules, *_BASE))
+            found = np.full(len(unmatched), -1, dtype=np.int64)
+            found[carrying] = np.where(booleans(pc.not_equal(shorter, own)), index_in(shorter, target_keys), -1)
+            note(found)
     return match
 
 
