@@ -76,15 +76,16 @@ def gather(run: Run, table: RankingTable, judged_ids: pa.Array, *, k: int, rel: 
     cut in force; ``judged_ids``: the qrels' document ids; ``stride``: every how many lines the
     document ids are compared (:func:`sample_stride` of the whole run)."""
     judged_queries = set(map(str, table.qids))
-    tied, disagree = _scores(run)
+    counts = np.bincount(run.qid_codes, minlength=len(run.query_ids))
+    tied, disagree = _scores(run, counts)
     looked_at, as_written, near, examples = _document_ids(run, judged_ids, stride)
     top = table.top(k)
     could = np.minimum(np.diff(table.ideal_offsets), np.diff(top.offsets))[table.in_run].sum()
-    hits = np.bincount(table.row_query[table.grade >= rel], minlength=len(table.qids))
+    hits = np.bincount(table.row_query[np.flatnonzero(table.grade >= rel)], minlength=len(table.qids))
     return RunFacts(
         queries=tuple(map(str, run.query_ids)),
         lines=len(run),
-        depth=int(np.bincount(run.qid_codes).max()) if len(run) else 0,
+        depth=int(counts.max()) if len(run) else 0,
         identical=_identical(run),
         tied=tuple(q for q in tied if q in judged_queries),
         disagree=tuple(q for q in disagree if q in judged_queries),
@@ -117,13 +118,47 @@ def _document_ids(run: Run, judged_ids: pa.Array, stride: int) -> tuple[int, int
     return len(sampled), int(counts[written].sum()), int(counts[hit].sum()), tuple((str(a), str(b)) for a, b in examples)
 
 
-def _query_order(run: Run) -> tuple[np.ndarray | None, np.ndarray, np.ndarray, np.ndarray]:
+def _query_order(run: Run, counts: np.ndarray) -> tuple[np.ndarray | None, np.ndarray, np.ndarray, np.ndarray]:
     """The run's rows grouped by query, file order inside one (None: the file is grouped already, no
-    copy), with the query codes and scores in that order and each group's first position."""
+    copy), with the query codes and scores in that order and each group's first position (``counts``:
+    the lines of each query)."""
     codes = run.qid_codes
-    rows = None if bool(np.all(codes[1:] >= codes[:-1])) else np.argsort(codes, kind="stable")
-    grouped, score = (codes, run.score) if rows is None else (codes[rows], run.score[rows])
-    return rows, grouped, score, np.flatnonzero(np.r_[True, grouped[1:] != grouped[:-1]])
+    if bool(np.all(codes[1:] >= codes[:-1])):
+        present = counts[counts > 0]
+        return None, codes, run.score, np.r_[0, np.cumsum(present)[:-1]].astype(np.int64)
+    rows = np.argsort(codes, kind="stable")
+    grouped = codes[rows]
+    return rows, grouped, run.score[rows], np.flatnonzero(np.r_[True, grouped[1:] != grouped[:-1]])
+
+
+def _rank_chunks(run: Run):
+    """(first line, the rank column's values there) chunk by chunk, as NumPy views (no copy of the column)."""
+    column = run.rank_column
+    if isinstance(column, np.ndarray):
+        yield 0, np.asarray(column, dtype=np.float64)
+        return
+    start = 0
+    for chunk in column.chunks if isinstance(column, pa.ChunkedArray) else [column]:
+        yield start, to_numpy(chunk, fill=np.nan).astype(np.float64, copy=False)
+        start += len(chunk)
+
+
+def _in_rank_order_with_falling_scores(run: Run) -> bool:
+    """The file lists each query by rank with falling scores (as most files do): no rank contradicts a
+    score then, and nothing needs sorting."""
+    codes, score = run.qid_codes, run.score
+    last = None  # the previous chunk's last line: (query, rank, score)
+    for start, ranks in _rank_chunks(run):
+        if not len(ranks):
+            continue
+        c, s = codes[start : start + len(ranks)], score[start : start + len(ranks)]
+        same = c[1:] == c[:-1]
+        if not bool(np.all(~same | ((ranks[1:] >= ranks[:-1]) & (s[1:] <= s[:-1])))):
+            return False
+        if last is not None and last[0] == c[0] and not (ranks[0] >= last[1] and s[0] <= last[2]):
+            return False
+        last = (c[-1], ranks[-1], s[-1])
+    return True
 
 
 def _identical(run: Run) -> tuple[tuple[str, int, int], ...]:
@@ -140,20 +175,19 @@ def _identical(run: Run) -> tuple[tuple[str, int, int], ...]:
     return tuple((str(run.query_ids[q]), int(named[q]), int(on_top[q])) for q in np.flatnonzero(named))
 
 
-def _scores(run: Run) -> tuple[list[str], list[str]]:
+def _scores(run: Run, counts: np.ndarray) -> tuple[list[str], list[str]]:
     """(queries whose scores are all tied, queries whose rank column contradicts the scores)."""
     if len(run) < 2:
         return [], []
-    rows, codes, score, starts = _query_order(run)
+    rows, codes, score, starts = _query_order(run, counts)
     sizes = np.diff(np.r_[starts, len(codes)])
     flat = (sizes > 1) & (np.maximum.reduceat(score, starts) == np.minimum.reduceat(score, starts))
     tied = [str(run.query_ids[codes[s]]) for s in starts[flat]]
+    if rows is None and _in_rank_order_with_falling_scores(run):
+        return tied, []
     ranks = np.asarray(run.rank, dtype=np.float64)
     ranks = ranks if rows is None else ranks[rows]
-    same_query = codes[1:] == codes[:-1]
-    if not bool(np.all(~same_query | (ranks[1:] >= ranks[:-1]))):  # files are usually in rank order: no sort
-        by_rank = np.lexsort((ranks, codes))
-        codes, score = codes[by_rank], score[by_rank]
-        same_query = codes[1:] == codes[:-1]
-    rising = same_query & (score[1:] > score[:-1])  # a later rank with a higher score
+    by_rank = np.lexsort((ranks, codes))  # inside each query, by the rank column
+    codes, score = codes[by_rank], score[by_rank]
+    rising = (codes[1:] == codes[:-1]) & (score[1:] > score[:-1])  # a later rank with a higher score
     return tied, [str(run.query_ids[q]) for q in np.unique(codes[1:][rising])]
