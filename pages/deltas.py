@@ -124,12 +124,8 @@ where.markdown(f"Query {place + 1} of {len(queue_ids)} in the queue{why}." if pl
 
 st.subheader("Query view")
 left, right = st.columns([3, 1])
-query = left.selectbox(
-    "Query",
-    qids,
-    format_func=lambda q: f"{q}: {ctx.queries.get(q, '')[:80]}  ({frame.loc[q, 'delta']:+.3f})",
-    key=query_key,
-)
+labels = {q: f"{q}: {ctx.queries.get(q, '')[:80]}  ({d:+.3f})" for q, d in zip(qids, frame["delta"], strict=True)}
+query = left.selectbox("Query", qids, format_func=labels.__getitem__, key=query_key)  # 7,000 labels: made once, here
 depth = url_option(ctx.url, right, app_options.DEPTH, "deltas", horizontal=True)
 ctx.url.write(query=query, depth=depth if depth != app_options.DEPTH.default else None)
 text = ctx.queries.get(query, "")
@@ -215,19 +211,23 @@ meeting.record_panel(ctx, query, view, baseline, run, box=screen, compact=ctx.pr
 
 st.subheader("Every query")
 groups = ctx.group_of(frame.index)
-st.plotly_chart(
-    plots.delta_bars(frame, ctx.queries, label, baseline, run, groups=groups),
-    key="delta_bars",
-    on_select="rerun",
-    selection_mode="points",
+bars = ctx.figure(
+    [baseline, run],
+    ("delta bars", label, baseline, run),
+    lambda: plots.delta_bars(frame, ctx.queries, label, baseline, run, groups=groups),
 )
+st.plotly_chart(bars, key="delta_bars", on_select="rerun", selection_mode="points")
 st.caption("Click a bar to open that query in the query view above.")
 if groups is not None:
     st.markdown(f"**Wins, ties and losses per {md(ctx.settings.group_by)}**")
     st.dataframe(
         deltas.wins_ties_losses_by_group(frame["delta"], groups).style.format({"mean_delta": "{:+.4f}"}), width="stretch"
     )
-st.plotly_chart(plots.baseline_scatter(frame, ctx.queries, label, baseline, run), key="delta_scatter")
-st.download_button(
-    "Download per-query values (CSV)", export.csv(frame.join(overlap)), file_name=f"rankviz_deltas_{label}.csv", mime="text/csv"
+scatter = ctx.figure(
+    [baseline, run],
+    ("baseline scatter", label, baseline, run),
+    lambda: plots.baseline_scatter(frame, ctx.queries, label, baseline, run),
 )
+st.plotly_chart(scatter, key="delta_scatter")
+st.download_button("Download per-query values (CSV)", lambda: export.csv(frame.join(overlap)),
+                   file_name=f"rankviz_deltas_{label}.csv", mime="text/csv")  # fmt: skip

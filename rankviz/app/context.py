@@ -8,6 +8,7 @@ tables as its orderer.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -213,6 +214,11 @@ class Context:
         tests, options = self.test_settings(), UnjudgedSettings(k=self.k, grade=grade)
         details = (settings_text(options), settings_text(tests), tests.baseline)
         return compute.report("unjudged", self.key(), details, lambda: self.study().unjudged_report(tests, options))
+
+    def figure(self, names: list[str], details: tuple, build: Callable[[], Any]) -> Any:
+        """A figure of these runs' results (``details``: what else it shows), built once per key: a chart
+        of thousands of queries is not built again on every rerun (Next, a note, a judgment elsewhere)."""
+        return compute.report("figure", self.key(names), details, build)
 
     def check(self):
         """The checks of the selected runs (:meth:`rankviz.study.Study.check`) against the qrels file: how
