@@ -373,28 +373,3 @@ def _ordered(run: Run, qrels: Qrels, rule, cut: RunCut, kept: np.ndarray | None)
         ignored_qids=ignored,
         cut=cut,
     )
-
-
-def regrade(table: RankingTable, run: Run, qrels: Qrels) -> RankingTable:
-    """``table`` (ranked from ``run``) with the grades of other ``qrels``, without ordering again.
-
-    The meeting's judgments change grades, not the order of ``trec_eval``, ``run`` or ``expected``
-    tables (their ties are broken by docid or file order): only the grade lookup and the ideal
-    rankings are redone. Tables whose order depends on the grades (``optimistic``, ``pessimistic``,
-    a drawn ``random`` one) and qrels that judge other queries are ranked afresh.
-    """
-    judged_qids = sorted_qids(qrels.query_ids)
-    if not policy(table.ties).regradable or set(judged_qids) != set(table.qids):
-        return rank(run, qrels, ties=table.ties, cut=table.cut)
-    index_of = {q: i for i, q in enumerate(judged_qids)}
-    run_query_to_judged = np.array([index_of.get(q, -1) for q in run.query_ids], dtype=np.int64)
-    rows = np.flatnonzero(run_query_to_judged[run.qid_codes] >= 0).astype(np.int32)
-    if len(rows) == len(run):
-        rows = np.arange(len(run), dtype=np.int32)
-    row_grade, row_judged = sorting.lookup_grades(run, qrels, run_query_to_judged, rows, index_of)
-    grade, judged = np.zeros(len(run), dtype=np.int32), np.zeros(len(run), dtype=bool)
-    grade[rows], judged[rows] = row_grade, row_judged
-    seg_order = np.array([index_of[q] for q in table.qids], dtype=np.int64)
-    ideal_offsets, ideal_grades, ideal_query, ideal_pos = sorting.ideal(qrels, index_of, seg_order)
-    return replace(table, grade=grade[table.run_rows], judged=judged[table.run_rows], ideal_offsets=ideal_offsets,
-                   ideal_grades=ideal_grades, ideal_query=ideal_query, ideal_pos=ideal_pos, _cache={})  # fmt: skip

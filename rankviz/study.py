@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,7 +30,8 @@ from rankviz.io.meeting import MeetingStore, merged_qrels
 from rankviz.io.model import Qrels, Run
 from rankviz.io.readers import read_qrels, read_run
 from rankviz.measures import Measure
-from rankviz.ranking import RankingTable, chance_table, rank, regrade, retagged
+from rankviz.ranking import RankingTable, chance_table, rank, retagged
+from rankviz.regrading import regrade
 from rankviz.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
 from rankviz.run_facts import RunFacts, gather, sample_stride
 from rankviz.settings import AGGREGATE, DEFAULT_MEASURES, NO_CUT, EngineSettings, EvalSettings, RunCut, TestSettings
@@ -52,14 +53,14 @@ if TYPE_CHECKING:
 Orderer = Callable[[Run, Qrels, str, RunCut], RankingTable]
 
 
-def ordered(run: Run, qrels: Qrels, ties: str, cut: RunCut = NO_CUT, *, like: RankingTable | None = None) -> RankingTable:
+def ordered(run: Run, qrels: Qrels, ties: str, cut: RunCut = NO_CUT, *, like: RankingTable | None = None,
+            changed: Set[str] | None = None) -> RankingTable:  # fmt: skip
     """A run's ranking table under a policy that builds its own order (see :meth:`Study.table` for the others).
 
-    ``like``: the same run's table under qrels these only re-grade (the meeting's judgments over the
-    qrels file, same queries): its order is kept and only the grades are looked up again, when the
-    policy breaks ties without grades."""
+    ``like``: the same run's table under qrels these only re-grade (same queries): its order is kept and
+    only the grades of all queries (or of the ``changed`` ones alone) are looked up again."""
     if like is not None and policy(ties).regradable and like.ties == ties and like.cut == cut:
-        return regrade(like, run, qrels)
+        return regrade(like, run, qrels, queries=changed)
     return rank(run, qrels, ties=ties, cut=cut)
 
 

@@ -60,6 +60,9 @@ class Lineage:
 
 # --- ranking tables ----------------------------------------------------------------------------------
 
+_NEWEST: dict[tuple, tuple[int, tuple]] = {}  # (what, lineage base) -> (version, cache key) of the newest result built
+_NEWEST_LOCK = threading.Lock()
+
 
 @st.cache_resource(show_spinner="Ordering the rankings…", max_entries=64, scope="session", on_release=give_back)
 def _ranking_session(run_key: str, qrels_key: str, ties: str, cut: RunCut, _run: Run, _qrels: Qrels) -> RankingTable:
@@ -67,37 +70,67 @@ def _ranking_session(run_key: str, qrels_key: str, ties: str, cut: RunCut, _run:
 
 
 def ranking(run_key: str, qrels_key: str, ties: str, cut: RunCut, run: Run, qrels: Qrels, *,
-            regrade_from: tuple[str, Qrels] | None = None) -> RankingTable:  # fmt: skip
+            regrade_from: tuple[str, Qrels] | None = None, lineage: Lineage | None = None) -> RankingTable:  # fmt: skip
     """One run's ranking table under a policy that builds its own order (the study asks for no other).
 
     ``regrade_from``: the key and qrels of a table these qrels only re-grade (the qrels file, when the
-    meeting's judgments are in force): a new judgment then costs a re-grading, not a new ordering."""
+    meeting's judgments are in force): a new judgment then costs a re-grading, not a new ordering.
+    ``lineage``: the record these qrels follow; the newest table of the lineage is then re-graded for
+    the queries judged since alone (a judgment costs its query, not the run's millions of lines)."""
     if not shared(run_key, qrels_key):
         return _ranking_session(run_key, qrels_key, ties, cut, run, qrels)
+    key = ("ranking", run_key, qrels_key, ties, cut)
 
     def build() -> RankingTable:
-        like = None
-        if regrade_from is not None and regrade_from[0] != qrels_key and policy(ties).regradable:
-            like = ranking(run_key, regrade_from[0], ties, cut, run, regrade_from[1])
-        return ordered(run, qrels, ties, cut, like=like)
+        what = ("ranking", run_key, ties, cut)
+        newest = _newest(what, lineage) if policy(ties).regradable else None
+        if newest is not None:
+            table = ordered(run, qrels, ties, cut, like=newest[0], changed=newest[1])
+        else:
+            like = None
+            if regrade_from is not None and regrade_from[0] != qrels_key and policy(ties).regradable:
+                like = ranking(run_key, regrade_from[0], ties, cut, run, regrade_from[1])
+            table = ordered(run, qrels, ties, cut, like=like)
+        _remember(what, lineage, key)
+        return table
 
     with st.spinner(f"Ordering the rankings of {run.name}…"):
-        return SHARED.get(("ranking", run_key, qrels_key, ties, cut), build)
+        return SHARED.get(key, build)
 
 
-def orderer(run_keys: dict[str, str], qrels_key: str, regrade_from: tuple[str, Qrels] | None) -> Callable:
+def orderer(run_keys: dict[str, str], qrels_key: str, regrade_from: tuple[str, Qrels] | None,
+            lineage: Lineage | None = None) -> Callable:  # fmt: skip
     """The study's orderer: each run's table from the cache, by its content key."""
 
     def order(run: Run, qrels: Qrels, ties: str, cut: RunCut) -> RankingTable:
-        return ranking(run_keys[run.name], qrels_key, ties, cut, run, qrels, regrade_from=regrade_from)
+        return ranking(run_keys[run.name], qrels_key, ties, cut, run, qrels, regrade_from=regrade_from, lineage=lineage)
 
     return order
 
 
 # --- evaluations -------------------------------------------------------------------------------------
 
-_NEWEST: dict[tuple, tuple[int, tuple]] = {}  # (what, lineage base) -> (version, cache key) of the newest result built
-_NEWEST_LOCK = threading.Lock()
+
+def _newest(what: tuple, lineage: Lineage | None) -> tuple[Any, set[str]] | None:
+    """The newest result of ``what`` kept for an older version of the lineage's record, and the queries
+    judged since it (None without one)."""
+    if lineage is None:
+        return None
+    with _NEWEST_LOCK:
+        newest = _NEWEST.get((what, lineage.base))
+    if newest is None or newest[0] >= lineage.version:
+        return None
+    previous = SHARED.peek(newest[1])
+    return None if previous is None else (previous, lineage.store.queries_judged_after(newest[0]))
+
+
+def _remember(what: tuple, lineage: Lineage | None, key: tuple) -> None:
+    """``key`` holds the newest result of ``what`` for the lineage's version."""
+    if lineage is None:
+        return
+    with _NEWEST_LOCK:
+        if _NEWEST.get((what, lineage.base), (-1,))[0] < lineage.version:
+            _NEWEST[(what, lineage.base)] = (lineage.version, key)
 
 
 def _revising(key: tuple, what: tuple, lineage: Lineage | None, build: Callable[[], Evaluation],
@@ -107,17 +140,10 @@ def _revising(key: tuple, what: tuple, lineage: Lineage | None, build: Callable[
         return build
 
     def revised() -> Evaluation:
-        with _NEWEST_LOCK:
-            newest = _NEWEST.get((what, lineage.base))
-        result = None
-        if newest is not None and newest[0] < lineage.version:
-            previous = SHARED.peek(newest[1])
-            if previous is not None:
-                result = revise(previous, lineage.store.queries_judged_after(newest[0]))
+        newest = _newest(what, lineage)
+        result = revise(*newest) if newest is not None else None
         result = build() if result is None else result
-        with _NEWEST_LOCK:
-            if newest is None or _NEWEST.get((what, lineage.base), (-1,))[0] < lineage.version:
-                _NEWEST[(what, lineage.base)] = (lineage.version, key)
+        _remember(what, lineage, key)
         return result
 
     return revised

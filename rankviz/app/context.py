@@ -102,7 +102,7 @@ class Context:
         meeting = self.meeting
         base = (meeting.file_key, meeting.file_qrels) if meeting is not None else None  # the meeting's qrels re-grade it
         chosen = names or self.selected
-        order = compute.orderer(self.run_keys, self.qrels_key, base)
+        order = compute.orderer(self.run_keys, self.qrels_key, base, self.lineage())
         return Study(self.qrels, {n: self.runs[n] for n in chosen}, tuple(measures or self.measures), self.settings,
                      self.collection, self.groups, self.weights, orderer=order)  # fmt: skip
 

@@ -24,7 +24,7 @@ LAYERS = [
         ),
     ),
     ("readers", ("rankviz.io",)),
-    ("ordering", ("rankviz.sorting", "rankviz.ranking")),
+    ("ordering", ("rankviz.sorting", "rankviz.ranking", "rankviz.regrading")),
     ("measures", ("rankviz.measures",)),
     ("evaluation", ("rankviz.aggregate", "rankviz.evaluation", "rankviz.evaluate", "rankviz.engines", "rankviz.run_facts")),
     ("analyses", ("rankviz.analyses",)),

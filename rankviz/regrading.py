@@ -1,0 +1,50 @@
+"""The meeting's judgments change grades, not orders: a ranking table re-graded under other qrels of
+the same queries, in full or, when only a few queries were judged since, for those queries alone."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import replace
+
+import numpy as np
+
+from rankviz import sorting
+from rankviz.io.model import Qrels, Run
+from rankviz.ranking import RankingTable, rank, sorted_qids
+from rankviz.tie_policy import policy
+
+
+def regrade(table: RankingTable, run: Run, qrels: Qrels, *, queries: Collection[str] | None = None) -> RankingTable:
+    """``table`` (ranked from ``run``) with the grades of other ``qrels``, without ordering again.
+
+    The meeting's judgments change grades, not the order of ``trec_eval``, ``run`` or ``expected``
+    tables (their ties are broken by docid or file order): only the grade lookup and the ideal
+    rankings are redone, and with ``queries`` (the only queries whose judgments differ between the
+    table's qrels and these) only those queries' rows are looked up again: a judgment costs its query,
+    not the run's millions of lines. Tables whose order depends on the grades (``optimistic``,
+    ``pessimistic``, a drawn ``random`` one) and qrels that judge other queries are ranked afresh.
+    """
+    judged_qids = sorted_qids(qrels.query_ids)
+    if not policy(table.ties).regradable or set(judged_qids) != set(table.qids):
+        return rank(run, qrels, ties=table.ties, cut=table.cut)
+    index_of = {q: i for i, q in enumerate(judged_qids)}
+    run_query_to_judged = np.array([index_of.get(q, -1) for q in run.query_ids], dtype=np.int64)
+    if queries is None:
+        rows = np.flatnonzero(run_query_to_judged[run.qid_codes] >= 0).astype(np.int32)
+        if len(rows) == len(run):
+            rows = np.arange(len(run), dtype=np.int32)
+        row_grade, row_judged = sorting.lookup_grades(run, qrels, run_query_to_judged, rows, index_of)
+        grade, judged = np.zeros(len(run), dtype=np.int32), np.zeros(len(run), dtype=bool)
+        grade[rows], judged[rows] = row_grade, row_judged
+        grade, judged = grade[table.run_rows], judged[table.run_rows]
+    else:
+        wanted = set(queries)
+        segments = np.flatnonzero(np.fromiter((q in wanted for q in table.qids), dtype=bool, count=len(table.qids)))
+        positions, _, _ = sorting.segment_rows(table.offsets, segments)  # the table's rows of those queries
+        grade, judged = table.grade.copy(), table.judged.copy()
+        grade[positions], judged[positions] = sorting.lookup_grades(run, qrels, run_query_to_judged,
+                                                                    table.run_rows[positions], index_of)  # fmt: skip
+    seg_order = np.array([index_of[q] for q in table.qids], dtype=np.int64)
+    ideal_offsets, ideal_grades, ideal_query, ideal_pos = sorting.ideal(qrels, index_of, seg_order)
+    return replace(table, grade=grade, judged=judged, ideal_offsets=ideal_offsets, ideal_grades=ideal_grades,
+                   ideal_query=ideal_query, ideal_pos=ideal_pos, _cache={})  # fmt: skip
