@@ -21,7 +21,7 @@ from rankviz.settings import EngineSettings
 
 POLICIES = ("trec_eval", "run", "optimistic", "pessimistic", "expected")
 MEASURES = ["RR", "RR@3", "AP", "nDCG", "nDCG@3", "P@3", "Hits@1", "R@3", "ERR@3", "Bpref", "Rprec"]
-EXAMPLE = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+EXAMPLE = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 def _conformance_files():

@@ -4,8 +4,6 @@ status, the JSON, the bundled collections, and evaluate/compare saying the findi
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 from conftest import ROOT
@@ -156,25 +154,34 @@ def test_every_code_is_documented_and_a_finding_keeps_five_examples() -> None:
     assert set(finding.to_dict()) == {"code", "severity", "run", "count", "examples", "message"}
 
 
-def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "rankviz", *args], capture_output=True, text=True, cwd=ROOT, timeout=300)
+def _cli(capsys, *args: str) -> tuple[int, str, str]:
+    """The command line in this process (exit status, stdout, stderr)."""
+    from rankviz.cli import main
+
+    status = main(list(args))
+    out, err = capsys.readouterr()
+    return status, out, err
 
 
-def test_the_command_exits_by_the_worst_finding_and_prints_json(tmp_path) -> None:
+def test_the_command_exits_by_the_worst_finding_and_prints_json(tmp_path, capsys) -> None:
     (tmp_path / "qrels.txt").write_text(QRELS)
     (tmp_path / "good.txt").write_text(run_text(depth=20))  # as deep as the default measures' cutoffs
     (tmp_path / "prefixed.txt").write_text(run_text(qids=("q1", "q2", "q3"), depth=20))
     (tmp_path / "short.txt").write_text(run_text(qids=(1, 2), depth=20))
-    for runs, status in ((["good.txt"], 0), (["good.txt", "short.txt"], 1), (["good.txt", "prefixed.txt"], 2)):
-        done = _cli("check", str(tmp_path / "qrels.txt"), *(str(tmp_path / r) for r in runs), "--format", "json")
-        assert done.returncode == status, (runs, done.stderr)
-        payload = json.loads(done.stdout)
+    for runs, expected in ((["good.txt"], 0), (["good.txt", "short.txt"], 1), (["good.txt", "prefixed.txt"], 2)):
+        status, out, err = _cli(
+            capsys, "check", str(tmp_path / "qrels.txt"), *(str(tmp_path / r) for r in runs), "--format", "json"
+        )
+        assert status == expected, (runs, err)
+        payload = json.loads(out)
         assert isinstance(payload, list) and all(set(f) == {"code", "severity", "run", "count", "examples", "message"}
                                                  for f in payload)  # fmt: skip
-    done = _cli("evaluate", str(tmp_path / "qrels.txt"), str(tmp_path / "good.txt"), str(tmp_path / "prefixed.txt"))
-    assert done.returncode == 0 and done.stderr.count("qid-near-miss") == 1 and "error: qid-near-miss [prefixed]" in done.stderr
-    quiet = _cli("evaluate", str(tmp_path / "qrels.txt"), str(tmp_path / "prefixed.txt"), "--no-check")
-    assert quiet.returncode == 0 and "qid-near-miss" not in quiet.stderr and "prefixed" in quiet.stdout
+    status, out, err = _cli(
+        capsys, "evaluate", str(tmp_path / "qrels.txt"), str(tmp_path / "good.txt"), str(tmp_path / "prefixed.txt")
+    )
+    assert status == 0 and err.count("qid-near-miss") == 1 and "error: qid-near-miss [prefixed]" in err
+    status, out, err = _cli(capsys, "evaluate", str(tmp_path / "qrels.txt"), str(tmp_path / "prefixed.txt"), "--no-check")
+    assert status == 0 and "qid-near-miss" not in err and "prefixed" in out
 
 
 @pytest.mark.parametrize("collection", ["cranfield", "dl-hard-passage", "trec-cast-2021"])
