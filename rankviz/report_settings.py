@@ -73,12 +73,33 @@ class MetricSettings(Settings):
                 f"{self.alpha:g}; swap rate: {self.splits:,} random splits; {seed}")  # fmt: skip
 
 
+#: The CI gate of ``rankviz compare``: which comparisons against the baseline fail the job (exit 1).
+FAIL_IF = Option(
+    "fail_if",
+    None,
+    "exit 1 when a run's comparison against the baseline fails (none: never)",
+    label="Fail if",
+    choices=("worse", "not-better"),
+    meanings={
+        "worse": "the run is significantly worse than the baseline (adjusted p < alpha), or with a margin, its mean "
+        "is lower by more than the margin, significant or not",
+        "not-better": "the run is not significantly better than the baseline, or with a margin, not better by more "
+        "than the margin",
+    },
+    optional=True,
+    cli="--fail-if",
+)
+MARGIN = Option("margin", None, "with fail_if: worse also fails a run whose mean is lower than the baseline's by more "
+                "than this, significant or not; not-better also asks for a mean higher by more than this (none: "
+                "significance alone decides)", kind=float, low=0.0, high=1e12, optional=True)  # fmt: skip
+
+
 def markdown_options() -> str:
     """The table of options of docs/options.md (tests/unit/test_docs.py keeps it in step)."""
     rows = ["| option | command line | values | default | what it sets |", "|---|---|---|---|---|"]
     seen = set()
     options = (*EvalSettings.OPTIONS.values(), *TestSettings.OPTIONS.values(), K, TIE_TRIALS, SPLITS, DETECT, FILL,
-               *EngineSettings.OPTIONS.values())  # fmt: skip
+               FAIL_IF, MARGIN, *EngineSettings.OPTIONS.values())  # fmt: skip
     for option in options:
         if id(option) in seen:  # TestSettings and EvalSettings share seed
             continue

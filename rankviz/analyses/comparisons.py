@@ -293,6 +293,29 @@ class Comparison:
         correction = "family-wise (Tukey HSD)" if s.test == "tukey" else s.correction
         return f"test: {s.test} ({s.alternative}); correction: {correction}; alpha {s.alpha:g}; verdicts on the adjusted p"
 
+    def gate(self, fail_if: str, *, margin: float | None = None, baseline: str | None = None) -> list[str]:
+        """The comparisons against ``baseline`` (default: every row's) that fail a CI gate, one line each
+        (:data:`~rankviz.report_settings.FAIL_IF`): ``worse`` fails a run significantly worse than the
+        baseline, or with a ``margin``, one whose mean is lower by more than it; ``not-better`` fails a
+        run that is not significantly better (with a margin: not better by more than it too)."""
+        failed = []
+        alpha = self.settings.alpha
+        for row, verdict in zip(self.table.itertuples(index=False), self.verdicts(), strict=True):
+            if baseline is not None and row.baseline != baseline:
+                continue
+            where = f"{row.run} against {row.baseline} on {row.measure}: delta {row.delta:+.4f}, adjusted p {row.p_adjusted:.3g}"
+            if fail_if == "worse" and (verdict == "worse" or (margin is not None and row.delta < -margin)):
+                why = "significantly worse" if verdict == "worse" else f"lower by more than the margin {margin:g}"
+                failed.append(f"{where}: {why}")
+            elif fail_if == "not-better" and (verdict != "better" or (margin is not None and row.delta <= margin)):
+                why = (
+                    f"not significantly better (alpha {alpha:g})"
+                    if verdict != "better"
+                    else f"not better by more than {margin:g}"
+                )
+                failed.append(f"{where}: {why}")
+        return failed
+
     def with_queries_needed(self, evaluation: Evaluation, difference: float) -> Comparison:
         """The comparison with a column ``queries_needed``: per row, the topic set size to detect
         ``difference`` (:func:`queries_needed`) from that pair's differences on the queries both answer."""

@@ -106,7 +106,7 @@ def evaluate_command(args: argparse.Namespace) -> str:
     return render.evaluation(_evaluation(study, args), args.format, per_query=args.per_query)
 
 
-def compare_command(args: argparse.Namespace) -> str:
+def compare_command(args: argparse.Namespace) -> str | tuple[str, int]:
     study = open_study(args)
     if len(study.run_names) < 2:
         raise OptionError("compare needs at least two runs")
@@ -115,7 +115,17 @@ def compare_command(args: argparse.Namespace) -> str:
     comparison = study.compare(settings, evaluation=result)
     if args.detect is not None:
         comparison = comparison.with_queries_needed(result, args.detect)
-    return render.comparison(comparison, args.format, conventions=result.conventions())
+    text = render.comparison(comparison, args.format, conventions=result.conventions())
+    if args.fail_if is None:
+        if args.margin is not None:
+            raise OptionError("--margin goes with --fail-if worse|not-better")
+        return text
+    failed = comparison.gate(args.fail_if, margin=args.margin, baseline=settings.baseline or study.run_names[0])
+    for line in failed:
+        warn(f"gate failed: {line}")
+    if not failed:
+        warn(f"gate passed: no run {'is significantly worse than' if args.fail_if == 'worse' else 'fails to beat'} the baseline")
+    return text, 1 if failed else 0
 
 
 def given(args: argparse.Namespace, kind: type[S]) -> S:

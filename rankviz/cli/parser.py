@@ -12,6 +12,7 @@ import argparse
 from rankviz import settings as s
 from rankviz.errors import OptionError
 from rankviz.options import Option
+from rankviz.report_settings import FAIL_IF, MARGIN
 
 FORMATS = ("table", "tsv", "json")
 
@@ -171,6 +172,8 @@ def build_parser() -> argparse.ArgumentParser:
     add(co, s.CONFIDENCE)
     add(co, s.SEED)
     add(co, s.DETECT, "--detect")
+    add(co, FAIL_IF)
+    add(co, MARGIN, metavar="DELTA")
     _grouping(co)
     _checked(co)
 
