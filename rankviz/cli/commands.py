@@ -128,6 +128,26 @@ def compare_command(args: argparse.Namespace) -> str | tuple[str, int]:
     return text, 1 if failed else 0
 
 
+def summary_command(args: argparse.Namespace) -> str | tuple[str, int]:
+    """``summary``: the runs over the collections, and the CI gate on the pooled deltas."""
+    from rankviz.studies import read_names, summarise
+
+    options = {"missing": args.missing} if args.missing is not None else {}
+    level = args.confidence_level if args.confidence_level is not None else 0.95
+    result = summarise(args.collections, baseline=args.baseline, runs=args.runs, measures=args.measures,
+                       names=read_names(args.names) if args.names else None, standardised=args.standardised,
+                       level=level, **options)  # fmt: skip
+    text = render.summary(result, args.format)
+    if args.fail_if is None:
+        if args.margin is not None:
+            raise OptionError("--margin goes with --fail-if worse|not-better")
+        return text
+    failed = result.gate(args.fail_if, margin=args.margin)
+    for line in failed:
+        warn(f"gate failed: {line}")
+    return text, 1 if failed else 0
+
+
 def given(args: argparse.Namespace, kind: type[S]) -> S:
     """The settings of ``kind`` the flags set (the others at their options' defaults)."""
     return kind(**{name: getattr(args, name) for name in kind.OPTIONS if getattr(args, name, None) is not None})
@@ -266,6 +286,7 @@ COMMANDS = {
     "unjudged": unjudged_command,
     "measures": lambda args: render.measures_table(),
     "report": report_command,
+    "summary": summary_command,
     "judgments": judgments_command,
     "tags": tags_command,
 }

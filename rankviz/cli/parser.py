@@ -177,6 +177,24 @@ def build_parser() -> argparse.ArgumentParser:
     _grouping(co)
     _checked(co)
 
+    su = commands.add_parser("summary", help="the runs over several collections against a baseline: per collection and "
+                             "pooled (random effects, DerSimonian-Laird), wins and ranks")  # fmt: skip
+    su.add_argument("collections", nargs="+", metavar="DIR", help="collection folders (two or more)")
+    su.add_argument("--baseline", required=True, help="the baseline run's name (as every collection, or --names, names it)")
+    su.add_argument("--runs", nargs="+", default=None, metavar="NAME", help="the runs to summarise; default: every run "
+                    "all the collections have")  # fmt: skip
+    su.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+                    help="measures (repeatable); default: nDCG@10; each collection applies its own conventions")  # fmt: skip
+    su.add_argument("--names", default=None, metavar="FILE", help="collection<TAB>run<TAB>name lines: a run a "
+                    "collection names otherwise; default: runs match by name")  # fmt: skip
+    su.add_argument("--standardised", action="store_true", help="each delta divided by its collection's standard "
+                    "deviation of the differences (default: raw deltas)")  # fmt: skip
+    su.add_argument("--format", choices=FORMATS, default="table", help="output format; default table")
+    add(su, FAIL_IF)
+    add(su, MARGIN, metavar="DELTA")
+    add(su, s.MISSING)
+    add(su, s.CONFIDENCE)
+
     ti = commands.add_parser("ties", help="how much each run's values depend on the order of equal scores")
     _inputs(ti)
     _conventions(ti, ties=False)

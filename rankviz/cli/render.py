@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from rankviz.analyses.checks import CheckReport
     from rankviz.analyses.comparisons import Comparison
     from rankviz.analyses.metric_choice import MetricReport
+    from rankviz.analyses.summary import Summary
     from rankviz.analyses.ties import TieReport
     from rankviz.analyses.unjudged import UnjudgedReport
     from rankviz.evaluation import Evaluation
@@ -322,6 +323,23 @@ def checks(report: CheckReport, fmt: str, *, conventions: Sequence[str]) -> str:
         return frame_tsv(report.to_frames()["findings"], index=False)
     lines = [finding.line() for finding in report.findings] or ["nothing found: no error, warning or note"]
     return "\n".join(lines) + "\n" + footer([report.summary(), *conventions])
+
+
+def summary(result: Summary, fmt: str) -> str:
+    """Per collection, then pooled: tables with the method below them; tsv: both frames, a blank line
+    between; json: ``{"collections": [...], "pooled": [...]}``."""
+    frames = result.to_frames()
+    if fmt == "json":
+        return to_json(result.to_dict())
+    if fmt == "tsv":
+        return frame_tsv(frames["collections"], index=False) + "\n" + frame_tsv(frames["pooled"], index=False)
+    kind = "standardised deltas (each divided by its collection's sd of the differences)" if result.standardised else "deltas"
+    notes = [f"{kind} of each run minus {result.baseline}: the mean of the per-query differences on the queries both "
+             "answer, variance s^2/n, t interval", "pooled: random effects (DerSimonian-Laird), tau2 floored at 0, "
+             "I2 = (Q - (k - 1)) / Q floored at 0, normal interval; wins/ties/losses: collections whose delta is "
+             "above/at/below 0; ranks: 1 = best mean in a collection, Borda = sum of (runs - rank)"]  # fmt: skip
+    shown = frames["collections"].drop(columns=["variance"])
+    return frame_table(shown, index=False) + "\n" + frame_table(frames["pooled"], index=False) + footer(notes)
 
 
 def measures_table() -> str:
