@@ -666,3 +666,80 @@ def test_the_meetings_report_opens_offline_with_every_discussed_query_and_hostil
     widths = page.evaluate("[...document.querySelectorAll('table')].map(t => t.scrollWidth <= t.clientWidth + 1)")
     assert all(widths)  # no table wider than the page: nothing cut when printed
     context.close()
+
+
+def _meeting_page(browser, url: str, path: str, name: str | None = "Ann"):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    open_page(page, f"{url}{path}")
+    if name is not None:
+        page.get_by_role("heading", name="The meeting's record").wait_for()
+        _give_name(page, name)
+    return context, page
+
+
+def test_an_out_of_scale_entry_in_the_record_leaves_every_number_and_one_warning(browser, tmp_path) -> None:
+    """A record written by an older version holds grade 44 on Cranfield (0-4): the Overview and
+    Per-query deltas show their numbers, one warning names the entry, nothing crashes."""
+    db = tmp_path / "meeting.sqlite"
+    MeetingStore(db).judge_many([("1", "184", 44), ("1", "29", 3)], by="Old version")
+    with streamlit_server("--notes", str(db)) as url:
+        context, page = _meeting_page(browser, url, "/?runs=bm25,dense", name=None)
+        page.get_by_role("button", name="Download table (CSV)").wait_for()
+        settled(page)
+        assert page.get_by_text("judgment 1 (1 184) left out: grade 44").count() == 1
+        assert page.locator('[data-testid="stDataFrame"]').count() >= 1
+        open_page(page, f"{url}/deltas?runs=bm25,dense&query=1")
+        page.get_by_role("heading", name="Query view").wait_for()
+        settled(page)
+        assert page.get_by_text("judgment 1 (1 184) left out: grade 44").count() == 1
+        body = page.inner_text("body")
+        assert "Traceback" not in body and "MeasureError" not in body
+        context.close()
+
+
+def test_two_people_editing_one_note_see_the_conflict_in_their_browsers(browser, tmp_path) -> None:
+    """Bob's page showed no note when Ann recorded hers: his note does not replace hers silently; he
+    sees both, and his choice is recorded."""
+    db = tmp_path / "meeting.sqlite"
+    with streamlit_server("--notes", str(db)) as url:
+        (ann_context, ann), (bob_context, bob) = (_meeting_page(browser, url, "/deltas?query=1", name) for name in ("Ann", "Bob"))
+        note = ann.get_by_label("Note on this query")
+        note.fill("Ann's note")
+        note.press("Control+Enter")
+        ann.get_by_text("Recorded by Ann: the note of query 1").wait_for()
+        mine = bob.get_by_label("Note on this query")
+        mine.fill("Bob's note")
+        mine.press("Control+Enter")  # typed against the empty note his page showed
+        bob.get_by_text("was changed by someone else").wait_for()
+        assert MeetingStore(db, create=False).notes() == {"1": "Ann's note"}
+        assert bob.get_by_label("Note on this query").input_value() == "Bob's note"  # kept as his draft
+        bob.get_by_role("button", name="Record my note (replaces theirs)").click()
+        bob.get_by_text("Recorded the note of query 1 by Bob").wait_for()
+        for context in (ann_context, bob_context):
+            context.close()
+    store = MeetingStore(db, create=False)
+    assert store.notes() == {"1": "Bob's note"}
+    assert [e.what for e in store.history("1") if e.kind == "note"] == ["Ann's note", "Bob's note"]
+
+
+def test_judging_keeps_the_place_in_the_discussion_queue(browser, tmp_path) -> None:
+    """Two Nexts, then a judgment with the meeting's qrels in force: the same query stays open, at the
+    same place of the queue."""
+    db = tmp_path / "meeting.sqlite"
+    with streamlit_server("--notes", str(db)) as url:
+        context, page = _meeting_page(browser, url, "/deltas?runs=bm25,dense&baseline=bm25&run=dense&measure=AP")
+        for _ in range(2):
+            before = _query_shown(page)
+            page.get_by_role("button", name="Next").click()
+            page.wait_for_function("q => new URLSearchParams(location.search).get('query') !== q", arg=before)
+            settled(page)
+        third = _query_shown(page)
+        page.get_by_text("Query 3 of").wait_for()
+        _judge(page, 0, "2")
+        settled(page)
+        assert _query_shown(page) == third
+        assert page.get_by_text("Query 3 of").count() == 1  # the queue kept its order and the place
+        context.close()
+    assert [j.qid for j in MeetingStore(db, create=False).judgments()] == [third]
