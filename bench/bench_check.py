@@ -11,22 +11,9 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import subprocess
 import sys
 
-from bench_evaluate import MEASURES, RUNNER, generate
-
-#: bench_evaluate's runner, but `rankviz check` exits 1 or 2 when it finds something: only a crash fails.
-CHECK_RUNNER = RUNNER.replace("if done.returncode:", "if done.returncode not in (0, 1, 2):")
-
-
-def measure(command: list[str]) -> tuple[float, float]:
-    """(wall seconds, peak RSS in MB) of one command in its own process."""
-    done = subprocess.run([sys.executable, "-c", CHECK_RUNNER, *command], capture_output=True, text=True)
-    if done.returncode:
-        raise RuntimeError(f"{command[:4]} failed: {done.stderr}")
-    elapsed, peak = done.stdout.split()
-    return float(elapsed), float(peak)
+from bench_evaluate import MEASURES, generate, measure
 
 
 def main() -> None:
@@ -46,7 +33,7 @@ def main() -> None:
         pairs = [(measure(base), measure([*base, "--no-check"])) for _ in range(args.repeat)]
         ratios = sorted(checked[0] / plain[0] for checked, plain in pairs)
         for label, times in (("evaluate (checks first)", [c for c, _ in pairs]), ("evaluate --no-check", [p for _, p in pairs]),
-                             ("check alone", [measure(alone) for _ in range(args.repeat)])):  # fmt: skip
+                             ("check alone", [measure(alone, exits=(0, 1, 2)) for _ in range(args.repeat)])):  # fmt: skip
             walls = sorted(t for t, _ in times)
             peak = max(m for _, m in times)
             print(f"{label:26s} median {statistics.median(walls):6.2f} s (min {walls[0]:.2f}) peak {peak:7,.0f} MB")

@@ -230,7 +230,7 @@ class Context:
         )  # what the facts depend on
         key = dataclasses.replace(source.key(settings=counted), measures=(), grouping="")
         facts = compute.report("facts", key, (TOP_K,), lambda: source.study().facts(TOP_K))
-        return source.study().check(TOP_K, facts=facts)
+        return compute.report("checks", source.key(), (TOP_K,), lambda: source.study().check(TOP_K, facts=facts))
 
     def meeting_report(self):
         """What the meeting decided (:meth:`rankviz.study.Study.meeting_report`): the selected runs with

@@ -510,17 +510,23 @@ def _query_shown(page) -> str:
     return parse_qs(urlsplit(page.url).query)["query"][0]
 
 
+def _meeting_page(browser, url: str, path: str, name: str | None = "Ann"):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    open_page(page, f"{url}{path}")
+    if name is not None:
+        page.get_by_role("heading", name="The meeting's record").wait_for()
+        _give_name(page, name)
+    return context, page
+
+
 def test_a_note_and_a_grade_typed_and_then_next_are_in_the_record(browser, tmp_path) -> None:
     """Nothing typed is lost: a note typed without Ctrl+Enter, and a grade typed in a cell whose editor
     is still open, are recorded on the query they were typed on when the person presses Next."""
     db = tmp_path / "meeting.sqlite"
     with streamlit_server("--notes", str(db)) as url:
-        context = browser.new_context(viewport={"width": 1400, "height": 1000})
-        page = context.new_page()
-        page.set_default_timeout(60_000)
-        open_page(page, f"{url}/deltas?runs=bm25,dense&baseline=bm25&run=dense&measure=AP")
-        page.get_by_role("heading", name="The meeting's record").wait_for()
-        _give_name(page, "Ann")
+        context, page = _meeting_page(browser, url, "/deltas?runs=bm25,dense&baseline=bm25&run=dense&measure=AP")
         first = _query_shown(page)
         page.get_by_label("Note on this query").fill("the run misses the definition")  # no Ctrl+Enter
         page.get_by_role("button", name="Next").click()
@@ -554,12 +560,7 @@ def test_a_grade_outside_the_scale_typed_in_the_grid_is_refused_and_nothing_is_c
     a 4); once the cell is corrected, the grade typed is recorded."""
     db = tmp_path / "meeting.sqlite"
     with streamlit_server("--notes", str(db)) as url:
-        context = browser.new_context(viewport={"width": 1400, "height": 1000})
-        page = context.new_page()
-        page.set_default_timeout(60_000)
-        open_page(page, f"{url}/deltas?query=1")
-        page.get_by_role("heading", name="The meeting's record").wait_for()
-        _give_name(page, "Ann")
+        context, page = _meeting_page(browser, url, "/deltas?query=1")
         docid = _judging_cell(page, 0, 0)
         _type_grade(page, 0, "44")
         page.get_by_text("Not recorded").wait_for()
@@ -666,17 +667,6 @@ def test_the_meetings_report_opens_offline_with_every_discussed_query_and_hostil
     widths = page.evaluate("[...document.querySelectorAll('table')].map(t => t.scrollWidth <= t.clientWidth + 1)")
     assert all(widths)  # no table wider than the page: nothing cut when printed
     context.close()
-
-
-def _meeting_page(browser, url: str, path: str, name: str | None = "Ann"):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
-    page.set_default_timeout(60_000)
-    open_page(page, f"{url}{path}")
-    if name is not None:
-        page.get_by_role("heading", name="The meeting's record").wait_for()
-        _give_name(page, name)
-    return context, page
 
 
 def test_an_out_of_scale_entry_in_the_record_leaves_every_number_and_one_warning(browser, tmp_path) -> None:
