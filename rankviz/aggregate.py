@@ -14,12 +14,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from rankviz.errors import OptionError
-from rankviz.io.groups import NO_GROUP
+from rankviz.io.groups import NO_GROUP, read_weights
 from rankviz.settings import AGGREGATE
+
+if TYPE_CHECKING:
+    from rankviz.io.collection import Collection
 
 
 @dataclass(frozen=True, eq=False)
@@ -86,3 +90,21 @@ def macro(group_means: np.ndarray) -> np.ndarray | float:
 def _scalar(value):
     value = np.asarray(value)
     return float(value) if value.ndim == 0 else value
+
+
+def aggregate_option(text: str | None, collection: Collection | None) -> tuple[str | None, dict[str, float] | None]:
+    """The ``aggregate`` option as given, ``query|macro|weights[:FILE]``: the aggregate and, for weights, the
+    weights (from FILE, else the collection's)."""
+    if text is None:
+        return None, None
+    how, colon, path = text.partition(":")
+    AGGREGATE.check(how)
+    if colon and how != "weights":
+        raise OptionError(f"--aggregate {text}: only weights takes a file (weights:FILE)")
+    if how != "weights":
+        return how, None
+    if path:
+        return how, read_weights(path).to_dict()
+    if collection is not None and collection.weights is not None:
+        return how, collection.weights.to_dict()
+    raise OptionError("--aggregate weights needs a file: weights:FILE (or a collection with query_weights.tsv)")

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from rankviz.aggregate import aggregate_option
 from rankviz.analyses.checks import TOP_K
 from rankviz.engines import Progress, RunSource, evaluate_sources, file_size
 from rankviz.errors import OptionError
@@ -25,7 +26,7 @@ from rankviz.evaluate import as_measures, collection_measures, evaluate_tables, 
 from rankviz.evaluation import Evaluation
 from rankviz.io.collection import Collection, open_collection
 from rankviz.io.grades import Scale, grade_scale
-from rankviz.io.groups import QueryGroups, coverage, group_of, read_groups, read_weights
+from rankviz.io.groups import QueryGroups, coverage, group_of, read_groups
 from rankviz.io.meeting import MeetingStore, merged_qrels
 from rankviz.io.model import Qrels, Run
 from rankviz.io.readers import read_qrels, read_run
@@ -34,7 +35,7 @@ from rankviz.ranking import RankingTable, chance_table, rank, retagged
 from rankviz.regrading import regrade
 from rankviz.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
 from rankviz.run_facts import RunFacts, gather, sample_stride
-from rankviz.settings import AGGREGATE, DEFAULT_MEASURES, NO_CUT, EngineSettings, EvalSettings, RunCut, TestSettings
+from rankviz.settings import DEFAULT_MEASURES, NO_CUT, EngineSettings, EvalSettings, RunCut, TestSettings
 from rankviz.tie_policy import BOUNDS, policy
 
 if TYPE_CHECKING:
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
     from rankviz.analyses.deltas import RankReport
     from rankviz.analyses.meeting_report import MeetingReport
     from rankviz.analyses.metric_choice import MetricReport
+    from rankviz.analyses.standings import Standings
     from rankviz.analyses.task import Task
     from rankviz.analyses.ties import TieReport
     from rankviz.analyses.unjudged import UnjudgedReport
@@ -116,7 +118,7 @@ class Study:
             read = read_qrels(qrels)
             sources = tuple(RunSource.of_paths(list(runs)))
             base = EvalSettings()
-        how, weights = _aggregate(aggregate, collection)
+        how, weights = aggregate_option(aggregate, collection)
         found = read_groups(groups) if groups else (collection.groups if collection else None)
         settings = base.replace(**options, **({"aggregate": how} if how else {}))
         notes: list[str] = []
@@ -230,6 +232,12 @@ class Study:
         from rankviz.analyses.comparisons import compare
 
         return compare(evaluation or self.evaluation(), test)
+
+    def standings(self, test: TestSettings, *, evaluation: Evaluation | None = None) -> Standings:
+        """Each run's rank, rank interval and Tukey group per measure (:mod:`rankviz.analyses.standings`)."""
+        from rankviz.analyses.standings import standings
+
+        return standings(evaluation or self.evaluation(), test)
 
     def test_settings(self, baseline: str | None = None, **given: Any) -> TestSettings:
         """The test in force; ``baseline`` must be one of the runs (default: the first)."""
@@ -381,20 +389,3 @@ def _with_judgments(qrels: Qrels, location: str, collection: Collection | None, 
     notes += [f"{store.path}: {problem}" for problem in left_out]
     notes.append(f"qrels: {qrels.source} with the {len(grades):,} meeting judgments of {store.path} in force (latest wins)")
     return merged_qrels(qrels, grades), store
-
-
-def _aggregate(text: str | None, collection: Collection | None) -> tuple[str | None, dict[str, float] | None]:
-    """``query|macro|weights[:FILE]``: the aggregate and, for weights, the weights."""
-    if text is None:
-        return None, None
-    how, colon, path = text.partition(":")
-    AGGREGATE.check(how)
-    if colon and how != "weights":
-        raise OptionError(f"--aggregate {text}: only weights takes a file (weights:FILE)")
-    if how != "weights":
-        return how, None
-    if path:
-        return how, read_weights(path).to_dict()
-    if collection is not None and collection.weights is not None:
-        return how, collection.weights.to_dict()
-    raise OptionError("--aggregate weights needs a file: weights:FILE (or a collection with query_weights.tsv)")

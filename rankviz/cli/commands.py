@@ -103,7 +103,14 @@ def evaluate_command(args: argparse.Namespace) -> str:
     study = open_study(args)
     if args.protocol:
         return render.protocol(study.protocol(), args.format)
-    return render.evaluation(_evaluation(study, args), args.format, per_query=args.per_query)
+    result = _evaluation(study, args)
+    text = render.evaluation(result, args.format, per_query=args.per_query)
+    if not args.ranks:
+        return text
+    tests = TestSettings(**{n: getattr(args, n) for n in ("seed", "alpha", "n_resamples", "confidence_level")
+                            if getattr(args, n, None) is not None})  # fmt: skip
+    return render.with_standings(text, result.to_dict(per_query=args.per_query), "evaluation",
+                                 study.standings(tests, evaluation=result), args.format)  # fmt: skip
 
 
 def compare_command(args: argparse.Namespace) -> str | tuple[str, int]:
@@ -116,6 +123,9 @@ def compare_command(args: argparse.Namespace) -> str | tuple[str, int]:
     if args.detect is not None:
         comparison = comparison.with_queries_needed(result, args.detect)
     text = render.comparison(comparison, args.format, conventions=result.conventions())
+    if args.ranks:
+        text = render.with_standings(text, comparison.to_dict(), "comparisons", study.standings(settings, evaluation=result),
+                                     args.format)  # fmt: skip
     if args.fail_if is None:
         if args.margin is not None:
             raise OptionError("--margin goes with --fail-if worse|not-better")

@@ -77,6 +77,12 @@ def _checked(parser: argparse.ArgumentParser) -> None:
                         "print their warnings and errors to stderr")  # fmt: skip
 
 
+def _ranks(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--ranks", action="store_true", help="also print each measure's runs by mean with their rank, a "
+                        "rank interval (paired bootstrap over queries, seeded by --seed) and tie groups (letters from "
+                        "the randomised Tukey HSD: runs sharing one are not significantly different)")  # fmt: skip
+
+
 def _grouping(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--groups", default=None, metavar="FILE", help="query groups file: qid plus categorical columns; "
                         "default: the collection's")  # fmt: skip
@@ -155,6 +161,10 @@ def build_parser() -> argparse.ArgumentParser:
     add(ev, s.SCHEDULER, metavar="ADDRESS")
     add(ev, s.WORKERS, metavar="N")
     _checked(ev)
+    _ranks(ev)
+    add(ev, s.ALPHA, note=" (with --ranks: of the groups)")
+    add(ev, s.RESAMPLES, note=" (with --ranks)")
+    add(ev, s.CONFIDENCE, note=" (with --ranks: of the rank intervals)")
 
     ch = commands.add_parser("check", help="the mistakes that change what a number means, found before it is shown; "
                              "exit 0 (nothing above a note), 1 (warnings) or 2 (errors)")  # fmt: skip
@@ -176,6 +186,7 @@ def build_parser() -> argparse.ArgumentParser:
     add(co, MARGIN, metavar="DELTA")
     _grouping(co)
     _checked(co)
+    _ranks(co)
 
     su = commands.add_parser("summary", help="the runs over several collections against a baseline: per collection and "
                              "pooled (random effects, DerSimonian-Laird), wins and ranks")  # fmt: skip

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from rankviz.analyses.checks import CheckReport
     from rankviz.analyses.comparisons import Comparison
     from rankviz.analyses.metric_choice import MetricReport
+    from rankviz.analyses.standings import Standings
     from rankviz.analyses.summary import Summary
     from rankviz.analyses.ties import TieReport
     from rankviz.analyses.unjudged import UnjudgedReport
@@ -195,6 +196,19 @@ def comparison(result: Comparison, fmt: str, *, conventions: list[str]) -> str:
     shown = table.assign(verdict=result.verdicts()).drop(columns=["test"])
     notes = [result.describe(), "delta, statistic and interval are run - baseline", *na_notes(shown, COMPARE_NOTES), *conventions]
     return frame_table(shown, index=False) + footer(notes)
+
+
+def with_standings(text: str, records: object, key: str, standings: Standings, fmt: str) -> str:
+    """The output ``text`` (of ``records``) followed by the standings: table and tsv after a blank line;
+    json one object ``{key: records, "standings": {...}}``."""
+    if fmt == "json":
+        return to_json({key: records, "standings": standings.to_dict()})
+    frame = standings.to_frames()["standings"]
+    if fmt == "tsv":
+        return text + "\n" + frame_tsv(frame, index=False)
+    shown = frame.assign(interval=[f"{low}-{high}" for low, high in zip(frame["rank_low"], frame["rank_high"], strict=True)])
+    shown = shown[["measure", "run", "mean", "rank", "interval", "group", "queries"]]
+    return text + "\n" + frame_table(shown, index=False) + footer([standings.describe()])
 
 
 # --- ties ----------------------------------------------------------------------------------------
