@@ -46,7 +46,7 @@ matrices = st.integers(2, 5).flatmap(
 )
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(rows=matrices, seed=st.integers(0, 2**32 - 1), level=st.sampled_from([0.8, 0.9, 0.95]))
 def test_rank_intervals_are_a_direct_paired_bootstrap_of_the_queries(rows, seed, level) -> None:
     values = np.array(rows)
@@ -93,6 +93,7 @@ def test_the_groups_follow_every_pairs_tukey_verdict(rows, seed, alpha) -> None:
     assert list(table["mean"]) == sorted(table["mean"], reverse=True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("collection", ["cranfield", "dl-hard-passage", "trec-cast-2021"])
 def test_the_bundled_collections_standings_agree_with_tukey_and_the_means(collection) -> None:
     study = rv.Study.open(SAMPLES / collection)
