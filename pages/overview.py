@@ -7,9 +7,10 @@ from rankviz import export, plots
 from rankviz.analyses.comparisons import verdict_marks
 from rankviz.analyses.deltas import best_per_measure
 from rankviz.app import meeting
+from rankviz.app import options as app_options
 from rankviz.app.frame import open_page
 from rankviz.app.text import md
-from rankviz.app.widgets import url_selectbox
+from rankviz.app.widgets import url_option, url_selectbox
 
 #: The best value of each measure: bold on a translucent blue, over the theme's own text colour (light and dark).
 BEST = "font-weight: bold; background-color: rgba(68, 119, 170, 0.35)"
@@ -44,6 +45,21 @@ if marks is not None:
         marks.style.map(lambda v: f"color: {plots.VERDICT_COLOURS[v]}; font-weight: bold" if v != "n.s." else ""), width="stretch"
     )
     st.caption(f"▲ / ▼: significantly better / worse than the baseline: {md(tests.describe())} (set on the Significance page).")
+if len(ctx.selected) > 1 and ctx.settings.aggregate == "query":
+    st.subheader("Ranks and tie groups")
+    few = queries <= app_options.RANKS_UP_TO
+    left, right = st.columns(2)
+    rank_measure = url_selectbox(ctx, left, "Ranks by", ctx.measure_names, "rank_measure", "overview")
+    drawn = url_option(ctx.url, right, app_options.RANKS, "overview", default=few, context=(few,))
+    ctx.url.write(rank_measure=rank_measure, ranks=None if drawn == few else int(drawn))
+    if drawn:
+        standings = ctx.standings(ctx.measure(rank_measure))
+        table = standings.to_frames()["standings"].set_index("run")
+        table["interval"] = [f"{low}–{high}" for low, high in zip(table["rank_low"], table["rank_high"], strict=True)]
+        st.dataframe(table[["mean", "rank", "interval", "group"]].style.format({"mean": "{:.4f}"}), width="stretch")
+        st.caption(f"Runs by mean. {md(standings.describe())}. Test settings on the Significance page.")
+    else:
+        st.caption(f"Off: above {app_options.RANKS_UP_TO:,} queries, drawing the resamples takes seconds on every change.")
 thin = ctx.thinly_judged()
 if thin:
     shares = ", ".join(f"{md(name)} {share:.0%}" for name, share in thin.items())

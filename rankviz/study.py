@@ -233,11 +233,12 @@ class Study:
 
         return compare(evaluation or self.evaluation(), test)
 
-    def standings(self, test: TestSettings, *, evaluation: Evaluation | None = None) -> Standings:
+    def standings(self, test: TestSettings, *, evaluation: Evaluation | None = None,
+                  measures: Sequence[Measure] | None = None) -> Standings:  # fmt: skip
         """Each run's rank, rank interval and Tukey group per measure (:mod:`rankviz.analyses.standings`)."""
         from rankviz.analyses.standings import standings
 
-        return standings(evaluation or self.evaluation(), test)
+        return standings(evaluation or self.evaluation(), test, measures=measures)
 
     def test_settings(self, baseline: str | None = None, **given: Any) -> TestSettings:
         """The test in force; ``baseline`` must be one of the runs (default: the first)."""

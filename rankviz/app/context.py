@@ -215,6 +215,14 @@ class Context:
         details = (settings_text(options), settings_text(tests), tests.baseline)
         return compute.report("unjudged", self.key(), details, lambda: self.study().unjudged_report(tests, options))
 
+    def standings(self, measure: Measure):
+        """The selected runs' ranks, rank intervals and Tukey groups on ``measure``, under the test in force
+        (its seed, resamples, confidence level and alpha): drawn once per qrels, runs and settings."""
+        tests = self.test_settings()
+        details = (str(measure), settings_text(tests))
+        build = lambda: self.study().standings(tests, evaluation=self.evaluation(), measures=[measure])  # noqa: E731
+        return compute.report("standings", self.key(), details, build)
+
     def figure(self, names: list[str], details: tuple, build: Callable[[], Any]) -> Any:
         """A figure of these runs' results (``details``: what else it shows), built once per key: a chart
         of thousands of queries is not built again on every rerun (Next, a note, a judgment elsewhere)."""

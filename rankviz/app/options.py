@@ -21,3 +21,7 @@ QRELS_IN_FORCE = Option(
 )
 PRESENT = Option("present", False, "projector mode: larger text, the sidebar folded away, tables and figures sized for a "
                  "1280x720 projector", kind=bool, label="Projector mode")  # fmt: skip
+RANKS = Option("ranks", True, "each run's rank with a bootstrap interval and its Tukey tie group on the Overview (on by "
+               "default up to RANKS_UP_TO queries: above, drawing the resamples takes seconds)", kind=bool,
+               label="Rank intervals and tie groups")  # fmt: skip
+RANKS_UP_TO = 1000  # queries: the Overview draws the rank intervals unasked up to this many

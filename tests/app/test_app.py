@@ -293,6 +293,20 @@ def test_overview_marks_runs_better_than_the_baseline() -> None:
     assert "bm25" not in marks.index
 
 
+def test_overview_ranks_runs_with_intervals_and_tukey_groups_as_the_library() -> None:
+    at = start(runs="bm25,dense,rrf,bm25-raw", measures="NDCG@K,MAP", rank_measure="MAP", seed="4", n_resamples="500")
+    assert not at.exception and not at.error
+    (table,) = [d.value for d in at.dataframe if "interval" in d.value.columns]
+    study = rv.Study.open(CRANFIELD, ["bm25", "dense", "rrf", "bm25-raw"], measures=["AP"])
+    expected = study.standings(rv.TestSettings(seed=4, n_resamples=500)).to_frames()["standings"].set_index("run")
+    assert list(table.index) == list(expected.index)  # by mean, best first
+    assert list(table["group"]) == list(expected["group"]) and list(table["rank"]) == list(expected["rank"])
+    assert list(table["interval"]) == [f"{lo}–{hi}" for lo, hi in zip(expected["rank_low"], expected["rank_high"], strict=True)]
+    assert "Tukey" in " ".join(shown(c) for c in at.caption)
+    at.toggle(key=at.toggle[0].key).set_value(False).run()  # switched off: nothing drawn, and the link says so
+    assert not [d for d in at.dataframe if "interval" in d.value.columns] and at.query_params["ranks"] == "0"
+
+
 def test_ties_page_shows_a_verdict_that_depends_on_the_tie_order() -> None:
     at = start("ties", runs="qld,rrf", measures="MRR@K", baseline="qld")
     (verdicts,) = [d.value for d in at.dataframe if "changes" in d.value.columns]
