@@ -94,12 +94,17 @@ MARGIN = Option("margin", None, "with fail_if: worse also fails a run whose mean
                 "significance alone decides)", kind=float, low=0.0, high=1e12, optional=True)  # fmt: skip
 
 
+#: A summary across collections: raw deltas, or each divided by its collection's spread.
+STANDARDISED = Option("standardised", False, "each collection's delta divided by its standard deviation of the per-query "
+                      "differences (default: raw deltas)", kind=bool, label="Standardised effects")  # fmt: skip
+
+
 def markdown_options() -> str:
     """The table of options of docs/options.md (tests/unit/test_docs.py keeps it in step)."""
     rows = ["| option | command line | values | default | what it sets |", "|---|---|---|---|---|"]
     seen = set()
     options = (*EvalSettings.OPTIONS.values(), *TestSettings.OPTIONS.values(), K, TIE_TRIALS, SPLITS, DETECT, FILL,
-               FAIL_IF, MARGIN, *EngineSettings.OPTIONS.values())  # fmt: skip
+               FAIL_IF, MARGIN, STANDARDISED, *EngineSettings.OPTIONS.values())  # fmt: skip
     for option in options:
         if id(option) in seen:  # TestSettings and EvalSettings share seed
             continue

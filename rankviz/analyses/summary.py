@@ -94,6 +94,14 @@ class Summary:
     def to_frames(self) -> dict[str, pd.DataFrame]:
         return {"collections": self.collections, "pooled": self.pooled}
 
+    def describe(self) -> list[str]:
+        """How the numbers were made (footers and captions)."""
+        kind = "standardised deltas (each divided by its collection's sd of the differences)" if self.standardised else "deltas"
+        return [f"{kind} of each run minus {self.baseline}: the mean of the per-query differences on the queries both "
+                "answer, variance s^2/n, t interval", "pooled: random effects (DerSimonian-Laird), tau2 floored at 0, "
+                "I2 = (Q - (k - 1)) / Q floored at 0, normal interval; wins/ties/losses: collections whose delta is "
+                "above/at/below 0; ranks: 1 = best mean in a collection, Borda = sum of (runs - rank)"]  # fmt: skip
+
     def gate(self, fail_if: str, *, margin: float | None = None) -> list[str]:
         """The pooled deltas that fail a CI gate (as :meth:`rankviz.analyses.comparisons.Comparison.gate`:
         ``worse`` when the pooled interval lies below 0, or with a margin, the pooled delta below -margin;

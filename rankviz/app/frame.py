@@ -275,6 +275,19 @@ def _checks_banner(ctx: Context, page: str) -> None:
     (st.error if report.status == 2 else st.warning)(text)
 
 
+def open_plain_page(key: str) -> UrlState:
+    """Set up a page that shows no one collection (it has no frame): the navigation's hand-over, the
+    page's title, the URL's state (its fallback warnings shown where they arise)."""
+    if not navigating():
+        navigate()
+        st.stop()
+    st.set_page_config(page_title=f"{spec(key).title} · rankviz", layout="wide")
+    st.sidebar.title("rankviz")
+    url = UrlState(key)
+    url.immediate = True
+    return url
+
+
 def open_page(key: str) -> Context:
     """Set the page up, build the frame, show the conventions in force; stop the script if the frame
     cannot be built (it has said why)."""

@@ -12,7 +12,7 @@ import argparse
 from rankviz import settings as s
 from rankviz.errors import OptionError
 from rankviz.options import Option
-from rankviz.report_settings import FAIL_IF, MARGIN
+from rankviz.report_settings import FAIL_IF, MARGIN, STANDARDISED
 
 FORMATS = ("table", "tsv", "json")
 
@@ -80,7 +80,7 @@ def _checked(parser: argparse.ArgumentParser) -> None:
 def _ranks(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ranks", action="store_true", help="also print each measure's runs by mean with their rank, a "
                         "rank interval (paired bootstrap over queries, seeded by --seed) and tie groups (letters from "
-                        "the randomised Tukey HSD: runs sharing one are not significantly different)")  # fmt: skip
+                        "the randomised Tukey HSD: runs sharing one are not significantly different); default: off")  # fmt: skip
 
 
 def _grouping(parser: argparse.ArgumentParser) -> None:
@@ -198,8 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="measures (repeatable); default: nDCG@10; each collection applies its own conventions")  # fmt: skip
     su.add_argument("--names", default=None, metavar="FILE", help="collection<TAB>run<TAB>name lines: a run a "
                     "collection names otherwise; default: runs match by name")  # fmt: skip
-    su.add_argument("--standardised", action="store_true", help="each delta divided by its collection's standard "
-                    "deviation of the differences (default: raw deltas)")  # fmt: skip
+    su.add_argument("--standardised", action="store_true", help=STANDARDISED.help())
     su.add_argument("--format", choices=FORMATS, default="table", help="output format; default table")
     add(su, FAIL_IF)
     add(su, MARGIN, metavar="DELTA")

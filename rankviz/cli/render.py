@@ -347,13 +347,8 @@ def summary(result: Summary, fmt: str) -> str:
         return to_json(result.to_dict())
     if fmt == "tsv":
         return frame_tsv(frames["collections"], index=False) + "\n" + frame_tsv(frames["pooled"], index=False)
-    kind = "standardised deltas (each divided by its collection's sd of the differences)" if result.standardised else "deltas"
-    notes = [f"{kind} of each run minus {result.baseline}: the mean of the per-query differences on the queries both "
-             "answer, variance s^2/n, t interval", "pooled: random effects (DerSimonian-Laird), tau2 floored at 0, "
-             "I2 = (Q - (k - 1)) / Q floored at 0, normal interval; wins/ties/losses: collections whose delta is "
-             "above/at/below 0; ranks: 1 = best mean in a collection, Borda = sum of (runs - rank)"]  # fmt: skip
     shown = frames["collections"].drop(columns=["variance"])
-    return frame_table(shown, index=False) + "\n" + frame_table(frames["pooled"], index=False) + footer(notes)
+    return frame_table(shown, index=False) + "\n" + frame_table(frames["pooled"], index=False) + footer(result.describe())
 
 
 def measures_table() -> str:

@@ -2,6 +2,7 @@
 
 from rankviz.plots.intervals import (
     asl_curves,
+    collections_forest,
     correlation_heatmap,
     forest,
     intervals,
@@ -28,6 +29,7 @@ __all__ = [
     "RUN_PALETTE",
     "VERDICT_COLOURS",
     "asl_curves",
+    "collections_forest",
     "baseline_scatter",
     "correlation_heatmap",
     "delta_bars",

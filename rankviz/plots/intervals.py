@@ -96,6 +96,48 @@ def forest(table: pd.DataFrame, measure: str, baseline: str) -> go.Figure:
     return layout(fig, f"{measure}: difference from {baseline} with confidence interval", f"delta {measure}", "run")
 
 
+def collections_forest(rows: pd.DataFrame, pooled: Mapping[str, float], run: str, measure: str, baseline: str) -> go.Figure:
+    """A meta-analysis's forest plot: each collection's delta of ``run`` against ``baseline`` with its
+    interval (the marker's area by its random-effects weight), and the pooled delta as a diamond below."""
+    weights = 1 / (rows["variance"].to_numpy() + pooled["tau2"])
+    sizes = 8 + 22 * np.sqrt(weights / weights.max())
+    names = [*rows["collection"], "pooled"]
+    fig = go.Figure()
+    fig.add_scatter(
+        x=rows["delta"],
+        y=list(rows["collection"]),
+        mode="markers",
+        name="collection",
+        marker={"symbol": "square", "size": sizes, "color": "#4477AA"},
+        error_x={
+            "type": "data",
+            "symmetric": False,
+            "array": rows["ci_high"] - rows["delta"],
+            "arrayminus": rows["delta"] - rows["ci_low"],
+        },  # fmt: skip
+        customdata=np.c_[rows["n"], 100 * weights / weights.sum()],
+        hovertemplate="%{y}<br>delta %{x:+.4f}<br>%{customdata[0]} queries, weight %{customdata[1]:.1f}%<extra></extra>",
+    )
+    fig.add_scatter(
+        x=[pooled["delta"]],
+        y=["pooled"],
+        mode="markers",
+        name=f"pooled (tau2 {pooled['tau2']:.2g}, I2 {pooled['i2']:.0%})",
+        marker={"symbol": "diamond-wide", "size": 22, "color": "#EE6677"},
+        error_x={
+            "type": "data",
+            "symmetric": False,
+            "array": [pooled["ci_high"] - pooled["delta"]],
+            "arrayminus": [pooled["delta"] - pooled["ci_low"]],
+        },  # fmt: skip
+        hovertemplate="pooled<br>delta %{x:+.4f}<extra></extra>",
+    )
+    fig.add_vline(x=0, line={"dash": "dot", "color": "grey"})
+    fig.update_yaxes(categoryorder="array", categoryarray=names[::-1])
+    fig.update_layout(height=max(300, 50 * len(names) + 150))
+    return layout(fig, f"{run} against {baseline}: {measure} delta per collection and pooled", f"delta {measure}", "collection")
+
+
 def pvalue_heatmap(pairs: pd.DataFrame, runs: list[str], measure: str, alpha: float) -> go.Figure:
     """Adjusted p-value of every pair of runs, symmetric; significant cells marked with *."""
     position = {run: i for i, run in enumerate(runs)}
