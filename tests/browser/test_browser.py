@@ -154,6 +154,7 @@ def choose(page, label: str, option: str) -> None:
         ("ties", "Ties"),
         ("unjudged", "Unjudged documents"),
         ("metric_choice", "Metric choice"),
+        ("across", "Across collections"),
     ],
 )
 def test_each_page_renders_its_figure(page, server, path, header) -> None:
@@ -332,6 +333,24 @@ def test_significance_page_changes_test_and_shows_the_forest_plot(page, server) 
     page.wait_for_function("location.search.includes('test=wilcoxon')")
     page.get_by_text("Wilcoxon signed-rank").first.wait_for()
     page.get_by_text("AP: adjusted p-values of all pairs").first.wait_for()
+    assert page.get_by_text("Traceback").count() == 0
+
+
+def test_across_collections_a_row_chosen_in_one_collection_moves_the_pooled_delta(page, server) -> None:
+    from rankviz.studies import summarise
+
+    open_page(page, f"{server}/across?compared=1&across_measure=AP")
+    page.get_by_role("heading", name="Across collections", exact=True).wait_for()
+    page.locator(".js-plotly-plot").first.wait_for()
+    choose(page, "run 1", "rrf")  # the first column: Cranfield
+    page.wait_for_function("new URLSearchParams(location.search).get('rows.cranfield') === 'bm25,rrf'")
+    settled(page)
+    rows = {name: _param(page, f"rows.{name}").split(",") for name in ("cranfield", "dl-hard-passage", "trec-cast-2021")}
+    names = {name: {runs[0]: "base", runs[1]: "other"} for name, runs in rows.items()}
+    expected = summarise([ROOT / "sample_data" / name for name in rows], baseline="base", runs=["other"], measures=["AP"],
+                         names=names).pooled.iloc[0]  # fmt: skip
+    pooled = page.evaluate("document.querySelector('.js-plotly-plot').data[1].x[0]")
+    assert pooled == pytest.approx(expected["delta"], abs=1e-12)
     assert page.get_by_text("Traceback").count() == 0
 
 
