@@ -27,7 +27,8 @@ from rankviz.evaluation import Evaluation
 from rankviz.io.collection import Collection, open_collection
 from rankviz.io.grades import Scale, grade_scale
 from rankviz.io.groups import QueryGroups, coverage, group_of, read_groups
-from rankviz.io.meeting import MeetingStore, merged_qrels
+from rankviz.io.judges import merged_qrels
+from rankviz.io.meeting import MeetingStore
 from rankviz.io.model import Qrels, Run
 from rankviz.io.readers import read_qrels, read_run
 from rankviz.measures import Measure

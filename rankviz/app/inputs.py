@@ -22,7 +22,8 @@ from rankviz.errors import RankvizError
 from rankviz.io.blocks import read_in_pieces
 from rankviz.io.collection import Collection, open_collection
 from rankviz.io.grades import Scale
-from rankviz.io.meeting import STORE_NAME, MeetingError, MeetingStore, merged_qrels, unwritable
+from rankviz.io.judges import merged_qrels
+from rankviz.io.meeting import STORE_NAME, MeetingError, MeetingStore, unwritable
 from rankviz.io.model import Qrels, Run
 from rankviz.io.readers import read_qrels, read_run, run_name_from_path
 from rankviz.io.sources import decompressed, is_gzip

@@ -15,7 +15,8 @@ import streamlit as st
 from rankviz import export
 from rankviz.app.text import md, message
 from rankviz.io.grades import GradeError, checked_grade, scale_text
-from rankviz.io.meeting import LIMITS, MeetingError, NoteConflict, qrels_lines
+from rankviz.io.judges import qrels_lines
+from rankviz.io.meeting import LIMITS, MeetingError, NoteConflict
 
 NAME = "rankviz.meeting_name"  # the person's name, for this browser session
 _RECORDED = "rankviz.meeting_recorded"  # what the last rerun recorded, said once on the next

@@ -19,7 +19,8 @@ from rankviz.errors import OptionError, RankvizError
 from rankviz.evaluation import Evaluation
 from rankviz.io.collection import open_collection
 from rankviz.io.grades import GRADE_RANGE, Scale, checked_grade
-from rankviz.io.meeting import MeetingStore, judgment_lines, merged_qrels, qrels_lines
+from rankviz.io.judges import judgment_lines, merged_qrels, qrels_lines
+from rankviz.io.meeting import MeetingStore
 from rankviz.io.readers import read_qrels
 from rankviz.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
 from rankviz.settings import EngineSettings, EvalSettings, Settings, TestSettings

@@ -9,6 +9,8 @@
       query_groups.tsv                         qid plus categorical columns (optional)
       query_weights.tsv                        qid<TAB>weight (optional)
       docs.jsonl[.gz]                          {"doc_id", "title"?, "text"} per line (optional, read lazily)
+      qrels.NAME.txt                           more judgments of the same queries (optional): another
+                                               assessor, an LLM judge (see rankviz.io.judges)
       collection.toml                          display name and defaults (optional)
 
 ``collection.toml`` keys: ``name``, ``description``, ``rel`` (relevance threshold of the binary
@@ -17,7 +19,9 @@ measures), ``gmax`` (ERR), ``measures`` (default list), ``source`` (one line of 
 (``[LOWEST, HIGHEST]``, the grades the meeting may give; by default from 0 to the highest grade the
 qrels use, never above ``gmax``), and
 an optional ``[protocol]`` table: ``group_by`` (a group column), ``default`` (the primary measure)
-and ``primary`` (group -> measure), e.g. Hit@1 for one subtask and nDCG@10 for the rest.
+and ``primary`` (group -> measure), e.g. Hit@1 for one subtask and nDCG@10 for the rest; an optional
+``[qrels]`` table: ``kind`` (of the qrels file: ``human`` by default) and one table per other source,
+``[qrels.NAME]`` with ``file`` and ``kind`` (``human``, ``llm:MODEL``, ``meeting``).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +38,7 @@ from typing import TYPE_CHECKING
 from rankviz.errors import CollectionError, FormatError, OptionError
 from rankviz.io.grades import GRADE_RANGE, Scale, grade_scale
 from rankviz.io.groups import QueryGroups, derived_groups, read_groups, read_weights
+from rankviz.io.judges import FILE, KIND, QrelsSource
 from rankviz.io.model import Qrels, Run
 
 if TYPE_CHECKING:
@@ -43,6 +49,7 @@ from rankviz.settings import DEFAULT_MEASURES, GMAX, REL
 QRELS_NAMES = ("qrels.txt", "qrels.tsv", "qrels.parquet", "qrels.txt.gz")
 DOCS_NAMES = ("docs.jsonl", "docs.jsonl.gz")
 RUN_SUFFIXES_SKIPPED = (".md", ".json", ".toml", ".yaml", ".yml")
+MORE_QRELS = re.compile(r"^qrels\.([A-Za-z0-9_-]+)\.(txt\.gz|txt|tsv|parquet)$")
 
 
 @dataclass(frozen=True)
@@ -70,6 +77,8 @@ class CollectionConfig:
     protocol: Protocol | None = None
     documents: str = ""  # why the folder has no document texts, and where they are
     grades: tuple[int, int] | None = None  # the grades the meeting may give (None: those the qrels use, from 0)
+    qrels_kind: str = "human"  # the kind of the qrels file's judgments
+    sources: tuple[tuple[str, str, str], ...] = ()  # other sources declared: (name, file, kind)
 
 
 class DocumentStore:
@@ -118,10 +127,17 @@ class Collection:
     groups: QueryGroups | None = None
     weights: pd.Series | None = None  # qid -> weight, from query_weights.tsv
     outside: tuple[str, ...] = ()  # runs left out because they link outside the folder (``confined``)
+    judges: dict[str, QrelsSource] = field(default_factory=dict)  # its sources of judgments, the qrels file first
 
     @property
     def name(self) -> str:
         return self.config.name
+
+    def read_judges(self, name: str) -> Qrels:
+        """The judgments of one of its sources (:attr:`judges`)."""
+        if name not in self.judges:
+            raise CollectionError(f"{self.path}: no source of judgments named {name!r}; sources: {', '.join(self.judges)}")
+        return read_qrels(self.judges[name].path)
 
     def read_qrels(self) -> Qrels:
         return read_qrels(self.qrels_path)
@@ -181,6 +197,7 @@ def open_collection(path: str | os.PathLike, *, confined: bool = False) -> Colle
             f"{root / 'collection.toml'}: [protocol] group_by {config.protocol.group_by!r} is not a group column"
         )
     weights_path = root / "query_weights.tsv"
+    judges = _judges(root, qrels_path, config, confined)
     return Collection(
         path=root,
         config=config,
@@ -191,7 +208,29 @@ def open_collection(path: str | os.PathLike, *, confined: bool = False) -> Colle
         groups=groups,
         weights=read_weights(weights_path) if weights_path.is_file() else None,
         outside=tuple(outside),
+        judges=judges,
     )
+
+
+def _judges(root: Path, qrels_path: Path, config: CollectionConfig, confined: bool) -> dict[str, QrelsSource]:
+    """The qrels file, the ``qrels.NAME.*`` files beside it and the sources collection.toml declares."""
+    found = {FILE: QrelsSource(FILE, qrels_path, config.qrels_kind)}
+    declared = {name: (file, kind) for name, file, kind in config.sources}
+    for path in sorted(root.iterdir()):
+        match = MORE_QRELS.match(path.name)
+        if match and path.is_file() and path != qrels_path and not any(f == path.name for f, _ in declared.values()):
+            found[match.group(1)] = QrelsSource(match.group(1), path, "")
+    for name, (file, kind) in declared.items():
+        path = root / file
+        if not path.is_file() or path.parent != root:
+            raise CollectionError(f"{root / 'collection.toml'}: [qrels.{name}] file {file!r} is not a file of the folder")
+        found[name] = QrelsSource(name, path, kind)
+    for source in found.values():
+        if confined and not _within(root, source.path):
+            raise CollectionError(
+                f"{root.name}/{source.path.name} links outside the collection folder, which a server does not follow"
+            )
+    return found
 
 
 def _within(root: Path, path: Path) -> bool:
@@ -253,7 +292,7 @@ def _read_config(root: Path) -> CollectionConfig:
         raise CollectionError(f"{path}: not valid TOML ({exc})") from None
     except RecursionError:  # tomllib recurses once per level of nesting
         raise CollectionError(f"{path}: nested too deeply to be a collection's settings") from None
-    known = {"name", "description", "source", "rel", "gmax", "measures", "protocol", "documents", "grades"}
+    known = {"name", "description", "source", "rel", "gmax", "measures", "protocol", "documents", "grades", "qrels"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise CollectionError(f"{path}: unknown keys {', '.join(unknown)} (known: {', '.join(sorted(known))})")
@@ -271,6 +310,7 @@ def _read_config(root: Path) -> CollectionConfig:
             protocol=_read_protocol(data.get("protocol")),
             documents=_text(data, "documents", ""),
             grades=_grades(data.get("grades")),
+            **_qrels_table(data.get("qrels", {})),
         )
     except (TypeError, ValueError) as exc:
         raise CollectionError(f"{path}: {exc}") from None
@@ -285,6 +325,27 @@ def _grades(value: object) -> tuple[int, int] | None:
             or value[0] > value[1] or value[0] < GRADE_RANGE[0] or value[1] > GRADE_RANGE[1]):  # fmt: skip
         raise OptionError("grades must be [LOWEST, HIGHEST], two whole numbers, e.g. grades = [0, 4]")
     return value[0], value[1]
+
+
+def _qrels_table(table: object) -> dict:
+    """``[qrels]``: ``kind`` of the qrels file, and ``[qrels.NAME]`` tables with ``file`` and ``kind``."""
+    if not isinstance(table, dict):
+        raise OptionError("[qrels] must be a table: kind = ..., and [qrels.NAME] tables with file and kind")
+    sources = []
+    for name, value in table.items():
+        if name == "kind":
+            continue
+        wellformed = isinstance(value, dict) and not set(value) - {"file", "kind"} and isinstance(value.get("file"), str)
+        if not re.fullmatch(r"[A-Za-z0-9_-]+", name) or name == FILE or not wellformed:
+            raise OptionError(f'[qrels.{name}] needs file = "..." (and kind); names are letters, digits, _ and -, not {FILE!r}')
+        sources.append((name, value["file"], _kind(value.get("kind", ""))))
+    return {"qrels_kind": _kind(table.get("kind", "human")), "sources": tuple(sources)}
+
+
+def _kind(value: object) -> str:
+    if not isinstance(value, str) or not KIND.match(value):
+        raise OptionError(f"a source's kind is human, meeting or llm:NAME, not {value!r}")
+    return value
 
 
 def _text(data: dict, key: str, default: str) -> str:

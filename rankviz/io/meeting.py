@@ -17,7 +17,7 @@ import os
 import sqlite3
 import unicodedata
 import uuid
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -244,10 +244,11 @@ class MeetingStore:
         judged; entries no qrels file can hold are left out (:meth:`latest_checked` says which)."""
         return self.latest_checked()[0]
 
-    def latest_checked(self) -> tuple[dict[tuple[str, str], int], list[str]]:
+    def latest_checked(self, *, judges: Callable[[str], bool] | None = None) -> tuple[dict[tuple[str, str], int], list[str]]:
         """:meth:`latest`, and why each entry it leaves out (written outside rankviz, or by an older
-        version) was left out: record id, then the reason. One read of the record for both."""
-        found, problems = self._in_force()
+        version) was left out: record id, then the reason. One read of the record for both.
+        ``judges``: only the entries whose ``by`` it accepts (one source of the record's judgments)."""
+        found, problems = self._in_force(judges=judges)
         return {key: judgment.grade for key, judgment in found.items()}, problems
 
     def latest_judgments(self, qid: str | None = None) -> dict[tuple[str, str], Judgment]:
@@ -255,7 +256,8 @@ class MeetingStore:
         by the same rule as :meth:`latest_checked`."""
         return self._in_force(qid)[0]
 
-    def _in_force(self, qid: str | None = None) -> tuple[dict[tuple[str, str], Judgment], list[str]]:
+    def _in_force(self, qid: str | None = None, *,
+                  judges: Callable[[str], bool] | None = None) -> tuple[dict[tuple[str, str], Judgment], list[str]]:  # fmt: skip
         """The one rule for what is in force: per pair, the latest entry whose ids a qrels file can
         hold and whose grade is on the scale; each entry left out, with why."""
         sql = "SELECT id, qid, docid, grade, previous, by, at, note FROM judgments"
@@ -265,6 +267,8 @@ class MeetingStore:
         found: dict[tuple[str, str], Judgment] = {}
         problems: dict[object, str] = {}  # by pair: a later grade of the pair in the scale corrects it
         for number, qid_, docid, grade, previous, by, at, note in rows:
+            if judges is not None and not judges(by):
+                continue
             try:
                 key = (checked("qid", qid_), checked("docid", docid))
             except MeetingError as exc:
@@ -365,36 +369,3 @@ class MeetingStore:
         with self._connection() as db:
             return tuple(db.execute(f"SELECT COALESCE(MAX(id), 0) FROM {table}").fetchone()[0]
                          for table in ("judgments", "tags", "notes"))  # fmt: skip
-
-
-def merged_qrels(qrels: Qrels, grades: Mapping[tuple[str, str], int]) -> Qrels:
-    """``qrels`` with the meeting's grades in force: a judged pair takes its latest grade, a new pair is added."""
-    import pandas as pd
-
-    from rankviz.io.frames import qrels_from_frame
-
-    if not grades:
-        return qrels
-    frame = qrels.to_frame()
-    index = pd.MultiIndex.from_arrays([frame["qid"].astype(str), frame["docid"].astype(str)])
-    new = pd.Series(grades, dtype="int64")
-    known = new.index.isin(index)
-    merged = pd.Series(frame["rel"].to_numpy(), index=index, dtype="int64")
-    merged.loc[new.index[known]] = new[known].to_numpy()
-    added = new[~known]
-    table = pd.DataFrame({"qid": [*merged.index.get_level_values(0), *added.index.get_level_values(0)],
-                          "docid": [*merged.index.get_level_values(1), *added.index.get_level_values(1)],
-                          "rel": [*merged.to_numpy(), *added.to_numpy()]})  # fmt: skip
-    source = f"{qrels.source} + {len(grades):,} meeting judgments"
-    return qrels_from_frame(table, source=source)
-
-
-def qrels_lines(qrels: Qrels) -> str:
-    """TREC qrels text (``qid 0 docid grade``) of ``qrels``, in its order."""
-    frame = qrels.to_frame()
-    return "".join(f"{q} 0 {d} {int(g)}\n" for q, d, g in zip(frame["qid"], frame["docid"], frame["rel"], strict=True))
-
-
-def judgment_lines(grades: Mapping[tuple[str, str], int]) -> str:
-    """TREC qrels text of the meeting's grades in force, in the order first judged."""
-    return "".join(f"{q} 0 {d} {g}\n" for (q, d), g in grades.items())

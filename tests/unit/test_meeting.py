@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 from rankviz.cli import main
 from rankviz.errors import RankvizError
 from rankviz.io.frames import qrels_from_dict
-from rankviz.io.meeting import LIMITS, MeetingError, MeetingStore, merged_qrels
+from rankviz.io.judges import merged_qrels
+from rankviz.io.meeting import LIMITS, MeetingError, MeetingStore
 from rankviz.io.readers import read_qrels
 
 HOSTILE = ["<script>alert('x')</script>", "**bold** [link](http://evil.example) ![img](http://evil.example/i.png)",
