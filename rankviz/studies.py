@@ -7,12 +7,25 @@ from __future__ import annotations
 import csv
 import dataclasses
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rankviz.analyses.summary import Summary, summary
+from rankviz.engines import RunSource
 from rankviz.errors import OptionError
+from rankviz.evaluate import as_measures
+from rankviz.io.collection import open_collection
+from rankviz.io.frames import qrels_from_frame
+from rankviz.io.judges import FILE, filled, is_source_label
+from rankviz.io.meeting import MeetingStore
+from rankviz.io.model import Qrels
+from rankviz.io.readers import read_qrels
+from rankviz.settings import DEFAULT_MEASURES, EvalSettings, TestSettings
 from rankviz.study import Study
+
+if TYPE_CHECKING:
+    from rankviz.analyses.agreement import AgreementReport
 
 DEFAULT_MEASURE = "nDCG@10"
 
@@ -65,3 +78,112 @@ def summarise(folders: Sequence[str | Path], *, baseline: str, runs: Sequence[st
         evaluation = dataclasses.replace(evaluation, runs=(baseline, *chosen))  # the summary's names
         per_collection[collection] = (evaluation, dict(zip(wanted, study.measures, strict=True)))
     return summary(per_collection, baseline, chosen, standardised=standardised, level=level)
+
+
+# --- judges side by side ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Judges:
+    """One source of judgments opened (:func:`open_judges`): its qrels, name and kind, and the
+    collection folder it belongs to (None for a plain file or record)."""
+
+    qrels: Qrels
+    name: str
+    kind: str
+    folder: Path | None = None
+
+
+def open_judges(spec: str | Path) -> Judges:
+    """A source of judgments named on the command line: a qrels file; a collection folder (its qrels
+    file), ``DIR:NAME`` (one of its sources, :attr:`~rankviz.io.collection.Collection.judges`) or
+    ``DIR:meeting`` (its record); a record ``FILE.sqlite``. A record's judgments are its grades in
+    force; ``...:people`` keeps the entries people made, ``...:llm:NAME`` those imported with that
+    source label (``rankviz judgments import --source llm:NAME``)."""
+    text = str(spec)
+    location, selector = text, ""
+    while not Path(location).exists() and ":" in location:
+        location, _, rest = location.rpartition(":")
+        selector = f"{rest}:{selector}".rstrip(":") if selector else rest
+    path = Path(location)
+    if not path.exists():
+        raise OptionError(f"{text}: no such file or folder (a qrels file, a collection folder, DIR:SOURCE or a .sqlite record)")
+    if path.is_dir():
+        collection = open_collection(path)
+        if selector == "meeting" or selector.startswith("meeting:"):
+            scale = collection.grade_scale(collection.read_qrels())
+            return _record(MeetingStore(path, create=False, scale=scale), selector.removeprefix("meeting").lstrip(":"), path)
+        source = collection.judges.get(selector or FILE)
+        if source is None:
+            raise OptionError(f"{text}: {path.name} has no source of judgments named {selector!r}; it has "
+                              f"{', '.join(collection.judges)} and meeting")  # fmt: skip
+        return Judges(read_qrels(source.path), source.path.name, source.kind, path)
+    if path.suffix == ".sqlite":
+        return _record(MeetingStore(path, create=False), selector, None)
+    if selector:
+        raise OptionError(f"{text}: only a collection folder or a .sqlite record takes :SOURCE")
+    return Judges(read_qrels(path), path.name, "", None)
+
+
+def _record(store: MeetingStore, who: str, folder: Path | None) -> Judges:
+    """A record's judgments in force: all (``who`` ""), the people's (``people``) or a source label's."""
+    if who and who != "people" and not is_source_label(who):
+        raise OptionError(f"{store.path.name}:{who}: choose people or a source label such as llm:umbrela")
+    judges = None if not who else (lambda by: not is_source_label(by)) if who == "people" else (lambda by: by == who)
+    import pandas as pd
+
+    grades, _ = store.latest_checked(judges=judges)
+    if not grades:
+        raise OptionError(f"{store.path.name}{':' + who if who else ''}: the record holds no such judgments")
+    frame = pd.DataFrame([(q, d, g) for (q, d), g in grades.items()], columns=["qid", "docid", "rel"])
+    name = f"meeting:{who}" if who else "meeting"
+    kind = who if who.startswith("llm:") else "human" if who.startswith("human:") or who == "people" else "meeting"
+    return Judges(qrels_from_frame(frame, source=f"{store.path}{':' + who if who else ''}"), name, kind, folder)
+
+
+def judges_study(a: Judges, runs: Sequence[str] = (), *, measures: Sequence[str] | None = None, **options: Any) -> Study:
+    """The study whose qrels are ``a``'s: its collection's runs (or those named), conventions and
+    measures when ``a`` is a collection's source, else the run files given (none: no runs)."""
+    if a.folder is not None:
+        return dataclasses.replace(Study.open(a.folder, runs, measures=measures, **options), qrels=a.qrels)
+    settings = EvalSettings().replace(**options)
+    chosen = tuple(as_measures(list(measures or DEFAULT_MEASURES), defaults=settings.measure_defaults))
+    return Study(a.qrels, {}, chosen, settings, sources=tuple(RunSource.of_paths(list(runs))))
+
+
+def compare_judges(study: Study, other: Qrels, *, names: tuple[str, str] = ("A", "B"), kinds: tuple[str, str] = ("", ""),
+                   test: TestSettings | None = None, k: int = 10) -> AgreementReport:  # fmt: skip
+    """The study's qrels (A) against ``other`` (B): their agreement, and with the study's runs, each
+    measure's means under A, under B and under A filled by B, and the orderings and verdicts that
+    change (:mod:`rankviz.analyses.agreement`)."""
+    from rankviz.analyses.agreement import agreement, ranking
+    from rankviz.analyses.comparisons import compare
+    from rankviz.analyses.unjudged import unjudged_holes
+
+    rel = study.settings.rel
+    if not study.run_names:
+        return agreement(study.qrels, other, names=names, kinds=kinds, rel=rel, k=k)
+    runs = study.runs
+    under_b = dataclasses.replace(study, qrels=other, runs_given=runs, sources=(), notes=())
+    under_filled = dataclasses.replace(under_b, qrels=filled(study.qrels, other))
+    evaluations = [study.evaluation(), under_b.evaluation(), under_filled.evaluation()]
+    frame = other.to_frame()
+    judged_b = set(zip(frame["qid"].astype(str), frame["docid"].astype(str), strict=True))
+    holes = {}
+    for name, table in study.tables().items():
+        unjudged = unjudged_holes(name, table, k)
+        holes[name] = (len(unjudged), sum((q, d) in judged_b for q, d in zip(unjudged["qid"], unjudged["docid"], strict=True)))
+    verdicts: list[dict[tuple[str, str, str], str]] = [{}, {}]
+    if len(study.run_names) > 1:
+        tests = (test or TestSettings()).replace(pairs="all")
+        for side, evaluation in enumerate(evaluations[:2]):
+            result = compare(evaluation, tests)
+            for row, verdict in zip(result.table.itertuples(index=False), result.verdicts(), strict=True):
+                verdicts[side][(row.measure, row.baseline, row.run)] = verdict
+    rankings = []
+    for measure in study.measures:
+        means = [evaluation.means()[str(measure)].to_dict() for evaluation in evaluations]
+        flips = [{"baseline": b, "run": r, "verdict_a": v, "verdict_b": verdicts[1].get((m, b, r))}
+                 for (m, b, r), v in verdicts[0].items() if m == str(measure) and verdicts[1].get((m, b, r)) != v]  # fmt: skip
+        rankings.append(ranking(str(measure), means[0], means[1], means[2], flips=flips))
+    return agreement(study.qrels, other, names=names, kinds=kinds, rel=rel, holes=holes, k=k, rankings=rankings)

@@ -200,7 +200,8 @@ class AgreementReport:
                 lines.append(f"the ordering of the {runs} runs by {r.measure} changes: tau {r.kendall_tau:.2f}, tau-AP "
                              f"{r.tau_ap:.2f}; {len(r.moved)} runs move")  # fmt: skip
             if r.flips:
-                lines.append(f"{len(r.flips)} pairs of runs change their significance verdict on {r.measure}")
+                pairs = "1 pair of runs changes its" if len(r.flips) == 1 else f"{len(r.flips)} pairs of runs change their"
+                lines.append(f"{pairs} significance verdict on {r.measure}")
         if any(kind.startswith("llm") for kind in (self.kind_a, self.kind_b)):
             judge = b if self.kind_b.startswith("llm") else a
             lines.append(f"{judge} is an LLM judge: runs built on the same or a similar model may be favoured by it "
@@ -236,7 +237,8 @@ class AgreementReport:
         holes = pd.DataFrame([{"run": run, "unjudged_by_a": n, "judged_by_b": m, "share": m / n if n else float("nan")}
                               for run, (n, m) in self.holes.items()])  # fmt: skip
         flips = pd.DataFrame([{"measure": r.measure, **f} for r in self.rankings for f in r.flips])
-        return {"summary": summary, "confusion": confusion, "queries": self.per_query(), "rankings": rankings,
+        return {"summary": summary, "confusion": confusion, "leniency": self.leniency(), "queries": self.per_query(),
+                "rankings": rankings,
                 "means": means, "holes": holes, "flips": flips}  # fmt: skip
 
 

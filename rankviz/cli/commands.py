@@ -19,7 +19,7 @@ from rankviz.errors import OptionError, RankvizError
 from rankviz.evaluation import Evaluation
 from rankviz.io.collection import open_collection
 from rankviz.io.grades import GRADE_RANGE, Scale, checked_grade
-from rankviz.io.judges import judgment_lines, merged_qrels, qrels_lines
+from rankviz.io.judges import is_source_label, judgment_lines, merged_qrels, qrels_lines
 from rankviz.io.meeting import MeetingStore
 from rankviz.io.readers import read_qrels
 from rankviz.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
@@ -223,9 +223,26 @@ def judgments_command(args: argparse.Namespace) -> str:
         for grade in sorted(set(qrels.grade.tolist())):
             checked_grade(grade, scale)
         store = MeetingStore(args.db, scale=scale, collection=_owner(args.db))
-        imported = store.import_qrels(qrels, by=args.by)
-        warn(f"{store.path}: {len(imported):,} judgments of {args.file} recorded by {args.by}")
+        if args.source is not None and not is_source_label(args.source):
+            raise OptionError(f"--source {args.source!r}: a source label is llm:NAME or human:NAME, e.g. llm:umbrela")
+        by, note = (args.source, f"imported by {args.by} from {Path(args.file).name}") if args.source else (args.by, "")
+        imported = store.import_qrels(qrels, by=by, note=note)
+        warn(f"{store.path}: {len(imported):,} judgments of {args.file} recorded by {by}")
     return ""
+
+
+def agreement_command(args: argparse.Namespace) -> str:
+    """``agreement A B [RUN ...]``: two sources of judgments side by side (and the runs under each)."""
+    from rankviz.studies import compare_judges, judges_study, open_judges
+
+    a, b = open_judges(args.a), open_judges(args.b)
+    options = {n: getattr(args, n) for n in EvalSettings.OPTIONS if getattr(args, n, None) is not None}
+    study = judges_study(a, args.runs, measures=args.measures, **options)
+    tests = TestSettings(**{n: getattr(args, n) for n in ("test", "correction", "alpha", "n_resamples", "seed")
+                            if getattr(args, n, None) is not None})  # fmt: skip
+    k = args.k if args.k is not None else 10
+    report = compare_judges(study, b.qrels, names=(a.name, b.name), kinds=(a.kind, b.kind), test=tests, k=k)
+    return render.agreement(report, args.format, conventions=study.conventions())
 
 
 def _owner(db: str) -> str | None:
@@ -299,6 +316,7 @@ COMMANDS = {
     "report": report_command,
     "summary": summary_command,
     "judgments": judgments_command,
+    "agreement": agreement_command,
     "tags": tags_command,
 }
 

@@ -103,6 +103,11 @@ def _test(parser: argparse.ArgumentParser, *, test: Option = s.TEST, resamples: 
     add(parser, resamples)
 
 
+JUDGES = (
+    "a qrels file; a collection folder (its qrels), DIR:NAME (one of its sources: qrels.NAME.txt) or "
+    "DIR:meeting (its record); a record FILE.sqlite; a record followed by :people (the entries people made) "
+    "or :llm:NAME (those imported with --source llm:NAME)"
+)
 MEETING_DB = "the meeting store: a .sqlite file, or a collection folder (its rankviz-notes.sqlite)"
 
 
@@ -124,8 +129,12 @@ def _meeting(commands) -> None:
     add_one = _entry(judgments, "add", "record one grade", "who judged", qid="the query", docid="the document",
                      grade="a whole number (relevant from the relevance threshold, 1 by default)")  # fmt: skip
     add_one.add_argument("--note", default="", metavar="TEXT", help="why; default: no note")
-    _entry(judgments, "import", "record every judgment of a TREC qrels file", "who judged",
-           file="TREC qrels lines (qid iter docid grade)")  # fmt: skip
+    imports = _entry(judgments, "import", "record every judgment of a TREC qrels file", "who judged (with --source: who "
+                     "imported them)", file="TREC qrels lines (qid iter docid grade)")  # fmt: skip
+    imports.add_argument("--source", default=None, metavar="LABEL", help="the source the entries come from, llm:NAME or "
+                         "human:NAME (an LLM judge, another assessor): recorded as who judged, so the meeting's own "
+                         "entries and the source's can be compared (rankviz agreement DB:llm:NAME DB:people); "
+                         "default: none, the entries are NAME's")  # fmt: skip
     export = judgments.add_parser("export", help="the merged qrels, the meeting's judgments, or the judgment log")
     export.add_argument("db", help=MEETING_DB)
     export.add_argument("--qrels", default=None, help="with --format qrels: write these qrels with the meeting's "
@@ -204,6 +213,23 @@ def build_parser() -> argparse.ArgumentParser:
     add(su, MARGIN, metavar="DELTA")
     add(su, s.MISSING)
     add(su, s.CONFIDENCE)
+
+    ag = commands.add_parser("agreement", help="two sources of judgments side by side: agreement, kappa, confusion, "
+                             "coverage, and the runs' means, orderings and verdicts under each")  # fmt: skip
+    ag.add_argument("a", metavar="QRELS_A", help=JUDGES)
+    ag.add_argument("b", metavar="QRELS_B", help="the other source, written the same way")
+    ag.add_argument("runs", nargs="*", help="run files, or names of runs of QRELS_A's collection; default: its runs "
+                    "(a plain file: no runs, the judgments alone)")  # fmt: skip
+    ag.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+                    help="measures (repeatable); default: the collection's, else the defaults")  # fmt: skip
+    ag.add_argument("--format", choices=FORMATS, default="table", help="output format; default table")
+    _conventions(ag)
+    add(ag, s.K, "-k", "--cutoff", note=" (the top K whose holes in A's judgments B may fill)")
+    add(ag, s.TEST)
+    add(ag, s.CORRECTION)
+    add(ag, s.ALPHA)
+    add(ag, s.RESAMPLES)
+    add(ag, s.SEED)
 
     ti = commands.add_parser("ties", help="how much each run's values depend on the order of equal scores")
     _inputs(ti)

@@ -21,6 +21,7 @@ from rankviz.settings import ALL
 if TYPE_CHECKING:
     import pandas as pd
 
+    from rankviz.analyses.agreement import AgreementReport
     from rankviz.analyses.checks import CheckReport
     from rankviz.analyses.comparisons import Comparison
     from rankviz.analyses.metric_choice import MetricReport
@@ -116,8 +117,8 @@ def _numeric(column) -> bool:
 def frame_tsv(frame: pd.DataFrame, *, index: bool = True) -> str:
     header = ([frame.index.name or ""] if index else []) + [str(c) for c in frame.columns]
     lines = ["\t".join(header)]
-    for label, row in frame.iterrows():
-        lines.append("\t".join(([str(label)] if index else []) + [full(v) for v in row.tolist()]))
+    for label, *values in frame.itertuples(name=None):  # per column, so an int column stays int beside floats
+        lines.append("\t".join(([str(label)] if index else []) + [full(v) for v in values]))
     return "\n".join(lines) + "\n"
 
 
@@ -349,6 +350,39 @@ def summary(result: Summary, fmt: str) -> str:
         return frame_tsv(frames["collections"], index=False) + "\n" + frame_tsv(frames["pooled"], index=False)
     shown = frames["collections"].drop(columns=["variance"])
     return frame_table(shown, index=False) + "\n" + frame_table(frames["pooled"], index=False) + footer(result.describe())
+
+
+def agreement(report: AgreementReport, fmt: str, *, conventions: Sequence[str]) -> str:
+    """What the two sources say in words, then the numbers: agreement, confusion, the queries that
+    disagree most, the holes B fills, the orderings, the means and the verdicts that flip; tsv: each
+    frame after a ``# name`` line; json: :meth:`AgreementReport.to_dict`."""
+    if fmt == "json":
+        return to_json(report.to_dict())
+    frames = report.to_frames()
+    shown = {
+        name: frames[name] for name in ("summary", "confusion", "leniency", "queries", "holes", "rankings", "means", "flips")
+    }
+    shown["queries"] = shown["queries"].head(10)
+    indexed = ("confusion", "leniency")
+    if fmt == "tsv":
+        return "\n".join(f"# {name}\n" + frame_tsv(frame, index=name in indexed) for name, frame in shown.items())
+    import pandas as pd
+
+    values = {key: value if isinstance(value, int) else number(value) for key, value in report.summary().items()}
+    shown["summary"] = pd.DataFrame({"value": pd.Series(values, dtype=object)}).rename_axis("on the pairs both judge")
+    a, b = report.name_a, report.name_b
+    titles = {"summary": f"A = {a} ({report.kind_a or 'kind not said'}), B = {b} ({report.kind_b or 'kind not said'})",
+              "confusion": "grades: A down, B across", "leniency": "for each grade of A, the share of each grade B gives",
+              "queries": "the queries that disagree most",
+              "holes": f"A's unjudged documents in each run's top {report.k}, and how many B judges",
+              "rankings": "the runs ordered under A and under B", "means": "means under A, B, and A with its holes filled by B",
+              "flips": "pairs of runs whose verdict changes"}  # fmt: skip
+    parts = ["\n".join(f"- {line}" for line in report.verdicts())]
+    for name, frame in shown.items():
+        if len(frame):
+            parts.append(f"{titles[name]}\n" + frame_table(frame, index=name in indexed or name == "summary").rstrip("\n"))
+    notes = [f"relevant from grade {report.rel} (binary kappa, precision and recall of B against A)", *conventions]
+    return "\n\n".join(parts) + "\n" + footer(notes)
 
 
 def measures_table() -> str:
