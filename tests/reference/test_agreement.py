@@ -1,0 +1,249 @@
+"""Two sources of judgments: kappa, weighted kappa, confusion, precision and recall against scikit-learn
+on generated qrels with gaps in their grades; tau and Spearman against scipy and tau-AP against the
+paper's formula written here, on generated orderings and on real ones (DL-HARD's runs under the
+judgments NIST made and under those DL-HARD added); the runs' means under A, B and A filled by B
+against evaluations of qrels built here; the CLI's JSON; the meeting's record as two sources."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import ROOT
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from scipy import stats
+from sklearn.metrics import cohen_kappa_score, confusion_matrix, precision_score, recall_score
+
+import rankviz as rv
+from rankviz.analyses.agreement import agreement, ranking
+from rankviz.analyses.metric_choice import tau_ap
+from rankviz.cli import main
+from rankviz.errors import RankvizError
+from rankviz.io.frames import qrels_from_frame
+from rankviz.studies import compare_judges, open_judges
+
+DL_HARD = ROOT / "sample_data" / "dl-hard-passage"
+
+
+def qrels(rows) -> rv.Qrels:
+    return qrels_from_frame(pd.DataFrame(rows, columns=["qid", "docid", "rel"]), source="generated")
+
+
+# Pairs judged by A, by B or both, with grades from a scale that may skip values (0, 1, 3, 4).
+judged = st.lists(
+    st.tuples(
+        st.sampled_from(["q1", "q2", "q3"]),
+        st.integers(0, 30),
+        st.sampled_from([0, 1, 3, 4]),
+        st.sampled_from([0, 1, 3, 4]),
+        st.sampled_from(["a", "b", "both", "both", "both"]),
+    ),  # fmt: skip
+    min_size=1,
+    max_size=80,
+    unique_by=lambda row: (row[0], row[1]),
+)
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::UserWarning:sklearn.*", "ignore::sklearn.exceptions.UndefinedMetricWarning")
+@settings(max_examples=80, deadline=None)
+@given(rows=judged, rel=st.sampled_from([1, 3]))
+def test_agreement_on_the_pairs_both_judge_is_scikit_learns(rows, rel) -> None:
+    assume(any(who != "b" for *_, who in rows) and any(who != "a" for *_, who in rows))
+    a = qrels([(q, f"d{d}", ga) for q, d, ga, _, who in rows if who != "b"])
+    b = qrels([(q, f"d{d}", gb) for q, d, _, gb, who in rows if who != "a"])
+    report = agreement(a, b, rel=rel)
+    s = report.summary()
+    both = [(ga, gb) for _, _, ga, gb, who in rows if who == "both"]
+    assert s["pairs"] == len(both)
+    assert s["only_a"] == sum(who == "a" for *_, who in rows) and s["only_b"] == sum(who == "b" for *_, who in rows)
+    if not both:
+        return
+    x, y = np.array(both).T
+    labels = list(range(min(a.grade.min(), b.grade.min()), max(a.grade.max(), b.grade.max()) + 1))
+    assert list(report.labels) == labels
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for weights, key in ((None, "kappa"), ("linear", "kappa_linear")):
+            expected = cohen_kappa_score(x, y, labels=labels, weights=weights)
+            assert s[key] == pytest.approx(expected, abs=1e-12, nan_ok=True)
+        binary = cohen_kappa_score(x >= rel, y >= rel, labels=[False, True])
+    assert s["kappa_binary"] == pytest.approx(binary, abs=1e-12, nan_ok=True)
+    matrix = confusion_matrix(x, y, labels=labels)
+    assert [[report.confusion()[ga][gb] for gb in labels] for ga in labels] == matrix.tolist()
+    assert s["agreement"] == pytest.approx(np.trace(matrix) / len(both))
+    assert s["mean_difference"] == pytest.approx(float(np.mean(y - x)))
+    if (y >= rel).any():
+        assert s["precision_b"] == pytest.approx(precision_score(x >= rel, y >= rel))
+    if (x >= rel).any():
+        assert s["recall_b"] == pytest.approx(recall_score(x >= rel, y >= rel))
+    for row in report.per_query().itertuples():
+        part = [(ga, gb) for q, _, ga, gb, who in rows if who == "both" and q == row.qid]
+        px, py = np.array(part).T
+        with np.errstate(divide="ignore", invalid="ignore"):
+            assert row.kappa == pytest.approx(cohen_kappa_score(px, py, labels=labels), abs=1e-12, nan_ok=True)
+
+
+def test_kappa_by_hand() -> None:
+    """A judges 0 1 1 0, B judges 0 1 0 0: observed agreement 3/4, by chance 1/2 * 3/4 + 1/2 * 1/4 = 1/2,
+    so kappa = (3/4 - 1/2) / (1 - 1/2) = 1/2; B finds one of A's two relevant documents and nothing else."""
+    a = qrels([("q", f"d{i}", g) for i, g in enumerate([0, 1, 1, 0])])
+    b = qrels([("q", f"d{i}", g) for i, g in enumerate([0, 1, 0, 0])])
+    s = agreement(a, b, rel=1).summary()
+    assert (s["pairs"], s["agreement"], s["kappa"], s["precision_b"], s["recall_b"]) == (4, 0.75, 0.5, 1.0, 0.5)
+    assert s["b_nonrelevant_of_a_relevant"] == 0.5 and s["b_relevant_of_a_nonrelevant"] == 0.0
+
+
+def tau_ap_of_the_paper(ranked: list[str], truth: list[str]) -> float:
+    """Yilmaz, Aslam & Robertson (SIGIR 2008), eq. 2: tau_AP = 2 / (N - 1) * sum_{i=2..N} C(i) / (i - 1) - 1,
+    C(i) the items above rank i in ``ranked`` that ``truth`` also puts above the i-th item."""
+    place = {item: i for i, item in enumerate(truth)}
+    n = len(ranked)
+    total = sum(sum(place[above] < place[ranked[i]] for above in ranked[:i]) / i for i in range(1, n))
+    return 2 / (n - 1) * total - 1
+
+
+def symmetric_tau_ap(x: dict[str, float], y: dict[str, float]) -> float:
+    by_x, by_y = sorted(x, key=lambda r: -x[r]), sorted(y, key=lambda r: -y[r])
+    return (tau_ap_of_the_paper(by_x, by_y) + tau_ap_of_the_paper(by_y, by_x)) / 2
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1)), min_size=2, max_size=12, unique_by=(lambda p: p[0], lambda p: p[1])))
+def test_the_orderings_agreement_is_scipys_tau_and_spearman_and_the_papers_tau_ap(means) -> None:
+    a = {f"run{i}": m for i, (m, _) in enumerate(means)}
+    b = {f"run{i}": m for i, (_, m) in enumerate(means)}
+    result = ranking("AP", a, b, a)
+    with np.errstate(invalid="ignore"):
+        assert result.kendall_tau == pytest.approx(stats.kendalltau(list(a.values()), list(b.values())).statistic, nan_ok=True)
+        assert result.spearman == pytest.approx(stats.spearmanr(list(a.values()), list(b.values())).statistic, nan_ok=True)
+    assert result.tau_ap == pytest.approx(symmetric_tau_ap(a, b), abs=1e-12)
+    moved = {r for r in a if sorted(a, key=lambda x: -a[x]).index(r) != sorted(b, key=lambda x: -b[x]).index(r)}
+    assert set(result.moved) == moved
+
+
+@pytest.fixture(scope="module")
+def nist_and_dl_hard(tmp_path_factory):
+    """DL-HARD's qrels split where the file joins two sources: the lines NIST wrote (``0``) and those
+    DL-HARD added (``Q0``), as two real qrels files."""
+    folder = tmp_path_factory.mktemp("sources")
+    lines = (DL_HARD / "qrels.txt").read_text().splitlines(keepends=True)
+    (folder / "nist.txt").write_text("".join(line for line in lines if line.split()[1] == "0"))
+    (folder / "dl-hard.txt").write_text("".join(line for line in lines if line.split()[1] == "Q0"))
+    return folder / "nist.txt", folder / "dl-hard.txt"
+
+
+def test_tau_ap_on_real_orderings_is_the_papers(nist_and_dl_hard) -> None:
+    nist, added = nist_and_dl_hard
+    runs = [str(p) for p in sorted((DL_HARD / "runs").iterdir())]
+    under = [rv.Study.open(path, runs, measures=["nDCG@10", "AP(rel=2)"]).evaluation().means() for path in (nist, added)]
+    for measure in ("nDCG@10", "AP(rel=2)"):
+        x, y = under[0][measure].to_dict(), under[1][measure].to_dict()
+        assert tau_ap(list(x.values()), list(y.values())) == pytest.approx(symmetric_tau_ap(x, y), abs=1e-12)
+
+
+@pytest.fixture(scope="module")
+def perturbed(tmp_path_factory):
+    """A second source for DL-HARD: 80% of its pairs, grades moved by -1, 0 or +1 (seeded), plus pairs
+    it never judged taken from the runs' top 10, so that B fills some of A's holes."""
+    frame = open_judges(DL_HARD).qrels.to_frame().sample(frac=0.8, random_state=3)
+    rng = np.random.default_rng(3)
+    frame["rel"] = np.clip(frame["rel"] + rng.integers(-1, 2, len(frame)), 0, 3)
+    run = rv.read_run(DL_HARD / "runs" / "bm25.run.gz").to_frame()
+    top = run[run.groupby("qid").cumcount() < 10][["qid", "docid"]].assign(rel=1)
+    extra = top.merge(open_judges(DL_HARD).qrels.to_frame()[["qid", "docid"]], how="left", indicator=True)
+    extra = extra[extra["_merge"] == "left_only"].drop(columns="_merge").head(40)
+    path = tmp_path_factory.mktemp("llm") / "llm.txt"
+    path.write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in pd.concat([frame, extra]).itertuples(index=False)))
+    return path
+
+
+def test_the_runs_means_under_a_b_and_a_filled_by_b(perturbed) -> None:
+    runs = ["bm25", "bm25_t5-zs", "bm25_rm3"]
+    study = rv.Study.open(DL_HARD, runs, measures=["nDCG@10", "AP(rel=2)"])
+    b = open_judges(perturbed)
+    report = compare_judges(study, b.qrels, names=("file", "llm"), kinds=("human", "llm:test"), test=rv.TestSettings(test="t"))
+    a_frame, b_frame = study.qrels.to_frame(), b.qrels.to_frame()
+    union = pd.concat([a_frame, b_frame]).drop_duplicates(["qid", "docid"], keep="first")  # A wins where both judge
+    files = {"a": a_frame, "b": b_frame, "filled": union}
+    expected = {key: rv.Study(qrels_from_frame(f, source=key), {n: study.runs[n] for n in runs}, study.measures,
+                              study.settings).evaluation().means() for key, f in files.items()}  # fmt: skip
+    for r in report.rankings:
+        for key, means in (("a", r.means_a), ("b", r.means_b), ("filled", r.means_filled)):
+            assert means == pytest.approx(expected[key][r.measure].to_dict(), abs=1e-12)
+    assert any(r.means_filled != r.means_a for r in report.rankings)  # B's extra pairs fill holes of bm25's top 10
+    holes, filled_by_b = report.holes["bm25"]
+    assert filled_by_b == 40 and holes > filled_by_b
+    under_b = rv.Study(b.qrels, {n: study.runs[n] for n in runs}, study.measures, study.settings)
+    verdicts = {}
+    for key, s in (("a", study), ("b", under_b)):
+        table = rv.compare(s.evaluation(), test="t", pairs="all").table
+        verdicts[key] = {(m, x, y): v for (m, x, y), v in zip(zip(table["measure"], table["baseline"], table["run"], strict=True),
+                                                              rv.compare(s.evaluation(), test="t", pairs="all").verdicts(),
+                                                              strict=True)}  # fmt: skip
+    for r in report.rankings:
+        flipped = {(f["baseline"], f["run"]) for f in r.flips}
+        assert flipped == {(x, y) for (m, x, y), v in verdicts["a"].items() if m == r.measure and verdicts["b"][(m, x, y)] != v}
+    assert any("LLM judge" in line for line in report.verdicts())
+
+
+def test_the_command_prints_the_issues_json(perturbed, capsys) -> None:
+    assert main(["agreement", str(DL_HARD), str(perturbed), "bm25", "bm25_t5-zs", "-m", "nDCG@10", "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    for key in ("pairs", "agreement", "kappa", "kappa_linear", "confusion", "only_a", "only_b", "rankings"):
+        assert key in out
+    assert set(out["rankings"][0]) >= {"measure", "kendall_tau", "tau_ap", "spearman", "means_a", "means_b", "moved"}
+    assert sum(sum(row.values()) for row in out["confusion"].values()) == out["pairs"]
+    assert out["a"] == {"name": "qrels.txt", "kind": "human"} and out["b"]["name"] == "llm.txt"
+    assert main(["agreement", str(DL_HARD), str(perturbed)]) == 0  # table: the words first
+    assert capsys.readouterr().out.startswith("- qrels.txt and llm.txt agree on ")
+
+
+def test_the_meeting_starts_from_an_llms_labels_and_is_compared_with_them(perturbed, tmp_path, capsys) -> None:
+    db = str(tmp_path / "record.sqlite")
+    assert main(["judgments", "import", db, str(perturbed), "--by", "Ann", "--source", "llm:test"]) == 0
+    frame = open_judges(perturbed).qrels.to_frame().head(30)
+    for q, d, g in frame.itertuples(index=False):
+        assert main(["judgments", "add", db, q, d, str(3 - int(g)) if int(g) != 3 else "3", "--by", "Bob"]) == 0
+    capsys.readouterr()
+    llm, people = open_judges(f"{db}:llm:test"), open_judges(f"{db}:people")
+    assert llm.kind == "llm:test" and len(llm.qrels.grade) == len(open_judges(perturbed).qrels.grade)
+    assert len(people.qrels.grade) == 30 and people.kind == "human"
+    assert main(["agreement", f"{db}:llm:test", f"{db}:people", "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    overruled = sum(int(g) != 3 and 3 - int(g) != int(g) for _, _, g in frame.itertuples(index=False))
+    assert out["pairs"] == 30 and round(out["agreement"] * 30) == 30 - overruled
+    assert main(["judgments", "import", db, str(perturbed), "--by", "Ann", "--source", "gpt"]) == 2
+    assert "llm:NAME" in capsys.readouterr().err
+
+
+def test_a_collections_sources_come_from_its_files_and_its_settings(tmp_path, perturbed) -> None:
+    import shutil
+
+    folder = tmp_path / "c"
+    shutil.copytree(DL_HARD, folder)
+    shutil.copy(perturbed, folder / "qrels.umbrela.txt")
+    shutil.copy(perturbed, folder / "second.txt")
+    assert open_judges(f"{folder}:umbrela").kind == ""
+    toml = (folder / "collection.toml").read_text()
+    (folder / "collection.toml").write_text(toml + '\n[qrels]\nkind = "human"\n[qrels.umbrela]\nfile = "qrels.umbrela.txt"\n'
+                                            'kind = "llm:gpt-4o"\n[qrels.second]\nfile = "second.txt"\nkind = "human"\n')  # fmt: skip
+    collection = rv.open_collection(folder)
+    assert {name: s.kind for name, s in collection.judges.items()} == {
+        "file": "human",
+        "umbrela": "llm:gpt-4o",
+        "second": "human",
+    }
+    assert open_judges(f"{folder}:umbrela").kind == "llm:gpt-4o"
+    with pytest.raises(RankvizError, match="no source of judgments named 'nope'"):
+        open_judges(f"{folder}:nope")
+    with pytest.raises(RankvizError, match="no such file or folder"):
+        open_judges(str(tmp_path / "missing.txt"))
+    (folder / "collection.toml").write_text(toml + '\n[qrels.x]\nfile = "absent.txt"\n')
+    with pytest.raises(RankvizError, match="is not a file of the folder"):
+        rv.open_collection(folder)
+    (folder / "collection.toml").write_text(toml + '\n[qrels.x]\nfile = "second.txt"\nkind = "robot"\n')
+    with pytest.raises(RankvizError, match="human, meeting or llm:NAME"):
+        rv.open_collection(folder)
