@@ -228,8 +228,11 @@ def test_a_collections_sources_come_from_its_files_and_its_settings(tmp_path, pe
     shutil.copy(perturbed, folder / "second.txt")
     assert open_judges(f"{folder}:umbrela").kind == ""
     toml = (folder / "collection.toml").read_text()
-    (folder / "collection.toml").write_text(toml + '\n[qrels]\nkind = "human"\n[qrels.umbrela]\nfile = "qrels.umbrela.txt"\n'
-                                            'kind = "llm:gpt-4o"\n[qrels.second]\nfile = "second.txt"\nkind = "human"\n')  # fmt: skip
+    sources = (
+        '\n[qrels]\nkind = "human"\n[qrels.umbrela]\nfile = "qrels.umbrela.txt"\nkind = "llm:gpt-4o"\n'
+        '[qrels.second]\nfile = "second.txt"\nkind = "human"\n'
+    )
+    (folder / "collection.toml").write_text(toml + sources)
     collection = rv.open_collection(folder)
     assert {name: s.kind for name, s in collection.judges.items()} == {
         "file": "human",
