@@ -22,7 +22,7 @@ from rankviz.io.meeting import MeetingStore
 from rankviz.io.model import Qrels
 from rankviz.io.readers import read_qrels
 from rankviz.settings import DEFAULT_MEASURES, EvalSettings, TestSettings
-from rankviz.study import Study
+from rankviz.study import Study, fresh
 
 if TYPE_CHECKING:
     from rankviz.analyses.agreement import AgreementReport
@@ -112,21 +112,24 @@ def open_judges(spec: str | Path) -> Judges:
         collection = open_collection(path)
         if selector == "meeting" or selector.startswith("meeting:"):
             scale = collection.grade_scale(collection.read_qrels())
-            return _record(MeetingStore(path, create=False, scale=scale), selector.removeprefix("meeting").lstrip(":"), path)
+            return record_judges(
+                MeetingStore(path, create=False, scale=scale), selector.removeprefix("meeting").lstrip(":"), path
+            )
         source = collection.judges.get(selector or FILE)
         if source is None:
             raise OptionError(f"{text}: {path.name} has no source of judgments named {selector!r}; it has "
                               f"{', '.join(collection.judges)} and meeting")  # fmt: skip
         return Judges(read_qrels(source.path), source.path.name, source.kind, path)
     if path.suffix == ".sqlite":
-        return _record(MeetingStore(path, create=False), selector, None)
+        return record_judges(MeetingStore(path, create=False), selector, None)
     if selector:
         raise OptionError(f"{text}: only a collection folder or a .sqlite record takes :SOURCE")
     return Judges(read_qrels(path), path.name, "", None)
 
 
-def _record(store: MeetingStore, who: str, folder: Path | None) -> Judges:
-    """A record's judgments in force: all (``who`` ""), the people's (``people``) or a source label's."""
+def record_judges(store: MeetingStore, who: str, folder: Path | None) -> Judges:
+    """A record's judgments in force: all (``who`` ""), the people's (``people``: entries not made
+    under a source label) or a source label's (``llm:NAME``)."""
     if who and who != "people" and not is_source_label(who):
         raise OptionError(f"{store.path.name}:{who}: choose people or a source label such as llm:umbrela")
     judges = None if not who else (lambda by: not is_source_label(by)) if who == "people" else (lambda by: by == who)
@@ -145,7 +148,7 @@ def judges_study(a: Judges, runs: Sequence[str] = (), *, measures: Sequence[str]
     """The study whose qrels are ``a``'s: its collection's runs (or those named), conventions and
     measures when ``a`` is a collection's source, else the run files given (none: no runs)."""
     if a.folder is not None:
-        return dataclasses.replace(Study.open(a.folder, runs, measures=measures, **options), qrels=a.qrels)
+        return dataclasses.replace(Study.open(a.folder, runs, measures=measures, **options), qrels=a.qrels, orderer=fresh)
     settings = EvalSettings().replace(**options)
     chosen = tuple(as_measures(list(measures or DEFAULT_MEASURES), defaults=settings.measure_defaults))
     return Study(a.qrels, {}, chosen, settings, sources=tuple(RunSource.of_paths(list(runs))))
@@ -164,7 +167,7 @@ def compare_judges(study: Study, other: Qrels, *, names: tuple[str, str] = ("A",
     if not study.run_names:
         return agreement(study.qrels, other, names=names, kinds=kinds, rel=rel, k=k)
     runs = study.runs
-    under_b = dataclasses.replace(study, qrels=other, runs_given=runs, sources=(), notes=())
+    under_b = dataclasses.replace(study, qrels=other, runs_given=runs, sources=(), notes=(), orderer=fresh)  # not A's cache
     under_filled = dataclasses.replace(under_b, qrels=filled(study.qrels, other))
     evaluations = [study.evaluation(), under_b.evaluation(), under_filled.evaluation()]
     frame = other.to_frame()

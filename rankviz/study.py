@@ -67,7 +67,8 @@ def ordered(run: Run, qrels: Qrels, ties: str, cut: RunCut = NO_CUT, *, like: Ra
     return rank(run, qrels, ties=ties, cut=cut)
 
 
-def _rank(run: Run, qrels: Qrels, ties: str, cut: RunCut) -> RankingTable:
+def fresh(run: Run, qrels: Qrels, ties: str, cut: RunCut) -> RankingTable:
+    """The orderer that keeps nothing: a study given other qrels must use it (a cache keys on its qrels)."""
     return rank(run, qrels, ties=ties, cut=cut)
 
 
@@ -85,7 +86,7 @@ class Study:
     weights: Mapping[str, float] | None = None
     sources: tuple[RunSource, ...] = ()  # run files read when first asked for (an engine may stream them instead)
     notes: tuple[str, ...] = ()  # what opening found worth saying: coverage gaps, the judgments in force
-    orderer: Orderer = _rank
+    orderer: Orderer = fresh
     record: MeetingStore | None = None  # the meeting's record whose judgments are in force (opened with ``judgments``)
 
     # --- opening ----------------------------------------------------------------------------------

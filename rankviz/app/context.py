@@ -41,7 +41,7 @@ class Meeting:
     store: MeetingStore | None  # None until the first entry (reading never creates the file)
     problem: str  # why the record cannot be read, else ""
     version: tuple[int, int, int]
-    mode: str  # app_options.QRELS_IN_FORCE: "file" or "meeting"
+    mode: str  # app_options.QRELS_IN_FORCE: "file", "meeting", a source's NAME or "file+NAME"
     file_qrels: Qrels
     file_key: str
     judgments: int = 0  # pairs the meeting judged
@@ -53,9 +53,14 @@ class Meeting:
     identity: str = ""  # which record the store is (a replaced record is another, however its ids run)
     collection: str | None = None  # the collection the record belongs to
     read_only: str = ""  # why nothing can be recorded (a read-only record or folder), else ""
+    source: str = ""  # with another source in force (mode NAME or file+NAME): which, and its kind
 
     def in_force(self) -> str:
         name = Path(self.file_qrels.source).name
+        if self.mode.startswith("file+"):
+            return f"qrels: {name} with its holes filled by {self.source} (the file wins where both judge)"
+        if self.mode not in ("file", "meeting"):
+            return f"qrels: {self.source}, not the collection's qrels file"
         if self.mode == "meeting":
             return f"qrels: {name} with the meeting's {self.judgments:,} judgments in force (latest wins)"
         extra = f" (the meeting's {self.judgments:,} judgments not applied)" if self.judgments else ""

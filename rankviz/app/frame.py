@@ -30,6 +30,7 @@ from rankviz.errors import MeasureError, RankvizError
 from rankviz.io.collection import Collection
 from rankviz.io.grades import GradeError
 from rankviz.io.groups import QueryGroups
+from rankviz.io.judges import FILE
 from rankviz.io.meeting import MeetingError
 from rankviz.io.model import Qrels, Run
 from rankviz.measures import FAMILIES, parse
@@ -222,10 +223,15 @@ def frame(page: str = "") -> Context | None:
     aggregates = ["query", *(["macro"] if group_by != NO_GROUPING else []), *(["weights"] if weights is not None else [])]
     aggregate = url_option(url, st.sidebar, s.AGGREGATE, "frame", choices=aggregates, context=(aggregates,), horizontal=False)
     in_force = "meeting" if meeting is not None and meeting.merged is not None else "file"  # the default
-    if meeting is not None and meeting.merged is not None:  # at the top of the page: in projector mode too
-        meeting.mode = url_option(url, st, app_options.QRELS_IN_FORCE, "frame", default=in_force, horizontal=True)
-        if meeting.mode == "meeting":
+    sources = [n for n in collection.judges if n != FILE] if meeting is not None else []
+    offered = ["file", *(["meeting"] if in_force == "meeting" else []), *sources, *(f"file+{n}" for n in sources)]
+    if meeting is not None and len(offered) > 1:  # at the top of the page: in projector mode too
+        meeting.mode = url_option(url, st, app_options.QRELS_IN_FORCE, "frame", default=in_force, choices=offered,
+                                  context=(offered,), horizontal=True)  # fmt: skip
+        if meeting.mode == "meeting" and meeting.merged is not None:
             qrels, qrels_key = meeting.merged, meeting.merged_key
+        elif meeting.mode not in ("file", "meeting"):
+            qrels, qrels_key, meeting.source = inputs.source_qrels(collection, meeting.mode, qrels, qrels_key)
     present = url_option(url, st.sidebar, app_options.PRESENT, "frame")
     url.write(collection=name, runs=selected, measures=measure_names, k=k, rel=rel, gain=gain, gmax=gmax, ties=ties,
               missing=missing, group_by=group_by, aggregate=aggregate, present="1" if present else None,

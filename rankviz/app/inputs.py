@@ -15,14 +15,14 @@ from typing import cast
 
 import streamlit as st
 
-from rankviz.app.cache import MB, SHARED, digest, give_back, max_upload_bytes, store
+from rankviz.app.cache import MB, SHARED, digest, file_key, give_back, max_upload_bytes, store
 from rankviz.app.pages import ROOT
 from rankviz.app.text import md, message
 from rankviz.errors import RankvizError
 from rankviz.io.blocks import read_in_pieces
 from rankviz.io.collection import Collection, open_collection
 from rankviz.io.grades import Scale
-from rankviz.io.judges import merged_qrels
+from rankviz.io.judges import filled, merged_qrels
 from rankviz.io.meeting import STORE_NAME, MeetingError, MeetingStore, unwritable
 from rankviz.io.model import Qrels, Run
 from rankviz.io.readers import read_qrels, read_run, run_name_from_path
@@ -117,6 +117,19 @@ def meeting_qrels(qrels_key: str, qrels: Qrels, store: MeetingStore, identity: s
         return merged, len(grades), set(merged.query_ids) == set(qrels.query_ids), left_out
 
     return SHARED.get(("meeting qrels", qrels_key, str(store.path), identity, store.scale, version), build)
+
+
+def source_qrels(collection: Collection, mode: str, qrels: Qrels, qrels_key: str) -> tuple[Qrels, str, str]:
+    """Another of the collection's sources in force (``NAME``), or the qrels file with its holes filled
+    by it (``file+NAME``): the qrels, their cache key and what to call them."""
+    name = mode.removeprefix("file+")
+    source = collection.judges[name]
+    key = file_key(source.path)
+    other = qrels_file(key, str(source.path))
+    called = f"{source.path.name} ({source.kind or 'kind not said'})"
+    if mode == name:
+        return other, key, called
+    return SHARED.get(("filled", qrels_key, key), lambda: filled(qrels, other)), f"{qrels_key}+filled:{key}", called
 
 
 def run_file(key: str, path: str, name: str) -> Run:

@@ -300,7 +300,7 @@ def _judging_caption(ctx, meeting) -> None:
         "recorded at once for everyone on this server; the qrels file on disk is never changed. "
         + (
             "Choose 'meeting' under Qrels in force at the top of the page to compute every number with them."
-            if meeting.mode == "file"
+            if meeting.mode != "meeting"
             else "Every number on every page is computed with them."
         )  # fmt: skip
     )

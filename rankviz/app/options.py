@@ -14,10 +14,10 @@ FACET = Option("facet", False, "one panel per run in the rank histograms", kind=
 QRELS_IN_FORCE = Option(
     "qrels",
     "file",
-    "the judgments every number is computed with",
+    "the judgments every number is computed with: file (the collection's qrels file), meeting (the file with the "
+    "meeting's judgments in force, latest wins), NAME (another source of the collection, qrels.NAME.txt, alone) or "
+    "file+NAME (the file with its holes filled by NAME)",
     label="Qrels in force",
-    choices=("file", "meeting"),
-    meanings={"file": "the collection's qrels file", "meeting": "the qrels file with the meeting's judgments (latest wins)"},
 )
 PRESENT = Option("present", False, "projector mode: larger text, the sidebar folded away, tables and figures sized for a "
                  "1280x720 projector", kind=bool, label="Projector mode")  # fmt: skip

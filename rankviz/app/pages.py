@@ -37,6 +37,7 @@ PAGES = (
     PageSpec("ties", "Ties"),
     PageSpec("unjudged", "Unjudged documents"),
     PageSpec("metric_choice", "Metric choice"),
+    PageSpec("judgments", "Judgments"),
     PageSpec("across", "Across collections"),
 )
 DEFAULT_PAGE = PAGES[0]

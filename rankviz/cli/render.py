@@ -8,13 +8,10 @@ from __future__ import annotations
 
 import csv
 import io
-import json
-import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-import numpy as np
-
+from rankviz.export import clean, to_json
 from rankviz.numbers import p_text
 from rankviz.settings import ALL
 
@@ -32,25 +29,6 @@ if TYPE_CHECKING:
     from rankviz.evaluation import Evaluation
 
 NA = "n/a"
-
-
-def clean(value: object) -> object:
-    """NumPy scalars as Python values and NaN as None, recursively (strict JSON has no NaN)."""
-    if isinstance(value, Mapping):
-        return {str(k): clean(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [clean(v) for v in value]
-    if isinstance(value, (np.integer, np.bool_)):
-        return value.item()
-    if isinstance(value, (float, np.floating)):
-        return None if math.isnan(value) else float(value)
-    if value is None or type(value).__name__ == "NAType":
-        return None
-    return value
-
-
-def to_json(payload: object) -> str:
-    return json.dumps(clean(payload), ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def full(value: object) -> str:

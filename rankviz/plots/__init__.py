@@ -3,6 +3,7 @@
 from rankviz.plots.intervals import (
     asl_curves,
     collections_forest,
+    confusion_heatmap,
     correlation_heatmap,
     forest,
     intervals,
@@ -30,6 +31,7 @@ __all__ = [
     "VERDICT_COLOURS",
     "asl_curves",
     "collections_forest",
+    "confusion_heatmap",
     "baseline_scatter",
     "correlation_heatmap",
     "delta_bars",

@@ -184,6 +184,29 @@ def correlation_heatmap(frame: pd.DataFrame, title: str) -> go.Figure:
     return layout(fig, title, "measure", "measure")
 
 
+def confusion_heatmap(confusion: pd.DataFrame, name_a: str, name_b: str) -> go.Figure:
+    """Grades of A (rows) against grades of B (columns): the count of pairs in each cell, the diagonal
+    where they agree."""
+    counts = confusion.to_numpy()
+    fig = go.Figure(
+        go.Heatmap(
+            z=counts,
+            x=[str(c) for c in confusion.columns],
+            y=[str(r) for r in confusion.index],
+            text=[[f"{v:,}" for v in row] for row in counts],
+            texttemplate="%{text}",
+            colorscale="Blues",
+            hovertemplate="grade %{y} (A), grade %{x} (B): %{z:,} pairs<extra></extra>",  # no user text in a template
+        )
+    )
+    fig.update_xaxes(type="category")
+    fig.update_yaxes(type="category", autorange="reversed")
+    fig.update_layout(height=max(320, 60 * len(confusion) + 150))
+    return layout(
+        fig, f"Grades of the pairs both judge: {name_a} down, {name_b} across", f"grade ({name_b})", f"grade ({name_a})"
+    )
+
+
 def asl_curves(asl: pd.DataFrame, alpha: float) -> go.Figure:
     """Achieved significance level curves (Sakai): each measure's sorted p-values over the run pairs."""
     fig = go.Figure()
