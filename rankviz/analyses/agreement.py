@@ -99,9 +99,9 @@ def ranking(measure: str, means_a: Mapping[str, float], means_b: Mapping[str, fl
         set(np.array(runs)[np.argsort(-x, kind="stable")[:top]]),
         set(np.array(runs)[np.argsort(-y, kind="stable")[:top]]),
     )
-    with np.errstate(invalid="ignore"):
-        tau = float(stats.kendalltau(x, y).statistic) if len(runs) > 1 else float("nan")
-        rho = float(stats.spearmanr(x, y).statistic) if len(runs) > 1 else float("nan")
+    varied = len(runs) > 1 and np.ptp(x) > 0 and np.ptp(y) > 0  # a constant ordering has no correlation
+    tau = float(stats.kendalltau(x, y).statistic) if varied else float("nan")
+    rho = float(stats.spearmanr(x, y).statistic) if varied else float("nan")
     moved = tuple(r for r, p, q in zip(runs, rank_a, rank_b, strict=True) if p != q)
     return Ranking(measure, dict(means_a), dict(means_b), dict(means_filled), tau, tau_ap(x, y), rho,
                    len(best_a & best_b) / top if top else float("nan"), moved, tuple(flips))  # fmt: skip

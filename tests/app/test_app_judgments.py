@@ -1,0 +1,135 @@
+"""AppTest of the Judgments page and of the other sources in force: every number on the page equals
+``rankviz agreement --format json`` on the same sources, runs and measures; the meeting's record
+started from an LLM's labels is compared with the people's entries; a source alone, or filling the
+file's holes, gives the numbers of a study of those qrels and is named in the conventions."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pandas as pd
+import pytest
+from apptest import shown, start
+from conftest import ROOT
+
+import rankviz as rv
+from rankviz.cli import main
+from rankviz.io.frames import qrels_from_frame
+from rankviz.io.judges import filled
+
+RUNS = "bm25,bm25_t5-zs,bm25_rm3"
+
+
+@pytest.fixture
+def collection(tmp_path, monkeypatch):
+    """DL-HARD with a second source beside its qrels: an "LLM" whose grades move by -1, 0 or +1 (seeded)
+    on 80% of the pairs, plus 30 pairs of bm25's top 10 the file does not judge."""
+    folder = tmp_path / "judged"
+    shutil.copytree(ROOT / "sample_data" / "dl-hard-passage", folder)
+    frame = rv.read_qrels(folder / "qrels.txt").to_frame()
+    sample = frame.sample(frac=0.8, random_state=5)
+    sample["rel"] = np.clip(sample["rel"] + np.random.default_rng(5).integers(-1, 2, len(sample)), 0, 3)
+    run = rv.read_run(folder / "runs" / "bm25.run.gz").to_frame()
+    top = run[run.groupby("qid").cumcount() < 10][["qid", "docid"]]
+    unjudged = top.merge(frame[["qid", "docid"]], how="left", indicator=True)
+    extra = unjudged[unjudged["_merge"] == "left_only"][["qid", "docid"]].head(30).assign(rel=2)
+    lines = pd.concat([sample, extra]).itertuples(index=False)
+    (folder / "qrels.umbrela.txt").write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in lines))
+    with open(folder / "collection.toml", "a") as handle:
+        handle.write('\n[qrels.umbrela]\nfile = "qrels.umbrela.txt"\nkind = "llm:gpt-4o"\n')
+    monkeypatch.setattr("sys.argv", ["app.py", "--data", str(folder)])
+    return folder
+
+
+def frames_of(at) -> dict[str, pd.DataFrame]:
+    tables = [d.value for d in at.dataframe]
+    pick = {"leniency": None, "queries": "pairs", "holes": "unjudged_by_a", "rankings": "kendall_tau", "means": "mean_filled",
+            "flips": "verdict_b"}  # fmt: skip
+    return {name: next(t for t in tables if column in t.columns) for name, column in pick.items() if column}
+
+
+def test_the_page_shows_the_commands_numbers(collection, capsys) -> None:
+    at = start("judgments", collection="judged", runs=RUNS, measures="nDCG@10,AP(rel=2)")
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert main(["agreement", str(collection), f"{collection}:umbrela", *RUNS.split(","), "-m", "nDCG@10", "-m", "AP(rel=2)",
+                 "--format", "json"]) == 0  # fmt: skip
+    expected = json.loads(capsys.readouterr().out)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Pairs both judge"] == f"{expected['pairs']:,}"
+    assert (
+        metrics["Cohen's kappa"] == f"{expected['kappa']:.3f}"
+        and metrics["Linear-weighted kappa"] == f"{expected['kappa_linear']:.3f}"
+    )
+    assert metrics["Exact agreement"] == f"{expected['agreement']:.3f}"
+    shown_frames = frames_of(at)
+    for ranking in expected["rankings"]:
+        row = shown_frames["rankings"].set_index("measure").loc[ranking["measure"]]
+        for key in ("kendall_tau", "tau_ap", "spearman"):
+            assert row[key] == pytest.approx(ranking[key], abs=1e-12)
+        means = shown_frames["means"][shown_frames["means"]["measure"] == ranking["measure"]].set_index("run")
+        assert means["mean_a"].to_dict() == pytest.approx(ranking["means_a"], abs=1e-12)
+        assert means["mean_b"].to_dict() == pytest.approx(ranking["means_b"], abs=1e-12)
+        assert means["mean_filled"].to_dict() == pytest.approx(ranking["means_filled"], abs=1e-12)
+    holes = shown_frames["holes"].set_index("run")
+    assert {run: [int(r.unjudged_by_a), int(r.judged_by_b)] for run, r in holes.iterrows()} == {
+        run: [h["unjudged_by_a"], h["judged_by_b"]] for run, h in expected["holes"].items()}  # fmt: skip
+    assert holes.loc["bm25", "judged_by_b"] == 30
+    queries = shown_frames["queries"]
+    assert list(queries["qid"].head(10)) == [q["qid"] for q in expected["queries"]]
+    words = [shown(m) for m in at.markdown if shown(m).startswith("- ")]
+    assert words == [
+        f"- {line}".replace("qrels.txt", "file").replace("qrels.umbrela.txt", "umbrela") for line in expected["verdicts"]
+    ]
+
+
+def test_the_meeting_started_from_an_llms_labels_is_compared_with_the_people(collection, tmp_path, monkeypatch, capsys) -> None:
+    db = str(tmp_path / "meeting.sqlite")
+    monkeypatch.setenv("RANKVIZ_NOTES", db)  # the app's record of every collection it serves
+    assert main(["judgments", "import", db, str(collection / "qrels.umbrela.txt"), "--by", "Ann", "--source", "llm:gpt-4o"]) == 0
+    llm = rv.read_qrels(collection / "qrels.umbrela.txt").to_frame().head(12)
+    for q, d, g in llm.itertuples(index=False):
+        assert main(["judgments", "add", db, str(q), str(d), str((int(g) + 1) % 4), "--by", "Bob"]) == 0
+    capsys.readouterr()
+    at = start("judgments", collection="judged", runs=RUNS, judges_a="meeting:llm:gpt-4o", judges_b="meeting:people")
+    assert not at.exception and not at.error
+    assert main(["agreement", f"{db}:llm:gpt-4o", f"{db}:people", "--format", "json"]) == 0
+    expected = json.loads(capsys.readouterr().out)
+    assert expected["pairs"] == 12 and expected["agreement"] == 0.0  # Bob overruled every label he saw
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Pairs both judge"] == "12" and metrics["Exact agreement"] == "0.000"
+    assert {s.label for s in at.selectbox} >= {"A (the reference)", "B (compared with A)"}
+    options = at.selectbox(key=next(s.key for s in at.selectbox if s.label == "A (the reference)")).options
+    assert {"file (human)", "umbrela (llm:gpt-4o)", "meeting (meeting)", "meeting:people (human)",
+            "meeting:llm:gpt-4o (llm:gpt-4o)"} <= set(options)  # fmt: skip
+
+
+@pytest.mark.parametrize("mode", ["umbrela", "file+umbrela"])
+def test_another_source_in_force_gives_its_numbers_and_says_so(collection, mode) -> None:
+    at = start("overview", collection="judged", runs=RUNS, measures="nDCG@10", qrels=mode)
+    assert not at.exception and not at.error
+    means = at.dataframe[0].value
+    file_qrels, llm = rv.read_qrels(collection / "qrels.txt"), rv.read_qrels(collection / "qrels.umbrela.txt")
+    qrels = llm if mode == "umbrela" else filled(file_qrels, llm)
+    study = rv.Study.open(collection, RUNS.split(","), measures=["nDCG@10"])
+    expected = rv.Study(qrels, study.runs, study.measures, study.settings).evaluation().means()
+    assert means["nDCG@10"].to_dict() == pytest.approx(expected["nDCG@10"].to_dict(), abs=1e-12)
+    caption = shown(at.caption[0])
+    assert "qrels.umbrela.txt (llm:gpt-4o)" in caption
+    assert ("holes filled by" in caption) == (mode == "file+umbrela")
+    assert filled(file_qrels, llm).to_frame().shape[0] == file_qrels.to_frame().shape[0] + 30  # only the holes were added
+
+
+def test_a_collection_with_one_source_says_how_to_add_another() -> None:
+    at = start("judgments")
+    assert not at.exception
+    assert any("qrels.NAME.txt" in shown(i) for i in at.info)
+
+
+def test_qrels_from_a_frame_filled_keeps_the_file_where_both_judge() -> None:
+    a = qrels_from_frame(pd.DataFrame({"qid": ["1", "1"], "docid": ["x", "y"], "rel": [0, 2]}), source="a")
+    b = qrels_from_frame(pd.DataFrame({"qid": ["1", "1", "2"], "docid": ["x", "z", "w"], "rel": [3, 1, 1]}), source="b")
+    frame = filled(a, b).to_frame().sort_values(["qid", "docid"])
+    assert list(zip(frame["qid"], frame["docid"], frame["rel"], strict=True)) == [("1", "x", 0), ("1", "y", 2), ("1", "z", 1),
+                                                                                   ("2", "w", 1)]  # fmt: skip
