@@ -84,3 +84,29 @@ def assert_literal(at: AppTest, *texts: str) -> None:
         assert any(text in seen for _, seen in elements), text
     for source, _ in elements:
         assert not re.search(r"(?<!\\)\]\((?!http)|(?<!\\)\]\(http|(?<!\\)!\[|(?<!\\)\$\$", source), source
+
+
+def judged_collection(root: Path) -> Path:
+    """DL-HARD with a second source beside its qrels, ``qrels.umbrela.txt`` (kind ``llm:gpt-4o``): grades
+    moved by -1, 0 or +1 (seeded) on 80% of the file's pairs, plus 30 pairs of bm25's top 10 the file
+    does not judge (graded 2), so that it also fills holes."""
+    import shutil
+
+    import pandas as pd
+
+    import rankviz as rv
+
+    folder = root / "judged"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "sample_data" / "dl-hard-passage", folder)
+    frame = rv.read_qrels(folder / "qrels.txt").to_frame()
+    sample = frame.sample(frac=0.8, random_state=5)
+    sample["rel"] = np.clip(sample["rel"] + np.random.default_rng(5).integers(-1, 2, len(sample)), 0, 3)
+    run = rv.read_run(folder / "runs" / "bm25.run.gz").to_frame()
+    top = run[run.groupby("qid").cumcount() < 10][["qid", "docid"]]
+    unjudged = top.merge(frame[["qid", "docid"]], how="left", indicator=True)
+    extra = unjudged[unjudged["_merge"] == "left_only"][["qid", "docid"]].head(30).assign(rel=2)
+    lines = pd.concat([sample, extra]).itertuples(index=False)
+    (folder / "qrels.umbrela.txt").write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in lines))
+    with open(folder / "collection.toml", "a") as handle:
+        handle.write('\n[qrels.umbrela]\nfile = "qrels.umbrela.txt"\nkind = "llm:gpt-4o"\n')
+    return folder

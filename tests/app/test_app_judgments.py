@@ -6,13 +6,10 @@ file's holes, gives the numbers of a study of those qrels and is named in the co
 from __future__ import annotations
 
 import json
-import shutil
 
-import numpy as np
 import pandas as pd
 import pytest
-from apptest import shown, start
-from conftest import ROOT
+from apptest import judged_collection, shown, start
 
 import rankviz as rv
 from rankviz.cli import main
@@ -24,21 +21,7 @@ RUNS = "bm25,bm25_t5-zs,bm25_rm3"
 
 @pytest.fixture
 def collection(tmp_path, monkeypatch):
-    """DL-HARD with a second source beside its qrels: an "LLM" whose grades move by -1, 0 or +1 (seeded)
-    on 80% of the pairs, plus 30 pairs of bm25's top 10 the file does not judge."""
-    folder = tmp_path / "judged"
-    shutil.copytree(ROOT / "sample_data" / "dl-hard-passage", folder)
-    frame = rv.read_qrels(folder / "qrels.txt").to_frame()
-    sample = frame.sample(frac=0.8, random_state=5)
-    sample["rel"] = np.clip(sample["rel"] + np.random.default_rng(5).integers(-1, 2, len(sample)), 0, 3)
-    run = rv.read_run(folder / "runs" / "bm25.run.gz").to_frame()
-    top = run[run.groupby("qid").cumcount() < 10][["qid", "docid"]]
-    unjudged = top.merge(frame[["qid", "docid"]], how="left", indicator=True)
-    extra = unjudged[unjudged["_merge"] == "left_only"][["qid", "docid"]].head(30).assign(rel=2)
-    lines = pd.concat([sample, extra]).itertuples(index=False)
-    (folder / "qrels.umbrela.txt").write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in lines))
-    with open(folder / "collection.toml", "a") as handle:
-        handle.write('\n[qrels.umbrela]\nfile = "qrels.umbrela.txt"\nkind = "llm:gpt-4o"\n')
+    folder = judged_collection(tmp_path)
     monkeypatch.setattr("sys.argv", ["app.py", "--data", str(folder)])
     return folder
 

@@ -354,6 +354,38 @@ def test_across_collections_a_row_chosen_in_one_collection_moves_the_pooled_delt
     assert page.get_by_text("Traceback").count() == 0
 
 
+def test_the_judgments_page_gives_the_commands_numbers_and_a_source_fills_the_files_holes(browser, tmp_path, capsys) -> None:
+    import json
+
+    from apptest import judged_collection
+
+    from rankviz.cli import main
+
+    folder = judged_collection(tmp_path)
+    runs = ["bm25", "bm25_t5-zs", "bm25_rm3"]
+    assert main(["agreement", str(folder), f"{folder}:umbrela", *runs, "-m", "nDCG@10", "--format", "json"]) == 0
+    expected = json.loads(capsys.readouterr().out)
+    with streamlit_server("--data", str(folder), env={"RANKVIZ_NOTES": str(tmp_path / "notes")}) as url:
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        page = context.new_page()
+        page.set_default_timeout(60_000)
+        open_page(page, f"{url}/judgments?collection=judged&runs={','.join(runs)}&measures=nDCG@10")
+        page.get_by_role("heading", name="Judgments", exact=True).wait_for()
+        metric = page.locator('[data-testid="stMetric"]').filter(has_text="Cohen's kappa").first
+        assert f"{expected['kappa']:.3f}" in metric.inner_text()
+        pairs = page.locator('[data-testid="stMetric"]').filter(has_text="Pairs both judge").first
+        assert f"{expected['pairs']:,}" in pairs.inner_text()
+        _markdown(page, expected["verdicts"][0].replace("qrels.txt", "file").replace("qrels.umbrela.txt", "umbrela")).wait_for()
+        page.locator(".js-plotly-plot").first.wait_for()  # the confusion of grades
+        open_page(page, f"{url}/?collection=judged&runs={','.join(runs)}&measures=nDCG@10")
+        page.get_by_text("file+umbrela", exact=True).click()  # Qrels in force: the file with its holes filled
+        page.wait_for_function("new URLSearchParams(location.search).get('qrels') === 'file+umbrela'")
+        settled(page)
+        page.get_by_text("holes filled by qrels.umbrela.txt (llm:gpt-4o)").first.wait_for()
+        assert page.get_by_text("Traceback").count() == 0
+        context.close()
+
+
 def test_metric_choice_answers_change_the_advice(page, server) -> None:
     open_page(page, f"{server}/metric_choice?runs=bm25,dense,rrf&measures=MRR,MRR@K,MAP,NDCG@K")
     page.get_by_role("heading", name="Metric choice", exact=True).wait_for()
