@@ -3,11 +3,12 @@ qrels, the meeting's record), how far they agree, and what changes for the selec
 
 import streamlit as st
 
-from rankviz import export, plots
+from rankviz import plots
 from rankviz.app import judges
 from rankviz.app.frame import open_page
 from rankviz.app.text import md
 from rankviz.app.widgets import url_selectbox
+from rankviz.numbers import to_json
 
 ctx = open_page("judgments")
 st.header("Judgments")
@@ -91,7 +92,7 @@ if len(frames["flips"]):
     st.dataframe(frames["flips"], hide_index=True, width="stretch")
 st.download_button(
     "Download the comparison (JSON)",
-    export.to_json(report.to_dict()).encode(),
+    to_json(report.to_dict()).encode(),
     file_name="rankviz_agreement.json",
     mime="application/json",
 )

@@ -9,8 +9,9 @@ from rankviz.analyses.deltas import best_per_measure
 from rankviz.app import meeting
 from rankviz.app import options as app_options
 from rankviz.app.frame import open_page
-from rankviz.app.text import md
+from rankviz.app.text import md, message
 from rankviz.app.widgets import url_option, url_selectbox
+from rankviz.errors import RankvizError
 
 #: The best value of each measure: bold on a translucent blue, over the theme's own text colour (light and dark).
 BEST = "font-weight: bold; background-color: rgba(68, 119, 170, 0.35)"
@@ -52,14 +53,19 @@ if len(ctx.selected) > 1 and ctx.settings.aggregate == "query":
     rank_measure = url_selectbox(ctx, left, "Ranks by", ctx.measure_names, "rank_measure", "overview")
     drawn = url_option(ctx.url, right, app_options.RANKS, "overview", default=few, context=(few,))
     ctx.url.write(rank_measure=rank_measure, ranks=None if drawn == few else int(drawn))
-    if drawn:
-        standings = ctx.standings(ctx.measure(rank_measure))
+    try:
+        standings = ctx.standings(ctx.measure(rank_measure)) if drawn else None
+    except RankvizError as exc:  # fewer than two queries every run answers
+        standings = None
+        st.caption(message("No rank intervals: {}.", str(exc)))
+    if standings is not None:
         table = standings.to_frames()["standings"].set_index("run")
         table["interval"] = [f"{low}–{high}" for low, high in zip(table["rank_low"], table["rank_high"], strict=True)]
         st.dataframe(table[["mean", "rank", "interval", "group"]].style.format({"mean": "{:.4f}"}), width="stretch")
         st.caption(f"Runs by mean. {md(standings.describe())}. Test settings on the Significance page.")
-    else:
-        st.caption(f"Off: above {app_options.RANKS_UP_TO:,} queries, drawing the resamples takes seconds on every change.")
+    elif not drawn:
+        why = "" if few else f": above {app_options.RANKS_UP_TO:,} queries, drawing the resamples takes seconds on every change"
+        st.caption(f"Off{why}. Switch it on to draw the intervals and groups.")
 thin = ctx.thinly_judged()
 if thin:
     shares = ", ".join(f"{md(name)} {share:.0%}" for name, share in thin.items())

@@ -1,6 +1,6 @@
-"""Tables as files a colleague opens elsewhere: CSV for spreadsheets, LaTeX for papers, a report's
-JSON (:func:`to_json`, the command line's too), and the meeting's report as one HTML page
-(:func:`meeting_html`).
+"""Tables as files a colleague opens elsewhere: CSV for spreadsheets, LaTeX for papers, and the
+meeting's report as one HTML page (:func:`meeting_html`). A report's JSON is
+:func:`rankviz.numbers.to_json`, the command line's too.
 
 User text (run names, query texts, docids) goes into both, so both are made inert: a CSV cell that
 starts with ``=``, ``+``, ``-`` or ``@`` (or a tab or carriage return) is a formula to Excel and
@@ -10,8 +10,6 @@ LaTeX special character is escaped.
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Mapping
 
 import numpy as np
@@ -30,25 +28,6 @@ _LATEX = {
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
 }
-
-
-def clean(value: object) -> object:
-    """NumPy scalars as Python values and NaN as None, recursively (strict JSON has no NaN)."""
-    if isinstance(value, Mapping):
-        return {str(k): clean(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [clean(v) for v in value]
-    if isinstance(value, (np.integer, np.bool_)):
-        return value.item()
-    if isinstance(value, (float, np.floating)):
-        return None if math.isnan(value) else float(value)
-    if value is None or type(value).__name__ == "NAType":
-        return None
-    return value
-
-
-def to_json(payload: object) -> str:
-    return json.dumps(clean(payload), ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def inert(value: object) -> object:

@@ -1,6 +1,13 @@
-"""How numbers read to people, the same in the command line's tables and on the pages."""
+"""How numbers read to people, the same in the command line's tables and on the pages, and as JSON
+(:func:`to_json`: every report's, on the command line and in the app's downloads)."""
 
 from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+
+import numpy as np
 
 P_FLOOR = 1e-4
 
@@ -11,3 +18,22 @@ def p_text(p: float) -> str:
     if p != p:
         return "n/a"
     return "< 1e-4" if p < P_FLOOR else f"{p:.4g}"
+
+
+def clean(value: object) -> object:
+    """NumPy scalars as Python values and NaN as None, recursively (strict JSON has no NaN)."""
+    if isinstance(value, Mapping):
+        return {str(k): clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [clean(v) for v in value]
+    if isinstance(value, (np.integer, np.bool_)):
+        return value.item()
+    if isinstance(value, (float, np.floating)):
+        return None if math.isnan(value) else float(value)
+    if value is None or type(value).__name__ == "NAType":
+        return None
+    return value
+
+
+def to_json(payload: object) -> str:
+    return json.dumps(clean(payload), ensure_ascii=False, allow_nan=False) + "\n"

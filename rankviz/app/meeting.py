@@ -1,5 +1,4 @@
-"""The meeting's record in the app: judge the documents of the query view, tag and note the query, read
-its history; on the Overview, what the meeting's judgments change and the exports.
+"""The meeting's record in the app: judge the query view's documents, tag and note the query, read its history.
 
 Every entry goes to the collection's :class:`~rankviz.io.meeting.MeetingStore`, which every browser
 session of the server shares: the next rerun of any session sees it. Who makes an entry is a name

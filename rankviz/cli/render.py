@@ -11,8 +11,7 @@ import io
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from rankviz.export import clean, to_json
-from rankviz.numbers import p_text
+from rankviz.numbers import clean, p_text, to_json
 from rankviz.settings import ALL
 
 if TYPE_CHECKING:

@@ -82,6 +82,10 @@ def test_under_every_policy_a_depth_is_the_run_cut_first(tmp_path: Path, data, d
     given_qrels = rv.read_qrels(qrels_path)
     if not any(run.values()):
         return
+    if missing == "skip" and not {q for q, docs in run.items() if docs} & set(qrels):
+        with pytest.raises(rv.RankvizError, match="answers none of the judged queries"):  # a clear error, either way
+            rv.evaluate(given_qrels, rv.read_run(run_path, name="r"), MEASURES, ties=ties, missing=missing, depth=depth)
+        return
     ours = rv.evaluate(given_qrels, rv.read_run(run_path, name="r"), MEASURES, ties=ties, missing=missing, depth=depth)
     cut = rv.evaluate(given_qrels, rv.read_run(cut_path, name="r"), MEASURES, ties=ties, missing=missing)
     a, b = ours.to_frame(per_query=True), cut.to_frame(per_query=True)
