@@ -1,32 +1,8 @@
-"""Rank histograms: first relevant rank, all relevant ranks by grade, cumulative Hits@K."""
+"""Rank histograms: a thin entry for Streamlit's `pages/` folder; the page is `rankviz/app/views/histograms.py`.
 
-import streamlit as st
+Reached through the folder (a fresh server's first request), it hands over to the navigation, which
+runs the page the URL asks for."""
 
-from rankviz import export, plots
-from rankviz.app import options as app_options
-from rankviz.app.frame import open_page
-from rankviz.app.widgets import url_option
+from rankviz.app.pages import navigate
 
-ctx = open_page("histograms")
-st.header("Rank histograms")
-report = ctx.study().rank_report()
-depth, rel = report.depth, report.rel
-left, right = st.columns(2)
-log_x = url_option(ctx.url, left, app_options.LOG_BINS, "histograms")
-facet = url_option(ctx.url, right, app_options.FACET, "histograms")
-ctx.url.write(log=None if log_x else "0", facet="1" if facet else None)
-colours = ctx.colours
-st.plotly_chart(plots.first_relevant_histogram(report.first, depth, log_x=log_x, facet=facet, colours=colours),
-                key="first_hist")  # fmt: skip
-st.plotly_chart(plots.relevant_rank_histogram(report.ranks, depth, log_x=log_x, facet=facet, colours=colours), key="all_hist")
-st.plotly_chart(plots.hits_curves(report.hits, log_x=log_x, facet=facet, colours=colours), key="hits_curve")
-st.download_button(
-    "Download first relevant ranks (CSV)",
-    export.csv(report.to_frames()["first_relevant_rank"]),
-    file_name="rankviz_first_relevant_rank.csv",
-    mime="text/csv",
-)
-st.caption(
-    f"Relevant: grade >= {rel}. Deepest ranking: {depth} documents. Bins grow with the rank (or, with the steps off, "
-    "are of equal width); the Hits@K axis is logarithmic with them. Each figure's toolbar saves it as PNG."
-)
+navigate()

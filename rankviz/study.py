@@ -109,6 +109,8 @@ class Study:
         groups file; ``aggregate`` ``query``, ``macro`` or ``weights[:FILE]``; ``options`` the
         settings given (``rel=2``, ``ties="expected"``, ...), which win over the collection's."""
         collection = None
+        if not Path(qrels).exists():
+            raise OptionError(f"{qrels}: no such file or folder (qrels, or a collection folder)")
         if Path(qrels).is_dir():
             collection = open_collection(qrels)
             read = collection.read_qrels()

@@ -22,7 +22,7 @@ from rankviz.app import meeting as meeting_controls
 from rankviz.app import options as app_options
 from rankviz.app.cache import SHARED, environment_problems, file_key, folder_stamp
 from rankviz.app.context import Context, Meeting
-from rankviz.app.pages import navigate, navigating, spec
+from rankviz.app.pages import spec
 from rankviz.app.state import UrlState
 from rankviz.app.text import md, message
 from rankviz.app.widgets import url_option
@@ -282,11 +282,8 @@ def _checks_banner(ctx: Context, page: str) -> None:
 
 
 def open_plain_page(key: str) -> UrlState:
-    """Set up a page that shows no one collection (it has no frame): the navigation's hand-over, the
-    page's title, the URL's state (its fallback warnings shown where they arise)."""
-    if not navigating():
-        navigate()
-        st.stop()
+    """Set up a page that shows no one collection (it has no frame): the page's title, the URL's state
+    (its fallback warnings shown where they arise)."""
     st.set_page_config(page_title=f"{spec(key).title} · rankviz", layout="wide")
     st.sidebar.title("rankviz")
     url = UrlState(key)
@@ -297,9 +294,6 @@ def open_plain_page(key: str) -> UrlState:
 def open_page(key: str) -> Context:
     """Set the page up, build the frame, show the conventions in force; stop the script if the frame
     cannot be built (it has said why)."""
-    if not navigating():  # Streamlit's pages/ discovery ran this page: hand over to the navigation
-        navigate()
-        st.stop()
     page = spec(key)
     projector = st.query_params.get("present") == "1" or st.session_state.get("rankviz.url", {}).get("present") == "1"
     st.set_page_config(page_title=f"{page.title} · rankviz", layout="wide",

@@ -28,7 +28,8 @@ from rankviz.io.model import Qrels, Run
 from rankviz.io.readers import read_qrels, read_run, run_name_from_path
 from rankviz.io.sources import decompressed, is_gzip
 
-SAMPLE_DATA = ROOT / "sample_data"
+#: The sample collections: a checkout's three, else the one an installed package ships (Cranfield).
+SAMPLE_DATA = ROOT / "sample_data" if (ROOT / "pyproject.toml").is_file() else Path(__file__).resolve().parents[1] / "sample_data"
 PROGRESS_ABOVE = 128 * MB
 
 

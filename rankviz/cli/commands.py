@@ -245,6 +245,27 @@ def agreement_command(args: argparse.Namespace) -> str:
     return render.agreement(report, args.format, conventions=study.conventions())
 
 
+def app_command(args: argparse.Namespace) -> str:
+    """``app``: ``streamlit run`` the package's app script (:mod:`rankviz.app.main`) with the folders as ``--data``."""
+    import importlib.util
+    import os
+
+    if importlib.util.find_spec("streamlit") is None or importlib.util.find_spec("plotly") is None:
+        raise OptionError("the app needs its extra: pip install 'rankviz[app]' (streamlit and plotly)")
+    for folder in args.data:
+        if not Path(folder).is_dir():
+            raise OptionError(f"{folder}: no such folder (a collection folder: qrels.txt and runs/)")
+    script = Path(__file__).resolve().parents[1] / "app" / "main.py"
+    command = [sys.executable, "-m", "streamlit", "run", str(script), "--browser.gatherUsageStats", "false"]
+    command += ["--server.port", str(args.port)] if args.port is not None else []
+    command += ["--server.headless", "true"] if args.no_browser else []
+    script_args = [item for folder in args.data for item in ("--data", str(Path(folder).resolve()))]
+    script_args += ["--notes", str(Path(args.notes).resolve())] if args.notes else []
+    sys.stdout.flush()
+    os.execv(sys.executable, command + (["--", *script_args] if script_args else []))
+    return ""  # not reached: the process is streamlit's now
+
+
 def _owner(db: str) -> str | None:
     """The collection a record given as a collection folder belongs to (a .sqlite file alone: not known)."""
     return open_collection(db).config.name if Path(db).is_dir() else None
@@ -317,6 +338,7 @@ COMMANDS = {
     "summary": summary_command,
     "judgments": judgments_command,
     "agreement": agreement_command,
+    "app": app_command,
     "tags": tags_command,
 }
 

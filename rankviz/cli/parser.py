@@ -214,6 +214,15 @@ def build_parser() -> argparse.ArgumentParser:
     add(su, s.MISSING)
     add(su, s.CONFIDENCE)
 
+    ap = commands.add_parser("app", help="start the app in the browser: the sample collection, or the collections given")
+    ap.add_argument("data", nargs="*", metavar="DIR", help="collection folders to serve (repeatable); default: the "
+                    "sample collections (a checkout's three, else the Cranfield collection the package ships)")  # fmt: skip
+    ap.add_argument("--port", type=int, default=None, metavar="N", help="the port to serve on; default: streamlit's (8501)")
+    ap.add_argument("--notes", default=None, metavar="PATH", help="where the meetings' records live: a .sqlite file for "
+                    "every collection, or a folder with one per collection; default: each collection folder's "
+                    "rankviz-notes.sqlite")  # fmt: skip
+    ap.add_argument("--no-browser", action="store_true", help="do not open a browser tab (a server)")
+
     ag = commands.add_parser("agreement", help="two sources of judgments side by side: agreement, kappa, confusion, "
                              "coverage, and the runs' means, orderings and verdicts under each")  # fmt: skip
     ag.add_argument("a", metavar="QRELS_A", help=JUDGES)

@@ -386,6 +386,46 @@ def test_the_judgments_page_gives_the_commands_numbers_and_a_source_fills_the_fi
         context.close()
 
 
+@pytest.mark.slow
+def test_an_installed_package_serves_its_sample_collection_from_any_folder(browser, tmp_path) -> None:
+    """pip install of the checkout, then ``rankviz app`` from a folder that is not the checkout."""
+    site = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(site), str(ROOT)], check=True,
+                   capture_output=True, text=True, timeout=600)  # fmt: skip
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(site), "RANKVIZ_NOTES": str(tmp_path / "notes")}
+    missing = subprocess.run([str(site / "bin" / "rankviz"), "evaluate", "sample_data/cranfield"], cwd=elsewhere, env=env,
+                             capture_output=True, text=True)  # fmt: skip
+    assert missing.returncode == 2 and "sample_data/cranfield: no such file or folder" in missing.stderr
+    port = _free_port()
+    command = [str(site / "bin" / "rankviz"), "app", "--port", str(port), "--no-browser"]
+    process = subprocess.Popen(command, cwd=elsewhere, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 90
+        while time.time() < deadline:
+            try:
+                if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
+                    break
+            except OSError:
+                time.sleep(0.3)
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        page = context.new_page()
+        page.set_default_timeout(60_000)
+        open_page(page, url)
+        page.get_by_role("heading", name="Overview", exact=True).wait_for()
+        page.locator(".js-plotly-plot").first.wait_for()
+        page.get_by_text("Cranfield").first.wait_for()
+        open_page(page, f"{url}/deltas?baseline=bm25&run=dense&query=3")
+        _markdown(page, "what problems of heat conduction").wait_for()  # the query text, from the package's files
+        assert page.get_by_text("Traceback").count() == 0
+        context.close()
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+
+
 def test_metric_choice_answers_change_the_advice(page, server) -> None:
     open_page(page, f"{server}/metric_choice?runs=bm25,dense,rrf&measures=MRR,MRR@K,MAP,NDCG@K")
     page.get_by_role("heading", name="Metric choice", exact=True).wait_for()

@@ -37,7 +37,17 @@ def test_every_dependency_is_declared_once_in_pyproject() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert project["requires-python"] == ">=3.11" and project["scripts"]["rankviz"] == "rankviz.cli:main"
     test_extra = " ".join(project["optional-dependencies"]["test"])
-    needs = ("pytest", "hypothesis", "pytrec-eval-terrier", "ir-measures", "statsmodels", "playwright", "ruff", "rankviz[dask]")
+    needs = (
+        "pytest",
+        "hypothesis",
+        "pytrec-eval-terrier",
+        "ir-measures",
+        "statsmodels",
+        "playwright",
+        "ruff",
+        "rankviz[app,dask]",
+        "scikit-learn",
+    )
     for needed in needs:
         assert needed in test_extra
     for name in ("requirements.txt", "requirements-dev.txt"):

@@ -1,0 +1,89 @@
+"""Across collections: the same runs on several collections against a baseline, per collection and
+pooled (random effects), with a forest plot per run."""
+
+import streamlit as st
+
+from rankviz import export, plots
+from rankviz.app import across, inputs
+from rankviz.app.cache import folder_stamp
+from rankviz.app.frame import open_plain_page
+from rankviz.app.text import md, message
+from rankviz.app.widgets import option_input
+from rankviz.errors import RankvizError
+from rankviz.report_settings import STANDARDISED
+from rankviz.settings import CONFIDENCE
+
+url = open_plain_page("across")
+st.header("Across collections")
+folders = inputs.collection_folders(inputs.data_dirs())
+runs = {}
+for name, folder in folders.items():
+    try:
+        runs[name] = list(inputs.collection(str(folder), folder_stamp(folder)).run_paths)
+    except (RankvizError, OSError) as exc:
+        st.warning(message("The collection {} cannot be opened: {}", name, inputs.served_text(str(exc), folder)))
+usable = [name for name, found in runs.items() if len(found) >= 2]
+if len(usable) < 2:
+    st.info("Open two or more collections with two or more runs each (`--data DIR` for each) to compare runs across them.")
+    st.stop()
+chosen = url.choices("collections", usable, usable)
+chosen = st.multiselect("Collections", usable, default=chosen, key=url.key("collections", "across", usable, value=chosen))
+if len(chosen) < 2:
+    st.warning("Choose two or more collections.")
+    st.stop()
+left, middle, right = st.columns(3)
+offered = list(dict.fromkeys(["nDCG@10", "AP", "RR", "RR@10", "P@10", "R@100", "ERR@20", "nDCG"]))
+measure = url.choice("across_measure", offered, offered[0])
+measure = left.selectbox("Measure", offered, index=offered.index(measure), key=url.key("across_measure", "across", value=measure),
+                         help="computed in each collection with its own conventions (relevance threshold, gmax)")  # fmt: skip
+compared = int(url.choice("compared", [str(n) for n in range(1, across.MOST_COMPARED + 1)], "2"))
+compared = middle.number_input("Runs compared with the baseline", 1, across.MOST_COMPARED, value=compared,
+                               key=url.key("compared", "across", value=compared))  # fmt: skip
+standardised = url.option(STANDARDISED)
+standardised = option_input(right, STANDARDISED, standardised, key=url.key("standardised", "across", value=standardised))
+level = url.option(CONFIDENCE)
+rows = ["baseline", *(f"run {i}" for i in range(1, compared + 1))]
+st.markdown("**Which run of each collection fills each row** (collections name their runs their own way)")
+guesses = across.default_rows({name: runs[name] for name in chosen}, len(rows))
+columns = st.columns(len(chosen))
+choices: dict[str, list[str]] = {}
+for column, name in zip(columns, chosen, strict=True):
+    column.caption(md(name))
+    param = f"rows.{name}"
+    given = url.choices(param, runs[name], guesses[name])
+    given = (given + [r for r in guesses[name] if r not in given])[: len(rows)]
+    picks = []
+    for i, row in enumerate(rows):
+        pick = given[i] if i < len(given) else runs[name][0]
+        picks.append(column.selectbox(row, runs[name], index=runs[name].index(pick),
+                                      key=url.key(param, "across", name, row, value=pick)))  # fmt: skip
+    choices[name] = picks
+url.write(collections=chosen, across_measure=measure, compared=compared, standardised="1" if standardised else None,
+          **{f"rows.{name}": picks for name, picks in choices.items()})  # fmt: skip
+try:
+    with st.spinner("Evaluating the runs on every collection…"):
+        result = across.summary({name: folders[name] for name in chosen}, choices, measure, standardised=standardised,
+                                level=level)  # fmt: skip
+except RankvizError as exc:
+    text = str(exc)
+    for name in chosen:
+        text = inputs.served_text(text, folders[name])
+    st.error(message("No summary: {}", text))
+    st.stop()
+frames = result.to_frames()
+st.subheader("Per collection")
+per_collection = frames["collections"].drop(columns=["variance", "measure_here"])
+st.dataframe(per_collection, hide_index=True, width="stretch")
+st.subheader("Pooled over the collections")
+st.dataframe(frames["pooled"], hide_index=True, width="stretch")
+for line in result.describe():
+    st.caption(md(line))
+for row in frames["pooled"].itertuples(index=False):
+    part = frames["collections"][(frames["collections"]["run"] == row.run) & (frames["collections"]["measure"] == row.measure)]
+    st.plotly_chart(plots.collections_forest(part, row._asdict(), row.run, row.measure, result.baseline),
+                    key=f"forest:{row.run}")  # fmt: skip
+left, right = st.columns(2)
+left.download_button("Download per collection (CSV)", export.csv(per_collection, index=False),
+                     file_name="rankviz_across_collections.csv", mime="text/csv")  # fmt: skip
+right.download_button("Download pooled (CSV)", export.csv(frames["pooled"], index=False), file_name="rankviz_pooled.csv",
+                      mime="text/csv")  # fmt: skip
