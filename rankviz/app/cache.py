@@ -30,7 +30,7 @@ import numpy as np
 import pyarrow as pa
 
 from rankviz.io.meeting import STORE_NAME
-from rankviz.io.store import RunStore
+from rankviz.io.store import RunStore, store_folder
 
 Stamp = tuple[int, int, int, int]
 MB = 2**20
@@ -189,10 +189,8 @@ def give_back(_value: Any) -> None:
 def store() -> RunStore | None:
     """The disk store of parsed runs (``RANKVIZ_STORE``: a folder, or ``off``), bounded by
     ``RANKVIZ_STORE_MB`` (default 20480)."""
-    folder = os.environ.get("RANKVIZ_STORE") or str(Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rankviz")
-    if folder == "off":
-        return None
-    return RunStore(folder, budget=megabytes("RANKVIZ_STORE_MB"))
+    folder = store_folder()
+    return None if folder is None else RunStore(folder, budget=megabytes("RANKVIZ_STORE_MB"))
 
 
 def shared(*keys: str) -> bool:

@@ -21,6 +21,7 @@ from rankviz.app.text import md, message
 from rankviz.errors import RankvizError
 from rankviz.io.blocks import read_in_pieces
 from rankviz.io.collection import Collection, open_collection
+from rankviz.io.docs import DocumentTexts
 from rankviz.io.grades import Scale
 from rankviz.io.judges import filled, merged_qrels
 from rankviz.io.meeting import STORE_NAME, MeetingError, MeetingStore, unwritable
@@ -131,6 +132,24 @@ def source_qrels(collection: Collection, mode: str, qrels: Qrels, qrels_key: str
     if mode == name:
         return other, key, called
     return SHARED.get(("filled", qrels_key, key), lambda: filled(qrels, other)), f"{qrels_key}+filled:{key}", called
+
+
+def document_texts(collection: Collection) -> DocumentTexts | None:
+    """The collection's document texts, indexed first under a progress bar when this is their first use
+    (:mod:`rankviz.io.docs`: a one-time read of the file, then every lookup takes milliseconds)."""
+    docs = collection.docs
+    if docs is None or docs.ready():
+        return docs
+    bar = st.progress(0.0, text="Indexing the document texts, once…")
+
+    def advance(done: int, total: int) -> None:
+        bar.progress(min(done / max(total, 1), 1.0), text=f"Indexing the document texts, once… {done / max(total, 1):.0%}")
+
+    try:
+        docs.build(advance)
+    finally:
+        bar.empty()
+    return docs
 
 
 def run_file(key: str, path: str, name: str) -> Run:

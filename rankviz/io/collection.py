@@ -8,7 +8,7 @@
       queries.tsv                              qid<TAB>text (optional; with a header, extra columns are query groups)
       query_groups.tsv                         qid plus categorical columns (optional)
       query_weights.tsv                        qid<TAB>weight (optional)
-      docs.jsonl[.gz]                          {"doc_id", "title"?, "text"} per line (optional, read lazily)
+      docs.jsonl[.gz] | docs.tsv[.gz] | docs.parquet   document texts (optional, indexed at first use: rankviz.io.docs)
       qrels.NAME.txt                           more judgments of the same queries (optional): another
                                                assessor, an LLM judge (see rankviz.io.judges)
       collection.toml                          display name and defaults (optional)
@@ -26,8 +26,6 @@ and ``primary`` (group -> measure), e.g. Hit@1 for one subtask and nDCG@10 for t
 
 from __future__ import annotations
 
-import gzip
-import json
 import os
 import re
 import tomllib
@@ -36,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rankviz.errors import CollectionError, FormatError, OptionError
+from rankviz.io.docs import DOCS_NAMES, DocumentTexts
 from rankviz.io.grades import GRADE_RANGE, Scale, grade_scale
 from rankviz.io.groups import QueryGroups, derived_groups, read_groups, read_weights
 from rankviz.io.judges import FILE, KIND, QrelsSource
@@ -47,7 +46,6 @@ from rankviz.io.readers import read_qrels, read_run, run_name_from_path
 from rankviz.settings import DEFAULT_MEASURES, GMAX, REL
 
 QRELS_NAMES = ("qrels.txt", "qrels.tsv", "qrels.parquet", "qrels.txt.gz")
-DOCS_NAMES = ("docs.jsonl", "docs.jsonl.gz")
 RUN_SUFFIXES_SKIPPED = (".md", ".json", ".toml", ".yaml", ".yml")
 MORE_QRELS = re.compile(r"^qrels\.([A-Za-z0-9_-]+)\.(txt\.gz|txt|tsv|parquet)$")
 
@@ -81,39 +79,6 @@ class CollectionConfig:
     sources: tuple[tuple[str, str, str], ...] = ()  # other sources declared: (name, file, kind)
 
 
-class DocumentStore:
-    """Document texts read lazily: a lookup scans the file once for the ids asked and caches them."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._cache: dict[str, dict] = {}
-        self._absent: set[str] = set()
-
-    def get(self, doc_ids) -> dict[str, dict]:
-        """``{doc_id: {"title": ..., "text": ...}}`` for the ids found; unknown ids are left out."""
-        wanted = {d for d in doc_ids if d not in self._cache and d not in self._absent}
-        if wanted:
-            opener = gzip.open if self.path.name.endswith(".gz") else open
-            with opener(self.path, "rt", encoding="utf-8") as handle:
-                for line_no, line in enumerate(handle, start=1):
-                    if not line.strip():
-                        continue
-                    try:
-                        record = json.loads(line)
-                        doc_id = str(record["doc_id"])
-                    except (json.JSONDecodeError, KeyError, TypeError):
-                        raise FormatError(
-                            str(self.path), line_no, line.strip(), 'expected a JSON object with "doc_id" and "text"'
-                        ) from None
-                    if doc_id in wanted:
-                        self._cache[doc_id] = {"title": str(record.get("title") or ""), "text": str(record.get("text") or "")}
-                        wanted.discard(doc_id)
-                        if not wanted:
-                            break
-            self._absent |= wanted
-        return {d: self._cache[d] for d in doc_ids if d in self._cache}
-
-
 @dataclass(frozen=True, eq=False)
 class Collection:
     """A collection folder, validated; qrels and runs are read on demand."""
@@ -123,7 +88,7 @@ class Collection:
     qrels_path: Path
     run_paths: dict[str, Path]
     queries: dict[str, str] = field(default_factory=dict)
-    docs: DocumentStore | None = None
+    docs: DocumentTexts | None = None
     groups: QueryGroups | None = None
     weights: pd.Series | None = None  # qid -> weight, from query_weights.tsv
     outside: tuple[str, ...] = ()  # runs left out because they link outside the folder (``confined``)
@@ -204,7 +169,7 @@ def open_collection(path: str | os.PathLike, *, confined: bool = False) -> Colle
         qrels_path=qrels_path,
         run_paths=run_paths,
         queries=queries,
-        docs=DocumentStore(docs_path) if docs_path else None,
+        docs=DocumentTexts(docs_path) if docs_path else None,
         groups=groups,
         weights=read_weights(weights_path) if weights_path.is_file() else None,
         outside=tuple(outside),

@@ -31,6 +31,13 @@ from rankviz.io.model import DocidKeys, Run
 FORMAT = "1"  # bump when the stored columns change: older files are then ignored
 
 
+def store_folder() -> Path | None:
+    """The disk store's folder: ``RANKVIZ_STORE`` (``off``: none), by default ``~/.cache/rankviz``
+    (or under ``XDG_CACHE_HOME``). Parsed runs and the documents' side files live there."""
+    folder = os.environ.get("RANKVIZ_STORE") or str(Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rankviz")
+    return None if folder == "off" else Path(folder)
+
+
 class RunStore:
     """A folder of parsed runs (see the module's docstring), at most ``budget`` bytes of them."""
 

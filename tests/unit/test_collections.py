@@ -12,6 +12,7 @@ import rankviz as rv
 from rankviz.errors import CollectionError
 from rankviz.evaluate import collection_measures
 from rankviz.io.collection import open_collection
+from rankviz.io.docs import DocumentTexts
 from rankviz.measures import make
 
 # (folder, relevance threshold of the SOURCE.md table, queries, runs)
@@ -73,12 +74,13 @@ def test_cast_runs_differ_in_depth_per_query() -> None:
     assert depths.min() < depths.max() <= 100
 
 
-def test_documents_are_read_lazily_and_only_when_asked() -> None:
+def test_documents_are_indexed_at_the_first_lookup(tmp_path) -> None:
     collection = open_collection(SAMPLES / "cranfield")
-    assert collection.docs is not None and collection.docs._cache == {}
-    found = collection.docs.get(["486", "51", "no-such-doc"])
-    assert set(found) == {"486", "51"}
-    assert found["486"]["text"] and set(collection.docs._cache) == {"486", "51"}
+    assert collection.docs is not None
+    texts = DocumentTexts(collection.docs.path, folder=tmp_path)
+    assert not texts.ready()
+    found = texts.get(["486", "51", "no-such-doc"])
+    assert set(found) == {"486", "51"} and found["486"]["text"] and texts.ready()
 
 
 def test_cranfield_queries_use_positional_ids() -> None:

@@ -4,7 +4,7 @@ import streamlit as st
 
 from rankviz import export, plots
 from rankviz.analyses import deltas, query_view
-from rankviz.app import meeting
+from rankviz.app import inputs, meeting
 from rankviz.app import options as app_options
 from rankviz.app.frame import open_page
 from rankviz.app.text import highlighted_html, md, message
@@ -186,18 +186,24 @@ def show_text(found: dict | None, terms: list[str]) -> None:
     st.html(highlighted_html(query_view.highlighted(found["text"], terms)))
 
 
-if ctx.collection.docs is None:
-    st.info(md(ctx.collection.config.documents or "This collection has no document texts (docs.jsonl.gz in its folder)."))
+documents = inputs.document_texts(ctx.collection)
+if documents is None:
+    st.info(
+        md(
+            ctx.collection.config.documents
+            or "This collection has no document texts (docs.jsonl.gz, docs.tsv.gz or docs.parquet in its folder)."
+        )
+    )
 else:
     terms = query_view.query_terms(text)
     wanted = docids if show_all else [d for d in [document] if d]
-    texts = ctx.collection.docs.get(wanted)
+    texts = documents.get(wanted)
     if reader is not None:  # one screen per query: every text of the top documents a click away, over the page
         with reader.popover("Read a document", width="stretch"):
             ranks = dict(zip(docids, zip(shown["baseline rank"], shown["run rank"], strict=True), strict=True))
             read = st.selectbox("Document", docids, key=f"deltas.read:{query}",
                                 format_func=lambda d: message("{} (ranks {} / {})", d, *ranks[d]))  # fmt: skip
-            show_text(ctx.collection.docs.get([read]).get(read), terms)
+            show_text(documents.get([read]).get(read), terms)
     if not wanted:
         st.caption("Click a document's row to read it here with the query's words marked, or show every text at once.")
     for docid in wanted:
