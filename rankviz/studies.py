@@ -17,6 +17,7 @@ from rankviz.errors import OptionError
 from rankviz.evaluate import as_measures
 from rankviz.io.collection import open_collection
 from rankviz.io.frames import qrels_from_frame
+from rankviz.io.irds import is_irds
 from rankviz.io.judges import FILE, filled, is_source_label
 from rankviz.io.meeting import MeetingStore
 from rankviz.io.model import Qrels
@@ -91,7 +92,7 @@ class Judges:
     qrels: Qrels
     name: str
     kind: str
-    folder: Path | None = None
+    folder: Path | str | None = None  # a collection folder, or irds:DATASET_ID
 
 
 def open_judges(spec: str | Path) -> Judges:
@@ -101,6 +102,9 @@ def open_judges(spec: str | Path) -> Judges:
     force; ``...:people`` keeps the entries people made, ``...:llm:NAME`` those imported with that
     source label (``rankviz judgments import --source llm:NAME``)."""
     text = str(spec)
+    if is_irds(text):
+        collection = open_collection(text)
+        return Judges(collection.read_qrels(), text, "human", text)
     location, selector = text, ""
     while not Path(location).exists() and ":" in location:
         location, _, rest = location.rpartition(":")

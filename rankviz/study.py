@@ -27,6 +27,7 @@ from rankviz.evaluation import Evaluation
 from rankviz.io.collection import Collection, open_collection
 from rankviz.io.grades import Scale, grade_scale
 from rankviz.io.groups import QueryGroups, coverage, group_of, read_groups
+from rankviz.io.irds import is_irds
 from rankviz.io.judges import merged_qrels
 from rankviz.io.meeting import MeetingStore
 from rankviz.io.model import Qrels, Run
@@ -109,12 +110,14 @@ class Study:
         groups file; ``aggregate`` ``query``, ``macro`` or ``weights[:FILE]``; ``options`` the
         settings given (``rel=2``, ``ties="expected"``, ...), which win over the collection's."""
         collection = None
-        if not Path(qrels).exists():
-            raise OptionError(f"{qrels}: no such file or folder (qrels, or a collection folder)")
-        if Path(qrels).is_dir():
+        if not is_irds(str(qrels)) and not Path(qrels).exists():
+            raise OptionError(f"{qrels}: no such file or folder (qrels, a collection folder, or irds:DATASET_ID)")
+        if is_irds(str(qrels)) or Path(qrels).is_dir():
             collection = open_collection(qrels)
             read = collection.read_qrels()
-            sources = tuple(RunSource.of(collection.run_path(str(name)), str(name)) for name in (runs or collection.run_paths))
+            named = [str(n) for n in runs or collection.run_paths]
+            sources = tuple(RunSource.of(collection.run_path(n), n) if n in collection.run_paths or not Path(n).is_file()
+                            else RunSource.of(n) for n in named)  # fmt: skip
             base = EvalSettings(rel=collection.config.rel, gmax=collection.config.gmax)
         else:
             if not runs:

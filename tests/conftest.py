@@ -40,3 +40,4 @@ def pytest_collection_modifyitems(items) -> None:
 os.environ["RANKVIZ_STORE"] = tempfile.mkdtemp(prefix="rankviz-store-")
 # the meeting's records of the sample collections too (never sample_data/*/rankviz-notes.sqlite)
 os.environ["RANKVIZ_NOTES"] = tempfile.mkdtemp(prefix="rankviz-notes-")
+os.environ["IR_DATASETS_HOME"] = tempfile.mkdtemp(prefix="rankviz-irds-")  # no test writes to ~/.ir_datasets, none downloads

@@ -126,6 +126,7 @@ def _open_collection(url: UrlState) -> tuple[str, Path, Collection, Qrels, str, 
     folder = folders[name]
     try:
         collection = inputs.collection(str(folder), folder_stamp(folder))
+        folder = collection.path  # where its files are (an irds:ID dataset's: its qrels in the disk store)
         qrels_key = file_key(collection.qrels_path)
         qrels = inputs.qrels_file(qrels_key, str(collection.qrels_path))
         run_keys = {n: file_key(p) for n, p in collection.run_paths.items()}

@@ -21,8 +21,9 @@ from rankviz.app.text import md, message
 from rankviz.errors import RankvizError
 from rankviz.io.blocks import read_in_pieces
 from rankviz.io.collection import Collection, open_collection
-from rankviz.io.docs import DocumentTexts
+from rankviz.io.docs import Documents
 from rankviz.io.grades import Scale
+from rankviz.io.irds import is_irds
 from rankviz.io.judges import filled, merged_qrels
 from rankviz.io.meeting import STORE_NAME, MeetingError, MeetingStore, unwritable
 from rankviz.io.model import Qrels, Run
@@ -38,11 +39,11 @@ def collection_folders(extra: list[str]) -> dict[str, Path]:
     """Sample collections plus folders given with --data, by display key."""
     found = {p.name: p for p in sorted(SAMPLE_DATA.iterdir()) if (p / "runs").is_dir()} if SAMPLE_DATA.is_dir() else {}
     for folder in extra:
-        path = Path(folder).expanduser().resolve()
-        name, n = path.name, 1
+        path = Path(folder) if is_irds(folder) else Path(folder).expanduser().resolve()  # irds:ID names a dataset
+        name, n = folder if is_irds(folder) else path.name, 1
         while name in found and found[name] != path:  # two folders of one name: numbered, never the server's path
             n += 1
-            name = f"{path.name} ({n})"
+            name = f"{folder if is_irds(folder) else path.name} ({n})"
         found[name] = path
     return found
 
@@ -134,7 +135,7 @@ def source_qrels(collection: Collection, mode: str, qrels: Qrels, qrels_key: str
     return SHARED.get(("filled", qrels_key, key), lambda: filled(qrels, other)), f"{qrels_key}+filled:{key}", called
 
 
-def document_texts(collection: Collection) -> DocumentTexts | None:
+def document_texts(collection: Collection) -> Documents | None:
     """The collection's document texts, indexed first under a progress bar when this is their first use
     (:mod:`rankviz.io.docs`: a one-time read of the file, then every lookup takes milliseconds)."""
     docs = collection.docs

@@ -23,6 +23,7 @@ VIEWS = Path(__file__).resolve().parent / "views"
 class PageSpec:
     key: str  # the file stem and the url path
     title: str
+    framed: bool = True  # the page shows one collection, in the frame (the sidebar): every page but Across collections
 
     @property
     def file(self) -> Path:
@@ -38,7 +39,7 @@ PAGES = (
     PageSpec("unjudged", "Unjudged documents"),
     PageSpec("metric_choice", "Metric choice"),
     PageSpec("judgments", "Judgments"),
-    PageSpec("across", "Across collections"),
+    PageSpec("across", "Across collections", framed=False),
 )
 DEFAULT_PAGE = PAGES[0]
 

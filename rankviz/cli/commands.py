@@ -253,13 +253,13 @@ def app_command(args: argparse.Namespace) -> str:
     if importlib.util.find_spec("streamlit") is None or importlib.util.find_spec("plotly") is None:
         raise OptionError("the app needs its extra: pip install 'rankviz[app]' (streamlit and plotly)")
     for folder in args.data:
-        if not Path(folder).is_dir():
-            raise OptionError(f"{folder}: no such folder (a collection folder: qrels.txt and runs/)")
+        if not folder.startswith("irds:") and not Path(folder).is_dir():
+            raise OptionError(f"{folder}: no such folder (a collection folder: qrels.txt and runs/; or irds:DATASET_ID)")
     script = Path(__file__).resolve().parents[1] / "app" / "main.py"
     command = [sys.executable, "-m", "streamlit", "run", str(script), "--browser.gatherUsageStats", "false"]
     command += ["--server.port", str(args.port)] if args.port is not None else []
     command += ["--server.headless", "true"] if args.no_browser else []
-    script_args = [item for folder in args.data for item in ("--data", str(Path(folder).resolve()))]
+    script_args = [item for f in args.data for item in ("--data", f if f.startswith("irds:") else str(Path(f).resolve()))]
     script_args += ["--notes", str(Path(args.notes).resolve())] if args.notes else []
     sys.stdout.flush()
     os.execv(sys.executable, command + (["--", *script_args] if script_args else []))

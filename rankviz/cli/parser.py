@@ -43,7 +43,7 @@ def add(parser: argparse.ArgumentParser, option: Option, *flags: str, note: str 
 
 def _inputs(parser: argparse.ArgumentParser) -> None:
     """What every command reads: qrels or a collection folder, runs, measures, output format."""
-    parser.add_argument("qrels", help="TREC qrels (or CSV/TSV/Parquet), or a collection folder")
+    parser.add_argument("qrels", help="TREC qrels (or CSV/TSV/Parquet), a collection folder, or irds:DATASET_ID (rankviz[irds])")
     parser.add_argument("runs", nargs="*", help="run files (TREC, .gz, CSV, TSV, Parquet); names of runs in a collection folder")
     parser.add_argument(
         "-m",
@@ -215,7 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
     add(su, s.CONFIDENCE)
 
     ap = commands.add_parser("app", help="start the app in the browser: the sample collection, or the collections given")
-    ap.add_argument("data", nargs="*", metavar="DIR", help="collection folders to serve (repeatable); default: the "
+    ap.add_argument("data", nargs="*", metavar="DIR", help="collection folders (or irds:DATASET_ID) to serve; default: the "
                     "sample collections (a checkout's three, else the Cranfield collection the package ships)")  # fmt: skip
     ap.add_argument("--port", type=int, default=None, metavar="N", help="the port to serve on; default: streamlit's (8501)")
     ap.add_argument("--notes", default=None, metavar="PATH", help="where the meetings' records live: a .sqlite file for "

@@ -28,13 +28,15 @@ from __future__ import annotations
 
 import os
 import re
+import tempfile
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rankviz.errors import CollectionError, FormatError, OptionError
-from rankviz.io.docs import DOCS_NAMES, DocumentTexts
+from rankviz.io import irds
+from rankviz.io.docs import DOCS_NAMES, Documents, DocumentTexts
 from rankviz.io.grades import GRADE_RANGE, Scale, grade_scale
 from rankviz.io.groups import QueryGroups, derived_groups, read_groups, read_weights
 from rankviz.io.judges import FILE, KIND, QrelsSource
@@ -76,6 +78,7 @@ class CollectionConfig:
     documents: str = ""  # why the folder has no document texts, and where they are
     grades: tuple[int, int] | None = None  # the grades the meeting may give (None: those the qrels use, from 0)
     qrels_kind: str = "human"  # the kind of the qrels file's judgments
+    irds: str = ""  # an ir_datasets id: the qrels, queries and texts the folder does not have
     sources: tuple[tuple[str, str, str], ...] = ()  # other sources declared: (name, file, kind)
 
 
@@ -88,7 +91,7 @@ class Collection:
     qrels_path: Path
     run_paths: dict[str, Path]
     queries: dict[str, str] = field(default_factory=dict)
-    docs: DocumentTexts | None = None
+    docs: Documents | None = None
     groups: QueryGroups | None = None
     weights: pd.Series | None = None  # qid -> weight, from query_weights.tsv
     outside: tuple[str, ...] = ()  # runs left out because they link outside the folder (``confined``)
@@ -127,14 +130,19 @@ def open_collection(path: str | os.PathLike, *, confined: bool = False) -> Colle
     of the folder. A run that does is left out (:attr:`Collection.outside` names it); any other file
     is an error. So a link planted in a served folder (``runs/x.run -> /etc/passwd``) shows nobody
     the file it points to."""
+    if irds.is_irds(str(path)):
+        return _irds_collection(str(path).removeprefix(irds.PREFIX))
     root = Path(path)
     if not root.is_dir():
         raise CollectionError(f"{root}: not a folder (a collection is a folder with qrels.txt and runs/)")
     if confined:
         _refuse_links_out(root)
+    config = _read_config(root)
     qrels_path = next((root / n for n in QRELS_NAMES if (root / n).is_file()), None)
+    if qrels_path is None and config.irds:
+        qrels_path = irds.qrels_file(config.irds, _irds_home())
     if qrels_path is None:
-        raise CollectionError(f"{root}: no judgments; expected one of {', '.join(QRELS_NAMES)}")
+        raise CollectionError(f"{root}: no judgments; expected one of {', '.join(QRELS_NAMES)} (or irds = ID in collection.toml)")
     runs_dir = root / "runs"
     if not runs_dir.is_dir():
         raise CollectionError(f"{root}: no runs/ folder")
@@ -152,9 +160,8 @@ def open_collection(path: str | os.PathLike, *, confined: bool = False) -> Colle
         run_paths[name] = run_path
     if not run_paths:
         raise CollectionError(f"{runs_dir}: no run files")
-    config = _read_config(root)
     queries_path = root / "queries.tsv"
-    queries = _read_queries(queries_path) if queries_path.is_file() else {}
+    queries = _read_queries(queries_path) if queries_path.is_file() else irds.queries(config.irds) if config.irds else {}
     docs_path = next((root / n for n in DOCS_NAMES if (root / n).is_file()), None)
     groups = _collection_groups(root, queries)
     if config.protocol and (groups is None or config.protocol.group_by not in groups.columns):
@@ -169,7 +176,7 @@ def open_collection(path: str | os.PathLike, *, confined: bool = False) -> Colle
         qrels_path=qrels_path,
         run_paths=run_paths,
         queries=queries,
-        docs=DocumentTexts(docs_path) if docs_path else None,
+        docs=DocumentTexts(docs_path) if docs_path else _irds_docs(config.irds),
         groups=groups,
         weights=read_weights(weights_path) if weights_path.is_file() else None,
         outside=tuple(outside),
@@ -190,12 +197,33 @@ def _judges(root: Path, qrels_path: Path, config: CollectionConfig, confined: bo
         if not path.is_file() or path.parent != root:
             raise CollectionError(f"{root / 'collection.toml'}: [qrels.{name}] file {file!r} is not a file of the folder")
         found[name] = QrelsSource(name, path, kind)
-    for source in found.values():
-        if confined and not _within(root, source.path):
+    for source in found.values():  # the folder's own files (an irds dataset's qrels are written by rankviz, elsewhere)
+        if confined and source.path.parent == root and not _within(root, source.path):
             raise CollectionError(
                 f"{root.name}/{source.path.name} links outside the collection folder, which a server does not follow"
             )
     return found
+
+
+def _irds_home() -> Path:
+    from rankviz.io.store import store_folder
+
+    return store_folder() or Path(tempfile.gettempdir()) / f"rankviz-{os.getuid()}"
+
+
+def _irds_docs(dataset_id: str) -> Documents | None:
+    return irds.IrdsDocuments(dataset_id) if dataset_id and irds.has_docs(dataset_id) else None
+
+
+def _irds_collection(dataset_id: str) -> Collection:
+    """``irds:DATASET_ID``: the dataset's qrels (as a file), queries, texts and official measures; no runs."""
+    qrels_path = irds.qrels_file(dataset_id, _irds_home())
+    measures, rel = irds.official(dataset_id)
+    config = CollectionConfig(name=f"{irds.PREFIX}{dataset_id}", source="ir_datasets", rel=rel or REL.default,
+                              measures=tuple(measures) or DEFAULT_MEASURES)  # fmt: skip
+    return Collection(path=qrels_path.parent, config=config, qrels_path=qrels_path, run_paths={},
+                      queries=irds.queries(dataset_id), docs=_irds_docs(dataset_id),
+                      judges={FILE: QrelsSource(FILE, qrels_path, "human")})  # fmt: skip
 
 
 def _within(root: Path, path: Path) -> bool:
@@ -257,24 +285,27 @@ def _read_config(root: Path) -> CollectionConfig:
         raise CollectionError(f"{path}: not valid TOML ({exc})") from None
     except RecursionError:  # tomllib recurses once per level of nesting
         raise CollectionError(f"{path}: nested too deeply to be a collection's settings") from None
-    known = {"name", "description", "source", "rel", "gmax", "measures", "protocol", "documents", "grades", "qrels"}
+    known = {"name", "description", "source", "rel", "gmax", "measures", "protocol", "documents", "grades", "qrels", "irds"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise CollectionError(f"{path}: unknown keys {', '.join(unknown)} (known: {', '.join(sorted(known))})")
     try:
-        measures = data.get("measures", list(DEFAULT_MEASURES))
+        dataset = _text(data, "irds", "")
+        official, level = irds.official(dataset) if dataset else ([], None)
+        measures = data.get("measures", official or list(DEFAULT_MEASURES))
         if not isinstance(measures, list) or not measures or not all(isinstance(m, str) for m in measures):
             raise OptionError('measures must be a list of measure names, e.g. ["nDCG@10", "AP"]')
         config = CollectionConfig(
             name=_text(data, "name", root.name),
             description=_text(data, "description", ""),
             source=_text(data, "source", ""),
-            rel=REL.check(data.get("rel", REL.default)),
+            rel=REL.check(data.get("rel", level or REL.default)),
             gmax=GMAX.check(data.get("gmax", GMAX.default)),
             measures=tuple(measures),
             protocol=_read_protocol(data.get("protocol")),
             documents=_text(data, "documents", ""),
             grades=_grades(data.get("grades")),
+            irds=dataset,
             **_qrels_table(data.get("qrels", {})),
         )
     except (TypeError, ValueError) as exc:

@@ -26,6 +26,7 @@ import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import Protocol
 
 from rankviz.errors import FormatError
 
@@ -39,6 +40,19 @@ _BUILDING_LOCK = threading.Lock()
 
 #: ``progress(done, total)``: bytes of the file read so far and its size (rows, for Parquet).
 Progress = Callable[[int, int], None]
+
+
+class Documents(Protocol):
+    """What a collection's document texts answer: a file's (:class:`DocumentTexts`) or a dataset's
+    (:class:`rankviz.io.irds.IrdsDocuments`)."""
+
+    path: Path
+
+    def ready(self) -> bool: ...
+
+    def build(self, progress: Progress | None = None) -> Path: ...
+
+    def get(self, doc_ids: Iterable[str], progress: Progress | None = None) -> dict[str, dict]: ...
 
 
 def index_folder() -> Path:

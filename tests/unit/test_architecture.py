@@ -123,7 +123,7 @@ FRONT_ENDS = ("rankviz.cli", "rankviz.app")
 BEHIND_THE_STUDY = ("rankviz.io", "rankviz.ranking", "rankviz.measures", "rankviz.evaluate", "rankviz.evaluation",
                     "rankviz.engines", "rankviz.aggregate")  # fmt: skip
 #: The types a study hands out; a front end may name them (annotations, isinstance).
-TYPES = {"Qrels", "Run", "RankingTable", "Measure", "Evaluation", "Collection", "DocumentTexts", "QueryGroups", "MeetingStore",
+TYPES = {"Qrels", "Run", "RankingTable", "Measure", "Evaluation", "Collection", "Documents", "QueryGroups", "MeetingStore",
          "MeetingError", "NoteConflict", "GradeError", "Scale"}  # fmt: skip
 #: (front-end module, library module) -> why it may import more than types from it.
 EXCEPTIONS = {
