@@ -26,7 +26,7 @@ def offered(ctx: Context) -> dict[str, str]:
     the meeting's record (all its grades in force; the people's; each source label's imports)."""
     found = {name: source.kind for name, source in ctx.collection.judges.items()}
     meeting = ctx.meeting
-    if meeting is None or meeting.store is None or not meeting.version[0]:
+    if meeting is None or meeting.store is None or not meeting.judgments:  # no grade of the record can be used
         return found
     found[MEETING] = "meeting"
     store = meeting.store

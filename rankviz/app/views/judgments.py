@@ -6,8 +6,9 @@ import streamlit as st
 from rankviz import plots
 from rankviz.app import judges
 from rankviz.app.frame import open_page
-from rankviz.app.text import md
+from rankviz.app.text import md, message
 from rankviz.app.widgets import url_selectbox
+from rankviz.errors import RankvizError
 from rankviz.numbers import to_json
 
 ctx = open_page("judgments")
@@ -41,7 +42,11 @@ b = url_selectbox(
     format_func=called,
 )
 ctx.url.write(judges_a=a, judges_b=b)
-report = judges.report(ctx, a, b)
+try:
+    report = judges.report(ctx, a, b)
+except RankvizError as exc:  # a source with no usable judgment (a record whose entries are all left out)
+    st.warning(message("No comparison of {} and {}: {}", a, b, str(exc)))
+    st.stop()
 summary = report.summary()
 for line in report.verdicts():
     st.markdown(f"- {md(line)}")
