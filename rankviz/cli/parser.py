@@ -221,7 +221,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--notes", default=None, metavar="PATH", help="where the meetings' records live: a .sqlite file for "
                     "every collection, or a folder with one per collection; default: each collection folder's "
                     "rankviz-notes.sqlite")  # fmt: skip
-    ap.add_argument("--no-browser", action="store_true", help="do not open a browser tab (a server)")
+    ap.add_argument("--no-browser", action="store_true", help="do not open a browser tab (a server); default: open one")
 
     ag = commands.add_parser("agreement", help="two sources of judgments side by side: agreement, kappa, confusion, "
                              "coverage, and the runs' means, orderings and verdicts under each")  # fmt: skip

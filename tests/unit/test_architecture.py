@@ -137,6 +137,7 @@ EXCEPTIONS = {
     ("rankviz.app.meeting", "rankviz.io.meeting"): "the meeting's controls write the record (grade limits)",
     ("rankviz.app.meeting", "rankviz.io.judges"): "the meeting's controls export the record's qrels lines",
     ("rankviz.app.inputs", "rankviz.io.judges"): "the qrels in force are merged or filled once per version, into the cache",
+    ("rankviz.app.inputs", "rankviz.io.irds"): "an irds:DATASET_ID given with --data names a dataset, not a folder",
     ("rankviz.app.frame", "rankviz.io.judges"): "the frame offers the collection's other sources of judgments in force",
     ("rankviz.app.judges", "rankviz.io.judges"): "the record's source labels are offered as sources of their own",
     ("rankviz.cli.commands", "rankviz.io.judges"): "`judgments import --source` checks its label; `export` writes qrels lines",

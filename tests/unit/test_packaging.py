@@ -45,7 +45,7 @@ def test_every_dependency_is_declared_once_in_pyproject() -> None:
         "statsmodels",
         "playwright",
         "ruff",
-        "rankviz[app,dask]",
+        "rankviz[app,dask,irds]",
         "scikit-learn",
     )
     for needed in needs:
