@@ -8,6 +8,7 @@ tables as its orderer.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -182,6 +183,11 @@ class Context:
 
     def conventions(self) -> list[str]:
         return [*self.settings.conventions(), *([self.meeting.in_force()] if self.meeting else [])]
+
+    def export_name(self, stem: str, extension: str) -> str:
+        """A download's file name, which says the qrels in force unless they are the collection's file."""
+        mode = self.meeting.mode if self.meeting is not None else "file"
+        return f"{stem}{'' if mode == 'file' else '_qrels-' + re.sub(r'[^A-Za-z0-9_-]+', '-', mode)}.{extension}"
 
     def with_qrels(self, mode: str) -> Context:
         """This context with the qrels file (``file``) or the meeting's qrels (``meeting``) in force,

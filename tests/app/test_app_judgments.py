@@ -101,6 +101,12 @@ def test_another_source_in_force_gives_its_numbers_and_says_so(collection, mode)
     caption = shown(at.caption[0])
     assert "qrels.umbrela.txt (llm:gpt-4o)" in caption
     assert ("holes filled by" in caption) == (mode == "file+umbrela")
+    from types import SimpleNamespace
+
+    from rankviz.app.context import Context
+
+    named = Context.export_name(SimpleNamespace(meeting=SimpleNamespace(mode=mode)), "rankviz_overview", "csv")  # type: ignore[arg-type]
+    assert named == f"rankviz_overview_qrels-{mode.replace('+', '-')}.csv"  # every download says the source in force
     assert filled(file_qrels, llm).to_frame().shape[0] == file_qrels.to_frame().shape[0] + 30  # only the holes were added
 
 

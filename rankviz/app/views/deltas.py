@@ -236,4 +236,4 @@ scatter = ctx.figure(
 )
 st.plotly_chart(scatter, key="delta_scatter")
 st.download_button("Download per-query values (CSV)", lambda: export.csv(frame.join(overlap)),
-                   file_name=f"rankviz_deltas_{label}.csv", mime="text/csv")  # fmt: skip
+                   file_name=ctx.export_name(f"rankviz_deltas_{label}", "csv"), mime="text/csv")  # fmt: skip

@@ -23,7 +23,7 @@ st.plotly_chart(plots.hits_curves(report.hits, log_x=log_x, facet=facet, colours
 st.download_button(
     "Download first relevant ranks (CSV)",
     export.csv(report.to_frames()["first_relevant_rank"]),
-    file_name="rankviz_first_relevant_rank.csv",
+    file_name=ctx.export_name("rankviz_first_relevant_rank", "csv"),
     mime="text/csv",
 )
 st.caption(

@@ -81,9 +81,14 @@ st.caption(
     "grey marks on the bars show it."
 )
 left, right = st.columns(2)
-left.download_button("Download table (CSV)", export.csv(means), file_name="rankviz_overview.csv", mime="text/csv")
+left.download_button(
+    "Download table (CSV)", export.csv(means), file_name=ctx.export_name("rankviz_overview", "csv"), mime="text/csv"
+)
 right.download_button(
-    "Download table (LaTeX)", export.latex(means, best=best).encode(), file_name="rankviz_overview.tex", mime="text/x-tex"
+    "Download table (LaTeX)",
+    export.latex(means, best=best).encode(),
+    file_name=ctx.export_name("rankviz_overview", "tex"),
+    mime="text/x-tex",
 )
 if ctx.settings.group_by is not None:
     st.subheader(f"By {md(ctx.settings.group_by)}")

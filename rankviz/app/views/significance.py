@@ -81,8 +81,8 @@ st.caption(
     + " and not adjusted: an interval that excludes 0 beside 'n.s.' is a difference the correction does not let through."
 )
 st.plotly_chart(plots.forest(table, label, baseline), key="forest")
-st.download_button("Download comparisons (CSV)", export.csv(table, index=False), file_name=f"rankviz_significance_{label}.csv",
-                   mime="text/csv")  # fmt: skip
+st.download_button("Download comparisons (CSV)", export.csv(table, index=False),
+                   file_name=ctx.export_name(f"rankviz_significance_{label}", "csv"), mime="text/csv")  # fmt: skip
 
 st.subheader("How many queries would a study need?")
 wanted = ctx.url.option(s.DETECT, 0.02)

@@ -31,7 +31,9 @@ section = report.sections[label]
 means = section.means
 st.dataframe(means.style.format("{:.4f}"), width="stretch")
 st.plotly_chart(plots.tie_intervals(means, label, ctx.colours), key="tie_intervals")
-st.download_button("Download values per tie policy (CSV)", export.csv(means), file_name="rankviz_ties.csv", mime="text/csv")
+st.download_button(
+    "Download values per tie policy (CSV)", export.csv(means), file_name=ctx.export_name("rankviz_ties", "csv"), mime="text/csv"
+)
 st.caption(
     "pessimistic / optimistic: relevant documents last / first among equal scores, the bounds of every order; "
     "trec_eval: docid descending; run: the file's rank column; expected: the exact mean over all orders; "

@@ -84,6 +84,6 @@ else:
         "the most numbers. 'open' shows the query in the query view."
     )
     st.download_button("Download documents to judge (CSV)", export.csv(report.documents, index=False),
-                       file_name="rankviz_to_judge.csv", mime="text/csv")  # fmt: skip
+                       file_name=ctx.export_name("rankviz_to_judge", "csv"), mime="text/csv")  # fmt: skip
     st.markdown("**Queries with the most unjudged documents**")
     st.dataframe(report.queries.head(50), width="stretch")
