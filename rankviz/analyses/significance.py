@@ -323,8 +323,8 @@ def tukey_hsd(
 ) -> TukeyResult:
     """Randomised Tukey HSD (Carterette, TOIS 2012; Sakai 2014): one test over all pairs of runs.
 
-    Each resample permutes the runs' values independently within every query (argsort of uniform
-    keys); a pair's p is (#{resamples whose largest difference between run means >= |observed
+    Each resample permutes the runs' values independently within every query (``Generator.permuted``
+    along the runs); a pair's p is (#{resamples whose largest difference between run means >= |observed
     difference|} + 1) / (B + 1). Batches draw from child generators spawned from ``rng`` and run on
     two threads; the result depends on the seed only, not on the threads.
     """
@@ -337,8 +337,7 @@ def tukey_hsd(
     children = np.random.default_rng(rng).spawn(len(sizes))
 
     def largest_ranges(child: np.random.Generator, size: int) -> np.ndarray:
-        order = np.argsort(child.random((size, *values.shape)), axis=2)
-        resampled = np.take_along_axis(np.broadcast_to(values, (size, *values.shape)), order, axis=2).mean(1)
+        resampled = child.permuted(np.broadcast_to(values, (size, *values.shape)), axis=2).mean(1)
         return resampled.max(1) - resampled.min(1)
 
     with ThreadPoolExecutor(max_workers=2) as pool:
