@@ -4,7 +4,7 @@ from the same file in the same run.
 
 Generates (once, under bench/data/docs/; for timing only) ``docs.tsv`` with 8,841,823 passages of
 20-60 words (MS MARCO passage's count and about its lengths; ids 0..N-1 as in its collection.tsv).
-Then, each in a fresh process whose peak resident memory is read from ``getrusage``:
+Then, each in a fresh process whose peak resident memory is its own ``VmHWM``:
 
 1. rankviz's index build (``DocumentTexts.build``) and ir_datasets' docs store build (``TsvDocs``'s
    lz4 store, on the same file);
@@ -30,16 +30,18 @@ HERE = Path(__file__).parent
 MS_MARCO_PASSAGES = 8_841_823
 
 BUILD_RANKVIZ = """
-import json, resource, sys, time
+import json, sys, time
 from rankviz.io.docs import DocumentTexts
+PEAK
 start = time.perf_counter()
 DocumentTexts(sys.argv[1], folder=sys.argv[2]).build()
-print(json.dumps({"seconds": time.perf_counter() - start, "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
+print(json.dumps({"seconds": time.perf_counter() - start, "peak": peak()}))
 """
 
 LOOKUP_RANKVIZ = """
-import json, resource, sys, time
+import json, sys, time
 from rankviz.io.docs import DocumentTexts
+PEAK
 docs = DocumentTexts(sys.argv[1], folder=sys.argv[2])
 times = []
 for doc_id in json.loads(sys.argv[3]):
@@ -47,11 +49,12 @@ for doc_id in json.loads(sys.argv[3]):
     found = docs.get([doc_id])
     times.append(time.perf_counter() - start)
     assert found[doc_id]["text"]
-print(json.dumps({"times": times, "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
+print(json.dumps({"times": times, "peak": peak()}))
 """
 
 IRDS = """
-import json, os, resource, sys, time
+import json, os, sys, time
+PEAK
 os.environ["IR_DATASETS_HOME"] = sys.argv[2]
 from ir_datasets.formats import TsvDocs
 from ir_datasets.util import LocalDownload
@@ -67,8 +70,16 @@ for doc_id in ids if sys.argv[4] == "lookup" else []:
     doc = store.get(doc_id)
     times.append(time.perf_counter() - start)
     assert doc.text
-print(json.dumps({"seconds": built, "times": times, "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
+print(json.dumps({"seconds": built, "times": times, "peak": peak()}))
 """
+
+#: The process's own peak resident memory (VmHWM: a forked child's getrusage would report its parent's).
+PEAK = """
+def peak():
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmHWM:"))
+"""
+BUILD_RANKVIZ, LOOKUP_RANKVIZ, IRDS = (script.replace("PEAK", PEAK) for script in (BUILD_RANKVIZ, LOOKUP_RANKVIZ, IRDS))
 
 WORDS = np.array(
     "the of and to in a is that for it as was with be by on not he this are or his from at which but have an "
@@ -106,33 +117,36 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--docs", type=int, default=MS_MARCO_PASSAGES)
     parser.add_argument("--lookups", type=int, default=1000)
+    parser.add_argument("--keep-indexes", action="store_true", help="time the lookups on the indexes built before")
     args = parser.parse_args()
     folder = HERE / "data" / "docs"
     path = folder / f"docs-{args.docs}.tsv"
     generate(path, args.docs)
     ids = json.dumps([str(i) for i in np.random.default_rng(1).integers(0, args.docs, args.lookups)])
     rankviz_store, irds_home = folder / f"rankviz-{args.docs}", folder / f"irds-{args.docs}"
-    for stale in rankviz_store.glob("*.sqlite"):
-        stale.unlink()
     mb = 1024 * 1024
     print(f"{args.docs:,} documents, {path.stat().st_size / mb:,.0f} MB ({path.name})")
-    ours = run(BUILD_RANKVIZ, str(path), str(rankviz_store))
-    side = sum(p.stat().st_size for p in rankviz_store.glob("*.sqlite"))
-    print(f"rankviz index: built in {ours['seconds']:.1f} s, peak {ours['peak'] / mb:,.0f} MB, side file {side / mb:,.0f} MB")
     script = IRDS.replace("{size}", str(path.stat().st_size))
-    if irds_home.exists():
+    if not args.keep_indexes:
         import shutil
 
-        shutil.rmtree(irds_home)
-    theirs = run(script, str(path), str(irds_home), "[]", "build")
-    print(f"ir_datasets docs store: built in {theirs['seconds']:.1f} s, peak {theirs['peak'] / mb:,.0f} MB")
+        for stale in rankviz_store.glob("*.sqlite"):
+            stale.unlink()
+        for stale in (irds_home, path.with_name(path.name + ".pklz4")):  # ir_datasets keeps a local file's store beside it
+            shutil.rmtree(stale, ignore_errors=True)
+        ours = run(BUILD_RANKVIZ, str(path), str(rankviz_store))
+        side = sum(p.stat().st_size for p in rankviz_store.glob("*.sqlite"))
+        print(f"rankviz index: built in {ours['seconds']:.1f} s, peak {ours['peak'] / mb:,.0f} MB, side file {side / mb:,.0f} MB")
+        theirs = run(script, str(path), str(irds_home), "[]", "build")
+        print(f"ir_datasets docs store: built in {theirs['seconds']:.1f} s, peak {theirs['peak'] / mb:,.0f} MB")
+        print(f"ratio of the builds rankviz / ir_datasets: {ours['seconds'] / theirs['seconds']:.2f}")
     ours_lookup = run(LOOKUP_RANKVIZ, str(path), str(rankviz_store), ids)
     theirs_lookup = run(script, str(path), str(irds_home), ids, "lookup")
     for name, result in (("rankviz", ours_lookup), ("ir_datasets", theirs_lookup)):
         times = np.array(result["times"]) * 1000
         print(f"{name}: one text by id: median {np.median(times):.2f} ms, slowest {times.max():.1f} ms "
               f"({len(times):,} lookups), peak {result['peak'] / mb:,.0f} MB")  # fmt: skip
-    print(f"ratios rankviz / ir_datasets: build {ours['seconds'] / theirs['seconds']:.2f}, median lookup "
+    print(f"ratio of the median lookups rankviz / ir_datasets: "
           f"{np.median(ours_lookup['times']) / np.median(theirs_lookup['times']):.2f}")  # fmt: skip
 
 

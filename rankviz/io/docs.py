@@ -69,11 +69,12 @@ class DocumentTexts:
     def __init__(self, path: str | os.PathLike, *, folder: str | os.PathLike | None = None) -> None:
         self.path = Path(path)
         self._folder = Path(folder) if folder is not None else None
+        self._where = hashlib.sha1(str(self.path.resolve()).encode()).hexdigest()[:16]
 
     def side_file(self) -> Path:
         """The side file of the file as it is now (another name once the file changes)."""
         info = self.path.stat()
-        where = hashlib.sha1(str(self.path.resolve()).encode()).hexdigest()[:16]
+        where = self._where
         stamp = hashlib.sha1(f"{FORMAT}:{info.st_size}:{info.st_mtime_ns}:{info.st_ctime_ns}:{info.st_ino}".encode()).hexdigest()[
             :16
         ]
@@ -86,6 +87,8 @@ class DocumentTexts:
     def build(self, progress: Progress | None = None) -> Path:
         """The side file, built if it is not there yet (once at a time per file in this process)."""
         target = self.side_file()
+        if target.is_file():
+            return target
         with _BUILDING_LOCK:
             lock = _BUILDING.setdefault(str(target), threading.Lock())
         with lock:
@@ -102,18 +105,27 @@ class DocumentTexts:
         wanted = list(dict.fromkeys(str(d) for d in doc_ids))
         if not wanted:
             return {}
-        side = self.build(progress)
+        db = _reader(self.build(progress))
         found: dict[str, dict] = {}
-        db = sqlite3.connect(f"file:{side}?mode=ro", uri=True)
-        try:
-            for start in range(0, len(wanted), LOOKUP):
-                part = wanted[start : start + LOOKUP]
-                rows = db.execute(f"SELECT id, title, text FROM docs WHERE id IN ({','.join('?' * len(part))})", part)
-                for doc_id, title, text in rows:
-                    found.setdefault(doc_id, {"title": title, "text": text})
-        finally:
-            db.close()
+        for start in range(0, len(wanted), LOOKUP):
+            part = wanted[start : start + LOOKUP]
+            rows = db.execute(f"SELECT id, title, text FROM docs WHERE id IN ({','.join('?' * len(part))})", part)
+            for doc_id, title, text in rows:
+                found.setdefault(doc_id, {"title": title, "text": text})
         return {d: found[d] for d in wanted if d in found}
+
+
+_READERS = threading.local()  # per thread (an SQLite connection stays in its thread): side file -> connection
+
+
+def _reader(side: Path) -> sqlite3.Connection:
+    """A read-only connection to a side file, kept for the thread's next lookups (a side file is never
+    rewritten in place: a changed documents file gets another name, so a kept connection is never stale)."""
+    readers = _READERS.__dict__.setdefault("open", {})
+    db = readers.get(side)
+    if db is None:
+        db = readers[side] = sqlite3.connect(f"file:{side}?mode=ro", uri=True)
+    return db
 
 
 def _write_side_file(path: Path, target: Path, progress: Progress | None) -> None:
