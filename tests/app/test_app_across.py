@@ -54,6 +54,7 @@ def test_the_page_gives_the_summary_commands_numbers(tmp_path, capsys) -> None:
     assert "DerSimonian-Laird" in " ".join(shown(c) for c in at.caption)
 
 
+@pytest.mark.slow
 def test_the_choices_live_in_the_link_and_a_standardised_summary_divides_by_the_spread() -> None:
     at = start("across")
     assert not at.exception and not at.error

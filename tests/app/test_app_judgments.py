@@ -67,6 +67,7 @@ def test_the_page_shows_the_commands_numbers(collection, capsys) -> None:
     ]
 
 
+@pytest.mark.slow
 def test_the_meeting_started_from_an_llms_labels_is_compared_with_the_people(collection, tmp_path, monkeypatch, capsys) -> None:
     db = str(tmp_path / "meeting.sqlite")
     monkeypatch.setenv("RANKVIZ_NOTES", db)  # the app's record of every collection it serves
@@ -88,7 +89,7 @@ def test_the_meeting_started_from_an_llms_labels_is_compared_with_the_people(col
             "meeting:llm:gpt-4o (llm:gpt-4o)"} <= set(options)  # fmt: skip
 
 
-@pytest.mark.parametrize("mode", ["umbrela", "file+umbrela"])
+@pytest.mark.parametrize("mode", ["file+umbrela", pytest.param("umbrela", marks=pytest.mark.slow)])
 def test_another_source_in_force_gives_its_numbers_and_says_so(collection, mode) -> None:
     at = start("overview", collection="judged", runs=RUNS, measures="nDCG@10", qrels=mode)
     assert not at.exception and not at.error

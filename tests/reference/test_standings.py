@@ -46,7 +46,7 @@ matrices = st.integers(2, 5).flatmap(
 )
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(rows=matrices, seed=st.integers(0, 2**32 - 1), level=st.sampled_from([0.8, 0.9, 0.95]))
 def test_rank_intervals_are_a_direct_paired_bootstrap_of_the_queries(rows, seed, level) -> None:
     values = np.array(rows)
