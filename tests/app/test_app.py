@@ -619,28 +619,28 @@ def _app() -> AppTest:
 
 @pytest.mark.slow
 def test_page_settings_survive_a_visit_to_another_page() -> None:
-    at = _app().switch_page("pages/deltas.py").run()
+    at = _app().switch_page("rankviz/app/views/deltas.py").run()
     _widget(at.selectbox, "Baseline").set_value("dense").run()
     _widget(at.selectbox, "Measure").set_value("nDCG@10").run()
     _widget(at.selectbox, "Query").set_value("7").run()
-    at.switch_page("pages/overview.py").run()
+    at.switch_page("rankviz/app/views/overview.py").run()
     assert at.header[0].value == "Overview"
-    at.switch_page("pages/deltas.py").run()
+    at.switch_page("rankviz/app/views/deltas.py").run()
     assert [_widget(at.selectbox, label).value for label in ("Baseline", "Measure", "Query")] == ["dense", "nDCG@10", "7"]
 
 
 @pytest.mark.slow
 def test_the_significance_test_reaches_the_overview_and_ties_pages() -> None:
-    at = _app().switch_page("pages/significance.py").run()
+    at = _app().switch_page("rankviz/app/views/significance.py").run()
     _widget(at.selectbox, "Test").set_value("randomization").run()
     _widget(at.selectbox, "Correction").set_value("bonferroni").run()
-    for page in ("pages/overview.py", "pages/ties.py"):
+    for page in ("rankviz/app/views/overview.py", "rankviz/app/views/ties.py"):
         at.switch_page(page).run()
         caption = " ".join(shown(c) for c in at.caption)
         assert "randomization test" in caption and "bonferroni correction" in caption, page
-    at.switch_page("pages/significance.py").run()
+    at.switch_page("rankviz/app/views/significance.py").run()
     _widget(at.selectbox, "Test").set_value("t").run()  # back to the default: no page keeps the old test
-    at.switch_page("pages/overview.py").run()
+    at.switch_page("rankviz/app/views/overview.py").run()
     assert "t test" in " ".join(shown(c) for c in at.caption) and "test" not in at.query_params
 
 
