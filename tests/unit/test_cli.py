@@ -402,3 +402,17 @@ def test_an_unreadable_file_is_a_message(monkeypatch, capsys) -> None:
     monkeypatch.setattr(builtins, "open", refusing)
     assert main(["evaluate", str(TE / "qrels.txt"), str(TE / "run_trunc.txt")]) == 2
     assert "permission denied" in capsys.readouterr().err
+
+
+def test_rankviz_app_says_what_is_missing(monkeypatch, capsys, tmp_path) -> None:
+    """``rankviz app`` without the app extra names it; a folder that is not there is said before anything starts."""
+    import importlib.util
+
+    from rankviz.cli import main
+
+    assert main(["app", str(tmp_path / "missing")]) == 2
+    assert "missing: no such folder" in capsys.readouterr().err
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "streamlit" else real(name, *a))
+    assert main(["app"]) == 2
+    assert "pip install 'rankviz[app]'" in capsys.readouterr().err
