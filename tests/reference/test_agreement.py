@@ -1,7 +1,7 @@
 """Two sources of judgments: kappa, weighted kappa, confusion, precision and recall against scikit-learn
 on generated qrels with gaps in their grades; tau and Spearman against scipy and tau-AP against the
-paper's formula written here, on generated orderings and on real ones (DL-HARD's runs under the
-judgments NIST made and under those DL-HARD added); the runs' means under A, B and A filled by B
+paper's formula written here, on generated orderings and on real ones (DL-HARD's runs under the two
+parts its qrels file joins, written with ``0`` and with ``Q0``); the runs' means under A, B and A filled by B
 against evaluations of qrels built here; the CLI's JSON; the meeting's record as two sources."""
 
 from __future__ import annotations
@@ -126,8 +126,9 @@ def test_the_orderings_agreement_is_scipys_tau_and_spearman_and_the_papers_tau_a
 
 @pytest.fixture(scope="module")
 def nist_and_dl_hard(tmp_path_factory):
-    """DL-HARD's qrels split where the file joins two sources: the lines NIST wrote (``0``) and those
-    DL-HARD added (``Q0``), as two real qrels files."""
+    """DL-HARD's qrels split where the file joins two parts (its SOURCE.md: NIST's judgments and
+    DL-HARD's, concatenated): the lines written with ``0`` and those with ``Q0``, as two real qrels
+    files judging different queries."""
     folder = tmp_path_factory.mktemp("sources")
     lines = (DL_HARD / "qrels.txt").read_text().splitlines(keepends=True)
     (folder / "nist.txt").write_text("".join(line for line in lines if line.split()[1] == "0"))
