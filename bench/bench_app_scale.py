@@ -58,7 +58,7 @@ at.query_params["collection"] = "app20"
 start = time.perf_counter()
 at.run()
 elapsed = time.perf_counter() - start
-assert not at.exception, at.exception
+assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])
 after = psutil.Process().memory_info().rss
 print(json.dumps({"seconds": elapsed, "before": before, "after": after,
                   "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
@@ -70,8 +70,10 @@ def collection(n_runs: int) -> Path:
     folder = HERE / "data" / "app20"
     runs = folder / "runs"
     runs.mkdir(parents=True, exist_ok=True)
+    if (folder / "qrels.txt").is_symlink():  # a server refuses a link leading out of the folder
+        (folder / "qrels.txt").unlink()
     if not (folder / "qrels.txt").exists():
-        (folder / "qrels.txt").symlink_to(qrels.resolve())
+        os.link(qrels.resolve(), folder / "qrels.txt")  # the same bytes, no copy, and no link leading out of the folder
     (folder / "collection.toml").write_text('name = "20 MS MARCO-sized runs"\nmeasures = ["RR@10", "nDCG@10", "AP"]\n')
     missing = [i for i in range(n_runs) if not (runs / f"run{i:02d}.run").exists()]
     if missing:
