@@ -188,8 +188,9 @@ def compare_judges(study: Study, other: Qrels, *, names: tuple[str, str] = ("A",
             for row, verdict in zip(result.table.itertuples(index=False), result.verdicts(), strict=True):
                 verdicts[side][(row.measure, row.baseline, row.run)] = verdict
     rankings = []
+    tables = [evaluation.means() for evaluation in evaluations]  # runs x measures, once per source
     for measure in study.measures:
-        means = [evaluation.means()[str(measure)].to_dict() for evaluation in evaluations]
+        means = [table[str(measure)].to_dict() for table in tables]
         flips = [{"baseline": b, "run": r, "verdict_a": v, "verdict_b": verdicts[1].get((m, b, r))}
                  for (m, b, r), v in verdicts[0].items() if m == str(measure) and verdicts[1].get((m, b, r)) != v]  # fmt: skip
         rankings.append(ranking(str(measure), means[0], means[1], means[2], flips=flips))

@@ -28,9 +28,8 @@ def collection(tmp_path, monkeypatch):
 
 def frames_of(at) -> dict[str, pd.DataFrame]:
     tables = [d.value for d in at.dataframe]
-    pick = {"leniency": None, "queries": "pairs", "holes": "unjudged_by_a", "rankings": "kendall_tau", "means": "mean_filled",
-            "flips": "verdict_b"}  # fmt: skip
-    return {name: next(t for t in tables if column in t.columns) for name, column in pick.items() if column}
+    pick = {"queries": "pairs", "holes": "unjudged_by_a", "rankings": "kendall_tau", "means": "mean_filled", "flips": "verdict_b"}
+    return {name: next(t for t in tables if column in t.columns) for name, column in pick.items()}
 
 
 def test_the_page_shows_the_commands_numbers(collection, capsys) -> None:

@@ -48,6 +48,20 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
+def serving(url: str, process: subprocess.Popen) -> None:
+    """Wait (on the server's health answer, up to 90 s) until the streamlit server at ``url`` serves;
+    else kill it and fail."""
+    deadline = time.time() + 90
+    while time.time() < deadline:
+        try:
+            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
+                return
+        except OSError:
+            time.sleep(0.3)
+    process.kill()
+    pytest.fail("streamlit did not start within 90 s")
+
+
 @contextlib.contextmanager
 def streamlit_server(*script_args: str, env: dict | None = None):
     """A fresh ``streamlit run app.py [-- script_args]`` on a free loopback port, until the block ends;
@@ -62,16 +76,7 @@ def streamlit_server(*script_args: str, env: dict | None = None):
     process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=log, env={**os.environ, **(env or {})})
     streamlit_server.process = process
     url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 90
-    while time.time() < deadline:
-        try:
-            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
-                break
-        except OSError:
-            time.sleep(0.3)
-    else:
-        process.kill()
-        pytest.fail("streamlit did not start within 90 s")
+    serving(url, process)
     try:
         yield url
     finally:
@@ -403,13 +408,7 @@ def test_an_installed_package_serves_its_sample_collection_from_any_folder(brows
     process = subprocess.Popen(command, cwd=elsewhere, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.time() + 90
-        while time.time() < deadline:
-            try:
-                if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
-                    break
-            except OSError:
-                time.sleep(0.3)
+        serving(url, process)
         context = browser.new_context(viewport={"width": 1400, "height": 1000})
         page = context.new_page()
         page.set_default_timeout(60_000)
