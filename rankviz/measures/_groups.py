@@ -11,7 +11,10 @@ then have closed forms (McSherry & Najork, ECIR 2008) built from three primitive
   E[stop(x) prod_{y<x}(1 - stop(y))] = A(x-1) - A(x), where A(t) is the mean, over random t-prefixes
   of the group, of the product of (1 - stop): a hypergeometric mixture over how many documents with a
   positive stop the prefix holds, times the mean product over subsets of that many of them.
-- :func:`group_positions`: every (group, position) pair inside the cutoff, for AP's pairwise term.
+- :func:`discount_sums`: per group, the sum of a discount over its positions inside the cutoff (AP's
+  pairwise term sums 1/rank, nDCG's 1/log2(rank + 1)): position by position for small groups, by
+  differences of the discount's prefix sums for large ones (a run's chance level is one group of
+  1,000 documents per query: 7M positions would be summed one by one).
 
 Groups are contiguous runs of the table (the ``expected`` table is in trec_eval order), so a
 group's start, size and query come from its first row. Work is proportional to the rows of groups
@@ -78,12 +81,27 @@ def inside(groups: TieGroups, cutoff: int | None) -> np.ndarray:
     return np.clip(cutoff - groups.start, 0, groups.size)
 
 
-def group_positions(groups: TieGroups, selected: np.ndarray, cutoff: int | None) -> tuple[np.ndarray, np.ndarray]:
-    """For the selected groups, every position inside the cutoff: (group index, 1-based offset x in the group)."""
-    counts = inside(groups, cutoff)[selected]
-    group = np.repeat(selected, counts)
-    offset = np.arange(len(group)) - np.repeat(np.cumsum(counts) - counts, counts) + 1
-    return group, offset
+#: Groups spanning up to this many positions inside the cutoff sum a discount position by position;
+#: wider ones by a difference of its prefix sums (relative error ~1e-15 x the span's ratio to the start).
+ENUMERATED_SPAN = 64
+
+
+def discount_sums(groups: TieGroups, selected: np.ndarray, cutoff: int | None, discount) -> np.ndarray:
+    """For each selected group, the sum of ``discount(rank)`` over its positions inside the cutoff (1-based ranks)."""
+    span = inside(groups, cutoff)[selected]
+    start = groups.start[selected]
+    sums = np.zeros(len(selected))
+    narrow = np.flatnonzero(span <= ENUMERATED_SPAN)
+    counts = span[narrow]
+    local = np.repeat(np.arange(len(narrow)), counts)
+    offset = np.arange(len(local)) - np.repeat(np.cumsum(counts) - counts, counts) + 1
+    sums[narrow] = np.bincount(local, weights=discount(start[narrow][local] + offset), minlength=len(narrow))
+    wide = np.flatnonzero(span > ENUMERATED_SPAN)
+    if len(wide):
+        last = int((start[wide] + span[wide]).max())
+        prefix = np.concatenate([[0.0], np.cumsum(discount(np.arange(1, last + 1, dtype=np.float64)))])
+        sums[wide] = prefix[start[wide] + span[wide]] - prefix[start[wide]]
+    return sums
 
 
 def expected_positional_sum(
@@ -99,9 +117,8 @@ def expected_positional_sum(
     if discount is None:
         return np.bincount(groups.query, weights=mean * inside(groups, cutoff), minlength=table.n_queries)
     selected = np.flatnonzero((mean != 0) & (inside(groups, cutoff) > 0))
-    group, offset = group_positions(groups, selected, cutoff)
-    rank = groups.start[group] + offset
-    return np.bincount(groups.query[group], weights=mean[group] * discount(rank), minlength=table.n_queries)
+    weighted = mean[selected] * discount_sums(groups, selected, cutoff, discount)
+    return np.bincount(groups.query[selected], weights=weighted, minlength=table.n_queries)
 
 
 def expected_cascade(table: RankingTable, cutoff: int | None, rows: np.ndarray, stop: np.ndarray, discount) -> np.ndarray:

@@ -301,3 +301,32 @@ def test_a_querys_expected_values_do_not_depend_on_the_queries_beside_it() -> No
             together = measure(table)
             alone = np.array([measure(table.of_queries([q]))[0] for q in table.qids])
             assert np.array_equal(together, alone), (ties, str(measure))
+
+
+def test_expected_on_a_group_too_large_to_enumerate_equals_the_sum_over_its_positions() -> None:
+    """A run's chance level is one group of up to 1,000 documents per query, summed in closed form (harmonic and
+    discount prefix sums, not position by position): checked against exact rational sums over every position."""
+    from fractions import Fraction
+
+    before = [("a", 1), ("b", 0), ("c", None)]
+    grades = [2 if i % 37 == 0 else 1 if i % 11 == 0 else 0 for i in range(300)]
+    group = [(f"g{i:03d}", g) for i, g in enumerate(grades)]
+    table = _tied_table([*[[d] for d in before], group], [1, 2])
+    s, n, r = len(before), len(group), sum(g >= 1 for g in grades)
+    relevant_total = 1 + r + 2
+    # AP: position x of the group is relevant with probability r/n; given that, the relevant documents up to it
+    # number 1 (a, before it) + 1 + (x - 1)(r - 1)/(n - 1) in expectation
+    ap = Fraction(1, 1) / 1  # a at rank 1
+    for x in range(1, n + 1):
+        ap += Fraction(r, n) * (1 + 1 + Fraction((x - 1) * (r - 1), n - 1)) / (s + x)
+    assert rv.parse("AP")(table)[0] == pytest.approx(float(ap / relevant_total), rel=1e-13)
+    assert rv.parse("AP@200")(table)[0] == pytest.approx(
+        float((1 + sum(Fraction(r, n) * (2 + Fraction((x - 1) * (r - 1), n - 1)) / (s + x) for x in range(1, 198)))
+              / relevant_total), rel=1e-13)  # fmt: skip
+    # nDCG: each position of the group holds the group's mean gain
+    mean_gain = Fraction(sum(grades), n)
+    dcg = 1 / math.log2(2) + math.fsum(float(mean_gain) / math.log2(s + x + 1) for x in range(1, n + 1))
+    ideal = sorted([1, 0, *grades, 1, 2], reverse=True)
+    idcg = math.fsum(g / math.log2(i + 2) for i, g in enumerate(ideal))
+    assert rv.parse("nDCG")(table)[0] == pytest.approx(dcg / idcg, rel=1e-13)
+    assert rv.parse("P@100")(table)[0] == pytest.approx(float((1 + 97 * Fraction(r, n)) / 100), rel=1e-13)
