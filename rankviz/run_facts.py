@@ -8,6 +8,7 @@ anyway, never a second reading of the run.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -49,6 +50,21 @@ class RunFacts:
     judged_top: int = 0  # judged documents in the top K of every ranking
     could_top: int = 0  # judged documents the top K could hold
     relevant_found: tuple[tuple[str, int], ...] = ()  # judged query -> relevant documents retrieved at any depth
+
+    def to_dict(self) -> dict:
+        """The fields by name (their tuples become JSON lists)."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+    @staticmethod
+    def from_dict(given: dict) -> RunFacts:
+        """The facts :meth:`to_dict` gave (lists back to tuples; pairs and triples are the deepest nesting)."""
+
+        def tuples(value):
+            if not isinstance(value, list):
+                return value
+            return tuple(tuple(v) if isinstance(v, list) else v for v in value)
+
+        return RunFacts(**{f.name: tuples(given[f.name]) for f in dataclasses.fields(RunFacts)})
 
     @staticmethod
     def merged(parts: Sequence[RunFacts]) -> RunFacts:
@@ -187,7 +203,8 @@ def _scores(run: Run, counts: np.ndarray) -> tuple[list[str], list[str]]:
         return tied, []
     ranks = np.asarray(run.rank, dtype=np.float64)
     ranks = ranks if rows is None else ranks[rows]
-    by_rank = np.lexsort((ranks, codes))  # inside each query, by the rank column
-    codes, score = codes[by_rank], score[by_rank]
+    if not bool(np.all((codes[1:] != codes[:-1]) | (ranks[1:] >= ranks[:-1]))):  # else listed by rank already
+        by_rank = np.lexsort((ranks, codes))  # inside each query, by the rank column
+        codes, score = codes[by_rank], score[by_rank]
     rising = (codes[1:] == codes[:-1]) & (score[1:] > score[:-1])  # a later rank with a higher score
     return tied, [str(run.query_ids[q]) for q in np.unique(codes[1:][rising])]

@@ -149,10 +149,11 @@ class Study:
     # --- runs and their orders ------------------------------------------------------------------------
 
     @functools.cached_property
-    def runs(self) -> dict[str, Run]:
-        """The runs by name: those given, then the run files read (once)."""
-        read = {source.name: read_run(source.path, name=source.name) for source in self.sources}
-        return {**self.runs_given, **read}
+    def runs(self) -> Mapping[str, Run]:
+        """The runs by name: those given (as given: a mapping may open each run when asked), then the run files read (once)."""
+        if not self.sources:
+            return self.runs_given
+        return {**self.runs_given, **{source.name: read_run(source.path, name=source.name) for source in self.sources}}
 
     @property
     def run_names(self) -> list[str]:

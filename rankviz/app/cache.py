@@ -16,6 +16,7 @@ freed when its browser session ends (:func:`give_back`). Parsed runs are also ke
 from __future__ import annotations
 
 import dataclasses
+import functools
 import gc
 import hashlib
 import os
@@ -30,7 +31,7 @@ import numpy as np
 import pyarrow as pa
 
 from rankviz.io.meeting import STORE_NAME
-from rankviz.io.store import RunStore, store_folder
+from rankviz.io.store import ArrayStore, RunStore, store_folder
 
 Stamp = tuple[int, int, int, int]
 MB = 2**20
@@ -112,6 +113,11 @@ def nbytes(value: Any) -> int:
     if isinstance(value, Mapping):
         return sum(nbytes(v) for v in value.values())
     if isinstance(value, (list, tuple)):
+        first = value[0] if value else None
+        if isinstance(first, tuple) and first:
+            first = first[0]
+        if isinstance(first, (str, int, float)):
+            return 64 * len(value)  # plain values (a run's query ids, its facts' pairs): no array inside
         return sum(nbytes(v) for v in value)
     return 64
 
@@ -191,6 +197,26 @@ def store() -> RunStore | None:
     ``RANKVIZ_STORE_MB`` (default 20480)."""
     folder = store_folder()
     return None if folder is None else RunStore(folder, budget=megabytes("RANKVIZ_STORE_MB"))
+
+
+def passes_store() -> ArrayStore | None:
+    """Each run's pass (:mod:`rankviz.run_pass`: its values, chance level and facts) kept on disk beside
+    the parsed runs, so that a restarted server shows twenty runs without ordering any; a few hundred
+    KB a run, bounded by ``RANKVIZ_STORE_MB`` too."""
+    folder = store_folder()
+    return None if folder is None else ArrayStore(folder / "passes", budget=megabytes("RANKVIZ_STORE_MB"))
+
+
+@functools.cache
+def code_stamp() -> str:
+    """The rankviz code this process runs (each module's name, size and modification time): what an
+    older version, or a checkout edited since, kept on disk is never served."""
+    package = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        info = path.stat()
+        digest.update(f"{path.relative_to(package)}:{info.st_size}:{info.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
 
 
 def shared(*keys: str) -> bool:

@@ -8,18 +8,21 @@ for the queries it judged (:class:`Lineage`) instead of computing everything aga
 
 from __future__ import annotations
 
+import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import astuple, dataclass
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import streamlit as st
 
-from rankviz.app.cache import SHARED, give_back, shared
+from rankviz.app.cache import SHARED, code_stamp, give_back, passes_store, shared
 from rankviz.evaluation import Evaluation
 from rankviz.io.meeting import MeetingStore
 from rankviz.io.model import Qrels, Run
+from rankviz.run_pass import RunPass
 from rankviz.settings import RunCut, TestSettings
 from rankviz.study import Study, ordered
 from rankviz.tie_policy import policy
@@ -190,6 +193,56 @@ def overlap(key: tuple, baseline: RankingTable, run: RankingTable) -> pd.Series:
     if not shared(*key[0], key[1]):
         return _session_result("rbo", key, _build=lambda: rank_biased_overlap(baseline, run))
     return SHARED.get(("rbo", key), lambda: rank_biased_overlap(baseline, run))
+
+
+# --- one pass per run --------------------------------------------------------------------------------
+
+#: Runs passed at once: each holds its run and its table while it is taken (about 1 GB for an MS
+#: MARCO-sized run), and NumPy and Arrow release the interpreter for most of the work.
+PASS_WORKERS = max(1, min(2, os.cpu_count() or 1))
+
+
+def run_passes(keys: Mapping[str, tuple], take: Callable[[str], RunPass],
+               progress: Callable[[int, int], None] | None = None) -> dict[str, RunPass]:  # fmt: skip
+    """Each run's pass (:mod:`rankviz.run_pass`) under its key (everything it depends on, as plain
+    values): from memory, else from the disk store (a restarted server), else ``take(name)``, a few
+    runs at a time. ``progress(done, total)`` is called here, in the page's thread, as runs finish."""
+    disk = passes_store()
+
+    def load(name: str) -> RunPass:
+        text = repr((code_stamp(), keys[name]))
+
+        def build() -> RunPass:
+            kept = disk.get(text) if disk is not None else None
+            if kept is not None:
+                try:
+                    return RunPass.from_arrays(kept)
+                except (ValueError, KeyError, TypeError):
+                    pass  # of another format, or damaged: taken again
+            made = take(name)
+            if disk is not None:
+                disk.put(text, made.to_arrays())
+            return made
+
+        return SHARED.get(("pass", keys[name]), build)
+
+    found = {name: SHARED.peek(("pass", key)) for name, key in keys.items()}
+    missing = [name for name, value in found.items() if value is None]
+    if missing:
+        if progress is not None:
+            progress(0, len(missing))
+        with ThreadPoolExecutor(min(PASS_WORKERS, len(missing))) as pool:
+            futures = {pool.submit(load, name): name for name in missing}
+            try:
+                for done, future in enumerate(as_completed(futures), start=1):
+                    found[futures[future]] = future.result()
+                    if progress is not None:
+                        progress(done, len(missing))
+            except BaseException:
+                for future in futures:
+                    future.cancel()
+                raise
+    return {name: value for name, value in found.items() if value is not None}
 
 
 # --- analyses (small results, keyed on the content of their inputs) ---------------------------------

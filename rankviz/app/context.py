@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,7 +18,9 @@ import pandas as pd
 
 from rankviz.analyses.checks import TOP_K
 from rankviz.app import compute
+from rankviz.app.cache import SHARED
 from rankviz.app.compute import Key, settings_text
+from rankviz.app.inputs import Runs
 from rankviz.app.state import UrlState
 from rankviz.evaluation import Evaluation
 from rankviz.io.collection import Collection
@@ -29,8 +31,9 @@ from rankviz.io.model import Qrels, Run
 from rankviz.measures import Measure
 from rankviz.ranking import RankingTable
 from rankviz.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
+from rankviz.run_pass import RunPass, assembled, run_pass
 from rankviz.settings import EvalSettings, TestSettings
-from rankviz.study import Study
+from rankviz.study import Study, fresh
 from rankviz.tie_policy import policy
 
 
@@ -79,7 +82,7 @@ class Context:
     collection: Collection
     qrels: Qrels
     qrels_key: str
-    runs: dict[str, Run]
+    runs: Mapping[str, Run]  # opened when asked for (:class:`rankviz.app.inputs.Runs`)
     run_keys: dict[str, str]
     selected: list[str]
     measure_names: list[str]  # as written in the frame ("MRR@K", "nDCG@10"): stable when K or rel change
@@ -109,7 +112,8 @@ class Context:
         base = (meeting.file_key, meeting.file_qrels) if meeting is not None else None  # the meeting's qrels re-grade it
         chosen = names or self.selected
         order = compute.orderer(self.run_keys, self.qrels_key, base, self.lineage())
-        return Study(self.qrels, {n: self.runs[n] for n in chosen}, tuple(measures or self.measures), self.settings,
+        runs = self.runs.only(chosen) if isinstance(self.runs, Runs) else {n: self.runs[n] for n in chosen}
+        return Study(self.qrels, runs, tuple(measures or self.measures), self.settings,
                      self.collection, self.groups, self.weights, orderer=order)  # fmt: skip
 
     def key(self, names: list[str] | None = None, measures: list[Measure] | None = None, settings: Any = None) -> Key:
@@ -125,6 +129,8 @@ class Context:
                    **changes) -> Evaluation:  # fmt: skip
         """The selected runs (or ``names``) under the frame's settings (``ties`` and ``changes`` replaced)."""
         names = names or self.selected
+        if ties is None and measures is None and not changes and self.passing(names):
+            return self._assembled(names)
         settings = self.settings.replace(**({"ties": ties} if ties else {}), **changes)
         return compute.evaluation(self.key(names, measures, settings), self.study(names, measures), names,
                                   lineage=self.lineage(), ties=ties, **changes)  # fmt: skip
@@ -133,8 +139,40 @@ class Context:
         """The chance level of the selected runs (or ``names``): each run's value were its retrieved
         documents of each query in a random order, exactly (see :meth:`rankviz.study.Study.chance`)."""
         names = names or self.selected
+        if self.passing(names):
+            return self._assembled(names, chance=True)
         key = self.key(names, settings=self.settings.replace(ties="expected"))
         return compute.chance(key, self.study(names), names, lineage=self.lineage())
+
+    # --- one pass per run ------------------------------------------------------------------------
+
+    def passing(self, names: list[str] | None = None) -> bool:
+        """Whether the frame's numbers of these runs come from one pass per run (:mod:`rankviz.run_pass`):
+        not with an upload among them (kept per session), nor under the meeting's judgments (a judgment
+        revises the newest numbers instead), nor under random ties (drawn for all runs at once)."""
+        return self.key(names).shared and self.lineage() is None and not policy(self.settings.ties).sampled
+
+    def _facts_k(self) -> int | None:
+        """The checks' K when the qrels in force are those the checks compare with (the file), else None."""
+        return TOP_K if self.meeting is None or self.qrels_key == self.meeting.file_key else None
+
+    def passes(self, names: list[str] | None = None, progress: Callable[[int, int], None] | None = None) -> dict[str, RunPass]:
+        """Each run's pass under the frame's measures and settings (see :meth:`passing`), taken once per
+        run, qrels and settings and kept on disk: ``progress(done, total)`` as the missing ones finish."""
+        names = names or self.selected
+        facts_k = self._facts_k()
+        study = dataclasses.replace(self.study(names), orderer=fresh)  # each table dropped after its pass
+        counted = settings_text(self.settings.replace(aggregate="query", group_by=None))  # not how means are taken
+        keys = {n: (self.run_keys[n], self.qrels_key, tuple(map(str, self.measures)), counted, self.k, facts_k) for n in names}
+        return compute.run_passes(keys, lambda name: run_pass(study, name, k=self.k, facts_k=facts_k), progress)
+
+    def _assembled(self, names: list[str], *, chance: bool = False) -> Evaluation:
+        """The evaluation (or chance level) of ``names`` from their passes, kept under the frame's key."""
+        key = self.key(names, settings=self.settings.replace(ties="expected") if chance else self.settings)
+        passes = self.passes(names)
+        study = self.study(names)
+        build = lambda: assembled([(n, passes[n]) for n in names], study, chance=chance)  # noqa: E731
+        return SHARED.get(("chance" if chance else "evaluation", "passes", dataclasses.astuple(key)), build)
 
     def matrix(self, measure: Measure, names: list[str] | None = None, ties: str | None = None, *,
                complete: bool = True) -> pd.DataFrame:  # fmt: skip
@@ -201,6 +239,10 @@ class Context:
 
     def thinly_judged(self) -> dict[str, float]:
         """The selected runs whose top K the qrels judge less than the warning share, with that share."""
+        if self.passing():
+            from rankviz.analyses.unjudged import JUDGED_WARNING
+
+            return {n: p.judged for n, p in self.passes().items() if p.judged < JUDGED_WARNING}
         return self.study().thinly_judged(self.k)
 
     def comparison(self, values: pd.DataFrame, measure: str, tests: TestSettings) -> pd.DataFrame:
@@ -248,7 +290,10 @@ class Context:
             rel=self.settings.rel, depth=self.settings.depth, ignore_identical_ids=self.settings.ignore_identical_ids
         )  # what the facts depend on
         key = dataclasses.replace(source.key(settings=counted), measures=(), grouping="")
-        facts = compute.report("facts", key, (TOP_K,), lambda: source.study().facts(TOP_K))
+        if self.passing() and self._facts_k() is not None:  # each run's pass gathered them
+            facts = {n: p.facts for n, p in self.passes().items()}
+        else:
+            facts = compute.report("facts", key, (TOP_K,), lambda: source.study().facts(TOP_K))
         return compute.report("checks", source.key(), (TOP_K,), lambda: source.study().check(TOP_K, facts=facts))
 
     def meeting_report(self):

@@ -10,6 +10,7 @@ URL (:mod:`rankviz.app.state`).
 from __future__ import annotations
 
 import dataclasses
+import functools
 from pathlib import Path
 
 import pandas as pd
@@ -112,7 +113,7 @@ def _accept_measure(text: str) -> bool:
         return False
 
 
-def _open_collection(url: UrlState) -> tuple[str, Path, Collection, Qrels, str, dict[str, Run], dict[str, str]] | None:
+def _open_collection(url: UrlState) -> tuple[str, Path, Collection, Qrels, str, inputs.Runs, dict[str, str]] | None:
     """The collection the URL chooses, its qrels and runs (read through the caches), or None (said why)."""
     folders = inputs.collection_folders(inputs.data_dirs())
     names = list(folders)
@@ -130,7 +131,9 @@ def _open_collection(url: UrlState) -> tuple[str, Path, Collection, Qrels, str, 
         qrels_key = file_key(collection.qrels_path)
         qrels = inputs.qrels_file(qrels_key, str(collection.qrels_path))
         run_keys = {n: file_key(p) for n, p in collection.run_paths.items()}
-        runs = {n: inputs.run_file(run_keys[n], str(p), n) for n, p in collection.run_paths.items()}
+        runs = inputs.Runs()
+        for n, p in collection.run_paths.items():
+            runs.add(n, functools.partial(inputs.run_file, run_keys[n], str(p), n))
     except (RankvizError, OSError) as exc:
         st.error(message("The collection {} cannot be opened: {}", name, inputs.served_text(str(exc), folder)))
         return None
@@ -140,20 +143,25 @@ def _open_collection(url: UrlState) -> tuple[str, Path, Collection, Qrels, str, 
     return name, folder, collection, qrels, qrels_key, runs, run_keys
 
 
-def _add_uploads(runs: dict[str, Run], run_keys: dict[str, str]) -> tuple[tuple[str, Qrels] | None, list[str]]:
+def _add_uploads(runs: inputs.Runs, run_keys: dict[str, str]) -> tuple[tuple[str, Qrels] | None, list[str]]:
     """The session's uploaded runs joined to the collection's (renamed where a name is taken); the
     uploaded qrels if any, and the runs uploaded in this rerun."""
     uploaded_runs, uploaded_qrels, fresh, notes = inputs.uploads()
     new_uploads = []
     for key, run in uploaded_runs:
         run_name = run.name if run.name not in runs else f"{run.name} (upload)"
-        runs[run_name] = run if run_name == run.name else dataclasses.replace(run, name=run_name)
+        named = run if run_name == run.name else dataclasses.replace(run, name=run_name)
+        runs.add(run_name, functools.partial(_given, named))
         run_keys[run_name] = key
         if key in fresh:
             new_uploads.append(run_name)
     for kind, text in notes:
         (st.success if kind == "success" else st.error)(text)
     return uploaded_qrels, new_uploads
+
+
+def _given(run: Run) -> Run:
+    return run
 
 
 def _choose_runs_and_measures(url: UrlState, name: str, collection: Collection, run_names: list[str],
@@ -282,6 +290,25 @@ def _checks_banner(ctx: Context, page: str) -> None:
     (st.error if report.status == 2 else st.warning)(text)
 
 
+def _take_passes(ctx: Context) -> None:
+    """The selected runs' passes, which every page starts from, under a progress bar while runs are
+    read and evaluated (a few at a time)."""
+    if not ctx.passing():
+        return
+    bar = None
+
+    def advance(done: int, total: int) -> None:
+        nonlocal bar
+        bar = bar or st.progress(0.0)
+        bar.progress(done / total, text=f"Reading and evaluating the runs: {done} of {total} done…")
+
+    try:
+        ctx.passes(progress=advance)
+    finally:
+        if bar is not None:
+            bar.empty()
+
+
 def open_plain_page(key: str) -> UrlState:
     """Set up a page that shows no one collection (it has no frame): the page's title, the URL's state
     (its fallback warnings shown where they arise)."""
@@ -318,8 +345,13 @@ def open_page(key: str) -> Context:
     if ctx.meeting is not None and ctx.meeting.left_out:
         shown = "; ".join(ctx.meeting.left_out[:3]) + (" …" if len(ctx.meeting.left_out) > 3 else "")
         st.warning(message("{} entries of the meeting's record are left out: {}", len(ctx.meeting.left_out), shown))
-    _checks_banner(ctx, key)
-    thin = ctx.thinly_judged()
+    try:
+        _take_passes(ctx)
+        _checks_banner(ctx, key)
+        thin = ctx.thinly_judged()
+    except RankvizError as exc:  # a run file that breaks the format: named with its line, never a traceback
+        st.error(message("A run cannot be read: {}", inputs.served_text(str(exc), ctx.collection.path)))
+        st.stop()
     judged = [f"top {ctx.k} judged: " + ", ".join(f"{name} {share:.0%}" for name, share in thin.items())] if thin else []
     st.caption(f"**{md(ctx.collection_name)}** · " + " · ".join(md(line) for line in [*ctx.conventions(), *judged]))
     return ctx

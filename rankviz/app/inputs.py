@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import cast
 
@@ -153,17 +154,54 @@ def document_texts(collection: Collection) -> Documents | None:
     return docs
 
 
+class Runs(Mapping[str, Run]):
+    """The served runs by name, each opened when asked for: a page of twenty runs shows the first of
+    them without reading the rest, and no run stays in memory for being listed."""
+
+    def __init__(self) -> None:
+        self._open: dict[str, Callable[[], Run]] = {}
+
+    def add(self, name: str, open_run: Callable[[], Run]) -> None:
+        self._open[name] = open_run
+
+    def only(self, names: list[str]) -> Runs:
+        """These runs alone, still opened when asked for."""
+        view = Runs()
+        view._open = {name: self._open[name] for name in names}
+        return view
+
+    def __getitem__(self, name: str) -> Run:
+        return self._open[name]()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._open)
+
+    def __len__(self) -> int:
+        return len(self._open)
+
+
 def run_file(key: str, path: str, name: str) -> Run:
-    """A collection's run: from memory, else from the disk store, else read (with a progress bar)."""
-    return SHARED.get(("run", key, name), lambda: _stored_or_read(path, name))
-
-
-def _stored_or_read(path: str, name: str) -> Run:
+    """A collection's run, safe to call from worker threads (no widget): with the disk store, from
+    it (memory-mapped: milliseconds, and pages the system may drop, not the process's memory), read
+    and stored first if it is not there yet, one reading per file at a time across sessions, a
+    failure remembered for the file as it is; without the store, read once and kept in memory."""
     disk = store()
     if disk is None:
-        return _read_with_progress(path, name)
-    with st.spinner(f"Opening the run {name}…"):
-        return disk.get(path, name, lambda: _read_with_progress(path, name))
+        return SHARED.get(("run", key, name), lambda: read_run(path, name=name))
+
+    opened: list[Run] = []
+
+    def stored() -> str:
+        try:
+            opened.append(disk.get(path, name, lambda: read_run(path, name=name)))
+            return ""
+        except RankvizError as exc:
+            return str(exc)
+
+    problem = SHARED.get(("stored run", key), stored)
+    if problem:
+        raise RankvizError(problem)
+    return opened[0] if opened else disk.get(path, name, lambda: read_run(path, name=name))  # as read, if read here
 
 
 def _read_with_progress(source: str | bytes, name: str, filename: str | None = None) -> Run:

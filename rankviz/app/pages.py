@@ -15,6 +15,8 @@ from pathlib import Path
 
 import streamlit as st
 
+from rankviz._arrow import prefer_jemalloc
+
 ROOT = Path(__file__).resolve().parents[2]  # a checkout's root (app.py, pages/, sample_data/), or site-packages
 VIEWS = Path(__file__).resolve().parent / "views"
 
@@ -50,5 +52,6 @@ def spec(key: str) -> PageSpec:
 
 def navigate(default: str = DEFAULT_PAGE.key) -> None:
     """``st.navigation`` over :data:`PAGES` (``default``: the page of the root URL), and run the page asked for."""
+    prefer_jemalloc()
     pages = [st.Page(page.file, title=page.title, url_path=page.key, default=page.key == default) for page in PAGES]
     st.navigation(pages).run()

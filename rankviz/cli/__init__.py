@@ -11,8 +11,10 @@ from rankviz.cli.parser import build_parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from rankviz._arrow import prefer_jemalloc
     from rankviz.cli.commands import run
 
+    prefer_jemalloc()
     return run(build_parser().parse_args(argv))
 
 

@@ -16,9 +16,11 @@ the folder. The least recently used runs are removed past the size budget.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import tempfile
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -107,24 +109,58 @@ class RunStore:
                 writer.write_table(table, max_chunksize=max(len(table), 1))  # one batch: every column opens as a view
 
         _atomic_write(stored, write)
-        self._trim()
+        _trim(self.folder / "runs", ".arrow", self.budget)
 
-    def _trim(self) -> None:
-        """Remove the least recently used runs until the store fits its budget."""
-        files = []
-        for entry in os.scandir(self.folder / "runs"):
-            if entry.name.endswith(".arrow"):
-                info = entry.stat()
-                files.append((info.st_mtime, info.st_size, entry.path))
-        total = sum(size for _, size, _ in files)
-        for _, size, file in sorted(files):
-            if total <= self.budget:
-                break
-            try:
-                os.remove(file)
-                total -= size
-            except OSError:
-                pass
+
+class ArrayStore:
+    """Small results kept on disk as ``.npz`` files (plain arrays: loading them runs no pickle), each
+    under a key that says everything it depends on; at most ``budget`` bytes of them, the least
+    recently used removed first. Like the run store, a cache: a damaged file is as good as none."""
+
+    def __init__(self, folder: str | os.PathLike, *, budget: int) -> None:
+        self.folder = Path(folder)
+        self.budget = budget
+
+    def _path(self, key: str) -> Path:
+        return self.folder / f"{hashlib.sha256(key.encode()).hexdigest()}.npz"
+
+    def get(self, key: str) -> dict[str, np.ndarray] | None:
+        path = self._path(key)
+        try:
+            with np.load(path, allow_pickle=False) as found:
+                arrays = {name: found[name] for name in found.files}
+            os.utime(path)  # recently used
+            return arrays
+        except (OSError, ValueError, zipfile.BadZipFile, EOFError):
+            return None
+
+    def put(self, key: str, arrays: dict[str, np.ndarray]) -> None:
+        """Keep ``arrays`` under ``key``; a folder that cannot be written is skipped, never an error."""
+        buffer = io.BytesIO()
+        np.savez(buffer, allow_pickle=False, **arrays)
+        try:
+            _atomic_write(self._path(key), lambda sink: sink.write(buffer.getvalue()))
+            _trim(self.folder, ".npz", self.budget)
+        except OSError:
+            pass
+
+
+def _trim(folder: Path, suffix: str, budget: int) -> None:
+    """Remove the least recently used files of ``folder`` ending in ``suffix`` until they fit ``budget`` bytes."""
+    files = []
+    for entry in os.scandir(folder):
+        if entry.name.endswith(suffix):
+            info = entry.stat()
+            files.append((info.st_mtime, info.st_size, entry.path))
+    total = sum(size for _, size, _ in files)
+    for _, size, file in sorted(files):
+        if total <= budget:
+            break
+        try:
+            os.remove(file)
+            total -= size
+        except OSError:
+            pass
 
 
 def _open(stored: Path, *, name: str, source: str) -> Run:

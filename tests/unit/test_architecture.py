@@ -28,7 +28,7 @@ LAYERS = [
     ("measures", ("rankviz.measures",)),
     ("evaluation", ("rankviz.aggregate", "rankviz.evaluation", "rankviz.evaluate", "rankviz.engines", "rankviz.run_facts")),
     ("analyses", ("rankviz.analyses",)),
-    ("study", ("rankviz.study", "rankviz.studies")),
+    ("study", ("rankviz.study", "rankviz.studies", "rankviz.run_pass")),
     ("figures and exports", ("rankviz.plots", "rankviz.export")),
     ("front ends", ("rankviz.cli", "rankviz.app", "rankviz.__main__", "rankviz")),
 ]

@@ -10,7 +10,7 @@ import pytest
 from conftest import CRANFIELD
 
 import rankviz as rv
-from rankviz.io.store import RunStore
+from rankviz.io.store import RunStore, _trim
 
 RUN = CRANFIELD / "runs" / "bm25.run.gz"
 
@@ -94,5 +94,5 @@ def test_the_store_keeps_its_budget_dropping_the_least_recently_used(tmp_path) -
         os.utime(stored[path], (1_000_000 + index, 1_000_000 + index))  # used in this order
     store.get(paths[0], "again", _reader(paths[0], "again", []))  # the oldest is used again: now the newest
     size = {p: f.stat().st_size for p, f in stored.items()}
-    RunStore(tmp_path / "store", budget=size[paths[0]] + size[paths[2]])._trim()
+    _trim(tmp_path / "store" / "runs", ".arrow", size[paths[0]] + size[paths[2]])
     assert [f.exists() for f in stored.values()] == [True, False, True]

@@ -1,0 +1,105 @@
+"""One pass per run (:mod:`rankviz.run_pass`): the numbers every page starts from, taken from one table
+per run, equal the study's own evaluation, chance level, judged share and checks' facts; kept on disk
+as plain arrays, they come back the same."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import CRANFIELD, DL_HARD
+from generated import collections, write_files
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import rankviz as rv
+from rankviz.analyses.checks import TOP_K
+from rankviz.analyses.unjudged import judged_share
+from rankviz.io.store import ArrayStore
+from rankviz.run_pass import RunPass, assembled, run_pass
+from rankviz.study import Study
+
+MEASURES = ["RR@10", "nDCG@10", "AP", "ERR@20", "P@5", "R@100", "Bpref", "RBP"]
+
+
+def _same(a: rv.Evaluation, b: rv.Evaluation) -> None:
+    assert a.runs == b.runs and list(a.qids) == list(b.qids)
+    for measure in a.measures:
+        np.testing.assert_array_equal(a.values[str(measure)], b.values[str(measure)])
+    assert a.means().equals(b.means())
+
+
+def _passes(study: Study, k: int = 10) -> list[tuple[str, RunPass]]:
+    return [(name, run_pass(study, name, k=k, facts_k=TOP_K)) for name in study.run_names]
+
+
+@pytest.mark.parametrize(
+    ("folder", "options"),
+    [
+        (CRANFIELD, {}),
+        (CRANFIELD, {"ties": "expected", "depth": 50}),
+        (CRANFIELD, {"ties": "optimistic", "missing": "skip"}),  # its own order: the chance level and facts from trec_eval's
+        (CRANFIELD, {"ties": "run", "unjudged": "relevant:1"}),
+        (DL_HARD, {"rel": 2, "ignore_identical_ids": True}),
+        (DL_HARD, {"ties": "pessimistic", "gain": "exp"}),
+    ],
+)
+def test_a_pass_per_run_gives_the_studys_numbers(folder, options) -> None:
+    study = Study.open(folder, measures=MEASURES, **options)
+    passes = _passes(study)
+    _same(assembled(passes, study), study.evaluation())
+    _same(assembled(passes, study, chance=True), study.chance())
+    facts = study.facts(TOP_K)
+    for name, found in passes:
+        assert found.judged == judged_share(study.table(name), 10)
+        assert found.facts == facts[name]
+    assert study.check(TOP_K, facts={n: p.facts for n, p in passes}).to_dict() == study.check(TOP_K).to_dict()
+
+
+def test_a_pass_kept_on_disk_comes_back_the_same(tmp_path) -> None:
+    study = Study.open(DL_HARD, measures=MEASURES, rel=2)
+    store = ArrayStore(tmp_path, budget=2**30)
+    passes = _passes(study)
+    for name, found in passes:
+        store.put(name, found.to_arrays())
+    back = [(name, RunPass.from_arrays(store.get(name))) for name, _ in passes]
+    _same(assembled(back, study), assembled(passes, study))
+    _same(assembled(back, study, chance=True), assembled(passes, study, chance=True))
+    assert [p.facts for _, p in back] == [p.facts for _, p in passes]
+    assert [p.judged for _, p in back] == [p.judged for _, p in passes]
+    assert store.get("no such key") is None
+
+
+def test_a_damaged_or_foreign_file_on_disk_is_no_pass(tmp_path) -> None:
+    store = ArrayStore(tmp_path, budget=2**30)
+    study = Study.open(CRANFIELD, measures=["AP"])
+    found = run_pass(study, study.run_names[0], k=10)
+    store.put("a", found.to_arrays())
+    (path,) = tmp_path.glob("*.npz")
+    path.write_bytes(path.read_bytes()[:100])  # cut short
+    assert store.get("a") is None
+    arrays = found.to_arrays()
+    arrays["meta"] = np.array('{"format": "0"}')
+    with pytest.raises(ValueError, match="another format"):
+        RunPass.from_arrays(arrays)
+
+
+def test_random_ties_take_no_pass() -> None:
+    study = Study.open(CRANFIELD, measures=["AP"], ties="random", seed=1)
+    with pytest.raises(ValueError, match="random ties"):
+        run_pass(study, study.run_names[0], k=10)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=collections(), ties=st.sampled_from(["trec_eval", "expected", "optimistic", "pessimistic", "run"]),
+       k=st.integers(1, 5))  # fmt: skip
+def test_generated_runs_with_ties_pass_to_the_studys_numbers(tmp_path, data, ties, k) -> None:
+    qrels_path, run_path = write_files(tmp_path, *data)
+    study = Study.open(qrels_path, [run_path], measures=["RR", f"nDCG@{k}", "AP", f"P@{k}", "ERR"], ties=ties)
+    passes = [(name, run_pass(study, name, k=k, facts_k=k)) for name in study.run_names]
+    _same(assembled(passes, study), study.evaluation())
+    _same(assembled(passes, study, chance=True), study.chance())
+    (name, found), facts = passes[0], study.facts(k)
+    assert found.facts == facts[name] and found.judged == judged_share(study.table(name), k)
+    back = RunPass.from_arrays(found.to_arrays())
+    _same(assembled([(name, back)], study), assembled(passes, study))
+    assert back.facts == found.facts
