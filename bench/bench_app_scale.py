@@ -1,9 +1,9 @@
 """The app at scale: 20 MS MARCO-sized runs in one app, and a restarted server opening them from the store.
 
-Builds (once, under bench/data/app20/; generated data, for timing only) a collection folder with the
-string-docid qrels of bench_evaluate.py and 20 MS MARCO dev-sized runs (6,980 queries x 1,000
-documents, ``D%07d`` docids, each with its own score noise, so no two files are alike). Then, each
-in a fresh process:
+Builds (once, under bench/data/runs20/; generated data, for timing only) a collection folder with
+the string-docid qrels of bench_evaluate.py and 20 MS MARCO dev-sized runs (6,980 queries x 1,000
+documents, ``D%07d`` docids, each with its own score noise, so no two files are alike, listed by
+rank with falling scores as retrieval systems write them). Then, each in a fresh process:
 
 1. one run, parsed and written to an empty store, then opened from the store by a new process (the
    time of ``RunStore.get`` alone, the "restarted server" case, pages in the operating system's cache);
@@ -72,7 +72,7 @@ def overview(collection, rows):  # one script for both: AppTest serves a second 
 
 warm = overview("cranfield", 6)  # the server's first page: its imports and first-use costs
 before = psutil.Process().memory_info().rss
-elapsed = overview("app20", RUNS)
+elapsed = overview("runs20", RUNS)
 after = psutil.Process().memory_info().rss
 print(json.dumps({"seconds": elapsed, "warm": warm, "before": before, "after": after,
                   "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
@@ -81,7 +81,7 @@ print(json.dumps({"seconds": elapsed, "warm": warm, "before": before, "after": a
 
 def collection(n_runs: int) -> Path:
     qrels, base = generate("msmarco", docids="D7")
-    folder = HERE / "data" / "app20"
+    folder = HERE / "data" / "runs20"
     runs = folder / "runs"
     runs.mkdir(parents=True, exist_ok=True)
     if (folder / "qrels.txt").is_symlink():  # a server refuses a link leading out of the folder
@@ -98,13 +98,16 @@ def collection(n_runs: int) -> Path:
             convert_options=pacsv.ConvertOptions(column_types={n: pa.string() for n in ("qid", "q0", "docid", "tag")}),
         )
         score = table.column("score").to_numpy()
+        depth = 1000  # every query of the base run lists 1,000 documents, by rank
         for i in missing:
             noisy = np.round(score + np.random.default_rng(i).normal(0, 0.5, len(score)), 4)
-            pacsv.write_csv(
-                table.set_column(4, "score", pa.array(noisy)),
-                runs / f"run{i:02d}.run",
-                write_options=pacsv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none"),
-            )
+            # listed by rank with falling scores, as a retrieval system writes its run
+            order = np.argsort(-noisy.reshape(-1, depth), axis=1, kind="stable") + np.arange(0, len(noisy), depth)[:, None]
+            order = order.ravel()
+            ranked = table.take(pa.array(order)).set_column(4, "score", pa.array(noisy[order]))
+            ranked = ranked.set_column(3, "rank", pa.array(np.tile(np.arange(1, depth + 1), len(noisy) // depth)))
+            plain = pacsv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none")
+            pacsv.write_csv(ranked, runs / f"run{i:02d}.run", write_options=plain)
     return folder
 
 

@@ -8,8 +8,10 @@ once per session (a failure too, remembered as its message) and may not decompre
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import cast
@@ -186,14 +188,16 @@ def run_file(key: str, path: str, name: str) -> Run:
     and stored first if it is not there yet, one reading per file at a time across sessions, a
     failure remembered for the file as it is; without the store, read once and kept in memory."""
     disk = store()
+    read = functools.partial(_read_alone, path, name)
     if disk is None:
-        return SHARED.get(("run", key, name), lambda: read_run(path, name=name))
+        return SHARED.get(("run", key, name), read)
+    parse = functools.partial(_parse_alone, path, name)
 
     opened: list[Run] = []
 
     def stored() -> str:
         try:
-            opened.append(disk.get(path, name, lambda: read_run(path, name=name)))
+            opened.append(disk.get(path, name, read, parse=parse))
             return ""
         except RankvizError as exc:
             return str(exc)
@@ -201,7 +205,23 @@ def run_file(key: str, path: str, name: str) -> Run:
     problem = SHARED.get(("stored run", key), stored)
     if problem:
         raise RankvizError(problem)
-    return opened[0] if opened else disk.get(path, name, lambda: read_run(path, name=name))  # as read, if read here
+    return opened[0] if opened else disk.get(path, name, read)  # as read, if read here
+
+
+_READING = threading.Lock()
+
+
+def _read_alone(path: str, name: str) -> Run:
+    """One run file parsed at a time: Arrow's reader already keeps every core busy, and the other
+    runs' passes (single-threaded ordering) go on meanwhile."""
+    with _READING:
+        return read_run(path, name=name)
+
+
+def _parse_alone(path: str, name: str, data: bytes) -> Run:
+    """The run from the bytes the store read of its file (named by its path in messages), one at a time."""
+    with _READING:
+        return read_run(data, name=name, filename=path)
 
 
 def _read_with_progress(source: str | bytes, name: str, filename: str | None = None) -> Run:

@@ -15,6 +15,7 @@ the folder. The least recently used runs are removed past the size budget.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import json
@@ -47,15 +48,25 @@ class RunStore:
         self.folder = Path(folder)
         self.budget = budget
 
-    def get(self, path: str | os.PathLike, name: str, read: Callable[[], Run]) -> Run:
+    def get(self, path: str | os.PathLike, name: str, read: Callable[[], Run], *,
+            parse: Callable[[bytes], Run] | None = None) -> Run:  # fmt: skip
         """The run read from ``path`` under ``name``: opened from the store when its content was
-        stored before, else ``read()`` and stored for next time. A store that cannot be written
-        (a read-only folder, a full disk) is skipped, never an error."""
+        stored before, else ``read()`` and stored for next time. ``parse``: the run from the file's
+        bytes; given, a file not seen before is read once, for its hash and its parse both (not
+        twice, and never stored under the hash of other bytes than those parsed). A store that
+        cannot be written (a read-only folder, a full disk) is skipped, never an error."""
         path = Path(path)
+        data = None
         try:
-            content = self._content_hash(path)
+            note = self._note(path)  # the stamp before reading: bytes read later are never noted under it
+            content = _read_note(note)
+            if content is None:
+                data = _whole(path) if parse is not None else None
+                content = _write_note(note, hashlib.sha256(data).hexdigest() if data is not None else _file_digest(path))
         except OSError:
             return read()  # the reader names what is wrong with the file
+        if data is not None and parse is not None:
+            read = functools.partial(parse, data)
         stored = self.folder / "runs" / f"{content}.arrow"
         if stored.exists():
             try:
@@ -71,24 +82,11 @@ class RunStore:
             pass
         return run
 
-    def _content_hash(self, path: Path) -> str:
+    def _note(self, path: Path) -> Path:
+        """Where the content hash of the file as it is now (its stamp) is noted."""
         info = path.stat()
         seen = f"{path.resolve()}\0{info.st_mtime_ns}\0{info.st_ctime_ns}\0{info.st_size}\0{info.st_ino}"
-        note = self.folder / "stamps" / hashlib.sha1(seen.encode()).hexdigest()
-        try:
-            return note.read_text().strip()
-        except OSError:
-            pass
-        digest = hashlib.sha256()
-        with open(path, "rb") as handle:
-            for block in iter(lambda: handle.read(1 << 22), b""):
-                digest.update(block)
-        content = f"{digest.hexdigest()}-{FORMAT}"
-        try:
-            _atomic_write(note, lambda sink: sink.write(content.encode()))
-        except OSError:
-            pass
-        return content
+        return self.folder / "stamps" / hashlib.sha1(seen.encode()).hexdigest()
 
     def _write(self, stored: Path, run: Run) -> None:
         table = pa.table(
@@ -181,6 +179,44 @@ def _open(stored: Path, *, name: str, source: str) -> Run:
         rank_column=to_numpy(column["rank"]),
         docid_keys=DocidKeys(to_numpy(column["docid_key"]), metadata["numeric"] == "1"),
     )
+
+
+def _file_digest(path: Path) -> str:
+    """The SHA-256 of a file's bytes, read in blocks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 22), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _read_note(note: Path) -> str | None:
+    """The content hash noted for a stamp, or None."""
+    try:
+        return note.read_text().strip()
+    except OSError:
+        return None
+
+
+def _write_note(note: Path, digest: str) -> str:
+    """Note the content hash of a stamp (skipped when the store cannot be written); the store's key for it."""
+    content = f"{digest}-{FORMAT}"
+    try:
+        _atomic_write(note, lambda sink: sink.write(content.encode()))
+    except OSError:
+        pass
+    return content
+
+
+def _whole(path: Path) -> bytes:
+    """The file's bytes, read once (an OSError when it changed while being read: the reader then says so)."""
+    with open(path, "rb") as handle:
+        before = os.fstat(handle.fileno())
+        data = handle.read()
+        after = os.fstat(handle.fileno())
+    if len(data) != before.st_size or (after.st_size, after.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
+        raise OSError("the file changed while it was being read")
+    return data
 
 
 def _one_chunk(values: pa.Array | pa.ChunkedArray) -> pa.Array:

@@ -53,6 +53,35 @@ def test_a_stored_run_is_the_run_read(tmp_path, docids) -> None:
                                       rv.evaluate(qrels, again, [measure]).values[measure])  # fmt: skip
 
 
+@pytest.mark.parametrize("name", ["bm25.run.gz", "plain.txt"])
+def test_a_file_not_seen_before_is_read_once_for_its_hash_and_its_parse(tmp_path, name) -> None:
+    import hashlib
+
+    path = tmp_path / name
+    if name.endswith(".gz"):
+        shutil.copy(RUN, path)
+    else:
+        path.write_text("q1 Q0 a 1 2.0 t\nq1 Q0 b 2 1.0 t\nq2 Q0 a 1 5.0 t\n")
+    given: list[bytes] = []
+
+    def parse(data: bytes) -> rv.Run:
+        given.append(data)
+        return rv.read_run(data, name="r", filename=str(path))
+
+    def refuse():
+        raise AssertionError("the file was read a second time")
+
+    store = RunStore(tmp_path / "store", budget=2**30)
+    first = store.get(path, "r", refuse, parse=parse)
+    assert given == [path.read_bytes()] and first.source == str(path)
+    _same_run(first, rv.read_run(path))
+    (stored,) = (tmp_path / "store" / "runs").glob("*.arrow")
+    assert stored.name.startswith(hashlib.sha256(path.read_bytes()).hexdigest())  # the hash of the bytes parsed
+    again = store.get(path, "r", refuse, parse=lambda data: refuse())
+    _same_run(first, again)
+    assert not again.score.flags.writeable
+
+
 def test_an_edited_file_is_read_again_and_a_touched_one_is_not(tmp_path) -> None:
     path = tmp_path / "r.run"
     path.write_text("q1 Q0 a 1 2.0 t\nq1 Q0 b 2 1.0 t\n")
