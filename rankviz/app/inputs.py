@@ -2,8 +2,8 @@
 
 A collection's runs are opened when a page asks for them (:class:`Runs`), from the disk store when it
 holds them (memory-mapped), else read once and stored; the frame's progress bar counts them. A large
-upload is read under a progress bar of its own, parsed once per session (a failure too, remembered as its message) and may not decompress to more than
-``RANKVIZ_MAX_UPLOAD_MB`` (1024).
+upload is read under a progress bar of its own, parsed once per session (a failure too, remembered
+as its message) and may not decompress to more than ``RANKVIZ_MAX_UPLOAD_MB`` (1024).
 """
 
 from __future__ import annotations
