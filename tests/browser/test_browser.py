@@ -567,6 +567,16 @@ def _judging_cell(page, column: int, row: int) -> str:
     return page.locator('[data-testid="stDataFrame"]').nth(JUDGING).locator(f"#glide-cell-{column}-{row}").inner_text()
 
 
+def _cells_show(page, column: int, texts: list[str]) -> None:
+    """The judging table's ``column`` shows ``texts`` in its first rows, once the rerun that brings them has
+    drawn the grid (the message of a rerun appears before its grid is drawn again)."""
+    from playwright.sync_api import expect
+
+    grid = page.locator('[data-testid="stDataFrame"]').nth(JUDGING)
+    for row, text in enumerate(texts):
+        expect(grid.locator(f"#glide-cell-{column}-{row}")).to_have_text(text, timeout=30_000)
+
+
 def _judge(page, row: int, grade: str) -> None:
     """Type a grade into the grade column (the sixth) of a row of the judging table, as a person does,
     and wait for it to be recorded."""
@@ -684,12 +694,12 @@ def test_two_people_judge_one_query_and_see_each_others_judgments(browser, tmp_p
         assert _judging_cell(ann, 3, 0) == _judging_cell(ann, 3, 1) == "unjudged"  # unjudged documents come first
         _judge(ann, 0, "2")
         _judge(bob, 1, "3")  # Bob's page had not shown Ann's judgment; his rerun shows both
-        assert (_judging_cell(bob, 4, 0), _judging_cell(bob, 4, 1)) == ("2 (Ann)", "3 (Bob)")
+        _cells_show(bob, 4, ["2 (Ann)", "3 (Bob)"])
         note = ann.get_by_label("Note on this query")
         note.fill("two unjudged documents are relevant")
         note.press("Control+Enter")  # Ann's next rerun shows Bob's judgment
         ann.get_by_text("Recorded by Ann: the note of query 1").wait_for()
-        assert (_judging_cell(ann, 4, 0), _judging_cell(ann, 4, 1)) == ("2 (Ann)", "3 (Bob)")
+        _cells_show(ann, 4, ["2 (Ann)", "3 (Bob)"])
         log = db.parent / "log.tsv"
         done = subprocess.run([sys.executable, "-m", "rankviz", "judgments", "export", str(db), "--format", "tsv"],
                               capture_output=True, text=True, cwd=ROOT, check=True)  # fmt: skip
