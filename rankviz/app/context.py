@@ -169,9 +169,11 @@ class Context:
     def _assembled(self, names: list[str], *, chance: bool = False) -> Evaluation:
         """The evaluation (or chance level) of ``names`` from their passes, kept under the frame's key."""
         key = self.key(names, settings=self.settings.replace(ties="expected") if chance else self.settings)
-        passes = self.passes(names)
-        study = self.study(names)
-        build = lambda: assembled([(n, passes[n]) for n in names], study, chance=chance)  # noqa: E731
+
+        def build() -> Evaluation:
+            passes = self.passes(names)
+            return assembled([(n, passes[n]) for n in names], self.study(names), chance=chance)
+
         return SHARED.get(("chance" if chance else "evaluation", "passes", dataclasses.astuple(key)), build)
 
     def matrix(self, measure: Measure, names: list[str] | None = None, ties: str | None = None, *,

@@ -76,6 +76,18 @@ def open_binary(source: Source, label: str):
     return raw
 
 
+def whole_file(path: str | os.PathLike) -> bytes | None:
+    """A file's bytes, read (not memory-mapped: a mapped file overwritten while it is read, ``cp new
+    old``, kills the process with SIGBUS); None when it changed while being read."""
+    with open(path, "rb") as handle:
+        before = os.fstat(handle.fileno())
+        data = handle.read()
+        after = os.fstat(handle.fileno())
+    if len(data) != before.st_size or (after.st_size, after.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
+        return None
+    return data
+
+
 def is_gzip(source: Source) -> bool:
     if isinstance(source, (bytes, bytearray)):
         return bytes(source[:2]) == GZIP_MAGIC

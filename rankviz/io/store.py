@@ -30,6 +30,7 @@ import pyarrow as pa
 
 from rankviz._arrow import from_numpy, to_numpy
 from rankviz.io.model import DocidKeys, Run
+from rankviz.io.sources import whole_file
 
 FORMAT = "1"  # bump when the stored columns change: older files are then ignored
 
@@ -210,11 +211,8 @@ def _write_note(note: Path, digest: str) -> str:
 
 def _whole(path: Path) -> bytes:
     """The file's bytes, read once (an OSError when it changed while being read: the reader then says so)."""
-    with open(path, "rb") as handle:
-        before = os.fstat(handle.fileno())
-        data = handle.read()
-        after = os.fstat(handle.fileno())
-    if len(data) != before.st_size or (after.st_size, after.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
+    data = whole_file(path)
+    if data is None:
         raise OSError("the file changed while it was being read")
     return data
 

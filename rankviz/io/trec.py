@@ -20,7 +20,6 @@ hypothesis).
 from __future__ import annotations
 
 import math
-import os
 import re
 from concurrent.futures import ThreadPoolExecutor
 
@@ -43,6 +42,7 @@ from rankviz.io.sources import (
     lines,
     lines_are_short,
     sniff,
+    whole_file,
 )
 
 RUN_FIELDS = ("qid", "q0", "docid", "rank", "score", "tag")
@@ -127,19 +127,14 @@ def _read_fast(source: Source, names: tuple[str, ...], separator: str, label: st
 
 
 def _raw_bytes(source: Source, label: str) -> bytes | None:
-    """The file's bytes where they can be searched as they are (uncompressed); None for gzip.
-
-    Read, not memory-mapped: a mapped file that is overwritten while it is read (``cp new old``)
-    kills the process with SIGBUS; a read file that changed meanwhile is an error naming it."""
+    """The file's bytes where they can be searched as they are (uncompressed); None for gzip. A file
+    that changed while it was read is an error naming it."""
     if isinstance(source, (bytes, bytearray)):
         return None if is_gzip(source) else bytes(source)
     if is_gzip(source):
         return None
-    with open(source, "rb") as handle:
-        before = os.fstat(handle.fileno())
-        data = handle.read()
-        after = os.fstat(handle.fileno())
-    if len(data) != before.st_size or (after.st_size, after.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
+    data = whole_file(source)
+    if data is None:
         raise FormatError(label, 0, None, "the file changed while it was being read (is it still being written?); read it again")
     return data
 
