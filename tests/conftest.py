@@ -6,6 +6,12 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# no test depends on the machine's speed: hypothesis's per-example deadline (200 ms) fails a loaded machine's
+# run, not a wrong result; loaded before any test module, so every @settings inherits it
+settings.register_profile("rankviz", deadline=None, print_blob=True)
+settings.load_profile("rankviz")
 
 ROOT = Path(__file__).parent.parent
 DATA = Path(__file__).parent / "data"

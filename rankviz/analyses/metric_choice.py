@@ -263,13 +263,15 @@ def metric_report(
     evaluation = evaluations["trec_eval"]
     matrices = {str(m): evaluation.matrix(m) for m in every}
     means = evaluation.means()
-    generator = np.random.default_rng(options.seed if rng is None else rng)
+    # each randomised analysis draws from its own stream: the swap rates do not move when the test draws differently
+    tests_rng = np.random.default_rng(options.seed if rng is None else rng)
+    (halves_rng,) = tests_rng.spawn(1)
     power, asl = discriminative_power(matrices, test=options.test, alpha=options.alpha, n_resamples=options.n_resamples,
-                                      rng=generator)  # fmt: skip
+                                      rng=tests_rng)  # fmt: skip
     top_grade = int(next(iter(default.values())).ideal_grades.max(initial=1))
     stability = pd.concat(
         [
-            swap_rates(matrices, trials=options.splits, rng=generator),
+            swap_rates(matrices, trials=options.splits, rng=halves_rng),
             tie_widths(evaluations["pessimistic"], evaluations["optimistic"]),
             parameter_sensitivity(default, every, settings, top_grade=top_grade, **aggregation),
         ],

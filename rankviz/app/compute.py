@@ -63,7 +63,8 @@ class Lineage:
 
 # --- ranking tables ----------------------------------------------------------------------------------
 
-_NEWEST: dict[tuple, tuple[int, tuple]] = {}  # (what, lineage base) -> (version, cache key) of the newest result built
+#: (what, lineage base) -> (version, cache key, digest of the judgments up to version) of the newest result built
+_NEWEST: dict[tuple, tuple[int, tuple, str]] = {}
 _NEWEST_LOCK = threading.Lock()
 
 
@@ -116,7 +117,8 @@ def orderer(run_keys: dict[str, str], qrels_key: str, regrade_from: tuple[str, Q
 
 def _newest(what: tuple, lineage: Lineage | None) -> tuple[Any, set[str]] | None:
     """The newest result of ``what`` kept for an older version of the lineage's record, and the queries
-    judged since it (None without one)."""
+    judged since it (None without one, or when a judgment it was built on has changed since: a record
+    replaced by a copy or edited by hand is rebuilt, never revised)."""
     if lineage is None:
         return None
     with _NEWEST_LOCK:
@@ -124,7 +126,9 @@ def _newest(what: tuple, lineage: Lineage | None) -> tuple[Any, set[str]] | None
     if newest is None or newest[0] >= lineage.version:
         return None
     previous = SHARED.peek(newest[1])
-    return None if previous is None else (previous, lineage.store.queries_judged_after(newest[0]))
+    if previous is None or lineage.store.judgments_digest(newest[0]) != newest[2]:
+        return None
+    return previous, lineage.store.queries_judged_after(newest[0])
 
 
 def _remember(what: tuple, lineage: Lineage | None, key: tuple) -> None:
@@ -132,8 +136,13 @@ def _remember(what: tuple, lineage: Lineage | None, key: tuple) -> None:
     if lineage is None:
         return
     with _NEWEST_LOCK:
+        newer = _NEWEST.get((what, lineage.base), (-1,))[0] < lineage.version
+    if not newer:
+        return
+    digest = lineage.store.judgments_digest(lineage.version)  # read outside the lock: it touches the record
+    with _NEWEST_LOCK:
         if _NEWEST.get((what, lineage.base), (-1,))[0] < lineage.version:
-            _NEWEST[(what, lineage.base)] = (lineage.version, key)
+            _NEWEST[(what, lineage.base)] = (lineage.version, key, digest)
 
 
 def _revising(key: tuple, what: tuple, lineage: Lineage | None, build: Callable[[], Evaluation],

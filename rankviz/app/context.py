@@ -26,7 +26,7 @@ from rankviz.evaluation import Evaluation
 from rankviz.io.collection import Collection
 from rankviz.io.grades import GRADE_RANGE, Scale
 from rankviz.io.groups import QueryGroups
-from rankviz.io.meeting import MeetingStore
+from rankviz.io.meeting import MeetingStore, RecordVersion
 from rankviz.io.model import Qrels, Run
 from rankviz.measures import Measure
 from rankviz.ranking import RankingTable
@@ -44,7 +44,7 @@ class Meeting:
     path: Path
     store: MeetingStore | None  # None until the first entry (reading never creates the file)
     problem: str  # why the record cannot be read, else ""
-    version: tuple[int, int, int]
+    version: RecordVersion
     mode: str  # app_options.QRELS_IN_FORCE: "file", "meeting", a source's NAME or "file+NAME"
     file_qrels: Qrels
     file_key: str
@@ -205,7 +205,7 @@ class Context:
         if meeting is None or meeting.store is None or meeting.merged is None or self.qrels_key != meeting.merged_key:
             return None
         base = f"{meeting.file_key}+meeting:{meeting.path}:{meeting.identity}:{meeting.scale}"
-        return compute.Lineage(base, meeting.version[0], meeting.store)
+        return compute.Lineage(base, meeting.version.judgments, meeting.store)
 
     def group_of(self, qids) -> pd.Series | None:
         """Each query's group under the frame's "group by" (None without grouping)."""

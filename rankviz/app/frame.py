@@ -32,7 +32,7 @@ from rankviz.io.collection import Collection
 from rankviz.io.grades import GradeError
 from rankviz.io.groups import QueryGroups
 from rankviz.io.judges import FILE
-from rankviz.io.meeting import MeetingError
+from rankviz.io.meeting import EMPTY_VERSION, MeetingError
 from rankviz.io.model import Qrels, Run
 from rankviz.measures import FAMILIES, parse
 from rankviz.settings import EvalSettings
@@ -62,10 +62,10 @@ def _meeting(folder: Path, collection: Collection, qrels: Qrels, qrels_key: str)
     try:
         scale = collection.grade_scale(qrels)
     except GradeError as exc:  # collection.toml's grades above its gmax: nothing can be recorded
-        return Meeting(path, None, str(exc), (0, 0, 0), app_options.QRELS_IN_FORCE.default, qrels, qrels_key)
+        return Meeting(path, None, str(exc), EMPTY_VERSION, app_options.QRELS_IN_FORCE.default, qrels, qrels_key)
     owner = collection.config.name
     store, problem, read_only = inputs.meeting(path, scale, owner)
-    meeting = Meeting(path, store, problem, (0, 0, 0), app_options.QRELS_IN_FORCE.default, qrels, qrels_key, scale=scale,
+    meeting = Meeting(path, store, problem, EMPTY_VERSION, app_options.QRELS_IN_FORCE.default, qrels, qrels_key, scale=scale,
                       collection=owner, read_only=read_only)  # fmt: skip
     if store is None:
         return meeting
@@ -73,9 +73,9 @@ def _meeting(folder: Path, collection: Collection, qrels: Qrels, qrels_key: str)
         meeting.version, meeting.identity = store.version(), store.identity()
         if meeting.version[0]:
             meeting.merged, meeting.judgments, meeting.same_queries, meeting.left_out = inputs.meeting_qrels(
-                qrels_key, qrels, store, meeting.identity, meeting.version[0]
+                qrels_key, qrels, store, meeting.version.content
             )
-            meeting.merged_key = f"{qrels_key}+meeting:{path}:{meeting.identity}:{scale}:{meeting.version[0]}"
+            meeting.merged_key = f"{qrels_key}+meeting:{path}:{scale}:{meeting.version.content}"
     except (MeetingError, OSError) as exc:
         meeting.store, meeting.problem, meeting.merged = None, inputs.served_problem(exc, path), None
     return meeting
@@ -93,7 +93,7 @@ def _tag_groups(meeting: Meeting, qrels: Qrels) -> QueryGroups | None:
         frame = pd.DataFrame({"tag": [tags.get(q, UNTAGGED) for q in qids]}, index=pd.Index(qids, name="qid"))
         return QueryGroups(frame, "the meeting's tags")
 
-    return SHARED.get(("meeting tags", str(meeting.path), meeting.identity, meeting.version[1], meeting.file_key), build)
+    return SHARED.get(("meeting tags", str(meeting.path), meeting.version.content, meeting.file_key), build)
 
 
 def _missing_runs(names: list[str]) -> str:
@@ -272,7 +272,7 @@ def frame(page: str = "") -> Context | None:
         groups=groups if settings.group_by is not None else None,
         weights=weights,
         queries=collection.queries if uploaded_qrels is None else {},
-        grouping=f"{name}:{folder_stamp(folder)}:tags{meeting.identity}:{meeting.version[1]}" if meeting else qrels_key,
+        grouping=f"{name}:{folder_stamp(folder)}:tags{meeting.version.content}" if meeting else qrels_key,
         colours=plots.run_colours(run_names),
         present=present,
         meeting=meeting,

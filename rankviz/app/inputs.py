@@ -111,19 +111,19 @@ def served_problem(exc: Exception, path: Path) -> str:
     return f"the record's path cannot be used ({getattr(exc, 'strerror', None) or exc})"
 
 
-def meeting_qrels(qrels_key: str, qrels: Qrels, store: MeetingStore, identity: str,
-                  version: int) -> tuple[Qrels, int, bool, list[str]]:  # fmt: skip
+def meeting_qrels(qrels_key: str, qrels: Qrels, store: MeetingStore, content: str) -> tuple[Qrels, int, bool, list[str]]:
     """The qrels with the meeting's judgments in force, how many pairs the meeting judged, whether
     they judge the same queries as the file (then every ranking keeps its order), and the entries
-    left out (unreadable, or outside the collection's grades); rebuilt for another record (its
-    identity), another scale, or when a judgment is added (``version``)."""
+    left out (unreadable, or outside the collection's grades); rebuilt for another scale or whenever
+    the record's content changes (``content``: :meth:`MeetingStore.version`'s digest, which follows a
+    new judgment, a record replaced by a copy and a grade edited by hand)."""
 
     def build() -> tuple[Qrels, int, bool, list[str]]:
         grades, left_out = store.latest_checked()
         merged = merged_qrels(qrels, grades)
         return merged, len(grades), set(merged.query_ids) == set(qrels.query_ids), left_out
 
-    return SHARED.get(("meeting qrels", qrels_key, str(store.path), identity, store.scale, version), build)
+    return SHARED.get(("meeting qrels", qrels_key, str(store.path), content, store.scale), build)
 
 
 def source_qrels(collection: Collection, mode: str, qrels: Qrels, qrels_key: str) -> tuple[Qrels, str, str]:

@@ -30,7 +30,7 @@ def offered(ctx: Context) -> dict[str, str]:
         return found
     found[MEETING] = "meeting"
     store = meeting.store
-    labels = SHARED.get(("record labels", str(meeting.path), meeting.identity, meeting.version[0]),
+    labels = SHARED.get(("record labels", str(meeting.path), meeting.version.content),
                         lambda: sorted({j.by for j in store.judgments() if is_source_label(j.by)}))  # fmt: skip
     if labels:
         found[f"{MEETING}:people"] = "human"
@@ -47,7 +47,7 @@ def judgments(ctx: Context, name: str) -> tuple[Qrels, str]:
     meeting = ctx.meeting
     assert meeting is not None and meeting.store is not None, "offered() lists the record's sources only when it has judgments"
     store, who = meeting.store, name.removeprefix(MEETING).lstrip(":")
-    key = f"record:{meeting.path}:{meeting.identity}:{meeting.version[0]}:{meeting.scale}:{who}"
+    key = f"record:{meeting.path}:{meeting.version.content}:{meeting.scale}:{who}"
     return SHARED.get(("record judges", key), lambda: record_judges(store, who, None).qrels), key
 
 

@@ -13,6 +13,7 @@ The qrels file on disk is never written: :func:`merged_qrels` builds the qrels i
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import sqlite3
 import unicodedata
@@ -21,6 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import NamedTuple
 
 from rankviz.errors import RankvizError
 from rankviz.io.grades import GRADE_RANGE, GradeError, Scale, checked_grade
@@ -364,8 +366,49 @@ class MeetingStore:
         info = self.path.stat()
         return f"file:{info.st_dev}:{info.st_ino}"
 
-    def version(self) -> tuple[int, int, int]:
-        """Changes with every entry (the last ids of judgments, tags and notes): a cache key of what the store holds."""
+    def version(self) -> RecordVersion:
+        """What the record holds now, read in one transaction: the last ids of judgments, tags and notes
+        (they grow with every entry), and a digest of every row and the record's name, which also
+        changes when the file is replaced by a copy or edited by hand. A cache key of the record."""
         with self._connection() as db:
-            return tuple(db.execute(f"SELECT COALESCE(MAX(id), 0) FROM {table}").fetchone()[0]
-                         for table in ("judgments", "tags", "notes"))  # fmt: skip
+            db.execute("BEGIN")
+            try:
+                last = [db.execute(f"SELECT COALESCE(MAX(id), 0) FROM {table}").fetchone()[0] for table in _TABLES]
+                digest = hashlib.blake2b(digest_size=16)
+                for table, upto in zip(_TABLES, last):
+                    digest.update(self._rows_digest(db, table, upto).encode())
+            finally:
+                db.execute("COMMIT")
+        digest.update(self.identity().encode())
+        return RecordVersion(last[0], last[1], last[2], digest.hexdigest())
+
+    def judgments_digest(self, upto: int) -> str:
+        """A digest of the judgments with ids up to ``upto``: equal before and after a later judgment is
+        added, different when one of them was edited or the record replaced (then nothing built on
+        them may be revised, only rebuilt)."""
+        with self._connection() as db:
+            return self._rows_digest(db, "judgments", upto)
+
+    @staticmethod
+    def _rows_digest(db: sqlite3.Connection, table: str, upto: int) -> str:
+        digest = hashlib.blake2b(table.encode(), digest_size=16)
+        try:
+            for row in db.execute(f"SELECT * FROM {table} WHERE id <= ? ORDER BY id", (upto,)):
+                digest.update(repr(row).encode())
+        except sqlite3.OperationalError:  # a record made before this table
+            pass
+        return digest.hexdigest()
+
+
+class RecordVersion(NamedTuple):
+    """:meth:`MeetingStore.version`: the last id of each table, and a digest of the record's content."""
+
+    judgments: int
+    tags: int
+    notes: int
+    content: str
+
+
+#: A record with no entry yet.
+EMPTY_VERSION = RecordVersion(0, 0, 0, "")
+_TABLES = ("judgments", "tags", "notes")

@@ -310,6 +310,46 @@ def test_a_replaced_record_gives_fresh_numbers(notes) -> None:
     assert "1 184" not in " ".join(shown(w) for w in again.warning)
 
 
+def _means_equal_the_command_lines(at, notes) -> None:
+    means = at.dataframe[0].value
+    expected = _cli_means(notes)
+    for run in means.index:
+        for measure in means.columns:
+            assert means.loc[run, measure] == pytest.approx(expected.loc[run, measure], abs=1e-12), (run, measure)
+
+
+def test_a_record_replaced_by_a_diverged_copy_or_edited_by_hand_gives_fresh_numbers(notes, tmp_path) -> None:
+    """The same record name and the same ids, another grade: a backup copy that diverged moved over the
+    record, then one grade edited in the SQLite file, then a judgment added after the edit (revising the
+    kept results for that query alone would keep the edited one stale). Each time the numbers are the
+    command line's (the cache once keyed on the record's name and last id served the old ones)."""
+    import contextlib
+    import shutil
+    import sqlite3
+
+    store = MeetingStore(notes)
+    store.judge("1", "184", 4, by="Ann")
+    backup = tmp_path / "backup.sqlite"
+    shutil.copy(notes, backup)
+    first = start("overview", runs="bm25,dense", qrels="meeting")
+    _means_equal_the_command_lines(first, notes)
+
+    def edit(path, grade: int) -> None:  # as a person with the sqlite3 shell would, closing it after
+        with contextlib.closing(sqlite3.connect(path)) as db, db:
+            db.execute("UPDATE judgments SET grade = ? WHERE id = 1", (grade,))
+
+    edit(backup, 0)
+    os.replace(backup, notes)  # the diverged copy moved over the record
+    moved = start("overview", runs="bm25,dense", qrels="meeting")
+    assert not moved.dataframe[0].value.equals(first.dataframe[0].value)
+    _means_equal_the_command_lines(moved, notes)
+    edit(notes, 2)  # a grade edited by hand, in place
+    _means_equal_the_command_lines(start("overview", runs="bm25,dense", qrels="meeting"), notes)
+    edit(notes, 3)
+    MeetingStore(notes).judge("2", "12", 4, by="Bob")  # a later judgment on another query
+    _means_equal_the_command_lines(start("overview", runs="bm25,dense", qrels="meeting"), notes)
+
+
 def test_judging_never_moves_the_discussion_queue(notes) -> None:
     """The queue's order is fixed when it opens: a colleague's judgments (which also put the meeting's
     qrels in force) change its values, not its order, nor the query being discussed."""

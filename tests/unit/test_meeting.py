@@ -92,7 +92,7 @@ def test_unacceptable_entries_are_refused_with_a_reason(tmp_path: Path, kind, ca
     store = MeetingStore(tmp_path / "m.sqlite")
     with pytest.raises(MeetingError, match=says.replace("(", r"\(").replace("[", r"\[")):
         call(store)
-    assert store.version() == (0, 0, 0)  # nothing half-written
+    assert store.version()[:3] == (0, 0, 0)  # nothing half-written
 
 
 def test_a_store_that_cannot_be_created_or_read_says_so(tmp_path: Path) -> None:
@@ -225,7 +225,7 @@ def test_cli_errors_are_one_line(tmp_path: Path, capsys) -> None:
     bad.write_text("q1 0 d1 1\nq1 0 d2\n")
     assert main(["judgments", "import", str(tmp_path / "m.sqlite"), str(bad), "--by", "Ann"]) == 2
     assert "line 2" in capsys.readouterr().err
-    assert MeetingStore(tmp_path / "m.sqlite").version() == (0, 0, 0)
+    assert MeetingStore(tmp_path / "m.sqlite").version()[:3] == (0, 0, 0)
     assert main(["evaluate", str(CRANFIELD), "--judgments", str(tmp_path / "none.sqlite")]) == 2
     assert main(["judgments", "export", str(tmp_path / "m.sqlite"), "--format", "tsv", "--qrels", "x"]) == 2
 
@@ -352,11 +352,13 @@ def test_a_replaced_record_is_another_record_a_copy_is_the_same(tmp_path: Path) 
 
     first = MeetingStore(tmp_path / "a.sqlite")
     first.judge("q1", "d1", 2, by="Ann")
+    before = first.version()
     shutil.copy(tmp_path / "a.sqlite", tmp_path / "copy.sqlite")
     (tmp_path / "a.sqlite").unlink()
     again = MeetingStore(tmp_path / "a.sqlite")
     again.judge("q1", "d1", 0, by="Bob")
-    assert again.version() == first.version() == (1, 0, 0)  # the same ids...
+    assert again.version()[:3] == before[:3] == (1, 0, 0)  # the same ids...
+    assert again.version().content != before.content  # ...other content
     assert again.identity() != MeetingStore(tmp_path / "copy.sqlite").identity()  # ...another record
     assert MeetingStore(tmp_path / "copy.sqlite", create=False).identity() == MeetingStore(tmp_path / "copy.sqlite").identity()
 

@@ -52,7 +52,26 @@ def test_every_dependency_is_declared_once_in_pyproject() -> None:
         assert needed in test_extra
     for name in ("requirements.txt", "requirements-dev.txt"):
         lines = [line for line in (ROOT / name).read_text().splitlines() if line and not line.startswith("#")]
-        assert all(re.fullmatch(r"-e \.(\[[a-z,]+\])?", line) for line in lines), name
+        assert lines[0] == "-c constraints.txt", name
+        assert all(re.fullmatch(r"-e \.(\[[a-z,]+\])?", line) for line in lines[1:]), name
+
+
+def _name(requirement: str) -> str:
+    return re.split(r"[\[<>=!~; ]", requirement, maxsplit=1)[0].lower().replace("_", "-")
+
+
+def test_constraints_pin_every_dependency_ci_installs() -> None:
+    """The README's commands install through constraints.txt: every package exactly, so a release on the
+    registry changes nothing CI runs until the file is renewed (docs/development.md says how)."""
+    pins = [line for line in (ROOT / "constraints.txt").read_text().splitlines() if line and not line.startswith("#")]
+    assert all(re.fullmatch(r"[A-Za-z0-9_.\-]+==[0-9][0-9A-Za-z.+!\-]*", line) for line in pins), pins
+    pinned = {_name(line) for line in pins}
+    assert len(pinned) == len(pins)  # one pin a package
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    named = [*project["dependencies"], *(r for extra in ("app", "dask", "irds", "test") for r in extras[extra])]
+    wanted = {_name(r) for r in named if not r.startswith("rankviz")}
+    assert wanted <= pinned, sorted(wanted - pinned)
 
 
 @pytest.mark.slow
