@@ -18,7 +18,7 @@ from rankviz.cli import render
 from rankviz.errors import OptionError, RankvizError
 from rankviz.evaluation import Evaluation
 from rankviz.io.collection import open_collection
-from rankviz.io.grades import GRADE_RANGE, Scale, checked_grade
+from rankviz.io.grades import Scale, checked_grade
 from rankviz.io.judges import is_source_label, judgment_lines, merged_qrels, qrels_lines
 from rankviz.io.meeting import MeetingStore
 from rankviz.io.readers import read_qrels
@@ -205,24 +205,24 @@ def judgments_command(args: argparse.Namespace) -> str:
         if args.qrels is None:
             return judgment_lines(store.latest())
         return qrels_lines(merged_qrels(read_qrels(args.qrels), store.latest()))
-    scale = _scale(args.db)
+    owner, scale, folder = _record_owner(args)
     if args.action == "add":
         checked_grade(args.grade, scale)  # before the record is opened: a refused grade leaves it as it was
-        store = MeetingStore(args.db, scale=scale, collection=_owner(args.db))
-        original = _qrels_grade(args.db, args.qid, args.docid)
+        store = MeetingStore(args.db, scale=scale, collection=owner)
+        original = _qrels_grade(folder, args.qid, args.docid) if folder is not None else None
         done = store.judge(args.qid, args.docid, args.grade, by=args.by, note=args.note, original=original)
         if done.previous is not None:
             was = f"was {done.previous}"
-        elif Path(args.db).is_dir():
+        elif folder is not None:
             was = "unjudged before: neither the qrels nor the meeting graded it"
         else:
-            was = "the meeting had not judged it; give a collection folder as DB to compare with its qrels"
+            was = f"the meeting had not judged it; give --collection DIR to compare with {owner}'s qrels"
         warn(f"{store.path}: {done.qid} {done.docid} judged {done.grade} by {done.by} ({was})")
     else:
         qrels = read_qrels(args.file)
         for grade in sorted(set(qrels.grade.tolist())):
             checked_grade(grade, scale)
-        store = MeetingStore(args.db, scale=scale, collection=_owner(args.db))
+        store = MeetingStore(args.db, scale=scale, collection=owner)
         if args.source is not None and not is_source_label(args.source):
             raise OptionError(f"--source {args.source!r}: a source label is llm:NAME or human:NAME, e.g. llm:umbrela")
         by, note = (args.source, f"imported by {args.by} from {Path(args.file).name}") if args.source else (args.by, "")
@@ -266,24 +266,26 @@ def app_command(args: argparse.Namespace) -> str:
     return ""  # not reached: the process is streamlit's now
 
 
-def _owner(db: str) -> str | None:
-    """The collection a record given as a collection folder belongs to (a .sqlite file alone: not known)."""
-    return open_collection(db).config.name if Path(db).is_dir() else None
+def _record_owner(args: argparse.Namespace) -> tuple[str, Scale, str | None]:
+    """The collection a record written to belongs to, the grades it takes, and its folder when given:
+    DB's own folder, ``--collection DIR``, or what the record's first writer recorded. A record that
+    knows none of them is refused: its judgments would move any collection's numbers, on any scale."""
+    folder = args.db if Path(args.db).is_dir() else args.collection
+    if folder is not None:
+        if args.collection is not None and Path(args.db).is_dir() and Path(args.collection).resolve() != Path(args.db).resolve():
+            raise OptionError(f"--collection {args.collection}: DB is the collection folder {args.db} already")
+        collection = open_collection(folder)
+        return collection.config.name, collection.grade_scale(collection.read_qrels()), folder
+    owner, scale = MeetingStore(args.db, create=False).owner() if Path(args.db).is_file() else (None, None)
+    if owner is None or scale is None:
+        raise OptionError(f"{args.db}: a record must know the collection it judges: give --collection DIR (the "
+                          "collection folder), or the folder itself as DB (its rankviz-notes.sqlite)")  # fmt: skip
+    return owner, scale, None
 
 
-def _scale(db: str) -> Scale:
-    """The grades a record accepts: a collection folder's scale, else any grade a record can hold."""
-    if not Path(db).is_dir():
-        return GRADE_RANGE
-    collection = open_collection(db)
-    return collection.grade_scale(collection.read_qrels())
-
-
-def _qrels_grade(db: str, qid: str, docid: str) -> int | None:
-    """The collection's qrels grade of the pair when DB is a collection folder (the grade a judgment replaces)."""
-    if not Path(db).is_dir():
-        return None
-    frame = open_collection(db).read_qrels().to_frame()
+def _qrels_grade(folder: str, qid: str, docid: str) -> int | None:
+    """The collection's qrels grade of the pair (the grade a judgment replaces)."""
+    frame = open_collection(folder).read_qrels().to_frame()
     found = frame[(frame["qid"] == qid) & (frame["docid"] == docid)]["rel"]
     return int(found.iloc[0]) if len(found) else None
 
@@ -293,7 +295,8 @@ def tags_command(args: argparse.Namespace) -> str:
     if args.action == "export":
         groups = MeetingStore(args.db, create=False).tag_groups()
         return render.tsv_rows(("qid", "tag"), list(groups.items()))
-    store = MeetingStore(args.db)
+    owner, scale, _ = _record_owner(args)
+    store = MeetingStore(args.db, scale=scale, collection=owner)
     store.tag(args.qid, args.tag, by=args.by)
     warn(f"{store.path}: {args.qid} tagged {args.tag.strip()!r} by {args.by}")
     return ""

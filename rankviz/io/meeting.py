@@ -352,6 +352,20 @@ class MeetingStore:
         if row is None and create:
             with self._writing() as db:
                 db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('collection', ?)", (collection,))
+                if self.scale != GRADE_RANGE:  # the grades it takes, for a later writer given the file alone
+                    db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('scale', ?)", ("%d,%d" % self.scale,))
+
+    def owner(self) -> tuple[str | None, Scale | None]:
+        """The collection the record belongs to and the grades it takes, as its first writer recorded
+        them (None where not recorded: a new record, or one made by an older version)."""
+        with self._connection() as db:
+            try:
+                found = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('collection', 'scale')").fetchall())
+            except sqlite3.OperationalError:
+                return None, None
+        low_high = found.get("scale")
+        scale = (int(low_high.split(",")[0]), int(low_high.split(",")[1])) if low_high else None
+        return found.get("collection"), scale
 
     def identity(self) -> str:
         """Which record this is: a name drawn when it was made (a copy keeps it, a new record gets

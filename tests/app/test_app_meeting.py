@@ -212,7 +212,8 @@ def test_a_read_only_record_opens_read_only_with_its_numbers_and_a_message(notes
         assert not [t for t in at.text_input if t.key == "meeting.name"]
         overview = start("overview", qrels="meeting")
         assert not overview.exception and "with the meeting's 1 judgments in force" in shown(overview.caption[0])
-        cli = subprocess.run([sys.executable, "-m", "rankviz", "judgments", "add", str(notes), "1", "29", "2", "--by", "Bob"],
+        cli = subprocess.run([sys.executable, "-m", "rankviz", "judgments", "add", str(notes), "1", "29", "2", "--by", "Bob",
+                              "--collection", str(CRANFIELD)],
                              capture_output=True, text=True)  # fmt: skip
         assert cli.returncode != 0 and "is read-only" in cli.stderr and "Traceback" not in cli.stderr
     finally:

@@ -148,9 +148,9 @@ def test_api_shapes_the_readme_promises() -> None:
 
 def test_an_id_a_qrels_file_cannot_carry_is_refused_where_it_enters(tmp_path, capsys) -> None:
     db = tmp_path / "notes.sqlite"
-    assert main(["judgments", "add", str(db), "#7", "d1", "1", "--by", "ann"]) == 2
+    assert main(["judgments", "add", str(db), "#7", "d1", "1", "--by", "ann", "--collection", str(CRANFIELD)]) == 2
     assert "starts with '#'" in capsys.readouterr().err
-    assert main(["tags", "add", str(db), "#7", "hard", "--by", "ann"]) == 2
+    assert main(["tags", "add", str(db), "#7", "hard", "--by", "ann", "--collection", str(CRANFIELD)]) == 2
     for frame in (
         pd.DataFrame({"qid": ["#7"], "docid": ["d1"], "rel": [1]}),
         pd.DataFrame({"qid": ["7"], "docid": ["d\x0b1"], "rel": [1]}),
@@ -259,8 +259,10 @@ def test_judgments_add_says_what_the_qrels_graded(tmp_path, capsys) -> None:
     judged = qrels[qrels.rel == qrels.rel.max()].iloc[0]
     assert main(["judgments", "add", str(folder), str(judged.qid), str(judged.docid), "0", "--by", "ann"]) == 0
     assert f"was {judged.rel}" in capsys.readouterr().err
-    assert main(["judgments", "add", str(tmp_path / "db.sqlite"), "1", "x", "0", "--by", "ann"]) == 0
-    assert "unjudged" not in capsys.readouterr().err
+    assert main(["judgments", "add", str(tmp_path / "db.sqlite"), "1", "x", "0", "--by", "ann"]) == 2
+    assert "must know the collection it judges: give --collection DIR" in capsys.readouterr().err
+    assert main(["judgments", "add", str(tmp_path / "db.sqlite"), "1", "x", "0", "--by", "ann", "--collection", str(folder)]) == 0
+    assert "unjudged before" in capsys.readouterr().err
 
 
 def test_measure_names_in_app_text_copy_as_typed() -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import CRANFIELD, ROOT
+from conftest import CRANFIELD, DL_HARD, ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -136,7 +136,7 @@ def test_merged_qrels_are_the_file_with_the_latest_grades(tmp_path_factory, file
 @pytest.mark.slow
 def test_eight_processes_importing_at_once_lose_nothing(tmp_path: Path) -> None:
     db = tmp_path / "m.sqlite"
-    MeetingStore(db)
+    MeetingStore(db, scale=(0, 2), collection="synthetic")  # the collection and grades each writer then finds there
     files = []
     for p in range(8):
         path = tmp_path / f"qrels{p}.txt"
@@ -187,7 +187,7 @@ def test_cli_interface_and_evaluate_with_judgments_equals_the_exported_qrels(tmp
     judged = original.iloc[0]
     for args in (
         ["judgments", "add", str(db), str(judged.qid), str(judged.docid), str(int(judged.rel) + 1), "--by", "Ann", "--note",
-         HOSTILE[0]],
+         HOSTILE[0], "--collection", str(CRANFIELD)],
         ["judgments", "add", str(db), "1", "unseen-doc", "2", "--by", "Bob"],
         ["tags", "add", str(db), "1", "needs reasoning", "--by", "Ann"],
         ["tags", "add", str(db), "1", "qrels wrong", "--by", "Bob"],
@@ -196,7 +196,7 @@ def test_cli_interface_and_evaluate_with_judgments_equals_the_exported_qrels(tmp
         done = cli(*args)
         assert done.returncode == 0, done.stderr
     log = list(csv.reader(io.StringIO(cli("judgments", "export", str(db), "--format", "tsv").stdout), delimiter="\t"))
-    assert log[1][:5] == [str(judged.qid), str(judged.docid), str(int(judged.rel) + 1), "", "Ann"] and log[1][6] == HOSTILE[0]
+    assert log[1][:5] == [str(judged.qid), str(judged.docid), str(int(judged.rel) + 1), str(int(judged.rel)), "Ann"] and log[1][6] == HOSTILE[0]
     assert cli("judgments", "export", str(db)).stdout == (
         f"{judged.qid} 0 {judged.docid} {int(judged.rel) + 1}\n1 0 unseen-doc 2\n"
     )
@@ -219,11 +219,11 @@ def test_cli_interface_and_evaluate_with_judgments_equals_the_exported_qrels(tmp
 def test_cli_errors_are_one_line(tmp_path: Path, capsys) -> None:
     assert main(["judgments", "export", str(tmp_path / "none.sqlite")]) == 2
     assert "no meeting store at" in capsys.readouterr().err
-    assert main(["judgments", "add", str(tmp_path / "m.sqlite"), "q", "d", "2.5", "--by", "Ann"]) == 2
+    assert main(["judgments", "add", str(tmp_path / "m.sqlite"), "q", "d", "2.5", "--by", "Ann", "--collection", str(CRANFIELD)]) == 2
     assert "a grade must be a whole number, not '2.5'" in capsys.readouterr().err
     bad = tmp_path / "bad.txt"
     bad.write_text("q1 0 d1 1\nq1 0 d2\n")
-    assert main(["judgments", "import", str(tmp_path / "m.sqlite"), str(bad), "--by", "Ann"]) == 2
+    assert main(["judgments", "import", str(tmp_path / "m.sqlite"), str(bad), "--by", "Ann", "--collection", str(CRANFIELD)]) == 2
     assert "line 2" in capsys.readouterr().err
     assert MeetingStore(tmp_path / "m.sqlite").version()[:3] == (0, 0, 0)
     assert main(["evaluate", str(CRANFIELD), "--judgments", str(tmp_path / "none.sqlite")]) == 2
@@ -415,3 +415,21 @@ def test_the_report_command_writes_a_new_file_never_an_input(tmp_path: Path) -> 
     assert means[("dense", "AP")]["change"] == pytest.approx(
         means[("dense", "AP")]["with the meeting's"] - means[("dense", "AP")]["qrels file"]
     )
+
+
+def test_a_record_knows_its_collection_from_its_first_judgment_and_refuses_another(tmp_path: Path) -> None:
+    """A bare .sqlite file judged without a collection once moved another collection's numbers and took
+    grade 44: now its first writer names the collection (``--collection``), which fixes the grades it
+    takes and the one collection it may be used for."""
+    notes = str(tmp_path / "notes.sqlite")
+    bare = cli("judgments", "add", notes, "1", "184", "2", "--by", "first")
+    assert bare.returncode == 2 and "give --collection DIR" in bare.stderr and not Path(notes).exists()
+    assert cli("judgments", "add", notes, "1", "184", "2", "--by", "first", "--collection", str(CRANFIELD)).returncode == 0
+    assert MeetingStore(notes, create=False).owner() == ("Cranfield", (0, 4))
+    again = cli("judgments", "add", notes, "1", "185", "44", "--by", "first")  # the file alone: its recorded scale
+    assert again.returncode == 2 and "grade 44 is not one of the grades of this collection" in again.stderr
+    assert cli("judgments", "add", notes, "1", "185", "3", "--by", "first").returncode == 0
+    elsewhere = cli("evaluate", str(DL_HARD), "bm25", "--judgments", notes)
+    assert elsewhere.returncode == 2 and "belongs to the collection 'Cranfield'" in elsewhere.stderr
+    assert "Traceback" not in elsewhere.stderr and elsewhere.stdout == ""
+    assert cli("evaluate", str(CRANFIELD), "bm25", "--judgments", notes).returncode == 0
