@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import io
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,14 +36,32 @@ def read_names(path: str | Path) -> dict[str, dict[str, str]]:
     """A names file: ``collection<TAB>run<TAB>name`` lines (the run of that collection goes by the
     name), a header line allowed -> {collection: {run: name}}."""
     found: dict[str, dict[str, str]] = {}
-    with open(path, newline="", encoding="utf-8") as handle:
-        for number, row in enumerate(csv.reader(handle, delimiter="\t"), 1):
-            if not row or (number == 1 and row[:3] == ["collection", "run", "name"]):
-                continue
-            if len(row) != 3:
-                raise OptionError(f"{path}:{number}: expected collection<TAB>run<TAB>name, found {len(row)} fields")
-            found.setdefault(row[0], {})[row[1]] = row[2]
+    data = Path(path).read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise OptionError(f"{path}:{line}: not UTF-8 text (byte {data[exc.start]:#04x}); save the names file as UTF-8") from None
+    for number, row in enumerate(csv.reader(io.StringIO(text, newline=""), delimiter="\t"), 1):
+        if not row or (number == 1 and row[:3] == ["collection", "run", "name"]):
+            continue
+        if len(row) != 3:
+            raise OptionError(f"{path}:{number}: expected collection<TAB>run<TAB>name, found {len(row)} fields")
+        found.setdefault(row[0], {})[row[1]] = row[2]
     return found
+
+
+def _summary_name(folder: str | Path, study: Study, studies: Sequence[tuple[str | Path, Study]]) -> str:
+    """A collection's name in the summary: its collection.toml name (else its folder's), with the folder
+    added where two folders give the same name, so that neither row stands for both."""
+
+    def named(study: Study, folder: str | Path) -> str:
+        return study.collection.config.name if study.collection is not None else Path(folder).name
+
+    name = named(study, folder)
+    if sum(named(other, where) == name for where, other in studies) > 1:
+        return f"{name} ({Path(folder).resolve().name})" if name != Path(folder).resolve().name else str(Path(folder).resolve())
+    return name
 
 
 def summarise(folders: Sequence[str | Path], *, baseline: str, runs: Sequence[str] | None = None,
@@ -55,9 +74,11 @@ def summarise(folders: Sequence[str | Path], *, baseline: str, runs: Sequence[st
         raise OptionError("summary needs two or more collections")
     wanted = list(measures or [DEFAULT_MEASURE])
     opened = {}
-    for folder in folders:
-        study = Study.open(folder, measures=wanted, **options)
-        collection = study.collection.config.name if study.collection is not None else Path(folder).name
+    studies = [(folder, Study.open(folder, measures=wanted, **options)) for folder in folders]
+    for folder, study in studies:
+        collection = _summary_name(folder, study, studies)
+        if collection in opened:
+            raise OptionError(f"{folder}: the collection {collection!r} is given twice")
         renamed = {**dict((names or {}).get(Path(folder).name, {})), **dict((names or {}).get(collection, {}))}
         by_name = {renamed.get(run, run): run for run in study.run_names}
         opened[collection] = (folder, study, by_name)

@@ -32,14 +32,16 @@ POOLED_COLUMNS = ["run", "measure", "delta", "ci_low", "ci_high", "tau2", "i2", 
 
 def collection_rows(collection: str, evaluation: Evaluation, baseline: str, runs: Sequence[str],
                     measures: Mapping[str, Any], *, standardised: bool = False, level: float = 0.95) -> list[dict]:  # fmt: skip
-    """One row per (run, measure) of one collection: its mean, its paired delta against ``baseline``
+    """One row per (run, measure) of one collection: its mean (on the queries it answers), its paired delta
+    against ``baseline`` on the queries both answer
     (standardised: divided by the standard deviation of the differences), the delta's variance and
     interval; ``measures``: the measure as the summary names it -> as this collection computes it."""
     rows = []
     for name, measure in measures.items():
-        matrix = evaluation.matrix(measure)  # the queries every run answers
+        matrix = evaluation.matrix(measure, complete=False)
         for run in runs:
-            differences = (matrix[run] - matrix[baseline]).to_numpy()
+            pair = matrix[[run, baseline]].dropna()  # the queries both answer: no other run named changes them
+            differences = (pair[run] - pair[baseline]).to_numpy()
             n = len(differences)
             if n < 2:
                 raise OptionError(f"{collection}: {run} and {baseline} share fewer than 2 queries on {measure}")
@@ -52,9 +54,9 @@ def collection_rows(collection: str, evaluation: Evaluation, baseline: str, runs
                 variance = 1 / n + delta**2 / (2 * n)  # the paired standardised difference's usual variance
             half = stats.t.ppf((1 + level) / 2, n - 1) * np.sqrt(variance)
             conventions = f"relevant from grade {evaluation.settings.rel}, ERR gmax {evaluation.settings.gmax}"
-            rows.append({"collection": collection, "run": run, "measure": name, "measure_here": str(measure),
-                         "mean": float(matrix[run].mean()), "baseline_mean": float(matrix[baseline].mean()), "delta": delta,
-                         "variance": variance, "ci_low": delta - half, "ci_high": delta + half, "n": n,
+            means = {"mean": evaluation.mean(measure, run), "baseline_mean": evaluation.mean(measure, baseline)}
+            rows.append({"collection": collection, "run": run, "measure": name, "measure_here": str(measure), **means,
+                         "delta": delta, "variance": variance, "ci_low": delta - half, "ci_high": delta + half, "n": n,
                          "conventions": conventions})  # fmt: skip
     return rows
 
@@ -82,6 +84,7 @@ class Summary:
     pooled: pd.DataFrame  # POOLED_COLUMNS
     baseline: str
     standardised: bool
+    left_out: tuple[str, ...] = ()  # the collections a pooled delta could not weigh, and why
 
     def to_dict(self) -> dict[str, list[dict]]:
         keep = ["collection", "run", "measure", "mean", "delta", "ci_low", "ci_high", "n"]
@@ -89,6 +92,7 @@ class Summary:
         return {
             "collections": self.collections[keep].to_dict(orient="records"),
             "pooled": self.pooled[pooled].to_dict(orient="records"),
+            "left_out": list(self.left_out),
         }
 
     def to_frames(self) -> dict[str, pd.DataFrame]:
@@ -100,7 +104,8 @@ class Summary:
         return [f"{kind} of each run minus {self.baseline}: the mean of the per-query differences on the queries both "
                 "answer, variance s^2/n, t interval", "pooled: random effects (DerSimonian-Laird), tau2 floored at 0, "
                 "I2 = (Q - (k - 1)) / Q floored at 0, normal interval; wins/ties/losses: collections whose delta is "
-                "above/at/below 0; ranks: 1 = best mean in a collection, Borda = sum of (runs - rank)"]  # fmt: skip
+                "above/at/below 0; ranks: 1 = best mean in a collection, Borda = sum of (runs - rank)",
+                *self.left_out]  # fmt: skip
 
     def gate(self, fail_if: str, *, margin: float | None = None) -> list[str]:
         """The pooled deltas that fail a CI gate (as :meth:`rankviz.analyses.comparisons.Comparison.gate`:
@@ -115,6 +120,11 @@ class Summary:
             elif fail_if == "not-better" and (not above or (margin is not None and row.delta <= margin)):
                 failed.append(f"{where}: " + ("its interval reaches 0" if not above else f"not better by more than {margin:g}"))
         return failed
+
+    def untested(self) -> list[str]:
+        """The pooled deltas a gate cannot judge (no collection could be weighed): a gate must not pass on them."""
+        return [f"{row.run} against {self.baseline} on {row.measure}: no collection could be weighed"
+                for row in self.pooled.itertuples(index=False) if row.k == 0]  # fmt: skip
 
 
 def summary(per_collection: Mapping[str, tuple[Evaluation, Mapping[str, Any]]], baseline: str, runs: Sequence[str], *,
@@ -131,11 +141,19 @@ def summary(per_collection: Mapping[str, tuple[Evaluation, Mapping[str, Any]]], 
     baseline_means = frame.groupby(["collection", "measure"])["baseline_mean"].first()
     everyone = means.assign(**{baseline: baseline_means})
     ranks = everyone.rank(axis=1, ascending=False, method="average")  # 1 = best in that collection
-    pooled = []
+    pooled, left_out = [], []
     for (run, measure), part in frame.groupby(["run", "measure"], sort=False):
-        result = dersimonian_laird(part["delta"].to_numpy(), part["variance"].to_numpy(), level=level)
+        weighable = part["variance"] > 0  # identical per-query differences: no variance, no weight
+        for collection in part.loc[~weighable, "collection"]:
+            left_out.append(f"{collection} left out of the pooled delta of {run} on {measure}: its per-query "
+                            "differences from the baseline are all equal (no variance to weigh it by)")  # fmt: skip
+        kept = part[weighable]
+        if len(kept):
+            result = dersimonian_laird(kept["delta"].to_numpy(), kept["variance"].to_numpy(), level=level)
+        else:
+            result = dict.fromkeys(("delta", "ci_low", "ci_high", "tau2", "i2", "q"), float("nan")) | {"k": 0}
         run_ranks = ranks.xs(measure, level="measure")[run]
         pooled.append({"run": run, "measure": measure, **result, "wins": int((part["delta"] > 0).sum()),
                        "ties": int((part["delta"] == 0).sum()), "losses": int((part["delta"] < 0).sum()),
                        "mean_rank": float(run_ranks.mean()), "borda": float((everyone.shape[1] - run_ranks).sum())})  # fmt: skip
-    return Summary(frame, pd.DataFrame(pooled, columns=POOLED_COLUMNS), baseline, standardised)
+    return Summary(frame, pd.DataFrame(pooled, columns=POOLED_COLUMNS), baseline, standardised, tuple(left_out))

@@ -131,12 +131,22 @@ def compare_command(args: argparse.Namespace) -> str | tuple[str, int]:
         if args.margin is not None:
             raise OptionError("--margin goes with --fail-if worse|not-better")
         return text
-    failed = comparison.gate(args.fail_if, margin=args.margin, baseline=settings.baseline or study.run_names[0])
+    baseline = settings.baseline or study.run_names[0]
+    failed = comparison.gate(args.fail_if, margin=args.margin, baseline=baseline)
+    passed = f"no run {'is significantly worse than' if args.fail_if == 'worse' else 'fails to beat'} the baseline"
+    return text, _verdict(failed, comparison.untested(baseline), passed)
+
+
+def _verdict(failed: list[str], untested: list[str], passed: str) -> int:
+    """A CI gate's exit code, with its verdict on stderr: 1 failed, 0 passed; a gate that could not test
+    every comparison neither passes nor fails (exit 2, saying which)."""
+    if untested:
+        raise OptionError("the gate cannot judge " + "; ".join(untested))
     for line in failed:
         warn(f"gate failed: {line}")
     if not failed:
-        warn(f"gate passed: no run {'is significantly worse than' if args.fail_if == 'worse' else 'fails to beat'} the baseline")
-    return text, 1 if failed else 0
+        warn(f"gate passed: {passed}")
+    return 1 if failed else 0
 
 
 def summary_command(args: argparse.Namespace) -> str | tuple[str, int]:
@@ -154,9 +164,10 @@ def summary_command(args: argparse.Namespace) -> str | tuple[str, int]:
             raise OptionError("--margin goes with --fail-if worse|not-better")
         return text
     failed = result.gate(args.fail_if, margin=args.margin)
-    for line in failed:
-        warn(f"gate failed: {line}")
-    return text, 1 if failed else 0
+    passed = f"no pooled delta {'lies below 0' if args.fail_if == 'worse' else 'fails to lie above 0'}" + (
+        f" or misses the margin {args.margin:g}" if args.margin is not None else ""
+    )
+    return text, _verdict(failed, result.untested(), passed)
 
 
 def given(args: argparse.Namespace, kind: type[S]) -> S:
@@ -356,4 +367,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # a file named on the command line that cannot be read or written: an input error
+        where = f"{exc.filename}: " if exc.filename is not None else ""
+        print(f"rankviz: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
     return status

@@ -353,7 +353,8 @@ class MeetingStore:
             with self._writing() as db:
                 db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('collection', ?)", (collection,))
                 if self.scale != GRADE_RANGE:  # the grades it takes, for a later writer given the file alone
-                    db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('scale', ?)", ("%d,%d" % self.scale,))
+                    low, high = self.scale
+                    db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('scale', ?)", (f"{low},{high}",))
 
     def owner(self) -> tuple[str | None, Scale | None]:
         """The collection the record belongs to and the grades it takes, as its first writer recorded

@@ -70,8 +70,10 @@ def test_the_page_shows_the_commands_numbers(collection, capsys) -> None:
 def test_the_meeting_started_from_an_llms_labels_is_compared_with_the_people(collection, tmp_path, monkeypatch, capsys) -> None:
     db = str(tmp_path / "meeting.sqlite")
     monkeypatch.setenv("RANKVIZ_NOTES", db)  # the app's record of every collection it serves
-    assert main(["judgments", "import", db, str(collection / "qrels.umbrela.txt"), "--by", "Ann", "--source", "llm:gpt-4o",
-                 "--collection", str(collection)]) == 0
+    labels = str(collection / "qrels.umbrela.txt")
+    assert (
+        main(["judgments", "import", db, labels, "--by", "Ann", "--source", "llm:gpt-4o", "--collection", str(collection)]) == 0
+    )
     llm = rv.read_qrels(collection / "qrels.umbrela.txt").to_frame().head(12)
     for q, d, g in llm.itertuples(index=False):
         assert main(["judgments", "add", db, str(q), str(d), str((int(g) + 1) % 4), "--by", "Bob"]) == 0

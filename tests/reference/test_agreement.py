@@ -204,7 +204,10 @@ def test_the_command_prints_the_issues_json(perturbed, capsys) -> None:
 
 def test_the_meeting_starts_from_an_llms_labels_and_is_compared_with_them(perturbed, tmp_path, capsys) -> None:
     db = str(tmp_path / "record.sqlite")
-    assert main(["judgments", "import", db, str(perturbed), "--by", "Ann", "--source", "llm:test", "--collection", str(DL_HARD)]) == 0
+    assert (
+        main(["judgments", "import", db, str(perturbed), "--by", "Ann", "--source", "llm:test", "--collection", str(DL_HARD)])
+        == 0
+    )
     frame = open_judges(perturbed).qrels.to_frame().head(30)
     for q, d, g in frame.itertuples(index=False):
         assert main(["judgments", "add", db, q, d, str(3 - int(g)) if int(g) != 3 else "3", "--by", "Bob"]) == 0

@@ -92,7 +92,7 @@ def test_the_command_prints_json_and_gates_on_the_pooled_delta(names, capsys) ->
     folders = [str(f) for f in FOLDERS]
     assert main(["summary", *folders, "--baseline", "bm25", "--names", str(names), "-m", "nDCG@10", "--format", "json"]) == 0
     payload = json.loads(capsys.readouterr().out)
-    assert set(payload) == {"collections", "pooled"}
+    assert set(payload) == {"collections", "pooled", "left_out"} and payload["left_out"] == []
     assert set(payload["collections"][0]) == {"collection", "run", "measure", "mean", "delta", "ci_low", "ci_high", "n"}
     assert set(payload["pooled"][0]) == {"run", "measure", "delta", "ci_low", "ci_high", "tau2", "i2"}
     # expansion's pooled interval reaches below 0: not better; reranked's lies above 0
@@ -102,3 +102,95 @@ def test_the_command_prints_json_and_gates_on_the_pooled_delta(names, capsys) ->
     assert main(["summary", *folders, "--baseline", "bm25", "--names", str(names), "--fail-if", "worse"]) == 0
     assert main(["summary", *folders[:2], "--baseline", "bm25"]) == 2  # no run but the baseline in both
     assert "no run besides the baseline is in every collection" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def two_cranfields(tmp_path_factory):
+    """Two copies of Cranfield (named apart in collection.toml or not) and a run answering 100 of its 225 queries."""
+    import gzip
+    import shutil
+
+    root = tmp_path_factory.mktemp("cranfields")
+    folders = []
+    for name in ("one", "two"):
+        folder = root / name
+        shutil.copytree(SAMPLES / "cranfield", folder, ignore=shutil.ignore_patterns("docs.*", "*.sqlite"))
+        lines = gzip.open(folder / "runs" / "dense.run.gz", "rt").read().splitlines()
+        kept = list(dict.fromkeys(line.split()[0] for line in lines))[:100]
+        (folder / "runs" / "partial.txt").write_text("\n".join(l for l in lines if l.split()[0] in set(kept)) + "\n")
+        folders.append(folder)
+    return folders
+
+
+def test_each_pair_is_summarised_on_the_queries_both_answer_whichever_runs_are_named(two_cranfields) -> None:
+    """Under --missing skip, dense against bm25 once took the queries every named run answers: n 225
+    alone, n 100 once a run answering 100 queries was named. Each pair has its own queries, as compare."""
+    for folder, name in zip(two_cranfields, ("Cranfield one", "Cranfield two")):
+        toml = folder / "collection.toml"
+        toml.write_text(toml.read_text().replace('name = "Cranfield"', f'name = "{name}"'))
+    alone = summarise(two_cranfields, baseline="bm25", runs=["dense"], measures=["AP"], missing="skip").collections
+    named = summarise(two_cranfields, baseline="bm25", runs=["dense", "partial"], measures=["AP"], missing="skip").collections
+    dense = named[named.run == "dense"].reset_index(drop=True)
+    assert list(alone["n"]) == list(dense["n"]) == [225, 225]
+    assert list(dense["delta"]) == pytest.approx(list(alone["delta"]), abs=1e-15)
+    partial = named[named.run == "partial"]
+    assert list(partial["n"]) == [100, 100]
+    matrix = rv.Study.open(two_cranfields[0], ["bm25", "partial"], measures=["AP"], missing="skip").evaluation()
+    values = matrix.matrix(matrix.measures[0]).dropna()
+    assert partial["delta"].iloc[0] == pytest.approx((values["partial"] - values["bm25"]).mean(), abs=1e-12)
+
+
+def test_two_folders_that_give_one_name_are_summarised_apart(two_cranfields, capsys) -> None:
+    for folder in two_cranfields:
+        toml = folder / "collection.toml"
+        toml.write_text(toml.read_text().split("\n", 1)[1])  # every name line gone ...
+        toml.write_text('name = "Cranfield"\n' + toml.read_text())  # ... then the same name for both
+    result = summarise(two_cranfields, baseline="bm25", runs=["dense"], measures=["AP"])
+    assert sorted(result.collections["collection"]) == ["Cranfield (one)", "Cranfield (two)"]
+    assert int(result.pooled["k"].iloc[0]) == 2
+    assert main(["summary", str(two_cranfields[0]), str(two_cranfields[0]), "--baseline", "bm25"]) == 2
+    assert "given twice" in capsys.readouterr().err
+
+
+def test_a_collection_with_identical_runs_is_left_out_of_the_pool_and_said(tmp_path, capsys) -> None:
+    """Two identical runs: no variance to weigh that collection by. Every pooled value was n/a, with three
+    numpy RuntimeWarnings on stderr; now that collection is left out, said, and the others pooled."""
+    import shutil
+    import warnings
+
+    folders = []
+    for name, copied in (("same", "bm25"), ("other", "dense"), ("third", "rrf")):
+        folder = tmp_path / name
+        shutil.copytree(SAMPLES / "cranfield", folder, ignore=shutil.ignore_patterns("docs.*", "*.sqlite"))
+        toml = folder / "collection.toml"
+        toml.write_text(toml.read_text().replace('name = "Cranfield"', f'name = "{name}"'))
+        shutil.copy(folder / "runs" / f"{copied}.run.gz", folder / "runs" / "candidate.run.gz")
+        folders.append(folder)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = summarise(folders, baseline="bm25", runs=["candidate"], measures=["AP"])
+    pooled = result.pooled.iloc[0]
+    assert pooled["k"] == 2 and result.left_out == (
+        "same left out of the pooled delta of candidate on AP: its per-query differences from the baseline are all equal "
+        "(no variance to weigh it by)",
+    )
+    kept = result.collections[result.collections.collection != "same"]
+    expected = combine_effects(kept["delta"].to_numpy(), kept["variance"].to_numpy(), method_re="dl")
+    assert pooled["delta"] == pytest.approx(expected.summary_frame().loc["random effect", "eff"], abs=1e-12)
+    assert main(["summary", *map(str, folders), "--baseline", "bm25", "--runs", "candidate", "-m", "AP", "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["left_out"] == list(result.left_out) and "Warning" not in captured.err
+
+
+def test_the_names_file_the_docs_name_is_shipped_and_a_bad_one_is_one_line(tmp_path, capsys) -> None:
+    assert (ROOT / "sample_data" / "summary-names.tsv").read_text() == "collection\trun\tname\n" + NAMES
+    folders = [str(path) for path in FOLDERS[:2]]
+    for names, said in (
+        (tmp_path / "missing.tsv", "missing.tsv: No such file or directory"),
+        (tmp_path / "latin1.tsv", "latin1.tsv:2: not UTF-8 text (byte 0xe9)"),
+    ):
+        if names.name == "latin1.tsv":
+            names.write_bytes("collection\trun\tname\ncranfield\tdense\texpans\u00e9on\n".encode("latin-1"))
+        status = main(["summary", *folders, "--baseline", "bm25", "--names", str(names), "--fail-if", "worse"])
+        err = capsys.readouterr().err
+        assert status == 2 and said in err and len(err.splitlines()) == 1 and "Traceback" not in err, err

@@ -416,3 +416,15 @@ def test_rankviz_app_says_what_is_missing(monkeypatch, capsys, tmp_path) -> None
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "streamlit" else real(name, *a))
     assert main(["app"]) == 2
     assert "pip install 'rankviz[app]'" in capsys.readouterr().err
+
+
+def test_an_output_file_that_cannot_be_written_is_one_line_and_exit_2(tmp_path, capsys) -> None:
+    """``report -o missing_folder/x.html`` ended in a traceback: a path the system refuses is an input error."""
+    from rankviz.io.meeting import MeetingStore
+
+    record = tmp_path / "record.sqlite"
+    MeetingStore(record, scale=(0, 4), collection="Cranfield").judge("1", "184", 2, by="Ann")
+    target = tmp_path / "missing_folder" / "x.html"
+    assert main(["report", str(SAMPLES / "cranfield"), "--judgments", str(record), "-o", str(target)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[-1] == f"rankviz: error: {target}: No such file or directory" and not target.parent.exists()

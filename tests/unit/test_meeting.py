@@ -196,7 +196,10 @@ def test_cli_interface_and_evaluate_with_judgments_equals_the_exported_qrels(tmp
         done = cli(*args)
         assert done.returncode == 0, done.stderr
     log = list(csv.reader(io.StringIO(cli("judgments", "export", str(db), "--format", "tsv").stdout), delimiter="\t"))
-    assert log[1][:5] == [str(judged.qid), str(judged.docid), str(int(judged.rel) + 1), str(int(judged.rel)), "Ann"] and log[1][6] == HOSTILE[0]
+    assert (
+        log[1][:5] == [str(judged.qid), str(judged.docid), str(int(judged.rel) + 1), str(int(judged.rel)), "Ann"]
+        and log[1][6] == HOSTILE[0]
+    )
     assert cli("judgments", "export", str(db)).stdout == (
         f"{judged.qid} 0 {judged.docid} {int(judged.rel) + 1}\n1 0 unseen-doc 2\n"
     )
@@ -219,7 +222,10 @@ def test_cli_interface_and_evaluate_with_judgments_equals_the_exported_qrels(tmp
 def test_cli_errors_are_one_line(tmp_path: Path, capsys) -> None:
     assert main(["judgments", "export", str(tmp_path / "none.sqlite")]) == 2
     assert "no meeting store at" in capsys.readouterr().err
-    assert main(["judgments", "add", str(tmp_path / "m.sqlite"), "q", "d", "2.5", "--by", "Ann", "--collection", str(CRANFIELD)]) == 2
+    assert (
+        main(["judgments", "add", str(tmp_path / "m.sqlite"), "q", "d", "2.5", "--by", "Ann", "--collection", str(CRANFIELD)])
+        == 2
+    )
     assert "a grade must be a whole number, not '2.5'" in capsys.readouterr().err
     bad = tmp_path / "bad.txt"
     bad.write_text("q1 0 d1 1\nq1 0 d2\n")
