@@ -116,8 +116,8 @@ def two_cranfields(tmp_path_factory):
         folder = root / name
         shutil.copytree(SAMPLES / "cranfield", folder, ignore=shutil.ignore_patterns("docs.*", "*.sqlite"))
         lines = gzip.open(folder / "runs" / "dense.run.gz", "rt").read().splitlines()
-        kept = list(dict.fromkeys(line.split()[0] for line in lines))[:100]
-        (folder / "runs" / "partial.txt").write_text("\n".join(l for l in lines if l.split()[0] in set(kept)) + "\n")
+        kept = set(list(dict.fromkeys(line.split()[0] for line in lines))[:100])
+        (folder / "runs" / "partial.txt").write_text("\n".join(line for line in lines if line.split()[0] in kept) + "\n")
         folders.append(folder)
     return folders
 
