@@ -48,7 +48,7 @@ class RankingTable:
     row_query: np.ndarray  # int32 per row: segment index
     pos: np.ndarray  # int32 per row: 0-based rank within the query
     grade: np.ndarray  # int32 per row: qrels grade, 0 where unjudged
-    judged: np.ndarray  # bool per row
+    judged: np.ndarray  # bool per row: the qrels grade it >= 0 (a negative grade: in the pool, unjudged)
     score: np.ndarray  # float64 per row
     run_rows: np.ndarray  # int32 per row: the row of the run file it came from
     run_docids: pa.Array | pa.ChunkedArray  # the run's docids, one per run row

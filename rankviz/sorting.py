@@ -53,7 +53,9 @@ class Order:
 
 
 def lookup_grades(run: Run, qrels: Qrels, run_query_to_judged, rows, index_of) -> tuple[np.ndarray, np.ndarray]:
-    """Grade of each run row from the qrels (0 and judged=False where the pair is unjudged)."""
+    """Grade of each run row from the qrels (0 and judged=False where the qrels do not list the pair).
+    A pair listed with a negative grade keeps it but is not judged: trec_eval's "in the pool,
+    unjudged", the one rule every measure and analysis reads through ``judged``."""
     candidates, row_doc = judged_docids(run, qrels, rows)  # rows whose docid is judged for some query
     qrels_query = np.array([index_of[q] for q in qrels.query_ids], dtype=np.int64)[qrels.qid_codes]
     width = max(len(qrels.doc_ids), 1)
@@ -65,8 +67,8 @@ def lookup_grades(run: Run, qrels: Qrels, run_query_to_judged, rows, index_of) -
     match = judged_keys[at] == row_keys
     judged = np.zeros(len(rows), dtype=bool)
     grade = np.zeros(len(rows), dtype=np.int32)
-    judged[candidates[match]] = True
     grade[candidates[match]] = qrels.grade[key_order][at[match]]
+    judged[candidates[match]] = grade[candidates[match]] >= 0
     return grade, judged
 
 

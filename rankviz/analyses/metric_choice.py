@@ -47,23 +47,28 @@ from rankviz.tie_policy import BOUNDS
 
 
 def tau_ap(x, y) -> float:
-    """Symmetric AP rank correlation (Yilmaz, Aslam & Robertson, SIGIR 2008): the mean of tau_AP of
-    the ordering by ``x`` against the one by ``y`` and the reverse. Like Kendall's tau in [-1, 1],
-    but a swap near the top costs more than one near the bottom. Items are ordered by value,
-    descending; exact ties are broken by position."""
+    """AP rank correlation with ties, tau_AP_b (Urbano & Marrero, ICTIR 2017): the mean of the two
+    one-way coefficients, each taking one vector as the reference ordering. Without ties it is the
+    symmetric tau_AP of Yilmaz, Aslam & Robertson (SIGIR 2008): like Kendall's tau in [-1, 1], but a
+    swap near the top costs more than one near the bottom. With ties (runs of equal means) it does
+    not depend on the order the items are listed in, as TREC AutoJudge's evaluation reads it:
+    NaN where either vector ties every item."""
     x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     if len(x) < 2:
         return float("nan")
-    return float((_tau_ap_one_way(x, y) + _tau_ap_one_way(y, x)) / 2)
+    return float((_tau_ap_b_one_way(x, y) + _tau_ap_b_one_way(y, x)) / 2)
 
 
-def _tau_ap_one_way(ranked_by: np.ndarray, truth: np.ndarray) -> float:
-    order = np.argsort(-ranked_by, kind="stable")
-    truth_rank = np.empty(len(truth), dtype=np.int64)
-    truth_rank[np.argsort(-truth, kind="stable")] = np.arange(len(truth))
-    ranks = truth_rank[order]
-    correct = [np.sum(ranks[:i] < ranks[i]) / i for i in range(1, len(ranks))]
-    return 2 * float(np.mean(correct)) - 1
+def _tau_ap_b_one_way(x: np.ndarray, reference: np.ndarray) -> float:
+    """Each item the reference ranks below another (a pivot): the share of the items strictly above it
+    in the reference that ``x`` also places strictly above it; 2 * the mean share - 1."""
+    above = reference[None, :] > reference[:, None]  # above[i, j]: j strictly above i in the reference
+    placed = above.sum(axis=1)
+    pivots = placed > 0
+    if not pivots.any():
+        return float("nan")
+    agreeing = (above & (x[None, :] > x[:, None])).sum(axis=1)
+    return 2 * float(np.mean(agreeing[pivots] / placed[pivots])) - 1
 
 
 def agreement(means: pd.DataFrame, *, method: str = "kendall") -> pd.DataFrame:

@@ -32,7 +32,7 @@ from rankviz.io.collection import Collection
 from rankviz.io.grades import GradeError
 from rankviz.io.groups import QueryGroups
 from rankviz.io.judges import FILE
-from rankviz.io.meeting import EMPTY_VERSION, MeetingError
+from rankviz.io.meeting import MeetingError, RecordVersion
 from rankviz.io.model import Qrels, Run
 from rankviz.measures import FAMILIES, parse
 from rankviz.settings import EvalSettings
@@ -62,10 +62,11 @@ def _meeting(folder: Path, collection: Collection, qrels: Qrels, qrels_key: str)
     try:
         scale = collection.grade_scale(qrels)
     except GradeError as exc:  # collection.toml's grades above its gmax: nothing can be recorded
-        return Meeting(path, None, str(exc), EMPTY_VERSION, app_options.QRELS_IN_FORCE.default, qrels, qrels_key)
+        return Meeting(path, None, str(exc), RecordVersion.empty(), app_options.QRELS_IN_FORCE.default, qrels, qrels_key)
     owner = collection.config.name
     store, problem, read_only = inputs.meeting(path, scale, owner)
-    meeting = Meeting(path, store, problem, EMPTY_VERSION, app_options.QRELS_IN_FORCE.default, qrels, qrels_key, scale=scale,
+    in_force = app_options.QRELS_IN_FORCE.default
+    meeting = Meeting(path, store, problem, RecordVersion.empty(), in_force, qrels, qrels_key, scale=scale,
                       collection=owner, read_only=read_only)  # fmt: skip
     if store is None:
         return meeting

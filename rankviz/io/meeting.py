@@ -14,26 +14,22 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import os
 import sqlite3
-import unicodedata
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import NamedTuple
 
-from rankviz.errors import RankvizError
+from rankviz.io.entries import LIMITS, STORE_NAME, Entry, Judgment, MeetingError, NoteConflict, checked, store_path, unwritable
 from rankviz.io.grades import GRADE_RANGE, GradeError, Scale, checked_grade
-from rankviz.io.model import Qrels, id_problem
+from rankviz.io.model import Qrels
 
-#: The store's file name in a collection folder (the default place of a collection's record).
-STORE_NAME = "rankviz-notes.sqlite"
+# the entries' types and checks live in rankviz.io.entries; the record's readers find them here too
+__all__ = ["LIMITS", "STORE_NAME", "TAG_JOIN", "Entry", "Judgment", "MeetingError", "MeetingStore", "NoteConflict",
+           "RecordVersion", "checked", "store_path", "unwritable"]  # fmt: skip
 SCHEMA_VERSION = 2  # 2: a meta table naming the record (its identity survives a copy, not a new record)
 BUSY_TIMEOUT_S = 60.0
-#: Longest accepted text of each kind (characters): enough for any real use, bounded for a shared server.
-LIMITS = {"qid": 200, "docid": 200, "name": 80, "tag": 60, "note": 2000}
 TAG_JOIN = " + "  # a query's tags, joined in one group value
 
 _SCHEMA = """
@@ -57,80 +53,6 @@ CREATE TABLE IF NOT EXISTS notes (
 CREATE INDEX IF NOT EXISTS notes_query ON notes (qid, id);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
-
-
-class MeetingError(RankvizError, ValueError):
-    """The meeting store cannot be opened or written, or an entry is not acceptable (too long, empty)."""
-
-
-class NoteConflict(MeetingError):
-    """A note was changed by someone else after the writer saw it: theirs is ``note``, by ``by``."""
-
-    def __init__(self, qid: str, note: str, by: str) -> None:
-        super().__init__(f"{by} changed the note of query {qid} meanwhile")
-        self.qid, self.note, self.by = qid, note, by
-
-
-@dataclass(frozen=True)
-class Judgment:
-    """One grade given in the meeting; ``previous``: the grade in force before it (none: unjudged, or not known)."""
-
-    qid: str
-    docid: str
-    grade: int
-    previous: int | None
-    by: str
-    at: str
-    note: str
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One line of a query's history: a judgment, a tag added or removed, or a note."""
-
-    kind: str  # "judgment", "tag", "untag", "note"
-    what: str
-    previous: str
-    by: str
-    at: str
-    note: str
-
-
-def store_path(location: str | Path) -> Path:
-    """The store of ``location``: a collection folder's :data:`STORE_NAME`, or the file itself."""
-    path = Path(location).expanduser()
-    return path / STORE_NAME if path.is_dir() else path
-
-
-def checked(kind: str, text: str, *, empty: bool = False) -> str:
-    """``text`` if it may be stored as a ``kind`` (qid, docid, name, tag, note), else a MeetingError saying why."""
-    if not isinstance(text, str):
-        raise MeetingError(f"a {kind} must be text, not {type(text).__name__}")
-    value = text if kind == "note" else text.strip()
-    if not value and not empty:
-        raise MeetingError(f"a {kind} cannot be empty")
-    if len(value) > LIMITS[kind]:
-        raise MeetingError(f"a {kind} is at most {LIMITS[kind]} characters; this one has {len(value):,}")
-    allowed = "\n\t" if kind == "note" else ""
-    if any(unicodedata.category(c) == "Cc" and c not in allowed for c in value):
-        raise MeetingError(f"a {kind} cannot contain control characters such as a tab or a line break: {value[:60]!r}")
-    if kind in ("qid", "docid") and (problem := id_problem(value, kind)):
-        raise MeetingError(problem)
-    return value
-
-
-def unwritable(path: str | Path) -> str:
-    """Why nothing can be recorded at ``path`` (a read-only record, or a read-only folder to make one
-    in), else "": the record is then opened for reading only, and says so before anyone types."""
-    try:
-        path = store_path(path)
-        if path.exists():
-            return "" if os.access(path, os.W_OK) else f"the record {path.name} is read-only"
-        if not path.parent.is_dir():
-            return f"the folder of the record {path.name} does not exist"
-    except OSError as exc:  # a path the file system refuses (too long, ...)
-        return f"the record's path cannot be used ({exc.strerror or exc})"
-    return "" if os.access(path.parent, os.W_OK) else f"the folder of the record {path.name} is read-only"
 
 
 def _now() -> str:
@@ -423,7 +345,10 @@ class RecordVersion(NamedTuple):
     notes: int
     content: str
 
+    @classmethod
+    def empty(cls) -> RecordVersion:
+        """A record with no entry yet (or none to read)."""
+        return cls(0, 0, 0, "")
 
-#: A record with no entry yet.
-EMPTY_VERSION = RecordVersion(0, 0, 0, "")
+
 _TABLES = ("judgments", "tags", "notes")

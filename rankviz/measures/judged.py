@@ -18,8 +18,8 @@ def judged(table: RankingTable, cutoff: int | None) -> np.ndarray:
     """Judged@K = judged documents in the top K / min(K, documents retrieved); 0 for a query the run
     does not answer.
 
-    A document is judged when the qrels list it for the query, whatever its grade (ir_measures'
-    ``Judged``, which is P@K with a threshold below every grade, over the documents retrieved).
+    A document is judged when the qrels list it for the query at a grade of 0 or more; a negative
+    grade is trec_eval's "in the pool, unjudged" (ir_measures' ``Judged`` counts it as judged).
     """
     top = table.top(cutoff)
     found = per_query_sum(top, np.flatnonzero(top.judged))
@@ -43,7 +43,7 @@ FAMILY = register(
         kernel=judged,
         expected=expected_judged,
         definition="judged documents in the top K / min(K, documents retrieved)",
-        convention="ir_measures Judged@K: a document is judged when the qrels list it, at any grade",
+        convention="judged: listed in the qrels at a grade >= 0; a negative grade is trec_eval's 'in the pool, unjudged'",
         condensable=False,
     )
 )

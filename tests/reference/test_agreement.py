@@ -254,3 +254,26 @@ def test_a_collections_sources_come_from_its_files_and_its_settings(tmp_path, pe
     (folder / "collection.toml").write_text(toml + '\n[qrels.x]\nfile = "second.txt"\nkind = "robot"\n')
     with pytest.raises(RankvizError, match="human, meeting or llm:NAME"):
         rv.open_collection(folder)
+
+
+def test_tau_ap_with_tied_means_is_tau_ap_b_whatever_order_the_runs_are_listed_in() -> None:
+    """The issue's case: tau-AP was 0.667 one way and 1.0 with the tied runs swapped. tau_AP_b (Urbano &
+    Marrero 2017), by hand: with y as the reference (no ties), the pivots C, B, D agree on 1, 1/2
+    (B's tie with C in x is no agreement) and 3/3, so 2 * 5/6 - 1 = 2/3; with x as the reference (B and C tied),
+    B, C and D agree on 1, 1 and 3/3, so 1; the mean is 5/6."""
+    assert tau_ap([0.5, 0.4, 0.4, 0.1], [0.5, 0.3, 0.4, 0.2]) == pytest.approx(5 / 6, abs=1e-15)
+    assert tau_ap([0.5, 0.4, 0.4, 0.1], [0.5, 0.4, 0.3, 0.2]) == pytest.approx(5 / 6, abs=1e-15)
+    assert tau_ap([4, 3, 2, 1], [4, 3, 1, 2]) == pytest.approx(7 / 9, abs=1e-15)  # no ties: the paper's, by hand
+    assert np.isnan(tau_ap([1, 1, 1], [3, 2, 1]))  # one vector orders nothing
+
+
+@settings(max_examples=200)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=2, max_size=9), st.randoms(use_true_random=False))
+def test_tau_ap_does_not_depend_on_the_order_runs_are_listed_in(pairs, random) -> None:
+    x, y = map(np.array, zip(*pairs))
+    order = list(range(len(pairs)))
+    random.shuffle(order)
+    expected = tau_ap(x, y)
+    assert tau_ap(x[order], y[order]) == pytest.approx(expected, abs=1e-12, nan_ok=True)
+    assert tau_ap(y, x) == pytest.approx(expected, abs=1e-12, nan_ok=True)
+    assert np.isnan(expected) or -1 - 1e-12 <= expected <= 1 + 1e-12

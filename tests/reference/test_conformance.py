@@ -135,3 +135,34 @@ def test_float32_ties_follow_trec_eval_10_not_9() -> None:
     qrels = rv.read_qrels(CASES / "ties" / "qrels.txt")
     frame = rv.evaluate(qrels, rv.read_run(CASES / "ties" / "run_float32.txt"), ["RR"]).to_frame()
     assert frame.value.iloc[0] == pytest.approx(1.0)
+
+
+def test_a_negative_grade_is_in_the_pool_unjudged_for_every_measure_that_asks(tmp_path) -> None:
+    """trec_eval reads a negative grade as "in the pool, unjudged" (RELVALUE_UNJUDGED). rankviz did so in
+    Bpref and judged_only but counted such documents as judged in Judged@K, RBP's residual and
+    ``--unjudged relevant``: on trec_eval's own qrels.rel_level, query 303 had Judged@10 1.0 against
+    trec_eval's unj_10 0.5. Judged@K is 1 - unj_K wherever the run retrieves K (expected_unj.tsv, trec_eval 10),
+    and each of the three (and AP and nDCG, which never counted them) equals its value on the qrels with the
+    negative lines removed, with and without the holes judged relevant."""
+    case = CONFORMANCE / "te_rel_level"
+    unjudged = {(row[0], row[1]): float(row[2]) for row in csv.reader(open(case / "expected_unj.tsv"), delimiter="\t")}
+    run = case / "run_STANDARD.txt"
+    measures = ["Judged@5", "Judged@10", "Judged@20", "RBP(p=0.8,residual=True)"]
+    study = rv.Study.open(case / "qrels.txt", [run], measures=measures)
+    evaluation = study.evaluation()
+    for k in (5, 10, 20):
+        got = evaluation.per_query(f"Judged@{k}", "run_STANDARD")
+        for qid in ("301", "302", "303"):
+            assert got[qid] == pytest.approx(1 - unjudged[(f"unj_{k}", qid)], abs=5e-5), (k, qid)
+    assert evaluation.per_query("Judged@10", "run_STANDARD")["303"] == 0.5
+    lines = (case / "qrels.txt").read_text().splitlines()
+    assert any(int(line.split()[3]) < 0 for line in lines)
+    unlisted = tmp_path / "qrels.unlisted.txt"
+    unlisted.write_text("".join(line + "\n" for line in lines if int(line.split()[3]) >= 0))
+    for options in ({}, {"unjudged": "relevant:1"}):
+        given = rv.Study.open(case / "qrels.txt", [run], measures=[*measures, "AP", "nDCG@10"], **options).evaluation()
+        removed = rv.Study.open(unlisted, [run], measures=[*measures, "AP", "nDCG@10"], **options).evaluation()
+        for measure in (*measures, "AP", "nDCG@10"):
+            assert given.per_query(measure, "run_STANDARD").to_dict() == pytest.approx(
+                removed.per_query(measure, "run_STANDARD").to_dict(), abs=1e-12
+            ), (options, measure)

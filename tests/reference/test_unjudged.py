@@ -50,7 +50,10 @@ def test_judged_at_k_is_ir_measures(data, k) -> None:
     if not run:
         return
     ours = rv.evaluate(rv.qrels_from_dict(qrels), rv.run_from_dict(run), [f"Judged@{k}"])
-    reference = _ir_measures(ir_measures.Judged @ k, qrels, run)
+    # a negative grade is trec_eval's "in the pool, unjudged" (unj_K); ir_measures counts it judged: its
+    # Judged@K on the qrels without those lines is trec_eval's rule
+    listed = {q: {d: g for d, g in docs.items() if g >= 0} for q, docs in qrels.items()}
+    reference = _ir_measures(ir_measures.Judged @ k, {q: docs for q, docs in listed.items() if docs}, run)
     for qid, value in reference.items():
         assert dict(zip(*ours.run_values(f"Judged@{k}", "run")))[qid] == pytest.approx(value, abs=1e-12)
 

@@ -124,7 +124,7 @@ BEHIND_THE_STUDY = ("rankviz.io", "rankviz.ranking", "rankviz.measures", "rankvi
                     "rankviz.engines", "rankviz.aggregate")  # fmt: skip
 #: The types a study hands out; a front end may name them (annotations, isinstance).
 TYPES = {"Qrels", "Run", "RankingTable", "Measure", "Evaluation", "Collection", "Documents", "QueryGroups", "MeetingStore",
-         "MeetingError", "NoteConflict", "GradeError", "Scale"}  # fmt: skip
+         "MeetingError", "NoteConflict", "GradeError", "Scale", "RecordVersion"}  # fmt: skip
 #: (front-end module, library module) -> why it may import more than types from it.
 EXCEPTIONS = {
     ("rankviz.app.inputs", "rankviz.io.readers"): "the app reads what it serves into its caches, under a progress bar",

@@ -80,11 +80,11 @@ def test_the_command_lines_output_is_unchanged(name: str) -> None:
 
 
 def test_the_comparison_forgives_the_last_digits_of_a_real_number_and_nothing_else() -> None:
-    expected = "ERR@20\tall\t0.27371552046\t225\n"
-    assert differences("ERR@20\tall\t0.27371552048\t225\n", expected) == []
-    assert differences("ERR@20\tall\t0.2737155205\t225\n", expected)  # the 10th digit
-    assert differences("ERR@20\tall\t0.27371552046\t224\n", expected)  # a count
-    assert differences("ERR@10\tall\t0.27371552046\t225\n", expected)  # a measure's name
-    assert differences("ERR@20\tall\t0.27371552046\t225\nmore\n", expected)
+    expected = "ERR@20\tall\t0.27371552046123456\t225\n"  # a 17th digit moved: a new numpy summing in another order
+    assert differences("ERR@20\tall\t0.27371552046123458\t225\n", expected) == []
+    assert differences("ERR@20\tall\t0.2737155204622\t225\n", expected)  # the 12th digit: 3.5e-12 apart
+    assert differences("ERR@20\tall\t0.27371552046123456\t224\n", expected)  # a count
+    assert differences("ERR@10\tall\t0.27371552046123456\t225\n", expected)  # a measure's name
+    assert differences("ERR@20\tall\t0.27371552046123456\t225\nmore\n", expected)
     assert differences('{"swap_rate": 0.115}', '{"swap_rate": 0.125}')
     assert differences("1e-5", "1.00000000000001e-5") == [] and differences("0.0", "-0.0") == []
