@@ -114,7 +114,7 @@ class UrlState:
         value = self.raw(key)
         if value is None:
             return default
-        items = [v for v in value.split(",") if v]
+        items = list(dict.fromkeys(v for v in value.split(",") if v))  # a value given twice is one choice
         picked = [v for v in items if v in options or (accept is not None and accept(v))]
         dropped = [v for v in items if v not in picked]
         if dropped:

@@ -71,3 +71,10 @@ def test_a_run_chosen_for_two_rows_is_said_plainly() -> None:
     at = start("across", compared="1", **{**ROWS, "rows.cranfield": "bm25,bm25"})
     assert not at.exception
     assert any("one run is chosen for two rows" in shown(e) for e in at.error)
+
+
+def test_a_collection_named_twice_in_the_link_is_chosen_once() -> None:
+    """``/across?collections=cranfield,cranfield`` replaced the page with StreamlitDuplicateElementKey."""
+    at = start("across", collections="cranfield,cranfield,dl-hard-passage", runs="bm25,bm25,dense")
+    assert not at.exception and not at.error
+    assert next(w for w in at.multiselect if w.label == "Collections").value == ["cranfield", "dl-hard-passage"]
