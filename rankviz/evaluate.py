@@ -48,6 +48,10 @@ def as_runs(runs: RunLike | Iterable[RunLike] | Mapping[str, Any]) -> list[Run]:
     Files are named by :func:`~rankviz.io.readers.run_names` (unique where base names clash); runs
     from frames and dicts are named ``run`` unless given a name (``{name: frame}``,
     ``run_from_frame(..., name=)``). Two runs going by one name are refused: their numbers would mix."""
+    if isinstance(runs, Iterator):  # a generator of ScoredDoc (ir_measures.read_trec_run), or of runs
+        runs = list(runs)
+    if isinstance(runs, Mapping):  # {name: generator}: read each once, here
+        runs = {name: list(value) if isinstance(value, Iterator) else value for name, value in runs.items()}
     if isinstance(runs, Mapping) and runs and all(_is_run_value(v) for v in runs.values()):
         loaded = [_named(as_run(value, name=str(name)), str(name)) for name, value in runs.items()]
     else:
@@ -71,19 +75,21 @@ def _is_run_object(value) -> bool:
 
 
 def _is_run_value(value) -> bool:
-    """A value of ``{name: run}`` (a run object or a ``{qid: {docid: score}}`` dict), as opposed to
-    the ``{docid: score}`` of a ``{qid: {docid: score}}`` run."""
+    """A value of ``{name: run}`` (a run object, a ``{qid: {docid: score}}`` dict or a list, of ScoredDoc
+    tuples), as opposed to the ``{docid: score}`` of a ``{qid: {docid: score}}`` run."""
     if isinstance(value, Mapping):
         return all(isinstance(inner, Mapping) for inner in value.values())
-    return _is_run_object(value)
+    return _is_run_object(value) or isinstance(value, (list, tuple))  # a list is no {docid: score}
+
+
+def _is_scored_docs(value) -> bool:
+    return isinstance(value, (list, tuple)) and bool(value) and hasattr(value[0], "query_id")
 
 
 def _is_single_run(value) -> bool:
     """A run object, a ``{qid: {docid: score}}`` dict or a list of ir_measures' ScoredDoc tuples
     stands for one run, not a list of them."""
-    if _is_run_object(value) or isinstance(value, Mapping):
-        return True
-    return isinstance(value, (list, tuple)) and bool(value) and hasattr(value[0], "query_id")
+    return _is_run_object(value) or isinstance(value, Mapping) or _is_scored_docs(value)
 
 
 def collection_measures(collection: Collection, settings: EvalSettings, names: Sequence[str] | None = None) -> list[Measure]:

@@ -20,6 +20,7 @@ import numpy as np
 from scipy import stats
 
 from rankviz.analyses.metric_choice import tau_ap
+from rankviz.settings import REL
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -174,6 +175,11 @@ class AgreementReport:
         table = pd.DataFrame(self.confusion()).T.rename_axis(index="grade_a", columns="grade_b")
         return table.div(table.sum(axis=1).replace(0, np.nan), axis=0)
 
+    def scale(self, column: str) -> tuple[int, int]:
+        """The lowest and highest grade one source gives (``grade_a`` or ``grade_b``), over every pair it judges."""
+        grades = self.pairs[column].dropna()
+        return (int(grades.min()), int(grades.max())) if len(grades) else (0, 0)
+
     # --- in words -----------------------------------------------------------------------------
 
     def verdicts(self) -> list[str]:
@@ -184,6 +190,11 @@ class AgreementReport:
             return [f"{a} and {b} judge no pair in common: nothing to compare but their coverage"]
         lines = [f"{a} and {b} agree on {s['agreement']:.0%} of the {s['pairs']:,} pairs both judge; kappa {s['kappa']:.2f} "
                  f"({kappa_words(s['kappa'])}), linear-weighted {s['kappa_linear']:.2f}"]  # fmt: skip
+        scale_a, scale_b = self.scale("grade_a"), self.scale("grade_b")
+        if scale_a != scale_b:
+            lines.append(f"the scales differ ({a} grades {scale_a[0]} to {scale_a[1]}, {b} {scale_b[0]} to {scale_b[1]}): "
+                         "agreement and kappa compare the grades as numbers, so read the binarised kappa "
+                         f"(relevant from grade {self.rel}) or map one scale onto the other first")  # fmt: skip
         up, down = s["b_relevant_of_a_nonrelevant"], s["b_nonrelevant_of_a_relevant"]
         if np.isfinite(up) and np.isfinite(down) and up != down:
             if up > down:
@@ -245,7 +256,9 @@ class AgreementReport:
 def agreement(a: Qrels, b: Qrels, *, names: tuple[str, str] = ("A", "B"), kinds: tuple[str, str] = ("", ""), rel: int = 1,
               holes: Mapping[str, tuple[int, int]] | None = None, k: int = 10,
               rankings: Sequence[Ranking] = ()) -> AgreementReport:  # fmt: skip
-    """``a`` and ``b`` compared; the runs' part (``holes``, ``rankings``) comes from the study that has the runs."""
+    """``a`` and ``b`` compared; the runs' part (``holes``, ``rankings``) comes from the study that has the runs.
+    ``rel`` binarises the grades as everywhere else (from 1, as trec_eval -l: grade 0 is not relevant)."""
+    rel = REL.check(rel)
     pairs = judged_pairs(a, b)
     grades = np.concatenate([a.grade, b.grade]).astype(int)
     labels = tuple(range(int(grades.min()), int(grades.max()) + 1)) if len(grades) else (0,)

@@ -101,6 +101,9 @@ class Collection:
     def name(self) -> str:
         return self.config.name
 
+    def __repr__(self) -> str:  # its queries and texts stay out: a notebook shows one line, not 30,000 characters
+        return f"Collection({str(self.path)!r}, name={self.name!r}, runs={list(self.run_paths)!r}, queries={len(self.queries)})"
+
     def read_judges(self, name: str) -> Qrels:
         """The judgments of one of its sources (:attr:`judges`)."""
         if name not in self.judges:

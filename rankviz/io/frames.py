@@ -55,8 +55,8 @@ def as_run(value, *, name: str | None = None) -> Run:
         return run_from_dict(value, name=name or "run")
     if hasattr(value, "to_dict"):  # ranx.Run
         return run_from_dict(value.to_dict(), name=name or getattr(value, "name", None) or "run")
-    if isinstance(value, Iterable):  # ir_measures ScoredDoc(query_id, doc_id, score)
-        return run_from_frame(_tuples([(r.query_id, r.doc_id, r.score) for r in value], "score"), name=name or "run")
+    if isinstance(value, Iterable):  # ir_measures ScoredDoc(query_id, doc_id, score), a list or its generator
+        return run_from_frame(_tuples(_fields(value, ("query_id", "doc_id", "score")), "score"), name=name or "run")
     raise OptionError(f"cannot read a run from a {type(value).__name__}")
 
 
@@ -73,8 +73,21 @@ def as_qrels(value) -> Qrels:
     if hasattr(value, "to_dict"):  # ranx.Qrels
         return qrels_from_dict(value.to_dict(), source="ranx Qrels")
     if isinstance(value, Iterable):  # ir_measures Qrel(query_id, doc_id, relevance)
-        return qrels_from_frame(_tuples([(r.query_id, r.doc_id, r.relevance) for r in value], "rel"), source="qrels tuples")
+        return qrels_from_frame(_tuples(_fields(value, ("query_id", "doc_id", "relevance")), "rel"), source="qrels tuples")
     raise OptionError(f"cannot read qrels from a {type(value).__name__}")
+
+
+def _fields(rows: Iterable, names: tuple[str, str, str]) -> list[tuple]:
+    """The three named fields of each row (ir_measures' ScoredDoc or Qrel tuples); anything else is refused
+    with what was expected, never an AttributeError from deep inside."""
+    found = []
+    for number, row in enumerate(rows, 1):
+        try:
+            found.append(tuple(getattr(row, field) for field in names))
+        except AttributeError:
+            raise OptionError(f"item {number} is a {type(row).__name__}, not a tuple with fields {', '.join(names)} "
+                              "(ir_measures' ScoredDoc or Qrel)") from None  # fmt: skip
+    return found
 
 
 def _tuples(rows: list[tuple], value: str):

@@ -12,6 +12,7 @@ they name as its threshold (the convention most often got wrong). A folder with 
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -41,13 +42,18 @@ def dataset(dataset_id: str) -> Any:
 
 def _fetched(what: str, dataset_id: str, read):
     """``read()``, with ir_datasets' failure to find (or download) the files said plainly."""
+    logging.disable(logging.WARNING)  # its downloader logs every retry: the one line below says it all
     try:
         return read()
     except CollectionError:
         raise
     except Exception as exc:  # ir_datasets raises what its downloader or reader meets
-        raise CollectionError(f"{PREFIX}{dataset_id}: its {what} are not available here (not downloaded, or no network): "
-                              f"{type(exc).__name__}: {exc}") from None  # fmt: skip
+        said = str(exc).splitlines()[0] if str(exc) else ""
+        raise CollectionError(f"{PREFIX}{dataset_id}: its {what} are not available here (not downloaded, or no network; "
+                              "offline, use a copy of the ir_datasets home folder and set IR_DATASETS_HOME to it): "
+                              f"{type(exc).__name__}: {said[:160]}") from None  # fmt: skip
+    finally:
+        logging.disable(logging.NOTSET)
 
 
 def qrels_file(dataset_id: str, folder: Path) -> Path:

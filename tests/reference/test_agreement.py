@@ -277,3 +277,18 @@ def test_tau_ap_does_not_depend_on_the_order_runs_are_listed_in(pairs, random) -
     assert tau_ap(x[order], y[order]) == pytest.approx(expected, abs=1e-12, nan_ok=True)
     assert tau_ap(y, x) == pytest.approx(expected, abs=1e-12, nan_ok=True)
     assert np.isnan(expected) or -1 - 1e-12 <= expected <= 1 + 1e-12
+
+
+def test_two_scales_are_said_to_differ_and_rel_is_checked_as_on_the_command_line(tmp_path, capsys) -> None:
+    """A 0-2 and a 0-100 scale printed a linear kappa with no word that the scales differ; ``--rel 0`` was
+    refused by the command line and computed by the API."""
+    small = rv.qrels_from_dict({"q1": {"a": 0, "b": 1, "c": 2}, "q2": {"a": 2, "d": 0}})
+    wide = rv.qrels_from_dict({"q1": {"a": 0, "b": 60, "c": 100}, "q2": {"a": 90, "d": 10}})
+    words = agreement(small, wide, names=("people", "llm"), rel=1).verdicts()
+    assert any(line.startswith("the scales differ (people grades 0 to 2, llm 0 to 100)") for line in words), words
+    assert not any("scales differ" in line for line in agreement(small, small, rel=1).verdicts())
+    with pytest.raises(rv.RankvizError, match="rel=0: must be from 1"):
+        agreement(small, wide, rel=0)
+    with pytest.raises(SystemExit) as refused:  # argparse's own refusal: exit 2, one line of usage before it
+        main(["agreement", str(DL_HARD), str(DL_HARD), "--rel", "0"])
+    assert refused.value.code == 2 and "rel=0: must be from 1" in capsys.readouterr().err

@@ -108,3 +108,29 @@ def test_an_evaluation_answers_every_question_from_one_object(cranfield) -> None
     half = stats.t.ppf(0.975, len(evaluation.qids) - 1) * evaluation.matrix("AP").bm25.std(ddof=1) / np.sqrt(len(evaluation.qids))
     assert summary.loc["bm25", "ci_high"] - summary.loc["bm25", "mean"] == pytest.approx(half, rel=1e-12)
     assert any("relevant: grade >= 2" in line for line in evaluation.conventions())
+
+
+def test_ir_measures_runs_and_qrels_as_read_are_taken_or_refused_with_a_rankviz_error() -> None:
+    """docs/python.md promises ir_measures' named tuples: a dict of runs read by ``read_trec_run`` (its
+    generators, or lists of them) and the generator alone raised a raw AttributeError."""
+    import ir_measures
+
+    qrels, path = TE / "qrels.txt", TE / "run_STANDARD.txt"
+    expected = rv.evaluate(qrels, [path], ["AP", "P@10"]).means().loc["run_STANDARD"]
+    given = {
+        "a dict of generators": {"run_STANDARD": ir_measures.read_trec_run(str(path))},
+        "a dict of lists": {"run_STANDARD": list(ir_measures.read_trec_run(str(path)))},
+        "the generator": ir_measures.read_trec_run(str(path)),
+    }
+    for what, runs in given.items():
+        means = rv.evaluate(ir_measures.read_trec_qrels(str(qrels)), runs, ["AP", "P@10"]).means().iloc[0]
+        assert means.to_dict() == pytest.approx(expected.to_dict(), abs=1e-12), what
+    with pytest.raises(rv.RankvizError, match="item 1 is a str, not a tuple with fields query_id, doc_id, score"):
+        rv.evaluate(qrels, {"x": ["1 Q0 d 1 1.0 x"]}, ["AP"])
+
+
+def test_a_study_shows_itself_in_a_notebook_in_a_few_lines() -> None:
+    """``rv.Study.open(...)`` showed a 30,281-character repr (the collection's queries and texts)."""
+    study = rv.Study.open(CRANFIELD)
+    assert len(repr(study)) < 2000 and "Cranfield" in repr(study)
+    assert repr(study.collection).startswith("Collection(") and "\n" not in repr(study.collection)

@@ -96,3 +96,29 @@ def test_the_messages_say_what_is_missing(passages, tmp_path, monkeypatch, capsy
     monkeypatch.setitem(sys.modules, "ir_datasets", None)  # not installed
     assert main(["evaluate", "irds:rankviz-test/other", *RUNS]) == 2
     assert "pip install 'rankviz[irds]'" in capsys.readouterr().err
+
+
+class Unreachable:
+    """A download as ir_datasets meets it offline: its logger says each retry, then it gives up."""
+
+    def path(self, force: bool = True) -> str:
+        raise ConnectionError("Max retries exceeded (no network here)")
+
+    def stream(self):
+        log = ir_datasets.log.easy()
+        for _ in range(3):
+            log.info("download error: Max retries exceeded (no network here). Retrying from start.")
+        log.warn("Download failed: Max retries exceeded (no network here)")
+        raise ConnectionError("Max retries exceeded (no network here)")
+
+
+def test_offline_the_missing_qrels_are_one_line_that_says_how_to_work_offline(capfd) -> None:
+    from ir_datasets.datasets.base import Dataset
+    from ir_datasets.formats import TrecQrels
+
+    if "rankviz-test/offline" not in ir_datasets.registry:
+        ir_datasets.registry.register("rankviz-test/offline", Dataset(TrecQrels(Unreachable(), {})))
+    assert main(["evaluate", "irds:rankviz-test/offline", RUNS[0]]) == 2
+    err = capfd.readouterr().err
+    assert len(err.splitlines()) == 1 and "Retrying" not in err, err
+    assert "its qrels are not available here" in err and "IR_DATASETS_HOME" in err
