@@ -47,3 +47,22 @@ os.environ["RANKVIZ_STORE"] = tempfile.mkdtemp(prefix="rankviz-store-")
 # the meeting's records of the sample collections too (never sample_data/*/rankviz-notes.sqlite)
 os.environ["RANKVIZ_NOTES"] = tempfile.mkdtemp(prefix="rankviz-notes-")
 os.environ["IR_DATASETS_HOME"] = tempfile.mkdtemp(prefix="rankviz-irds-")  # no test writes to ~/.ir_datasets, none downloads
+
+
+def run_cli(*args: str):
+    """``rankviz ARGS`` in this process (a second of imports saved per call): its exit code and what it
+    printed, as :func:`subprocess.run` gives them. Tests of a real process (the entry point, concurrent
+    writers) start one themselves."""
+    import contextlib
+    import io
+    import subprocess
+
+    from rankviz.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(list(args))
+        except SystemExit as exc:  # argparse refuses its arguments
+            code = exc.code if isinstance(exc.code, int) else 2
+    return subprocess.CompletedProcess(["rankviz", *args], code, out.getvalue(), err.getvalue())

@@ -12,20 +12,14 @@ import pandas as pd
 import streamlit as st
 
 from rankviz import export
-from rankviz.app.text import md, message
-from rankviz.io.grades import GradeError, checked_grade, scale_text
+from rankviz.app import drafts
+from rankviz.app.drafts import NAME
+from rankviz.app.text import message
+from rankviz.io.grades import scale_text
 from rankviz.io.judges import qrels_lines
-from rankviz.io.meeting import LIMITS, MeetingError, NoteConflict
+from rankviz.io.meeting import LIMITS
 
-NAME = "rankviz.meeting_name"  # the person's name, for this browser session
-_RECORDED = "rankviz.meeting_recorded"  # what the last rerun recorded, said once on the next
 UNJUDGED = "unjudged"
-_GENERATION = "rankviz.meeting_generation"  # this session's editors start afresh after it records
-_TABLES = "rankviz.meeting_tables"  # judging editor key -> (query, the table it showed, the file's grades)
-_DRAFTS = "rankviz.meeting_drafts"  # query -> this person's note, kept while it conflicts with a colleague's
-#: Suffixes of a widget's companions in the session: what it was shown, the note an edit replaces. A line
-#: break cannot be in a query id, so a query's widget key ("meeting.note:" + qid) never ends like one.
-SHOWN, SEEN = "\nshown", "\nseen"
 
 
 def person(container) -> str:
@@ -39,33 +33,6 @@ def person(container) -> str:
     )
     st.session_state[NAME] = name.strip()
     return name.strip()
-
-
-def _recorded(text: str) -> None:
-    """Say what was recorded on the next rerun, start this session's editors afresh, rerun (every number
-    of the page is computed again with the new entry)."""
-    st.session_state[_RECORDED] = text
-    st.session_state[_GENERATION] = st.session_state.get(_GENERATION, 0) + 1
-    st.rerun()
-
-
-def _show(key: str, value) -> None:
-    """Set this session's widget ``key`` to ``value`` (what the record holds now, others' entries
-    included, or this person's draft) and remember it as what the person was shown: an entry is what
-    the person changed from it, never a difference from the record's latest state, so an entry
-    another session made meanwhile is neither undone nor lost."""
-    st.session_state[key] = st.session_state[key + SHOWN] = value
-
-
-def _widgets(prefix: str) -> list[str]:
-    """The keys of this session's widgets of one kind (``prefix`` + query id), not their companions."""
-    return [k for k in st.session_state if isinstance(k, str) and k.startswith(prefix) and "\n" not in k]
-
-
-def _changed(key: str):
-    """The value this session's widget ``key`` was changed to from what it showed, else None."""
-    value, shown = st.session_state.get(key), st.session_state.get(key + SHOWN)
-    return value if shown is not None and value != shown else None
 
 
 def judging_table(view: pd.DataFrame, file_grades: dict[str, int], meeting_grades: dict[str, tuple[int, str]], *,
@@ -94,137 +61,6 @@ def judging_table(view: pd.DataFrame, file_grades: dict[str, int], meeting_grade
     return table.drop(columns=["_unjudged", "_best"]).reset_index(drop=True)
 
 
-def changed_judgments(before: pd.DataFrame, after: pd.DataFrame) -> list[tuple[str, int, str]]:
-    """(docid, grade, note) of every row given a grade or a note in the editor; a grade cleared is not a
-    judgment (documents cannot be made unjudged again: grade 0 says not relevant)."""
-    found = []
-    for (_, old), (_, new) in zip(before.iterrows(), after.iterrows(), strict=True):
-        grade, note = new["grade"], "" if pd.isna(new["note"]) else str(new["note"])
-        if pd.isna(grade):
-            continue
-        previous = old["grade"]
-        unchanged = not pd.isna(previous) and int(previous) == int(grade)
-        if not unchanged or note.strip():
-            found.append((str(new["docid"]), int(grade), note))
-    return found
-
-
-def say_recorded() -> None:
-    """What the last run recorded, said once at the top of the page."""
-    said = st.session_state.get(_RECORDED)
-    if said:  # forgotten once drawn: a run interrupted before drawing it (a newer rerun) says it on the next
-        st.success(md(said))
-        st.session_state.pop(_RECORDED, None)
-
-
-def save_pending(ctx) -> None:
-    """Record what this person typed and did not confirm on the query it was typed on: a grade in the
-    judging table, a tag or a note, before Next, Previous, a depth, query or page change takes its
-    widget away. Run on every page before it draws; says what it recorded, then reruns with it."""
-    meeting = ctx.meeting
-    name = st.session_state.get(NAME, "")
-    if meeting is None or meeting.problem or meeting.read_only or not name:
-        return
-    done: list[str] = []
-    try:
-        done += _pending_judgments(meeting, name)
-        done += _pending_tags(meeting, name)
-        done += _pending_notes(meeting, name)
-    except MeetingError as exc:
-        st.error(message("Not recorded: {}", exc))
-    if done:
-        _recorded(f"Recorded by {name}: {'; '.join(done)}.")
-
-
-def _pending_judgments(meeting, name: str) -> list[str]:
-    tables = st.session_state.setdefault(_TABLES, {})
-    done = []
-    for key, (query, before, file_grades) in list(tables.items()):
-        if key not in st.session_state:  # its widget is gone (and had nothing to record)
-            del tables[key]
-            continue
-        edits = (st.session_state.get(key) or {}).get("edited_rows") or {}
-        after = before.copy()
-        for row, values in edits.items():
-            if "grade" not in values:  # a note alone is no judgment: said, and kept in the table
-                if str(values.get("note") or "").strip():
-                    docid = before["docid"].iloc[int(row)]
-                    st.warning(message("The note on {} of query {} is not recorded: type a grade in its row too (the "
-                                       "note is recorded with the grade).", docid, query))  # fmt: skip
-                continue
-            for column, value in values.items():
-                if column in ("grade", "note"):
-                    after.loc[after.index[int(row)], column] = value
-        changes = changed_judgments(before, after)
-        refused = _out_of_scale(changes, meeting.scale)
-        if refused:  # none of the table's grades recorded until its cells are corrected (nothing recorded twice)
-            st.error(message("Not recorded: {} of query {}. Correct the cell (or clear it) and the table's "
-                             "judgments are recorded.", "; ".join(refused), query))  # fmt: skip
-            continue
-        if changes:
-            writable = meeting.writable()
-            for docid, grade, note in changes:
-                writable.judge(query, docid, grade, by=name, note=note, original=file_grades.get(docid))
-            done.append(f"{len(changes)} judgment(s) of query {query}")
-            del tables[key]
-    return done
-
-
-def _out_of_scale(changes: list[tuple[str, int, str]], scale) -> list[str]:
-    """Why each grade typed in a judging table cannot be recorded (the grid takes any number: a typed 44
-    is refused with the grades allowed, never clamped to a grade nobody typed)."""
-    refused = []
-    for docid, grade, _ in changes:
-        try:
-            checked_grade(grade, scale)
-        except GradeError as exc:
-            refused.append(f"{docid}: {exc}")
-    return refused
-
-
-def _pending_tags(meeting, name: str) -> list[str]:
-    done = []
-    for key in _widgets("meeting.new_tag:"):
-        tag = _changed(key)
-        if tag and tag.strip():
-            query = key.split(":", 1)[1]
-            meeting.writable().tag(query, tag.strip(), by=name)
-            st.session_state[key + SHOWN] = tag
-            done.append(f"the tag {tag.strip()} of query {query}")
-    for key in _widgets("meeting.tags:"):
-        tags = _changed(key)
-        if tags is None:
-            continue
-        query, before = key.split(":", 1)[1], set(st.session_state.get(key + SHOWN) or [])
-        writable = meeting.writable()
-        for tag in sorted(set(tags) - before):
-            writable.tag(query, tag, by=name)
-        for tag in sorted(before - set(tags)):
-            writable.tag(query, tag, by=name, removed=True)
-        st.session_state[key + SHOWN] = tags
-        done.append(f"the tags of query {query}")
-    return done
-
-
-def _pending_notes(meeting, name: str) -> list[str]:
-    drafts = st.session_state.setdefault(_DRAFTS, {})
-    done = []
-    for key in _widgets("meeting.note:"):
-        note = _changed(key)
-        if note is None:
-            continue
-        query = key.split(":", 1)[1]
-        st.session_state[key + SHOWN] = note
-        try:
-            meeting.writable().set_note(query, note, by=name, seen=st.session_state.get(key + SEEN, ""))
-        except NoteConflict:
-            drafts[query] = note  # kept, and shown beside theirs on the query's panel
-            continue
-        drafts.pop(query, None)
-        done.append(f"the note of query {query}")
-    return done
-
-
 def record_panel(ctx, query: str, view: pd.DataFrame, baseline: str, run: str, *, box=st, compact: bool = False) -> None:
     """The meeting's controls for one query: grades beside its documents, tags, a note, the history.
 
@@ -250,7 +86,7 @@ def record_panel(ctx, query: str, view: pd.DataFrame, baseline: str, run: str, *
     table = judging_table(view, file_grades, latest, unjudged_first=not compact)
     shown_ranks = {c: [("" if r != r else str(int(r))) for r in table[c]] for c in ("baseline rank", "run rank")}
     before = table.assign(**shown_ranks)
-    editor_key = f"meeting.judge:{query}:{baseline}:{run}:{len(view)}:{st.session_state.get(_GENERATION, 0)}"
+    editor_key = f"meeting.judge:{query}:{baseline}:{run}:{len(view)}:{drafts.generation()}"
     grid, beside = box.columns([3, 1]) if compact else (box, box)
     grid.data_editor(
         before,
@@ -280,7 +116,9 @@ def record_panel(ctx, query: str, view: pd.DataFrame, baseline: str, run: str, *
         _judging_caption(ctx, meeting)
     if not name and not meeting.read_only:
         box.info("Give your name " + ("below" if compact else "above") + " to judge, tag and note: every entry says who made it.")
-    st.session_state.setdefault(_TABLES, {})[editor_key] = (query, before, file_grades)  # read by save_pending
+    seen = {docid: latest[docid][0] if docid in latest else None for docid in before["docid"]}
+    drafts.table_shown(editor_key, query, before, file_grades, seen)  # what save_pending records from
+    drafts.grade_conflict(meeting, query, name)
     _tags_and_note(meeting, store, query, name, *((beside, beside) if compact else box.columns(2)))
     history = store.history(query) if store and not compact else []
     if history:
@@ -309,14 +147,14 @@ def _tags_and_note(meeting, store, query: str, name: str, left, right) -> None:
     tags_key, note_key, new_tag_key = f"meeting.tags:{query}", f"meeting.note:{query}", f"meeting.new_tag:{query}"
     every_tag = store.tags() if store else {}
     noted = store.notes().get(query, "") if store else ""
-    draft = st.session_state.setdefault(_DRAFTS, {}).get(query)
-    _show(tags_key, every_tag.get(query, []))
-    _show(note_key, noted if draft is None else draft)
-    _show(new_tag_key, "")
+    draft = drafts.note_draft(query)
+    drafts.show(tags_key, every_tag.get(query, []))
+    drafts.show(note_key, noted if draft is None else draft)
+    drafts.show(new_tag_key, "")
     if draft is None:
-        st.session_state[note_key + SEEN] = noted  # the note this person's edit replaces
+        drafts.note_seen(note_key, noted)  # the note this person's edit replaces
     else:
-        _conflict(meeting, query, name, draft, noted)
+        drafts.note_conflict(meeting, query, name, draft, noted)
     offered = sorted({tag for tags in every_tag.values() for tag in tags})  # the tags in use (this query's too)
     left.multiselect("Tags of this query", offered, disabled=not name, key=tags_key,
                      help="What went wrong: pick tags already used. Tags are query groups: group by tag in the "
@@ -325,24 +163,6 @@ def _tags_and_note(meeting, store, query: str, name: str, left, right) -> None:
                     help="Type a tag nobody used yet; it is recorded on this query when you press Enter, leave the "
                          "field, or go to another query.")  # fmt: skip
     right.text_area("Note on this query", max_chars=LIMITS["note"], disabled=not name, key=note_key, height=100)
-
-
-def _conflict(meeting, query: str, name: str, draft: str, theirs: str) -> None:
-    """A note this person wrote while a colleague changed it: both shown, the person chooses."""
-    st.warning(message("While you wrote, the note of query {} was changed by someone else. Theirs: {}. Yours is in the "
-                       "box below; record yours to replace theirs, or discard it.", query, theirs or "(empty)"))  # fmt: skip
-    keep, drop = st.columns(2)
-    if keep.button("Record my note (replaces theirs)", key=f"meeting.keep_note:{query}"):
-        try:
-            meeting.writable().set_note(query, draft, by=name)
-        except MeetingError as exc:
-            st.error(message("Not recorded: {}", exc))
-        else:
-            st.session_state[_DRAFTS].pop(query, None)
-            _recorded(f"Recorded the note of query {query} by {name}.")
-    if drop.button("Discard my note", key=f"meeting.drop_note:{query}"):
-        st.session_state[_DRAFTS].pop(query, None)
-        st.rerun()
 
 
 def _file_grades(qrels, query: str) -> dict[str, int]:

@@ -108,13 +108,16 @@ class UrlState:
         self.fallback(key, value, repr(default))
         return default
 
-    def choices(self, key: str, options: list[str], default: list[str], *, accept=None, missing=None) -> list[str]:
+    def choices(self, key: str, options: list[str], default: list[str], *, accept=None, missing=None,
+                repeats: bool = False) -> list[str]:  # fmt: skip
         """A comma-separated list; ``accept(value)`` may admit values that are not among ``options``;
-        ``missing(values)`` says (escaped) why values were left out, instead of the plain warning."""
+        ``missing(values)`` says (escaped) why values were left out, instead of the plain warning.
+        A value given twice is one choice, unless ``repeats`` (a list whose repeats the page refuses itself)."""
         value = self.raw(key)
         if value is None:
             return default
-        items = list(dict.fromkeys(v for v in value.split(",") if v))  # a value given twice is one choice
+        items = [v for v in value.split(",") if v]
+        items = items if repeats else list(dict.fromkeys(items))
         picked = [v for v in items if v in options or (accept is not None and accept(v))]
         dropped = [v for v in items if v not in picked]
         if dropped:

@@ -29,6 +29,16 @@ class NoteConflict(MeetingError):
         self.qid, self.note, self.by = qid, note, by
 
 
+class GradeConflict(MeetingError):
+    """Grades a colleague changed after the writer saw them: ``conflicts`` holds (qid, docid, their
+    grade, who gave it) for each; nothing of the writer's was recorded."""
+
+    def __init__(self, conflicts: list[tuple[str, str, int, str]]) -> None:
+        said = "; ".join(f"{by} graded {docid} of query {qid} {grade}" for qid, docid, grade, by in conflicts)
+        super().__init__(f"meanwhile {said}")
+        self.conflicts = conflicts
+
+
 @dataclass(frozen=True)
 class Judgment:
     """One grade given in the meeting; ``previous``: the grade in force before it (none: unjudged, or not known)."""

@@ -21,13 +21,24 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import NamedTuple
 
-from rankviz.io.entries import LIMITS, STORE_NAME, Entry, Judgment, MeetingError, NoteConflict, checked, store_path, unwritable
+from rankviz.io.entries import (
+    LIMITS,
+    STORE_NAME,
+    Entry,
+    GradeConflict,
+    Judgment,
+    MeetingError,
+    NoteConflict,
+    checked,
+    store_path,
+    unwritable,
+)
 from rankviz.io.grades import GRADE_RANGE, GradeError, Scale, checked_grade
 from rankviz.io.model import Qrels
 
 # the entries' types and checks live in rankviz.io.entries; the record's readers find them here too
-__all__ = ["LIMITS", "STORE_NAME", "TAG_JOIN", "Entry", "Judgment", "MeetingError", "MeetingStore", "NoteConflict",
-           "RecordVersion", "checked", "store_path", "unwritable"]  # fmt: skip
+__all__ = ["LIMITS", "STORE_NAME", "TAG_JOIN", "Entry", "GradeConflict", "Judgment", "MeetingError", "MeetingStore",
+           "NoteConflict", "RecordVersion", "checked", "store_path", "unwritable"]  # fmt: skip
 SCHEMA_VERSION = 2  # 2: a meta table naming the record (its identity survives a copy, not a new record)
 BUSY_TIMEOUT_S = 60.0
 TAG_JOIN = " + "  # a query's tags, joined in one group value
@@ -123,21 +134,32 @@ class MeetingStore:
         return self.judge_many([(qid, docid, grade)], by=by, note=note, originals={(qid, docid): original})[0]
 
     def judge_many(self, rows: Iterable[tuple[str, str, int]], *, by: str, note: str = "",
-                   originals: Mapping[tuple[str, str], int | None] | None = None) -> list[Judgment]:  # fmt: skip
-        """Record several grades in one transaction (all or none)."""
+                   originals: Mapping[tuple[str, str], int | None] | None = None,
+                   notes: Mapping[tuple[str, str], str] | None = None,
+                   seen: Mapping[tuple[str, str], int | None] | None = None) -> list[Judgment]:  # fmt: skip
+        """Record several grades in one transaction (all or none). ``notes``: a note per pair (else
+        ``note``). ``seen``: the meeting's grade of each pair the writer saw (None: not judged by the
+        meeting); if a colleague has given another grade since (and not the one typed), nothing is
+        recorded (:class:`GradeConflict`), as a note is never replaced unseen."""
         by, note = checked("name", by), checked("note", note, empty=True)
         entries = [(checked("qid", q), checked("docid", d), self._grade(q, d, g)) for q, d, g in rows]
+        texts = {pair: checked("note", text, empty=True) for pair, text in (notes or {}).items()}
         originals = originals or {}
         at = _now()
-        done = []
+        done, conflicts = [], []
         with self._writing() as db:
             for qid, docid, grade in entries:
-                last = db.execute("SELECT grade FROM judgments WHERE qid = ? AND docid = ? ORDER BY id DESC LIMIT 1",
+                last = db.execute("SELECT grade, by FROM judgments WHERE qid = ? AND docid = ? ORDER BY id DESC LIMIT 1",
                                   (qid, docid)).fetchone()  # fmt: skip
+                if seen is not None and (last[0] if last else None) not in (seen.get((qid, docid)), grade):
+                    conflicts.append((qid, docid, last[0], last[1]))
                 previous = last[0] if last else originals.get((qid, docid))
+                why = texts.get((qid, docid), note)
                 db.execute("INSERT INTO judgments (qid, docid, grade, previous, by, at, note) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                           (qid, docid, grade, previous, by, at, note))  # fmt: skip
-                done.append(Judgment(qid, docid, grade, previous, by, at, note))
+                           (qid, docid, grade, previous, by, at, why))  # fmt: skip
+                done.append(Judgment(qid, docid, grade, previous, by, at, why))
+            if conflicts:
+                raise GradeConflict(conflicts)  # the transaction rolls back: nothing of the writer's is recorded
         return done
 
     def _grade(self, qid: str, docid: str, grade: object) -> int:

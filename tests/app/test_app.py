@@ -58,6 +58,7 @@ def test_overview_shows_the_engine_numbers(cranfield_means) -> None:
     assert [b.label for b in at.get("download_button")] == ["Download table (CSV)", "Download table (LaTeX)"]
 
 
+@pytest.mark.slow
 def test_changing_measure_k_and_threshold_updates_table_and_url() -> None:
     at = start()
     at.sidebar.multiselect[1].set_value(["RR", "nDCG@K"]).run()
@@ -154,6 +155,7 @@ def test_the_queue_steps_with_previous_and_next_and_the_url_follows() -> None:
     assert len(at.dataframe[1].value) >= 20
 
 
+@pytest.mark.slow
 def test_a_document_of_the_link_opens_with_the_query_words_marked() -> None:
     first = _deltas(query="3")
     doc = first.dataframe[1].value["docid"].iloc[0]
@@ -169,6 +171,7 @@ def test_a_document_of_the_link_opens_with_the_query_words_marked() -> None:
     assert len([h for h in every.get("html") if "pre-wrap" in h.proto.body]) >= 10  # every document's text
 
 
+@pytest.mark.slow
 def test_a_collection_without_texts_says_why() -> None:
     at = start("deltas", collection="dl-hard-passage", query="1108939")
     assert not at.exception
@@ -242,6 +245,7 @@ def test_ties_page_compares_policies() -> None:
     assert moving["open"].iloc[0].startswith("deltas?") and f"query={moving.index[0]}" in moving["open"].iloc[0]
 
 
+@pytest.mark.slow
 def test_ties_page_random_orders_are_reproducible() -> None:
     first = start("ties", runs="rrf,bm25", measures="nDCG@K", trials="200", tie_seed="5")
     again = start("ties", runs="rrf,bm25", measures="nDCG@K", trials="200", tie_seed="5")
@@ -377,6 +381,7 @@ def test_group_by_on_deltas_significance_and_metric_choice() -> None:
     assert agreement["queries"].sum() == 50
 
 
+@pytest.mark.slow
 def test_ties_page_follows_the_aggregate() -> None:
     params = dict(collection="dl-hard-passage", runs="bm25,bm25_t5-zs", measures="NDCG@K", group_by="topic_domain")
     at = start("ties", aggregate="macro", trials="300", tie_seed="2", **params)
@@ -757,6 +762,7 @@ def test_ties_page_explains_itself_and_starts_with_the_most_tied_run() -> None:
     assert _widget(at.selectbox, "Run").value == "rrf"  # bm25 has no ties here; rrf has
 
 
+@pytest.mark.slow
 def test_metric_choice_head_to_head_and_evidence_for_every_advice() -> None:
     at = start("metric_choice", runs="bm25,dense,rrf,tfidf", measures="RR@10,nDCG@10")
     assert not at.exception

@@ -21,6 +21,7 @@ def test_a_warning_of_the_checks_is_a_banner_on_every_page(page: str) -> None:
     assert ("The Overview lists every finding" in banners[0]) == (page != "overview")
 
 
+@pytest.mark.slow
 def test_the_overview_lists_every_finding_and_a_depth_ends_the_warning() -> None:
     at = start("overview", collection="trec-cast-2021")
     findings = next(d.value for d in at.dataframe if "code" in d.value.columns)

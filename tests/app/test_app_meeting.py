@@ -13,11 +13,12 @@ import numpy as np
 import pandas as pd
 import pytest
 from apptest import shown, start
-from conftest import CRANFIELD, ROOT
+from conftest import CRANFIELD, ROOT, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rankviz.app.meeting import changed_judgments, judging_table
+from rankviz.app.drafts import changed_judgments
+from rankviz.app.meeting import judging_table
 from rankviz.io.collection import open_collection
 from rankviz.io.meeting import MeetingStore
 
@@ -199,6 +200,7 @@ def _immutable(path) -> None:
         pytest.skip(f"cannot make a file read-only for root here (chattr: {done.stderr.strip()})")
 
 
+@pytest.mark.slow
 def test_a_read_only_record_opens_read_only_with_its_numbers_and_a_message(notes) -> None:
     import subprocess
 
@@ -222,6 +224,7 @@ def test_a_read_only_record_opens_read_only_with_its_numbers_and_a_message(notes
     assert notes.read_bytes() == before
 
 
+@pytest.mark.slow
 def test_a_record_that_cannot_be_read_is_a_warning_on_every_page(notes) -> None:
     notes.write_bytes(b"not an sqlite file" * 100)
     for page in ("overview", "deltas"):
@@ -263,9 +266,8 @@ def test_an_entry_made_meanwhile_by_another_session_is_neither_undone_nor_lost(n
 
 
 def _cli_means(notes) -> pd.DataFrame:
-    command = [sys.executable, "-m", "rankviz", "evaluate", str(CRANFIELD), "bm25", "dense", "--judgments", str(notes),
-               "--format", "tsv"]  # fmt: skip
-    cli = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, check=True)
+    cli = run_cli("evaluate", str(CRANFIELD), "bm25", "dense", "--judgments", str(notes), "--format", "tsv")
+    assert cli.returncode == 0, cli.stderr
     return pd.read_csv(io.StringIO(cli.stdout), sep="\t").pivot(index="run", columns="measure", values="value")
 
 
@@ -319,6 +321,7 @@ def _means_equal_the_command_lines(at, notes) -> None:
             assert means.loc[run, measure] == pytest.approx(expected.loc[run, measure], abs=1e-12), (run, measure)
 
 
+@pytest.mark.slow
 def test_a_record_replaced_by_a_diverged_copy_or_edited_by_hand_gives_fresh_numbers(notes, tmp_path) -> None:
     """The same record name and the same ids, another grade: a backup copy that diverged moved over the
     record, then one grade edited in the SQLite file, then a judgment added after the edit (revising the
@@ -351,6 +354,7 @@ def test_a_record_replaced_by_a_diverged_copy_or_edited_by_hand_gives_fresh_numb
     _means_equal_the_command_lines(start("overview", runs="bm25,dense", qrels="meeting"), notes)
 
 
+@pytest.mark.slow
 def test_judging_never_moves_the_discussion_queue(notes) -> None:
     """The queue's order is fixed when it opens: a colleague's judgments (which also put the meeting's
     qrels in force) change its values, not its order, nor the query being discussed."""
@@ -401,6 +405,39 @@ def test_two_people_editing_one_note_see_the_conflict_and_choose(notes) -> None:
     assert not [w for w in bob.warning if "was changed by someone else" in shown(w)]
 
 
+def _type_grade(at, row: int, grade: int) -> None:
+    """Type a grade in row ``row`` of the judging grid, as the browser's grid sends it, and rerun."""
+    key = next(iter(at.session_state["rankviz.meeting_tables"]))
+    at.session_state[key] = {"edited_rows": {row: {"grade": grade}}, "added_rows": [], "deleted_rows": []}
+    at.run()
+
+
+def test_a_grade_typed_against_a_colleagues_newer_one_is_kept_beside_it_not_recorded_over_it(notes) -> None:
+    """Ann grades the grid's first document 0; Bob, on a page drawn before, types 2. His grade won unseen,
+    with only "Recorded by Bob: 1 judgment(s)". Now, as for a note, nothing of his is recorded: he sees both
+    and chooses; a grade typed with no colleague's in between is recorded at once."""
+    ann, bob = start("deltas", query="1"), start("deltas", query="1")
+    for at, name in ((ann, "Ann"), (bob, "Bob")):
+        at.text_input(key="meeting.name").input(name).run()
+    _, before, _, _ = next(iter(bob.session_state["rankviz.meeting_tables"].values()))
+    docid = before["docid"].iloc[0]
+    _type_grade(ann, 0, 0)
+    _type_grade(bob, 0, 2)
+    assert not bob.exception and not [s for s in bob.success if "Recorded by Bob" in shown(s)]
+    assert MeetingStore(notes, create=False).latest() == {("1", docid): 0}  # hers stands
+    warned = [shown(w) for w in bob.warning if "someone else graded the same documents" in shown(w)]
+    assert len(warned) == 1 and f"{docid}: Ann gave 0, you typed 2" in warned[0]
+    bob.run()  # a rerun keeps the draft and the choice
+    assert [w for w in bob.warning if "someone else graded the same documents" in shown(w)]
+    next(b for b in bob.button if b.label == "Record my grades (replace theirs)").click().run()
+    store = MeetingStore(notes, create=False)
+    assert store.latest() == {("1", docid): 2}
+    assert [(j.grade, j.by, j.previous) for j in store.judgments("1")] == [(0, "Ann", None), (2, "Bob", 0)]
+    assert not [w for w in bob.warning if "someone else graded the same documents" in shown(w)]
+    _type_grade(ann, 1, 3)  # no colleague's grade in between: recorded at once
+    assert any("Recorded by Ann: 1 judgment(s) of query 1" in shown(s) for s in ann.success)
+
+
 _TEXT = st.text(alphabet=st.characters(codec="utf-8"), max_size=12) | st.sampled_from(["1", "2", "184", "29", "#1", "a\nb", ""])
 _GRADE = (
     st.integers(-(2**40), 2**40) | st.sampled_from([0, 1, 4, 5, 44, -1]) | st.text(max_size=3) | st.floats(allow_nan=False)
@@ -435,6 +472,7 @@ def test_any_record_content_never_breaks_a_page(notes, judgments, tags, notes_) 
         assert not at.exception, (page.key, at.exception)
 
 
+@pytest.mark.slow
 def test_one_record_file_for_every_collection_keeps_each_collections_numbers_apart(tmp_path, monkeypatch) -> None:
     """``--notes FILE.sqlite`` names one file for every collection served: the first collection to
     record in it owns it; another collection's pages say so and keep their numbers."""

@@ -190,6 +190,7 @@ def test_the_runs_means_under_a_b_and_a_filled_by_b(perturbed) -> None:
     assert any("LLM judge" in line for line in report.verdicts())
 
 
+@pytest.mark.slow
 def test_the_command_prints_the_issues_json(perturbed, capsys) -> None:
     assert main(["agreement", str(DL_HARD), str(perturbed), "bm25", "bm25_t5-zs", "-m", "nDCG@10", "--format", "json"]) == 0
     out = json.loads(capsys.readouterr().out)

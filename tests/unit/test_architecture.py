@@ -124,7 +124,7 @@ BEHIND_THE_STUDY = ("rankviz.io", "rankviz.ranking", "rankviz.measures", "rankvi
                     "rankviz.engines", "rankviz.aggregate")  # fmt: skip
 #: The types a study hands out; a front end may name them (annotations, isinstance).
 TYPES = {"Qrels", "Run", "RankingTable", "Measure", "Evaluation", "Collection", "Documents", "QueryGroups", "MeetingStore",
-         "MeetingError", "NoteConflict", "GradeError", "Scale", "RecordVersion"}  # fmt: skip
+         "MeetingError", "NoteConflict", "GradeConflict", "GradeError", "Scale", "RecordVersion"}  # fmt: skip
 #: (front-end module, library module) -> why it may import more than types from it.
 EXCEPTIONS = {
     ("rankviz.app.inputs", "rankviz.io.readers"): "the app reads what it serves into its caches, under a progress bar",
@@ -147,6 +147,7 @@ EXCEPTIONS = {
     ("rankviz.cli.commands", "rankviz.io.collection"): "`judgments add` looks up the grade a judgment replaces",
     ("rankviz.cli.commands", "rankviz.io.grades"): "`judgments add|import` check each grade before the record is touched",
     ("rankviz.app.meeting", "rankviz.io.grades"): "the judging grid names the collection's grades",
+    ("rankviz.app.drafts", "rankviz.io.grades"): "a grade typed in the grid is checked before the record is touched",
     ("rankviz.app.context", "rankviz.io.grades"): "a meeting's grades before the collection's are known",
 }
 

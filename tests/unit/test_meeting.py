@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import CRANFIELD, DL_HARD, ROOT
+from conftest import CRANFIELD, DL_HARD, ROOT, run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -30,7 +30,7 @@ HOSTILE = ["<script>alert('x')</script>", "**bold** [link](http://evil.example) 
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "rankviz", *args], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    return run_cli(*args)
 
 
 def test_latest_judgment_wins_and_remembers_what_it_replaced(tmp_path: Path) -> None:
@@ -439,3 +439,19 @@ def test_a_record_knows_its_collection_from_its_first_judgment_and_refuses_anoth
     assert elsewhere.returncode == 2 and "belongs to the collection 'Cranfield'" in elsewhere.stderr
     assert "Traceback" not in elsewhere.stderr and elsewhere.stdout == ""
     assert cli("evaluate", str(CRANFIELD), "bm25", "--judgments", notes).returncode == 0
+
+
+def test_a_grade_written_against_a_newer_one_is_refused_whole_and_names_it(tmp_path: Path) -> None:
+    from rankviz.io.meeting import GradeConflict
+
+    store = MeetingStore(tmp_path / "m.sqlite")
+    store.judge("q1", "d1", 0, by="Ann")
+    seen = {("q1", "d1"): None, ("q1", "d2"): None}  # Bob's page was drawn before Ann's grade
+    with pytest.raises(GradeConflict) as conflict:
+        store.judge_many([("q1", "d1", 2), ("q1", "d2", 1)], by="Bob", seen=seen)
+    assert conflict.value.conflicts == [("q1", "d1", 0, "Ann")]
+    assert store.latest() == {("q1", "d1"): 0}  # all or none: d2 is not recorded either
+    done = store.judge_many([("q1", "d1", 0), ("q1", "d2", 1)], by="Bob", seen=seen, notes={("q1", "d2"): "why"})
+    assert [(j.docid, j.note) for j in done] == [("d1", ""), ("d2", "why")]  # the same grade as hers: no conflict
+    store.judge_many([("q1", "d1", 3)], by="Bob", seen={("q1", "d1"): 0})  # he saw the grade in force
+    assert store.latest() == {("q1", "d1"): 3, ("q1", "d2"): 1}

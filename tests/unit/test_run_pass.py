@@ -35,12 +35,13 @@ def _passes(study: Study, k: int = 10) -> list[tuple[str, RunPass]]:
 @pytest.mark.parametrize(
     ("folder", "options"),
     [
-        (CRANFIELD, {}),
+        (CRANFIELD, {}),  # the quick subset: the default and a closed form with a depth; the rest in the full suite
         (CRANFIELD, {"ties": "expected", "depth": 50}),
-        (CRANFIELD, {"ties": "optimistic", "missing": "skip"}),  # its own order: the chance level and facts from trec_eval's
-        (CRANFIELD, {"ties": "run", "unjudged": "relevant:1"}),
-        (DL_HARD, {"rel": 2, "ignore_identical_ids": True}),
-        (DL_HARD, {"ties": "pessimistic", "gain": "exp"}),
+        # its own order: the chance level and facts from trec_eval's
+        pytest.param(CRANFIELD, {"ties": "optimistic", "missing": "skip"}, marks=pytest.mark.slow),
+        pytest.param(CRANFIELD, {"ties": "run", "unjudged": "relevant:1"}, marks=pytest.mark.slow),
+        pytest.param(DL_HARD, {"rel": 2, "ignore_identical_ids": True}, marks=pytest.mark.slow),
+        pytest.param(DL_HARD, {"ties": "pessimistic", "gain": "exp"}, marks=pytest.mark.slow),
     ],
 )
 def test_a_pass_per_run_gives_the_studys_numbers(folder, options) -> None:
@@ -92,6 +93,7 @@ def test_random_ties_take_no_pass() -> None:
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=collections(), ties=st.sampled_from(["trec_eval", "expected", "optimistic", "pessimistic", "run"]),
        k=st.integers(1, 5))  # fmt: skip
+@pytest.mark.slow
 def test_generated_runs_with_ties_pass_to_the_studys_numbers(tmp_path, data, ties, k) -> None:
     qrels_path, run_path = write_files(tmp_path, *data)
     study = Study.open(qrels_path, [run_path], measures=["RR", f"nDCG@{k}", "AP", f"P@{k}", "ERR"], ties=ties)

@@ -50,7 +50,7 @@ choices: dict[str, list[str]] = {}
 for column, name in zip(columns, chosen, strict=True):
     column.caption(md(name))
     param = f"rows.{name}"
-    given = url.choices(param, runs[name], guesses[name])
+    given = url.choices(param, runs[name], guesses[name], repeats=True)  # a run in two rows: said plainly below
     given = (given + [r for r in guesses[name] if r not in given])[: len(rows)]
     picks = []
     for i, row in enumerate(rows):
