@@ -9,6 +9,9 @@ as a draft and shown beside theirs until the person records or discards it (:fun
 
 from __future__ import annotations
 
+import threading
+from typing import Any
+
 import pandas as pd
 import streamlit as st
 
@@ -21,8 +24,11 @@ _RECORDED = "rankviz.meeting_recorded"  # what the last rerun recorded, said onc
 _GENERATION = "rankviz.meeting_generation"  # this session's editors start afresh after it records
 _TABLES = "rankviz.meeting_tables"  # judging editor key -> (query, the table it showed, the file's grades, the
 # meeting's grade of each document as shown)
-_DRAFTS = "rankviz.meeting_drafts"  # query -> this person's note, kept while it conflicts with a colleague's
-_GRADE_DRAFTS = "rankviz.meeting_grade_drafts"  # query -> this person's grades and the colleagues' they conflict with
+#: (record, person, kind) -> query -> a draft: "note" (the person's note, kept while it conflicts with a
+#: colleague's) or "grades" (the person's grades and the colleagues' they conflict with). Kept by the server,
+#: not the browser session, so that a reload (a new session, the name remembered by the browser) finds them.
+_KEPT: dict[tuple[str, str, str], dict[str, Any]] = {}
+_KEPT_LOCK = threading.Lock()
 #: Suffixes of a widget's companions in the session: what it was shown, the note an edit replaces. A line
 #: break cannot be in a query id, so a query's widget key ("meeting.note:" + qid) never ends like one.
 SHOWN, SEEN = "\nshown", "\nseen"
@@ -47,9 +53,15 @@ def table_shown(key: str, query: str, before: pd.DataFrame, file_grades: dict[st
     st.session_state.setdefault(_TABLES, {})[key] = (query, before, file_grades, seen)
 
 
-def note_draft(query: str) -> str | None:
+def _kept(meeting, name: str, kind: str) -> dict[str, Any]:
+    """This person's drafts of one kind on the meeting's record (query -> draft)."""
+    with _KEPT_LOCK:
+        return _KEPT.setdefault((str(meeting.path), name, kind), {})
+
+
+def note_draft(meeting, name: str, query: str) -> str | None:
     """This person's note of ``query`` kept while it conflicts with a colleague's, else None."""
-    return st.session_state.setdefault(_DRAFTS, {}).get(query)
+    return _kept(meeting, name, "note").get(query) if name else None
 
 
 def note_seen(key: str, note: str) -> None:
@@ -147,7 +159,7 @@ def _pending_judgments(meeting, name: str) -> list[str]:
             try:
                 _judge(meeting, query, name, changes, file_grades, seen)
             except GradeConflict as exc:  # kept, and shown beside theirs on the query's panel
-                st.session_state.setdefault(_GRADE_DRAFTS, {})[query] = (changes, exc.conflicts, file_grades)
+                _kept(meeting, name, "grades")[query] = (changes, exc.conflicts, file_grades)
                 st.session_state[_GENERATION] = st.session_state.get(_GENERATION, 0) + 1  # the grid shows the record now
                 continue
             done.append(f"{len(changes)} judgment(s) of query {query}")
@@ -205,7 +217,7 @@ def _pending_tags(meeting, name: str) -> list[str]:
 
 
 def _pending_notes(meeting, name: str) -> list[str]:
-    drafts = st.session_state.setdefault(_DRAFTS, {})
+    drafts = _kept(meeting, name, "note")
     done = []
     for key in _widgets("meeting.note:"):
         note = _changed(key)
@@ -234,17 +246,17 @@ def note_conflict(meeting, query: str, name: str, draft: str, theirs: str) -> No
         except MeetingError as exc:
             st.error(message("Not recorded: {}", exc))
         else:
-            st.session_state[_DRAFTS].pop(query, None)
+            _kept(meeting, name, "note").pop(query, None)
             _recorded(f"Recorded the note of query {query} by {name}.")
     if drop.button("Discard my note", key=f"meeting.drop_note:{query}"):
-        st.session_state[_DRAFTS].pop(query, None)
+        _kept(meeting, name, "note").pop(query, None)
         st.rerun()
 
 
 def grade_conflict(meeting, query: str, name: str) -> None:
     """Grades this person typed while a colleague graded the same documents otherwise: theirs and these
     shown, nothing recorded until the person chooses (as for a note)."""
-    draft = st.session_state.get(_GRADE_DRAFTS, {}).get(query)
+    draft = _kept(meeting, name, "grades").get(query) if name else None
     if draft is None:
         return
     changes, conflicts, file_grades = draft
@@ -260,8 +272,8 @@ def grade_conflict(meeting, query: str, name: str) -> None:
         except MeetingError as exc:
             st.error(message("Not recorded: {}", exc))
         else:
-            st.session_state[_GRADE_DRAFTS].pop(query, None)
+            _kept(meeting, name, "grades").pop(query, None)
             _recorded(f"Recorded by {name}: {len(changes)} judgment(s) of query {query}.")
     if drop.button("Discard my grades", key=f"meeting.drop_grades:{query}"):
-        st.session_state[_GRADE_DRAFTS].pop(query, None)
+        _kept(meeting, name, "grades").pop(query, None)
         st.rerun()

@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from rankviz import export
-from rankviz.app import drafts
+from rankviz.app import browser, drafts
 from rankviz.app.drafts import NAME
 from rankviz.app.text import message
 from rankviz.io.grades import scale_text
@@ -23,16 +23,17 @@ UNJUDGED = "unjudged"
 
 
 def person(container) -> str:
-    """The name entries are recorded under, asked once per browser session."""
+    """The name entries are recorded under: asked once, then remembered by this browser (a reload keeps it)."""
     name = container.text_input(
-        "Your name (for the meeting's record; kept for this browser session)",
-        value=st.session_state.get(NAME, ""),
+        "Your name (for the meeting's record; this browser remembers it)",
+        value=st.session_state.get(NAME) or browser.remembered_name(),
         max_chars=LIMITS["name"],
         key="meeting.name",
         placeholder="e.g. Ann",
-    )
-    st.session_state[NAME] = name.strip()
-    return name.strip()
+    ).strip()
+    st.session_state[NAME] = name
+    browser.remember_name(name)
+    return name
 
 
 def judging_table(view: pd.DataFrame, file_grades: dict[str, int], meeting_grades: dict[str, tuple[int, str]], *,
@@ -147,7 +148,7 @@ def _tags_and_note(meeting, store, query: str, name: str, left, right) -> None:
     tags_key, note_key, new_tag_key = f"meeting.tags:{query}", f"meeting.note:{query}", f"meeting.new_tag:{query}"
     every_tag = store.tags() if store else {}
     noted = store.notes().get(query, "") if store else ""
-    draft = drafts.note_draft(query)
+    draft = drafts.note_draft(meeting, name, query)
     drafts.show(tags_key, every_tag.get(query, []))
     drafts.show(note_key, noted if draft is None else draft)
     drafts.show(new_tag_key, "")

@@ -398,6 +398,10 @@ def test_two_people_editing_one_note_see_the_conflict_and_choose(notes) -> None:
     assert widget(bob.text_area, "Note on this query").value == "Bob's note"  # his text kept as a draft
     bob.run()  # a rerun keeps the draft and the choice
     assert widget(bob.text_area, "Note on this query").value == "Bob's note"
+    bob = start("deltas", query="1")  # a reload: a new session, under the name his browser remembers
+    bob.text_input(key="meeting.name").input("Bob").run()
+    assert widget(bob.text_area, "Note on this query").value == "Bob's note"  # the server kept his draft
+    assert [w for w in bob.warning if "was changed by someone else" in shown(w)]
     next(b for b in bob.button if b.label == "Record my note (replaces theirs)").click().run()
     store = MeetingStore(notes, create=False)
     assert store.notes() == {"1": "Bob's note"}

@@ -551,7 +551,7 @@ def test_a_gzip_bomb_upload_is_refused_with_bounded_memory(browser) -> None:
         context.close()
 
 
-NAME_LABEL = "Your name (for the meeting's record; kept for this browser session)"
+NAME_LABEL = "Your name (for the meeting's record; this browser remembers it)"
 JUDGING = 2  # the judging table: the third table of the Deltas page (queue, aligned view, judging)
 
 
@@ -653,6 +653,30 @@ def test_a_note_and_a_grade_typed_and_then_next_are_in_the_record(browser, tmp_p
     assert store.notes() == {first: "the run misses the definition"}
     assert [(j.qid, j.docid, j.grade, j.by) for j in store.judgments()] == [(second, docid, 3, "Ann")]
     assert store.tags() == {third: ["pool too shallow"]}
+
+
+def test_a_reload_keeps_the_name_and_asks_before_unsent_typing_is_lost(browser, tmp_path) -> None:
+    """A reload lost the person's name (the grid closed until it was typed again, four screens down at
+    720p). The browser now remembers it; and a reload or closed tab with a note typed but not applied
+    asks first, as any unsaved form does."""
+    db = tmp_path / "meeting.sqlite"
+    with streamlit_server("--notes", str(db)) as url:
+        context, page = _meeting_page(browser, url, "/deltas?runs=bm25,dense&baseline=bm25&run=dense&measure=AP",
+                                      name="Ann <b>&</b>")  # fmt: skip
+        page.reload()
+        page.get_by_role("heading", name="The meeting's record").wait_for()
+        settled(page)
+        from playwright.sync_api import expect
+
+        expect(page.get_by_label(NAME_LABEL)).to_have_value("Ann <b>&</b>")
+        assert page.get_by_text("Give your name above").count() == 0  # the grid is open to her at once
+        page.get_by_label("Note on this query").fill("typed, not applied")  # no Ctrl+Enter, no blur
+        with page.expect_event("dialog") as asked:
+            page.close(run_before_unload=True)
+        assert asked.value.type == "beforeunload"
+        asked.value.dismiss()  # stay on the page: the note is still there
+        expect(page.get_by_label("Note on this query")).to_have_value("typed, not applied")
+        context.close()
 
 
 def test_a_grade_outside_the_scale_typed_in_the_grid_is_refused_and_nothing_is_clamped(browser, tmp_path) -> None:
