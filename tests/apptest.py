@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import re
 from pathlib import Path
 
 import numpy as np
 from conftest import TE
+from streamlit.components.v2 import manifest_scanner
 from streamlit.testing.v1 import AppTest
+
+# Every AppTest run scans every installed package's metadata for custom components: half a second of
+# CPU, two thirds of an app test. The installed packages do not change while the tests run: scan once.
+manifest_scanner.scan_component_manifests = functools.cache(manifest_scanner.scan_component_manifests)
 
 
 def shown(element) -> str:

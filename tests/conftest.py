@@ -33,12 +33,24 @@ def data_dir() -> Path:
 KINDS = ("unit", "reference", "app", "browser")
 
 
+#: A parametrized test marked ``few``: its cases in the quick subset, the first ones; the rest run in the
+#: full suite (CI). For tests whose every case starts the app: each case checks the same rule on other input.
+QUICK_CASES = 2
+
+
 def pytest_collection_modifyitems(items) -> None:
-    """Each test is marked with the kind its folder names (tests/browser/: ``browser``, and so on)."""
+    """Each test is marked with the kind its folder names (tests/browser/: ``browser``, and so on); the
+    cases of a ``few`` test after the first :data:`QUICK_CASES` are ``slow`` (the quick subset checks the
+    rule on a few cases, ``python -m pytest`` on all of them)."""
+    cases: dict[object, int] = {}
     for item in items:
         kind = Path(item.fspath).parent.name
         if kind in KINDS:
             item.add_marker(getattr(pytest.mark, kind))
+        if item.get_closest_marker("few") is not None and getattr(item, "callspec", None) is not None:
+            cases[item.function] = cases.get(item.function, 0) + 1
+            if cases[item.function] > QUICK_CASES:
+                item.add_marker(pytest.mark.slow)
 
 
 # the app's disk store of parsed runs goes to a folder of this test session (servers started by

@@ -34,7 +34,8 @@ if (!window.rankvizUnsentGuard) {
 
 def remembered_name() -> str:
     """The name this browser judged under last (empty when none)."""
-    return unquote(st.context.cookies.get(COOKIE, "") or "").strip()
+    value = st.context.cookies.get(COOKIE)
+    return unquote(value).strip() if isinstance(value, str) else ""  # none where no browser sent one (a test)
 
 
 def remember_name(name: str) -> None:

@@ -142,6 +142,13 @@ def expected_cascade(table: RankingTable, cutoff: int | None, rows: np.ndarray, 
     if len(selected) == 0:
         return result
 
+    size = groups.size[selected].astype(np.float64)
+    steps = span[selected]
+    if bool(np.all(certain)):  # RR, Hits: the first positive document stops; no subsets to weigh
+        total = _first_positive(size, size - positive[selected], steps, groups.start[selected], discount)
+        np.add.at(result, groups.query[selected], reach[selected] * total)
+        return result
+
     # B[g, j]: mean over j-subsets of the group's positive documents of prod (1 - stop), j < J
     local = np.searchsorted(selected, _group_index(table, rows))
     mine = (local < len(selected)) & (selected[np.minimum(local, len(selected) - 1)] == _group_index(table, rows))
@@ -159,9 +166,7 @@ def expected_cascade(table: RankingTable, cutoff: int | None, rows: np.ndarray, 
         subset_mean[g, 1:] = share * w * subset_mean[g, :-1] + (1.0 - share) * subset_mean[g, 1:]
 
     # walk t = 0..m through each group's prefix: hypergeometric P(j positive documents in a t-prefix)
-    size = groups.size[selected].astype(np.float64)
     zeros = size - n_positive
-    steps = span[selected]
     pmf = np.zeros((len(selected), width))
     pmf[:, 0] = 1.0
     previous = np.ones(len(selected))  # A(0) = 1
@@ -183,3 +188,16 @@ def expected_cascade(table: RankingTable, cutoff: int | None, rows: np.ndarray, 
         previous[active] = current
     np.add.at(result, groups.query[selected], reach[selected] * total)
     return result
+
+
+def _first_positive(size: np.ndarray, zeros: np.ndarray, steps: np.ndarray, start: np.ndarray, discount) -> np.ndarray:
+    """Per group, sum over t < steps of P(the first positive document is at t + 1) * discount(start + t + 1),
+    in a uniformly random order of ``size`` documents, ``zeros`` of them not positive. P(no positive in
+    a t-prefix) is the product of (zeros - i) / (size - i) over i < t, taken in t's order as the general
+    walk takes it, and the terms added in t's order (a group's value does not depend on the batch)."""
+    t = np.arange(int(steps.max()))
+    inside_ = t[None, :] < steps[:, None]
+    ratio = np.where(inside_, np.clip(zeros[:, None] - t, 0, None) / np.maximum(size[:, None] - t, 1.0), 1.0)
+    before = np.cumprod(np.concatenate([np.ones((len(size), 1)), ratio], axis=1), axis=1)  # A(0), A(1), ...
+    terms = np.where(inside_, (before[:, :-1] - before[:, 1:]) * discount(start[:, None] + t + 1), 0.0)
+    return np.cumsum(terms, axis=1)[:, -1]

@@ -41,6 +41,7 @@ def cranfield_means():
     return frame.pivot(index="run", columns="measure", values="value")
 
 
+@pytest.mark.few
 def test_overview_shows_the_engine_numbers(cranfield_means) -> None:
     at = start()
     assert not at.exception and not at.error
@@ -487,6 +488,7 @@ def test_a_hostile_collection_shows_its_text_literally(tmp_path, monkeypatch) ->
         ({"ties": FORMULA}, FORMULA),
     ],
 )
+@pytest.mark.few
 def test_a_hostile_link_parameter_is_a_literal_warning(params, expected) -> None:
     at = start(**params)
     assert not at.exception and at.warning
@@ -507,6 +509,7 @@ def test_a_hostile_link_parameter_is_a_literal_warning(params, expected) -> None
         ("ties", {"trials": "1e9"}, "trials='1e9'"),
     ],
 )
+@pytest.mark.few
 def test_page_parameters_that_fall_back_warn_like_the_frame(page, params, expected) -> None:
     at = start(page, runs="bm25,dense,rrf", **params)
     assert not at.exception

@@ -13,6 +13,7 @@ PAGES = ("overview", "deltas", "histograms", "significance", "metric_choice", "t
 
 
 @pytest.mark.parametrize("page", [p if p in ("overview", "deltas") else pytest.param(p, marks=pytest.mark.slow) for p in PAGES])
+@pytest.mark.few
 def test_a_warning_of_the_checks_is_a_banner_on_every_page(page: str) -> None:
     at = start(page, collection="trec-cast-2021")
     assert not at.exception

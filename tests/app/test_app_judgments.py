@@ -92,6 +92,7 @@ def test_the_meeting_started_from_an_llms_labels_is_compared_with_the_people(col
 
 
 @pytest.mark.parametrize("mode", ["file+umbrela", pytest.param("umbrela", marks=pytest.mark.slow)])
+@pytest.mark.few
 def test_another_source_in_force_gives_its_numbers_and_says_so(collection, mode) -> None:
     at = start("overview", collection="judged", runs=RUNS, measures="nDCG@10", qrels=mode)
     assert not at.exception and not at.error

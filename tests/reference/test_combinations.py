@@ -276,6 +276,7 @@ def test_measure_names_in_app_text_copy_as_typed() -> None:
 
 
 @pytest.mark.parametrize("engine", ["memory", "stream"])
+@pytest.mark.few
 def test_a_file_without_line_breaks_is_refused_by_its_first_long_line(tmp_path, engine) -> None:
     from rankviz.io.blocks import pieces
 
@@ -325,6 +326,7 @@ def _one_query_collection(folder: Path) -> Path:
 
 
 @pytest.mark.parametrize("page", ["overview", "deltas", "histograms", "significance", "metric_choice", "ties", "unjudged"])
+@pytest.mark.few
 def test_qrels_of_a_single_query_give_pages_not_tracebacks(tmp_path, monkeypatch, page) -> None:
     from apptest import start
 
@@ -346,6 +348,7 @@ def test_a_paired_test_of_one_query_is_untested_not_an_error(tmp_path, capsys) -
     [("RANKVIZ_CACHE_MB", "abc"), ("RANKVIZ_CACHE_MB", "1e3"), ("RANKVIZ_CACHE_MB", "-1"), ("RANKVIZ_STORE_MB", "abc"),
      ("RANKVIZ_MAX_UPLOAD_MB", "abc"), ("RANKVIZ_MAX_UPLOAD_MB", "0.5")],
 )  # fmt: skip
+@pytest.mark.few
 def test_a_bad_size_setting_warns_and_the_default_applies(monkeypatch, variable, value) -> None:
     from apptest import shown, start
 
@@ -424,6 +427,7 @@ def test_the_app_follows_no_link_out_of_a_served_folder_and_shows_no_server_path
     ("params", "expected"),
     [({"ties": "random"}, "ties='random'"), ({"aggregate": "macro"}, "aggregate='macro'"), ({"k": ["5", "7"]}, "given 2 times")],
 )
+@pytest.mark.few
 def test_every_url_fallback_warns(params, expected) -> None:
     from apptest import shown
     from streamlit.testing.v1 import AppTest
@@ -450,6 +454,7 @@ def test_an_error_quotes_the_offending_field_shortened_never_the_rest_of_the_lin
 
 
 @pytest.mark.parametrize(("measures", "columns"), [("nDCG(cutoff=10)", ["nDCG@10"]), ("RR(cutoff=5),AP", ["RR@5", "AP"])])
+@pytest.mark.few
 def test_ir_measures_spellings_in_a_link_open_the_overview(measures, columns) -> None:
     from apptest import start
 

@@ -241,12 +241,13 @@ def test_the_ties_report_bounds_judged_and_the_residual_too() -> None:
 
 def _trec_eval_filled(groups, depth: int | None, grade: int):
     """The groups with the unjudged documents of trec_eval's top ``depth`` judged ``grade`` (trec_eval
-    orders a tie group by docid bytes descending)."""
+    orders a tie group by docid bytes descending); a negative grade is "in the pool, unjudged", filled too."""
     filled, position = [], 0
     for group in groups:
         order = sorted(group, key=lambda doc: doc[0].encode(), reverse=True)
         rank_of = {doc: position + i for i, (doc, _) in enumerate(order)}
-        filled.append([(d, grade if g is None and (depth is None or rank_of[d] < depth) else g) for d, g in group])
+        inside = [depth is None or rank_of[d] < depth for d, _ in group]
+        filled.append([(d, grade if (g is None or g < 0) and within else g) for (d, g), within in zip(group, inside)])
         position += len(group)
     return filled
 

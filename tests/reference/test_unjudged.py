@@ -149,8 +149,9 @@ def test_holes_judged_at_g_equal_qrels_with_those_judgments_added(data, grade, c
     augmented = {q: dict(docs) for q, docs in qrels.items()}
     for qid, docs in run.items():
         ranked = sorted(docs.items(), key=lambda item: (item[1], item[0].encode()), reverse=True)[:cutoff]  # trec_eval order
-        for docid, _ in ranked:
-            augmented.setdefault(qid, {}).setdefault(docid, grade)
+        for docid, _ in ranked:  # a hole: not in the qrels, or below 0 (trec_eval's "in the pool, unjudged")
+            if augmented.setdefault(qid, {}).get(docid, -1) < 0:
+                augmented[qid][docid] = grade
     ordinary = rv.evaluate(rv.qrels_from_dict(augmented), rv.run_from_dict(run), measures, gmax=max(4, grade))
     for measure in measures:
         np.testing.assert_allclose(filled.matrix(measure, complete=False), ordinary.matrix(measure, complete=False), atol=1e-12)

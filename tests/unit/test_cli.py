@@ -205,6 +205,7 @@ def test_compare_wilcoxon_zero_method_is_an_explicit_option(capsys) -> None:
 
 
 @pytest.mark.parametrize("fmt", ["table", "tsv", "json"])
+@pytest.mark.few
 def test_evaluate_never_imports_pandas(fmt: str) -> None:
     """pandas costs 0.15-0.2 s to import; the engine's path from files to printed numbers does without it."""
     cranfield = SAMPLES / "cranfield"
