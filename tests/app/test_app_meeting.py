@@ -295,6 +295,7 @@ def test_a_grade_outside_the_scale_already_in_the_record_is_left_out_and_every_p
             assert means.loc[run, measure] == pytest.approx(expected.loc[run, measure], abs=1e-12)
 
 
+@pytest.mark.slow  # its rule checked quickly in tests/unit/test_meeting.py
 def test_a_replaced_record_gives_fresh_numbers(notes) -> None:
     """The record moved away and a new one made whose ids run the same: the numbers are the new
     record's, as the command line gives them (the merged qrels were served from the old one)."""
@@ -416,6 +417,7 @@ def _type_grade(at, row: int, grade: int) -> None:
     at.run()
 
 
+@pytest.mark.slow  # its rule checked quickly in tests/unit/test_meeting.py
 def test_a_grade_typed_against_a_colleagues_newer_one_is_kept_beside_it_not_recorded_over_it(notes) -> None:
     """Ann grades the grid's first document 0; Bob, on a page drawn before, types 2. His grade won unseen,
     with only "Recorded by Bob: 1 judgment(s)". Now, as for a note, nothing of his is recorded: he sees both
