@@ -10,6 +10,7 @@ as a draft and shown beside theirs until the person records or discards it (:fun
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
@@ -239,18 +240,9 @@ def note_conflict(meeting, query: str, name: str, draft: str, theirs: str) -> No
     """A note this person wrote while a colleague changed it: both shown, the person chooses."""
     st.warning(message("While you wrote, the note of query {} was changed by someone else. Theirs: {}. Yours is in the "
                        "box below; record yours to replace theirs, or discard it.", query, theirs or "(empty)"))  # fmt: skip
-    keep, drop = st.columns(2)
-    if keep.button("Record my note (replaces theirs)", key=f"meeting.keep_note:{query}"):
-        try:
-            meeting.writable().set_note(query, draft, by=name)
-        except MeetingError as exc:
-            st.error(message("Not recorded: {}", exc))
-        else:
-            _kept(meeting, name, "note").pop(query, None)
-            _recorded(f"Recorded the note of query {query} by {name}.")
-    if drop.button("Discard my note", key=f"meeting.drop_note:{query}"):
-        _kept(meeting, name, "note").pop(query, None)
-        st.rerun()
+    _choose(meeting, name, "note", query, ("Record my note (replaces theirs)", "Discard my note"),
+            lambda: meeting.writable().set_note(query, draft, by=name),
+            f"Recorded the note of query {query} by {name}.")  # fmt: skip
 
 
 def grade_conflict(meeting, query: str, name: str) -> None:
@@ -265,15 +257,24 @@ def grade_conflict(meeting, query: str, name: str) -> None:
     st.warning(message("While you judged query {}, someone else graded the same documents: {}. None of your {} "
                        "grade(s) is recorded yet: record yours to replace theirs, or discard yours.", query, said,
                        len(changes)))  # fmt: skip
+    _choose(meeting, name, "grades", query, ("Record my grades (replace theirs)", "Discard my grades"),
+            lambda: _judge(meeting, query, name, changes, file_grades, None),
+            f"Recorded by {name}: {len(changes)} judgment(s) of query {query}.")  # fmt: skip
+
+
+def _choose(meeting, name: str, kind: str, query: str, labels: tuple[str, str], record: Callable[[], object],
+            recorded: str) -> None:  # fmt: skip
+    """The two choices under a conflict: record this person's draft over the colleague's entry (which
+    stays in the history), or discard the draft."""
     keep, drop = st.columns(2)
-    if keep.button("Record my grades (replace theirs)", key=f"meeting.keep_grades:{query}", disabled=not name):
+    if keep.button(labels[0], key=f"meeting.keep_{kind}:{query}", disabled=not name):
         try:
-            _judge(meeting, query, name, changes, file_grades, None)
+            record()
         except MeetingError as exc:
             st.error(message("Not recorded: {}", exc))
         else:
-            _kept(meeting, name, "grades").pop(query, None)
-            _recorded(f"Recorded by {name}: {len(changes)} judgment(s) of query {query}.")
-    if drop.button("Discard my grades", key=f"meeting.drop_grades:{query}"):
-        _kept(meeting, name, "grades").pop(query, None)
+            _kept(meeting, name, kind).pop(query, None)
+            _recorded(recorded)
+    if drop.button(labels[1], key=f"meeting.drop_{kind}:{query}"):
+        _kept(meeting, name, kind).pop(query, None)
         st.rerun()
