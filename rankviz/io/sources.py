@@ -72,7 +72,10 @@ def open_binary(source: Source, label: str):
     if not hasattr(raw, "peek"):
         raw.seek(0)
     if magic == GZIP_MAGIC:
-        return gzip.GzipFile(fileobj=raw, mode="rb")
+        if isinstance(source, (bytes, bytearray)):
+            return gzip.GzipFile(fileobj=raw, mode="rb")
+        raw.close()  # a GzipFile never closes a file it was handed: let it open (and close) its own
+        return gzip.open(source, "rb")
     return raw
 
 

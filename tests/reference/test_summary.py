@@ -167,7 +167,7 @@ def test_a_collection_with_identical_runs_is_left_out_of_the_pool_and_said(tmp_p
         shutil.copy(folder / "runs" / f"{copied}.run.gz", folder / "runs" / "candidate.run.gz")
         folders.append(folder)
     with warnings.catch_warnings():
-        warnings.simplefilter("error")
+        warnings.simplefilter("error", RuntimeWarning)
         result = summarise(folders, baseline="bm25", runs=["candidate"], measures=["AP"])
     pooled = result.pooled.iloc[0]
     assert pooled["k"] == 2 and result.left_out == (
