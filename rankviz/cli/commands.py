@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -15,7 +16,7 @@ from typing import TypeVar
 
 from rankviz.analyses.checks import TOP_K
 from rankviz.cli import render
-from rankviz.errors import OptionError, RankvizError
+from rankviz.errors import FormatError, OptionError, RankvizError
 from rankviz.evaluation import Evaluation
 from rankviz.io.collection import open_collection
 from rankviz.io.grades import Scale, checked_grade
@@ -363,7 +364,7 @@ def run(args: argparse.Namespace) -> int:
         text, status = done if isinstance(done, tuple) else (done, 0)
         sys.stdout.write(text)
     except RankvizError as exc:
-        print(f"rankviz: error: {exc}", file=sys.stderr)
+        print(f"rankviz: error: {_said(exc, getattr(args, 'qrels', None))}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0
@@ -372,3 +373,15 @@ def run(args: argparse.Namespace) -> int:
         print(f"rankviz: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
     return status
+
+
+def _said(exc: RankvizError, folder: str | None) -> str:
+    """The error, but a file a link in the collection ``folder`` leads to from outside it is named without
+    its text: a field of a file elsewhere on the machine is not the collection's to show."""
+    if not isinstance(exc, FormatError) or not folder or not Path(folder).is_dir():
+        return str(exc)
+    path, root = Path(os.path.abspath(exc.path)), Path(os.path.abspath(folder))
+    if root not in path.parents or root.resolve() in path.resolve().parents:
+        return str(exc)
+    where = f"{exc.path}, line {exc.line_no}" if exc.line_no else exc.path
+    return f"{where}: cannot be read as a run (a link to a file outside the collection folder: its text is not quoted)"

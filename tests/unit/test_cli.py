@@ -429,3 +429,22 @@ def test_an_output_file_that_cannot_be_written_is_one_line_and_exit_2(tmp_path, 
     assert main(["report", str(SAMPLES / "cranfield"), "--judgments", str(record), "-o", str(target)]) == 2
     err = capsys.readouterr().err.splitlines()
     assert err[-1] == f"rankviz: error: {target}: No such file or directory" and not target.parent.exists()
+
+
+def test_a_run_linked_from_outside_the_collection_is_named_without_its_text(tmp_path, capsys) -> None:
+    """A run in runs/ that links to a file elsewhere on the machine: the error names the run and the line,
+    and quotes nothing of that file (the app does not follow such links at all); a file given by its own
+    path is quoted as always."""
+    import shutil
+
+    folder = tmp_path / "collection"
+    (folder / "runs").mkdir(parents=True)
+    shutil.copy(SAMPLES / "cranfield" / "qrels.txt", folder / "qrels.txt")
+    secret = tmp_path / "elsewhere.txt"
+    secret.write_text("secret-token-abc123 line\n")
+    (folder / "runs" / "x.txt").symlink_to(secret)
+    assert main(["evaluate", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert f"{folder / 'runs' / 'x.txt'}, line 1: cannot be read as a run" in err and "secret-token" not in err
+    assert main(["evaluate", str(folder / "qrels.txt"), str(secret)]) == 2
+    assert "secret-token" in capsys.readouterr().err  # named by the person who runs the command
