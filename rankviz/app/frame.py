@@ -18,7 +18,7 @@ import streamlit as st
 
 from rankviz import plots
 from rankviz import settings as s
-from rankviz.app import browser, drafts, inputs
+from rankviz.app import browser, drafts, inputs, kept
 from rankviz.app import options as app_options
 from rankviz.app.cache import SHARED, environment_problems, file_key, folder_stamp
 from rankviz.app.context import Context, Meeting
@@ -336,7 +336,7 @@ def open_page(key: str) -> Context:
     ctx.url.immediate = True
     browser.guard_unsent_typing()
     drafts.save_pending(ctx)  # typed on a query or page now gone: recorded before anything is drawn
-    drafts.say_recorded()
+    kept.say_recorded()
     for line in ctx.coverage_messages():
         st.warning(md(line))
     for problem in environment_problems():

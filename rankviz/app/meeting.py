@@ -12,8 +12,8 @@ import pandas as pd
 import streamlit as st
 
 from rankviz import export
-from rankviz.app import browser, drafts
-from rankviz.app.drafts import NAME
+from rankviz.app import browser, conflicts, drafts
+from rankviz.app.kept import NAME, generation, note_draft
 from rankviz.app.text import message
 from rankviz.io.grades import scale_text
 from rankviz.io.judges import qrels_lines
@@ -87,7 +87,7 @@ def record_panel(ctx, query: str, view: pd.DataFrame, baseline: str, run: str, *
     table = judging_table(view, file_grades, latest, unjudged_first=not compact)
     shown_ranks = {c: [("" if r != r else str(int(r))) for r in table[c]] for c in ("baseline rank", "run rank")}
     before = table.assign(**shown_ranks)
-    editor_key = f"meeting.judge:{query}:{baseline}:{run}:{len(view)}:{drafts.generation()}"
+    editor_key = f"meeting.judge:{query}:{baseline}:{run}:{len(view)}:{generation()}"
     grid, beside = box.columns([3, 1]) if compact else (box, box)
     grid.data_editor(
         before,
@@ -119,7 +119,7 @@ def record_panel(ctx, query: str, view: pd.DataFrame, baseline: str, run: str, *
         box.info("Give your name " + ("below" if compact else "above") + " to judge, tag and note: every entry says who made it.")
     seen = {docid: latest[docid][0] if docid in latest else None for docid in before["docid"]}
     drafts.table_shown(editor_key, query, before, file_grades, seen)  # what save_pending records from
-    drafts.grade_conflict(meeting, query, name)
+    conflicts.grade_conflict(meeting, query, name)
     _tags_and_note(meeting, store, query, name, *((beside, beside) if compact else box.columns(2)))
     history = store.history(query) if store and not compact else []
     if history:
@@ -148,14 +148,14 @@ def _tags_and_note(meeting, store, query: str, name: str, left, right) -> None:
     tags_key, note_key, new_tag_key = f"meeting.tags:{query}", f"meeting.note:{query}", f"meeting.new_tag:{query}"
     every_tag = store.tags() if store else {}
     noted = store.notes().get(query, "") if store else ""
-    draft = drafts.note_draft(meeting, name, query)
+    draft = note_draft(meeting, name, query)
     drafts.show(tags_key, every_tag.get(query, []))
     drafts.show(note_key, noted if draft is None else draft)
     drafts.show(new_tag_key, "")
     if draft is None:
         drafts.note_seen(note_key, noted)  # the note this person's edit replaces
     else:
-        drafts.note_conflict(meeting, query, name, draft, noted)
+        conflicts.note_conflict(meeting, query, name, draft, noted)
     offered = sorted({tag for tags in every_tag.values() for tag in tags})  # the tags in use (this query's too)
     left.multiselect("Tags of this query", offered, disabled=not name, key=tags_key,
                      help="What went wrong: pick tags already used. Tags are query groups: group by tag in the "
