@@ -1,5 +1,6 @@
 """What a meeting's record holds, entry by entry, and the checks every entry passes on its way in:
-the judgment and history-line types, the limits on text, the record's errors, where a record lives."""
+the judgment and history-line types, the limits on text, the record's errors, where a record lives,
+and the version that says what a record holds (a cache key of its content)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import os
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from rankviz.errors import RankvizError
 from rankviz.io.model import id_problem
@@ -99,3 +101,17 @@ def unwritable(path: str | Path) -> str:
     except OSError as exc:  # a path the file system refuses (too long, ...)
         return f"the record's path cannot be used ({exc.strerror or exc})"
     return "" if os.access(path.parent, os.W_OK) else f"the folder of the record {path.name} is read-only"
+
+
+class RecordVersion(NamedTuple):
+    """:meth:`MeetingStore.version`: the last id of each table, and a digest of the record's content."""
+
+    judgments: int
+    tags: int
+    notes: int
+    content: str
+
+    @classmethod
+    def empty(cls) -> RecordVersion:
+        """A record with no entry yet (or none to read)."""
+        return cls(0, 0, 0, "")

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import sqlite3
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import NamedTuple
 
 from rankviz.io.entries import (
     LIMITS,
@@ -29,6 +29,7 @@ from rankviz.io.entries import (
     Judgment,
     MeetingError,
     NoteConflict,
+    RecordVersion,
     checked,
     store_path,
     unwritable,
@@ -328,18 +329,40 @@ class MeetingStore:
     def version(self) -> RecordVersion:
         """What the record holds now, read in one transaction: the last ids of judgments, tags and notes
         (they grow with every entry), and a digest of every row and the record's name, which also
-        changes when the file is replaced by a copy or edited by hand. A cache key of the record."""
+        changes when the file is replaced by a copy or edited by hand. A cache key of the record.
+
+        The digest reads every row (0.4 s for 100,000 judgments): it is computed again only when the
+        files' stamps (device, inode, size, modification time of the record and its WAL, taken before
+        the read) or the last ids have changed since it was last computed."""
+        stamp = self._stamp()
         with self._connection() as db:
             db.execute("BEGIN")
             try:
                 last = [db.execute(f"SELECT COALESCE(MAX(id), 0) FROM {table}").fetchone()[0] for table in _TABLES]
-                digest = hashlib.blake2b(digest_size=16)
-                for table, upto in zip(_TABLES, last):
-                    digest.update(self._rows_digest(db, table, upto).encode())
+                known = _DIGESTS.get((stamp, *last))
+                if known is None:
+                    digest = hashlib.blake2b(digest_size=16)
+                    for table, upto in zip(_TABLES, last):
+                        digest.update(self._rows_digest(db, table, upto).encode())
+                    digest.update(self.identity().encode())
+                    known = digest.hexdigest()
             finally:
                 db.execute("COMMIT")
-        digest.update(self.identity().encode())
-        return RecordVersion(last[0], last[1], last[2], digest.hexdigest())
+        if len(_DIGESTS) >= 256:
+            _DIGESTS.clear()
+        _DIGESTS[(stamp, *last)] = known
+        return RecordVersion(last[0], last[1], last[2], known)
+
+    def _stamp(self) -> tuple:
+        found: list[tuple | None] = []
+        for suffix in ("", "-wal"):
+            try:
+                info = os.stat(f"{self.path}{suffix}")
+            except FileNotFoundError:
+                found.append(None)
+                continue
+            found.append((info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns))
+        return (str(self.path.resolve()), *found)
 
     def judgments_digest(self, upto: int) -> str:
         """A digest of the judgments with ids up to ``upto``: equal before and after a later judgment is
@@ -359,18 +382,6 @@ class MeetingStore:
         return digest.hexdigest()
 
 
-class RecordVersion(NamedTuple):
-    """:meth:`MeetingStore.version`: the last id of each table, and a digest of the record's content."""
-
-    judgments: int
-    tags: int
-    notes: int
-    content: str
-
-    @classmethod
-    def empty(cls) -> RecordVersion:
-        """A record with no entry yet (or none to read)."""
-        return cls(0, 0, 0, "")
-
-
 _TABLES = ("judgments", "tags", "notes")
+#: (the record's file stamps, its last ids) -> the digest of its content, computed once for them
+_DIGESTS: dict[tuple, str] = {}

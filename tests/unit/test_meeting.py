@@ -455,3 +455,26 @@ def test_a_grade_written_against_a_newer_one_is_refused_whole_and_names_it(tmp_p
     assert [(j.docid, j.note) for j in done] == [("d1", ""), ("d2", "why")]  # the same grade as hers: no conflict
     store.judge_many([("q1", "d1", 3)], by="Bob", seen={("q1", "d1"): 0})  # he saw the grade in force
     assert store.latest() == {("q1", "d1"): 3, ("q1", "d2"): 1}
+
+
+def test_the_records_version_follows_a_grade_edited_in_place_and_a_copy_moved_over_it(tmp_path: Path) -> None:
+    """The version is the cache key of everything built on the record: the same ids with another grade
+    (a hand edit, a diverged copy moved over it) must give another version, and an untouched record the
+    same one (its digest is then not read again)."""
+    import contextlib
+    import os
+    import shutil
+    import sqlite3
+
+    path = tmp_path / "m.sqlite"
+    store = MeetingStore(path)
+    store.judge("q1", "d1", 2, by="Ann")
+    first = store.version()
+    assert store.version() == first
+    shutil.copy(path, tmp_path / "copy.sqlite")
+    with contextlib.closing(sqlite3.connect(path)) as db, db:
+        db.execute("UPDATE judgments SET grade = 0 WHERE id = 1")
+    edited = store.version()
+    assert edited[:3] == first[:3] and edited.content != first.content
+    os.replace(tmp_path / "copy.sqlite", path)  # the copy (grade 2 again, the same name) moved back over it
+    assert store.version().content == first.content != edited.content
