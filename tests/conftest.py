@@ -39,14 +39,17 @@ QUICK_CASES = 2
 
 
 def pytest_collection_modifyitems(items) -> None:
-    """Each test is marked with the kind its folder names (tests/browser/: ``browser``, and so on); the
-    cases of a ``few`` test after the first :data:`QUICK_CASES` are ``slow`` (the quick subset checks the
-    rule on a few cases, ``python -m pytest`` on all of them)."""
+    """Each test is marked with the kind its folder names (tests/browser/: ``browser``, and so on; the
+    browser tests run one after another on one worker while the others share the rest); the cases of a
+    ``few`` test after the first :data:`QUICK_CASES` are ``slow`` (the quick subset checks the rule on a
+    few cases, ``python -m pytest`` on all of them)."""
     cases: dict[object, int] = {}
     for item in items:
         kind = Path(item.fspath).parent.name
         if kind in KINDS:
             item.add_marker(getattr(pytest.mark, kind))
+        if kind == "browser":  # one Chromium and one server at a time, on one worker (--dist loadgroup)
+            item.add_marker(pytest.mark.xdist_group("browser"))
         if item.get_closest_marker("few") is not None and getattr(item, "callspec", None) is not None:
             cases[item.function] = cases.get(item.function, 0) + 1
             if cases[item.function] > QUICK_CASES:
