@@ -192,9 +192,11 @@ class AgreementReport:
                  f"({kappa_words(s['kappa'])}), linear-weighted {s['kappa_linear']:.2f}"]  # fmt: skip
         scale_a, scale_b = self.scale("grade_a"), self.scale("grade_b")
         if scale_a != scale_b:
-            lines.append(f"the scales differ ({a} grades {scale_a[0]} to {scale_a[1]}, {b} {scale_b[0]} to {scale_b[1]}): "
-                         "agreement and kappa compare the grades as numbers, so read the binarised kappa "
-                         f"(relevant from grade {self.rel}) or map one scale onto the other first")  # fmt: skip
+            lines.append(
+                f"the scales differ ({a} grades {scale_a[0]} to {scale_a[1]}, {b} {scale_b[0]} to {scale_b[1]}): "
+                "agreement and kappa compare the grades as numbers, so read the binarised kappa "
+                f"(relevant from grade {self.rel}) or map one scale onto the other first"
+            )
         up, down = s["b_relevant_of_a_nonrelevant"], s["b_nonrelevant_of_a_relevant"]
         if np.isfinite(up) and np.isfinite(down) and up != down:
             if up > down:

@@ -319,9 +319,11 @@ class Comparison:
     def untested(self, baseline: str | None = None) -> list[str]:
         """The comparisons against ``baseline`` that no test could judge (fewer than two queries both
         runs answer): a gate that could test nothing must not pass."""
-        return [f"{row.run} against {row.baseline} on {row.measure}: {row.n} queries both answer, too few to test"
-                for row in self.table.itertuples(index=False)
-                if (baseline is None or row.baseline == baseline) and row.p_adjusted != row.p_adjusted]  # fmt: skip
+        return [
+            f"{row.run} against {row.baseline} on {row.measure}: {row.n} queries both answer, too few to test"
+            for row in self.table.itertuples(index=False)
+            if (baseline is None or row.baseline == baseline) and row.p_adjusted != row.p_adjusted
+        ]
 
     def with_queries_needed(self, evaluation: Evaluation, difference: float) -> Comparison:
         """The comparison with a column ``queries_needed``: per row, the topic set size to detect

@@ -271,8 +271,9 @@ def metric_report(
     # each randomised analysis draws from its own stream: the swap rates do not move when the test draws differently
     tests_rng = np.random.default_rng(options.seed if rng is None else rng)
     (halves_rng,) = tests_rng.spawn(1)
-    power, asl = discriminative_power(matrices, test=options.test, alpha=options.alpha, n_resamples=options.n_resamples,
-                                      rng=tests_rng)  # fmt: skip
+    power, asl = discriminative_power(
+        matrices, test=options.test, alpha=options.alpha, n_resamples=options.n_resamples, rng=tests_rng
+    )
     top_grade = int(next(iter(default.values())).ideal_grades.max(initial=1))
     stability = pd.concat(
         [

@@ -101,11 +101,14 @@ class Summary:
     def describe(self) -> list[str]:
         """How the numbers were made (footers and captions)."""
         kind = "standardised deltas (each divided by its collection's sd of the differences)" if self.standardised else "deltas"
-        return [f"{kind} of each run minus {self.baseline}: the mean of the per-query differences on the queries both "
-                "answer, variance s^2/n, t interval", "pooled: random effects (DerSimonian-Laird), tau2 floored at 0, "
-                "I2 = (Q - (k - 1)) / Q floored at 0, normal interval; wins/ties/losses: collections whose delta is "
-                "above/at/below 0; ranks: 1 = best mean in a collection, Borda = sum of (runs - rank)",
-                *self.left_out]  # fmt: skip
+        return [
+            f"{kind} of each run minus {self.baseline}: the mean of the per-query differences on the queries both "
+            "answer, variance s^2/n, t interval",
+            "pooled: random effects (DerSimonian-Laird), tau2 floored at 0, "
+            "I2 = (Q - (k - 1)) / Q floored at 0, normal interval; wins/ties/losses: collections whose delta is "
+            "above/at/below 0; ranks: 1 = best mean in a collection, Borda = sum of (runs - rank)",
+            *self.left_out,
+        ]
 
     def gate(self, fail_if: str, *, margin: float | None = None) -> list[str]:
         """The pooled deltas that fail a CI gate (as :meth:`rankviz.analyses.comparisons.Comparison.gate`:
@@ -123,8 +126,11 @@ class Summary:
 
     def untested(self) -> list[str]:
         """The pooled deltas a gate cannot judge (no collection could be weighed): a gate must not pass on them."""
-        return [f"{row.run} against {self.baseline} on {row.measure}: no collection could be weighed"
-                for row in self.pooled.itertuples(index=False) if row.k == 0]  # fmt: skip
+        return [
+            f"{row.run} against {self.baseline} on {row.measure}: no collection could be weighed"
+            for row in self.pooled.itertuples(index=False)
+            if row.k == 0
+        ]
 
 
 def summary(per_collection: Mapping[str, tuple[Evaluation, Mapping[str, Any]]], baseline: str, runs: Sequence[str], *,
@@ -145,8 +151,10 @@ def summary(per_collection: Mapping[str, tuple[Evaluation, Mapping[str, Any]]], 
     for (run, measure), part in frame.groupby(["run", "measure"], sort=False):
         weighable = part["variance"] > 0  # identical per-query differences: no variance, no weight
         for collection in part.loc[~weighable, "collection"]:
-            left_out.append(f"{collection} left out of the pooled delta of {run} on {measure}: its per-query "
-                            "differences from the baseline are all equal (no variance to weigh it by)")  # fmt: skip
+            left_out.append(
+                f"{collection} left out of the pooled delta of {run} on {measure}: its per-query "
+                "differences from the baseline are all equal (no variance to weigh it by)"
+            )
         kept = part[weighable]
         if len(kept):
             result = dersimonian_laird(kept["delta"].to_numpy(), kept["variance"].to_numpy(), level=level)

@@ -45,8 +45,10 @@ def remember_name(name: str) -> None:
     st.session_state[_WRITTEN] = name
     value = json.dumps(name).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     lifetime = 365 * 24 * 3600 if name else 0
-    script = (f"<script>document.cookie = '{COOKIE}=' + encodeURIComponent({value}) + "
-              f"'; path=/; max-age={lifetime}; SameSite=Strict';</script>")  # fmt: skip
+    script = (
+        f"<script>document.cookie = '{COOKIE}=' + encodeURIComponent({value}) + "
+        f"'; path=/; max-age={lifetime}; SameSite=Strict';</script>"
+    )
     st.html(script, unsafe_allow_javascript=True)
 
 

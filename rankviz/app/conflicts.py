@@ -15,11 +15,23 @@ from rankviz.io.meeting import MeetingError
 
 def note_conflict(meeting, query: str, name: str, draft: str, theirs: str) -> None:
     """A note this person wrote while a colleague changed it: both shown, the person chooses."""
-    st.warning(message("While you wrote, the note of query {} was changed by someone else. Theirs: {}. Yours is in the "
-                       "box below; record yours to replace theirs, or discard it.", query, theirs or "(empty)"))  # fmt: skip
-    _choose(meeting, name, "note", query, ("Record my note (replaces theirs)", "Discard my note"),
-            lambda: meeting.writable().set_note(query, draft, by=name),
-            f"Recorded the note of query {query} by {name}.")  # fmt: skip
+    st.warning(
+        message(
+            "While you wrote, the note of query {} was changed by someone else. Theirs: {}. Yours is in the "
+            "box below; record yours to replace theirs, or discard it.",
+            query,
+            theirs or "(empty)",
+        )
+    )
+    _choose(
+        meeting,
+        name,
+        "note",
+        query,
+        ("Record my note (replaces theirs)", "Discard my note"),
+        lambda: meeting.writable().set_note(query, draft, by=name),
+        f"Recorded the note of query {query} by {name}.",
+    )
 
 
 def grade_conflict(meeting, query: str, name: str) -> None:
@@ -31,16 +43,27 @@ def grade_conflict(meeting, query: str, name: str) -> None:
     changes, conflicts, file_grades = draft
     typed = {docid: grade for docid, grade, _ in changes}
     said = "; ".join(f"{docid}: {by} gave {theirs}, you typed {typed[docid]}" for _, docid, theirs, by in conflicts)
-    st.warning(message("While you judged query {}, someone else graded the same documents: {}. None of your {} "
-                       "grade(s) is recorded yet: record yours to replace theirs, or discard yours.", query, said,
-                       len(changes)))  # fmt: skip
-    _choose(meeting, name, "grades", query, ("Record my grades (replace theirs)", "Discard my grades"),
-            lambda: judge(meeting, query, name, changes, file_grades, None),
-            f"Recorded by {name}: {len(changes)} judgment(s) of query {query}.")  # fmt: skip
+    st.warning(
+        message(
+            "While you judged query {}, someone else graded the same documents: {}. None of your {} "
+            "grade(s) is recorded yet: record yours to replace theirs, or discard yours.",
+            query,
+            said,
+            len(changes),
+        )
+    )
+    _choose(
+        meeting,
+        name,
+        "grades",
+        query,
+        ("Record my grades (replace theirs)", "Discard my grades"),
+        lambda: judge(meeting, query, name, changes, file_grades, None),
+        f"Recorded by {name}: {len(changes)} judgment(s) of query {query}.",
+    )
 
 
-def _choose(meeting, name: str, kind: str, query: str, labels: tuple[str, str], record: Callable[[], object],
-            said: str) -> None:  # fmt: skip
+def _choose(meeting, name: str, kind: str, query: str, labels: tuple[str, str], record: Callable[[], object], said: str) -> None:
     """The two choices under a conflict: record this person's draft over the colleague's entry (which
     stays in the history), or discard the draft."""
     keep, drop = st.columns(2)

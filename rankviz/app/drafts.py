@@ -100,8 +100,14 @@ def _pending_judgments(meeting, name: str) -> list[str]:
             if "grade" not in values:  # a note alone is no judgment: said, and kept in the table
                 if str(values.get("note") or "").strip():
                     docid = before["docid"].iloc[int(row)]
-                    st.warning(message("The note on {} of query {} is not recorded: type a grade in its row too (the "
-                                       "note is recorded with the grade).", docid, query))  # fmt: skip
+                    st.warning(
+                        message(
+                            "The note on {} of query {} is not recorded: type a grade in its row too (the "
+                            "note is recorded with the grade).",
+                            docid,
+                            query,
+                        )
+                    )
                 continue
             for column, value in values.items():
                 if column in ("grade", "note"):
@@ -109,8 +115,13 @@ def _pending_judgments(meeting, name: str) -> list[str]:
         changes = changed_judgments(before, after)
         refused = _out_of_scale(changes, meeting.scale)
         if refused:  # none of the table's grades recorded until its cells are corrected (nothing recorded twice)
-            st.error(message("Not recorded: {} of query {}. Correct the cell (or clear it) and the table's "
-                             "judgments are recorded.", "; ".join(refused), query))  # fmt: skip
+            st.error(
+                message(
+                    "Not recorded: {} of query {}. Correct the cell (or clear it) and the table's judgments are recorded.",
+                    "; ".join(refused),
+                    query,
+                )
+            )
             continue
         if changes:
             del tables[key]

@@ -58,8 +58,14 @@ def note_draft(meeting, name: str, query: str) -> str | None:
     return kept(meeting, name, "note").get(query) if name else None
 
 
-def judge(meeting, query: str, name: str, changes: list[tuple[str, int, str]], file_grades: dict[str, int],
-           seen: dict[str, int | None] | None) -> None:  # fmt: skip
+def judge(
+    meeting,
+    query: str,
+    name: str,
+    changes: list[tuple[str, int, str]],
+    file_grades: dict[str, int],
+    seen: dict[str, int | None] | None,
+) -> None:
     """Record a table's grades in one transaction; with ``seen`` (the meeting's grades the person saw), none
     if a colleague has graded one of the documents otherwise since (:class:`GradeConflict`)."""
     pairs = [(query, docid) for docid, _, _ in changes]

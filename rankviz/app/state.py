@@ -108,8 +108,9 @@ class UrlState:
         self.fallback(key, value, repr(default))
         return default
 
-    def choices(self, key: str, options: list[str], default: list[str], *, accept=None, missing=None,
-                repeats: bool = False) -> list[str]:  # fmt: skip
+    def choices(
+        self, key: str, options: list[str], default: list[str], *, accept=None, missing=None, repeats: bool = False
+    ) -> list[str]:
         """A comma-separated list; ``accept(value)`` may admit values that are not among ``options``;
         ``missing(values)`` says (escaped) why values were left out, instead of the plain warning.
         A value given twice is one choice, unless ``repeats`` (a list whose repeats the page refuses itself)."""

@@ -290,8 +290,10 @@ def _record_owner(args: argparse.Namespace) -> tuple[str, Scale, str | None]:
         return collection.config.name, collection.grade_scale(collection.read_qrels()), folder
     owner, scale = MeetingStore(args.db, create=False).owner() if Path(args.db).is_file() else (None, None)
     if owner is None or scale is None:
-        raise OptionError(f"{args.db}: a record must know the collection it judges: give --collection DIR (the "
-                          "collection folder), or the folder itself as DB (its rankviz-notes.sqlite)")  # fmt: skip
+        raise OptionError(
+            f"{args.db}: a record must know the collection it judges: give --collection DIR (the "
+            "collection folder), or the folder itself as DB (its rankviz-notes.sqlite)"
+        )
     return owner, scale, None
 
 

@@ -118,9 +118,14 @@ def _entry(actions, name: str, about: str, who: str, **positionals: str) -> argp
     for argument, meaning in positionals.items():
         parser.add_argument(argument, help=meaning)
     parser.add_argument("--by", required=True, metavar="NAME", help=who)
-    parser.add_argument("--collection", default=None, metavar="DIR", help="the collection folder the record judges, "
-                        "needed when DB is a .sqlite file its first writer did not tie to a collection (its grades and "
-                        "qrels then apply); default: DB's folder, or the collection the record names")  # fmt: skip
+    parser.add_argument(
+        "--collection",
+        default=None,
+        metavar="DIR",
+        help="the collection folder the record judges, "
+        "needed when DB is a .sqlite file its first writer did not tie to a collection (its grades and "
+        "qrels then apply); default: DB's folder, or the collection the record names",
+    )
     return parser
 
 

@@ -4,7 +4,9 @@ and the version that says what a record holds (a cache key of its content)."""
 
 from __future__ import annotations
 
+import hashlib
 import os
+import sqlite3
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
@@ -115,3 +117,33 @@ class RecordVersion(NamedTuple):
     def empty(cls) -> RecordVersion:
         """A record with no entry yet (or none to read)."""
         return cls(0, 0, 0, "")
+
+
+#: The record's tables, in the order its version lists their last ids.
+TABLES = ("judgments", "tags", "notes")
+#: (the record's file stamps, its last ids) -> the digest of its content, computed once for them
+DIGESTS: dict[tuple, str] = {}
+
+
+def file_stamp(path: Path) -> tuple:
+    """Device, inode, size and modification time of a record and of its WAL: what any write changes."""
+    found: list[tuple | None] = []
+    for suffix in ("", "-wal"):
+        try:
+            info = os.stat(f"{path}{suffix}")
+        except FileNotFoundError:
+            found.append(None)
+            continue
+        found.append((info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns))
+    return (str(path.resolve()), *found)
+
+
+def rows_digest(db: sqlite3.Connection, table: str, upto: int) -> str:
+    """A digest of one table's rows with ids up to ``upto``."""
+    digest = hashlib.blake2b(table.encode(), digest_size=16)
+    try:
+        for row in db.execute(f"SELECT * FROM {table} WHERE id <= ? ORDER BY id", (upto,)):
+            digest.update(repr(row).encode())
+    except sqlite3.OperationalError:  # a record made before this table
+        pass
+    return digest.hexdigest()

@@ -85,8 +85,10 @@ def _fields(rows: Iterable, names: tuple[str, str, str]) -> list[tuple]:
         try:
             found.append(tuple(getattr(row, field) for field in names))
         except AttributeError:
-            raise OptionError(f"item {number} is a {type(row).__name__}, not a tuple with fields {', '.join(names)} "
-                              "(ir_measures' ScoredDoc or Qrel)") from None  # fmt: skip
+            raise OptionError(
+                f"item {number} is a {type(row).__name__}, not a tuple with fields {', '.join(names)} "
+                "(ir_measures' ScoredDoc or Qrel)"
+            ) from None
     return found
 
 

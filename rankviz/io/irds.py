@@ -49,9 +49,11 @@ def _fetched(what: str, dataset_id: str, read):
         raise
     except Exception as exc:  # ir_datasets raises what its downloader or reader meets
         said = str(exc).splitlines()[0] if str(exc) else ""
-        raise CollectionError(f"{PREFIX}{dataset_id}: its {what} are not available here (not downloaded, or no network; "
-                              "offline, use a copy of the ir_datasets home folder and set IR_DATASETS_HOME to it): "
-                              f"{type(exc).__name__}: {said[:160]}") from None  # fmt: skip
+        raise CollectionError(
+            f"{PREFIX}{dataset_id}: its {what} are not available here (not downloaded, or no network; "
+            "offline, use a copy of the ir_datasets home folder and set IR_DATASETS_HOME to it): "
+            f"{type(exc).__name__}: {said[:160]}"
+        ) from None
     finally:
         logging.disable(logging.NOTSET)
 

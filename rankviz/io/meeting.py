@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import os
 import sqlite3
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -22,8 +21,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from rankviz.io.entries import (
+    DIGESTS,
     LIMITS,
     STORE_NAME,
+    TABLES,
     Entry,
     GradeConflict,
     Judgment,
@@ -31,6 +32,8 @@ from rankviz.io.entries import (
     NoteConflict,
     RecordVersion,
     checked,
+    file_stamp,
+    rows_digest,
     store_path,
     unwritable,
 )
@@ -38,8 +41,21 @@ from rankviz.io.grades import GRADE_RANGE, GradeError, Scale, checked_grade
 from rankviz.io.model import Qrels
 
 # the entries' types and checks live in rankviz.io.entries; the record's readers find them here too
-__all__ = ["LIMITS", "STORE_NAME", "TAG_JOIN", "Entry", "GradeConflict", "Judgment", "MeetingError", "MeetingStore",
-           "NoteConflict", "RecordVersion", "checked", "store_path", "unwritable"]  # fmt: skip
+__all__ = [
+    "LIMITS",
+    "STORE_NAME",
+    "TAG_JOIN",
+    "Entry",
+    "GradeConflict",
+    "Judgment",
+    "MeetingError",
+    "MeetingStore",
+    "NoteConflict",
+    "RecordVersion",
+    "checked",
+    "store_path",
+    "unwritable",
+]
 SCHEMA_VERSION = 2  # 2: a meta table naming the record (its identity survives a copy, not a new record)
 BUSY_TIMEOUT_S = 60.0
 TAG_JOIN = " + "  # a query's tags, joined in one group value
@@ -134,10 +150,16 @@ class MeetingStore:
         meeting has not judged it yet."""
         return self.judge_many([(qid, docid, grade)], by=by, note=note, originals={(qid, docid): original})[0]
 
-    def judge_many(self, rows: Iterable[tuple[str, str, int]], *, by: str, note: str = "",
-                   originals: Mapping[tuple[str, str], int | None] | None = None,
-                   notes: Mapping[tuple[str, str], str] | None = None,
-                   seen: Mapping[tuple[str, str], int | None] | None = None) -> list[Judgment]:  # fmt: skip
+    def judge_many(
+        self,
+        rows: Iterable[tuple[str, str, int]],
+        *,
+        by: str,
+        note: str = "",
+        originals: Mapping[tuple[str, str], int | None] | None = None,
+        notes: Mapping[tuple[str, str], str] | None = None,
+        seen: Mapping[tuple[str, str], int | None] | None = None,
+    ) -> list[Judgment]:
         """Record several grades in one transaction (all or none). ``notes``: a note per pair (else
         ``note``). ``seen``: the meeting's grade of each pair the writer saw (None: not judged by the
         meeting); if a colleague has given another grade since (and not the one typed), nothing is
@@ -156,8 +178,10 @@ class MeetingStore:
                     conflicts.append((qid, docid, last[0], last[1]))
                 previous = last[0] if last else originals.get((qid, docid))
                 why = texts.get((qid, docid), note)
-                db.execute("INSERT INTO judgments (qid, docid, grade, previous, by, at, note) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                           (qid, docid, grade, previous, by, at, why))  # fmt: skip
+                db.execute(
+                    "INSERT INTO judgments (qid, docid, grade, previous, by, at, note) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (qid, docid, grade, previous, by, at, why),
+                )
                 done.append(Judgment(qid, docid, grade, previous, by, at, why))
             if conflicts:
                 raise GradeConflict(conflicts)  # the transaction rolls back: nothing of the writer's is recorded
@@ -334,54 +358,28 @@ class MeetingStore:
         The digest reads every row (0.4 s for 100,000 judgments): it is computed again only when the
         files' stamps (device, inode, size, modification time of the record and its WAL, taken before
         the read) or the last ids have changed since it was last computed."""
-        stamp = self._stamp()
+        stamp = file_stamp(self.path)
         with self._connection() as db:
             db.execute("BEGIN")
             try:
-                last = [db.execute(f"SELECT COALESCE(MAX(id), 0) FROM {table}").fetchone()[0] for table in _TABLES]
-                known = _DIGESTS.get((stamp, *last))
+                last = [db.execute(f"SELECT COALESCE(MAX(id), 0) FROM {table}").fetchone()[0] for table in TABLES]
+                known = DIGESTS.get((stamp, *last))
                 if known is None:
                     digest = hashlib.blake2b(digest_size=16)
-                    for table, upto in zip(_TABLES, last):
-                        digest.update(self._rows_digest(db, table, upto).encode())
+                    for table, upto in zip(TABLES, last):
+                        digest.update(rows_digest(db, table, upto).encode())
                     digest.update(self.identity().encode())
                     known = digest.hexdigest()
             finally:
                 db.execute("COMMIT")
-        if len(_DIGESTS) >= 256:
-            _DIGESTS.clear()
-        _DIGESTS[(stamp, *last)] = known
+        if len(DIGESTS) >= 256:
+            DIGESTS.clear()
+        DIGESTS[(stamp, *last)] = known
         return RecordVersion(last[0], last[1], last[2], known)
-
-    def _stamp(self) -> tuple:
-        found: list[tuple | None] = []
-        for suffix in ("", "-wal"):
-            try:
-                info = os.stat(f"{self.path}{suffix}")
-            except FileNotFoundError:
-                found.append(None)
-                continue
-            found.append((info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns))
-        return (str(self.path.resolve()), *found)
 
     def judgments_digest(self, upto: int) -> str:
         """A digest of the judgments with ids up to ``upto``: equal before and after a later judgment is
         added, different when one of them was edited or the record replaced (then nothing built on
         them may be revised, only rebuilt)."""
         with self._connection() as db:
-            return self._rows_digest(db, "judgments", upto)
-
-    @staticmethod
-    def _rows_digest(db: sqlite3.Connection, table: str, upto: int) -> str:
-        digest = hashlib.blake2b(table.encode(), digest_size=16)
-        try:
-            for row in db.execute(f"SELECT * FROM {table} WHERE id <= ? ORDER BY id", (upto,)):
-                digest.update(repr(row).encode())
-        except sqlite3.OperationalError:  # a record made before this table
-            pass
-        return digest.hexdigest()
-
-
-_TABLES = ("judgments", "tags", "notes")
-#: (the record's file stamps, its last ids) -> the digest of its content, computed once for them
-_DIGESTS: dict[tuple, str] = {}
+            return rows_digest(db, "judgments", upto)
