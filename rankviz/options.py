@@ -6,11 +6,12 @@ The command line builds its flag from it (:attr:`Option.flag`), the app its widg
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar, Self
 
 from rankviz.errors import OptionError
 
@@ -105,3 +106,66 @@ class Option:
             values = self.range_text()
         default = "none" if self.default is None else self.default
         return f"{self.doc}{' (' + values + ')' if values else ''}; default {default}"
+
+
+class Settings:
+    """Shared behaviour of the frozen settings classes: validation, replacement, text parsing."""
+
+    OPTIONS: ClassVar[dict[str, Option]]
+
+    def __post_init__(self) -> None:
+        for name, option in self.OPTIONS.items():
+            object.__setattr__(self, name, option.check(getattr(self, name)))
+
+    def replace(self, **changes: Any) -> Self:
+        return dataclasses.replace(self, **changes)  # type: ignore[type-var]  # every subclass is a frozen dataclass
+
+    @classmethod
+    def from_args(cls, given: Mapping[str, Any] | Any, *, base: Self | None = None) -> Self:
+        """Settings from parsed options: a command line's flags (an ``argparse.Namespace``) or a
+        mapping by option name; each one given (not None) replaces ``base``'s (default: every option's
+        default), the others are left as they are.
+
+        Parameters
+        ----------
+        given
+            The parsed flags or values; names that are not this class's options are ignored.
+        base
+            The settings the given options replace (a collection's defaults).
+
+        Returns
+        -------
+        The settings, validated.
+        """
+        values = given if isinstance(given, Mapping) else vars(given)
+        chosen = {n: values[n] for n in cls.OPTIONS if values.get(n) is not None}
+        return (base or cls()).replace(**chosen)
+
+    @classmethod
+    def from_url(
+        cls,
+        values: Mapping[str, str],
+        *,
+        base: Self | None = None,
+        on_error: Callable[[str], None] | None = None,
+    ) -> Self:
+        """Settings from text values (a link's parameters) over ``base``; a bad value raises, or with
+        ``on_error`` is reported there and left at ``base``'s."""
+        parsed: dict[str, Any] = {}
+        for name, option in cls.OPTIONS.items():
+            if name in values:
+                try:
+                    parsed[name] = option.parse(values[name])
+                except OptionError as exc:
+                    if on_error is None:
+                        raise
+                    on_error(f"{exc}; using {getattr(base or cls(), name)}")
+        return (base or cls()).replace(**parsed)
+
+    def to_text(self) -> dict[str, str]:
+        """Every option that differs from its default, as text (URL parameters)."""
+        return {
+            name: "" if getattr(self, name) is None else str(getattr(self, name))
+            for name, option in self.OPTIONS.items()
+            if getattr(self, name) != option.default
+        }

@@ -10,14 +10,12 @@ a settings object that exists is one that can run.
 
 from __future__ import annotations
 
-import dataclasses
 import re
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar
 
 from rankviz.errors import OptionError
-from rankviz.options import Option
+from rankviz.options import Option, Settings
 from rankviz.tie_policy import POLICIES, policy
 
 ALL = "all"  # the qid (and group) of an overall mean row
@@ -244,42 +242,6 @@ WORKERS = Option("workers", None, "engine=dask without a scheduler: worker proce
 
 #: The default measures of every command, page and collection that names none.
 DEFAULT_MEASURES = ("RR@10", "RR", "Hits@10", "AP", "nDCG@10", "nDCG", "ERR@20")
-
-
-class Settings:
-    """Shared behaviour of the frozen settings classes: validation, replacement, text parsing."""
-
-    OPTIONS: ClassVar[dict[str, Option]]
-
-    def __post_init__(self) -> None:
-        for name, option in self.OPTIONS.items():
-            object.__setattr__(self, name, option.check(getattr(self, name)))
-
-    def replace(self, **changes: Any) -> Self:
-        return dataclasses.replace(self, **changes)  # type: ignore[type-var]  # every subclass is a frozen dataclass
-
-    @classmethod
-    def from_text(cls, values: Mapping[str, str], *, on_error: Callable[[str], None] | None = None, **fixed: Any):
-        """Settings from text values (URL parameters); a bad value raises, or with ``on_error`` is
-        reported there and replaced by the default."""
-        parsed = dict(fixed)
-        for name, option in cls.OPTIONS.items():
-            if name in values and name not in fixed:
-                try:
-                    parsed[name] = option.parse(values[name])
-                except OptionError as exc:
-                    if on_error is None:
-                        raise
-                    on_error(f"{exc}; using {option.default}")
-        return cls(**parsed)
-
-    def to_text(self) -> dict[str, str]:
-        """Every option that differs from its default, as text (URL parameters)."""
-        return {
-            name: "" if getattr(self, name) is None else str(getattr(self, name))
-            for name, option in self.OPTIONS.items()
-            if getattr(self, name) != option.default
-        }
 
 
 @dataclass(frozen=True)

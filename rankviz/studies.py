@@ -66,7 +66,8 @@ def _summary_name(folder: str | Path, study: Study, studies: Sequence[tuple[str 
 
 def summarise(folders: Sequence[str | Path], *, baseline: str, runs: Sequence[str] | None = None,
               measures: Sequence[str] | None = None, names: Mapping[str, Mapping[str, str]] | None = None,
-              standardised: bool = False, level: float = 0.95, **options: Any) -> Summary:  # fmt: skip
+              standardised: bool = False, level: float = 0.95,
+              options: Mapping[str, Any] | None = None) -> Summary:  # fmt: skip
     """``runs`` (default: those every collection has) against ``baseline`` over the collection
     ``folders``; ``names``: per collection (its folder's name or its collection.toml name), its run
     names -> the names the summary matches them by."""
@@ -74,7 +75,7 @@ def summarise(folders: Sequence[str | Path], *, baseline: str, runs: Sequence[st
         raise OptionError("summary needs two or more collections")
     wanted = list(measures or [DEFAULT_MEASURE])
     opened = {}
-    studies = [(folder, Study.open(folder, measures=wanted, **options)) for folder in folders]
+    studies = [(folder, Study.open(folder, measures=wanted, options=options)) for folder in folders]
     for folder, study in studies:
         collection = _summary_name(folder, study, studies)
         if collection in opened:
@@ -96,7 +97,7 @@ def summarise(folders: Sequence[str | Path], *, baseline: str, runs: Sequence[st
     per_collection = {}
     for collection, (folder, study, by_name) in opened.items():
         local = [by_name[name] for name in (baseline, *chosen)]
-        evaluation = Study.open(folder, local, measures=wanted, **options).evaluation()
+        evaluation = Study.open(folder, local, measures=wanted, options=options).evaluation()
         evaluation = dataclasses.replace(evaluation, runs=(baseline, *chosen))  # the summary's names
         per_collection[collection] = (evaluation, dict(zip(wanted, study.measures, strict=True)))
     return summary(per_collection, baseline, chosen, standardised=standardised, level=level)
@@ -169,12 +170,14 @@ def record_judges(store: MeetingStore, who: str, folder: Path | None) -> Judges:
     return Judges(qrels_from_frame(frame, source=f"{store.path}{':' + who if who else ''}"), name, kind, folder)
 
 
-def judges_study(a: Judges, runs: Sequence[str] = (), *, measures: Sequence[str] | None = None, **options: Any) -> Study:
+def judges_study(
+    a: Judges, runs: Sequence[str] = (), *, measures: Sequence[str] | None = None, options: Mapping[str, Any] | None = None
+) -> Study:
     """The study whose qrels are ``a``'s: its collection's runs (or those named), conventions and
     measures when ``a`` is a collection's source, else the run files given (none: no runs)."""
     if a.folder is not None:
-        return dataclasses.replace(Study.open(a.folder, runs, measures=measures, **options), qrels=a.qrels, orderer=fresh)
-    settings = EvalSettings().replace(**options)
+        return dataclasses.replace(Study.open(a.folder, runs, measures=measures, options=options), qrels=a.qrels, orderer=fresh)
+    settings = EvalSettings.from_args(options or {})
     chosen = tuple(as_measures(list(measures or DEFAULT_MEASURES), defaults=settings.measure_defaults))
     return Study(a.qrels, {}, chosen, settings, sources=tuple(RunSource.of_paths(list(runs))))
 

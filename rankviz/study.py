@@ -18,26 +18,23 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rankviz.aggregate import aggregate_option
 from rankviz.analyses.checks import TOP_K
 from rankviz.engines import Progress, RunSource, evaluate_sources, file_size
 from rankviz.errors import OptionError
-from rankviz.evaluate import as_measures, collection_measures, evaluate_tables, revised
+from rankviz.evaluate import evaluate_tables, revised
 from rankviz.evaluation import Evaluation
-from rankviz.io.collection import Collection, open_collection
-from rankviz.io.grades import Scale, grade_scale
-from rankviz.io.groups import QueryGroups, coverage, group_of, read_groups
-from rankviz.io.irds import is_irds
-from rankviz.io.judges import merged_qrels
+from rankviz.io.collection import Collection
+from rankviz.io.groups import QueryGroups, coverage, group_of
 from rankviz.io.meeting import MeetingStore
 from rankviz.io.model import Qrels, Run
-from rankviz.io.readers import read_qrels, read_run
+from rankviz.io.readers import read_run
 from rankviz.measures import Measure
+from rankviz.opening import open_inputs
 from rankviz.ranking import RankingTable, chance_table, rank, retagged
 from rankviz.regrading import regrade
 from rankviz.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
 from rankviz.run_facts import RunFacts, gather, sample_stride
-from rankviz.settings import DEFAULT_MEASURES, NO_CUT, EngineSettings, EvalSettings, RunCut, TestSettings
+from rankviz.settings import NO_CUT, EngineSettings, EvalSettings, RunCut, TestSettings
 from rankviz.tie_policy import BOUNDS, policy
 
 if TYPE_CHECKING:
@@ -100,51 +97,44 @@ class Study:
         *,
         measures: Sequence[str | Measure] | None = None,
         judgments: str | None = None,
+        qrels_in_force: str | None = None,
         groups: str | None = None,
         aggregate: str | None = None,
-        **options: Any,
+        options: Mapping[str, Any] | None = None,
     ) -> Study:
-        """A study of files: ``qrels`` a qrels file or a collection folder (its qrels, its runs unless
-        ``runs`` names some, its conventions, measures, groups and weights as defaults); ``judgments``
-        a meeting record whose judgments are put in force ("" for the collection's own); ``groups`` a
-        groups file; ``aggregate`` ``query``, ``macro`` or ``weights[:FILE]``; ``options`` the
-        settings given (``rel=2``, ``ties="expected"``, ...), which win over the collection's."""
-        collection = None
-        if not is_irds(str(qrels)) and not Path(qrels).exists():
-            raise OptionError(f"{qrels}: no such file or folder (qrels, a collection folder, or irds:DATASET_ID)")
-        if is_irds(str(qrels)) or Path(qrels).is_dir():
-            collection = open_collection(qrels)
-            read = collection.read_qrels()
-            named = [str(n) for n in runs or collection.run_paths]
-            sources = tuple(RunSource.of(collection.run_path(n), n) if n in collection.run_paths or not Path(n).is_file()
-                            else RunSource.of(n) for n in named)  # fmt: skip
-            base = EvalSettings(rel=collection.config.rel, gmax=collection.config.gmax)
-        else:
-            if not runs:
-                raise OptionError("give at least one run file after the qrels")
-            read = read_qrels(qrels)
-            sources = tuple(RunSource.of_paths(list(runs)))
-            base = EvalSettings()
-        how, weights = aggregate_option(aggregate, collection)
-        found = read_groups(groups) if groups else (collection.groups if collection else None)
-        settings = base.replace(**options, **({"aggregate": how} if how else {}))
-        notes: list[str] = []
-        record = None
-        if judgments is not None:
-            scale = grade_scale(read.grade, gmax=settings.gmax, given=collection.config.grades if collection else None)
-            read, record = _with_judgments(read, judgments, collection, scale, notes)
-        if settings.group_by is not None:
-            if found is None:
-                raise OptionError("--group-by needs --groups FILE (or a collection folder with query groups)")
-            found.column(settings.group_by)
-        if measures:
-            chosen = as_measures(list(measures), defaults=settings.measure_defaults)
-        elif collection is not None:
-            chosen = collection_measures(collection, settings)
-        else:
-            chosen = as_measures(DEFAULT_MEASURES, defaults=settings.measure_defaults)
-        study = cls(read, {}, tuple(chosen), settings, collection, found, weights, sources, record=record)
-        return dataclasses.replace(study, notes=(*notes, *study.coverage_notes()))
+        """A study of files (:func:`rankviz.opening.open_inputs`).
+
+        Parameters
+        ----------
+        qrels
+            A qrels file, a collection folder (its qrels, its runs unless ``runs`` names some, its
+            conventions, measures, groups and weights as defaults) or ``irds:DATASET_ID``.
+        runs
+            Run files, or names of a collection's runs.
+        measures
+            Measure names (default: the collection's, else :data:`~rankviz.settings.DEFAULT_MEASURES`).
+        judgments
+            A meeting record ("" for the collection's own), whose judgments are put in force
+            unless ``qrels_in_force`` says otherwise.
+        qrels_in_force
+            ``file``, ``meeting``, ``NAME`` or ``file+NAME`` (:data:`~rankviz.in_force.QRELS_IN_FORCE`).
+        groups
+            A query groups file (default: the collection's).
+        aggregate
+            ``query``, ``macro`` or ``weights[:FILE]``.
+        options
+            Evaluation options by name (``{"rel": 2, "ties": "expected"}``), over the collection's.
+
+        Returns
+        -------
+        The study, with what opening found worth saying in :attr:`notes`.
+        """
+        opened = open_inputs(qrels, runs, measures=measures, judgments=judgments,
+                             qrels_in_force=qrels_in_force, groups=groups, aggregate=aggregate,
+                             options=options)  # fmt: skip
+        study = cls(opened.qrels, {}, opened.measures, opened.settings, opened.collection, opened.groups,
+                    opened.weights, opened.sources, opened.notes, record=opened.record)  # fmt: skip
+        return dataclasses.replace(study, notes=(*study.notes, *study.coverage_notes()))
 
     # --- runs and their orders ------------------------------------------------------------------------
 
@@ -384,17 +374,3 @@ class Study:
     def bytes_to_read(self) -> int:
         """The size of the run files not read yet (a progress bar's total)."""
         return 0 if "runs" in self.__dict__ else sum(file_size(source.path) for source in self.sources)
-
-
-def _with_judgments(qrels: Qrels, location: str, collection: Collection | None, scale: Scale,
-                    notes: list[str]) -> tuple[Qrels, MeetingStore]:  # fmt: skip
-    """The qrels with a meeting record's judgments in force (latest wins); grades outside ``scale`` are
-    left out, said in ``notes``."""
-    if not location and collection is None:
-        raise OptionError("--judgments without DB needs a collection folder in place of QRELS")
-    owner = collection.config.name if collection is not None else None
-    store = MeetingStore(location or collection.path, create=False, scale=scale, collection=owner)  # type: ignore[union-attr]
-    grades, left_out = store.latest_checked()
-    notes += [f"{store.path}: {problem}" for problem in left_out]
-    notes.append(f"qrels: {qrels.source} with the {len(grades):,} meeting judgments of {store.path} in force (latest wins)")
-    return merged_qrels(qrels, grades), store

@@ -262,7 +262,7 @@ def comparison(values: pd.DataFrame, measure: str, settings: tuple, baseline: st
     """:func:`rankviz.analyses.comparisons.compare_runs` on a queries x runs matrix."""
     from rankviz.analyses.comparisons import compare_runs
 
-    return compare_runs(values, TestSettings.from_text(dict(settings), baseline=baseline), measure=measure)
+    return compare_runs(values, _tests(settings, baseline), measure=measure)
 
 
 @st.cache_data(max_entries=64, show_spinner="Testing each group…")
@@ -270,7 +270,7 @@ def comparison_by_group(values: pd.DataFrame, groups: pd.Series | None, measure:
                         baseline: str | None) -> pd.DataFrame:  # fmt: skip
     from rankviz.analyses.comparisons import compare_by_group
 
-    return compare_by_group(values, groups, TestSettings.from_text(dict(settings), baseline=baseline), measure=measure)
+    return compare_by_group(values, groups, _tests(settings, baseline), measure=measure)
 
 
 @st.cache_resource(max_entries=32, show_spinner="Computing the report…")
@@ -282,3 +282,7 @@ def report(kind: str, key: Key, details: tuple, build: Callable[[], Any]) -> Any
     """A study's report (``kind``: ties, unjudged, metrics) of the inputs ``key`` describes, with the
     report's own parameters as ``details`` (plain values)."""
     return _report(kind, astuple(key), details, _build=build)
+
+
+def _tests(settings: tuple, baseline: str | None) -> TestSettings:
+    return TestSettings.from_url(dict(settings), base=TestSettings(baseline=baseline))

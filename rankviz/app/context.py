@@ -11,7 +11,6 @@ import dataclasses
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -20,13 +19,12 @@ from rankviz.analyses.checks import TOP_K
 from rankviz.app import compute
 from rankviz.app.cache import SHARED
 from rankviz.app.compute import Key, settings_text
+from rankviz.app.in_force import Meeting
 from rankviz.app.inputs import Runs
 from rankviz.app.state import UrlState
 from rankviz.evaluation import Evaluation
 from rankviz.io.collection import Collection
-from rankviz.io.grades import GRADE_RANGE, Scale
 from rankviz.io.groups import QueryGroups
-from rankviz.io.meeting import MeetingStore, RecordVersion
 from rankviz.io.model import Qrels, Run
 from rankviz.measures import Measure
 from rankviz.ranking import RankingTable
@@ -35,44 +33,6 @@ from rankviz.run_pass import RunPass, assembled, run_pass
 from rankviz.settings import EvalSettings, TestSettings
 from rankviz.study import Study, fresh
 from rankviz.tie_policy import policy
-
-
-@dataclass
-class Meeting:
-    """The meeting's record of the collection: where it lives, what it holds, which qrels are in force."""
-
-    path: Path
-    store: MeetingStore | None  # None until the first entry (reading never creates the file)
-    problem: str  # why the record cannot be read, else ""
-    version: RecordVersion
-    mode: str  # app_options.QRELS_IN_FORCE: "file", "meeting", a source's NAME or "file+NAME"
-    file_qrels: Qrels
-    file_key: str
-    judgments: int = 0  # pairs the meeting judged
-    merged: Qrels | None = None  # the qrels file with the meeting's judgments in force
-    merged_key: str = ""
-    same_queries: bool = True  # the meeting judged no query the file does not: every order is the file's
-    left_out: list[str] = field(default_factory=list)  # entries of the record no qrels file can hold
-    scale: Scale = GRADE_RANGE  # the grades the collection's meeting may give
-    identity: str = ""  # which record the store is (a replaced record is another, however its ids run)
-    collection: str | None = None  # the collection the record belongs to
-    read_only: str = ""  # why nothing can be recorded (a read-only record or folder), else ""
-    source: str = ""  # with another source in force (mode NAME or file+NAME): which, and its kind
-
-    def in_force(self) -> str:
-        name = Path(self.file_qrels.source).name
-        if self.mode.startswith("file+"):
-            return f"qrels: {name} with its holes filled by {self.source} (the file wins where both judge)"
-        if self.mode not in ("file", "meeting"):
-            return f"qrels: {self.source}, not the collection's qrels file"
-        if self.mode == "meeting":
-            return f"qrels: {name} with the meeting's {self.judgments:,} judgments in force (latest wins)"
-        extra = f" (the meeting's {self.judgments:,} judgments not applied)" if self.judgments else ""
-        return f"qrels: {name}{extra}"
-
-    def writable(self) -> MeetingStore:
-        """The store to record in, created at the first entry (a MeetingError says why it cannot be)."""
-        return self.store or MeetingStore(self.path, scale=self.scale, collection=self.collection)
 
 
 @dataclass

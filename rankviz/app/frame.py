@@ -13,25 +13,22 @@ import dataclasses
 import functools
 from pathlib import Path
 
-import pandas as pd
 import streamlit as st
 
 from rankviz import plots
 from rankviz import settings as s
 from rankviz.app import browser, drafts, inputs, kept
+from rankviz.app import in_force as qrels_in_force
 from rankviz.app import options as app_options
-from rankviz.app.cache import SHARED, environment_problems, file_key, folder_stamp
-from rankviz.app.context import Context, Meeting
+from rankviz.app.cache import environment_problems, file_key, folder_stamp
+from rankviz.app.context import Context
 from rankviz.app.pages import spec
 from rankviz.app.state import UrlState
 from rankviz.app.text import md, message
 from rankviz.app.widgets import url_option
 from rankviz.errors import MeasureError, RankvizError
 from rankviz.io.collection import Collection
-from rankviz.io.grades import GradeError
 from rankviz.io.groups import QueryGroups
-from rankviz.io.judges import FILE
-from rankviz.io.meeting import MeetingError, RecordVersion
 from rankviz.io.model import Qrels, Run
 from rankviz.measures import FAMILIES, parse
 from rankviz.settings import EvalSettings
@@ -46,54 +43,11 @@ h1 { font-size: 2rem; } h2 { font-size: 1.6rem; } h3 { font-size: 1.3rem; }
 </style>"""
 DEFAULT_COLLECTION = "cranfield"
 NO_GROUPING = "(none)"
-UNTAGGED = "(untagged)"
 #: Measures offered besides the collection's: every family, at K where it takes a cutoff.
 TEMPLATES = tuple(
     form for f in FAMILIES.values() for form in ((f"{f.name}@K",) if f.cutoff_required else (f.name, f"{f.name}@K"))
 )
 FRAME_TIES = [name for name, rule in POLICIES.items() if rule.deterministic]  # random orders: the Ties page's
-
-
-def _meeting(folder: Path, collection: Collection, qrels: Qrels, qrels_key: str) -> Meeting:
-    """The collection's meeting record and the qrels with its judgments in force (when it has some).
-    A record that cannot be read leaves the qrels file in force, with the reason (never a broken page)."""
-    path = inputs.notes_path(folder)
-    try:
-        scale = collection.grade_scale(qrels)
-    except GradeError as exc:  # collection.toml's grades above its gmax: nothing can be recorded
-        return Meeting(path, None, str(exc), RecordVersion.empty(), app_options.QRELS_IN_FORCE.default, qrels, qrels_key)
-    owner = collection.config.name
-    store, problem, read_only = inputs.meeting(path, scale, owner)
-    in_force = app_options.QRELS_IN_FORCE.default
-    meeting = Meeting(path, store, problem, RecordVersion.empty(), in_force, qrels, qrels_key, scale=scale,
-                      collection=owner, read_only=read_only)  # fmt: skip
-    if store is None:
-        return meeting
-    try:
-        meeting.version, meeting.identity = store.version(), store.identity()
-        if meeting.version[0]:
-            meeting.merged, meeting.judgments, meeting.same_queries, meeting.left_out = inputs.meeting_qrels(
-                qrels_key, qrels, store, meeting.version.content
-            )
-            meeting.merged_key = f"{qrels_key}+meeting:{path}:{scale}:{meeting.version.content}"
-    except (MeetingError, OSError) as exc:
-        meeting.store, meeting.problem, meeting.merged = None, inputs.served_problem(exc, path), None
-    return meeting
-
-
-def _tag_groups(meeting: Meeting, qrels: Qrels) -> QueryGroups | None:
-    """The meeting's tags as a query attribute ``tag`` (a query's tags joined; untagged queries apart)."""
-    if meeting.store is None or not meeting.version[1]:
-        return None
-    store = meeting.store
-
-    def build() -> QueryGroups:
-        tags = store.tag_groups()
-        qids = list(dict.fromkeys([*map(str, qrels.query_ids), *tags]))
-        frame = pd.DataFrame({"tag": [tags.get(q, UNTAGGED) for q in qids]}, index=pd.Index(qids, name="qid"))
-        return QueryGroups(frame, "the meeting's tags")
-
-    return SHARED.get(("meeting tags", str(meeting.path), meeting.version.content, meeting.file_key), build)
 
 
 def _missing_runs(names: list[str]) -> str:
@@ -209,7 +163,7 @@ def frame(page: str = "") -> Context | None:
     if uploaded_qrels is not None:
         qrels_key, qrels = uploaded_qrels
     else:
-        meeting = _meeting(folder, collection, qrels, qrels_key)
+        meeting = qrels_in_force.open_meeting(folder, collection, qrels, qrels_key)
     run_names = list(runs)
     selected, measure_names = _choose_runs_and_measures(url, name, collection, run_names, new_uploads)
     k = url_option(url, st.sidebar, s.K, "frame", label="K (cutoff of the @K measures)")
@@ -224,28 +178,20 @@ def frame(page: str = "") -> Context | None:
     depth = url_option(url, counted, s.DEPTH, "frame")
     identical = url_option(url, counted, s.IGNORE_IDENTICAL_IDS, "frame")
     groups = collection.groups if uploaded_qrels is None else None
-    tag_groups = _tag_groups(meeting, qrels) if meeting else None
+    tag_groups = qrels_in_force.tag_groups(meeting, qrels) if meeting else None
     if tag_groups is not None:
         groups = tag_groups if groups is None else groups.merged(tag_groups)
     group_by = _choose_group(url, groups)
     weights = collection.weights.to_dict() if collection.weights is not None and uploaded_qrels is None else None
     aggregates = ["query", *(["macro"] if group_by != NO_GROUPING else []), *(["weights"] if weights is not None else [])]
     aggregate = url_option(url, st.sidebar, s.AGGREGATE, "frame", choices=aggregates, context=(aggregates,), horizontal=False)
-    in_force = "meeting" if meeting is not None and meeting.merged is not None else "file"  # the default
-    sources = [n for n in collection.judges if n != FILE] if meeting is not None else []
-    offered = ["file", *(["meeting"] if in_force == "meeting" else []), *sources, *(f"file+{n}" for n in sources)]
-    if meeting is not None and len(offered) > 1:  # at the top of the page: in projector mode too
-        meeting.mode = url_option(url, st, app_options.QRELS_IN_FORCE, "frame", default=in_force, choices=offered,
-                                  context=(offered,), horizontal=True)  # fmt: skip
-        if meeting.mode == "meeting" and meeting.merged is not None:
-            qrels, qrels_key = meeting.merged, meeting.merged_key
-        elif meeting.mode not in ("file", "meeting"):
-            qrels, qrels_key, meeting.source = inputs.source_qrels(collection, meeting.mode, qrels, qrels_key)
+    if meeting is not None:
+        qrels, qrels_key = qrels_in_force.choose(url, collection, meeting)
     present = url_option(url, st.sidebar, app_options.PRESENT, "frame")
     url.write(collection=name, runs=selected, measures=measure_names, k=k, rel=rel, gain=gain, gmax=gmax, ties=ties,
               missing=missing, group_by=group_by, aggregate=aggregate, present="1" if present else None,
               depth=depth, ignore_identical_ids="1" if identical else None,
-              qrels=meeting.mode if meeting and meeting.mode != in_force else None)  # fmt: skip
+              qrels=meeting.mode if meeting and meeting.mode != meeting.default_mode else None)  # fmt: skip
     if len(selected) < 1 or not measure_names:
         st.warning("Choose at least one run and one measure in the sidebar.")
         return None

@@ -19,7 +19,7 @@ from typing import cast
 
 import streamlit as st
 
-from rankviz.app.cache import MB, SHARED, digest, file_key, give_back, max_upload_bytes, store
+from rankviz.app.cache import MB, SHARED, digest, give_back, max_upload_bytes, store
 from rankviz.app.pages import ROOT
 from rankviz.app.text import md, message
 from rankviz.errors import RankvizError
@@ -28,7 +28,6 @@ from rankviz.io.collection import Collection, open_collection
 from rankviz.io.docs import Documents
 from rankviz.io.grades import Scale
 from rankviz.io.irds import is_irds
-from rankviz.io.judges import filled, merged_qrels
 from rankviz.io.meeting import STORE_NAME, MeetingError, MeetingStore, unwritable
 from rankviz.io.model import Qrels, Run
 from rankviz.io.readers import read_qrels, read_run, run_name_from_path
@@ -109,34 +108,6 @@ def served_problem(exc: Exception, path: Path) -> str:
     if isinstance(exc, MeetingError):
         return str(exc).replace(str(path), path.name)
     return f"the record's path cannot be used ({getattr(exc, 'strerror', None) or exc})"
-
-
-def meeting_qrels(qrels_key: str, qrels: Qrels, store: MeetingStore, content: str) -> tuple[Qrels, int, bool, list[str]]:
-    """The qrels with the meeting's judgments in force, how many pairs the meeting judged, whether
-    they judge the same queries as the file (then every ranking keeps its order), and the entries
-    left out (unreadable, or outside the collection's grades); rebuilt for another scale or whenever
-    the record's content changes (``content``: :meth:`MeetingStore.version`'s digest, which follows a
-    new judgment, a record replaced by a copy and a grade edited by hand)."""
-
-    def build() -> tuple[Qrels, int, bool, list[str]]:
-        grades, left_out = store.latest_checked()
-        merged = merged_qrels(qrels, grades)
-        return merged, len(grades), set(merged.query_ids) == set(qrels.query_ids), left_out
-
-    return SHARED.get(("meeting qrels", qrels_key, str(store.path), content, store.scale), build)
-
-
-def source_qrels(collection: Collection, mode: str, qrels: Qrels, qrels_key: str) -> tuple[Qrels, str, str]:
-    """Another of the collection's sources in force (``NAME``), or the qrels file with its holes filled
-    by it (``file+NAME``): the qrels, their cache key and what to call them."""
-    name = mode.removeprefix("file+")
-    source = collection.judges[name]
-    key = file_key(source.path)
-    other = qrels_file(key, str(source.path))
-    called = f"{source.path.name} ({source.kind or 'kind not said'})"
-    if mode == name:
-        return other, key, called
-    return SHARED.get(("filled", qrels_key, key), lambda: filled(qrels, other)), f"{qrels_key}+filled:{key}", called
 
 
 def document_texts(collection: Collection) -> Documents | None:

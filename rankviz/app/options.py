@@ -11,14 +11,6 @@ TEXTS = Option("texts", False, "show the text of every document of the query vie
 LOG_BINS = Option("log", True, "rank bins that grow with the rank (1, 2, 3, 4, 5, 6-10, 11-20, 21-50, ...), else of equal "
                   "width", kind=bool, label="Rank bins in steps of 1-2-5")  # fmt: skip
 FACET = Option("facet", False, "one panel per run in the rank histograms", kind=bool, label="One panel per run")
-QRELS_IN_FORCE = Option(
-    "qrels",
-    "file",
-    "the judgments every number is computed with: file (the collection's qrels file), meeting (the file with the "
-    "meeting's judgments in force, latest wins), NAME (another source of the collection, qrels.NAME.txt, alone) or "
-    "file+NAME (the file with its holes filled by NAME)",
-    label="Qrels in force",
-)
 PRESENT = Option("present", False, "projector mode: larger text, the sidebar folded away, tables and figures sized for a "
                  "1280x720 projector", kind=bool, label="Projector mode")  # fmt: skip
 RANKS = Option("ranks", True, "each run's rank with a bootstrap interval and its Tukey tie group on the Overview (on by "

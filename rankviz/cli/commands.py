@@ -12,7 +12,6 @@ import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TypeVar
 
 from rankviz.analyses.checks import TOP_K
 from rankviz.cli import render
@@ -24,10 +23,8 @@ from rankviz.io.judges import is_source_label, judgment_lines, merged_qrels, qre
 from rankviz.io.meeting import MeetingStore
 from rankviz.io.readers import read_qrels
 from rankviz.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
-from rankviz.settings import EngineSettings, EvalSettings, Settings, TestSettings
+from rankviz.settings import EngineSettings, EvalSettings, TestSettings
 from rankviz.study import Study
-
-S = TypeVar("S", bound=Settings)
 
 
 def warn(message: str) -> None:
@@ -37,9 +34,17 @@ def warn(message: str) -> None:
 def open_study(args: argparse.Namespace, *, quiet: bool = False) -> Study:
     """The study the shared arguments name (a collection folder supplies defaults); what opening found
     worth saying goes to stderr (unless ``quiet``)."""
-    given = {n: getattr(args, n) for n in EvalSettings.OPTIONS if n != "aggregate" and getattr(args, n, None) is not None}
-    study = Study.open(args.qrels, args.runs or (), measures=args.measures or None, judgments=getattr(args, "judgments", None),
-                       groups=getattr(args, "groups", None), aggregate=getattr(args, "aggregate", None), **given)  # fmt: skip
+    given = {n: v for n, v in vars(args).items() if n in EvalSettings.OPTIONS and n != "aggregate"}
+    study = Study.open(
+        args.qrels,
+        args.runs or (),
+        measures=args.measures or None,
+        judgments=getattr(args, "judgments", None),
+        qrels_in_force=getattr(args, "qrels_in_force", None),
+        groups=getattr(args, "groups", None),
+        aggregate=getattr(args, "aggregate", None),
+        options=given,
+    )
     for line in () if quiet else study.notes:
         warn(line)
     return study
@@ -158,7 +163,7 @@ def summary_command(args: argparse.Namespace) -> str | tuple[str, int]:
     level = args.confidence_level if args.confidence_level is not None else 0.95
     result = summarise(args.collections, baseline=args.baseline, runs=args.runs, measures=args.measures,
                        names=read_names(args.names) if args.names else None, standardised=args.standardised,
-                       level=level, **options)  # fmt: skip
+                       level=level, options=options)  # fmt: skip
     text = render.summary(result, args.format)
     if args.fail_if is None:
         if args.margin is not None:
@@ -171,14 +176,9 @@ def summary_command(args: argparse.Namespace) -> str | tuple[str, int]:
     return text, _verdict(failed, result.untested(), passed)
 
 
-def given(args: argparse.Namespace, kind: type[S]) -> S:
-    """The settings of ``kind`` the flags set (the others at their options' defaults)."""
-    return kind(**{name: getattr(args, name) for name in kind.OPTIONS if getattr(args, name, None) is not None})
-
-
 def ties_command(args: argparse.Namespace) -> str:
     study = open_study(args)
-    report = study.tie_report(test_settings(args, study), given(args, TieReportSettings))
+    report = study.tie_report(test_settings(args, study), TieReportSettings.from_args(args))
     report_ignored(report.ignored_qids)
     return render.ties(report, args.format)
 
@@ -187,7 +187,7 @@ def metrics_report_command(args: argparse.Namespace) -> str:
     study = open_study(args)
     if len(study.run_names) < 2:
         raise OptionError("metrics-report compares measures on two or more runs")
-    options = given(args, MetricSettings)
+    options = MetricSettings.from_args(args)
     answers = {"single_answer": None if args.answers is None else args.answers == "one",
                "graded": None if args.graded is None else args.graded == "yes",
                "stops_when_satisfied": None if args.stops is None else args.stops == "yes"}  # fmt: skip
@@ -197,7 +197,7 @@ def metrics_report_command(args: argparse.Namespace) -> str:
 
 def unjudged_command(args: argparse.Namespace) -> str:
     study = open_study(args)
-    report = study.unjudged_report(test_settings(args, study), given(args, UnjudgedSettings))
+    report = study.unjudged_report(test_settings(args, study), UnjudgedSettings.from_args(args))
     report_ignored(report.evaluations["nonrelevant"].ignored)
     for line in report.warnings():
         warn(line)
@@ -249,7 +249,7 @@ def agreement_command(args: argparse.Namespace) -> str:
 
     a, b = open_judges(args.a), open_judges(args.b)
     options = {n: getattr(args, n) for n in EvalSettings.OPTIONS if getattr(args, n, None) is not None}
-    study = judges_study(a, args.runs, measures=args.measures, **options)
+    study = judges_study(a, args.runs, measures=args.measures, options=options)
     tests = TestSettings(**{n: getattr(args, n) for n in ("test", "correction", "alpha", "n_resamples", "seed")
                             if getattr(args, n, None) is not None})  # fmt: skip
     k = args.k if args.k is not None else 10
@@ -323,7 +323,7 @@ def report_command(args: argparse.Namespace) -> str:
     meeting = open_study(args)
     if meeting.record is None:
         raise OptionError("report needs the meeting's record: a collection folder, or --judgments DB")
-    plain = argparse.Namespace(**{**vars(args), "judgments": None})
+    plain = argparse.Namespace(**{**vars(args), "judgments": None, "qrels_in_force": None})
     report = meeting.meeting_report(meeting.record, file_study=open_study(plain, quiet=True), test=test_settings(args, meeting))
     text = export.meeting_html(report) if args.format == "html" else render.to_json(report.to_dict())
     if args.output is None:

@@ -11,6 +11,7 @@ import argparse
 
 from rankviz import settings as s
 from rankviz.errors import OptionError
+from rankviz.in_force import QRELS_IN_FORCE
 from rankviz.options import Option
 from rankviz.report_settings import FAIL_IF, MARGIN, STANDARDISED
 
@@ -58,6 +59,14 @@ def _inputs(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--judgments", nargs="?", const="", default=None, metavar="DB",
                         help="overlay the qrels with a meeting store's judgments (latest wins); without DB, the "
                         "collection folder's rankviz-notes.sqlite; default: the qrels alone")  # fmt: skip
+    parser.add_argument(
+        "--qrels",
+        dest="qrels_in_force",
+        default=None,
+        metavar="file|meeting|NAME|file+NAME",
+        help=QRELS_IN_FORCE.help().replace("%", "%%")
+        + " (default: meeting with --judgments, else file; the app's qrels= link value)",
+    )
 
 
 def _conventions(parser: argparse.ArgumentParser, *, ties: bool = True) -> None:

@@ -38,8 +38,8 @@ def test_the_documents_that_count_give_the_command_lines_numbers() -> None:
     at = start("overview", runs="bm25,dense", depth="5", ignore_identical_ids="1")
     assert not at.exception
     means = at.dataframe[0].value
-    expected = rv.Study.open(ROOT / "sample_data" / "cranfield", ["bm25", "dense"], depth=5,
-                             ignore_identical_ids=True).evaluation().means()  # fmt: skip
+    expected = rv.Study.open(ROOT / "sample_data" / "cranfield", ["bm25", "dense"],
+                             options={"depth": 5, "ignore_identical_ids": True}).evaluation().means()  # fmt: skip
     for run in means.index:
         for measure in means.columns:
             assert means.loc[run, measure] == pytest.approx(expected.loc[run, measure], abs=1e-12), (run, measure)

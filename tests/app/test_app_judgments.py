@@ -93,7 +93,7 @@ def test_the_meeting_started_from_an_llms_labels_is_compared_with_the_people(col
 
 @pytest.mark.parametrize("mode", ["file+umbrela", pytest.param("umbrela", marks=pytest.mark.slow)])
 @pytest.mark.few
-def test_another_source_in_force_gives_its_numbers_and_says_so(collection, mode) -> None:
+def test_another_source_in_force_gives_its_numbers_and_says_so(collection, mode, capsys) -> None:
     at = start("overview", collection="judged", runs=RUNS, measures="nDCG@10", qrels=mode)
     assert not at.exception and not at.error
     means = at.dataframe[0].value
@@ -105,6 +105,14 @@ def test_another_source_in_force_gives_its_numbers_and_says_so(collection, mode)
     caption = shown(at.caption[0])
     assert "qrels.umbrela.txt (llm:gpt-4o)" in caption
     assert ("holes filled by" in caption) == (mode == "file+umbrela")
+    capsys.readouterr()
+    command = ["evaluate", str(collection), *RUNS.split(","), "-m", "nDCG@10", "--qrels", mode]
+    assert main([*command, "--format", "json", "--no-check"]) == 0  # the command line: the same road
+    printed = capsys.readouterr()
+    rows = {r["run"]: r["value"] for r in json.loads(printed.out) if r["qid"] == "all"}
+    assert rows == pytest.approx(means["nDCG@10"].to_dict(), abs=1e-12)
+    said = next(line for line in printed.err.splitlines() if "qrels: " in line)
+    assert said.removeprefix("rankviz: ") in caption  # one sentence, word for word
     from types import SimpleNamespace
 
     from rankviz.app.context import Context

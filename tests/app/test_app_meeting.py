@@ -119,6 +119,12 @@ def test_the_meeting_qrels_in_force_change_every_number_as_the_command_line_does
     cli = subprocess.run([sys.executable, "-m", "rankviz", "evaluate", str(CRANFIELD), "--judgments", str(notes), "--format",
                           "tsv"], capture_output=True, text=True, cwd=ROOT, check=True)  # fmt: skip
     expected = pd.read_csv(io.StringIO(cli.stdout), sep="\t").pivot(index="run", columns="measure", values="value")
+    said = next(line for line in cli.stderr.splitlines() if "qrels: " in line)
+    assert said.removeprefix("rankviz: ") in shown(meeting_view.caption[0])  # the same sentence on both roads
+    as_file = subprocess.run([sys.executable, "-m", "rankviz", "evaluate", str(CRANFIELD), "--judgments", str(notes),
+                              "--qrels", "file", "--no-check"], capture_output=True, text=True, cwd=ROOT, check=True)  # fmt: skip
+    said = next(line for line in as_file.stderr.splitlines() if "qrels: " in line)
+    assert said.removeprefix("rankviz: ") in shown(file_view.caption[0])
     means = meeting_view.dataframe[0].value
     plain = file_view.dataframe[0].value
     assert not means.equals(plain)

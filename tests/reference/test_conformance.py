@@ -160,8 +160,8 @@ def test_a_negative_grade_is_in_the_pool_unjudged_for_every_measure_that_asks(tm
     unlisted = tmp_path / "qrels.unlisted.txt"
     unlisted.write_text("".join(line + "\n" for line in lines if int(line.split()[3]) >= 0))
     for options in ({}, {"unjudged": "relevant:1"}):
-        given = rv.Study.open(case / "qrels.txt", [run], measures=[*measures, "AP", "nDCG@10"], **options).evaluation()
-        removed = rv.Study.open(unlisted, [run], measures=[*measures, "AP", "nDCG@10"], **options).evaluation()
+        given = rv.Study.open(case / "qrels.txt", [run], measures=[*measures, "AP", "nDCG@10"], options=options).evaluation()
+        removed = rv.Study.open(unlisted, [run], measures=[*measures, "AP", "nDCG@10"], options=options).evaluation()
         for measure in (*measures, "AP", "nDCG@10"):
             assert given.per_query(measure, "run_STANDARD").to_dict() == pytest.approx(
                 removed.per_query(measure, "run_STANDARD").to_dict(), abs=1e-12

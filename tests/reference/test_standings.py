@@ -112,7 +112,7 @@ def test_the_bundled_collections_standings_agree_with_tukey_and_the_means(collec
 
 
 def test_rank_intervals_need_the_query_mean_and_two_runs() -> None:
-    study = rv.Study.open(SAMPLES / "dl-hard-passage", aggregate="macro", group_by="query_intent")
+    study = rv.Study.open(SAMPLES / "dl-hard-passage", aggregate="macro", options={"group_by": "query_intent"})
     with pytest.raises(OptionError, match="aggregate query"):
         study.standings(TestSettings(seed=1))
     with pytest.raises(OptionError, match="two runs"):

@@ -128,14 +128,15 @@ def test_each_pair_is_summarised_on_the_queries_both_answer_whichever_runs_are_n
     for folder, name in zip(two_cranfields, ("Cranfield one", "Cranfield two")):
         toml = folder / "collection.toml"
         toml.write_text(toml.read_text().replace('name = "Cranfield"', f'name = "{name}"'))
-    alone = summarise(two_cranfields, baseline="bm25", runs=["dense"], measures=["AP"], missing="skip").collections
-    named = summarise(two_cranfields, baseline="bm25", runs=["dense", "partial"], measures=["AP"], missing="skip").collections
+    alone = summarise(two_cranfields, baseline="bm25", runs=["dense"], measures=["AP"], options={"missing": "skip"}).collections
+    skip = {"missing": "skip"}
+    named = summarise(two_cranfields, baseline="bm25", runs=["dense", "partial"], measures=["AP"], options=skip).collections
     dense = named[named.run == "dense"].reset_index(drop=True)
     assert list(alone["n"]) == list(dense["n"]) == [225, 225]
     assert list(dense["delta"]) == pytest.approx(list(alone["delta"]), abs=1e-15)
     partial = named[named.run == "partial"]
     assert list(partial["n"]) == [100, 100]
-    matrix = rv.Study.open(two_cranfields[0], ["bm25", "partial"], measures=["AP"], missing="skip").evaluation()
+    matrix = rv.Study.open(two_cranfields[0], ["bm25", "partial"], measures=["AP"], options={"missing": "skip"}).evaluation()
     values = matrix.matrix(matrix.measures[0]).dropna()
     assert partial["delta"].iloc[0] == pytest.approx((values["partial"] - values["bm25"]).mean(), abs=1e-12)
 

@@ -93,9 +93,9 @@ def test_settings_are_validated_values() -> None:
         rv.EvalSettings(aggregate="macro")
     settings = rv.EvalSettings(rel=2, ties="expected")
     assert settings.replace(rel=3).rel == 3 and settings.rel == 2
-    assert rv.EvalSettings.from_text(settings.to_text()) == settings
+    assert rv.EvalSettings.from_url(settings.to_text()) == settings
     warned = []
-    assert rv.EvalSettings.from_text({"rel": "two"}, on_error=warned.append) == rv.EvalSettings() and "rel" in warned[0]
+    assert rv.EvalSettings.from_url({"rel": "two"}, on_error=warned.append) == rv.EvalSettings() and "rel" in warned[0]
 
 
 def test_an_evaluation_answers_every_question_from_one_object(cranfield) -> None:

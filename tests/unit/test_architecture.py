@@ -28,7 +28,7 @@ LAYERS = [
     ("measures", ("rankviz.measures",)),
     ("evaluation", ("rankviz.aggregate", "rankviz.evaluation", "rankviz.evaluate", "rankviz.engines", "rankviz.run_facts")),
     ("analyses", ("rankviz.analyses",)),
-    ("study", ("rankviz.study", "rankviz.studies", "rankviz.run_pass")),
+    ("study", ("rankviz.in_force", "rankviz.opening", "rankviz.study", "rankviz.studies", "rankviz.run_pass")),
     ("figures and exports", ("rankviz.plots", "rankviz.export")),
     ("front ends", ("rankviz.cli", "rankviz.app", "rankviz.__main__", "rankviz")),
 ]
@@ -136,9 +136,7 @@ EXCEPTIONS = {
     ("rankviz.app.cache", "rankviz.io.store"): "the disk store of parsed runs is the app's cache",
     ("rankviz.app.meeting", "rankviz.io.meeting"): "the meeting's controls write the record (grade limits)",
     ("rankviz.app.meeting", "rankviz.io.judges"): "the meeting's controls export the record's qrels lines",
-    ("rankviz.app.inputs", "rankviz.io.judges"): "the qrels in force are merged or filled once per version, into the cache",
     ("rankviz.app.inputs", "rankviz.io.irds"): "an irds:DATASET_ID given with --data names a dataset, not a folder",
-    ("rankviz.app.frame", "rankviz.io.judges"): "the frame offers the collection's other sources of judgments in force",
     ("rankviz.app.judges", "rankviz.io.judges"): "the record's source labels are offered as sources of their own",
     ("rankviz.cli.commands", "rankviz.io.judges"): "`judgments import --source` checks its label; `export` writes qrels lines",
     ("rankviz.app.frame", "rankviz.measures"): "the measure catalogue: the sidebar offers every family and checks a typed name",
@@ -148,7 +146,7 @@ EXCEPTIONS = {
     ("rankviz.cli.commands", "rankviz.io.grades"): "`judgments add|import` check each grade before the record is touched",
     ("rankviz.app.meeting", "rankviz.io.grades"): "the judging grid names the collection's grades",
     ("rankviz.app.drafts", "rankviz.io.grades"): "a grade typed in the grid is checked before the record is touched",
-    ("rankviz.app.context", "rankviz.io.grades"): "a meeting's grades before the collection's are known",
+    ("rankviz.app.in_force", "rankviz.io.grades"): "a meeting's grades before the collection's are known",
 }
 
 

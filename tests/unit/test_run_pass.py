@@ -45,7 +45,7 @@ def _passes(study: Study, k: int = 10) -> list[tuple[str, RunPass]]:
     ],
 )
 def test_a_pass_per_run_gives_the_studys_numbers(folder, options) -> None:
-    study = Study.open(folder, measures=MEASURES, **options)
+    study = Study.open(folder, measures=MEASURES, options=options)
     passes = _passes(study)
     _same(assembled(passes, study), study.evaluation())
     _same(assembled(passes, study, chance=True), study.chance())
@@ -57,7 +57,7 @@ def test_a_pass_per_run_gives_the_studys_numbers(folder, options) -> None:
 
 
 def test_a_pass_kept_on_disk_comes_back_the_same(tmp_path) -> None:
-    study = Study.open(DL_HARD, measures=MEASURES, rel=2)
+    study = Study.open(DL_HARD, measures=MEASURES, options={"rel": 2})
     store = ArrayStore(tmp_path, budget=2**30)
     passes = _passes(study)
     for name, found in passes:
@@ -85,7 +85,7 @@ def test_a_damaged_or_foreign_file_on_disk_is_no_pass(tmp_path) -> None:
 
 
 def test_random_ties_take_no_pass() -> None:
-    study = Study.open(CRANFIELD, measures=["AP"], ties="random", seed=1)
+    study = Study.open(CRANFIELD, measures=["AP"], options={"ties": "random", "seed": 1})
     with pytest.raises(ValueError, match="random ties"):
         run_pass(study, study.run_names[0], k=10)
 
@@ -96,7 +96,7 @@ def test_random_ties_take_no_pass() -> None:
 @pytest.mark.slow
 def test_generated_runs_with_ties_pass_to_the_studys_numbers(tmp_path, data, ties, k) -> None:
     qrels_path, run_path = write_files(tmp_path, *data)
-    study = Study.open(qrels_path, [run_path], measures=["RR", f"nDCG@{k}", "AP", f"P@{k}", "ERR"], ties=ties)
+    study = Study.open(qrels_path, [run_path], measures=["RR", f"nDCG@{k}", "AP", f"P@{k}", "ERR"], options={"ties": ties})
     passes = [(name, run_pass(study, name, k=k, facts_k=k)) for name in study.run_names]
     _same(assembled(passes, study), study.evaluation())
     _same(assembled(passes, study, chance=True), study.chance())

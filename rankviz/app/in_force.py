@@ -1,0 +1,151 @@
+"""The meeting's record of a collection and the qrels in force, as the app serves them.
+
+What is in force is decided by :mod:`rankviz.in_force` (the command line's ``--qrels`` takes the same
+road); this module opens the record read-only, offers the choices at the top of the page
+(``qrels=`` in the link) and keeps what the decision builds in the app's caches, keyed on content:
+the qrels files' keys and the record's content digest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from rankviz import in_force
+from rankviz.app import inputs
+from rankviz.app.cache import SHARED, file_key
+from rankviz.app.state import UrlState
+from rankviz.app.widgets import url_option
+from rankviz.in_force import FILE, MEETING, QRELS_IN_FORCE, InForce, RecordQrels
+from rankviz.io.collection import Collection
+from rankviz.io.grades import GRADE_RANGE, GradeError, Scale
+from rankviz.io.groups import QueryGroups
+from rankviz.io.meeting import MeetingError, MeetingStore, RecordVersion
+from rankviz.io.model import Qrels
+
+UNTAGGED = "(untagged)"
+
+
+@dataclass
+class Meeting:
+    """The collection's meeting record: where it lives, what it holds, which qrels are in force."""
+
+    path: Path
+    store: MeetingStore | None  # None until the first entry (reading never creates the file)
+    problem: str  # why the record cannot be read, else ""
+    version: RecordVersion
+    file_qrels: Qrels
+    file_key: str
+    record: RecordQrels | None = None  # the qrels file with the record in force, once it judges
+    merged_key: str = ""
+    chosen: InForce | None = None  # the qrels in force (None: the file, undecided yet)
+    scale: Scale = GRADE_RANGE  # the grades the collection's meeting may give
+    identity: str = ""  # which record the store is (a replaced record is another, however its ids run)
+    collection: str | None = None  # the collection the record belongs to
+    read_only: str = ""  # why nothing can be recorded (a read-only record or folder), else ""
+
+    @property
+    def mode(self) -> str:
+        return self.chosen.mode if self.chosen is not None else FILE
+
+    @property
+    def default_mode(self) -> str:
+        return in_force.default_mode(record_judges=self.record is not None)
+
+    @property
+    def merged(self) -> Qrels | None:
+        """The qrels file with the meeting's judgments in force (None while the record judges nothing)."""
+        return self.record.qrels if self.record is not None else None
+
+    @property
+    def judgments(self) -> int:
+        return self.record.judgments if self.record is not None else 0
+
+    @property
+    def same_queries(self) -> bool:
+        return self.record.same_queries if self.record is not None else True
+
+    @property
+    def left_out(self) -> tuple[str, ...]:
+        return self.record.left_out if self.record is not None else ()
+
+    def in_force(self) -> str:
+        """The sentence every front end says about the qrels in force (:func:`rankviz.in_force.sentence`)."""
+        if self.chosen is not None:
+            return self.chosen.sentence
+        return in_force.sentence(FILE, self.file_qrels, judgments=self.judgments)
+
+    def writable(self) -> MeetingStore:
+        """The store to record in, created at the first entry (a MeetingError says why it cannot be)."""
+        return self.store or MeetingStore(self.path, scale=self.scale, collection=self.collection)
+
+
+def open_meeting(folder: Path, collection: Collection, qrels: Qrels, qrels_key: str) -> Meeting:
+    """The collection's meeting record and the qrels with its judgments in force (when it has some).
+    A record that cannot be read leaves the qrels file in force, with the reason (never a broken page)."""
+    path = inputs.notes_path(folder)
+    try:
+        scale = collection.grade_scale(qrels)
+    except GradeError as exc:  # collection.toml's grades above its gmax: nothing can be recorded
+        return Meeting(path, None, str(exc), RecordVersion.empty(), qrels, qrels_key)
+    owner = collection.config.name
+    store, problem, read_only = inputs.meeting(path, scale, owner)
+    meeting = Meeting(path, store, problem, RecordVersion.empty(), qrels, qrels_key, scale=scale,
+                      collection=owner, read_only=read_only)  # fmt: skip
+    if store is None:
+        return meeting
+    try:
+        meeting.version, meeting.identity = store.version(), store.identity()
+        if meeting.version.judgments:
+            content = meeting.version.content
+            meeting.record = SHARED.get(
+                ("meeting qrels", qrels_key, str(store.path), content, scale),
+                lambda: in_force.with_record(qrels, store),
+            )
+            meeting.merged_key = f"{qrels_key}+meeting:{path}:{scale}:{content}"
+    except (MeetingError, OSError) as exc:
+        meeting.store, meeting.problem = None, inputs.served_problem(exc, path)
+        meeting.record = None
+    return meeting
+
+
+def choose(url: UrlState, collection: Collection, meeting: Meeting) -> tuple[Qrels, str]:
+    """The qrels in force and their cache key: the choice at the top of the page (the meeting's
+    judgments once there are some, else the file), decided by :func:`rankviz.in_force.decide`."""
+    default = meeting.default_mode
+    offered = in_force.offered(collection, record_judges=meeting.record is not None)
+    mode = default
+    if len(offered) > 1:  # at the top of the page: in projector mode too
+        mode = url_option(url, st, QRELS_IN_FORCE, "frame", default=default, choices=offered,
+                          context=(offered,), horizontal=True)  # fmt: skip
+    file_qrels, key = meeting.file_qrels, meeting.file_key
+    keys = {FILE: key, MEETING: meeting.merged_key}
+
+    def source(chosen: str) -> tuple[Qrels, str]:
+        path = collection.judges[in_force.source_of(chosen) or FILE].path
+        keys[chosen] = f"{key}+filled:{file_key(path)}" if chosen.startswith(f"{FILE}+") else file_key(path)
+        read = lambda p: inputs.qrels_file(file_key(p), str(p))  # noqa: E731
+        build = lambda: in_force.source_qrels(file_qrels, collection, chosen, read=read)  # noqa: E731
+        return SHARED.get(("qrels in force", keys[chosen]), build)
+
+    meeting.chosen = in_force.decide(mode, file_qrels, collection=collection, record=meeting.record, source=source)
+    return meeting.chosen.qrels, keys[mode]
+
+
+def tag_groups(meeting: Meeting, qrels: Qrels) -> QueryGroups | None:
+    """The meeting's tags as a query attribute ``tag`` (a query's tags joined; untagged queries apart)."""
+    if meeting.store is None or not meeting.version.tags:
+        return None
+    store = meeting.store
+
+    def build() -> QueryGroups:
+        tags = store.tag_groups()
+        qids = list(dict.fromkeys([*map(str, qrels.query_ids), *tags]))
+        frame = pd.DataFrame({"tag": [tags.get(q, UNTAGGED) for q in qids]}, index=pd.Index(qids, name="qid"))
+        return QueryGroups(frame, "the meeting's tags")
+
+    key = ("meeting tags", str(meeting.path), meeting.version.content, meeting.file_key)
+    return SHARED.get(key, build)

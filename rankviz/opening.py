@@ -1,0 +1,123 @@
+"""What a study of files opens: the qrels in force, the runs, the measures and the settings.
+
+:meth:`Study.open <rankviz.study.Study.open>` hands its arguments here; a collection folder's
+conventions, measures, groups and weights are its defaults (:func:`collection_settings`, which
+the app's sidebar starts from too) and the options given win over them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rankviz.aggregate import aggregate_option
+from rankviz.engines import RunSource
+from rankviz.errors import OptionError
+from rankviz.evaluate import as_measures, collection_measures
+from rankviz.in_force import FILE, MEETING, decide, with_record
+from rankviz.io.collection import Collection, open_collection
+from rankviz.io.grades import Scale, grade_scale
+from rankviz.io.groups import QueryGroups, read_groups
+from rankviz.io.irds import is_irds
+from rankviz.io.meeting import MeetingStore
+from rankviz.io.model import Qrels
+from rankviz.io.readers import read_qrels
+from rankviz.measures import Measure
+from rankviz.settings import DEFAULT_MEASURES, EvalSettings
+
+
+def collection_settings(collection: Collection | None) -> EvalSettings:
+    """The settings a collection's conventions start from (``rel`` and ``gmax`` of its collection.toml)."""
+    if collection is None:
+        return EvalSettings()
+    return EvalSettings(rel=collection.config.rel, gmax=collection.config.gmax)
+
+
+@dataclass(frozen=True)
+class Opened:
+    """The inputs of a study, read and decided (the fields :class:`~rankviz.study.Study` takes)."""
+
+    qrels: Qrels
+    measures: tuple[Measure, ...]
+    settings: EvalSettings
+    collection: Collection | None
+    groups: QueryGroups | None
+    weights: Mapping[str, float] | None
+    sources: tuple[RunSource, ...]
+    notes: tuple[str, ...]
+    record: MeetingStore | None
+
+
+def open_inputs(
+    qrels: str | Path,
+    runs: Sequence[str | Path] = (),
+    *,
+    measures: Sequence[str | Measure] | None = None,
+    judgments: str | None = None,
+    qrels_in_force: str | None = None,
+    groups: str | None = None,
+    aggregate: str | None = None,
+    options: Mapping[str, Any] | None = None,
+) -> Opened:
+    """The inputs :meth:`Study.open <rankviz.study.Study.open>` describes (its parameters, the same)."""
+    collection = None
+    if not is_irds(str(qrels)) and not Path(qrels).exists():
+        raise OptionError(f"{qrels}: no such file or folder (qrels, a collection folder, or irds:DATASET_ID)")
+    if is_irds(str(qrels)) or Path(qrels).is_dir():
+        collection = open_collection(qrels)
+        read = collection.read_qrels()
+        sources = _collection_runs(collection, [str(n) for n in runs or collection.run_paths])
+    else:
+        if not runs:
+            raise OptionError("give at least one run file after the qrels")
+        read = read_qrels(qrels)
+        sources = tuple(RunSource.of_paths(list(runs)))
+    how, weights = aggregate_option(aggregate, collection)
+    found = read_groups(groups) if groups else (collection.groups if collection else None)
+    given = {**(options or {}), **({"aggregate": how} if how else {})}
+    settings = EvalSettings.from_args(given, base=collection_settings(collection))
+    notes: list[str] = []
+    record, record_qrels = None, None
+    if qrels_in_force == MEETING and judgments is None:
+        judgments = ""  # the collection's own record
+    mode = qrels_in_force or (MEETING if judgments is not None else FILE)
+    if judgments is not None:
+        grades = collection.config.grades if collection else None
+        scale = grade_scale(read.grade, gmax=settings.gmax, given=grades)
+        record = _record(judgments, collection, scale)
+        record_qrels = with_record(read, record)
+        notes += [f"{record.path}: {problem}" for problem in record_qrels.left_out]
+    chosen_qrels = decide(mode, read, collection=collection, record=record_qrels)
+    if mode != FILE or record is not None:  # anything but the qrels file alone is said
+        notes.append(chosen_qrels.sentence)
+    if settings.group_by is not None:
+        if found is None:
+            raise OptionError("--group-by needs --groups FILE (or a collection folder with query groups)")
+        found.column(settings.group_by)
+    if measures:
+        chosen = as_measures(list(measures), defaults=settings.measure_defaults)
+    elif collection is not None:
+        chosen = collection_measures(collection, settings)
+    else:
+        chosen = as_measures(DEFAULT_MEASURES, defaults=settings.measure_defaults)
+    return Opened(chosen_qrels.qrels, tuple(chosen), settings, collection, found, weights, sources,
+                  tuple(notes), record)  # fmt: skip
+
+
+def _collection_runs(collection: Collection, named: list[str]) -> tuple[RunSource, ...]:
+    """The runs named: the collection's by name, else files (a collection's runs by default)."""
+    return tuple(
+        RunSource.of(collection.run_path(n), n) if n in collection.run_paths or not Path(n).is_file() else RunSource.of(n)
+        for n in named
+    )
+
+
+def _record(location: str, collection: Collection | None, scale: Scale) -> MeetingStore:
+    """The meeting's record at ``location`` ("": the collection folder's), opened without creating it."""
+    if not location and collection is None:
+        raise OptionError("--judgments without DB needs a collection folder in place of QRELS")
+    owner = collection.config.name if collection is not None else None
+    where = location or collection.path  # type: ignore[union-attr]
+    return MeetingStore(where, create=False, scale=scale, collection=owner)
