@@ -139,7 +139,7 @@ EXCEPTIONS = {
     ("rankviz.app.inputs", "rankviz.io.irds"): "an irds:DATASET_ID given with --data names a dataset, not a folder",
     ("rankviz.app.judges", "rankviz.io.judges"): "the record's source labels are offered as sources of their own",
     ("rankviz.cli.commands", "rankviz.io.judges"): "`judgments import --source` checks its label; `export` writes qrels lines",
-    ("rankviz.app.frame", "rankviz.measures"): "the measure catalogue: the sidebar offers every family and checks a typed name",
+    ("rankviz.app.sidebar", "rankviz.measures"): "the measure catalogue: the sidebar offers every family and checks a typed name",
     ("rankviz.cli.render", "rankviz.measures"): "the measure catalogue: `rankviz measures` lists the families",
     ("rankviz.cli.commands", "rankviz.io.readers"): "`judgments import|export` read the qrels they record against",
     ("rankviz.cli.commands", "rankviz.io.collection"): "`judgments add` looks up the grade a judgment replaces",
