@@ -46,7 +46,6 @@ from rankviz.measures import Measure
 from rankviz.ranking import RankingTable, rank
 from rankviz.run_facts import RunFacts, gather, sample_stride
 from rankviz.settings import EngineSettings, EvalSettings
-from rankviz.tie_policy import policy
 
 #: engine="auto" streams a run file larger than this (a gzip file counts four times its size)
 STREAM_ABOVE_BYTES = 2**30
@@ -120,7 +119,7 @@ def evaluate_sources(
         def tables() -> Iterator[tuple[str, RankingTable]]:
             for source in sources:
                 run = _read_whole(source, progress)
-                table = rank(run, qrels, ties=policy(settings.ties).ranked_as, cut=settings.cut)
+                table = rank(run, qrels, ties=settings.ties.ranked_as, cut=settings.cut)
                 if check_k is not None:
                     facts[source.name] = gather(run, table, qrels.doc_ids, k=check_k, rel=settings.rel,
                                                 stride=sample_stride(len(run)))  # fmt: skip
@@ -206,7 +205,7 @@ class _Job:
         return TableValues.concatenate(parts)
 
     def values(self, run: Run, query_ids, name: str) -> TableValues:
-        table = rank(run, self.qrels.restricted(query_ids), ties=policy(self.settings.ties).ranked_as, cut=self.settings.cut)
+        table = rank(run, self.qrels.restricted(query_ids), ties=self.settings.ties.ranked_as, cut=self.settings.cut)
         values = table_values(table, self.measures, self.settings, self.seed)
         if self.check_k is None:
             return values

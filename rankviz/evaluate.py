@@ -24,7 +24,6 @@ from rankviz.ranking import RankingTable, rank, shuffle_ties
 from rankviz.ranking import tie_seed as ranking_seed
 from rankviz.run_facts import RunFacts
 from rankviz.settings import EvalSettings
-from rankviz.tie_policy import policy
 
 if TYPE_CHECKING:
     from rankviz.io.collection import Collection
@@ -129,7 +128,7 @@ def evaluate(
     qrels = as_qrels(qrels)
     runs = as_runs(runs)
     measures = as_measures(measures, defaults=settings.measure_defaults)
-    tables = ((run.name, rank(run, qrels, ties=policy(settings.ties).ranked_as, cut=settings.cut)) for run in runs)
+    tables = ((run.name, rank(run, qrels, ties=settings.ties.ranked_as, cut=settings.cut)) for run in runs)
     return evaluate_tables(tables, measures, settings, qrels_qids=qrels.query_ids, groups=groups, weights=weights, rng=rng)
 
 
@@ -234,7 +233,7 @@ def assemble(
         qids=qids,
         values={k: np.column_stack(v) for k, v in columns.items()},
         aggregation=aggregation,
-        trials={k: np.stack(v, axis=-1) for k, v in trial_columns.items()} if policy(settings.ties).sampled else None,
+        trials={k: np.stack(v, axis=-1) for k, v in trial_columns.items()} if settings.ties.sampled else None,
         ignored={name: part.ignored for name, part in gathered},
         coverage=covered,
         facts=_facts(gathered),
@@ -258,7 +257,7 @@ def revised(previous: Evaluation, tables: Mapping[str, RankingTable], queries) -
     numbers as a whole evaluation of ``tables``, at the cost of a few queries. None when it cannot
     be revised (the tables judge other queries; random orders without a seed)."""
     settings = previous.settings
-    if policy(settings.ties).sampled and settings.seed is None:
+    if settings.ties.sampled and settings.seed is None:
         return None
     if any(not np.array_equal(np.sort(tables[name].qids.astype(str)), previous.qids.astype(str)) for name in previous.runs):
         return None
@@ -316,7 +315,7 @@ def _measure_values(
     def on(table: RankingTable, measure: Measure) -> np.ndarray:
         return measure(table if grade is None else table.filled(grade, measure.cutoff))
 
-    if not policy(settings.ties).sampled:
+    if not settings.ties.sampled:
         for measure in measures:
             yield measure, on(table, measure)
         return

@@ -50,6 +50,8 @@ class Option:
                 raise OptionError(f"{self.name}={value!r}: expected True or False")
             return bool(value)
         if self.choices:
+            if isinstance(value, str) and value not in self.choices:  # a value named (a tie policy)
+                value = next((c for c in self.choices if str(c) == value), value)
             if value not in self.choices:
                 raise OptionError(f"{self.name}={value!r}: choose one of {', '.join(map(str, self.choices))}")
             return value

@@ -27,7 +27,7 @@ from rankviz._arrow import from_numpy, hashed, paired_keys, string_keys, take, t
 from rankviz.errors import OptionError
 from rankviz.io.model import Qrels, Run
 from rankviz.settings import NO_CUT, TIES, RunCut
-from rankviz.tie_policy import policy
+from rankviz.tie_policy import POLICIES, TREC_EVAL, TiePolicy, policy
 
 TIE_POLICIES = TIES.choices
 
@@ -41,7 +41,7 @@ class RankingTable:
     """
 
     run_name: str
-    ties: str
+    ties: TiePolicy
     qids: np.ndarray  # object array of str, one per segment
     in_run: np.ndarray  # bool per segment
     offsets: np.ndarray  # int64, n_queries + 1
@@ -168,13 +168,13 @@ class RankingTable:
                 ideal_pos=pos_out,
                 _cache={},
             )
-            self._cache[key] = table.reordered_by_grade() if policy(self.ties).by_grade else table
+            self._cache[key] = table.reordered_by_grade() if self.ties.by_grade else table
         return self._cache[key]
 
     def trec_eval_positions(self) -> np.ndarray:
         """Each row's position in its ranking under trec_eval's order (score descending, then docid
         bytes descending), whatever order the table is in."""
-        if policy(self.ties).in_trec_eval_order:
+        if self.ties.in_trec_eval_order:
             return self.pos
         docids = take(self.run_docids, self.run_rows).cast(pa.binary())
         columns = pa.table({"query": from_numpy(self.row_query), "score": from_numpy(self.score), "docid": docids})
@@ -190,7 +190,7 @@ class RankingTable:
         key = from_numpy(sorting.best_first_key(self.grade, self.judged))
         docids = take(self.run_docids, self.run_rows).cast(pa.binary())
         columns = pa.table({"group": from_numpy(self.tie_group), "key": key, "docid": docids})
-        direction = "descending" if policy(self.ties).by_grade == "best" else "ascending"
+        direction = "descending" if self.ties.by_grade == "best" else "ascending"
         order = to_numpy(pc.sort_indices(columns, sort_keys=[("group", "ascending"), ("key", direction),
                                                              ("docid", "descending")]))  # fmt: skip
         return replace(self, grade=self.grade[order], judged=self.judged[order], score=self.score[order],
@@ -230,9 +230,9 @@ def chance_table(table: RankingTable) -> RankingTable:
     """The table with each query's retrieved documents in one tie group, under ``expected``: every
     order of them equally likely. Its values are the chance level of the run: what a random order
     of the same documents would get on average, exactly (the expected closed forms)."""
-    if not policy(table.ties).groups_together:
+    if not table.ties.groups_together:
         raise OptionError("the chance level is taken from a table in score order")
-    return replace(table, ties="expected", tie_group=table.row_query.astype(np.int32), _cache={})
+    return replace(table, ties=POLICIES["expected"], tie_group=table.row_query.astype(np.int32), _cache={})
 
 
 def tie_seed(rng: np.random.Generator | int | None) -> int:
@@ -253,7 +253,7 @@ def shuffle_ties(table: RankingTable, seed: int, *, trial: int = 0) -> RankingTa
     of a run or another, on one machine or a cluster. Only rows move; positions, queries and group
     ids stay. Needs contiguous groups (any policy but ``run``).
     """
-    if not policy(table.ties).groups_together:
+    if not table.ties.groups_together:
         raise OptionError("shuffle a table in score order, not in the run's rank order")
     tied, keys = table.tied_keys()
     salt = paired_keys(np.array([seed % 2**64], np.uint64), np.array([trial], np.uint64))[0]
@@ -262,7 +262,7 @@ def shuffle_ties(table: RankingTable, seed: int, *, trial: int = 0) -> RankingTa
     order[tied] = tied[np.lexsort((draws, table.tie_group[tied]))]
     return replace(
         table,
-        ties="random",
+        ties=POLICIES["random"],
         grade=table.grade[order],
         judged=table.judged[order],
         score=table.score[order],
@@ -276,12 +276,12 @@ def sorted_qids(qids) -> np.ndarray:
     return np.asarray(sorted(set(qids)), dtype=object)
 
 
-def retagged(table: RankingTable, ties: str) -> RankingTable:
+def retagged(table: RankingTable, ties: TiePolicy) -> RankingTable:
     """The table's arrays under a policy measured on its order (``expected`` on trec_eval's): no copy."""
     return replace(table, ties=ties, _cache={})
 
 
-def rank(run: Run, qrels: Qrels, *, ties: str = "trec_eval", rng: np.random.Generator | int | None = None,
+def rank(run: Run, qrels: Qrels, *, ties: str | TiePolicy = TREC_EVAL, rng: np.random.Generator | int | None = None,
          cut: RunCut = NO_CUT) -> RankingTable:  # fmt: skip
     """Order every ranking of ``run`` under the tie policy and attach the qrels grades.
 
@@ -290,12 +290,12 @@ def rank(run: Run, qrels: Qrels, *, ties: str = "trec_eval", rng: np.random.Gene
     each ranking's first N in trec_eval's order (as ``trec_eval -M``), which the policy then orders.
     """
     rule = policy(ties)
-    if rule.table_order != rule.name:  # expected and random start from trec_eval's table
-        table = rank(run, qrels, ties=rule.table_order, cut=cut)
-        return shuffle_ties(table, tie_seed(rng)) if rule.sampled else retagged(table, rule.name)
+    if rule.table_policy != rule:  # expected and random start from trec_eval's table
+        table = rank(run, qrels, ties=rule.table_policy, cut=cut)
+        return shuffle_ties(table, tie_seed(rng)) if rule.sampled else retagged(table, rule)
     if cut.depth is not None:
         capped = rank(run, qrels, cut=replace(cut, depth=None)).capped(cut)
-        return capped if rule.name == "trec_eval" else _ordered(run, qrels, rule, cut, np.sort(capped.run_rows))
+        return capped if rule.in_trec_eval_order else _ordered(run, qrels, rule, cut, np.sort(capped.run_rows))
     return _ordered(run, qrels, rule, cut, None)
 
 
@@ -354,7 +354,7 @@ def _ordered(run: Run, qrels: Qrels, rule, cut: RunCut, kept: np.ndarray | None)
     ideal_offsets, ideal_grades, ideal_query, ideal_pos = sorting.ideal(qrels, index_of, seg_order)
     return RankingTable(
         run_name=run.name,
-        ties=rule.name,
+        ties=rule,
         qids=judged_qids[seg_order],
         in_run=np.r_[np.ones(len(seg_judged_index), bool), np.zeros(len(missing), bool)],
         offsets=offsets,

@@ -11,7 +11,6 @@ import numpy as np
 from rankviz import sorting
 from rankviz.io.model import Qrels, Run
 from rankviz.ranking import RankingTable, rank, sorted_qids
-from rankviz.tie_policy import policy
 
 
 def regrade(table: RankingTable, run: Run, qrels: Qrels, *, queries: Collection[str] | None = None) -> RankingTable:
@@ -25,7 +24,7 @@ def regrade(table: RankingTable, run: Run, qrels: Qrels, *, queries: Collection[
     ``pessimistic``, a drawn ``random`` one) and qrels that judge other queries are ranked afresh.
     """
     judged_qids = sorted_qids(qrels.query_ids)
-    if not policy(table.ties).regradable or set(judged_qids) != set(table.qids):
+    if not table.ties.regradable or set(judged_qids) != set(table.qids):
         return rank(run, qrels, ties=table.ties, cut=table.cut)
     index_of = {q: i for i, q in enumerate(judged_qids)}
     run_query_to_judged = np.array([index_of.get(q, -1) for q in run.query_ids], dtype=np.int64)

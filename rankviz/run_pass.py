@@ -20,7 +20,7 @@ from rankviz.analyses.unjudged import judged_share
 from rankviz.evaluate import TableValues, assemble, table_values, tie_seed
 from rankviz.ranking import chance_table
 from rankviz.run_facts import RunFacts, gather, sample_stride
-from rankviz.tie_policy import policy
+from rankviz.tie_policy import EXPECTED, TREC_EVAL
 
 if TYPE_CHECKING:
     from rankviz.evaluation import Evaluation
@@ -71,12 +71,12 @@ def run_pass(study: Study, name: str, *, k: int, facts_k: int | None = None) -> 
     qrels must then be the qrels file the checks compare with). Not under random ties (their draws
     are shared by every run of an evaluation)."""
     settings = study.settings
-    if policy(settings.ties).sampled:
+    if settings.ties.sampled:
         raise ValueError("a run's pass is not taken under random ties")
     table = study.table(name)
-    base = table if policy(settings.ties).in_trec_eval_order else study.table(name, "trec_eval")
+    base = table if settings.ties.in_trec_eval_order else study.table(name, TREC_EVAL)
     values = table_values(table, study.measures, settings, tie_seed(settings))
-    chance = table_values(chance_table(base), study.measures, settings.replace(ties="expected"), 0)
+    chance = table_values(chance_table(base), study.measures, settings.replace(ties=EXPECTED), 0)
     facts = None
     if facts_k is not None:
         run = study.runs[name]
@@ -87,7 +87,7 @@ def run_pass(study: Study, name: str, *, k: int, facts_k: int | None = None) -> 
 def assembled(passes: Sequence[tuple[str, RunPass]], study: Study, *, chance: bool = False) -> Evaluation:
     """The evaluation of these runs (``chance``: their chance level) from their passes: what
     :meth:`Study.evaluation` (:meth:`Study.chance`) gives for them."""
-    settings = study.settings.replace(ties="expected") if chance else study.settings
+    settings = study.settings.replace(ties=EXPECTED) if chance else study.settings
     gathered = [(name, found.chance if chance else found.values) for name, found in passes]
     return assemble(gathered, list(study.measures), settings, qrels_qids=study.qrels.query_ids, groups=study.groups,
                     weights=study.weights)  # fmt: skip

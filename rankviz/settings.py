@@ -16,13 +16,13 @@ from typing import Any, ClassVar
 
 from rankviz.errors import OptionError
 from rankviz.options import Option, Settings
-from rankviz.tie_policy import POLICIES, policy
+from rankviz.tie_policy import POLICIES, TREC_EVAL, TiePolicy
 
 ALL = "all"  # the qid (and group) of an overall mean row
 
 
-def _describe_ties(value: str, settings: EvalSettings) -> str:
-    if policy(value).sampled:
+def _describe_ties(value: TiePolicy, settings: EvalSettings) -> str:
+    if value.sampled:
         seed = "fresh entropy" if settings.seed is None else f"seed {settings.seed}"
         return f"ties: mean of {settings.trials} random orders within equal scores ({seed}); std over trials"
     return "ties: " + TIES.meanings[value]
@@ -30,11 +30,12 @@ def _describe_ties(value: str, settings: EvalSettings) -> str:
 
 TIES = Option(
     "ties",
-    "trec_eval",
+    TREC_EVAL,
     "order of documents with equal scores",
     label="Tie policy",
-    choices=tuple(POLICIES),
-    meanings={name: p.meaning for name, p in POLICIES.items()},
+    choices=tuple(POLICIES.values()),
+    meanings={rule: rule.meaning for rule in POLICIES.values()},
+    kind=TiePolicy,
 )
 MISSING = Option(
     "missing",
@@ -249,7 +250,7 @@ class EvalSettings(Settings):
     """The conventions of an evaluation. ``rel``, ``gain`` and ``gmax`` are the defaults of the
     measures that do not set them (``RR`` under ``rel=2`` is ``RR(rel=2)``)."""
 
-    ties: str = TIES.default
+    ties: TiePolicy = TIES.default
     missing: str = MISSING.default
     rel: int = REL.default
     gain: str = GAIN.default

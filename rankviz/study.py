@@ -35,7 +35,7 @@ from rankviz.regrading import regrade
 from rankviz.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
 from rankviz.run_facts import RunFacts, gather, sample_stride
 from rankviz.settings import NO_CUT, EngineSettings, EvalSettings, RunCut, TestSettings
-from rankviz.tie_policy import BOUNDS, policy
+from rankviz.tie_policy import BOUNDS, EXPECTED, TREC_EVAL, TiePolicy, policy
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -51,21 +51,22 @@ if TYPE_CHECKING:
     from rankviz.analyses.unjudged import UnjudgedReport
 
 #: How a run's ranking table under a tie policy and a cut is built: ``(run, qrels, ties, cut) -> table``.
-Orderer = Callable[[Run, Qrels, str, RunCut], RankingTable]
+Ties = str | TiePolicy  # a policy, or its name (the API's convenience; the settings hold the value)
+Orderer = Callable[[Run, Qrels, TiePolicy, RunCut], RankingTable]
 
 
-def ordered(run: Run, qrels: Qrels, ties: str, cut: RunCut = NO_CUT, *, like: RankingTable | None = None,
+def ordered(run: Run, qrels: Qrels, ties: TiePolicy, cut: RunCut = NO_CUT, *, like: RankingTable | None = None,
             changed: Set[str] | None = None) -> RankingTable:  # fmt: skip
     """A run's ranking table under a policy that builds its own order (see :meth:`Study.table` for the others).
 
     ``like``: the same run's table under qrels these only re-grade (same queries): its order is kept and
     only the grades of all queries (or of the ``changed`` ones alone) are looked up again."""
-    if like is not None and policy(ties).regradable and like.ties == ties and like.cut == cut:
+    if like is not None and ties.regradable and like.ties == ties and like.cut == cut:
         return regrade(like, run, qrels, queries=changed)
     return rank(run, qrels, ties=ties, cut=cut)
 
 
-def fresh(run: Run, qrels: Qrels, ties: str, cut: RunCut) -> RankingTable:
+def fresh(run: Run, qrels: Qrels, ties: TiePolicy, cut: RunCut) -> RankingTable:
     """The orderer that keeps nothing: a study given other qrels must use it (a cache keys on its qrels)."""
     return rank(run, qrels, ties=ties, cut=cut)
 
@@ -149,21 +150,21 @@ class Study:
     def run_names(self) -> list[str]:
         return [*self.runs_given, *(source.name for source in self.sources)]
 
-    def table(self, name: str, ties: str | None = None, cut: RunCut | None = None) -> RankingTable:
+    def table(self, name: str, ties: Ties | None = None, cut: RunCut | None = None) -> RankingTable:
         """A run's ranking table under a tie policy and a cut (the study's by default). Random orders
         are drawn from trec_eval's table when measured; ``expected`` measures trec_eval's arrays with the
         closed forms: only the policies that build their own order reach the orderer."""
-        rule = policy(policy(ties or self.settings.ties).ranked_as)
+        rule = policy(ties or self.settings.ties).ranked_as
         cut = self.settings.cut if cut is None else cut
-        if rule.table_order != rule.name:
-            return retagged(self.table(name, rule.table_order, cut), rule.name)
-        return self.orderer(self.runs[name], self.qrels, rule.name, cut)
+        if rule.table_policy != rule:
+            return retagged(self.table(name, rule.table_policy, cut), rule)
+        return self.orderer(self.runs[name], self.qrels, rule, cut)
 
-    def tables(self, names: Sequence[str] | None = None, ties: str | None = None,
+    def tables(self, names: Sequence[str] | None = None, ties: Ties | None = None,
                cut: RunCut | None = None) -> dict[str, RankingTable]:  # fmt: skip
         return {name: self.table(name, ties, cut) for name in (names or self.run_names)}
 
-    def _one_at_a_time(self, names: Sequence[str] | None = None, ties: str | None = None,
+    def _one_at_a_time(self, names: Sequence[str] | None = None, ties: Ties | None = None,
                        cut: RunCut | None = None) -> Iterable[tuple[str, RankingTable]]:  # fmt: skip
         """(name, table) pairs built as they are consumed: one table alive at a time, unless the orderer keeps them."""
         return ((name, self.table(name, ties, cut)) for name in (names or self.run_names))
@@ -174,7 +175,7 @@ class Study:
         self,
         names: Sequence[str] | None = None,
         *,
-        ties: str | None = None,
+        ties: Ties | None = None,
         measures: Sequence[Measure] | None = None,
         engine: EngineSettings | None = None,
         progress: Progress | None = None,
@@ -207,7 +208,7 @@ class Study:
             yield name, table
 
     def revised(self, previous: Evaluation, queries: Iterable[str], names: Sequence[str] | None = None,
-                ties: str | None = None) -> Evaluation | None:  # fmt: skip
+                ties: Ties | None = None) -> Evaluation | None:  # fmt: skip
         """``previous`` (an evaluation of these runs under older qrels) with ``queries`` evaluated again:
         what a new judgment costs; None when it cannot be revised."""
         return revised(previous, self.tables(names, ties), queries)
@@ -215,14 +216,14 @@ class Study:
     def chance(self, names: Sequence[str] | None = None) -> Evaluation:
         """Each run's chance level: its retrieved documents of each query in a random order, exactly
         (:func:`rankviz.ranking.chance_table`, measured with the ``expected`` closed forms)."""
-        settings = self.settings.replace(ties="expected")
-        tables = ((name, chance_table(table)) for name, table in self._one_at_a_time(names, "trec_eval"))
+        settings = self.settings.replace(ties=EXPECTED)
+        tables = ((name, chance_table(table)) for name, table in self._one_at_a_time(names, TREC_EVAL))
         return evaluate_tables(tables, list(self.measures), settings, qrels_qids=self.qrels.query_ids, groups=self.groups,
                                weights=self.weights)  # fmt: skip
 
     def chance_revised(self, previous: Evaluation, queries: Iterable[str],
                        names: Sequence[str] | None = None) -> Evaluation | None:  # fmt: skip
-        tables = {name: chance_table(table) for name, table in self.tables(names, "trec_eval").items()}
+        tables = {name: chance_table(table) for name, table in self.tables(names, TREC_EVAL).items()}
         return revised(previous, tables, queries)
 
     def compare(self, test: TestSettings, *, evaluation: Evaluation | None = None) -> Comparison:
@@ -305,7 +306,7 @@ class Study:
     def facts(self, k: int = TOP_K) -> dict[str, RunFacts]:
         """What the checks need of each run (:mod:`rankviz.run_facts`), from its table in trec_eval's order."""
         facts: dict[str, RunFacts] = {}
-        for _ in self._with_facts(self._one_at_a_time(ties="trec_eval"), facts, k, self.settings.rel):
+        for _ in self._with_facts(self._one_at_a_time(ties=TREC_EVAL), facts, k, self.settings.rel):
             pass
         return facts
 
@@ -324,7 +325,7 @@ class Study:
         from rankviz.analyses.task import infer_task
 
         first = self.run_names[0]
-        return infer_task({first: self.table(first, "trec_eval")}, rel=self.settings.rel, top_k=k)
+        return infer_task({first: self.table(first, TREC_EVAL)}, rel=self.settings.rel, top_k=k)
 
     def metric_report(self, options: MetricSettings | None = None, *, task: Task | None = None,
                       every_candidate: bool = False) -> MetricReport:  # fmt: skip

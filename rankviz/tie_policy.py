@@ -28,10 +28,14 @@ class TiePolicy:
     name: str
     meaning: str
     table_order: str
+    marker: str  # its symbol in the charts that mark every policy (plotly's marker symbols)
     by_grade: str | None = None
     closed_form: bool = False
     sampled: bool = False
     by_rank_column: bool = False
+
+    def __str__(self) -> str:
+        return self.name
 
     @property
     def deterministic(self) -> bool:
@@ -53,24 +57,48 @@ class TiePolicy:
         return self.by_grade is None and not self.sampled
 
     @property
-    def ranked_as(self) -> str:
+    def ranked_as(self) -> TiePolicy:
         """The policy of the ranking table an evaluation builds: random orders are drawn per trial
         from trec_eval's table, every other policy has a table of its own."""
-        return self.table_order if self.sampled else self.name
+        return POLICIES[self.table_order] if self.sampled else self
+
+    @property
+    def table_policy(self) -> TiePolicy:
+        """The policy its ranking table is built under (itself, or trec_eval's for ``expected`` and
+        ``random``, which are measured on trec_eval's table)."""
+        return POLICIES[self.table_order]
 
 
 POLICIES: dict[str, TiePolicy] = {
     p.name: p
     for p in (
-        TiePolicy("trec_eval", "score descending, then docid descending (trec_eval)", "trec_eval"),
-        TiePolicy("run", "the run file's rank column, then file order", "run", by_rank_column=True),
-        TiePolicy("optimistic", "relevant documents first within equal scores (optimistic)", "optimistic", by_grade="best"),
-        TiePolicy("pessimistic", "relevant documents last within equal scores (pessimistic)", "pessimistic", by_grade="worst"),
-        TiePolicy("expected", "exact mean over all orders within equal scores (expected)", "trec_eval", closed_form=True),
-        TiePolicy("random", "mean of random orders within equal scores (see trials, seed)", "trec_eval", sampled=True),
+        TiePolicy("trec_eval", "score descending, then docid descending (trec_eval)", "trec_eval", "circle"),
+        TiePolicy("run", "the run file's rank column, then file order", "run", "square", by_rank_column=True),
+        TiePolicy(
+            "optimistic",
+            "relevant documents first within equal scores (optimistic)",
+            "optimistic",
+            "line-ns-open",
+            by_grade="best",
+        ),
+        TiePolicy(
+            "pessimistic",
+            "relevant documents last within equal scores (pessimistic)",
+            "pessimistic",
+            "line-ns-open",
+            by_grade="worst",
+        ),
+        TiePolicy(
+            "expected", "exact mean over all orders within equal scores (expected)", "trec_eval", "diamond", closed_form=True
+        ),
+        TiePolicy("random", "mean of random orders within equal scores (see trials, seed)", "trec_eval", "x", sampled=True),
     )
 }
 
+#: trec_eval's order, the default of every evaluation.
+TREC_EVAL = POLICIES["trec_eval"]
+#: The closed forms (the chance level is measured with them) and the drawn orders.
+EXPECTED, RANDOM = POLICIES["expected"], POLICIES["random"]
 #: The deterministic policies of the ties report, from the worst case to the best.
 REPORT_ORDER = ("pessimistic", "trec_eval", "run", "expected", "optimistic")
 #: trec_eval's order and the two bounds every other order lies between.

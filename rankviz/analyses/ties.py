@@ -24,7 +24,8 @@ from rankviz.measures import Measure
 from rankviz.ranking import RankingTable, rank
 from rankviz.report_settings import TieReportSettings
 from rankviz.settings import EvalSettings, TestSettings
-from rankviz.tie_policy import REPORT_ORDER
+from rankviz.tie_policy import RANDOM, REPORT_ORDER, TREC_EVAL
+from rankviz.tie_policy import policy as policy_of
 
 #: The deterministic policies of the report, from worst case to best case: pessimistic and optimistic bound every order.
 REPORT_POLICIES = REPORT_ORDER
@@ -165,17 +166,17 @@ def report_from_tables(
     options = options or TieReportSettings()
     cutoff, trials = options.k, options.trials
     generator = np.random.default_rng(settings.seed if rng is None else rng)
-    parts: dict[str, list[Evaluation]] = {policy: [] for policy in (*REPORT_POLICIES, "random")}
+    parts: dict[str, list[Evaluation]] = {policy: [] for policy in (*REPORT_POLICIES, RANDOM.name)}
     statistics = {}
-    for policy in REPORT_POLICIES:
-        for name, table in tables_under(policy):
-            under = settings.replace(ties=policy)
-            parts[policy].append(evaluate_tables({name: table}, measures, under, groups=groups, weights=weights))
-            if policy == "trec_eval":
+    for rule in map(policy_of, REPORT_POLICIES):
+        for name, table in tables_under(rule.name):
+            under = settings.replace(ties=rule)
+            parts[rule.name].append(evaluate_tables({name: table}, measures, under, groups=groups, weights=weights))
+            if rule == TREC_EVAL:  # the statistics and the random orders: from trec_eval's table
                 statistics[name] = tie_statistics(table, cutoff)
                 if trials > 0:
-                    drawn = settings.replace(ties="random", trials=trials)
-                    parts["random"].append(
+                    drawn = settings.replace(ties=RANDOM, trials=trials)
+                    parts[RANDOM.name].append(
                         evaluate_tables({name: table}, measures, drawn, groups=groups, weights=weights, rng=generator)
                     )
             del table
@@ -184,7 +185,7 @@ def report_from_tables(
     for measure in map(str, measures):
         means = means_table(evaluations, measure, POLICIES)
         if trials > 0:
-            means = with_random(means, random_means(evaluations["random"], measure))
+            means = with_random(means, random_means(evaluations[RANDOM.name], measure))
         found = section(evaluations, measure, POLICIES, test, rng=generator, means=means)
         sections[measure] = TieSection(found.measure, found.means, found.flips, found.verdicts, evaluations)
-    return TieReport(_statistics_frame(statistics), sections, dict(evaluations["trec_eval"].ignored), settings, options)
+    return TieReport(_statistics_frame(statistics), sections, dict(evaluations[TREC_EVAL.name].ignored), settings, options)

@@ -27,7 +27,6 @@ from rankviz.measures import Measure, make
 from rankviz.ranking import RankingTable, rank
 from rankviz.report_settings import UnjudgedSettings
 from rankviz.settings import EvalSettings, TestSettings
-from rankviz.tie_policy import policy
 
 #: The share of a run's top K below which the app and the CLI warn that its numbers rest on guesses.
 JUDGED_WARNING = 0.9
@@ -138,7 +137,7 @@ def unjudged_report(
 ) -> UnjudgedReport:
     """The report over runs ranked one at a time (each table is dropped before the next is built)."""
     settings = settings or EvalSettings()
-    tables = ((run.name, rank(run, qrels, ties=policy(settings.ties).ranked_as, cut=settings.cut)) for run in runs)
+    tables = ((run.name, rank(run, qrels, ties=settings.ties.ranked_as, cut=settings.cut)) for run in runs)
     return report_from_tables(tables, measures, settings, test, options, groups=groups, weights=weights)
 
 

@@ -25,7 +25,7 @@ from rankviz.io.model import Qrels, Run
 from rankviz.run_pass import RunPass
 from rankviz.settings import RunCut, TestSettings
 from rankviz.study import Study, ordered
-from rankviz.tie_policy import policy
+from rankviz.tie_policy import TiePolicy
 
 if TYPE_CHECKING:
     from rankviz.ranking import RankingTable
@@ -69,11 +69,11 @@ _NEWEST_LOCK = threading.Lock()
 
 
 @st.cache_resource(show_spinner="Ordering the rankings…", max_entries=64, scope="session", on_release=give_back)
-def _ranking_session(run_key: str, qrels_key: str, ties: str, cut: RunCut, _run: Run, _qrels: Qrels) -> RankingTable:
+def _ranking_session(run_key: str, qrels_key: str, ties: TiePolicy, cut: RunCut, _run: Run, _qrels: Qrels) -> RankingTable:
     return ordered(_run, _qrels, ties, cut)
 
 
-def ranking(run_key: str, qrels_key: str, ties: str, cut: RunCut, run: Run, qrels: Qrels, *,
+def ranking(run_key: str, qrels_key: str, ties: TiePolicy, cut: RunCut, run: Run, qrels: Qrels, *,
             regrade_from: tuple[str, Qrels] | None = None, lineage: Lineage | None = None) -> RankingTable:  # fmt: skip
     """One run's ranking table under a policy that builds its own order (the study asks for no other).
 
@@ -87,12 +87,12 @@ def ranking(run_key: str, qrels_key: str, ties: str, cut: RunCut, run: Run, qrel
 
     def build() -> RankingTable:
         what = ("ranking", run_key, ties, cut)
-        newest = _newest(what, lineage) if policy(ties).regradable else None
+        newest = _newest(what, lineage) if ties.regradable else None
         if newest is not None:
             table = ordered(run, qrels, ties, cut, like=newest[0], changed=newest[1])
         else:
             like = None
-            if regrade_from is not None and regrade_from[0] != qrels_key and policy(ties).regradable:
+            if regrade_from is not None and regrade_from[0] != qrels_key and ties.regradable:
                 like = ranking(run_key, regrade_from[0], ties, cut, run, regrade_from[1])
             table = ordered(run, qrels, ties, cut, like=like)
         _remember(what, lineage, key)
@@ -106,7 +106,7 @@ def orderer(run_keys: dict[str, str], qrels_key: str, regrade_from: tuple[str, Q
             lineage: Lineage | None = None) -> Callable:  # fmt: skip
     """The study's orderer: each run's table from the cache, by its content key."""
 
-    def order(run: Run, qrels: Qrels, ties: str, cut: RunCut) -> RankingTable:
+    def order(run: Run, qrels: Qrels, ties: TiePolicy, cut: RunCut) -> RankingTable:
         return ranking(run_keys[run.name], qrels_key, ties, cut, run, qrels, regrade_from=regrade_from, lineage=lineage)
 
     return order

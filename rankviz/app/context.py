@@ -31,8 +31,8 @@ from rankviz.ranking import RankingTable
 from rankviz.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
 from rankviz.run_pass import RunPass, assembled, run_pass
 from rankviz.settings import EvalSettings, TestSettings
-from rankviz.study import Study, fresh
-from rankviz.tie_policy import policy
+from rankviz.study import Study, Ties, fresh
+from rankviz.tie_policy import EXPECTED, TiePolicy
 
 
 @dataclass
@@ -82,10 +82,10 @@ class Context:
         return Key(runs, self.qrels_key, tuple(map(str, measures or self.measures)), settings_text(settings or self.settings),
                    self.grouping)  # fmt: skip
 
-    def tables(self, names: list[str] | None = None, ties: str | None = None) -> dict[str, RankingTable]:
+    def tables(self, names: list[str] | None = None, ties: Ties | None = None) -> dict[str, RankingTable]:
         return self.study(names).tables(ties=ties)
 
-    def evaluation(self, names: list[str] | None = None, ties: str | None = None, measures: list[Measure] | None = None,
+    def evaluation(self, names: list[str] | None = None, ties: Ties | None = None, measures: list[Measure] | None = None,
                    **changes) -> Evaluation:  # fmt: skip
         """The selected runs (or ``names``) under the frame's settings (``ties`` and ``changes`` replaced)."""
         names = names or self.selected
@@ -101,7 +101,7 @@ class Context:
         names = names or self.selected
         if self.passing(names):
             return self._assembled(names, chance=True)
-        key = self.key(names, settings=self.settings.replace(ties="expected"))
+        key = self.key(names, settings=self.settings.replace(ties=EXPECTED))
         return compute.chance(key, self.study(names), names, lineage=self.lineage())
 
     # --- one pass per run ------------------------------------------------------------------------
@@ -110,7 +110,7 @@ class Context:
         """Whether the frame's numbers of these runs come from one pass per run (:mod:`rankviz.run_pass`):
         not with an upload among them (kept per session), nor under the meeting's judgments (a judgment
         revises the newest numbers instead), nor under random ties (drawn for all runs at once)."""
-        return self.key(names).shared and self.lineage() is None and not policy(self.settings.ties).sampled
+        return self.key(names).shared and self.lineage() is None and not self.settings.ties.sampled
 
     def _facts_k(self) -> int | None:
         """The checks' K when the qrels in force are those the checks compare with (the file), else None."""
@@ -128,7 +128,7 @@ class Context:
 
     def _assembled(self, names: list[str], *, chance: bool = False) -> Evaluation:
         """The evaluation (or chance level) of ``names`` from their passes, kept under the frame's key."""
-        key = self.key(names, settings=self.settings.replace(ties="expected") if chance else self.settings)
+        key = self.key(names, settings=self.settings.replace(ties=EXPECTED) if chance else self.settings)
 
         def build() -> Evaluation:
             passes = self.passes(names)
@@ -136,17 +136,17 @@ class Context:
 
         return SHARED.get(("chance" if chance else "evaluation", "passes", dataclasses.astuple(key)), build)
 
-    def matrix(self, measure: Measure, names: list[str] | None = None, ties: str | None = None, *,
+    def matrix(self, measure: Measure, names: list[str] | None = None, ties: Ties | None = None, *,
                complete: bool = True) -> pd.DataFrame:  # fmt: skip
         return self.evaluation(names, ties).matrix(measure, complete=complete)
 
-    def order_key(self, ties: str) -> str:
+    def order_key(self, ties: TiePolicy) -> str:
         """The key of what decides the rankings' order under ``ties`` (not their grades): the qrels
         file's while the meeting's judgments only re-grade its queries and the policy breaks ties
         without grades, so results about order alone (rank-biased overlap) are not computed again
         for every judgment."""
         meeting = self.meeting
-        regraded = policy(ties).regradable
+        regraded = ties.regradable
         if meeting is not None and self.qrels_key == meeting.merged_key and meeting.same_queries and regraded:
             return meeting.file_key
         return self.qrels_key

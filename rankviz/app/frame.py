@@ -33,6 +33,8 @@ html, body, [data-testid="stAppViewContainer"] { font-size: 20px !important; }
 [data-testid="stMainBlockContainer"] { padding: 4.5rem 1.5rem 1rem !important; max-width: 100% !important; }
 h1 { font-size: 2rem; } h2 { font-size: 1.6rem; } h3 { font-size: 1.3rem; }
 </style>"""
+
+
 def frame(page: str = "") -> Context | None:
     url = UrlState(page)
     st.sidebar.title("rankviz")
@@ -47,9 +49,7 @@ def frame(page: str = "") -> Context | None:
     else:
         meeting = qrels_in_force.open_meeting(folder, collection, qrels, qrels_key)
     run_names = list(runs)
-    selected, measure_names = sidebar.choose_runs_and_measures(
-        url, name, collection, run_names, new_uploads
-    )
+    selected, measure_names = sidebar.choose_runs_and_measures(url, name, collection, run_names, new_uploads)
     k = url_option(url, st.sidebar, s.K, "frame", label="K (cutoff of the @K measures)")
     conventions = sidebar.choose_conventions(url, name, collection_settings(collection))
     groups = collection.groups if uploaded_qrels is None else None

@@ -36,7 +36,7 @@ NO_GROUPING = "(none)"
 TEMPLATES = tuple(
     form for f in FAMILIES.values() for form in ((f"{f.name}@K",) if f.cutoff_required else (f.name, f"{f.name}@K"))
 )
-FRAME_TIES = [name for name, rule in POLICIES.items() if rule.deterministic]  # random orders: the Ties page's
+FRAME_TIES = [rule for rule in POLICIES.values() if rule.deterministic]  # random orders: the Ties page's
 
 
 def _missing_runs(names: list[str]) -> str:
@@ -179,7 +179,4 @@ def choose_conventions(url: UrlState, name: str, base: EvalSettings) -> dict[str
 def link_values(values: dict[str, Any]) -> dict[str, Any]:
     """The conventions as the link writes them: a switch on as ``1``, off (or no value) left out."""
     options = {option.name: option for option, _ in CONVENTIONS} | {o.name: o for o in COUNTED}
-    return {
-        name: ("1" if value else None) if options[name].kind is bool else value
-        for name, value in values.items()
-    }
+    return {name: ("1" if value else None) if options[name].kind is bool else value for name, value in values.items()}

@@ -4,6 +4,7 @@ written to the URL."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Sequence
 from typing import Any
@@ -24,8 +25,15 @@ def widget_key(name: str, *context: object) -> str:
 
 def option_input(container, option: Option, value: Any, *, key: str, choices: Sequence | None = None,
                  horizontal: bool | None = None, disabled: bool = False, label: str | None = None) -> Any:  # fmt: skip
-    """The widget of ``option`` showing ``value``; ``choices`` narrows the option's values."""
+    """The widget of ``option`` showing ``value``; ``choices`` narrows the option's values. A
+    widget offers values as text: an option whose values are objects (a tie policy) shows their
+    names and gives back the value it parses."""
     label = label or option.title
+    if named(option):
+        shown = [str(c) for c in (choices if choices is not None else option.choices)]
+        picked = option_input(container, _as_text(option), str(value), key=key, choices=shown,
+                              horizontal=horizontal, disabled=disabled, label=label)  # fmt: skip
+        return option.parse(picked)
     if option.kind is bool:
         return container.toggle(label, value=bool(value), key=key, help=option.help(), disabled=disabled)
     if option.choices or choices is not None:
@@ -43,6 +51,17 @@ def option_input(container, option: Option, value: Any, *, key: str, choices: Se
     high = option.kind(min(option.high, 2**53 - 1)) if option.high is not None else None
     return container.number_input(label, min_value=low, max_value=high, value=value, step=step, key=key,
                                   help=option.help(), disabled=disabled)  # fmt: skip
+
+
+def named(option: Option) -> bool:
+    """Whether the option's values are objects known by their names (a tie policy)."""
+    return option.kind not in (str, int, float, bool)
+
+
+def _as_text(option: Option) -> Option:
+    meanings = {str(value): meaning for value, meaning in option.meanings.items()}
+    choices = tuple(map(str, option.choices))
+    return dataclasses.replace(option, kind=str, choices=choices, meanings=meanings, default=str(option.default))
 
 
 def url_selectbox(ctx, container, label: str, options: list[str], param: str, page: str, **kwargs) -> str:
@@ -64,7 +83,8 @@ def url_option(url, container, option: Option, page: str, *, default: Any = None
         if url.raw(param) is not None:  # a valid value that this widget does not offer (ties=random on the frame)
             url.fallback(param, url.raw(param), choices[0])
         value = choices[0]
-    return option_input(container, option, value, key=url.key(param, page, *context, value=value), **kwargs)
+    shown = str(value) if named(option) else value  # the widget's own value, as it holds it
+    return option_input(container, option, value, key=url.key(param, page, *context, value=shown), **kwargs)
 
 
 def grade_style(grade: str, rel: int) -> str:

@@ -15,7 +15,6 @@ import numpy as np
 from rankviz.errors import MeasureError, OptionError
 from rankviz.options import Option
 from rankviz.settings import JUDGED_ONLY
-from rankviz.tie_policy import policy
 
 #: A measure's parameter is an option like any other (:mod:`rankviz.settings`): its name, default,
 #: values and doc are the same in a measure's name, on the command line and in the app.
@@ -124,7 +123,7 @@ class Measure:
         values = {p.name: self.value_of(p.name) for p in self.family.params if p is not JUDGED_ONLY}
         if self.family.condensable and self.value_of("judged_only"):
             table = table.condensed()
-        kernel = self.family.expected if policy(table.ties).closed_form else self.family.kernel
+        kernel = self.family.expected if table.ties.closed_form else self.family.kernel
         return kernel(table, self.cutoff, **values)
 
 

@@ -10,6 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from rankviz.plots.style import VERDICT_COLOURS, layout, plain, run_colour
+from rankviz.tie_policy import POLICIES
 
 
 def intervals(means: pd.DataFrame, low: str, high: str, marks: dict[str, str], title: str, measure: str,
@@ -46,7 +47,7 @@ def intervals(means: pd.DataFrame, low: str, high: str, marks: dict[str, str], t
 
 def tie_intervals(means: pd.DataFrame, measure: str, colours: Mapping[str, str] | None = None) -> go.Figure:
     """Per run, the interval from the pessimistic to the optimistic mean, with the other policies marked in it."""
-    marks = {"trec_eval": "circle", "run": "square", "expected": "diamond", "random": "x"}
+    marks = {rule.name: rule.marker for rule in POLICIES.values() if rule.by_grade is None}
     title = f"{measure}: every tie order lies between the pessimistic and optimistic mean"
     return intervals(means, "pessimistic", "optimistic", marks, title, measure, colours)
 

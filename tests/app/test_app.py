@@ -17,6 +17,7 @@ from rankviz.analyses import deltas, effect, query_view
 from rankviz.io.collection import open_collection
 from rankviz.ranking import chance_table
 from rankviz.settings import NO_CUT
+from rankviz.tie_policy import TREC_EVAL
 
 APP = str(ROOT / "app.py")
 CRANFIELD_MEASURES = ["RR@10", "RR", "Hits@10", "AP", "nDCG@10", "nDCG", "ERR@20"]  # its collection.toml
@@ -455,7 +456,7 @@ def test_loaders_key_on_content_not_on_object_ids() -> None:
     for score_a in (2.0, 0.5):
         data = f"q Q0 a 1 {score_a} t\nq Q0 b 2 1.0 t\n".encode()
         run = rv.read_run(data, filename="r.txt")
-        table = compute.ranking(f"file:r.txt:{cache.digest(data)}", "file:q.txt", "trec_eval", NO_CUT, run, qrels)
+        table = compute.ranking(f"file:r.txt:{cache.digest(data)}", "file:q.txt", TREC_EVAL, NO_CUT, run, qrels)
         seen.append((id(run), list(table.docids())))
         del run, table
         gc.collect()

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 import rankviz as rv
 from rankviz.ranking import rank, shuffle_ties
+from rankviz.tie_policy import POLICIES
 
 
 def _measures(cutoff: int) -> list[rv.Measure]:
@@ -146,7 +147,7 @@ def test_expected_lies_between_pessimistic_and_optimistic(case) -> None:
 @given(st.lists(GRADES, min_size=1, max_size=12), st.integers(1, 13))
 def test_without_ties_every_policy_gives_the_trec_eval_value(grades, cutoff) -> None:
     groups = [[(f"d{i}", g)] for i, g in enumerate(grades)]
-    tables = {t: _tied_table(groups, [1], ties=t) for t in rv.TIE_POLICIES}
+    tables = {t.name: _tied_table(groups, [1], ties=t) for t in rv.TIE_POLICIES}
     for measure in _measures(cutoff):
         reference = measure(tables["trec_eval"])[0]
         for policy, table in tables.items():
@@ -176,7 +177,7 @@ def test_shuffle_moves_documents_only_inside_their_group() -> None:
     seen = set()
     for seed in range(200):
         shuffled = shuffle_ties(table, seed)
-        assert shuffled.ties == "random"
+        assert shuffled.ties == POLICIES["random"] and str(shuffled.ties) == "random"
         docids = list(shuffled.docids())
         assert set(docids[:3]) == {"a", "b", "c"} and docids[3] == "d" and set(docids[4:]) == {"e", "f"}
         np.testing.assert_array_equal(shuffled.score, table.score)

@@ -209,7 +209,7 @@ def test_cli_interface_and_evaluate_with_judgments_equals_the_exported_qrels(tmp
     with_db = cli("evaluate", str(qrels), *runs, "--judgments", str(db), "--per-query", "--format", "tsv")
     exported = cli("evaluate", str(merged), *runs, "--per-query", "--format", "tsv")
     plain = cli("evaluate", str(qrels), *runs, "--per-query", "--format", "tsv")
-    assert with_db.returncode == 0 and "2 meeting judgments" in with_db.stderr
+    assert with_db.returncode == 0 and "the meeting's 2 judgments in force" in with_db.stderr
     assert with_db.stdout == exported.stdout != plain.stdout
     tags = tmp_path / "tags.tsv"
     tags.write_text(cli("tags", "export", str(db)).stdout)

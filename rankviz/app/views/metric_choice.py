@@ -9,13 +9,14 @@ from rankviz.app.frame import open_page
 from rankviz.app.text import md
 from rankviz.app.widgets import url_selectbox
 from rankviz.settings import POWER_TEST
+from rankviz.tie_policy import TREC_EVAL
 
 ctx = open_page("metric_choice")
 st.header("Metric choice")
 if len(ctx.selected) < 2:
     st.info("Choose two or more runs in the sidebar: the evidence compares how measures order runs.")
     st.stop()
-tables = ctx.tables(ties="trec_eval")
+tables = ctx.tables(ties=TREC_EVAL)
 inferred = task_advice.infer_task(tables, rel=ctx.settings.rel, top_k=ctx.k)
 yes_no = ["yes", "no"]
 questions = {  # URL key: (question, default, where the default comes from)
