@@ -1,7 +1,9 @@
-"""rankviz in the browser from a checkout: ``streamlit run app.py [-- --data DIR [--data DIR ...]]``.
+"""rankviz in the browser from a checkout: ``streamlit run app.py [-- --data DIR [--data DIR
+...]]``.
 
 The same navigation as ``rankviz app`` (:mod:`rankviz.app.main`) over the pages of
-:mod:`rankviz.app.views`; every page builds the shared frame itself (:func:`rankviz.app.frame.open_page`).
+:mod:`rankviz.app.views`; every page builds the shared frame itself
+(:func:`rankviz.app.frame.open_page`).
 """
 
 from rankviz.app.pages import navigate

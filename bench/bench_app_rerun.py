@@ -5,9 +5,9 @@ run of bench_evaluate.py and a copy with perturbed scores, built once under benc
 is opened through the same frame the app runs (AppTest), then one of its widgets is switched back
 and forth; each switch is a rerun as a user's click makes it. Then the meeting's pace: a judgment
 made by a colleague (the Overview and Deltas rerun with it), Next through the discussion queue, a
-note recorded, and the Overview over a record of 100,000 judgments. Prints, per page, the first load and
-the median and slowest switch (the goal: every switch under 0.3 s on Cranfield, under 0.5 s on the
-MS MARCO-sized runs, with the caches warm). Asserts nothing.
+note recorded, and the Overview over a record of 100,000 judgments. Prints, per page, the first load
+and the median and slowest switch (the goal: every switch under 0.3 s on Cranfield, under 0.5 s on
+the MS MARCO-sized runs, with the caches warm). Asserts nothing.
 
     python bench/bench_app_rerun.py [--only cranfield|msmarco] [--switches N]
 """
@@ -46,19 +46,27 @@ def msmarco_collection() -> Path:
     folder = HERE / "data" / "msmarco_collection"
     (folder / "runs").mkdir(parents=True, exist_ok=True)
     for source, target in ((qrels, folder / "qrels.txt"), (run, folder / "runs" / "first.run")):
-        if target.is_symlink():  # made by an older version: the app does not follow links out of a collection
+        # made by an older version: the app does not follow links out of a collection
+        if target.is_symlink():
             target.unlink()
         if not target.exists():
             try:
-                os.link(source, target)  # the same bytes, no copy, and no link leading out of the folder
+                # the same bytes, no copy, and no link leading out of the folder
+                os.link(source, target)
             except OSError:
                 shutil.copyfile(source, target)
     second = folder / "runs" / "second.run"
     if not second.exists():
         frame = pd.read_csv(
-            run, sep=" ", header=None, names=["qid", "q0", "docid", "rank", "score", "tag"], dtype={"qid": str, "docid": str}
+            run,
+            sep=" ",
+            header=None,
+            names=["qid", "q0", "docid", "rank", "score", "tag"],
+            dtype={"qid": str, "docid": str},
         )
-        frame["score"] = np.round(frame["score"] + np.random.default_rng(7).normal(0, 1, len(frame)), 6)
+        frame["score"] = np.round(
+            frame["score"] + np.random.default_rng(7).normal(0, 1, len(frame)), 6
+        )
         frame.to_csv(second, sep=" ", header=False, index=False)
     return folder
 
@@ -86,18 +94,27 @@ def _switch(at: AppTest, kind: str, label: str, value) -> AppTest:
 
 
 def _page(data: str | None, collection: str, page: str, **params: str) -> AppTest:
-    """``page`` as the app runs it, on ``collection`` (of the ``--data`` folder ``data``), with URL ``params``."""
+    """``page`` as the app runs it, on ``collection`` (of the ``--data`` folder ``data``), with URL
+    ``params``."""
     bare = f"from rankviz.app.pages import navigate\nnavigate(default={page!r})\n"
-    at = AppTest.from_string(HARNESS.format(data=data, page=page) if data else bare, default_timeout=900)
+    at = AppTest.from_string(
+        HARNESS.format(data=data, page=page) if data else bare, default_timeout=900
+    )
     at.query_params["collection"] = collection
     for key, value in params.items():
         at.query_params[key] = value
     return at
 
 
-def _timed(at: AppTest, switches: int, step: Callable[[AppTest, int], AppTest], what: str, *,
-           ready: Callable[[AppTest], AppTest] | None = None,
-           before: Callable[[int], None] | None = None) -> tuple[float, list[float]]:  # fmt: skip
+def _timed(
+    at: AppTest,
+    switches: int,
+    step: Callable[[AppTest, int], AppTest],
+    what: str,
+    *,
+    ready: Callable[[AppTest], AppTest] | None = None,
+    before: Callable[[int], None] | None = None,
+) -> tuple[float, list[float]]:
     """The first load, then ``switches`` timed steps (``ready``: once, untimed, after the load;
     ``before``: untimed, before each step)."""
 
@@ -120,11 +137,14 @@ def _timed(at: AppTest, switches: int, step: Callable[[AppTest, int], AppTest], 
     return first, times
 
 
-def bench_page(page: str, data: str | None, collection: str, switches: int) -> tuple[float, list[float]]:
+def bench_page(
+    page: str, data: str | None, collection: str, switches: int
+) -> tuple[float, list[float]]:
     kind, label, values = SWITCHES[page]
 
     def step(at: AppTest, i: int) -> AppTest:
-        shown = values or tuple(_pick(getattr(at, kind), label).options[:2])[::-1]  # a measure selector: its first two
+        # a measure selector: its first two
+        shown = values or tuple(_pick(getattr(at, kind), label).options[:2])[::-1]
         return _switch(at, kind, label, shown[i % 2])
 
     return _timed(_page(data, collection, page), switches, step, page)
@@ -137,7 +157,9 @@ def _record(data: str | None, collection: str) -> tuple[Path, Path]:
     return Path(os.environ["RANKVIZ_NOTES"]) / f"{folder.name}.sqlite", folder
 
 
-def bench_judgments(data: str | None, collection: str, switches: int, page: str) -> tuple[float, list[float]]:
+def bench_judgments(
+    data: str | None, collection: str, switches: int, page: str
+) -> tuple[float, list[float]]:
     """Reruns of ``page``, each after one more judgment in the meeting's record (qrels=meeting)."""
     from rankviz.io.meeting import MeetingStore
 
@@ -145,32 +167,61 @@ def bench_judgments(data: str | None, collection: str, switches: int, page: str)
     store = MeetingStore(path)
     qid = (folder / "qrels.txt").read_text().split(maxsplit=1)[0]
     store.judge(qid, "meeting-doc-0", 1, by="bench")
-    return _timed(_page(data, collection, page, qrels="meeting"), switches, lambda at, i: at.run(), "judgment",
-                  before=lambda i: store.judge(qid, f"meeting-doc-{i + 1}", 2, by="bench"))  # fmt: skip
+    return _timed(
+        _page(data, collection, page, qrels="meeting"),
+        switches,
+        lambda at, i: at.run(),
+        "judgment",
+        before=lambda i: store.judge(qid, f"meeting-doc-{i + 1}", 2, by="bench"),
+    )
 
 
 def bench_next(data: str | None, collection: str, switches: int) -> tuple[float, list[float]]:
     """The Deltas page: Next through the discussion queue, as the presenter steps."""
-    return _timed(_page(data, collection, "deltas"), switches, lambda at, i: _pick(at.button, "Next").click().run(), "next")
+    return _timed(
+        _page(data, collection, "deltas"),
+        switches,
+        lambda at, i: _pick(at.button, "Next").click().run(),
+        "next",
+    )
 
 
 def bench_note(data: str | None, collection: str, switches: int) -> tuple[float, list[float]]:
     """The Deltas page: a note typed and confirmed, recorded, and the page shown again with it."""
     _record(data, collection)
-    return _timed(_page(data, collection, "deltas"), switches,
-                  lambda at, i: _pick(at.text_area, "Note on this query").input(f"note {i}").run(), "note",
-                  ready=lambda at: at.text_input(key="meeting.name").input("bench").run())  # fmt: skip
+    return _timed(
+        _page(data, collection, "deltas"),
+        switches,
+        lambda at, i: _pick(at.text_area, "Note on this query").input(f"note {i}").run(),
+        "note",
+        ready=lambda at: at.text_input(key="meeting.name").input("bench").run(),
+    )
 
 
-def bench_large_record(data: str | None, collection: str, switches: int, judgments: int = 100_000) -> tuple[float, list[float]]:
-    """The Overview with the meeting's qrels in force from a record of ``judgments`` entries: reruns after a K switch."""
+def bench_large_record(
+    data: str | None, collection: str, switches: int, judgments: int = 100_000
+) -> tuple[float, list[float]]:
+    """The Overview with the meeting's qrels in force from a record of ``judgments`` entries: reruns
+    after a K switch."""
     from rankviz.io.meeting import MeetingStore
 
     path, folder = _record(data, collection)
-    qids = list(dict.fromkeys(line.split(maxsplit=1)[0] for line in (folder / "qrels.txt").read_text().splitlines() if line))
-    MeetingStore(path).judge_many([(qids[i % len(qids)], f"bench-doc-{i}", i % 3) for i in range(judgments)], by="bench")
-    step = lambda at, i: _switch(at, "sidebar number_input", "K (cutoff of the @K measures)", (20, 10)[i % 2])  # noqa: E731
-    return _timed(_page(data, collection, "overview", qrels="meeting"), switches, step, "large record")
+    qids = list(
+        dict.fromkeys(
+            line.split(maxsplit=1)[0]
+            for line in (folder / "qrels.txt").read_text().splitlines()
+            if line
+        )
+    )
+    MeetingStore(path).judge_many(
+        [(qids[i % len(qids)], f"bench-doc-{i}", i % 3) for i in range(judgments)], by="bench"
+    )
+    step = lambda at, i: _switch(  # noqa: E731
+        at, "sidebar number_input", "K (cutoff of the @K measures)", (20, 10)[i % 2]
+    )
+    return _timed(
+        _page(data, collection, "overview", qrels="meeting"), switches, step, "large record"
+    )
 
 
 def main() -> None:
@@ -197,9 +248,13 @@ def main() -> None:
                 first, times = bench_large_record(data, collection, args.switches)
             else:
                 first, times = bench_page(page, data, collection, args.switches)
-            worst = max(times[1:]) if len(times) > 1 else times[0]  # the first switch may fill a cache
-            print(f"{page:>14}: first load {first:6.2f}  switch median {statistics.median(times):5.2f}  slowest {worst:5.2f}"
-                  f"  {'ok' if worst < goal else 'over the goal'}")  # fmt: skip
+            # the first switch may fill a cache
+            worst = max(times[1:]) if len(times) > 1 else times[0]
+            print(
+                f"{page:>14}: first load {first:6.2f}  switch median "
+                f"{statistics.median(times):5.2f}  slowest {worst:5.2f}"
+                f"  {'ok' if worst < goal else 'over the goal'}"
+            )
 
 
 if __name__ == "__main__":

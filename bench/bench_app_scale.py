@@ -1,4 +1,5 @@
-"""The app at scale: 20 MS MARCO-sized runs in one app, and a restarted server opening them from the store.
+"""The app at scale: 20 MS MARCO-sized runs in one app, and a restarted server opening them from the
+store.
 
 Builds (once, under bench/data/runs20/; generated data, for timing only) a collection folder with
 the string-docid qrels of bench_evaluate.py and 20 MS MARCO dev-sized runs (6,980 queries x 1,000
@@ -6,7 +7,8 @@ documents, ``D%07d`` docids, each with its own score noise, so no two files are 
 rank with falling scores as retrieval systems write them). Then, each in a fresh process:
 
 1. one run, parsed and written to an empty store, then opened from the store by a new process (the
-   time of ``RunStore.get`` alone, the "restarted server" case, pages in the operating system's cache);
+   time of ``RunStore.get`` alone, the "restarted server" case, pages in the operating system's
+   cache);
 2. the app's Overview page with all 20 runs selected (AppTest, the same frame as ``streamlit run``),
    first with an empty store (every run parsed and evaluated), then in a new process with the store
    filled (as after a restart): wall time and the process's resident and peak memory. Each process
@@ -87,32 +89,44 @@ def collection(n_runs: int) -> Path:
     if (folder / "qrels.txt").is_symlink():  # a server refuses a link leading out of the folder
         (folder / "qrels.txt").unlink()
     if not (folder / "qrels.txt").exists():
-        os.link(qrels.resolve(), folder / "qrels.txt")  # the same bytes, no copy, and no link leading out of the folder
-    (folder / "collection.toml").write_text('name = "20 MS MARCO-sized runs"\nmeasures = ["RR@10", "nDCG@10", "AP"]\n')
+        # the same bytes, no copy, and no link leading out of the folder
+        os.link(qrels.resolve(), folder / "qrels.txt")
+    (folder / "collection.toml").write_text(
+        'name = "20 MS MARCO-sized runs"\nmeasures = ["RR@10", "nDCG@10", "AP"]\n'
+    )
     missing = [i for i in range(n_runs) if not (runs / f"run{i:02d}.run").exists()]
     if missing:
         table = pacsv.read_csv(
             base,
             read_options=pacsv.ReadOptions(column_names=RUN_COLUMNS),
             parse_options=pacsv.ParseOptions(delimiter=" "),
-            convert_options=pacsv.ConvertOptions(column_types={n: pa.string() for n in ("qid", "q0", "docid", "tag")}),
+            convert_options=pacsv.ConvertOptions(
+                column_types={n: pa.string() for n in ("qid", "q0", "docid", "tag")}
+            ),
         )
         score = table.column("score").to_numpy()
         depth = 1000  # every query of the base run lists 1,000 documents, by rank
         for i in missing:
             noisy = np.round(score + np.random.default_rng(i).normal(0, 0.5, len(score)), 4)
             # listed by rank with falling scores, as a retrieval system writes its run
-            order = np.argsort(-noisy.reshape(-1, depth), axis=1, kind="stable") + np.arange(0, len(noisy), depth)[:, None]
+            order = (
+                np.argsort(-noisy.reshape(-1, depth), axis=1, kind="stable")
+                + np.arange(0, len(noisy), depth)[:, None]
+            )
             order = order.ravel()
             ranked = table.take(pa.array(order)).set_column(4, "score", pa.array(noisy[order]))
-            ranked = ranked.set_column(3, "rank", pa.array(np.tile(np.arange(1, depth + 1), len(noisy) // depth)))
+            ranked = ranked.set_column(
+                3, "rank", pa.array(np.tile(np.arange(1, depth + 1), len(noisy) // depth))
+            )
             plain = pacsv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none")
             pacsv.write_csv(ranked, runs / f"run{i:02d}.run", write_options=plain)
     return folder
 
 
 def child(code: str, *args: str, env: dict) -> str:
-    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env, cwd=ROOT)
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, env=env, cwd=ROOT
+    )
     if done.returncode:
         raise RuntimeError(done.stderr[-2000:])
     return done.stdout.strip().splitlines()[-1]
@@ -128,16 +142,21 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as store:
         parse_seconds, lines = child(OPEN_ONE, store, str(one), env=env).split()
         open_seconds, _ = child(OPEN_ONE, store, str(one), env=env).split()
-        print(f"one run ({int(lines):,} lines): parsed and stored {float(parse_seconds):.2f} s; "
-              f"opened from the store by a new process {float(open_seconds) * 1000:.0f} ms")  # fmt: skip
+        print(
+            f"one run ({int(lines):,} lines): parsed and stored {float(parse_seconds):.2f} s; "
+            f"opened from the store by a new process {float(open_seconds) * 1000:.0f} ms"
+        )
     with tempfile.TemporaryDirectory() as store:
         env["RANKVIZ_STORE"] = store
         for label in ("empty store (every run parsed)", "store filled (a restarted server)"):
             found = json.loads(child(OVERVIEW, str(folder), str(args.runs), env=env))
             per_run = (found["after"] - found["before"]) / args.runs / 2**20
-            print(f"Overview of {args.runs} runs, {label}: {found['seconds']:.1f} s (after the server's first page, "
-                  f"Cranfield's, {found['warm']:.1f} s), resident {found['after'] / 2**30:.1f} GB "
-                  f"({per_run:.0f} MB per run), peak {found['peak'] / 2**30:.1f} GB")  # fmt: skip
+            print(
+                f"Overview of {args.runs} runs, {label}: {found['seconds']:.1f} s (after the "
+                "server's first page, "
+                f"Cranfield's, {found['warm']:.1f} s), resident {found['after'] / 2**30:.1f} GB "
+                f"({per_run:.0f} MB per run), peak {found['peak'] / 2**30:.1f} GB"
+            )
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
-"""Document texts at MS MARCO scale: the one-time index of a generated 8.8M-document ``docs.tsv``, then
-single-text lookups, against ir_datasets' docs store (the field's reference for texts by id) built
-from the same file in the same run.
+"""Document texts at MS MARCO scale: the one-time index of a generated 8.8M-document ``docs.tsv``,
+then single-text lookups, against ir_datasets' docs store (the field's reference for texts by id)
+built from the same file in the same run.
 
 Generates (once, under bench/data/docs/; for timing only) ``docs.tsv`` with 8,841,823 passages of
 20-60 words (MS MARCO passage's count and about its lengths; ids 0..N-1 as in its collection.tsv).
@@ -73,21 +73,30 @@ for doc_id in ids if sys.argv[4] == "lookup" else []:
 print(json.dumps({"seconds": built, "times": times, "peak": peak()}))
 """
 
-#: The process's own peak resident memory (VmHWM: a forked child's getrusage would report its parent's).
+#: The process's own peak resident memory (VmHWM: a forked child's getrusage would report its
+#: parent's).
 PEAK = """
 def peak():
     with open("/proc/self/status") as status:
         return next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmHWM:"))
 """
-BUILD_RANKVIZ, LOOKUP_RANKVIZ, IRDS = (script.replace("PEAK", PEAK) for script in (BUILD_RANKVIZ, LOOKUP_RANKVIZ, IRDS))
+BUILD_RANKVIZ, LOOKUP_RANKVIZ, IRDS = (
+    script.replace("PEAK", PEAK) for script in (BUILD_RANKVIZ, LOOKUP_RANKVIZ, IRDS)
+)
 
 WORDS = np.array(
-    "the of and to in a is that for it as was with be by on not he this are or his from at which but have an "
-    "they you were her she there one all we their been has would more when if will about can what so up "
-    "out them other some into than its only time could new these two may first then do any like my now "
-    "over such our man me even most made after also did many before must through back years where much "
-    "your way well down should because each just those people how too little state good very make world "
-    "still own see men work long get here between both life being under never day same another know while "
+    "the of and to in a is that for it as was with be by on not he this are or his from at which "
+    "but have an "
+    "they you were her she there one all we their been has would more when if will about can what "
+    "so up "
+    "out them other some into than its only time could new these two may first then do any like my "
+    "now "
+    "over such our man me even most made after also did many before must through back years where "
+    "much "
+    "your way well down should because each just those people how too little state good very make "
+    "world "
+    "still own see men work long get here between both life being under never day same another "
+    "know while "
     "last might us great old year off come since against go came right used take three".split()
 )
 
@@ -104,12 +113,16 @@ def generate(path: Path, n: int) -> None:
             lengths = rng.integers(20, 61, size)
             words = WORDS[rng.integers(0, len(WORDS), int(lengths.sum()))]
             cuts = np.cumsum(lengths)[:-1]
-            handle.writelines(f"{start + i}\t{' '.join(part)}\n" for i, part in enumerate(np.split(words, cuts)))
+            handle.writelines(
+                f"{start + i}\t{' '.join(part)}\n" for i, part in enumerate(np.split(words, cuts))
+            )
     temporary.replace(path)
 
 
 def run(script: str, *args: str) -> dict:
-    done = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", script, *args], capture_output=True, text=True, check=True
+    )
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -117,12 +130,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--docs", type=int, default=MS_MARCO_PASSAGES)
     parser.add_argument("--lookups", type=int, default=1000)
-    parser.add_argument("--keep-indexes", action="store_true", help="time the lookups on the indexes built before")
+    parser.add_argument(
+        "--keep-indexes", action="store_true", help="time the lookups on the indexes built before"
+    )
     args = parser.parse_args()
     folder = HERE / "data" / "docs"
     path = folder / f"docs-{args.docs}.tsv"
     generate(path, args.docs)
-    ids = json.dumps([str(i) for i in np.random.default_rng(1).integers(0, args.docs, args.lookups)])
+    ids = json.dumps(
+        [str(i) for i in np.random.default_rng(1).integers(0, args.docs, args.lookups)]
+    )
     rankviz_store, irds_home = folder / f"rankviz-{args.docs}", folder / f"irds-{args.docs}"
     mb = 1024 * 1024
     print(f"{args.docs:,} documents, {path.stat().st_size / mb:,.0f} MB ({path.name})")
@@ -132,22 +149,36 @@ def main() -> None:
 
         for stale in rankviz_store.glob("*.sqlite"):
             stale.unlink()
-        for stale in (irds_home, path.with_name(path.name + ".pklz4")):  # ir_datasets keeps a local file's store beside it
+        # ir_datasets keeps a local file's store beside it
+        for stale in (irds_home, path.with_name(path.name + ".pklz4")):
             shutil.rmtree(stale, ignore_errors=True)
         ours = run(BUILD_RANKVIZ, str(path), str(rankviz_store))
         side = sum(p.stat().st_size for p in rankviz_store.glob("*.sqlite"))
-        print(f"rankviz index: built in {ours['seconds']:.1f} s, peak {ours['peak'] / mb:,.0f} MB, side file {side / mb:,.0f} MB")
+        print(
+            f"rankviz index: built in {ours['seconds']:.1f} s, peak {ours['peak'] / mb:,.0f} MB, "
+            f"side file {side / mb:,.0f} MB"
+        )
         theirs = run(script, str(path), str(irds_home), "[]", "build")
-        print(f"ir_datasets docs store: built in {theirs['seconds']:.1f} s, peak {theirs['peak'] / mb:,.0f} MB")
-        print(f"ratio of the builds rankviz / ir_datasets: {ours['seconds'] / theirs['seconds']:.2f}")
+        print(
+            f"ir_datasets docs store: built in {theirs['seconds']:.1f} s, peak "
+            f"{theirs['peak'] / mb:,.0f} MB"
+        )
+        print(
+            f"ratio of the builds rankviz / ir_datasets: {ours['seconds'] / theirs['seconds']:.2f}"
+        )
     ours_lookup = run(LOOKUP_RANKVIZ, str(path), str(rankviz_store), ids)
     theirs_lookup = run(script, str(path), str(irds_home), ids, "lookup")
     for name, result in (("rankviz", ours_lookup), ("ir_datasets", theirs_lookup)):
         times = np.array(result["times"]) * 1000
-        print(f"{name}: one text by id: median {np.median(times):.2f} ms, slowest {times.max():.1f} ms "
-              f"({len(times):,} lookups), peak {result['peak'] / mb:,.0f} MB")  # fmt: skip
-    print(f"ratio of the median lookups rankviz / ir_datasets: "
-          f"{np.median(ours_lookup['times']) / np.median(theirs_lookup['times']):.2f}")  # fmt: skip
+        print(
+            f"{name}: one text by id: median {np.median(times):.2f} ms, slowest "
+            f"{times.max():.1f} ms "
+            f"({len(times):,} lookups), peak {result['peak'] / mb:,.0f} MB"
+        )
+    print(
+        f"ratio of the median lookups rankviz / ir_datasets: "
+        f"{np.median(ours_lookup['times']) / np.median(theirs_lookup['times']):.2f}"
+    )
 
 
 if __name__ == "__main__":

@@ -7,7 +7,8 @@ documents, graded qrels of about 500 judgments a query), then runs every tool en
 process on the same files and prints the ratios measured in this run. Nothing here is a pass/fail
 assertion.
 
-    python bench/bench_evaluate.py [--repeat N] [--only msmarco|msmarco-D7|msmarco-v2|trec] [--no-ranx]
+    python bench/bench_evaluate.py [--repeat N] [--only msmarco|msmarco-D7|msmarco-v2|trec]
+    [--no-ranx]
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ PYTREC_SCRIPT = """
 import sys, pytrec_eval
 with open(sys.argv[1]) as f: qrels = pytrec_eval.parse_qrel(f)
 with open(sys.argv[2]) as f: run = pytrec_eval.parse_run(f)
-ev = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank", "success_10", "map", "ndcg_cut_10", "ndcg"})
+measures = {"recip_rank", "success_10", "map", "ndcg_cut_10", "ndcg"}
+ev = pytrec_eval.RelevanceEvaluator(qrels, measures)
 res = ev.evaluate(run)
 print(len(res))
 """
@@ -39,13 +41,16 @@ import sys
 from ranx import Qrels, Run, evaluate
 qrels = Qrels.from_file(sys.argv[1], kind="trec")
 run = Run.from_file(sys.argv[2], kind="trec")
-print(evaluate(qrels, run, ["mrr@10", "mrr", "hit_rate@10", "map", "ndcg@10", "ndcg"], make_comparable=True))
+measures = ["mrr@10", "mrr", "hit_rate@10", "map", "ndcg@10", "ndcg"]
+print(evaluate(qrels, run, measures, make_comparable=True))
 """
 PYARROW_SCRIPT = """
 import sys, pyarrow as pa, pyarrow.csv as csv
-t = csv.read_csv(sys.argv[2], read_options=csv.ReadOptions(column_names=["qid", "q0", "docid", "rank", "score", "tag"]),
+names = ["qid", "q0", "docid", "rank", "score", "tag"]
+types = {"qid": pa.string(), "docid": pa.string()}
+t = csv.read_csv(sys.argv[2], read_options=csv.ReadOptions(column_names=names),
                  parse_options=csv.ParseOptions(delimiter=" "),
-                 convert_options=csv.ConvertOptions(column_types={"qid": pa.string(), "docid": pa.string()}))
+                 convert_options=csv.ConvertOptions(column_types=types))
 print(t.num_rows)
 """
 
@@ -61,7 +66,8 @@ DOCID_STYLES = {
 
 def generate(kind: str, seed: int = 20261129, docids: str = "int") -> tuple[Path, Path]:
     """Write a synthetic run and qrels (generated data, for timing only) and return their paths;
-    ``docids`` rewrites the integer docids of the same files in another style (same rankings, same judgments)."""
+    ``docids`` rewrites the integer docids of the same files in another style (same rankings, same
+    judgments)."""
     if docids != "int":
         return _restyled(kind, docids, generate(kind, seed))
     DATA.mkdir(exist_ok=True)
@@ -89,15 +95,21 @@ def generate(kind: str, seed: int = 20261129, docids: str = "int") -> tuple[Path
     )
     frame.to_csv(run_path, sep=" ", header=False, index=False)
     if kind == "msmarco":
-        per_query = rng.choice([1, 1, 1, 1, 1, 1, 1, 1, 1, 2], n_queries)  # about 1.1 relevant per query
+        # about 1.1 relevant per query
+        per_query = rng.choice([1, 1, 1, 1, 1, 1, 1, 1, 1, 2], n_queries)
         rows = []
         for q, n, ranked in zip(qids, per_query, docs):
-            picks = rng.choice(ranked[:200], min(n, 1), replace=False).tolist() + rng.integers(0, n_docs, n - 1).tolist()
+            picks = (
+                rng.choice(ranked[:200], min(n, 1), replace=False).tolist()
+                + rng.integers(0, n_docs, n - 1).tolist()
+            )
             rows += [(q, 0, int(d), 1) for d in dict.fromkeys(picks)]
     else:
         rows = []
         for q, ranked in zip(qids, docs):
-            judged = np.unique(np.r_[ranked[rng.random(depth) < 0.35], rng.integers(0, n_docs, 150)])[:500]
+            judged = np.unique(
+                np.r_[ranked[rng.random(depth) < 0.35], rng.integers(0, n_docs, 150)]
+            )[:500]
             grades = rng.choice([0, 0, 0, 1, 1, 2, 3], len(judged))
             rows += [(q, 0, int(d), int(g)) for d, g in zip(judged, grades)]
     pd.DataFrame(rows).to_csv(qrels_path, sep=" ", header=False, index=False)
@@ -115,14 +127,24 @@ def _restyled(kind: str, style: str, paths: tuple[Path, Path]) -> tuple[Path, Pa
     if run_out.exists() and qrels_out.exists():
         return qrels_out, run_out
     rewrite = np.vectorize(DOCID_STYLES[style], otypes=[object])
-    for source, target, names, position in ((run_in, run_out, RUN_COLUMNS, 2), (qrels_in, qrels_out, QRELS_COLUMNS, 2)):
-        table = pacsv.read_csv(source, read_options=pacsv.ReadOptions(column_names=names),
-                               parse_options=pacsv.ParseOptions(delimiter=" "),
-                               convert_options=pacsv.ConvertOptions(column_types={n: pa.string() for n in names}))  # fmt: skip
+    for source, target, names, position in (
+        (run_in, run_out, RUN_COLUMNS, 2),
+        (qrels_in, qrels_out, QRELS_COLUMNS, 2),
+    ):
+        table = pacsv.read_csv(
+            source,
+            read_options=pacsv.ReadOptions(column_names=names),
+            parse_options=pacsv.ParseOptions(delimiter=" "),
+            convert_options=pacsv.ConvertOptions(column_types={n: pa.string() for n in names}),
+        )
         numbers = pc.cast(table.column(position), pa.int64()).to_numpy()
         table = table.set_column(position, names[position], pa.array(rewrite(numbers), pa.string()))
         pacsv.write_csv(
-            table, target, write_options=pacsv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none")
+            table,
+            target,
+            write_options=pacsv.WriteOptions(
+                include_header=False, delimiter=" ", quoting_style="none"
+            ),
         )
     return qrels_out, run_out
 
@@ -145,9 +167,13 @@ print(elapsed, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)
 
 
 def measure(command: list[str], *, exits: tuple[int, ...] = (0,)) -> tuple[float, float]:
-    """(wall seconds, peak RSS in MB) of one command in its own process; ``exits``: the statuses that
-    are no failure (`rankviz check` exits 1 or 2 when it finds something)."""
-    done = subprocess.run([sys.executable, "-c", RUNNER, ",".join(map(str, exits)), *command], capture_output=True, text=True)
+    """(wall seconds, peak RSS in MB) of one command in its own process; ``exits``: the statuses
+    that are no failure (`rankviz check` exits 1 or 2 when it finds something)."""
+    done = subprocess.run(
+        [sys.executable, "-c", RUNNER, ",".join(map(str, exits)), *command],
+        capture_output=True,
+        text=True,
+    )
     if done.returncode:
         raise RuntimeError(f"{command[:4]} failed: {done.stderr}")
     elapsed, peak = done.stdout.split()
@@ -173,7 +199,8 @@ def tools(qrels: Path, run: Path) -> dict[str, list[str]]:
 
 
 def best(action, repeat: int) -> float:
-    """Best-of-``repeat`` wall time of ``action()`` in seconds (every bench script times this way)."""
+    """Best-of-``repeat`` wall time of ``action()`` in seconds (every bench script times this
+    way)."""
     times = []
     for _ in range(repeat):
         start = time.perf_counter()
@@ -183,7 +210,8 @@ def best(action, repeat: int) -> float:
 
 
 def read_step(run: Path, repeat: int) -> tuple[float, float]:
-    """Best-of-``repeat`` seconds of rankviz's reader and of pyarrow's CSV reader alone, in this process."""
+    """Best-of-``repeat`` seconds of rankviz's reader and of pyarrow's CSV reader alone, in this
+    process."""
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
@@ -193,9 +221,13 @@ def read_step(run: Path, repeat: int) -> tuple[float, float]:
     def arrow() -> None:
         pacsv.read_csv(
             run,
-            read_options=pacsv.ReadOptions(column_names=["qid", "q0", "docid", "rank", "score", "tag"]),
+            read_options=pacsv.ReadOptions(
+                column_names=["qid", "q0", "docid", "rank", "score", "tag"]
+            ),
             parse_options=pacsv.ParseOptions(delimiter=" "),
-            convert_options=pacsv.ConvertOptions(column_types={"qid": pa.string(), "docid": pa.string()}),
+            convert_options=pacsv.ConvertOptions(
+                column_types={"qid": pa.string(), "docid": pa.string()}
+            ),
         )
 
     return best(lambda: rankviz.read_run(run), repeat), best(arrow, repeat)
@@ -212,10 +244,20 @@ WORKLOADS = {  # name: (kind, docid style)
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--repeat", type=int, default=3, help="rounds over all tools; the best time and the largest peak are kept"
+        "--repeat",
+        type=int,
+        default=3,
+        help="rounds over all tools; the best time and the largest peak are kept",
     )
-    parser.add_argument("--only", choices=tuple(WORKLOADS), action="append", help="run only these workloads (repeatable)")
-    parser.add_argument("--no-ranx", action="store_true", help="leave ranx out (it takes 15-20 s a round here)")
+    parser.add_argument(
+        "--only",
+        choices=tuple(WORKLOADS),
+        action="append",
+        help="run only these workloads (repeatable)",
+    )
+    parser.add_argument(
+        "--no-ranx", action="store_true", help="leave ranx out (it takes 15-20 s a round here)"
+    )
     args = parser.parse_args()
     summary = []
     for name, (kind, style) in WORKLOADS.items():
@@ -224,20 +266,32 @@ def main() -> None:
         qrels, run = generate(kind, docids=style)
         lines = sum(1 for _ in open(run, "rb"))
         judgments = sum(1 for _ in open(qrels, "rb"))
-        print(f"\n== {name}: {lines:,} run lines, {judgments:,} judgments ({run.stat().st_size / 1e6:.0f} MB), docids {style}")
+        print(
+            f"\n== {name}: {lines:,} run lines, {judgments:,} judgments "
+            f"({run.stat().st_size / 1e6:.0f} MB), docids {style}"
+        )
         commands = tools(qrels, run)
         if args.no_ranx:
             commands.pop("ranx", None)
         samples: dict[str, list[tuple[float, float]]] = {tool: [] for tool in commands}
         order = list(commands)
-        for round_ in range(args.repeat):  # rounds over all tools, so that a slow spell of the machine hits every tool;
-            for tool in order[round_ % len(order) :] + order[: round_ % len(order)]:  # each tool leads some rounds:
-                samples[tool].append(measure(commands[tool]))  # none always follows the one that used most memory
-        results = {tool: (min(t for t, _ in runs), max(m for _, m in runs)) for tool, runs in samples.items()}
+        # rounds over all tools, so that a slow spell of the machine hits every tool;
+        for round_ in range(args.repeat):
+            # each tool leads some rounds:
+            for tool in order[round_ % len(order) :] + order[: round_ % len(order)]:
+                # none always follows the one that used most memory
+                samples[tool].append(measure(commands[tool]))
+        results = {
+            tool: (min(t for t, _ in runs), max(m for _, m in runs))
+            for tool, runs in samples.items()
+        }
         for tool, (seconds, peak) in results.items():
             print(f"{tool:>18}: {seconds:7.2f} s  peak {peak:7.0f} MB")
         read_ours, read_arrow = read_step(run, args.repeat)
-        print(f"{'in-process read':>18}: rankviz.read_run {read_ours:.2f} s (validated), pyarrow.csv.read_csv {read_arrow:.2f} s")
+        print(
+            f"{'in-process read':>18}: rankviz.read_run {read_ours:.2f} s (validated), "
+            f"pyarrow.csv.read_csv {read_arrow:.2f} s"
+        )
         ours_time, ours_mem = results["rankviz"]
         ratios = {tool: ours_time / t for tool, (t, _) in results.items() if tool != "rankviz"}
         for tool, ratio in ratios.items():
@@ -245,9 +299,15 @@ def main() -> None:
         print(f"rankviz read step / pyarrow read step (in process) = {read_ours / read_arrow:.2f}")
         print(f"rankviz peak memory = {ours_mem:.0f} MB")
         summary.append((name, ratios.get("pytrec_eval"), ratios.get("pyarrow read only"), ours_mem))
-    print("\n== summary (targets on the MS MARCO-sized runs: / pytrec_eval <= 0.25, / pyarrow read only <= 1.5, peak < 1000 MB)")
+    print(
+        "\n== summary (targets on the MS MARCO-sized runs: / pytrec_eval <= 0.25, / pyarrow read "
+        "only <= 1.5, peak < 1000 MB)"
+    )
     for name, pytrec, arrow, peak in summary:
-        print(f"{name:>12}: / pytrec_eval {pytrec:.2f}   / pyarrow read only {arrow:.2f}   peak {peak:.0f} MB")
+        print(
+            f"{name:>12}: / pytrec_eval {pytrec:.2f}   / pyarrow read only {arrow:.2f}   peak "
+            f"{peak:.0f} MB"
+        )
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""Runs larger than memory and Dask: wall time and peak memory of ``rankviz evaluate`` on each engine.
+"""Runs larger than memory and Dask: wall time and peak memory of ``rankviz evaluate`` on each
+engine.
 
 Generates (once, under bench/data/; generated data, for timing only) two runs with string docids
 (``D0001234``) and qrels judging about 1.1 documents a query:
@@ -63,7 +64,8 @@ print(elapsed, peak[0] / 2**20, digest.hexdigest())
 
 
 def generate(name: str, seed: int = 20261201) -> tuple[Path, Path]:
-    """The run and qrels of a workload, written in blocks of queries (never the whole run in memory)."""
+    """The run and qrels of a workload, written in blocks of queries (never the whole run in
+    memory)."""
     n_queries, depth = WORKLOADS[name]
     DATA.mkdir(exist_ok=True)
     run_path, qrels_path = DATA / f"scale-{name}.run", DATA / f"scale-{name}.qrels"
@@ -77,16 +79,22 @@ def generate(name: str, seed: int = 20261201) -> tuple[Path, Path]:
     with open(run_path, "wb") as out:
         for start in range(0, n_queries, 2000):
             block = qids[start : start + 2000]
-            docs = np.sort(rng.integers(0, n_docs, size=(len(block), depth)), axis=1) + np.arange(depth)
-            scores = np.round(np.sort(rng.normal(10, 3, size=(len(block), depth)), axis=1)[:, ::-1], 4)
-            table = pa.table({
-                "qid": pa.array(np.repeat(block, depth).astype(str)),
-                "q0": pa.array(np.full(len(block) * depth, "Q0")),
-                "docid": pa.array(np.char.add("D", np.char.zfill(docs.ravel().astype(str), 7))),
-                "rank": pa.array(np.tile(np.arange(1, depth + 1), len(block))),
-                "score": pa.array(scores.ravel()),
-                "tag": pa.array(np.full(len(block) * depth, "scale")),
-            })  # fmt: skip
+            docs = np.sort(rng.integers(0, n_docs, size=(len(block), depth)), axis=1) + np.arange(
+                depth
+            )
+            scores = np.round(
+                np.sort(rng.normal(10, 3, size=(len(block), depth)), axis=1)[:, ::-1], 4
+            )
+            table = pa.table(
+                {
+                    "qid": pa.array(np.repeat(block, depth).astype(str)),
+                    "q0": pa.array(np.full(len(block) * depth, "Q0")),
+                    "docid": pa.array(np.char.add("D", np.char.zfill(docs.ravel().astype(str), 7))),
+                    "rank": pa.array(np.tile(np.arange(1, depth + 1), len(block))),
+                    "score": pa.array(scores.ravel()),
+                    "tag": pa.array(np.full(len(block) * depth, "scale")),
+                }
+            )
             pacsv.write_csv(table, out, write_options=options)
             for q, ranked in zip(block, docs):
                 picks = [ranked[rng.integers(0, min(depth, 200))]]
@@ -119,20 +127,45 @@ def engines(name: str) -> dict[str, list[str]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=2, help="rounds over all engines; best time and largest peak are kept")
-    parser.add_argument("--only", choices=tuple(WORKLOADS), action="append", help="run only these workloads (repeatable)")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=2,
+        help="rounds over all engines; best time and largest peak are kept",
+    )
+    parser.add_argument(
+        "--only",
+        choices=tuple(WORKLOADS),
+        action="append",
+        help="run only these workloads (repeatable)",
+    )
     args = parser.parse_args()
     for name in WORKLOADS:
         if args.only and name not in args.only:
             continue
         qrels, run = generate(name)
         n_queries, depth = WORKLOADS[name]
-        print(f"\n== {name}: {n_queries:,} queries x {depth:,} documents = {n_queries * depth:,} lines "
-              f"({run.stat().st_size / 1e9:.2f} GB), docids D%07d")  # fmt: skip
-        base = [sys.executable, "-m", "rankviz", "evaluate", str(qrels), str(run), "--per-query", "--format", "tsv"]
+        print(
+            f"\n== {name}: {n_queries:,} queries x {depth:,} documents = {n_queries * depth:,} "
+            "lines "
+            f"({run.stat().st_size / 1e9:.2f} GB), docids D%07d"
+        )
+        base = [
+            sys.executable,
+            "-m",
+            "rankviz",
+            "evaluate",
+            str(qrels),
+            str(run),
+            "--per-query",
+            "--format",
+            "tsv",
+        ]
         for m in MEASURES:
             base += ["-m", m]
-        samples: dict[str, list[tuple[float, float, str]]] = {engine: [] for engine in engines(name)}
+        samples: dict[str, list[tuple[float, float, str]]] = {
+            engine: [] for engine in engines(name)
+        }
         for _ in range(args.repeat):
             for engine, flags in engines(name).items():
                 samples[engine].append(measure(base + flags))
@@ -140,7 +173,10 @@ def main() -> None:
         for engine, runs in samples.items():
             seconds, peak = min(t for t, _, _ in runs), max(m for _, m, _ in runs)
             same = all(digest == reference for _, _, digest in runs)
-            print(f"{engine:>16}: {seconds:7.2f} s  peak {peak:7.0f} MB  output {'identical' if same else 'DIFFERENT'}")
+            print(
+                f"{engine:>16}: {seconds:7.2f} s  peak {peak:7.0f} MB  output "
+                f"{'identical' if same else 'DIFFERENT'}"
+            )
         if name == "many":
             one = min(t for t, _, _ in samples["dask, 1 worker"])
             two = min(t for t, _, _ in samples["dask, 2 workers"])
@@ -148,7 +184,10 @@ def main() -> None:
         else:
             stream_peak = max(m for _, m, _ in samples["stream"])
             memory_peak = max(m for _, m, _ in samples["memory"])
-            print(f"stream peak = {stream_peak:.0f} MB (goal < 1536 MB); in-memory peak = {memory_peak:.0f} MB")
+            print(
+                f"stream peak = {stream_peak:.0f} MB (goal < 1536 MB); in-memory peak = "
+                f"{memory_peak:.0f} MB"
+            )
 
 
 if __name__ == "__main__":

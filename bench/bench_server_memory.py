@@ -27,7 +27,12 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 from bench_app_rerun import collection  # noqa: E402
 
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+]
 PAGES = ("", "deltas?baseline=first&run=second", "significance", "ties")
 
 
@@ -42,10 +47,29 @@ def start_server(folder: Path, env: dict) -> tuple[subprocess.Popen, str]:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    command = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port), "--server.headless",
-               "true", "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(ROOT / "app.py"),
+        "--server.port",
+        str(port),
+        "--server.headless",
+        "true",
+        "--server.address",
+        "127.0.0.1",
+        "--browser.gatherUsageStats",
+        "false",
+    ]
     command += ["--", "--data", str(folder)]
-    process = subprocess.Popen(command, cwd=ROOT, env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        command,
+        cwd=ROOT,
+        env={**os.environ, **env},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     url = f"http://127.0.0.1:{port}"
     for _ in range(300):
         try:
@@ -57,23 +81,35 @@ def start_server(folder: Path, env: dict) -> tuple[subprocess.Popen, str]:
 
 
 def settle(page) -> None:
-    """Wait until the page's script has finished (the running-man status widget gone, twice in a row)."""
+    """Wait until the page's script has finished (the running-man status widget gone, twice in a
+    row)."""
     page.wait_for_selector('[data-testid="stApp"]')
     for _ in range(2):
         page.wait_for_timeout(1000)
-        page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=600_000)
+        page.wait_for_function(
+            "!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=600_000
+        )
 
 
 def main() -> None:
     from playwright.sync_api import sync_playwright
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cache-mb", type=int, default=None, help="RANKVIZ_CACHE_MB of the server (default: its own)")
+    parser.add_argument(
+        "--cache-mb",
+        type=int,
+        default=None,
+        help="RANKVIZ_CACHE_MB of the server (default: its own)",
+    )
     args = parser.parse_args()
     folder = collection()
     upload = HERE / "data" / "third.run.gz"
     if not upload.exists():
-        upload.write_bytes(gzip.compress((folder / "runs" / "second.run").read_bytes().replace(b" bench", b" third"), 1))
+        upload.write_bytes(
+            gzip.compress(
+                (folder / "runs" / "second.run").read_bytes().replace(b" bench", b" third"), 1
+            )
+        )
     env = {"RANKVIZ_CACHE_MB": str(args.cache_mb)} if args.cache_mb else {}
     process, url = start_server(folder, env)
     pid = process.pid
@@ -81,7 +117,9 @@ def main() -> None:
     query = f"collection={folder.name}&measures=RR@10,AP,nDCG@10"
     try:
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS)
+            browser = playwright.chromium.launch(
+                executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS
+            )
             contexts = []
             for session in range(8):
                 context = browser.new_context(viewport={"width": 1280, "height": 720})
@@ -100,16 +138,22 @@ def main() -> None:
             settle(page)
             other = contexts[0].pages[0]
             page.get_by_text("Add your own runs and qrels").click()
-            page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(str(upload))
-            time.sleep(1.0)  # the upload is being received and parsed: another session reloads meanwhile
+            page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(
+                str(upload)
+            )
+            # the upload is being received and parsed: another session reloads meanwhile
+            time.sleep(1.0)
             start = time.perf_counter()
             other.reload()
             settle(other)
             meanwhile = time.perf_counter() - start
             settle(page)
             page.get_by_text("third").first.wait_for()
-            print(f"a 7M-line run uploaded ({upload.stat().st_size / 1e6:.0f} MB gzip): {rss_mb(pid):7.0f} MB; "
-                  f"another session's reload meanwhile took {meanwhile:.1f} s")  # fmt: skip
+            print(
+                f"a 7M-line run uploaded ({upload.stat().st_size / 1e6:.0f} MB gzip): "
+                f"{rss_mb(pid):7.0f} MB; "
+                f"another session's reload meanwhile took {meanwhile:.1f} s"
+            )
             page.goto(f"{url}/deltas?{query}&runs=first,second,third&baseline=first&run=third")
             settle(page)
             print(f"the upload viewed on the deltas page: {rss_mb(pid):7.0f} MB")
@@ -118,7 +162,10 @@ def main() -> None:
                 context.close()
             browser.close()
         time.sleep(150)  # Streamlit drops a disconnected session's state after its TTL
-        print(f"every session closed (150 s later): {rss_mb(pid):7.0f} MB; peak {rss_mb(pid, 'VmHWM'):7.0f} MB")
+        print(
+            f"every session closed (150 s later): {rss_mb(pid):7.0f} MB; peak "
+            f"{rss_mb(pid, 'VmHWM'):7.0f} MB"
+        )
     finally:
         process.terminate()
         process.wait(timeout=30)

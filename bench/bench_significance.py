@@ -1,8 +1,9 @@
 """Time of the significance tests on 20 runs x 6,980 queries (MS MARCO dev size).
 
 Per-query values are generated (RR-like: mostly 0, 1, 1/2, ...), one baseline and 19 runs. Times,
-best of N, every test of ``rankviz.analyses.significance`` against the baseline with 10,000 resamples, and
-scipy's ``permutation_test`` on the same job as the reference. Prints times and ratios; asserts nothing.
+best of N, every test of ``rankviz.analyses.significance`` against the baseline with 10,000
+resamples, and scipy's ``permutation_test`` on the same job as the reference. Prints times and
+ratios; asserts nothing.
 
     python bench/bench_significance.py [--repeat N] [--resamples B]
 """
@@ -53,7 +54,9 @@ def main() -> None:
         "randomization": lambda: sg.randomization(runs, baseline, n_resamples=B, rng=1),
         "bootstrap": lambda: sg.bootstrap(runs, baseline, n_resamples=B, rng=1),
         "tukey (all 190 pairs)": lambda: sg.tukey_hsd(matrix.to_numpy(), n_resamples=B, rng=1),
-        "compare_runs t + holm": lambda: comparisons.compare_runs(matrix, measure="RR@10", test="t"),
+        "compare_runs t + holm": lambda: comparisons.compare_runs(
+            matrix, measure="RR@10", test="t"
+        ),
     }
     results = {name: best(action, args.repeat) for name, action in timed.items()}
     for name, seconds in results.items():
@@ -72,7 +75,9 @@ def main() -> None:
         )
 
     reference = best(scipy_randomization, 1)
-    print(f"{'scipy permutation_test':>24}: {reference:7.2f} s (same 19 runs, same resamples count)")
+    print(
+        f"{'scipy permutation_test':>24}: {reference:7.2f} s (same 19 runs, same resamples count)"
+    )
     print(f"randomization: rankviz / scipy = {results['randomization'] / reference:.3f}")
 
 

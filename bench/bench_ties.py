@@ -1,4 +1,5 @@
-"""Time of ``ties="expected"`` (and of one ``random`` order) against the default policy on a tie-heavy run.
+"""Time of ``ties="expected"`` (and of one ``random`` order) against the default policy on a
+tie-heavy run.
 
 Takes the MS MARCO-sized run of ``bench_evaluate.py`` (generated under bench/data/), rounds every
 score to one decimal (groups of equal scores of about 5 to 15 documents below the top ranks), and
@@ -39,12 +40,18 @@ def rounded_run() -> tuple[Path, Path]:
             run,
             read_options=pacsv.ReadOptions(column_names=names),
             parse_options=pacsv.ParseOptions(delimiter=" "),
-            convert_options=pacsv.ConvertOptions(column_types={"qid": pa.string(), "docid": pa.string()}),
+            convert_options=pacsv.ConvertOptions(
+                column_types={"qid": pa.string(), "docid": pa.string()}
+            ),
         )
         rounded = np.round(table["score"].to_numpy(), 1)
         table = table.set_column(names.index("score"), "score", pa.array(rounded))
         pacsv.write_csv(
-            table, target, write_options=pacsv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none")
+            table,
+            target,
+            write_options=pacsv.WriteOptions(
+                include_header=False, delimiter=" ", quoting_style="none"
+            ),
         )
     return qrels, target
 
@@ -58,12 +65,18 @@ def main() -> None:
     measures = [rankviz.parse(m) for m in MEASURES]
     table = rankviz.rank(run, qrels)
     sizes = np.bincount(table.tie_group)
-    print(f"{len(run):,} run lines; {np.mean(sizes[table.tie_group] > 1):.0%} of documents in tie groups, largest {sizes.max()}")
+    print(
+        f"{len(run):,} run lines; {np.mean(sizes[table.tie_group] > 1):.0%} of documents in tie "
+        f"groups, largest {sizes.max()}"
+    )
     print(f"measures: {', '.join(MEASURES)}")
 
     timed = {}
     for policy in ("trec_eval", "expected", "random"):
-        timed[policy] = best(lambda p=policy: rankviz.evaluate(qrels, [run], measures, ties=p, trials=1, seed=0), args.repeat)
+        timed[policy] = best(
+            lambda p=policy: rankviz.evaluate(qrels, [run], measures, ties=p, trials=1, seed=0),
+            args.repeat,
+        )
         print(f"rank + measures, ties={policy:>9}: {timed[policy]:.2f} s")
     print(f"in process: expected / trec_eval = {timed['expected'] / timed['trec_eval']:.2f}")
     print(f"in process: one random order / trec_eval = {timed['random'] / timed['trec_eval']:.2f}")
@@ -84,14 +97,34 @@ def main() -> None:
         ]
         command += [arg for m in MEASURES for arg in ("-m", m)]
         cli[policy] = best(
-            lambda c=command: subprocess.run(c, check=True, stdout=subprocess.DEVNULL, cwd=HERE.parent), args.repeat
+            lambda c=command: subprocess.run(
+                c, check=True, stdout=subprocess.DEVNULL, cwd=HERE.parent
+            ),
+            args.repeat,
         )
         print(f"python -m rankviz evaluate --ties {policy:>9}: {cli[policy]:.2f} s")
-    print(f"end to end: expected / trec_eval = {cli['expected'] / cli['trec_eval']:.2f}  (target <= 2)")
+    print(
+        f"end to end: expected / trec_eval = {cli['expected'] / cli['trec_eval']:.2f}  (target "
+        "<= 2)"
+    )
 
-    report = [sys.executable, "-m", "rankviz", "ties", str(qrels_path), str(run_path), "-m", "RR@10", "-m", "nDCG@10"]
+    report = [
+        sys.executable,
+        "-m",
+        "rankviz",
+        "ties",
+        str(qrels_path),
+        str(run_path),
+        "-m",
+        "RR@10",
+        "-m",
+        "nDCG@10",
+    ]
     seconds, peak = measure(report)
-    print(f"python -m rankviz ties (one run, RR@10 and nDCG@10, five policies): {seconds:.2f} s, peak {peak:.0f} MB")
+    print(
+        f"python -m rankviz ties (one run, RR@10 and nDCG@10, five policies): {seconds:.2f} s, "
+        f"peak {peak:.0f} MB"
+    )
 
 
 if __name__ == "__main__":

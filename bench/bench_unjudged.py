@@ -1,4 +1,5 @@
-"""The cost of the unjudged-documents sensitivity against one ordinary evaluation, on an MS MARCO-sized run.
+"""The cost of the unjudged-documents sensitivity against one ordinary evaluation, on an MS
+MARCO-sized run.
 
 Takes the MS MARCO dev-sized run of ``bench_evaluate.py`` (6,980 queries x 1,000 documents, about
 one judgment a query: nearly every document is unjudged, the worst case for filling) and times,
@@ -39,25 +40,52 @@ def main() -> None:
     settings = rankviz.EvalSettings()
     fresh = lambda: {"run": rankviz.rank(run, qrels)}  # noqa: E731  (filled tables are cached on a table)
     one = best(lambda: rankviz.evaluate_tables({"run": table}, measures, settings), args.repeat)
-    filled = best(lambda: rankviz.evaluate_tables(fresh(), measures, settings.replace(unjudged="relevant")), args.repeat)
+    filled = best(
+        lambda: rankviz.evaluate_tables(fresh(), measures, settings.replace(unjudged="relevant")),
+        args.repeat,
+    )
     ranking = best(fresh, args.repeat)
-    report = best(lambda: report_from_tables(fresh(), measures, settings, None, UnjudgedSettings(k=10)), args.repeat)
+    report = best(
+        lambda: report_from_tables(fresh(), measures, settings, None, UnjudgedSettings(k=10)),
+        args.repeat,
+    )
     print(f"one evaluation (7 measures, table ready): {one:.3f} s")
     print(f"filled end alone (incl. a fresh ranking of {ranking:.3f} s): {filled:.3f} s")
-    print(f"whole report (both ends, Judged@10, documents to judge; incl. the ranking): {report:.3f} s")
-    base = [sys.executable, "-m", "rankviz", "evaluate", str(qrels_path), str(run_path), "--format", "tsv"]
+    print(
+        "whole report (both ends, Judged@10, documents to judge; incl. the ranking): "
+        f"{report:.3f} s"
+    )
+    base = [
+        sys.executable,
+        "-m",
+        "rankviz",
+        "evaluate",
+        str(qrels_path),
+        str(run_path),
+        "--format",
+        "tsv",
+    ]
     for m in MEASURES:
         base += ["-m", m]
-    commands = {"evaluate": base, "evaluate --unjudged relevant": [*base, "--unjudged", "relevant"],
-                "unjudged (the report)": [*base[:3], "unjudged", *base[4:]]}  # fmt: skip
+    commands = {
+        "evaluate": base,
+        "evaluate --unjudged relevant": [*base, "--unjudged", "relevant"],
+        "unjudged (the report)": [*base[:3], "unjudged", *base[4:]],
+    }
     timings: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(args.repeat):  # rounds over the commands, so a slow spell hits each alike
         for name, command in commands.items():
             timings[name].append(measure(command)[0])
     plain = min(timings["evaluate"])
     for name, runs in timings.items():
-        print(f"end to end: rankviz {name}: {min(runs):.2f} s, {min(runs) / plain:.2f}x rankviz evaluate")
-    print("goal: the sensitivity (rankviz unjudged: both ends of every measure) at most 2x one ordinary evaluation")
+        print(
+            f"end to end: rankviz {name}: {min(runs):.2f} s, {min(runs) / plain:.2f}x rankviz "
+            "evaluate"
+        )
+    print(
+        "goal: the sensitivity (rankviz unjudged: both ends of every measure) at most 2x one "
+        "ordinary evaluation"
+    )
 
 
 if __name__ == "__main__":

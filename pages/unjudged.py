@@ -1,4 +1,5 @@
-"""Unjudged documents: a thin entry for Streamlit's `pages/` folder; the page is `rankviz/app/views/unjudged.py`.
+"""Unjudged documents: a thin entry for Streamlit's `pages/` folder; the page is
+`rankviz/app/views/unjudged.py`.
 
 Reached through the folder (a fresh server's first request), it hands over to the navigation, which
 runs the page the URL asks for."""

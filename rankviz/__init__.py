@@ -14,7 +14,14 @@ from rankviz.errors import CollectionError, FormatError, MeasureError, OptionErr
 from rankviz.evaluate import evaluate, evaluate_tables
 from rankviz.evaluation import Evaluation
 from rankviz.io.collection import Collection, open_collection
-from rankviz.io.frames import as_qrels, as_run, qrels_from_dict, qrels_from_frame, run_from_dict, run_from_frame
+from rankviz.io.frames import (
+    as_qrels,
+    as_run,
+    qrels_from_dict,
+    qrels_from_frame,
+    run_from_dict,
+    run_from_frame,
+)
 from rankviz.io.groups import QueryGroups, read_groups, read_weights
 from rankviz.io.model import Qrels, Run
 from rankviz.io.readers import read_qrels, read_run
@@ -31,7 +38,8 @@ except PackageNotFoundError:  # a checkout that was never installed
 
 
 def __getattr__(name: str):
-    """``compare`` and ``Comparison`` load scipy: imported on first use, so ``import rankviz`` stays light."""
+    """``compare`` and ``Comparison`` load scipy: imported on first use, so ``import rankviz`` stays
+    light."""
     if name in ("compare", "Comparison"):
         from rankviz.analyses import comparisons
 

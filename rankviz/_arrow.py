@@ -1,7 +1,7 @@
 """NumPy <-> Arrow for primitive arrays, through their buffers.
 
-pyarrow's own conversions (``pa.array(ndarray)``, ``Array.to_numpy``, ``pa.scalar``) import pandas on
-first use: 0.15 s that ``python -m rankviz evaluate`` would otherwise pay for nothing.
+pyarrow's own conversions (``pa.array(ndarray)``, ``Array.to_numpy``, ``pa.scalar``) import pandas
+on first use: 0.15 s that ``python -m rankviz evaluate`` would otherwise pay for nothing.
 """
 
 from __future__ import annotations
@@ -12,7 +12,11 @@ import os
 import numpy as np
 import pyarrow as pa
 
-_TYPES = {np.dtype(np.int32): pa.int32(), np.dtype(np.int64): pa.int64(), np.dtype(np.float64): pa.float64()}
+_TYPES = {
+    np.dtype(np.int32): pa.int32(),
+    np.dtype(np.int64): pa.int64(),
+    np.dtype(np.float64): pa.float64(),
+}
 
 
 def to_numpy(values: pa.Array | pa.ChunkedArray, *, fill: int | float | None = None) -> np.ndarray:
@@ -33,7 +37,11 @@ def to_numpy(values: pa.Array | pa.ChunkedArray, *, fill: int | float | None = N
             return out
     dtype = np.dtype(values.type.to_pandas_dtype())
     validity, data = values.buffers()[:2]
-    out = np.frombuffer(data, dtype=dtype, count=len(values) + values.offset)[values.offset :] if data else np.zeros(0, dtype)
+    out = (
+        np.frombuffer(data, dtype=dtype, count=len(values) + values.offset)[values.offset :]
+        if data
+        else np.zeros(0, dtype)
+    )
     if values.null_count:
         if fill is None:
             raise ValueError("the array has nulls and no fill value was given")
@@ -45,14 +53,20 @@ def to_numpy(values: pa.Array | pa.ChunkedArray, *, fill: int | float | None = N
 def booleans(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
     """A boolean Arrow array as NumPy, from its bits (a null is False)."""
     if isinstance(values, pa.ChunkedArray):
-        return np.concatenate([booleans(c) for c in values.chunks]) if values.num_chunks else np.zeros(0, bool)
+        return (
+            np.concatenate([booleans(c) for c in values.chunks])
+            if values.num_chunks
+            else np.zeros(0, bool)
+        )
     validity, data = values.buffers()[:2]
     start, stop = values.offset, values.offset + len(values)
     if data is None:
         return np.zeros(len(values), bool)
     bits = np.unpackbits(np.frombuffer(data, np.uint8), bitorder="little")[start:stop].astype(bool)
     if values.null_count:
-        bits &= np.unpackbits(np.frombuffer(validity, np.uint8), bitorder="little")[start:stop].astype(bool)
+        bits &= np.unpackbits(np.frombuffer(validity, np.uint8), bitorder="little")[
+            start:stop
+        ].astype(bool)
     return bits
 
 
@@ -63,12 +77,14 @@ def from_numpy(values: np.ndarray) -> pa.Array:
 
 
 def strings(values) -> pa.Array:
-    """Python strings as an Arrow string array, built from its buffers: ``pa.array`` would import pandas
-    (0.2 s) to look for pandas types, which the command line's path does without."""
+    """Python strings as an Arrow string array, built from its buffers: ``pa.array`` would import
+    pandas (0.2 s) to look for pandas types, which the command line's path does without."""
     encoded = [str(v).encode() for v in values]
     offsets = np.zeros(len(encoded) + 1, dtype=np.int32)
     np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:])
-    return pa.Array.from_buffers(pa.string(), len(encoded), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))])
+    return pa.Array.from_buffers(
+        pa.string(), len(encoded), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))]
+    )
 
 
 def take(values: pa.Array | pa.ChunkedArray, indices: np.ndarray) -> pa.Array:
@@ -115,7 +131,8 @@ def _mix(h: np.ndarray) -> np.ndarray:
 
 
 def hashed(values: np.ndarray, salt: int) -> np.ndarray:
-    """A pseudo-random 64-bit number per uint64 value, fixed by the value and the salt (splitmix64)."""
+    """A pseudo-random 64-bit number per uint64 value, fixed by the value and the salt
+    (splitmix64)."""
     return _mix(values ^ _mix(np.array([salt % 2**64], dtype=np.uint64)))
 
 
@@ -124,18 +141,21 @@ def paired_keys(first: np.ndarray, second: np.ndarray) -> np.ndarray:
     return _mix(first * _K1 + second)
 
 
-_CHUNK = 1 << 16  # strings per block: every temporary stays in the cache, none faults in fresh pages
+# strings per block: every temporary stays in the cache, none faults in fresh pages
+_CHUNK = 1 << 16
 
 
 def string_keys(values: pa.Array | pa.ChunkedArray, *, bits: int = 64) -> np.ndarray:
-    """A key per string (uint64, or uint32 folded from it with ``bits=32``): equal strings always get
-    equal keys; with 64 bits, different strings of up to 24 bytes never share one, longer ones share
-    one only when they agree in length, in their first 8 and in their last 16 bytes (where ids differ:
+    """A key per string (uint64, or uint32 folded from it with ``bits=32``): equal strings always
+    get equal keys; with 64 bits, different strings of up to 24 bytes never share one, longer ones
+    share one only when they agree in length, in their first 8 and in their last 16 bytes (where ids
+    differ:
     ``msmarco_passage_07_120334``, ``clueweb09-en0000-00-00000``), so a caller that must be exact
     compares the strings of equal keys.
 
     Reads those bytes as three 8-byte words straight from the Arrow buffers: no Python object per
-    string. Hashing 7M docids into a dictionary costs seconds; this costs three passes over the offsets.
+    string. Hashing 7M docids into a dictionary costs seconds; this costs three passes over the
+    offsets.
     """
     keys = np.empty(len(values), dtype=np.uint64 if bits == 64 else np.uint32)
     done = 0
@@ -147,7 +167,9 @@ def string_keys(values: pa.Array | pa.ChunkedArray, *, bits: int = 64) -> np.nda
 
 def _chunk_keys(values: pa.Array, out: np.ndarray) -> None:
     wide = pa.types.is_large_string(values.type) or pa.types.is_large_binary(values.type)
-    offsets = np.frombuffer(values.buffers()[1], np.int64 if wide else np.int32)[values.offset : values.offset + len(values) + 1]
+    offsets = np.frombuffer(values.buffers()[1], np.int64 if wide else np.int32)[
+        values.offset : values.offset + len(values) + 1
+    ]
     data = values.buffers()[2]
     data = np.frombuffer(data, np.uint8) if data is not None else np.zeros(0, np.uint8)
     # 8-byte reads at any byte offset; no read of a string of 8+ bytes passes the buffer's end
@@ -160,7 +182,9 @@ def _chunk_keys(values: pa.Array, out: np.ndarray) -> None:
         out[start : start + _CHUNK] = keys  # uint32: the low half
 
 
-def _block_keys(starts: np.ndarray, lengths: np.ndarray, data: np.ndarray, words: np.ndarray) -> np.ndarray:
+def _block_keys(
+    starts: np.ndarray, lengths: np.ndarray, data: np.ndarray, words: np.ndarray
+) -> np.ndarray:
     """Keys of one block; a string's key depends on its bytes only, never on its neighbours."""
     width = int(lengths[0]) if len(lengths) else 0
     if len(lengths) and bool((lengths == width).all()):
@@ -173,9 +197,14 @@ def _block_keys(starts: np.ndarray, lengths: np.ndarray, data: np.ndarray, words
     short = np.flatnonzero(~long)
     s, n = starts[short], lengths[short]
     h = n.astype(np.uint64)
-    for i in range(int(n.max(initial=0))):  # up to 7 bytes, gathered one by one: nothing past a string read
+    # up to 7 bytes, gathered one by one: nothing past a string read
+    for i in range(int(n.max(initial=0))):
         inside = n > i
-        byte = data[np.where(inside, s + i, 0)].astype(np.uint64) if len(data) else np.zeros(len(n), np.uint64)
+        byte = (
+            data[np.where(inside, s + i, 0)].astype(np.uint64)
+            if len(data)
+            else np.zeros(len(n), np.uint64)
+        )
         h = np.where(inside, h * _K1 + byte, h)
     keys[short] = _mix(h)
     return keys
@@ -198,11 +227,15 @@ def _fixed_keys(first: int, n: int, width: int, data: np.ndarray) -> np.ndarray:
         keys = np.full(n, width, dtype=np.uint64)
         for position in (0, max(width - 16, 0), width - 8):
             keys *= _K1
-            keys += np.ndarray(shape=(n,), dtype=np.uint64, buffer=data, offset=first + position, strides=(width,))
+            keys += np.ndarray(
+                shape=(n,), dtype=np.uint64, buffer=data, offset=first + position, strides=(width,)
+            )
         return _mix(keys)
     h = np.full(n, width, dtype=np.uint64)
     if width:
-        matrix = np.ndarray(shape=(n, width), dtype=np.uint8, buffer=data, offset=first, strides=(width, 1))
+        matrix = np.ndarray(
+            shape=(n, width), dtype=np.uint8, buffer=data, offset=first, strides=(width, 1)
+        )
         for i in range(width):
             h = h * _K1 + matrix[:, i]
     return _mix(h)
@@ -210,9 +243,10 @@ def _fixed_keys(first: int, n: int, width: int, data: np.ndarray) -> np.ndarray:
 
 @functools.cache  # once per process
 def prefer_jemalloc() -> None:
-    """Arrow's allocations from jemalloc (else the system allocator) instead of its default, mimalloc,
-    unless ``ARROW_DEFAULT_MEMORY_POOL`` chooses. On the 2-core VMs measured, reading a 7M-line run
-    with mimalloc spent 2-4 s in the kernel faulting in fresh pages (3.2 s in all); with jemalloc
+    """Arrow's allocations from jemalloc (else the system allocator) instead of its default,
+    mimalloc, unless ``ARROW_DEFAULT_MEMORY_POOL`` chooses. On the 2-core VMs measured, reading a
+    7M-line run with mimalloc spent 2-4 s in the kernel faulting in fresh pages (3.2 s in all); with
+    jemalloc
     0.7 s (1.4 s in all). Called by the command line and the app, the processes rankviz owns; a
     library import leaves the caller's allocator alone."""
     if os.environ.get("ARROW_DEFAULT_MEMORY_POOL"):

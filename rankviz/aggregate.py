@@ -40,7 +40,9 @@ class Aggregation:
         if self.how == "macro" and self.group_of is None:
             raise OptionError("aggregate=macro needs a group column (group_by)")
         if self.how == "weights" and self.weights is None:
-            raise OptionError("aggregate=weights needs a weights file (query_weights.tsv, or weights:FILE)")
+            raise OptionError(
+                "aggregate=weights needs a weights file (query_weights.tsv, or weights:FILE)"
+            )
 
     def groups(self, qids) -> np.ndarray:
         """Each query's group (object array); every query is in one group without a grouping."""
@@ -49,7 +51,8 @@ class Aggregation:
         return np.array([self.group_of.get(q, NO_GROUP) for q in qids], dtype=object)
 
     def mean(self, values: np.ndarray, qids) -> np.ndarray | float:
-        """The mean over the last axis (queries, aligned with ``qids``); leading axes (runs, trials) are kept."""
+        """The mean over the last axis (queries, aligned with ``qids``); leading axes (runs, trials)
+        are kept."""
         values = np.asarray(values, dtype=np.float64)
         if values.shape[-1] == 0:
             raise OptionError("no query to average")
@@ -63,7 +66,10 @@ class Aggregation:
     def group_means(self, values: np.ndarray, qids) -> dict[str, np.ndarray | float]:
         """The mean of each group's queries (groups in sorted order) over the last axis."""
         groups = self.groups(qids)
-        return {group: _scalar(values[..., groups == group].mean(axis=-1)) for group in sorted(set(groups))}
+        return {
+            group: _scalar(values[..., groups == group].mean(axis=-1))
+            for group in sorted(set(groups))
+        }
 
     def weight_array(self, qids) -> np.ndarray:
         if self.weights is None:
@@ -92,9 +98,11 @@ def _scalar(value):
     return float(value) if value.ndim == 0 else value
 
 
-def aggregate_option(text: str | None, collection: Collection | None) -> tuple[str | None, dict[str, float] | None]:
-    """The ``aggregate`` option as given, ``query|macro|weights[:FILE]``: the aggregate and, for weights, the
-    weights (from FILE, else the collection's)."""
+def aggregate_option(
+    text: str | None, collection: Collection | None
+) -> tuple[str | None, dict[str, float] | None]:
+    """The ``aggregate`` option as given, ``query|macro|weights[:FILE]``: the aggregate and, for
+    weights, the weights (from FILE, else the collection's)."""
     if text is None:
         return None, None
     how, colon, path = text.partition(":")
@@ -107,4 +115,6 @@ def aggregate_option(text: str | None, collection: Collection | None) -> tuple[s
         return how, read_weights(path).to_dict()
     if collection is not None and collection.weights is not None:
         return how, collection.weights.to_dict()
-    raise OptionError("--aggregate weights needs a file: weights:FILE (or a collection with query_weights.tsv)")
+    raise OptionError(
+        "--aggregate weights needs a file: weights:FILE (or a collection with query_weights.tsv)"
+    )

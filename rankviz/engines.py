@@ -73,12 +73,16 @@ class RunSource:
 
 
 def chosen_engine(sources: Sequence[RunSource], engine: EngineSettings) -> str:
-    """The engine that runs: ``auto`` streams when a run file is large, and only TREC files stream."""
+    """The engine that runs: ``auto`` streams when a run file is large, and only TREC files
+    stream."""
     if engine.engine != "auto":
         if engine.engine != "memory":
             for source in sources:
                 if Path(source.path).suffix.lower() in (".csv", ".tsv", ".parquet"):
-                    raise OptionError(f"{source.path}: the {engine.engine} engine reads TREC run files (plain or .gz)")
+                    raise OptionError(
+                        f"{source.path}: the {engine.engine} engine reads TREC run "
+                        "files (plain or .gz)"
+                    )
         return engine.engine
     for source in sources:
         if Path(source.path).suffix.lower() in (".csv", ".tsv", ".parquet"):
@@ -121,12 +125,25 @@ def evaluate_sources(
                 run = _read_whole(source, progress)
                 table = rank(run, qrels, ties=settings.ties.ranked_as, cut=settings.cut)
                 if check_k is not None:
-                    facts[source.name] = gather(run, table, qrels.doc_ids, k=check_k, rel=settings.rel,
-                                                stride=sample_stride(len(run)))  # fmt: skip
+                    facts[source.name] = gather(
+                        run,
+                        table,
+                        qrels.doc_ids,
+                        k=check_k,
+                        rel=settings.rel,
+                        stride=sample_stride(len(run)),
+                    )
                 yield source.name, table
 
-        result = evaluate_tables(tables(), measures, settings, qrels_qids=qrels.query_ids, groups=groups, weights=weights,
-                                 rng=rng)  # fmt: skip
+        result = evaluate_tables(
+            tables(),
+            measures,
+            settings,
+            qrels_qids=qrels.query_ids,
+            groups=groups,
+            weights=weights,
+            rng=rng,
+        )
         return replace(result, facts=facts) if check_k is not None else result
     seed = tie_seed(settings, rng)
     strides = {s.name: sample_stride(_lines_about(s.path)) for s in sources}
@@ -135,7 +152,9 @@ def evaluate_sources(
         gathered = [(s.name, job.gather(s, _here(job, s, progress))) for s in sources]
     else:
         gathered = _on_dask(job, sources, engine, progress)
-    return assemble(gathered, measures, settings, qrels_qids=qrels.query_ids, groups=groups, weights=weights)
+    return assemble(
+        gathered, measures, settings, qrels_qids=qrels.query_ids, groups=groups, weights=weights
+    )
 
 
 def _read_whole(source: RunSource, progress: Progress | None) -> Run:
@@ -146,7 +165,8 @@ def _read_whole(source: RunSource, progress: Progress | None) -> Run:
 
 
 def _lines_about(path: str) -> int:
-    """About how many lines a TREC run file holds (for the checks' sample: 40 bytes a line, gzip 4 to 1)."""
+    """About how many lines a TREC run file holds (for the checks' sample: 40 bytes a line, gzip 4
+    to 1)."""
     try:
         return os.path.getsize(path) * (4 if is_gzip(path) else 1) // 40
     except OSError:
@@ -154,14 +174,17 @@ def _lines_about(path: str) -> int:
 
 
 def file_size(path: str) -> int:
-    """The bytes a progress bar counts for a run file (0 for gzip, whose content size is unknown ahead)."""
+    """The bytes a progress bar counts for a run file (0 for gzip, whose content size is unknown
+    ahead)."""
     try:
         return 0 if is_gzip(path) else os.path.getsize(path)
     except OSError:
         return 0
 
 
-def _here(job: _Job, source: RunSource, progress: Progress | None) -> Iterator[tuple[Piece, PieceValues]]:
+def _here(
+    job: _Job, source: RunSource, progress: Progress | None
+) -> Iterator[tuple[Piece, PieceValues]]:
     for piece in pieces(source.path):
         yield piece, values_of_piece(piece, job, source.name)
         if progress is not None:
@@ -187,10 +210,12 @@ class _Job:
     seed: int
     block_queries: int | None
     check_k: int | None = None  # gather the checks' facts too, with this top K
-    strides: Mapping[str, int] | None = None  # per run: every how many lines its docids are compared
+    # per run: every how many lines its docids are compared
+    strides: Mapping[str, int] | None = None
 
     def gather(self, source: RunSource, found: Iterator[tuple[Piece, PieceValues]]) -> TableValues:
-        """A run's values from its pieces (in file order), then the judged queries none of them ranks."""
+        """A run's values from its pieces (in file order), then the judged queries none of them
+        ranks."""
         parts: list = []
         seen: set[str] = set()
         for piece, part in found:
@@ -205,13 +230,22 @@ class _Job:
         return TableValues.concatenate(parts)
 
     def values(self, run: Run, query_ids, name: str) -> TableValues:
-        table = rank(run, self.qrels.restricted(query_ids), ties=self.settings.ties.ranked_as, cut=self.settings.cut)
+        table = rank(
+            run,
+            self.qrels.restricted(query_ids),
+            ties=self.settings.ties.ranked_as,
+            cut=self.settings.cut,
+        )
         values = table_values(table, self.measures, self.settings, self.seed)
         if self.check_k is None:
             return values
         stride = (self.strides or {}).get(name, 1)
-        return replace(values, facts=gather(run, table, self.qrels.doc_ids, k=self.check_k, rel=self.settings.rel,
-                                            stride=stride))  # fmt: skip
+        return replace(
+            values,
+            facts=gather(
+                run, table, self.qrels.doc_ids, k=self.check_k, rel=self.settings.rel, stride=stride
+            ),
+        )
 
 
 def values_of_piece(piece: Piece, job: _Job, name: str) -> PieceValues:
@@ -245,8 +279,10 @@ def _comes_back(piece: Piece, earlier: set[str] | None) -> FormatError:
                     piece.label,
                     piece.first_line + line_no - 1,
                     line,
-                    f"query {quoted(qid)} comes back after other queries; the stream and dask engines need each query's "
-                    "lines together (sort the file by query, e.g. sort -s -k1,1, or use --engine memory)",
+                    f"query {quoted(qid)} comes back after other queries; the stream and dask "
+                    "engines need each query's "
+                    "lines together (sort the file by query, e.g. sort -s -k1,1, or use --engine "
+                    "memory)",
                 )
             if current is not None:
                 before.add(current)
@@ -254,7 +290,9 @@ def _comes_back(piece: Piece, earlier: set[str] | None) -> FormatError:
     raise AssertionError("a query comes back but no line shows it")  # pragma: no cover
 
 
-def _on_dask(job: _Job, sources: Sequence[RunSource], engine: EngineSettings, progress: Progress | None):
+def _on_dask(
+    job: _Job, sources: Sequence[RunSource], engine: EngineSettings, progress: Progress | None
+):
     try:
         from distributed import Client, LocalCluster
     except ImportError:
@@ -263,13 +301,19 @@ def _on_dask(job: _Job, sources: Sequence[RunSource], engine: EngineSettings, pr
     if engine.scheduler is not None:
         client = _connect(Client, engine.scheduler)
     else:
-        cluster = LocalCluster(n_workers=engine.workers or _DASK_WORKERS, threads_per_worker=1, processes=True,
-                               dashboard_address=":0")  # fmt: skip
+        cluster = LocalCluster(
+            n_workers=engine.workers or _DASK_WORKERS,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=":0",
+        )
         client = Client(cluster)
     try:
         cluster_job = _ClusterJob(client, job)
         window = 2 * max(len(client.scheduler_info().get("workers", {})), 1)
-        return [(s.name, job.gather(s, _in_order(cluster_job, s, window, progress))) for s in sources]
+        return [
+            (s.name, job.gather(s, _in_order(cluster_job, s, window, progress))) for s in sources
+        ]
     finally:
         client.close()
         if cluster is not None:
@@ -282,7 +326,8 @@ CONNECT_SECONDS = 10.0
 
 
 def _connect(client_type, address: str):
-    """A client of the scheduler at ``address``, or an OptionError within :data:`CONNECT_SECONDS`."""
+    """A client of the scheduler at ``address``, or an OptionError within
+    :data:`CONNECT_SECONDS`."""
     import threading
 
     found: dict[str, object] = {}
@@ -298,7 +343,9 @@ def _connect(client_type, address: str):
     thread.join(CONNECT_SECONDS + 2)
     if "client" in found:
         return found["client"]
-    why = found.get("error") or f"no Dask scheduler answered within {CONNECT_SECONDS:g} s (is it a Dask scheduler?)"
+    why = found.get("error") or (
+        f"no Dask scheduler answered within {CONNECT_SECONDS:g} s (is it a Dask scheduler?)"
+    )
     raise OptionError(f"cannot reach the Dask scheduler at {address}: {why}")
 
 
@@ -317,16 +364,20 @@ class _ClusterJob:
         self.shipped = client.scatter(job, broadcast=True, timeout=SCATTER_SECONDS)
 
     def submit(self, piece: Piece, name: str):
-        sent = self.client.scatter(piece, timeout=SCATTER_SECONDS)  # straight to a worker, not through the task graph
+        # straight to a worker, not through the task graph
+        sent = self.client.scatter(piece, timeout=SCATTER_SECONDS)
         return self.client.submit(values_of_piece, sent, self.shipped, name, pure=False)
 
     def result(self, piece: Piece, future, name: str) -> PieceValues:
-        """The piece's values; a lost worker's piece computed again, at most :data:`PIECE_RETRIES` times."""
+        """The piece's values; a lost worker's piece computed again, at most :data:`PIECE_RETRIES`
+        times."""
         lost: Exception | None = None
         for attempt in range(PIECE_RETRIES + 1):
             try:
                 if attempt:
-                    self.shipped = self.client.scatter(self.job, broadcast=True, timeout=SCATTER_SECONDS)
+                    self.shipped = self.client.scatter(
+                        self.job, broadcast=True, timeout=SCATTER_SECONDS
+                    )
                     future = self.submit(piece, name)
                 return future.result()
             except RankvizError:
@@ -334,7 +385,8 @@ class _ClusterJob:
             except Exception as exc:  # noqa: BLE001 - a worker or its data lost: cancelled, killed, comm closed
                 lost = exc
         raise RankvizError(
-            f"{piece.label}, lines from {piece.first_line}: the Dask cluster lost this piece {PIECE_RETRIES + 1} times "
+            f"{piece.label}, lines from {piece.first_line}: the Dask cluster lost this piece "
+            f"{PIECE_RETRIES + 1} times "
             f"({type(lost).__name__}); no number is given for it"
         )
 
@@ -351,7 +403,9 @@ def _in_order(cluster_job: _ClusterJob, source: RunSource, window: int, progress
         yield _done(cluster_job, *in_flight.popleft(), source.name, progress)
 
 
-def _done(cluster_job: _ClusterJob, piece: Piece, future, name: str, progress: Progress | None) -> tuple[Piece, PieceValues]:
+def _done(
+    cluster_job: _ClusterJob, piece: Piece, future, name: str, progress: Progress | None
+) -> tuple[Piece, PieceValues]:
     values = cluster_job.result(piece, future, name)
     if progress is not None:
         progress(len(piece.data))

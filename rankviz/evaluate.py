@@ -1,6 +1,6 @@
-"""Runs x qrels under settings -> one :class:`~rankviz.evaluation.Evaluation`, the result every front
-end consumes: what the API accepts as runs and measures, the per-table values of each measure, how
-they are assembled, revised for a few queries, or combined from evaluations of disjoint runs.
+"""Runs x qrels under settings -> one :class:`~rankviz.evaluation.Evaluation`, the result every
+front end consumes: what the API accepts as runs and measures, the per-table values of each measure,
+how they are assembled, revised for a few queries, or combined from evaluations of disjoint runs.
 """
 
 from __future__ import annotations
@@ -31,8 +31,11 @@ if TYPE_CHECKING:
 RunLike = Run | str | os.PathLike
 
 
-def as_measures(measures: MeasureLike | Iterable[MeasureLike], *, defaults: Mapping[str, Any] | None = None) -> list[Measure]:
-    """Parse measure names (or ir_measures measure objects); one or a list. Duplicates are kept once."""
+def as_measures(
+    measures: MeasureLike | Iterable[MeasureLike], *, defaults: Mapping[str, Any] | None = None
+) -> list[Measure]:
+    """Parse measure names (or ir_measures measure objects); one or a list. Duplicates are kept
+    once."""
     single = isinstance(measures, (str, Measure)) or not isinstance(measures, Iterable)
     items: list[MeasureLike] = [measures] if single else list(measures)  # type: ignore[list-item,arg-type]
     parsed = [parse(m, defaults=dict(defaults or {})) for m in items]
@@ -46,18 +49,26 @@ def as_runs(runs: RunLike | Iterable[RunLike] | Mapping[str, Any]) -> list[Run]:
 
     Files are named by :func:`~rankviz.io.readers.run_names` (unique where base names clash); runs
     from frames and dicts are named ``run`` unless given a name (``{name: frame}``,
-    ``run_from_frame(..., name=)``). Two runs going by one name are refused: their numbers would mix."""
-    if isinstance(runs, Iterator):  # a generator of ScoredDoc (ir_measures.read_trec_run), or of runs
+    ``run_from_frame(..., name=)``). Two runs going by one name are refused: their numbers would
+    mix."""
+    # a generator of ScoredDoc (ir_measures.read_trec_run), or of runs
+    if isinstance(runs, Iterator):
         runs = list(runs)
     if isinstance(runs, Mapping):  # {name: generator}: read each once, here
-        runs = {name: list(value) if isinstance(value, Iterator) else value for name, value in runs.items()}
+        runs = {
+            name: list(value) if isinstance(value, Iterator) else value
+            for name, value in runs.items()
+        }
     if isinstance(runs, Mapping) and runs and all(_is_run_value(v) for v in runs.values()):
         loaded = [_named(as_run(value, name=str(name)), str(name)) for name, value in runs.items()]
     else:
         items = [runs] if _is_single_run(runs) else list(runs)  # type: ignore[arg-type]
         paths = [item for item in items if isinstance(item, (str, os.PathLike))]
         names = iter(run_names(paths))
-        loaded = [as_run(item, name=next(names)) if isinstance(item, (str, os.PathLike)) else as_run(item) for item in items]
+        loaded = [
+            as_run(item, name=next(names)) if isinstance(item, (str, os.PathLike)) else as_run(item)
+            for item in items
+        ]
     if not loaded:
         raise OptionError("no run given")
     unique_names([r.name for r in loaded])
@@ -70,12 +81,16 @@ def _named(run: Run, name: str) -> Run:
 
 def _is_run_object(value) -> bool:
     """A Run, a path, a DataFrame or a ranx Run: one run whatever it holds."""
-    return isinstance(value, (Run, str, os.PathLike)) or type(value).__name__ == "DataFrame" or hasattr(value, "to_dict")
+    return (
+        isinstance(value, (Run, str, os.PathLike))
+        or type(value).__name__ == "DataFrame"
+        or hasattr(value, "to_dict")
+    )
 
 
 def _is_run_value(value) -> bool:
-    """A value of ``{name: run}`` (a run object, a ``{qid: {docid: score}}`` dict or a list, of ScoredDoc
-    tuples), as opposed to the ``{docid: score}`` of a ``{qid: {docid: score}}`` run."""
+    """A value of ``{name: run}`` (a run object, a ``{qid: {docid: score}}`` dict or a list, of
+    ScoredDoc tuples), as opposed to the ``{docid: score}`` of a ``{qid: {docid: score}}`` run."""
     if isinstance(value, Mapping):
         return all(isinstance(inner, Mapping) for inner in value.values())
     return _is_run_object(value) or isinstance(value, (list, tuple))  # a list is no {docid: score}
@@ -91,7 +106,9 @@ def _is_single_run(value) -> bool:
     return _is_run_object(value) or isinstance(value, Mapping) or _is_scored_docs(value)
 
 
-def collection_measures(collection: Collection, settings: EvalSettings, names: Sequence[str] | None = None) -> list[Measure]:
+def collection_measures(
+    collection: Collection, settings: EvalSettings, names: Sequence[str] | None = None
+) -> list[Measure]:
     """The collection's default measures (or ``names``) under the settings; a bad name in
     collection.toml is an error naming that file."""
     try:
@@ -128,8 +145,18 @@ def evaluate(
     qrels = as_qrels(qrels)
     runs = as_runs(runs)
     measures = as_measures(measures, defaults=settings.measure_defaults)
-    tables = ((run.name, rank(run, qrels, ties=settings.ties.ranked_as, cut=settings.cut)) for run in runs)
-    return evaluate_tables(tables, measures, settings, qrels_qids=qrels.query_ids, groups=groups, weights=weights, rng=rng)
+    tables = (
+        (run.name, rank(run, qrels, ties=settings.ties.ranked_as, cut=settings.cut)) for run in runs
+    )
+    return evaluate_tables(
+        tables,
+        measures,
+        settings,
+        qrels_qids=qrels.query_ids,
+        groups=groups,
+        weights=weights,
+        rng=rng,
+    )
 
 
 def evaluate_tables(
@@ -147,7 +174,9 @@ def evaluate_tables(
     pairs = tables.items() if isinstance(tables, Mapping) else tables
     seed = tie_seed(settings, rng)
     gathered = [(name, table_values(table, measures, settings, seed)) for name, table in pairs]
-    return assemble(gathered, measures, settings, qrels_qids=qrels_qids, groups=groups, weights=weights)
+    return assemble(
+        gathered, measures, settings, qrels_qids=qrels_qids, groups=groups, weights=weights
+    )
 
 
 def tie_seed(settings: EvalSettings, rng: np.random.Generator | int | None = None) -> int:
@@ -177,14 +206,20 @@ class TableValues:
             answered=np.concatenate([p.answered for p in parts]),
             values={k: np.concatenate([p.values[k] for p in parts], axis=-1) for k in keys},
             ignored=tuple(sorted(q for p in parts for q in p.ignored)),
-            facts=RunFacts.merged([p.facts for p in parts if p.facts is not None]) if parts[0].facts is not None else None,
+            facts=RunFacts.merged([p.facts for p in parts if p.facts is not None])
+            if parts[0].facts is not None
+            else None,
         )
 
 
-def table_values(table: RankingTable, measures: Sequence[Measure], settings: EvalSettings, seed: int) -> TableValues:
+def table_values(
+    table: RankingTable, measures: Sequence[Measure], settings: EvalSettings, seed: int
+) -> TableValues:
     """Every measure's per-query values on one table (``seed``: of the random tie orders)."""
     values = {str(measure): v for measure, v in _measure_values(table, measures, settings, seed)}
-    return TableValues(qids=table.qids, answered=table.in_run, values=values, ignored=tuple(table.ignored_qids))
+    return TableValues(
+        qids=table.qids, answered=table.in_run, values=values, ignored=tuple(table.ignored_qids)
+    )
 
 
 def assemble(
@@ -209,7 +244,9 @@ def assemble(
             qids = part.qids[order]
         answered = part.answered[order]
         if settings.missing == "skip" and not answered.any():
-            raise RankvizError(f"run {name!r} answers none of the judged queries; nothing to average")
+            raise RankvizError(
+                f"run {name!r} answers none of the judged queries; nothing to average"
+            )
         for key in columns:
             values = part.values[key][..., order]
             if settings.missing != "zero":
@@ -233,7 +270,9 @@ def assemble(
         qids=qids,
         values={k: np.column_stack(v) for k, v in columns.items()},
         aggregation=aggregation,
-        trials={k: np.stack(v, axis=-1) for k, v in trial_columns.items()} if settings.ties.sampled else None,
+        trials={k: np.stack(v, axis=-1) for k, v in trial_columns.items()}
+        if settings.ties.sampled
+        else None,
         ignored={name: part.ignored for name, part in gathered},
         coverage=covered,
         facts=_facts(gathered),
@@ -242,7 +281,11 @@ def assemble(
 
 def _combined_facts(evaluations: Sequence[Evaluation]) -> dict[str, RunFacts] | None:
     facts = [e.facts for e in evaluations]
-    return {run: f for part in facts if part for run, f in part.items()} if all(p is not None for p in facts) else None
+    return (
+        {run: f for part in facts if part for run, f in part.items()}
+        if all(p is not None for p in facts)
+        else None
+    )
 
 
 def _facts(gathered: Sequence[tuple[str, TableValues]]) -> dict[str, RunFacts] | None:
@@ -259,12 +302,17 @@ def revised(previous: Evaluation, tables: Mapping[str, RankingTable], queries) -
     settings = previous.settings
     if settings.ties.sampled and settings.seed is None:
         return None
-    if any(not np.array_equal(np.sort(tables[name].qids.astype(str)), previous.qids.astype(str)) for name in previous.runs):
+    if any(
+        not np.array_equal(np.sort(tables[name].qids.astype(str)), previous.qids.astype(str))
+        for name in previous.runs
+    ):
         return None
     seed = tie_seed(settings)
     position = {q: i for i, q in enumerate(previous.qids)}
     values = {k: v.copy() for k, v in previous.values.items()}
-    trials = {k: v.copy() for k, v in previous.trials.items()} if previous.trials is not None else None
+    trials = (
+        {k: v.copy() for k, v in previous.trials.items()} if previous.trials is not None else None
+    )
     for column, name in enumerate(previous.runs):
         part = table_values(tables[name].of_queries(queries), previous.measures, settings, seed)
         rows = np.array([position[q] for q in part.qids], dtype=np.int64)
@@ -281,22 +329,30 @@ def revised(previous: Evaluation, tables: Mapping[str, RankingTable], queries) -
 
 
 def combine(evaluations: Sequence[Evaluation]) -> Evaluation:
-    """One evaluation of all the runs of several (same qrels, measures and settings), side by side."""
+    """One evaluation of all the runs of several (same qrels, measures and settings), side by
+    side."""
     first = evaluations[0]
     if any(
-        e.measures != first.measures or e.settings != first.settings or not np.array_equal(e.qids, first.qids)
+        e.measures != first.measures
+        or e.settings != first.settings
+        or not np.array_equal(e.qids, first.qids)
         for e in evaluations
     ):
         raise OptionError("only evaluations of the same qrels, measures and settings combine")
     trials = None
     if first.trials is not None:
-        trials = {k: np.concatenate([e.trials[k] for e in evaluations if e.trials is not None], axis=-1) for k in first.trials}
+        trials = {
+            k: np.concatenate([e.trials[k] for e in evaluations if e.trials is not None], axis=-1)
+            for k in first.trials
+        }
     return Evaluation(
         settings=first.settings,
         measures=first.measures,
         runs=tuple(run for e in evaluations for run in e.runs),
         qids=first.qids,
-        values={k: np.concatenate([e.values[k] for e in evaluations], axis=1) for k in first.values},
+        values={
+            k: np.concatenate([e.values[k] for e in evaluations], axis=1) for k in first.values
+        },
         aggregation=first.aggregation,
         trials=trials,
         ignored={run: queries for e in evaluations for run, queries in e.ignored.items()},
@@ -319,7 +375,8 @@ def _measure_values(
         for measure in measures:
             yield measure, on(table, measure)
         return
-    # the filled documents are those of trec_eval's top K (RankingTable.filled): fill, then draw the orders
+    # the filled documents are those of trec_eval's top K (RankingTable.filled): fill, then draw the
+    # orders
     depth = {m: m.cutoff if grade is not None else None for m in measures}
     bases = {d: table if grade is None else table.filled(grade, d) for d in set(depth.values())}
     trials: dict[Measure, list[np.ndarray]] = {m: [] for m in measures}
@@ -331,16 +388,35 @@ def _measure_values(
         yield measure, np.vstack(trials[measure]).reshape(settings.trials, table.n_queries)
 
 
-def _aggregation(settings: EvalSettings, groups: QueryGroups | None, weights: Mapping[str, float] | None) -> Aggregation:
+def _aggregation(
+    settings: EvalSettings, groups: QueryGroups | None, weights: Mapping[str, float] | None
+) -> Aggregation:
     group_of = None
     if settings.group_by is not None:
         if groups is None:
-            raise OptionError("group_by needs query groups (a groups file or a collection with groups)")
+            raise OptionError(
+                "group_by needs query groups (a groups file or a collection with groups)"
+            )
         group_of = groups.column(settings.group_by).to_dict()
-    return Aggregation(settings.aggregate, group_of=group_of, weights=weights if settings.aggregate == "weights" else None)
+    return Aggregation(
+        settings.aggregate,
+        group_of=group_of,
+        weights=weights if settings.aggregate == "weights" else None,
+    )
 
 
 __all__ = [
-    "NO_GROUP", "Evaluation", "TableValues", "as_measures", "as_runs", "assemble", "collection_measures", "combine",
-    "evaluate", "evaluate_tables", "query_values", "table_values", "tie_seed",
-]  # fmt: skip
+    "NO_GROUP",
+    "Evaluation",
+    "TableValues",
+    "as_measures",
+    "as_runs",
+    "assemble",
+    "collection_measures",
+    "combine",
+    "evaluate",
+    "evaluate_tables",
+    "query_values",
+    "table_values",
+    "tie_seed",
+]

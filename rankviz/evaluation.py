@@ -1,4 +1,5 @@
-"""The result every front end consumes: :class:`Evaluation`, per-query values of every run and measure.
+"""The result every front end consumes: :class:`Evaluation`, per-query values of every run and
+measure.
 
 An evaluation holds, per measure, a queries x runs matrix of per-query values (trec_eval's query
 order: qid ``strcmp`` order), the settings and measures in force, and what was not covered (run
@@ -35,12 +36,15 @@ def listed(names: Iterable[str], shown: int = 5) -> str:
     return ", ".join(names[:shown]) + (f", ... ({len(names)})" if len(names) > shown else "")
 
 
-def query_values(table: RankingTable, measure: Measure, *, missing: str = "zero") -> tuple[np.ndarray, np.ndarray]:
+def query_values(
+    table: RankingTable, measure: Measure, *, missing: str = "zero"
+) -> tuple[np.ndarray, np.ndarray]:
     """One measure's (qids, values) in trec_eval's query order; ``missing="skip"`` keeps only
     the queries the run answers."""
     values = measure(table)
     keep = np.arange(table.n_queries) if missing == "zero" else np.flatnonzero(table.in_run)
-    order = keep[np.argsort(table.qids[keep].astype(str), kind="stable")]  # code point order = UTF-8 byte order
+    # code point order = UTF-8 byte order
+    order = keep[np.argsort(table.qids[keep].astype(str), kind="stable")]
     return table.qids[order], values[order]
 
 
@@ -71,13 +75,18 @@ class Evaluation:
     values: Mapping[str, np.ndarray]
     aggregation: Aggregation = field(default_factory=Aggregation)
     trials: Mapping[str, np.ndarray] | None = None
-    ignored: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # per run: queries the qrels do not judge
+    # per run: queries the qrels do not judge
+    ignored: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     coverage: Coverage | None = None  # of the groups or weights file
-    facts: Mapping[str, RunFacts] | None = None  # per run: what the checks need, when gathered with the values
+    # per run: what the checks need, when gathered with the values
+    facts: Mapping[str, RunFacts] | None = None
 
     def __repr__(self) -> str:
-        return (f"Evaluation({len(self.runs)} runs x {len(self.measures)} measures x {len(self.qids)} queries; "
-                f"runs: {listed(self.runs)}; measures: {listed(map(str, self.measures))})")  # fmt: skip
+        return (
+            f"Evaluation({len(self.runs)} runs x {len(self.measures)} measures x "
+            f"{len(self.qids)} queries; "
+            f"runs: {listed(self.runs)}; measures: {listed(map(str, self.measures))})"
+        )
 
     def _repr_html_(self) -> str:
         """A notebook shows the means and the conventions in force (values escaped by pandas)."""
@@ -91,7 +100,9 @@ class Evaluation:
     def _key(self, measure: MeasureLike) -> str:
         key = str(parse(measure, defaults=self.settings.measure_defaults))
         if key not in self.values:
-            raise OptionError(f"{key} was not evaluated; measures: {', '.join(map(str, self.measures))}")
+            raise OptionError(
+                f"{key} was not evaluated; measures: {', '.join(map(str, self.measures))}"
+            )
         return key
 
     def _column(self, run: str) -> int:
@@ -106,10 +117,15 @@ class Evaluation:
         return self.qids[keep], column[keep]
 
     def matrix(self, measure: MeasureLike, *, complete: bool = True) -> pd.DataFrame:
-        """Queries x runs values; ``complete`` keeps only the queries every run answers (paired tests)."""
+        """Queries x runs values; ``complete`` keeps only the queries every run answers (paired
+        tests)."""
         import pandas as pd
 
-        frame = pd.DataFrame(self.values[self._key(measure)], index=pd.Index(self.qids, name="qid"), columns=list(self.runs))
+        frame = pd.DataFrame(
+            self.values[self._key(measure)],
+            index=pd.Index(self.qids, name="qid"),
+            columns=list(self.runs),
+        )
         return frame.dropna() if complete else frame
 
     def per_query(self, measure: MeasureLike, run: str) -> pd.Series:
@@ -129,11 +145,13 @@ class Evaluation:
         import pandas as pd
 
         return pd.DataFrame(
-            {str(m): [self.mean(m, run) for run in self.runs] for m in self.measures}, index=pd.Index(self.runs, name="run")
+            {str(m): [self.mean(m, run) for run in self.runs] for m in self.measures},
+            index=pd.Index(self.runs, name="run"),
         )
 
     def mean_std(self, measure: MeasureLike, run: str) -> float | None:
-        """Under random ties: the standard deviation over the trials of the run's mean; else None."""
+        """Under random ties: the standard deviation over the trials of the run's mean; else
+        None."""
         if self.trials is None:
             return None
         trials = self.trials[self._key(measure)][:, :, self._column(run)]
@@ -141,14 +159,16 @@ class Evaluation:
         return float(spread(np.asarray(self.aggregation.mean(trials[:, keep], self.qids[keep]))))
 
     def query_std(self, measure: MeasureLike, run: str) -> np.ndarray | None:
-        """Under random ties: each query's standard deviation over the trials (aligned with run_values)."""
+        """Under random ties: each query's standard deviation over the trials (aligned with
+        run_values)."""
         if self.trials is None:
             return None
         trials = self.trials[self._key(measure)][:, :, self._column(run)]
         return spread(trials[:, ~np.isnan(trials[0])])
 
     def group_means(self, measure: MeasureLike) -> pd.DataFrame:
-        """Groups x runs means with the number of queries per group (``queries``), under a grouping."""
+        """Groups x runs means with the number of queries per group (``queries``), under a
+        grouping."""
         import pandas as pd
 
         if self.aggregation.group_of is None:
@@ -169,13 +189,17 @@ class Evaluation:
         from scipy import stats
 
         matrix = self.matrix(measure)
-        mean = pd.Series({run: self.aggregation.mean(matrix[run].to_numpy(), matrix.index) for run in self.runs})
+        mean = pd.Series(
+            {run: self.aggregation.mean(matrix[run].to_numpy(), matrix.index) for run in self.runs}
+        )
         n = len(matrix)
         if self.aggregation.how == "query" and n > 1:
             half = matrix.std(ddof=1) / np.sqrt(n) * stats.t.ppf(0.5 + confidence_level / 2, n - 1)
         else:
             half = pd.Series(np.nan, index=matrix.columns)
-        return pd.DataFrame({"mean": mean, "ci_low": mean - half, "ci_high": mean + half, "queries": n})
+        return pd.DataFrame(
+            {"mean": mean, "ci_low": mean - half, "ci_high": mean + half, "queries": n}
+        )
 
     # --- output ------------------------------------------------------------------------------
 
@@ -200,12 +224,23 @@ class Evaluation:
                 if grouped:
                     groups = self.aggregation.groups(qids)
                     if ALL in set(groups):
-                        raise OptionError(f"a group of {self.settings.group_by} is named {ALL!r}, the name of the overall row")
+                        raise OptionError(
+                            f"a group of {self.settings.group_by} is named {ALL!r}, "
+                            "the name of the overall row"
+                        )
                     means = self.aggregation.group_means(values, qids)
-                    mean_rows += [{**head, "group": g, "qid": ALL, "value": float(v)} for g, v in means.items()]
+                    mean_rows += [
+                        {**head, "group": g, "qid": ALL, "value": float(v)}
+                        for g, v in means.items()
+                    ]
                 if per_query:
                     for i, (qid, value) in enumerate(zip(qids, values)):
-                        row = {**head, **({"group": groups[i]} if grouped else {}), "qid": qid, "value": float(value)}
+                        row = {
+                            **head,
+                            **({"group": groups[i]} if grouped else {}),
+                            "qid": qid,
+                            "value": float(value),
+                        }
                         query_rows.append(row if std is None else {**row, "std": float(std[i])})
                 overall = {
                     **head,
@@ -213,7 +248,9 @@ class Evaluation:
                     "qid": ALL,
                     "value": self.aggregation.mean(values, qids),
                 }
-                mean_rows.append(overall if std is None else {**overall, "std": self.mean_std(measure, run)})
+                mean_rows.append(
+                    overall if std is None else {**overall, "std": self.mean_std(measure, run)}
+                )
         return query_rows + mean_rows
 
     def to_frame(self, *, per_query: bool = False) -> pd.DataFrame:
@@ -223,7 +260,8 @@ class Evaluation:
         return pd.DataFrame(self.records(per_query=per_query))
 
     def to_frames(self) -> dict[str, pd.DataFrame]:
-        """``means`` (the mean rows of :meth:`to_frame`) and ``per_query`` (every query's value, then the means)."""
+        """``means`` (the mean rows of :meth:`to_frame`) and ``per_query`` (every query's value,
+        then the means)."""
         return {"means": self.to_frame(), "per_query": self.to_frame(per_query=True)}
 
     def to_dict(self, *, per_query: bool = False) -> list[dict]:

@@ -31,7 +31,8 @@ _LATEX = {
 
 
 def inert(value: object) -> object:
-    """A cell value that no spreadsheet evaluates (text starting like a formula gets a leading ``'``)."""
+    """A cell value that no spreadsheet evaluates (text starting like a formula gets a leading
+    ``'``)."""
     if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
         return "'" + value
     return value
@@ -55,7 +56,9 @@ def latex_escape(text: str) -> str:
     return "".join(_LATEX.get(char, char) for char in str(text))
 
 
-def latex(means: pd.DataFrame, *, best: Mapping[str, list[str]] | None = None, digits: int = 4) -> str:
+def latex(
+    means: pd.DataFrame, *, best: Mapping[str, list[str]] | None = None, digits: int = 4
+) -> str:
     """A LaTeX tabular of runs x measures, the best value per measure in bold."""
     lines = [r"\begin{tabular}{l" + "r" * len(means.columns) + "}", r"\toprule"]
     lines.append("Run & " + " & ".join(latex_escape(c) for c in means.columns) + r" \\")
@@ -63,7 +66,11 @@ def latex(means: pd.DataFrame, *, best: Mapping[str, list[str]] | None = None, d
     for run, row in means.iterrows():
         cells = []
         for col, value in row.items():
-            text = "n/a" if value is None or (isinstance(value, float) and np.isnan(value)) else f"{value:.{digits}f}"
+            text = (
+                "n/a"
+                if value is None or (isinstance(value, float) and np.isnan(value))
+                else f"{value:.{digits}f}"
+            )
             cells.append(rf"\textbf{{{text}}}" if best and run in best.get(col, []) else text)
         lines.append(latex_escape(str(run)) + " & " + " & ".join(cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}"]
@@ -73,12 +80,14 @@ def latex(means: pd.DataFrame, *, best: Mapping[str, list[str]] | None = None, d
 # --- the meeting's report as one HTML page -------------------------------------------------------
 
 _PAGE_CSS = """
-body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto; max-width: 75rem; padding: 0 1rem;
-       color: #111; background: #fff; }
-h1 { font-size: 1.6rem; } h2 { font-size: 1.25rem; margin-top: 2rem; } h3 { font-size: 1.05rem; margin: 1.5rem 0 .3rem; }
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto;
+       max-width: 75rem; padding: 0 1rem; color: #111; background: #fff; }
+h1 { font-size: 1.6rem; } h2 { font-size: 1.25rem; margin-top: 2rem; }
+h3 { font-size: 1.05rem; margin: 1.5rem 0 .3rem; }
 .conventions { color: #555; font-size: .85rem; }
 table { border-collapse: collapse; width: 100%; table-layout: fixed; margin: .4rem 0 1rem; }
-th, td { border: 1px solid #ccc; padding: .2rem .35rem; text-align: left; vertical-align: top; overflow-wrap: anywhere; }
+th, td { border: 1px solid #ccc; padding: .2rem .35rem; text-align: left; vertical-align: top;
+         overflow-wrap: anywhere; }
 th { background: #f0f0f0; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .better { color: #1a7a6e; font-weight: bold; } .worse { color: #b8472b; font-weight: bold; }
 .note { white-space: pre-wrap; border-left: 3px solid #4477AA; padding-left: .6rem; }
@@ -104,15 +113,26 @@ def _cell(value: object, *, digits: int | None = None) -> str:
     return f'<td class="{kind}">{text}</td>' if kind else f"<td>{text}</td>"
 
 
-def _table(frame: pd.DataFrame, digits: Mapping[str, int] | None = None, widths: Mapping[str, str] | None = None) -> str:
+def _table(
+    frame: pd.DataFrame,
+    digits: Mapping[str, int] | None = None,
+    widths: Mapping[str, str] | None = None,
+) -> str:
     import html
 
     digits, widths = digits or {}, widths or {}
-    cols = "".join(f'<col style="width:{widths[c]}">' if c in widths else "<col>" for c in frame.columns)
+    cols = "".join(
+        f'<col style="width:{widths[c]}">' if c in widths else "<col>" for c in frame.columns
+    )
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
-    body = "".join("<tr>" + "".join(_cell(v, digits=digits.get(c)) for c, v in zip(frame.columns, row, strict=True)) + "</tr>"
-                   for row in frame.itertuples(index=False))  # fmt: skip
-    return f"<table><colgroup>{cols}</colgroup><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    body = "".join(
+        "<tr>"
+        + "".join(_cell(v, digits=digits.get(c)) for c, v in zip(frame.columns, row, strict=True))
+        + "</tr>"
+        for row in frame.itertuples(index=False)
+    )
+    columns = f"<colgroup>{cols}</colgroup><thead><tr>{head}</tr></thead>"
+    return f"<table>{columns}<tbody>{body}</tbody></table>"
 
 
 def meeting_html(report) -> str:
@@ -124,27 +144,44 @@ def meeting_html(report) -> str:
     e = html.escape
     parts = [
         '<!doctype html><html lang="en"><head><meta charset="utf-8">',
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
-        f"<title>{e(report.collection)}: the meeting's report</title><style>{_PAGE_CSS}</style></head><body>",
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src '
+        "'unsafe-inline'\">",
+        f"<title>{e(report.collection)}: the meeting's "
+        f"report</title><style>{_PAGE_CSS}</style></head><body>",
         f"<h1>{e(report.collection)}: what the meeting decided</h1>",
         f'<p class="conventions">{" · ".join(e(c) for c in report.conventions)}</p>',
-        f"<p>{report.judgments:,} document(s) judged by the meeting; {len(report.queries):,} query(ies) discussed. "
+        f"<p>{report.judgments:,} document(s) judged by the meeting; {len(report.queries):,} "
+        "query(ies) discussed. "
         f"Verdicts: each run against {e(report.baseline)}.</p>",
         "<h2>Means under the qrels file and with the meeting's judgments</h2>",
         _table(report.means, {"qrels file": 4, "with the meeting's": 4, "change": -4}),
         "<h2>The queries the meeting discussed</h2>",
     ]
     for query in report.queries:
-        parts.append(f"<section><h3>Query {e(query.qid)}{': ' + e(query.text) if query.text else ''}</h3>")
+        parts.append(
+            f"<section><h3>Query {e(query.qid)}{': ' + e(query.text) if query.text else ''}</h3>"
+        )
         if query.tags:
             parts.append(f"<p>Tags: {', '.join(e(t) for t in query.tags)}</p>")
         if query.note:
             parts.append(f'<p class="note">{e(query.note)}</p>')
-        widths = {"docid": "11%", "move": "8%", "qrels file": "7%", "meeting": "7%", "by": "8%", "at": "14%", "title": "31%"}
+        widths = {
+            "docid": "11%",
+            "move": "8%",
+            "qrels file": "7%",
+            "meeting": "7%",
+            "by": "8%",
+            "at": "14%",
+            "title": "31%",
+        }
         parts.append(_table(query.documents, widths=widths))
         if query.history:
-            history = pd.DataFrame([vars(entry) for entry in query.history])[["at", "by", "kind", "what", "previous", "note"]]
-            parts.append("<details open><summary>History</summary>" + _table(history) + "</details>")
+            history = pd.DataFrame([vars(entry) for entry in query.history])[
+                ["at", "by", "kind", "what", "previous", "note"]
+            ]
+            parts.append(
+                "<details open><summary>History</summary>" + _table(history) + "</details>"
+            )
         parts.append("</section>")
     parts.append("</body></html>\n")
     return "".join(parts)

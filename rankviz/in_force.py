@@ -68,7 +68,8 @@ def sources(collection: Collection | None) -> list[str]:
 
 
 def offered(collection: Collection | None, *, record_judges: bool) -> list[str]:
-    """Every choice of qrels in force, the file first; ``meeting`` when the record judges something."""
+    """Every choice of qrels in force, the file first; ``meeting`` when the record judges
+    something."""
     others = sources(collection)
     meeting = [MEETING] if record_judges else []
     return [FILE, *meeting, *others, *(f"{FILE}+{name}" for name in others)]
@@ -154,7 +155,8 @@ def decide(
     record
         The file with the meeting's record in force (:func:`with_record`); needed for ``meeting``.
     source
-        ``mode -> (qrels, called)`` for a source (default :func:`source_qrels`; the app's is cached).
+        ``mode -> (qrels, called)`` for a source (default :func:`source_qrels`; the app's is
+        cached).
 
     Returns
     -------
@@ -165,12 +167,16 @@ def decide(
         return InForce(mode, file_qrels, sentence(mode, file_qrels, judgments=judgments), record)
     if mode == MEETING:
         if record is None:
-            raise OptionError("qrels=meeting needs the meeting's record: a collection folder (or --judgments DB)")
+            raise OptionError(
+                "qrels=meeting needs the meeting's record: a collection folder (or --judgments DB)"
+            )
         said = sentence(mode, file_qrels, judgments=judgments)
         return InForce(mode, record.qrels, said, record)
     if collection is None or source_of(mode) not in sources(collection):
         raise OptionError(_unknown(mode, collection))
-    qrels, called = source(mode) if source is not None else source_qrels(file_qrels, collection, mode)
+    qrels, called = (
+        source(mode) if source is not None else source_qrels(file_qrels, collection, mode)
+    )
     return InForce(mode, qrels, sentence(mode, file_qrels, called=called), record)
 
 

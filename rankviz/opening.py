@@ -29,7 +29,8 @@ from rankviz.settings import DEFAULT_MEASURES, EvalSettings
 
 
 def collection_settings(collection: Collection | None) -> EvalSettings:
-    """The settings a collection's conventions start from (``rel`` and ``gmax`` of its collection.toml)."""
+    """The settings a collection's conventions start from (``rel`` and ``gmax`` of its
+    collection.toml)."""
     if collection is None:
         return EvalSettings()
     return EvalSettings(rel=collection.config.rel, gmax=collection.config.gmax)
@@ -61,10 +62,13 @@ def open_inputs(
     aggregate: str | None = None,
     options: Mapping[str, Any] | None = None,
 ) -> Opened:
-    """The inputs :meth:`Study.open <rankviz.study.Study.open>` describes (its parameters, the same)."""
+    """The inputs :meth:`Study.open <rankviz.study.Study.open>` describes (its parameters, the
+    same)."""
     collection = None
     if not is_irds(str(qrels)) and not Path(qrels).exists():
-        raise OptionError(f"{qrels}: no such file or folder (qrels, a collection folder, or irds:DATASET_ID)")
+        raise OptionError(
+            f"{qrels}: no such file or folder (qrels, a collection folder, or irds:DATASET_ID)"
+        )
     if is_irds(str(qrels)) or Path(qrels).is_dir():
         collection = open_collection(qrels)
         read = collection.read_qrels()
@@ -94,7 +98,9 @@ def open_inputs(
         notes.append(chosen_qrels.sentence)
     if settings.group_by is not None:
         if found is None:
-            raise OptionError("--group-by needs --groups FILE (or a collection folder with query groups)")
+            raise OptionError(
+                "--group-by needs --groups FILE (or a collection folder with query groups)"
+            )
         found.column(settings.group_by)
     if measures:
         chosen = as_measures(list(measures), defaults=settings.measure_defaults)
@@ -102,20 +108,32 @@ def open_inputs(
         chosen = collection_measures(collection, settings)
     else:
         chosen = as_measures(DEFAULT_MEASURES, defaults=settings.measure_defaults)
-    return Opened(chosen_qrels.qrels, tuple(chosen), settings, collection, found, weights, sources,
-                  tuple(notes), record)  # fmt: skip
+    return Opened(
+        chosen_qrels.qrels,
+        tuple(chosen),
+        settings,
+        collection,
+        found,
+        weights,
+        sources,
+        tuple(notes),
+        record,
+    )
 
 
 def _collection_runs(collection: Collection, named: list[str]) -> tuple[RunSource, ...]:
     """The runs named: the collection's by name, else files (a collection's runs by default)."""
     return tuple(
-        RunSource.of(collection.run_path(n), n) if n in collection.run_paths or not Path(n).is_file() else RunSource.of(n)
+        RunSource.of(collection.run_path(n), n)
+        if n in collection.run_paths or not Path(n).is_file()
+        else RunSource.of(n)
         for n in named
     )
 
 
 def _record(location: str, collection: Collection | None, scale: Scale) -> MeetingStore:
-    """The meeting's record at ``location`` ("": the collection folder's), opened without creating it."""
+    """The meeting's record at ``location`` ("": the collection folder's), opened without creating
+    it."""
     if not location and collection is None:
         raise OptionError("--judgments without DB needs a collection folder in place of QRELS")
     owner = collection.config.name if collection is not None else None

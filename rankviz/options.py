@@ -1,4 +1,5 @@
-"""An option, defined once: its values, its default, what it means, and how each front end spells it.
+"""An option, defined once: its values, its default, what it means, and how each front end spells
+it.
 
 The command line builds its flag from it (:attr:`Option.flag`), the app its widget and URL value
 (:mod:`rankviz.app.widgets`), the settings classes their validation, and the docs their tables.
@@ -18,14 +19,16 @@ from rankviz.errors import OptionError
 
 @dataclass(frozen=True)
 class Option:
-    """One option: a choice among ``choices`` or a number in ``[low, high]`` (``kind`` int or float)."""
+    """One option: a choice among ``choices`` or a number in ``[low, high]`` (``kind`` int or
+    float)."""
 
     name: str
     default: Any
     doc: str
     label: str = ""
     choices: tuple = ()
-    meanings: Mapping[Any, str] = field(default_factory=dict)  # value -> what it means (help and conventions)
+    # value -> what it means (help and conventions)
+    meanings: Mapping[Any, str] = field(default_factory=dict)
     kind: type = str
     low: float | None = None
     high: float | None = None
@@ -53,7 +56,9 @@ class Option:
             if isinstance(value, str) and value not in self.choices:  # a value named (a tie policy)
                 value = next((c for c in self.choices if str(c) == value), value)
             if value not in self.choices:
-                raise OptionError(f"{self.name}={value!r}: choose one of {', '.join(map(str, self.choices))}")
+                raise OptionError(
+                    f"{self.name}={value!r}: choose one of {', '.join(map(str, self.choices))}"
+                )
             return value
         if self.kind is str:
             if not isinstance(value, str) or not value:
@@ -65,7 +70,9 @@ class Option:
             raise OptionError(f"{self.name}={value!r}: expected a finite number")
         if self.kind is int and value != int(value):
             raise OptionError(f"{self.name}={value!r}: expected a whole number")
-        if (self.low is not None and value < self.low) or (self.high is not None and value > self.high):
+        if (self.low is not None and value < self.low) or (
+            self.high is not None and value > self.high
+        ):
             raise OptionError(f"{self.name}={value!r}: {self.range_text()}")
         return self.kind(value)
 
@@ -75,7 +82,8 @@ class Option:
         if self.optional and text.lower() in ("", "none"):
             return None
         if self.kind is bool:
-            flags = {"true": True, "false": False, "1": True, "0": False}  # a link may say present=1
+            # a link may say present=1
+            flags = {"true": True, "false": False, "1": True, "0": False}
             if text.lower() not in flags:
                 raise OptionError(f"{self.name}={text!r}: expected True or False")
             return flags[text.lower()]
@@ -84,15 +92,25 @@ class Option:
             return self.check(matches[0] if matches else text)
         if self.kind is str:
             return self.check(text)
-        if not re.fullmatch(r"[+-]?[0-9]+" if self.kind is int else r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?", text):
-            raise OptionError(f"{self.name}={text!r}: expected {self._kind_text()}; {self.range_text()}")
+        if not re.fullmatch(
+            r"[+-]?[0-9]+"
+            if self.kind is int
+            else r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?",
+            text,
+        ):
+            raise OptionError(
+                f"{self.name}={text!r}: expected {self._kind_text()}; {self.range_text()}"
+            )
         return self.check(int(text) if self.kind is int else float(text))
 
     def _kind_text(self) -> str:
         return "a whole number" if self.kind is int else "a number"
 
     def range_text(self) -> str:
-        low, high = (None if v is None else f"{int(v):,}" if self.kind is int else f"{v:g}" for v in (self.low, self.high))
+        low, high = (
+            None if v is None else f"{int(v):,}" if self.kind is int else f"{v:g}"
+            for v in (self.low, self.high)
+        )
         if low is not None and high is not None:
             return f"must be from {low} to {high}"
         if low is not None:
@@ -100,8 +118,11 @@ class Option:
         return f"must be at most {high}" if high is not None else ""
 
     def help(self) -> str:
-        """One paragraph: what it sets, its values and its default (command-line help, widget help)."""
-        values = "; ".join(f"{value}: {meaning}" for value, meaning in self.meanings.items() if meaning)
+        """One paragraph: what it sets, its values and its default (command-line help, widget
+        help)."""
+        values = "; ".join(
+            f"{value}: {meaning}" for value, meaning in self.meanings.items() if meaning
+        )
         if not values and self.choices:
             values = "one of " + ", ".join(map(str, self.choices))
         elif not values and self.kind is not str:
@@ -120,13 +141,14 @@ class Settings:
             object.__setattr__(self, name, option.check(getattr(self, name)))
 
     def replace(self, **changes: Any) -> Self:
-        return dataclasses.replace(self, **changes)  # type: ignore[type-var]  # every subclass is a frozen dataclass
+        # every subclass is a frozen dataclass
+        return dataclasses.replace(self, **changes)  # type: ignore[type-var]
 
     @classmethod
     def from_args(cls, given: Mapping[str, Any] | Any, *, base: Self | None = None) -> Self:
         """Settings from parsed options: a command line's flags (an ``argparse.Namespace``) or a
-        mapping by option name; each one given (not None) replaces ``base``'s (default: every option's
-        default), the others are left as they are.
+        mapping by option name; each one given (not None) replaces ``base``'s (default: every
+        option's default), the others are left as they are.
 
         Parameters
         ----------
@@ -151,7 +173,8 @@ class Settings:
         base: Self | None = None,
         on_error: Callable[[str], None] | None = None,
     ) -> Self:
-        """Settings from text values (a link's parameters) over ``base``; a bad value raises, or with
+        """Settings from text values (a link's parameters) over ``base``; a bad value raises, or
+        with
         ``on_error`` is reported there and left at ``base``'s."""
         parsed: dict[str, Any] = {}
         for name, option in cls.OPTIONS.items():

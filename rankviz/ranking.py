@@ -48,7 +48,8 @@ class RankingTable:
     row_query: np.ndarray  # int32 per row: segment index
     pos: np.ndarray  # int32 per row: 0-based rank within the query
     grade: np.ndarray  # int32 per row: qrels grade, 0 where unjudged
-    judged: np.ndarray  # bool per row: the qrels grade it >= 0 (a negative grade: in the pool, unjudged)
+    # bool per row: the qrels grade it >= 0 (a negative grade: in the pool, unjudged)
+    judged: np.ndarray
     score: np.ndarray  # float64 per row
     run_rows: np.ndarray  # int32 per row: the row of the run file it came from
     run_docids: pa.Array | pa.ChunkedArray  # the run's docids, one per run row
@@ -58,27 +59,49 @@ class RankingTable:
     ideal_query: np.ndarray  # int64 per judgment: segment index
     ideal_pos: np.ndarray  # int64 per judgment: 0-based position in the ideal ranking
     ignored_qids: tuple[str, ...]  # queries of the run that the qrels do not judge
-    cut: RunCut = NO_CUT  # which retrieved documents count (a depth, identical ids dropped): kept when re-ranked
-    _cache: dict = field(default_factory=dict, repr=False, compare=False)  # truncations by cutoff, tie groups
+    # which retrieved documents count (a depth, identical ids dropped): kept when re-ranked
+    cut: RunCut = NO_CUT
+    # truncations by cutoff, tie groups
+    _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __repr__(self) -> str:
-        return f"RankingTable(run {self.run_name!r}, {len(self.qids)} queries, {len(self.row_query)} rows, ties={self.ties})"
+        return (
+            f"RankingTable(run {self.run_name!r}, {len(self.qids)} queries, "
+            f"{len(self.row_query)} rows, ties={self.ties})"
+        )
 
     def of_queries(self, qids) -> RankingTable:
         """The table of these queries only: their rows, tie groups and judgments, in table order.
         Every kernel computes a query from its own rows, so a query's values here are its values in
         the whole table (what re-evaluating a few re-judged queries relies on)."""
         wanted = set(qids)
-        segments = np.flatnonzero(np.fromiter((q in wanted for q in self.qids), dtype=bool, count=len(self.qids)))
+        segments = np.flatnonzero(
+            np.fromiter((q in wanted for q in self.qids), dtype=bool, count=len(self.qids))
+        )
         rows, offsets, row_query = sorting.segment_rows(self.offsets, segments)
         judged, ideal_offsets, ideal_query = sorting.segment_rows(self.ideal_offsets, segments)
-        tie_group = np.unique(self.tie_group[rows], return_inverse=True)[1].astype(np.int32)  # groups keep their order
-        return RankingTable(run_name=self.run_name, ties=self.ties, qids=self.qids[segments], in_run=self.in_run[segments],
-                            offsets=offsets, row_query=row_query.astype(np.int32), pos=self.pos[rows], grade=self.grade[rows],
-                            judged=self.judged[rows], score=self.score[rows], run_rows=self.run_rows[rows],
-                            run_docids=self.run_docids, tie_group=tie_group, ideal_offsets=ideal_offsets,
-                            ideal_grades=self.ideal_grades[judged], ideal_query=ideal_query, ideal_pos=self.ideal_pos[judged],
-                            ignored_qids=())  # fmt: skip
+        # groups keep their order
+        tie_group = np.unique(self.tie_group[rows], return_inverse=True)[1].astype(np.int32)
+        return RankingTable(
+            run_name=self.run_name,
+            ties=self.ties,
+            qids=self.qids[segments],
+            in_run=self.in_run[segments],
+            offsets=offsets,
+            row_query=row_query.astype(np.int32),
+            pos=self.pos[rows],
+            grade=self.grade[rows],
+            judged=self.judged[rows],
+            score=self.score[rows],
+            run_rows=self.run_rows[rows],
+            run_docids=self.run_docids,
+            tie_group=tie_group,
+            ideal_offsets=ideal_offsets,
+            ideal_grades=self.ideal_grades[judged],
+            ideal_query=ideal_query,
+            ideal_pos=self.ideal_pos[judged],
+            ignored_qids=(),
+        )
 
     def top(self, cutoff: int | None) -> RankingTable:
         """The same table keeping only each query's first ``cutoff`` documents (judgments intact);
@@ -108,9 +131,12 @@ class RankingTable:
         return self._cache[cutoff]
 
     def capped(self, cut: RunCut) -> RankingTable:
-        """Each query's first ``cut.depth`` documents (of a trec_eval table), tie groups renumbered from 0."""
+        """Each query's first ``cut.depth`` documents (of a trec_eval table), tie groups renumbered
+        from 0."""
         top = self.top(cut.depth)
-        return replace(top, tie_group=sorting.renumber(top.tie_group).astype(np.int32), cut=cut, _cache={})
+        return replace(
+            top, tie_group=sorting.renumber(top.tie_group).astype(np.int32), cut=cut, _cache={}
+        )
 
     def condensed(self) -> RankingTable:
         """The table without the documents the qrels do not judge (nor those judged below 0, which
@@ -123,7 +149,11 @@ class RankingTable:
             row_query = self.row_query[keep]
             pos = (np.arange(len(keep)) - offsets[:-1][row_query]).astype(np.int32)
             tie_group = self.tie_group[keep]
-            renumbered = np.cumsum(np.r_[True, tie_group[1:] != tie_group[:-1]]) - 1 if len(keep) else tie_group
+            renumbered = (
+                np.cumsum(np.r_[True, tie_group[1:] != tie_group[:-1]]) - 1
+                if len(keep)
+                else tie_group
+            )
             self._cache["condensed"] = replace(
                 self,
                 offsets=offsets,
@@ -143,10 +173,11 @@ class RankingTable:
         one) had been judged ``grade``: those rows get the grade, and the ideal ranking gains them,
         exactly as evaluating against qrels with those judgments added.
 
-        Which documents are filled is decided once, on trec_eval's order (score, then docid), whatever
-        the tie policy: it is a set of judgments, and the policy then orders the filled table as it
-        orders any other (optimistic and pessimistic again by the new grades). So every policy reads
-        the same qrels, and pessimistic / optimistic remain the worst and best of every order."""
+        Which documents are filled is decided once, on trec_eval's order (score, then docid),
+        whatever the tie policy: it is a set of judgments, and the policy then orders the filled
+        table as it orders any other (optimistic and pessimistic again by the new grades). So every
+        policy reads the same qrels, and pessimistic / optimistic remain the worst and best of every
+        order."""
         key = ("filled", grade, cutoff)
         if key not in self._cache:
             depth = cutoff if cutoff is not None else np.iinfo(np.int32).max
@@ -156,7 +187,12 @@ class RankingTable:
             judged[holes] = True
             added = np.bincount(self.row_query[holes], minlength=self.n_queries)
             offsets, grades_out, query_out, pos_out = sorting.ideal_with_added(
-                self.ideal_offsets, self.ideal_grades, self.ideal_query, self.ideal_pos, grade, added
+                self.ideal_offsets,
+                self.ideal_grades,
+                self.ideal_query,
+                self.ideal_pos,
+                grade,
+                added,
             )
             table = replace(
                 self,
@@ -177,24 +213,44 @@ class RankingTable:
         if self.ties.in_trec_eval_order:
             return self.pos
         docids = take(self.run_docids, self.run_rows).cast(pa.binary())
-        columns = pa.table({"query": from_numpy(self.row_query), "score": from_numpy(self.score), "docid": docids})
-        order = to_numpy(pc.sort_indices(columns, sort_keys=[("query", "ascending"), ("score", "descending"),
-                                                             ("docid", "descending")]))  # fmt: skip
+        columns = pa.table(
+            {"query": from_numpy(self.row_query), "score": from_numpy(self.score), "docid": docids}
+        )
+        order = to_numpy(
+            pc.sort_indices(
+                columns,
+                sort_keys=[
+                    ("query", "ascending"),
+                    ("score", "descending"),
+                    ("docid", "descending"),
+                ],
+            )
+        )
         positions = np.empty(self.n_rows, dtype=np.int64)
         positions[order] = np.arange(self.n_rows) - self.offsets[:-1][self.row_query[order]]
         return positions
 
     def reordered_by_grade(self) -> RankingTable:
-        """An optimistic or pessimistic table ordered again inside each tie group by its grades (after
-        they changed): rows move, positions and groups stay."""
+        """An optimistic or pessimistic table ordered again inside each tie group by its grades
+        (after they changed): rows move, positions and groups stay."""
         key = from_numpy(sorting.best_first_key(self.grade, self.judged))
         docids = take(self.run_docids, self.run_rows).cast(pa.binary())
         columns = pa.table({"group": from_numpy(self.tie_group), "key": key, "docid": docids})
         direction = "descending" if self.ties.by_grade == "best" else "ascending"
-        order = to_numpy(pc.sort_indices(columns, sort_keys=[("group", "ascending"), ("key", direction),
-                                                             ("docid", "descending")]))  # fmt: skip
-        return replace(self, grade=self.grade[order], judged=self.judged[order], score=self.score[order],
-                       run_rows=self.run_rows[order], _cache={})  # fmt: skip
+        order = to_numpy(
+            pc.sort_indices(
+                columns,
+                sort_keys=[("group", "ascending"), ("key", direction), ("docid", "descending")],
+            )
+        )
+        return replace(
+            self,
+            grade=self.grade[order],
+            judged=self.judged[order],
+            score=self.score[order],
+            run_rows=self.run_rows[order],
+            _cache={},
+        )
 
     def tied_keys(self) -> tuple[np.ndarray, np.ndarray]:
         """The rows that share their score with another row of their query, and a 64-bit key of
@@ -232,11 +288,14 @@ def chance_table(table: RankingTable) -> RankingTable:
     of the same documents would get on average, exactly (the expected closed forms)."""
     if not table.ties.groups_together:
         raise OptionError("the chance level is taken from a table in score order")
-    return replace(table, ties=POLICIES["expected"], tie_group=table.row_query.astype(np.int32), _cache={})
+    return replace(
+        table, ties=POLICIES["expected"], tie_group=table.row_query.astype(np.int32), _cache={}
+    )
 
 
 def tie_seed(rng: np.random.Generator | int | None) -> int:
-    """The seed of random tie orders from a seed, a Generator (one drawn from it) or None (fresh entropy)."""
+    """The seed of random tie orders from a seed, a Generator (one drawn from it) or None (fresh
+    entropy)."""
     if rng is None:
         return int(np.random.default_rng().integers(2**63))
     if isinstance(rng, np.random.Generator):
@@ -245,7 +304,8 @@ def tie_seed(rng: np.random.Generator | int | None) -> int:
 
 
 def shuffle_ties(table: RankingTable, seed: int, *, trial: int = 0) -> RankingTable:
-    """The table with a uniformly random order inside every group of equal scores (``ties="random"``).
+    """The table with a uniformly random order inside every group of equal scores
+    (``ties="random"``).
 
     The order is a function of (``seed``, ``trial``, query id, docid) alone: every tied document
     draws a 64-bit number from a hash of the four, and each group is sorted by its draws. So a
@@ -277,17 +337,25 @@ def sorted_qids(qids) -> np.ndarray:
 
 
 def retagged(table: RankingTable, ties: TiePolicy) -> RankingTable:
-    """The table's arrays under a policy measured on its order (``expected`` on trec_eval's): no copy."""
+    """The table's arrays under a policy measured on its order (``expected`` on trec_eval's): no
+    copy."""
     return replace(table, ties=ties, _cache={})
 
 
-def rank(run: Run, qrels: Qrels, *, ties: str | TiePolicy = TREC_EVAL, rng: np.random.Generator | int | None = None,
-         cut: RunCut = NO_CUT) -> RankingTable:  # fmt: skip
+def rank(
+    run: Run,
+    qrels: Qrels,
+    *,
+    ties: str | TiePolicy = TREC_EVAL,
+    rng: np.random.Generator | int | None = None,
+    cut: RunCut = NO_CUT,
+) -> RankingTable:
     """Order every ranking of ``run`` under the tie policy and attach the qrels grades.
 
     ``rng`` (a Generator or a seed) draws the order of ``ties="random"``; it is ignored otherwise.
-    ``cut``: the documents that count. Those whose id is the query's are dropped first; a depth keeps
-    each ranking's first N in trec_eval's order (as ``trec_eval -M``), which the policy then orders.
+    ``cut``: the documents that count. Those whose id is the query's are dropped first; a depth
+    keeps each ranking's first N in trec_eval's order (as ``trec_eval -M``), which the policy then
+    orders.
     """
     rule = policy(ties)
     if rule.table_policy != rule:  # expected and random start from trec_eval's table
@@ -295,12 +363,17 @@ def rank(run: Run, qrels: Qrels, *, ties: str | TiePolicy = TREC_EVAL, rng: np.r
         return shuffle_ties(table, tie_seed(rng)) if rule.sampled else retagged(table, rule)
     if cut.depth is not None:
         capped = rank(run, qrels, cut=replace(cut, depth=None)).capped(cut)
-        return capped if rule.in_trec_eval_order else _ordered(run, qrels, rule, cut, np.sort(capped.run_rows))
+        return (
+            capped
+            if rule.in_trec_eval_order
+            else _ordered(run, qrels, rule, cut, np.sort(capped.run_rows))
+        )
     return _ordered(run, qrels, rule, cut, None)
 
 
 def _ordered(run: Run, qrels: Qrels, rule, cut: RunCut, kept: np.ndarray | None) -> RankingTable:
-    """The run's rows ``kept`` (None: every row the qrels judge, less those the cut drops) under ``rule``."""
+    """The run's rows ``kept`` (None: every row the qrels judge, less those the cut drops) under
+    ``rule``."""
     judged_qids = sorted_qids(qrels.query_ids)
     index_of = {q: i for i, q in enumerate(judged_qids)}
     run_query_to_judged = np.array([index_of.get(q, -1) for q in run.query_ids], dtype=np.int64)
@@ -320,11 +393,16 @@ def _ordered(run: Run, qrels: Qrels, rule, cut: RunCut, kept: np.ndarray | None)
         qcode, score = run.qid_codes[rows], run.score[rows]
     # the grade lookup and the ordering are independent passes over millions of rows: side by side
     with ThreadPoolExecutor(max_workers=1) as pool:
-        looking_up = pool.submit(sorting.lookup_grades, run, qrels, run_query_to_judged, rows, index_of)
+        looking_up = pool.submit(
+            sorting.lookup_grades, run, qrels, run_query_to_judged, rows, index_of
+        )
         if rule.by_rank_column:
-            order = sorting.Order(full=np.lexsort((run.rank[rows], qcode)))  # lexsort is stable: then file order
+            # lexsort is stable: then file order
+            order = sorting.Order(full=np.lexsort((run.rank[rows], qcode)))
             by_score = sorting.primary_order(qcode, score)
-            groups_by_score = np.cumsum(sorting.group_starts(by_score.apply(qcode), by_score.apply(score))) - 1
+            groups_by_score = (
+                np.cumsum(sorting.group_starts(by_score.apply(qcode), by_score.apply(score))) - 1
+            )
             group_of_row = np.empty(len(rows), dtype=np.int64)
             group_of_row[by_score.apply(np.arange(len(rows)))] = groups_by_score
             tie_group = sorting.renumber(order.apply(group_of_row)).astype(np.int32)
@@ -334,19 +412,30 @@ def _ordered(run: Run, qrels: Qrels, rule, cut: RunCut, kept: np.ndarray | None)
             tie_group = np.cumsum(tie_start, dtype=np.int32)
             tie_group -= 1
             by_grade = sorting.best_first_key(*looking_up.result()) if rule.by_grade else None
-            order = sorting.break_ties(order, tie_start, tie_group, run.docids, rows, by_grade, rule)
+            order = sorting.break_ties(
+                order, tie_start, tie_group, run.docids, rows, by_grade, rule
+            )
         grade, judged = looking_up.result()
 
     qcode_sorted = order.apply_tied(qcode)
-    seg_starts = np.flatnonzero(np.r_[True, qcode_sorted[1:] != qcode_sorted[:-1]]) if len(rows) else np.array([], np.int64)
-    seg_judged_index = run_query_to_judged[qcode_sorted[seg_starts]] if len(rows) else np.array([], np.int64)
+    seg_starts = (
+        np.flatnonzero(np.r_[True, qcode_sorted[1:] != qcode_sorted[:-1]])
+        if len(rows)
+        else np.array([], np.int64)
+    )
+    seg_judged_index = (
+        run_query_to_judged[qcode_sorted[seg_starts]] if len(rows) else np.array([], np.int64)
+    )
     missing = np.setdiff1d(np.arange(len(judged_qids)), seg_judged_index)
     seg_order = np.r_[seg_judged_index, missing].astype(np.int64)
     offsets = np.r_[seg_starts, np.full(len(missing) + 1, len(rows))].astype(np.int64)
-    # segments follow the query codes in ascending order, so a row's segment is its code, renumbered past absent ones
+    # segments follow the query codes in ascending order, so a row's segment is its code, renumbered
+    # past absent ones
     present = np.zeros(len(run.query_ids), dtype=bool)
     present[qcode_sorted[seg_starts]] = True
-    row_query = qcode_sorted if present.all() else (np.cumsum(present, dtype=np.int32) - 1)[qcode_sorted]
+    row_query = (
+        qcode_sorted if present.all() else (np.cumsum(present, dtype=np.int32) - 1)[qcode_sorted]
+    )
     del qcode_sorted
     pos = np.arange(len(rows), dtype=np.int32)
     pos -= offsets[:-1].astype(np.int32)[row_query]

@@ -13,14 +13,17 @@ from rankviz.io.model import Qrels, Run
 from rankviz.ranking import RankingTable, rank, sorted_qids
 
 
-def regrade(table: RankingTable, run: Run, qrels: Qrels, *, queries: Collection[str] | None = None) -> RankingTable:
+def regrade(
+    table: RankingTable, run: Run, qrels: Qrels, *, queries: Collection[str] | None = None
+) -> RankingTable:
     """``table`` (ranked from ``run``) with the grades of other ``qrels``, without ordering again.
 
     The meeting's judgments change grades, not the order of ``trec_eval``, ``run`` or ``expected``
     tables (their ties are broken by docid or file order): only the grade lookup and the ideal
     rankings are redone, and with ``queries`` (the only queries whose judgments differ between the
-    table's qrels and these) only those queries' rows are looked up again: a judgment costs its query,
-    not the run's millions of lines. Tables whose order depends on the grades (``optimistic``,
+    table's qrels and these) only those queries' rows are looked up again: a judgment costs its
+    query, not the run's millions of lines. Tables whose order depends on the grades
+    (``optimistic``,
     ``pessimistic``, a drawn ``random`` one) and qrels that judge other queries are ranked afresh.
     """
     judged_qids = sorted_qids(qrels.query_ids)
@@ -32,18 +35,32 @@ def regrade(table: RankingTable, run: Run, qrels: Qrels, *, queries: Collection[
         rows = np.flatnonzero(run_query_to_judged[run.qid_codes] >= 0).astype(np.int32)
         if len(rows) == len(run):
             rows = np.arange(len(run), dtype=np.int32)
-        row_grade, row_judged = sorting.lookup_grades(run, qrels, run_query_to_judged, rows, index_of)
+        row_grade, row_judged = sorting.lookup_grades(
+            run, qrels, run_query_to_judged, rows, index_of
+        )
         grade, judged = np.zeros(len(run), dtype=np.int32), np.zeros(len(run), dtype=bool)
         grade[rows], judged[rows] = row_grade, row_judged
         grade, judged = grade[table.run_rows], judged[table.run_rows]
     else:
         wanted = set(queries)
-        segments = np.flatnonzero(np.fromiter((q in wanted for q in table.qids), dtype=bool, count=len(table.qids)))
-        positions, _, _ = sorting.segment_rows(table.offsets, segments)  # the table's rows of those queries
+        segments = np.flatnonzero(
+            np.fromiter((q in wanted for q in table.qids), dtype=bool, count=len(table.qids))
+        )
+        # the table's rows of those queries
+        positions, _, _ = sorting.segment_rows(table.offsets, segments)
         grade, judged = table.grade.copy(), table.judged.copy()
-        grade[positions], judged[positions] = sorting.lookup_grades(run, qrels, run_query_to_judged,
-                                                                    table.run_rows[positions], index_of)  # fmt: skip
+        grade[positions], judged[positions] = sorting.lookup_grades(
+            run, qrels, run_query_to_judged, table.run_rows[positions], index_of
+        )
     seg_order = np.array([index_of[q] for q in table.qids], dtype=np.int64)
     ideal_offsets, ideal_grades, ideal_query, ideal_pos = sorting.ideal(qrels, index_of, seg_order)
-    return replace(table, grade=grade, judged=judged, ideal_offsets=ideal_offsets, ideal_grades=ideal_grades,
-                   ideal_query=ideal_query, ideal_pos=ideal_pos, _cache={})  # fmt: skip
+    return replace(
+        table,
+        grade=grade,
+        judged=judged,
+        ideal_offsets=ideal_offsets,
+        ideal_grades=ideal_grades,
+        ideal_query=ideal_query,
+        ideal_pos=ideal_pos,
+        _cache={},
+    )

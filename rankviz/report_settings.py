@@ -21,7 +21,7 @@ from rankviz.settings import (
     SEED,
     SPLITS,
     TIE_TRIALS,
-    EngineSettings,  # fmt: skip
+    EngineSettings,
     EvalSettings,
     K,
     Settings,
@@ -31,7 +31,8 @@ from rankviz.settings import (
 
 @dataclass(frozen=True)
 class TieReportSettings(Settings):
-    """The tie report: the depth of the tie statistics, the random orders averaged, the queries listed per run."""
+    """The tie report: the depth of the tie statistics, the random orders averaged, the queries
+    listed per run."""
 
     k: int = K.default
     trials: int = TIE_TRIALS.default
@@ -54,8 +55,8 @@ class UnjudgedSettings(Settings):
 
 @dataclass(frozen=True)
 class MetricSettings(Settings):
-    """The metric-choice report: the task's top K, the test of discriminative power and its resamples,
-    the random splits of the swap rate, alpha, and the seed of every draw."""
+    """The metric-choice report: the task's top K, the test of discriminative power and its
+    resamples, the random splits of the swap rate, alpha, and the seed of every draw."""
 
     k: int = K.default
     test: str = POWER_TEST.default
@@ -64,13 +65,18 @@ class MetricSettings(Settings):
     alpha: float = ALPHA.default
     seed: int | None = SEED.default
 
-    OPTIONS: ClassVar[dict[str, Option]] = {o.name: o for o in (K, POWER_TEST, POWER_RESAMPLES, SPLITS, ALPHA, SEED)}
+    OPTIONS: ClassVar[dict[str, Option]] = {
+        o.name: o for o in (K, POWER_TEST, POWER_RESAMPLES, SPLITS, ALPHA, SEED)
+    }
 
     def describe(self) -> str:
         """How the evidence was drawn (captions and footers)."""
         seed = "fresh entropy" if self.seed is None else f"seed {self.seed}"
-        return (f"discriminative power: {POWER_TEST.meanings[self.test]}, {self.n_resamples:,} resamples, alpha = "
-                f"{self.alpha:g}; swap rate: {self.splits:,} random splits; {seed}")  # fmt: skip
+        return (
+            f"discriminative power: {POWER_TEST.meanings[self.test]}, {self.n_resamples:,} "
+            "resamples, alpha = "
+            f"{self.alpha:g}; swap rate: {self.splits:,} random splits; {seed}"
+        )
 
 
 #: The CI gate of ``rankviz compare``: which comparisons against the baseline fail the job (exit 1).
@@ -81,36 +87,69 @@ FAIL_IF = Option(
     label="Fail if",
     choices=("worse", "not-better"),
     meanings={
-        "worse": "the run is significantly worse than the baseline (adjusted p < alpha), or with a margin, its mean "
+        "worse": "the run is significantly worse than the baseline (adjusted p < alpha), or with a "
+        "margin, its mean "
         "is lower by more than the margin, significant or not",
-        "not-better": "the run is not significantly better than the baseline, or with a margin, not better by more "
+        "not-better": "the run is not significantly better than the baseline, or with a margin, "
+        "not better by more "
         "than the margin",
     },
     optional=True,
     cli="--fail-if",
 )
-MARGIN = Option("margin", None, "with fail_if: worse also fails a run whose mean is lower than the baseline's by more "
-                "than this, significant or not; not-better also asks for a mean higher by more than this (none: "
-                "significance alone decides)", kind=float, low=0.0, high=1e12, optional=True)  # fmt: skip
+MARGIN = Option(
+    "margin",
+    None,
+    "with fail_if: worse also fails a run whose mean is lower than the "
+    "baseline's by more "
+    "than this, significant or not; not-better also asks for a mean higher by more "
+    "than this (none: "
+    "significance alone decides)",
+    kind=float,
+    low=0.0,
+    high=1e12,
+    optional=True,
+)
 
 
 #: A summary across collections: raw deltas, or each divided by its collection's spread.
-STANDARDISED = Option("standardised", False, "each collection's delta divided by its standard deviation of the per-query "
-                      "differences (default: raw deltas)", kind=bool, label="Standardised effects")  # fmt: skip
+STANDARDISED = Option(
+    "standardised",
+    False,
+    "each collection's delta divided by its standard "
+    "deviation of the per-query "
+    "differences (default: raw deltas)",
+    kind=bool,
+    label="Standardised effects",
+)
 
 
 def markdown_options() -> str:
     """The table of options of docs/options.md (tests/unit/test_docs.py keeps it in step)."""
     rows = ["| option | command line | values | default | what it sets |", "|---|---|---|---|---|"]
     seen = set()
-    options = (*EvalSettings.OPTIONS.values(), *TestSettings.OPTIONS.values(), K, TIE_TRIALS, SPLITS, DETECT, FILL,
-               FAIL_IF, MARGIN, STANDARDISED, *EngineSettings.OPTIONS.values())  # fmt: skip
+    options = (
+        *EvalSettings.OPTIONS.values(),
+        *TestSettings.OPTIONS.values(),
+        K,
+        TIE_TRIALS,
+        SPLITS,
+        DETECT,
+        FILL,
+        FAIL_IF,
+        MARGIN,
+        STANDARDISED,
+        *EngineSettings.OPTIONS.values(),
+    )
     for option in options:
         if id(option) in seen:  # TestSettings and EvalSettings share seed
             continue
         seen.add(id(option))
         if option.choices:
-            values = "; ".join(f"`{v}`" + (f": {option.meanings[v]}" if option.meanings.get(v) else "") for v in option.choices)
+            values = "; ".join(
+                f"`{v}`" + (f": {option.meanings[v]}" if option.meanings.get(v) else "")
+                for v in option.choices
+            )
         elif option.kind is str:
             values = "a name"
         else:

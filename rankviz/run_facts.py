@@ -22,9 +22,9 @@ from rankviz.io.model import Run
 from rankviz.ranking import RankingTable
 
 EXAMPLES = 5
-#: Lines of a run whose document ids are compared with the judged ids: a larger run is sampled evenly
-#: (every n-th line), since a systematic difference shows in any sample and normalising millions of ids
-#: costs seconds.
+#: Lines of a run whose document ids are compared with the judged ids: a larger run is sampled
+#: evenly (every n-th line), since a systematic difference shows in any sample and normalising
+#: millions of ids costs seconds.
 SAMPLE = 20_000
 
 
@@ -40,16 +40,19 @@ class RunFacts:
     queries: tuple[str, ...] = ()  # every query the run lists
     lines: int = 0
     depth: int = 0  # its longest ranking, before any cut
-    identical: tuple[tuple[str, int, int], ...] = ()  # (query, documents named like it, of them its top score)
+    # (query, documents named like it, of them its top score)
+    identical: tuple[tuple[str, int, int], ...] = ()
     tied: tuple[str, ...] = ()  # judged queries whose retrieved scores are all equal
     disagree: tuple[str, ...] = ()  # judged queries whose rank column contradicts the scores
-    looked_at: int = 0  # lines whose document id was compared with the judged ids (a sample of a large run)
+    # lines whose document id was compared with the judged ids (a sample of a large run)
+    looked_at: int = 0
     as_written: int = 0  # of them, judged as written
     near: int = 0  # of them, judged only once normalised
     near_examples: tuple[tuple[str, str], ...] = ()
     judged_top: int = 0  # judged documents in the top K of every ranking
     could_top: int = 0  # judged documents the top K could hold
-    relevant_found: tuple[tuple[str, int], ...] = ()  # judged query -> relevant documents retrieved at any depth
+    # judged query -> relevant documents retrieved at any depth
+    relevant_found: tuple[tuple[str, int], ...] = ()
 
     def to_dict(self) -> dict:
         """The fields by name (their tuples become JSON lists)."""
@@ -57,7 +60,8 @@ class RunFacts:
 
     @staticmethod
     def from_dict(given: dict) -> RunFacts:
-        """The facts :meth:`to_dict` gave (lists back to tuples; pairs and triples are the deepest nesting)."""
+        """The facts :meth:`to_dict` gave (lists back to tuples; pairs and triples are the deepest
+        nesting)."""
 
         def tuples(value):
             if not isinstance(value, list):
@@ -87,7 +91,9 @@ class RunFacts:
         )
 
 
-def gather(run: Run, table: RankingTable, judged_ids: pa.Array, *, k: int, rel: int, stride: int = 1) -> RunFacts:
+def gather(
+    run: Run, table: RankingTable, judged_ids: pa.Array, *, k: int, rel: int, stride: int = 1
+) -> RunFacts:
     """The facts of ``run`` (or a block of its queries) and its table in trec_eval's order under the
     cut in force; ``judged_ids``: the qrels' document ids; ``stride``: every how many lines the
     document ids are compared (:func:`sample_stride` of the whole run)."""
@@ -97,7 +103,9 @@ def gather(run: Run, table: RankingTable, judged_ids: pa.Array, *, k: int, rel: 
     looked_at, as_written, near, examples = _document_ids(run, judged_ids, stride)
     top = table.top(k)
     could = np.minimum(np.diff(table.ideal_offsets), np.diff(top.offsets))[table.in_run].sum()
-    hits = np.bincount(table.row_query[np.flatnonzero(table.grade >= rel)], minlength=len(table.qids))
+    hits = np.bincount(
+        table.row_query[np.flatnonzero(table.grade >= rel)], minlength=len(table.qids)
+    )
     return RunFacts(
         queries=tuple(map(str, run.query_ids)),
         lines=len(run),
@@ -115,7 +123,9 @@ def gather(run: Run, table: RankingTable, judged_ids: pa.Array, *, k: int, rel: 
     )
 
 
-def _document_ids(run: Run, judged_ids: pa.Array, stride: int) -> tuple[int, int, int, tuple[tuple[str, str], ...]]:
+def _document_ids(
+    run: Run, judged_ids: pa.Array, stride: int
+) -> tuple[int, int, int, tuple[tuple[str, str], ...]]:
     """(lines looked at, of them judged as written, judged only once normalised, examples)."""
     if not len(run):
         return 0, 0, 0, ()
@@ -129,15 +139,27 @@ def _document_ids(run: Run, judged_ids: pa.Array, stride: int) -> tuple[int, int
     unmatched = np.flatnonzero(~written)
     match = near_match(ids.take(from_numpy(unmatched)), target)
     hit = unmatched[match >= 0]
-    examples = list(zip(ids.take(from_numpy(hit[:EXAMPLES])).to_pylist(),
-                        target.take(from_numpy(match[match >= 0][:EXAMPLES])).to_pylist(), strict=True))  # fmt: skip
-    return len(sampled), int(counts[written].sum()), int(counts[hit].sum()), tuple((str(a), str(b)) for a, b in examples)
+    examples = list(
+        zip(
+            ids.take(from_numpy(hit[:EXAMPLES])).to_pylist(),
+            target.take(from_numpy(match[match >= 0][:EXAMPLES])).to_pylist(),
+            strict=True,
+        )
+    )
+    return (
+        len(sampled),
+        int(counts[written].sum()),
+        int(counts[hit].sum()),
+        tuple((str(a), str(b)) for a, b in examples),
+    )
 
 
-def _query_order(run: Run, counts: np.ndarray) -> tuple[np.ndarray | None, np.ndarray, np.ndarray, np.ndarray]:
+def _query_order(
+    run: Run, counts: np.ndarray
+) -> tuple[np.ndarray | None, np.ndarray, np.ndarray, np.ndarray]:
     """The run's rows grouped by query, file order inside one (None: the file is grouped already, no
-    copy), with the query codes and scores in that order and each group's first position (``counts``:
-    the lines of each query)."""
+    copy), with the query codes and scores in that order and each group's first position
+    (``counts``: the lines of each query)."""
     codes = run.qid_codes
     if bool(np.all(codes[1:] >= codes[:-1])):
         present = counts[counts > 0]
@@ -148,7 +170,8 @@ def _query_order(run: Run, counts: np.ndarray) -> tuple[np.ndarray | None, np.nd
 
 
 def _rank_chunks(run: Run):
-    """(first line, the rank column's values there) chunk by chunk, as NumPy views (no copy of the column)."""
+    """(first line, the rank column's values there) chunk by chunk, as NumPy views (no copy of the
+    column)."""
     column = run.rank_column
     if isinstance(column, np.ndarray):
         yield 0, np.asarray(column, dtype=np.float64)
@@ -160,8 +183,8 @@ def _rank_chunks(run: Run):
 
 
 def _in_rank_order_with_falling_scores(run: Run) -> bool:
-    """The file lists each query by rank with falling scores (as most files do): no rank contradicts a
-    score then, and nothing needs sorting."""
+    """The file lists each query by rank with falling scores (as most files do): no rank contradicts
+    a score then, and nothing needs sorting."""
     codes, score = run.qid_codes, run.score
     last = None  # the previous chunk's last line: (query, rank, score)
     for start, ranks in _rank_chunks(run):
@@ -188,7 +211,9 @@ def _identical(run: Run) -> tuple[tuple[str, int, int], ...]:
     first = run.score[rows] >= best[codes]
     named = np.bincount(codes, minlength=len(run.query_ids))
     on_top = np.bincount(codes[first], minlength=len(run.query_ids))
-    return tuple((str(run.query_ids[q]), int(named[q]), int(on_top[q])) for q in np.flatnonzero(named))
+    return tuple(
+        (str(run.query_ids[q]), int(named[q]), int(on_top[q])) for q in np.flatnonzero(named)
+    )
 
 
 def _scores(run: Run, counts: np.ndarray) -> tuple[list[str], list[str]]:
@@ -203,8 +228,10 @@ def _scores(run: Run, counts: np.ndarray) -> tuple[list[str], list[str]]:
         return tied, []
     ranks = np.asarray(run.rank, dtype=np.float64)
     ranks = ranks if rows is None else ranks[rows]
-    if not bool(np.all((codes[1:] != codes[:-1]) | (ranks[1:] >= ranks[:-1]))):  # else listed by rank already
+    # else listed by rank already
+    if not bool(np.all((codes[1:] != codes[:-1]) | (ranks[1:] >= ranks[:-1]))):
         by_rank = np.lexsort((ranks, codes))  # inside each query, by the rank column
         codes, score = codes[by_rank], score[by_rank]
-    rising = (codes[1:] == codes[:-1]) & (score[1:] > score[:-1])  # a later rank with a higher score
+    # a later rank with a higher score
+    rising = (codes[1:] == codes[:-1]) & (score[1:] > score[:-1])
     return tied, [str(run.query_ids[q]) for q in np.unique(codes[1:][rising])]

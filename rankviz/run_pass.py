@@ -34,7 +34,8 @@ class RunPass:
     """What one pass over a run's table found (see the module's docstring)."""
 
     values: TableValues  # the study's measures under its settings
-    chance: TableValues  # the same measures over each query's retrieved documents in a random order (exactly)
+    # the same measures over each query's retrieved documents in a random order (exactly)
+    chance: TableValues
     judged: float  # the share of the top K judged (:func:`rankviz.analyses.unjudged.judged_share`)
     facts: RunFacts | None  # what the checks need, when asked for
 
@@ -43,8 +44,12 @@ class RunPass:
         arrays = {"qids": self.values.qids.astype(str), "answered": self.values.answered}
         arrays |= {f"value:{k}": v for k, v in self.values.values.items()}
         arrays |= {f"chance:{k}": v for k, v in self.chance.values.items()}
-        meta = {"format": FORMAT, "judged": self.judged, "ignored": list(self.values.ignored),
-                "facts": None if self.facts is None else self.facts.to_dict()}  # fmt: skip
+        meta = {
+            "format": FORMAT,
+            "judged": self.judged,
+            "ignored": list(self.values.ignored),
+            "facts": None if self.facts is None else self.facts.to_dict(),
+        }
         return arrays | {"meta": np.array(json.dumps(meta))}
 
     @staticmethod
@@ -53,11 +58,18 @@ class RunPass:
         meta = json.loads(str(arrays["meta"]))
         if meta.get("format") != FORMAT:
             raise ValueError("another format")
-        qids, answered = np.asarray(arrays["qids"]).astype(object), np.asarray(arrays["answered"], dtype=bool)
+        qids, answered = (
+            np.asarray(arrays["qids"]).astype(object),
+            np.asarray(arrays["answered"], dtype=bool),
+        )
         ignored = tuple(meta["ignored"])
 
         def part(prefix: str) -> TableValues:
-            values = {k.removeprefix(prefix): np.asarray(v) for k, v in arrays.items() if k.startswith(prefix)}
+            values = {
+                k.removeprefix(prefix): np.asarray(v)
+                for k, v in arrays.items()
+                if k.startswith(prefix)
+            }
             return TableValues(qids=qids, answered=answered, values=values, ignored=ignored)
 
         facts = None if meta["facts"] is None else RunFacts.from_dict(meta["facts"])
@@ -65,11 +77,12 @@ class RunPass:
 
 
 def run_pass(study: Study, name: str, *, k: int, facts_k: int | None = None) -> RunPass:
-    """One run of ``study`` in one pass: its table under the study's tie policy (and, when that policy
-    orders otherwise, in trec_eval's order for the chance level and the facts), then every number.
-    ``k``: the top K of the judged share; ``facts_k``: gather the checks' facts at that K (the study's
-    qrels must then be the qrels file the checks compare with). Not under random ties (their draws
-    are shared by every run of an evaluation)."""
+    """One run of ``study`` in one pass: its table under the study's tie policy (and, when that
+    policy orders otherwise, in trec_eval's order for the chance level and the facts), then every
+    number.
+    ``k``: the top K of the judged share; ``facts_k``: gather the checks' facts at that K (the
+    study's qrels must then be the qrels file the checks compare with). Not under random ties (their
+    draws are shared by every run of an evaluation)."""
     settings = study.settings
     if settings.ties.sampled:
         raise ValueError("a run's pass is not taken under random ties")
@@ -80,14 +93,29 @@ def run_pass(study: Study, name: str, *, k: int, facts_k: int | None = None) -> 
     facts = None
     if facts_k is not None:
         run = study.runs[name]
-        facts = gather(run, base, study.qrels.doc_ids, k=facts_k, rel=settings.rel, stride=sample_stride(len(run)))
+        facts = gather(
+            run,
+            base,
+            study.qrels.doc_ids,
+            k=facts_k,
+            rel=settings.rel,
+            stride=sample_stride(len(run)),
+        )
     return RunPass(values, chance, judged_share(table, k), facts)
 
 
-def assembled(passes: Sequence[tuple[str, RunPass]], study: Study, *, chance: bool = False) -> Evaluation:
+def assembled(
+    passes: Sequence[tuple[str, RunPass]], study: Study, *, chance: bool = False
+) -> Evaluation:
     """The evaluation of these runs (``chance``: their chance level) from their passes: what
     :meth:`Study.evaluation` (:meth:`Study.chance`) gives for them."""
     settings = study.settings.replace(ties=EXPECTED) if chance else study.settings
     gathered = [(name, found.chance if chance else found.values) for name, found in passes]
-    return assemble(gathered, list(study.measures), settings, qrels_qids=study.qrels.query_ids, groups=study.groups,
-                    weights=study.weights)  # fmt: skip
+    return assemble(
+        gathered,
+        list(study.measures),
+        settings,
+        qrels_qids=study.qrels.query_ids,
+        groups=study.groups,
+        weights=study.weights,
+    )

@@ -24,7 +24,10 @@ ALL = "all"  # the qid (and group) of an overall mean row
 def _describe_ties(value: TiePolicy, settings: EvalSettings) -> str:
     if value.sampled:
         seed = "fresh entropy" if settings.seed is None else f"seed {settings.seed}"
-        return f"ties: mean of {settings.trials} random orders within equal scores ({seed}); std over trials"
+        return (
+            f"ties: mean of {settings.trials} random orders within equal scores ({seed}); std "
+            "over trials"
+        )
     return "ties: " + TIES.meanings[value]
 
 
@@ -45,8 +48,10 @@ MISSING = Option(
     choices=("zero", "skip"),
     meanings={
         "zero": "queries missing from a run score 0 and count in the mean (trec_eval -c)",
-        "skip": "the mean covers only the queries a run answers; a paired test of two runs, the queries both answer "
-        "(so naming a third run never changes it; Tukey HSD, which tests all runs at once, the queries every run answers)",
+        "skip": "the mean covers only the queries a run answers; a paired test of two runs, the "
+        "queries both answer "
+        "(so naming a third run never changes it; Tukey HSD, which tests all runs at once, the "
+        "queries every run answers)",
     },
 )
 REL = Option(
@@ -61,9 +66,12 @@ REL = Option(
 JUDGED_ONLY = Option(
     "judged_only",
     False,
-    "compute on the condensed list: the documents the qrels do not judge are removed first (Sakai 2007; trec_eval -J), "
-    "then the cutoff applies, so @K counts the top K judged documents (as trec_eval -J's P_10; trec_eval -J -M10 "
-    "instead cuts the run at 10 before removing, which is the depth of the run, not a measure's cutoff)",
+    "compute on the condensed list: the documents the qrels do not judge are removed first (Sakai "
+    "2007; trec_eval -J), "
+    "then the cutoff applies, so @K counts the top K judged documents (as trec_eval -J's P_10; "
+    "trec_eval -J -M10 "
+    "instead cuts the run at 10 before removing, which is the depth of the run, not a measure's "
+    "cutoff)",
     kind=bool,
     choices=(False, True),
 )
@@ -91,9 +99,14 @@ def _unjudged(text: str) -> str:
     kind, colon, grade = text.partition(":")
     if kind == "nonrelevant" and not colon:
         return text
-    if kind == "relevant" and (not colon or (re.fullmatch(r"[0-9]{1,10}", grade) and int(grade) <= 2**31 - 1)):
+    if kind == "relevant" and (
+        not colon or (re.fullmatch(r"[0-9]{1,10}", grade) and int(grade) <= 2**31 - 1)
+    ):
         return text
-    raise OptionError(f"unjudged={text[:40]!r}: write nonrelevant, relevant or relevant:G (G a grade from 0 to 2,147,483,647)")
+    raise OptionError(
+        f"unjudged={text[:40]!r}: write nonrelevant, relevant or relevant:G (G a "
+        "grade from 0 to 2,147,483,647)"
+    )
 
 
 UNJUDGED = Option(
@@ -104,7 +117,8 @@ UNJUDGED = Option(
     validate=_unjudged,
     meanings={
         "nonrelevant": "not relevant (trec_eval)",
-        "relevant[:G]": "judged at grade G (default: the relevance threshold) within each run's top K "
+        "relevant[:G]": "judged at grade G (default: the relevance threshold) within each run's "
+        "top K "
         "(K = the measure's cutoff; the whole ranking without one), the ideal ranking recomputed",
     },
 )
@@ -123,7 +137,8 @@ AGGREGATE = Option(
 DEPTH = Option(
     "depth",
     None,
-    "only the first N documents of each ranking count, in trec_eval's order (score, then docno), as trec_eval -M N; "
+    "only the first N documents of each ranking count, in trec_eval's order (score, then docno), "
+    "as trec_eval -M N; "
     "the tie policy then orders those N (none: every retrieved document)",
     label="Run depth",
     kind=int,
@@ -134,7 +149,8 @@ DEPTH = Option(
 IGNORE_IDENTICAL_IDS = Option(
     "ignore_identical_ids",
     False,
-    "drop retrieved documents whose id is the query's before anything is measured (BEIR's rule, for collections "
+    "drop retrieved documents whose id is the query's before anything is measured (BEIR's rule, "
+    "for collections "
     "whose queries are documents too: ArguAna, Quora, CQADupStack)",
     label="Drop documents with the query's id",
     kind=bool,
@@ -144,29 +160,56 @@ IGNORE_IDENTICAL_IDS = Option(
 
 @dataclass(frozen=True)
 class RunCut:
-    """Which retrieved documents count: the first ``depth`` of each ranking in trec_eval's order (None:
-    all), after those whose id is the query's are dropped (``drop_identical``). The rankings keep it
-    (:func:`rankviz.ranking.rank`), so every measure, page and engine reads the same documents."""
+    """Which retrieved documents count: the first ``depth`` of each ranking in trec_eval's order
+    (None: all), after those whose id is the query's are dropped (``drop_identical``). The rankings
+    keep it (:func:`rankviz.ranking.rank`), so every measure, page and engine reads the same
+    documents."""
 
     depth: int | None = None
     drop_identical: bool = False
 
     def describe(self) -> list[str]:
-        """The conventions line(s) of a cut in force (none for the default: every document counts)."""
+        """The conventions line(s) of a cut in force (none for the default: every document
+        counts)."""
         lines = []
         if self.drop_identical:
             lines.append("retrieved documents whose id is the query's are dropped (BEIR)")
         if self.depth is not None:
-            lines.append(f"run depth: the first {self.depth} documents of each ranking count (trec_eval -M {self.depth})")
+            lines.append(
+                f"run depth: the first {self.depth} documents of each ranking count "
+                f"(trec_eval -M {self.depth})"
+            )
         return lines
 
 
 NO_CUT = RunCut()
 
-GROUP_BY = Option("group_by", None, "a query attribute to break every mean down by", label="Group queries by", optional=True)
-TRIALS = Option("trials", 100, "random orders averaged under ties=random", label="Random orders", kind=int, low=1, high=10_000)
-SEED = Option("seed", None, "seed of random orders and resamples (none: fresh entropy)", label="Seed", kind=int, low=0,
-              high=2**53 - 1, optional=True)  # fmt: skip
+GROUP_BY = Option(
+    "group_by",
+    None,
+    "a query attribute to break every mean down by",
+    label="Group queries by",
+    optional=True,
+)
+TRIALS = Option(
+    "trials",
+    100,
+    "random orders averaged under ties=random",
+    label="Random orders",
+    kind=int,
+    low=1,
+    high=10_000,
+)
+SEED = Option(
+    "seed",
+    None,
+    "seed of random orders and resamples (none: fresh entropy)",
+    label="Seed",
+    kind=int,
+    low=0,
+    high=2**53 - 1,
+    optional=True,
+)
 
 TEST = Option(
     "test",
@@ -189,57 +232,183 @@ CORRECTION = Option(
     "multiple-comparison correction over the comparisons of one measure",
     label="Correction",
     choices=("none", "bonferroni", "holm", "bh"),
-    meanings={"none": "", "bonferroni": "", "holm": "step-down", "bh": "Benjamini-Hochberg false discovery rate"},
+    meanings={
+        "none": "",
+        "bonferroni": "",
+        "holm": "step-down",
+        "bh": "Benjamini-Hochberg false discovery rate",
+    },
 )
-ALTERNATIVE = Option("alternative", "two-sided", "alternative hypothesis on run - baseline", label="Alternative",
-                     choices=("two-sided", "greater", "less"))  # fmt: skip
-PAIRS = Option("pairs", "baseline", "which pairs are tested", label="Pairs", choices=("baseline", "all"),
-               meanings={"baseline": "the baseline against each run", "all": "every pair of runs"})  # fmt: skip
-RESAMPLES = Option("n_resamples", 10_000, "resamples of the randomization, bootstrap and Tukey tests", label="Resamples",
-                   kind=int, low=100, high=1_000_000, cli="--resamples")  # fmt: skip
+ALTERNATIVE = Option(
+    "alternative",
+    "two-sided",
+    "alternative hypothesis on run - baseline",
+    label="Alternative",
+    choices=("two-sided", "greater", "less"),
+)
+PAIRS = Option(
+    "pairs",
+    "baseline",
+    "which pairs are tested",
+    label="Pairs",
+    choices=("baseline", "all"),
+    meanings={"baseline": "the baseline against each run", "all": "every pair of runs"},
+)
+RESAMPLES = Option(
+    "n_resamples",
+    10_000,
+    "resamples of the randomization, bootstrap and Tukey tests",
+    label="Resamples",
+    kind=int,
+    low=100,
+    high=1_000_000,
+    cli="--resamples",
+)
 ZERO_METHOD = Option(
     "zero_method",
     "wilcox",
     "Wilcoxon's handling of zero differences",
     label="Wilcoxon: zero differences",
     choices=("wilcox", "pratt", "zsplit"),
-    meanings={"wilcox": "drop them", "pratt": "rank them, then drop them", "zsplit": "split their ranks between the signs"},
+    meanings={
+        "wilcox": "drop them",
+        "pratt": "rank them, then drop them",
+        "zsplit": "split their ranks between the signs",
+    },
 )
-ALPHA = Option("alpha", 0.05, "significance level of the verdicts (on the adjusted p)", label="alpha", kind=float, low=1e-6,
-               high=0.5)  # fmt: skip
-CONFIDENCE = Option("confidence_level", 0.95, "level of the confidence intervals", label="Confidence level", kind=float,
-                    low=0.5, high=0.9999)  # fmt: skip
+ALPHA = Option(
+    "alpha",
+    0.05,
+    "significance level of the verdicts (on the adjusted p)",
+    label="alpha",
+    kind=float,
+    low=1e-6,
+    high=0.5,
+)
+CONFIDENCE = Option(
+    "confidence_level",
+    0.95,
+    "level of the confidence intervals",
+    label="Confidence level",
+    kind=float,
+    low=0.5,
+    high=0.9999,
+)
 
 # options of the analyses (not of an evaluation)
-K = Option("k", 10, "the depth users inspect: share of tied and of judged top-K documents, the task's top K", label="K (depth)",
-           kind=int, low=1, high=1_000_000, cli="--cutoff")  # fmt: skip
-TIE_TRIALS = Option("trials", 0, "(ties report) also average this many random orders (0: none)", label="Random orders",
-                    kind=int, low=0, high=10_000)  # fmt: skip
-FILL = Option("grade", None, "the grade unjudged documents are judged at for the report's second end (none: the relevance "
-              "threshold)", kind=int, low=0, high=2**31 - 1, optional=True)  # fmt: skip
-QUERIES_LISTED = Option("queries", 5, "queries listed per run whose value moves most", kind=int, low=1, high=10_000)
-SPLITS = Option("splits", 1000, "random halves of the queries for the swap rate", label="Random splits", kind=int, low=10,
-                high=100_000)  # fmt: skip
-POWER_TEST = Option("test", "tukey", "test of discriminative power over the run pairs", choices=("tukey", "bootstrap",
-                    "randomization", "t"), meanings={"tukey": "randomised Tukey HSD", "bootstrap": "paired bootstrap (Holm)",
-                    "randomization": "paired randomization (Holm)", "t": "paired t-test (Holm)"})  # fmt: skip
-POWER_RESAMPLES = Option("n_resamples", 1000, "resamples of the discriminative-power test", kind=int, low=100, high=100_000,
-                         cli="--resamples")  # fmt: skip
-DETECT = Option("detect", None, "add queries_needed: queries a study needs for the paired t-test to detect this difference "
-                "with 80% power", kind=float, low=1e-6, high=1e6, optional=True)  # fmt: skip
+K = Option(
+    "k",
+    10,
+    "the depth users inspect: share of tied and of judged top-K documents, the task's top K",
+    label="K (depth)",
+    kind=int,
+    low=1,
+    high=1_000_000,
+    cli="--cutoff",
+)
+TIE_TRIALS = Option(
+    "trials",
+    0,
+    "(ties report) also average this many random orders (0: none)",
+    label="Random orders",
+    kind=int,
+    low=0,
+    high=10_000,
+)
+FILL = Option(
+    "grade",
+    None,
+    "the grade unjudged documents are judged at for the report's second "
+    "end (none: the relevance "
+    "threshold)",
+    kind=int,
+    low=0,
+    high=2**31 - 1,
+    optional=True,
+)
+QUERIES_LISTED = Option(
+    "queries", 5, "queries listed per run whose value moves most", kind=int, low=1, high=10_000
+)
+SPLITS = Option(
+    "splits",
+    1000,
+    "random halves of the queries for the swap rate",
+    label="Random splits",
+    kind=int,
+    low=10,
+    high=100_000,
+)
+POWER_TEST = Option(
+    "test",
+    "tukey",
+    "test of discriminative power over the run pairs",
+    choices=("tukey", "bootstrap", "randomization", "t"),
+    meanings={
+        "tukey": "randomised Tukey HSD",
+        "bootstrap": "paired bootstrap (Holm)",
+        "randomization": "paired randomization (Holm)",
+        "t": "paired t-test (Holm)",
+    },
+)
+POWER_RESAMPLES = Option(
+    "n_resamples",
+    1000,
+    "resamples of the discriminative-power test",
+    kind=int,
+    low=100,
+    high=100_000,
+    cli="--resamples",
+)
+DETECT = Option(
+    "detect",
+    None,
+    "add queries_needed: queries a study needs for the paired t-test "
+    "to detect this difference "
+    "with 80% power",
+    kind=float,
+    low=1e-6,
+    high=1e6,
+    optional=True,
+)
 
 # where an evaluation runs (rankviz.engines)
-ENGINE = Option("engine", "auto", "where the evaluation runs", label="Engine", choices=("auto", "memory", "stream", "dask"),
-                meanings={"auto": "in memory; streaming for a run file over 1 GB (a .gz one over 256 MB)",
-                          "memory": "every run read whole", "stream": "pieces of whole queries, one at a time: memory "
-                          "bounded whatever the run's size", "dask": "pieces of whole queries on a dask.distributed "
-                          "cluster"})  # fmt: skip
-BLOCK_QUERIES = Option("block_queries", None, "queries per block of the stream and dask engines (none: pieces of about "
-                       "64 MB of the file)", kind=int, low=1, high=10**9, optional=True)  # fmt: skip
-SCHEDULER = Option("scheduler", None, "address of a running Dask scheduler (tcp://host:8786) for engine=dask",
-                   optional=True)  # fmt: skip
-WORKERS = Option("workers", None, "engine=dask without a scheduler: worker processes of the local cluster it starts "
-                 "(none: 2)", kind=int, low=1, high=1024, optional=True)  # fmt: skip
+ENGINE = Option(
+    "engine",
+    "auto",
+    "where the evaluation runs",
+    label="Engine",
+    choices=("auto", "memory", "stream", "dask"),
+    meanings={
+        "auto": "in memory; streaming for a run file over 1 GB (a .gz one over 256 MB)",
+        "memory": "every run read whole",
+        "stream": "pieces of whole queries, one at a time: memory bounded whatever the run's size",
+        "dask": "pieces of whole queries on a dask.distributed cluster",
+    },
+)
+BLOCK_QUERIES = Option(
+    "block_queries",
+    None,
+    "queries per block of the stream and dask engines (none: pieces of about 64 MB of the file)",
+    kind=int,
+    low=1,
+    high=10**9,
+    optional=True,
+)
+SCHEDULER = Option(
+    "scheduler",
+    None,
+    "address of a running Dask scheduler (tcp://host:8786) for engine=dask",
+    optional=True,
+)
+WORKERS = Option(
+    "workers",
+    None,
+    "engine=dask without a scheduler: worker processes of the local cluster it starts (none: 2)",
+    kind=int,
+    low=1,
+    high=1024,
+    optional=True,
+)
 
 #: The default measures of every command, page and collection that names none.
 DEFAULT_MEASURES = ("RR@10", "RR", "Hits@10", "AP", "nDCG@10", "nDCG", "ERR@20")
@@ -265,7 +434,20 @@ class EvalSettings(Settings):
 
     OPTIONS: ClassVar[dict[str, Option]] = {
         o.name: o
-        for o in (TIES, MISSING, REL, GAIN, GMAX, AGGREGATE, GROUP_BY, TRIALS, SEED, UNJUDGED, DEPTH, IGNORE_IDENTICAL_IDS)
+        for o in (
+            TIES,
+            MISSING,
+            REL,
+            GAIN,
+            GMAX,
+            AGGREGATE,
+            GROUP_BY,
+            TRIALS,
+            SEED,
+            UNJUDGED,
+            DEPTH,
+            IGNORE_IDENTICAL_IDS,
+        )
     }
 
     def __post_init__(self) -> None:
@@ -294,17 +476,34 @@ class EvalSettings(Settings):
         """The conventions in force, one line each, as every output shows them."""
         lines = [_describe_ties(self.ties, self), MISSING.meanings[self.missing]]
         if self.fill_grade is None:
-            lines.append(f"relevant: grade >= {self.rel} (binary measures); unjudged documents are not relevant")
+            lines.append(
+                f"relevant: grade >= {self.rel} (binary measures); unjudged documents are "
+                "not relevant"
+            )
         else:
-            lines.append(f"relevant: grade >= {self.rel} (binary measures); unjudged documents of each run's top K "
-                         f"judged at grade {self.fill_grade}")  # fmt: skip
-        lines.append(f"nDCG gain: {'grade (linear, trec_eval)' if self.gain == 'linear' else '2^grade - 1 (exp, gdeval)'}")
+            lines.append(
+                f"relevant: grade >= {self.rel} (binary measures); unjudged documents of "
+                "each run's top K "
+                f"judged at grade {self.fill_grade}"
+            )
+        lines.append(
+            "nDCG gain: "
+            + (
+                "grade (linear, trec_eval)"
+                if self.gain == "linear"
+                else "2^grade - 1 (exp, gdeval)"
+            )
+        )
         lines.append(f"ERR: R = (2^g - 1) / 2^{self.gmax} (gmax = {self.gmax})")
         lines.extend(self.cut.describe())
         if self.group_by is not None:
             lines.append(f"queries grouped by {self.group_by}")
         aggregate = AGGREGATE.meanings[self.aggregate]
-        lines.append(aggregate.replace("group_by", str(self.group_by)) if self.aggregate == "macro" else aggregate)
+        lines.append(
+            aggregate.replace("group_by", str(self.group_by))
+            if self.aggregate == "macro"
+            else aggregate
+        )
         return lines
 
 
@@ -326,14 +525,30 @@ class TestSettings(Settings):
     baseline: str | None = None  # a run name; None: the first run
 
     OPTIONS: ClassVar[dict[str, Option]] = {
-        o.name: o for o in (TEST, CORRECTION, ALTERNATIVE, PAIRS, RESAMPLES, SEED, ZERO_METHOD, ALPHA, CONFIDENCE)
+        o.name: o
+        for o in (
+            TEST,
+            CORRECTION,
+            ALTERNATIVE,
+            PAIRS,
+            RESAMPLES,
+            SEED,
+            ZERO_METHOD,
+            ALPHA,
+            CONFIDENCE,
+        )
     }
 
     def describe(self) -> str:
         """One line: the test in force (captions, CLI footers)."""
-        correction = "family-wise (Tukey HSD)" if self.test == "tukey" else f"{self.correction} correction"
+        correction = (
+            "family-wise (Tukey HSD)" if self.test == "tukey" else (f"{self.correction} correction")
+        )
         against = self.baseline or "the first run"
-        return f"{self.test} test ({self.alternative}) against {against}, {correction}, alpha = {self.alpha:g}"
+        return (
+            f"{self.test} test ({self.alternative}) against {against}, {correction}, alpha = "
+            f"{self.alpha:g}"
+        )
 
 
 @dataclass(frozen=True)
@@ -345,7 +560,9 @@ class EngineSettings(Settings):
     scheduler: str | None = SCHEDULER.default
     workers: int | None = WORKERS.default
 
-    OPTIONS: ClassVar[dict[str, Option]] = {o.name: o for o in (ENGINE, BLOCK_QUERIES, SCHEDULER, WORKERS)}
+    OPTIONS: ClassVar[dict[str, Option]] = {
+        o.name: o for o in (ENGINE, BLOCK_QUERIES, SCHEDULER, WORKERS)
+    }
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -18,17 +18,22 @@ from rankviz.io.model import Qrels, Run
 from rankviz.tie_policy import TiePolicy
 
 
-def segment_rows(offsets: np.ndarray, segments: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def segment_rows(
+    offsets: np.ndarray, segments: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The rows of some CSR segments: their indices, the new offsets, each row's new segment."""
     counts = np.diff(offsets)[segments]
     new_offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
-    rows = np.arange(new_offsets[-1], dtype=np.int64) + np.repeat(offsets[segments] - new_offsets[:-1], counts)
+    rows = np.arange(new_offsets[-1], dtype=np.int64) + np.repeat(
+        offsets[segments] - new_offsets[:-1], counts
+    )
     return rows, new_offsets, np.repeat(np.arange(len(segments), dtype=np.int64), counts)
 
 
 @dataclass(frozen=True)
 class Order:
-    """A reordering of rows: ``full`` indices, or none at all, or only ``moved`` positions taking ``source`` rows.
+    """A reordering of rows: ``full`` indices, or none at all, or only ``moved`` positions taking
+    ``source`` rows.
 
     Runs mostly arrive in score order, so most rankings need no gather of their millions of rows.
     """
@@ -52,11 +57,14 @@ class Order:
         return out
 
 
-def lookup_grades(run: Run, qrels: Qrels, run_query_to_judged, rows, index_of) -> tuple[np.ndarray, np.ndarray]:
-    """Grade of each run row from the qrels (0 and judged=False where the qrels do not list the pair).
-    A pair listed with a negative grade keeps it but is not judged: trec_eval's "in the pool,
+def lookup_grades(
+    run: Run, qrels: Qrels, run_query_to_judged, rows, index_of
+) -> tuple[np.ndarray, np.ndarray]:
+    """Grade of each run row from the qrels (0 and judged=False where the qrels do not list the
+    pair). A pair listed with a negative grade keeps it but is not judged: trec_eval's "in the pool,
     unjudged", the one rule every measure and analysis reads through ``judged``."""
-    candidates, row_doc = judged_docids(run, qrels, rows)  # rows whose docid is judged for some query
+    # rows whose docid is judged for some query
+    candidates, row_doc = judged_docids(run, qrels, rows)
     qrels_query = np.array([index_of[q] for q in qrels.query_ids], dtype=np.int64)[qrels.qid_codes]
     width = max(len(qrels.doc_ids), 1)
     judged_keys = qrels_query * width + qrels.doc_codes
@@ -73,7 +81,8 @@ def lookup_grades(run: Run, qrels: Qrels, run_query_to_judged, rows, index_of) -
 
 
 def judged_docids(run: Run, qrels: Qrels, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The positions in ``rows`` whose docid the qrels judge (for any query), and its index in ``qrels.doc_ids``.
+    """The positions in ``rows`` whose docid the qrels judge (for any query), and its index in
+    ``qrels.doc_ids``.
 
     Probes the run's docids into the (small) qrels vocabulary, never the other way round: the
     docids' integer keys first narrow millions of rows to the few that can match, whose strings
@@ -81,7 +90,9 @@ def judged_docids(run: Run, qrels: Qrels, rows: np.ndarray) -> tuple[np.ndarray,
     """
     keys = run.keys
     candidates = keys.rows_among(keys.like(qrels.doc_ids), None if len(rows) == len(run) else rows)
-    row_doc = to_numpy(pc.index_in(take(run.docids, rows[candidates]), value_set=qrels.doc_ids), fill=-1)
+    row_doc = to_numpy(
+        pc.index_in(take(run.docids, rows[candidates]), value_set=qrels.doc_ids), fill=-1
+    )
     exact = row_doc >= 0
     return candidates[exact], row_doc[exact]
 
@@ -116,11 +127,13 @@ def sorted_within_queries(qcode: np.ndarray, key: np.ndarray) -> np.ndarray | No
         order = np.argsort(key.reshape(len(starts), width), axis=1, kind="stable")
         order += starts[:, None]  # column -> row of the run
         return order.ravel()
-    slots = np.arange(n) + np.repeat(np.arange(len(starts)) * width - starts, lengths)  # row-major place in the matrix
+    # row-major place in the matrix
+    slots = np.arange(n) + np.repeat(np.arange(len(starts)) * width - starts, lengths)
     matrix = np.full(len(starts) * width, np.inf)  # pads sort last
     matrix[slots] = key
     order = np.argsort(matrix.reshape(len(starts), width), axis=1, kind="stable") + starts[:, None]
-    return order.ravel()[(np.arange(width) < lengths[:, None]).ravel()]  # the pads, last in each query, out
+    # the pads, last in each query, out
+    return order.ravel()[(np.arange(width) < lengths[:, None]).ravel()]
 
 
 def group_starts(qcode_sorted: np.ndarray, score_sorted: np.ndarray) -> np.ndarray:
@@ -197,10 +210,17 @@ def ideal(qrels: Qrels, index_of: dict, seg_order: np.ndarray):
     return offsets, grades, ideal_query, ideal_pos
 
 
-def ideal_with_added(ideal_offsets: np.ndarray, ideal_grades: np.ndarray, ideal_query: np.ndarray, ideal_pos: np.ndarray,
-                     grade: int, added: np.ndarray):  # fmt: skip
-    """The ideal rankings with ``added[q]`` more judgments of ``grade`` in query q, still descending:
-    each query's grades >= ``grade``, then the added ones, then the rest (no sort: one pass)."""
+def ideal_with_added(
+    ideal_offsets: np.ndarray,
+    ideal_grades: np.ndarray,
+    ideal_query: np.ndarray,
+    ideal_pos: np.ndarray,
+    grade: int,
+    added: np.ndarray,
+):
+    """The ideal rankings with ``added[q]`` more judgments of ``grade`` in query q, still
+    descending: each query's grades >= ``grade``, then the added ones, then the rest (no sort: one
+    pass)."""
     counts = np.diff(ideal_offsets)
     new_counts = counts + added
     offsets = np.r_[0, np.cumsum(new_counts)].astype(np.int64)

@@ -41,33 +41,51 @@ def read_names(path: str | Path) -> dict[str, dict[str, str]]:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        raise OptionError(f"{path}:{line}: not UTF-8 text (byte {data[exc.start]:#04x}); save the names file as UTF-8") from None
+        raise OptionError(
+            f"{path}:{line}: not UTF-8 text (byte {data[exc.start]:#04x}); save the "
+            "names file as UTF-8"
+        ) from None
     for number, row in enumerate(csv.reader(io.StringIO(text, newline=""), delimiter="\t"), 1):
         if not row or (number == 1 and row[:3] == ["collection", "run", "name"]):
             continue
         if len(row) != 3:
-            raise OptionError(f"{path}:{number}: expected collection<TAB>run<TAB>name, found {len(row)} fields")
+            raise OptionError(
+                f"{path}:{number}: expected collection<TAB>run<TAB>name, found {len(row)} fields"
+            )
         found.setdefault(row[0], {})[row[1]] = row[2]
     return found
 
 
-def _summary_name(folder: str | Path, study: Study, studies: Sequence[tuple[str | Path, Study]]) -> str:
-    """A collection's name in the summary: its collection.toml name (else its folder's), with the folder
-    added where two folders give the same name, so that neither row stands for both."""
+def _summary_name(
+    folder: str | Path, study: Study, studies: Sequence[tuple[str | Path, Study]]
+) -> str:
+    """A collection's name in the summary: its collection.toml name (else its folder's), with the
+    folder added where two folders give the same name, so that neither row stands for both."""
 
     def named(study: Study, folder: str | Path) -> str:
         return study.collection.config.name if study.collection is not None else Path(folder).name
 
     name = named(study, folder)
     if sum(named(other, where) == name for where, other in studies) > 1:
-        return f"{name} ({Path(folder).resolve().name})" if name != Path(folder).resolve().name else str(Path(folder).resolve())
+        return (
+            f"{name} ({Path(folder).resolve().name})"
+            if name != Path(folder).resolve().name
+            else str(Path(folder).resolve())
+        )
     return name
 
 
-def summarise(folders: Sequence[str | Path], *, baseline: str, runs: Sequence[str] | None = None,
-              measures: Sequence[str] | None = None, names: Mapping[str, Mapping[str, str]] | None = None,
-              standardised: bool = False, level: float = 0.95,
-              options: Mapping[str, Any] | None = None) -> Summary:  # fmt: skip
+def summarise(
+    folders: Sequence[str | Path],
+    *,
+    baseline: str,
+    runs: Sequence[str] | None = None,
+    measures: Sequence[str] | None = None,
+    names: Mapping[str, Mapping[str, str]] | None = None,
+    standardised: bool = False,
+    level: float = 0.95,
+    options: Mapping[str, Any] | None = None,
+) -> Summary:
     """``runs`` (default: those every collection has) against ``baseline`` over the collection
     ``folders``; ``names``: per collection (its folder's name or its collection.toml name), its run
     names -> the names the summary matches them by."""
@@ -80,30 +98,44 @@ def summarise(folders: Sequence[str | Path], *, baseline: str, runs: Sequence[st
         collection = _summary_name(folder, study, studies)
         if collection in opened:
             raise OptionError(f"{folder}: the collection {collection!r} is given twice")
-        renamed = {**dict((names or {}).get(Path(folder).name, {})), **dict((names or {}).get(collection, {}))}
+        renamed = {
+            **dict((names or {}).get(Path(folder).name, {})),
+            **dict((names or {}).get(collection, {})),
+        }
         by_name = {renamed.get(run, run): run for run in study.run_names}
         opened[collection] = (folder, study, by_name)
     shared = set.intersection(*(set(by_name) for _, _, by_name in opened.values()))
     if baseline not in shared:
         lacking = [c for c, (_, _, by_name) in opened.items() if baseline not in by_name]
-        raise OptionError(f"--baseline {baseline!r} is no run of {', '.join(lacking)} (a names file maps runs named otherwise)")
+        raise OptionError(
+            f"--baseline {baseline!r} is no run of {', '.join(lacking)} (a names "
+            "file maps runs named otherwise)"
+        )
     chosen = list(runs) if runs else sorted(shared - {baseline})
     for run in chosen:
         if run not in shared:
             lacking = [c for c, (_, _, by_name) in opened.items() if run not in by_name]
-            raise OptionError(f"run {run!r} is not in {', '.join(lacking)} (a names file maps runs named otherwise)")
+            raise OptionError(
+                f"run {run!r} is not in {', '.join(lacking)} (a names file maps runs "
+                "named otherwise)"
+            )
     if not chosen:
-        raise OptionError("no run besides the baseline is in every collection: name them with --runs, or map names")
+        raise OptionError(
+            "no run besides the baseline is in every collection: name them with "
+            "--runs, or map names"
+        )
     per_collection = {}
     for collection, (folder, study, by_name) in opened.items():
         local = [by_name[name] for name in (baseline, *chosen)]
         evaluation = Study.open(folder, local, measures=wanted, options=options).evaluation()
-        evaluation = dataclasses.replace(evaluation, runs=(baseline, *chosen))  # the summary's names
+        # the summary's names
+        evaluation = dataclasses.replace(evaluation, runs=(baseline, *chosen))
         per_collection[collection] = (evaluation, dict(zip(wanted, study.measures, strict=True)))
     return summary(per_collection, baseline, chosen, standardised=standardised, level=level)
 
 
-# --- judges side by side ---------------------------------------------------------------------------
+# --- judges side by side
+# ---------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -133,18 +165,26 @@ def open_judges(spec: str | Path) -> Judges:
         selector = f"{rest}:{selector}".rstrip(":") if selector else rest
     path = Path(location)
     if not path.exists():
-        raise OptionError(f"{text}: no such file or folder (a qrels file, a collection folder, DIR:SOURCE or a .sqlite record)")
+        raise OptionError(
+            f"{text}: no such file or folder (a qrels file, a collection folder, "
+            "DIR:SOURCE or a .sqlite record)"
+        )
     if path.is_dir():
         collection = open_collection(path)
         if selector == "meeting" or selector.startswith("meeting:"):
             scale = collection.grade_scale(collection.read_qrels())
             return record_judges(
-                MeetingStore(path, create=False, scale=scale), selector.removeprefix("meeting").lstrip(":"), path
+                MeetingStore(path, create=False, scale=scale),
+                selector.removeprefix("meeting").lstrip(":"),
+                path,
             )
         source = collection.judges.get(selector or FILE)
         if source is None:
-            raise OptionError(f"{text}: {path.name} has no source of judgments named {selector!r}; it has "
-                              f"{', '.join(collection.judges)} and meeting")  # fmt: skip
+            raise OptionError(
+                f"{text}: {path.name} has no source of judgments named {selector!r}; "
+                "it has "
+                f"{', '.join(collection.judges)} and meeting"
+            )
         return Judges(read_qrels(source.path), source.path.name, source.kind, path)
     if path.suffix == ".sqlite":
         return record_judges(MeetingStore(path, create=False), selector, None)
@@ -157,33 +197,73 @@ def record_judges(store: MeetingStore, who: str, folder: Path | None) -> Judges:
     """A record's judgments in force: all (``who`` ""), the people's (``people``: entries not made
     under a source label) or a source label's (``llm:NAME``)."""
     if who and who != "people" and not is_source_label(who):
-        raise OptionError(f"{store.path.name}:{who}: choose people or a source label such as llm:umbrela")
-    judges = None if not who else (lambda by: not is_source_label(by)) if who == "people" else (lambda by: by == who)
+        raise OptionError(
+            f"{store.path.name}:{who}: choose people or a source label such as llm:umbrela"
+        )
+    judges = (
+        None
+        if not who
+        else (lambda by: not is_source_label(by))
+        if who == "people"
+        else (lambda by: by == who)
+    )
     import pandas as pd
 
     grades, _ = store.latest_checked(judges=judges)
     if not grades:
-        raise OptionError(f"{store.path.name}{':' + who if who else ''}: the record holds no such judgments")
-    frame = pd.DataFrame([(q, d, g) for (q, d), g in grades.items()], columns=["qid", "docid", "rel"])
+        raise OptionError(
+            f"{store.path.name}{':' + who if who else ''}: the record holds no such judgments"
+        )
+    frame = pd.DataFrame(
+        [(q, d, g) for (q, d), g in grades.items()], columns=["qid", "docid", "rel"]
+    )
     name = f"meeting:{who}" if who else "meeting"
-    kind = who if who.startswith("llm:") else "human" if who.startswith("human:") or who == "people" else "meeting"
-    return Judges(qrels_from_frame(frame, source=f"{store.path}{':' + who if who else ''}"), name, kind, folder)
+    kind = (
+        who
+        if who.startswith("llm:")
+        else "human"
+        if who.startswith("human:") or who == "people"
+        else "meeting"
+    )
+    return Judges(
+        qrels_from_frame(frame, source=f"{store.path}{':' + who if who else ''}"),
+        name,
+        kind,
+        folder,
+    )
 
 
 def judges_study(
-    a: Judges, runs: Sequence[str] = (), *, measures: Sequence[str] | None = None, options: Mapping[str, Any] | None = None
+    a: Judges,
+    runs: Sequence[str] = (),
+    *,
+    measures: Sequence[str] | None = None,
+    options: Mapping[str, Any] | None = None,
 ) -> Study:
     """The study whose qrels are ``a``'s: its collection's runs (or those named), conventions and
     measures when ``a`` is a collection's source, else the run files given (none: no runs)."""
     if a.folder is not None:
-        return dataclasses.replace(Study.open(a.folder, runs, measures=measures, options=options), qrels=a.qrels, orderer=fresh)
+        return dataclasses.replace(
+            Study.open(a.folder, runs, measures=measures, options=options),
+            qrels=a.qrels,
+            orderer=fresh,
+        )
     settings = EvalSettings.from_args(options or {})
-    chosen = tuple(as_measures(list(measures or DEFAULT_MEASURES), defaults=settings.measure_defaults))
+    chosen = tuple(
+        as_measures(list(measures or DEFAULT_MEASURES), defaults=settings.measure_defaults)
+    )
     return Study(a.qrels, {}, chosen, settings, sources=tuple(RunSource.of_paths(list(runs))))
 
 
-def compare_judges(study: Study, other: Qrels, *, names: tuple[str, str] = ("A", "B"), kinds: tuple[str, str] = ("", ""),
-                   test: TestSettings | None = None, k: int = 10) -> AgreementReport:  # fmt: skip
+def compare_judges(
+    study: Study,
+    other: Qrels,
+    *,
+    names: tuple[str, str] = ("A", "B"),
+    kinds: tuple[str, str] = ("", ""),
+    test: TestSettings | None = None,
+    k: int = 10,
+) -> AgreementReport:
     """The study's qrels (A) against ``other`` (B): their agreement, and with the study's runs, each
     measure's means under A, under B and under A filled by B, and the orderings and verdicts that
     change (:mod:`rankviz.analyses.agreement`)."""
@@ -195,7 +275,10 @@ def compare_judges(study: Study, other: Qrels, *, names: tuple[str, str] = ("A",
     if not study.run_names:
         return agreement(study.qrels, other, names=names, kinds=kinds, rel=rel, k=k)
     runs = study.runs
-    under_b = dataclasses.replace(study, qrels=other, runs_given=runs, sources=(), notes=(), orderer=fresh)  # not A's cache
+    # not A's cache
+    under_b = dataclasses.replace(
+        study, qrels=other, runs_given=runs, sources=(), notes=(), orderer=fresh
+    )
     under_filled = dataclasses.replace(under_b, qrels=filled(study.qrels, other))
     evaluations = [study.evaluation(), under_b.evaluation(), under_filled.evaluation()]
     frame = other.to_frame()
@@ -203,19 +286,31 @@ def compare_judges(study: Study, other: Qrels, *, names: tuple[str, str] = ("A",
     holes = {}
     for name, table in study.tables().items():
         unjudged = unjudged_holes(name, table, k)
-        holes[name] = (len(unjudged), sum((q, d) in judged_b for q, d in zip(unjudged["qid"], unjudged["docid"], strict=True)))
+        holes[name] = (
+            len(unjudged),
+            sum(
+                (q, d) in judged_b for q, d in zip(unjudged["qid"], unjudged["docid"], strict=True)
+            ),
+        )
     verdicts: list[dict[tuple[str, str, str], str]] = [{}, {}]
     if len(study.run_names) > 1:
         tests = (test or TestSettings()).replace(pairs="all")
         for side, evaluation in enumerate(evaluations[:2]):
             result = compare(evaluation, tests)
-            for row, verdict in zip(result.table.itertuples(index=False), result.verdicts(), strict=True):
+            for row, verdict in zip(
+                result.table.itertuples(index=False), result.verdicts(), strict=True
+            ):
                 verdicts[side][(row.measure, row.baseline, row.run)] = verdict
     rankings = []
     tables = [evaluation.means() for evaluation in evaluations]  # runs x measures, once per source
     for measure in study.measures:
         means = [table[str(measure)].to_dict() for table in tables]
-        flips = [{"baseline": b, "run": r, "verdict_a": v, "verdict_b": verdicts[1].get((m, b, r))}
-                 for (m, b, r), v in verdicts[0].items() if m == str(measure) and verdicts[1].get((m, b, r)) != v]  # fmt: skip
+        flips = [
+            {"baseline": b, "run": r, "verdict_a": v, "verdict_b": verdicts[1].get((m, b, r))}
+            for (m, b, r), v in verdicts[0].items()
+            if m == str(measure) and verdicts[1].get((m, b, r)) != v
+        ]
         rankings.append(ranking(str(measure), means[0], means[1], means[2], flips=flips))
-    return agreement(study.qrels, other, names=names, kinds=kinds, rel=rel, holes=holes, k=k, rankings=rankings)
+    return agreement(
+        study.qrels, other, names=names, kinds=kinds, rel=rel, holes=holes, k=k, rankings=rankings
+    )

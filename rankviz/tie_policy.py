@@ -43,7 +43,8 @@ class TiePolicy:
 
     @property
     def groups_together(self) -> bool:
-        """Whether each tie group is contiguous in the table (what drawing orders inside it needs)."""
+        """Whether each tie group is contiguous in the table (what drawing orders inside it
+        needs)."""
         return not self.by_rank_column
 
     @property
@@ -72,8 +73,19 @@ class TiePolicy:
 POLICIES: dict[str, TiePolicy] = {
     p.name: p
     for p in (
-        TiePolicy("trec_eval", "score descending, then docid descending (trec_eval)", "trec_eval", "circle"),
-        TiePolicy("run", "the run file's rank column, then file order", "run", "square", by_rank_column=True),
+        TiePolicy(
+            "trec_eval",
+            "score descending, then docid descending (trec_eval)",
+            "trec_eval",
+            "circle",
+        ),
+        TiePolicy(
+            "run",
+            "the run file's rank column, then file order",
+            "run",
+            "square",
+            by_rank_column=True,
+        ),
         TiePolicy(
             "optimistic",
             "relevant documents first within equal scores (optimistic)",
@@ -89,9 +101,19 @@ POLICIES: dict[str, TiePolicy] = {
             by_grade="worst",
         ),
         TiePolicy(
-            "expected", "exact mean over all orders within equal scores (expected)", "trec_eval", "diamond", closed_form=True
+            "expected",
+            "exact mean over all orders within equal scores (expected)",
+            "trec_eval",
+            "diamond",
+            closed_form=True,
         ),
-        TiePolicy("random", "mean of random orders within equal scores (see trials, seed)", "trec_eval", "x", sampled=True),
+        TiePolicy(
+            "random",
+            "mean of random orders within equal scores (see trials, seed)",
+            "trec_eval",
+            "x",
+            sampled=True,
+        ),
     )
 }
 

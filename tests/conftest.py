@@ -1,5 +1,5 @@
-"""Shared paths and markers. Tests live in folders by kind (unit, reference, app, browser), each kind a
-marker; ``-m "not browser and not slow"`` is the quick subset (README)."""
+"""Shared paths and markers. Tests live in folders by kind (unit, reference, app, browser), each
+kind a marker; ``-m "not browser and not slow"`` is the quick subset (README)."""
 
 import os
 import tempfile
@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-# no test depends on the machine's speed: hypothesis's per-example deadline (200 ms) fails a loaded machine's
-# run, not a wrong result; loaded before any test module, so every @settings inherits it
+# no test depends on the machine's speed: hypothesis's per-example deadline (200 ms) fails a loaded
+# machine's run, not a wrong result; loaded before any test module, so every @settings inherits it
 settings.register_profile("rankviz", deadline=None, print_blob=True)
 settings.load_profile("rankviz")
 
@@ -29,28 +29,35 @@ def data_dir() -> Path:
     return DATA
 
 
-#: The folders of tests by kind, each a marker: ``-m reference`` runs the comparisons with reference tools.
+#: The folders of tests by kind, each a marker: ``-m reference`` runs the comparisons with reference
+#: tools.
 KINDS = ("unit", "reference", "app", "browser")
 
 
-#: A parametrized test marked ``few``: its cases in the quick subset, the first ones; the rest run in the
-#: full suite (CI). For tests whose every case starts the app: each case checks the same rule on other input.
+#: A parametrized test marked ``few``: its cases in the quick subset, the first ones; the rest run
+#: in the full suite (CI). For tests whose every case starts the app: each case checks the same rule
+#: on other input.
 QUICK_CASES = 2
 
 
 def pytest_collection_modifyitems(items) -> None:
-    """Each test is marked with the kind its folder names (tests/browser/: ``browser``, and so on; the
-    browser tests run one after another on one worker while the others share the rest); the cases of a
-    ``few`` test after the first :data:`QUICK_CASES` are ``slow`` (the quick subset checks the rule on a
-    few cases, ``python -m pytest`` on all of them)."""
+    """Each test is marked with the kind its folder names (tests/browser/: ``browser``, and so on;
+    the browser tests run one after another on one worker while the others share the rest); the
+    cases of a
+    ``few`` test after the first :data:`QUICK_CASES` are ``slow`` (the quick subset checks the rule
+    on a few cases, ``python -m pytest`` on all of them)."""
     cases: dict[object, int] = {}
     for item in items:
         kind = Path(item.fspath).parent.name
         if kind in KINDS:
             item.add_marker(getattr(pytest.mark, kind))
-        if kind == "browser":  # one Chromium and one server at a time, on one worker (--dist loadgroup)
+        # one Chromium and one server at a time, on one worker (--dist loadgroup)
+        if kind == "browser":
             item.add_marker(pytest.mark.xdist_group("browser"))
-        if item.get_closest_marker("few") is not None and getattr(item, "callspec", None) is not None:
+        if (
+            item.get_closest_marker("few") is not None
+            and getattr(item, "callspec", None) is not None
+        ):
             cases[item.function] = cases.get(item.function, 0) + 1
             if cases[item.function] > QUICK_CASES:
                 item.add_marker(pytest.mark.slow)
@@ -61,13 +68,14 @@ def pytest_collection_modifyitems(items) -> None:
 os.environ["RANKVIZ_STORE"] = tempfile.mkdtemp(prefix="rankviz-store-")
 # the meeting's records of the sample collections too (never sample_data/*/rankviz-notes.sqlite)
 os.environ["RANKVIZ_NOTES"] = tempfile.mkdtemp(prefix="rankviz-notes-")
-os.environ["IR_DATASETS_HOME"] = tempfile.mkdtemp(prefix="rankviz-irds-")  # no test writes to ~/.ir_datasets, none downloads
+# no test writes to ~/.ir_datasets, none downloads
+os.environ["IR_DATASETS_HOME"] = tempfile.mkdtemp(prefix="rankviz-irds-")
 
 
 def run_cli(*args: str):
-    """``rankviz ARGS`` in this process (a second of imports saved per call): its exit code and what it
-    printed, as :func:`subprocess.run` gives them. Tests of a real process (the entry point, concurrent
-    writers) start one themselves."""
+    """``rankviz ARGS`` in this process (a second of imports saved per call): its exit code and what
+    it printed, as :func:`subprocess.run` gives them. Tests of a real process (the entry point,
+    concurrent writers) start one themselves."""
     import contextlib
     import io
     import subprocess

@@ -1,4 +1,5 @@
-"""Generated qrels and runs (hypothesis) with many equal scores, and the files they are written to."""
+"""Generated qrels and runs (hypothesis) with many equal scores, and the files they are written
+to."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from hypothesis import strategies as st
 DOCIDS = st.text(alphabet="aAbB019_-é", min_size=1, max_size=4)
 
 
-NUMERIC_DOCIDS = st.text(alphabet="012", min_size=1, max_size=3)  # "01" and "1": one integer, two docids
+# "01" and "1": one integer, two docids
+NUMERIC_DOCIDS = st.text(alphabet="012", min_size=1, max_size=3)
 
 
 LAYOUTS = ("as drawn", "score order", "interleaved")  # how the run file lists its lines
@@ -33,7 +35,8 @@ def collections(draw, numeric_qids: bool = False, min_grade: int = -2):
         docs = draw(st.lists(docids, min_size=1, max_size=14, unique=True))
         judged = draw(st.lists(st.sampled_from(docs + unretrieved), max_size=10, unique=True))
         grades = {d: draw(st.integers(min_grade, 4)) for d in judged}
-        if judged and max(grades.values()) < 0:  # trec_eval crashes on such a topic (-2: always; -1: in bpref)
+        # trec_eval crashes on such a topic (-2: always; -1: in bpref)
+        if judged and max(grades.values()) < 0:
             grades[judged[0]] = 0
         if grades:
             qrels[qid] = grades
@@ -45,15 +48,24 @@ def collections(draw, numeric_qids: bool = False, min_grade: int = -2):
 
 
 def write_files(tmp: Path, qrels: dict, run: dict, layout: str = "as drawn") -> tuple[Path, Path]:
-    """Files for pytrec_eval's dicts; ``layout`` lists each query's lines as drawn or by score (ties as
-    drawn, so the tie-breaking still has work), or interleaves the queries line by line."""
+    """Files for pytrec_eval's dicts; ``layout`` lists each query's lines as drawn or by score (ties
+    as drawn, so the tie-breaking still has work), or interleaves the queries line by line."""
     qrels_path, run_path = tmp / "qrels.txt", tmp / "run.txt"
-    qrels_path.write_text("".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items()))
+    qrels_path.write_text(
+        "".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items())
+    )
     per_query = {q: list(docs.items()) for q, docs in run.items()}
     if layout == "score order":
         per_query = {q: sorted(items, key=lambda item: -item[1]) for q, items in per_query.items()}
-    lines = [[f"{q} Q0 {d} {i} {s!r} tag\n" for i, (d, s) in enumerate(items)] for q, items in per_query.items()]
+    lines = [
+        [f"{q} Q0 {d} {i} {s!r} tag\n" for i, (d, s) in enumerate(items)]
+        for q, items in per_query.items()
+    ]
     if layout == "interleaved":
-        lines = [[line for group in itertools.zip_longest(*lines) for line in group if line is not None]]
-    run_path.write_text("".join(line for group in lines for line in group) or "999 Q0 d 1 1.0 tag\n")
+        lines = [
+            [line for group in itertools.zip_longest(*lines) for line in group if line is not None]
+        ]
+    run_path.write_text(
+        "".join(line for group in lines for line in group) or "999 Q0 d 1 1.0 tag\n"
+    )
     return qrels_path, run_path

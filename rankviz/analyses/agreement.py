@@ -28,7 +28,13 @@ if TYPE_CHECKING:
     from rankviz.io.model import Qrels
 
 #: Landis & Koch's (1977) words for a kappa, from its lower bound up.
-KAPPA_WORDS = ((0.8, "almost perfect"), (0.6, "substantial"), (0.4, "moderate"), (0.2, "fair"), (0.0, "slight"))
+KAPPA_WORDS = (
+    (0.8, "almost perfect"),
+    (0.6, "substantial"),
+    (0.4, "moderate"),
+    (0.2, "fair"),
+    (0.0, "slight"),
+)
 #: A tau from here up: the ordering "barely moves" (Voorhees 2000's equivalence threshold).
 TAU_EQUIVALENT = 0.9
 TOP_RUNS = 3  # the top runs whose agreement is reported
@@ -42,7 +48,11 @@ def kappa(a, b, *, labels: Sequence[int], weights: str | None = None) -> float:
     index = {label: i for i, label in enumerate(labels)}
     size = len(labels)
     observed = np.zeros((size, size))
-    np.add.at(observed, (np.array([index[x] for x in a], dtype=int), np.array([index[y] for y in b], dtype=int)), 1)
+    np.add.at(
+        observed,
+        (np.array([index[x] for x in a], dtype=int), np.array([index[y] for y in b], dtype=int)),
+        1,
+    )
     n = observed.sum()
     if n == 0:
         return float("nan")
@@ -60,12 +70,15 @@ def kappa_words(value: float) -> str:
 
 
 def judged_pairs(a: Qrels, b: Qrels) -> pd.DataFrame:
-    """Every pair either judges: qid, docid, grade_a, grade_b (missing where that source is silent)."""
+    """Every pair either judges: qid, docid, grade_a, grade_b (missing where that source is
+    silent)."""
     left = a.to_frame().rename(columns={"rel": "grade_a"})
     right = b.to_frame().rename(columns={"rel": "grade_b"})
     for frame in (left, right):
         frame["qid"], frame["docid"] = frame["qid"].astype(str), frame["docid"].astype(str)
-    return left.merge(right, on=["qid", "docid"], how="outer").astype({"grade_a": "Int64", "grade_b": "Int64"})
+    return left.merge(right, on=["qid", "docid"], how="outer").astype(
+        {"grade_a": "Int64", "grade_b": "Int64"}
+    )
 
 
 @dataclass(frozen=True)
@@ -81,16 +94,31 @@ class Ranking:
     spearman: float
     top_agreement: float  # the share of A's top runs that are B's top runs
     moved: tuple[str, ...]  # runs whose rank differs
-    flips: tuple[dict, ...] = ()  # pairs of runs whose verdict differs: baseline, run, verdict_a, verdict_b
+    # pairs of runs whose verdict differs: baseline, run, verdict_a, verdict_b
+    flips: tuple[dict, ...] = ()
 
     def to_dict(self) -> dict:
-        return {"measure": self.measure, "kendall_tau": self.kendall_tau, "tau_ap": self.tau_ap, "spearman": self.spearman,
-                "means_a": self.means_a, "means_b": self.means_b, "means_filled": self.means_filled,
-                "top_agreement": self.top_agreement, "moved": list(self.moved), "flips": list(self.flips)}  # fmt: skip
+        return {
+            "measure": self.measure,
+            "kendall_tau": self.kendall_tau,
+            "tau_ap": self.tau_ap,
+            "spearman": self.spearman,
+            "means_a": self.means_a,
+            "means_b": self.means_b,
+            "means_filled": self.means_filled,
+            "top_agreement": self.top_agreement,
+            "moved": list(self.moved),
+            "flips": list(self.flips),
+        }
 
 
-def ranking(measure: str, means_a: Mapping[str, float], means_b: Mapping[str, float], means_filled: Mapping[str, float],
-            flips: Sequence[dict] = ()) -> Ranking:  # fmt: skip
+def ranking(
+    measure: str,
+    means_a: Mapping[str, float],
+    means_b: Mapping[str, float],
+    means_filled: Mapping[str, float],
+    flips: Sequence[dict] = (),
+) -> Ranking:
     """The agreement of two orderings of the same runs (by their means under A and under B)."""
     runs = list(means_a)
     x, y = np.array([means_a[r] for r in runs]), np.array([means_b[r] for r in runs])
@@ -100,17 +128,29 @@ def ranking(measure: str, means_a: Mapping[str, float], means_b: Mapping[str, fl
         set(np.array(runs)[np.argsort(-x, kind="stable")[:top]]),
         set(np.array(runs)[np.argsort(-y, kind="stable")[:top]]),
     )
-    varied = len(runs) > 1 and np.ptp(x) > 0 and np.ptp(y) > 0  # a constant ordering has no correlation
+    # a constant ordering has no correlation
+    varied = len(runs) > 1 and np.ptp(x) > 0 and np.ptp(y) > 0
     tau = float(stats.kendalltau(x, y).statistic) if varied else float("nan")
     rho = float(stats.spearmanr(x, y).statistic) if varied else float("nan")
     moved = tuple(r for r, p, q in zip(runs, rank_a, rank_b, strict=True) if p != q)
-    return Ranking(measure, dict(means_a), dict(means_b), dict(means_filled), tau, tau_ap(x, y), rho,
-                   len(best_a & best_b) / top if top else float("nan"), moved, tuple(flips))  # fmt: skip
+    return Ranking(
+        measure,
+        dict(means_a),
+        dict(means_b),
+        dict(means_filled),
+        tau,
+        tau_ap(x, y),
+        rho,
+        len(best_a & best_b) / top if top else float("nan"),
+        moved,
+        tuple(flips),
+    )
 
 
 @dataclass(frozen=True)
 class AgreementReport:
-    """Two sources of judgments compared (:func:`agreement`); ``to_dict`` is ``rankviz agreement --format json``."""
+    """Two sources of judgments compared (:func:`agreement`); ``to_dict`` is ``rankviz agreement
+    --format json``."""
 
     name_a: str
     name_b: str
@@ -119,7 +159,8 @@ class AgreementReport:
     rel: int
     pairs: pd.DataFrame  # qid, docid, grade_a, grade_b: every pair either judges
     labels: tuple[int, ...]
-    holes: dict[str, tuple[int, int]] = field(default_factory=dict)  # run -> (A's unjudged top-K pairs, B judges of them)
+    # run -> (A's unjudged top-K pairs, B judges of them)
+    holes: dict[str, tuple[int, int]] = field(default_factory=dict)
     k: int = 10
     rankings: tuple[Ranking, ...] = ()
 
@@ -127,7 +168,9 @@ class AgreementReport:
 
     @property
     def both(self) -> pd.DataFrame:
-        return self.pairs.dropna(subset=["grade_a", "grade_b"]).astype({"grade_a": int, "grade_b": int})
+        return self.pairs.dropna(subset=["grade_a", "grade_b"]).astype(
+            {"grade_a": int, "grade_b": int}
+        )
 
     def confusion(self) -> dict[int, dict[int, int]]:
         """``{grade_a: {grade_b: count}}`` over the labels (zeros included)."""
@@ -146,27 +189,46 @@ class AgreementReport:
             "agreement": float((a == b).mean()) if n else float("nan"),
             "kappa": kappa(a, b, labels=self.labels),
             "kappa_linear": kappa(a, b, labels=self.labels, weights="linear"),
-            "mean_difference": float((b - a).mean()) if n else float("nan"),  # B - A: above 0, B is more lenient
+            # B - A: above 0, B is more lenient
+            "mean_difference": float((b - a).mean()) if n else float("nan"),
             "kappa_binary": kappa(rel_a, rel_b, labels=[False, True]),
-            "precision_b": float((rel_a & rel_b).sum() / rel_b.sum()) if rel_b.any() else float("nan"),
+            "precision_b": float((rel_a & rel_b).sum() / rel_b.sum())
+            if rel_b.any()
+            else float("nan"),
             "recall_b": float((rel_a & rel_b).sum() / rel_a.sum()) if rel_a.any() else float("nan"),
-            "b_relevant_of_a_nonrelevant": float(rel_b[~rel_a].mean()) if (~rel_a).any() else float("nan"),
-            "b_nonrelevant_of_a_relevant": float((~rel_b[rel_a]).mean()) if rel_a.any() else float("nan"),
+            "b_relevant_of_a_nonrelevant": float(rel_b[~rel_a].mean())
+            if (~rel_a).any()
+            else float("nan"),
+            "b_nonrelevant_of_a_relevant": float((~rel_b[rel_a]).mean())
+            if rel_a.any()
+            else float("nan"),
             "only_a": int((self.pairs["grade_a"].notna() & self.pairs["grade_b"].isna()).sum()),
             "only_b": int((self.pairs["grade_b"].notna() & self.pairs["grade_a"].isna()).sum()),
         }
 
     def per_query(self) -> pd.DataFrame:
-        """Per query with pairs both judge: pairs, agreement, kappa; those that disagree most first."""
+        """Per query with pairs both judge: pairs, agreement, kappa; those that disagree most
+        first."""
         import pandas as pd
 
         rows = []
         for qid, part in self.both.groupby("qid", sort=False):
             a, b = part["grade_a"].to_numpy(), part["grade_b"].to_numpy()
-            rows.append({"qid": qid, "pairs": len(part), "agreement": float((a == b).mean()),
-                         "kappa": kappa(a, b, labels=self.labels), "mean_difference": float((b - a).mean())})  # fmt: skip
-        frame = pd.DataFrame(rows, columns=["qid", "pairs", "agreement", "kappa", "mean_difference"])
-        return frame.sort_values(["agreement", "kappa", "qid"], na_position="last", kind="stable").reset_index(drop=True)
+            rows.append(
+                {
+                    "qid": qid,
+                    "pairs": len(part),
+                    "agreement": float((a == b).mean()),
+                    "kappa": kappa(a, b, labels=self.labels),
+                    "mean_difference": float((b - a).mean()),
+                }
+            )
+        frame = pd.DataFrame(
+            rows, columns=["qid", "pairs", "agreement", "kappa", "mean_difference"]
+        )
+        return frame.sort_values(
+            ["agreement", "kappa", "qid"], na_position="last", kind="stable"
+        ).reset_index(drop=True)
 
     def leniency(self) -> pd.DataFrame:
         """Per grade of A, the share of each grade B gives (rows sum to 1)."""
@@ -176,7 +238,8 @@ class AgreementReport:
         return table.div(table.sum(axis=1).replace(0, np.nan), axis=0)
 
     def scale(self, column: str) -> tuple[int, int]:
-        """The lowest and highest grade one source gives (``grade_a`` or ``grade_b``), over every pair it judges."""
+        """The lowest and highest grade one source gives (``grade_a`` or ``grade_b``), over every
+        pair it judges."""
         grades = self.pairs[column].dropna()
         return (int(grades.min()), int(grades.max())) if len(grades) else (0, 0)
 
@@ -188,37 +251,61 @@ class AgreementReport:
         a, b = self.name_a, self.name_b
         if not s["pairs"]:
             return [f"{a} and {b} judge no pair in common: nothing to compare but their coverage"]
-        lines = [f"{a} and {b} agree on {s['agreement']:.0%} of the {s['pairs']:,} pairs both judge; kappa {s['kappa']:.2f} "
-                 f"({kappa_words(s['kappa'])}), linear-weighted {s['kappa_linear']:.2f}"]  # fmt: skip
+        lines = [
+            f"{a} and {b} agree on {s['agreement']:.0%} of the {s['pairs']:,} pairs both "
+            f"judge; kappa {s['kappa']:.2f} "
+            f"({kappa_words(s['kappa'])}), linear-weighted {s['kappa_linear']:.2f}"
+        ]
         scale_a, scale_b = self.scale("grade_a"), self.scale("grade_b")
         if scale_a != scale_b:
             lines.append(
-                f"the scales differ ({a} grades {scale_a[0]} to {scale_a[1]}, {b} {scale_b[0]} to {scale_b[1]}): "
+                f"the scales differ ({a} grades {scale_a[0]} to {scale_a[1]}, {b} {scale_b[0]} to "
+                f"{scale_b[1]}): "
                 "agreement and kappa compare the grades as numbers, so read the binarised kappa "
                 f"(relevant from grade {self.rel}) or map one scale onto the other first"
             )
         up, down = s["b_relevant_of_a_nonrelevant"], s["b_nonrelevant_of_a_relevant"]
         if np.isfinite(up) and np.isfinite(down) and up != down:
             if up > down:
-                lines.append(f"{b} is more lenient: {up:.0%} of {a}'s non-relevant pairs get grade {self.rel} or more")
+                lines.append(
+                    f"{b} is more lenient: {up:.0%} of {a}'s non-relevant pairs get grade "
+                    f"{self.rel} or more"
+                )
             else:
-                lines.append(f"{b} is stricter: {down:.0%} of {a}'s relevant pairs get a grade below {self.rel}")
+                lines.append(
+                    f"{b} is stricter: {down:.0%} of {a}'s relevant pairs get a grade "
+                    f"below {self.rel}"
+                )
         for r in self.rankings:
             runs = len(r.means_a)
             if not np.isfinite(r.kendall_tau):
                 continue
             if r.kendall_tau >= TAU_EQUIVALENT:
-                lines.append(f"the ordering of the {runs} runs by {r.measure} barely moves: tau {r.kendall_tau:.2f}")
+                lines.append(
+                    f"the ordering of the {runs} runs by {r.measure} barely moves: tau "
+                    f"{r.kendall_tau:.2f}"
+                )
             else:
-                lines.append(f"the ordering of the {runs} runs by {r.measure} changes: tau {r.kendall_tau:.2f}, tau-AP "
-                             f"{r.tau_ap:.2f}; {len(r.moved)} runs move")  # fmt: skip
+                lines.append(
+                    f"the ordering of the {runs} runs by {r.measure} changes: tau "
+                    f"{r.kendall_tau:.2f}, tau-AP "
+                    f"{r.tau_ap:.2f}; {len(r.moved)} runs move"
+                )
             if r.flips:
-                pairs = "1 pair of runs changes its" if len(r.flips) == 1 else f"{len(r.flips)} pairs of runs change their"
+                pairs = (
+                    "1 pair of runs changes its"
+                    if len(r.flips) == 1
+                    else (f"{len(r.flips)} pairs of runs change their")
+                )
                 lines.append(f"{pairs} significance verdict on {r.measure}")
         if any(kind.startswith("llm") for kind in (self.kind_a, self.kind_b)):
             judge = b if self.kind_b.startswith("llm") else a
-            lines.append(f"{judge} is an LLM judge: runs built on the same or a similar model may be favoured by it "
-                         "(circularity); check which runs use LLMs before trusting their gains under it")  # fmt: skip
+            lines.append(
+                f"{judge} is an LLM judge: runs built on the same or a similar model may "
+                "be favoured by it "
+                "(circularity); check which runs use LLMs before trusting their gains "
+                "under it"
+            )
         return lines
 
     # --- renderings ---------------------------------------------------------------------------
@@ -230,8 +317,12 @@ class AgreementReport:
             "b": {"name": self.name_b, "kind": self.kind_b},
             "rel": self.rel,
             **s,
-            "confusion": {str(a): {str(b): n for b, n in row.items()} for a, row in self.confusion().items()},
-            "holes": {run: {"unjudged_by_a": n, "judged_by_b": m} for run, (n, m) in self.holes.items()},
+            "confusion": {
+                str(a): {str(b): n for b, n in row.items()} for a, row in self.confusion().items()
+            },
+            "holes": {
+                run: {"unjudged_by_a": n, "judged_by_b": m} for run, (n, m) in self.holes.items()
+            },
             "k": self.k,
             "queries": self.per_query().head(QUERIES_LISTED).to_dict(orient="records"),
             "rankings": [r.to_dict() for r in self.rankings],
@@ -243,25 +334,78 @@ class AgreementReport:
 
         summary = pd.DataFrame([self.summary()])
         confusion = pd.DataFrame(self.confusion()).T.rename_axis(index="grade_a", columns="grade_b")
-        rankings = pd.DataFrame([{k: v for k, v in r.to_dict().items() if not isinstance(v, (dict, list))} | {
-            "moved": ", ".join(r.moved), "flips": len(r.flips)} for r in self.rankings])  # fmt: skip
-        means = pd.DataFrame([{"measure": r.measure, "run": run, "mean_a": r.means_a[run], "mean_b": r.means_b[run],
-                               "mean_filled": r.means_filled[run]} for r in self.rankings for run in r.means_a])  # fmt: skip
-        holes = pd.DataFrame([{"run": run, "unjudged_by_a": n, "judged_by_b": m, "share": m / n if n else float("nan")}
-                              for run, (n, m) in self.holes.items()])  # fmt: skip
+        rankings = pd.DataFrame(
+            [
+                {k: v for k, v in r.to_dict().items() if not isinstance(v, (dict, list))}
+                | {"moved": ", ".join(r.moved), "flips": len(r.flips)}
+                for r in self.rankings
+            ]
+        )
+        means = pd.DataFrame(
+            [
+                {
+                    "measure": r.measure,
+                    "run": run,
+                    "mean_a": r.means_a[run],
+                    "mean_b": r.means_b[run],
+                    "mean_filled": r.means_filled[run],
+                }
+                for r in self.rankings
+                for run in r.means_a
+            ]
+        )
+        holes = pd.DataFrame(
+            [
+                {
+                    "run": run,
+                    "unjudged_by_a": n,
+                    "judged_by_b": m,
+                    "share": m / n if n else float("nan"),
+                }
+                for run, (n, m) in self.holes.items()
+            ]
+        )
         flips = pd.DataFrame([{"measure": r.measure, **f} for r in self.rankings for f in r.flips])
-        return {"summary": summary, "confusion": confusion, "leniency": self.leniency(), "queries": self.per_query(),
-                "rankings": rankings,
-                "means": means, "holes": holes, "flips": flips}  # fmt: skip
+        return {
+            "summary": summary,
+            "confusion": confusion,
+            "leniency": self.leniency(),
+            "queries": self.per_query(),
+            "rankings": rankings,
+            "means": means,
+            "holes": holes,
+            "flips": flips,
+        }
 
 
-def agreement(a: Qrels, b: Qrels, *, names: tuple[str, str] = ("A", "B"), kinds: tuple[str, str] = ("", ""), rel: int = 1,
-              holes: Mapping[str, tuple[int, int]] | None = None, k: int = 10,
-              rankings: Sequence[Ranking] = ()) -> AgreementReport:  # fmt: skip
-    """``a`` and ``b`` compared; the runs' part (``holes``, ``rankings``) comes from the study that has the runs.
-    ``rel`` binarises the grades as everywhere else (from 1, as trec_eval -l: grade 0 is not relevant)."""
+def agreement(
+    a: Qrels,
+    b: Qrels,
+    *,
+    names: tuple[str, str] = ("A", "B"),
+    kinds: tuple[str, str] = ("", ""),
+    rel: int = 1,
+    holes: Mapping[str, tuple[int, int]] | None = None,
+    k: int = 10,
+    rankings: Sequence[Ranking] = (),
+) -> AgreementReport:
+    """``a`` and ``b`` compared; the runs' part (``holes``, ``rankings``) comes from the study that
+    has the runs.
+    ``rel`` binarises the grades as everywhere else (from 1, as trec_eval -l: grade 0 is not
+    relevant)."""
     rel = REL.check(rel)
     pairs = judged_pairs(a, b)
     grades = np.concatenate([a.grade, b.grade]).astype(int)
     labels = tuple(range(int(grades.min()), int(grades.max()) + 1)) if len(grades) else (0,)
-    return AgreementReport(names[0], names[1], kinds[0], kinds[1], rel, pairs, labels, dict(holes or {}), k, tuple(rankings))
+    return AgreementReport(
+        names[0],
+        names[1],
+        kinds[0],
+        kinds[1],
+        rel,
+        pairs,
+        labels,
+        dict(holes or {}),
+        k,
+        tuple(rankings),
+    )

@@ -16,11 +16,15 @@ from rankviz.ranking import RankingTable
 
 def best_per_measure(means: pd.DataFrame) -> dict[str, list[str]]:
     """The run(s) with the highest mean of each measure (all tied best runs)."""
-    return {col: means.index[np.isclose(means[col], means[col].max(), rtol=0, atol=1e-12)].tolist() for col in means}
+    return {
+        col: means.index[np.isclose(means[col], means[col].max(), rtol=0, atol=1e-12)].tolist()
+        for col in means
+    }
 
 
 def deltas(matrix: pd.DataFrame, baseline: str, run: str) -> pd.DataFrame:
-    """Per-query baseline value, run value and delta (run - baseline), sorted by delta descending."""
+    """Per-query baseline value, run value and delta (run - baseline), sorted by delta
+    descending."""
     frame = pd.DataFrame({"baseline": matrix[baseline], "run": matrix[run]})
     frame["delta"] = frame["run"] - frame["baseline"]
     return frame.sort_values("delta", ascending=False, kind="stable")
@@ -28,42 +32,62 @@ def deltas(matrix: pd.DataFrame, baseline: str, run: str) -> pd.DataFrame:
 
 def wins_ties_losses(delta: pd.Series, *, tolerance: float = 1e-12) -> tuple[int, int, int]:
     """Queries where the run is better, equal (within tolerance), worse than the baseline."""
-    return int((delta > tolerance).sum()), int((delta.abs() <= tolerance).sum()), int((delta < -tolerance).sum())
+    return (
+        int((delta > tolerance).sum()),
+        int((delta.abs() <= tolerance).sum()),
+        int((delta < -tolerance).sum()),
+    )
 
 
 def first_relevant_rank(table: RankingTable, rel: int) -> pd.Series:
     """1-based rank of the first relevant document per query; NaN where the run finds none."""
     ranks = first_hit_rank(table, rows_with_grade_at_least(table, rel))
-    return pd.Series(np.where(ranks > 0, ranks, np.nan), index=pd.Index(table.qids, name="qid")).sort_index()
+    return pd.Series(
+        np.where(ranks > 0, ranks, np.nan), index=pd.Index(table.qids, name="qid")
+    ).sort_index()
 
 
 def relevant_ranks(table: RankingTable, rel: int) -> pd.DataFrame:
     """Every retrieved relevant document: its query, rank and grade."""
     rows = rows_with_grade_at_least(table, rel)
-    return pd.DataFrame({"qid": table.qids[table.row_query[rows]], "rank": table.pos[rows] + 1, "grade": table.grade[rows]})
+    return pd.DataFrame(
+        {
+            "qid": table.qids[table.row_query[rows]],
+            "rank": table.pos[rows] + 1,
+            "grade": table.grade[rows],
+        }
+    )
 
 
 def hits_curve(table: RankingTable, rel: int, depth: int) -> pd.Series:
     """Hits@K for K = 1..depth: share of queries with a relevant document in the top K."""
     first = first_relevant_rank(table, rel)
-    counts = np.bincount(first.dropna().astype(int).clip(upper=depth + 1), minlength=depth + 2)[1 : depth + 1]
+    counts = np.bincount(first.dropna().astype(int).clip(upper=depth + 1), minlength=depth + 2)[
+        1 : depth + 1
+    ]
     return pd.Series(np.cumsum(counts) / len(first), index=pd.RangeIndex(1, depth + 1, name="K"))
 
 
 @dataclass(frozen=True, eq=False)
 class RankReport:
     """Where each run puts the relevant documents (grade >= ``rel``), down to ``depth``, the deepest
-    ranking: the first relevant rank per query, every relevant document's rank, and Hits@K for every K."""
+    ranking: the first relevant rank per query, every relevant document's rank, and Hits@K for every
+    K."""
 
     first: dict[str, pd.Series]  # per run: qid -> first relevant rank (NaN: none found)
     ranks: dict[str, pd.DataFrame]  # per run: qid, rank, grade of every retrieved relevant document
-    hits: dict[str, pd.Series]  # per run: K -> share of queries with a relevant document in the top K
+    # per run: K -> share of queries with a relevant document in the top K
+    hits: dict[str, pd.Series]
     depth: int
     rel: int
 
     def to_frames(self) -> dict[str, pd.DataFrame]:
-        """``first_relevant_rank`` (queries x runs), ``relevant_ranks`` (run, qid, rank, grade), ``hits`` (K x runs)."""
-        ranks = [frame.assign(run=name)[["run", "qid", "rank", "grade"]] for name, frame in self.ranks.items()]
+        """``first_relevant_rank`` (queries x runs), ``relevant_ranks`` (run, qid, rank, grade),
+        ``hits`` (K x runs)."""
+        ranks = [
+            frame.assign(run=name)[["run", "qid", "rank", "grade"]]
+            for name, frame in self.ranks.items()
+        ]
         return {
             "first_relevant_rank": pd.DataFrame(self.first),
             "relevant_ranks": pd.concat(ranks, ignore_index=True)
@@ -85,8 +109,11 @@ def rank_report(tables: Mapping[str, RankingTable], rel: int) -> RankReport:
     )
 
 
-def wins_ties_losses_by_group(delta: pd.Series, groups: pd.Series, *, tolerance: float = 1e-12) -> pd.DataFrame:
-    """Per group: number of queries, wins, ties and losses of the run against the baseline, mean delta."""
+def wins_ties_losses_by_group(
+    delta: pd.Series, groups: pd.Series, *, tolerance: float = 1e-12
+) -> pd.DataFrame:
+    """Per group: number of queries, wins, ties and losses of the run against the baseline, mean
+    delta."""
     rows = {
         group: dict(
             zip(("wins", "ties", "losses"), wins_ties_losses(part, tolerance=tolerance)),
@@ -95,4 +122,6 @@ def wins_ties_losses_by_group(delta: pd.Series, groups: pd.Series, *, tolerance:
         )
         for group, part in delta.groupby(groups.reindex(delta.index), sort=True)
     }
-    return pd.DataFrame.from_dict(rows, orient="index")[["queries", "wins", "ties", "losses", "mean_delta"]].rename_axis("group")
+    return pd.DataFrame.from_dict(rows, orient="index")[
+        ["queries", "wins", "ties", "losses", "mean_delta"]
+    ].rename_axis("group")

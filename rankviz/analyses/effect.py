@@ -41,15 +41,23 @@ def effect_size(a, b, *, confidence_level: float = 0.95) -> EffectSize:
     t, df = dz * np.sqrt(n), n - 1
 
     def noncentrality(probability: float) -> float:
-        # the interval of the noncentrality is about t +- z sqrt(1 + t^2 / 2df); bracket well outside it
+        # the interval of the noncentrality is about t +- z sqrt(1 + t^2 / 2df); bracket well
+        # outside it
         span = 1 + 6 * np.sqrt(1 + t * t / (2 * df))
         try:
-            return optimize.brentq(lambda nc: stats.nct.cdf(t, df, nc) - probability, t - span, t + span)
+            return optimize.brentq(
+                lambda nc: stats.nct.cdf(t, df, nc) - probability, t - span, t + span
+            )
         except ValueError:
             return np.nan
 
     tail = (1 - confidence_level) / 2
-    return EffectSize(float(dz), noncentrality(1 - tail) / np.sqrt(n), noncentrality(tail) / np.sqrt(n), confidence_level)
+    return EffectSize(
+        float(dz),
+        noncentrality(1 - tail) / np.sqrt(n),
+        noncentrality(tail) / np.sqrt(n),
+        confidence_level,
+    )
 
 
 def t_test_power(n: int, effect: float, *, alpha: float = 0.05) -> float:

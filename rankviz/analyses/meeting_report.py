@@ -1,5 +1,5 @@
-"""What an error-analysis meeting decided, to take away: the means under the qrels file and under the
-meeting's judgments with their verdicts, and every query the meeting touched (judged, tagged or
+"""What an error-analysis meeting decided, to take away: the means under the qrels file and under
+the meeting's judgments with their verdicts, and every query the meeting touched (judged, tagged or
 noted) with both runs' top K side by side, the grades from the file and from the meeting (who,
 when), the texts, tags, note and history. :func:`rankviz.export.meeting_html` writes it as one page.
 """
@@ -40,14 +40,18 @@ class MeetingReport:
     conventions: tuple[str, ...]
     baseline: str
     run: str
-    means: pd.DataFrame  # run, measure, qrels file, with the meeting's, change, verdict file, verdict meeting
+    # run, measure, qrels file, with the meeting's, change, verdict file, verdict meeting
+    means: pd.DataFrame
     queries: tuple[DiscussedQuery, ...]
     judgments: int  # pairs the meeting judged (its latest grades in force)
 
     def to_frames(self) -> dict[str, pd.DataFrame]:
         """``means`` (see the field) and ``documents`` (qid plus each discussed query's rows)."""
         rows = [q.documents.assign(qid=q.qid) for q in self.queries]
-        return {"means": self.means, "documents": pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()}
+        return {
+            "means": self.means,
+            "documents": pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(),
+        }
 
     def to_dict(self) -> dict:
         return {
@@ -57,15 +61,22 @@ class MeetingReport:
             "run": self.run,
             "means": self.means.to_dict(orient="records"),
             "queries": [
-                {"qid": q.qid, "text": q.text, "documents": q.documents.to_dict(orient="records"), "tags": list(q.tags),
-                 "note": q.note, "history": [vars(e) for e in q.history]}
+                {
+                    "qid": q.qid,
+                    "text": q.text,
+                    "documents": q.documents.to_dict(orient="records"),
+                    "tags": list(q.tags),
+                    "note": q.note,
+                    "history": [vars(e) for e in q.history],
+                }
                 for q in self.queries
             ],
-        }  # fmt: skip
+        }
 
 
-def means_with_verdicts(before: Evaluation, after: Evaluation, tested_before: Comparison,
-                        tested_after: Comparison) -> pd.DataFrame:  # fmt: skip
+def means_with_verdicts(
+    before: Evaluation, after: Evaluation, tested_before: Comparison, tested_after: Comparison
+) -> pd.DataFrame:
     """Per run and measure: the mean under the file's qrels and under the meeting's, the change, and
     the verdict against the baseline under each (empty for the baseline)."""
     file_means, meeting_means = before.means().stack(), after.means().stack()
@@ -74,22 +85,36 @@ def means_with_verdicts(before: Evaluation, after: Evaluation, tested_before: Co
     frame.index.names = ["run", "measure"]
     for label, tested in (("verdict file", tested_before), ("verdict meeting", tested_after)):
         table = tested.table
-        verdicts = pd.Series(tested.verdicts(), index=pd.MultiIndex.from_arrays([table["run"], table["measure"]]))
+        verdicts = pd.Series(
+            tested.verdicts(), index=pd.MultiIndex.from_arrays([table["run"], table["measure"]])
+        )
         frame[label] = [verdicts.get(key, "") for key in frame.index]
     return frame.reset_index()
 
 
-def discussed_query(qid: str, text: str, tables: Mapping[str, RankingTable], baseline: str, run: str, *, k: int,
-                    file_grades: Mapping[tuple[str, str], int], judged: Mapping[tuple[str, str], Judgment],
-                    titles: Callable[[list[str]], Mapping[str, str]], tags: list[str], note: str,
-                    history: list[Entry]) -> DiscussedQuery:  # fmt: skip
+def discussed_query(
+    qid: str,
+    text: str,
+    tables: Mapping[str, RankingTable],
+    baseline: str,
+    run: str,
+    *,
+    k: int,
+    file_grades: Mapping[tuple[str, str], int],
+    judged: Mapping[tuple[str, str], Judgment],
+    titles: Callable[[list[str]], Mapping[str, str]],
+    tags: list[str],
+    note: str,
+    history: list[Entry],
+) -> DiscussedQuery:
     """One discussed query's rows: both runs' top ``k`` aligned (the meeting's qrels in force)."""
     if qid in set(tables[baseline].qids):
         view = aligned(tables[baseline], tables[run], qid, k)
     else:  # a query the runs do not answer (or the qrels do not hold)
         view = pd.DataFrame(columns=["docid", "baseline rank", "run rank", "move"])
     docids = view["docid"].astype(str).tolist()
-    extra = [d for (q, d) in judged if q == qid and d not in set(docids)]  # judged documents neither top K holds
+    # judged documents neither top K holds
+    extra = [d for (q, d) in judged if q == qid and d not in set(docids)]
     rows = pd.DataFrame({"docid": docids + extra})
     rows[f"{baseline} rank"] = [*view["baseline rank"], *[np.nan] * len(extra)]
     rows[f"{run} rank"] = [*view["run rank"], *[np.nan] * len(extra)]

@@ -60,9 +60,10 @@ def tau_ap(x, y) -> float:
 
 
 def _tau_ap_b_one_way(x: np.ndarray, reference: np.ndarray) -> float:
-    """Each item the reference ranks below another (a pivot): the share of the items strictly above it
-    in the reference that ``x`` also places strictly above it; 2 * the mean share - 1."""
-    above = reference[None, :] > reference[:, None]  # above[i, j]: j strictly above i in the reference
+    """Each item the reference ranks below another (a pivot): the share of the items strictly above
+    it in the reference that ``x`` also places strictly above it; 2 * the mean share - 1."""
+    # above[i, j]: j strictly above i in the reference
+    above = reference[None, :] > reference[:, None]
     placed = above.sum(axis=1)
     pivots = placed > 0
     if not pivots.any():
@@ -72,8 +73,9 @@ def _tau_ap_b_one_way(x: np.ndarray, reference: np.ndarray) -> float:
 
 
 def agreement(means: pd.DataFrame, *, method: str = "kendall") -> pd.DataFrame:
-    """Measures x measures correlation of the run orderings: ``kendall`` (``scipy.stats.kendalltau``,
-    tau-b) or ``tau_ap``. NaN where a measure gives every run the same mean."""
+    """Measures x measures correlation of the run orderings: ``kendall``
+    (``scipy.stats.kendalltau``, tau-b) or ``tau_ap``. NaN where a measure gives every run the same
+    mean."""
     columns = list(means.columns)
     result = pd.DataFrame(np.eye(len(columns)), index=columns, columns=columns)
     for a, b in combinations(columns, 2):
@@ -99,7 +101,8 @@ def discriminative_power(
     (randomised Tukey HSD by default, or any test of :func:`~rankviz.significance.compare_runs`
     with Holm's correction over the pairs), and the achieved significance level of every pair.
 
-    Returns ``(summary, asl)``: summary has ``pairs``, ``significant``, ``power`` per measure; asl has
+    Returns ``(summary, asl)``: summary has ``pairs``, ``significant``, ``power`` per measure; asl
+    has
     ``measure``, ``pair rank`` (1 = most significant) and ``p`` (sorted ascending), the ASL curve.
     """
     generator = np.random.default_rng(rng)
@@ -110,16 +113,28 @@ def discriminative_power(
         p = np.sort(table["p_adjusted"].to_numpy())
         significant = int((p < alpha).sum())
         rows.append(
-            {"measure": measure, "pairs": len(p), "significant": significant, "power": significant / len(p) if len(p) else 0.0}
+            {
+                "measure": measure,
+                "pairs": len(p),
+                "significant": significant,
+                "power": significant / len(p) if len(p) else 0.0,
+            }
         )
-        curves.append(pd.DataFrame({"measure": measure, "pair rank": np.arange(1, len(p) + 1), "p": p}))
+        curves.append(
+            pd.DataFrame({"measure": measure, "pair rank": np.arange(1, len(p) + 1), "p": p})
+        )
     summary = pd.DataFrame(rows).set_index("measure")
-    return summary, pd.concat(curves, ignore_index=True) if curves else pd.DataFrame(columns=["measure", "pair rank", "p"])
+    return summary, pd.concat(curves, ignore_index=True) if curves else pd.DataFrame(
+        columns=["measure", "pair rank", "p"]
+    )
 
 
-def swap_rate(matrix: pd.DataFrame, *, trials: int = 1000, rng: np.random.Generator | int | None = None) -> float:
-    """Share of (trial, run pair) where the two runs' order differs between two disjoint random halves
-    of the queries (pairs tied in either half count as not swapped). 0 with fewer than two runs."""
+def swap_rate(
+    matrix: pd.DataFrame, *, trials: int = 1000, rng: np.random.Generator | int | None = None
+) -> float:
+    """Share of (trial, run pair) where the two runs' order differs between two disjoint random
+    halves of the queries (pairs tied in either half count as not swapped). 0 with fewer than two
+    runs."""
     values = matrix.to_numpy(dtype=np.float64)
     n, runs = values.shape
     if runs < 2 or n < 2:
@@ -138,34 +153,53 @@ def swap_rate(matrix: pd.DataFrame, *, trials: int = 1000, rng: np.random.Genera
 
 
 def swap_rates(
-    matrices: Mapping[str, pd.DataFrame], *, trials: int = 1000, rng: np.random.Generator | int | None = None
+    matrices: Mapping[str, pd.DataFrame],
+    *,
+    trials: int = 1000,
+    rng: np.random.Generator | int | None = None,
 ) -> pd.Series:
     """:func:`swap_rate` of every measure, on the same random halves."""
     seed = int(np.random.default_rng(rng).integers(2**63))
     return pd.Series(
-        {measure: swap_rate(matrix, trials=trials, rng=seed) for measure, matrix in matrices.items()}, name="swap rate"
+        {
+            measure: swap_rate(matrix, trials=trials, rng=seed)
+            for measure, matrix in matrices.items()
+        },
+        name="swap rate",
     )
 
 
 def parameter_sensitivity(
-    tables: Mapping[str, RankingTable], measures: list[Measure], settings: EvalSettings, *, top_grade: int, **aggregation
+    tables: Mapping[str, RankingTable],
+    measures: list[Measure],
+    settings: EvalSettings,
+    *,
+    top_grade: int,
+    **aggregation,
 ) -> pd.DataFrame:
     """How a measure's ordering of the runs moves with its parameters: Kendall's tau between the run
     means at the measure's ``rel`` and at ``rel + 1`` (binary measures), and for ERR between its
-    ``gmax`` and ``gmax + 1``. NaN where the measure has no such parameter or the change is impossible."""
+    ``gmax`` and ``gmax + 1``. NaN where the measure has no such parameter or the change is
+    impossible."""
     rows = []
     for measure in measures:
         params = {p.name for p in measure.family.params}
         row = {"measure": str(measure), "threshold tau": np.nan, "gmax tau": np.nan}
         if "rel" in params and (rel := int(measure.number("rel"))) + 1 <= top_grade:
-            row["threshold tau"] = _ordering_tau(tables, measure, "rel", rel + 1, settings, aggregation)
+            row["threshold tau"] = _ordering_tau(
+                tables, measure, "rel", rel + 1, settings, aggregation
+            )
         if "gmax" in params:
-            row["gmax tau"] = _ordering_tau(tables, measure, "gmax", int(measure.number("gmax")) + 1, settings, aggregation)
+            row["gmax tau"] = _ordering_tau(
+                tables, measure, "gmax", int(measure.number("gmax")) + 1, settings, aggregation
+            )
         rows.append(row)
     return pd.DataFrame(rows).set_index("measure")
 
 
-def _ordering_tau(tables, measure: Measure, param: str, value: int, settings: EvalSettings, aggregation: dict) -> float:
+def _ordering_tau(
+    tables, measure: Measure, param: str, value: int, settings: EvalSettings, aggregation: dict
+) -> float:
     if len(tables) < 2:
         return float("nan")
     changed = make(measure.name, measure.cutoff, **{**dict(measure.params), param: value})
@@ -174,7 +208,8 @@ def _ordering_tau(tables, measure: Measure, param: str, value: int, settings: Ev
 
 
 def tie_widths(pessimistic: Evaluation, optimistic: Evaluation) -> pd.Series:
-    """Per measure, the largest optimistic - pessimistic mean over the runs: how far ties alone can move a run."""
+    """Per measure, the largest optimistic - pessimistic mean over the runs: how far ties alone can
+    move a run."""
     return (optimistic.means() - pessimistic.means()).max().rename("tie width")
 
 
@@ -201,14 +236,24 @@ class MetricReport:
         return f"MetricReport({len(self.means)} runs; measures: {', '.join(self.measures)})"
 
     def to_frames(self) -> dict[str, pd.DataFrame]:
-        """``means`` (runs x measures), ``kendall`` and ``tau_ap`` (measures x measures), ``discriminative_power``
-        (per measure: ``power``, the share of run pairs separated), ``stability`` (per measure: ``swap rate``,
-        ``tie width``, ``threshold tau``, ``gmax tau``) and ``asl`` (measure, pair, achieved significance level)."""
-        return {"means": self.means, "kendall": self.kendall, "tau_ap": self.tau_ap, "discriminative_power": self.power,
-                "stability": self.stability, "asl": self.asl}  # fmt: skip
+        """``means`` (runs x measures), ``kendall`` and ``tau_ap`` (measures x measures),
+        ``discriminative_power``
+        (per measure: ``power``, the share of run pairs separated), ``stability`` (per measure:
+        ``swap rate``,
+        ``tie width``, ``threshold tau``, ``gmax tau``) and ``asl`` (measure, pair, achieved
+        significance level)."""
+        return {
+            "means": self.means,
+            "kendall": self.kendall,
+            "tau_ap": self.tau_ap,
+            "discriminative_power": self.power,
+            "stability": self.stability,
+            "asl": self.asl,
+        }
 
     def to_dict(self) -> dict:
-        """The task, the recommendations, the measures, every frame and the collection's warnings."""
+        """The task, the recommendations, the measures, every frame and the collection's
+        warnings."""
         frames = self.to_frames()
         asl = frames.pop("asl")
         return {
@@ -222,8 +267,9 @@ class MetricReport:
         }
 
     def for_task(self, task: Task, asked: Sequence[str]) -> tuple[list[Recommendation], list[str]]:
-        """The recommendations for ``task`` and the measures to show (``asked``, then those recommended).
-        The report must hold their evidence (``metric_report(every_candidate=True)`` holds it for any task)."""
+        """The recommendations for ``task`` and the measures to show (``asked``, then those
+        recommended). The report must hold their evidence (``metric_report(every_candidate=True)``
+        holds it for any task)."""
         picks = recommend(task, self.warnings, graded_share=self.graded_share, rel=self.rel)
         names = list(dict.fromkeys([*asked, *(str(parse(p.measure)) for p in picks)]))
         missing = [n for n in names if n not in self.measures]
@@ -244,7 +290,8 @@ def metric_report(
     weights: Mapping[str, float] | None = None,
     every_candidate: bool = False,
 ) -> MetricReport:
-    """The full report; ``tables[policy][run]`` for policies ``trec_eval``, ``pessimistic``, ``optimistic``.
+    """The full report; ``tables[policy][run]`` for policies ``trec_eval``, ``pessimistic``,
+    ``optimistic``.
 
     The measures recommended for the task are evaluated too (after those asked for), so every
     piece of advice comes with its evidence; with ``every_candidate``, so is every measure some
@@ -260,19 +307,34 @@ def metric_report(
     task = task or infer_task(default, rel=settings.rel, top_k=top_k)
     share = graded_share(next(iter(default.values())), settings.rel)
     recommendations = recommend(task, warnings, graded_share=share, rel=settings.rel)
-    candidates = candidate_measures(warnings, graded_share=share, rel=settings.rel, top_k=top_k) if every_candidate else []
-    every = as_measures([*measures, *(r.measure for r in recommendations), *candidates], defaults=settings.measure_defaults)
+    candidates = (
+        candidate_measures(warnings, graded_share=share, rel=settings.rel, top_k=top_k)
+        if every_candidate
+        else []
+    )
+    every = as_measures(
+        [*measures, *(r.measure for r in recommendations), *candidates],
+        defaults=settings.measure_defaults,
+    )
     every = list({str(m): m for m in every}.values())
     aggregation: dict[str, Any] = {"groups": groups, "weights": weights}
-    evaluations = {name: evaluate_tables(tables[name], every, settings.replace(ties=name), **aggregation) for name in BOUNDS}
+    evaluations = {
+        name: evaluate_tables(tables[name], every, settings.replace(ties=name), **aggregation)
+        for name in BOUNDS
+    }
     evaluation = evaluations["trec_eval"]
     matrices = {str(m): evaluation.matrix(m) for m in every}
     means = evaluation.means()
-    # each randomised analysis draws from its own stream: the swap rates do not move when the test draws differently
+    # each randomised analysis draws from its own stream: the swap rates do not move when the test
+    # draws differently
     tests_rng = np.random.default_rng(options.seed if rng is None else rng)
     (halves_rng,) = tests_rng.spawn(1)
     power, asl = discriminative_power(
-        matrices, test=options.test, alpha=options.alpha, n_resamples=options.n_resamples, rng=tests_rng
+        matrices,
+        test=options.test,
+        alpha=options.alpha,
+        n_resamples=options.n_resamples,
+        rng=tests_rng,
     )
     top_grade = int(next(iter(default.values())).ideal_grades.max(initial=1))
     stability = pd.concat(
@@ -313,30 +375,41 @@ class HeadToHead:
     power: pd.Series  # measure -> share of run pairs separated
     swap_rate: pd.Series  # measure -> swap rate
     tie_width: pd.Series  # measure -> tie width
-    disagreements: pd.DataFrame  # run pairs the two order differently: run 1, run 2, delta under a, delta under b
+    # run pairs the two order differently: run 1, run 2, delta under a, delta under b
+    disagreements: pd.DataFrame
 
     def sentences(self) -> list[str]:
         """The comparison in words, each claim with its number."""
         pairs = len(self.disagreements)
         lines = [
-            f"{self.a} and {self.b} order the runs with Kendall's tau {self.kendall:.2f} (tau-AP {self.tau_ap:.2f}): "
+            f"{self.a} and {self.b} order the runs with Kendall's tau {self.kendall:.2f} (tau-AP "
+            f"{self.tau_ap:.2f}): "
             + (
                 f"{pairs} pair{'s' if pairs != 1 else ''} of runs change places between them."
                 if pairs
                 else "every pair of runs is in the same order under both."
-            ),  # fmt: skip
+            ),
         ]
         stronger = self.power.idxmax() if self.power.nunique() > 1 else None
         lines.append(
-            f"{self.a} separates {self.power[self.a]:.0%} of the run pairs, {self.b} {self.power[self.b]:.0%}"
-            + (f": {stronger} tells more runs apart on this collection." if stronger else ": as many.")
+            f"{self.a} separates {self.power[self.a]:.0%} of the run pairs, {self.b} "
+            f"{self.power[self.b]:.0%}"
+            + (
+                f": {stronger} tells more runs apart on this collection."
+                if stronger
+                else ": as many."
+            )
         )
         steadier = self.swap_rate.idxmin() if self.swap_rate.nunique() > 1 else None
         lines.append(
-            f"Swap rate between random halves of the queries: {self.a} {self.swap_rate[self.a]:.3f}, {self.b} "
+            f"Swap rate between random halves of the queries: {self.a} "
+            f"{self.swap_rate[self.a]:.3f}, {self.b} "
             f"{self.swap_rate[self.b]:.3f}" + (f" ({steadier} is steadier)." if steadier else ".")
         )
-        lines.append(f"Tie width: {self.a} {self.tie_width[self.a]:.4f}, {self.b} {self.tie_width[self.b]:.4f}.")
+        lines.append(
+            f"Tie width: {self.a} {self.tie_width[self.a]:.4f}, {self.b} "
+            f"{self.tie_width[self.b]:.4f}."
+        )
         return lines
 
 
@@ -362,8 +435,9 @@ def head_to_head(report: MetricReport, a: str, b: str) -> HeadToHead:
 
 
 def agreement_by_group(x: pd.DataFrame, y: pd.DataFrame, groups: pd.Series) -> pd.DataFrame:
-    """Per group: Kendall's tau between the run orderings under two measures (queries x runs matrices)
-    computed on that group's queries only; where it is low, the measures disagree on that group."""
+    """Per group: Kendall's tau between the run orderings under two measures (queries x runs
+    matrices) computed on that group's queries only; where it is low, the measures disagree on that
+    group."""
     by = groups.reindex(x.index)
     rows = {}
     for group, members in x.groupby(by, sort=True).groups.items():

@@ -16,7 +16,10 @@ from rankviz.settings import EvalSettings
 
 
 def protocol_values(
-    tables: Mapping[str, RankingTable], groups: QueryGroups, protocol: Protocol, settings: EvalSettings | None = None
+    tables: Mapping[str, RankingTable],
+    groups: QueryGroups,
+    protocol: Protocol,
+    settings: EvalSettings | None = None,
 ) -> pd.DataFrame:
     """Runs x groups: each group's mean of its primary measure, and ``macro``, the mean over groups.
 
@@ -26,15 +29,18 @@ def protocol_values(
     qids = next(iter(tables.values())).qids
     members = group_of(groups, protocol.group_by, qids)
     measure_of = {
-        group: as_measures(protocol.measure_for(group), defaults=settings.measure_defaults)[0] for group in sorted(set(members))
+        group: as_measures(protocol.measure_for(group), defaults=settings.measure_defaults)[0]
+        for group in sorted(set(members))
     }
     evaluation = evaluate_tables(tables, list(dict.fromkeys(measure_of.values())), settings)
     columns = {}
     for group, measure in measure_of.items():
         matrix = evaluation.matrix(measure)
         inside = (group_of(groups, protocol.group_by, matrix.index) == group).to_numpy()
-        columns[f"{group}: {measure}"] = {run: evaluation.aggregation.mean(matrix[run].to_numpy()[inside], matrix.index[inside])
-                                           for run in matrix.columns}  # fmt: skip
+        columns[f"{group}: {measure}"] = {
+            run: evaluation.aggregation.mean(matrix[run].to_numpy()[inside], matrix.index[inside])
+            for run in matrix.columns
+        }
     frame = pd.DataFrame(columns)
     frame["macro"] = macro(frame.to_numpy())
     return frame

@@ -36,7 +36,9 @@ def _top(table: RankingTable, depth: int) -> pa.Table:
     )
 
 
-def rank_biased_overlap(a: RankingTable, b: RankingTable, *, p: float = RBO_P, depth: int = RBO_DEPTH) -> pd.Series:
+def rank_biased_overlap(
+    a: RankingTable, b: RankingTable, *, p: float = RBO_P, depth: int = RBO_DEPTH
+) -> pd.Series:
     """RBO_EXT of each query's two rankings (top ``depth`` of each), per judged query: 1 for the
     same ranking, 0 for no document in common; 1 where neither run ranks anything, 0 where one
     does not.
@@ -49,7 +51,9 @@ def rank_biased_overlap(a: RankingTable, b: RankingTable, *, p: float = RBO_P, d
     index = {q: i for i, q in enumerate(qids)}
     top_a, top_b = _top(a, depth), _top(b, depth)
     length_a, length_b = (_lengths(t, index) for t in (top_a, top_b))
-    both = top_a.join(top_b, ["qid", "docid"], join_type="inner", left_suffix="_a", right_suffix="_b")
+    both = top_a.join(
+        top_b, ["qid", "docid"], join_type="inner", left_suffix="_a", right_suffix="_b"
+    )
     query = np.array([index[q] for q in both.column("qid").to_pylist()], dtype=np.int64)
     joint = np.maximum(both.column("rank_a").to_numpy(), both.column("rank_b").to_numpy())
     width = int(max(length_a.max(initial=0), length_b.max(initial=0), 1))
@@ -67,29 +71,41 @@ def rank_biased_overlap(a: RankingTable, b: RankingTable, *, p: float = RBO_P, d
         past = inside & (d[None, :] > short[:, None])
         spread = x_s[:, None] * (d - short[:, None]) / (np.maximum(short, 1)[:, None] * d) * weight
         second = np.where(past, spread, 0.0).sum(axis=1)
-        tail = ((x_l - x_s) / np.maximum(long_, 1) + x_s / np.maximum(short, 1)) * p ** long_.astype(np.float64)
+        tail = (
+            (x_l - x_s) / np.maximum(long_, 1) + x_s / np.maximum(short, 1)
+        ) * p ** long_.astype(np.float64)
     value = (1 - p) / p * (first + second) + tail
-    value = np.where((short == 0) & (long_ == 0), 1.0, np.where(short == 0, 0.0, np.clip(value, 0.0, 1.0)))
+    value = np.where(
+        (short == 0) & (long_ == 0), 1.0, np.where(short == 0, 0.0, np.clip(value, 0.0, 1.0))
+    )
     return pd.Series(value, index=pd.Index(qids, name="qid"), name="rbo")
 
 
 def _lengths(top: pa.Table, index: dict[str, int]) -> np.ndarray:
     lengths = np.zeros(len(index), dtype=np.int64)
-    queries, counts = np.unique(np.asarray(top.column("qid").to_pylist(), dtype=object), return_counts=True)
+    queries, counts = np.unique(
+        np.asarray(top.column("qid").to_pylist(), dtype=object), return_counts=True
+    )
     lengths[[index[q] for q in queries]] = counts
     return lengths
 
 
-def discussion_queue(deltas: pd.DataFrame, overlap: pd.Series, *, per_reason: int = 5, tolerance: float = 1e-12) -> pd.DataFrame:
+def discussion_queue(
+    deltas: pd.DataFrame, overlap: pd.Series, *, per_reason: int = 5, tolerance: float = 1e-12
+) -> pd.DataFrame:
     """The queries to discuss, in order: the ``per_reason`` largest losses, the largest gains, then
     the queries whose rankings disagree most (lowest RBO), whether or not the measure moved.
 
-    ``deltas`` is :func:`rankviz.analyses.deltas.deltas` (baseline, run, delta per query). Each query
-    appears once, with every reason it was picked for.
+    ``deltas`` is :func:`rankviz.analyses.deltas.deltas` (baseline, run, delta per query). Each
+    query appears once, with every reason it was picked for.
     """
     frame = deltas.join(overlap.rename("rbo"), how="left")
     losses = frame[frame["delta"] < -tolerance].sort_values("delta", kind="stable").head(per_reason)
-    gains = frame[frame["delta"] > tolerance].sort_values("delta", ascending=False, kind="stable").head(per_reason)
+    gains = (
+        frame[frame["delta"] > tolerance]
+        .sort_values("delta", ascending=False, kind="stable")
+        .head(per_reason)
+    )
     different = frame[frame["rbo"] < 1 - 1e-9].sort_values("rbo", kind="stable").head(per_reason)
     reasons: dict[str, list[str]] = {}
     for why, part in (("loss", losses), ("gain", gains), ("rankings differ", different)):
@@ -100,9 +116,11 @@ def discussion_queue(deltas: pd.DataFrame, overlap: pd.Series, *, per_reason: in
     return queue
 
 
-def queue_as_fixed(order: Mapping[str, str], deltas: pd.DataFrame, overlap: pd.Series) -> pd.DataFrame:
-    """A queue fixed earlier (qid -> why, in order) with today's values: the meeting's position in it
-    does not move when a judgment changes the deltas; queries no longer evaluated are dropped."""
+def queue_as_fixed(
+    order: Mapping[str, str], deltas: pd.DataFrame, overlap: pd.Series
+) -> pd.DataFrame:
+    """A queue fixed earlier (qid -> why, in order) with today's values: the meeting's position in
+    it does not move when a judgment changes the deltas; queries no longer evaluated are dropped."""
     frame = deltas.join(overlap.rename("rbo"), how="left")
     kept = [q for q in order if q in frame.index]
     queue = frame.loc[kept].copy()
@@ -119,8 +137,13 @@ def aligned(baseline: RankingTable, run: RankingTable, qid: str, depth: int) -> 
     shown = set()
     for frame in sides.values():
         shown |= set(frame.index[frame["rank"] <= depth])
-    docids = sorted(shown, key=lambda d: (min(sides["baseline"]["rank"].get(d, np.inf), sides["run"]["rank"].get(d, np.inf)),
-                                         sides["baseline"]["rank"].get(d, np.inf)))  # fmt: skip
+    docids = sorted(
+        shown,
+        key=lambda d: (
+            min(sides["baseline"]["rank"].get(d, np.inf), sides["run"]["rank"].get(d, np.inf)),
+            sides["baseline"]["rank"].get(d, np.inf),
+        ),
+    )
     out = pd.DataFrame(index=pd.Index(docids, name="docid"))
     for side, frame in sides.items():
         out[f"{side} rank"] = frame["rank"].reindex(out.index)
@@ -128,7 +151,9 @@ def aligned(baseline: RankingTable, run: RankingTable, qid: str, depth: int) -> 
     grades = pd.concat([sides["baseline"]["grade"], sides["run"]["grade"]])
     grades = grades[~grades.index.duplicated()]
     out["grade"] = grades.reindex(out.index)
-    out.insert(2, "move", [_move(b, r, depth) for b, r in zip(out["baseline rank"], out["run rank"])])
+    out.insert(
+        2, "move", [_move(b, r, depth) for b, r in zip(out["baseline rank"], out["run rank"])]
+    )
     return out.reset_index()
 
 
@@ -144,7 +169,10 @@ def _ranking(table: RankingTable, qid: str) -> pd.DataFrame:
     ends = pd.Series(rank).groupby(group).transform("max").to_numpy()
     tie = [f"{a}-{b}" if b > a else "" for a, b in zip(starts, ends)]
     grade = np.where(table.judged[picked], table.grade[picked], np.nan)
-    return pd.DataFrame({"rank": rank, "tie": tie, "grade": grade}, index=pd.Index(table.docids(picked), name="docid"))
+    return pd.DataFrame(
+        {"rank": rank, "tie": tie, "grade": grade},
+        index=pd.Index(table.docids(picked), name="docid"),
+    )
 
 
 def _move(baseline_rank: float, run_rank: float, depth: int) -> str:
@@ -157,14 +185,20 @@ def _move(baseline_rank: float, run_rank: float, depth: int) -> str:
 
 
 STOPWORDS = frozenset(
-    "a an and are as at be by for from how in is it of on or that the this to was what when where which who why with"
+    "a an and are as at be by for from how in is it of on or that the this to was what when where "
+    "which who why with"
     " does do did can about into than then there these those its their your you we our".split()
 )
 
 
 def query_terms(query: str) -> list[str]:
-    """The words of a query worth finding in a document: lower-cased, without stopwords and single letters."""
-    return list(dict.fromkeys(w for w in re.findall(r"\w+", query.lower()) if len(w) > 1 and w not in STOPWORDS))
+    """The words of a query worth finding in a document: lower-cased, without stopwords and single
+    letters."""
+    return list(
+        dict.fromkeys(
+            w for w in re.findall(r"\w+", query.lower()) if len(w) > 1 and w not in STOPWORDS
+        )
+    )
 
 
 def highlighted(text: str, terms: list[str]) -> list[tuple[str, bool]]:
@@ -172,7 +206,10 @@ def highlighted(text: str, terms: list[str]) -> list[tuple[str, bool]]:
     (``flow`` finds ``flows`` and ``flowing``), case aside. Joined, the parts are the text."""
     if not terms or not text:
         return [(text, False)] if text else []
-    pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(terms, key=len, reverse=True))) + r")\w*", re.IGNORECASE)
+    pattern = re.compile(
+        r"\b(?:" + "|".join(map(re.escape, sorted(terms, key=len, reverse=True))) + r")\w*",
+        re.IGNORECASE,
+    )
     parts, at = [], 0
     for found in pattern.finditer(text):
         if found.start() > at:

@@ -51,10 +51,14 @@ class Variants:
 
 def higher_is_better(evaluations: Mapping[str, Evaluation], measure: str) -> bool:
     """Whether a higher value of ``measure`` is better (not for RBP's residual), from its spec."""
-    return next(m for m in next(iter(evaluations.values())).measures if str(m) == measure).higher_is_better
+    return next(
+        m for m in next(iter(evaluations.values())).measures if str(m) == measure
+    ).higher_is_better
 
 
-def worst_and_best(frame: pd.DataFrame, variants: Variants, higher: bool) -> tuple[pd.Series, pd.Series]:
+def worst_and_best(
+    frame: pd.DataFrame, variants: Variants, higher: bool
+) -> tuple[pd.Series, pd.Series]:
     """Each row's worst and best value over the variants (in the direction of better)."""
     if variants.bounds is not None:
         worst, best = variants.bounds
@@ -64,14 +68,20 @@ def worst_and_best(frame: pd.DataFrame, variants: Variants, higher: bool) -> tup
     return (low, high) if higher else (high, low)
 
 
-def means_table(evaluations: Mapping[str, Evaluation], measure: str, variants: Variants) -> pd.DataFrame:
+def means_table(
+    evaluations: Mapping[str, Evaluation], measure: str, variants: Variants
+) -> pd.DataFrame:
     """Runs x variants means (each under its evaluation's aggregate), the bounds, and ``width``."""
-    return with_width(pd.DataFrame({v: evaluations[v].means()[measure] for v in variants.present(evaluations)}), variants,
-                      higher_is_better(evaluations, measure))  # fmt: skip
+    return with_width(
+        pd.DataFrame({v: evaluations[v].means()[measure] for v in variants.present(evaluations)}),
+        variants,
+        higher_is_better(evaluations, measure),
+    )
 
 
 def with_width(frame: pd.DataFrame, variants: Variants, higher: bool) -> pd.DataFrame:
-    """The frame with ``low`` and ``high`` (unless the variants are the bounds) and ``width`` = best - worst."""
+    """The frame with ``low`` and ``high`` (unless the variants are the bounds) and ``width`` = best
+    - worst."""
     worst, best = worst_and_best(frame, variants, higher)
     frame = frame.copy()
     if variants.bounds is None:
@@ -80,19 +90,33 @@ def with_width(frame: pd.DataFrame, variants: Variants, higher: bool) -> pd.Data
     return frame
 
 
-def per_query(evaluations: Mapping[str, Evaluation], measure: str, run: str, variants: Variants, *,
-              limit: int = 10) -> pd.DataFrame:  # fmt: skip
+def per_query(
+    evaluations: Mapping[str, Evaluation],
+    measure: str,
+    run: str,
+    variants: Variants,
+    *,
+    limit: int = 10,
+) -> pd.DataFrame:
     """The queries of ``run`` whose value moves most between the variants (largest width first)."""
-    frame = pd.DataFrame({v: evaluations[v].per_query(measure, run) for v in variants.present(evaluations)})
+    frame = pd.DataFrame(
+        {v: evaluations[v].per_query(measure, run) for v in variants.present(evaluations)}
+    )
     frame = with_width(frame, variants, higher_is_better(evaluations, measure))
     moving = frame[frame["width"] > 1e-12].sort_values("width", ascending=False, kind="stable")
     return moving.head(limit)
 
 
-def order_flips(means: pd.DataFrame, variants: Variants, *, higher_is_better: bool = True,
-                tolerance: float = 1e-12) -> pd.DataFrame:  # fmt: skip
-    """For each pair of runs (``baseline`` listed before ``run``): ``delta <variant>`` = run - baseline
-    under each variant (the sign of ``compare``), ``flips_between_<kind>`` and ``can_flip``."""
+def order_flips(
+    means: pd.DataFrame,
+    variants: Variants,
+    *,
+    higher_is_better: bool = True,
+    tolerance: float = 1e-12,
+) -> pd.DataFrame:
+    """For each pair of runs (``baseline`` listed before ``run``): ``delta <variant>`` = run -
+    baseline under each variant (the sign of ``compare``), ``flips_between_<kind>`` and
+    ``can_flip``."""
     sign = 1 if higher_is_better else -1
     names = variants.present(means.columns)
     worst, best = worst_and_best(means, variants, higher_is_better)
@@ -101,7 +125,9 @@ def order_flips(means: pd.DataFrame, variants: Variants, *, higher_is_better: bo
     for baseline, run in combinations(means.index, 2):
         diffs = {v: means.at[run, v] - means.at[baseline, v] for v in names}
         signs = {0 if abs(d) <= tolerance else int(np.sign(d)) for d in diffs.values()}
-        leader, other = (run, baseline) if sign * diffs[variants.reference] >= 0 else (baseline, run)
+        leader, other = (
+            (run, baseline) if sign * diffs[variants.reference] >= 0 else (baseline, run)
+        )
         rows.append(
             {
                 "baseline": baseline,
@@ -111,22 +137,31 @@ def order_flips(means: pd.DataFrame, variants: Variants, *, higher_is_better: bo
                 "can_flip": bool(sign * best[other] >= sign * worst[leader] - tolerance),
             }
         )
-    return pd.DataFrame(rows, columns=["baseline", "run", *(f"delta {v}" for v in names), flips, "can_flip"])
+    return pd.DataFrame(
+        rows, columns=["baseline", "run", *(f"delta {v}" for v in names), flips, "can_flip"]
+    )
 
 
-def verdict_changes(matrices: Mapping[str, pd.DataFrame], measure: str, variants: Variants,
-                    settings: TestSettings | None = None, *,
-                    rng: np.random.Generator | int | None = None) -> pd.DataFrame:  # fmt: skip
-    """Per run against the baseline: the verdict under each variant (``matrices``: variant -> queries x
-    runs values) and ``changes`` where they disagree (one seed for every variant)."""
-    from rankviz.analyses.comparisons import verdict_changes as changes  # scipy: only when there is a pair to test
+def verdict_changes(
+    matrices: Mapping[str, pd.DataFrame],
+    measure: str,
+    variants: Variants,
+    settings: TestSettings | None = None,
+    *,
+    rng: np.random.Generator | int | None = None,
+) -> pd.DataFrame:
+    """Per run against the baseline: the verdict under each variant (``matrices``: variant ->
+    queries x runs values) and ``changes`` where they disagree (one seed for every variant)."""
+    # scipy: only when there is a pair to test
+    from rankviz.analyses.comparisons import verdict_changes as changes
 
     return changes({v: matrices[v] for v in variants.present(matrices)}, measure, settings, rng=rng)
 
 
 @dataclass(frozen=True, eq=False)
 class Section:
-    """One measure of a sensitivity report: the means, the pairs and the verdicts (see the module)."""
+    """One measure of a sensitivity report: the means, the pairs and the verdicts (see the
+    module)."""
 
     measure: str
     means: pd.DataFrame
@@ -142,18 +177,34 @@ class Section:
         }
 
 
-def section(evaluations: Mapping[str, Evaluation], measure: str, variants: Variants, test: TestSettings | None, *,
-            rng: np.random.Generator | int | None = None, means: pd.DataFrame | None = None) -> Section:  # fmt: skip
-    """A measure's section from the evaluation of each variant (``means``: already computed, with extra columns)."""
+def section(
+    evaluations: Mapping[str, Evaluation],
+    measure: str,
+    variants: Variants,
+    test: TestSettings | None,
+    *,
+    rng: np.random.Generator | int | None = None,
+    means: pd.DataFrame | None = None,
+) -> Section:
+    """A measure's section from the evaluation of each variant (``means``: already computed, with
+    extra columns)."""
     means = means_table(evaluations, measure, variants) if means is None else means
     matrices = {v: evaluations[v].matrix(measure) for v in variants.present(evaluations)}
-    verdicts = verdict_changes(matrices, measure, variants, test, rng=rng) if len(means) > 1 else pd.DataFrame()
+    verdicts = (
+        verdict_changes(matrices, measure, variants, test, rng=rng)
+        if len(means) > 1
+        else pd.DataFrame()
+    )
     flips = order_flips(means, variants, higher_is_better=higher_is_better(evaluations, measure))
     return Section(measure, means, flips, verdicts)
 
 
 def long_means(sections: Mapping[str, Section], column: str) -> pd.DataFrame:
     """Every section's means as rows (run, measure, ``column``, value): the reports' TSV."""
-    rows = [(run, measure, name, value) for measure, s in sections.items() for run, row in s.means.iterrows()
-            for name, value in row.items()]  # fmt: skip
+    rows = [
+        (run, measure, name, value)
+        for measure, s in sections.items()
+        for run, row in s.means.iterrows()
+        for name, value in row.items()
+    ]
     return pd.DataFrame(rows, columns=["run", "measure", column, "value"])

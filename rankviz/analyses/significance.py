@@ -29,17 +29,25 @@ from rankviz.settings import ALTERNATIVE, CORRECTION, TEST, ZERO_METHOD
 
 #: What each test assumes, in one sentence (shown under the test in the dashboard).
 ASSUMPTIONS = {
-    "t": "Paired t-test: the mean of the per-query differences is approximately normal (many queries, or normal differences).",
-    "wilcoxon": "Wilcoxon signed-rank: differences are symmetric about their median; it tests that median, and zero "
+    "t": "Paired t-test: the mean of the per-query differences is approximately normal (many "
+    "queries, or normal differences).",
+    "wilcoxon": "Wilcoxon signed-rank: differences are symmetric about their median; it tests that "
+    "median, and zero "
     "differences are dropped (zero_method='wilcox') unless another method is chosen.",
-    "sign": "Sign test: only the direction of each difference counts (binomial with p = 1/2 over non-tied queries); "
+    "sign": "Sign test: only the direction of each difference counts (binomial with p = 1/2 over "
+    "non-tied queries); "
     "no assumption on their size or shape.",
-    "randomization": "Paired randomization: under the null hypothesis the two runs are exchangeable on every query, so "
-    "each difference's sign is a coin flip; exact when 2^n <= resamples, else Monte Carlo with p = (b + 1) / (B + 1).",
-    "bootstrap": "Paired bootstrap: the queries are a sample of a population of queries; resamples them with "
+    "randomization": "Paired randomization: under the null hypothesis the two runs are "
+    "exchangeable on every query, so "
+    "each difference's sign is a coin flip; exact when 2^n <= resamples, else Monte Carlo with p = "
+    "(b + 1) / (B + 1).",
+    "bootstrap": "Paired bootstrap: the queries are a sample of a population of queries; resamples "
+    "them with "
     "replacement and shifts the bootstrap distribution to the null (mean difference 0).",
-    "tukey": "Randomised Tukey HSD: every pair of runs at once; under the null all runs are exchangeable within each "
-    "query, and a pair's p is the share of permutations whose largest range of means reaches its difference.",
+    "tukey": "Randomised Tukey HSD: every pair of runs at once; under the null all runs are "
+    "exchangeable within each "
+    "query, and a pair's p is the share of permutations whose largest range of means reaches its "
+    "difference.",
 }
 
 
@@ -74,7 +82,10 @@ class PairedTestResult:
 def differences(a, b) -> np.ndarray:
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     if a.shape[-1] != b.shape[-1]:
-        raise OptionError(f"a and b must hold the same queries on their last axis ({a.shape[-1]} vs {b.shape[-1]})")
+        raise OptionError(
+            f"a and b must hold the same queries on their last axis ({a.shape[-1]} "
+            f"vs {b.shape[-1]})"
+        )
     if a.shape[-1] < 2:
         raise OptionError("a paired test needs at least two queries")
     return a - b
@@ -94,12 +105,15 @@ def _quiet_constant_data() -> Iterator[None]:
     """scipy warns when every difference is (nearly) equal; the result (infinite t, zero-width
     interval, or NaN for all-zero differences) is the honest answer, so the warning is not shown."""
     with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="Precision loss occurred", category=RuntimeWarning)
+        warnings.filterwarnings(
+            "ignore", message="Precision loss occurred", category=RuntimeWarning
+        )
         yield
 
 
 def t_interval(d: np.ndarray) -> Callable[[float], ConfidenceInterval]:
-    """Two-sided t interval of the mean difference (scipy's ``ttest_rel(...).confidence_interval``)."""
+    """Two-sided t interval of the mean difference (scipy's
+    ``ttest_rel(...).confidence_interval``)."""
 
     def interval(level: float) -> ConfidenceInterval:
         with _quiet_constant_data():
@@ -115,14 +129,24 @@ def paired_t(a, b, *, alternative: str = "two-sided") -> PairedTestResult:
     d = differences(a, b)
     with _quiet_constant_data():
         result = stats.ttest_rel(
-            *np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(b, np.float64)), axis=-1, alternative=alternative
+            *np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(b, np.float64)),
+            axis=-1,
+            alternative=alternative,
         )
     return PairedTestResult(
-        "t", _squeeze(result.statistic), _squeeze(result.pvalue), _squeeze(d.mean(-1)), d.shape[-1], alternative, t_interval(d)
+        "t",
+        _squeeze(result.statistic),
+        _squeeze(result.pvalue),
+        _squeeze(d.mean(-1)),
+        d.shape[-1],
+        alternative,
+        t_interval(d),
     )
 
 
-def wilcoxon(a, b, *, alternative: str = "two-sided", zero_method: str = "wilcox") -> PairedTestResult:
+def wilcoxon(
+    a, b, *, alternative: str = "two-sided", zero_method: str = "wilcox"
+) -> PairedTestResult:
     """Wilcoxon signed-rank test (``scipy.stats.wilcoxon``).
 
     ``zero_method``: ``"wilcox"`` drops zero differences (default), ``"pratt"`` ranks them and then
@@ -151,7 +175,8 @@ def wilcoxon(a, b, *, alternative: str = "two-sided", zero_method: str = "wilcox
 
 
 def sign_test(a, b, *, alternative: str = "two-sided") -> PairedTestResult:
-    """Sign test: wins among non-tied queries against Binomial(wins + losses, 1/2) (``scipy.stats.binomtest``).
+    """Sign test: wins among non-tied queries against Binomial(wins + losses, 1/2)
+    (``scipy.stats.binomtest``).
 
     The statistic is the number of wins (a > b). Exactly tied queries are left out.
     """
@@ -161,7 +186,9 @@ def sign_test(a, b, *, alternative: str = "two-sided") -> PairedTestResult:
     wins, losses = (rows > 0).sum(-1), (rows < 0).sum(-1)
     pvalue = np.array(
         [
-            stats.binomtest(int(w), int(w + lost), 0.5, alternative=alternative).pvalue if w + lost else 1.0
+            stats.binomtest(int(w), int(w + lost), 0.5, alternative=alternative).pvalue
+            if w + lost
+            else 1.0
             for w, lost in zip(wins, losses)
         ]
     )
@@ -177,7 +204,9 @@ def sign_test(a, b, *, alternative: str = "two-sided") -> PairedTestResult:
     )
 
 
-def _resampled_pvalue(null: np.ndarray, observed: np.ndarray, alternative: str, adjustment: int) -> np.ndarray:
+def _resampled_pvalue(
+    null: np.ndarray, observed: np.ndarray, alternative: str, adjustment: int
+) -> np.ndarray:
     """p from a null distribution (resamples x rows), as ``scipy.stats.permutation_test`` counts it.
 
     A relative tolerance of 100 eps keeps values equal in theory but not in floating point on the
@@ -210,8 +239,10 @@ def randomization(
 ) -> PairedTestResult:
     """Paired randomization (sign-flip permutation) test of the mean difference.
 
-    Exact over all 2^n sign patterns when 2^n <= ``n_resamples`` (as ``scipy.stats.permutation_test``
-    with ``permutation_type="samples"``); otherwise ``n_resamples`` random patterns drawn from ``rng``
+    Exact over all 2^n sign patterns when 2^n <= ``n_resamples`` (as
+    ``scipy.stats.permutation_test``
+    with ``permutation_type="samples"``); otherwise ``n_resamples`` random patterns drawn from
+    ``rng``
     with p = (b + 1) / (B + 1). Two-sided p is twice the smaller one-sided p (scipy's convention).
     Every run shares the same patterns, so their p-values are comparable.
     """
@@ -225,7 +256,10 @@ def randomization(
         null, adjustment = patterns @ rows.T / n, 0
     else:
         generator = np.random.default_rng(rng)
-        chunks = [(generator.integers(0, 2, size=(m, n)) * 2.0 - 1.0) @ rows.T / n for m in _batches(n_resamples, batch)]
+        chunks = [
+            (generator.integers(0, 2, size=(m, n)) * 2.0 - 1.0) @ rows.T / n
+            for m in _batches(n_resamples, batch)
+        ]
         null, adjustment = np.vstack(chunks), 1
     pvalue = _resampled_pvalue(null, observed, alternative, adjustment)
     shape = d.shape[:-1]
@@ -243,7 +277,9 @@ def randomization(
 def _bootstrap_counts(generator: np.random.Generator, resamples: int, n: int) -> np.ndarray:
     """How often each of n queries is drawn in each of ``resamples`` draws of n with replacement."""
     drawn = generator.integers(0, n, size=(resamples, n)) + (np.arange(resamples) * n)[:, None]
-    return np.bincount(drawn.ravel(), minlength=resamples * n).reshape(resamples, n).astype(np.float64)
+    return (
+        np.bincount(drawn.ravel(), minlength=resamples * n).reshape(resamples, n).astype(np.float64)
+    )
 
 
 def bootstrap(
@@ -268,7 +304,9 @@ def bootstrap(
     n = rows.shape[-1]
     observed = rows.mean(-1)
     generator = np.random.default_rng(rng)
-    means = np.vstack([_bootstrap_counts(generator, m, n) @ rows.T / n for m in _batches(n_resamples, batch)])
+    means = np.vstack(
+        [_bootstrap_counts(generator, m, n) @ rows.T / n for m in _batches(n_resamples, batch)]
+    )
     shifted = means - observed
     gamma = np.abs(np.finfo(np.float64).eps * 100 * observed)
     if alternative == "greater":
@@ -299,17 +337,19 @@ def bootstrap(
 class TukeyResult:
     """Randomised Tukey HSD over the columns (runs) of a queries x runs matrix.
 
-    ``statistic[i, j]`` is mean(run i) - mean(run j), as ``scipy.stats.tukey_hsd``; ``pvalue[i, j]`` is
-    family-wise over all pairs.
+    ``statistic[i, j]`` is mean(run i) - mean(run j), as ``scipy.stats.tukey_hsd``; ``pvalue[i, j]``
+    is family-wise over all pairs.
     """
 
     statistic: np.ndarray
     pvalue: np.ndarray
     n_resamples: int
-    ranges: np.ndarray = field(repr=False, compare=False)  # the largest range of run means in each resample
+    # the largest range of run means in each resample
+    ranges: np.ndarray = field(repr=False, compare=False)
 
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
-        """Simultaneous intervals of every difference of means: ``statistic`` +- the ``confidence_level``
+        """Simultaneous intervals of every difference of means: ``statistic`` +- the
+        ``confidence_level``
         quantile of the permutation distribution of the largest range (the randomised counterpart of
         Tukey's studentized-range interval), so all pairs are covered at once."""
         if not 0 < confidence_level < 1:
@@ -319,18 +359,25 @@ class TukeyResult:
 
 
 def tukey_hsd(
-    matrix, *, n_resamples: int = 10_000, rng: np.random.Generator | int | None = None, batch: int = 200
+    matrix,
+    *,
+    n_resamples: int = 10_000,
+    rng: np.random.Generator | int | None = None,
+    batch: int = 200,
 ) -> TukeyResult:
     """Randomised Tukey HSD (Carterette, TOIS 2012; Sakai 2014): one test over all pairs of runs.
 
     Each resample permutes the runs' values independently within every query (``Generator.permuted``
-    along the runs); a pair's p is (#{resamples whose largest difference between run means >= |observed
+    along the runs); a pair's p is (#{resamples whose largest difference between run means >=
+    |observed
     difference|} + 1) / (B + 1). Batches draw from child generators spawned from ``rng`` and run on
     two threads; the result depends on the seed only, not on the threads.
     """
     values = np.asarray(matrix, dtype=np.float64)
     if values.ndim != 2 or values.shape[1] < 2 or values.shape[0] < 2:
-        raise OptionError("Tukey HSD needs a queries x runs matrix with at least two runs and two queries")
+        raise OptionError(
+            "Tukey HSD needs a queries x runs matrix with at least two runs and two queries"
+        )
     means = values.mean(0)
     observed = means[:, None] - means[None, :]
     sizes = list(_batches(n_resamples, batch))
@@ -348,7 +395,8 @@ def tukey_hsd(
 
 
 def adjust(pvalues, *, method: str) -> np.ndarray:
-    """p-values corrected for multiple comparisons: ``none``, ``bonferroni``, ``holm`` (step-down) or
+    """p-values corrected for multiple comparisons: ``none``, ``bonferroni``, ``holm`` (step-down)
+    or
     ``bh`` (Benjamini-Hochberg, ``scipy.stats.false_discovery_control``). Same as statsmodels'
     ``multipletests`` with ``bonferroni``, ``holm``, ``fdr_bh``."""
     p = np.asarray(pvalues, dtype=np.float64)
@@ -367,9 +415,17 @@ def adjust(pvalues, *, method: str) -> np.ndarray:
 
 
 def run_test(
-    test: str, a, b, *, alternative: str = "two-sided", n_resamples: int = 10_000, rng=None, zero_method: str = "wilcox"
+    test: str,
+    a,
+    b,
+    *,
+    alternative: str = "two-sided",
+    n_resamples: int = 10_000,
+    rng=None,
+    zero_method: str = "wilcox",
 ) -> PairedTestResult:
-    """Dispatch a paired test by name (``t``, ``wilcoxon``, ``sign``, ``randomization``, ``bootstrap``)."""
+    """Dispatch a paired test by name (``t``, ``wilcoxon``, ``sign``, ``randomization``,
+    ``bootstrap``)."""
     if test == "t":
         return paired_t(a, b, alternative=alternative)
     if test == "wilcoxon":

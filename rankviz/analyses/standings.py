@@ -1,11 +1,12 @@
-"""Where each run stands: its rank with an interval, and the groups of runs that cannot be told apart.
+"""Where each run stands: its rank with an interval, and the groups of runs that cannot be told
+apart.
 
 A strict order of means says more than most collections can tell (adjacent ranks are rarely
 separable). So each run's rank (1 = best mean) gets a percentile interval from a paired bootstrap
 over queries: every resample draws the queries once for all runs, keeping their correlation. And the
 runs are grouped by a compact letter display of the randomised Tukey HSD: runs sharing a letter are
-not significantly different. The letters come from Piepho's insert-and-absorb (2004), so every pair's
-letters say exactly its Tukey verdict, even where the verdicts are not transitive.
+not significantly different. The letters come from Piepho's insert-and-absorb (2004), so every
+pair's letters say exactly its Tukey verdict, even where the verdicts are not transitive.
 """
 
 from __future__ import annotations
@@ -26,13 +27,15 @@ if TYPE_CHECKING:
     from rankviz.evaluation import Evaluation
     from rankviz.settings import TestSettings
 
-#: Two resampled means closer than this (relative) are tied: sums in another order differ in the last bits.
+#: Two resampled means closer than this (relative) are tied: sums in another order differ in the
+#: last bits.
 TIED = 1e-9
 COLUMNS = ["measure", "run", "mean", "rank", "rank_low", "rank_high", "group", "queries"]
 
 
 def competition_ranks(means: np.ndarray) -> np.ndarray:
-    """Ranks of the runs (last axis), 1 = best: one plus the runs whose mean is higher (ties share a rank)."""
+    """Ranks of the runs (last axis), 1 = best: one plus the runs whose mean is higher (ties share a
+    rank)."""
     means = np.asarray(means, dtype=np.float64)
     tolerance = TIED * np.maximum(1.0, np.abs(means))
     higher = means[..., None, :] > (means + tolerance)[..., :, None]
@@ -41,7 +44,8 @@ def competition_ranks(means: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class RankIntervals:
-    """Each run's observed rank and the percentile interval of its ranks over bootstrap resamples."""
+    """Each run's observed rank and the percentile interval of its ranks over bootstrap
+    resamples."""
 
     rank: np.ndarray
     low: np.ndarray
@@ -50,17 +54,25 @@ class RankIntervals:
     confidence_level: float
 
 
-def rank_intervals(matrix, *, n_resamples: int = 10_000, confidence_level: float = 0.95,
-                   rng: np.random.Generator | int | None = None, batch: int = 250) -> RankIntervals:  # fmt: skip
+def rank_intervals(
+    matrix,
+    *,
+    n_resamples: int = 10_000,
+    confidence_level: float = 0.95,
+    rng: np.random.Generator | int | None = None,
+    batch: int = 250,
+) -> RankIntervals:
     """The runs' (columns') ranks by mean over a paired bootstrap of the queries (rows).
 
-    Resample b draws n query indices with replacement (``rng.integers(0, n, size=n)``, in order); the
-    interval is the lower order statistic at (1 - level) / 2 and the higher at (1 + level) / 2 of the
-    ranks. Batches only save memory: the draws, and so the result, depend on the seed alone.
+    Resample b draws n query indices with replacement (``rng.integers(0, n, size=n)``, in order);
+    the interval is the lower order statistic at (1 - level) / 2 and the higher at (1 + level) / 2
+    of the ranks. Batches only save memory: the draws, and so the result, depend on the seed alone.
     """
     values = np.asarray(matrix, dtype=np.float64)
     if values.ndim != 2 or values.shape[0] < 2 or values.shape[1] < 2:
-        raise OptionError("rank intervals need a queries x runs matrix with at least two runs and two queries")
+        raise OptionError(
+            "rank intervals need a queries x runs matrix with at least two runs and two queries"
+        )
     if not 0 < confidence_level < 1:
         raise OptionError("confidence_level must be between 0 and 1")
     n = values.shape[0]
@@ -69,7 +81,9 @@ def rank_intervals(matrix, *, n_resamples: int = 10_000, confidence_level: float
     for start in range(0, n_resamples, batch):
         size = min(batch, n_resamples - start)
         drawn = generator.integers(0, n, size=(size, n))
-        counts = np.bincount((drawn + n * np.arange(size)[:, None]).ravel(), minlength=size * n).reshape(size, n)
+        counts = np.bincount(
+            (drawn + n * np.arange(size)[:, None]).ravel(), minlength=size * n
+        ).reshape(size, n)
         ranks[start : start + size] = competition_ranks(counts @ values / n)
     low = np.quantile(ranks, (1 - confidence_level) / 2, axis=0, method="lower")
     high = np.quantile(ranks, (1 + confidence_level) / 2, axis=0, method="higher")
@@ -84,9 +98,9 @@ def letter(index: int) -> str:
 
 
 def compact_letters(order: Sequence[str], separated: Sequence[tuple[str, str]]) -> dict[str, str]:
-    """Piepho's insert-and-absorb: the groups (letters) of ``order`` (best first) such that two runs share
-    a letter exactly when they are not a ``separated`` (significantly different) pair. Letters are given
-    in the order of each group's best run."""
+    """Piepho's insert-and-absorb: the groups (letters) of ``order`` (best first) such that two runs
+    share a letter exactly when they are not a ``separated`` (significantly different) pair. Letters
+    are given in the order of each group's best run."""
     groups: list[set[str]] = [set(order)]
     for a, b in separated:
         split: list[set[str]] = []
@@ -95,7 +109,11 @@ def compact_letters(order: Sequence[str], separated: Sequence[tuple[str, str]]) 
                 split += [group - {a}, group - {b}]
             else:
                 split.append(group)
-        groups = [g for i, g in enumerate(split) if g and not any(g < h or (g == h and j < i) for j, h in enumerate(split))]
+        groups = [
+            g
+            for i, g in enumerate(split)
+            if g and not any(g < h or (g == h and j < i) for j, h in enumerate(split))
+        ]
     position = {run: i for i, run in enumerate(order)}
     groups.sort(key=lambda g: sorted(position[r] for r in g))
     return {run: "".join(letter(i) for i, g in enumerate(groups) if run in g) for run in order}
@@ -103,9 +121,11 @@ def compact_letters(order: Sequence[str], separated: Sequence[tuple[str, str]]) 
 
 @dataclass(frozen=True)
 class Standings:
-    """Per measure, the runs by mean: rank, rank interval and Tukey group letters (:func:`standings`)."""
+    """Per measure, the runs by mean: rank, rank interval and Tukey group letters
+    (:func:`standings`)."""
 
-    tables: Mapping[str, pd.DataFrame]  # measure -> runs (best first): mean, rank, rank_low, rank_high, group, queries
+    # measure -> runs (best first): mean, rank, rank_low, rank_high, group, queries
+    tables: Mapping[str, pd.DataFrame]
     n_resamples: int
     seed: int | None
     confidence_level: float
@@ -114,54 +134,98 @@ class Standings:
     def describe(self) -> str:
         """How the intervals and letters were drawn (captions and footers)."""
         seed = "fresh entropy" if self.seed is None else f"seed {self.seed}"
-        return (f"rank: 1 = best mean; {self.confidence_level:.0%} interval: percentiles of the ranks over "
-                f"{self.n_resamples:,} paired bootstrap resamples of the queries ({seed}); group: runs sharing a letter "
-                f"are not significantly different (randomised Tukey HSD, alpha = {self.alpha:g}), on the queries every "
-                "run answers")  # fmt: skip
+        return (
+            f"rank: 1 = best mean; {self.confidence_level:.0%} interval: percentiles of the "
+            "ranks over "
+            f"{self.n_resamples:,} paired bootstrap resamples of the queries ({seed}); group: "
+            "runs sharing a letter "
+            f"are not significantly different (randomised Tukey HSD, alpha = {self.alpha:g}), "
+            "on the queries every "
+            "run answers"
+        )
 
     def to_frames(self) -> dict[str, pd.DataFrame]:
         import pandas as pd
 
-        frames = [table.reset_index().assign(measure=measure) for measure, table in self.tables.items()]
+        frames = [
+            table.reset_index().assign(measure=measure) for measure, table in self.tables.items()
+        ]
         return {"standings": pd.concat(frames, ignore_index=True)[COLUMNS]}
 
     def to_dict(self) -> dict:
-        return {"method": self.describe(), "seed": self.seed, "n_resamples": self.n_resamples,
-                "confidence_level": self.confidence_level, "alpha": self.alpha,
-                "standings": self.to_frames()["standings"].to_dict(orient="records")}  # fmt: skip
+        return {
+            "method": self.describe(),
+            "seed": self.seed,
+            "n_resamples": self.n_resamples,
+            "confidence_level": self.confidence_level,
+            "alpha": self.alpha,
+            "standings": self.to_frames()["standings"].to_dict(orient="records"),
+        }
 
 
-def measure_standing(matrix: pd.DataFrame, *, n_resamples: int, confidence_level: float, alpha: float,
-                     seed: int | None) -> pd.DataFrame:  # fmt: skip
+def measure_standing(
+    matrix: pd.DataFrame,
+    *,
+    n_resamples: int,
+    confidence_level: float,
+    alpha: float,
+    seed: int | None,
+) -> pd.DataFrame:
     """One measure's standings from its queries x runs values (the queries every run answers)."""
     import pandas as pd
 
     values = matrix.to_numpy(dtype=np.float64)
-    intervals = rank_intervals(values, n_resamples=n_resamples, confidence_level=confidence_level, rng=seed)
+    intervals = rank_intervals(
+        values, n_resamples=n_resamples, confidence_level=confidence_level, rng=seed
+    )
     tukey = tukey_hsd(values, n_resamples=n_resamples, rng=seed)
     runs = list(matrix.columns)
     means = values.mean(axis=0)
     order = sorted(range(len(runs)), key=lambda i: (-means[i], i))
-    separated = [(runs[i], runs[j]) for i in range(len(runs)) for j in range(i + 1, len(runs)) if tukey.pvalue[i, j] < alpha]
+    separated = [
+        (runs[i], runs[j])
+        for i in range(len(runs))
+        for j in range(i + 1, len(runs))
+        if tukey.pvalue[i, j] < alpha
+    ]
     groups = compact_letters([runs[i] for i in order], separated)
-    rows = {runs[i]: {"mean": float(means[i]), "rank": int(intervals.rank[i]), "rank_low": int(intervals.low[i]),
-                      "rank_high": int(intervals.high[i]), "group": groups[runs[i]], "queries": len(values)}
-            for i in order}  # fmt: skip
+    rows = {
+        runs[i]: {
+            "mean": float(means[i]),
+            "rank": int(intervals.rank[i]),
+            "rank_low": int(intervals.low[i]),
+            "rank_high": int(intervals.high[i]),
+            "group": groups[runs[i]],
+            "queries": len(values),
+        }
+        for i in order
+    }
     return pd.DataFrame.from_dict(rows, orient="index").rename_axis("run")
 
 
-def standings(evaluation: Evaluation, test: TestSettings, *, measures: Sequence | None = None) -> Standings:
+def standings(
+    evaluation: Evaluation, test: TestSettings, *, measures: Sequence | None = None
+) -> Standings:
     """Every measure's standings of the evaluation's runs, drawn with the test's resamples, seed,
     confidence level and alpha (the Tukey HSD is the grouping's test whatever test is in force)."""
     if len(evaluation.runs) < 2:
         raise OptionError("rank intervals and groups need at least two runs")
     if evaluation.settings.aggregate != "query":
-        raise OptionError("rank intervals resample queries: they need the query mean (--aggregate query)")
+        raise OptionError(
+            "rank intervals resample queries: they need the query mean (--aggregate query)"
+        )
     tables = {}
     for measure in measures or evaluation.measures:
         matrix = evaluation.matrix(measure)
         if len(matrix) < 2:
-            raise OptionError(f"{measure}: fewer than two queries every run answers: no rank intervals")
-        tables[str(measure)] = measure_standing(matrix, n_resamples=test.n_resamples, confidence_level=test.confidence_level,
-                                                alpha=test.alpha, seed=test.seed)  # fmt: skip
+            raise OptionError(
+                f"{measure}: fewer than two queries every run answers: no rank intervals"
+            )
+        tables[str(measure)] = measure_standing(
+            matrix,
+            n_resamples=test.n_resamples,
+            confidence_level=test.confidence_level,
+            alpha=test.alpha,
+            seed=test.seed,
+        )
     return Standings(tables, test.n_resamples, test.seed, test.confidence_level, test.alpha)

@@ -1,7 +1,8 @@
 """Guidance on the task: a few questions about it lead to measures, each with the reason and what it
 would hide on this collection (:func:`recommend`); what the qrels and runs themselves warn about
-(:func:`collection_warnings`); answers guessed from the qrels when none are given (:func:`infer_task`).
-The evidence for each recommendation is in :mod:`rankviz.analyses.metric_choice`.
+(:func:`collection_warnings`); answers guessed from the qrels when none are given
+(:func:`infer_task`). The evidence for each recommendation is in
+:mod:`rankviz.analyses.metric_choice`.
 """
 
 from __future__ import annotations
@@ -29,35 +30,52 @@ class CollectionWarnings:
     queries: int
     no_relevant_in_qrels: list[str]  # queries with no judgment >= rel: every measure gives 0
     none_found: list[str]  # queries where no run retrieves a relevant document: RR compresses to 0
-    many_relevant: list[str]  # queries with at least ``many`` relevant judgments: RR sees only one of them
+    # queries with at least ``many`` relevant judgments: RR sees only one of them
+    many_relevant: list[str]
     many: int
     judged: pd.Series  # judged@K per run
     k: int
 
     def messages(self) -> list[str]:
-        share = lambda items: f"{len(items)} of {self.queries} queries ({len(items) / max(self.queries, 1):.0%})"  # noqa: E731
+        share = lambda items: (  # noqa: E731
+            f"{len(items)} of {self.queries} queries ({len(items) / max(self.queries, 1):.0%})"
+        )
         lines = []
         if self.no_relevant_in_qrels:
             lines.append(
-                f"{share(self.no_relevant_in_qrels)} have no relevant document in the qrels; every measure scores them 0."
+                f"{share(self.no_relevant_in_qrels)} have no relevant document in the qrels; every "
+                "measure scores them 0."
             )
         if self.none_found:
-            lines.append(f"In {share(self.none_found)} no run finds a relevant document: RR and Hits are 0 there for all runs.")
+            lines.append(
+                f"In {share(self.none_found)} no run finds a relevant document: RR and "
+                "Hits are 0 there for all runs."
+            )
         if self.many_relevant:
             lines.append(
-                f"{share(self.many_relevant)} have {self.many} or more relevant documents: RR and Hits see only the first, "
+                f"{share(self.many_relevant)} have {self.many} or more relevant documents: RR and "
+                "Hits see only the first, "
                 "and may mislead; AP, nDCG or R cover the rest."
             )
         low = self.judged[self.judged < JUDGED_WARNING]
         for run, value in low.items():
-            lines.append(f"Only {value:.0%} of {run}'s top-{self.k} documents are judged: unjudged ones count as non-relevant.")
+            lines.append(
+                f"Only {value:.0%} of {run}'s top-{self.k} documents are judged: unjudged "
+                "ones count as non-relevant."
+            )
         return lines
 
 
-def collection_warnings(tables: Mapping[str, RankingTable], *, rel: int, k: int, many: int = 10) -> CollectionWarnings:
+def collection_warnings(
+    tables: Mapping[str, RankingTable], *, rel: int, k: int, many: int = 10
+) -> CollectionWarnings:
     """Warnings from the qrels and the runs (all tables share the qrels)."""
     first = next(iter(tables.values()))
-    relevant = np.bincount(first.ideal_query, weights=(first.ideal_grades >= rel).astype(float), minlength=first.n_queries)
+    relevant = np.bincount(
+        first.ideal_query,
+        weights=(first.ideal_grades >= rel).astype(float),
+        minlength=first.n_queries,
+    )
     found: set[str] = set()
     for table in tables.values():
         found.update(table.qids[np.unique(table.row_query[table.grade >= rel])])
@@ -74,8 +92,8 @@ def collection_warnings(tables: Mapping[str, RankingTable], *, rel: int, k: int,
 
 @dataclass(frozen=True)
 class Task:
-    """Answers about the task: one correct answer or many; do users look only at the top K (None: all);
-    is relevance graded; do users stop at the first satisfying result."""
+    """Answers about the task: one correct answer or many; do users look only at the top K (None:
+    all); is relevance graded; do users stop at the first satisfying result."""
 
     single_answer: bool
     top_k: int | None
@@ -83,12 +101,23 @@ class Task:
     stops_when_satisfied: bool
     source: str = ""  # where the answers come from (given, or guessed from the qrels and how)
 
-    def answered(self, *, single_answer: bool | None = None, graded: bool | None = None,
-                 stops_when_satisfied: bool | None = None) -> Task:  # fmt: skip
+    def answered(
+        self,
+        *,
+        single_answer: bool | None = None,
+        graded: bool | None = None,
+        stops_when_satisfied: bool | None = None,
+    ) -> Task:
         """This (guessed) task with the answers given replaced; the source says "answers given" once
         the number of answers is given."""
-        given = {"single_answer": single_answer, "graded": graded, "stops_when_satisfied": stops_when_satisfied}
-        changes: dict[str, object] = {name: value for name, value in given.items() if value is not None}
+        given = {
+            "single_answer": single_answer,
+            "graded": graded,
+            "stops_when_satisfied": stops_when_satisfied,
+        }
+        changes: dict[str, object] = {
+            name: value for name, value in given.items() if value is not None
+        }
         if single_answer is not None:
             changes["source"] = "answers given"
         return replace(self, **changes)  # type: ignore[arg-type]
@@ -101,7 +130,9 @@ class Recommendation:
     hides: str
 
 
-def recommend(task: Task, warnings: CollectionWarnings, *, graded_share: float, rel: int) -> list[Recommendation]:
+def recommend(
+    task: Task, warnings: CollectionWarnings, *, graded_share: float, rel: int
+) -> list[Recommendation]:
     """Measures that fit the task, each with its reason and what it would hide on this collection.
 
     ``graded_share``: share of the relevant judgments above the lowest relevant grade (what binary
@@ -118,7 +149,8 @@ def recommend(task: Task, warnings: CollectionWarnings, *, graded_share: float, 
             Recommendation(
                 f"RR{rel_text}{at}",
                 "one correct item: the rank of the first relevant document is what the user feels",
-                f"every relevant document after the first ({many:.0%} of queries have {warnings.many}+ relevant); "
+                f"every relevant document after the first ({many:.0%} of queries have "
+                f"{warnings.many}+ relevant); "
                 f"compresses to 0 where nothing is found ({none:.0%} of queries)",
             )
         )
@@ -135,13 +167,16 @@ def recommend(task: Task, warnings: CollectionWarnings, *, graded_share: float, 
             Recommendation(
                 f"AP{rel_text}{at}",
                 "many relevant items: rewards finding all of them, early",
-                f"grades: {graded_share:.0%} of relevant judgments are above the lowest relevant grade and count the same",
+                f"grades: {graded_share:.0%} of relevant judgments are above the lowest relevant "
+                "grade and count the same",
             )
         )
         if k:
             picks.append(
                 Recommendation(
-                    f"P{rel_text}@{k}", f"many relevant items, only the top {k} inspected", f"the order inside the top {k}"
+                    f"P{rel_text}@{k}",
+                    f"many relevant items, only the top {k} inspected",
+                    f"the order inside the top {k}",
                 )
             )
     if task.graded:
@@ -156,7 +191,8 @@ def recommend(task: Task, warnings: CollectionWarnings, *, graded_share: float, 
         picks.append(
             Recommendation(
                 f"ERR@{k or 20}",
-                "sequential browsing that stops when satisfied: later documents count only if earlier ones did not satisfy",
+                "sequential browsing that stops when satisfied: later documents count only if "
+                "earlier ones did not satisfy",
                 "documents ranked after a highly relevant one, which users rarely reach",
             )
         )
@@ -170,24 +206,39 @@ def graded_share(table: RankingTable, rel: int) -> float:
 
 
 def infer_task(tables: Mapping[str, RankingTable], *, rel: int, top_k: int) -> Task:
-    """Answers read from the qrels when the user gives none: one answer if most queries have at most one
-    relevant document; graded if relevant grades differ; users stop when satisfied if graded."""
+    """Answers read from the qrels when the user gives none: one answer if most queries have at most
+    one relevant document; graded if relevant grades differ; users stop when satisfied if graded."""
     first = next(iter(tables.values()))
-    relevant = np.bincount(first.ideal_query, weights=(first.ideal_grades >= rel).astype(float), minlength=first.n_queries)
+    relevant = np.bincount(
+        first.ideal_query,
+        weights=(first.ideal_grades >= rel).astype(float),
+        minlength=first.n_queries,
+    )
     grades = np.unique(first.ideal_grades[first.ideal_grades >= 1])
     median = float(np.median(relevant))
     source = (
-        f"guessed from the qrels: a median of {median:g} relevant documents per query (grade >= {rel}), "
+        f"guessed from the qrels: a median of {median:g} relevant documents per query (grade >= "
+        f"{rel}), "
         f"{len(grades)} positive grade{'s' if len(grades) != 1 else ''}"
     )
     graded = len(grades) > 1
-    return Task(single_answer=median <= 1, top_k=top_k, graded=graded, stops_when_satisfied=graded, source=source)
+    return Task(
+        single_answer=median <= 1,
+        top_k=top_k,
+        graded=graded,
+        stops_when_satisfied=graded,
+        source=source,
+    )
 
 
-def candidate_measures(warnings: CollectionWarnings, *, graded_share: float, rel: int, top_k: int) -> list[str]:
+def candidate_measures(
+    warnings: CollectionWarnings, *, graded_share: float, rel: int, top_k: int
+) -> list[str]:
     """Every measure :func:`recommend` names for some answer about the task (K fixed)."""
     names: list[str] = []
-    for single, top, graded, stops in product((True, False), (top_k, None), (True, False), (True, False)):
+    for single, top, graded, stops in product(
+        (True, False), (top_k, None), (True, False), (True, False)
+    ):
         task = Task(single_answer=single, top_k=top, graded=graded, stops_when_satisfied=stops)
         names += [r.measure for r in recommend(task, warnings, graded_share=graded_share, rel=rel)]
     return list(dict.fromkeys(names))

@@ -14,7 +14,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from rankviz.analyses.sensitivity import Section, Variants, long_means, means_table, per_query, section
+from rankviz.analyses.sensitivity import (
+    Section,
+    Variants,
+    long_means,
+    means_table,
+    per_query,
+    section,
+)
 from rankviz.errors import OptionError
 from rankviz.evaluate import combine, evaluate_tables
 from rankviz.evaluation import Evaluation, spread
@@ -27,9 +34,12 @@ from rankviz.settings import EvalSettings, TestSettings
 from rankviz.tie_policy import RANDOM, REPORT_ORDER, TREC_EVAL
 from rankviz.tie_policy import policy as policy_of
 
-#: The deterministic policies of the report, from worst case to best case: pessimistic and optimistic bound every order.
+#: The deterministic policies of the report, from worst case to best case: pessimistic and
+#: optimistic bound every order.
 REPORT_POLICIES = REPORT_ORDER
-POLICIES = Variants(REPORT_POLICIES, "trec_eval", "policies", bounds=(REPORT_POLICIES[0], REPORT_POLICIES[-1]))
+POLICIES = Variants(
+    REPORT_POLICIES, "trec_eval", "policies", bounds=(REPORT_POLICIES[0], REPORT_POLICIES[-1])
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -40,7 +50,8 @@ class TieSection(Section):
     evaluations: dict[str, Evaluation]
 
     def queries(self, run: str, limit: int = 10) -> pd.DataFrame:
-        """The queries of ``run`` whose value moves most with the tie order (width = optimistic - pessimistic)."""
+        """The queries of ``run`` whose value moves most with the tie order (width = optimistic -
+        pessimistic)."""
         return per_query(self.evaluations, self.measure, run, POLICIES, limit=limit)
 
 
@@ -68,7 +79,8 @@ def _statistics_frame(statistics: Mapping[str, dict]) -> pd.DataFrame:
 
 
 def random_means(evaluation: Evaluation, measure: str) -> pd.DataFrame:
-    """Trials x runs: each run's mean under each random order of an evaluation under ``ties="random"``."""
+    """Trials x runs: each run's mean under each random order of an evaluation under
+    ``ties="random"``."""
     if evaluation.trials is None:
         raise OptionError("random means need an evaluation under ties='random'")
     trials = evaluation.trials[measure]
@@ -81,14 +93,16 @@ def random_means(evaluation: Evaluation, measure: str) -> pd.DataFrame:
 
 
 def with_random(means: pd.DataFrame, trial_means: pd.DataFrame) -> pd.DataFrame:
-    """The policy means with the mean of random orders and its spread over trials (``random``, ``random std``)."""
+    """The policy means with the mean of random orders and its spread over trials (``random``,
+    ``random std``)."""
     deviation = pd.Series(spread(trial_means.to_numpy()), index=trial_means.columns)
     return means.assign(random=trial_means.mean(), **{"random std": deviation})
 
 
 @dataclass(frozen=True, eq=False)
 class TieReport:
-    """Tie statistics per run and one :class:`TieSection` per measure (keyed by its canonical name)."""
+    """Tie statistics per run and one :class:`TieSection` per measure (keyed by its canonical
+    name)."""
 
     statistics: pd.DataFrame
     sections: dict[str, TieSection]
@@ -105,17 +119,22 @@ class TieReport:
         return {"statistics": self.statistics, "means": long_means(self.sections, "policy")}
 
     def to_dict(self) -> dict:
-        """Statistics, then per measure its means, pairs, verdicts and each run's queries that move most
-        (as many as the report's ``queries`` option)."""
+        """Statistics, then per measure its means, pairs, verdicts and each run's queries that move
+        most (as many as the report's ``queries`` option)."""
         limit = self.options.queries
         return {
             "statistics": self.statistics.to_dict(orient="index"),
             "measures": [
-                {**section.to_dict(),
-                 "queries": {run: section.queries(run, limit).to_dict(orient="index") for run in section.means.index}}
+                {
+                    **section.to_dict(),
+                    "queries": {
+                        run: section.queries(run, limit).to_dict(orient="index")
+                        for run in section.means.index
+                    },
+                }
                 for section in self.sections.values()
             ],
-        }  # fmt: skip
+        }
 
 
 def tie_report(
@@ -138,7 +157,9 @@ def tie_report(
     def tables_under(ties: str) -> Iterable[tuple[str, RankingTable]]:
         return ((name, rank(run, qrels, ties=ties, cut=cut)) for name, run in by_name.items())
 
-    return report_from_tables(tables_under, measures, settings, test, options, groups=groups, weights=weights, rng=rng)
+    return report_from_tables(
+        tables_under, measures, settings, test, options, groups=groups, weights=weights, rng=rng
+    )
 
 
 def report_from_tables(
@@ -152,10 +173,10 @@ def report_from_tables(
     weights: Mapping[str, float] | None = None,
     rng: np.random.Generator | int | None = None,
 ) -> TieReport:
-    """Every run under every policy of :data:`REPORT_POLICIES`; with ``options.trials`` > 0 also the mean of
-    that many random orders (column ``random``) and its spread over trials (``random std``). With
-    two or more runs, each section also holds every run's verdict against the baseline under each
-    policy (:func:`verdict_changes`).
+    """Every run under every policy of :data:`REPORT_POLICIES`; with ``options.trials`` > 0 also the
+    mean of that many random orders (column ``random``) and its spread over trials (``random std``).
+    With two or more runs, each section also holds every run's verdict against the baseline under
+    each policy (:func:`verdict_changes`).
 
     ``tables_under(policy)``: (run name, ranking table) pairs under that policy. When they are built
     as they are consumed, one ranking table is alive at a time (each is as large as its run): what
@@ -171,13 +192,22 @@ def report_from_tables(
     for rule in map(policy_of, REPORT_POLICIES):
         for name, table in tables_under(rule.name):
             under = settings.replace(ties=rule)
-            parts[rule.name].append(evaluate_tables({name: table}, measures, under, groups=groups, weights=weights))
+            parts[rule.name].append(
+                evaluate_tables({name: table}, measures, under, groups=groups, weights=weights)
+            )
             if rule == TREC_EVAL:  # the statistics and the random orders: from trec_eval's table
                 statistics[name] = tie_statistics(table, cutoff)
                 if trials > 0:
                     drawn = settings.replace(ties=RANDOM, trials=trials)
                     parts[RANDOM.name].append(
-                        evaluate_tables({name: table}, measures, drawn, groups=groups, weights=weights, rng=generator)
+                        evaluate_tables(
+                            {name: table},
+                            measures,
+                            drawn,
+                            groups=groups,
+                            weights=weights,
+                            rng=generator,
+                        )
                     )
             del table
     evaluations = {policy: combine(found) for policy, found in parts.items() if found}
@@ -187,5 +217,13 @@ def report_from_tables(
         if trials > 0:
             means = with_random(means, random_means(evaluations[RANDOM.name], measure))
         found = section(evaluations, measure, POLICIES, test, rng=generator, means=means)
-        sections[measure] = TieSection(found.measure, found.means, found.flips, found.verdicts, evaluations)
-    return TieReport(_statistics_frame(statistics), sections, dict(evaluations[TREC_EVAL.name].ignored), settings, options)
+        sections[measure] = TieSection(
+            found.measure, found.means, found.flips, found.verdicts, evaluations
+        )
+    return TieReport(
+        _statistics_frame(statistics),
+        sections,
+        dict(evaluations[TREC_EVAL.name].ignored),
+        settings,
+        options,
+    )

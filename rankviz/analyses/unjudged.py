@@ -46,36 +46,54 @@ def unjudged_holes(name: str, table: RankingTable, k: int) -> pd.DataFrame:
     """One run's unjudged documents in its top K: qid, docid, rank, run."""
     top = table.top(k)
     holes = np.flatnonzero(~top.judged)
-    return pd.DataFrame({"qid": top.qids[top.row_query[holes]], "docid": top.docids(holes), "rank": top.pos[holes] + 1,
-                         "run": name})  # fmt: skip
+    return pd.DataFrame(
+        {
+            "qid": top.qids[top.row_query[holes]],
+            "docid": top.docids(holes),
+            "rank": top.pos[holes] + 1,
+            "run": name,
+        }
+    )
 
 
 def unjudged_documents(holes: Sequence[pd.DataFrame]) -> pd.DataFrame:
-    """Per (query, docid): how many runs rank it unjudged in their top K, its best rank and those runs;
-    most-shared first, then by best rank (the order in which judging them settles the most)."""
+    """Per (query, docid): how many runs rank it unjudged in their top K, its best rank and those
+    runs; most-shared first, then by best rank (the order in which judging them settles the
+    most)."""
     frames = [f for f in holes if len(f)]
     if not frames:
         return pd.DataFrame(columns=["qid", "docid", "runs", "best rank", "ranked by"])
-    every = pa.Table.from_pandas(pd.concat(frames, ignore_index=True).sort_values("run", kind="stable"), preserve_index=False)
-    grouped = every.group_by(["qid", "docid"], use_threads=False).aggregate([("run", "count"), ("rank", "min"), ("run", "list")])
+    every = pa.Table.from_pandas(
+        pd.concat(frames, ignore_index=True).sort_values("run", kind="stable"), preserve_index=False
+    )
+    grouped = every.group_by(["qid", "docid"], use_threads=False).aggregate(
+        [("run", "count"), ("rank", "min"), ("run", "list")]
+    )
     documents = pd.DataFrame(
         {
             "qid": grouped["qid"].to_numpy(zero_copy_only=False),
             "docid": grouped["docid"].to_numpy(zero_copy_only=False),
             "runs": grouped["run_count"].to_numpy(),
             "best rank": grouped["rank_min"].to_numpy(),
-            "ranked by": pc.binary_join(grouped["run_list"].cast(pa.list_(pa.string())), ", ").to_numpy(zero_copy_only=False),
+            "ranked by": pc.binary_join(
+                grouped["run_list"].cast(pa.list_(pa.string())), ", "
+            ).to_numpy(zero_copy_only=False),
         }
     )
-    return documents.sort_values(["runs", "best rank", "qid", "docid"], ascending=[False, True, True, True], kind="stable")
+    return documents.sort_values(
+        ["runs", "best rank", "qid", "docid"], ascending=[False, True, True, True], kind="stable"
+    )
 
 
 def queries_most_unjudged(documents: pd.DataFrame) -> pd.DataFrame:
-    """Per query: the distinct unjudged documents in the runs' top K, and those more than one run shares."""
+    """Per query: the distinct unjudged documents in the runs' top K, and those more than one run
+    shares."""
     if documents.empty:
         return pd.DataFrame(columns=["unjudged", "shared"]).rename_axis("qid")
     by_query = documents.assign(shared=documents["runs"] > 1).groupby("qid")
-    frame = pd.DataFrame({"unjudged": by_query.size(), "shared": by_query["shared"].sum().astype(int)})
+    frame = pd.DataFrame(
+        {"unjudged": by_query.size(), "shared": by_query["shared"].sum().astype(int)}
+    )
     return frame.sort_values(["unjudged", "shared"], ascending=False, kind="stable")
 
 
@@ -95,17 +113,27 @@ class UnjudgedReport:
 
     def __repr__(self) -> str:
         measures = ", ".join(self.sections)
-        return f"UnjudgedReport({len(self.judged)} runs, top {self.k}, filled with grade {self.grade}; measures: {measures})"
+        return (
+            f"UnjudgedReport({len(self.judged)} runs, top {self.k}, filled with grade "
+            f"{self.grade}; measures: {measures})"
+        )
 
     def to_frames(self) -> dict[str, pd.DataFrame]:
-        """``judged`` (per run: Judged@K and the share of its top K judged), ``means`` (run, measure,
-        end, value; the ends, ``low``, ``high`` and ``width``), ``queries`` and ``documents`` to judge."""
-        return {"judged": self.judged, "means": long_means(self.sections, "end"), "queries": self.queries,
-                "documents": self.documents}  # fmt: skip
+        """``judged`` (per run: Judged@K and the share of its top K judged), ``means`` (run,
+        measure, end, value; the ends, ``low``, ``high`` and ``width``), ``queries`` and
+        ``documents`` to
+        judge."""
+        return {
+            "judged": self.judged,
+            "means": long_means(self.sections, "end"),
+            "queries": self.queries,
+            "documents": self.documents,
+        }
 
     def to_dict(self) -> dict:
-        """K, the grade, Judged@K, per measure its means, pairs and verdicts; the queries with the most
-        unjudged documents and the documents to judge first (``queries`` and ten times as many)."""
+        """K, the grade, Judged@K, per measure its means, pairs and verdicts; the queries with the
+        most unjudged documents and the documents to judge first (``queries`` and ten times as
+        many)."""
         limit = self.options.queries
         return {
             "k": self.k,
@@ -119,7 +147,8 @@ class UnjudgedReport:
     def warnings(self) -> list[str]:
         low = self.judged[self.judged["share judged"] < JUDGED_WARNING]["share judged"]
         return [
-            f"only {share:.0%} of {run}'s top {self.k} is judged: its numbers rest on unjudged documents"
+            f"only {share:.0%} of {run}'s top {self.k} is judged: its numbers rest on unjudged "
+            "documents"
             for run, share in low.items()
         ]
 
@@ -135,10 +164,15 @@ def unjudged_report(
     groups: QueryGroups | None = None,
     weights: Mapping[str, float] | None = None,
 ) -> UnjudgedReport:
-    """The report over runs ranked one at a time (each table is dropped before the next is built)."""
+    """The report over runs ranked one at a time (each table is dropped before the next is
+    built)."""
     settings = settings or EvalSettings()
-    tables = ((run.name, rank(run, qrels, ties=settings.ties.ranked_as, cut=settings.cut)) for run in runs)
-    return report_from_tables(tables, measures, settings, test, options, groups=groups, weights=weights)
+    tables = (
+        (run.name, rank(run, qrels, ties=settings.ties.ranked_as, cut=settings.cut)) for run in runs
+    )
+    return report_from_tables(
+        tables, measures, settings, test, options, groups=groups, weights=weights
+    )
 
 
 def report_from_tables(
@@ -163,20 +197,35 @@ def report_from_tables(
     pairs = tables.items() if isinstance(tables, Mapping) else tables
     for name, table in pairs:
         one = {name: table}
-        parts["nonrelevant"].append(evaluate_tables(one, [*measures, _judged(k)], settings, groups=groups, weights=weights))
-        parts["filled"].append(evaluate_tables(one, measures, filled_settings, groups=groups, weights=weights))
+        parts["nonrelevant"].append(
+            evaluate_tables(one, [*measures, _judged(k)], settings, groups=groups, weights=weights)
+        )
+        parts["filled"].append(
+            evaluate_tables(one, measures, filled_settings, groups=groups, weights=weights)
+        )
         judged_rows.append((name, judged_share(table, k)))
         holes.append(unjudged_holes(name, table, k))
         del table, one
     evaluations = {end: combine(found) for end, found in parts.items()}
     judged_means = evaluations["nonrelevant"].means()[str(_judged(k))]
-    judged = pd.DataFrame({f"Judged@{k}": judged_means, "share judged": dict(judged_rows)}).rename_axis("run")
+    judged = pd.DataFrame(
+        {f"Judged@{k}": judged_means, "share judged": dict(judged_rows)}
+    ).rename_axis("run")
     documents = unjudged_documents(holes)
     sections = {}
     for measure in map(str, measures):
         sections[measure] = section(evaluations, measure, END_VARIANTS, test)
-    return UnjudgedReport(judged, sections, documents, queries_most_unjudged(documents), evaluations, settings, grade, k,
-                          options)  # fmt: skip
+    return UnjudgedReport(
+        judged,
+        sections,
+        documents,
+        queries_most_unjudged(documents),
+        evaluations,
+        settings,
+        grade,
+        k,
+        options,
+    )
 
 
 def _judged(k: int) -> Measure:

@@ -3,7 +3,8 @@
 Collections name their runs their own way (Cranfield's ``bm25`` is CAsT's ``org_manual_bm25``), so
 the page asks, per row of the summary (the baseline, then each compared run), which run of each
 collection fills it. A row is named by its runs: the name they share, else their names joined. The
-summary itself is :func:`rankviz.studies.summarise`, cached on the folders' contents and the choices.
+summary itself is :func:`rankviz.studies.summarise`, cached on the folders' contents and the
+choices.
 """
 
 from __future__ import annotations
@@ -26,25 +27,42 @@ def _tokens(run: str) -> set[str]:
 
 
 def default_rows(runs: Mapping[str, Sequence[str]], rows: int) -> dict[str, list[str]]:
-    """Per collection, a first guess at its run for each row: a name most collections have, as a run's
-    name or a word of it (``bm25`` is CAsT's ``org_manual_bm25``), takes the first rows, most
+    """Per collection, a first guess at its run for each row: a name most collections have, as a
+    run's name or a word of it (``bm25`` is CAsT's ``org_manual_bm25``), takes the first rows, most
     widespread first; each collection fills the rest with its other runs in its order."""
 
     def match(name: str, names: Sequence[str], taken: Sequence[str]) -> str | None:
         free = [run for run in names if run not in taken]
-        return next((run for run in free if run == name), None) or next((run for run in free if name in _tokens(run)), None)
+        return next((run for run in free if run == name), None) or next(
+            (run for run in free if name in _tokens(run)), None
+        )
 
-    candidates = sorted({run for names in runs.values() for run in names},
-                        key=lambda name: (-sum(match(name, names, ()) is not None for names in runs.values()), name))  # fmt: skip
+    candidates = sorted(
+        {run for names in runs.values() for run in names},
+        key=lambda name: (
+            -sum(match(name, names, ()) is not None for names in runs.values()),
+            name,
+        ),
+    )
     guesses: dict[str, list[str]] = {collection: [] for collection in runs}
     for name in candidates:
-        found = {collection: match(name, names, guesses[collection]) for collection, names in runs.items()}
-        if len(next(iter(guesses.values()))) >= rows or sum(run is not None for run in found.values()) < 2:
+        found = {
+            collection: match(name, names, guesses[collection])
+            for collection, names in runs.items()
+        }
+        if (
+            len(next(iter(guesses.values()))) >= rows
+            or sum(run is not None for run in found.values()) < 2
+        ):
             break
         for collection, names in runs.items():
-            guesses[collection].append(found[collection] or next(r for r in names if r not in guesses[collection]))
+            guesses[collection].append(
+                found[collection] or next(r for r in names if r not in guesses[collection])
+            )
     for collection, names in runs.items():
-        guesses[collection] += [run for run in names if run not in guesses[collection]][: rows - len(guesses[collection])]
+        guesses[collection] += [run for run in names if run not in guesses[collection]][
+            : rows - len(guesses[collection])
+        ]
     return guesses
 
 
@@ -53,28 +71,57 @@ def row_name(runs: Sequence[str]) -> str:
     return runs[0] if len(set(runs)) == 1 else " / ".join(runs)
 
 
-def names_and_rows(choices: Mapping[str, Sequence[str]]) -> tuple[list[str], dict[str, dict[str, str]]]:
+def names_and_rows(
+    choices: Mapping[str, Sequence[str]],
+) -> tuple[list[str], dict[str, dict[str, str]]]:
     """The rows' names (baseline first) and, per collection, its runs -> their rows' names; an error
     when a collection fills two rows with one run, or two rows have the same runs."""
     for collection, runs in choices.items():
         if len(set(runs)) < len(runs):
-            raise OptionError(f"{collection}: one run is chosen for two rows; choose a different run for each row")
+            raise OptionError(
+                f"{collection}: one run is chosen for two rows; choose a different run for each row"
+            )
     rows = list(zip(*choices.values(), strict=True))
     names = [row_name(row) for row in rows]
     if len(set(names)) < len(names):
         raise OptionError("two rows choose the same runs in every collection")
-    mapping = {collection: {run: names[i] for i, run in enumerate(runs)} for collection, runs in choices.items()}
+    mapping = {
+        collection: {run: names[i] for i, run in enumerate(runs)}
+        for collection, runs in choices.items()
+    }
     return names, mapping
 
 
-def summary(folders: Mapping[str, Path], choices: Mapping[str, Sequence[str]], measure: str, *, standardised: bool,
-            level: float) -> Summary:  # fmt: skip
-    """The summary of the rows chosen (per collection, its runs: baseline first) on ``measure``, each
-    collection with its own conventions; cached on the folders' files and the choices."""
+def summary(
+    folders: Mapping[str, Path],
+    choices: Mapping[str, Sequence[str]],
+    measure: str,
+    *,
+    standardised: bool,
+    level: float,
+) -> Summary:
+    """The summary of the rows chosen (per collection, its runs: baseline first) on ``measure``,
+    each collection with its own conventions; cached on the folders' files and the choices."""
     names, mapping = names_and_rows(choices)
-    key = ("across", tuple((name, str(folders[name]), folder_stamp(folders[name])) for name in choices),
-           tuple(tuple(runs) for runs in choices.values()), measure, standardised, level)  # fmt: skip
+    key = (
+        "across",
+        tuple((name, str(folders[name]), folder_stamp(folders[name])) for name in choices),
+        tuple(tuple(runs) for runs in choices.values()),
+        measure,
+        standardised,
+        level,
+    )
     paths = [folders[name] for name in choices]
     renamed = {folders[name].name: mapping[name] for name in choices}
-    return SHARED.get(key, lambda: summarise(paths, baseline=names[0], runs=names[1:], measures=[measure], names=renamed,
-                                             standardised=standardised, level=level))  # fmt: skip
+    return SHARED.get(
+        key,
+        lambda: summarise(
+            paths,
+            baseline=names[0],
+            runs=names[1:],
+            measures=[measure],
+            names=renamed,
+            standardised=standardised,
+            level=level,
+        ),
+    )

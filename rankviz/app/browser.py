@@ -1,5 +1,5 @@
-"""What the person's browser keeps for them: the name they judge under, across reloads, and a warning
-before a reload or a closed tab throws away text they typed and did not apply.
+"""What the person's browser keeps for them: the name they judge under, across reloads, and a
+warning before a reload or a closed tab throws away text they typed and did not apply.
 
 A Streamlit session ends with a reload; the name would have to be typed again, and the judging grid
 stays closed until it is. The browser keeps it in a cookie of this server (read back through
@@ -18,8 +18,9 @@ import streamlit as st
 COOKIE = "rankviz_name"
 _WRITTEN = "rankviz.name_cookie"  # the name this session last wrote into the cookie
 _GUARDED = "rankviz.unsent_guard"
-#: A text field shows "Press Ctrl+Enter to apply" (or "Press Enter to apply") while what is typed has not
-#: reached the server: leaving the page then asks first, as the browser does for any unsaved form.
+#: A text field shows "Press Ctrl+Enter to apply" (or "Press Enter to apply") while what is typed
+#: has not reached the server: leaving the page then asks first, as the browser does for any unsaved
+#: form.
 _GUARD = """<script>
 if (!window.rankvizUnsentGuard) {
   window.rankvizUnsentGuard = true;
@@ -35,7 +36,8 @@ if (!window.rankvizUnsentGuard) {
 def remembered_name() -> str:
     """The name this browser judged under last (empty when none)."""
     value = st.context.cookies.get(COOKIE)
-    return unquote(value).strip() if isinstance(value, str) else ""  # none where no browser sent one (a test)
+    # none where no browser sent one (a test)
+    return unquote(value).strip() if isinstance(value, str) else ""
 
 
 def remember_name(name: str) -> None:
@@ -53,7 +55,8 @@ def remember_name(name: str) -> None:
 
 
 def guard_unsent_typing() -> None:
-    """Once per session: a reload or a closed tab asks first while typed text has not been applied."""
+    """Once per session: a reload or a closed tab asks first while typed text has not been
+    applied."""
     if not st.session_state.get(_GUARDED):
         st.session_state[_GUARDED] = True
         st.html(_GUARD, unsafe_allow_javascript=True)

@@ -55,8 +55,12 @@ def megabytes(name: str) -> int:
 
 def environment_problems() -> list[str]:
     """A sentence for each size setting the environment gets wrong (the default is used instead)."""
-    return [f"{name}={os.environ[name][:40]!r} is not a whole number of megabytes (1 or more): using {default:,}"
-            for name, default in SIZE_SETTINGS.items() if name in os.environ and _given_megabytes(name) is None]  # fmt: skip
+    return [
+        f"{name}={os.environ[name][:40]!r} is not a whole number of megabytes (1 or more): "
+        f"using {default:,}"
+        for name, default in SIZE_SETTINGS.items()
+        if name in os.environ and _given_megabytes(name) is None
+    ]
 
 
 def cache_bytes() -> int:
@@ -76,8 +80,9 @@ def stamp(path: Path) -> Stamp:
 
 
 def folder_stamp(root: Path) -> tuple[tuple[str, Stamp | None], ...]:
-    """The stamps of every file of a collection folder and of its runs/ folder (the listing included),
-    but the meeting's record, whose changes are followed by its own version (:func:`rankviz.app.inputs.meeting`)."""
+    """The stamps of every file of a collection folder and of its runs/ folder (the listing
+    included), but the meeting's record, whose changes are followed by its own version
+    (:func:`rankviz.app.inputs.meeting`)."""
     entries: list[tuple[str, Stamp | None]] = []
     for folder in (root, root / "runs"):
         try:
@@ -85,7 +90,8 @@ def folder_stamp(root: Path) -> tuple[tuple[str, Stamp | None], ...]:
         except OSError:
             continue
         for name in names:
-            if name.startswith(STORE_NAME):  # the meeting's record (and its -wal, -shm) changes with every entry
+            # the meeting's record (and its -wal, -shm) changes with every entry
+            if name.startswith(STORE_NAME):
                 continue
             try:
                 entries.append((str(folder / name), stamp(folder / name)))
@@ -103,7 +109,8 @@ def file_key(path: Path) -> str:
 
 
 def nbytes(value: Any) -> int:
-    """The memory an object's arrays hold (NumPy, Arrow), through dataclass fields, dicts and sequences."""
+    """The memory an object's arrays hold (NumPy, Arrow), through dataclass fields, dicts and
+    sequences."""
     if isinstance(value, np.ndarray):
         return value.nbytes
     if isinstance(value, (pa.Array, pa.ChunkedArray)):
@@ -117,7 +124,8 @@ def nbytes(value: Any) -> int:
         if isinstance(first, tuple) and first:
             first = first[0]
         if isinstance(first, (str, int, float)):
-            return 64 * len(value)  # plain values (a run's query ids, its facts' pairs): no array inside
+            # plain values (a run's query ids, its facts' pairs): no array inside
+            return 64 * len(value)
         return sum(nbytes(v) for v in value)
     return 64
 
@@ -200,11 +208,15 @@ def store() -> RunStore | None:
 
 
 def passes_store() -> ArrayStore | None:
-    """Each run's pass (:mod:`rankviz.run_pass`: its values, chance level and facts) kept on disk beside
-    the parsed runs, so that a restarted server shows twenty runs without ordering any; a few hundred
-    KB a run, bounded by ``RANKVIZ_STORE_MB`` too."""
+    """Each run's pass (:mod:`rankviz.run_pass`: its values, chance level and facts) kept on disk
+    beside the parsed runs, so that a restarted server shows twenty runs without ordering any; a few
+    hundred KB a run, bounded by ``RANKVIZ_STORE_MB`` too."""
     folder = store_folder()
-    return None if folder is None else ArrayStore(folder / "passes", budget=megabytes("RANKVIZ_STORE_MB"))
+    return (
+        None
+        if folder is None
+        else ArrayStore(folder / "passes", budget=megabytes("RANKVIZ_STORE_MB"))
+    )
 
 
 @functools.cache
@@ -220,5 +232,6 @@ def code_stamp() -> str:
 
 
 def shared(*keys: str) -> bool:
-    """Whether results built from inputs of these keys may be shared by every session (no upload among them)."""
+    """Whether results built from inputs of these keys may be shared by every session (no upload
+    among them)."""
     return not any(k.startswith("upload:") for k in keys)

@@ -1,9 +1,9 @@
 """The app's computations: :class:`~rankviz.study.Study` calls, cached at the app's boundary.
 
-Each result is kept under a :class:`Key`, the content keys of its inputs and its settings as text. Results
-built from files go to the shared cache (every session reuses them); results built from an upload stay
-in session-scoped caches. Under the meeting's qrels a new judgment revises the newest evaluation kept
-for the queries it judged (:class:`Lineage`) instead of computing everything again.
+Each result is kept under a :class:`Key`, the content keys of its inputs and its settings as text.
+Results built from files go to the shared cache (every session reuses them); results built from an
+upload stay in session-scoped caches. Under the meeting's qrels a new judgment revises the newest
+evaluation kept for the queries it judged (:class:`Lineage`) instead of computing everything again.
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Key:
-    """What a result depends on, as plain text: the runs' and the qrels' content keys, the measures as
-    written canonically, the settings as text, and the key of the groups and weights in force."""
+    """What a result depends on, as plain text: the runs' and the qrels' content keys, the measures
+    as written canonically, the settings as text, and the key of the groups and weights in force."""
 
     runs: tuple[str, ...]
     qrels: str
@@ -54,33 +54,52 @@ def settings_text(settings) -> tuple[tuple[str, str], ...]:
 
 @dataclass(frozen=True)
 class Lineage:
-    """Qrels that follow a meeting's record: the qrels file (``base``) with its judgments up to ``version``."""
+    """Qrels that follow a meeting's record: the qrels file (``base``) with its judgments up to
+    ``version``."""
 
     base: str
     version: int
     store: MeetingStore
 
 
-# --- ranking tables ----------------------------------------------------------------------------------
+# --- ranking tables
+# ----------------------------------------------------------------------------------
 
-#: (what, lineage base) -> (version, cache key, digest of the judgments up to version) of the newest result built
+#: (what, lineage base) -> (version, cache key, digest of the judgments up to version) of the newest
+#: result built
 _NEWEST: dict[tuple, tuple[int, tuple, str]] = {}
 _NEWEST_LOCK = threading.Lock()
 
 
-@st.cache_resource(show_spinner="Ordering the rankings…", max_entries=64, scope="session", on_release=give_back)
-def _ranking_session(run_key: str, qrels_key: str, ties: TiePolicy, cut: RunCut, _run: Run, _qrels: Qrels) -> RankingTable:
+@st.cache_resource(
+    show_spinner="Ordering the rankings…", max_entries=64, scope="session", on_release=give_back
+)
+def _ranking_session(
+    run_key: str, qrels_key: str, ties: TiePolicy, cut: RunCut, _run: Run, _qrels: Qrels
+) -> RankingTable:
     return ordered(_run, _qrels, ties, cut)
 
 
-def ranking(run_key: str, qrels_key: str, ties: TiePolicy, cut: RunCut, run: Run, qrels: Qrels, *,
-            regrade_from: tuple[str, Qrels] | None = None, lineage: Lineage | None = None) -> RankingTable:  # fmt: skip
-    """One run's ranking table under a policy that builds its own order (the study asks for no other).
+def ranking(
+    run_key: str,
+    qrels_key: str,
+    ties: TiePolicy,
+    cut: RunCut,
+    run: Run,
+    qrels: Qrels,
+    *,
+    regrade_from: tuple[str, Qrels] | None = None,
+    lineage: Lineage | None = None,
+) -> RankingTable:
+    """One run's ranking table under a policy that builds its own order (the study asks for no
+    other).
 
-    ``regrade_from``: the key and qrels of a table these qrels only re-grade (the qrels file, when the
-    meeting's judgments are in force): a new judgment then costs a re-grading, not a new ordering.
-    ``lineage``: the record these qrels follow; the newest table of the lineage is then re-graded for
-    the queries judged since alone (a judgment costs its query, not the run's millions of lines)."""
+    ``regrade_from``: the key and qrels of a table these qrels only re-grade (the qrels file, when
+    the meeting's judgments are in force): a new judgment then costs a re-grading, not a new
+    ordering.
+    ``lineage``: the record these qrels follow; the newest table of the lineage is then re-graded
+    for the queries judged since alone (a judgment costs its query, not the run's millions of
+    lines)."""
     if not shared(run_key, qrels_key):
         return _ranking_session(run_key, qrels_key, ties, cut, run, qrels)
     key = ("ranking", run_key, qrels_key, ties, cut)
@@ -102,23 +121,37 @@ def ranking(run_key: str, qrels_key: str, ties: TiePolicy, cut: RunCut, run: Run
         return SHARED.get(key, build)
 
 
-def orderer(run_keys: dict[str, str], qrels_key: str, regrade_from: tuple[str, Qrels] | None,
-            lineage: Lineage | None = None) -> Callable:  # fmt: skip
+def orderer(
+    run_keys: dict[str, str],
+    qrels_key: str,
+    regrade_from: tuple[str, Qrels] | None,
+    lineage: Lineage | None = None,
+) -> Callable:
     """The study's orderer: each run's table from the cache, by its content key."""
 
     def order(run: Run, qrels: Qrels, ties: TiePolicy, cut: RunCut) -> RankingTable:
-        return ranking(run_keys[run.name], qrels_key, ties, cut, run, qrels, regrade_from=regrade_from, lineage=lineage)
+        return ranking(
+            run_keys[run.name],
+            qrels_key,
+            ties,
+            cut,
+            run,
+            qrels,
+            regrade_from=regrade_from,
+            lineage=lineage,
+        )
 
     return order
 
 
-# --- evaluations -------------------------------------------------------------------------------------
+# --- evaluations
+# -------------------------------------------------------------------------------------
 
 
 def _newest(what: tuple, lineage: Lineage | None) -> tuple[Any, set[str]] | None:
-    """The newest result of ``what`` kept for an older version of the lineage's record, and the queries
-    judged since it (None without one, or when a judgment it was built on has changed since: a record
-    replaced by a copy or edited by hand is rebuilt, never revised)."""
+    """The newest result of ``what`` kept for an older version of the lineage's record, and the
+    queries judged since it (None without one, or when a judgment it was built on has changed since:
+    a record replaced by a copy or edited by hand is rebuilt, never revised)."""
     if lineage is None:
         return None
     with _NEWEST_LOCK:
@@ -139,15 +172,22 @@ def _remember(what: tuple, lineage: Lineage | None, key: tuple) -> None:
         newer = _NEWEST.get((what, lineage.base), (-1,))[0] < lineage.version
     if not newer:
         return
-    digest = lineage.store.judgments_digest(lineage.version)  # read outside the lock: it touches the record
+    # read outside the lock: it touches the record
+    digest = lineage.store.judgments_digest(lineage.version)
     with _NEWEST_LOCK:
         if _NEWEST.get((what, lineage.base), (-1,))[0] < lineage.version:
             _NEWEST[(what, lineage.base)] = (lineage.version, key, digest)
 
 
-def _revising(key: tuple, what: tuple, lineage: Lineage | None, build: Callable[[], Evaluation],
-              revise: Callable[[Evaluation, set[str]], Evaluation | None]) -> Callable[[], Evaluation]:  # fmt: skip
-    """``build``, or with a lineage, the newest kept evaluation of ``what`` revised for the queries judged since."""
+def _revising(
+    key: tuple,
+    what: tuple,
+    lineage: Lineage | None,
+    build: Callable[[], Evaluation],
+    revise: Callable[[Evaluation, set[str]], Evaluation | None],
+) -> Callable[[], Evaluation]:
+    """``build``, or with a lineage, the newest kept evaluation of ``what`` revised for the queries
+    judged since."""
     if lineage is None:
         return build
 
@@ -161,13 +201,18 @@ def _revising(key: tuple, what: tuple, lineage: Lineage | None, build: Callable[
     return revised
 
 
-@st.cache_resource(show_spinner="Computing the measures…", max_entries=128, scope="session", on_release=give_back)
+@st.cache_resource(
+    show_spinner="Computing the measures…", max_entries=128, scope="session", on_release=give_back
+)
 def _session_result(kind: str, key: tuple, _build: Callable[[], Any]) -> Any:
     return _build()
 
 
-def evaluation(key: Key, study: Study, names: Sequence[str], *, lineage: Lineage | None = None, **options: Any) -> Evaluation:
-    """:meth:`Study.evaluation` of ``names`` (``options``: ``ties``, ``measures``, setting changes), which
+def evaluation(
+    key: Key, study: Study, names: Sequence[str], *, lineage: Lineage | None = None, **options: Any
+) -> Evaluation:
+    """:meth:`Study.evaluation` of ``names`` (``options``: ``ties``, ``measures``, setting changes),
+    which
     ``key`` describes in full."""
 
     def build() -> Evaluation:
@@ -178,11 +223,23 @@ def evaluation(key: Key, study: Study, names: Sequence[str], *, lineage: Lineage
     full = ("evaluation", astuple(key))
     what = ("evaluation", key.runs, *astuple(key)[2:])
     ties = options.get("ties")
-    return SHARED.get(full, _revising(full, what, lineage, build, lambda old, queries: study.revised(old, queries, names, ties)))
+    return SHARED.get(
+        full,
+        _revising(
+            full,
+            what,
+            lineage,
+            build,
+            lambda old, queries: study.revised(old, queries, names, ties),
+        ),
+    )
 
 
-def chance(key: Key, study: Study, names: Sequence[str], *, lineage: Lineage | None = None) -> Evaluation:
-    """:meth:`Study.chance` of ``names``: each run's values were its documents of each query in a random order."""
+def chance(
+    key: Key, study: Study, names: Sequence[str], *, lineage: Lineage | None = None
+) -> Evaluation:
+    """:meth:`Study.chance` of ``names``: each run's values were its documents of each query in a
+    random order."""
 
     def build() -> Evaluation:
         return study.chance(names)
@@ -191,7 +248,16 @@ def chance(key: Key, study: Study, names: Sequence[str], *, lineage: Lineage | N
         return _session_result("chance", astuple(key), _build=build)
     full = ("chance", astuple(key))
     what = ("chance", key.runs, *astuple(key)[2:])
-    return SHARED.get(full, _revising(full, what, lineage, build, lambda old, queries: study.chance_revised(old, queries, names)))
+    return SHARED.get(
+        full,
+        _revising(
+            full,
+            what,
+            lineage,
+            build,
+            lambda old, queries: study.chance_revised(old, queries, names),
+        ),
+    )
 
 
 def overlap(key: tuple, baseline: RankingTable, run: RankingTable) -> pd.Series:
@@ -204,18 +270,23 @@ def overlap(key: tuple, baseline: RankingTable, run: RankingTable) -> pd.Series:
     return SHARED.get(("rbo", key), lambda: rank_biased_overlap(baseline, run))
 
 
-# --- one pass per run --------------------------------------------------------------------------------
+# --- one pass per run
+# --------------------------------------------------------------------------------
 
 #: Runs passed at once: each holds its run and its table while it is taken (about 1 GB for an MS
 #: MARCO-sized run), and NumPy and Arrow release the interpreter for most of the work.
 PASS_WORKERS = max(1, min(2, os.cpu_count() or 1))
 
 
-def run_passes(keys: Mapping[str, tuple], take: Callable[[str], RunPass],
-               progress: Callable[[int, int], None] | None = None) -> dict[str, RunPass]:  # fmt: skip
+def run_passes(
+    keys: Mapping[str, tuple],
+    take: Callable[[str], RunPass],
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, RunPass]:
     """Each run's pass (:mod:`rankviz.run_pass`) under its key (everything it depends on, as plain
     values): from memory, else from the disk store (a restarted server), else ``take(name)``, a few
-    runs at a time. ``progress(done, total)`` is called here, in the page's thread, as runs finish."""
+    runs at a time. ``progress(done, total)`` is called here, in the page's thread, as runs
+    finish."""
     disk = passes_store()
 
     def load(name: str) -> RunPass:
@@ -254,11 +325,14 @@ def run_passes(keys: Mapping[str, tuple], take: Callable[[str], RunPass],
     return {name: value for name, value in found.items() if value is not None}
 
 
-# --- analyses (small results, keyed on the content of their inputs) ---------------------------------
+# --- analyses (small results, keyed on the content of their inputs)
+# ---------------------------------
 
 
 @st.cache_data(max_entries=256, show_spinner="Testing…")
-def comparison(values: pd.DataFrame, measure: str, settings: tuple, baseline: str | None) -> pd.DataFrame:
+def comparison(
+    values: pd.DataFrame, measure: str, settings: tuple, baseline: str | None
+) -> pd.DataFrame:
     """:func:`rankviz.analyses.comparisons.compare_runs` on a queries x runs matrix."""
     from rankviz.analyses.comparisons import compare_runs
 
@@ -266,8 +340,13 @@ def comparison(values: pd.DataFrame, measure: str, settings: tuple, baseline: st
 
 
 @st.cache_data(max_entries=64, show_spinner="Testing each group…")
-def comparison_by_group(values: pd.DataFrame, groups: pd.Series | None, measure: str, settings: tuple,
-                        baseline: str | None) -> pd.DataFrame:  # fmt: skip
+def comparison_by_group(
+    values: pd.DataFrame,
+    groups: pd.Series | None,
+    measure: str,
+    settings: tuple,
+    baseline: str | None,
+) -> pd.DataFrame:
     from rankviz.analyses.comparisons import compare_by_group
 
     return compare_by_group(values, groups, _tests(settings, baseline), measure=measure)
@@ -279,8 +358,8 @@ def _report(kind: str, key: tuple, details: tuple, _build: Callable[[], Any]) ->
 
 
 def report(kind: str, key: Key, details: tuple, build: Callable[[], Any]) -> Any:
-    """A study's report (``kind``: ties, unjudged, metrics) of the inputs ``key`` describes, with the
-    report's own parameters as ``details`` (plain values)."""
+    """A study's report (``kind``: ties, unjudged, metrics) of the inputs ``key`` describes, with
+    the report's own parameters as ``details`` (plain values)."""
     return _report(kind, astuple(key), details, _build=build)
 
 

@@ -1,6 +1,6 @@
 """An entry that meets a colleague's newer one for the same thing (a grade of the same document, the
-query's note): both shown, and the person records theirs over it (the colleague's stays in the history)
-or discards it. Nothing is recorded over a colleague's entry unseen."""
+query's note): both shown, and the person records theirs over it (the colleague's stays in the
+history) or discards it. Nothing is recorded over a colleague's entry unseen."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ def note_conflict(meeting, query: str, name: str, draft: str, theirs: str) -> No
     """A note this person wrote while a colleague changed it: both shown, the person chooses."""
     st.warning(
         message(
-            "While you wrote, the note of query {} was changed by someone else. Theirs: {}. Yours is in the "
+            "While you wrote, the note of query {} was changed by someone else. Theirs: {}. Yours "
+            "is in the "
             "box below; record yours to replace theirs, or discard it.",
             query,
             theirs or "(empty)",
@@ -35,17 +36,21 @@ def note_conflict(meeting, query: str, name: str, draft: str, theirs: str) -> No
 
 
 def grade_conflict(meeting, query: str, name: str) -> None:
-    """Grades this person typed while a colleague graded the same documents otherwise: theirs and these
-    shown, nothing recorded until the person chooses (as for a note)."""
+    """Grades this person typed while a colleague graded the same documents otherwise: theirs and
+    these shown, nothing recorded until the person chooses (as for a note)."""
     draft = kept(meeting, name, "grades").get(query) if name else None
     if draft is None:
         return
     changes, conflicts, file_grades = draft
     typed = {docid: grade for docid, grade, _ in changes}
-    said = "; ".join(f"{docid}: {by} gave {theirs}, you typed {typed[docid]}" for _, docid, theirs, by in conflicts)
+    said = "; ".join(
+        f"{docid}: {by} gave {theirs}, you typed {typed[docid]}"
+        for _, docid, theirs, by in conflicts
+    )
     st.warning(
         message(
-            "While you judged query {}, someone else graded the same documents: {}. None of your {} "
+            "While you judged query {}, someone else graded the same documents: {}. None of your "
+            "{} "
             "grade(s) is recorded yet: record yours to replace theirs, or discard yours.",
             query,
             said,
@@ -63,9 +68,17 @@ def grade_conflict(meeting, query: str, name: str) -> None:
     )
 
 
-def _choose(meeting, name: str, kind: str, query: str, labels: tuple[str, str], record: Callable[[], object], said: str) -> None:
-    """The two choices under a conflict: record this person's draft over the colleague's entry (which
-    stays in the history), or discard the draft."""
+def _choose(
+    meeting,
+    name: str,
+    kind: str,
+    query: str,
+    labels: tuple[str, str],
+    record: Callable[[], object],
+    said: str,
+) -> None:
+    """The two choices under a conflict: record this person's draft over the colleague's entry
+    (which stays in the history), or discard the draft."""
     keep, drop = st.columns(2)
     if keep.button(labels[0], key=f"meeting.keep_{kind}:{query}", disabled=not name):
         try:

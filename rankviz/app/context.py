@@ -45,7 +45,8 @@ class Context:
     runs: Mapping[str, Run]  # opened when asked for (:class:`rankviz.app.inputs.Runs`)
     run_keys: dict[str, str]
     selected: list[str]
-    measure_names: list[str]  # as written in the frame ("MRR@K", "nDCG@10"): stable when K or rel change
+    # as written in the frame ("MRR@K", "nDCG@10"): stable when K or rel change
+    measure_names: list[str]
     measures: list[Measure]
     settings: EvalSettings
     k: int
@@ -54,7 +55,8 @@ class Context:
     weights: dict[str, float] | None = None
     queries: dict[str, str] = field(default_factory=dict)
     grouping: str = ""  # the key of the groups and weights in force
-    colours: dict[str, str] = field(default_factory=dict)  # one colour per run, the same on every page
+    # one colour per run, the same on every page
+    colours: dict[str, str] = field(default_factory=dict)
     present: bool = False  # projector mode
     meeting: Meeting | None = None  # the meeting's record (None: uploaded qrels are in force)
 
@@ -67,37 +69,77 @@ class Context:
         return self.measures[self.measure_names.index(name)]
 
     def study(self, names: list[str] | None = None, measures: list[Measure] | None = None) -> Study:
-        """The selected runs (or ``names``) as a study, ordered by the app's cache of ranking tables."""
+        """The selected runs (or ``names``) as a study, ordered by the app's cache of ranking
+        tables."""
         meeting = self.meeting
-        base = (meeting.file_key, meeting.file_qrels) if meeting is not None else None  # the meeting's qrels re-grade it
+        # the meeting's qrels re-grade it
+        base = (meeting.file_key, meeting.file_qrels) if meeting is not None else None
         chosen = names or self.selected
         order = compute.orderer(self.run_keys, self.qrels_key, base, self.lineage())
-        runs = self.runs.only(chosen) if isinstance(self.runs, Runs) else {n: self.runs[n] for n in chosen}
-        return Study(self.qrels, runs, tuple(measures or self.measures), self.settings,
-                     self.collection, self.groups, self.weights, orderer=order)  # fmt: skip
+        runs = (
+            self.runs.only(chosen)
+            if isinstance(self.runs, Runs)
+            else {n: self.runs[n] for n in chosen}
+        )
+        return Study(
+            self.qrels,
+            runs,
+            tuple(measures or self.measures),
+            self.settings,
+            self.collection,
+            self.groups,
+            self.weights,
+            orderer=order,
+        )
 
-    def key(self, names: list[str] | None = None, measures: list[Measure] | None = None, settings: Any = None) -> Key:
-        """The cache key of a result about these runs, measures and settings (the frame's by default)."""
+    def key(
+        self,
+        names: list[str] | None = None,
+        measures: list[Measure] | None = None,
+        settings: Any = None,
+    ) -> Key:
+        """The cache key of a result about these runs, measures and settings (the frame's by
+        default)."""
         runs = tuple(self.run_keys[n] for n in (names or self.selected))
-        return Key(runs, self.qrels_key, tuple(map(str, measures or self.measures)), settings_text(settings or self.settings),
-                   self.grouping)  # fmt: skip
+        return Key(
+            runs,
+            self.qrels_key,
+            tuple(map(str, measures or self.measures)),
+            settings_text(settings or self.settings),
+            self.grouping,
+        )
 
-    def tables(self, names: list[str] | None = None, ties: Ties | None = None) -> dict[str, RankingTable]:
+    def tables(
+        self, names: list[str] | None = None, ties: Ties | None = None
+    ) -> dict[str, RankingTable]:
         return self.study(names).tables(ties=ties)
 
-    def evaluation(self, names: list[str] | None = None, ties: Ties | None = None, measures: list[Measure] | None = None,
-                   **changes) -> Evaluation:  # fmt: skip
-        """The selected runs (or ``names``) under the frame's settings (``ties`` and ``changes`` replaced)."""
+    def evaluation(
+        self,
+        names: list[str] | None = None,
+        ties: Ties | None = None,
+        measures: list[Measure] | None = None,
+        **changes,
+    ) -> Evaluation:
+        """The selected runs (or ``names``) under the frame's settings (``ties`` and ``changes``
+        replaced)."""
         names = names or self.selected
         if ties is None and measures is None and not changes and self.passing(names):
             return self._assembled(names)
         settings = self.settings.replace(**({"ties": ties} if ties else {}), **changes)
-        return compute.evaluation(self.key(names, measures, settings), self.study(names, measures), names,
-                                  lineage=self.lineage(), ties=ties, **changes)  # fmt: skip
+        return compute.evaluation(
+            self.key(names, measures, settings),
+            self.study(names, measures),
+            names,
+            lineage=self.lineage(),
+            ties=ties,
+            **changes,
+        )
 
     def chance(self, names: list[str] | None = None) -> Evaluation:
         """The chance level of the selected runs (or ``names``): each run's value were its retrieved
-        documents of each query in a random order, exactly (see :meth:`rankviz.study.Study.chance`)."""
+        documents of each query in a random order, exactly (see
+        :meth:`rankviz.study.Study.chance`)."""
         names = names or self.selected
         if self.passing(names):
             return self._assembled(names, chance=True)
@@ -107,37 +149,67 @@ class Context:
     # --- one pass per run ------------------------------------------------------------------------
 
     def passing(self, names: list[str] | None = None) -> bool:
-        """Whether the frame's numbers of these runs come from one pass per run (:mod:`rankviz.run_pass`):
-        not with an upload among them (kept per session), nor under the meeting's judgments (a judgment
-        revises the newest numbers instead), nor under random ties (drawn for all runs at once)."""
+        """Whether the frame's numbers of these runs come from one pass per run
+        (:mod:`rankviz.run_pass`): not with an upload among them (kept per session), nor under the
+        meeting's judgments (a judgment revises the newest numbers instead), nor under random ties
+        (drawn for all runs at once)."""
         return self.key(names).shared and self.lineage() is None and not self.settings.ties.sampled
 
     def _facts_k(self) -> int | None:
-        """The checks' K when the qrels in force are those the checks compare with (the file), else None."""
+        """The checks' K when the qrels in force are those the checks compare with (the file), else
+        None."""
         return TOP_K if self.meeting is None or self.qrels_key == self.meeting.file_key else None
 
-    def passes(self, names: list[str] | None = None, progress: Callable[[int, int], None] | None = None) -> dict[str, RunPass]:
-        """Each run's pass under the frame's measures and settings (see :meth:`passing`), taken once per
-        run, qrels and settings and kept on disk: ``progress(done, total)`` as the missing ones finish."""
+    def passes(
+        self, names: list[str] | None = None, progress: Callable[[int, int], None] | None = None
+    ) -> dict[str, RunPass]:
+        """Each run's pass under the frame's measures and settings (see :meth:`passing`), taken once
+        per run, qrels and settings and kept on disk: ``progress(done, total)`` as the missing ones
+        finish."""
         names = names or self.selected
         facts_k = self._facts_k()
-        study = dataclasses.replace(self.study(names), orderer=fresh)  # each table dropped after its pass
-        counted = settings_text(self.settings.replace(aggregate="query", group_by=None))  # not how means are taken
-        keys = {n: (self.run_keys[n], self.qrels_key, tuple(map(str, self.measures)), counted, self.k, facts_k) for n in names}
-        return compute.run_passes(keys, lambda name: run_pass(study, name, k=self.k, facts_k=facts_k), progress)
+        # each table dropped after its pass
+        study = dataclasses.replace(self.study(names), orderer=fresh)
+        # not how means are taken
+        counted = settings_text(self.settings.replace(aggregate="query", group_by=None))
+        keys = {
+            n: (
+                self.run_keys[n],
+                self.qrels_key,
+                tuple(map(str, self.measures)),
+                counted,
+                self.k,
+                facts_k,
+            )
+            for n in names
+        }
+        return compute.run_passes(
+            keys, lambda name: run_pass(study, name, k=self.k, facts_k=facts_k), progress
+        )
 
     def _assembled(self, names: list[str], *, chance: bool = False) -> Evaluation:
-        """The evaluation (or chance level) of ``names`` from their passes, kept under the frame's key."""
-        key = self.key(names, settings=self.settings.replace(ties=EXPECTED) if chance else self.settings)
+        """The evaluation (or chance level) of ``names`` from their passes, kept under the frame's
+        key."""
+        key = self.key(
+            names, settings=self.settings.replace(ties=EXPECTED) if chance else self.settings
+        )
 
         def build() -> Evaluation:
             passes = self.passes(names)
             return assembled([(n, passes[n]) for n in names], self.study(names), chance=chance)
 
-        return SHARED.get(("chance" if chance else "evaluation", "passes", dataclasses.astuple(key)), build)
+        return SHARED.get(
+            ("chance" if chance else "evaluation", "passes", dataclasses.astuple(key)), build
+        )
 
-    def matrix(self, measure: Measure, names: list[str] | None = None, ties: Ties | None = None, *,
-               complete: bool = True) -> pd.DataFrame:  # fmt: skip
+    def matrix(
+        self,
+        measure: Measure,
+        names: list[str] | None = None,
+        ties: Ties | None = None,
+        *,
+        complete: bool = True,
+    ) -> pd.DataFrame:
         return self.evaluation(names, ties).matrix(measure, complete=complete)
 
     def order_key(self, ties: TiePolicy) -> str:
@@ -147,7 +219,12 @@ class Context:
         for every judgment."""
         meeting = self.meeting
         regraded = ties.regradable
-        if meeting is not None and self.qrels_key == meeting.merged_key and meeting.same_queries and regraded:
+        if (
+            meeting is not None
+            and self.qrels_key == meeting.merged_key
+            and meeting.same_queries
+            and regraded
+        ):
             return meeting.file_key
         return self.qrels_key
 
@@ -159,10 +236,16 @@ class Context:
         return compute.overlap(key, tables[baseline], tables[run])
 
     def lineage(self) -> compute.Lineage | None:
-        """When the meeting's qrels are in force: the record they follow (a new judgment then revises
-        the newest results for the queries it judged instead of computing them all again)."""
+        """When the meeting's qrels are in force: the record they follow (a new judgment then
+        revises the newest results for the queries it judged instead of computing them all
+        again)."""
         meeting = self.meeting
-        if meeting is None or meeting.store is None or meeting.merged is None or self.qrels_key != meeting.merged_key:
+        if (
+            meeting is None
+            or meeting.store is None
+            or meeting.merged is None
+            or self.qrels_key != meeting.merged_key
+        ):
             return None
         base = f"{meeting.file_key}+meeting:{meeting.path}:{meeting.identity}:{meeting.scale}"
         return compute.Lineage(base, meeting.version.judgments, meeting.store)
@@ -175,23 +258,30 @@ class Context:
         return self.study().coverage_notes()
 
     def test_settings(self) -> TestSettings:
-        """The significance test in force: shared by the Overview marks, the Ties verdicts and the Significance page."""
+        """The significance test in force: shared by the Overview marks, the Ties verdicts and the
+        Significance page."""
         baseline = self.url.choice("baseline", self.selected, self.selected[0])
-        defaults = {"seed": 0}  # the app's resampling is reproducible: seed 0 unless the URL says otherwise
-        values = {name: self.url.option(option, defaults.get(name)) for name, option in TestSettings.OPTIONS.items()}
+        # the app's resampling is reproducible: seed 0 unless the URL says otherwise
+        defaults = {"seed": 0}
+        values = {
+            name: self.url.option(option, defaults.get(name))
+            for name, option in TestSettings.OPTIONS.items()
+        }
         return TestSettings(**values, baseline=baseline)
 
     def conventions(self) -> list[str]:
         return [*self.settings.conventions(), *([self.meeting.in_force()] if self.meeting else [])]
 
     def export_name(self, stem: str, extension: str) -> str:
-        """A download's file name, which says the qrels in force unless they are the collection's file."""
+        """A download's file name, which says the qrels in force unless they are the collection's
+        file."""
         mode = self.meeting.mode if self.meeting is not None else "file"
-        return f"{stem}{'' if mode == 'file' else '_qrels-' + re.sub(r'[^A-Za-z0-9_-]+', '-', mode)}.{extension}"
+        said = "" if mode == "file" else "_qrels-" + re.sub(r"[^A-Za-z0-9_-]+", "-", mode)
+        return f"{stem}{said}.{extension}"
 
     def with_qrels(self, mode: str) -> Context:
-        """This context with the qrels file (``file``) or the meeting's qrels (``meeting``) in force,
-        to show what the meeting's judgments change."""
+        """This context with the qrels file (``file``) or the meeting's qrels (``meeting``) in
+        force, to show what the meeting's judgments change."""
         meeting = self.meeting
         if meeting is None or meeting.merged is None:
             return self
@@ -200,7 +290,8 @@ class Context:
         return dataclasses.replace(self, qrels=meeting.merged, qrels_key=meeting.merged_key)
 
     def thinly_judged(self) -> dict[str, float]:
-        """The selected runs whose top K the qrels judge less than the warning share, with that share."""
+        """The selected runs whose top K the qrels judge less than the warning share, with that
+        share."""
         if self.passing():
             from rankviz.analyses.unjudged import JUDGED_WARNING
 
@@ -208,72 +299,98 @@ class Context:
         return self.study().thinly_judged(self.k)
 
     def comparison(self, values: pd.DataFrame, measure: str, tests: TestSettings) -> pd.DataFrame:
-        """Every run of ``values`` (queries x runs) against the test's baseline, cached on the values."""
+        """Every run of ``values`` (queries x runs) against the test's baseline, cached on the
+        values."""
         return compute.comparison(values, measure, settings_text(tests), tests.baseline)
 
-    def comparison_by_group(self, values: pd.DataFrame, measure: str, tests: TestSettings) -> pd.DataFrame:
+    def comparison_by_group(
+        self, values: pd.DataFrame, measure: str, tests: TestSettings
+    ) -> pd.DataFrame:
         """The comparison within each group of the frame's "group by"."""
-        return compute.comparison_by_group(values, self.group_of(values.index), measure, settings_text(tests), tests.baseline)
+        return compute.comparison_by_group(
+            values, self.group_of(values.index), measure, settings_text(tests), tests.baseline
+        )
 
     # --- reports ---------------------------------------------------------------------------------
 
     def tie_report(self, trials: int, seed: int):
-        """The Ties report of the selected runs: every run under every deterministic policy, ``trials``
+        """The Ties report of the selected runs: every run under every deterministic policy,
+        ``trials``
         random orders drawn with ``seed``, verdicts under the test in force."""
         tests, options = self.test_settings(), TieReportSettings(k=self.k, trials=trials)
         details = (settings_text(options), seed, settings_text(tests), tests.baseline)
-        return compute.report("ties", self.key(), details, lambda: self.study().tie_report(tests, options, rng=seed))
+        return compute.report(
+            "ties", self.key(), details, lambda: self.study().tie_report(tests, options, rng=seed)
+        )
 
     def unjudged_report(self, grade: int):
         """The Unjudged documents report of the selected runs and measures at the frame's K."""
         tests, options = self.test_settings(), UnjudgedSettings(k=self.k, grade=grade)
         details = (settings_text(options), settings_text(tests), tests.baseline)
-        return compute.report("unjudged", self.key(), details, lambda: self.study().unjudged_report(tests, options))
+        return compute.report(
+            "unjudged", self.key(), details, lambda: self.study().unjudged_report(tests, options)
+        )
 
     def standings(self, measure: Measure):
-        """The selected runs' ranks, rank intervals and Tukey groups on ``measure``, under the test in force
-        (its seed, resamples, confidence level and alpha): drawn once per qrels, runs and settings."""
+        """The selected runs' ranks, rank intervals and Tukey groups on ``measure``, under the test
+        in force (its seed, resamples, confidence level and alpha): drawn once per qrels, runs and
+        settings."""
         tests = self.test_settings()
         details = (str(measure), settings_text(tests))
-        build = lambda: self.study().standings(tests, evaluation=self.evaluation(), measures=[measure])  # noqa: E731
+        build = lambda: self.study().standings(  # noqa: E731
+            tests, evaluation=self.evaluation(), measures=[measure]
+        )
         return compute.report("standings", self.key(), details, build)
 
     def figure(self, names: list[str], details: tuple, build: Callable[[], Any]) -> Any:
-        """A figure of these runs' results (``details``: what else it shows), built once per key: a chart
-        of thousands of queries is not built again on every rerun (Next, a note, a judgment elsewhere)."""
+        """A figure of these runs' results (``details``: what else it shows), built once per key: a
+        chart of thousands of queries is not built again on every rerun (Next, a note, a judgment
+        elsewhere)."""
         return compute.report("figure", self.key(names), details, build)
 
     def check(self):
-        """The checks of the selected runs (:meth:`rankviz.study.Study.check`) against the qrels file: how
-        runs and qrels fit does not move with the meeting's judgments, nor with K or the measures, so the
-        runs' facts are gathered once and a judgment or a new K costs a few milliseconds."""
+        """The checks of the selected runs (:meth:`rankviz.study.Study.check`) against the qrels
+        file: how runs and qrels fit does not move with the meeting's judgments, nor with K or the
+        measures, so the runs' facts are gathered once and a judgment or a new K costs a few
+        milliseconds."""
         source = self.with_qrels("file")
         counted = EvalSettings(
-            rel=self.settings.rel, depth=self.settings.depth, ignore_identical_ids=self.settings.ignore_identical_ids
+            rel=self.settings.rel,
+            depth=self.settings.depth,
+            ignore_identical_ids=self.settings.ignore_identical_ids,
         )  # what the facts depend on
         key = dataclasses.replace(source.key(settings=counted), measures=(), grouping="")
         if self.passing() and self._facts_k() is not None:  # each run's pass gathered them
             facts = {n: p.facts for n, p in self.passes().items()}
         else:
             facts = compute.report("facts", key, (TOP_K,), lambda: source.study().facts(TOP_K))
-        return compute.report("checks", source.key(), (TOP_K,), lambda: source.study().check(TOP_K, facts=facts))
+        return compute.report(
+            "checks", source.key(), (TOP_K,), lambda: source.study().check(TOP_K, facts=facts)
+        )
 
     def meeting_report(self):
-        """What the meeting decided (:meth:`rankviz.study.Study.meeting_report`): the selected runs with
-        the meeting's judgments against the qrels file alone, cached on the record's identity and version."""
+        """What the meeting decided (:meth:`rankviz.study.Study.meeting_report`): the selected runs
+        with the meeting's judgments against the qrels file alone, cached on the record's identity
+        and version."""
         meeting = self.meeting
         if meeting is None or meeting.store is None:
             raise ValueError("no meeting's record to report on")
-        with_record, file_only, tests = self.with_qrels("meeting"), self.with_qrels("file"), self.test_settings()
+        with_record, file_only, tests = (
+            self.with_qrels("meeting"),
+            self.with_qrels("file"),
+            self.test_settings(),
+        )
         details = (settings_text(tests), tests.baseline, meeting.identity, meeting.version)
         store = meeting.store
-        build = lambda: with_record.study().meeting_report(store, file_study=file_only.study(), test=tests)  # noqa: E731
+        build = lambda: with_record.study().meeting_report(  # noqa: E731
+            store, file_study=file_only.study(), test=tests
+        )
         return compute.report("meeting", with_record.key(), details, build)
 
     def metric_report(self, test: str):
-        """The Metric choice evidence of the selected runs and measures, and of every measure some answer
-        about the task would recommend, so a changed answer needs no new computation (seeded: the page
-        is reproducible)."""
+        """The Metric choice evidence of the selected runs and measures, and of every measure some
+        answer about the task would recommend, so a changed answer needs no new computation (seeded:
+        the page is reproducible)."""
         options = MetricSettings(k=self.k, test=test, seed=0)
         build = lambda: self.study().metric_report(options, every_candidate=True)  # noqa: E731
         return compute.report("metrics", self.key(), settings_text(options), build)

@@ -17,16 +17,24 @@ from rankviz.app.text import message
 from rankviz.io.grades import GradeError, checked_grade
 from rankviz.io.meeting import GradeConflict, MeetingError, NoteConflict
 
-_TABLES = "rankviz.meeting_tables"  # judging editor key -> (query, the table it showed, the file's grades, the
+# judging editor key -> (query, the table it showed, the file's grades, the
+_TABLES = "rankviz.meeting_tables"
 # meeting's grade of each document as shown)
-#: Suffixes of a widget's companions in the session: what it was shown, the note an edit replaces. A line
-#: break cannot be in a query id, so a query's widget key ("meeting.note:" + qid) never ends like one.
+#: Suffixes of a widget's companions in the session: what it was shown, the note an edit replaces. A
+#: line break cannot be in a query id, so a query's widget key ("meeting.note:" + qid) never ends
+#: like one.
 SHOWN, SEEN = "\nshown", "\nseen"
 
 
-def table_shown(key: str, query: str, before: pd.DataFrame, file_grades: dict[str, int], seen: dict[str, int | None]) -> None:
-    """The judging grid ``key`` was drawn for ``query`` from ``before``; ``seen``: the meeting's grade of
-    each document as drawn (what a colleague's newer grade is told apart from)."""
+def table_shown(
+    key: str,
+    query: str,
+    before: pd.DataFrame,
+    file_grades: dict[str, int],
+    seen: dict[str, int | None],
+) -> None:
+    """The judging grid ``key`` was drawn for ``query`` from ``before``; ``seen``: the meeting's
+    grade of each document as drawn (what a colleague's newer grade is told apart from)."""
     st.session_state.setdefault(_TABLES, {})[key] = (query, before, file_grades, seen)
 
 
@@ -43,8 +51,11 @@ def show(key: str, value) -> None:
 
 
 def _widgets(prefix: str) -> list[str]:
-    """The keys of this session's widgets of one kind (``prefix`` + query id), not their companions."""
-    return [k for k in st.session_state if isinstance(k, str) and k.startswith(prefix) and "\n" not in k]
+    """The keys of this session's widgets of one kind (``prefix`` + query id), not their
+    companions."""
+    return [
+        k for k in st.session_state if isinstance(k, str) and k.startswith(prefix) and "\n" not in k
+    ]
 
 
 def _changed(key: str):
@@ -54,8 +65,8 @@ def _changed(key: str):
 
 
 def changed_judgments(before: pd.DataFrame, after: pd.DataFrame) -> list[tuple[str, int, str]]:
-    """(docid, grade, note) of every row given a grade or a note in the editor; a grade cleared is not a
-    judgment (documents cannot be made unjudged again: grade 0 says not relevant)."""
+    """(docid, grade, note) of every row given a grade or a note in the editor; a grade cleared is
+    not a judgment (documents cannot be made unjudged again: grade 0 says not relevant)."""
     found = []
     for (_, old), (_, new) in zip(before.iterrows(), after.iterrows(), strict=True):
         grade, note = new["grade"], "" if pd.isna(new["note"]) else str(new["note"])
@@ -69,9 +80,10 @@ def changed_judgments(before: pd.DataFrame, after: pd.DataFrame) -> list[tuple[s
 
 
 def save_pending(ctx) -> None:
-    """Record what this person typed and did not confirm on the query it was typed on: a grade in the
-    judging table, a tag or a note, before Next, Previous, a depth, query or page change takes its
-    widget away. Run on every page before it draws; says what it recorded, then reruns with it."""
+    """Record what this person typed and did not confirm on the query it was typed on: a grade in
+    the judging table, a tag or a note, before Next, Previous, a depth, query or page change takes
+    its widget away. Run on every page before it draws; says what it recorded, then reruns with
+    it."""
     meeting = ctx.meeting
     name = st.session_state.get(NAME, "")
     if meeting is None or meeting.problem or meeting.read_only or not name:
@@ -102,7 +114,8 @@ def _pending_judgments(meeting, name: str) -> list[str]:
                     docid = before["docid"].iloc[int(row)]
                     st.warning(
                         message(
-                            "The note on {} of query {} is not recorded: type a grade in its row too (the "
+                            "The note on {} of query {} is not recorded: type a grade in its row "
+                            "too (the "
                             "note is recorded with the grade).",
                             docid,
                             query,
@@ -114,10 +127,12 @@ def _pending_judgments(meeting, name: str) -> list[str]:
                     after.loc[after.index[int(row)], column] = value
         changes = changed_judgments(before, after)
         refused = _out_of_scale(changes, meeting.scale)
-        if refused:  # none of the table's grades recorded until its cells are corrected (nothing recorded twice)
+        # none of the table's grades recorded until its cells are corrected (nothing recorded twice)
+        if refused:
             st.error(
                 message(
-                    "Not recorded: {} of query {}. Correct the cell (or clear it) and the table's judgments are recorded.",
+                    "Not recorded: {} of query {}. Correct the cell (or clear it) and the table's "
+                    "judgments are recorded.",
                     "; ".join(refused),
                     query,
                 )
@@ -136,8 +151,8 @@ def _pending_judgments(meeting, name: str) -> list[str]:
 
 
 def _out_of_scale(changes: list[tuple[str, int, str]], scale) -> list[str]:
-    """Why each grade typed in a judging table cannot be recorded (the grid takes any number: a typed 44
-    is refused with the grades allowed, never clamped to a grade nobody typed)."""
+    """Why each grade typed in a judging table cannot be recorded (the grid takes any number: a
+    typed 44 is refused with the grades allowed, never clamped to a grade nobody typed)."""
     refused = []
     for docid, grade, _ in changes:
         try:
@@ -181,7 +196,9 @@ def _pending_notes(meeting, name: str) -> list[str]:
         query = key.split(":", 1)[1]
         st.session_state[key + SHOWN] = note
         try:
-            meeting.writable().set_note(query, note, by=name, seen=st.session_state.get(key + SEEN, ""))
+            meeting.writable().set_note(
+                query, note, by=name, seen=st.session_state.get(key + SEEN, "")
+            )
         except NoteConflict:
             drafts[query] = note  # kept, and shown beside theirs on the query's panel
             continue

@@ -26,11 +26,14 @@ from rankviz.errors import RankvizError
 from rankviz.opening import collection_settings
 from rankviz.settings import EvalSettings
 
-#: Projector mode: larger text, less padding, the page as wide as the screen (our own CSS, no user text;
-#: st.html sends a style-only string to the page's head, no markdown with raw HTML allowed anywhere).
+#: Projector mode: larger text, less padding, the page as wide as the screen (our own CSS, no user
+#: text; st.html sends a style-only string to the page's head, no markdown with raw HTML allowed
+#: anywhere).
 PROJECTOR_CSS = """<style>
 html, body, [data-testid="stAppViewContainer"] { font-size: 20px !important; }
-[data-testid="stMainBlockContainer"] { padding: 4.5rem 1.5rem 1rem !important; max-width: 100% !important; }
+[data-testid="stMainBlockContainer"] {
+  padding: 4.5rem 1.5rem 1rem !important; max-width: 100% !important;
+}
 h1 { font-size: 2rem; } h2 { font-size: 1.6rem; } h3 { font-size: 1.3rem; }
 </style>"""
 
@@ -49,7 +52,9 @@ def frame(page: str = "") -> Context | None:
     else:
         meeting = qrels_in_force.open_meeting(folder, collection, qrels, qrels_key)
     run_names = list(runs)
-    selected, measure_names = sidebar.choose_runs_and_measures(url, name, collection, run_names, new_uploads)
+    selected, measure_names = sidebar.choose_runs_and_measures(
+        url, name, collection, run_names, new_uploads
+    )
     k = url_option(url, st.sidebar, s.K, "frame", label="K (cutoff of the @K measures)")
     conventions = sidebar.choose_conventions(url, name, collection_settings(collection))
     groups = collection.groups if uploaded_qrels is None else None
@@ -61,21 +66,38 @@ def frame(page: str = "") -> Context | None:
     weights = collection.weights.to_dict() if has_weights else None  # type: ignore[union-attr]
     grouped = group_by != sidebar.NO_GROUPING
     aggregates = ["query", *(["macro"] if grouped else []), *(["weights"] if has_weights else [])]
-    aggregate = url_option(url, st.sidebar, s.AGGREGATE, "frame", choices=aggregates,
-                           context=(aggregates,), horizontal=False)  # fmt: skip
+    aggregate = url_option(
+        url,
+        st.sidebar,
+        s.AGGREGATE,
+        "frame",
+        choices=aggregates,
+        context=(aggregates,),
+        horizontal=False,
+    )
     if meeting is not None:
         qrels, qrels_key = qrels_in_force.choose(url, collection, meeting)
     present = url_option(url, st.sidebar, app_options.PRESENT, "frame")
     chosen_qrels = meeting.mode if meeting and meeting.mode != meeting.default_mode else None
-    url.write(collection=name, runs=selected, measures=measure_names, k=k,
-              **sidebar.link_values(conventions), group_by=group_by, aggregate=aggregate,
-              present="1" if present else None, qrels=chosen_qrels)  # fmt: skip
+    url.write(
+        collection=name,
+        runs=selected,
+        measures=measure_names,
+        k=k,
+        **sidebar.link_values(conventions),
+        group_by=group_by,
+        aggregate=aggregate,
+        present="1" if present else None,
+        qrels=chosen_qrels,
+    )
     if len(selected) < 1 or not measure_names:
         st.warning("Choose at least one run and one measure in the sidebar.")
         return None
     given = {**conventions, "aggregate": aggregate, "group_by": group_by if grouped else None}
     try:
-        settings = EvalSettings.from_args(given, base=collection_settings(collection)).replace(seed=0)
+        settings = EvalSettings.from_args(given, base=collection_settings(collection)).replace(
+            seed=0
+        )
         measures = sidebar.measures_at(measure_names, int(k), settings)
     except RankvizError as exc:
         st.error(md(exc))
@@ -95,7 +117,9 @@ def frame(page: str = "") -> Context | None:
         groups=groups if settings.group_by is not None else None,
         weights=weights,
         queries=collection.queries if uploaded_qrels is None else {},
-        grouping=f"{name}:{folder_stamp(folder)}:tags{meeting.version.content}" if meeting else qrels_key,
+        grouping=f"{name}:{folder_stamp(folder)}:tags{meeting.version.content}"
+        if meeting
+        else qrels_key,
         colours=plots.run_colours(run_names),
         present=present,
         meeting=meeting,
@@ -103,13 +127,19 @@ def frame(page: str = "") -> Context | None:
 
 
 def _checks_banner(ctx: Context, page: str) -> None:
-    """What the checks found that changes a number: one short banner (the Overview lists every finding)."""
+    """What the checks found that changes a number: one short banner (the Overview lists every
+    finding)."""
     report = ctx.check()
     serious = report.at_least("warning")
     if not serious:
         return
     where = "" if page == "overview" else " The Overview lists every finding."
-    text = message("Checks: {}. First: {}.", report.summary().removeprefix("checks: "), serious[0].line()) + where
+    text = (
+        message(
+            "Checks: {}. First: {}.", report.summary().removeprefix("checks: "), serious[0].line()
+        )
+        + where
+    )
     (st.error if report.status == 2 else st.warning)(text)
 
 
@@ -133,8 +163,8 @@ def _take_passes(ctx: Context) -> None:
 
 
 def open_plain_page(key: str) -> UrlState:
-    """Set up a page that shows no one collection (it has no frame): the page's title, the URL's state
-    (its fallback warnings shown where they arise)."""
+    """Set up a page that shows no one collection (it has no frame): the page's title, the URL's
+    state (its fallback warnings shown where they arise)."""
     st.set_page_config(page_title=f"{spec(key).title} · rankviz", layout="wide")
     st.sidebar.title("rankviz")
     url = UrlState(key)
@@ -146,9 +176,15 @@ def open_page(key: str) -> Context:
     """Set the page up, build the frame, show the conventions in force; stop the script if the frame
     cannot be built (it has said why)."""
     page = spec(key)
-    projector = st.query_params.get("present") == "1" or st.session_state.get("rankviz.url", {}).get("present") == "1"
-    st.set_page_config(page_title=f"{page.title} · rankviz", layout="wide",
-                       initial_sidebar_state="collapsed" if projector else "auto")  # fmt: skip
+    projector = (
+        st.query_params.get("present") == "1"
+        or st.session_state.get("rankviz.url", {}).get("present") == "1"
+    )
+    st.set_page_config(
+        page_title=f"{page.title} · rankviz",
+        layout="wide",
+        initial_sidebar_state="collapsed" if projector else "auto",
+    )
     ctx = frame(key)
     if ctx is None:
         st.stop()
@@ -165,17 +201,40 @@ def open_page(key: str) -> Context:
     for problem in environment_problems():
         st.warning(message("{}", problem))
     if ctx.meeting is not None and ctx.meeting.problem:
-        st.warning(message("The meeting's record cannot be read, so the qrels file alone is in force: {}", ctx.meeting.problem))
+        st.warning(
+            message(
+                "The meeting's record cannot be read, so the qrels file alone is in force: {}",
+                ctx.meeting.problem,
+            )
+        )
     if ctx.meeting is not None and ctx.meeting.left_out:
-        shown = "; ".join(ctx.meeting.left_out[:3]) + (" …" if len(ctx.meeting.left_out) > 3 else "")
-        st.warning(message("{} entries of the meeting's record are left out: {}", len(ctx.meeting.left_out), shown))
+        shown = "; ".join(ctx.meeting.left_out[:3]) + (
+            " …" if len(ctx.meeting.left_out) > 3 else ""
+        )
+        st.warning(
+            message(
+                "{} entries of the meeting's record are left out: {}",
+                len(ctx.meeting.left_out),
+                shown,
+            )
+        )
     try:
         _take_passes(ctx)
         _checks_banner(ctx, key)
         thin = ctx.thinly_judged()
-    except RankvizError as exc:  # a run file that breaks the format: named with its line, never a traceback
-        st.error(message("A run cannot be read: {}", inputs.served_text(str(exc), ctx.collection.path)))
+    # a run file that breaks the format: named with its line, never a traceback
+    except RankvizError as exc:
+        st.error(
+            message("A run cannot be read: {}", inputs.served_text(str(exc), ctx.collection.path))
+        )
         st.stop()
-    judged = [f"top {ctx.k} judged: " + ", ".join(f"{name} {share:.0%}" for name, share in thin.items())] if thin else []
-    st.caption(f"**{md(ctx.collection_name)}** · " + " · ".join(md(line) for line in [*ctx.conventions(), *judged]))
+    judged = (
+        [f"top {ctx.k} judged: " + ", ".join(f"{name} {share:.0%}" for name, share in thin.items())]
+        if thin
+        else []
+    )
+    st.caption(
+        f"**{md(ctx.collection_name)}** · "
+        + " · ".join(md(line) for line in [*ctx.conventions(), *judged])
+    )
     return ctx

@@ -1,7 +1,7 @@
 """The meeting's record of a collection and the qrels in force, as the app serves them.
 
-What is in force is decided by :mod:`rankviz.in_force` (the command line's ``--qrels`` takes the same
-road); this module opens the record read-only, offers the choices at the top of the page
+What is in force is decided by :mod:`rankviz.in_force` (the command line's ``--qrels`` takes the
+same road); this module opens the record read-only, offers the choices at the top of the page
 (``qrels=`` in the link) and keeps what the decision builds in the app's caches, keyed on content:
 the qrels files' keys and the record's content digest.
 """
@@ -43,7 +43,8 @@ class Meeting:
     merged_key: str = ""
     chosen: InForce | None = None  # the qrels in force (None: the file, undecided yet)
     scale: Scale = GRADE_RANGE  # the grades the collection's meeting may give
-    identity: str = ""  # which record the store is (a replaced record is another, however its ids run)
+    # which record the store is (a replaced record is another, however its ids run)
+    identity: str = ""
     collection: str | None = None  # the collection the record belongs to
     read_only: str = ""  # why nothing can be recorded (a read-only record or folder), else ""
 
@@ -57,7 +58,8 @@ class Meeting:
 
     @property
     def merged(self) -> Qrels | None:
-        """The qrels file with the meeting's judgments in force (None while the record judges nothing)."""
+        """The qrels file with the meeting's judgments in force (None while the record judges
+        nothing)."""
         return self.record.qrels if self.record is not None else None
 
     @property
@@ -73,19 +75,22 @@ class Meeting:
         return self.record.left_out if self.record is not None else ()
 
     def in_force(self) -> str:
-        """The sentence every front end says about the qrels in force (:func:`rankviz.in_force.sentence`)."""
+        """The sentence every front end says about the qrels in force
+        (:func:`rankviz.in_force.sentence`)."""
         if self.chosen is not None:
             return self.chosen.sentence
         return in_force.sentence(FILE, self.file_qrels, judgments=self.judgments)
 
     def writable(self) -> MeetingStore:
-        """The store to record in, created at the first entry (a MeetingError says why it cannot be)."""
+        """The store to record in, created at the first entry (a MeetingError says why it cannot
+        be)."""
         return self.store or MeetingStore(self.path, scale=self.scale, collection=self.collection)
 
 
 def open_meeting(folder: Path, collection: Collection, qrels: Qrels, qrels_key: str) -> Meeting:
     """The collection's meeting record and the qrels with its judgments in force (when it has some).
-    A record that cannot be read leaves the qrels file in force, with the reason (never a broken page)."""
+    A record that cannot be read leaves the qrels file in force, with the reason (never a broken
+    page)."""
     path = inputs.notes_path(folder)
     try:
         scale = collection.grade_scale(qrels)
@@ -93,8 +98,17 @@ def open_meeting(folder: Path, collection: Collection, qrels: Qrels, qrels_key: 
         return Meeting(path, None, str(exc), RecordVersion.empty(), qrels, qrels_key)
     owner = collection.config.name
     store, problem, read_only = inputs.meeting(path, scale, owner)
-    meeting = Meeting(path, store, problem, RecordVersion.empty(), qrels, qrels_key, scale=scale,
-                      collection=owner, read_only=read_only)  # fmt: skip
+    meeting = Meeting(
+        path,
+        store,
+        problem,
+        RecordVersion.empty(),
+        qrels,
+        qrels_key,
+        scale=scale,
+        collection=owner,
+        read_only=read_only,
+    )
     if store is None:
         return meeting
     try:
@@ -119,24 +133,37 @@ def choose(url: UrlState, collection: Collection, meeting: Meeting) -> tuple[Qre
     offered = in_force.offered(collection, record_judges=meeting.record is not None)
     mode = default
     if len(offered) > 1:  # at the top of the page: in projector mode too
-        mode = url_option(url, st, QRELS_IN_FORCE, "frame", default=default, choices=offered,
-                          context=(offered,), horizontal=True)  # fmt: skip
+        mode = url_option(
+            url,
+            st,
+            QRELS_IN_FORCE,
+            "frame",
+            default=default,
+            choices=offered,
+            context=(offered,),
+            horizontal=True,
+        )
     file_qrels, key = meeting.file_qrels, meeting.file_key
     keys = {FILE: key, MEETING: meeting.merged_key}
 
     def source(chosen: str) -> tuple[Qrels, str]:
         path = collection.judges[in_force.source_of(chosen) or FILE].path
-        keys[chosen] = f"{key}+filled:{file_key(path)}" if chosen.startswith(f"{FILE}+") else file_key(path)
+        keys[chosen] = (
+            f"{key}+filled:{file_key(path)}" if chosen.startswith(f"{FILE}+") else file_key(path)
+        )
         read = lambda p: inputs.qrels_file(file_key(p), str(p))  # noqa: E731
         build = lambda: in_force.source_qrels(file_qrels, collection, chosen, read=read)  # noqa: E731
         return SHARED.get(("qrels in force", keys[chosen]), build)
 
-    meeting.chosen = in_force.decide(mode, file_qrels, collection=collection, record=meeting.record, source=source)
+    meeting.chosen = in_force.decide(
+        mode, file_qrels, collection=collection, record=meeting.record, source=source
+    )
     return meeting.chosen.qrels, keys[mode]
 
 
 def tag_groups(meeting: Meeting, qrels: Qrels) -> QueryGroups | None:
-    """The meeting's tags as a query attribute ``tag`` (a query's tags joined; untagged queries apart)."""
+    """The meeting's tags as a query attribute ``tag`` (a query's tags joined; untagged queries
+    apart)."""
     if meeting.store is None or not meeting.version.tags:
         return None
     store = meeting.store
@@ -144,7 +171,9 @@ def tag_groups(meeting: Meeting, qrels: Qrels) -> QueryGroups | None:
     def build() -> QueryGroups:
         tags = store.tag_groups()
         qids = list(dict.fromkeys([*map(str, qrels.query_ids), *tags]))
-        frame = pd.DataFrame({"tag": [tags.get(q, UNTAGGED) for q in qids]}, index=pd.Index(qids, name="qid"))
+        frame = pd.DataFrame(
+            {"tag": [tags.get(q, UNTAGGED) for q in qids]}, index=pd.Index(qids, name="qid")
+        )
         return QueryGroups(frame, "the meeting's tags")
 
     key = ("meeting tags", str(meeting.path), meeting.version.content, meeting.file_key)

@@ -1,9 +1,10 @@
-"""What the app serves, read: collection folders, their qrels and runs, the meeting's record, uploads.
+"""What the app serves, read: collection folders, their qrels and runs, the meeting's record,
+uploads.
 
-A collection's runs are opened when a page asks for them (:class:`Runs`), from the disk store when it
-holds them (memory-mapped), else read once and stored; the frame's progress bar counts them. A large
-upload is read under a progress bar of its own, parsed once per session (a failure too, remembered
-as its message) and may not decompress to more than ``RANKVIZ_MAX_UPLOAD_MB`` (1024).
+A collection's runs are opened when a page asks for them (:class:`Runs`), from the disk store when
+it holds them (memory-mapped), else read once and stored; the frame's progress bar counts them. A
+large upload is read under a progress bar of its own, parsed once per session (a failure too,
+remembered as its message) and may not decompress to more than ``RANKVIZ_MAX_UPLOAD_MB`` (1024).
 """
 
 from __future__ import annotations
@@ -34,17 +35,27 @@ from rankviz.io.readers import read_qrels, read_run, run_name_from_path
 from rankviz.io.sources import decompressed, is_gzip
 
 #: The sample collections: a checkout's three, else the one an installed package ships (Cranfield).
-SAMPLE_DATA = ROOT / "sample_data" if (ROOT / "pyproject.toml").is_file() else Path(__file__).resolve().parents[1] / "sample_data"
+SAMPLE_DATA = (
+    ROOT / "sample_data"
+    if (ROOT / "pyproject.toml").is_file()
+    else Path(__file__).resolve().parents[1] / "sample_data"
+)
 PROGRESS_ABOVE = 128 * MB
 
 
 def collection_folders(extra: list[str]) -> dict[str, Path]:
     """Sample collections plus folders given with --data, by display key."""
-    found = {p.name: p for p in sorted(SAMPLE_DATA.iterdir()) if (p / "runs").is_dir()} if SAMPLE_DATA.is_dir() else {}
+    found = (
+        {p.name: p for p in sorted(SAMPLE_DATA.iterdir()) if (p / "runs").is_dir()}
+        if SAMPLE_DATA.is_dir()
+        else {}
+    )
     for folder in extra:
-        path = Path(folder) if is_irds(folder) else Path(folder).expanduser().resolve()  # irds:ID names a dataset
+        # irds:ID names a dataset
+        path = Path(folder) if is_irds(folder) else Path(folder).expanduser().resolve()
         name, n = folder if is_irds(folder) else path.name, 1
-        while name in found and found[name] != path:  # two folders of one name: numbered, never the server's path
+        # two folders of one name: numbered, never the server's path
+        while name in found and found[name] != path:
             n += 1
             name = f"{folder if is_irds(folder) else path.name} ({n})"
         found[name] = path
@@ -64,7 +75,8 @@ def data_dirs() -> list[str]:
 
 
 def notes_path(folder: Path) -> Path:
-    """Where a collection's meeting record lives: ``--notes PATH`` (or ``RANKVIZ_NOTES``): a ``.sqlite``
+    """Where a collection's meeting record lives: ``--notes PATH`` (or ``RANKVIZ_NOTES``): a
+    ``.sqlite``
     file for every collection served, or a folder with one ``<collection folder>.sqlite`` each;
     by default ``rankviz-notes.sqlite`` in the collection folder."""
     given = _app_args().notes or os.environ.get("RANKVIZ_NOTES")
@@ -77,7 +89,9 @@ def notes_path(folder: Path) -> Path:
 def served_text(text: str, folder: Path) -> str:
     """A message about a served collection with the server's paths to it shortened to the folder's
     name: a visitor learns which file is wrong, not where the server keeps it."""
-    for prefix in sorted({str(folder.resolve()), str(folder.absolute()), str(folder)}, key=len, reverse=True):
+    for prefix in sorted(
+        {str(folder.resolve()), str(folder.absolute()), str(folder)}, key=len, reverse=True
+    ):
         text = text.replace(prefix, folder.name)
     return text
 
@@ -92,8 +106,8 @@ def qrels_file(key: str, path: str) -> Qrels:
 
 
 def meeting(path: Path, scale: Scale, collection: str) -> tuple[MeetingStore | None, str, str]:
-    """The meeting's record at ``path`` if it exists (reading never creates it), else why not; and why
-    nothing can be recorded there ("" when something can)."""
+    """The meeting's record at ``path`` if it exists (reading never creates it), else why not; and
+    why nothing can be recorded there ("" when something can)."""
     read_only = unwritable(path)
     try:
         if not path.exists():
@@ -104,22 +118,27 @@ def meeting(path: Path, scale: Scale, collection: str) -> tuple[MeetingStore | N
 
 
 def served_problem(exc: Exception, path: Path) -> str:
-    """Why the record at ``path`` cannot be used, without the server's paths (not the visitors' business)."""
+    """Why the record at ``path`` cannot be used, without the server's paths (not the visitors'
+    business)."""
     if isinstance(exc, MeetingError):
         return str(exc).replace(str(path), path.name)
     return f"the record's path cannot be used ({getattr(exc, 'strerror', None) or exc})"
 
 
 def document_texts(collection: Collection) -> Documents | None:
-    """The collection's document texts, indexed first under a progress bar when this is their first use
-    (:mod:`rankviz.io.docs`: a one-time read of the file, then every lookup takes milliseconds)."""
+    """The collection's document texts, indexed first under a progress bar when this is their first
+    use (:mod:`rankviz.io.docs`: a one-time read of the file, then every lookup takes
+    milliseconds)."""
     docs = collection.docs
     if docs is None or docs.ready():
         return docs
     bar = st.progress(0.0, text="Indexing the document texts, once…")
 
     def advance(done: int, total: int) -> None:
-        bar.progress(min(done / max(total, 1), 1.0), text=f"Indexing the document texts, once… {done / max(total, 1):.0%}")
+        bar.progress(
+            min(done / max(total, 1), 1.0),
+            text=f"Indexing the document texts, once… {done / max(total, 1):.0%}",
+        )
 
     try:
         docs.build(advance)
@@ -191,13 +210,15 @@ def _read_alone(path: str, name: str) -> Run:
 
 
 def _parse_alone(path: str, name: str, data: bytes) -> Run:
-    """The run from the bytes the store read of its file (named by its path in messages), one at a time."""
+    """The run from the bytes the store read of its file (named by its path in messages), one at a
+    time."""
     with _READING:
         return read_run(data, name=name, filename=path)
 
 
 def _read_with_progress(source: str | bytes, name: str, filename: str | None = None) -> Run:
-    """A run read piece by piece under a progress bar when it is large (TREC files; others whole)."""
+    """A run read piece by piece under a progress bar when it is large (TREC files; others
+    whole)."""
     size = len(source) if isinstance(source, bytes) else os.path.getsize(source)
     label = filename or str(source)
     if size < PROGRESS_ABOVE or label.lower().endswith((".csv", ".tsv", ".parquet")):
@@ -210,7 +231,10 @@ def _read_with_progress(source: str | bytes, name: str, filename: str | None = N
     def advance(count: int) -> None:
         done[0] += count
         if not compressed:  # a gzip file's content size is known only at its end
-            bar.progress(min(done[0] / size, 1.0), text=f"Reading the run {name}… {done[0] / MB:,.0f} of {size / MB:,.0f} MB")
+            bar.progress(
+                min(done[0] / size, 1.0),
+                text=f"Reading the run {name}… {done[0] / MB:,.0f} of {size / MB:,.0f} MB",
+            )
         else:
             bar.progress(0.5, text=f"Reading the run {name}… {done[0] / MB:,.0f} MB")
 
@@ -221,7 +245,8 @@ def _read_with_progress(source: str | bytes, name: str, filename: str | None = N
 
 
 def upload(key: str, data: bytes, filename: str, kind: str) -> Run | Qrels:
-    """An uploaded run or qrels file, parsed once per session (a failure too, remembered as its message)."""
+    """An uploaded run or qrels file, parsed once per session (a failure too, remembered as its
+    message)."""
     failures = st.session_state.setdefault("rankviz.upload_failures", {})
     if key in failures:
         raise RankvizError(failures[key])
@@ -242,8 +267,9 @@ def _upload(key: str, _data: bytes, filename: str, kind: str) -> Run | Qrels:
 
 
 UPLOADS_SEEN = "rankviz.uploads_seen"
-#: The session's uploads, kept apart from the uploader (a widget of one page): {"runs": {key: (name, bytes)},
-#: "qrels": (key, name, bytes) or None}. They stay across page switches until the person removes them.
+#: The session's uploads, kept apart from the uploader (a widget of one page): {"runs": {key: (name,
+#: bytes)}, "qrels": (key, name, bytes) or None}. They stay across page switches until the person
+#: removes them.
 UPLOADS = "rankviz.uploads"
 _UPLOADER = "rankviz.uploader_generation"  # a new uploader once its files are kept
 
@@ -272,22 +298,38 @@ def _remove(key: str) -> None:
         kept["qrels"] = None
 
 
-def uploads() -> tuple[list[tuple[str, Run]], tuple[str, Qrels] | None, list[str], list[tuple[str, str]]]:
+def uploads() -> tuple[
+    list[tuple[str, Run]], tuple[str, Qrels] | None, list[str], list[tuple[str, str]]
+]:
     """The session's uploads: (key, run) pairs, the qrels if any, the runs uploaded in this rerun,
     and the messages (kind, escaped text) about them, which the page shows at its top."""
     kept = _kept()
-    with st.sidebar.expander("Add your own runs and qrels", expanded=bool(kept["runs"] or kept["qrels"])):
-        st.caption("TREC run or qrels files, .gz, CSV, TSV or Parquet. Uploaded runs join the runs of the collection. "
-                   "They stay on every page of this browser session until you remove them; a link you share does not "
-                   "carry them.")  # fmt: skip
+    with st.sidebar.expander(
+        "Add your own runs and qrels", expanded=bool(kept["runs"] or kept["qrels"])
+    ):
+        st.caption(
+            "TREC run or qrels files, .gz, CSV, TSV or Parquet. Uploaded runs join the runs "
+            "of the collection. "
+            "They stay on every page of this browser session until you remove them; a link "
+            "you share does not "
+            "carry them."
+        )
         generation = st.session_state.get(_UPLOADER, 0)
-        run_files = st.file_uploader("Runs", accept_multiple_files=True, key=f"upload_runs:{generation}")
-        qrels_given = st.file_uploader("Qrels (replace the collection's)", key=f"upload_qrels:{generation}")
+        run_files = st.file_uploader(
+            "Runs", accept_multiple_files=True, key=f"upload_runs:{generation}"
+        )
+        qrels_given = st.file_uploader(
+            "Qrels (replace the collection's)", key=f"upload_qrels:{generation}"
+        )
         _take_uploads(run_files, qrels_given)
         every = [(key, name) for key, (name, _) in kept["runs"].items()]
-        every += [(kept["qrels"][0], f"{kept['qrels'][1]} (qrels)")] if kept["qrels"] is not None else []
+        every += (
+            [(kept["qrels"][0], f"{kept['qrels'][1]} (qrels)")] if kept["qrels"] is not None else []
+        )
         for key, name in every:
-            st.button(message("Remove {}", name), key=f"remove:{key}", on_click=_remove, args=(key,))
+            st.button(
+                message("Remove {}", name), key=f"remove:{key}", on_click=_remove, args=(key,)
+            )
     seen = st.session_state.setdefault(UPLOADS_SEEN, set())
     runs: list[tuple[str, Run]] = []
     qrels: tuple[str, Qrels] | None = None
@@ -303,15 +345,30 @@ def uploads() -> tuple[list[tuple[str, Run]], tuple[str, Qrels] | None, list[str
         if key not in seen:
             seen.add(key)
             fresh.append(key)
-            notes.append(("success", message("Added the run {} from {}: {} queries, {} lines; it is selected.", run.name,
-                                             filename, f"{len(run.query_ids):,}", f"{len(run):,}")))  # fmt: skip
+            notes.append(
+                (
+                    "success",
+                    message(
+                        "Added the run {} from {}: {} queries, {} lines; it is selected.",
+                        run.name,
+                        filename,
+                        f"{len(run.query_ids):,}",
+                        f"{len(run):,}",
+                    ),
+                )
+            )
     if kept["qrels"] is not None:
         key, filename, data = kept["qrels"]
         try:
             qrels = (key, cast(Qrels, upload(key, data, filename, "qrels")))
             if key not in seen:
                 seen.add(key)
-                notes.append(("success", message("Using the judgments of {} instead of the collection's.", filename)))
+                notes.append(
+                    (
+                        "success",
+                        message("Using the judgments of {} instead of the collection's.", filename),
+                    )
+                )
         except RankvizError as exc:
             notes.append(("error", "Qrels not loaded: " + md(exc)))
     return runs, qrels, fresh, notes

@@ -1,5 +1,6 @@
 """The Judgments page's sources: the collection's qrels files and the meeting's record, split by who
-made its entries, each read through the app's caches; and their comparison, cached per pair of sources.
+made its entries, each read through the app's caches; and their comparison, cached per pair of
+sources.
 
 A source's ranking tables are cached under its own key (never the qrels in force's), so comparing
 judges can never be served the numbers of other judgments.
@@ -26,26 +27,37 @@ def offered(ctx: Context) -> dict[str, str]:
     the meeting's record (all its grades in force; the people's; each source label's imports)."""
     found = {name: source.kind for name, source in ctx.collection.judges.items()}
     meeting = ctx.meeting
-    if meeting is None or meeting.store is None or not meeting.judgments:  # no grade of the record can be used
+    # no grade of the record can be used
+    if meeting is None or meeting.store is None or not meeting.judgments:
         return found
     found[MEETING] = "meeting"
     store = meeting.store
-    labels = SHARED.get(("record labels", str(meeting.path), meeting.version.content),
-                        lambda: sorted({j.by for j in store.judgments() if is_source_label(j.by)}))  # fmt: skip
+    labels = SHARED.get(
+        ("record labels", str(meeting.path), meeting.version.content),
+        lambda: sorted({j.by for j in store.judgments() if is_source_label(j.by)}),
+    )
     if labels:
         found[f"{MEETING}:people"] = "human"
-        found.update({f"{MEETING}:{label}": label if label.startswith("llm:") else "human" for label in labels})
+        found.update(
+            {
+                f"{MEETING}:{label}": label if label.startswith("llm:") else "human"
+                for label in labels
+            }
+        )
     return found
 
 
 def judgments(ctx: Context, name: str) -> tuple[Qrels, str]:
-    """A source's qrels and their cache key (a file's content, or the record's identity and version)."""
+    """A source's qrels and their cache key (a file's content, or the record's identity and
+    version)."""
     if name in ctx.collection.judges:
         path = ctx.collection.judges[name].path
         key = file_key(path)
         return inputs.qrels_file(key, str(path)), key
     meeting = ctx.meeting
-    assert meeting is not None and meeting.store is not None, "offered() lists the record's sources only when it has judgments"
+    assert meeting is not None and meeting.store is not None, (
+        "offered() lists the record's sources only when it has judgments"
+    )
     store, who = meeting.store, name.removeprefix(MEETING).lstrip(":")
     key = f"record:{meeting.path}:{meeting.version.content}:{meeting.scale}:{who}"
     return SHARED.get(("record judges", key), lambda: record_judges(store, who, None).qrels), key
@@ -59,5 +71,7 @@ def report(ctx: Context, a: str, b: str) -> AgreementReport:
     under_a = dataclasses.replace(ctx, qrels=qrels_a, qrels_key=key_a)
     tests = ctx.test_settings()
     details = (key_b, a, b, settings_text(tests), tests.baseline, ctx.k)
-    build = lambda: compare_judges(under_a.study(), qrels_b, names=(a, b), kinds=(kinds[a], kinds[b]), test=tests, k=ctx.k)  # noqa: E731
+    build = lambda: compare_judges(  # noqa: E731
+        under_a.study(), qrels_b, names=(a, b), kinds=(kinds[a], kinds[b]), test=tests, k=ctx.k
+    )
     return compute.report("agreement", under_a.key(), details, build)

@@ -14,35 +14,39 @@ from rankviz.app.text import md
 NAME = "rankviz.meeting_name"  # the person's name, for this browser session
 _RECORDED = "rankviz.meeting_recorded"  # what the last rerun recorded, said once on the next
 _GENERATION = "rankviz.meeting_generation"  # this session's editors start afresh after it records
-#: (record, person, kind) -> query -> a draft: "note" (the person's note, kept while it conflicts with a
-#: colleague's) or "grades" (the person's grades and the colleagues' they conflict with). Kept by the server,
-#: not the browser session, so that a reload (a new session, the name remembered by the browser) finds them.
+#: (record, person, kind) -> query -> a draft: "note" (the person's note, kept while it conflicts
+#: with a colleague's) or "grades" (the person's grades and the colleagues' they conflict with).
+#: Kept by the server, not the browser session, so that a reload (a new session, the name remembered
+#: by the browser) finds them.
 _KEPT: dict[tuple[str, str, str], dict[str, Any]] = {}
 _KEPT_LOCK = threading.Lock()
 
 
 def recorded(text: str) -> None:
-    """Say what was recorded on the next rerun, start this session's editors afresh, rerun (every number
-    of the page is computed again with the new entry)."""
+    """Say what was recorded on the next rerun, start this session's editors afresh, rerun (every
+    number of the page is computed again with the new entry)."""
     st.session_state[_RECORDED] = text
     renew_grid()
     st.rerun()
 
 
 def generation() -> int:
-    """Changes when this session records: the judging grid's key follows it, so the grid starts afresh."""
+    """Changes when this session records: the judging grid's key follows it, so the grid starts
+    afresh."""
     return st.session_state.get(_GENERATION, 0)
 
 
 def renew_grid() -> None:
-    """The judging grid starts afresh on this run: it shows the record as it is, not what was typed."""
+    """The judging grid starts afresh on this run: it shows the record as it is, not what was
+    typed."""
     st.session_state[_GENERATION] = generation() + 1
 
 
 def say_recorded() -> None:
     """What the last run recorded, said once at the top of the page."""
     said = st.session_state.get(_RECORDED)
-    if said:  # forgotten once drawn: a run interrupted before drawing it (a newer rerun) says it on the next
+    # forgotten once drawn: a run interrupted before drawing it (a newer rerun) says it on the next
+    if said:
         st.success(md(said))
         st.session_state.pop(_RECORDED, None)
 
@@ -66,8 +70,9 @@ def judge(
     file_grades: dict[str, int],
     seen: dict[str, int | None] | None,
 ) -> None:
-    """Record a table's grades in one transaction; with ``seen`` (the meeting's grades the person saw), none
-    if a colleague has graded one of the documents otherwise since (:class:`GradeConflict`)."""
+    """Record a table's grades in one transaction; with ``seen`` (the meeting's grades the person
+    saw), none if a colleague has graded one of the documents otherwise since
+    (:class:`GradeConflict`)."""
     pairs = [(query, docid) for docid, _, _ in changes]
     meeting.writable().judge_many(
         [(query, docid, grade) for docid, grade, _ in changes],

@@ -1,4 +1,5 @@
-"""The meeting's record in the app: judge the query view's documents, tag and note the query, read its history.
+"""The meeting's record in the app: judge the query view's documents, tag and note the query, read
+its history.
 
 Every entry goes to the collection's :class:`~rankviz.io.meeting.MeetingStore`, which every browser
 session of the server shares: the next rerun of any session sees it. Who makes an entry is a name
@@ -23,7 +24,8 @@ UNJUDGED = "unjudged"
 
 
 def person(container) -> str:
-    """The name entries are recorded under: asked once, then remembered by this browser (a reload keeps it)."""
+    """The name entries are recorded under: asked once, then remembered by this browser (a reload
+    keeps it)."""
     name = container.text_input(
         "Your name (for the meeting's record; this browser remembers it)",
         value=st.session_state.get(NAME) or browser.remembered_name(),
@@ -36,8 +38,13 @@ def person(container) -> str:
     return name
 
 
-def judging_table(view: pd.DataFrame, file_grades: dict[str, int], meeting_grades: dict[str, tuple[int, str]], *,
-                  unjudged_first: bool = True) -> pd.DataFrame:  # fmt: skip
+def judging_table(
+    view: pd.DataFrame,
+    file_grades: dict[str, int],
+    meeting_grades: dict[str, tuple[int, str]],
+    *,
+    unjudged_first: bool = True,
+) -> pd.DataFrame:
     """One row per document of the query view: the documents the qrels file does not judge first (by
     their better rank; else in the view's order), each with its grade in the file, in the meeting,
     and the grade in force."""
@@ -47,12 +54,22 @@ def judging_table(view: pd.DataFrame, file_grades: dict[str, int], meeting_grade
             "docid": view["docid"].astype(str).to_numpy(),
             "baseline rank": view["baseline rank"].to_numpy(),
             "run rank": view["run rank"].to_numpy(),
-            "qrels file": [str(file_grades[d]) if d in file_grades else UNJUDGED for d in view["docid"].astype(str)],
-            "meeting": [meeting_grades[d][1] if d in meeting_grades else "" for d in view["docid"].astype(str)],
+            "qrels file": [
+                str(file_grades[d]) if d in file_grades else UNJUDGED
+                for d in view["docid"].astype(str)
+            ],
+            "meeting": [
+                meeting_grades[d][1] if d in meeting_grades else ""
+                for d in view["docid"].astype(str)
+            ],
         }
     )
     table["grade"] = pd.array(
-        [meeting_grades[d][0] if d in meeting_grades else file_grades.get(d) for d in table["docid"]], dtype="Int64"
+        [
+            meeting_grades[d][0] if d in meeting_grades else file_grades.get(d)
+            for d in table["docid"]
+        ],
+        dtype="Int64",
     )
     table["note"] = ""
     table["_unjudged"] = table["qrels file"] == UNJUDGED
@@ -62,7 +79,9 @@ def judging_table(view: pd.DataFrame, file_grades: dict[str, int], meeting_grade
     return table.drop(columns=["_unjudged", "_best"]).reset_index(drop=True)
 
 
-def record_panel(ctx, query: str, view: pd.DataFrame, baseline: str, run: str, *, box=st, compact: bool = False) -> None:
+def record_panel(
+    ctx, query: str, view: pd.DataFrame, baseline: str, run: str, *, box=st, compact: bool = False
+) -> None:
     """The meeting's controls for one query: grades beside its documents, tags, a note, the history.
 
     ``compact`` (projector mode: ``box`` is the first screen): the documents in the rankings' order
@@ -71,21 +90,37 @@ def record_panel(ctx, query: str, view: pd.DataFrame, baseline: str, run: str, *
     if not compact:
         box.subheader("The meeting's record")
     if meeting is None:
-        box.info("Uploaded qrels are in force: the meeting's record belongs to the collection's qrels.")
+        box.info(
+            "Uploaded qrels are in force: the meeting's record belongs to the collection's qrels."
+        )
         return
     if meeting.problem:
-        box.info("Nothing can be recorded: the meeting's record cannot be read (the warning at the top says why).")
+        box.info(
+            "Nothing can be recorded: the meeting's record cannot be read (the warning at the "
+            "top says why)."
+        )
         return
     if meeting.read_only:
-        box.info(message("Read only: {}. Every page computes with its judgments; nothing can be recorded. To record, "
-                         "start the app with --notes PATH naming a writable copy.", meeting.read_only))  # fmt: skip
-    name = "" if meeting.read_only else person(st)  # compact: below the first screen, which stays for the query
+        box.info(
+            message(
+                "Read only: {}. Every page computes with its judgments; nothing can be "
+                "recorded. To record, "
+                "start the app with --notes PATH naming a writable copy.",
+                meeting.read_only,
+            )
+        )
+    # compact: below the first screen, which stays for the query
+    name = "" if meeting.read_only else person(st)
     store = meeting.store
     file_grades = _file_grades(meeting.file_qrels, query)
-    in_force = store.latest_judgments(query).values() if store else []  # what the qrels in force hold, no more
+    # what the qrels in force hold, no more
+    in_force = store.latest_judgments(query).values() if store else []
     latest = {j.docid: (j.grade, f"{j.grade} ({j.by})") for j in in_force}
     table = judging_table(view, file_grades, latest, unjudged_first=not compact)
-    shown_ranks = {c: [("" if r != r else str(int(r))) for r in table[c]] for c in ("baseline rank", "run rank")}
+    shown_ranks = {
+        c: [("" if r != r else str(int(r))) for r in table[c]]
+        for c in ("baseline rank", "run rank")
+    }
     before = table.assign(**shown_ranks)
     editor_key = f"meeting.judge:{query}:{baseline}:{run}:{len(view)}:{generation()}"
     grid, beside = box.columns([3, 1]) if compact else (box, box)
@@ -98,34 +133,47 @@ def record_panel(ctx, query: str, view: pd.DataFrame, baseline: str, run: str, *
         column_config={
             "baseline rank": st.column_config.TextColumn(f"{baseline} rank"),
             "run rank": st.column_config.TextColumn(f"{run} rank"),
-            "qrels file": st.column_config.TextColumn("qrels file", help="the grade in the qrels file"),
-            "meeting": st.column_config.TextColumn("meeting", help="the meeting's latest grade and who gave it"),
+            "qrels file": st.column_config.TextColumn(
+                "qrels file", help="the grade in the qrels file"
+            ),
+            "meeting": st.column_config.TextColumn(
+                "meeting", help="the meeting's latest grade and who gave it"
+            ),
             "grade": st.column_config.NumberColumn(
                 "grade",
-                help=f"the grade in force (empty: unjudged); type a grade ({scale_text(meeting.scale)}) to judge the document",
+                help="the grade in force (empty: unjudged); type a grade "
+                f"({scale_text(meeting.scale)}) to judge the document",
                 step=1,
                 format="%d",
-            ),  # fmt: skip
+            ),
             "note": st.column_config.TextColumn(
                 "note", help="why (optional), recorded with the grade", max_chars=LIMITS["note"]
-            ),  # fmt: skip
+            ),
         },
-        height=min(38 + 35 * len(before), 560) if not compact else min(46 + 29 * len(before), 46 + 29 * 10),
+        height=min(38 + 35 * len(before), 560)
+        if not compact
+        else min(46 + 29 * len(before), 46 + 29 * 10),
         row_height=29 if compact else None,
     )
     if not compact:
         _judging_caption(ctx, meeting)
     if not name and not meeting.read_only:
-        box.info("Give your name " + ("below" if compact else "above") + " to judge, tag and note: every entry says who made it.")
+        box.info(
+            "Give your name " + ("below" if compact else "above") + " to judge, tag and note: "
+            "every entry says who made it."
+        )
     seen = {docid: latest[docid][0] if docid in latest else None for docid in before["docid"]}
-    drafts.table_shown(editor_key, query, before, file_grades, seen)  # what save_pending records from
+    # what save_pending records from
+    drafts.table_shown(editor_key, query, before, file_grades, seen)
     conflicts.grade_conflict(meeting, query, name)
     _tags_and_note(meeting, store, query, name, *((beside, beside) if compact else box.columns(2)))
     history = store.history(query) if store and not compact else []
     if history:
         box.markdown("**History of this query**")
         box.dataframe(
-            pd.DataFrame([vars(e) for e in reversed(history)])[["at", "by", "kind", "what", "previous", "note"]],
+            pd.DataFrame([vars(e) for e in reversed(history)])[
+                ["at", "by", "kind", "what", "previous", "note"]
+            ],
             hide_index=True,
             width="stretch",
         )
@@ -133,19 +181,26 @@ def record_panel(ctx, query: str, view: pd.DataFrame, baseline: str, run: str, *
 
 def _judging_caption(ctx, meeting) -> None:
     st.caption(
-        "Documents the qrels file does not judge come first. Type a grade in the grade column to judge a document "
-        f"(relevant from grade {ctx.settings.rel}); a note typed in the same row is kept with it. Judgments are "
+        "Documents the qrels file does not judge come first. Type a grade in the grade column to "
+        "judge a document "
+        f"(relevant from grade {ctx.settings.rel}); a note typed in the same row is kept with it. "
+        "Judgments are "
         "recorded at once for everyone on this server; the qrels file on disk is never changed. "
         + (
-            "Choose 'meeting' under Qrels in force at the top of the page to compute every number with them."
+            "Choose 'meeting' under Qrels in force at the top of the page to compute every number "
+            "with them."
             if meeting.mode != "meeting"
             else "Every number on every page is computed with them."
-        )  # fmt: skip
+        )
     )
 
 
 def _tags_and_note(meeting, store, query: str, name: str, left, right) -> None:
-    tags_key, note_key, new_tag_key = f"meeting.tags:{query}", f"meeting.note:{query}", f"meeting.new_tag:{query}"
+    tags_key, note_key, new_tag_key = (
+        f"meeting.tags:{query}",
+        f"meeting.note:{query}",
+        f"meeting.new_tag:{query}",
+    )
     every_tag = store.tags() if store else {}
     noted = store.notes().get(query, "") if store else ""
     draft = note_draft(meeting, name, query)
@@ -156,14 +211,29 @@ def _tags_and_note(meeting, store, query: str, name: str, left, right) -> None:
         drafts.note_seen(note_key, noted)  # the note this person's edit replaces
     else:
         conflicts.note_conflict(meeting, query, name, draft, noted)
-    offered = sorted({tag for tags in every_tag.values() for tag in tags})  # the tags in use (this query's too)
-    left.multiselect("Tags of this query", offered, disabled=not name, key=tags_key,
-                     help="What went wrong: pick tags already used. Tags are query groups: group by tag in the "
-                          "sidebar.")  # fmt: skip
-    left.text_input("New tag", max_chars=LIMITS["tag"], disabled=not name, key=new_tag_key,
-                    help="Type a tag nobody used yet; it is recorded on this query when you press Enter, leave the "
-                         "field, or go to another query.")  # fmt: skip
-    right.text_area("Note on this query", max_chars=LIMITS["note"], disabled=not name, key=note_key, height=100)
+    # the tags in use (this query's too)
+    offered = sorted({tag for tags in every_tag.values() for tag in tags})
+    left.multiselect(
+        "Tags of this query",
+        offered,
+        disabled=not name,
+        key=tags_key,
+        help="What went wrong: pick tags already used. Tags are query groups: group "
+        "by tag in the "
+        "sidebar.",
+    )
+    left.text_input(
+        "New tag",
+        max_chars=LIMITS["tag"],
+        disabled=not name,
+        key=new_tag_key,
+        help="Type a tag nobody used yet; it is recorded on this query when you press "
+        "Enter, leave the "
+        "field, or go to another query.",
+    )
+    right.text_area(
+        "Note on this query", max_chars=LIMITS["note"], disabled=not name, key=note_key, height=100
+    )
 
 
 def _file_grades(qrels, query: str) -> dict[str, int]:
@@ -172,7 +242,8 @@ def _file_grades(qrels, query: str) -> dict[str, int]:
 
 
 def summary(ctx) -> None:
-    """On the Overview: how much each run's mean moves with the meeting's judgments, and the exports."""
+    """On the Overview: how much each run's mean moves with the meeting's judgments, and the
+    exports."""
     meeting = ctx.meeting
     if meeting is None or meeting.store is None or meeting.merged is None:
         return
@@ -184,10 +255,13 @@ def summary(ctx) -> None:
     moved.index.names = ["run", "measure"]
     st.dataframe((after - before).style.format("{:+.4f}"), width="stretch")
     with st.expander("Both means of every run and measure"):
-        st.dataframe(moved.style.format("{:.4f}").format("{:+.4f}", subset=["change"]), width="stretch")
+        st.dataframe(
+            moved.style.format("{:.4f}").format("{:+.4f}", subset=["change"]), width="stretch"
+        )
     st.caption(
         message(
-            "How much each run's mean moves from the qrels file to the qrels with the {} document(s) the meeting "
+            "How much each run's mean moves from the qrels file to the qrels with the {} "
+            "document(s) the meeting "
             "judged in force (the latest judgment of each). Now in force: {}.",
             meeting.judgments,
             meeting.in_force(),
@@ -196,26 +270,56 @@ def summary(ctx) -> None:
     store = meeting.store
 
     def log() -> bytes:
-        frame = pd.DataFrame([vars(j) for j in store.judgments()]).rename(columns={"previous": "previous grade"})
+        frame = pd.DataFrame([vars(j) for j in store.judgments()]).rename(
+            columns={"previous": "previous grade"}
+        )
         return export.csv(frame, index=False)
 
     def tags_and_notes() -> bytes:
         tags, notes = store.tags(), store.notes()
         queries = sorted({*tags, *notes})
-        record = pd.DataFrame({"qid": queries, "tags": [", ".join(tags.get(q, [])) for q in queries],
-                               "note": [notes.get(q, "") for q in queries]})  # fmt: skip
+        record = pd.DataFrame(
+            {
+                "qid": queries,
+                "tags": [", ".join(tags.get(q, [])) for q in queries],
+                "note": [notes.get(q, "") for q in queries],
+            }
+        )
         return export.csv(record, index=False)
 
     merged = meeting.merged
-    one, two, three, four = st.columns(4)  # each file made when asked for: a large record costs nothing per rerun
-    one.download_button("Merged qrels (TREC)", lambda: qrels_lines(merged), file_name="qrels-with-meeting.txt",
-                        mime="text/plain")  # fmt: skip
-    two.download_button("Judgment log (CSV)", log, file_name="meeting-judgments.csv", mime="text/csv")
-    three.download_button("Tags and notes (CSV)", tags_and_notes, file_name="meeting-tags-notes.csv", mime="text/csv")
-    if len(ctx.selected) > 1:  # made when asked for: the report evaluates both qrels and reads every discussed query
-        four.download_button("Meeting report (HTML)", lambda: export.meeting_html(ctx.meeting_report()),
-                             file_name="meeting-report.html", mime="text/html",
-                             help="one page to take away: the means under both qrels with their verdicts, and every "
-                             "query the meeting discussed with both rankings, grades, tags, notes and history")  # fmt: skip
-    where = "The record is the file {} on the server (beside the collection unless the server names another place); "
-    st.caption(message(where + "the command line reads it too: rankviz judgments export FILE.", store.path.name))
+    # each file made when asked for: a large record costs nothing per rerun
+    one, two, three, four = st.columns(4)
+    one.download_button(
+        "Merged qrels (TREC)",
+        lambda: qrels_lines(merged),
+        file_name="qrels-with-meeting.txt",
+        mime="text/plain",
+    )
+    two.download_button(
+        "Judgment log (CSV)", log, file_name="meeting-judgments.csv", mime="text/csv"
+    )
+    three.download_button(
+        "Tags and notes (CSV)", tags_and_notes, file_name="meeting-tags-notes.csv", mime="text/csv"
+    )
+    # made when asked for: the report evaluates both qrels and reads every discussed query
+    if len(ctx.selected) > 1:
+        four.download_button(
+            "Meeting report (HTML)",
+            lambda: export.meeting_html(ctx.meeting_report()),
+            file_name="meeting-report.html",
+            mime="text/html",
+            help="one page to take away: the means under both qrels with their "
+            "verdicts, and every "
+            "query the meeting discussed with both rankings, grades, tags, notes "
+            "and history",
+        )
+    where = (
+        "The record is the file {} on the server (beside the collection unless the server "
+        "names another place); "
+    )
+    st.caption(
+        message(
+            where + "the command line reads it too: rankviz judgments export FILE.", store.path.name
+        )
+    )

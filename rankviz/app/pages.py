@@ -1,8 +1,9 @@
 """The app's pages: one registry that the navigation and every link between pages read.
 
-Each page is a script of :mod:`rankviz.app.views`, inside the package, so an installed rankviz serves
-them (``rankviz app``, which runs :mod:`rankviz.app.main`). A page's ``url_path`` is its file's stem,
-which is also what Streamlit's older ``pages/`` discovery derives from a file name: in a checkout,
+Each page is a script of :mod:`rankviz.app.views`, inside the package, so an installed rankviz
+serves them (``rankviz app``, which runs :mod:`rankviz.app.main`). A page's ``url_path`` is its
+file's stem, which is also what Streamlit's older ``pages/`` discovery derives from a file name: in
+a checkout,
 ``streamlit run app.py`` finds the thin entries of ``pages/`` on a fresh server's very first request
 (before ``app.py`` has run ``st.navigation``), and each hands over to :func:`navigate`, which
 registers the pages with their titles for the rest of the server's life and runs the page asked for.
@@ -17,7 +18,8 @@ import streamlit as st
 
 from rankviz._arrow import prefer_jemalloc
 
-ROOT = Path(__file__).resolve().parents[2]  # a checkout's root (app.py, pages/, sample_data/), or site-packages
+# a checkout's root (app.py, pages/, sample_data/), or site-packages
+ROOT = Path(__file__).resolve().parents[2]
 VIEWS = Path(__file__).resolve().parent / "views"
 
 
@@ -25,7 +27,8 @@ VIEWS = Path(__file__).resolve().parent / "views"
 class PageSpec:
     key: str  # the file stem and the url path
     title: str
-    framed: bool = True  # the page shows one collection, in the frame (the sidebar): every page but Across collections
+    # the page shows one collection, in the frame (the sidebar): every page but Across collections
+    framed: bool = True
 
     @property
     def file(self) -> Path:
@@ -51,7 +54,11 @@ def spec(key: str) -> PageSpec:
 
 
 def navigate(default: str = DEFAULT_PAGE.key) -> None:
-    """``st.navigation`` over :data:`PAGES` (``default``: the page of the root URL), and run the page asked for."""
+    """``st.navigation`` over :data:`PAGES` (``default``: the page of the root URL), and run the
+    page asked for."""
     prefer_jemalloc()
-    pages = [st.Page(page.file, title=page.title, url_path=page.key, default=page.key == default) for page in PAGES]
+    pages = [
+        st.Page(page.file, title=page.title, url_path=page.key, default=page.key == default)
+        for page in PAGES
+    ]
     st.navigation(pages).run()

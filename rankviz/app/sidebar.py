@@ -34,15 +34,20 @@ DEFAULT_COLLECTION = "cranfield"
 NO_GROUPING = "(none)"
 #: Measures offered besides the collection's: every family, at K where it takes a cutoff.
 TEMPLATES = tuple(
-    form for f in FAMILIES.values() for form in ((f"{f.name}@K",) if f.cutoff_required else (f.name, f"{f.name}@K"))
+    form
+    for f in FAMILIES.values()
+    for form in ((f"{f.name}@K",) if f.cutoff_required else (f.name, f"{f.name}@K"))
 )
-FRAME_TIES = [rule for rule in POLICIES.values() if rule.deterministic]  # random orders: the Ties page's
+# random orders: the Ties page's
+FRAME_TIES = [rule for rule in POLICIES.values() if rule.deterministic]
 
 
 def _missing_runs(names: list[str]) -> str:
     return message(
-        "Link parameter runs: {} not in this collection; left out. Runs uploaded in another browser session are not "
-        "shared with this one: upload the file here to see it (an uploaded run is named after its file: {}).",
+        "Link parameter runs: {} not in this collection; left out. Runs uploaded in another "
+        "browser session are not "
+        "shared with this one: upload the file here to see it (an uploaded run is named after its "
+        "file: {}).",
         ", ".join(map(repr, names)),
         " or ".join(f"{name}.txt, {name}.run.gz, ..." for name in names),
     )
@@ -56,8 +61,11 @@ def _accept_measure(text: str) -> bool:
         return False
 
 
-def open_collection(url: UrlState) -> tuple[str, Path, Collection, Qrels, str, inputs.Runs, dict[str, str]] | None:
-    """The collection the URL chooses, its qrels and runs (read through the caches), or None (said why)."""
+def open_collection(
+    url: UrlState,
+) -> tuple[str, Path, Collection, Qrels, str, inputs.Runs, dict[str, str]] | None:
+    """The collection the URL chooses, its qrels and runs (read through the caches), or None (said
+    why)."""
     folders = inputs.collection_folders(inputs.data_dirs())
     names = list(folders)
     if not names:
@@ -65,12 +73,17 @@ def open_collection(url: UrlState) -> tuple[str, Path, Collection, Qrels, str, i
         return None
     default = DEFAULT_COLLECTION if DEFAULT_COLLECTION in names else names[0]
     chosen = url.choice("collection", names, default)
-    name = st.sidebar.selectbox("Collection", names, index=names.index(chosen),
-                                key=url.key("collection", "frame", names, value=chosen))  # fmt: skip
+    name = st.sidebar.selectbox(
+        "Collection",
+        names,
+        index=names.index(chosen),
+        key=url.key("collection", "frame", names, value=chosen),
+    )
     folder = folders[name]
     try:
         collection = inputs.collection(str(folder), folder_stamp(folder))
-        folder = collection.path  # where its files are (an irds:ID dataset's: its qrels in the disk store)
+        # where its files are (an irds:ID dataset's: its qrels in the disk store)
+        folder = collection.path
         qrels_key = file_key(collection.qrels_path)
         qrels = inputs.qrels_file(qrels_key, str(collection.qrels_path))
         run_keys = {n: file_key(p) for n, p in collection.run_paths.items()}
@@ -78,15 +91,26 @@ def open_collection(url: UrlState) -> tuple[str, Path, Collection, Qrels, str, i
         for n, p in collection.run_paths.items():
             runs.add(n, functools.partial(inputs.run_file, run_keys[n], str(p), n))
     except (RankvizError, OSError) as exc:
-        st.error(message("The collection {} cannot be opened: {}", name, inputs.served_text(str(exc), folder)))
+        st.error(
+            message(
+                "The collection {} cannot be opened: {}", name, inputs.served_text(str(exc), folder)
+            )
+        )
         return None
     st.sidebar.caption(md(collection.config.description or folder.name))
     if collection.outside:
-        st.warning(message("Not served, as they link outside the collection folder: {}", ", ".join(collection.outside)))
+        st.warning(
+            message(
+                "Not served, as they link outside the collection folder: {}",
+                ", ".join(collection.outside),
+            )
+        )
     return name, folder, collection, qrels, qrels_key, runs, run_keys
 
 
-def add_uploads(runs: inputs.Runs, run_keys: dict[str, str]) -> tuple[tuple[str, Qrels] | None, list[str]]:
+def add_uploads(
+    runs: inputs.Runs, run_keys: dict[str, str]
+) -> tuple[tuple[str, Qrels] | None, list[str]]:
     """The session's uploaded runs joined to the collection's (renamed where a name is taken); the
     uploaded qrels if any, and the runs uploaded in this rerun."""
     uploaded_runs, uploaded_qrels, fresh, notes = inputs.uploads()
@@ -107,28 +131,35 @@ def _given(run: Run) -> Run:
     return run
 
 
-def choose_runs_and_measures(url: UrlState, name: str, collection: Collection, run_names: list[str],
-                              new_uploads: list[str]) -> tuple[list[str], list[str]]:  # fmt: skip
+def choose_runs_and_measures(
+    url: UrlState, name: str, collection: Collection, run_names: list[str], new_uploads: list[str]
+) -> tuple[list[str], list[str]]:
     default_runs = url.choices("runs", run_names, run_names, missing=_missing_runs)
     runs_key = url.key("runs", "frame", name, run_names, value=default_runs)
     if new_uploads:  # an upload just made joins the selection at once, and says so
-        st.session_state[runs_key] = list(dict.fromkeys([*st.session_state.get(runs_key, default_runs), *new_uploads]))
+        st.session_state[runs_key] = list(
+            dict.fromkeys([*st.session_state.get(runs_key, default_runs), *new_uploads])
+        )
     selected = st.sidebar.multiselect("Runs", run_names, default=default_runs, key=runs_key)
     offered = list(dict.fromkeys([*collection.config.measures, *TEMPLATES]))
-    chosen_measures = url.choices("measures", offered, list(collection.config.measures), accept=_accept_measure)
+    chosen_measures = url.choices(
+        "measures", offered, list(collection.config.measures), accept=_accept_measure
+    )
     measure_names = st.sidebar.multiselect(
         "Measures",
         list(dict.fromkeys([*offered, *chosen_measures])),
         default=chosen_measures,
         accept_new_options=True,
-        help="The collection's measures, every family at K, or type one: RR(rel=2)@5, nDCG(gain=exp)@20, ...",
+        help="The collection's measures, every family at K, or type one: RR(rel=2)@5, "
+        "nDCG(gain=exp)@20, ...",
         key=url.key("measures", "frame", name, value=chosen_measures),
     )
     return selected, measure_names
 
 
 def measures_at(names: list[str], k: int, settings: EvalSettings) -> list[Measure]:
-    """The measures as written in the sidebar, ``@K`` at the frame's K, under the settings' defaults."""
+    """The measures as written in the sidebar, ``@K`` at the frame's K, under the settings'
+    defaults."""
     defaults = settings.measure_defaults
     return [parse(name.replace("@K", f"@{k}"), defaults=defaults) for name in names]
 
@@ -140,14 +171,16 @@ def choose_group(url: UrlState, groups: QueryGroups | None) -> str:
         s.GROUP_BY.title,
         group_options,
         index=group_options.index(current),
-        help="A query attribute of the collection (query_groups.tsv, queries.tsv columns, topic_turn ids), or the "
+        help="A query attribute of the collection (query_groups.tsv, queries.tsv columns, "
+        "topic_turn ids), or the "
         "meeting's tags (tag).",
         key=url.key("group_by", "frame", group_options, value=current),
     )
 
 
 #: The conventions the sidebar offers, in its order, and how each widget is drawn; ``per
-#: collection``: its default is the collection's (collection.toml), so its widget is the collection's.
+#: collection``: its default is the collection's (collection.toml), so its widget is the
+#: collection's.
 CONVENTIONS: tuple[tuple[Option, dict[str, Any]], ...] = (
     (s.REL, {"per collection": True}),
     (s.GAIN, {}),
@@ -167,8 +200,9 @@ def choose_conventions(url: UrlState, name: str, base: EvalSettings) -> dict[str
         extra = {key: value for key, value in drawn.items() if key != "per collection"}
         context = (name,) if drawn.get("per collection") else ()
         default = getattr(base, option.name)
-        values[option.name] = url_option(url, st.sidebar, option, "frame", default=default,
-                                         context=context, **extra)  # fmt: skip
+        values[option.name] = url_option(
+            url, st.sidebar, option, "frame", default=default, context=context, **extra
+        )
     given = any(url.raw(option.name) is not None for option in COUNTED)
     counted = st.sidebar.expander("Documents that count", expanded=given)
     for option in COUNTED:
@@ -179,4 +213,7 @@ def choose_conventions(url: UrlState, name: str, base: EvalSettings) -> dict[str
 def link_values(values: dict[str, Any]) -> dict[str, Any]:
     """The conventions as the link writes them: a switch on as ``1``, off (or no value) left out."""
     options = {option.name: option for option, _ in CONVENTIONS} | {o.name: o for o in COUNTED}
-    return {name: ("1" if value else None) if options[name].kind is bool else value for name, value in values.items()}
+    return {
+        name: ("1" if value else None) if options[name].kind is bool else value
+        for name, value in values.items()
+    }

@@ -7,8 +7,9 @@ session: a page switch starts from the new page's bare URL, and the remembered v
 into it, so every page shows the settings the others set.
 
 The URL also wins over the widgets: when it holds a value this session did not write (browser Back
-or Forward, a link opened, the address edited), the widgets bound to that value (:meth:`UrlState.keyed`)
-start again from it instead of keeping their own state, so Back undoes a change.
+or Forward, a link opened, the address edited), the widgets bound to that value
+(:meth:`UrlState.keyed`) start again from it instead of keeping their own state, so Back undoes a
+change.
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ class UrlState:
     def __init__(self, page: str = "") -> None:
         self.warnings: list[str] = []
         self._repeated: set[str] = set()
-        self.immediate = False  # once the frame has shown its warnings, a page's own show where they arise
+        # once the frame has shown its warnings, a page's own show where they arise
+        self.immediate = False
         memory = st.session_state.setdefault(_MEMORY, {})
         switched = st.session_state.get(_PAGE) != page
         st.session_state[_PAGE] = page
@@ -49,7 +51,9 @@ class UrlState:
                     st.query_params[key] = value
             self.changed = {key for key, value in given.items() if memory.get(key) != value}
         else:
-            self.changed = {key for key in set(given) | set(memory) if memory.get(key) != given.get(key)}
+            self.changed = {
+                key for key in set(given) | set(memory) if memory.get(key) != given.get(key)
+            }
             for key in self.changed - set(given):
                 memory.pop(key, None)
         for key in self.changed & set(given):
@@ -60,9 +64,10 @@ class UrlState:
         return self.keyed(param, widget_key(f"{page}.{param}", *context), value)
 
     def keyed(self, param: str, key: str, value: Any = _UNSET) -> str:
-        """``key`` for the widget showing ``param``. When the URL changed ``param`` from outside (Back,
-        a link), the widget is set to ``value`` (what the URL says, as the widget's value), or with no
-        value given, its state is dropped: either way it shows the URL, not what it showed before."""
+        """``key`` for the widget showing ``param``. When the URL changed ``param`` from outside
+        (Back, a link), the widget is set to ``value`` (what the URL says, as the widget's value),
+        or with no value given, its state is dropped: either way it shows the URL, not what it
+        showed before."""
         if param in self.changed:
             if value is _UNSET:
                 st.session_state.pop(key, None)
@@ -75,21 +80,34 @@ class UrlState:
         given = st.query_params.get_all(key)
         if len(given) > 1 and key not in self._repeated:
             self._repeated.add(key)
-            self.warn(message("Link parameter {} is given {} times; using the last, {}.", key, len(given), repr(given[-1])))
+            self.warn(
+                message(
+                    "Link parameter {} is given {} times; using the last, {}.",
+                    key,
+                    len(given),
+                    repr(given[-1]),
+                )
+            )
         return given[-1] if given else None
 
     def warn(self, text: str) -> None:
-        """A fallback warning (already escaped): collected while the frame is built, shown at once later."""
+        """A fallback warning (already escaped): collected while the frame is built, shown at once
+        later."""
         if self.immediate:
             st.warning(text)
         else:
             self.warnings.append(text)
 
-    def fallback(self, key: str, value: str, default: object, why: str = "is not available here") -> None:
-        self.warn(message("Link parameter {}={} " + why + "; showing {}.", key, repr(value), default))
+    def fallback(
+        self, key: str, value: str, default: object, why: str = "is not available here"
+    ) -> None:
+        self.warn(
+            message("Link parameter {}={} " + why + "; showing {}.", key, repr(value), default)
+        )
 
     def option(self, option: Option, default: Any = None, *, key: str | None = None) -> Any:
-        """The option's value from the URL, validated by the option; ``default`` (or the option's) otherwise."""
+        """The option's value from the URL, validated by the option; ``default`` (or the option's)
+        otherwise."""
         key = key or option.name
         default = option.default if default is None else default
         value = self.raw(key)
@@ -98,7 +116,11 @@ class UrlState:
         try:
             return option.parse(value)
         except OptionError as exc:
-            self.warn(message("Link parameter {}={}: {}; showing {}.", key, repr(value), str(exc), default))
+            self.warn(
+                message(
+                    "Link parameter {}={}: {}; showing {}.", key, repr(value), str(exc), default
+                )
+            )
             return default
 
     def choice(self, key: str, options: list[str], default: str) -> str:
@@ -109,11 +131,20 @@ class UrlState:
         return default
 
     def choices(
-        self, key: str, options: list[str], default: list[str], *, accept=None, missing=None, repeats: bool = False
+        self,
+        key: str,
+        options: list[str],
+        default: list[str],
+        *,
+        accept=None,
+        missing=None,
+        repeats: bool = False,
     ) -> list[str]:
-        """A comma-separated list; ``accept(value)`` may admit values that are not among ``options``;
+        """A comma-separated list; ``accept(value)`` may admit values that are not among
+        ``options``;
         ``missing(values)`` says (escaped) why values were left out, instead of the plain warning.
-        A value given twice is one choice, unless ``repeats`` (a list whose repeats the page refuses itself)."""
+        A value given twice is one choice, unless ``repeats`` (a list whose repeats the page refuses
+        itself)."""
         value = self.raw(key)
         if value is None:
             return default
@@ -122,8 +153,15 @@ class UrlState:
         picked = [v for v in items if v in options or (accept is not None and accept(v))]
         dropped = [v for v in items if v not in picked]
         if dropped:
-            self.warn(missing(dropped) if missing else message("Link parameter {}: {} not available here; left out.", key,
-                                                               ", ".join(map(repr, dropped))))  # fmt: skip
+            self.warn(
+                missing(dropped)
+                if missing
+                else message(
+                    "Link parameter {}: {} not available here; left out.",
+                    key,
+                    ", ".join(map(repr, dropped)),
+                )
+            )
         return picked or default
 
     def write(self, **values: object) -> None:

@@ -1,13 +1,15 @@
-"""User text inside the app's markdown (captions, messages, headings) shown literally, never interpreted.
+"""User text inside the app's markdown (captions, messages, headings) shown literally, never
+interpreted.
 
 Streamlit renders messages as GitHub markdown with KaTeX, emoji and coloured-text shortcodes: a run
 name, a query text, a URL parameter or a line quoted from an upload could otherwise become a link,
 a remote image (fetched by every viewer's browser), a formula or an icon. :func:`md` escapes every
 ASCII punctuation character (CommonMark lets each be escaped) and folds line breaks. Bare URLs,
 ``www.`` names and e-mail addresses are turned into links after escapes are resolved, so a word
-joiner (U+2060, invisible) follows a ``:`` before ``/`` and an ``@`` before a dotted domain, and sits
-inside ``www.``: the text reads the same and never links, and a measure name such as ``RR@10``
-keeps no hidden character (it copies as typed). Tables (``st.dataframe``) and ``st.text`` / ``st.code`` show text as written.
+joiner (U+2060, invisible) follows a ``:`` before ``/`` and an ``@`` before a dotted domain, and
+sits inside ``www.``: the text reads the same and never links, and a measure name such as ``RR@10``
+keeps no hidden character (it copies as typed). Tables (``st.dataframe``) and ``st.text`` /
+``st.code`` show text as written.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ import re
 _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 _JOIN = "\u2060"
 #: Where an autolink could start: a scheme's ``:`` before ``/``, and an ``@`` before a dotted domain
-#: (an e-mail address). ``RR@10`` or ``rel=2: ...`` link nowhere and stay as typed (copy-paste works).
+#: (an e-mail address). ``RR@10`` or ``rel=2: ...`` link nowhere and stay as typed (copy-paste
+#: works).
 _LINKABLE = re.compile(r":(?=/)|@(?=[\w-]+\.[\w-])")
 
 
@@ -31,7 +34,8 @@ def md(value: object) -> str:
 
 
 def message(template: str, *values: object, **named: object) -> str:
-    """``template.format(...)`` with every value escaped (the template is the app's own markdown)."""
+    """``template.format(...)`` with every value escaped (the template is the app's own
+    markdown)."""
     return template.format(*(md(v) for v in values), **{k: md(v) for k, v in named.items()})
 
 
@@ -39,13 +43,16 @@ def highlighted_html(parts: list[tuple[str, bool]]) -> str:
     """A document's text as HTML: every part escaped (``html.escape``), the matching parts in
     ``<mark>``; the only markup is ours. (``<mark>`` sets its own dark text on a light background:
     readable in the dark theme too.)"""
-    body = "".join(f"<mark>{html.escape(text)}</mark>" if hit else html.escape(text) for text, hit in parts)
+    body = "".join(
+        f"<mark>{html.escape(text)}</mark>" if hit else html.escape(text) for text, hit in parts
+    )
     return f'<div style="white-space: pre-wrap; line-height: 1.5">{body}</div>'
 
 
 def queries_text(counts) -> str:
-    """How many queries a table of comparisons rests on: ``50 queries``, or where each pair keeps the
-    queries both its runs answer (``missing=skip``), ``each pair's common queries (40 to 50)``."""
+    """How many queries a table of comparisons rests on: ``50 queries``, or where each pair keeps
+    the queries both its runs answer (``missing=skip``), ``each pair's common queries (40 to
+    50)``."""
     values = sorted({int(n) for n in counts})
     if len(values) == 1:
         return f"{values[0]:,} queries"

@@ -23,34 +23,78 @@ def widget_key(name: str, *context: object) -> str:
     return f"{name}:{hashlib.sha1(repr(context).encode()).hexdigest()[:12]}"
 
 
-def option_input(container, option: Option, value: Any, *, key: str, choices: Sequence | None = None,
-                 horizontal: bool | None = None, disabled: bool = False, label: str | None = None) -> Any:  # fmt: skip
+def option_input(
+    container,
+    option: Option,
+    value: Any,
+    *,
+    key: str,
+    choices: Sequence | None = None,
+    horizontal: bool | None = None,
+    disabled: bool = False,
+    label: str | None = None,
+) -> Any:
     """The widget of ``option`` showing ``value``; ``choices`` narrows the option's values. A
     widget offers values as text: an option whose values are objects (a tie policy) shows their
     names and gives back the value it parses."""
     label = label or option.title
     if named(option):
         shown = [str(c) for c in (choices if choices is not None else option.choices)]
-        picked = option_input(container, _as_text(option), str(value), key=key, choices=shown,
-                              horizontal=horizontal, disabled=disabled, label=label)  # fmt: skip
+        picked = option_input(
+            container,
+            _as_text(option),
+            str(value),
+            key=key,
+            choices=shown,
+            horizontal=horizontal,
+            disabled=disabled,
+            label=label,
+        )
         return option.parse(picked)
     if option.kind is bool:
-        return container.toggle(label, value=bool(value), key=key, help=option.help(), disabled=disabled)
+        return container.toggle(
+            label, value=bool(value), key=key, help=option.help(), disabled=disabled
+        )
     if option.choices or choices is not None:
         values = list(choices if choices is not None else option.choices)
         index = values.index(value) if value in values else 0
         meaning = dict(option.meanings)
-        describe = (lambda v: f"{v}: {meaning[v]}" if meaning.get(v) else str(v)) if meaning else str
+        describe = (
+            (lambda v: f"{v}: {meaning[v]}" if meaning.get(v) else str(v)) if meaning else str
+        )
         if horizontal or (horizontal is None and len(values) <= 2):
-            return container.radio(label, values, index=index, horizontal=True, key=key, help=option.help(),
-                                   format_func=str, disabled=disabled)  # fmt: skip
-        return container.selectbox(label, values, index=index, key=key, help=option.help(), format_func=describe,
-                                   disabled=disabled)  # fmt: skip
+            return container.radio(
+                label,
+                values,
+                index=index,
+                horizontal=True,
+                key=key,
+                help=option.help(),
+                format_func=str,
+                disabled=disabled,
+            )
+        return container.selectbox(
+            label,
+            values,
+            index=index,
+            key=key,
+            help=option.help(),
+            format_func=describe,
+            disabled=disabled,
+        )
     step = 1 if option.kind is int else None
     low = option.kind(option.low) if option.low is not None else None
     high = option.kind(min(option.high, 2**53 - 1)) if option.high is not None else None
-    return container.number_input(label, min_value=low, max_value=high, value=value, step=step, key=key,
-                                  help=option.help(), disabled=disabled)  # fmt: skip
+    return container.number_input(
+        label,
+        min_value=low,
+        max_value=high,
+        value=value,
+        step=step,
+        key=key,
+        help=option.help(),
+        disabled=disabled,
+    )
 
 
 def named(option: Option) -> bool:
@@ -61,38 +105,59 @@ def named(option: Option) -> bool:
 def _as_text(option: Option) -> Option:
     meanings = {str(value): meaning for value, meaning in option.meanings.items()}
     choices = tuple(map(str, option.choices))
-    return dataclasses.replace(option, kind=str, choices=choices, meanings=meanings, default=str(option.default))
+    return dataclasses.replace(
+        option, kind=str, choices=choices, meanings=meanings, default=str(option.default)
+    )
 
 
-def url_selectbox(ctx, container, label: str, options: list[str], param: str, page: str, **kwargs) -> str:
-    """A selectbox whose value lives in the URL as ``param`` (first option by default), with a stable key."""
+def url_selectbox(
+    ctx, container, label: str, options: list[str], param: str, page: str, **kwargs
+) -> str:
+    """A selectbox whose value lives in the URL as ``param`` (first option by default), with a
+    stable key."""
     value = ctx.url.choice(param, options, options[0])
     key = ctx.url.key(param, page, options, value=value)
     return container.selectbox(label, options, index=options.index(value), key=key, **kwargs)
 
 
-def url_option(url, container, option: Option, page: str, *, default: Any = None, param: str | None = None,
-               context: Sequence = (), **kwargs) -> Any:  # fmt: skip
-    """The widget of ``option`` on ``page``, its value in the URL as ``param`` (default: the option's
-    name): read from the URL (``default`` when absent), and set back to it when the URL changes
-    from outside (browser Back, a link)."""
+def url_option(
+    url,
+    container,
+    option: Option,
+    page: str,
+    *,
+    default: Any = None,
+    param: str | None = None,
+    context: Sequence = (),
+    **kwargs,
+) -> Any:
+    """The widget of ``option`` on ``page``, its value in the URL as ``param`` (default: the
+    option's name): read from the URL (``default`` when absent), and set back to it when the URL
+    changes from outside (browser Back, a link)."""
     param = param or option.name
     value = url.option(option, default, key=param)
     choices = kwargs.get("choices")
     if choices is not None and value not in choices:
-        if url.raw(param) is not None:  # a valid value that this widget does not offer (ties=random on the frame)
+        # a valid value that this widget does not offer (ties=random on the frame)
+        if url.raw(param) is not None:
             url.fallback(param, url.raw(param), choices[0])
         value = choices[0]
     shown = str(value) if named(option) else value  # the widget's own value, as it holds it
-    return option_input(container, option, value, key=url.key(param, page, *context, value=shown), **kwargs)
+    return option_input(
+        container, option, value, key=url.key(param, page, *context, value=shown), **kwargs
+    )
 
 
 def grade_style(grade: str, rel: int) -> str:
-    """A grade cell's style ("unjudged" or the grade as text): colour-blind-safe backgrounds with the
-    text colour set too, so the cell reads the same in the light and the dark theme."""
+    """A grade cell's style ("unjudged" or the grade as text): colour-blind-safe backgrounds with
+    the text colour set too, so the cell reads the same in the light and the dark theme."""
     if grade == "unjudged":
         return "background-color: #BBBBBB; color: #000000"
     value = int(grade)
     if value >= rel:
         return "background-color: #4477AA; color: #FFFFFF; font-weight: bold"
-    return "background-color: #EE6677; color: #000000" if value <= 0 else "background-color: #DDCC77; color: #000000"
+    return (
+        "background-color: #EE6677; color: #000000"
+        if value <= 0
+        else ("background-color: #DDCC77; color: #000000")
+    )

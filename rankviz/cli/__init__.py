@@ -1,4 +1,5 @@
-"""Command line: ``rankviz evaluate|compare|ties|metrics-report QRELS RUN [RUN ...] -m MEASURE ...`` and
+"""Command line: ``rankviz evaluate|compare|ties|metrics-report QRELS RUN [RUN ...] -m MEASURE ...``
+and
 ``rankviz measures``. QRELS may be a collection folder: its runs (unless RUNs are named), measures,
 relevance threshold and gmax are then the defaults.
 """

@@ -29,36 +29,64 @@ def _typed(option: Option):
     return parse
 
 
-def add(parser: argparse.ArgumentParser, option: Option, *flags: str, note: str = "", metavar: str | None = None) -> None:
-    """A flag for ``option``: validated by it, its help and default from it (default: ``None`` = not given)."""
-    metavar = metavar or ("{" + ",".join(map(str, option.choices)) + "}" if option.choices else option.name.upper())
+def add(
+    parser: argparse.ArgumentParser,
+    option: Option,
+    *flags: str,
+    note: str = "",
+    metavar: str | None = None,
+) -> None:
+    """A flag for ``option``: validated by it, its help and default from it (default: ``None`` = not
+    given)."""
+    metavar = metavar or (
+        "{" + ",".join(map(str, option.choices)) + "}" if option.choices else option.name.upper()
+    )
     parser.add_argument(
         *(flags or (option.flag,)),
         dest=option.name,
         type=_typed(option),
         default=None,
         metavar=metavar,
-        help=(option.help() + note).replace("%", "%%"),  # argparse formats help with %: a literal one is doubled
+        # argparse formats help with %: a literal one is doubled
+        help=(option.help() + note).replace("%", "%%"),
     )
 
 
 def _inputs(parser: argparse.ArgumentParser) -> None:
     """What every command reads: qrels or a collection folder, runs, measures, output format."""
-    parser.add_argument("qrels", help="TREC qrels (or CSV/TSV/Parquet), a collection folder, or irds:DATASET_ID (rankviz[irds])")
-    parser.add_argument("runs", nargs="*", help="run files (TREC, .gz, CSV, TSV, Parquet); names of runs in a collection folder")
+    parser.add_argument(
+        "qrels",
+        help="TREC qrels (or CSV/TSV/Parquet), a collection folder, or "
+        "irds:DATASET_ID (rankviz[irds])",
+    )
+    parser.add_argument(
+        "runs",
+        nargs="*",
+        help="run files (TREC, .gz, CSV, TSV, Parquet); names of runs in a collection folder",
+    )
     parser.add_argument(
         "-m",
         "--measure",
         action="append",
         dest="measures",
         metavar="MEASURE",
-        help="e.g. RR@10, AP, nDCG@10, ERR@20, Hits@10, P@10, RR(rel=2)@10 (repeatable); default: the collection's, "
+        help="e.g. RR@10, AP, nDCG@10, ERR@20, Hits@10, P@10, RR(rel=2)@10 (repeatable); default: "
+        "the collection's, "
         f"else {', '.join(s.DEFAULT_MEASURES)}",
     )
-    parser.add_argument("--format", choices=FORMATS, default="table", help="output format; default table")
-    parser.add_argument("--judgments", nargs="?", const="", default=None, metavar="DB",
-                        help="overlay the qrels with a meeting store's judgments (latest wins); without DB, the "
-                        "collection folder's rankviz-notes.sqlite; default: the qrels alone")  # fmt: skip
+    parser.add_argument(
+        "--format", choices=FORMATS, default="table", help="output format; default table"
+    )
+    parser.add_argument(
+        "--judgments",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="DB",
+        help="overlay the qrels with a meeting store's judgments (latest wins); "
+        "without DB, the "
+        "collection folder's rankviz-notes.sqlite; default: the qrels alone",
+    )
     parser.add_argument(
         "--qrels",
         dest="qrels_in_force",
@@ -77,24 +105,46 @@ def _conventions(parser: argparse.ArgumentParser, *, ties: bool = True) -> None:
     add(parser, s.GAIN)
     add(parser, s.GMAX, note=" (or the collection's)")
     add(parser, s.DEPTH, metavar="N")
-    parser.add_argument("--ignore-identical-ids", action="store_const", const=True, default=None,
-                        dest="ignore_identical_ids", help=s.IGNORE_IDENTICAL_IDS.help())  # fmt: skip
+    parser.add_argument(
+        "--ignore-identical-ids",
+        action="store_const",
+        const=True,
+        default=None,
+        dest="ignore_identical_ids",
+        help=s.IGNORE_IDENTICAL_IDS.help(),
+    )
 
 
 def _checked(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--no-check", action="store_true", help="skip the checks (rankviz check) that run first and "
-                        "print their warnings and errors to stderr")  # fmt: skip
+    parser.add_argument(
+        "--no-check",
+        action="store_true",
+        help="skip the checks (rankviz check) "
+        "that run first and "
+        "print their warnings and errors to stderr",
+    )
 
 
 def _ranks(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--ranks", action="store_true", help="also print each measure's runs by mean with their rank, a "
-                        "rank interval (paired bootstrap over queries, seeded by --seed) and tie groups (letters from "
-                        "the randomised Tukey HSD: runs sharing one are not significantly different); default: off")  # fmt: skip
+    parser.add_argument(
+        "--ranks",
+        action="store_true",
+        help="also print each measure's runs by "
+        "mean with their rank, a "
+        "rank interval (paired bootstrap over queries, seeded by --seed) and tie "
+        "groups (letters from "
+        "the randomised Tukey HSD: runs sharing one are not significantly "
+        "different); default: off",
+    )
 
 
 def _grouping(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--groups", default=None, metavar="FILE", help="query groups file: qid plus categorical columns; "
-                        "default: the collection's")  # fmt: skip
+    parser.add_argument(
+        "--groups",
+        default=None,
+        metavar="FILE",
+        help="query groups file: qid plus categorical columns; default: the collection's",
+    )
     add(parser, s.GROUP_BY)
     parser.add_argument(
         "--aggregate",
@@ -104,8 +154,12 @@ def _grouping(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _test(parser: argparse.ArgumentParser, *, test: Option = s.TEST, resamples: Option = s.RESAMPLES) -> None:
-    parser.add_argument("--baseline", default=None, help="name of the baseline run; default: the first run")
+def _test(
+    parser: argparse.ArgumentParser, *, test: Option = s.TEST, resamples: Option = s.RESAMPLES
+) -> None:
+    parser.add_argument(
+        "--baseline", default=None, help="name of the baseline run; default: the first run"
+    )
     add(parser, test)
     add(parser, s.CORRECTION)
     add(parser, s.ALPHA)
@@ -113,15 +167,18 @@ def _test(parser: argparse.ArgumentParser, *, test: Option = s.TEST, resamples: 
 
 
 JUDGES = (
-    "a qrels file; a collection folder (its qrels), DIR:NAME (one of its sources: qrels.NAME.txt) or "
-    "DIR:meeting (its record); a record FILE.sqlite; a record followed by :people (the entries people made) "
+    "a qrels file; a collection folder (its qrels), DIR:NAME (one of its sources: qrels.NAME.txt) "
+    "or "
+    "DIR:meeting (its record); a record FILE.sqlite; a record followed by :people (the entries "
+    "people made) "
     "or :llm:NAME (those imported with --source llm:NAME)"
 )
 MEETING_DB = "the meeting store: a .sqlite file, or a collection folder (its rankviz-notes.sqlite)"
 
 
 def _entry(actions, name: str, about: str, who: str, **positionals: str) -> argparse.ArgumentParser:
-    """A subcommand that records entries: DB, its positional arguments (name: help), ``--by NAME``."""
+    """A subcommand that records entries: DB, its positional arguments (name: help), ``--by
+    NAME``."""
     parser = actions.add_parser(name, help=about)
     parser.add_argument("db", help=MEETING_DB)
     for argument, meaning in positionals.items():
@@ -132,47 +189,93 @@ def _entry(actions, name: str, about: str, who: str, **positionals: str) -> argp
         default=None,
         metavar="DIR",
         help="the collection folder the record judges, "
-        "needed when DB is a .sqlite file its first writer did not tie to a collection (its grades and "
+        "needed when DB is a .sqlite file its first writer did not tie to a collection (its grades "
+        "and "
         "qrels then apply); default: DB's folder, or the collection the record names",
     )
     return parser
 
 
 def _meeting(commands) -> None:
-    """``judgments`` and ``tags``: the meeting store (DB: a .sqlite file, or a collection folder's)."""
-    judgments = commands.add_parser("judgments", help="the meeting's judgments: add, import, export").add_subparsers(
-        dest="action", required=True
+    """``judgments`` and ``tags``: the meeting store (DB: a .sqlite file, or a collection
+    folder's)."""
+    judgments = commands.add_parser(
+        "judgments", help="the meeting's judgments: add, import, export"
+    ).add_subparsers(dest="action", required=True)
+    add_one = _entry(
+        judgments,
+        "add",
+        "record one grade",
+        "who judged",
+        qid="the query",
+        docid="the document",
+        grade="a whole number (relevant from the relevance threshold, 1 by default)",
     )
-    add_one = _entry(judgments, "add", "record one grade", "who judged", qid="the query", docid="the document",
-                     grade="a whole number (relevant from the relevance threshold, 1 by default)")  # fmt: skip
     add_one.add_argument("--note", default="", metavar="TEXT", help="why; default: no note")
-    imports = _entry(judgments, "import", "record every judgment of a TREC qrels file", "who judged (with --source: who "
-                     "imported them)", file="TREC qrels lines (qid iter docid grade)")  # fmt: skip
-    imports.add_argument("--source", default=None, metavar="LABEL", help="the source the entries come from, llm:NAME or "
-                         "human:NAME (an LLM judge, another assessor): recorded as who judged, so the meeting's own "
-                         "entries and the source's can be compared (rankviz agreement DB:llm:NAME DB:people); "
-                         "default: none, the entries are NAME's")  # fmt: skip
-    export = judgments.add_parser("export", help="the merged qrels, the meeting's judgments, or the judgment log")
+    imports = _entry(
+        judgments,
+        "import",
+        "record every judgment of a TREC qrels file",
+        "who judged (with --source: who imported them)",
+        file="TREC qrels lines (qid iter docid grade)",
+    )
+    imports.add_argument(
+        "--source",
+        default=None,
+        metavar="LABEL",
+        help="the source the entries "
+        "come from, llm:NAME or "
+        "human:NAME (an LLM judge, another assessor): recorded as who judged, so "
+        "the meeting's own "
+        "entries and the source's can be compared (rankviz agreement DB:llm:NAME "
+        "DB:people); "
+        "default: none, the entries are NAME's",
+    )
+    export = judgments.add_parser(
+        "export", help="the merged qrels, the meeting's judgments, or the judgment log"
+    )
     export.add_argument("db", help=MEETING_DB)
-    export.add_argument("--qrels", default=None, help="with --format qrels: write these qrels with the meeting's "
-                        "judgments in force (latest wins); default: only the meeting's judgments")  # fmt: skip
-    export.add_argument("--format", choices=("qrels", "tsv"), default="qrels", help="qrels (TREC lines; default) or "
-                        "tsv: the log, one judgment per line (qid, docid, grade, previous_grade, by, at, note)")  # fmt: skip
-    tags = commands.add_parser("tags", help="the meeting's tags of queries: add, export").add_subparsers(
-        dest="action", required=True
+    export.add_argument(
+        "--qrels",
+        default=None,
+        help="with --format qrels: write these qrels with "
+        "the meeting's "
+        "judgments in force (latest wins); default: only the meeting's judgments",
     )
-    _entry(tags, "add", "tag a query", "who tagged", qid="the query",
-           tag="what went wrong, e.g. 'needs reasoning' (at most 60 characters)")  # fmt: skip
-    tags.add_parser("export", help="qid<TAB>tag with a header, usable as --groups (a query's tags joined)").add_argument(
-        "db", help=MEETING_DB
+    export.add_argument(
+        "--format",
+        choices=("qrels", "tsv"),
+        default="qrels",
+        help="qrels (TREC "
+        "lines; default) or "
+        "tsv: the log, one judgment per line (qid, docid, grade, previous_grade, "
+        "by, at, note)",
     )
+    tags = commands.add_parser(
+        "tags", help="the meeting's tags of queries: add, export"
+    ).add_subparsers(dest="action", required=True)
+    _entry(
+        tags,
+        "add",
+        "tag a query",
+        "who tagged",
+        qid="the query",
+        tag="what went wrong, e.g. 'needs reasoning' (at most 60 characters)",
+    )
+    tags.add_parser(
+        "export", help="qid<TAB>tag with a header, usable as --groups (a query's tags joined)"
+    ).add_argument("db", help=MEETING_DB)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="rankviz", description="Compare ranking runs with trec_eval-exact measures.")
+    parser = argparse.ArgumentParser(
+        prog="rankviz", description="Compare ranking runs with trec_eval-exact measures."
+    )
     commands = parser.add_subparsers(dest="command", required=True)
 
-    ev = commands.add_parser("evaluate", help="per-query and mean values of measures for one or more runs")
+    ev = commands.add_parser(
+        "evaluate", help="per-query and mean values of measures for one or more runs"
+    )
     _inputs(ev)
     ev.add_argument("--per-query", action="store_true", help="also print each query's value")
     _conventions(ev)
@@ -180,8 +283,13 @@ def build_parser() -> argparse.ArgumentParser:
     add(ev, s.SEED)
     add(ev, s.UNJUDGED, metavar="nonrelevant|relevant[:G]")
     _grouping(ev)
-    ev.add_argument("--protocol", action="store_true", help="print the collection's benchmark protocol: each group's "
-                    "primary measure and their macro mean")  # fmt: skip
+    ev.add_argument(
+        "--protocol",
+        action="store_true",
+        help="print the collection's benchmark "
+        "protocol: each group's "
+        "primary measure and their macro mean",
+    )
     add(ev, s.ENGINE)
     add(ev, s.BLOCK_QUERIES, metavar="N")
     add(ev, s.SCHEDULER, metavar="ADDRESS")
@@ -192,13 +300,19 @@ def build_parser() -> argparse.ArgumentParser:
     add(ev, s.RESAMPLES, note=" (with --ranks)")
     add(ev, s.CONFIDENCE, note=" (with --ranks: of the rank intervals)")
 
-    ch = commands.add_parser("check", help="the mistakes that change what a number means, found before it is shown; "
-                             "exit 0 (nothing above a note), 1 (warnings) or 2 (errors)")  # fmt: skip
+    ch = commands.add_parser(
+        "check",
+        help="the mistakes that change what a number means, found "
+        "before it is shown; "
+        "exit 0 (nothing above a note), 1 (warnings) or 2 (errors)",
+    )
     _inputs(ch)
     _conventions(ch)
     add(ch, s.K, "-k", "--cutoff", note=" (the top K whose judged share is checked)")
 
-    co = commands.add_parser("compare", help="paired significance tests of runs against a baseline (or all pairs)")
+    co = commands.add_parser(
+        "compare", help="paired significance tests of runs against a baseline (or all pairs)"
+    )
     _inputs(co)
     _conventions(co)
     _test(co)
@@ -214,41 +328,113 @@ def build_parser() -> argparse.ArgumentParser:
     _checked(co)
     _ranks(co)
 
-    su = commands.add_parser("summary", help="the runs over several collections against a baseline: per collection and "
-                             "pooled (random effects, DerSimonian-Laird), wins and ranks")  # fmt: skip
-    su.add_argument("collections", nargs="+", metavar="DIR", help="collection folders (two or more)")
-    su.add_argument("--baseline", required=True, help="the baseline run's name (as every collection, or --names, names it)")
-    su.add_argument("--runs", nargs="+", default=None, metavar="NAME", help="the runs to summarise; default: every run "
-                    "all the collections have")  # fmt: skip
-    su.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
-                    help="measures (repeatable); default: nDCG@10; each collection applies its own conventions")  # fmt: skip
-    su.add_argument("--names", default=None, metavar="FILE", help="collection<TAB>run<TAB>name lines: a run a "
-                    "collection names otherwise; default: runs match by name")  # fmt: skip
+    su = commands.add_parser(
+        "summary",
+        help="the runs over several collections against a "
+        "baseline: per collection and "
+        "pooled (random effects, DerSimonian-Laird), wins and ranks",
+    )
+    su.add_argument(
+        "collections", nargs="+", metavar="DIR", help="collection folders (two or more)"
+    )
+    su.add_argument(
+        "--baseline",
+        required=True,
+        help="the baseline run's name (as every collection, or --names, names it)",
+    )
+    su.add_argument(
+        "--runs",
+        nargs="+",
+        default=None,
+        metavar="NAME",
+        help="the runs to summarise; default: every run all the collections have",
+    )
+    su.add_argument(
+        "-m",
+        "--measure",
+        action="append",
+        dest="measures",
+        metavar="MEASURE",
+        help="measures (repeatable); default: nDCG@10; each collection applies its own conventions",
+    )
+    su.add_argument(
+        "--names",
+        default=None,
+        metavar="FILE",
+        help="collection<TAB>run<TAB>name "
+        "lines: a run a "
+        "collection names otherwise; default: runs match by name",
+    )
     su.add_argument("--standardised", action="store_true", help=STANDARDISED.help())
-    su.add_argument("--format", choices=FORMATS, default="table", help="output format; default table")
+    su.add_argument(
+        "--format", choices=FORMATS, default="table", help="output format; default table"
+    )
     add(su, FAIL_IF)
     add(su, MARGIN, metavar="DELTA")
     add(su, s.MISSING)
     add(su, s.CONFIDENCE)
 
-    ap = commands.add_parser("app", help="start the app in the browser: the sample collection, or the collections given")
-    ap.add_argument("data", nargs="*", metavar="DIR", help="collection folders (or irds:DATASET_ID) to serve; default: the "
-                    "sample collections (a checkout's three, else the Cranfield collection the package ships)")  # fmt: skip
-    ap.add_argument("--port", type=int, default=None, metavar="N", help="the port to serve on; default: streamlit's (8501)")
-    ap.add_argument("--notes", default=None, metavar="PATH", help="where the meetings' records live: a .sqlite file for "
-                    "every collection, or a folder with one per collection; default: each collection folder's "
-                    "rankviz-notes.sqlite")  # fmt: skip
-    ap.add_argument("--no-browser", action="store_true", help="do not open a browser tab (a server); default: open one")
+    ap = commands.add_parser(
+        "app", help="start the app in the browser: the sample collection, or the collections given"
+    )
+    ap.add_argument(
+        "data",
+        nargs="*",
+        metavar="DIR",
+        help="collection folders (or "
+        "irds:DATASET_ID) to serve; default: the "
+        "sample collections (a checkout's three, else the Cranfield collection the "
+        "package ships)",
+    )
+    ap.add_argument(
+        "--port",
+        type=int,
+        default=None,
+        metavar="N",
+        help="the port to serve on; default: streamlit's (8501)",
+    )
+    ap.add_argument(
+        "--notes",
+        default=None,
+        metavar="PATH",
+        help="where the meetings' records "
+        "live: a .sqlite file for "
+        "every collection, or a folder with one per collection; default: each "
+        "collection folder's "
+        "rankviz-notes.sqlite",
+    )
+    ap.add_argument(
+        "--no-browser",
+        action="store_true",
+        help="do not open a browser tab (a server); default: open one",
+    )
 
-    ag = commands.add_parser("agreement", help="two sources of judgments side by side: agreement, kappa, confusion, "
-                             "coverage, and the runs' means, orderings and verdicts under each")  # fmt: skip
+    ag = commands.add_parser(
+        "agreement",
+        help="two sources of judgments side by side: agreement, "
+        "kappa, confusion, "
+        "coverage, and the runs' means, orderings and verdicts under each",
+    )
     ag.add_argument("a", metavar="QRELS_A", help=JUDGES)
     ag.add_argument("b", metavar="QRELS_B", help="the other source, written the same way")
-    ag.add_argument("runs", nargs="*", help="run files, or names of runs of QRELS_A's collection; default: its runs "
-                    "(a plain file: no runs, the judgments alone)")  # fmt: skip
-    ag.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
-                    help="measures (repeatable); default: the collection's, else the defaults")  # fmt: skip
-    ag.add_argument("--format", choices=FORMATS, default="table", help="output format; default table")
+    ag.add_argument(
+        "runs",
+        nargs="*",
+        help="run files, or names of runs of QRELS_A's collection; "
+        "default: its runs "
+        "(a plain file: no runs, the judgments alone)",
+    )
+    ag.add_argument(
+        "-m",
+        "--measure",
+        action="append",
+        dest="measures",
+        metavar="MEASURE",
+        help="measures (repeatable); default: the collection's, else the defaults",
+    )
+    ag.add_argument(
+        "--format", choices=FORMATS, default="table", help="output format; default table"
+    )
     _conventions(ag)
     add(ag, s.K, "-k", "--cutoff", note=" (the top K whose holes in A's judgments B may fill)")
     add(ag, s.TEST)
@@ -257,7 +443,9 @@ def build_parser() -> argparse.ArgumentParser:
     add(ag, s.RESAMPLES)
     add(ag, s.SEED)
 
-    ti = commands.add_parser("ties", help="how much each run's values depend on the order of equal scores")
+    ti = commands.add_parser(
+        "ties", help="how much each run's values depend on the order of equal scores"
+    )
     _inputs(ti)
     _conventions(ti, ties=False)
     add(ti, s.K, "-k", "--cutoff")
@@ -267,15 +455,31 @@ def build_parser() -> argparse.ArgumentParser:
     _test(ti)
     _grouping(ti)
 
-    mr = commands.add_parser("metrics-report", help="which measure fits the task: agreement, discriminative power, stability")
+    mr = commands.add_parser(
+        "metrics-report",
+        help="which measure fits the task: agreement, discriminative power, stability",
+    )
     _inputs(mr)
     _conventions(mr, ties=False)
     add(mr, s.K, "-k", "--cutoff")
-    mr.add_argument("--answers", choices=("one", "many"), default=None,
-                    help="one correct answer per query, or many; default: guessed from the qrels (and said so)")  # fmt: skip
-    mr.add_argument("--graded", choices=("yes", "no"), default=None, help="is relevance graded; default: from the qrels")
-    mr.add_argument("--stops", choices=("yes", "no"), default=None,
-                    help="do users stop at the first satisfying result; default: yes when graded")  # fmt: skip
+    mr.add_argument(
+        "--answers",
+        choices=("one", "many"),
+        default=None,
+        help="one correct answer per query, or many; default: guessed from the qrels (and said so)",
+    )
+    mr.add_argument(
+        "--graded",
+        choices=("yes", "no"),
+        default=None,
+        help="is relevance graded; default: from the qrels",
+    )
+    mr.add_argument(
+        "--stops",
+        choices=("yes", "no"),
+        default=None,
+        help="do users stop at the first satisfying result; default: yes when graded",
+    )
     add(mr, s.POWER_TEST)
     add(mr, s.ALPHA)
     add(mr, s.POWER_RESAMPLES)
@@ -283,7 +487,9 @@ def build_parser() -> argparse.ArgumentParser:
     add(mr, s.SEED)
     _grouping(mr)
 
-    un = commands.add_parser("unjudged", help="how much each run's numbers rest on documents the qrels do not judge")
+    un = commands.add_parser(
+        "unjudged", help="how much each run's numbers rest on documents the qrels do not judge"
+    )
     _inputs(un)
     _conventions(un)
     add(un, s.K, "-k", "--cutoff")
@@ -293,18 +499,45 @@ def build_parser() -> argparse.ArgumentParser:
     add(un, s.SEED)
     _grouping(un)
 
-    rp = commands.add_parser("report", help="the meeting's report: one self-contained HTML page to take away")
+    rp = commands.add_parser(
+        "report", help="the meeting's report: one self-contained HTML page to take away"
+    )
     rp.add_argument("qrels", help="a collection folder (or qrels with --judgments DB)")
-    rp.add_argument("runs", nargs="*", help="runs (names in a collection folder); the baseline against the next one")
-    rp.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
-                    help="measures of the means table (repeatable); default: the collection's")  # fmt: skip
-    rp.add_argument("--judgments", default="", metavar="DB", help="the meeting's record; default: the collection folder's")
-    rp.add_argument("--format", choices=("html", "json"), default="html", help="html (default) or json")
-    rp.add_argument("-o", "--output", default=None, metavar="FILE", help="write the report here; default: standard output")
+    rp.add_argument(
+        "runs",
+        nargs="*",
+        help="runs (names in a collection folder); the baseline against the next one",
+    )
+    rp.add_argument(
+        "-m",
+        "--measure",
+        action="append",
+        dest="measures",
+        metavar="MEASURE",
+        help="measures of the means table (repeatable); default: the collection's",
+    )
+    rp.add_argument(
+        "--judgments",
+        default="",
+        metavar="DB",
+        help="the meeting's record; default: the collection folder's",
+    )
+    rp.add_argument(
+        "--format", choices=("html", "json"), default="html", help="html (default) or json"
+    )
+    rp.add_argument(
+        "-o",
+        "--output",
+        default=None,
+        metavar="FILE",
+        help="write the report here; default: standard output",
+    )
     _conventions(rp)
     _test(rp)
     add(rp, s.SEED)
 
-    commands.add_parser("measures", help="the measure families: names, definitions, conventions, parameters")
+    commands.add_parser(
+        "measures", help="the measure families: names, definitions, conventions, parameters"
+    )
     _meeting(commands)
     return parser

@@ -1,5 +1,6 @@
 """Result objects as text: ``table`` (aligned, for people, with the conventions in force below it),
-``tsv`` (every value at full double precision) and ``json`` (a list or object of records; NaN as null).
+``tsv`` (every value at full double precision) and ``json`` (a list or object of records; NaN as
+null).
 
 An empty cell in a table is never unexplained: ``n/a`` marks it and a footnote says why.
 """
@@ -48,7 +49,8 @@ def aligned(header: Sequence[str], rows: Sequence[Sequence[str]], *, labels: int
 
     def line(cells: Sequence[str]) -> str:
         return "  ".join(
-            str(c).ljust(w) if i < labels else str(c).rjust(w) for i, (c, w) in enumerate(zip(cells, widths))
+            str(c).ljust(w) if i < labels else str(c).rjust(w)
+            for i, (c, w) in enumerate(zip(cells, widths))
         ).rstrip()
 
     return "".join(line(row) + "\n" for row in [header, *rows])
@@ -74,9 +76,17 @@ def frame_table(frame: pd.DataFrame, *, digits: int = 4, index: bool = True) -> 
     counts never takes the float type of its row."""
     header = ([frame.index.name or ""] if index else []) + [str(c) for c in frame.columns]
     columns = [_cells(frame.iloc[:, i], str(name), digits) for i, name in enumerate(frame.columns)]
-    labels = [str(label) if not isinstance(label, tuple) else " ".join(map(str, label)) for label in frame.index]
-    rows = [([labels[r]] if index else []) + [column[r] for column in columns] for r in range(len(frame))]
-    return aligned(header, rows, labels=1 if index else sum(not _numeric(frame[c]) for c in frame.columns))
+    labels = [
+        str(label) if not isinstance(label, tuple) else " ".join(map(str, label))
+        for label in frame.index
+    ]
+    rows = [
+        ([labels[r]] if index else []) + [column[r] for column in columns]
+        for r in range(len(frame))
+    ]
+    return aligned(
+        header, rows, labels=1 if index else sum(not _numeric(frame[c]) for c in frame.columns)
+    )
 
 
 def _cells(column: pd.Series, name: str, digits: int) -> list[str]:
@@ -94,7 +104,8 @@ def _numeric(column) -> bool:
 def frame_tsv(frame: pd.DataFrame, *, index: bool = True) -> str:
     header = ([frame.index.name or ""] if index else []) + [str(c) for c in frame.columns]
     lines = ["\t".join(header)]
-    for label, *values in frame.itertuples(name=None):  # per column, so an int column stays int beside floats
+    # per column, so an int column stays int beside floats
+    for label, *values in frame.itertuples(name=None):
         lines.append("\t".join(([str(label)] if index else []) + [full(v) for v in values]))
     return "\n".join(lines) + "\n"
 
@@ -111,7 +122,11 @@ def tsv_rows(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
 
 def na_notes(frame: pd.DataFrame, reasons: Mapping[str, str]) -> list[str]:
     """A footnote for each column (of ``reasons``) that holds an n/a cell."""
-    return [f"n/a in {column}: {reason}" for column, reason in reasons.items() if column in frame and frame[column].isna().any()]
+    return [
+        f"n/a in {column}: {reason}"
+        for column, reason in reasons.items()
+        if column in frame and frame[column].isna().any()
+    ]
 
 
 # --- evaluate ------------------------------------------------------------------------------------
@@ -124,23 +139,38 @@ def evaluation(result: Evaluation, fmt: str, *, per_query: bool = False) -> str:
         return to_json(records)
     if fmt == "tsv":
         keys = list(records[-1]) if records else ["run", "measure", "qid", "value"]
-        return "\n".join(["\t".join(keys), *("\t".join(full(r.get(k)) for k in keys) for r in records)]) + "\n"
+        return (
+            "\n".join(
+                ["\t".join(keys), *("\t".join(full(r.get(k)) for k in keys) for r in records)]
+            )
+            + "\n"
+        )
     measures = [str(m) for m in result.measures]
     grouped = "group" in (records[-1] if records else {})
-    spread = "std" in (records[-1] if records else {})  # ties=random: each value's std over the trials
+    # ties=random: each value's std over the trials
+    spread = "std" in (records[-1] if records else {})
     columns = [(m, key) for m in measures for key in (("value", "std") if spread else ("value",))]
     heads = [m if key == "value" else f"{m} std" for m, key in columns]
     means = {(r["run"], r.get("group", ALL), r["measure"]): r for r in records if r["qid"] == ALL}
-    shown: list[tuple[str, str]] = list(dict.fromkeys((r["run"], r.get("group", ALL)) for r in records if r["qid"] == ALL))
+    shown: list[tuple[str, str]] = list(
+        dict.fromkeys((r["run"], r.get("group", ALL)) for r in records if r["qid"] == ALL)
+    )
     header = ["run", *(["group"] if grouped else []), *heads]
-    rows = [[run, *([group] if grouped else []), *(number(means.get((run, group, m), {}).get(key)) for m, key in columns)]
-            for run, group in shown]  # fmt: skip
+    rows = [
+        [
+            run,
+            *([group] if grouped else []),
+            *(number(means.get((run, group, m), {}).get(key)) for m, key in columns),
+        ]
+        for run, group in shown
+    ]
     text = aligned(header, rows, labels=2 if grouped else 1)
     if per_query:
         values = {(r["run"], r["qid"], r["measure"]): r for r in records if r["qid"] != ALL}
         pairs = list(dict.fromkeys((r["run"], r["qid"]) for r in records if r["qid"] != ALL))
         per_query_rows = [
-            [run, qid, *(number(values.get((run, qid, m), {}).get(key)) for m, key in columns)] for run, qid in pairs
+            [run, qid, *(number(values.get((run, qid, m), {}).get(key)) for m, key in columns)]
+            for run, qid in pairs
         ]
         text = aligned(["run", "qid", *heads], per_query_rows, labels=2) + "\n" + text
     return text + footer(result.conventions())
@@ -172,19 +202,28 @@ def comparison(result: Comparison, fmt: str, *, conventions: list[str]) -> str:
     if fmt == "tsv":
         return frame_tsv(table, index=False)
     shown = table.assign(verdict=result.verdicts()).drop(columns=["test"])
-    notes = [result.describe(), "delta, statistic and interval are run - baseline", *na_notes(shown, COMPARE_NOTES), *conventions]
+    notes = [
+        result.describe(),
+        "delta, statistic and interval are run - baseline",
+        *na_notes(shown, COMPARE_NOTES),
+        *conventions,
+    ]
     return frame_table(shown, index=False) + footer(notes)
 
 
 def with_standings(text: str, records: object, key: str, standings: Standings, fmt: str) -> str:
-    """The output ``text`` (of ``records``) followed by the standings: table and tsv after a blank line;
-    json one object ``{key: records, "standings": {...}}``."""
+    """The output ``text`` (of ``records``) followed by the standings: table and tsv after a blank
+    line; json one object ``{key: records, "standings": {...}}``."""
     if fmt == "json":
         return to_json({key: records, "standings": standings.to_dict()})
     frame = standings.to_frames()["standings"]
     if fmt == "tsv":
         return text + "\n" + frame_tsv(frame, index=False)
-    shown = frame.assign(interval=[f"{low}-{high}" for low, high in zip(frame["rank_low"], frame["rank_high"], strict=True)])
+    shown = frame.assign(
+        interval=[
+            f"{low}-{high}" for low, high in zip(frame["rank_low"], frame["rank_high"], strict=True)
+        ]
+    )
     shown = shown[["measure", "run", "mean", "rank", "interval", "group", "queries"]]
     return text + "\n" + frame_table(shown, index=False) + footer([standings.describe()])
 
@@ -193,7 +232,8 @@ def with_standings(text: str, records: object, key: str, standings: Standings, f
 
 
 def ties(report: TieReport, fmt: str) -> str:
-    """Tie statistics per run, then per measure the policy interval, pair flips, verdicts and moving queries."""
+    """Tie statistics per run, then per measure the policy interval, pair flips, verdicts and moving
+    queries."""
     if fmt == "json":
         return to_json(report.to_dict())
     if fmt == "tsv":
@@ -201,10 +241,14 @@ def ties(report: TieReport, fmt: str) -> str:
     limit = report.options.queries
     parts = ["Ties per run\n" + frame_table(report.statistics.rename_axis("run"), digits=3)]
     for measure, section in report.sections.items():
-        parts.append(f"{measure}: mean under each tie policy\n" + frame_table(section.means.rename_axis("run")))
+        parts.append(
+            f"{measure}: mean under each tie policy\n"
+            + frame_table(section.means.rename_axis("run"))
+        )
         if len(section.flips):
             parts.append(
-                f"{measure}: pairs of runs (delta = run - baseline, as compare)\n" + frame_table(section.flips, index=False)
+                f"{measure}: pairs of runs (delta = run - baseline, as compare)\n"
+                + frame_table(section.flips, index=False)
             )
         if len(section.verdicts):
             parts.append(
@@ -214,9 +258,15 @@ def ties(report: TieReport, fmt: str) -> str:
         for run in section.means.index:
             moving = section.queries(run, limit)
             if len(moving):
-                parts.append(f"{measure}: {run}: queries that move most with the tie order\n" + frame_table(moving))
+                parts.append(
+                    f"{measure}: {run}: queries that move most with the tie order\n"
+                    + frame_table(moving)
+                )
             else:
-                parts.append(f"{measure}: {run}: no query moves with the tie order (no tied documents where they count)")
+                parts.append(
+                    f"{measure}: {run}: no query moves with the tie order (no tied "
+                    "documents where they count)"
+                )
     return "\n\n".join(p.rstrip("\n") for p in parts) + "\n" + footer(report.settings.conventions())
 
 
@@ -224,28 +274,44 @@ def ties(report: TieReport, fmt: str) -> str:
 
 
 def unjudged(report: UnjudgedReport, fmt: str) -> str:
-    """Judged@K per run; per measure the two ends, the pairs that can flip and the verdicts; the documents to judge."""
+    """Judged@K per run; per measure the two ends, the pairs that can flip and the verdicts; the
+    documents to judge."""
     if fmt == "json":
         return to_json(report.to_dict())
     if fmt == "tsv":
         return frame_tsv(report.to_frames()["means"], index=False)
     limit = report.options.queries
     documents = report.documents.head(limit * 10)
-    parts = [f"Judged documents in each run's top {report.k}\n" + frame_table(report.judged, digits=3)]
-    ends = f"nonrelevant: unjudged documents not relevant (trec_eval); filled: the run's top K ones judged {report.grade}"
+    parts = [
+        f"Judged documents in each run's top {report.k}\n" + frame_table(report.judged, digits=3)
+    ]
+    ends = (
+        "nonrelevant: unjudged documents not relevant (trec_eval); filled: the run's top K "
+        f"ones judged {report.grade}"
+    )
     for measure, section in report.sections.items():
-        parts.append(f"{measure}: the two ends ({ends})\n" + frame_table(section.means.rename_axis("run")))
+        parts.append(
+            f"{measure}: the two ends ({ends})\n" + frame_table(section.means.rename_axis("run"))
+        )
         if len(section.flips):
-            parts.append(f"{measure}: pairs of runs (delta = run - baseline)\n" + frame_table(section.flips, index=False))
+            parts.append(
+                f"{measure}: pairs of runs (delta = run - baseline)\n"
+                + frame_table(section.flips, index=False)
+            )
         if len(section.verdicts):
             parts.append(
-                f"{measure}: verdict against the baseline at each end\n" + frame_table(section.verdicts.rename_axis("run"))
+                f"{measure}: verdict against the baseline at each end\n"
+                + frame_table(section.verdicts.rename_axis("run"))
             )
     if len(report.queries):
         parts.append(
-            f"Queries with the most unjudged documents in the top {report.k}\n" + frame_table(report.queries.head(limit))
+            f"Queries with the most unjudged documents in the top {report.k}\n"
+            + frame_table(report.queries.head(limit))
         )
-        parts.append("Documents to judge first (most-shared first)\n" + frame_table(documents.head(limit * 4), index=False))
+        parts.append(
+            "Documents to judge first (most-shared first)\n"
+            + frame_table(documents.head(limit * 4), index=False)
+        )
     else:
         parts.append(f"Every document of every run's top {report.k} is judged.")
     return "\n\n".join(p.rstrip("\n") for p in parts) + "\n" + footer(report.settings.conventions())
@@ -278,18 +344,27 @@ def metric_report(report: MetricReport, fmt: str) -> str:
         lines = ["section\trow\tcolumn\tvalue"]
         for name, frame in tables.items():
             for row, values in frame.iterrows():
-                lines += [f"{name}\t{row}\t{column}\t{full(value)}" for column, value in values.items()]
+                lines += [
+                    f"{name}\t{row}\t{column}\t{full(value)}" for column, value in values.items()
+                ]
         return "\n".join(lines) + "\n"
     task = report.task
     parts = [
         "Task: "
         + ("one correct answer" if task.single_answer else "many relevant items")
-        + (f"; users inspect the top {task.top_k}" if task.top_k else "; users read the whole ranking")
+        + (
+            f"; users inspect the top {task.top_k}"
+            if task.top_k
+            else "; users read the whole ranking"
+        )
         + "; relevance "
         + ("graded" if task.graded else "binary")
         + ("; users stop when satisfied" if task.stops_when_satisfied else "")
         + (f" ({task.source})" if getattr(task, "source", "") else ""),
-        "Measures that fit\n" + "\n".join(f"- {r.measure}: {r.reason}. Hides: {r.hides}." for r in report.recommendations),
+        "Measures that fit\n"
+        + "\n".join(
+            f"- {r.measure}: {r.reason}. Hides: {r.hides}." for r in report.recommendations
+        ),
     ]
     notes = {"kendall": {"": "a measure gives every run the same mean"}}
     for name, frame in tables.items():
@@ -300,7 +375,10 @@ def metric_report(report: MetricReport, fmt: str) -> str:
             lines.append(f"n/a: {notes['kendall']['']}")
         parts.append(text + ("\n" + footer(lines).rstrip("\n") if lines else ""))
     if report.warnings.messages():
-        parts.append("Warnings from the collection\n" + "\n".join(f"- {m}" for m in report.warnings.messages()))
+        parts.append(
+            "Warnings from the collection\n"
+            + "\n".join(f"- {m}" for m in report.warnings.messages())
+        )
     return "\n\n".join(parts) + "\n"
 
 
@@ -313,20 +391,31 @@ def checks(report: CheckReport, fmt: str, *, conventions: Sequence[str]) -> str:
         return to_json(report.to_dict())
     if fmt == "tsv":
         return frame_tsv(report.to_frames()["findings"], index=False)
-    lines = [finding.line() for finding in report.findings] or ["nothing found: no error, warning or note"]
+    lines = [finding.line() for finding in report.findings] or [
+        "nothing found: no error, warning or note"
+    ]
     return "\n".join(lines) + "\n" + footer([report.summary(), *conventions])
 
 
 def summary(result: Summary, fmt: str) -> str:
-    """Per collection, then pooled: tables with the method below them; tsv: both frames, a blank line
-    between; json: ``{"collections": [...], "pooled": [...]}``."""
+    """Per collection, then pooled: tables with the method below them; tsv: both frames, a blank
+    line between; json: ``{"collections": [...], "pooled": [...]}``."""
     frames = result.to_frames()
     if fmt == "json":
         return to_json(result.to_dict())
     if fmt == "tsv":
-        return frame_tsv(frames["collections"], index=False) + "\n" + frame_tsv(frames["pooled"], index=False)
+        return (
+            frame_tsv(frames["collections"], index=False)
+            + "\n"
+            + frame_tsv(frames["pooled"], index=False)
+        )
     shown = frames["collections"].drop(columns=["variance"])
-    return frame_table(shown, index=False) + "\n" + frame_table(frames["pooled"], index=False) + footer(result.describe())
+    return (
+        frame_table(shown, index=False)
+        + "\n"
+        + frame_table(frames["pooled"], index=False)
+        + footer(result.describe())
+    )
 
 
 def agreement(report: AgreementReport, fmt: str, *, conventions: Sequence[str]) -> str:
@@ -337,28 +426,56 @@ def agreement(report: AgreementReport, fmt: str, *, conventions: Sequence[str]) 
         return to_json(report.to_dict())
     frames = report.to_frames()
     shown = {
-        name: frames[name] for name in ("summary", "confusion", "leniency", "queries", "holes", "rankings", "means", "flips")
+        name: frames[name]
+        for name in (
+            "summary",
+            "confusion",
+            "leniency",
+            "queries",
+            "holes",
+            "rankings",
+            "means",
+            "flips",
+        )
     }
     shown["queries"] = shown["queries"].head(10)
     indexed = ("confusion", "leniency")
     if fmt == "tsv":
-        return "\n".join(f"# {name}\n" + frame_tsv(frame, index=name in indexed) for name, frame in shown.items())
+        return "\n".join(
+            f"# {name}\n" + frame_tsv(frame, index=name in indexed) for name, frame in shown.items()
+        )
     import pandas as pd
 
-    values = {key: value if isinstance(value, int) else number(value) for key, value in report.summary().items()}
-    shown["summary"] = pd.DataFrame({"value": pd.Series(values, dtype=object)}).rename_axis("on the pairs both judge")
+    values = {
+        key: value if isinstance(value, int) else number(value)
+        for key, value in report.summary().items()
+    }
+    shown["summary"] = pd.DataFrame({"value": pd.Series(values, dtype=object)}).rename_axis(
+        "on the pairs both judge"
+    )
     a, b = report.name_a, report.name_b
-    titles = {"summary": f"A = {a} ({report.kind_a or 'kind not said'}), B = {b} ({report.kind_b or 'kind not said'})",
-              "confusion": "grades: A down, B across", "leniency": "for each grade of A, the share of each grade B gives",
-              "queries": "the queries that disagree most",
-              "holes": f"A's unjudged documents in each run's top {report.k}, and how many B judges",
-              "rankings": "the runs ordered under A and under B", "means": "means under A, B, and A with its holes filled by B",
-              "flips": "pairs of runs whose verdict changes"}  # fmt: skip
+    titles = {
+        "summary": f"A = {a} ({report.kind_a or 'kind not said'}), B = {b} "
+        f"({report.kind_b or 'kind not said'})",
+        "confusion": "grades: A down, B across",
+        "leniency": "for each grade of A, the share of each grade B gives",
+        "queries": "the queries that disagree most",
+        "holes": f"A's unjudged documents in each run's top {report.k}, and how many B judges",
+        "rankings": "the runs ordered under A and under B",
+        "means": "means under A, B, and A with its holes filled by B",
+        "flips": "pairs of runs whose verdict changes",
+    }
     parts = ["\n".join(f"- {line}" for line in report.verdicts())]
     for name, frame in shown.items():
         if len(frame):
-            parts.append(f"{titles[name]}\n" + frame_table(frame, index=name in indexed or name == "summary").rstrip("\n"))
-    notes = [f"relevant from grade {report.rel} (binary kappa, precision and recall of B against A)", *conventions]
+            parts.append(
+                f"{titles[name]}\n"
+                + frame_table(frame, index=name in indexed or name == "summary").rstrip("\n")
+            )
+    notes = [
+        f"relevant from grade {report.rel} (binary kappa, precision and recall of B against A)",
+        *conventions,
+    ]
     return "\n\n".join(parts) + "\n" + footer(notes)
 
 
@@ -366,4 +483,6 @@ def measures_table() -> str:
     from rankviz.measures import describe_families
 
     rows = describe_families()
-    return aligned(["measure", "definition", "convention", "parameters"], [list(r) for r in rows], labels=4)
+    return aligned(
+        ["measure", "definition", "convention", "parameters"], [list(r) for r in rows], labels=4
+    )

@@ -34,12 +34,17 @@ class Piece:
     label: str
 
     def read(self, *, name: str, duplicates: str = "error") -> Run:
-        """The piece as a run, read as the whole file would be; errors name the file's line numbers."""
-        columns, queries = read_trec(self.data, self.label, "run", duplicates=duplicates, start_line=self.first_line)
+        """The piece as a run, read as the whole file would be; errors name the file's line
+        numbers."""
+        columns, queries = read_trec(
+            self.data, self.label, "run", duplicates=duplicates, start_line=self.first_line
+        )
         return run_from_columns(columns, queries, name=name, label=self.label)
 
 
-def pieces(source: Source, *, filename: str | None = None, piece_bytes: int | None = None) -> Iterator[Piece]:
+def pieces(
+    source: Source, *, filename: str | None = None, piece_bytes: int | None = None
+) -> Iterator[Piece]:
     """The file's pieces in file order, each about ``piece_bytes`` (default :data:`PIECE_BYTES`), or
     one query where that is longer.
 
@@ -58,10 +63,12 @@ def pieces(source: Source, *, filename: str | None = None, piece_bytes: int | No
             if not data:
                 break
             buffer = carry + data if carry else data
-            if len(buffer) - _complete_lines_end(buffer) > MAX_LINE_BYTES:  # an unfinished line that long: no text file
+            # an unfinished line that long: no text file
+            if len(buffer) - _complete_lines_end(buffer) > MAX_LINE_BYTES:
                 raise too_long(label, line_no + _line_ends(buffer[: _complete_lines_end(buffer)]))
             cut = _last_query_start(buffer, file_start=pending is None)
-            if cut == 0:  # one query so far: read on, twice as much each time (a long query is read in
+            # one query so far: read on, twice as much each time (a long query is read in
+            if cut == 0:
                 carry, size = buffer, 2 * size  # a few reads, not in size-by-size steps)
                 continue
             if pending is not None:
@@ -104,7 +111,9 @@ def _last_query_start(buffer: bytes, *, file_start: bool) -> int:
         body_end = stop - 2 if buffer[stop - 2 : stop] == b"\r\n" else stop - 1
         start = _line_start(buffer, body_end)
         line = buffer[start:body_end]
-        qid = _data_qid(line[len(BOM) :] if start == 0 and file_start and line.startswith(BOM) else line)
+        qid = _data_qid(
+            line[len(BOM) :] if start == 0 and file_start and line.startswith(BOM) else line
+        )
         if qid is not None:
             if last_qid is None:
                 last_qid = qid
@@ -132,8 +141,13 @@ def _complete_lines_end(buffer: bytes) -> int:
     return _line_start(buffer, len(buffer) - 1 if buffer.endswith(b"\r") else len(buffer))
 
 
-def read_in_pieces(source: Source, *, name: str, filename: str | None = None,
-                   progress: Callable[[int], None] | None = None) -> Run:  # fmt: skip
+def read_in_pieces(
+    source: Source,
+    *,
+    name: str,
+    filename: str | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> Run:
     """The whole run, read piece by piece (``progress`` told the bytes of each): the same run as
     :func:`rankviz.io.readers.read_run`, for a caller that shows how far the reading has come.
     A run whose queries are not together is read whole."""
@@ -142,7 +156,9 @@ def read_in_pieces(source: Source, *, name: str, filename: str | None = None,
     for piece in pieces(source, filename=filename):
         part = piece.read(name=name)
         codes = part.qid_codes
-        if seen.intersection(part.query_ids) or (len(codes) > 1 and not bool(np.all(codes[1:] >= codes[:-1]))):
+        if seen.intersection(part.query_ids) or (
+            len(codes) > 1 and not bool(np.all(codes[1:] >= codes[:-1]))
+        ):
             return read_run(source, name=name, filename=filename)
         seen.update(part.query_ids)
         parts.append(part)

@@ -5,11 +5,12 @@
     DIR/
       qrels.txt | qrels.tsv | qrels.parquet   judgments (required)
       runs/*                                   runs, any supported format (at least one)
-      queries.tsv                              qid<TAB>text (optional; with a header, extra columns are query groups)
-      query_groups.tsv                         qid plus categorical columns (optional)
-      query_weights.tsv                        qid<TAB>weight (optional)
-      docs.jsonl[.gz] | docs.tsv[.gz] | docs.parquet   document texts (optional, indexed at first use: rankviz.io.docs)
-      qrels.NAME.txt                           more judgments of the same queries (optional): another
+      queries.tsv                              qid<TAB>text (optional; with a header, extra columns
+      are query groups) query_groups.tsv                         qid plus categorical columns
+      (optional) query_weights.tsv                        qid<TAB>weight (optional)
+      docs.jsonl[.gz] | docs.tsv[.gz] | docs.parquet   document texts (optional, indexed at first
+      use: rankviz.io.docs) qrels.NAME.txt                           more judgments of the same
+      queries (optional): another
                                                assessor, an LLM judge (see rankviz.io.judges)
       collection.toml                          display name and defaults (optional)
 
@@ -20,7 +21,8 @@ measures), ``gmax`` (ERR), ``measures`` (default list), ``source`` (one line of 
 qrels use, never above ``gmax``), and
 an optional ``[protocol]`` table: ``group_by`` (a group column), ``default`` (the primary measure)
 and ``primary`` (group -> measure), e.g. Hit@1 for one subtask and nDCG@10 for the rest; an optional
-``[qrels]`` table: ``kind`` (of the qrels file: ``human`` by default) and one table per other source,
+``[qrels]`` table: ``kind`` (of the qrels file: ``human`` by default) and one table per other
+source,
 ``[qrels.NAME]`` with ``file`` and ``kind`` (``human``, ``llm:MODEL``, ``meeting``).
 """
 
@@ -54,7 +56,8 @@ MORE_QRELS = re.compile(r"^qrels\.([A-Za-z0-9_-]+)\.(txt\.gz|txt|tsv|parquet)$")
 
 @dataclass(frozen=True)
 class Protocol:
-    """A benchmark protocol (``[protocol]`` in collection.toml): per group of ``group_by``, its primary measure."""
+    """A benchmark protocol (``[protocol]`` in collection.toml): per group of ``group_by``, its
+    primary measure."""
 
     group_by: str
     default: str
@@ -76,7 +79,8 @@ class CollectionConfig:
     measures: tuple[str, ...] = DEFAULT_MEASURES
     protocol: Protocol | None = None
     documents: str = ""  # why the folder has no document texts, and where they are
-    grades: tuple[int, int] | None = None  # the grades the meeting may give (None: those the qrels use, from 0)
+    # the grades the meeting may give (None: those the qrels use, from 0)
+    grades: tuple[int, int] | None = None
     qrels_kind: str = "human"  # the kind of the qrels file's judgments
     irds: str = ""  # an ir_datasets id: the qrels, queries and texts the folder does not have
     sources: tuple[tuple[str, str, str], ...] = ()  # other sources declared: (name, file, kind)
@@ -94,20 +98,29 @@ class Collection:
     docs: Documents | None = None
     groups: QueryGroups | None = None
     weights: pd.Series | None = None  # qid -> weight, from query_weights.tsv
-    outside: tuple[str, ...] = ()  # runs left out because they link outside the folder (``confined``)
-    judges: dict[str, QrelsSource] = field(default_factory=dict)  # its sources of judgments, the qrels file first
+    # runs left out because they link outside the folder (``confined``)
+    outside: tuple[str, ...] = ()
+    # its sources of judgments, the qrels file first
+    judges: dict[str, QrelsSource] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
         return self.config.name
 
-    def __repr__(self) -> str:  # its queries and texts stay out: a notebook shows one line, not 30,000 characters
-        return f"Collection({str(self.path)!r}, name={self.name!r}, runs={list(self.run_paths)!r}, queries={len(self.queries)})"
+    # its queries and texts stay out: a notebook shows one line, not 30,000 characters
+    def __repr__(self) -> str:
+        return (
+            f"Collection({str(self.path)!r}, name={self.name!r}, runs={list(self.run_paths)!r}, "
+            f"queries={len(self.queries)})"
+        )
 
     def read_judges(self, name: str) -> Qrels:
         """The judgments of one of its sources (:attr:`judges`)."""
         if name not in self.judges:
-            raise CollectionError(f"{self.path}: no source of judgments named {name!r}; sources: {', '.join(self.judges)}")
+            raise CollectionError(
+                f"{self.path}: no source of judgments named {name!r}; sources: "
+                f"{', '.join(self.judges)}"
+            )
         return read_qrels(self.judges[name].path)
 
     def read_qrels(self) -> Qrels:
@@ -119,7 +132,9 @@ class Collection:
 
     def run_path(self, name: str) -> Path:
         if name not in self.run_paths:
-            raise CollectionError(f"{self.path}: no run named {name!r}; runs: {', '.join(self.run_paths)}")
+            raise CollectionError(
+                f"{self.path}: no run named {name!r}; runs: {', '.join(self.run_paths)}"
+            )
         return self.run_paths[name]
 
     def read_run(self, name: str) -> Run:
@@ -137,7 +152,9 @@ def open_collection(path: str | os.PathLike, *, confined: bool = False) -> Colle
         return _irds_collection(str(path).removeprefix(irds.PREFIX))
     root = Path(path)
     if not root.is_dir():
-        raise CollectionError(f"{root}: not a folder (a collection is a folder with qrels.txt and runs/)")
+        raise CollectionError(
+            f"{root}: not a folder (a collection is a folder with qrels.txt and runs/)"
+        )
     if confined:
         _refuse_links_out(root)
     config = _read_config(root)
@@ -145,31 +162,48 @@ def open_collection(path: str | os.PathLike, *, confined: bool = False) -> Colle
     if qrels_path is None and config.irds:
         qrels_path = irds.qrels_file(config.irds, _irds_home())
     if qrels_path is None:
-        raise CollectionError(f"{root}: no judgments; expected one of {', '.join(QRELS_NAMES)} (or irds = ID in collection.toml)")
+        raise CollectionError(
+            f"{root}: no judgments; expected one of {', '.join(QRELS_NAMES)} (or "
+            "irds = ID in collection.toml)"
+        )
     runs_dir = root / "runs"
     if not runs_dir.is_dir():
         raise CollectionError(f"{root}: no runs/ folder")
     run_paths: dict[str, Path] = {}
     outside: list[str] = []
     for run_path in sorted(runs_dir.iterdir()):
-        if not run_path.is_file() or run_path.name.startswith(".") or run_path.name.lower().endswith(RUN_SUFFIXES_SKIPPED):
+        if (
+            not run_path.is_file()
+            or run_path.name.startswith(".")
+            or run_path.name.lower().endswith(RUN_SUFFIXES_SKIPPED)
+        ):
             continue
         if confined and not _within(root, run_path):
             outside.append(f"runs/{run_path.name}")
             continue
         name = run_name_from_path(run_path.name)
         if name in run_paths:
-            raise CollectionError(f"{runs_dir}: two runs would be named {name!r}: {run_paths[name].name} and {run_path.name}")
+            raise CollectionError(
+                f"{runs_dir}: two runs would be named {name!r}: "
+                f"{run_paths[name].name} and {run_path.name}"
+            )
         run_paths[name] = run_path
     if not run_paths:
         raise CollectionError(f"{runs_dir}: no run files")
     queries_path = root / "queries.tsv"
-    queries = _read_queries(queries_path) if queries_path.is_file() else irds.queries(config.irds) if config.irds else {}
+    queries = (
+        _read_queries(queries_path)
+        if queries_path.is_file()
+        else irds.queries(config.irds)
+        if config.irds
+        else {}
+    )
     docs_path = next((root / n for n in DOCS_NAMES if (root / n).is_file()), None)
     groups = _collection_groups(root, queries)
     if config.protocol and (groups is None or config.protocol.group_by not in groups.columns):
         raise CollectionError(
-            f"{root / 'collection.toml'}: [protocol] group_by {config.protocol.group_by!r} is not a group column"
+            f"{root / 'collection.toml'}: [protocol] group_by {config.protocol.group_by!r} is not "
+            "a group column"
         )
     weights_path = root / "query_weights.tsv"
     judges = _judges(root, qrels_path, config, confined)
@@ -187,23 +221,36 @@ def open_collection(path: str | os.PathLike, *, confined: bool = False) -> Colle
     )
 
 
-def _judges(root: Path, qrels_path: Path, config: CollectionConfig, confined: bool) -> dict[str, QrelsSource]:
-    """The qrels file, the ``qrels.NAME.*`` files beside it and the sources collection.toml declares."""
+def _judges(
+    root: Path, qrels_path: Path, config: CollectionConfig, confined: bool
+) -> dict[str, QrelsSource]:
+    """The qrels file, the ``qrels.NAME.*`` files beside it and the sources collection.toml
+    declares."""
     found = {FILE: QrelsSource(FILE, qrels_path, config.qrels_kind)}
     declared = {name: (file, kind) for name, file, kind in config.sources}
     for path in sorted(root.iterdir()):
         match = MORE_QRELS.match(path.name)
-        if match and path.is_file() and path != qrels_path and not any(f == path.name for f, _ in declared.values()):
+        if (
+            match
+            and path.is_file()
+            and path != qrels_path
+            and not any(f == path.name for f, _ in declared.values())
+        ):
             found[match.group(1)] = QrelsSource(match.group(1), path, "")
     for name, (file, kind) in declared.items():
         path = root / file
         if not path.is_file() or path.parent != root:
-            raise CollectionError(f"{root / 'collection.toml'}: [qrels.{name}] file {file!r} is not a file of the folder")
+            raise CollectionError(
+                f"{root / 'collection.toml'}: [qrels.{name}] file {file!r} is "
+                "not a file of the folder"
+            )
         found[name] = QrelsSource(name, path, kind)
-    for source in found.values():  # the folder's own files (an irds dataset's qrels are written by rankviz, elsewhere)
+    # the folder's own files (an irds dataset's qrels are written by rankviz, elsewhere)
+    for source in found.values():
         if confined and source.path.parent == root and not _within(root, source.path):
             raise CollectionError(
-                f"{root.name}/{source.path.name} links outside the collection folder, which a server does not follow"
+                f"{root.name}/{source.path.name} links outside the collection folder, which a "
+                "server does not follow"
             )
     return found
 
@@ -219,14 +266,25 @@ def _irds_docs(dataset_id: str) -> Documents | None:
 
 
 def _irds_collection(dataset_id: str) -> Collection:
-    """``irds:DATASET_ID``: the dataset's qrels (as a file), queries, texts and official measures; no runs."""
+    """``irds:DATASET_ID``: the dataset's qrels (as a file), queries, texts and official measures;
+    no runs."""
     qrels_path = irds.qrels_file(dataset_id, _irds_home())
     measures, rel = irds.official(dataset_id)
-    config = CollectionConfig(name=f"{irds.PREFIX}{dataset_id}", source="ir_datasets", rel=rel or REL.default,
-                              measures=tuple(measures) or DEFAULT_MEASURES)  # fmt: skip
-    return Collection(path=qrels_path.parent, config=config, qrels_path=qrels_path, run_paths={},
-                      queries=irds.queries(dataset_id), docs=_irds_docs(dataset_id),
-                      judges={FILE: QrelsSource(FILE, qrels_path, "human")})  # fmt: skip
+    config = CollectionConfig(
+        name=f"{irds.PREFIX}{dataset_id}",
+        source="ir_datasets",
+        rel=rel or REL.default,
+        measures=tuple(measures) or DEFAULT_MEASURES,
+    )
+    return Collection(
+        path=qrels_path.parent,
+        config=config,
+        qrels_path=qrels_path,
+        run_paths={},
+        queries=irds.queries(dataset_id),
+        docs=_irds_docs(dataset_id),
+        judges={FILE: QrelsSource(FILE, qrels_path, "human")},
+    )
 
 
 def _within(root: Path, path: Path) -> bool:
@@ -236,11 +294,22 @@ def _within(root: Path, path: Path) -> bool:
 
 def _refuse_links_out(root: Path) -> None:
     """A CollectionError for any file of the layout but the runs that leads out of ``root``."""
-    names = [*QRELS_NAMES, *DOCS_NAMES, "collection.toml", "queries.tsv", "query_groups.tsv", "query_groups.csv",
-             "query_weights.tsv", "runs"]  # fmt: skip
+    names = [
+        *QRELS_NAMES,
+        *DOCS_NAMES,
+        "collection.toml",
+        "queries.tsv",
+        "query_groups.tsv",
+        "query_groups.csv",
+        "query_weights.tsv",
+        "runs",
+    ]
     for name in names:
         if (root / name).exists() and not _within(root, root / name):
-            raise CollectionError(f"{root.name}/{name} links outside the collection folder, which a server does not follow")
+            raise CollectionError(
+                f"{root.name}/{name} links outside the collection folder, which "
+                "a server does not follow"
+            )
 
 
 def _collection_groups(root: Path, queries: dict[str, str]) -> QueryGroups | None:
@@ -282,21 +351,42 @@ def _read_config(root: Path) -> CollectionConfig:
     try:
         text = path.read_text(encoding="utf-8")
         if len(text) > CONFIG_BYTES:
-            raise CollectionError(f"{path}: larger than {CONFIG_BYTES // 1024} KiB; a collection's settings fit in a few lines")
+            raise CollectionError(
+                f"{path}: larger than {CONFIG_BYTES // 1024} KiB; a collection's "
+                "settings fit in a few lines"
+            )
         data = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise CollectionError(f"{path}: not valid TOML ({exc})") from None
     except RecursionError:  # tomllib recurses once per level of nesting
         raise CollectionError(f"{path}: nested too deeply to be a collection's settings") from None
-    known = {"name", "description", "source", "rel", "gmax", "measures", "protocol", "documents", "grades", "qrels", "irds"}
+    known = {
+        "name",
+        "description",
+        "source",
+        "rel",
+        "gmax",
+        "measures",
+        "protocol",
+        "documents",
+        "grades",
+        "qrels",
+        "irds",
+    }
     unknown = sorted(set(data) - known)
     if unknown:
-        raise CollectionError(f"{path}: unknown keys {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+        raise CollectionError(
+            f"{path}: unknown keys {', '.join(unknown)} (known: {', '.join(sorted(known))})"
+        )
     try:
         dataset = _text(data, "irds", "")
         official, level = irds.official(dataset) if dataset else ([], None)
         measures = data.get("measures", official or list(DEFAULT_MEASURES))
-        if not isinstance(measures, list) or not measures or not all(isinstance(m, str) for m in measures):
+        if (
+            not isinstance(measures, list)
+            or not measures
+            or not all(isinstance(m, str) for m in measures)
+        ):
             raise OptionError('measures must be a list of measure names, e.g. ["nDCG@10", "AP"]')
         config = CollectionConfig(
             name=_text(data, "name", root.name),
@@ -320,23 +410,41 @@ def _grades(value: object) -> tuple[int, int] | None:
     """``grades = [LOW, HIGH]``: the lowest and the highest grade the meeting may give."""
     if value is None:
         return None
-    if (not isinstance(value, list) or len(value) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
-            or value[0] > value[1] or value[0] < GRADE_RANGE[0] or value[1] > GRADE_RANGE[1]):  # fmt: skip
-        raise OptionError("grades must be [LOWEST, HIGHEST], two whole numbers, e.g. grades = [0, 4]")
+    if (
+        not isinstance(value, list)
+        or len(value) != 2
+        or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+        or value[0] > value[1]
+        or value[0] < GRADE_RANGE[0]
+        or value[1] > GRADE_RANGE[1]
+    ):
+        raise OptionError(
+            "grades must be [LOWEST, HIGHEST], two whole numbers, e.g. grades = [0, 4]"
+        )
     return value[0], value[1]
 
 
 def _qrels_table(table: object) -> dict:
-    """``[qrels]``: ``kind`` of the qrels file, and ``[qrels.NAME]`` tables with ``file`` and ``kind``."""
+    """``[qrels]``: ``kind`` of the qrels file, and ``[qrels.NAME]`` tables with ``file`` and
+    ``kind``."""
     if not isinstance(table, dict):
-        raise OptionError("[qrels] must be a table: kind = ..., and [qrels.NAME] tables with file and kind")
+        raise OptionError(
+            "[qrels] must be a table: kind = ..., and [qrels.NAME] tables with file and kind"
+        )
     sources = []
     for name, value in table.items():
         if name == "kind":
             continue
-        wellformed = isinstance(value, dict) and not set(value) - {"file", "kind"} and isinstance(value.get("file"), str)
+        wellformed = (
+            isinstance(value, dict)
+            and not set(value) - {"file", "kind"}
+            and isinstance(value.get("file"), str)
+        )
         if not re.fullmatch(r"[A-Za-z0-9_-]+", name) or name == FILE or not wellformed:
-            raise OptionError(f'[qrels.{name}] needs file = "..." (and kind); names are letters, digits, _ and -, not {FILE!r}')
+            raise OptionError(
+                f'[qrels.{name}] needs file = "..." (and kind); names are letters, '
+                f"digits, _ and -, not {FILE!r}"
+            )
         sources.append((name, value["file"], _kind(value.get("kind", ""))))
     return {"qrels_kind": _kind(table.get("kind", "human")), "sources": tuple(sources)}
 
@@ -362,11 +470,15 @@ def _read_protocol(table: dict | None) -> Protocol | None:
         or not {"group_by", "default"} <= set(table)
         or set(table) - {"group_by", "default", "primary"}
     ):
-        raise ValueError("[protocol] takes group_by, default and an optional primary table (group = measure)")
+        raise ValueError(
+            "[protocol] takes group_by, default and an optional primary table (group = measure)"
+        )
     primary = table.get("primary", {})
     if not isinstance(primary, dict):
         raise ValueError("[protocol] primary must be a table of group = measure")
-    return Protocol(str(table["group_by"]), str(table["default"]), {str(k): str(v) for k, v in primary.items()})
+    return Protocol(
+        str(table["group_by"]), str(table["default"]), {str(k): str(v) for k, v in primary.items()}
+    )
 
 
 def _read_queries(path: Path) -> dict[str, str]:

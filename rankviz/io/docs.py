@@ -1,4 +1,5 @@
-"""Document texts at any size: a collection's ``docs.jsonl[.gz]``, ``docs.tsv[.gz]`` or ``docs.parquet``,
+"""Document texts at any size: a collection's ``docs.jsonl[.gz]``, ``docs.tsv[.gz]`` or
+``docs.parquet``,
 looked up by id through a one-time index.
 
 The first lookup of a file reads it once, in batches, into an SQLite side file (id, title, text;
@@ -56,11 +57,14 @@ class Documents(Protocol):
 
 
 def index_folder() -> Path:
-    """Where side files go: the disk store's ``docs/`` (a temporary folder when the store is off)."""
+    """Where side files go: the disk store's ``docs/`` (a temporary folder when the store is
+    off)."""
     from rankviz.io.store import store_folder
 
     folder = store_folder()
-    return (folder if folder is not None else Path(tempfile.gettempdir()) / f"rankviz-{os.getuid()}") / "docs"
+    return (
+        folder if folder is not None else Path(tempfile.gettempdir()) / f"rankviz-{os.getuid()}"
+    ) / "docs"
 
 
 class DocumentTexts:
@@ -75,9 +79,9 @@ class DocumentTexts:
         """The side file of the file as it is now (another name once the file changes)."""
         info = self.path.stat()
         where = self._where
-        stamp = hashlib.sha1(f"{FORMAT}:{info.st_size}:{info.st_mtime_ns}:{info.st_ctime_ns}:{info.st_ino}".encode()).hexdigest()[
-            :16
-        ]
+        stamp = hashlib.sha1(
+            f"{FORMAT}:{info.st_size}:{info.st_mtime_ns}:{info.st_ctime_ns}:{info.st_ino}".encode()
+        ).hexdigest()[:16]
         return (self._folder or index_folder()) / f"{where}-{stamp}.sqlite"
 
     def ready(self) -> bool:
@@ -109,18 +113,22 @@ class DocumentTexts:
         found: dict[str, dict] = {}
         for start in range(0, len(wanted), LOOKUP):
             part = wanted[start : start + LOOKUP]
-            rows = db.execute(f"SELECT id, title, text FROM docs WHERE id IN ({','.join('?' * len(part))})", part)
+            rows = db.execute(
+                f"SELECT id, title, text FROM docs WHERE id IN ({','.join('?' * len(part))})", part
+            )
             for doc_id, title, text in rows:
                 found.setdefault(doc_id, {"title": title, "text": text})
         return {d: found[d] for d in wanted if d in found}
 
 
-_READERS = threading.local()  # per thread (an SQLite connection stays in its thread): side file -> connection
+# per thread (an SQLite connection stays in its thread): side file -> connection
+_READERS = threading.local()
 
 
 def _reader(side: Path) -> sqlite3.Connection:
-    """A read-only connection to a side file, kept for the thread's next lookups (a side file is never
-    rewritten in place: a changed documents file gets another name, so a kept connection is never stale)."""
+    """A read-only connection to a side file, kept for the thread's next lookups (a side file is
+    never rewritten in place: a changed documents file gets another name, so a kept connection is
+    never stale)."""
     readers = _READERS.__dict__.setdefault("open", {})
     db = readers.get(side)
     if db is None:
@@ -135,7 +143,8 @@ def _write_side_file(path: Path, target: Path, progress: Progress | None) -> Non
         db = sqlite3.connect(temporary)
         try:
             db.executescript(
-                "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; CREATE TABLE docs (id TEXT, title TEXT, text TEXT);"
+                "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; CREATE TABLE docs (id TEXT, "
+                "title TEXT, text TEXT);"
             )
             for batch in _batches(path, progress):
                 db.executemany("INSERT INTO docs VALUES (?, ?, ?)", batch)
@@ -189,14 +198,25 @@ def _json_line(path: Path, number: int, line: str) -> tuple[str, str, str]:
         doc_id = next(record[f] for f in ID_FIELDS if f in record)
         return str(doc_id), str(record.get("title") or ""), str(record.get("text") or "")
     except (json.JSONDecodeError, StopIteration, TypeError, AttributeError):
-        raise FormatError(str(path), number, line.strip()[:200], 'expected a JSON object with "doc_id" and "text"') from None
+        raise FormatError(
+            str(path), number, line.strip()[:200], 'expected a JSON object with "doc_id" and "text"'
+        ) from None
 
 
 def _tsv_line(path: Path, number: int, line: str) -> tuple[str, str, str] | None:
     fields = line.rstrip("\r\n").split("\t")
     if len(fields) < 2:
-        raise FormatError(str(path), number, line.strip()[:200], "expected id<TAB>text (and optionally <TAB>title)")
-    if number == 1 and fields[0].strip().lower() in ID_FIELDS and fields[1].strip().lower() == "text":
+        raise FormatError(
+            str(path),
+            number,
+            line.strip()[:200],
+            "expected id<TAB>text (and optionally <TAB>title)",
+        )
+    if (
+        number == 1
+        and fields[0].strip().lower() in ID_FIELDS
+        and fields[1].strip().lower() == "text"
+    ):
         return None  # a header
     return fields[0].strip(), fields[2] if len(fields) > 2 else "", fields[1]
 
@@ -211,7 +231,12 @@ def _parquet_batches(path: Path, progress: Progress | None) -> Iterator[list[tup
     columns = table.schema_arrow.names
     id_column = next((c for c in ID_FIELDS if c in columns), None)
     if id_column is None or "text" not in columns:
-        raise FormatError(str(path), 0, None, f"expected columns doc_id (or id) and text; found {', '.join(columns)}")
+        raise FormatError(
+            str(path),
+            0,
+            None,
+            f"expected columns doc_id (or id) and text; found {', '.join(columns)}",
+        )
     wanted = [id_column, "text", *(["title"] if "title" in columns else [])]
     done, total = 0, table.metadata.num_rows
     for batch in table.iter_batches(batch_size=BATCH, columns=wanted):

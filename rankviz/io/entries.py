@@ -17,12 +17,14 @@ from rankviz.io.model import id_problem
 
 #: The store's file name in a collection folder (the default place of a collection's record).
 STORE_NAME = "rankviz-notes.sqlite"
-#: Longest accepted text of each kind (characters): enough for any real use, bounded for a shared server.
+#: Longest accepted text of each kind (characters): enough for any real use, bounded for a shared
+#: server.
 LIMITS = {"qid": 200, "docid": 200, "name": 80, "tag": 60, "note": 2000}
 
 
 class MeetingError(RankvizError, ValueError):
-    """The meeting store cannot be opened or written, or an entry is not acceptable (too long, empty)."""
+    """The meeting store cannot be opened or written, or an entry is not acceptable (too long,
+    empty)."""
 
 
 class NoteConflict(MeetingError):
@@ -38,14 +40,17 @@ class GradeConflict(MeetingError):
     grade, who gave it) for each; nothing of the writer's was recorded."""
 
     def __init__(self, conflicts: list[tuple[str, str, int, str]]) -> None:
-        said = "; ".join(f"{by} graded {docid} of query {qid} {grade}" for qid, docid, grade, by in conflicts)
+        said = "; ".join(
+            f"{by} graded {docid} of query {qid} {grade}" for qid, docid, grade, by in conflicts
+        )
         super().__init__(f"meanwhile {said}")
         self.conflicts = conflicts
 
 
 @dataclass(frozen=True)
 class Judgment:
-    """One grade given in the meeting; ``previous``: the grade in force before it (none: unjudged, or not known)."""
+    """One grade given in the meeting; ``previous``: the grade in force before it (none: unjudged,
+    or not known)."""
 
     qid: str
     docid: str
@@ -75,25 +80,32 @@ def store_path(location: str | Path) -> Path:
 
 
 def checked(kind: str, text: str, *, empty: bool = False) -> str:
-    """``text`` if it may be stored as a ``kind`` (qid, docid, name, tag, note), else a MeetingError saying why."""
+    """``text`` if it may be stored as a ``kind`` (qid, docid, name, tag, note), else a MeetingError
+    saying why."""
     if not isinstance(text, str):
         raise MeetingError(f"a {kind} must be text, not {type(text).__name__}")
     value = text if kind == "note" else text.strip()
     if not value and not empty:
         raise MeetingError(f"a {kind} cannot be empty")
     if len(value) > LIMITS[kind]:
-        raise MeetingError(f"a {kind} is at most {LIMITS[kind]} characters; this one has {len(value):,}")
+        raise MeetingError(
+            f"a {kind} is at most {LIMITS[kind]} characters; this one has {len(value):,}"
+        )
     allowed = "\n\t" if kind == "note" else ""
     if any(unicodedata.category(c) == "Cc" and c not in allowed for c in value):
-        raise MeetingError(f"a {kind} cannot contain control characters such as a tab or a line break: {value[:60]!r}")
+        raise MeetingError(
+            f"a {kind} cannot contain control characters such as a tab or a line "
+            f"break: {value[:60]!r}"
+        )
     if kind in ("qid", "docid") and (problem := id_problem(value, kind)):
         raise MeetingError(problem)
     return value
 
 
 def unwritable(path: str | Path) -> str:
-    """Why nothing can be recorded at ``path`` (a read-only record, or a read-only folder to make one
-    in), else "": the record is then opened for reading only, and says so before anyone types."""
+    """Why nothing can be recorded at ``path`` (a read-only record, or a read-only folder to make
+    one in), else "": the record is then opened for reading only, and says so before anyone
+    types."""
     try:
         path = store_path(path)
         if path.exists():
@@ -102,11 +114,16 @@ def unwritable(path: str | Path) -> str:
             return f"the folder of the record {path.name} does not exist"
     except OSError as exc:  # a path the file system refuses (too long, ...)
         return f"the record's path cannot be used ({exc.strerror or exc})"
-    return "" if os.access(path.parent, os.W_OK) else f"the folder of the record {path.name} is read-only"
+    return (
+        ""
+        if os.access(path.parent, os.W_OK)
+        else (f"the folder of the record {path.name} is read-only")
+    )
 
 
 class RecordVersion(NamedTuple):
-    """:meth:`MeetingStore.version`: the last id of each table, and a digest of the record's content."""
+    """:meth:`MeetingStore.version`: the last id of each table, and a digest of the record's
+    content."""
 
     judgments: int
     tags: int
@@ -126,7 +143,8 @@ DIGESTS: dict[tuple, str] = {}
 
 
 def file_stamp(path: Path) -> tuple:
-    """Device, inode, size and modification time of a record and of its WAL: what any write changes."""
+    """Device, inode, size and modification time of a record and of its WAL: what any write
+    changes."""
     found: list[tuple | None] = []
     for suffix in ("", "-wal"):
         try:

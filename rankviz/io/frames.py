@@ -18,13 +18,23 @@ from rankviz.io.readers import read_qrels, read_run
 
 
 def run_from_frame(frame, *, name: str = "run") -> Run:
-    """A run from a DataFrame with columns ``qid, docid, score`` (aliases as in CSV files; ``rank`` optional)."""
-    columns = columns_from_frame(frame, f"DataFrame {name!r}", ("qid", "docid", "score"), ("rank",), "error")
+    """A run from a DataFrame with columns ``qid, docid, score`` (aliases as in CSV files; ``rank``
+    optional)."""
+    columns = columns_from_frame(
+        frame, f"DataFrame {name!r}", ("qid", "docid", "score"), ("rank",), "error"
+    )
     score = columns["score"]
     rank = columns["rank"] if "rank" in columns else np.arange(1, len(score) + 1, dtype=np.float64)
     docid = columns["docid"]
     queries = encode_queries(columns["qid"])
-    return Run(name=name, source=f"DataFrame {name!r}", **queries, docids=docid, score=score, rank_column=rank)
+    return Run(
+        name=name,
+        source=f"DataFrame {name!r}",
+        **queries,
+        docids=docid,
+        score=score,
+        rank_column=rank,
+    )
 
 
 def qrels_from_frame(frame, *, source: str = "DataFrame") -> Qrels:
@@ -55,13 +65,17 @@ def as_run(value, *, name: str | None = None) -> Run:
         return run_from_dict(value, name=name or "run")
     if hasattr(value, "to_dict"):  # ranx.Run
         return run_from_dict(value.to_dict(), name=name or getattr(value, "name", None) or "run")
-    if isinstance(value, Iterable):  # ir_measures ScoredDoc(query_id, doc_id, score), a list or its generator
-        return run_from_frame(_tuples(_fields(value, ("query_id", "doc_id", "score")), "score"), name=name or "run")
+    # ir_measures ScoredDoc(query_id, doc_id, score), a list or its generator
+    if isinstance(value, Iterable):
+        return run_from_frame(
+            _tuples(_fields(value, ("query_id", "doc_id", "score")), "score"), name=name or "run"
+        )
     raise OptionError(f"cannot read a run from a {type(value).__name__}")
 
 
 def as_qrels(value) -> Qrels:
-    """:class:`Qrels` from Qrels, a path, a DataFrame, a dict, a ranx Qrels or ir_measures' tuples."""
+    """:class:`Qrels` from Qrels, a path, a DataFrame, a dict, a ranx Qrels or ir_measures'
+    tuples."""
     if isinstance(value, Qrels):
         return value
     if isinstance(value, (str, os.PathLike, bytes)):
@@ -73,20 +87,24 @@ def as_qrels(value) -> Qrels:
     if hasattr(value, "to_dict"):  # ranx.Qrels
         return qrels_from_dict(value.to_dict(), source="ranx Qrels")
     if isinstance(value, Iterable):  # ir_measures Qrel(query_id, doc_id, relevance)
-        return qrels_from_frame(_tuples(_fields(value, ("query_id", "doc_id", "relevance")), "rel"), source="qrels tuples")
+        return qrels_from_frame(
+            _tuples(_fields(value, ("query_id", "doc_id", "relevance")), "rel"),
+            source="qrels tuples",
+        )
     raise OptionError(f"cannot read qrels from a {type(value).__name__}")
 
 
 def _fields(rows: Iterable, names: tuple[str, str, str]) -> list[tuple]:
-    """The three named fields of each row (ir_measures' ScoredDoc or Qrel tuples); anything else is refused
-    with what was expected, never an AttributeError from deep inside."""
+    """The three named fields of each row (ir_measures' ScoredDoc or Qrel tuples); anything else is
+    refused with what was expected, never an AttributeError from deep inside."""
     found = []
     for number, row in enumerate(rows, 1):
         try:
             found.append(tuple(getattr(row, field) for field in names))
         except AttributeError:
             raise OptionError(
-                f"item {number} is a {type(row).__name__}, not a tuple with fields {', '.join(names)} "
+                f"item {number} is a {type(row).__name__}, not a tuple with fields "
+                f"{', '.join(names)} "
                 "(ir_measures' ScoredDoc or Qrel)"
             ) from None
     return found

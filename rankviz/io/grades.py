@@ -1,4 +1,5 @@
-"""The grades a meeting may give: a collection's scale, and the check every grade passes on its way in."""
+"""The grades a meeting may give: a collection's scale, and the check every grade passes on its way
+in."""
 
 from __future__ import annotations
 
@@ -16,9 +17,12 @@ class GradeError(RankvizError, ValueError):
     """A grade that is not a whole number in the scale."""
 
 
-def grade_scale(grades: Iterable[int], *, gmax: int | None = None, given: Scale | None = None) -> Scale:
-    """The grades a collection's record accepts: ``given`` (collection.toml's ``grades``), else from 0
-    (or the lowest grade the qrels use, if lower) to the highest they use; never above ERR's ``gmax``,
+def grade_scale(
+    grades: Iterable[int], *, gmax: int | None = None, given: Scale | None = None
+) -> Scale:
+    """The grades a collection's record accepts: ``given`` (collection.toml's ``grades``), else from
+    0 (or the lowest grade the qrels use, if lower) to the highest they use; never above ERR's
+    ``gmax``,
     which no measure could read."""
     if given is not None:
         low, high = given

@@ -30,7 +30,8 @@ _TOPIC_TURN = re.compile(r"^(?P<conversation>.+)_(?P<turn>[0-9]+)$")
 
 @dataclass(frozen=True, eq=False)
 class QueryGroups:
-    """Categorical attributes of queries: ``frame`` is indexed by qid, one string column per attribute."""
+    """Categorical attributes of queries: ``frame`` is indexed by qid, one string column per
+    attribute."""
 
     frame: pd.DataFrame
     source: str
@@ -41,7 +42,10 @@ class QueryGroups:
 
     def column(self, name: str) -> pd.Series:
         if name not in self.frame.columns:
-            raise OptionError(f"no group column {name!r} in {self.source}; columns: {', '.join(self.columns) or 'none'}")
+            raise OptionError(
+                f"no group column {name!r} in {self.source}; columns: "
+                f"{', '.join(self.columns) or 'none'}"
+            )
         return self.frame[name]
 
     def merged(self, other: QueryGroups) -> QueryGroups:
@@ -50,7 +54,9 @@ class QueryGroups:
         return QueryGroups(self.frame.join(extra, how="outer"), f"{self.source}, {other.source}")
 
 
-def _read_table(path: str | os.PathLike, required: tuple[str, ...]) -> tuple[list[str], list[tuple[int, list[str]]]]:
+def _read_table(
+    path: str | os.PathLike, required: tuple[str, ...]
+) -> tuple[list[str], list[tuple[int, list[str]]]]:
     """Header and (line number, fields) rows of a small TSV/CSV, checked field by field."""
     label = str(path)
     delimiter = "," if label.lower().endswith(".csv") else "\t"
@@ -61,31 +67,49 @@ def _read_table(path: str | os.PathLike, required: tuple[str, ...]) -> tuple[lis
         raise FormatError(label, 0, None, "not UTF-8 text") from None
     except OSError as exc:
         raise FormatError(label, 0, None, f"cannot read ({exc.strerror})") from None
-    numbered = [(n, [f.strip() for f in fields]) for n, fields in enumerate(lines, start=1) if any(f.strip() for f in fields)]
+    numbered = [
+        (n, [f.strip() for f in fields])
+        for n, fields in enumerate(lines, start=1)
+        if any(f.strip() for f in fields)
+    ]
     if not numbered:
         raise FormatError(label, 0, None, "empty file")
     header_line, header = numbered[0]
     missing = [c for c in required if c not in header]
     if missing or header[0] != "qid":
         raise FormatError(
-            label, header_line, delimiter.join(header), f"the header must start with qid and name {', '.join(required)}"
+            label,
+            header_line,
+            delimiter.join(header),
+            f"the header must start with qid and name {', '.join(required)}",
         )
     rows = []
     seen: dict[str, int] = {}
     for line_no, fields in numbered[1:]:
         if len(fields) != len(header):
-            raise FormatError(label, line_no, delimiter.join(fields), f"expected {len(header)} fields, found {len(fields)}")
+            raise FormatError(
+                label,
+                line_no,
+                delimiter.join(fields),
+                f"expected {len(header)} fields, found {len(fields)}",
+            )
         if not fields[0]:
             raise FormatError(label, line_no, delimiter.join(fields), "empty qid")
         if fields[0] in seen:
-            raise FormatError(label, line_no, delimiter.join(fields), f"qid {fields[0]} already given on line {seen[fields[0]]}")
+            raise FormatError(
+                label,
+                line_no,
+                delimiter.join(fields),
+                f"qid {fields[0]} already given on line {seen[fields[0]]}",
+            )
         seen[fields[0]] = line_no
         rows.append((line_no, fields))
     return header, rows
 
 
 def read_groups(path: str | os.PathLike) -> QueryGroups:
-    """A groups file: header ``qid`` plus categorical columns (``query`` / ``text`` columns are skipped)."""
+    """A groups file: header ``qid`` plus categorical columns (``query`` / ``text`` columns are
+    skipped)."""
     import pandas as pd
 
     header, rows = _read_table(path, ("qid",))
@@ -112,13 +136,19 @@ def read_weights(path: str | os.PathLike) -> pd.Series:
         except ValueError:
             value = float("nan")
         if not np.isfinite(value) or value < 0:
-            raise FormatError(str(path), line_no, "\t".join(fields), f"weight {quoted(fields[at])} is not a finite number >= 0")
+            raise FormatError(
+                str(path),
+                line_no,
+                "\t".join(fields),
+                f"weight {quoted(fields[at])} is not a finite number >= 0",
+            )
         weights[fields[0]] = value
     return pd.Series(weights, name="weight").rename_axis("qid")
 
 
 def derived_groups(qids) -> QueryGroups | None:
-    """``conversation`` and ``turn`` when every qid looks like ``topic_turn`` (TREC CAsT); else None."""
+    """``conversation`` and ``turn`` when every qid looks like ``topic_turn`` (TREC CAsT); else
+    None."""
     import pandas as pd
 
     qids = list(qids)
@@ -143,9 +173,15 @@ class Coverage:
     def messages(self, source: str) -> list[str]:
         lines = []
         if self.unknown:
-            lines.append(f"{len(self.unknown)} queries of {source} are not in the qrels and are ignored: {_listed(self.unknown)}")
+            lines.append(
+                f"{len(self.unknown)} queries of {source} are not in the qrels and are "
+                f"ignored: {_listed(self.unknown)}"
+            )
         if self.ungrouped:
-            lines.append(f"{len(self.ungrouped)} judged queries have no entry in {source}: {_listed(self.ungrouped)}")
+            lines.append(
+                f"{len(self.ungrouped)} judged queries have no entry in {source}: "
+                f"{_listed(self.ungrouped)}"
+            )
         return lines
 
 
@@ -162,4 +198,9 @@ def group_of(groups: QueryGroups, column: str, qids) -> pd.Series:
     """Each qid's group in ``column``; judged queries without one get ``(no group)``."""
     import pandas as pd
 
-    return groups.column(column).reindex(pd.Index(list(qids), name="qid")).fillna(NO_GROUP).rename("group")
+    return (
+        groups.column(column)
+        .reindex(pd.Index(list(qids), name="qid"))
+        .fillna(NO_GROUP)
+        .rename("group")
+    )

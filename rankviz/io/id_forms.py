@@ -12,12 +12,13 @@ from rankviz._arrow import booleans, from_numpy, to_numpy
 #: What every id goes through before two are compared (both sides alike): case, leading zeros.
 _BASE = ((r"^0+([0-9]+)$", r"\1"),)
 #: What one way of writing an id may add that the other lacks: a passage's segment suffix (doc#3), a
-#: word prefix before a number (q12, doc:7, msmarco_passage_7), a namespace (doc:any-id), or a suffix
-#: with one of those. Never dropped from both
+#: word prefix before a number (q12, doc:7, msmarco_passage_7), a namespace (doc:any-id), or a
+#: suffix with one of those. Never dropped from both
 #: sides: KILT_7 and MARCO_D7 are two collections' documents, not one document written two ways.
 _SUFFIX = (r"^(.*)#[0-9]+$", r"\1")
 _PREFIX = (r"^[a-z][a-z_]*[:_\-]?([0-9]+)$", r"\1")
-_NAMESPACE = (r"^[a-z][a-z_]*:(.+)$", r"\1")  # a namespace before any id: doc:clueweb09-en0000-00-00000
+# a namespace before any id: doc:clueweb09-en0000-00-00000
+_NAMESPACE = (r"^[a-z][a-z_]*:(.+)$", r"\1")
 
 
 def _has_suffix(keys) -> np.ndarray:
@@ -32,8 +33,8 @@ def _has_namespace(keys) -> np.ndarray:
     return booleans(pc.match_substring(keys, ":"))
 
 
-#: Each addition, with a cheap test of the ids it could apply to (only those go through its patterns:
-#: MS MARCO's millions of numbers go through none).
+#: Each addition, with a cheap test of the ids it could apply to (only those go through its
+#: patterns: MS MARCO's millions of numbers go through none).
 _ADDITIONS = (
     ((_SUFFIX,), _has_suffix),
     ((_PREFIX,), _starts_with_a_letter),
@@ -74,14 +75,18 @@ def near_match(unmatched: pa.Array, targets: pa.Array) -> np.ndarray:
     for rules, could in _ADDITIONS:
         carrying = np.flatnonzero(could(target_keys))  # the target carries the addition
         if len(carrying):
-            found = index_in(keys, _rewritten(target_keys.take(from_numpy(carrying)), (*rules, *_BASE)))
+            found = index_in(
+                keys, _rewritten(target_keys.take(from_numpy(carrying)), (*rules, *_BASE))
+            )
             note(np.where(found >= 0, carrying[np.maximum(found, 0)], -1))
         carrying = np.flatnonzero(could(keys))  # this id carries it
         if len(carrying):
             own = keys.take(from_numpy(carrying))
             shorter = _rewritten(own, (*rules, *_BASE))
             found = np.full(len(unmatched), -1, dtype=np.int64)
-            found[carrying] = np.where(booleans(pc.not_equal(shorter, own)), index_in(shorter, target_keys), -1)
+            found[carrying] = np.where(
+                booleans(pc.not_equal(shorter, own)), index_in(shorter, target_keys), -1
+            )
             note(found)
     return match
 
@@ -90,5 +95,8 @@ def near_misses(unmatched: pa.Array, targets: pa.Array) -> list[tuple[str, str]]
     """(unmatched id, the target it matches once normalised), for every unmatched id that does."""
     match = near_match(unmatched, targets)
     rows = np.flatnonzero(match >= 0)
-    names, wanted = unmatched.take(from_numpy(rows)).to_pylist(), targets.take(from_numpy(match[rows])).to_pylist()
+    names, wanted = (
+        unmatched.take(from_numpy(rows)).to_pylist(),
+        targets.take(from_numpy(match[rows])).to_pylist(),
+    )
     return [(str(a), str(b)) for a, b in zip(names, wanted, strict=True)]

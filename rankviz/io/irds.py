@@ -1,5 +1,5 @@
-"""Collections from ir_datasets (the optional extra ``rankviz[irds]``): ``irds:DATASET_ID`` wherever a
-qrels file or a collection folder is accepted.
+"""Collections from ir_datasets (the optional extra ``rankviz[irds]``): ``irds:DATASET_ID`` wherever
+a qrels file or a collection folder is accepted.
 
 A dataset gives the qrels (written once as a TREC qrels file in the disk store, so every reader,
 cache and engine treats them as a file), the query texts, the document texts through its docs
@@ -29,20 +29,26 @@ def is_irds(spec: object) -> bool:
 
 
 def dataset(dataset_id: str) -> Any:
-    """The ir_datasets dataset, or a CollectionError saying what to install or that it is unknown."""
+    """The ir_datasets dataset, or a CollectionError saying what to install or that it is
+    unknown."""
     try:
         import ir_datasets
     except ImportError:
-        raise CollectionError(f"{PREFIX}{dataset_id} needs ir_datasets: pip install 'rankviz[irds]'") from None
+        raise CollectionError(
+            f"{PREFIX}{dataset_id} needs ir_datasets: pip install 'rankviz[irds]'"
+        ) from None
     try:
         return ir_datasets.load(dataset_id)
     except KeyError:
-        raise CollectionError(f"{PREFIX}{dataset_id}: ir_datasets knows no dataset of that id (ir_datasets list)") from None
+        raise CollectionError(
+            f"{PREFIX}{dataset_id}: ir_datasets knows no dataset of that id (ir_datasets list)"
+        ) from None
 
 
 def _fetched(what: str, dataset_id: str, read):
     """``read()``, with ir_datasets' failure to find (or download) the files said plainly."""
-    logging.disable(logging.WARNING)  # its downloader logs every retry: the one line below says it all
+    # its downloader logs every retry: the one line below says it all
+    logging.disable(logging.WARNING)
     try:
         return read()
     except CollectionError:
@@ -50,7 +56,8 @@ def _fetched(what: str, dataset_id: str, read):
     except Exception as exc:  # ir_datasets raises what its downloader or reader meets
         said = str(exc).splitlines()[0] if str(exc) else ""
         raise CollectionError(
-            f"{PREFIX}{dataset_id}: its {what} are not available here (not downloaded, or no network; "
+            f"{PREFIX}{dataset_id}: its {what} are not available here (not downloaded, or no "
+            "network; "
             "offline, use a copy of the ir_datasets home folder and set IR_DATASETS_HOME to it): "
             f"{type(exc).__name__}: {said[:160]}"
         ) from None
@@ -63,12 +70,20 @@ def qrels_file(dataset_id: str, folder: Path) -> Path:
     data = dataset(dataset_id)
     if not data.has_qrels():
         raise CollectionError(f"{PREFIX}{dataset_id} has no qrels")
-    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", dataset_id)[:80] + "-" + hashlib.sha1(dataset_id.encode()).hexdigest()[:8]
+    safe = (
+        re.sub(r"[^A-Za-z0-9._-]+", "_", dataset_id)[:80]
+        + "-"
+        + hashlib.sha1(dataset_id.encode()).hexdigest()[:8]
+    )
     path = folder / "irds" / safe / "qrels.txt"
     if path.is_file():
         return path
     path.parent.mkdir(parents=True, exist_ok=True)
-    lines = _fetched("qrels", dataset_id, lambda: [f"{q.query_id} 0 {q.doc_id} {int(q.relevance)}\n" for q in data.qrels_iter()])
+    lines = _fetched(
+        "qrels",
+        dataset_id,
+        lambda: [f"{q.query_id} 0 {q.doc_id} {int(q.relevance)}\n" for q in data.qrels_iter()],
+    )
     temporary = path.with_suffix(".tmp")
     temporary.write_text("".join(lines), encoding="utf-8")
     temporary.replace(path)
@@ -79,11 +94,14 @@ def queries(dataset_id: str) -> dict[str, str]:
     data = dataset(dataset_id)
     if not data.has_queries():
         return {}
-    return _fetched("queries", dataset_id, lambda: {str(q.query_id): _text(q) for q in data.queries_iter()})
+    return _fetched(
+        "queries", dataset_id, lambda: {str(q.query_id): _text(q) for q in data.queries_iter()}
+    )
 
 
 def official(dataset_id: str) -> tuple[list[str], int | None]:
-    """The dataset's official measures (empty when it names none) and the relevance level they use."""
+    """The dataset's official measures (empty when it names none) and the relevance level they
+    use."""
     try:
         documentation = dataset(dataset_id).documentation() or {}
     except (AttributeError, KeyError):
@@ -110,9 +128,15 @@ class IrdsDocuments:
         wanted = list(dict.fromkeys(str(d) for d in doc_ids))
         if not wanted:
             return {}
-        store = _fetched("documents", self.dataset_id, lambda: dataset(self.dataset_id).docs_store())
+        store = _fetched(
+            "documents", self.dataset_id, lambda: dataset(self.dataset_id).docs_store()
+        )
         found = _fetched("documents", self.dataset_id, lambda: store.get_many(wanted))
-        return {d: {"title": str(getattr(found[d], "title", "") or ""), "text": _text(found[d])} for d in wanted if d in found}
+        return {
+            d: {"title": str(getattr(found[d], "title", "") or ""), "text": _text(found[d])}
+            for d in wanted
+            if d in found
+        }
 
 
 def has_docs(dataset_id: str) -> bool:

@@ -1,9 +1,10 @@
-"""Judgments from several sources: a collection's qrels files, the meeting's record, an LLM's labels.
+"""Judgments from several sources: a collection's qrels files, the meeting's record, an LLM's
+labels.
 
 A source is named and has a kind (``human``, ``llm:NAME``, ``meeting``), said wherever its numbers
 are shown. A collection folder holds its qrels file and may hold more (``qrels.NAME.txt``, or a
-``[qrels.NAME]`` table in collection.toml with its ``file`` and ``kind``); the meeting's record is one
-more, and within it, the entries imported with a source label (``judgments import --source
+``[qrels.NAME]`` table in collection.toml with its ``file`` and ``kind``); the meeting's record is
+one more, and within it, the entries imported with a source label (``judgments import --source
 llm:NAME``) are one source and the people's entries another. Sources combine: the meeting's grades
 over a file (:func:`merged_qrels`, latest wins), or a file with its holes filled by another
 (:func:`filled`, the file wins). No qrels file on disk is ever written.
@@ -18,7 +19,8 @@ from pathlib import Path
 
 from rankviz.io.model import Qrels
 
-#: A record entry's ``by`` that names a source of judgments rather than a person: ``llm:NAME`` or ``human:NAME``.
+#: A record entry's ``by`` that names a source of judgments rather than a person: ``llm:NAME`` or
+#: ``human:NAME``.
 SOURCE_LABEL = re.compile(r"^(llm|human):[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
@@ -29,7 +31,8 @@ FILE = "file"  # the name of a collection's own qrels file among its sources
 
 @dataclass(frozen=True)
 class QrelsSource:
-    """One source of a collection's judgments: a qrels file, its name and its kind ("" when not said)."""
+    """One source of a collection's judgments: a qrels file, its name and its kind ("" when not
+    said)."""
 
     name: str
     path: Path
@@ -44,9 +47,13 @@ def is_source_label(by: str) -> bool:
 
 
 def filled(qrels: Qrels, other: Qrels) -> Qrels:
-    """``qrels`` with the pairs it does not judge taken from ``other`` (UMBRELA's way of filling holes)."""
+    """``qrels`` with the pairs it does not judge taken from ``other`` (UMBRELA's way of filling
+    holes)."""
     frame = other.to_frame()
-    grades = {(str(q), str(d)): int(g) for q, d, g in zip(frame["qid"], frame["docid"], frame["rel"], strict=True)}
+    grades = {
+        (str(q), str(d)): int(g)
+        for q, d, g in zip(frame["qid"], frame["docid"], frame["rel"], strict=True)
+    }
     mine = qrels.to_frame()
     for key in zip(mine["qid"].astype(str), mine["docid"].astype(str), strict=True):
         grades.pop(key, None)
@@ -54,7 +61,8 @@ def filled(qrels: Qrels, other: Qrels) -> Qrels:
 
 
 def merged_qrels(qrels: Qrels, grades: Mapping[tuple[str, str], int], *, label: str = "") -> Qrels:
-    """``qrels`` with the meeting's grades in force: a judged pair takes its latest grade, a new pair is added."""
+    """``qrels`` with the meeting's grades in force: a judged pair takes its latest grade, a new
+    pair is added."""
     import pandas as pd
 
     from rankviz.io.frames import qrels_from_frame
@@ -68,9 +76,13 @@ def merged_qrels(qrels: Qrels, grades: Mapping[tuple[str, str], int], *, label: 
     merged = pd.Series(frame["rel"].to_numpy(), index=index, dtype="int64")
     merged.loc[new.index[known]] = new[known].to_numpy()
     added = new[~known]
-    table = pd.DataFrame({"qid": [*merged.index.get_level_values(0), *added.index.get_level_values(0)],
-                          "docid": [*merged.index.get_level_values(1), *added.index.get_level_values(1)],
-                          "rel": [*merged.to_numpy(), *added.to_numpy()]})  # fmt: skip
+    table = pd.DataFrame(
+        {
+            "qid": [*merged.index.get_level_values(0), *added.index.get_level_values(0)],
+            "docid": [*merged.index.get_level_values(1), *added.index.get_level_values(1)],
+            "rel": [*merged.to_numpy(), *added.to_numpy()],
+        }
+    )
     source = f"{qrels.source} + " + (label or f"{len(grades):,} meeting judgments")
     return qrels_from_frame(table, source=source)
 
@@ -78,7 +90,10 @@ def merged_qrels(qrels: Qrels, grades: Mapping[tuple[str, str], int], *, label: 
 def qrels_lines(qrels: Qrels) -> str:
     """TREC qrels text (``qid 0 docid grade``) of ``qrels``, in its order."""
     frame = qrels.to_frame()
-    return "".join(f"{q} 0 {d} {int(g)}\n" for q, d, g in zip(frame["qid"], frame["docid"], frame["rel"], strict=True))
+    return "".join(
+        f"{q} 0 {d} {int(g)}\n"
+        for q, d, g in zip(frame["qid"], frame["docid"], frame["rel"], strict=True)
+    )
 
 
 def judgment_lines(grades: Mapping[tuple[str, str], int]) -> str:

@@ -1,11 +1,11 @@
 """The meeting's record: judgments, tags and notes a team makes while it looks at queries together.
 
-One SQLite file (Python's ``sqlite3``), shared by every browser session of a server and by command-line
-processes. It is written in WAL mode with ``synchronous=FULL`` (a committed entry survives a killed
-process and a power cut), each write in one ``BEGIN IMMEDIATE`` transaction with a busy timeout (so
-concurrent writers wait for each other instead of failing or losing entries), and only through
-parameterised SQL. Nothing is ever updated or deleted: every entry is a new row that says who made
-it, when, what it replaces and why, so the history is complete; the latest entry wins.
+One SQLite file (Python's ``sqlite3``), shared by every browser session of a server and by
+command-line processes. It is written in WAL mode with ``synchronous=FULL`` (a committed entry
+survives a killed process and a power cut), each write in one ``BEGIN IMMEDIATE`` transaction with a
+busy timeout (so concurrent writers wait for each other instead of failing or losing entries), and
+only through parameterised SQL. Nothing is ever updated or deleted: every entry is a new row that
+says who made it, when, what it replaces and why, so the history is complete; the latest entry wins.
 
 The qrels file on disk is never written: :func:`merged_qrels` builds the qrels in force in memory.
 """
@@ -56,7 +56,8 @@ __all__ = [
     "store_path",
     "unwritable",
 ]
-SCHEMA_VERSION = 2  # 2: a meta table naming the record (its identity survives a copy, not a new record)
+# 2: a meta table naming the record (its identity survives a copy, not a new record)
+SCHEMA_VERSION = 2
 BUSY_TIMEOUT_S = 60.0
 TAG_JOIN = " + "  # a query's tags, joined in one group value
 
@@ -91,26 +92,39 @@ class MeetingStore:
     """The record of one collection's meetings, in the SQLite file ``path``.
 
     ``create=False`` refuses a file that does not exist (readers never create one). ``scale``: the
-    grades the collection accepts (:func:`grade_scale`); a grade outside it is refused when recorded,
-    and left out of :meth:`latest_checked` (with the reason) when the record already holds one. Each
-    call opens its own connection, so one store object serves every thread of a server.
+    grades the collection accepts (:func:`grade_scale`); a grade outside it is refused when
+    recorded, and left out of :meth:`latest_checked` (with the reason) when the record already holds
+    one. Each call opens its own connection, so one store object serves every thread of a server.
     """
 
-    def __init__(self, path: str | Path, *, create: bool = True, scale: Scale = GRADE_RANGE,
-                 collection: str | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        create: bool = True,
+        scale: Scale = GRADE_RANGE,
+        collection: str | None = None,
+    ) -> None:
         self.path = store_path(path)
         self.scale = scale
         if not create and not self.path.is_file():
             raise MeetingError(f"no meeting store at {self.path}")
         with self._connection() as db:
             found = db.execute("PRAGMA user_version").fetchone()[0]
-            if found < SCHEMA_VERSION and not create:  # a reader never writes: an older record is read as it is
+            # a reader never writes: an older record is read as it is
+            if found < SCHEMA_VERSION and not create:
                 if found == 0:
-                    raise MeetingError(f"{self.path} is not a meeting record (an empty file, or another kind of file)")
+                    raise MeetingError(
+                        f"{self.path} is not a meeting record (an empty file, or "
+                        "another kind of file)"
+                    )
             elif found < SCHEMA_VERSION:
                 db.execute("PRAGMA journal_mode=WAL")  # persistent: set once, on the file
                 db.executescript(_SCHEMA)
-                db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('record', ?)", (uuid.uuid4().hex,))
+                db.execute(
+                    "INSERT OR IGNORE INTO meta (key, value) VALUES ('record', ?)",
+                    (uuid.uuid4().hex,),
+                )
                 db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         if collection is not None:
             self._belongs_to(collection, create)
@@ -126,14 +140,17 @@ class MeetingStore:
             yield db
         except sqlite3.Error as exc:
             if "readonly" in str(exc):
-                raise MeetingError(f"the meeting store {self.path} is read-only: nothing can be recorded in it") from None
+                raise MeetingError(
+                    f"the meeting store {self.path} is read-only: nothing can be recorded in it"
+                ) from None
             raise MeetingError(f"the meeting store {self.path} cannot be used: {exc}") from None
         finally:
             db.close()
 
     @contextlib.contextmanager
     def _writing(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction: taken at once (BEGIN IMMEDIATE), so writers queue instead of failing."""
+        """One write transaction: taken at once (BEGIN IMMEDIATE), so writers queue instead of
+        failing."""
         with self._connection() as db:
             db.execute("BEGIN IMMEDIATE")
             try:
@@ -145,10 +162,21 @@ class MeetingStore:
 
     # --- judgments -------------------------------------------------------------------------------
 
-    def judge(self, qid: str, docid: str, grade: int, *, by: str, note: str = "", original: int | None = None) -> Judgment:
+    def judge(
+        self,
+        qid: str,
+        docid: str,
+        grade: int,
+        *,
+        by: str,
+        note: str = "",
+        original: int | None = None,
+    ) -> Judgment:
         """Record one grade. ``original``: the qrels' grade of the pair, the previous grade when the
         meeting has not judged it yet."""
-        return self.judge_many([(qid, docid, grade)], by=by, note=note, originals={(qid, docid): original})[0]
+        return self.judge_many(
+            [(qid, docid, grade)], by=by, note=note, originals={(qid, docid): original}
+        )[0]
 
     def judge_many(
         self,
@@ -161,30 +189,40 @@ class MeetingStore:
         seen: Mapping[tuple[str, str], int | None] | None = None,
     ) -> list[Judgment]:
         """Record several grades in one transaction (all or none). ``notes``: a note per pair (else
-        ``note``). ``seen``: the meeting's grade of each pair the writer saw (None: not judged by the
-        meeting); if a colleague has given another grade since (and not the one typed), nothing is
-        recorded (:class:`GradeConflict`), as a note is never replaced unseen."""
+        ``note``). ``seen``: the meeting's grade of each pair the writer saw (None: not judged by
+        the meeting); if a colleague has given another grade since (and not the one typed), nothing
+        is recorded (:class:`GradeConflict`), as a note is never replaced unseen."""
         by, note = checked("name", by), checked("note", note, empty=True)
-        entries = [(checked("qid", q), checked("docid", d), self._grade(q, d, g)) for q, d, g in rows]
+        entries = [
+            (checked("qid", q), checked("docid", d), self._grade(q, d, g)) for q, d, g in rows
+        ]
         texts = {pair: checked("note", text, empty=True) for pair, text in (notes or {}).items()}
         originals = originals or {}
         at = _now()
         done, conflicts = [], []
         with self._writing() as db:
             for qid, docid, grade in entries:
-                last = db.execute("SELECT grade, by FROM judgments WHERE qid = ? AND docid = ? ORDER BY id DESC LIMIT 1",
-                                  (qid, docid)).fetchone()  # fmt: skip
-                if seen is not None and (last[0] if last else None) not in (seen.get((qid, docid)), grade):
+                last = db.execute(
+                    "SELECT grade, by FROM judgments WHERE qid = ? AND docid = ? "
+                    "ORDER BY id DESC LIMIT 1",
+                    (qid, docid),
+                ).fetchone()
+                if seen is not None and (last[0] if last else None) not in (
+                    seen.get((qid, docid)),
+                    grade,
+                ):
                     conflicts.append((qid, docid, last[0], last[1]))
                 previous = last[0] if last else originals.get((qid, docid))
                 why = texts.get((qid, docid), note)
                 db.execute(
-                    "INSERT INTO judgments (qid, docid, grade, previous, by, at, note) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO judgments (qid, docid, grade, previous, by, at, note) VALUES (?, "
+                    "?, ?, ?, ?, ?, ?)",
                     (qid, docid, grade, previous, by, at, why),
                 )
                 done.append(Judgment(qid, docid, grade, previous, by, at, why))
             if conflicts:
-                raise GradeConflict(conflicts)  # the transaction rolls back: nothing of the writer's is recorded
+                # the transaction rolls back: nothing of the writer's is recorded
+                raise GradeConflict(conflicts)
         return done
 
     def _grade(self, qid: str, docid: str, grade: object) -> int:
@@ -194,31 +232,48 @@ class MeetingStore:
             raise MeetingError(f"{qid} {docid}: {exc}") from None
 
     def import_qrels(self, qrels: Qrels, *, by: str, note: str = "") -> list[Judgment]:
-        """Every judgment of ``qrels`` (read by :func:`rankviz.io.readers.read_qrels`), in one transaction."""
+        """Every judgment of ``qrels`` (read by :func:`rankviz.io.readers.read_qrels`), in one
+        transaction."""
         frame = qrels.to_frame()
-        return self.judge_many(zip(frame["qid"], frame["docid"], map(int, frame["rel"]), strict=True), by=by, note=note)
+        return self.judge_many(
+            zip(frame["qid"], frame["docid"], map(int, frame["rel"]), strict=True), by=by, note=note
+        )
 
     def judgments(self, qid: str | None = None) -> list[Judgment]:
         """The judgment log, oldest first (of one query, or all)."""
         sql = "SELECT qid, docid, grade, previous, by, at, note FROM judgments"
         with self._connection() as db:
-            rows = db.execute(sql + " WHERE qid = ? ORDER BY id", (qid,)) if qid is not None else db.execute(sql + " ORDER BY id")
+            rows = (
+                db.execute(sql + " WHERE qid = ? ORDER BY id", (qid,))
+                if qid is not None
+                else db.execute(sql + " ORDER BY id")
+            )
             return [Judgment(*row) for row in rows.fetchall()]
 
     def queries_judged_after(self, judgment: int) -> set[str]:
-        """The queries of the judgments recorded after the ``judgment``-th (the version a result was built at)."""
+        """The queries of the judgments recorded after the ``judgment``-th (the version a result was
+        built at)."""
         with self._connection() as db:
-            return {qid for (qid,) in db.execute("SELECT DISTINCT qid FROM judgments WHERE id > ?", (judgment,))}
+            return {
+                qid
+                for (qid,) in db.execute(
+                    "SELECT DISTINCT qid FROM judgments WHERE id > ?", (judgment,)
+                )
+            }
 
     def latest(self) -> dict[tuple[str, str], int]:
-        """The grade in force of every pair the meeting judged (its latest judgment), in the order first
-        judged; entries no qrels file can hold are left out (:meth:`latest_checked` says which)."""
+        """The grade in force of every pair the meeting judged (its latest judgment), in the order
+        first judged; entries no qrels file can hold are left out (:meth:`latest_checked` says
+        which)."""
         return self.latest_checked()[0]
 
-    def latest_checked(self, *, judges: Callable[[str], bool] | None = None) -> tuple[dict[tuple[str, str], int], list[str]]:
+    def latest_checked(
+        self, *, judges: Callable[[str], bool] | None = None
+    ) -> tuple[dict[tuple[str, str], int], list[str]]:
         """:meth:`latest`, and why each entry it leaves out (written outside rankviz, or by an older
         version) was left out: record id, then the reason. One read of the record for both.
-        ``judges``: only the entries whose ``by`` it accepts (one source of the record's judgments)."""
+        ``judges``: only the entries whose ``by`` it accepts (one source of the record's
+        judgments)."""
         found, problems = self._in_force(judges=judges)
         return {key: judgment.grade for key, judgment in found.items()}, problems
 
@@ -227,16 +282,20 @@ class MeetingStore:
         by the same rule as :meth:`latest_checked`."""
         return self._in_force(qid)[0]
 
-    def _in_force(self, qid: str | None = None, *,
-                  judges: Callable[[str], bool] | None = None) -> tuple[dict[tuple[str, str], Judgment], list[str]]:  # fmt: skip
+    def _in_force(
+        self, qid: str | None = None, *, judges: Callable[[str], bool] | None = None
+    ) -> tuple[dict[tuple[str, str], Judgment], list[str]]:
         """The one rule for what is in force: per pair, the latest entry whose ids a qrels file can
         hold and whose grade is on the scale; each entry left out, with why."""
         sql = "SELECT id, qid, docid, grade, previous, by, at, note FROM judgments"
         with self._connection() as db:
-            rows = db.execute(sql + (" WHERE qid = ?" if qid is not None else "") + " ORDER BY id",
-                              (qid,) if qid is not None else ()).fetchall()  # fmt: skip
+            rows = db.execute(
+                sql + (" WHERE qid = ?" if qid is not None else "") + " ORDER BY id",
+                (qid,) if qid is not None else (),
+            ).fetchall()
         found: dict[tuple[str, str], Judgment] = {}
-        problems: dict[object, str] = {}  # by pair: a later grade of the pair in the scale corrects it
+        # by pair: a later grade of the pair in the scale corrects it
+        problems: dict[object, str] = {}
         for number, qid_, docid, grade, previous, by, at, note in rows:
             if judges is not None and not judges(by):
                 continue
@@ -246,10 +305,15 @@ class MeetingStore:
                 problems[number] = f"judgment {number} left out: {exc}"
                 continue
             try:
-                found[key] = Judgment(key[0], key[1], checked_grade(grade, self.scale), previous, by, at, note)
+                found[key] = Judgment(
+                    key[0], key[1], checked_grade(grade, self.scale), previous, by, at, note
+                )
                 problems.pop(key, None)
             except GradeError as exc:
-                problems[key] = f"judgment {number} ({qid_} {docid}) left out: {exc}; judge the document again to correct it"
+                problems[key] = (
+                    f"judgment {number} ({qid_} {docid}) left out: {exc}; judge the "
+                    "document again to correct it"
+                )
         return found, list(problems.values())
 
     # --- tags and notes --------------------------------------------------------------------------
@@ -282,11 +346,15 @@ class MeetingStore:
         writer saw; if someone else changed it since, nothing is written (:class:`NoteConflict`)."""
         qid, note, by = checked("qid", qid), checked("note", note, empty=True), checked("name", by)
         with self._writing() as db:
-            last = db.execute("SELECT note, by FROM notes WHERE qid = ? ORDER BY id DESC LIMIT 1", (qid,)).fetchone()
+            last = db.execute(
+                "SELECT note, by FROM notes WHERE qid = ? ORDER BY id DESC LIMIT 1", (qid,)
+            ).fetchone()
             if seen is not None and (last[0] if last else "") != seen:
                 raise NoteConflict(qid, last[0], last[1])
-            db.execute("INSERT INTO notes (qid, note, previous, by, at) VALUES (?, ?, ?, ?, ?)",
-                       (qid, note, last[0] if last else None, by, _now()))  # fmt: skip
+            db.execute(
+                "INSERT INTO notes (qid, note, previous, by, at) VALUES (?, ?, ?, ?, ?)",
+                (qid, note, last[0] if last else None, by, _now()),
+            )
 
     def notes(self) -> dict[str, str]:
         """Each query's note in force (queries whose latest note is empty are left out)."""
@@ -298,39 +366,68 @@ class MeetingStore:
     def history(self, qid: str) -> list[Entry]:
         """Everything recorded about one query, oldest first."""
         with self._connection() as db:
-            judged = db.execute("SELECT id, 'judgment', docid || ' = ' || grade, COALESCE(previous, ''), by, at, note "
-                                "FROM judgments WHERE qid = ?", (qid,)).fetchall()  # fmt: skip
-            tagged = db.execute("SELECT id, CASE removed WHEN 1 THEN 'untag' ELSE 'tag' END, tag, '', by, at, '' "
-                                "FROM tags WHERE qid = ?", (qid,)).fetchall()  # fmt: skip
-            noted = db.execute("SELECT id, 'note', note, COALESCE(previous, ''), by, at, '' FROM notes WHERE qid = ?",
-                               (qid,)).fetchall()  # fmt: skip
+            judged = db.execute(
+                "SELECT id, 'judgment', docid || ' = ' || grade, "
+                "COALESCE(previous, ''), by, at, note "
+                "FROM judgments WHERE qid = ?",
+                (qid,),
+            ).fetchall()
+            tagged = db.execute(
+                "SELECT id, CASE removed WHEN 1 THEN 'untag' ELSE 'tag' END, tag, "
+                "'', by, at, '' "
+                "FROM tags WHERE qid = ?",
+                (qid,),
+            ).fetchall()
+            noted = db.execute(
+                "SELECT id, 'note', note, COALESCE(previous, ''), by, at, '' FROM "
+                "notes WHERE qid = ?",
+                (qid,),
+            ).fetchall()
         rows = sorted([*judged, *tagged, *noted], key=lambda r: (r[5], r[1], r[0]))
-        return [Entry(kind, what, str(previous), by, at, note) for _, kind, what, previous, by, at, note in rows]
+        return [
+            Entry(kind, what, str(previous), by, at, note)
+            for _, kind, what, previous, by, at, note in rows
+        ]
 
     def _belongs_to(self, collection: str, create: bool) -> None:
-        """A record belongs to one collection: the first to record in it names it; another is refused
-        (its judgments would move that collection's numbers)."""
+        """A record belongs to one collection: the first to record in it names it; another is
+        refused (its judgments would move that collection's numbers)."""
         with self._connection() as db:
             try:
                 row = db.execute("SELECT value FROM meta WHERE key = 'collection'").fetchone()
             except sqlite3.OperationalError:  # made by an older version: no owner recorded
                 return
         if row is not None and row[0] != collection:
-            raise MeetingError(f"the record {self.path.name} belongs to the collection {row[0]!r}, not {collection!r}: "
-                               "give each collection its own record (--notes FOLDER keeps one file per collection)")  # fmt: skip
+            raise MeetingError(
+                f"the record {self.path.name} belongs to the collection {row[0]!r}, "
+                f"not {collection!r}: "
+                "give each collection its own record (--notes FOLDER keeps one file "
+                "per collection)"
+            )
         if row is None and create:
             with self._writing() as db:
-                db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('collection', ?)", (collection,))
-                if self.scale != GRADE_RANGE:  # the grades it takes, for a later writer given the file alone
+                db.execute(
+                    "INSERT OR IGNORE INTO meta (key, value) VALUES ('collection', ?)",
+                    (collection,),
+                )
+                # the grades it takes, for a later writer given the file alone
+                if self.scale != GRADE_RANGE:
                     low, high = self.scale
-                    db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('scale', ?)", (f"{low},{high}",))
+                    db.execute(
+                        "INSERT OR IGNORE INTO meta (key, value) VALUES ('scale', ?)",
+                        (f"{low},{high}",),
+                    )
 
     def owner(self) -> tuple[str | None, Scale | None]:
-        """The collection the record belongs to and the grades it takes, as its first writer recorded
-        them (None where not recorded: a new record, or one made by an older version)."""
+        """The collection the record belongs to and the grades it takes, as its first writer
+        recorded them (None where not recorded: a new record, or one made by an older version)."""
         with self._connection() as db:
             try:
-                found = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('collection', 'scale')").fetchall())
+                found = dict(
+                    db.execute(
+                        "SELECT key, value FROM meta WHERE key IN ('collection', 'scale')"
+                    ).fetchall()
+                )
             except sqlite3.OperationalError:
                 return None, None
         low_high = found.get("scale")
@@ -351,18 +448,22 @@ class MeetingStore:
         return f"file:{info.st_dev}:{info.st_ino}"
 
     def version(self) -> RecordVersion:
-        """What the record holds now, read in one transaction: the last ids of judgments, tags and notes
-        (they grow with every entry), and a digest of every row and the record's name, which also
-        changes when the file is replaced by a copy or edited by hand. A cache key of the record.
+        """What the record holds now, read in one transaction: the last ids of judgments, tags and
+        notes (they grow with every entry), and a digest of every row and the record's name, which
+        also changes when the file is replaced by a copy or edited by hand. A cache key of the
+        record.
 
         The digest reads every row (0.4 s for 100,000 judgments): it is computed again only when the
-        files' stamps (device, inode, size, modification time of the record and its WAL, taken before
-        the read) or the last ids have changed since it was last computed."""
+        files' stamps (device, inode, size, modification time of the record and its WAL, taken
+        before the read) or the last ids have changed since it was last computed."""
         stamp = file_stamp(self.path)
         with self._connection() as db:
             db.execute("BEGIN")
             try:
-                last = [db.execute(f"SELECT COALESCE(MAX(id), 0) FROM {table}").fetchone()[0] for table in TABLES]
+                last = [
+                    db.execute(f"SELECT COALESCE(MAX(id), 0) FROM {table}").fetchone()[0]
+                    for table in TABLES
+                ]
                 known = DIGESTS.get((stamp, *last))
                 if known is None:
                     digest = hashlib.blake2b(digest_size=16)
@@ -378,8 +479,8 @@ class MeetingStore:
         return RecordVersion(last[0], last[1], last[2], known)
 
     def judgments_digest(self, upto: int) -> str:
-        """A digest of the judgments with ids up to ``upto``: equal before and after a later judgment is
-        added, different when one of them was edited or the record replaced (then nothing built on
-        them may be revised, only rebuilt)."""
+        """A digest of the judgments with ids up to ``upto``: equal before and after a later
+        judgment is added, different when one of them was edited or the record replaced (then
+        nothing built on them may be revised, only rebuilt)."""
         with self._connection() as db:
             return rows_digest(db, "judgments", upto)

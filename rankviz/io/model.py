@@ -1,8 +1,8 @@
 """The tables every reader produces: a :class:`Run` and :class:`Qrels`, ids encoded as integers.
 
-Query ids become int32 codes (first-appearance order), qrels docids a dictionary; a run's docids stay
-one string per row (they are mostly distinct) with an integer key per row (:class:`DocidKeys`) that
-sorting and probing use (strings still decide: "01" and "1" are two documents).
+Query ids become int32 codes (first-appearance order), qrels docids a dictionary; a run's docids
+stay one string per row (they are mostly distinct) with an integer key per row (:class:`DocidKeys`)
+that sorting and probing use (strings still decide: "01" and "1" are two documents).
 """
 
 from __future__ import annotations
@@ -45,7 +45,8 @@ class Run:
     qid_codes: np.ndarray  # int32 per row
     docids: pa.Array | pa.ChunkedArray  # string per row (as read: not copied into one piece)
     score: np.ndarray  # float64 per row
-    rank_column: np.ndarray | pa.Array | pa.ChunkedArray  # float64 per row: the file's rank column, as read
+    # float64 per row: the file's rank column, as read
+    rank_column: np.ndarray | pa.Array | pa.ChunkedArray
     docid_keys: DocidKeys | None = None  # computed from the docids unless the reader has them
 
     def __post_init__(self) -> None:
@@ -53,7 +54,10 @@ class Run:
             object.__setattr__(self, "docid_keys", DocidKeys.of(self.docids))
 
     def __repr__(self) -> str:
-        return f"Run({self.name!r}, {len(self.query_ids)} queries, {len(self)} lines, from {self.source!r})"
+        return (
+            f"Run({self.name!r}, {len(self.query_ids)} queries, {len(self)} lines, from "
+            f"{self.source!r})"
+        )
 
     @property
     def keys(self) -> DocidKeys:
@@ -66,19 +70,23 @@ class Run:
 
     @functools.cached_property
     def rank(self) -> np.ndarray:
-        """The rank column as NumPy (float64), converted when first asked (only ``ties="run"`` orders by it)."""
+        """The rank column as NumPy (float64), converted when first asked (only ``ties="run"``
+        orders by it)."""
         column = self.rank_column
         return column if isinstance(column, np.ndarray) else to_numpy(column)
 
     def identical_ids(self) -> np.ndarray:
-        """Per line: its document id is its query's (what BEIR's rule drops). The docids' integer keys
-        find the few candidates; their strings decide."""
+        """Per line: its document id is its query's (what BEIR's rule drops). The docids' integer
+        keys find the few candidates; their strings decide."""
         keys = self.keys
         if keys.numeric:
-            sentinel = np.iinfo(keys.values.dtype).min  # a query id that is no number of this width equals no docid
+            # a query id that is no number of this width equals no docid
+            sentinel = np.iinfo(keys.values.dtype).min
             limits = np.iinfo(keys.values.dtype)
-            numbers = [int(q) if _INTEGER.fullmatch(q) and limits.min < int(q) <= limits.max else sentinel
-                       for q in map(str, self.query_ids)]  # fmt: skip
+            numbers = [
+                int(q) if _INTEGER.fullmatch(q) and limits.min < int(q) <= limits.max else sentinel
+                for q in map(str, self.query_ids)
+            ]
             query_keys = np.asarray(numbers, dtype=keys.values.dtype)
         else:
             query_keys = keys.like(strings(self.query_ids))
@@ -86,7 +94,11 @@ class Run:
         same = np.zeros(len(self), dtype=bool)
         if len(candidates):
             docids = take(self.docids, candidates).cast(pa.string())
-            same[candidates] = booleans(pc.equal(docids, strings(self.query_ids).take(from_numpy(self.qid_codes[candidates]))))
+            same[candidates] = booleans(
+                pc.equal(
+                    docids, strings(self.query_ids).take(from_numpy(self.qid_codes[candidates]))
+                )
+            )
         return same
 
     def query_block(self, start: int, stop: int) -> Run:
@@ -95,11 +107,22 @@ class Run:
         lo, hi = np.searchsorted(self.qid_codes, [start, stop])
         if lo == 0 and hi == len(self):
             return self
-        rank = self.rank_column[lo:hi] if isinstance(self.rank_column, np.ndarray) else self.rank_column.slice(lo, hi - lo)
+        rank = (
+            self.rank_column[lo:hi]
+            if isinstance(self.rank_column, np.ndarray)
+            else self.rank_column.slice(lo, hi - lo)
+        )
         keys = DocidKeys(self.keys.values[lo:hi], self.keys.numeric)
-        return Run(name=self.name, source=self.source, query_ids=self.query_ids[start:stop],
-                   qid_codes=self.qid_codes[lo:hi] - np.int32(start), docids=self.docids.slice(lo, hi - lo),
-                   score=self.score[lo:hi], rank_column=rank, docid_keys=keys)  # fmt: skip
+        return Run(
+            name=self.name,
+            source=self.source,
+            query_ids=self.query_ids[start:stop],
+            qid_codes=self.qid_codes[lo:hi] - np.int32(start),
+            docids=self.docids.slice(lo, hi - lo),
+            score=self.score[lo:hi],
+            rank_column=rank,
+            docid_keys=keys,
+        )
 
     @classmethod
     def concatenate(cls, parts: list[Run]) -> Run:
@@ -108,10 +131,20 @@ class Run:
         if len(parts) == 1:
             return first
         counts = np.cumsum([0] + [len(p.query_ids) for p in parts])
-        docids = pa.chunked_array([c for p in parts for c in (p.docids.chunks if isinstance(p.docids, pa.ChunkedArray)
-                                   else [p.docids])], type=first.docids.type)  # fmt: skip
+        docids = pa.chunked_array(
+            [
+                c
+                for p in parts
+                for c in (p.docids.chunks if isinstance(p.docids, pa.ChunkedArray) else [p.docids])
+            ],
+            type=first.docids.type,
+        )
         kinds = {p.keys.numeric for p in parts}  # a string's key depends on the string alone
-        keys = DocidKeys(np.concatenate([p.keys.values for p in parts]), kinds.pop()) if len(kinds) == 1 else None
+        keys = (
+            DocidKeys(np.concatenate([p.keys.values for p in parts]), kinds.pop())
+            if len(kinds) == 1
+            else None
+        )
         return cls(
             name=first.name,
             source=first.source,
@@ -126,8 +159,15 @@ class Run:
     @classmethod
     def empty(cls, name: str, source: str = "") -> Run:
         """A run with no lines: every judged query is missing from it."""
-        return cls(name=name, source=source, query_ids=np.zeros(0, object), qid_codes=np.zeros(0, np.int32),
-                   docids=pa.array([], pa.string()), score=np.zeros(0), rank_column=np.zeros(0))  # fmt: skip
+        return cls(
+            name=name,
+            source=source,
+            query_ids=np.zeros(0, object),
+            qid_codes=np.zeros(0, np.int32),
+            docids=pa.array([], pa.string()),
+            score=np.zeros(0),
+            rank_column=np.zeros(0),
+        )
 
     def to_frame(self):
         """The run as a pandas DataFrame (``qid, docid, rank, score``) in file order."""
@@ -151,16 +191,27 @@ class Qrels(_Encoded):
     grade: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
 
     def __repr__(self) -> str:
-        return f"Qrels({len(self.query_ids)} queries, {len(self.grade)} judgments, from {self.source!r})"
+        return (
+            f"Qrels({len(self.query_ids)} queries, {len(self.grade)} judgments, from "
+            f"{self.source!r})"
+        )
 
     def restricted(self, query_ids) -> Qrels:
         """The judgments of these queries only (the docid vocabulary is shared, not copied)."""
         wanted = set(query_ids)
-        keep = np.fromiter((q in wanted for q in self.query_ids), dtype=bool, count=len(self.query_ids))
+        keep = np.fromiter(
+            (q in wanted for q in self.query_ids), dtype=bool, count=len(self.query_ids)
+        )
         rows = np.flatnonzero(keep[self.qid_codes])
         codes = (np.cumsum(keep, dtype=np.int32) - 1)[self.qid_codes[rows]]
-        return Qrels(query_ids=self.query_ids[keep], qid_codes=codes, doc_ids=self.doc_ids,
-                     doc_codes=self.doc_codes[rows], source=self.source, grade=self.grade[rows])  # fmt: skip
+        return Qrels(
+            query_ids=self.query_ids[keep],
+            qid_codes=codes,
+            doc_ids=self.doc_ids,
+            doc_codes=self.doc_codes[rows],
+            source=self.source,
+            grade=self.grade[rows],
+        )
 
     def to_frame(self):
         """The judgments as a pandas DataFrame (``qid, docid, rel``)."""
@@ -188,13 +239,17 @@ def encode_queries(qid) -> dict:
     """
     n = len(qid)
     if n:
-        changes = to_numpy(pc.indices_nonzero(pc.not_equal(qid.slice(1), qid.slice(0, n - 1)))).astype(np.int64)
+        changes = to_numpy(
+            pc.indices_nonzero(pc.not_equal(qid.slice(1), qid.slice(0, n - 1)))
+        ).astype(np.int64)
         starts = np.r_[0, changes + 1]
         query_ids = take_sorted(qid, starts).to_pylist()
         if len(set(query_ids)) == len(query_ids):
             return {
                 "query_ids": np.asarray(query_ids, dtype=object),
-                "qid_codes": np.repeat(np.arange(len(starts), dtype=np.int32), np.diff(np.r_[starts, n])),
+                "qid_codes": np.repeat(
+                    np.arange(len(starts), dtype=np.int32), np.diff(np.r_[starts, n])
+                ),
             }
     q = dictionary(qid)
     return {
@@ -258,7 +313,9 @@ class DocidKeys:
             integers = [int(d) for d in docids.to_pylist() if _INTEGER.fullmatch(d)]
             numbers = np.asarray(integers, dtype=object)
         limits = np.iinfo(self.values.dtype)
-        fits = (numbers >= limits.min) & (numbers <= limits.max) if len(numbers) else np.zeros(0, bool)
+        fits = (
+            (numbers >= limits.min) & (numbers <= limits.max) if len(numbers) else np.zeros(0, bool)
+        )
         return np.asarray(numbers[fits], dtype=self.values.dtype)
 
     def rows_among(self, keys: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
@@ -284,7 +341,10 @@ def id_problem(value: str, kind: str) -> str | None:
     if not value:
         return f"an empty {kind}"
     if UNWRITABLE_IN_ID.search(value):
-        return f"a {kind} cannot contain spaces or control characters, which a TREC file cannot carry in an id: {value[:60]!r}"
+        return (
+            f"a {kind} cannot contain spaces or control characters, which a TREC file cannot "
+            f"carry in an id: {value[:60]!r}"
+        )
     if kind == "qid" and value.startswith("#"):
         return f"qid {value[:60]!r} starts with '#', which makes its line a comment in a TREC file"
     return None
@@ -327,15 +387,20 @@ def _candidate_rows(qid_codes: np.ndarray, keys: np.ndarray) -> np.ndarray:
             else:
                 lowest = int(keys.min())
                 dtype = keys.dtype if lowest - width > np.iinfo(keys.dtype).min else np.int64
-                matrix = np.tile(lowest - 1 - np.arange(width, dtype=dtype), (len(starts), 1))  # distinct pads below every key
+                # distinct pads below every key
+                matrix = np.tile(lowest - 1 - np.arange(width, dtype=dtype), (len(starts), 1))
                 row = np.repeat(np.arange(len(starts), dtype=np.int32), lengths)
-                matrix[row, np.arange(n, dtype=np.int32) - np.repeat(starts.astype(np.int32), lengths)] = keys
+                matrix[
+                    row, np.arange(n, dtype=np.int32) - np.repeat(starts.astype(np.int32), lengths)
+                ] = keys
                 matrix.sort(axis=1)
             queries = np.flatnonzero(np.any(matrix[:, 1:] == matrix[:, :-1], axis=1))
             if len(queries) == 0:
                 return np.zeros(0, np.int64)
             return np.concatenate([np.arange(starts[q], starts[q] + lengths[q]) for q in queries])
-    pairs = (qid_codes.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)) ^ keys.astype(np.int64).view(np.uint64)
+    pairs = (qid_codes.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)) ^ keys.astype(
+        np.int64
+    ).view(np.uint64)
     order = np.argsort(pairs, kind="stable")
     ordered = pairs[order]
     equal = ordered[1:] == ordered[:-1]

@@ -25,7 +25,9 @@ COLUMN_ALIASES = {
 }
 
 
-def read_named(source: Source, label: str, kind: str, required: tuple, optional: tuple, duplicates: str) -> dict:
+def read_named(
+    source: Source, label: str, kind: str, required: tuple, optional: tuple, duplicates: str
+) -> dict:
     import pandas as pd
 
     if kind == "parquet":
@@ -41,7 +43,9 @@ def read_named(source: Source, label: str, kind: str, required: tuple, optional:
         check_text(head, label)
         stream = open_binary(source, label)
         try:
-            frame = pd.read_csv(stream, sep="," if kind == "csv" else "\t", dtype=str, keep_default_na=False)
+            frame = pd.read_csv(
+                stream, sep="," if kind == "csv" else "\t", dtype=str, keep_default_na=False
+            )
         except UnicodeDecodeError:
             raise FormatError(label, 0, None, "not UTF-8 text") from None
         except pd.errors.ParserError as exc:
@@ -49,11 +53,20 @@ def read_named(source: Source, label: str, kind: str, required: tuple, optional:
         finally:
             stream.close()
         first_row_line, unit = 2, "line"
-    return columns_from_frame(frame, label, required, optional, duplicates, first_row_line=first_row_line, unit=unit)
+    return columns_from_frame(
+        frame, label, required, optional, duplicates, first_row_line=first_row_line, unit=unit
+    )
 
 
 def columns_from_frame(
-    frame, label: str, required: tuple, optional: tuple, duplicates: str, *, first_row_line: int = 0, unit: str = "row"
+    frame,
+    label: str,
+    required: tuple,
+    optional: tuple,
+    duplicates: str,
+    *,
+    first_row_line: int = 0,
+    unit: str = "row",
 ) -> dict:
     """Checked columns of a table with named columns (from a file or a DataFrame): ids as text (no
     empty, missing or nested value), scores and ranks finite numbers (not booleans), grades whole
@@ -61,7 +74,12 @@ def columns_from_frame(
     import pandas as pd
 
     if frame.empty:
-        raise FormatError(label, 0, None, "empty file: a header but no rows" if unit == "line" else "empty: no rows")
+        raise FormatError(
+            label,
+            0,
+            None,
+            "empty file: a header but no rows" if unit == "line" else "empty: no rows",
+        )
     renamed = {}
     lower = {str(c).strip().lower(): c for c in frame.columns}
     for canonical in required + optional:
@@ -71,7 +89,8 @@ def columns_from_frame(
                 label,
                 1 if unit == "line" else 0,
                 ", ".join(map(str, frame.columns)),
-                f"missing column {canonical!r} (accepted names: {', '.join(COLUMN_ALIASES[canonical])})",
+                f"missing column {canonical!r} (accepted names: "
+                f"{', '.join(COLUMN_ALIASES[canonical])})",
             )
         if match is not None:
             renamed[canonical] = frame[match].reset_index(drop=True)
@@ -87,10 +106,16 @@ def columns_from_frame(
             if column.dtype.kind in "fbc" or column.dtype.kind == "M":
                 raise fail(0, f"{canonical} must be text or whole numbers, not {column.dtype}")
             bad: list[int] | np.ndarray = [
-                i for i, v in enumerate(values) if not isinstance(v, (str, int, np.integer)) or isinstance(v, bool)
+                i
+                for i, v in enumerate(values)
+                if not isinstance(v, (str, int, np.integer)) or isinstance(v, bool)
             ]
             if bad:
-                what = "missing" if values[bad[0]] is None or values[bad[0]] != values[bad[0]] else type(values[bad[0]]).__name__
+                what = (
+                    "missing"
+                    if values[bad[0]] is None or values[bad[0]] != values[bad[0]]
+                    else type(values[bad[0]]).__name__
+                )
                 raise fail(bad[0], f"{canonical} is {what}, not text")
             text = column.astype(str).str.strip()
             unwritable = text.str.contains(UNWRITABLE_IN_ID) | (text == "")
@@ -106,17 +131,24 @@ def columns_from_frame(
         numbers = pd.to_numeric(column, errors="coerce").to_numpy(dtype=np.float64)
         if canonical == "rel":
             bad = np.flatnonzero(
-                ~np.isfinite(numbers) | (numbers % 1 != 0) | (numbers < GRADE_RANGE[0]) | (numbers > GRADE_RANGE[1])
+                ~np.isfinite(numbers)
+                | (numbers % 1 != 0)
+                | (numbers < GRADE_RANGE[0])
+                | (numbers > GRADE_RANGE[1])
             )
             if len(bad):
                 raise fail(
-                    bad[0], f"relevance grade {values[bad[0]]!r} is not an integer from {GRADE_RANGE[0]} to {GRADE_RANGE[1]}"
+                    bad[0],
+                    f"relevance grade {values[bad[0]]!r} is not an integer from "
+                    f"{GRADE_RANGE[0]} to {GRADE_RANGE[1]}",
                 )
             out[canonical] = numbers.astype(np.int64)
         else:
             bad = np.flatnonzero(~np.isfinite(numbers))
             if len(bad):
-                raise fail(bad[0], f"{canonical} {quoted(str(values[bad[0]]))} is not a finite number")
+                raise fail(
+                    bad[0], f"{canonical} {quoted(str(values[bad[0]]))} is not a finite number"
+                )
             out[canonical] = numbers
     qid_codes = encode_queries(out["qid"])["qid_codes"]
     dup_rows = duplicate_rows(qid_codes, out["docid"], DocidKeys.of(out["docid"]).values)
@@ -127,16 +159,27 @@ def columns_from_frame(
         for row, pair in enumerate(zip(qid_codes.tolist(), out["docid"].to_pylist())):
             first_of.setdefault(pair, row)
         if duplicates == "qrels":
-            pairs = list(zip(qid_codes[dup_rows].tolist(), out["docid"].take(pa.array(dup_rows)).to_pylist()))
-            conflicting = [r for r, pair in zip(dup_rows, pairs) if out["rel"][first_of[pair]] != out["rel"][r]]
+            pairs = list(
+                zip(qid_codes[dup_rows].tolist(), out["docid"].take(pa.array(dup_rows)).to_pylist())
+            )
+            conflicting = [
+                r for r, pair in zip(dup_rows, pairs) if out["rel"][first_of[pair]] != out["rel"][r]
+            ]
             if conflicting:
-                raise fail(conflicting[0], "the same (qid, docid) judged twice with different grades")
+                raise fail(
+                    conflicting[0], "the same (qid, docid) judged twice with different grades"
+                )
         keep = np.sort(np.fromiter(first_of.values(), dtype=np.int64))
-        out = {k: (v.take(pa.array(keep)) if isinstance(v, pa.Array) else v[keep]) for k, v in out.items()}
+        out = {
+            k: (v.take(pa.array(keep)) if isinstance(v, pa.Array) else v[keep])
+            for k, v in out.items()
+        }
     return out
 
 
-def _row_error(label: str, frame, row: int, first_row_line: int, unit: str, reason: str) -> FormatError:
+def _row_error(
+    label: str, frame, row: int, first_row_line: int, unit: str, reason: str
+) -> FormatError:
     line = ", ".join(str(v) for v in frame.iloc[int(row)].tolist())
     if unit == "line":
         return FormatError(label, int(row) + first_row_line, line, reason)

@@ -22,7 +22,16 @@ from rankviz.io.trec import read_trec
 
 DUPLICATE_POLICIES = ("error", "first")
 
-__all__ = ["DUPLICATE_POLICIES", "Qrels", "Run", "read_qrels", "read_run", "run_name_from_path", "run_names", "unique_names"]
+__all__ = [
+    "DUPLICATE_POLICIES",
+    "Qrels",
+    "Run",
+    "read_qrels",
+    "read_run",
+    "run_name_from_path",
+    "run_names",
+    "unique_names",
+]
 
 
 def run_name_from_path(path: str) -> str:
@@ -43,7 +52,9 @@ def run_names(paths: Sequence[str | os.PathLike]) -> list[str]:
     for text in texts:
         real = os.path.realpath(text)
         if real in seen:
-            raise OptionError(f"{text}: the same run file is given twice (as {seen[real]} and {text})")
+            raise OptionError(
+                f"{text}: the same run file is given twice (as {seen[real]} and {text})"
+            )
         seen[real] = text
     names = [run_name_from_path(t) for t in texts]
     for name in set(names):
@@ -55,7 +66,8 @@ def run_names(paths: Sequence[str | os.PathLike]) -> list[str]:
             {i: "/".join(p[-depth - 1 : -1] + [name]) for i, p in parts.items()}
             for depth in range(1, len(max(parts.values(), key=len)))
         ]
-        tried.insert(0, {i: p[-1] for i, p in parts.items()})  # run.txt beside run.txt.gz: the file names
+        # run.txt beside run.txt.gz: the file names
+        tried.insert(0, {i: p[-1] for i, p in parts.items()})
         tried.append({i: "/".join(p) for i, p in parts.items()})
         chosen = next(t for t in tried if len(set(t.values())) == len(clashing))
         for i in clashing:
@@ -65,13 +77,23 @@ def run_names(paths: Sequence[str | os.PathLike]) -> list[str]:
 
 
 def unique_names(names: Sequence[str], what: str = "run") -> None:
-    """Refuse two runs (or other named inputs) going by the same name: their numbers would be confused."""
+    """Refuse two runs (or other named inputs) going by the same name: their numbers would be
+    confused."""
     repeated = sorted({n for n in names if list(names).count(n) > 1})
     if repeated:
-        raise OptionError(f"{what} names must be unique, or their numbers would be mixed up; repeated: {', '.join(repeated)}")
+        raise OptionError(
+            f"{what} names must be unique, or their numbers would be mixed up; "
+            f"repeated: {', '.join(repeated)}"
+        )
 
 
-def read_run(source: Source, *, name: str | None = None, filename: str | None = None, duplicates: str = "error") -> Run:
+def read_run(
+    source: Source,
+    *,
+    name: str | None = None,
+    filename: str | None = None,
+    duplicates: str = "error",
+) -> Run:
     """Read a run from a path or from bytes (``filename`` then names it in messages and formats).
 
     Format by extension: ``.csv``, ``.parquet``, ``.tsv`` with a header naming ``qid`` and
@@ -80,7 +102,9 @@ def read_run(source: Source, *, name: str | None = None, filename: str | None = 
     twice for one query; ``"first"`` keeps its first line.
     """
     if duplicates not in DUPLICATE_POLICIES:
-        raise OptionError(f"duplicates must be one of {', '.join(DUPLICATE_POLICIES)}, not {duplicates!r}")
+        raise OptionError(
+            f"duplicates must be one of {', '.join(DUPLICATE_POLICIES)}, not {duplicates!r}"
+        )
     label = label_of(source, filename)
     run_name = name if name is not None else run_name_from_path(label)
     kind = _table_kind(source, label)
@@ -105,7 +129,15 @@ def run_from_columns(columns: dict, queries: dict, *, name: str, label: str) -> 
     keys = columns.get("docid_keys")
     columns.clear()
     pa.default_memory_pool().release_unused()  # the parse buffers, back to the system
-    return Run(name=name, source=label, **queries, docids=docids, score=score, rank_column=rank, docid_keys=keys)
+    return Run(
+        name=name,
+        source=label,
+        **queries,
+        docids=docids,
+        score=score,
+        rank_column=rank,
+        docid_keys=keys,
+    )
 
 
 def read_qrels(source: Source, *, filename: str | None = None) -> Qrels:
@@ -121,7 +153,11 @@ def read_qrels(source: Source, *, filename: str | None = None) -> Qrels:
         columns, _ = read_trec(source, label, "qrels", duplicates="qrels")
     else:
         columns = read_named(source, label, kind, ("qid", "docid", "rel"), (), "qrels")
-    return Qrels(**encode(columns["qid"], columns["docid"]), source=label, grade=np.asarray(columns["rel"], dtype=np.int64))
+    return Qrels(
+        **encode(columns["qid"], columns["docid"]),
+        source=label,
+        grade=np.asarray(columns["rel"], dtype=np.int64),
+    )
 
 
 def _table_kind(source: Source, label: str) -> str:

@@ -29,7 +29,12 @@ MAX_LINE_BYTES = 16 << 20
 
 
 def too_long(label: str, line_no: int) -> FormatError:
-    return FormatError(label, line_no, None, f"the line is longer than {MAX_LINE_BYTES // 2**20} MiB: not a text file of lines")
+    return FormatError(
+        label,
+        line_no,
+        None,
+        f"the line is longer than {MAX_LINE_BYTES // 2**20} MiB: not a text file of lines",
+    )
 
 
 def lines_are_short(data: bytes) -> bool:
@@ -65,7 +70,9 @@ def open_binary(source: Source, label: str):
         except IsADirectoryError:
             raise FormatError(label, 0, None, "is a folder, not a file") from None
         except PermissionError:
-            raise FormatError(label, 0, None, "permission denied: the file cannot be read") from None
+            raise FormatError(
+                label, 0, None, "permission denied: the file cannot be read"
+            ) from None
         except OSError as exc:
             raise FormatError(label, 0, None, f"cannot be read ({exc.strerror or exc})") from None
     magic = raw.peek(2)[:2] if hasattr(raw, "peek") else raw.read(2)
@@ -86,7 +93,10 @@ def whole_file(path: str | os.PathLike) -> bytes | None:
         before = os.fstat(handle.fileno())
         data = handle.read()
         after = os.fstat(handle.fileno())
-    if len(data) != before.st_size or (after.st_size, after.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
+    if len(data) != before.st_size or (after.st_size, after.st_mtime_ns) != (
+        before.st_size,
+        before.st_mtime_ns,
+    ):
         return None
     return data
 
@@ -99,16 +109,21 @@ def is_gzip(source: Source) -> bool:
 
 
 def arrow_stream(source: Source):
-    """A native pyarrow stream of the decompressed content (no Python file object in the hot loop)."""
+    """A native pyarrow stream of the decompressed content (no Python file object in the hot
+    loop)."""
     if isinstance(source, (bytes, bytearray)):
         raw = pa.BufferReader(pa.py_buffer(bytes(source)))
         return pa.CompressedInputStream(raw, "gzip") if is_gzip(source) else raw
-    return pa.input_stream(str(source), compression="gzip") if is_gzip(source) else pa.memory_map(str(source))
+    return (
+        pa.input_stream(str(source), compression="gzip")
+        if is_gzip(source)
+        else pa.memory_map(str(source))
+    )
 
 
 def decompressed(data: bytes, label: str, *, limit: int) -> bytes:
-    """The bytes of an upload, gunzipped if gzip, refused when they decompress past ``limit`` (a gzip
-    bomb is found after reading ``limit`` bytes, never materialised whole)."""
+    """The bytes of an upload, gunzipped if gzip, refused when they decompress past ``limit`` (a
+    gzip bomb is found after reading ``limit`` bytes, never materialised whole)."""
     if bytes(data[:2]) != GZIP_MAGIC:
         if len(data) > limit:
             raise FormatError(label, 0, None, f"larger than the limit of {limit // 2**20} MB")
@@ -119,7 +134,9 @@ def decompressed(data: bytes, label: str, *, limit: int) -> bytes:
     except (OSError, EOFError) as exc:
         raise FormatError(label, 0, None, f"cannot decompress: {exc}") from None
     if len(content) > limit:
-        raise FormatError(label, 0, None, f"decompresses to more than the limit of {limit // 2**20} MB")
+        raise FormatError(
+            label, 0, None, f"decompresses to more than the limit of {limit // 2**20} MB"
+        )
     return content
 
 
@@ -146,7 +163,8 @@ def check_text(head: bytes, label: str) -> None:
 
 
 def lines(source: Source, label: str) -> Iterator[tuple[int, bytes]]:
-    """(1-based line number, line without its end) under the line rule, the byte-order mark dropped."""
+    """(1-based line number, line without its end) under the line rule, the byte-order mark
+    dropped."""
     number = 0
     with open_binary(source, label) as stream:
         try:
@@ -173,4 +191,6 @@ def decode(raw: bytes, label: str, line_no: int) -> str:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         shown = raw.decode("utf-8", errors="replace")
-        raise FormatError(label, line_no, shown, f"not UTF-8 text (byte {exc.start + 1} of the line)") from None
+        raise FormatError(
+            label, line_no, shown, f"not UTF-8 text (byte {exc.start + 1} of the line)"
+        ) from None

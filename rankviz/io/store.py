@@ -1,4 +1,5 @@
-"""Parsed runs kept on disk as Arrow IPC files, keyed on the content of the file they were read from.
+"""Parsed runs kept on disk as Arrow IPC files, keyed on the content of the file they were read
+from.
 
 Reading a 7M-line run takes a second or more; opening its stored columns takes milliseconds (they
 are memory-mapped, not read: the operating system pages them in as they are used and shares them
@@ -38,7 +39,9 @@ FORMAT = "1"  # bump when the stored columns change: older files are then ignore
 def store_folder() -> Path | None:
     """The disk store's folder: ``RANKVIZ_STORE`` (``off``: none), by default ``~/.cache/rankviz``
     (or under ``XDG_CACHE_HOME``). Parsed runs and the documents' side files live there."""
-    folder = os.environ.get("RANKVIZ_STORE") or str(Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rankviz")
+    folder = os.environ.get("RANKVIZ_STORE") or str(
+        Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rankviz"
+    )
     return None if folder == "off" else Path(folder)
 
 
@@ -49,8 +52,14 @@ class RunStore:
         self.folder = Path(folder)
         self.budget = budget
 
-    def get(self, path: str | os.PathLike, name: str, read: Callable[[], Run], *,
-            parse: Callable[[bytes], Run] | None = None) -> Run:  # fmt: skip
+    def get(
+        self,
+        path: str | os.PathLike,
+        name: str,
+        read: Callable[[], Run],
+        *,
+        parse: Callable[[bytes], Run] | None = None,
+    ) -> Run:
         """The run read from ``path`` under ``name``: opened from the store when its content was
         stored before, else ``read()`` and stored for next time. ``parse``: the run from the file's
         bytes; given, a file not seen before is read once, for its hash and its parse both (not
@@ -59,11 +68,15 @@ class RunStore:
         path = Path(path)
         data = None
         try:
-            note = self._note(path)  # the stamp before reading: bytes read later are never noted under it
+            # the stamp before reading: bytes read later are never noted under it
+            note = self._note(path)
             content = _read_note(note)
             if content is None:
                 data = _whole(path) if parse is not None else None
-                content = _write_note(note, hashlib.sha256(data).hexdigest() if data is not None else _file_digest(path))
+                content = _write_note(
+                    note,
+                    hashlib.sha256(data).hexdigest() if data is not None else _file_digest(path),
+                )
         except OSError:
             return read()  # the reader names what is wrong with the file
         if data is not None and parse is not None:
@@ -86,7 +99,8 @@ class RunStore:
     def _note(self, path: Path) -> Path:
         """Where the content hash of the file as it is now (its stamp) is noted."""
         info = path.stat()
-        seen = f"{path.resolve()}\0{info.st_mtime_ns}\0{info.st_ctime_ns}\0{info.st_size}\0{info.st_ino}"
+        stamp = (info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino)
+        seen = "\0".join(map(str, (path.resolve(), *stamp)))
         return self.folder / "stamps" / hashlib.sha1(seen.encode()).hexdigest()
 
     def _write(self, stored: Path, run: Run) -> None:
@@ -99,21 +113,25 @@ class RunStore:
                 "docid_key": from_numpy(run.keys.values),
             }
         )
-        metadata = {"rankviz": FORMAT, "numeric": "1" if run.keys.numeric else "0",
-                    "query_ids": json.dumps(run.query_ids.tolist())}  # fmt: skip
+        metadata = {
+            "rankviz": FORMAT,
+            "numeric": "1" if run.keys.numeric else "0",
+            "query_ids": json.dumps(run.query_ids.tolist()),
+        }
         table = table.replace_schema_metadata(metadata)
 
         def write(sink) -> None:
             with pa.ipc.new_file(sink, table.schema) as writer:
-                writer.write_table(table, max_chunksize=max(len(table), 1))  # one batch: every column opens as a view
+                # one batch: every column opens as a view
+                writer.write_table(table, max_chunksize=max(len(table), 1))
 
         _atomic_write(stored, write)
         _trim(self.folder / "runs", ".arrow", self.budget)
 
 
 class ArrayStore:
-    """Small results kept on disk as ``.npz`` files (plain arrays: loading them runs no pickle), each
-    under a key that says everything it depends on; at most ``budget`` bytes of them, the least
+    """Small results kept on disk as ``.npz`` files (plain arrays: loading them runs no pickle),
+    each under a key that says everything it depends on; at most ``budget`` bytes of them, the least
     recently used removed first. Like the run store, a cache: a damaged file is as good as none."""
 
     def __init__(self, folder: str | os.PathLike, *, budget: int) -> None:
@@ -134,7 +152,8 @@ class ArrayStore:
             return None
 
     def put(self, key: str, arrays: dict[str, np.ndarray]) -> None:
-        """Keep ``arrays`` under ``key``; a folder that cannot be written is skipped, never an error."""
+        """Keep ``arrays`` under ``key``; a folder that cannot be written is skipped, never an
+        error."""
         buffer = io.BytesIO()
         np.savez(buffer, allow_pickle=False, **arrays)
         try:
@@ -145,7 +164,8 @@ class ArrayStore:
 
 
 def _trim(folder: Path, suffix: str, budget: int) -> None:
-    """Remove the least recently used files of ``folder`` ending in ``suffix`` until they fit ``budget`` bytes."""
+    """Remove the least recently used files of ``folder`` ending in ``suffix`` until they fit
+    ``budget`` bytes."""
     files = []
     for entry in os.scandir(folder):
         if entry.name.endswith(suffix):
@@ -168,8 +188,12 @@ def _open(stored: Path, *, name: str, source: str) -> Run:
     metadata = {k.decode(): v.decode() for k, v in (table.schema.metadata or {}).items()}
     if metadata.get("rankviz") != FORMAT:
         raise ValueError("another format")
-    column = {field: table.column(field).chunk(0) if table.num_rows else table.column(field).combine_chunks()
-              for field in table.column_names}  # fmt: skip
+    column = {
+        field: table.column(field).chunk(0)
+        if table.num_rows
+        else table.column(field).combine_chunks()
+        for field in table.column_names
+    }
     return Run(
         name=name,
         source=source,
@@ -200,7 +224,8 @@ def _read_note(note: Path) -> str | None:
 
 
 def _write_note(note: Path, digest: str) -> str:
-    """Note the content hash of a stamp (skipped when the store cannot be written); the store's key for it."""
+    """Note the content hash of a stamp (skipped when the store cannot be written); the store's key
+    for it."""
     content = f"{digest}-{FORMAT}"
     try:
         _atomic_write(note, lambda sink: sink.write(content.encode()))
@@ -210,7 +235,8 @@ def _write_note(note: Path, digest: str) -> str:
 
 
 def _whole(path: Path) -> bytes:
-    """The file's bytes, read once (an OSError when it changed while being read: the reader then says so)."""
+    """The file's bytes, read once (an OSError when it changed while being read: the reader then
+    says so)."""
     data = whole_file(path)
     if data is None:
         raise OSError("the file changed while it was being read")

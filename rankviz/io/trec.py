@@ -50,10 +50,13 @@ QRELS_FIELDS = ("qid", "iter", "docid", "rel")
 GRADE_RANGE = (-(2**31), 2**31 - 1)  # grades are stored as int32
 
 _SPACE = " \t\v\f"  # C isspace less the line ends, which the line rule has taken already
-_RARE_SPACE = "\v\f"  # never a separator of the fast reader: a field holding one goes to the checked parser
+# never a separator of the fast reader: a field holding one goes to the checked parser
+_RARE_SPACE = "\v\f"
 _SEPARATORS = re.compile(f"[{_SPACE}]+")
 _INTEGER = re.compile(r"[+-]?[0-9]+(\.0*)?")  # "1.0" is the grade 1, as trec_eval reads it
-_FLOAT = re.compile(r"[+-]?(([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|inf|infinity|nan)", re.IGNORECASE)
+_FLOAT = re.compile(
+    r"[+-]?(([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|inf|infinity|nan)", re.IGNORECASE
+)
 _IGNORED = {"q0", "iter", "tag"}  # read only to vouch that they are there
 
 
@@ -63,9 +66,12 @@ def fields(line: str) -> list[str]:
     return _SEPARATORS.split(stripped) if stripped else []
 
 
-def read_trec(source: Source, label: str, kind: str, *, duplicates: str, start_line: int = 1) -> tuple[dict, dict]:
+def read_trec(
+    source: Source, label: str, kind: str, *, duplicates: str, start_line: int = 1
+) -> tuple[dict, dict]:
     """(columns, encoded query ids) of a run (``kind="run"``) or qrels file, and the
-    number its first line has in messages (``start_line``: a piece of a larger file starts further down)."""
+    number its first line has in messages (``start_line``: a piece of a larger file starts further
+    down)."""
     names = RUN_FIELDS if kind == "run" else QRELS_FIELDS
     head = sniff(source, label)
     check_text(head, label)
@@ -89,24 +95,38 @@ def _separator(head: bytes) -> str | None:
     return "\t" if tabs else " "
 
 
-def _read_fast(source: Source, names: tuple[str, ...], separator: str, label: str) -> tuple[dict, dict] | None:
-    """pyarrow's reader split on ``separator``, vouched for; None wherever the checked parser must judge."""
+def _read_fast(
+    source: Source, names: tuple[str, ...], separator: str, label: str
+) -> tuple[dict, dict] | None:
+    """pyarrow's reader split on ``separator``, vouched for; None wherever the checked parser must
+    judge."""
     other = " " if separator == "\t" else "\t"
     raw = _raw_bytes(source, label)
-    if raw is not None and (any(raw.find(byte) >= 0 for byte in (other.encode(), b"\x00", b"\v", b"\f"))
-                            or not lines_are_short(raw)):  # fmt: skip
+    if raw is not None and (
+        any(raw.find(byte) >= 0 for byte in (other.encode(), b"\x00", b"\v", b"\f"))
+        or not lines_are_short(raw)
+    ):
         return None
     # with the raw bytes checked, the ignored fields only need to be there (binary is the cheapest
     # read); otherwise they are dictionary-encoded and checked like every other field
     ignored = pa.binary() if raw is not None else pa.dictionary(pa.int32(), pa.string())
-    types = {"qid": pa.string(), "docid": pa.string(), "rank": pa.float64(), "score": pa.float64(), "rel": pa.int64()}
-    stream = arrow_stream(source) if raw is None else pa.BufferReader(pa.py_buffer(raw))  # no copy of the bytes
+    types = {
+        "qid": pa.string(),
+        "docid": pa.string(),
+        "rank": pa.float64(),
+        "score": pa.float64(),
+        "rel": pa.int64(),
+    }
+    # no copy of the bytes
+    stream = arrow_stream(source) if raw is None else pa.BufferReader(pa.py_buffer(raw))
     checked_raw = raw is not None
     try:
         table = pacsv.read_csv(
             stream,
             read_options=pacsv.ReadOptions(column_names=list(names), block_size=1 << 24),
-            parse_options=pacsv.ParseOptions(delimiter=separator, quote_char=False, escape_char=False, double_quote=False),
+            parse_options=pacsv.ParseOptions(
+                delimiter=separator, quote_char=False, escape_char=False, double_quote=False
+            ),
             convert_options=pacsv.ConvertOptions(
                 column_types={name: types.get(name, ignored) for name in names},
                 strings_can_be_null=False,
@@ -135,34 +155,46 @@ def _raw_bytes(source: Source, label: str) -> bytes | None:
         return None
     data = whole_file(source)
     if data is None:
-        raise FormatError(label, 0, None, "the file changed while it was being read (is it still being written?); read it again")
+        raise FormatError(
+            label,
+            0,
+            None,
+            "the file changed while it was being read (is it still being written?); read it again",
+        )
     return data
 
 
 def _plain(values, other: str | None) -> bool:
     """No string is empty or (read as binary) invalid UTF-8, and (unless ``other`` is None: already
-    checked in the raw bytes) none holds the other separator, a vertical tab, a form feed or a NUL byte."""
+    checked in the raw bytes) none holds the other separator, a vertical tab, a form feed or a NUL
+    byte."""
     if len(values) == 0:
         return True
     lengths = pc.min_max(pc.binary_length(values)).as_py()
-    if lengths["min"] == 0 or lengths["max"] > MAX_LINE_BYTES // 2:  # an empty field, or one only the checked parser judges
+    # an empty field, or one only the checked parser judges
+    if lengths["min"] == 0 or lengths["max"] > MAX_LINE_BYTES // 2:
         return False
     if pa.types.is_binary(values.type) and not _ascii(values):
         try:
-            pc.cast(values, pa.string())  # validates each value, as the checked parser decodes each line
+            # validates each value, as the checked parser decodes each line
+            pc.cast(values, pa.string())
         except pa.ArrowInvalid:
             return False
     if other is None:
         return True
     if pc.all(pc.ascii_is_printable(values)).as_py():  # printable ASCII holds no tab and no NUL
         return other == "\t" or not pc.any(pc.match_substring(values, other)).as_py()
-    return not pc.any(pc.match_substring_regex(values, f"[{re.escape(other)}\\x00\\x0b\\x0c]")).as_py()
+    return not pc.any(
+        pc.match_substring_regex(values, f"[{re.escape(other)}\\x00\\x0b\\x0c]")
+    ).as_py()
 
 
 def _ascii(values: pa.Array) -> bool:
     """Every byte of the values below 0x80 (so valid UTF-8), read from the data buffer at once."""
     offsets = np.frombuffer(values.buffers()[1], np.int32)
-    data = np.frombuffer(values.buffers()[2], np.uint8)[offsets[values.offset] : offsets[values.offset + len(values)]]
+    data = np.frombuffer(values.buffers()[2], np.uint8)[
+        offsets[values.offset] : offsets[values.offset + len(values)]
+    ]
     return not len(data) or int(data.max()) < 0x80
 
 
@@ -183,13 +215,17 @@ def _vouch(columns: dict, *, other: str | None) -> tuple[dict, dict] | None:
         keying = pool.submit(_docid_keys, docid, other)
         queries = encode_queries(columns["qid"])
         banned = f"{other}\x00{_RARE_SPACE}" if other else ""
-        if any(not q or q.startswith("#") or any(c in q for c in banned) for q in queries["query_ids"]):
+        if any(
+            not q or q.startswith("#") or any(c in q for c in banned) for q in queries["query_ids"]
+        ):
             return None
-        checking = pool.submit(_duplicates, queries["qid_codes"], docid, keying)  # once the keys are done
+        # once the keys are done
+        checking = pool.submit(_duplicates, queries["qid_codes"], docid, keying)
         converted = _numbers(columns)
         keys, duplicated = keying.result(), checking.result()
     if keys is None or converted is None or duplicated:
-        return None  # a docid breaking the rule or twice for a query: the checked parser names the line
+        # a docid breaking the rule or twice for a query: the checked parser names the line
+        return None
     return {**converted, "docid": docid, "docid_keys": keys}, queries
 
 
@@ -205,7 +241,8 @@ def _docid_keys(docid, other: str | None) -> DocidKeys | None:
 
 
 def _numbers(columns: dict) -> dict | None:
-    """Scores, ranks and grades as NumPy; None if a score or rank is not finite or a grade out of range."""
+    """Scores, ranks and grades as NumPy; None if a score or rank is not finite or a grade out of
+    range."""
     converted = {name: columns[name] for name in ("qid",)}
     if "rank" in columns:  # kept as read (only ties="run" orders by it): checked where it is
         if not pc.all(pc.is_finite(columns["rank"])).as_py():
@@ -219,7 +256,10 @@ def _numbers(columns: dict) -> dict | None:
             if (
                 name == "rel"
                 and len(converted[name])
-                and not (GRADE_RANGE[0] <= converted[name].min() and converted[name].max() <= GRADE_RANGE[1])
+                and not (
+                    GRADE_RANGE[0] <= converted[name].min()
+                    and converted[name].max() <= GRADE_RANGE[1]
+                )
             ):
                 return None
     return converted
@@ -244,7 +284,9 @@ def _first(parts: list[str]) -> str:
 def _parse_run_line(parts: list[str], label: str, line_no: int, line: str) -> tuple:
     if len(parts) < 6:
         found = f"found {len(parts)}{_first(parts)}"
-        raise FormatError(label, line_no, line, f"expected 6 fields 'qid Q0 docid rank score tag', {found}")
+        raise FormatError(
+            label, line_no, line, f"expected 6 fields 'qid Q0 docid rank score tag', {found}"
+        )
     rank = _number(parts[3], "rank", label, line_no, line)
     score = _number(parts[4], "score", label, line_no, line)
     return parts[0], parts[2], rank, score
@@ -252,19 +294,29 @@ def _parse_run_line(parts: list[str], label: str, line_no: int, line: str) -> tu
 
 def _parse_qrels_line(parts: list[str], label: str, line_no: int, line: str) -> tuple:
     if len(parts) != 4:
-        raise FormatError(label, line_no, line, f"expected 4 fields 'qid iter docid rel', found {len(parts)}{_first(parts)}")
+        raise FormatError(
+            label,
+            line_no,
+            line,
+            f"expected 4 fields 'qid iter docid rel', found {len(parts)}{_first(parts)}",
+        )
     text = parts[3]
     if not _INTEGER.fullmatch(text):
         raise FormatError(label, line_no, line, f"relevance grade {quoted(text)} is not an integer")
     grade = int(text.split(".")[0])
     if not GRADE_RANGE[0] <= grade <= GRADE_RANGE[1]:
         low, high = GRADE_RANGE
-        raise FormatError(label, line_no, line, f"relevance grade {text[:40]} is out of range ({low} to {high})")
+        raise FormatError(
+            label, line_no, line, f"relevance grade {text[:40]} is out of range ({low} to {high})"
+        )
     return parts[0], parts[2], grade
 
 
-def read_checked(source: Source, label: str, kind: str, *, duplicates: str, start_line: int = 1) -> dict:
-    """Line by line: exactly the field rule, or a FormatError naming the line (numbered from ``start_line``)."""
+def read_checked(
+    source: Source, label: str, kind: str, *, duplicates: str, start_line: int = 1
+) -> dict:
+    """Line by line: exactly the field rule, or a FormatError naming the line (numbered from
+    ``start_line``)."""
     is_run = kind == "run"
     parse_line = _parse_run_line if is_run else _parse_qrels_line
     seen: dict[tuple[str, str], tuple[int, object]] = {}
@@ -285,18 +337,25 @@ def read_checked(source: Source, label: str, kind: str, *, duplicates: str, star
             if is_run and duplicates == "first":
                 continue
             what = "run" if is_run else "qrels"
-            detail = "" if is_run else f" with grade {row[2]} (grade {first_value} on line {first_line_no})"
+            detail = (
+                ""
+                if is_run
+                else (f" with grade {row[2]} (grade {first_value} on line {first_line_no})")
+            )
             raise FormatError(
                 label,
                 line_no,
                 line,
-                f"docid {quoted(row[1])} appears twice for query {quoted(row[0])} in the {what}{detail}; "
+                f"docid {quoted(row[1])} appears twice for query {quoted(row[0])} in the "
+                f"{what}{detail}; "
                 f"first on line {first_line_no}",
             )
         seen[key] = (line_no, row[2])
         rows.append(row)
     if not rows:
-        raise FormatError(label, 0, None, "empty file: no " + ("run" if is_run else "judgment") + " lines")
+        raise FormatError(
+            label, 0, None, "empty file: no " + ("run" if is_run else "judgment") + " lines"
+        )
     cols = list(zip(*rows))
     out = {"qid": pa.array(cols[0], pa.string()), "docid": pa.array(cols[1], pa.string())}
     if is_run:

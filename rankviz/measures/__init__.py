@@ -1,7 +1,8 @@
 """Measures: one module per family (spec + vectorised kernels); see :mod:`rankviz.measures.spec`.
 
 Each family describes itself (definition, convention, parameters), and :func:`describe_families`
-turns those descriptions into the measure table of docs/measures.md, ``rankviz measures`` and the app.
+turns those descriptions into the measure table of docs/measures.md, ``rankviz measures`` and the
+app.
 """
 
 # registered in the order every table lists them
@@ -14,7 +15,8 @@ def describe_families() -> list[tuple[str, str, str, str]]:
     """One row per family: how it is written, its definition, its convention, its parameters."""
     rows = []
     for family in FAMILIES.values():
-        own = [p for p in family.params if p is not JUDGED_ONLY]  # every condensable family takes it: said once
+        # every condensable family takes it: said once
+        own = [p for p in family.params if p is not JUDGED_ONLY]
         params = "; ".join(f"`{p.name}={p.default}`: {p.doc}{_values(p)}" for p in own) or "none"
         rows.append((family.names, family.definition, family.convention, params))
     return rows
@@ -28,10 +30,26 @@ def _values(param: Param) -> str:
 def markdown_table() -> str:
     """The measure table of docs/measures.md (tests/unit/test_docs.py keeps it in step)."""
     lines = ["| measure | definition | convention (default) | parameters |", "|---|---|---|---|"]
-    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in describe_families()]
+    lines += [
+        "| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |"
+        for row in describe_families()
+    ]
     condensable = ", ".join(f"`{f.name}`" for f in FAMILIES.values() if f.condensable)
-    lines += ["", f"Every family but `Judged` ({condensable}) also takes `judged_only=True`: {JUDGED_ONLY.doc}."]
+    lines += [
+        "",
+        f"Every family but `Judged` ({condensable}) also takes `judged_only=True`: "
+        f"{JUDGED_ONLY.doc}.",
+    ]
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["FAMILIES", "Family", "Measure", "Param", "describe_families", "make", "markdown_table", "parse"]
+__all__ = [
+    "FAMILIES",
+    "Family",
+    "Measure",
+    "Param",
+    "describe_families",
+    "make",
+    "markdown_table",
+    "parse",
+]

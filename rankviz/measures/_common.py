@@ -1,4 +1,5 @@
-"""Parameters shared by several measure families (defined with every other option in :mod:`rankviz.settings`)."""
+"""Parameters shared by several measure families (defined with every other option in
+:mod:`rankviz.settings`)."""
 
 from rankviz.settings import REL
 

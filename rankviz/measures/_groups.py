@@ -7,10 +7,11 @@ then have closed forms (McSherry & Najork, ECIR 2008) built from three primitive
 - :func:`expected_positional_sum`: E[sum over ranks p <= K of discount(p) * value at p], where the
   value at each position of a group is the group's mean (P, R, nDCG).
 - :func:`expected_cascade`: E[sum over p <= K of discount(p) * stop(p) * prod_{q<p} (1 - stop(q))]
-  (RR with 0/1 stops and discount 1/p, Hits@K with discount 1, ERR with graded stops). Inside a group
-  E[stop(x) prod_{y<x}(1 - stop(y))] = A(x-1) - A(x), where A(t) is the mean, over random t-prefixes
-  of the group, of the product of (1 - stop): a hypergeometric mixture over how many documents with a
-  positive stop the prefix holds, times the mean product over subsets of that many of them.
+  (RR with 0/1 stops and discount 1/p, Hits@K with discount 1, ERR with graded stops). Inside a
+  group E[stop(x) prod_{y<x}(1 - stop(y))] = A(x-1) - A(x), where A(t) is the mean, over random
+  t-prefixes of the group, of the product of (1 - stop): a hypergeometric mixture over how many
+  documents with a positive stop the prefix holds, times the mean product over subsets of that many
+  of them.
 - :func:`discount_sums`: per group, the sum of a discount over its positions inside the cutoff (AP's
   pairwise term sums 1/rank, nDCG's 1/log2(rank + 1)): position by position for small groups, by
   differences of the discount's prefix sums for large ones (a run's chance level is one group of
@@ -52,16 +53,26 @@ def tie_groups(table: RankingTable) -> TieGroups:
     cached = table._cache.get("groups")
     if cached is None:
         group = table.tie_group
-        first = np.flatnonzero(np.r_[True, group[1:] != group[:-1]]) if len(group) else np.zeros(0, np.int64)
+        first = (
+            np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+            if len(group)
+            else np.zeros(0, np.int64)
+        )
         size = np.diff(np.r_[first, len(group)]).astype(np.int64)
-        cached = TieGroups(table.row_query[first].astype(np.int64), table.pos[first].astype(np.int64), size)
+        cached = TieGroups(
+            table.row_query[first].astype(np.int64), table.pos[first].astype(np.int64), size
+        )
         table._cache["groups"] = cached
     return cached
 
 
-def group_sum(table: RankingTable, groups: TieGroups, rows: np.ndarray, values: np.ndarray | None = None) -> np.ndarray:
+def group_sum(
+    table: RankingTable, groups: TieGroups, rows: np.ndarray, values: np.ndarray | None = None
+) -> np.ndarray:
     """Sum of ``values`` (or a count) over the given rows within each tie group."""
-    return np.bincount(_group_index(table, rows), weights=values, minlength=len(groups)).astype(np.float64)
+    return np.bincount(_group_index(table, rows), weights=values, minlength=len(groups)).astype(
+        np.float64
+    )
 
 
 def _group_index(table: RankingTable, rows: np.ndarray) -> np.ndarray:
@@ -82,12 +93,16 @@ def inside(groups: TieGroups, cutoff: int | None) -> np.ndarray:
 
 
 #: Groups spanning up to this many positions inside the cutoff sum a discount position by position;
-#: wider ones by a difference of its prefix sums (relative error ~1e-15 x the span's ratio to the start).
+#: wider ones by a difference of its prefix sums (relative error ~1e-15 x the span's ratio to the
+#: start).
 ENUMERATED_SPAN = 64
 
 
-def discount_sums(groups: TieGroups, selected: np.ndarray, cutoff: int | None, discount) -> np.ndarray:
-    """For each selected group, the sum of ``discount(rank)`` over its positions inside the cutoff (1-based ranks)."""
+def discount_sums(
+    groups: TieGroups, selected: np.ndarray, cutoff: int | None, discount
+) -> np.ndarray:
+    """For each selected group, the sum of ``discount(rank)`` over its positions inside the cutoff
+    (1-based ranks)."""
     span = inside(groups, cutoff)[selected]
     start = groups.start[selected]
     sums = np.zeros(len(selected))
@@ -95,11 +110,15 @@ def discount_sums(groups: TieGroups, selected: np.ndarray, cutoff: int | None, d
     counts = span[narrow]
     local = np.repeat(np.arange(len(narrow)), counts)
     offset = np.arange(len(local)) - np.repeat(np.cumsum(counts) - counts, counts) + 1
-    sums[narrow] = np.bincount(local, weights=discount(start[narrow][local] + offset), minlength=len(narrow))
+    sums[narrow] = np.bincount(
+        local, weights=discount(start[narrow][local] + offset), minlength=len(narrow)
+    )
     wide = np.flatnonzero(span > ENUMERATED_SPAN)
     if len(wide):
         last = int((start[wide] + span[wide]).max())
-        prefix = np.concatenate([[0.0], np.cumsum(discount(np.arange(1, last + 1, dtype=np.float64)))])
+        prefix = np.concatenate(
+            [[0.0], np.cumsum(discount(np.arange(1, last + 1, dtype=np.float64)))]
+        )
         sums[wide] = prefix[start[wide] + span[wide]] - prefix[start[wide]]
     return sums
 
@@ -107,7 +126,8 @@ def discount_sums(groups: TieGroups, selected: np.ndarray, cutoff: int | None, d
 def expected_positional_sum(
     table: RankingTable, cutoff: int | None, rows: np.ndarray, values: np.ndarray, discount=None
 ) -> np.ndarray:
-    """Per query E[sum over ranks p <= K of discount(p) * value(p)] under random orders inside groups.
+    """Per query E[sum over ranks p <= K of discount(p) * value(p)] under random orders inside
+    groups.
 
     ``rows`` and ``values`` give the nonzero values; each position of a group holds the group's mean
     value in expectation. Without a discount this is sum over groups of (positions inside K) * mean.
@@ -115,14 +135,19 @@ def expected_positional_sum(
     groups = tie_groups(table)
     mean = group_sum(table, groups, rows, values) / np.maximum(groups.size, 1)
     if discount is None:
-        return np.bincount(groups.query, weights=mean * inside(groups, cutoff), minlength=table.n_queries)
+        return np.bincount(
+            groups.query, weights=mean * inside(groups, cutoff), minlength=table.n_queries
+        )
     selected = np.flatnonzero((mean != 0) & (inside(groups, cutoff) > 0))
     weighted = mean[selected] * discount_sums(groups, selected, cutoff, discount)
     return np.bincount(groups.query[selected], weights=weighted, minlength=table.n_queries)
 
 
-def expected_cascade(table: RankingTable, cutoff: int | None, rows: np.ndarray, stop: np.ndarray, discount) -> np.ndarray:
-    """Per query E[sum_{p <= K} discount(p) * stop(p) * prod_{q < p} (1 - stop(q))], random orders inside groups.
+def expected_cascade(
+    table: RankingTable, cutoff: int | None, rows: np.ndarray, stop: np.ndarray, discount
+) -> np.ndarray:
+    """Per query E[sum_{p <= K} discount(p) * stop(p) * prod_{q < p} (1 - stop(q))], random orders
+    inside groups.
 
     ``rows`` (table order) are the documents with a positive stop probability ``stop`` in (0, 1];
     every other document has stop 0. ``discount`` maps 1-based ranks to weights.
@@ -135,7 +160,10 @@ def expected_cascade(table: RankingTable, cutoff: int | None, rows: np.ndarray, 
     log_continue = np.where(certain, 0.0, np.log1p(-np.where(certain, 0.0, stop)))
     # the product over a whole earlier group does not depend on its order
     reach = np.exp(exclusive_group_prefix(groups, group_sum(table, groups, rows, log_continue)))
-    reach[exclusive_group_prefix(groups, group_sum(table, groups, rows, certain.astype(np.float64))) > 0] = 0.0
+    reach[
+        exclusive_group_prefix(groups, group_sum(table, groups, rows, certain.astype(np.float64)))
+        > 0
+    ] = 0.0
     positive = group_sum(table, groups, rows).astype(np.int64)
     span = inside(groups, cutoff)
     selected = np.flatnonzero((positive > 0) & (span > 0) & (reach > 0))
@@ -145,13 +173,17 @@ def expected_cascade(table: RankingTable, cutoff: int | None, rows: np.ndarray, 
     size = groups.size[selected].astype(np.float64)
     steps = span[selected]
     if bool(np.all(certain)):  # RR, Hits: the first positive document stops; no subsets to weigh
-        total = _first_positive(size, size - positive[selected], steps, groups.start[selected], discount)
+        total = _first_positive(
+            size, size - positive[selected], steps, groups.start[selected], discount
+        )
         np.add.at(result, groups.query[selected], reach[selected] * total)
         return result
 
     # B[g, j]: mean over j-subsets of the group's positive documents of prod (1 - stop), j < J
     local = np.searchsorted(selected, _group_index(table, rows))
-    mine = (local < len(selected)) & (selected[np.minimum(local, len(selected) - 1)] == _group_index(table, rows))
+    mine = (local < len(selected)) & (
+        selected[np.minimum(local, len(selected) - 1)] == _group_index(table, rows)
+    )
     item_group, item_continue = local[mine], 1.0 - stop[mine]
     item_index = np.arange(len(item_group)) - np.searchsorted(item_group, item_group)
     n_positive = positive[selected]
@@ -162,10 +194,12 @@ def expected_cascade(table: RankingTable, cutoff: int | None, rows: np.ndarray, 
     for i in range(int(item_index.max()) + 1):
         at = item_index == i
         g, w = item_group[at], item_continue[at][:, None]
-        share = np.minimum(j / (i + 1.0), 1.0)  # a j-subset of i+1 items holds the new one with probability j/(i+1)
+        # a j-subset of i+1 items holds the new one with probability j/(i+1)
+        share = np.minimum(j / (i + 1.0), 1.0)
         subset_mean[g, 1:] = share * w * subset_mean[g, :-1] + (1.0 - share) * subset_mean[g, 1:]
 
-    # walk t = 0..m through each group's prefix: hypergeometric P(j positive documents in a t-prefix)
+    # walk t = 0..m through each group's prefix: hypergeometric P(j positive documents in a
+    # t-prefix)
     zeros = size - n_positive
     pmf = np.zeros((len(selected), width))
     pmf[:, 0] = 1.0
@@ -184,20 +218,31 @@ def expected_cascade(table: RankingTable, cutoff: int | None, rows: np.ndarray, 
         # cumsum adds left to right (sum() is pairwise, its order set by the batch's width): a
         # query's value must not depend on the widest group of the queries evaluated with it
         current = np.cumsum(stepped * subset_mean[active], axis=1)[:, -1]
-        total[active] += (previous[active] - current) * discount(groups.start[selected[active]] + t + 1)
+        total[active] += (previous[active] - current) * discount(
+            groups.start[selected[active]] + t + 1
+        )
         previous[active] = current
     np.add.at(result, groups.query[selected], reach[selected] * total)
     return result
 
 
-def _first_positive(size: np.ndarray, zeros: np.ndarray, steps: np.ndarray, start: np.ndarray, discount) -> np.ndarray:
-    """Per group, sum over t < steps of P(the first positive document is at t + 1) * discount(start + t + 1),
-    in a uniformly random order of ``size`` documents, ``zeros`` of them not positive. P(no positive in
-    a t-prefix) is the product of (zeros - i) / (size - i) over i < t, taken in t's order as the general
-    walk takes it, and the terms added in t's order (a group's value does not depend on the batch)."""
+def _first_positive(
+    size: np.ndarray, zeros: np.ndarray, steps: np.ndarray, start: np.ndarray, discount
+) -> np.ndarray:
+    """Per group, sum over t < steps of P(the first positive document is at t + 1) * discount(start
+    + t + 1),
+    in a uniformly random order of ``size`` documents, ``zeros`` of them not positive. P(no positive
+    in a t-prefix) is the product of (zeros - i) / (size - i) over i < t, taken in t's order as the
+    general walk takes it, and the terms added in t's order (a group's value does not depend on the
+    batch)."""
     t = np.arange(int(steps.max()))
     inside_ = t[None, :] < steps[:, None]
-    ratio = np.where(inside_, np.clip(zeros[:, None] - t, 0, None) / np.maximum(size[:, None] - t, 1.0), 1.0)
-    before = np.cumprod(np.concatenate([np.ones((len(size), 1)), ratio], axis=1), axis=1)  # A(0), A(1), ...
-    terms = np.where(inside_, (before[:, :-1] - before[:, 1:]) * discount(start[:, None] + t + 1), 0.0)
+    ratio = np.where(
+        inside_, np.clip(zeros[:, None] - t, 0, None) / np.maximum(size[:, None] - t, 1.0), 1.0
+    )
+    # A(0), A(1), ...
+    before = np.cumprod(np.concatenate([np.ones((len(size), 1)), ratio], axis=1), axis=1)
+    terms = np.where(
+        inside_, (before[:, :-1] - before[:, 1:]) * discount(start[:, None] + t + 1), 0.0
+    )
     return np.cumsum(terms, axis=1)[:, -1]

@@ -16,9 +16,13 @@ if TYPE_CHECKING:
     from rankviz.ranking import RankingTable
 
 
-def per_query_sum(table: RankingTable, rows: np.ndarray, values: np.ndarray | None = None) -> np.ndarray:
+def per_query_sum(
+    table: RankingTable, rows: np.ndarray, values: np.ndarray | None = None
+) -> np.ndarray:
     """Sum of ``values`` (or a count) over the given rows within each query."""
-    return np.bincount(table.row_query[rows], weights=values, minlength=table.n_queries).astype(np.float64)
+    return np.bincount(table.row_query[rows], weights=values, minlength=table.n_queries).astype(
+        np.float64
+    )
 
 
 def per_query_ideal_sum(table: RankingTable, values: np.ndarray) -> np.ndarray:
@@ -43,7 +47,8 @@ def rank_among(table: RankingTable, rows: np.ndarray) -> np.ndarray:
 
 
 def exclusive_prefix_sum(table: RankingTable, rows: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """Sum of ``values`` over the earlier given rows of the same query (0 for each query's first)."""
+    """Sum of ``values`` over the earlier given rows of the same query (0 for each query's
+    first)."""
     return segment_prefix_sum(table.row_query[rows], values)
 
 
@@ -93,7 +98,8 @@ def first_hit_rank(table: RankingTable, rows: np.ndarray) -> np.ndarray:
     first = np.zeros(table.n_queries, dtype=np.float64)
     if len(rows):
         queries = table.row_query[rows]
-        at = np.flatnonzero(np.r_[True, queries[1:] != queries[:-1]])  # sorted rows: each query's first
+        # sorted rows: each query's first
+        at = np.flatnonzero(np.r_[True, queries[1:] != queries[:-1]])
         first[queries[at]] = table.pos[rows[at]] + 1
     return first
 

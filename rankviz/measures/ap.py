@@ -7,8 +7,20 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rankviz.measures._common import REL
-from rankviz.measures._groups import discount_sums, exclusive_group_prefix, group_sum, inside, tie_groups
-from rankviz.measures._segments import per_query_sum, rank_among, relevant_in_qrels, rows_with_grade_at_least, safe_divide
+from rankviz.measures._groups import (
+    discount_sums,
+    exclusive_group_prefix,
+    group_sum,
+    inside,
+    tie_groups,
+)
+from rankviz.measures._segments import (
+    per_query_sum,
+    rank_among,
+    relevant_in_qrels,
+    rows_with_grade_at_least,
+    safe_divide,
+)
 from rankviz.measures.spec import Family, register
 
 if TYPE_CHECKING:
@@ -32,16 +44,20 @@ def expected_average_precision(table: RankingTable, cutoff: int | None, *, rel: 
 
     Position x of a group of n documents with r relevant, after b relevant documents in earlier
     groups, is relevant with probability r/n; given that, the relevant documents up to it number
-    b + 1 + (x - 1)(r - 1)/(n - 1) in expectation. AP sums that precision over positions inside K: with
-    d = (r - 1)/(n - 1) and a group starting after s documents, sum_x (b + 1 + (x - 1) d)/(s + x) =
-    d m + (b + 1 - d (1 + s)) sum_x 1/(s + x) over its m positions inside K.
+    b + 1 + (x - 1)(r - 1)/(n - 1) in expectation. AP sums that precision over positions inside K:
+    with d = (r - 1)/(n - 1) and a group starting after s documents, sum_x (b + 1 + (x - 1) d)/(s +
+    x) = d m + (b + 1 - d (1 + s)) sum_x 1/(s + x) over its m positions inside K.
     """
     relevant = rows_with_grade_at_least(table, rel)
     groups = tie_groups(table)
     found = group_sum(table, groups, relevant)
     before = exclusive_group_prefix(groups, found)
     group = np.flatnonzero((found > 0) & (inside(groups, cutoff) > 0))
-    n, r, m = groups.size[group].astype(np.float64), found[group], inside(groups, cutoff)[group].astype(np.float64)
+    n, r, m = (
+        groups.size[group].astype(np.float64),
+        found[group],
+        inside(groups, cutoff)[group].astype(np.float64),
+    )
     d = np.where(n > 1, (r - 1) / np.maximum(n - 1, 1), 0.0)
     harmonic = discount_sums(groups, group, cutoff, lambda rank: 1.0 / rank)
     precision = (r / n) * (d * m + (before[group] + 1 - d * (1 + groups.start[group])) * harmonic)
@@ -57,7 +73,9 @@ FAMILY = register(
         cutoff_required=False,
         kernel=average_precision,
         expected=expected_average_precision,
-        definition="sum of precision at each relevant document in the top K / number of relevant documents in the qrels",
-        convention="trec_eval map / map_cut.K: the denominator counts relevant documents not retrieved",
+        definition="sum of precision at each relevant document in the top K / number of relevant "
+        "documents in the qrels",
+        convention="trec_eval map / map_cut.K: the denominator counts relevant documents not "
+        "retrieved",
     )
 )

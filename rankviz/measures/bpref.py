@@ -8,7 +8,12 @@ import numpy as np
 
 from rankviz.measures._common import REL
 from rankviz.measures._groups import exclusive_group_prefix, group_sum, tie_groups
-from rankviz.measures._segments import exclusive_prefix_sum, per_query_ideal_sum, per_query_sum, safe_divide
+from rankviz.measures._segments import (
+    exclusive_prefix_sum,
+    per_query_ideal_sum,
+    per_query_sum,
+    safe_divide,
+)
 from rankviz.measures.spec import Family, register
 
 if TYPE_CHECKING:
@@ -16,15 +21,18 @@ if TYPE_CHECKING:
 
 
 def _counts(table: RankingTable, rel: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per query: R, the relevant judgments (grade >= rel), and N, the non-relevant ones (0 <= grade < rel)."""
+    """Per query: R, the relevant judgments (grade >= rel), and N, the non-relevant ones (0 <= grade
+    < rel)."""
     relevant = per_query_ideal_sum(table, (table.ideal_grades >= rel).astype(np.float64))
-    nonrelevant = per_query_ideal_sum(table, ((table.ideal_grades >= 0) & (table.ideal_grades < rel)).astype(np.float64))
+    nonrelevant = per_query_ideal_sum(
+        table, ((table.ideal_grades >= 0) & (table.ideal_grades < rel)).astype(np.float64)
+    )
     return relevant, nonrelevant
 
 
 def bpref(table: RankingTable, cutoff: int | None, *, rel: int) -> np.ndarray:
-    """bpref = (1/R) sum over retrieved relevant documents r of 1 - min(n_r, R) / min(N, R), where n_r
-    counts the judged non-relevant documents ranked above r (trec_eval ``bpref``). Documents the
+    """bpref = (1/R) sum over retrieved relevant documents r of 1 - min(n_r, R) / min(N, R), where
+    n_r counts the judged non-relevant documents ranked above r (trec_eval ``bpref``). Documents the
     qrels do not judge, and those judged below 0 (trec_eval: in the pool, unjudged), are skipped.
     0 when R = 0."""
     relevant, nonrelevant = _counts(table, rel)
@@ -52,7 +60,9 @@ def expected_bpref(table: RankingTable, cutoff: int | None, *, rel: int) -> np.n
     t = np.clip(r - before, 0, m + 1)  # how many of B + 0 .. B + M stay below R
     mean_min = (t * before + t * (t - 1) / 2 + (m + 1 - t) * r) / (m + 1)
     contribution = hits * (1.0 - safe_divide(mean_min, np.minimum(n, r)))
-    return safe_divide(np.bincount(groups.query, weights=contribution, minlength=table.n_queries), relevant)
+    return safe_divide(
+        np.bincount(groups.query, weights=contribution, minlength=table.n_queries), relevant
+    )
 
 
 FAMILY = register(
@@ -63,8 +73,10 @@ FAMILY = register(
         cutoff_required=False,
         kernel=bpref,
         expected=expected_bpref,
-        definition="(1/R) sum over retrieved relevant r of 1 - min(judged non-relevant above r, R) / min(N, R)",
-        convention="trec_eval bpref: only judged documents count; N = judged non-relevant in the qrels",
+        definition="(1/R) sum over retrieved relevant r of 1 - min(judged non-relevant above r, R) "
+        "/ min(N, R)",
+        convention="trec_eval bpref: only judged documents count; N = judged non-relevant in the "
+        "qrels",
         cutoff_allowed=False,
     )
 )

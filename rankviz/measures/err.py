@@ -36,7 +36,10 @@ def _stops(table: RankingTable, gmax: int) -> tuple[np.ndarray, np.ndarray]:
     """Rows with a positive grade (grade 0 stops no one: R = 0, continuation 1) and their R."""
     top = int(table.ideal_grades.max(initial=0))
     if top > gmax:
-        raise MeasureError(f"ERR(gmax={gmax}): the qrels have grade {top} > gmax; set gmax to the top grade ({top})")
+        raise MeasureError(
+            f"ERR(gmax={gmax}): the qrels have grade {top} > gmax; set gmax to the "
+            f"top grade ({top})"
+        )
     gained = rows_with_grade_at_least(table, 1)
     return gained, (np.exp2(table.grade[gained].astype(np.float64)) - 1.0) / 2.0**gmax
 
@@ -60,7 +63,8 @@ FAMILY = register(
         cutoff_required=False,
         kernel=expected_reciprocal_rank,
         expected=expected_err,
-        definition="sum over ranks i <= K of R_i / i times the chance the user reached i, R = (2^g - 1) / 2^gmax",
+        definition="sum over ranks i <= K of R_i / i times the chance the user reached i, R = (2^g "
+        "- 1) / 2^gmax",
         convention="gdeval ERR@K with gmax = 4 by default; not normalised",
     )
 )

@@ -28,8 +28,8 @@ def hits(table: RankingTable, cutoff: int | None, *, rel: int) -> np.ndarray:
 def expected_hits(table: RankingTable, cutoff: int | None, *, rel: int) -> np.ndarray:
     """E[Hits@K] over random orders inside tie groups: P(a relevant document in the top K).
 
-    1 when a group wholly inside K holds one; for the group cut by K (n documents, r relevant, m of its
-    positions inside K) the chance is 1 - C(n - r, m) / C(n, m).
+    1 when a group wholly inside K holds one; for the group cut by K (n documents, r relevant, m of
+    its positions inside K) the chance is 1 - C(n - r, m) / C(n, m).
     """
     relevant = rows_with_grade_at_least(table, rel)
     return expected_cascade(table, cutoff, relevant, np.ones(len(relevant)), np.ones_like)

@@ -43,7 +43,8 @@ FAMILY = register(
         kernel=judged,
         expected=expected_judged,
         definition="judged documents in the top K / min(K, documents retrieved)",
-        convention="judged: listed in the qrels at a grade >= 0; a negative grade is trec_eval's 'in the pool, unjudged'",
+        convention="judged: listed in the qrels at a grade >= 0; a negative grade is trec_eval's "
+        "'in the pool, unjudged'",
         condensable=False,
     )
 )

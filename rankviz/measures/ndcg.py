@@ -8,7 +8,12 @@ import numpy as np
 
 from rankviz import settings
 from rankviz.measures._groups import expected_positional_sum
-from rankviz.measures._segments import per_query_ideal_sum, per_query_sum, rows_with_grade_at_least, safe_divide
+from rankviz.measures._segments import (
+    per_query_ideal_sum,
+    per_query_sum,
+    rows_with_grade_at_least,
+    safe_divide,
+)
 from rankviz.measures.spec import Family, register
 
 if TYPE_CHECKING:
@@ -32,22 +37,33 @@ def ndcg(table: RankingTable, cutoff: int | None, *, gain: str) -> np.ndarray:
     """
     top = table.top(cutoff)
     gained = rows_with_grade_at_least(top, 1)
-    dcg = per_query_sum(top, gained, _gain(top.grade[gained], gain) / np.log2(top.pos[gained] + 2.0))
+    dcg = per_query_sum(
+        top, gained, _gain(top.grade[gained], gain) / np.log2(top.pos[gained] + 2.0)
+    )
     return safe_divide(dcg, _ideal_dcg(table, cutoff, gain))
 
 
 def _ideal_dcg(table: RankingTable, cutoff: int | None, gain: str) -> np.ndarray:
     ideal_in = np.ones(len(table.ideal_pos), bool) if cutoff is None else table.ideal_pos < cutoff
-    return per_query_ideal_sum(table, _gain(table.ideal_grades, gain) / np.log2(table.ideal_pos + 2.0) * ideal_in)
+    return per_query_ideal_sum(
+        table, _gain(table.ideal_grades, gain) / np.log2(table.ideal_pos + 2.0) * ideal_in
+    )
 
 
 def expected_ndcg(table: RankingTable, cutoff: int | None, *, gain: str) -> np.ndarray:
-    """E[nDCG@K] over random orders inside tie groups: each position of a group gains the group's mean gain.
+    """E[nDCG@K] over random orders inside tie groups: each position of a group gains the group's
+    mean gain.
 
     The ideal DCG does not depend on the run's order.
     """
     gained = rows_with_grade_at_least(table, 1)
-    dcg = expected_positional_sum(table, cutoff, gained, _gain(table.grade[gained], gain), lambda rank: 1.0 / np.log2(rank + 1.0))
+    dcg = expected_positional_sum(
+        table,
+        cutoff,
+        gained,
+        _gain(table.grade[gained], gain),
+        lambda rank: 1.0 / np.log2(rank + 1.0),
+    )
     return safe_divide(dcg, _ideal_dcg(table, cutoff, gain))
 
 
@@ -61,7 +77,8 @@ FAMILY = register(
         expected=expected_ndcg,
         definition="DCG@K / ideal DCG@K, DCG = sum of gain / log2(rank + 1)",
         convention=(
-            "linear gain (trec_eval ndcg_cut.K) or gain=exp (gdeval); ideal from all judged documents; negative grades gain 0"
+            "linear gain (trec_eval ndcg_cut.K) or gain=exp (gdeval); ideal from all judged "
+            "documents; negative grades gain 0"
         ),
     )
 )

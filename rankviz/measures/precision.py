@@ -16,13 +16,15 @@ if TYPE_CHECKING:
 
 
 def precision(table: RankingTable, cutoff: int | None, *, rel: int) -> np.ndarray:
-    """P@K = relevant documents in the top K / K, also when fewer than K were retrieved (trec_eval P.K)."""
+    """P@K = relevant documents in the top K / K, also when fewer than K were retrieved (trec_eval
+    P.K)."""
     found = relevant_retrieved(table.top(cutoff), rel)
     return found / cutoff
 
 
 def expected_precision(table: RankingTable, cutoff: int | None, *, rel: int) -> np.ndarray:
-    """E[P@K]: a group cut by K contributes its relevant count times the share of its positions inside K."""
+    """E[P@K]: a group cut by K contributes its relevant count times the share of its positions
+    inside K."""
     relevant = rows_with_grade_at_least(table, rel)
     return expected_positional_sum(table, cutoff, relevant, np.ones(len(relevant))) / cutoff
 

@@ -15,11 +15,19 @@ from rankviz.options import Option
 if TYPE_CHECKING:
     from rankviz.ranking import RankingTable
 
-P = Option("p", 0.8, "persistence: the chance a user goes on to the next document", kind=float, low=0.01, high=0.99)
+P = Option(
+    "p",
+    0.8,
+    "persistence: the chance a user goes on to the next document",
+    kind=float,
+    low=0.01,
+    high=0.99,
+)
 RESIDUAL = Option(
     "residual",
     False,
-    "the residual instead of the value: what RBP could still gain were every unjudged document, and every rank past "
+    "the residual instead of the value: what RBP could still gain were every unjudged document, "
+    "and every rank past "
     "the list (or K), relevant",
     kind=bool,
     choices=(False, True),
@@ -30,7 +38,9 @@ def _depth(table: RankingTable, cutoff: int | None) -> np.ndarray:
     return np.diff(table.top(cutoff).offsets).astype(np.float64)
 
 
-def rbp(table: RankingTable, cutoff: int | None, *, rel: int, p: float, residual: bool) -> np.ndarray:
+def rbp(
+    table: RankingTable, cutoff: int | None, *, rel: int, p: float, residual: bool
+) -> np.ndarray:
     """RBP@K = (1 - p) sum over ranks i <= K of r_i p^(i-1), r_i = 1 for grade >= rel (binary).
 
     Residual: (1 - p) sum over the unjudged documents at ranks i <= K of p^(i-1), plus p^d for the
@@ -40,16 +50,22 @@ def rbp(table: RankingTable, cutoff: int | None, *, rel: int, p: float, residual
     top = table.top(cutoff)
     if residual:
         holes = np.flatnonzero(~top.judged)
-        return (1 - p) * per_query_sum(top, holes, p ** top.pos[holes].astype(np.float64)) + p ** _depth(table, cutoff)
+        return (1 - p) * per_query_sum(
+            top, holes, p ** top.pos[holes].astype(np.float64)
+        ) + p ** _depth(table, cutoff)
     hits = rows_with_grade_at_least(top, rel)
     return (1 - p) * per_query_sum(top, hits, p ** top.pos[hits].astype(np.float64))
 
 
-def expected_rbp(table: RankingTable, cutoff: int | None, *, rel: int, p: float, residual: bool) -> np.ndarray:
+def expected_rbp(
+    table: RankingTable, cutoff: int | None, *, rel: int, p: float, residual: bool
+) -> np.ndarray:
     """E[RBP@K] (or of its residual) over random orders inside tie groups: each position of a group
     holds the group's mean relevance (or share of unjudged documents)."""
     rows = np.flatnonzero(~table.judged) if residual else rows_with_grade_at_least(table, rel)
-    found = expected_positional_sum(table, cutoff, rows, np.ones(len(rows)), lambda rank: p ** (rank - 1.0))
+    found = expected_positional_sum(
+        table, cutoff, rows, np.ones(len(rows)), lambda rank: p ** (rank - 1.0)
+    )
     return (1 - p) * found + (p ** _depth(table, cutoff) if residual else 0.0)
 
 
@@ -61,8 +77,10 @@ FAMILY = register(
         cutoff_required=False,
         kernel=rbp,
         expected=expected_rbp,
-        definition="(1 - p) sum over ranks i <= K of r_i p^(i-1); residual=True: what unjudged and unretrieved ranks could add",
-        convention="Moffat & Zobel 2008, binary at grade >= rel, always printed as RBP(rel=...): ir_measures reads a "
+        definition="(1 - p) sum over ranks i <= K of r_i p^(i-1); residual=True: what unjudged and "
+        "unretrieved ranks could add",
+        convention="Moffat & Zobel 2008, binary at grade >= rel, always printed as RBP(rel=...): "
+        "ir_measures reads a "
         "bare RBP as graded; p = 0.8",
         always_named=("rel",),
         lower_is_better_with=("residual",),

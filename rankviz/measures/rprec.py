@@ -8,7 +8,12 @@ import numpy as np
 
 from rankviz.measures._common import REL
 from rankviz.measures._groups import group_sum, inside, tie_groups
-from rankviz.measures._segments import per_query_sum, relevant_in_qrels, rows_with_grade_at_least, safe_divide
+from rankviz.measures._segments import (
+    per_query_sum,
+    relevant_in_qrels,
+    rows_with_grade_at_least,
+    safe_divide,
+)
 from rankviz.measures.spec import Family, register
 
 if TYPE_CHECKING:
@@ -31,7 +36,9 @@ def expected_r_precision(table: RankingTable, cutoff: int | None, *, rel: int) -
     groups = tie_groups(table)
     hits = rows_with_grade_at_least(table, rel)
     mean = group_sum(table, groups, hits) / np.maximum(groups.size, 1)
-    found = np.bincount(groups.query, weights=mean * inside(groups, r[groups.query]), minlength=table.n_queries)
+    found = np.bincount(
+        groups.query, weights=mean * inside(groups, r[groups.query]), minlength=table.n_queries
+    )
     return safe_divide(found, r)
 
 

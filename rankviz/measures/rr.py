@@ -25,14 +25,19 @@ def reciprocal_rank(table: RankingTable, cutoff: int | None, *, rel: int) -> np.
     return safe_divide(np.ones_like(first), first)
 
 
-def expected_reciprocal_rank_of_first(table: RankingTable, cutoff: int | None, *, rel: int) -> np.ndarray:
-    """E[RR@K] over random orders inside tie groups: sum over ranks p <= K of P(first relevant at p) / p.
+def expected_reciprocal_rank_of_first(
+    table: RankingTable, cutoff: int | None, *, rel: int
+) -> np.ndarray:
+    """E[RR@K] over random orders inside tie groups: sum over ranks p <= K of P(first relevant at p)
+    / p.
 
     A cascade whose stop is 1 at a relevant document; inside the first group holding one, with n
     documents of which r relevant, P(none in the first t) = C(n - r, t) / C(n, t).
     """
     relevant = rows_with_grade_at_least(table, rel)
-    return expected_cascade(table, cutoff, relevant, np.ones(len(relevant)), lambda rank: 1.0 / rank)
+    return expected_cascade(
+        table, cutoff, relevant, np.ones(len(relevant)), lambda rank: 1.0 / rank
+    )
 
 
 FAMILY = register(

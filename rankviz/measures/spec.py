@@ -1,4 +1,5 @@
-"""A measure is a declarative spec (family, parameters with defaults and docs, cutoff) plus a kernel.
+"""A measure is a declarative spec (family, parameters with defaults and docs, cutoff) plus a
+kernel.
 
 Names follow ir_measures: ``RR@10``, ``nDCG(gain=exp)@10``, ``ERR(gmax=4)@20``. Parameters equal to
 their default are dropped, so ``str(parse("RR(rel=1)@10")) == "RR@10"`` and ``parse(str(m)) == m``.
@@ -53,7 +54,11 @@ class Family:
     @property
     def names(self) -> str:
         """How the family is written: ``RR``, ``RR@K`` (and its aliases)."""
-        forms = [f"{self.name}@K"] if self.cutoff_required else [self.name] + ([f"{self.name}@K"] if self.cutoff_allowed else [])
+        forms = (
+            [f"{self.name}@K"]
+            if self.cutoff_required
+            else [self.name] + ([f"{self.name}@K"] if self.cutoff_allowed else [])
+        )
         shown = [a for a in self.aliases if a.lower() != self.name.lower()][:1]
         return ", ".join(f"`{f}`" for f in forms) + (f" (alias {shown[0]})" if shown else "")
 
@@ -70,7 +75,8 @@ _LOOKUP: dict[str, str] = {}
 
 
 def register(family: Family) -> Family:
-    """Add a family; every family that can be condensed takes ``judged_only`` (last) besides its own parameters."""
+    """Add a family; every family that can be condensed takes ``judged_only`` (last) besides its own
+    parameters."""
     if family.condensable and JUDGED_ONLY not in family.params:
         family = replace(family, params=(*family.params, JUDGED_ONLY))
     FAMILIES[family.name] = family
@@ -107,7 +113,8 @@ class Measure:
 
     @property
     def higher_is_better(self) -> bool:
-        """Which way a value is better: what the optimistic tie order maximises (or, when False, minimises)."""
+        """Which way a value is better: what the optimistic tie order maximises (or, when False,
+        minimises)."""
         return not any(self.value_of(p) for p in self.family.lower_is_better_with)
 
     def __str__(self) -> str:
@@ -127,7 +134,9 @@ class Measure:
         return kernel(table, self.cutoff, **values)
 
 
-_SYNTAX = re.compile(r"^\s*(?P<name>[A-Za-z_]+)\s*(?:\((?P<params>[^()]*)\))?\s*(?:@\s*(?P<cutoff>\S+))?\s*$")
+_SYNTAX = re.compile(
+    r"^\s*(?P<name>[A-Za-z_]+)\s*(?:\((?P<params>[^()]*)\))?\s*(?:@\s*(?P<cutoff>\S+))?\s*$"
+)
 
 
 def make(name: str, cutoff: int | None = None, **params: object) -> Measure:
@@ -149,32 +158,47 @@ def make(name: str, cutoff: int | None = None, **params: object) -> Measure:
     for key in family.always_named:
         given.setdefault(key, family.param(key).default)
     ordered = tuple((p.name, given[p.name]) for p in family.params if p.name in given)
-    if cutoff is not None and (not isinstance(cutoff, (int, np.integer)) or not 1 <= cutoff <= MAX_CUTOFF):
-        raise MeasureError(f"{name}@{cutoff}: the cutoff must be at least 1 and at most {MAX_CUTOFF}")
+    if cutoff is not None and (
+        not isinstance(cutoff, (int, np.integer)) or not 1 <= cutoff <= MAX_CUTOFF
+    ):
+        raise MeasureError(
+            f"{name}@{cutoff}: the cutoff must be at least 1 and at most {MAX_CUTOFF}"
+        )
     if cutoff is None and family.cutoff_required:
         raise MeasureError(f"{family.name} needs a cutoff, e.g. {family.name}@10")
     if cutoff is not None and not family.cutoff_allowed:
-        raise MeasureError(f"{family.name} takes no cutoff (as trec_eval's {family.name.lower()}): write {family.name}")
+        raise MeasureError(
+            f"{family.name} takes no cutoff (as trec_eval's {family.name.lower()}): "
+            f"write {family.name}"
+        )
     return Measure(family.name, ordered, None if cutoff is None else int(cutoff))
 
 
 def parse(text: str | Measure, *, defaults: dict[str, object] | None = None) -> Measure:
-    """Parse ``"RR(rel=2)@10"``; ``defaults`` fill parameters the text does not set (if the family has them)."""
+    """Parse ``"RR(rel=2)@10"``; ``defaults`` fill parameters the text does not set (if the family
+    has them)."""
     if isinstance(text, Measure):
         return text
     if not isinstance(text, str):
         if not type(text).__module__.startswith("ir_measures"):
-            raise MeasureError(f"a measure is a name like RR@10 or nDCG(cutoff=10), not a {type(text).__name__}")
-        text = str(text)  # an ir_measures measure object prints its ir_measures name, which reads here too
+            raise MeasureError(
+                f"a measure is a name like RR@10 or nDCG(cutoff=10), not a {type(text).__name__}"
+            )
+        # an ir_measures measure object prints its ir_measures name, which reads here too
+        text = str(text)
     match = _SYNTAX.match(text)
     if not match:
-        raise MeasureError(f"cannot read measure {text!r}; write it like RR@10, nDCG(gain=exp)@10 or AP")
+        raise MeasureError(
+            f"cannot read measure {text!r}; write it like RR@10, nDCG(gain=exp)@10 or AP"
+        )
     params: dict[str, object] = {}
     if match["params"] and match["params"].strip():
         for item in match["params"].split(","):
             key, eq, value = item.partition("=")
             if not eq or not key.strip() or not value.strip():
-                raise MeasureError(f"in {text!r}: parameter {item.strip()!r} should look like name=value")
+                raise MeasureError(
+                    f"in {text!r}: parameter {item.strip()!r} should look like name=value"
+                )
             params[key.strip()] = value.strip()
     written = [match["cutoff"]] if match["cutoff"] is not None else []
     if "cutoff" in params:  # ir_measures' other spelling: nDCG(cutoff=10) is nDCG@10

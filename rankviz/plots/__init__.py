@@ -9,7 +9,7 @@ from rankviz.plots.intervals import (
     intervals,
     judged_bars,
     pvalue_heatmap,
-    tie_intervals,  # fmt: skip
+    tie_intervals,
     unjudged_intervals,
 )
 from rankviz.plots.runs import (
@@ -19,7 +19,7 @@ from rankviz.plots.runs import (
     group_bars,
     hits_curves,
     means_with_ci,
-    measure_scatter,  # fmt: skip
+    measure_scatter,
     rank_bins,
     relevant_rank_histogram,
 )

@@ -1,5 +1,5 @@
-"""Figures of how far a number can move and how sure it is: tie and unjudged intervals, forest plots,
-p-value and agreement heatmaps, achieved-significance curves."""
+"""Figures of how far a number can move and how sure it is: tie and unjudged intervals, forest
+plots, p-value and agreement heatmaps, achieved-significance curves."""
 
 from __future__ import annotations
 
@@ -13,8 +13,15 @@ from rankviz.plots.style import VERDICT_COLOURS, layout, plain, run_colour
 from rankviz.tie_policy import POLICIES
 
 
-def intervals(means: pd.DataFrame, low: str, high: str, marks: dict[str, str], title: str, measure: str,
-              colours: Mapping[str, str] | None = None) -> go.Figure:  # fmt: skip
+def intervals(
+    means: pd.DataFrame,
+    low: str,
+    high: str,
+    marks: dict[str, str],
+    title: str,
+    measure: str,
+    colours: Mapping[str, str] | None = None,
+) -> go.Figure:
     """Per run, a line from ``means[low]`` to ``means[high]`` (the run's colour) with the ``marks``
     columns (column -> marker symbol) on it."""
     runs = list(means.index)
@@ -29,8 +36,14 @@ def intervals(means: pd.DataFrame, low: str, high: str, marks: dict[str, str], t
         )
     )
     for i, run in enumerate(runs):
-        fig.add_shape(type="line", x0=means.at[run, low], x1=means.at[run, high], y0=plain(run), y1=plain(run),
-                      line={"color": run_colour(colours, run, i), "width": 4})  # fmt: skip
+        fig.add_shape(
+            type="line",
+            x0=means.at[run, low],
+            x1=means.at[run, high],
+            y0=plain(run),
+            y1=plain(run),
+            line={"color": run_colour(colours, run, i), "width": 4},
+        )
     for column, symbol in marks.items():
         if column in means:
             fig.add_scatter(
@@ -45,31 +58,61 @@ def intervals(means: pd.DataFrame, low: str, high: str, marks: dict[str, str], t
     return layout(fig, title, measure, "run")
 
 
-def tie_intervals(means: pd.DataFrame, measure: str, colours: Mapping[str, str] | None = None) -> go.Figure:
-    """Per run, the interval from the pessimistic to the optimistic mean, with the other policies marked in it."""
+def tie_intervals(
+    means: pd.DataFrame, measure: str, colours: Mapping[str, str] | None = None
+) -> go.Figure:
+    """Per run, the interval from the pessimistic to the optimistic mean, with the other policies
+    marked in it."""
     marks = {rule.name: rule.marker for rule in POLICIES.values() if rule.by_grade is None}
     title = f"{measure}: every tie order lies between the pessimistic and optimistic mean"
     return intervals(means, "pessimistic", "optimistic", marks, title, measure, colours)
 
 
-def unjudged_intervals(means: pd.DataFrame, measure: str, grade: int, colours: Mapping[str, str] | None = None) -> go.Figure:
-    """Per run, its value with unjudged documents not relevant and with those of its top K judged ``grade``."""
+def unjudged_intervals(
+    means: pd.DataFrame, measure: str, grade: int, colours: Mapping[str, str] | None = None
+) -> go.Figure:
+    """Per run, its value with unjudged documents not relevant and with those of its top K judged
+    ``grade``."""
     title = f"{measure}: unjudged documents not relevant (circle) or judged {grade} (diamond)"
-    return intervals(means, "low", "high", {"nonrelevant": "circle", "filled": "diamond"}, title, measure, colours)
+    return intervals(
+        means,
+        "low",
+        "high",
+        {"nonrelevant": "circle", "filled": "diamond"},
+        title,
+        measure,
+        colours,
+    )
 
 
-def judged_bars(judged: pd.Series, k: int, warning: float, colours: Mapping[str, str] | None = None) -> go.Figure:
+def judged_bars(
+    judged: pd.Series, k: int, warning: float, colours: Mapping[str, str] | None = None
+) -> go.Figure:
     """The share of each run's top K that the qrels judge, with the warning level."""
-    fig = go.Figure(go.Bar(x=list(judged.index), y=judged.to_numpy(), name=f"judged@{k}",
-                           marker_color=[run_colour(colours, run, i) for i, run in enumerate(judged.index)],
-                           hovertemplate="%{x}: %{y:.1%}<extra></extra>"))  # fmt: skip
-    fig.add_hline(y=warning, line={"dash": "dot", "color": "grey"}, annotation_text=f"{warning:.0%}")
+    fig = go.Figure(
+        go.Bar(
+            x=list(judged.index),
+            y=judged.to_numpy(),
+            name=f"judged@{k}",
+            marker_color=[run_colour(colours, run, i) for i, run in enumerate(judged.index)],
+            hovertemplate="%{x}: %{y:.1%}<extra></extra>",
+        )
+    )
+    fig.add_hline(
+        y=warning, line={"dash": "dot", "color": "grey"}, annotation_text=f"{warning:.0%}"
+    )
     fig.update_yaxes(range=[0, 1], tickformat=".0%")
-    return layout(fig, f"Share of each run's top {k} documents that the qrels judge", "run", f"judged in the top {k}")
+    return layout(
+        fig,
+        f"Share of each run's top {k} documents that the qrels judge",
+        "run",
+        f"judged in the top {k}",
+    )
 
 
 def forest(table: pd.DataFrame, measure: str, baseline: str) -> go.Figure:
-    """Each run's mean difference from the baseline with its confidence interval (one row per run)."""
+    """Each run's mean difference from the baseline with its confidence interval (one row per
+    run)."""
     verdicts = table["verdict"] if "verdict" in table else pd.Series("n.s.", index=table.index)
     fig = go.Figure()
     for verdict, colour in VERDICT_COLOURS.items():
@@ -89,17 +132,26 @@ def forest(table: pd.DataFrame, measure: str, baseline: str) -> go.Figure:
                 "arrayminus": part["delta"] - part["ci_low"],
             },
             customdata=np.c_[part["p_adjusted"]],
-            hovertemplate="%{y}<br>delta %{x:+.4f}<br>adjusted p %{customdata[0]:.4g}<extra>%{fullData.name}</extra>",
+            hovertemplate="%{y}<br>delta %{x:+.4f}<br>adjusted p "
+            "%{customdata[0]:.4g}<extra>%{fullData.name}</extra>",
         )
     fig.add_vline(x=0, line={"dash": "dot", "color": "grey"})
     fig.update_yaxes(categoryorder="array", categoryarray=list(table["run"])[::-1])
     fig.update_layout(height=max(300, 50 * len(table) + 150))
-    return layout(fig, f"{measure}: difference from {baseline} with confidence interval", f"delta {measure}", "run")
+    return layout(
+        fig,
+        f"{measure}: difference from {baseline} with confidence interval",
+        f"delta {measure}",
+        "run",
+    )
 
 
-def collections_forest(rows: pd.DataFrame, pooled: Mapping[str, float], run: str, measure: str, baseline: str) -> go.Figure:
-    """A meta-analysis's forest plot: each collection's delta of ``run`` against ``baseline`` with its
-    interval (the marker's area by its random-effects weight), and the pooled delta as a diamond below."""
+def collections_forest(
+    rows: pd.DataFrame, pooled: Mapping[str, float], run: str, measure: str, baseline: str
+) -> go.Figure:
+    """A meta-analysis's forest plot: each collection's delta of ``run`` against ``baseline`` with
+    its interval (the marker's area by its random-effects weight), and the pooled delta as a diamond
+    below."""
     weights = 1 / (rows["variance"].to_numpy() + pooled["tau2"])
     sizes = 8 + 22 * np.sqrt(weights / weights.max())
     names = [*rows["collection"], "pooled"]
@@ -115,9 +167,10 @@ def collections_forest(rows: pd.DataFrame, pooled: Mapping[str, float], run: str
             "symmetric": False,
             "array": rows["ci_high"] - rows["delta"],
             "arrayminus": rows["delta"] - rows["ci_low"],
-        },  # fmt: skip
+        },
         customdata=np.c_[rows["n"], 100 * weights / weights.sum()],
-        hovertemplate="%{y}<br>delta %{x:+.4f}<br>%{customdata[0]} queries, weight %{customdata[1]:.1f}%<extra></extra>",
+        hovertemplate="%{y}<br>delta %{x:+.4f}<br>%{customdata[0]} queries, weight "
+        "%{customdata[1]:.1f}%<extra></extra>",
     )
     fig.add_scatter(
         x=[pooled["delta"]],
@@ -130,13 +183,18 @@ def collections_forest(rows: pd.DataFrame, pooled: Mapping[str, float], run: str
             "symmetric": False,
             "array": [pooled["ci_high"] - pooled["delta"]],
             "arrayminus": [pooled["delta"] - pooled["ci_low"]],
-        },  # fmt: skip
+        },
         hovertemplate="pooled<br>delta %{x:+.4f}<extra></extra>",
     )
     fig.add_vline(x=0, line={"dash": "dot", "color": "grey"})
     fig.update_yaxes(categoryorder="array", categoryarray=names[::-1])
     fig.update_layout(height=max(300, 50 * len(names) + 150))
-    return layout(fig, f"{run} against {baseline}: {measure} delta per collection and pooled", f"delta {measure}", "collection")
+    return layout(
+        fig,
+        f"{run} against {baseline}: {measure} delta per collection and pooled",
+        f"delta {measure}",
+        "collection",
+    )
 
 
 def pvalue_heatmap(pairs: pd.DataFrame, runs: list[str], measure: str, alpha: float) -> go.Figure:
@@ -145,7 +203,10 @@ def pvalue_heatmap(pairs: pd.DataFrame, runs: list[str], measure: str, alpha: fl
     grid = np.full((len(runs), len(runs)), np.nan)
     for a, b, p in zip(pairs["baseline"], pairs["run"], pairs["p_adjusted"]):
         grid[position[a], position[b]] = grid[position[b], position[a]] = p
-    text = [["" if np.isnan(p) else f"{p:.3g}" + (" *" if p < alpha else "") for p in row] for row in grid]
+    text = [
+        ["" if np.isnan(p) else f"{p:.3g}" + (" *" if p < alpha else "") for p in row]
+        for row in grid
+    ]
     fig = go.Figure(
         go.Heatmap(
             z=grid,
@@ -162,7 +223,9 @@ def pvalue_heatmap(pairs: pd.DataFrame, runs: list[str], measure: str, alpha: fl
     )
     fig.update_yaxes(autorange="reversed")
     fig.update_layout(height=max(350, 45 * len(runs) + 150))
-    return layout(fig, f"{measure}: adjusted p-values of all pairs (* below alpha = {alpha})", "run", "run")
+    return layout(
+        fig, f"{measure}: adjusted p-values of all pairs (* below alpha = {alpha})", "run", "run"
+    )
 
 
 def correlation_heatmap(frame: pd.DataFrame, title: str) -> go.Figure:
@@ -186,8 +249,8 @@ def correlation_heatmap(frame: pd.DataFrame, title: str) -> go.Figure:
 
 
 def confusion_heatmap(confusion: pd.DataFrame, name_a: str, name_b: str) -> go.Figure:
-    """Grades of A (rows) against grades of B (columns): the count of pairs in each cell, the diagonal
-    where they agree."""
+    """Grades of A (rows) against grades of B (columns): the count of pairs in each cell, the
+    diagonal where they agree."""
     counts = confusion.to_numpy()
     fig = go.Figure(
         go.Heatmap(
@@ -197,19 +260,24 @@ def confusion_heatmap(confusion: pd.DataFrame, name_a: str, name_b: str) -> go.F
             text=[[f"{v:,}" for v in row] for row in counts],
             texttemplate="%{text}",
             colorscale="Blues",
-            hovertemplate="grade %{y} (A), grade %{x} (B): %{z:,} pairs<extra></extra>",  # no user text in a template
+            # no user text in a template
+            hovertemplate="grade %{y} (A), grade %{x} (B): %{z:,} pairs<extra></extra>",
         )
     )
     fig.update_xaxes(type="category")
     fig.update_yaxes(type="category", autorange="reversed")
     fig.update_layout(height=max(320, 60 * len(confusion) + 150))
     return layout(
-        fig, f"Grades of the pairs both judge: {name_a} down, {name_b} across", f"grade ({name_b})", f"grade ({name_a})"
+        fig,
+        f"Grades of the pairs both judge: {name_a} down, {name_b} across",
+        f"grade ({name_b})",
+        f"grade ({name_a})",
     )
 
 
 def asl_curves(asl: pd.DataFrame, alpha: float) -> go.Figure:
-    """Achieved significance level curves (Sakai): each measure's sorted p-values over the run pairs."""
+    """Achieved significance level curves (Sakai): each measure's sorted p-values over the run
+    pairs."""
     fig = go.Figure()
     for measure, part in asl.groupby("measure", sort=False):
         fig.add_scatter(
@@ -219,10 +287,13 @@ def asl_curves(asl: pd.DataFrame, alpha: float) -> go.Figure:
             name=measure,
             hovertemplate="pair %{x}: p %{y:.4g}<extra>%{fullData.name}</extra>",
         )
-    fig.add_hline(y=alpha, line={"dash": "dot", "color": "grey"}, annotation_text=f"alpha = {alpha}")
+    fig.add_hline(
+        y=alpha, line={"dash": "dot", "color": "grey"}, annotation_text=f"alpha = {alpha}"
+    )
     return layout(
         fig,
-        "Achieved significance level of every pair of runs (lower and longer below alpha = more discriminative)",
+        "Achieved significance level of every pair of runs (lower and longer below alpha = more "
+        "discriminative)",
         "run pairs, sorted by p",
         "adjusted p",
     )

@@ -13,7 +13,9 @@ from rankviz.plots.style import EVEN, GAIN, GROUP_PALETTE, LOSS, layout, plain, 
 
 
 def means_with_ci(
-    summaries: Mapping[str, pd.DataFrame], colours: Mapping[str, str] | None = None, chance: pd.DataFrame | None = None
+    summaries: Mapping[str, pd.DataFrame],
+    colours: Mapping[str, str] | None = None,
+    chance: pd.DataFrame | None = None,
 ) -> go.Figure:
     """Per measure, each run's mean as a bar (its colour) with its 95% confidence interval; with
     ``chance`` (runs x measures), each run's chance level marked on its bar."""
@@ -49,11 +51,19 @@ def means_with_ci(
                 hovertemplate="%{x}<br>" + plain(run) + ": chance level %{y:.4f}<extra></extra>",
             )
     fig.update_layout(barmode="group", scattermode="group")
-    return layout(fig, "Mean per run with 95% confidence intervals (t over queries)", "measure", "mean")
+    return layout(
+        fig, "Mean per run with 95% confidence intervals (t over queries)", "measure", "mean"
+    )
 
 
 def delta_bars(
-    frame: pd.DataFrame, query_text: Mapping[str, str], measure: str, baseline: str, run: str, *, groups: pd.Series | None = None
+    frame: pd.DataFrame,
+    query_text: Mapping[str, str],
+    measure: str,
+    baseline: str,
+    run: str,
+    *,
+    groups: pd.Series | None = None,
 ) -> go.Figure:
     """Per-query delta bars sorted by delta; hover shows the query id and text.
 
@@ -62,7 +72,10 @@ def delta_bars(
     """
     text = np.asarray([query_text.get(q, "") for q in frame.index], dtype=object)
     position = np.arange(len(frame))
-    hover = "query %{customdata[0]}<br>%{customdata[1]}<br>delta %{y:+.4f}<extra>%{fullData.name}</extra>"
+    hover = (
+        "query %{customdata[0]}<br>%{customdata[1]}<br>delta "
+        "%{y:+.4f}<extra>%{fullData.name}</extra>"
+    )
     if groups is None:
         colours = np.where(frame["delta"] > 0, GAIN, np.where(frame["delta"] < 0, LOSS, EVEN))
         fig = go.Figure(
@@ -91,10 +104,17 @@ def delta_bars(
             )
         fig.update_layout(barmode="overlay")
     fig.update_xaxes(showticklabels=False)
-    return layout(fig, f"{measure}: {run} minus {baseline}, per query (sorted)", "queries, sorted by delta", f"delta {measure}")
+    return layout(
+        fig,
+        f"{measure}: {run} minus {baseline}, per query (sorted)",
+        "queries, sorted by delta",
+        f"delta {measure}",
+    )
 
 
-def baseline_scatter(frame: pd.DataFrame, query_text: Mapping[str, str], measure: str, baseline: str, run: str) -> go.Figure:
+def baseline_scatter(
+    frame: pd.DataFrame, query_text: Mapping[str, str], measure: str, baseline: str, run: str
+) -> go.Figure:
     """Baseline value against run value per query, with the diagonal."""
     text = [query_text.get(q, "") for q in frame.index]
     fig = go.Figure(
@@ -103,9 +123,13 @@ def baseline_scatter(frame: pd.DataFrame, query_text: Mapping[str, str], measure
             y=frame["run"],
             mode="markers",
             customdata=np.c_[
-                frame.index.to_numpy(), text, np.full(len(frame), baseline, object), np.full(len(frame), run, object)
+                frame.index.to_numpy(),
+                text,
+                np.full(len(frame), baseline, object),
+                np.full(len(frame), run, object),
             ],
-            hovertemplate="query %{customdata[0]}<br>%{customdata[1]}<br>%{customdata[2]} %{x:.4f}<br>%{customdata[3]} %{y:.4f}"
+            hovertemplate="query %{customdata[0]}<br>%{customdata[1]}<br>%{customdata[2]} "
+            "%{x:.4f}<br>%{customdata[3]} %{y:.4f}"
             "<extra></extra>",
         )
     )
@@ -123,7 +147,8 @@ def rank_bins(depth: int, *, log: bool) -> np.ndarray:
     edges = [1, 2, 3, 4, 5, 6]
     while edges[-1] <= depth:
         base = 10 ** int(np.floor(np.log10(edges[-1] - 1)))
-        edges.append({1: 2, 2: 5, 5: 10}[(edges[-1] - 1) // base] * base + 1)  # 6 -> 11 -> 21 -> 51 -> 101 ...
+        # 6 -> 11 -> 21 -> 51 -> 101 ...
+        edges.append({1: 2, 2: 5, 5: 10}[(edges[-1] - 1) // base] * base + 1)
     return np.array([e for e in edges if e <= depth] + [depth + 1])
 
 
@@ -135,8 +160,13 @@ def _arrange(traces: Mapping[str, list], facet: bool) -> go.Figure:
     """Traces of every run in one figure (side by side) or in one panel per run (faceted)."""
     if not facet:
         return go.Figure([t for run_traces in traces.values() for t in run_traces])
-    fig = make_subplots(rows=max(len(traces), 1), cols=1, shared_xaxes=True, subplot_titles=[plain(t) for t in traces],
-                        vertical_spacing=min(0.08, 0.5 / max(len(traces), 1)))  # fmt: skip
+    fig = make_subplots(
+        rows=max(len(traces), 1),
+        cols=1,
+        shared_xaxes=True,
+        subplot_titles=[plain(t) for t in traces],
+        vertical_spacing=min(0.08, 0.5 / max(len(traces), 1)),
+    )
     for row, run_traces in enumerate(traces.values(), start=1):
         for trace in run_traces:
             fig.add_trace(trace, row=row, col=1)
@@ -145,9 +175,13 @@ def _arrange(traces: Mapping[str, list], facet: bool) -> go.Figure:
 
 
 def first_relevant_histogram(
-    first_ranks: Mapping[str, pd.Series], depth: int, *, log_x: bool = False, facet: bool = False,
+    first_ranks: Mapping[str, pd.Series],
+    depth: int,
+    *,
+    log_x: bool = False,
+    facet: bool = False,
     colours: Mapping[str, str] | None = None,
-) -> go.Figure:  # fmt: skip
+) -> go.Figure:
     """How many queries find their first relevant document at each rank (bins), per run, with a
     'not found' bin."""
     edges = rank_bins(depth, log=log_x)
@@ -167,13 +201,19 @@ def first_relevant_histogram(
     fig = _arrange(traces, facet)
     fig.update_layout(barmode="group")
     fig.update_xaxes(type="category")
-    return layout(fig, "Rank of the first relevant document", "rank of the first relevant document", "queries")
+    return layout(
+        fig, "Rank of the first relevant document", "rank of the first relevant document", "queries"
+    )
 
 
 def relevant_rank_histogram(
-    ranks: Mapping[str, pd.DataFrame], depth: int, *, log_x: bool = False, facet: bool = False,
+    ranks: Mapping[str, pd.DataFrame],
+    depth: int,
+    *,
+    log_x: bool = False,
+    facet: bool = False,
     colours: Mapping[str, str] | None = None,
-) -> go.Figure:  # fmt: skip
+) -> go.Figure:
     """Where the retrieved relevant documents sit: one panel per grade, one bar per run and rank bin
     (with ``facet``, one panel per run and one bar per grade, shaded by grade)."""
     edges = rank_bins(depth, log=log_x)
@@ -187,34 +227,59 @@ def relevant_rank_histogram(
     if facet:
         traces = {
             run: [
-                go.Bar(name=f"grade {g}", x=labels, y=counts(frame, g), marker_color=run_colour(colours, run, runs.index(run)),
-                       marker_opacity=0.35 + 0.65 * (j + 1) / len(grades), legendgroup=f"grade {g}",
-                       hovertemplate="rank %{x}<br>%{y} documents<extra>" + plain(run) + " %{fullData.name}</extra>")
+                go.Bar(
+                    name=f"grade {g}",
+                    x=labels,
+                    y=counts(frame, g),
+                    marker_color=run_colour(colours, run, runs.index(run)),
+                    marker_opacity=0.35 + 0.65 * (j + 1) / len(grades),
+                    legendgroup=f"grade {g}",
+                    hovertemplate="rank %{x}<br>%{y} documents<extra>"
+                    + plain(run)
+                    + " %{fullData.name}</extra>",
+                )
                 for j, g in enumerate(grades)
             ]
             for run, frame in ranks.items()
-        }  # fmt: skip
+        }
         fig = _arrange(traces, True)
     else:
         panels = max(len(grades), 1)
-        fig = make_subplots(rows=panels, cols=1, shared_xaxes=True, subplot_titles=[f"grade {g}" for g in grades],
-                            vertical_spacing=min(0.08, 0.5 / panels))  # fmt: skip
+        fig = make_subplots(
+            rows=panels,
+            cols=1,
+            shared_xaxes=True,
+            subplot_titles=[f"grade {g}" for g in grades],
+            vertical_spacing=min(0.08, 0.5 / panels),
+        )
         for row, grade in enumerate(grades, start=1):
             for i, (run, frame) in enumerate(ranks.items()):
                 fig.add_trace(
-                    go.Bar(name=run, x=labels, y=counts(frame, grade), marker_color=run_colour(colours, run, i),
-                           legendgroup=run, showlegend=row == 1,
-                           hovertemplate="rank %{x}<br>%{y} documents<extra>%{fullData.name}</extra>"),
-                    row=row, col=1,
-                )  # fmt: skip
+                    go.Bar(
+                        name=run,
+                        x=labels,
+                        y=counts(frame, grade),
+                        marker_color=run_colour(colours, run, i),
+                        legendgroup=run,
+                        showlegend=row == 1,
+                        hovertemplate="rank %{x}<br>%{y} documents<extra>%{fullData.name}</extra>",
+                    ),
+                    row=row,
+                    col=1,
+                )
         fig.update_layout(height=max(450, 230 * panels))
     fig.update_layout(barmode="group")
     fig.update_xaxes(type="category")
     return layout(fig, "Ranks of the retrieved relevant documents, by grade", "rank", "documents")
 
 
-def hits_curves(curves: Mapping[str, pd.Series], *, log_x: bool = False, facet: bool = False,
-                colours: Mapping[str, str] | None = None) -> go.Figure:  # fmt: skip
+def hits_curves(
+    curves: Mapping[str, pd.Series],
+    *,
+    log_x: bool = False,
+    facet: bool = False,
+    colours: Mapping[str, str] | None = None,
+) -> go.Figure:
     """Cumulative Hits@K for K = 1..depth per run (a log axis is labelled in ranks: 1, 10, 100)."""
     traces = {
         run: [
@@ -231,17 +296,24 @@ def hits_curves(curves: Mapping[str, pd.Series], *, log_x: bool = False, facet: 
     }
     fig = _arrange(traces, facet)
     fig.update_xaxes(type="log" if log_x else "linear", **({"dtick": 1} if log_x else {}))
-    return layout(fig, "Hits@K: share of queries with a relevant document in the top K", "K", "Hits@K")
+    return layout(
+        fig, "Hits@K: share of queries with a relevant document in the top K", "K", "Hits@K"
+    )
 
 
-def group_bars(means: pd.DataFrame, measure: str, colours: Mapping[str, str] | None = None) -> go.Figure:
-    """Small multiples: one panel per group with each run's mean (``means`` is groups x [queries, runs...])."""
+def group_bars(
+    means: pd.DataFrame, measure: str, colours: Mapping[str, str] | None = None
+) -> go.Figure:
+    """Small multiples: one panel per group with each run's mean (``means`` is groups x [queries,
+    runs...])."""
     runs = [c for c in means.columns if c != "queries"]
     groups = list(means.index)
     columns = min(4, max(len(groups), 1))
     rows = -(-len(groups) // columns)
     titles = [f"{g} ({int(means.at[g, 'queries'])} queries)" for g in groups]
-    fig = make_subplots(rows=rows, cols=columns, subplot_titles=titles, shared_yaxes=True, vertical_spacing=0.12)
+    fig = make_subplots(
+        rows=rows, cols=columns, subplot_titles=titles, shared_yaxes=True, vertical_spacing=0.12
+    )
     for i, group in enumerate(groups):
         fig.add_bar(
             x=runs,
@@ -257,7 +329,9 @@ def group_bars(means: pd.DataFrame, measure: str, colours: Mapping[str, str] | N
     return layout(fig, f"{measure} per group", "run", measure)
 
 
-def measure_scatter(x: pd.Series, y: pd.Series, run: str, query_text: Mapping[str, str]) -> go.Figure:
+def measure_scatter(
+    x: pd.Series, y: pd.Series, run: str, query_text: Mapping[str, str]
+) -> go.Figure:
     """Per-query values of one run under two measures."""
     text = [query_text.get(q, "") for q in x.index]
     fig = go.Figure(

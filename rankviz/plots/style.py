@@ -9,8 +9,8 @@ import plotly.graph_objects as go
 
 
 def plain(text: object) -> str:
-    """Text for Plotly, which reads a few HTML tags and entities in labels: escaped so that run names,
-    query texts and group names from users show as written and are never interpreted."""
+    """Text for Plotly, which reads a few HTML tags and entities in labels: escaped so that run
+    names, query texts and group names from users show as written and are never interpreted."""
     return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
@@ -25,10 +25,23 @@ def plain_array(values):
 
 #: One colour per run, the same on every figure: Paul Tol's colour-blind-safe "bright" scheme, then
 #: his "muted" one, all of middle lightness, readable on the light and the dark theme alike.
-RUN_PALETTE = ("#4477AA", "#EE6677", "#228833", "#CCBB44", "#66CCEE", "#AA3377", "#44AA99", "#DDCC77", "#CC6677", "#88CCEE",
-               "#999933", "#BBBBBB")  # fmt: skip
+RUN_PALETTE = (
+    "#4477AA",
+    "#EE6677",
+    "#228833",
+    "#CCBB44",
+    "#66CCEE",
+    "#AA3377",
+    "#44AA99",
+    "#DDCC77",
+    "#CC6677",
+    "#88CCEE",
+    "#999933",
+    "#BBBBBB",
+)
 
-GAIN, LOSS, EVEN = "#4477AA", "#EE6677", "#BBBBBB"  # deltas: blue up, red down, grey equal (colour-blind safe)
+# deltas: blue up, red down, grey equal (colour-blind safe)
+GAIN, LOSS, EVEN = "#4477AA", "#EE6677", "#BBBBBB"
 
 
 def run_colours(runs: Sequence[str]) -> dict[str, str]:
@@ -53,12 +66,24 @@ def layout(fig: go.Figure, title: str, x: str, y: str) -> go.Figure:
     for annotation in fig.layout.annotations:
         annotation.text = plain(annotation.text)
     # no template of its own: the app's theme (light or dark) styles the background, grid and text
-    fig.update_layout(title=plain(title), xaxis_title=plain(x), yaxis_title=plain(y), legend_title_text="")
+    fig.update_layout(
+        title=plain(title), xaxis_title=plain(x), yaxis_title=plain(y), legend_title_text=""
+    )
     return fig
 
 
 #: Query groups (never runs): Tol's "light" scheme, distinct from the run colours.
-GROUP_PALETTE = ("#77AADD", "#EE8866", "#EEDD88", "#FFAABB", "#99DDFF", "#44BB99", "#BBCC33", "#AAAA00", "#DDDDDD")
+GROUP_PALETTE = (
+    "#77AADD",
+    "#EE8866",
+    "#EEDD88",
+    "#FFAABB",
+    "#99DDFF",
+    "#44BB99",
+    "#BBCC33",
+    "#AAAA00",
+    "#DDDDDD",
+)
 
 
 VERDICT_COLOURS = {"better": "#2a9d8f", "worse": "#e76f51", "n.s.": "#6c757d"}

@@ -20,11 +20,14 @@ from rankviz.settings import NO_CUT
 from rankviz.tie_policy import TREC_EVAL
 
 APP = str(ROOT / "app.py")
-CRANFIELD_MEASURES = ["RR@10", "RR", "Hits@10", "AP", "nDCG@10", "nDCG", "ERR@20"]  # its collection.toml
+# its collection.toml
+CRANFIELD_MEASURES = ["RR@10", "RR", "Hits@10", "AP", "nDCG@10", "nDCG", "ERR@20"]
 
 
 def matrix(collection, runs, measure: str):
-    return rv.evaluate(collection.read_qrels(), [collection.read_run(n) for n in runs], [measure]).matrix(measure)
+    return rv.evaluate(
+        collection.read_qrels(), [collection.read_run(n) for n in runs], [measure]
+    ).matrix(measure)
 
 
 def test_app_entrypoint_opens_the_overview_of_the_default_collection() -> None:
@@ -50,14 +53,22 @@ def test_overview_shows_the_engine_numbers(cranfield_means) -> None:
     assert list(table.columns) == CRANFIELD_MEASURES  # the collection's measures
     for run in table.index:
         for measure in table.columns:
-            assert table.loc[run, measure] == pytest.approx(cranfield_means.loc[run, measure], abs=1e-12)
+            assert table.loc[run, measure] == pytest.approx(
+                cranfield_means.loc[run, measure], abs=1e-12
+            )
     spec = figure(at)
     bars = [trace for trace in spec["data"] if trace["type"] == "bar"]
-    assert [trace["name"] for trace in bars] == list(table.index)  # one bar per run, in its colour, per measure
-    assert bars[0]["x"] == list(table.columns) and bars[0]["y"] == pytest.approx(list(table.iloc[0]))
+    # one bar per run, in its colour, per measure
+    assert [trace["name"] for trace in bars] == list(table.index)
+    assert bars[0]["x"] == list(table.columns) and bars[0]["y"] == pytest.approx(
+        list(table.iloc[0])
+    )
     assert len({trace["marker"]["color"] for trace in bars}) == len(bars)
     assert "trec_eval" in shown(at.caption[0]) and "gmax = 4" in shown(at.caption[0])
-    assert [b.label for b in at.get("download_button")] == ["Download table (CSV)", "Download table (LaTeX)"]
+    assert [b.label for b in at.get("download_button")] == [
+        "Download table (CSV)",
+        "Download table (LaTeX)",
+    ]
 
 
 @pytest.mark.slow
@@ -78,7 +89,9 @@ def test_a_second_change_to_the_same_widget_is_kept() -> None:
     at = start(measures="RR@K,AP")
     for k in (5, 7, 3):
         at.sidebar.number_input[0].set_value(k).run()
-        assert at.query_params["k"] == str(k) and list(at.dataframe[0].value.columns)[0] == f"RR@{k}"
+        assert (
+            at.query_params["k"] == str(k) and list(at.dataframe[0].value.columns)[0] == f"RR@{k}"
+        )
     at = start("deltas", baseline="bm25", run="dense")
     for measure in ("AP", "nDCG@10", "RR@10"):
         at.selectbox[2].set_value(measure).run()
@@ -86,23 +99,38 @@ def test_a_second_change_to_the_same_widget_is_kept() -> None:
 
 
 def test_query_parameters_restore_a_view() -> None:
-    at = start(collection="dl-hard-passage", runs="bm25,bm25_t5-zs", measures="MRR,NDCG@K", k="10", ties="pessimistic")
-    assert not [w for w in at.warning if "Link parameter" in shown(w)]  # every parameter of the link applies
-    assert any("judge little of some runs' top 10 (bm25 50%" in shown(w) for w in at.warning)  # DL-HARD is half judged
+    at = start(
+        collection="dl-hard-passage",
+        runs="bm25,bm25_t5-zs",
+        measures="MRR,NDCG@K",
+        k="10",
+        ties="pessimistic",
+    )
+    # every parameter of the link applies
+    assert not [w for w in at.warning if "Link parameter" in shown(w)]
+    # DL-HARD is half judged
+    assert any("judge little of some runs' top 10 (bm25 50%" in shown(w) for w in at.warning)
     assert "top 10 judged: bm25 50%, bm25_t5-zs 50%" in shown(at.caption[0])
     table = at.dataframe[0].value
     assert list(table.index) == ["bm25", "bm25_t5-zs"]
     assert list(table.columns) == ["RR(rel=2)", "nDCG@10"]  # the collection's threshold
     assert at.sidebar.selectbox[1].value == "pessimistic"
     collection = open_collection(ROOT / "sample_data" / "dl-hard-passage")
-    expected = rv.evaluate(collection.read_qrels(), collection.read_run("bm25"), ["nDCG@10"], ties="pessimistic").to_frame()
+    expected = rv.evaluate(
+        collection.read_qrels(), collection.read_run("bm25"), ["nDCG@10"], ties="pessimistic"
+    ).to_frame()
     assert table.loc["bm25", "nDCG@10"] == pytest.approx(expected.value.iloc[0], abs=1e-12)
 
 
 def test_bad_query_parameters_fall_back_with_a_warning() -> None:
     at = start(collection="nope", k="abc", runs="bm25,ghost", ties="<script>")
     warnings = " ".join(shown(w) for w in at.warning)
-    assert "collection='nope'" in warnings and "k='abc'" in warnings and "'ghost'" in warnings and "ties" in warnings
+    assert (
+        "collection='nope'" in warnings
+        and "k='abc'" in warnings
+        and "'ghost'" in warnings
+        and "ties" in warnings
+    )
     assert at.sidebar.selectbox[0].value == "cranfield" and at.sidebar.number_input[0].value == 10
     assert list(at.dataframe[0].value.index) == ["bm25"]
 
@@ -138,7 +166,9 @@ def test_deltas_page_counts_queue_and_aligned_query_view() -> None:
     assert at.query_params["query"] == "3"
     view = at.dataframe[1].value
     aligned = query_view.aligned(tables["bm25"], tables["dense"], "3", 10)
-    assert list(view["docid"]) == list(aligned["docid"]) and list(view["move"]) == list(aligned["move"])
+    assert list(view["docid"]) == list(aligned["docid"]) and list(view["move"]) == list(
+        aligned["move"]
+    )
     labels = set(view["grade"])
     assert "unjudged" in labels and labels - {"unjudged"} <= {"0", "1", "2", "3", "4"}
     assert any("heat conduction" in shown(m) for m in at.markdown)
@@ -170,7 +200,8 @@ def test_a_document_of_the_link_opens_with_the_query_words_marked() -> None:
     assert marked and marked <= query_words, (marked, query_words)
     assert any(doc in e.label for e in at.get("expander"))
     every = _deltas(query="3", texts="1")
-    assert len([h for h in every.get("html") if "pre-wrap" in h.proto.body]) >= 10  # every document's text
+    # every document's text
+    assert len([h for h in every.get("html") if "pre-wrap" in h.proto.body]) >= 10
 
 
 @pytest.mark.slow
@@ -183,14 +214,17 @@ def test_a_collection_without_texts_says_why() -> None:
 def test_the_chance_level_is_the_expected_value_of_one_tie_group_per_query() -> None:
     at = start()
     means, marks = (d.value for d in at.dataframe[:2])  # the means, the verdicts
-    chance = next(d.value for d in at.dataframe[2:] if "interval" not in d.value.columns)  # after the ranks: the chance level
+    # after the ranks: the chance level
+    chance = next(d.value for d in at.dataframe[2:] if "interval" not in d.value.columns)
     assert set(marks.stack()) <= {"better", "worse", "n.s."} and chance.shape == means.shape
     collection = open_collection(CRANFIELD)
     qrels = collection.read_qrels()
     table = rv.rank(collection.read_run("bm25"), qrels)
     one_group = chance_table(table)
     for measure in ("AP", "RR@10", "nDCG@10"):
-        exact = rv.evaluate_tables({"bm25": one_group}, [rv.parse(measure)], rv.EvalSettings(ties="expected"))
+        exact = rv.evaluate_tables(
+            {"bm25": one_group}, [rv.parse(measure)], rv.EvalSettings(ties="expected")
+        )
         assert chance.loc["bm25", measure] == pytest.approx(exact.mean(measure, "bm25"), abs=1e-12)
         assert chance.loc["bm25", measure] < means.loc["bm25", measure]
     # one query by hand: 2 documents retrieved, one relevant at either place: RR = (1 + 1/2) / 2
@@ -219,7 +253,11 @@ def test_histograms_page() -> None:
     faceted = figure(at, 0)
     assert {t["name"]: t.get("xaxis", "x") for t in faceted["data"]} == {"bm25": "x", "dense": "x2"}
     assert [a["text"] for a in faceted["layout"]["annotations"]] == ["bm25", "dense"]
-    hits_at_10 = rv.evaluate(collection.read_qrels(), collection.read_run("bm25"), ["Hits@10"]).to_frame().value.iloc[0]
+    hits_at_10 = (
+        rv.evaluate(collection.read_qrels(), collection.read_run("bm25"), ["Hits@10"])
+        .to_frame()
+        .value.iloc[0]
+    )
     assert curve["y"][9] == pytest.approx(hits_at_10)
 
 
@@ -227,24 +265,48 @@ def test_ties_page_compares_policies() -> None:
     at = start("ties", runs="rrf,bm25", measures="MRR@K")
     assert not at.exception and not at.error
     stats = at.dataframe[0].value
-    assert stats.loc["rrf", "queries with ties"] > 0 and stats.loc["bm25", "share of top-10 documents tied"] == 0
+    assert (
+        stats.loc["rrf", "queries with ties"] > 0
+        and stats.loc["bm25", "share of top-10 documents tied"] == 0
+    )
     means = at.dataframe[1].value
-    assert list(means.columns) == ["pessimistic", "trec_eval", "run", "expected", "optimistic", "width"]
+    assert list(means.columns) == [
+        "pessimistic",
+        "trec_eval",
+        "run",
+        "expected",
+        "optimistic",
+        "width",
+    ]
     collection = open_collection(CRANFIELD)
     for policy in ("pessimistic", "expected", "optimistic"):
         reference = (
-            rv.evaluate(collection.read_qrels(), collection.read_run("rrf"), ["RR@10"], ties=policy).to_frame().value.iloc[0]
+            rv.evaluate(collection.read_qrels(), collection.read_run("rrf"), ["RR@10"], ties=policy)
+            .to_frame()
+            .value.iloc[0]
         )
         assert means.loc["rrf", policy] == pytest.approx(reference, abs=1e-12)
-    assert means.loc["rrf", "pessimistic"] < means.loc["rrf", "expected"] < means.loc["rrf", "optimistic"]
+    assert (
+        means.loc["rrf", "pessimistic"]
+        < means.loc["rrf", "expected"]
+        < means.loc["rrf", "optimistic"]
+    )
     assert means.loc["bm25", "width"] == 0
     spec = figure(at)
-    assert [t["name"] for t in spec["data"]] == ["pessimistic / optimistic", "trec_eval", "run", "expected"]
+    assert [t["name"] for t in spec["data"]] == [
+        "pessimistic / optimistic",
+        "trec_eval",
+        "run",
+        "expected",
+    ]
     moving = at.dataframe[-1].value
     assert (moving["width"] > 0).all() and moving["width"].is_monotonic_decreasing
     (verdicts,) = [d.value for d in at.dataframe if "changes" in d.value.columns]
     assert list(verdicts.index) == ["bm25"]  # against the baseline rrf
-    assert moving["open"].iloc[0].startswith("deltas?") and f"query={moving.index[0]}" in moving["open"].iloc[0]
+    assert (
+        moving["open"].iloc[0].startswith("deltas?")
+        and f"query={moving.index[0]}" in moving["open"].iloc[0]
+    )
 
 
 @pytest.mark.slow
@@ -253,14 +315,26 @@ def test_ties_page_random_orders_are_reproducible() -> None:
     again = start("ties", runs="rrf,bm25", measures="nDCG@K", trials="200", tie_seed="5")
     means = first.dataframe[1].value
     assert means.equals(again.dataframe[1].value)
-    other = start("ties", runs="rrf,bm25", measures="nDCG@K", trials="200", tie_seed="6").dataframe[1].value
+    other = (
+        start("ties", runs="rrf,bm25", measures="nDCG@K", trials="200", tie_seed="6")
+        .dataframe[1]
+        .value
+    )
     assert other.loc["rrf", "random"] != means.loc["rrf", "random"]
-    assert means.loc["rrf", "random"] == pytest.approx(means.loc["rrf", "expected"], abs=5 * means.loc["rrf", "random std"])
+    assert means.loc["rrf", "random"] == pytest.approx(
+        means.loc["rrf", "expected"], abs=5 * means.loc["rrf", "random std"]
+    )
     assert means.loc["rrf", "random std"] > 0 and means.loc["bm25", "random std"] == 0
 
 
 def test_significance_page_matches_the_engine() -> None:
-    at = start("significance", runs="bm25,dense,rrf", measures="NDCG@K", baseline="bm25", correction="bonferroni")
+    at = start(
+        "significance",
+        runs="bm25,dense,rrf",
+        measures="NDCG@K",
+        baseline="bm25",
+        correction="bonferroni",
+    )
     assert not at.exception and not at.error
     table = at.dataframe[0].value
     collection = open_collection(CRANFIELD)
@@ -284,7 +358,10 @@ def test_significance_page_matches_the_engine() -> None:
     at.selectbox[2].set_value("randomization").run()
     assert at.query_params["test"] == "randomization" and not at.exception
     randomized = at.dataframe[0].value
-    assert randomized.loc["rrf", "p_value"] >= 1 / 10_001 and randomized.loc["rrf", "verdict"] == "better"
+    assert (
+        randomized.loc["rrf", "p_value"] >= 1 / 10_001
+        and randomized.loc["rrf", "verdict"] == "better"
+    )
     assert "exchangeable" in shown(at.caption[1])
     at.selectbox[2].set_value("wilcoxon").run()
     at.selectbox[5].set_value("zsplit").run()
@@ -301,23 +378,43 @@ def test_overview_marks_runs_better_than_the_baseline() -> None:
 
 
 def test_overview_ranks_runs_with_intervals_and_tukey_groups_as_the_library() -> None:
-    at = start(runs="bm25,dense,rrf,bm25-raw", measures="NDCG@K,MAP", rank_measure="MAP", seed="4", n_resamples="500")
+    at = start(
+        runs="bm25,dense,rrf,bm25-raw",
+        measures="NDCG@K,MAP",
+        rank_measure="MAP",
+        seed="4",
+        n_resamples="500",
+    )
     assert not at.exception and not at.error
     (table,) = [d.value for d in at.dataframe if "interval" in d.value.columns]
     study = rv.Study.open(CRANFIELD, ["bm25", "dense", "rrf", "bm25-raw"], measures=["AP"])
-    expected = study.standings(rv.TestSettings(seed=4, n_resamples=500)).to_frames()["standings"].set_index("run")
+    expected = (
+        study.standings(rv.TestSettings(seed=4, n_resamples=500))
+        .to_frames()["standings"]
+        .set_index("run")
+    )
     assert list(table.index) == list(expected.index)  # by mean, best first
-    assert list(table["group"]) == list(expected["group"]) and list(table["rank"]) == list(expected["rank"])
-    assert list(table["interval"]) == [f"{lo}–{hi}" for lo, hi in zip(expected["rank_low"], expected["rank_high"], strict=True)]
+    assert list(table["group"]) == list(expected["group"]) and list(table["rank"]) == list(
+        expected["rank"]
+    )
+    assert list(table["interval"]) == [
+        f"{lo}–{hi}" for lo, hi in zip(expected["rank_low"], expected["rank_high"], strict=True)
+    ]
     assert "Tukey" in " ".join(shown(c) for c in at.caption)
-    at.toggle(key=at.toggle[0].key).set_value(False).run()  # switched off: nothing drawn, and the link says so
-    assert not [d for d in at.dataframe if "interval" in d.value.columns] and at.query_params["ranks"] == "0"
+    # switched off: nothing drawn, and the link says so
+    at.toggle(key=at.toggle[0].key).set_value(False).run()
+    assert (
+        not [d for d in at.dataframe if "interval" in d.value.columns]
+        and at.query_params["ranks"] == "0"
+    )
 
 
 def test_ties_page_shows_a_verdict_that_depends_on_the_tie_order() -> None:
     at = start("ties", runs="qld,rrf", measures="MRR@K", baseline="qld")
     (verdicts,) = [d.value for d in at.dataframe if "changes" in d.value.columns]
-    assert verdicts.loc["rrf", "trec_eval"] == "n.s." and verdicts.loc["rrf", "optimistic"] == "better"
+    assert (
+        verdicts.loc["rrf", "trec_eval"] == "n.s." and verdicts.loc["rrf", "optimistic"] == "better"
+    )
     assert bool(verdicts.loc["rrf", "changes"])
     assert any("different verdict against qld" in shown(w) for w in at.warning)
 
@@ -326,14 +423,19 @@ def test_metric_choice_page_answers_and_evidence() -> None:
     at = start("metric_choice", runs="bm25,dense,rrf,qld", measures="MRR,MRR@K,MAP,NDCG@K")
     assert not at.exception and not at.error
     advice = [shown(m) for m in at.markdown if m.value.startswith("- **")]
-    assert advice[0].startswith("- **AP@10**")  # Cranfield: many relevant documents per query, graded
+    # Cranfield: many relevant documents per query, graded
+    assert advice[0].startswith("- **AP@10**")
     at.radio[0].set_value("yes").run()
     assert at.query_params["one_answer"] == "yes"
     advice = [shown(m) for m in at.markdown if m.value.startswith("- **")]
     assert advice[0].startswith("- **RR@10**") and advice[1].startswith("- **Hits@10**")
     power = next(d.value for d in at.dataframe if "power" in d.value.columns)
-    # the frame's measures, then the recommended ones not among them (each piece of advice has its evidence)
-    assert list(power.index) == ["RR", "RR@10", "AP", "nDCG@10", "Hits@10", "ERR@10"] and (power["pairs"] == 6).all()
+    # the frame's measures, then the recommended ones not among them (each piece of advice has its
+    # evidence)
+    assert (
+        list(power.index) == ["RR", "RR@10", "AP", "nDCG@10", "Hits@10", "ERR@10"]
+        and (power["pairs"] == 6).all()
+    )
     heatmap = figure(at, 0)
     assert heatmap["data"][0]["x"] == list(power.index)
     assert heatmap["data"][0]["z"][2][2] == 1.0
@@ -346,11 +448,22 @@ DL_HARD = ROOT / "sample_data" / "dl-hard-passage"
 
 @pytest.mark.slow
 def test_group_by_on_dl_hard_overview_and_macro_mean() -> None:
-    at = start(collection="dl-hard-passage", runs="bm25,bm25_t5-zs", measures="NDCG@K,MRR", group_by="query_intent")
+    at = start(
+        collection="dl-hard-passage",
+        runs="bm25,bm25_t5-zs",
+        measures="NDCG@K,MRR",
+        group_by="query_intent",
+    )
     assert not at.exception and not at.error
     collection = open_collection(DL_HARD)
     runs = [collection.read_run(n) for n in ("bm25", "bm25_t5-zs")]
-    frame = rv.evaluate(collection.read_qrels(), runs, ["nDCG@10"], groups=collection.groups, group_by="query_intent").to_frame()
+    frame = rv.evaluate(
+        collection.read_qrels(),
+        runs,
+        ["nDCG@10"],
+        groups=collection.groups,
+        group_by="query_intent",
+    ).to_frame()
     per_group = next(d.value for d in at.dataframe if "queries" in d.value.columns)
     for group, row in per_group.iterrows():
         expected = frame[(frame.group == group)].set_index("run").value
@@ -367,16 +480,27 @@ def test_group_by_on_dl_hard_overview_and_macro_mean() -> None:
 
 @pytest.mark.slow
 def test_group_by_on_deltas_significance_and_metric_choice() -> None:
-    params = dict(collection="dl-hard-passage", runs="bm25,bm25_t5-zs", measures="NDCG@K,MRR", group_by="topic_domain")
+    params = dict(
+        collection="dl-hard-passage",
+        runs="bm25,bm25_t5-zs",
+        measures="NDCG@K,MRR",
+        group_by="topic_domain",
+    )
     at = start("deltas", baseline="bm25", run="bm25_t5-zs", **params)
     assert not at.exception
     legend = {t["name"] for t in figure(at, 0)["data"]}
     assert "health" in legend and len(legend) == 12
     wtl = next(d.value for d in at.dataframe if "wins" in d.value.columns)
-    assert wtl["queries"].sum() == 50 and (wtl[["wins", "ties", "losses"]].sum(axis=1) == wtl["queries"]).all()
+    assert (
+        wtl["queries"].sum() == 50
+        and (wtl[["wins", "ties", "losses"]].sum(axis=1) == wtl["queries"]).all()
+    )
     at = start("significance", baseline="bm25", **params)
     by_group = next(d.value for d in at.dataframe if "note" in d.value.columns)
-    assert by_group.set_index("group").loc["health", "n"] == 20 and by_group.set_index("group").loc["health", "note"] == ""
+    assert (
+        by_group.set_index("group").loc["health", "n"] == 20
+        and by_group.set_index("group").loc["health", "note"] == ""
+    )
     assert "too few queries" in by_group.set_index("group").loc["travel", "note"]
     at = start("metric_choice", **params)
     agreement = next(d.value for d in at.dataframe if "kendall tau" in d.value.columns)
@@ -385,13 +509,24 @@ def test_group_by_on_deltas_significance_and_metric_choice() -> None:
 
 @pytest.mark.slow
 def test_ties_page_follows_the_aggregate() -> None:
-    params = dict(collection="dl-hard-passage", runs="bm25,bm25_t5-zs", measures="NDCG@K", group_by="topic_domain")
+    params = dict(
+        collection="dl-hard-passage",
+        runs="bm25,bm25_t5-zs",
+        measures="NDCG@K",
+        group_by="topic_domain",
+    )
     at = start("ties", aggregate="macro", trials="300", tie_seed="2", **params)
     assert not at.exception
     means = at.dataframe[1].value
     collection = open_collection(DL_HARD)
-    frame = rv.evaluate(collection.read_qrels(), collection.read_run("bm25"), ["nDCG@10"], groups=collection.groups,
-                        group_by="topic_domain", aggregate="macro").to_frame()  # fmt: skip
+    frame = rv.evaluate(
+        collection.read_qrels(),
+        collection.read_run("bm25"),
+        ["nDCG@10"],
+        groups=collection.groups,
+        group_by="topic_domain",
+        aggregate="macro",
+    ).to_frame()
     macro = frame[frame.group == "all"].value.iloc[0]
     assert means.loc["bm25", "trec_eval"] == pytest.approx(macro, abs=1e-12)
     assert means.loc["bm25", "random"] == pytest.approx(
@@ -401,8 +536,11 @@ def test_ties_page_follows_the_aggregate() -> None:
     assert plain.loc["bm25", "trec_eval"] != pytest.approx(macro, abs=1e-6)
 
 
-def test_a_file_rewritten_with_its_old_modification_time_is_read_again(tmp_path, monkeypatch) -> None:
-    """rsync -t, cp -p and tar x keep the modification time; the stamp still changes (change time)."""
+def test_a_file_rewritten_with_its_old_modification_time_is_read_again(
+    tmp_path, monkeypatch
+) -> None:
+    """rsync -t, cp -p and tar x keep the modification time; the stamp still changes (change
+    time)."""
     import os
     import shutil
 
@@ -419,7 +557,9 @@ def test_a_file_rewritten_with_its_old_modification_time_is_read_again(tmp_path,
     before = at.dataframe[0].value.loc["a", "AP"]
     assert before == at.dataframe[0].value.loc["b", "AP"]
     info = run.stat()
-    reversed_scores = [f"{line.rsplit(' ', 2)[0]} {-float(line.split()[4])!r} tag\n" for line in lines]
+    reversed_scores = [
+        f"{line.rsplit(' ', 2)[0]} {-float(line.split()[4])!r} tag\n" for line in lines
+    ]
     text = "".join(reversed_scores)
     run.write_text(text[: info.st_size].ljust(info.st_size))  # the same size ...
     os.utime(run, ns=(info.st_atime_ns, info.st_mtime_ns))  # ... and the same modification time
@@ -446,7 +586,8 @@ def test_a_new_run_in_a_collection_folder_is_seen_without_a_restart(tmp_path, mo
 
 
 def test_loaders_key_on_content_not_on_object_ids() -> None:
-    """A freed run's id can be reused by the next run; a cache keyed on it would serve the old table."""
+    """A freed run's id can be reused by the next run; a cache keyed on it would serve the old
+    table."""
     import gc
 
     from rankviz.app import cache, compute
@@ -456,7 +597,9 @@ def test_loaders_key_on_content_not_on_object_ids() -> None:
     for score_a in (2.0, 0.5):
         data = f"q Q0 a 1 {score_a} t\nq Q0 b 2 1.0 t\n".encode()
         run = rv.read_run(data, filename="r.txt")
-        table = compute.ranking(f"file:r.txt:{cache.digest(data)}", "file:q.txt", TREC_EVAL, NO_CUT, run, qrels)
+        table = compute.ranking(
+            f"file:r.txt:{cache.digest(data)}", "file:q.txt", TREC_EVAL, NO_CUT, run, qrels
+        )
         seen.append((id(run), list(table.docids())))
         del run, table
         gc.collect()
@@ -517,7 +660,9 @@ def test_page_parameters_that_fall_back_warn_like_the_frame(page, params, expect
     assert any(expected in shown(w) for w in at.warning), [shown(w) for w in at.warning]
 
 
-def test_a_run_removed_while_the_app_runs_is_a_message_not_a_traceback(tmp_path, monkeypatch) -> None:
+def test_a_run_removed_while_the_app_runs_is_a_message_not_a_traceback(
+    tmp_path, monkeypatch
+) -> None:
     import shutil
 
     folder = tmp_path / "shrinking"
@@ -551,8 +696,11 @@ def test_the_shared_cache_is_bounded_in_bytes() -> None:
     cache.get(5, lambda: built.append("again"))  # the most recent is kept
     cache.get(0, lambda: built.append("rebuilt") or np.zeros(1))  # the oldest was evicted
     assert built[-1] == "rebuilt" and "again" not in built
-    assert cache.get("huge", lambda: np.zeros(2**21)) is not None and "huge" not in cache._store()  # used, not kept
-    table = rv.rank(rv.read_run(b"q Q0 a 1 1 t\n", filename="r"), rv.read_qrels(b"q 0 a 1\n", filename="q"))
+    # used, not kept
+    assert cache.get("huge", lambda: np.zeros(2**21)) is not None and "huge" not in cache._store()
+    table = rv.rank(
+        rv.read_run(b"q Q0 a 1 1 t\n", filename="r"), rv.read_qrels(b"q 0 a 1\n", filename="q")
+    )
     assert nbytes(table) >= table.pos.nbytes + table.grade.nbytes
     calls = []
     barrier = threading.Barrier(4)
@@ -575,13 +723,17 @@ def test_the_shared_cache_is_bounded_in_bytes() -> None:
 
 
 def test_unjudged_page_shows_both_ends_and_the_documents_to_judge() -> None:
-    at = start("unjudged", collection="dl-hard-passage", runs="bm25,bm25_t5-zs", measures="nDCG@K,AP")
+    at = start(
+        "unjudged", collection="dl-hard-passage", runs="bm25,bm25_t5-zs", measures="nDCG@K,AP"
+    )
     assert not at.exception and not at.error
     collection = open_collection(DL_HARD)
     runs = [collection.read_run(n) for n in ("bm25", "bm25_t5-zs")]
     settings = rv.EvalSettings(rel=2)
     plain = rv.evaluate(collection.read_qrels(), runs, ["nDCG@10"], settings).means()
-    filled = rv.evaluate(collection.read_qrels(), runs, ["nDCG@10"], settings.replace(unjudged="relevant:2")).means()
+    filled = rv.evaluate(
+        collection.read_qrels(), runs, ["nDCG@10"], settings.replace(unjudged="relevant:2")
+    ).means()
     means = next(d.value for d in at.dataframe if "filled" in d.value.columns)
     assert means["nonrelevant"].to_dict() == pytest.approx(plain["nDCG@10"].to_dict(), abs=1e-12)
     assert means["filled"].to_dict() == pytest.approx(filled["nDCG@10"].to_dict(), abs=1e-12)
@@ -592,11 +744,14 @@ def test_unjudged_page_shows_both_ends_and_the_documents_to_judge() -> None:
     next(n for n in at.number_input if n.label == "Judge them at grade").set_value(1).run()
     assert at.query_params["grade"] == "1"
     again = next(d.value for d in at.dataframe if "filled" in d.value.columns)
-    assert (again["filled"] <= means["filled"] + 1e-12).all()  # judged 1, below the threshold 2: less gain
+    # judged 1, below the threshold 2: less gain
+    assert (again["filled"] <= means["filled"] + 1e-12).all()
 
 
 @pytest.mark.slow
-def test_a_restarted_server_opens_the_collection_runs_from_the_disk_store(tmp_path, monkeypatch) -> None:
+def test_a_restarted_server_opens_the_collection_runs_from_the_disk_store(
+    tmp_path, monkeypatch
+) -> None:
     from rankviz.app import cache, inputs
 
     monkeypatch.setenv("RANKVIZ_STORE", str(tmp_path))
@@ -635,7 +790,11 @@ def test_page_settings_survive_a_visit_to_another_page() -> None:
     at.switch_page("rankviz/app/views/overview.py").run()
     assert at.header[0].value == "Overview"
     at.switch_page("rankviz/app/views/deltas.py").run()
-    assert [_widget(at.selectbox, label).value for label in ("Baseline", "Measure", "Query")] == ["dense", "nDCG@10", "7"]
+    assert [_widget(at.selectbox, label).value for label in ("Baseline", "Measure", "Query")] == [
+        "dense",
+        "nDCG@10",
+        "7",
+    ]
 
 
 @pytest.mark.slow
@@ -648,7 +807,8 @@ def test_the_significance_test_reaches_the_overview_and_ties_pages() -> None:
         caption = " ".join(shown(c) for c in at.caption)
         assert "randomization test" in caption and "bonferroni correction" in caption, page
     at.switch_page("rankviz/app/views/significance.py").run()
-    _widget(at.selectbox, "Test").set_value("t").run()  # back to the default: no page keeps the old test
+    # back to the default: no page keeps the old test
+    _widget(at.selectbox, "Test").set_value("t").run()
     at.switch_page("rankviz/app/views/overview.py").run()
     assert "t test" in " ".join(shown(c) for c in at.caption) and "test" not in at.query_params
 
@@ -667,9 +827,14 @@ def test_the_chosen_measure_stays_when_k_or_the_threshold_changes() -> None:
     at = _deltas(measures="RR,nDCG@K,AP", measure="nDCG@K")
     assert _widget(at.selectbox, "Measure").value == "nDCG@K"
     at.sidebar.number_input[0].set_value(5).run()  # K
-    assert _widget(at.selectbox, "Measure").value == "nDCG@K" and any("nDCG@5" in shown(m) for m in at.markdown)
+    assert _widget(at.selectbox, "Measure").value == "nDCG@K" and any(
+        "nDCG@5" in shown(m) for m in at.markdown
+    )
     at.sidebar.number_input[1].set_value(2).run()  # rel
-    assert _widget(at.selectbox, "Measure").value == "nDCG@K" and at.query_params["measure"] == "nDCG@K"
+    assert (
+        _widget(at.selectbox, "Measure").value == "nDCG@K"
+        and at.query_params["measure"] == "nDCG@K"
+    )
 
 
 @pytest.mark.slow
@@ -680,7 +845,9 @@ def test_one_colour_per_run_on_every_page() -> None:
         spec = figure(at, 0)
         for trace in spec["data"]:
             name = trace.get("name")
-            colour = (trace.get("marker") or {}).get("color") or (trace.get("line") or {}).get("color")
+            colour = (trace.get("marker") or {}).get("color") or (trace.get("line") or {}).get(
+                "color"
+            )
             if name in ("dense", "rrf", "bm25") and isinstance(colour, str):
                 assert colours.setdefault(name, colour) == colour, (page, name)
         if page == "unjudged":  # judged bars: one bar per run, coloured by run
@@ -704,15 +871,22 @@ def test_histograms_bin_ranks_for_reading_and_keep_the_run_colours() -> None:
     per_panel = {}
     for trace in relevant["data"]:
         per_panel.setdefault(trace.get("xaxis", "x"), []).append(trace["name"])
-    assert all(sorted(names) == ["bm25", "dense", "rrf"] for names in per_panel.values())  # one bar per run in each
+    # one bar per run in each
+    assert all(sorted(names) == ["bm25", "dense", "rrf"] for names in per_panel.values())
     colours = {t["name"]: t["marker"]["color"] for t in relevant["data"]}
     assert len(set(colours.values())) == 3
     assert figure(at, 2)["layout"]["xaxis"]["type"] == "log"  # Hits@K over ranks 1, 10, 100 ...
 
 
 def test_grouped_delta_bars_are_one_query_wide() -> None:
-    at = start("deltas", collection="dl-hard-passage", runs="bm25,bm25_t5-zs", baseline="bm25", run="bm25_t5-zs",
-               group_by="topic_domain")  # fmt: skip
+    at = start(
+        "deltas",
+        collection="dl-hard-passage",
+        runs="bm25,bm25_t5-zs",
+        baseline="bm25",
+        run="bm25_t5-zs",
+        group_by="topic_domain",
+    )
     bars = figure(at, 0)
     assert len(bars["data"]) > 1 and all(t["width"] == 0.9 for t in bars["data"])
     assert bars["layout"]["barmode"] == "overlay"
@@ -724,12 +898,16 @@ def test_grade_cells_and_highlights_set_their_text_colour() -> None:
 
     for grade in ("unjudged", "0", "1", "3"):
         style = grade_style(grade, 2)
-        assert "background-color" in style and "; color: #" in style  # never the theme's text on a fixed background
+        # never the theme's text on a fixed background
+        assert "background-color" in style and "; color: #" in style
     for page in ("overview", "deltas", "histograms", "significance"):
         layout = figure(start(page, runs="bm25,dense"), 0)["layout"]
         template = layout.get("template", {}).get("layout", {})
-        assert "paper_bgcolor" not in layout and "plot_bgcolor" not in layout  # no background of our own
-        assert template.get("paper_bgcolor") != "white" and template.get("plot_bgcolor") != "white", page
+        # no background of our own
+        assert "paper_bgcolor" not in layout and "plot_bgcolor" not in layout
+        assert (
+            template.get("paper_bgcolor") != "white" and template.get("plot_bgcolor") != "white"
+        ), page
 
 
 def test_a_link_naming_a_run_not_here_says_uploads_are_not_shared() -> None:
@@ -743,9 +921,12 @@ def test_projector_mode_folds_the_sidebar_and_enlarges_the_text() -> None:
     at = start("deltas", present="1", baseline="bm25", run="dense")
     projector = next(t for t in at.sidebar.toggle if t.key.startswith("frame.present"))
     assert not at.exception and projector.value is True
-    assert any("font-size: 20px" in h.proto.body for h in at.get("html"))  # our constant CSS, as st.html
+    # our constant CSS, as st.html
+    assert any("font-size: 20px" in h.proto.body for h in at.get("html"))
     projector.set_value(False).run()
-    assert "present" not in at.query_params and not any("font-size: 20px" in h.proto.body for h in at.get("html"))
+    assert "present" not in at.query_params and not any(
+        "font-size: 20px" in h.proto.body for h in at.get("html")
+    )
 
 
 def test_significance_headers_and_p_values_read_as_words() -> None:
@@ -753,11 +934,17 @@ def test_significance_headers_and_p_values_read_as_words() -> None:
 
     at = start("significance", runs="bm25,dense,rrf", test="randomization", n_resamples="1000")
     config = json.loads(at.dataframe[0].proto.columns)
-    assert config["p_adjusted"]["label"] == "adjusted p" and config["delta"]["label"].startswith("Δ")
+    assert config["p_adjusted"]["label"] == "adjusted p" and config["delta"]["label"].startswith(
+        "Δ"
+    )
     caption = " ".join(shown(c) for c in at.caption)
     assert "verdict is read on the adjusted p" in caption and "not adjusted" in caption
     assert "corrected over all 3 pairs" in caption
-    assert p_text(9.999e-05) == "< 1e-4" and p_text(0.0123456) == "0.01235" and p_text(float("nan")) == "n/a"
+    assert (
+        p_text(9.999e-05) == "< 1e-4"
+        and p_text(0.0123456) == "0.01235"
+        and p_text(float("nan")) == "n/a"
+    )
 
 
 def test_ties_page_explains_itself_and_starts_with_the_most_tied_run() -> None:
@@ -770,25 +957,37 @@ def test_ties_page_explains_itself_and_starts_with_the_most_tied_run() -> None:
 def test_metric_choice_head_to_head_and_evidence_for_every_advice() -> None:
     at = start("metric_choice", runs="bm25,dense,rrf,tfidf", measures="RR@10,nDCG@10")
     assert not at.exception
-    assert [_widget(at.selectbox, label).value for label in ("Measure A", "Measure B")] == ["RR@10", "nDCG@10"]
-    lines = [shown(m) for m in at.markdown if "Kendall's tau" in shown(m) or "separates" in shown(m)]
+    assert [_widget(at.selectbox, label).value for label in ("Measure A", "Measure B")] == [
+        "RR@10",
+        "nDCG@10",
+    ]
+    lines = [
+        shown(m) for m in at.markdown if "Kendall's tau" in shown(m) or "separates" in shown(m)
+    ]
     assert any("RR@10 and nDCG@10 order the runs" in line for line in lines)
     power = next(d.value for d in at.dataframe if "power" in d.value.columns)
-    advice = [shown(m).split(":")[0].strip("- *") for m in at.markdown if "Hides on this collection" in shown(m)]
+    advice = [
+        shown(m).split(":")[0].strip("- *")
+        for m in at.markdown
+        if "Hides on this collection" in shown(m)
+    ]
     assert advice and set(advice) <= set(power.index)  # every recommended measure has its evidence
     caption = " ".join(shown(c) for c in at.caption)
     assert "guessed from the qrels" in caption and "assumed" in caption
-    _widget(at.radio, "Is relevance graded?").set_value("no").run()  # a changed answer: no new computation needed
+    # a changed answer: no new computation needed
+    _widget(at.radio, "Is relevance graded?").set_value("no").run()
     assert not at.exception and "graded" in at.query_params
 
 
-def test_the_unjudged_pages_links_open_the_pages_baseline_against_a_run_that_ranks_the_document() -> None:
+def test_the_unjudged_pages_links_open_the_baseline_against_a_run_that_ranks_the_document() -> None:
     from urllib.parse import parse_qs, urlsplit
 
     at = start("unjudged", runs="bm25,dense,rrf", baseline="rrf", measures="AP")
     assert not at.exception
     documents = next(d.value for d in at.dataframe if "ranked by" in d.value.columns)
-    for link, ranked_by in zip(documents["open"].head(30), documents["ranked by"].head(30), strict=True):
+    for link, ranked_by in zip(
+        documents["open"].head(30), documents["ranked by"].head(30), strict=True
+    ):
         params = {k: v[0] for k, v in parse_qs(urlsplit(link).query).items()}
         assert params["baseline"] == "rrf" and params["run"] != "rrf"
         others = [r for r in ranked_by.split(", ") if r != "rrf"]

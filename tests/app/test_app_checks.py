@@ -1,5 +1,6 @@
-"""AppTest of the checks in the app: a banner on every page, the list on the Overview, the queries of the
-query view marked; the documents that count (depth, identical ids) from the sidebar and the URL."""
+"""AppTest of the checks in the app: a banner on every page, the list on the Overview, the queries
+of the query view marked; the documents that count (depth, identical ids) from the sidebar and the
+URL."""
 
 from __future__ import annotations
 
@@ -12,7 +13,10 @@ import rankviz as rv
 PAGES = ("overview", "deltas", "histograms", "significance", "metric_choice", "ties", "unjudged")
 
 
-@pytest.mark.parametrize("page", [p if p in ("overview", "deltas") else pytest.param(p, marks=pytest.mark.slow) for p in PAGES])
+@pytest.mark.parametrize(
+    "page",
+    [p if p in ("overview", "deltas") else pytest.param(p, marks=pytest.mark.slow) for p in PAGES],
+)
 @pytest.mark.few
 def test_a_warning_of_the_checks_is_a_banner_on_every_page(page: str) -> None:
     at = start(page, collection="trec-cast-2021")
@@ -38,11 +42,20 @@ def test_the_documents_that_count_give_the_command_lines_numbers() -> None:
     at = start("overview", runs="bm25,dense", depth="5", ignore_identical_ids="1")
     assert not at.exception
     means = at.dataframe[0].value
-    expected = rv.Study.open(ROOT / "sample_data" / "cranfield", ["bm25", "dense"],
-                             options={"depth": 5, "ignore_identical_ids": True}).evaluation().means()  # fmt: skip
+    expected = (
+        rv.Study.open(
+            ROOT / "sample_data" / "cranfield",
+            ["bm25", "dense"],
+            options={"depth": 5, "ignore_identical_ids": True},
+        )
+        .evaluation()
+        .means()
+    )
     for run in means.index:
         for measure in means.columns:
-            assert means.loc[run, measure] == pytest.approx(expected.loc[run, measure], abs=1e-12), (run, measure)
+            assert means.loc[run, measure] == pytest.approx(
+                expected.loc[run, measure], abs=1e-12
+            ), (run, measure)
     plain = start("overview", runs="bm25,dense").dataframe[0].value
     assert (plain != means).any().any()  # the cut changed numbers
     assert at.query_params["depth"] == "5" and at.query_params["ignore_identical_ids"] == "1"

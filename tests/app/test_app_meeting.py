@@ -1,5 +1,6 @@
-"""AppTest of the meeting's record: tags and notes recorded under a name, the history, the qrels in force,
-the Overview's change against the command line, group by tag, exports, an unwritable record."""
+"""AppTest of the meeting's record: tags and notes recorded under a name, the history, the qrels in
+force, the Overview's change against the command line, group by tag, exports, an unwritable
+record."""
 
 from __future__ import annotations
 
@@ -23,7 +24,9 @@ from rankviz.io.collection import open_collection
 from rankviz.io.meeting import MeetingStore
 
 HOSTILE_TAG = "<script>alert(1)</script> **x**"
-HOSTILE_NOTE = 'a **note** [link](http://evil.example) ![i](http://evil.example/i.png) it\'s "quoted" $$x$$'
+HOSTILE_NOTE = (
+    'a **note** [link](http://evil.example) ![i](http://evil.example/i.png) it\'s "quoted" $$x$$'
+)
 
 
 @pytest.fixture
@@ -44,37 +47,54 @@ def texts(at) -> list[str]:
 
 
 def prefilled(store: MeetingStore, queries: int = 6) -> dict[tuple[str, str], int]:
-    """Judge the documents bm25 ranks in its top 10 that the qrels leave unjudged (grade 2), on a few queries."""
+    """Judge the documents bm25 ranks in its top 10 that the qrels leave unjudged (grade 2), on a
+    few queries."""
     collection = open_collection(CRANFIELD)
     judged = collection.read_qrels().to_frame()
     known = set(zip(judged["qid"].astype(str), judged["docid"].astype(str), strict=True))
     run = collection.read_run("bm25")
-    frame = pd.DataFrame({"qid": run.query_ids[run.qid_codes], "docid": run.docids.to_numpy(zero_copy_only=False),
-                          "score": run.score})  # fmt: skip
+    frame = pd.DataFrame(
+        {
+            "qid": run.query_ids[run.qid_codes],
+            "docid": run.docids.to_numpy(zero_copy_only=False),
+            "score": run.score,
+        }
+    )
     grades = {}
     for qid in list(dict.fromkeys(judged["qid"].astype(str)))[:queries]:
         top = frame[frame.qid == qid].sort_values(["score", "docid"], ascending=False).head(10)
         for docid in top.docid.astype(str):
             if (qid, docid) not in known:
                 grades[(qid, docid)] = 2
-    store.judge_many([(q, d, g) for (q, d), g in grades.items()], by="Ann", note="found in the meeting")
+    store.judge_many(
+        [(q, d, g) for (q, d), g in grades.items()], by="Ann", note="found in the meeting"
+    )
     return grades
 
 
 def prefilled_more(store: MeetingStore, done: dict) -> int:
-    """Re-judge the first judged documents of three more queries (grade 0 to 3, 3 to 0): how many."""
+    """Re-judge the first judged documents of three more queries (grade 0 to 3, 3 to 0): how
+    many."""
     judged = open_collection(CRANFIELD).read_qrels().to_frame()
     touched = {q for q, _ in done}
-    rows = judged[~judged["qid"].astype(str).isin(touched)].groupby("qid", sort=False).head(1).head(3)
-    store.judge_many([(str(q), str(d), 0 if int(g) else 3) for q, d, g in zip(rows.qid, rows.docid, rows.rel, strict=True)],
-                     by="Bob")  # fmt: skip
+    rows = (
+        judged[~judged["qid"].astype(str).isin(touched)].groupby("qid", sort=False).head(1).head(3)
+    )
+    store.judge_many(
+        [
+            (str(q), str(d), 0 if int(g) else 3)
+            for q, d, g in zip(rows.qid, rows.docid, rows.rel, strict=True)
+        ],
+        by="Bob",
+    )
     return len(rows)
 
 
 def test_tags_and_notes_are_recorded_under_the_name_and_shown_literally(notes) -> None:
     at = start("deltas", query="1")
     assert not at.exception and not at.error
-    assert widget(at.multiselect, "Tags of this query").disabled  # no name yet: nothing can be recorded
+    # no name yet: nothing can be recorded
+    assert widget(at.multiselect, "Tags of this query").disabled
     assert any("Give your name" in shown(i) for i in at.info)
     at.text_input(key="meeting.name").input("Ann <b>").run()
     widget(at.multiselect, "Tags of this query").select(HOSTILE_TAG).run()
@@ -88,7 +108,12 @@ def test_tags_and_notes_are_recorded_under_the_name_and_shown_literally(notes) -
     assert widget(at.text_area, "Note on this query").value == HOSTILE_NOTE
     assert widget(at.multiselect, "Tags of this query").value == [HOSTILE_TAG]
     for text in texts(at):  # user text reaches markdown escaped, or not at all
-        assert "<script>" not in text and "**note**" not in text and "](http" not in text and "<b>" not in text
+        assert (
+            "<script>" not in text
+            and "**note**" not in text
+            and "](http" not in text
+            and "<b>" not in text
+        )
     widget(at.multiselect, "Tags of this query").unselect(HOSTILE_TAG).run()
     assert store.tags() == {} and [e.kind for e in store.history("1")] == ["tag", "note", "untag"]
 
@@ -110,19 +135,55 @@ def test_the_meeting_qrels_in_force_change_every_number_as_the_command_line_does
     grades = prefilled(MeetingStore(notes))
     assert len(grades) >= 10
     file_view = start(qrels="file")
-    meeting_view = start()  # the meeting's judgments are in force by default once the record holds some
+    # the meeting's judgments are in force by default once the record holds some
+    meeting_view = start()
     assert "qrels" not in meeting_view.query_params and file_view.query_params["qrels"] == "file"
-    assert [r.value for r in meeting_view.main.radio if r.label == "Qrels in force"] == ["meeting"]  # seen in projector mode too
+    # seen in projector mode too
+    assert [r.value for r in meeting_view.main.radio if r.label == "Qrels in force"] == ["meeting"]
     assert not meeting_view.exception and not meeting_view.error
     assert f"the meeting's {len(grades)} judgments in force" in shown(meeting_view.caption[0])
     assert f"the meeting's {len(grades)} judgments not applied" in shown(file_view.caption[0])
-    cli = subprocess.run([sys.executable, "-m", "rankviz", "evaluate", str(CRANFIELD), "--judgments", str(notes), "--format",
-                          "tsv"], capture_output=True, text=True, cwd=ROOT, check=True)  # fmt: skip
-    expected = pd.read_csv(io.StringIO(cli.stdout), sep="\t").pivot(index="run", columns="measure", values="value")
+    cli = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "rankviz",
+            "evaluate",
+            str(CRANFIELD),
+            "--judgments",
+            str(notes),
+            "--format",
+            "tsv",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    )
+    expected = pd.read_csv(io.StringIO(cli.stdout), sep="\t").pivot(
+        index="run", columns="measure", values="value"
+    )
     said = next(line for line in cli.stderr.splitlines() if "qrels: " in line)
-    assert said.removeprefix("rankviz: ") in shown(meeting_view.caption[0])  # the same sentence on both roads
-    as_file = subprocess.run([sys.executable, "-m", "rankviz", "evaluate", str(CRANFIELD), "--judgments", str(notes),
-                              "--qrels", "file", "--no-check"], capture_output=True, text=True, cwd=ROOT, check=True)  # fmt: skip
+    # the same sentence on both roads
+    assert said.removeprefix("rankviz: ") in shown(meeting_view.caption[0])
+    as_file = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "rankviz",
+            "evaluate",
+            str(CRANFIELD),
+            "--judgments",
+            str(notes),
+            "--qrels",
+            "file",
+            "--no-check",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    )
     said = next(line for line in as_file.stderr.splitlines() if "qrels: " in line)
     assert said.removeprefix("rankviz: ") in shown(file_view.caption[0])
     means = meeting_view.dataframe[0].value
@@ -132,34 +193,70 @@ def test_the_meeting_qrels_in_force_change_every_number_as_the_command_line_does
         for measure in means.columns:
             assert means.loc[run, measure] == pytest.approx(expected.loc[run, measure], abs=1e-12)
     moved = next(d.value for d in meeting_view.dataframe if "change" in d.value.columns)
-    table_of_changes = [d.value for d in meeting_view.dataframe[1:]
-                        if list(d.value.columns) == list(means.columns) and set(d.value.index) == set(means.index)]  # fmt: skip
-    assert any(np.allclose(c.loc[means.index].to_numpy(), (means - plain).to_numpy(), atol=1e-12) for c in table_of_changes)
+    table_of_changes = [
+        d.value
+        for d in meeting_view.dataframe[1:]
+        if list(d.value.columns) == list(means.columns) and set(d.value.index) == set(means.index)
+    ]
+    assert any(
+        np.allclose(c.loc[means.index].to_numpy(), (means - plain).to_numpy(), atol=1e-12)
+        for c in table_of_changes
+    )
     for (run, measure), row in moved.iterrows():
         assert row["with the meeting's"] == pytest.approx(expected.loc[run, measure], abs=1e-12)
         assert row["qrels file"] == pytest.approx(plain.loc[run, measure], abs=1e-12)
-        assert row["change"] == pytest.approx(row["with the meeting's"] - row["qrels file"], abs=1e-12)
-    # a later judgment: the newest results are revised for the queries it judged, to the same numbers
+        assert row["change"] == pytest.approx(
+            row["with the meeting's"] - row["qrels file"], abs=1e-12
+        )
+    # a later judgment: the newest results are revised for the queries it judged, to the same
+    # numbers
     store = MeetingStore(notes)
     later = prefilled_more(store, grades)
     meeting_view.run()
-    cli = subprocess.run([sys.executable, "-m", "rankviz", "evaluate", str(CRANFIELD), "--judgments", str(notes), "--format",
-                          "tsv"], capture_output=True, text=True, cwd=ROOT, check=True)  # fmt: skip
-    expected = pd.read_csv(io.StringIO(cli.stdout), sep="\t").pivot(index="run", columns="measure", values="value")
-    assert f"the meeting's {len(grades) + later} judgments in force" in shown(meeting_view.caption[0])
+    cli = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "rankviz",
+            "evaluate",
+            str(CRANFIELD),
+            "--judgments",
+            str(notes),
+            "--format",
+            "tsv",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    )
+    expected = pd.read_csv(io.StringIO(cli.stdout), sep="\t").pivot(
+        index="run", columns="measure", values="value"
+    )
+    assert f"the meeting's {len(grades) + later} judgments in force" in shown(
+        meeting_view.caption[0]
+    )
     revised_means = meeting_view.dataframe[0].value
     assert not revised_means.equals(means)
     for run in revised_means.index:
         for measure in revised_means.columns:
-            assert revised_means.loc[run, measure] == pytest.approx(expected.loc[run, measure], abs=1e-12)
+            assert revised_means.loc[run, measure] == pytest.approx(
+                expected.loc[run, measure], abs=1e-12
+            )
     labels = [b.label for b in meeting_view.get("download_button")]
-    assert {"Merged qrels (TREC)", "Judgment log (CSV)", "Tags and notes (CSV)", "Meeting report (HTML)"} <= set(labels)
+    assert {
+        "Merged qrels (TREC)",
+        "Judgment log (CSV)",
+        "Tags and notes (CSV)",
+        "Meeting report (HTML)",
+    } <= set(labels)
     assert "qrels" not in meeting_view.query_params
     deltas = start("deltas", qrels="meeting", query=next(iter(grades))[0])
     judging = next(d.value for d in deltas.dataframe if "qrels file" in d.value.columns)
     judged_here = {d for (q, d) in grades if q == next(iter(grades))[0]}
     assert set(judging.loc[judging["meeting"] != "", "docid"]) == judged_here
-    assert (judging["qrels file"].iloc[: len(judged_here)] == "unjudged").all()  # unjudged in the file first
+    # unjudged in the file first
+    assert (judging["qrels file"].iloc[: len(judged_here)] == "unjudged").all()
     assert hashlib.sha256((CRANFIELD / "qrels.txt").read_bytes()).hexdigest() == qrels_bytes
 
 
@@ -176,26 +273,35 @@ def test_tags_are_query_groups_on_every_page(notes) -> None:
         if "queries" in at.dataframe[-1].value.columns
         else next(d.value for d in at.dataframe if "queries" in d.value.columns)
     )
-    labels = {str(v) for v in groups.index.get_level_values(-1)} | {str(v) for v in groups.index.get_level_values(0)}
+    labels = {str(v) for v in groups.index.get_level_values(-1)} | {
+        str(v) for v in groups.index.get_level_values(0)
+    }
     assert {"needs reasoning", "needs reasoning + qrels wrong", "(untagged)"} <= labels
     deltas = start("deltas", group_by="tag")
     assert not deltas.exception and not deltas.error
 
 
-def test_a_record_that_cannot_be_made_says_so_before_anyone_types_and_the_page_still_works(tmp_path, monkeypatch) -> None:
+def test_a_record_that_cannot_be_made_says_so_before_anyone_types_and_the_page_still_works(
+    tmp_path, monkeypatch
+) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
     monkeypatch.setenv("RANKVIZ_NOTES", str(blocker / "notes"))
     at = start("deltas", query="1")
     assert not at.exception
-    assert any("Read only: the folder of the record cranfield.sqlite does not exist" in shown(i) for i in at.info)
-    assert not [t for t in at.text_input if t.key == "meeting.name"]  # nobody is asked to type what cannot be kept
+    assert any(
+        "Read only: the folder of the record cranfield.sqlite does not exist" in shown(i)
+        for i in at.info
+    )
+    # nobody is asked to type what cannot be kept
+    assert not [t for t in at.text_input if t.key == "meeting.name"]
     assert all(w.disabled for w in at.text_area if w.key == "meeting.note:1")
     assert at.dataframe[0].value is not None  # the rest of the page is there
 
 
 def _immutable(path) -> None:
-    """Make ``path`` unwritable even for root (``chattr +i``), else skip: root ignores file modes."""
+    """Make ``path`` unwritable even for root (``chattr +i``), else skip: root ignores file
+    modes."""
     import subprocess
 
     if os.geteuid() != 0:
@@ -216,14 +322,36 @@ def test_a_read_only_record_opens_read_only_with_its_numbers_and_a_message(notes
     try:
         at = start("deltas", query="1", qrels="meeting")
         assert not at.exception
-        assert any("Read only: the record" in shown(i) and "is read-only" in shown(i) for i in at.info)
+        assert any(
+            "Read only: the record" in shown(i) and "is read-only" in shown(i) for i in at.info
+        )
         assert not [t for t in at.text_input if t.key == "meeting.name"]
         overview = start("overview", qrels="meeting")
-        assert not overview.exception and "with the meeting's 1 judgments in force" in shown(overview.caption[0])
-        cli = subprocess.run([sys.executable, "-m", "rankviz", "judgments", "add", str(notes), "1", "29", "2", "--by", "Bob",
-                              "--collection", str(CRANFIELD)],
-                             capture_output=True, text=True)  # fmt: skip
-        assert cli.returncode != 0 and "is read-only" in cli.stderr and "Traceback" not in cli.stderr
+        assert not overview.exception and "with the meeting's 1 judgments in force" in shown(
+            overview.caption[0]
+        )
+        cli = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "rankviz",
+                "judgments",
+                "add",
+                str(notes),
+                "1",
+                "29",
+                "2",
+                "--by",
+                "Bob",
+                "--collection",
+                str(CRANFIELD),
+            ],
+            capture_output=True,
+            text=True,
+        )
+        assert (
+            cli.returncode != 0 and "is read-only" in cli.stderr and "Traceback" not in cli.stderr
+        )
     finally:
         subprocess.run(["chattr", "-i", str(notes)], capture_output=True)
         notes.chmod(0o644)
@@ -236,15 +364,24 @@ def test_a_record_that_cannot_be_read_is_a_warning_on_every_page(notes) -> None:
     for page in ("overview", "deltas"):
         at = start(page, query="1", qrels="meeting")
         assert not at.exception
-        assert any("cannot be read, so the qrels file alone is in force" in shown(w) for w in at.warning)
+        assert any(
+            "cannot be read, so the qrels file alone is in force" in shown(w) for w in at.warning
+        )
     assert notes.read_bytes() == b"not an sqlite file" * 100  # never overwritten
 
 
 def test_the_editor_records_grades_given_and_notes_but_never_unjudges() -> None:
-    view = pd.DataFrame({"docid": ["a", "b", "c", "d"], "baseline rank": [3, 2, float("nan"), 4],
-                         "run rank": [3, float("nan"), 1, 2], "grade": [1, float("nan"), 0, float("nan")]})  # fmt: skip
+    view = pd.DataFrame(
+        {
+            "docid": ["a", "b", "c", "d"],
+            "baseline rank": [3, 2, float("nan"), 4],
+            "run rank": [3, float("nan"), 1, 2],
+            "grade": [1, float("nan"), 0, float("nan")],
+        }
+    )
     table = judging_table(view, {"a": 1, "c": 0}, {"d": (2, "2 (Bob)")})
-    assert list(table["docid"]) == ["b", "d", "c", "a"]  # unjudged in the file first, by their better rank
+    # unjudged in the file first, by their better rank
+    assert list(table["docid"]) == ["b", "d", "c", "a"]
     assert table["grade"].tolist()[1:] == [2, 0, 1] and pd.isna(table["grade"].iloc[0])
     edited = table.copy()
     edited.loc[0, "grade"] = 3  # judged
@@ -260,7 +397,8 @@ def test_an_entry_made_meanwhile_by_another_session_is_neither_undone_nor_lost(n
     for at, name in ((ann, "Ann"), (bob, "Bob")):
         at.text_input(key="meeting.name").input(name).run()
     widget(ann.multiselect, "Tags of this query").select("qrels wrong").run()
-    widget(bob.multiselect, "Tags of this query").select("tokenisation").run()  # Bob's screen did not show Ann's tag yet
+    # Bob's screen did not show Ann's tag yet
+    widget(bob.multiselect, "Tags of this query").select("tokenisation").run()
     assert MeetingStore(notes, create=False).tags() == {"1": ["qrels wrong", "tokenisation"]}
     assert widget(bob.multiselect, "Tags of this query").value == ["qrels wrong", "tokenisation"]
     widget(ann.text_area, "Note on this query").input("Ann's note").run()
@@ -272,15 +410,22 @@ def test_an_entry_made_meanwhile_by_another_session_is_neither_undone_nor_lost(n
 
 
 def _cli_means(notes) -> pd.DataFrame:
-    cli = run_cli("evaluate", str(CRANFIELD), "bm25", "dense", "--judgments", str(notes), "--format", "tsv")
+    cli = run_cli(
+        "evaluate", str(CRANFIELD), "bm25", "dense", "--judgments", str(notes), "--format", "tsv"
+    )
     assert cli.returncode == 0, cli.stderr
-    return pd.read_csv(io.StringIO(cli.stdout), sep="\t").pivot(index="run", columns="measure", values="value")
+    return pd.read_csv(io.StringIO(cli.stdout), sep="\t").pivot(
+        index="run", columns="measure", values="value"
+    )
 
 
 @pytest.mark.slow
-def test_a_grade_outside_the_scale_already_in_the_record_is_left_out_and_every_page_shows_its_numbers(notes) -> None:
-    """A record written by an older version holds 44 on Cranfield (grades 0-4, ERR gmax 4): every page,
-    with either qrels in force, shows its numbers and one warning naming the entry and the way out."""
+def test_a_grade_outside_the_scale_in_the_record_is_left_out_and_every_page_shows_its_numbers(
+    notes,
+) -> None:
+    """A record written by an older version holds 44 on Cranfield (grades 0-4, ERR gmax 4): every
+    page, with either qrels in force, shows its numbers and one warning naming the entry and the way
+    out."""
     from rankviz.app.pages import PAGES
 
     MeetingStore(notes).judge_many([("1", "184", 44), ("1", "29", 3)], by="Old version")
@@ -289,9 +434,14 @@ def test_a_grade_outside_the_scale_already_in_the_record_is_left_out_and_every_p
             at = start(page.key, runs="bm25,dense", query="1", qrels=qrels)
             assert not at.exception, (page.key, qrels, at.exception)
             warned = [shown(w) for w in at.warning if "left out" in shown(w)]
-            assert len(warned) == 1 and "judgment 1 (1 184) left out: grade 44" in warned[0], (page.key, warned)
+            assert len(warned) == 1 and "judgment 1 (1 184) left out: grade 44" in warned[0], (
+                page.key,
+                warned,
+            )
             assert "judge the document again" in warned[0]
-            assert not any("MeasureError" in shown(e) or "gmax" in shown(e) for e in at.error), page.key
+            assert not any("MeasureError" in shown(e) or "gmax" in shown(e) for e in at.error), (
+                page.key
+            )
     overview = start("overview", runs="bm25,dense", qrels="meeting")
     assert "with the meeting's 1 judgments in force" in shown(overview.caption[0])
     expected = _cli_means(notes)  # the command line leaves the same entry out
@@ -325,15 +475,20 @@ def _means_equal_the_command_lines(at, notes) -> None:
     expected = _cli_means(notes)
     for run in means.index:
         for measure in means.columns:
-            assert means.loc[run, measure] == pytest.approx(expected.loc[run, measure], abs=1e-12), (run, measure)
+            assert means.loc[run, measure] == pytest.approx(
+                expected.loc[run, measure], abs=1e-12
+            ), (run, measure)
 
 
 @pytest.mark.slow
-def test_a_record_replaced_by_a_diverged_copy_or_edited_by_hand_gives_fresh_numbers(notes, tmp_path) -> None:
-    """The same record name and the same ids, another grade: a backup copy that diverged moved over the
-    record, then one grade edited in the SQLite file, then a judgment added after the edit (revising the
-    kept results for that query alone would keep the edited one stale). Each time the numbers are the
-    command line's (the cache once keyed on the record's name and last id served the old ones)."""
+def test_a_record_replaced_by_a_diverged_copy_or_edited_by_hand_gives_fresh_numbers(
+    notes, tmp_path
+) -> None:
+    """The same record name and the same ids, another grade: a backup copy that diverged moved over
+    the record, then one grade edited in the SQLite file, then a judgment added after the edit
+    (revising the kept results for that query alone would keep the edited one stale). Each time the
+    numbers are the command line's (the cache once keyed on the record's name and last id served the
+    old ones)."""
     import contextlib
     import shutil
     import sqlite3
@@ -345,7 +500,8 @@ def test_a_record_replaced_by_a_diverged_copy_or_edited_by_hand_gives_fresh_numb
     first = start("overview", runs="bm25,dense", qrels="meeting")
     _means_equal_the_command_lines(first, notes)
 
-    def edit(path, grade: int) -> None:  # as a person with the sqlite3 shell would, closing it after
+    # as a person with the sqlite3 shell would, closing it after
+    def edit(path, grade: int) -> None:
         with contextlib.closing(sqlite3.connect(path)) as db, db:
             db.execute("UPDATE judgments SET grade = ? WHERE id = 1", (grade,))
 
@@ -363,8 +519,8 @@ def test_a_record_replaced_by_a_diverged_copy_or_edited_by_hand_gives_fresh_numb
 
 @pytest.mark.slow
 def test_judging_never_moves_the_discussion_queue(notes) -> None:
-    """The queue's order is fixed when it opens: a colleague's judgments (which also put the meeting's
-    qrels in force) change its values, not its order, nor the query being discussed."""
+    """The queue's order is fixed when it opens: a colleague's judgments (which also put the
+    meeting's qrels in force) change its values, not its order, nor the query being discussed."""
     at = start("deltas", runs="bm25,dense", baseline="bm25", run="dense", measure="AP")
     queue = next(d.value for d in at.dataframe if "why" in d.value.columns)
     order = list(queue.index)
@@ -375,10 +531,16 @@ def test_judging_never_moves_the_discussion_queue(notes) -> None:
     first = order[0]
     collection = open_collection(CRANFIELD)
     dense = collection.read_run("dense")
-    frame = pd.DataFrame({"qid": dense.query_ids[dense.qid_codes], "docid": dense.docids.to_numpy(zero_copy_only=False),
-                          "score": dense.score})  # fmt: skip
+    frame = pd.DataFrame(
+        {
+            "qid": dense.query_ids[dense.qid_codes],
+            "docid": dense.docids.to_numpy(zero_copy_only=False),
+            "score": dense.score,
+        }
+    )
     top = frame[frame.qid == first].sort_values(["score", "docid"], ascending=False).head(10)
-    MeetingStore(notes).judge_many([(first, d, 4) for d in top.docid], by="Bob")  # dense's loss on it is gone
+    # dense's loss on it is gone
+    MeetingStore(notes).judge_many([(first, d, 4) for d in top.docid], by="Bob")
     at.run()
     again = next(d.value for d in at.dataframe if "why" in d.value.columns)
     assert not at.exception
@@ -387,7 +549,9 @@ def test_judging_never_moves_the_discussion_queue(notes) -> None:
     assert again.loc[first, "delta"] > queue.loc[first, "delta"]  # the values follow the judgments
     next(b for b in at.button if b.label == "Rebuild the queue from today's numbers").click().run()
     rebuilt = next(d.value for d in at.dataframe if "why" in d.value.columns)
-    assert again.loc[first, "delta"] > 0 and (first not in rebuilt.index or "loss" not in rebuilt.loc[first, "why"])
+    assert again.loc[first, "delta"] > 0 and (
+        first not in rebuilt.index or "loss" not in rebuilt.loc[first, "why"]
+    )
 
 
 def test_two_people_editing_one_note_see_the_conflict_and_choose(notes) -> None:
@@ -397,17 +561,21 @@ def test_two_people_editing_one_note_see_the_conflict_and_choose(notes) -> None:
     for at, name in ((ann, "Ann"), (bob, "Bob")):
         at.text_input(key="meeting.name").input(name).run()
     widget(ann.text_area, "Note on this query").input("Ann's note").run()
-    widget(bob.text_area, "Note on this query").input("Bob's note").run()  # typed against the empty note he saw
+    # typed against the empty note he saw
+    widget(bob.text_area, "Note on this query").input("Bob's note").run()
     assert not bob.exception
     assert MeetingStore(notes, create=False).notes() == {"1": "Ann's note"}  # not replaced silently
     warned = [shown(w) for w in bob.warning if "was changed by someone else" in shown(w)]
     assert len(warned) == 1 and "Ann's note" in warned[0]
-    assert widget(bob.text_area, "Note on this query").value == "Bob's note"  # his text kept as a draft
+    # his text kept as a draft
+    assert widget(bob.text_area, "Note on this query").value == "Bob's note"
     bob.run()  # a rerun keeps the draft and the choice
     assert widget(bob.text_area, "Note on this query").value == "Bob's note"
-    bob = start("deltas", query="1")  # a reload: a new session, under the name his browser remembers
+    # a reload: a new session, under the name his browser remembers
+    bob = start("deltas", query="1")
     bob.text_input(key="meeting.name").input("Bob").run()
-    assert widget(bob.text_area, "Note on this query").value == "Bob's note"  # the server kept his draft
+    # the server kept his draft
+    assert widget(bob.text_area, "Note on this query").value == "Bob's note"
     assert [w for w in bob.warning if "was changed by someone else" in shown(w)]
     next(b for b in bob.button if b.label == "Record my note (replaces theirs)").click().run()
     store = MeetingStore(notes, create=False)
@@ -417,17 +585,25 @@ def test_two_people_editing_one_note_see_the_conflict_and_choose(notes) -> None:
 
 
 def _type_grade(at, row: int, grade: int) -> None:
-    """Type a grade in row ``row`` of the judging grid, as the browser's grid sends it, and rerun."""
+    """Type a grade in row ``row`` of the judging grid, as the browser's grid sends it, and
+    rerun."""
     key = next(iter(at.session_state["rankviz.meeting_tables"]))
-    at.session_state[key] = {"edited_rows": {row: {"grade": grade}}, "added_rows": [], "deleted_rows": []}
+    at.session_state[key] = {
+        "edited_rows": {row: {"grade": grade}},
+        "added_rows": [],
+        "deleted_rows": [],
+    }
     at.run()
 
 
 @pytest.mark.slow  # its rule checked quickly in tests/unit/test_meeting.py
-def test_a_grade_typed_against_a_colleagues_newer_one_is_kept_beside_it_not_recorded_over_it(notes) -> None:
-    """Ann grades the grid's first document 0; Bob, on a page drawn before, types 2. His grade won unseen,
-    with only "Recorded by Bob: 1 judgment(s)". Now, as for a note, nothing of his is recorded: he sees both
-    and chooses; a grade typed with no colleague's in between is recorded at once."""
+def test_a_grade_typed_against_a_colleagues_newer_one_is_kept_beside_it_not_recorded_over_it(
+    notes,
+) -> None:
+    """Ann grades the grid's first document 0; Bob, on a page drawn before, types 2. His grade won
+    unseen, with only "Recorded by Bob: 1 judgment(s)". Now, as for a note, nothing of his is
+    recorded: he sees both and chooses; a grade typed with no colleague's in between is recorded at
+    once."""
     ann, bob = start("deltas", query="1"), start("deltas", query="1")
     for at, name in ((ann, "Ann"), (bob, "Bob")):
         at.text_input(key="meeting.name").input(name).run()
@@ -444,25 +620,42 @@ def test_a_grade_typed_against_a_colleagues_newer_one_is_kept_beside_it_not_reco
     next(b for b in bob.button if b.label == "Record my grades (replace theirs)").click().run()
     store = MeetingStore(notes, create=False)
     assert store.latest() == {("1", docid): 2}
-    assert [(j.grade, j.by, j.previous) for j in store.judgments("1")] == [(0, "Ann", None), (2, "Bob", 0)]
+    assert [(j.grade, j.by, j.previous) for j in store.judgments("1")] == [
+        (0, "Ann", None),
+        (2, "Bob", 0),
+    ]
     assert not [w for w in bob.warning if "someone else graded the same documents" in shown(w)]
     _type_grade(ann, 1, 3)  # no colleague's grade in between: recorded at once
     assert any("Recorded by Ann: 1 judgment(s) of query 1" in shown(s) for s in ann.success)
 
 
-_TEXT = st.text(alphabet=st.characters(codec="utf-8"), max_size=12) | st.sampled_from(["1", "2", "184", "29", "#1", "a\nb", ""])
+_TEXT = st.text(alphabet=st.characters(codec="utf-8"), max_size=12) | st.sampled_from(
+    ["1", "2", "184", "29", "#1", "a\nb", ""]
+)
 _GRADE = (
-    st.integers(-(2**40), 2**40) | st.sampled_from([0, 1, 4, 5, 44, -1]) | st.text(max_size=3) | st.floats(allow_nan=False)
+    st.integers(-(2**40), 2**40)
+    | st.sampled_from([0, 1, 4, 5, 44, -1])
+    | st.text(max_size=3)
+    | st.floats(allow_nan=False)
 )  # fmt: skip  (NaN is stored as NULL, which the schema refuses)
 
 
 @pytest.mark.slow
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     judgments=st.lists(
-        st.tuples(st.sampled_from(["1", "2"]) | _TEXT, st.sampled_from(["184", "29", "12"]) | _TEXT, _GRADE), max_size=6
+        st.tuples(
+            st.sampled_from(["1", "2"]) | _TEXT,
+            st.sampled_from(["184", "29", "12"]) | _TEXT,
+            _GRADE,
+        ),
+        max_size=6,
     ),
-    tags=st.lists(st.tuples(st.sampled_from(["1", "2"]) | _TEXT, _TEXT, st.integers(0, 1)), max_size=4),
+    tags=st.lists(
+        st.tuples(st.sampled_from(["1", "2"]) | _TEXT, _TEXT, st.integers(0, 1)), max_size=4
+    ),
     notes_=st.lists(st.tuples(st.sampled_from(["1", "2"]) | _TEXT, _TEXT), max_size=3),
 )
 def test_any_record_content_never_breaks_a_page(notes, judgments, tags, notes_) -> None:
@@ -472,12 +665,18 @@ def test_any_record_content_never_breaks_a_page(notes, judgments, tags, notes_) 
 
     from rankviz.app.pages import PAGES
 
-    for left_over in notes.parent.glob(notes.name + "*"):  # the last example's record, its -wal and -shm
+    # the last example's record, its -wal and -shm
+    for left_over in notes.parent.glob(notes.name + "*"):
         left_over.unlink()
     MeetingStore(notes)  # the schema, then rows no checked writer would write
     with sqlite3.connect(notes) as db:
-        db.executemany("INSERT INTO judgments (qid, docid, grade, by, at) VALUES (?, ?, ?, 'x', 'now')", judgments)
-        db.executemany("INSERT INTO tags (qid, tag, removed, by, at) VALUES (?, ?, ?, 'x', 'now')", tags)
+        db.executemany(
+            "INSERT INTO judgments (qid, docid, grade, by, at) VALUES (?, ?, ?, 'x', 'now')",
+            judgments,
+        )
+        db.executemany(
+            "INSERT INTO tags (qid, tag, removed, by, at) VALUES (?, ?, ?, 'x', 'now')", tags
+        )
         db.executemany("INSERT INTO notes (qid, note, by, at) VALUES (?, ?, 'x', 'now')", notes_)
     for page in PAGES:
         at = start(page.key, runs="bm25,dense", query="1")
@@ -485,7 +684,9 @@ def test_any_record_content_never_breaks_a_page(notes, judgments, tags, notes_) 
 
 
 @pytest.mark.slow
-def test_one_record_file_for_every_collection_keeps_each_collections_numbers_apart(tmp_path, monkeypatch) -> None:
+def test_one_record_file_for_every_collection_keeps_each_collections_numbers_apart(
+    tmp_path, monkeypatch
+) -> None:
     """``--notes FILE.sqlite`` names one file for every collection served: the first collection to
     record in it owns it; another collection's pages say so and keep their numbers."""
     from conftest import DL_HARD
@@ -494,11 +695,16 @@ def test_one_record_file_for_every_collection_keeps_each_collections_numbers_apa
     monkeypatch.setenv("RANKVIZ_NOTES", str(shared))
     cranfield = open_collection(CRANFIELD).config.name
     MeetingStore(shared, collection=cranfield).judge("1", "184", 0, by="Ann")
-    plain = start("overview", collection="dl-hard-passage", runs="bm25,bm25_t5-zs", qrels="file").dataframe[0].value
+    plain = (
+        start("overview", collection="dl-hard-passage", runs="bm25,bm25_t5-zs", qrels="file")
+        .dataframe[0]
+        .value
+    )
     other = start("overview", collection="dl-hard-passage", runs="bm25,bm25_t5-zs")
     assert not other.exception
     assert any("belongs to the collection" in shown(w) for w in other.warning)
-    assert other.dataframe[0].value.equals(plain)  # DL-HARD's numbers do not move with Cranfield's judgment
+    # DL-HARD's numbers do not move with Cranfield's judgment
+    assert other.dataframe[0].value.equals(plain)
     assert not any(w for w in start("overview").warning if "belongs to the collection" in shown(w))
     with pytest.raises(Exception, match="belongs to the collection"):
         MeetingStore(shared, collection=open_collection(DL_HARD).config.name)

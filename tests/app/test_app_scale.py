@@ -1,5 +1,6 @@
 """Many runs in one app: every page starts from one pass per run (:mod:`rankviz.run_pass`), kept in
-memory and on disk, so a restarted server shows the Overview without ordering or even opening a run."""
+memory and on disk, so a restarted server shows the Overview without ordering or even opening a
+run."""
 
 from __future__ import annotations
 
@@ -27,11 +28,15 @@ def _folder(tmp_path, name: str = "scaled"):
 
 
 @pytest.mark.slow
-def test_a_restarted_server_shows_the_overview_from_the_passes_kept_on_disk(tmp_path, monkeypatch) -> None:
+def test_a_restarted_server_shows_the_overview_from_the_passes_kept_on_disk(
+    tmp_path, monkeypatch
+) -> None:
     monkeypatch.setenv("RANKVIZ_STORE", str(tmp_path))
     cache.SHARED.clear()
     first = start("overview")
-    assert not first.exception and len(list((tmp_path / "passes").glob("*.npz"))) == len(first.dataframe[0].value)
+    assert not first.exception and len(list((tmp_path / "passes").glob("*.npz"))) == len(
+        first.dataframe[0].value
+    )
     cache.SHARED.clear()  # as after a restart: nothing in memory
 
     def refuse(*args, **kwargs):
@@ -40,27 +45,37 @@ def test_a_restarted_server_shows_the_overview_from_the_passes_kept_on_disk(tmp_
     monkeypatch.setattr(inputs, "run_file", refuse)
     again = start("overview")
     assert not again.exception and not again.error
-    for before, after in zip(first.dataframe, again.dataframe, strict=True):  # means, marks, ranks, chance, checks
+    # means, marks, ranks, chance, checks
+    for before, after in zip(first.dataframe, again.dataframe, strict=True):
         assert after.value.equals(before.value)
     assert [shown(c) for c in again.caption] == [shown(c) for c in first.caption]
     monkeypatch.undo()
     cache.SHARED.clear()
 
 
-def test_a_run_file_edited_while_the_server_was_down_is_evaluated_again(tmp_path, monkeypatch) -> None:
+def test_a_run_file_edited_while_the_server_was_down_is_evaluated_again(
+    tmp_path, monkeypatch
+) -> None:
     monkeypatch.setenv("RANKVIZ_STORE", str(tmp_path / "store"))
     folder = _folder(tmp_path)
     monkeypatch.setattr("sys.argv", ["app.py", "--data", str(folder)])
     at = start(collection="scaled", measures="AP")
     run = folder / "runs" / "run_STANDARD.txt"
     lines = run.read_text().splitlines(keepends=True)
-    run.write_text("".join(f"{line.rsplit(' ', 2)[0]} {-float(line.split()[4])!r} tag\n" for line in lines))
+    run.write_text(
+        "".join(f"{line.rsplit(' ', 2)[0]} {-float(line.split()[4])!r} tag\n" for line in lines)
+    )
     cache.SHARED.clear()  # restarted: what is on disk is all there is
     again = start(collection="scaled", measures="AP")
     expected = rv.evaluate(folder / "qrels.txt", run, ["AP"]).means().loc["run_STANDARD", "AP"]
     assert again.dataframe[0].value.loc["run_STANDARD", "AP"] == pytest.approx(expected, abs=1e-12)
-    assert again.dataframe[0].value.loc["run_STANDARD", "AP"] != pytest.approx(at.dataframe[0].value.loc["run_STANDARD", "AP"])
-    assert again.dataframe[0].value.loc["run_trunc", "AP"] == at.dataframe[0].value.loc["run_trunc", "AP"]
+    assert again.dataframe[0].value.loc["run_STANDARD", "AP"] != pytest.approx(
+        at.dataframe[0].value.loc["run_STANDARD", "AP"]
+    )
+    assert (
+        again.dataframe[0].value.loc["run_trunc", "AP"]
+        == at.dataframe[0].value.loc["run_trunc", "AP"]
+    )
 
 
 def test_a_run_file_that_breaks_the_format_is_named_with_its_line(tmp_path, monkeypatch) -> None:
@@ -71,12 +86,18 @@ def test_a_run_file_that_breaks_the_format_is_named_with_its_line(tmp_path, monk
     lines[4] = lines[4].replace(lines[4].split()[4], "high")
     run.write_text("".join(lines))
     monkeypatch.setattr("sys.argv", ["app.py", "--data", str(folder)])
-    for _ in range(2):  # the failure is remembered for the file as it is: the same message, not read again
+    # the failure is remembered for the file as it is: the same message, not read again
+    for _ in range(2):
         at = start(collection="broken", measures="AP")
         assert not at.exception
         (error,) = at.error
-        assert "run_trunc.txt" in shown(error) and "line 5" in shown(error) and "not a number" in shown(error)
-        assert str(tmp_path) not in shown(error)  # the server's paths are not the visitors' business
+        assert (
+            "run_trunc.txt" in shown(error)
+            and "line 5" in shown(error)
+            and "not a number" in shown(error)
+        )
+        # the server's paths are not the visitors' business
+        assert str(tmp_path) not in shown(error)
     run.write_text("".join(lines[:4] + lines[5:]))  # mended: read again at once
     at = start(collection="broken", measures="AP")
     assert not at.error and set(at.dataframe[0].value.index) == {"run_STANDARD", "run_trunc"}
@@ -87,7 +108,9 @@ def test_runs_not_selected_are_not_opened(tmp_path, monkeypatch) -> None:
     cache.SHARED.clear()
     opened: list[str] = []
     real = inputs.run_file
-    monkeypatch.setattr(inputs, "run_file", lambda key, path, name: opened.append(name) or real(key, path, name))
+    monkeypatch.setattr(
+        inputs, "run_file", lambda key, path, name: opened.append(name) or real(key, path, name)
+    )
     at = start("overview", collection="cranfield", runs="bm25,dense", measures="AP")
     assert not at.exception and list(at.dataframe[0].value.index) == ["bm25", "dense"]
     assert set(opened) == {"bm25", "dense"}

@@ -49,8 +49,8 @@ def _free_port() -> int:
 
 
 def serving(url: str, process: subprocess.Popen) -> None:
-    """Wait (on the server's health answer, up to 90 s) until the streamlit server at ``url`` serves;
-    else kill it and fail."""
+    """Wait (on the server's health answer, up to 90 s) until the streamlit server at ``url``
+    serves; else kill it and fail."""
     deadline = time.time() + 90
     while time.time() < deadline:
         try:
@@ -64,16 +64,23 @@ def serving(url: str, process: subprocess.Popen) -> None:
 
 @contextlib.contextmanager
 def streamlit_server(*script_args: str, env: dict | None = None):
-    """A fresh ``streamlit run app.py [-- script_args]`` on a free loopback port, until the block ends;
-    yields its URL (the process is ``streamlit_server.process``)."""
+    """A fresh ``streamlit run app.py [-- script_args]`` on a free loopback port, until the block
+    ends; yields its URL (the process is ``streamlit_server.process``)."""
     port = _free_port()
     log = open(os.devnull, "w")
-    flags = {"server.port": port, "server.address": "127.0.0.1", "server.headless": "true", "browser.gatherUsageStats": "false",
-             "server.fileWatcherType": "none"}  # fmt: skip
+    flags = {
+        "server.port": port,
+        "server.address": "127.0.0.1",
+        "server.headless": "true",
+        "browser.gatherUsageStats": "false",
+        "server.fileWatcherType": "none",
+    }
     command = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py")]
     command += [item for key, value in flags.items() for item in (f"--{key}", str(value))]
     command += ["--", *script_args] if script_args else []
-    process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=log, env={**os.environ, **(env or {})})
+    process = subprocess.Popen(
+        command, cwd=ROOT, stdout=log, stderr=log, env={**os.environ, **(env or {})}
+    )
     streamlit_server.process = process
     url = f"http://127.0.0.1:{port}"
     serving(url, process)
@@ -100,7 +107,9 @@ def browser():
     except ImportError:
         _unavailable("playwright is not installed")
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+        )
         yield browser
         browser.close()
 
@@ -125,9 +134,12 @@ SETTLED = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 
 
 def settled(page) -> None:
-    """Wait until the app's script run has finished and nothing shows it running (an event, not a delay)."""
+    """Wait until the app's script run has finished and nothing shows it running (an event, not a
+    delay)."""
     page.wait_for_selector(SETTLED, state="attached", timeout=60_000)
-    page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60_000)
+    page.wait_for_function(
+        "!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60_000
+    )
 
 
 def choose(page, label: str, option: str) -> None:
@@ -222,16 +234,24 @@ def test_clicking_a_delta_bar_opens_that_query_and_the_selector_follows(page, se
     first = _param(page, "query")  # the queue's first query is open
     chart = page.locator(".js-plotly-plot").first
     chart.scroll_into_view_if_needed()
-    bar = chart.locator("g.point path").first.bounding_box()  # the largest gain: the queue opened the largest loss
-    page.mouse.click(bar["x"] + bar["width"] / 2, bar["y"] + bar["height"] / 2)  # plotly's drag layer takes the click
+    # the largest gain: the queue opened the largest loss
+    bar = chart.locator("g.point path").first.bounding_box()
+    # plotly's drag layer takes the click
+    page.mouse.click(bar["x"] + bar["width"] / 2, bar["y"] + bar["height"] / 2)
     page.wait_for_function(f"new URLSearchParams(location.search).get('query') !== {first!r}")
     query = _param(page, "query")
     text = open_collection(ROOT / "sample_data" / "cranfield").queries[query]
     _markdown(page, text[:30]).wait_for()  # the query view shows the clicked query
-    page.wait_for_function(f"document.querySelector('input[aria-label=\"Query\"]').value.startsWith({(query + ': ')!r})")
-    page.locator('[data-testid="stRadio"]').filter(has_text="Depth").get_by_text("20", exact=True).click()
+    page.wait_for_function(
+        "document.querySelector('input[aria-label=\"Query\"]')"
+        f".value.startsWith({(query + ': ')!r})"
+    )
+    page.locator('[data-testid="stRadio"]').filter(has_text="Depth").get_by_text(
+        "20", exact=True
+    ).click()
     page.wait_for_function("location.search.includes('depth=20')")
-    assert _param(page, "query") == query and _selected(page, "Query").startswith(f"{query}: ")  # no jump back
+    # no jump back
+    assert _param(page, "query") == query and _selected(page, "Query").startswith(f"{query}: ")
     assert page.get_by_text("Traceback").count() == 0
 
 
@@ -259,7 +279,8 @@ def test_page_settings_follow_the_presenter_between_pages(page, server) -> None:
     assert _selected(page, "Baseline") == "qld"
     page.locator('[data-testid="stSidebarNav"]').get_by_text("Overview", exact=True).click()
     page.get_by_role("heading", name="Overview").wait_for()
-    page.get_by_text("randomization test").first.wait_for()  # the Overview marks use the Significance page's test
+    # the Overview marks use the Significance page's test
+    page.get_by_text("randomization test").first.wait_for()
     page.locator('[data-testid="stSidebarNav"]').get_by_text("Per-query deltas", exact=True).click()
     page.get_by_role("heading", name="Per-query deltas").wait_for()
     assert _selected(page, "Baseline") == "qld" and _selected(page, "Measure") == "AP"
@@ -267,15 +288,23 @@ def test_page_settings_follow_the_presenter_between_pages(page, server) -> None:
     other = page.context.browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
     open_page(other, link)
     other.get_by_role("heading", name="Per-query deltas").wait_for()
-    assert _selected(other, "Baseline") == "qld" and _selected(other, "Query") == _selected(page, "Query")
+    assert _selected(other, "Baseline") == "qld" and _selected(other, "Query") == _selected(
+        page, "Query"
+    )
     other.context.close()
 
 
 def test_an_upload_joins_the_selection_and_says_so(page, server) -> None:
     open_page(page, server)
-    _upload_run(page, "mine.run.gz", (ROOT / "sample_data" / "cranfield" / "runs" / "bm25.run.gz").read_bytes())
+    _upload_run(
+        page,
+        "mine.run.gz",
+        (ROOT / "sample_data" / "cranfield" / "runs" / "bm25.run.gz").read_bytes(),
+    )
     page.get_by_text("Added the run mine from mine.run.gz").wait_for()
-    page.wait_for_function("new URLSearchParams(location.search).get('runs').split(',').includes('mine')")
+    page.wait_for_function(
+        "new URLSearchParams(location.search).get('runs').split(',').includes('mine')"
+    )
     notice = page.get_by_text("Added the run mine from mine.run.gz").bounding_box()
     assert notice["y"] < 400  # at the top of the page, not below the fold
     assert page.get_by_text("Traceback").count() == 0
@@ -284,7 +313,11 @@ def test_an_upload_joins_the_selection_and_says_so(page, server) -> None:
 def test_an_upload_stays_across_page_switches_until_removed(page, server) -> None:
     """Uploads belong to the browser session, not to the page that drew the uploader."""
     open_page(page, server)
-    _upload_run(page, "mine.run.gz", (ROOT / "sample_data" / "cranfield" / "runs" / "bm25.run.gz").read_bytes())
+    _upload_run(
+        page,
+        "mine.run.gz",
+        (ROOT / "sample_data" / "cranfield" / "runs" / "bm25.run.gz").read_bytes(),
+    )
     page.get_by_text("Added the run mine from mine.run.gz").wait_for()
     runs = page.locator('[data-testid="stMultiSelect"]').filter(has_text="Runs").first
     for title in ("Ties", "Significance", "Overview"):
@@ -306,19 +339,27 @@ def test_projector_mode_at_1280x720(browser, server) -> None:
     page.set_default_timeout(60_000)
     open_page(page, f"{server}/deltas?baseline=bm25&run=dense&measure=AP&present=1")
     page.get_by_role("heading", name="Per-query deltas").wait_for()
-    page.wait_for_function("getComputedStyle(document.querySelector('[data-testid=\"stAppViewContainer\"]')).fontSize === '20px'")
+    page.wait_for_function(
+        "getComputedStyle(document.querySelector('[data-testid=\"stAppViewContainer\"]')).fontSize "
+        "=== '20px'"
+    )
     assert not page.locator('[data-testid="stSidebar"]').is_visible()  # folded away
     assert page.locator('[data-testid="stSidebar"]').bounding_box()["width"] == 0
     header = page.locator('header[data-testid="stHeader"]').bounding_box()
-    conventions = page.locator('[data-testid="stMain"] [data-testid="stCaptionContainer"]').first.bounding_box()
-    assert conventions["y"] >= header["y"] + header["height"]  # the conventions' first line is not under the header
-    # one screen per query: Previous/Next, the query, and both rankings with their grade cells, unscrolled
+    conventions = page.locator(
+        '[data-testid="stMain"] [data-testid="stCaptionContainer"]'
+    ).first.bounding_box()
+    # the conventions' first line is not under the header
+    assert conventions["y"] >= header["y"] + header["height"]
+    # one screen per query: Previous/Next, the query, and both rankings with their grade cells,
+    # unscrolled
     next_button = page.get_by_role("button", name="Next").bounding_box()
     grid = page.locator('[data-testid="stMain"] [data-testid="stDataFrame"]').first
     grid.locator("canvas").first.wait_for()
     box = grid.bounding_box()
     assert next_button["y"] + next_button["height"] <= 720
-    assert box["y"] + box["height"] <= 720 and box["height"] >= 29 * 10  # ten rows of documents and their grades
+    # ten rows of documents and their grades
+    assert box["y"] + box["height"] <= 720 and box["height"] >= 29 * 10
     assert page.get_by_label("Note on this query").bounding_box()["y"] < 720
     # any document's text, with the query's words marked, opens over the first screen
     reader = page.get_by_role("button", name="Read a document")
@@ -341,25 +382,39 @@ def test_significance_page_changes_test_and_shows_the_forest_plot(page, server) 
     assert page.get_by_text("Traceback").count() == 0
 
 
-def test_across_collections_a_row_chosen_in_one_collection_moves_the_pooled_delta(page, server) -> None:
+def test_across_collections_a_row_chosen_in_one_collection_moves_the_pooled_delta(
+    page, server
+) -> None:
     from rankviz.studies import summarise
 
     open_page(page, f"{server}/across?compared=1&across_measure=AP")
     page.get_by_role("heading", name="Across collections", exact=True).wait_for()
     page.locator(".js-plotly-plot").first.wait_for()
     choose(page, "run 1", "rrf")  # the first column: Cranfield
-    page.wait_for_function("new URLSearchParams(location.search).get('rows.cranfield') === 'bm25,rrf'")
+    page.wait_for_function(
+        "new URLSearchParams(location.search).get('rows.cranfield') === 'bm25,rrf'"
+    )
     settled(page)
-    rows = {name: _param(page, f"rows.{name}").split(",") for name in ("cranfield", "dl-hard-passage", "trec-cast-2021")}
+    rows = {
+        name: _param(page, f"rows.{name}").split(",")
+        for name in ("cranfield", "dl-hard-passage", "trec-cast-2021")
+    }
     names = {name: {runs[0]: "base", runs[1]: "other"} for name, runs in rows.items()}
-    expected = summarise([ROOT / "sample_data" / name for name in rows], baseline="base", runs=["other"], measures=["AP"],
-                         names=names).pooled.iloc[0]  # fmt: skip
+    expected = summarise(
+        [ROOT / "sample_data" / name for name in rows],
+        baseline="base",
+        runs=["other"],
+        measures=["AP"],
+        names=names,
+    ).pooled.iloc[0]
     pooled = page.evaluate("document.querySelector('.js-plotly-plot').data[1].x[0]")
     assert pooled == pytest.approx(expected["delta"], abs=1e-12)
     assert page.get_by_text("Traceback").count() == 0
 
 
-def test_the_judgments_page_gives_the_commands_numbers_and_a_source_fills_the_files_holes(browser, tmp_path, capsys) -> None:
+def test_the_judgments_page_gives_the_commands_numbers_and_a_source_fills_the_files_holes(
+    browser, tmp_path, capsys
+) -> None:
     import json
 
     from apptest import judged_collection
@@ -368,9 +423,25 @@ def test_the_judgments_page_gives_the_commands_numbers_and_a_source_fills_the_fi
 
     folder = judged_collection(tmp_path)
     runs = ["bm25", "bm25_t5-zs", "bm25_rm3"]
-    assert main(["agreement", str(folder), f"{folder}:umbrela", *runs, "-m", "nDCG@10", "--format", "json"]) == 0
+    assert (
+        main(
+            [
+                "agreement",
+                str(folder),
+                f"{folder}:umbrela",
+                *runs,
+                "-m",
+                "nDCG@10",
+                "--format",
+                "json",
+            ]
+        )
+        == 0
+    )
     expected = json.loads(capsys.readouterr().out)
-    with streamlit_server("--data", str(folder), env={"RANKVIZ_NOTES": str(tmp_path / "notes")}) as url:
+    with streamlit_server(
+        "--data", str(folder), env={"RANKVIZ_NOTES": str(tmp_path / "notes")}
+    ) as url:
         context = browser.new_context(viewport={"width": 1400, "height": 1000})
         page = context.new_page()
         page.set_default_timeout(60_000)
@@ -380,11 +451,19 @@ def test_the_judgments_page_gives_the_commands_numbers_and_a_source_fills_the_fi
         assert f"{expected['kappa']:.3f}" in metric.inner_text()
         pairs = page.locator('[data-testid="stMetric"]').filter(has_text="Pairs both judge").first
         assert f"{expected['pairs']:,}" in pairs.inner_text()
-        _markdown(page, expected["verdicts"][0].replace("qrels.txt", "file").replace("qrels.umbrela.txt", "umbrela")).wait_for()
+        _markdown(
+            page,
+            expected["verdicts"][0]
+            .replace("qrels.txt", "file")
+            .replace("qrels.umbrela.txt", "umbrela"),
+        ).wait_for()
         page.locator(".js-plotly-plot").first.wait_for()  # the confusion of grades
         open_page(page, f"{url}/?collection=judged&runs={','.join(runs)}&measures=nDCG@10")
-        page.get_by_text("file+umbrela", exact=True).click()  # Qrels in force: the file with its holes filled
-        page.wait_for_function("new URLSearchParams(location.search).get('qrels') === 'file+umbrela'")
+        # Qrels in force: the file with its holes filled
+        page.get_by_text("file+umbrela", exact=True).click()
+        page.wait_for_function(
+            "new URLSearchParams(location.search).get('qrels') === 'file+umbrela'"
+        )
         settled(page)
         page.get_by_text("holes filled by qrels.umbrela.txt (llm:gpt-4o)").first.wait_for()
         assert page.get_by_text("Traceback").count() == 0
@@ -392,20 +471,47 @@ def test_the_judgments_page_gives_the_commands_numbers_and_a_source_fills_the_fi
 
 
 @pytest.mark.slow
-def test_an_installed_package_serves_its_sample_collection_from_any_folder(browser, tmp_path) -> None:
+def test_an_installed_package_serves_its_sample_collection_from_any_folder(
+    browser, tmp_path
+) -> None:
     """pip install of the checkout, then ``rankviz app`` from a folder that is not the checkout."""
     site = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(site), str(ROOT)], check=True,
-                   capture_output=True, text=True, timeout=600)  # fmt: skip
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--target",
+            str(site),
+            str(ROOT),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     env = {**os.environ, "PYTHONPATH": str(site), "RANKVIZ_NOTES": str(tmp_path / "notes")}
-    missing = subprocess.run([str(site / "bin" / "rankviz"), "evaluate", "sample_data/cranfield"], cwd=elsewhere, env=env,
-                             capture_output=True, text=True)  # fmt: skip
-    assert missing.returncode == 2 and "sample_data/cranfield: no such file or folder" in missing.stderr
+    missing = subprocess.run(
+        [str(site / "bin" / "rankviz"), "evaluate", "sample_data/cranfield"],
+        cwd=elsewhere,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert (
+        missing.returncode == 2
+        and "sample_data/cranfield: no such file or folder" in missing.stderr
+    )
     port = _free_port()
     command = [str(site / "bin" / "rankviz"), "app", "--port", str(port), "--no-browser"]
-    process = subprocess.Popen(command, cwd=elsewhere, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        command, cwd=elsewhere, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         serving(url, process)
@@ -417,7 +523,8 @@ def test_an_installed_package_serves_its_sample_collection_from_any_folder(brows
         page.locator(".js-plotly-plot").first.wait_for()
         page.get_by_text("Cranfield").first.wait_for()
         open_page(page, f"{url}/deltas?baseline=bm25&run=dense&query=3")
-        _markdown(page, "what problems of heat conduction").wait_for()  # the query text, from the package's files
+        # the query text, from the package's files
+        _markdown(page, "what problems of heat conduction").wait_for()
         assert page.get_by_text("Traceback").count() == 0
         context.close()
     finally:
@@ -432,13 +539,18 @@ def test_metric_choice_answers_change_the_advice(page, server) -> None:
     radio = page.locator('[data-testid="stRadio"]').filter(has_text="One correct answer per query?")
     radio.get_by_text("yes", exact=True).click()
     page.wait_for_function("location.search.includes('one_answer=yes')")
-    page.wait_for_function("document.body.innerText.replaceAll('\\u2060', '').includes('one correct item: the rank of the "
-                           "first relevant document')")  # fmt: skip
+    page.wait_for_function(
+        "document.body.innerText.replaceAll('\\u2060', '').includes('one "
+        "correct item: the rank of the "
+        "first relevant document')"
+    )
     assert page.get_by_text("Traceback").count() == 0
 
 
 def test_group_by_control_on_dl_hard(page, server) -> None:
-    open_page(page, f"{server}/?collection=dl-hard-passage&runs=bm25,bm25_t5-zs&measures=NDCG@K,MRR")
+    open_page(
+        page, f"{server}/?collection=dl-hard-passage&runs=bm25,bm25_t5-zs&measures=NDCG@K,MRR"
+    )
     page.get_by_role("heading", name="Overview", exact=True).wait_for()
     choose(page, "Group queries by", "query_intent")
     page.wait_for_function("location.search.includes('group_by=query_intent')")
@@ -448,8 +560,8 @@ def test_group_by_control_on_dl_hard(page, server) -> None:
 
 
 def test_a_deep_link_is_the_first_request_of_a_fresh_server(browser) -> None:
-    """Streamlit's pages/ discovery answers a fresh server's first request; the page hands over to the
-    navigation: the link's state shows, and the sidebar lists the pages by their titles."""
+    """Streamlit's pages/ discovery answers a fresh server's first request; the page hands over to
+    the navigation: the link's state shows, and the sidebar lists the pages by their titles."""
     with streamlit_server() as url:
         context = browser.new_context(viewport={"width": 1400, "height": 1000})
         page = context.new_page()
@@ -478,7 +590,8 @@ def test_two_browsers_at_once_keep_their_own_views(browser, server) -> None:
     choose(pages[0], "Measure", "RR@10")
     pages[0].get_by_text("RR@10: dense minus bm25").first.wait_for()
     pages[1].reload()
-    pages[1].get_by_text("nDCG@10: rrf minus qld").first.wait_for()  # the other session is untouched
+    # the other session is untouched
+    pages[1].get_by_text("nDCG@10: rrf minus qld").first.wait_for()
     assert "measure=nDCG%4010" in pages[1].url and "measure=RR%4010" in pages[0].url
     for context in contexts:
         context.close()
@@ -489,16 +602,25 @@ def test_dark_theme_renders_every_page(browser, server) -> None:
     page = context.new_page()
     page.set_default_timeout(60_000)
     for spec in PAGES:
-        open_page(page, f"{server}/{'' if spec.key == 'overview' else spec.key}?runs=bm25,dense,rrf")
+        open_page(
+            page, f"{server}/{'' if spec.key == 'overview' else spec.key}?runs=bm25,dense,rrf"
+        )
         page.get_by_role("heading", name=spec.title, exact=True).wait_for()
-        background = page.evaluate("getComputedStyle(document.querySelector('[data-testid=\"stApp\"]')).backgroundColor")
-        red, green, blue = (int(v) for v in background[background.index("(") + 1 : background.index(")")].split(",")[:3])
+        background = page.evaluate(
+            "getComputedStyle(document.querySelector('[data-testid=\"stApp\"]')).backgroundColor"
+        )
+        red, green, blue = (
+            int(v)
+            for v in background[background.index("(") + 1 : background.index(")")].split(",")[:3]
+        )
         assert red + green + blue < 150, f"{spec.key}: not dark ({background})"
         assert page.get_by_text("Traceback").count() == 0
     context.close()
 
 
-def test_a_hostile_collection_and_link_make_no_request_elsewhere_and_show_literally(browser, tmp_path) -> None:
+def test_a_hostile_collection_and_link_make_no_request_elsewhere_and_show_literally(
+    browser, tmp_path
+) -> None:
     from apptest import FORMULA, IMAGE, LINK, hostile_collection
 
     folder = hostile_collection(tmp_path)
@@ -510,16 +632,21 @@ def test_a_hostile_collection_and_link_make_no_request_elsewhere_and_show_litera
         page.on("request", lambda request: requests.append(request.url))
         link = urllib.parse.quote(LINK)
         open_page(
-            page, f"{url}/deltas?collection=hostile&measures=AP&baseline=b&run=%5Ba%5D(http:evil.example)&query=301&k={link}"
+            page,
+            f"{url}/deltas?collection=hostile&measures=AP&baseline=b&run=%5Ba%5D(http:evil.example)&query=301&k={link}",
         )
         page.get_by_role("heading", name="Per-query deltas").wait_for()
         page.get_by_text("Query view").first.wait_for()
         settled(page)
-        text = page.evaluate("document.body.innerText").replace("\u2060", "")  # word joiners keep links from forming
+        # word joiners keep links from forming
+        text = page.evaluate("document.body.innerText").replace("\u2060", "")
         assert f"{LINK} <b>bold</b> {FORMULA}" in text  # the query text, literally
         assert f"k='{LINK}'" in text  # the link parameter's warning, literally
         assert f"{IMAGE} {FORMULA}" in text  # the description
-        assert page.locator('a[href*="evil.example"]').count() == 0 and page.locator('img[src*="evil.example"]').count() == 0
+        assert (
+            page.locator('a[href*="evil.example"]').count() == 0
+            and page.locator('img[src*="evil.example"]').count() == 0
+        )
         assert page.locator(".katex").count() == 0
         elsewhere = [r for r in requests if not r.startswith((url, "data:", "blob:", "about:"))]
         assert not elsewhere, elsewhere
@@ -533,11 +660,14 @@ def _peak_rss_mb(pid: int) -> float:
     raise AssertionError("no VmHWM")
 
 
-@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the server's peak memory from /proc")
+@pytest.mark.skipif(
+    not Path("/proc/self/status").exists(), reason="reads the server's peak memory from /proc"
+)
 def test_a_gzip_bomb_upload_is_refused_with_bounded_memory(browser) -> None:
     import gzip
 
-    bomb = gzip.compress(b"1 Q0 d 1 1.0 t\n" + b" " * (1024 * 2**20), compresslevel=9)  # 1 GiB in about 1 MB
+    # 1 GiB in about 1 MB
+    bomb = gzip.compress(b"1 Q0 d 1 1.0 t\n" + b" " * (1024 * 2**20), compresslevel=9)
     with streamlit_server(env={"RANKVIZ_MAX_UPLOAD_MB": "64"}) as url:
         context = browser.new_context(viewport={"width": 1400, "height": 1000})
         page = context.new_page()
@@ -559,17 +689,23 @@ def _give_name(page, name: str) -> None:
     field = page.get_by_label(NAME_LABEL)
     field.fill(name)
     field.press("Enter")
-    page.get_by_text("Give your name above").wait_for(state="detached")  # the editor is open to this person
+    # the editor is open to this person
+    page.get_by_text("Give your name above").wait_for(state="detached")
     settled(page)  # the editor, now editable, is drawn again
 
 
 def _judging_cell(page, column: int, row: int) -> str:
-    return page.locator('[data-testid="stDataFrame"]').nth(JUDGING).locator(f"#glide-cell-{column}-{row}").inner_text()
+    return (
+        page.locator('[data-testid="stDataFrame"]')
+        .nth(JUDGING)
+        .locator(f"#glide-cell-{column}-{row}")
+        .inner_text()
+    )
 
 
 def _cells_show(page, column: int, texts: list[str]) -> None:
-    """The judging table's ``column`` shows ``texts`` in its first rows, once the rerun that brings them has
-    drawn the grid (the message of a rerun appears before its grid is drawn again)."""
+    """The judging table's ``column`` shows ``texts`` in its first rows, once the rerun that brings
+    them has drawn the grid (the message of a rerun appears before its grid is drawn again)."""
     from playwright.sync_api import expect
 
     grid = page.locator('[data-testid="stDataFrame"]').nth(JUDGING)
@@ -578,25 +714,31 @@ def _cells_show(page, column: int, texts: list[str]) -> None:
 
 
 def _judge(page, row: int, grade: str) -> None:
-    """Type a grade into the grade column (the sixth) of a row of the judging table, as a person does,
-    and wait for it to be recorded."""
+    """Type a grade into the grade column (the sixth) of a row of the judging table, as a person
+    does, and wait for it to be recorded."""
     _type_grade(page, row, grade)
     page.get_by_text("1 judgment(s) of query").wait_for()
 
 
 def _type_grade(page, row: int, grade: str, *, confirm: bool = True) -> None:
-    """Type a grade into the grade column (the sixth) of a row of the judging table (and confirm the cell)."""
+    """Type a grade into the grade column (the sixth) of a row of the judging table (and confirm the
+    cell)."""
     editor = page.locator('[data-testid="stDataFrame"]').nth(JUDGING)
     editor.scroll_into_view_if_needed()
     box = editor.locator("canvas").first.bounding_box()
-    page.mouse.click(box["x"] + 30, box["y"] + 35 * (row + 1) + 17)  # the docid cell of the row (under the header)
+    # the docid cell of the row (under the header)
+    page.mouse.click(box["x"] + 30, box["y"] + 35 * (row + 1) + 17)
     focused = "cell => document.activeElement && document.activeElement.id === cell"
-    page.wait_for_function(focused, arg=f"glide-cell-0-{row}")  # the grid moves the focus to the selected cell
+    # the grid moves the focus to the selected cell
+    page.wait_for_function(focused, arg=f"glide-cell-0-{row}")
     for _ in range(5):
         page.keyboard.press("ArrowRight")
     page.wait_for_function(focused, arg=f"glide-cell-5-{row}")
-    page.keyboard.type(grade[0])  # typing on a cell opens its editor (an input over the grid) with what was typed
-    page.wait_for_function("document.activeElement && document.activeElement.classList.contains('gdg-input')")
+    # typing on a cell opens its editor (an input over the grid) with what was typed
+    page.keyboard.type(grade[0])
+    page.wait_for_function(
+        "document.activeElement && document.activeElement.classList.contains('gdg-input')"
+    )
     page.keyboard.type(grade[1:])
     page.wait_for_function("value => document.activeElement.value === value", arg=grade)
     if confirm:
@@ -622,16 +764,22 @@ def _meeting_page(browser, url: str, path: str, name: str | None = "Ann"):
 
 
 def test_a_note_and_a_grade_typed_and_then_next_are_in_the_record(browser, tmp_path) -> None:
-    """Nothing typed is lost: a note typed without Ctrl+Enter, and a grade typed in a cell whose editor
-    is still open, are recorded on the query they were typed on when the person presses Next."""
+    """Nothing typed is lost: a note typed without Ctrl+Enter, and a grade typed in a cell whose
+    editor is still open, are recorded on the query they were typed on when the person presses
+    Next."""
     db = tmp_path / "meeting.sqlite"
     with streamlit_server("--notes", str(db)) as url:
-        context, page = _meeting_page(browser, url, "/deltas?runs=bm25,dense&baseline=bm25&run=dense&measure=AP")
+        context, page = _meeting_page(
+            browser, url, "/deltas?runs=bm25,dense&baseline=bm25&run=dense&measure=AP"
+        )
         first = _query_shown(page)
-        page.get_by_label("Note on this query").fill("the run misses the definition")  # no Ctrl+Enter
+        # no Ctrl+Enter
+        page.get_by_label("Note on this query").fill("the run misses the definition")
         page.get_by_role("button", name="Next").click()
         page.get_by_text(f"Recorded by Ann: the note of query {first}").wait_for()
-        page.wait_for_function("first => new URLSearchParams(location.search).get('query') !== first", arg=first)
+        page.wait_for_function(
+            "first => new URLSearchParams(location.search).get('query') !== first", arg=first
+        )
         settled(page)
         second = _query_shown(page)
         assert second != first
@@ -640,9 +788,12 @@ def test_a_note_and_a_grade_typed_and_then_next_are_in_the_record(browser, tmp_p
         page.get_by_role("button", name="Next").click()
         page.get_by_text(f"1 judgment(s) of query {second}").wait_for()
         settled(page)
-        if _query_shown(page) == second:  # that click closed the cell's editor: the grid took it, not Next
+        # that click closed the cell's editor: the grid took it, not Next
+        if _query_shown(page) == second:
             page.get_by_role("button", name="Next").click()
-        page.wait_for_function("second => new URLSearchParams(location.search).get('query') !== second", arg=second)
+        page.wait_for_function(
+            "second => new URLSearchParams(location.search).get('query') !== second", arg=second
+        )
         settled(page)
         third = _query_shown(page)
         page.get_by_role("textbox", name="New tag").fill("pool too shallow")  # no Enter
@@ -651,25 +802,32 @@ def test_a_note_and_a_grade_typed_and_then_next_are_in_the_record(browser, tmp_p
         context.close()
     store = MeetingStore(db, create=False)
     assert store.notes() == {first: "the run misses the definition"}
-    assert [(j.qid, j.docid, j.grade, j.by) for j in store.judgments()] == [(second, docid, 3, "Ann")]
+    assert [(j.qid, j.docid, j.grade, j.by) for j in store.judgments()] == [
+        (second, docid, 3, "Ann")
+    ]
     assert store.tags() == {third: ["pool too shallow"]}
 
 
 def test_a_reload_keeps_the_name_and_asks_before_unsent_typing_is_lost(browser, tmp_path) -> None:
-    """A reload lost the person's name (the grid closed until it was typed again, four screens down at
-    720p). The browser now remembers it; and a reload or closed tab with a note typed but not applied
-    asks first, as any unsaved form does."""
+    """A reload lost the person's name (the grid closed until it was typed again, four screens down
+    at 720p). The browser now remembers it; and a reload or closed tab with a note typed but not
+    applied asks first, as any unsaved form does."""
     db = tmp_path / "meeting.sqlite"
     with streamlit_server("--notes", str(db)) as url:
-        context, page = _meeting_page(browser, url, "/deltas?runs=bm25,dense&baseline=bm25&run=dense&measure=AP",
-                                      name="Ann <b>&</b>")  # fmt: skip
+        context, page = _meeting_page(
+            browser,
+            url,
+            "/deltas?runs=bm25,dense&baseline=bm25&run=dense&measure=AP",
+            name="Ann <b>&</b>",
+        )
         page.reload()
         page.get_by_role("heading", name="The meeting's record").wait_for()
         settled(page)
         from playwright.sync_api import expect
 
         expect(page.get_by_label(NAME_LABEL)).to_have_value("Ann <b>&</b>")
-        assert page.get_by_text("Give your name above").count() == 0  # the grid is open to her at once
+        # the grid is open to her at once
+        assert page.get_by_text("Give your name above").count() == 0
         page.get_by_label("Note on this query").fill("typed, not applied")  # no Ctrl+Enter, no blur
         with page.expect_event("dialog") as asked:
             page.close(run_before_unload=True)
@@ -679,9 +837,11 @@ def test_a_reload_keeps_the_name_and_asks_before_unsent_typing_is_lost(browser, 
         context.close()
 
 
-def test_a_grade_outside_the_scale_typed_in_the_grid_is_refused_and_nothing_is_clamped(browser, tmp_path) -> None:
-    """Cranfield's grades run 0-4: a typed 44 is refused with the grades named (not recorded, not made
-    a 4); once the cell is corrected, the grade typed is recorded."""
+def test_a_grade_outside_the_scale_typed_in_the_grid_is_refused_and_nothing_is_clamped(
+    browser, tmp_path
+) -> None:
+    """Cranfield's grades run 0-4: a typed 44 is refused with the grades named (not recorded, not
+    made a 4); once the cell is corrected, the grade typed is recorded."""
     db = tmp_path / "meeting.sqlite"
     with streamlit_server("--notes", str(db)) as url:
         context, page = _meeting_page(browser, url, "/deltas?query=1")
@@ -693,7 +853,9 @@ def test_a_grade_outside_the_scale_typed_in_the_grid_is_refused_and_nothing_is_c
         assert not db.exists() or MeetingStore(db, create=False).judgments() == []
         _judge(page, 0, "2")  # the corrected cell
         context.close()
-    assert [(j.qid, j.docid, j.grade) for j in MeetingStore(db, create=False).judgments()] == [("1", docid, 2)]
+    assert [(j.qid, j.docid, j.grade) for j in MeetingStore(db, create=False).judgments()] == [
+        ("1", docid, 2)
+    ]
 
 
 def test_two_people_judge_one_query_and_see_each_others_judgments(browser, tmp_path) -> None:
@@ -707,7 +869,10 @@ def test_two_people_judge_one_query_and_see_each_others_judgments(browser, tmp_p
     qrels = ROOT / "sample_data" / "cranfield" / "qrels.txt"
     before = hashlib.sha256(qrels.read_bytes()).hexdigest()
     with streamlit_server("--notes", str(db)) as url:
-        contexts = [browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True) for _ in range(2)]
+        contexts = [
+            browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+            for _ in range(2)
+        ]
         ann, bob = (c.new_page() for c in contexts)
         for page, name in ((ann, "Ann"), (bob, "Bob")):
             page.set_default_timeout(60_000)
@@ -715,7 +880,8 @@ def test_two_people_judge_one_query_and_see_each_others_judgments(browser, tmp_p
             page.get_by_role("heading", name="The meeting's record").wait_for()
             _give_name(page, name)
         first, second = _judging_cell(ann, 0, 0), _judging_cell(ann, 0, 1)
-        assert _judging_cell(ann, 3, 0) == _judging_cell(ann, 3, 1) == "unjudged"  # unjudged documents come first
+        # unjudged documents come first
+        assert _judging_cell(ann, 3, 0) == _judging_cell(ann, 3, 1) == "unjudged"
         _judge(ann, 0, "2")
         _judge(bob, 1, "3")  # Bob's page had not shown Ann's judgment; his rerun shows both
         _cells_show(bob, 4, ["2 (Ann)", "3 (Bob)"])
@@ -725,31 +891,61 @@ def test_two_people_judge_one_query_and_see_each_others_judgments(browser, tmp_p
         ann.get_by_text("Recorded by Ann: the note of query 1").wait_for()
         _cells_show(ann, 4, ["2 (Ann)", "3 (Bob)"])
         log = db.parent / "log.tsv"
-        done = subprocess.run([sys.executable, "-m", "rankviz", "judgments", "export", str(db), "--format", "tsv"],
-                              capture_output=True, text=True, cwd=ROOT, check=True)  # fmt: skip
+        done = subprocess.run(
+            [sys.executable, "-m", "rankviz", "judgments", "export", str(db), "--format", "tsv"],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            check=True,
+        )
         log.write_text(done.stdout)
         recorded = pd.read_csv(log, sep="\t", dtype=str)
-        assert recorded[["qid", "docid", "grade", "by"]].values.tolist() == [["1", first, "2", "Ann"], ["1", second, "3", "Bob"]]
+        assert recorded[["qid", "docid", "grade", "by"]].values.tolist() == [
+            ["1", first, "2", "Ann"],
+            ["1", second, "3", "Bob"],
+        ]
 
         open_page(ann, f"{url}/?qrels=meeting")
         ann.get_by_text("with the meeting's 2 judgments in force").first.wait_for()
         with ann.expect_download() as download:
             ann.get_by_role("button", name="Download table (CSV)").click()
         shown = pd.read_csv(download.value.path(), index_col=0)
-        cli = subprocess.run([sys.executable, "-m", "rankviz", "evaluate", str(qrels.parent), "--judgments", str(db),
-                              "--format", "tsv"], capture_output=True, text=True, cwd=ROOT, check=True)  # fmt: skip
-        expected = pd.read_csv(__import__("io").StringIO(cli.stdout), sep="\t").pivot(index="run", columns="measure",
-                                                                                       values="value")  # fmt: skip
+        cli = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "rankviz",
+                "evaluate",
+                str(qrels.parent),
+                "--judgments",
+                str(db),
+                "--format",
+                "tsv",
+            ],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            check=True,
+        )
+        expected = pd.read_csv(__import__("io").StringIO(cli.stdout), sep="\t").pivot(
+            index="run", columns="measure", values="value"
+        )
         for run in shown.index:
             for measure in shown.columns:
-                assert shown.loc[run, measure] == pytest.approx(expected.loc[run, measure], abs=1e-12)
-        assert ann.get_by_text("Traceback").count() == 0 and bob.get_by_text("Traceback").count() == 0
+                assert shown.loc[run, measure] == pytest.approx(
+                    expected.loc[run, measure], abs=1e-12
+                )
+        assert (
+            ann.get_by_text("Traceback").count() == 0 and bob.get_by_text("Traceback").count() == 0
+        )
         for context in contexts:
             context.close()
     assert hashlib.sha256(qrels.read_bytes()).hexdigest() == before
 
 
-def test_the_meetings_report_opens_offline_with_every_discussed_query_and_hostile_text_literal(browser, tmp_path) -> None:
+def test_the_meetings_report_opens_offline_with_every_discussed_query_and_hostile_text_literal(
+    browser, tmp_path
+) -> None:
     """`rankviz report` writes one page: no request leaves it, every query the meeting touched is
     there with its grades, tags and note, and text from the record shows as written."""
     import shutil
@@ -762,8 +958,13 @@ def test_the_meetings_report_opens_offline_with_every_discussed_query_and_hostil
     store.tag("3", "<script>window.ran=1</script>", by="Bob")
     store.set_note("4", f"{IMAGE} {FORMULA}\nsecond line", by="Bob")
     out = tmp_path / "report.html"
-    done = subprocess.run([sys.executable, "-m", "rankviz", "report", str(folder), "bm25", "dense", "-o", str(out)],
-                          capture_output=True, text=True, cwd=ROOT, timeout=300)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "rankviz", "report", str(folder), "bm25", "dense", "-o", str(out)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     context = browser.new_context(viewport={"width": 1280, "height": 720})
     asked = []
@@ -778,7 +979,9 @@ def test_the_meetings_report_opens_offline_with_every_discussed_query_and_hostil
     context.route("**/*", only_the_file)
     page = context.new_page()
     page.goto(out.as_uri())
-    page.get_by_role("heading", name="Means under the qrels file and with the meeting's judgments").wait_for()
+    page.get_by_role(
+        "heading", name="Means under the qrels file and with the meeting's judgments"
+    ).wait_for()
     assert asked == []
     body = page.inner_text("body")
     for qid in ("1", "2", "3", "4"):
@@ -788,12 +991,16 @@ def test_the_meetings_report_opens_offline_with_every_discussed_query_and_hostil
     assert f"{IMAGE} {FORMULA}" in body and "second line" in body
     row = page.locator("tr").filter(has_text="184").filter(has_text="Ann").first
     assert "4" in row.inner_text()  # the meeting's grade beside the document
-    widths = page.evaluate("[...document.querySelectorAll('table')].map(t => t.scrollWidth <= t.clientWidth + 1)")
+    widths = page.evaluate(
+        "[...document.querySelectorAll('table')].map(t => t.scrollWidth <= t.clientWidth + 1)"
+    )
     assert all(widths)  # no table wider than the page: nothing cut when printed
     context.close()
 
 
-def test_an_out_of_scale_entry_in_the_record_leaves_every_number_and_one_warning(browser, tmp_path) -> None:
+def test_an_out_of_scale_entry_in_the_record_leaves_every_number_and_one_warning(
+    browser, tmp_path
+) -> None:
     """A record written by an older version holds grade 44 on Cranfield (0-4): the Overview and
     Per-query deltas show their numbers, one warning names the entry, nothing crashes."""
     db = tmp_path / "meeting.sqlite"
@@ -818,7 +1025,9 @@ def test_two_people_editing_one_note_see_the_conflict_in_their_browsers(browser,
     sees both, and his choice is recorded."""
     db = tmp_path / "meeting.sqlite"
     with streamlit_server("--notes", str(db)) as url:
-        (ann_context, ann), (bob_context, bob) = (_meeting_page(browser, url, "/deltas?query=1", name) for name in ("Ann", "Bob"))
+        (ann_context, ann), (bob_context, bob) = (
+            _meeting_page(browser, url, "/deltas?query=1", name) for name in ("Ann", "Bob")
+        )
         note = ann.get_by_label("Note on this query")
         note.fill("Ann's note")
         note.press("Control+Enter")
@@ -828,7 +1037,8 @@ def test_two_people_editing_one_note_see_the_conflict_in_their_browsers(browser,
         mine.press("Control+Enter")  # typed against the empty note his page showed
         bob.get_by_text("was changed by someone else").wait_for()
         assert MeetingStore(db, create=False).notes() == {"1": "Ann's note"}
-        assert bob.get_by_label("Note on this query").input_value() == "Bob's note"  # kept as his draft
+        # kept as his draft
+        assert bob.get_by_label("Note on this query").input_value() == "Bob's note"
         bob.get_by_role("button", name="Record my note (replaces theirs)").click()
         bob.get_by_text("Recorded the note of query 1 by Bob").wait_for()
         for context in (ann_context, bob_context):
@@ -839,15 +1049,19 @@ def test_two_people_editing_one_note_see_the_conflict_in_their_browsers(browser,
 
 
 def test_judging_keeps_the_place_in_the_discussion_queue(browser, tmp_path) -> None:
-    """Two Nexts, then a judgment with the meeting's qrels in force: the same query stays open, at the
-    same place of the queue."""
+    """Two Nexts, then a judgment with the meeting's qrels in force: the same query stays open, at
+    the same place of the queue."""
     db = tmp_path / "meeting.sqlite"
     with streamlit_server("--notes", str(db)) as url:
-        context, page = _meeting_page(browser, url, "/deltas?runs=bm25,dense&baseline=bm25&run=dense&measure=AP")
+        context, page = _meeting_page(
+            browser, url, "/deltas?runs=bm25,dense&baseline=bm25&run=dense&measure=AP"
+        )
         for _ in range(2):
             before = _query_shown(page)
             page.get_by_role("button", name="Next").click()
-            page.wait_for_function("q => new URLSearchParams(location.search).get('query') !== q", arg=before)
+            page.wait_for_function(
+                "q => new URLSearchParams(location.search).get('query') !== q", arg=before
+            )
             settled(page)
         third = _query_shown(page)
         page.get_by_text("Query 3 of").wait_for()

@@ -1,4 +1,5 @@
-"""Where inputs, options and front ends meet: each case here once gave a silent wrong number or a crash."""
+"""Where inputs, options and front ends meet: each case here once gave a silent wrong number or a
+crash."""
 
 from __future__ import annotations
 
@@ -30,13 +31,26 @@ def test_every_subcommand_formats_its_help() -> None:
     for name, sub in _subparsers(parser):
         assert sub.format_help().startswith("usage: rankviz")
         names.append(name)
-    assert {"evaluate", "compare", "ties", "metrics-report", "unjudged", "judgments add", "tags export"} <= set(names)
+    assert {
+        "evaluate",
+        "compare",
+        "ties",
+        "metrics-report",
+        "unjudged",
+        "judgments add",
+        "tags export",
+    } <= set(names)
     assert "80% power" in dict(_subparsers(parser))["compare"].format_help()
 
 
 @pytest.mark.parametrize(
     ("spelling", "canonical"),
-    [("nDCG(cutoff=10)", "nDCG@10"), ("RR(cutoff=5)", "RR@5"), ("P(cutoff=10)", "P@10"), ("RR(rel=2,cutoff=3)", "RR(rel=2)@3")],
+    [
+        ("nDCG(cutoff=10)", "nDCG@10"),
+        ("RR(cutoff=5)", "RR@5"),
+        ("P(cutoff=10)", "P@10"),
+        ("RR(rel=2,cutoff=3)", "RR(rel=2)@3"),
+    ],
 )
 def test_ir_measures_cutoff_spelling_is_the_same_measure(spelling: str, canonical: str) -> None:
     assert rv.parse(spelling) == rv.parse(canonical)
@@ -45,7 +59,11 @@ def test_ir_measures_cutoff_spelling_is_the_same_measure(spelling: str, canonica
 
 @pytest.mark.parametrize(
     ("text", "message"),
-    [("nDCG(cutoff=10)@5", "two different cutoffs"), ("nDCG(foo=1)", "no parameter 'foo'"), ("RR(cutoff=x)", "whole number")],
+    [
+        ("nDCG(cutoff=10)@5", "two different cutoffs"),
+        ("nDCG(foo=1)", "no parameter 'foo'"),
+        ("RR(cutoff=x)", "whole number"),
+    ],
 )
 def test_a_bad_parameter_is_a_one_line_error(text: str, message: str, capsys) -> None:
     with pytest.raises(rv.MeasureError, match=message):
@@ -60,7 +78,10 @@ def test_ir_measures_measure_objects_are_accepted() -> None:
     got = rv.evaluate(qrels, run, [ir_measures.nDCG @ 10, ir_measures.RR(rel=2)]).means()
     assert list(got.columns) == ["nDCG@10", "RR(rel=2)"]
     single = rv.evaluate(qrels, run, ir_measures.AP).means()
-    assert single.loc["run_STANDARD", "AP"] == rv.evaluate(qrels, run, "AP").means().loc["run_STANDARD", "AP"]
+    assert (
+        single.loc["run_STANDARD", "AP"]
+        == rv.evaluate(qrels, run, "AP").means().loc["run_STANDARD", "AP"]
+    )
     with pytest.raises(rv.MeasureError, match="not a int"):
         rv.parse(3)  # type: ignore[arg-type]
 
@@ -77,7 +98,8 @@ def test_binary_rbp_prints_a_name_ir_measures_reads_as_the_same_measure() -> Non
     assert str(rv.parse("RBP")) == "RBP(rel=1)"
 
 
-# --- run names -------------------------------------------------------------------------------------
+# --- run names
+# -------------------------------------------------------------------------------------
 
 
 @pytest.fixture
@@ -89,27 +111,52 @@ def same_base_names(tmp_path):
     return [str(tmp_path / "a" / "run.txt"), str(tmp_path / "b" / "run.txt")]
 
 
-def test_runs_with_one_base_name_are_named_by_their_folders_everywhere(same_base_names, capsys) -> None:
+def test_runs_with_one_base_name_are_named_by_their_folders_everywhere(
+    same_base_names, capsys
+) -> None:
     qrels = rv.read_qrels(TE / "qrels.txt")
     expected = {
         "a/run": rv.evaluate(qrels, rv.read_run(TE / "run_STANDARD.txt"), "AP").means().iloc[0, 0],
-        "b/run": rv.evaluate(qrels, rv.read_run(same_base_names[1], name="b"), "AP").means().iloc[0, 0],
+        "b/run": rv.evaluate(qrels, rv.read_run(same_base_names[1], name="b"), "AP")
+        .means()
+        .iloc[0, 0],
     }
     assert expected["a/run"] != expected["b/run"]
     assert rv.evaluate(qrels, same_base_names, "AP").means()["AP"].to_dict() == expected
     for engine in ("memory", "stream"):
         sources = rv.RunSource.of_paths(same_base_names)
-        means = rv.evaluate_sources(qrels, sources, ["AP"], engine=rv.EngineSettings(engine=engine)).means()
+        means = rv.evaluate_sources(
+            qrels, sources, ["AP"], engine=rv.EngineSettings(engine=engine)
+        ).means()
         assert means["AP"].to_dict() == expected
         assert (
-            main(["evaluate", str(TE / "qrels.txt"), *same_base_names, "-m", "AP", "--format", "json", "--engine", engine]) == 0
+            main(
+                [
+                    "evaluate",
+                    str(TE / "qrels.txt"),
+                    *same_base_names,
+                    "-m",
+                    "AP",
+                    "--format",
+                    "json",
+                    "--engine",
+                    engine,
+                ]
+            )
+            == 0
         )
         records = json.loads(capsys.readouterr().out)
         assert {r["run"]: r["value"] for r in records} == expected
-    assert main(["compare", str(TE / "qrels.txt"), *same_base_names, "-m", "AP", "--format", "json"]) == 0
+    assert (
+        main(["compare", str(TE / "qrels.txt"), *same_base_names, "-m", "AP", "--format", "json"])
+        == 0
+    )
     assert [r["run"] for r in json.loads(capsys.readouterr().out)] == ["b/run"]
     for command in ("ties", "unjudged"):
-        assert main([command, str(TE / "qrels.txt"), *same_base_names, "-m", "AP", "--format", "json"]) == 0, command
+        assert (
+            main([command, str(TE / "qrels.txt"), *same_base_names, "-m", "AP", "--format", "json"])
+            == 0
+        ), command
         out = capsys.readouterr()
         assert "a/run" in out.out and "b/run" in out.out and "Traceback" not in out.err
 
@@ -129,7 +176,9 @@ def test_api_shapes_the_readme_promises() -> None:
     scored = list(ir_measures.read_trec_run(str(TE / "run_STANDARD.txt")))
     assert rv.evaluate(qrels, scored, "AP").means().iloc[0, 0] == expected  # one ir_measures run
     frame = run.to_frame()
-    named = rv.evaluate(qrels, {"bm25": frame, "flipped": frame.assign(score=-frame.score)}, "AP").means()
+    named = rv.evaluate(
+        qrels, {"bm25": frame, "flipped": frame.assign(score=-frame.score)}, "AP"
+    ).means()
     assert list(named.index) == ["bm25", "flipped"] and named.loc["bm25", "AP"] == expected
     assert named.loc["flipped", "AP"] != expected
     with pytest.raises(rv.OptionError, match="repeated: run") as info:
@@ -148,9 +197,28 @@ def test_api_shapes_the_readme_promises() -> None:
 
 def test_an_id_a_qrels_file_cannot_carry_is_refused_where_it_enters(tmp_path, capsys) -> None:
     db = tmp_path / "notes.sqlite"
-    assert main(["judgments", "add", str(db), "#7", "d1", "1", "--by", "ann", "--collection", str(CRANFIELD)]) == 2
+    assert (
+        main(
+            [
+                "judgments",
+                "add",
+                str(db),
+                "#7",
+                "d1",
+                "1",
+                "--by",
+                "ann",
+                "--collection",
+                str(CRANFIELD),
+            ]
+        )
+        == 2
+    )
     assert "starts with '#'" in capsys.readouterr().err
-    assert main(["tags", "add", str(db), "#7", "hard", "--by", "ann", "--collection", str(CRANFIELD)]) == 2
+    assert (
+        main(["tags", "add", str(db), "#7", "hard", "--by", "ann", "--collection", str(CRANFIELD)])
+        == 2
+    )
     for frame in (
         pd.DataFrame({"qid": ["#7"], "docid": ["d1"], "rel": [1]}),
         pd.DataFrame({"qid": ["7"], "docid": ["d\x0b1"], "rel": [1]}),
@@ -167,7 +235,9 @@ def test_an_id_a_qrels_file_cannot_carry_is_refused_where_it_enters(tmp_path, ca
     assert info.value.line_no == 3
 
 
-def test_record_entries_written_outside_rankviz_are_left_out_with_a_warning(tmp_path, capsys) -> None:
+def test_record_entries_written_outside_rankviz_are_left_out_with_a_warning(
+    tmp_path, capsys
+) -> None:
     import sqlite3
 
     from rankviz.io.meeting import MeetingStore
@@ -176,8 +246,15 @@ def test_record_entries_written_outside_rankviz_are_left_out_with_a_warning(tmp_
     store = MeetingStore(db)
     store.judge("301", "FBIS3-10082", 1, by="ann")
     with sqlite3.connect(db) as raw:  # rows an older version or another program wrote
-        for qid, docid, grade in (("#302", "d", 1), ("301", "FBIS3-10169", "high"), ("30 1", "d", 2)):
-            insert = "INSERT INTO judgments (qid, docid, grade, previous, by, at, note) VALUES (?, ?, ?, NULL, 'x', 'now', '')"
+        for qid, docid, grade in (
+            ("#302", "d", 1),
+            ("301", "FBIS3-10169", "high"),
+            ("30 1", "d", 2),
+        ):
+            insert = (
+                "INSERT INTO judgments (qid, docid, grade, previous, by, at, note) VALUES (?, "
+                "?, ?, NULL, 'x', 'now', '')"
+            )
             raw.execute(insert, (qid, docid, grade))
     grades, left_out = store.latest_checked()
     assert grades == store.latest() == {("301", "FBIS3-10082"): 1}
@@ -193,7 +270,8 @@ def test_record_entries_written_outside_rankviz_are_left_out_with_a_warning(tmp_
     assert capsys.readouterr().out == with_record.out
 
 
-# --- compare --missing skip ------------------------------------------------------------------------
+# --- compare --missing skip
+# ------------------------------------------------------------------------
 
 
 def test_missing_skip_tests_each_pair_on_the_queries_both_runs_answer() -> None:
@@ -202,7 +280,12 @@ def test_missing_skip_tests_each_pair_on_the_queries_both_runs_answer() -> None:
 
     qrels = {q: {"r": 1} for q in "1234"}
     a = {q: {"r": 2.0, "x": 1.0} for q in "1234"}
-    b = {"1": {"x": 2.0, "r": 1.0}, "2": {"r": 2.0}, "3": {"x": 2.0, "y": 1.5, "r": 1.0}, "4": {"r": 1.0}}
+    b = {
+        "1": {"x": 2.0, "r": 1.0},
+        "2": {"r": 2.0},
+        "3": {"x": 2.0, "y": 1.5, "r": 1.0},
+        "4": {"r": 1.0},
+    }
     c = {"1": {"r": 1.0}, "2": {"x": 2.0, "r": 1.0}}  # answers two queries only
     two = rv.evaluate(qrels, {"A": a, "B": b}, "RR", missing="skip")
     three = rv.evaluate(qrels, {"A": a, "B": b, "C": c}, "RR", missing="skip")
@@ -219,17 +302,22 @@ def test_missing_skip_tests_each_pair_on_the_queries_both_runs_answer() -> None:
     assert list(holm.p_adjusted) == list(multipletests(beside.p_value, method="holm")[1])
 
 
-# --- what a new user reads -------------------------------------------------------------------------
+# --- what a new user reads
+# -------------------------------------------------------------------------
 
 
 def test_tables_print_counts_as_counts_and_tiny_p_values_as_a_bound(capsys) -> None:
     assert main(["ties", str(CRANFIELD), "bm25", "rrf", "-m", "AP"]) == 0
     head = capsys.readouterr().out.splitlines()[1:3]
-    assert all(".000" not in line.split()[1] for line in head), head  # queries answered: 225, not 225.000
+    # queries answered: 225, not 225.000
+    assert all(".000" not in line.split()[1] for line in head), head
     assert main(["compare", str(CRANFIELD), "bm25-raw", "rrf", "-m", "AP", "--test", "t"]) == 0
     out = capsys.readouterr().out
     assert "< 1e-4" in out and "0.0000  " not in out.split("\n")[1]
-    assert main(["evaluate", str(CRANFIELD), "rrf", "-m", "AP", "--ties", "random", "--trials", "5"]) == 0
+    assert (
+        main(["evaluate", str(CRANFIELD), "rrf", "-m", "AP", "--ties", "random", "--trials", "5"])
+        == 0
+    )
     assert capsys.readouterr().out.splitlines()[0].split() == ["run", "AP", "AP", "std"]
 
 
@@ -257,11 +345,43 @@ def test_judgments_add_says_what_the_qrels_graded(tmp_path, capsys) -> None:
     shutil.copytree(CRANFIELD, folder)
     qrels = rv.read_qrels(folder / "qrels.txt").to_frame()
     judged = qrels[qrels.rel == qrels.rel.max()].iloc[0]
-    assert main(["judgments", "add", str(folder), str(judged.qid), str(judged.docid), "0", "--by", "ann"]) == 0
+    assert (
+        main(
+            [
+                "judgments",
+                "add",
+                str(folder),
+                str(judged.qid),
+                str(judged.docid),
+                "0",
+                "--by",
+                "ann",
+            ]
+        )
+        == 0
+    )
     assert f"was {judged.rel}" in capsys.readouterr().err
-    assert main(["judgments", "add", str(tmp_path / "db.sqlite"), "1", "x", "0", "--by", "ann"]) == 2
+    assert (
+        main(["judgments", "add", str(tmp_path / "db.sqlite"), "1", "x", "0", "--by", "ann"]) == 2
+    )
     assert "must know the collection it judges: give --collection DIR" in capsys.readouterr().err
-    assert main(["judgments", "add", str(tmp_path / "db.sqlite"), "1", "x", "0", "--by", "ann", "--collection", str(folder)]) == 0
+    assert (
+        main(
+            [
+                "judgments",
+                "add",
+                str(tmp_path / "db.sqlite"),
+                "1",
+                "x",
+                "0",
+                "--by",
+                "ann",
+                "--collection",
+                str(folder),
+            ]
+        )
+        == 0
+    )
     assert "unjudged before" in capsys.readouterr().err
 
 
@@ -272,7 +392,8 @@ def test_measure_names_in_app_text_copy_as_typed() -> None:
     assert "\u2060" in md("ann@example.org") and "\u2060" in md("https://example.org")
 
 
-# --- faults and hostile files ----------------------------------------------------------------------
+# --- faults and hostile files
+# ----------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("engine", ["memory", "stream"])
@@ -288,7 +409,9 @@ def test_a_file_without_line_breaks_is_refused_by_its_first_long_line(tmp_path, 
     qrels = rv.read_qrels(TE / "qrels.txt")
     for path, line in ((sparse, 1), (long_line, 2)):
         with pytest.raises(rv.FormatError) as info:
-            rv.evaluate_sources(qrels, [rv.RunSource.of(path)], ["AP"], engine=rv.EngineSettings(engine=engine))
+            rv.evaluate_sources(
+                qrels, [rv.RunSource.of(path)], ["AP"], engine=rv.EngineSettings(engine=engine)
+            )
         assert info.value.line_no == line or "NUL" in str(info.value), str(info.value)
     with pytest.raises(rv.FormatError, match="longer than"):
         next(pieces(sparse))  # the stream engine's reader stops at the first piece, never reads on
@@ -304,11 +427,16 @@ def test_a_run_overwritten_while_it_is_read_gives_an_error_never_a_signal(tmp_pa
     large = small * 3
     path.write_text(large)
     reader = subprocess.Popen(
-        [sys.executable, "-c", "import sys, rankviz as rv\n"
-         "for _ in range(200):\n"
-         "    try: rv.read_run(sys.argv[1], duplicates='first')\n"
-         "    except rv.RankvizError: pass\n", str(path)],
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-c",
+            "import sys, rankviz as rv\n"
+            "for _ in range(200):\n"
+            "    try: rv.read_run(sys.argv[1], duplicates='first')\n"
+            "    except rv.RankvizError: pass\n",
+            str(path),
+        ],
+    )
     while reader.poll() is None:
         for text in (small, large):
             with open(path, "w") as handle:  # in place, as cp does: truncate, then write
@@ -325,7 +453,10 @@ def _one_query_collection(folder: Path) -> Path:
     return folder
 
 
-@pytest.mark.parametrize("page", ["overview", "deltas", "histograms", "significance", "metric_choice", "ties", "unjudged"])
+@pytest.mark.parametrize(
+    "page",
+    ["overview", "deltas", "histograms", "significance", "metric_choice", "ties", "unjudged"],
+)
 @pytest.mark.few
 def test_qrels_of_a_single_query_give_pages_not_tracebacks(tmp_path, monkeypatch, page) -> None:
     from apptest import start
@@ -345,9 +476,15 @@ def test_a_paired_test_of_one_query_is_untested_not_an_error(tmp_path, capsys) -
 
 @pytest.mark.parametrize(
     ("variable", "value"),
-    [("RANKVIZ_CACHE_MB", "abc"), ("RANKVIZ_CACHE_MB", "1e3"), ("RANKVIZ_CACHE_MB", "-1"), ("RANKVIZ_STORE_MB", "abc"),
-     ("RANKVIZ_MAX_UPLOAD_MB", "abc"), ("RANKVIZ_MAX_UPLOAD_MB", "0.5")],
-)  # fmt: skip
+    [
+        ("RANKVIZ_CACHE_MB", "abc"),
+        ("RANKVIZ_CACHE_MB", "1e3"),
+        ("RANKVIZ_CACHE_MB", "-1"),
+        ("RANKVIZ_STORE_MB", "abc"),
+        ("RANKVIZ_MAX_UPLOAD_MB", "abc"),
+        ("RANKVIZ_MAX_UPLOAD_MB", "0.5"),
+    ],
+)
 @pytest.mark.few
 def test_a_bad_size_setting_warns_and_the_default_applies(monkeypatch, variable, value) -> None:
     from apptest import shown, start
@@ -382,10 +519,17 @@ def test_the_unjudged_page_says_why_a_grade_cannot_be_filled(grade) -> None:
 
 @pytest.mark.parametrize(
     ("toml", "message"),
-    [("rel = inf", "finite"), ("rel = -inf", "finite"), ("gmax = nan", "finite"), ("rel = 1e300", "must be from 1"),
-     ("a = " + "[" * 5000 + "]" * 5000, "nested too deeply")],
-)  # fmt: skip
-def test_collection_settings_out_of_any_range_are_an_error_naming_the_file(tmp_path, capsys, toml, message) -> None:
+    [
+        ("rel = inf", "finite"),
+        ("rel = -inf", "finite"),
+        ("gmax = nan", "finite"),
+        ("rel = 1e300", "must be from 1"),
+        ("a = " + "[" * 5000 + "]" * 5000, "nested too deeply"),
+    ],
+)
+def test_collection_settings_out_of_any_range_are_an_error_naming_the_file(
+    tmp_path, capsys, toml, message
+) -> None:
     folder = _one_query_collection(tmp_path / "c")
     (folder / "collection.toml").write_text(toml)
     with pytest.raises(rv.CollectionError, match=message):
@@ -398,11 +542,17 @@ def test_collection_settings_out_of_any_range_are_an_error_naming_the_file(tmp_p
 def _texts(at) -> str:
     from apptest import shown
 
-    parts = [shown(e) for kind in ("markdown", "caption", "warning", "error", "info", "success") for e in getattr(at, kind)]
+    parts = [
+        shown(e)
+        for kind in ("markdown", "caption", "warning", "error", "info", "success")
+        for e in getattr(at, kind)
+    ]
     return "\n".join(parts + [str(e.value) for e in at.exception])
 
 
-def test_the_app_follows_no_link_out_of_a_served_folder_and_shows_no_server_path(tmp_path, monkeypatch) -> None:
+def test_the_app_follows_no_link_out_of_a_served_folder_and_shows_no_server_path(
+    tmp_path, monkeypatch
+) -> None:
     from apptest import start
 
     secret = tmp_path / "secret.txt"
@@ -420,19 +570,30 @@ def test_the_app_follows_no_link_out_of_a_served_folder_and_shows_no_server_path
     (folder / "qrels.txt").symlink_to(secret)
     at = start("overview", collection="one")
     text = _texts(at)
-    assert "links outside the collection folder" in text and "secret first line" not in text and str(tmp_path) not in text
+    assert (
+        "links outside the collection folder" in text
+        and "secret first line" not in text
+        and str(tmp_path) not in text
+    )
 
 
 @pytest.mark.parametrize(
     ("params", "expected"),
-    [({"ties": "random"}, "ties='random'"), ({"aggregate": "macro"}, "aggregate='macro'"), ({"k": ["5", "7"]}, "given 2 times")],
+    [
+        ({"ties": "random"}, "ties='random'"),
+        ({"aggregate": "macro"}, "aggregate='macro'"),
+        ({"k": ["5", "7"]}, "given 2 times"),
+    ],
 )
 @pytest.mark.few
 def test_every_url_fallback_warns(params, expected) -> None:
     from apptest import shown
     from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_string("from rankviz.app.pages import navigate\nnavigate(default='overview')\n", default_timeout=120)
+    at = AppTest.from_string(
+        "from rankviz.app.pages import navigate\nnavigate(default='overview')\n",
+        default_timeout=120,
+    )
     for key, value in params.items():
         at.query_params[key] = value
     at.run()
@@ -453,7 +614,9 @@ def test_an_error_quotes_the_offending_field_shortened_never_the_rest_of_the_lin
     assert "is not a number" in str(info.value) and len(str(info.value)) < len(str(path)) + 100
 
 
-@pytest.mark.parametrize(("measures", "columns"), [("nDCG(cutoff=10)", ["nDCG@10"]), ("RR(cutoff=5),AP", ["RR@5", "AP"])])
+@pytest.mark.parametrize(
+    ("measures", "columns"), [("nDCG(cutoff=10)", ["nDCG@10"]), ("RR(cutoff=5),AP", ["RR@5", "AP"])]
+)
 @pytest.mark.few
 def test_ir_measures_spellings_in_a_link_open_the_overview(measures, columns) -> None:
     from apptest import start
@@ -473,7 +636,10 @@ def test_a_bad_measure_parameter_in_a_link_is_a_warning() -> None:
 def test_two_served_folders_of_one_name_are_numbered_not_shown_by_path(tmp_path) -> None:
     from rankviz.app.inputs import collection_folders
 
-    first, second = _one_query_collection(tmp_path / "a" / "one"), _one_query_collection(tmp_path / "b" / "one")
+    first, second = (
+        _one_query_collection(tmp_path / "a" / "one"),
+        _one_query_collection(tmp_path / "b" / "one"),
+    )
     found = collection_folders([str(first), str(second)])
     assert found["one"] == first.resolve() and found["one (2)"] == second.resolve()
     assert not any(str(tmp_path) in name for name in found)

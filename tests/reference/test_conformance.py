@@ -27,7 +27,11 @@ TREC_EVAL_NAMES = {
     "P_5": "P@5",
     "P_10": "P@10",
 }
-GDEVAL_NAMES = {f"{m}@{k}": f"{ours}@{k}" for k in (5, 10, 20) for m, ours in (("ndcg_exp", "nDCG(gain=exp)"), ("err", "ERR"))}
+GDEVAL_NAMES = {
+    f"{m}@{k}": f"{ours}@{k}"
+    for k in (5, 10, 20)
+    for m, ours in (("ndcg_exp", "nDCG(gain=exp)"), ("err", "ERR"))
+}
 
 
 def _runs(case: Path) -> dict[str, Path]:
@@ -61,7 +65,9 @@ def test_trec_eval_values(case: Path, expected_file: Path) -> None:
     got = {}
     for name in {run for run, _, _ in expected}:
         run = rv.read_run(runs[name], name=name)
-        frame = rv.evaluate(qrels, run, list(names.values()), missing=missing).to_frame(per_query=True)
+        frame = rv.evaluate(qrels, run, list(names.values()), missing=missing).to_frame(
+            per_query=True
+        )
         got.update({(r.run, r.qid, r.measure): r.value for r in frame.itertuples()})
     for key, value in expected.items():
         assert key in got, f"{key} missing from rankviz output"
@@ -83,7 +89,9 @@ def test_gdeval_values(case: Path, expected_file: Path) -> None:
     qrels = rv.read_qrels(case / "qrels.txt")
     runs = _runs(case)
     for name in {run for run, _, _ in expected}:
-        frame = rv.evaluate(qrels, rv.read_run(runs[name], name=name), list(GDEVAL_NAMES.values())).to_frame(per_query=True)
+        frame = rv.evaluate(
+            qrels, rv.read_run(runs[name], name=name), list(GDEVAL_NAMES.values())
+        ).to_frame(per_query=True)
         got = {(r.run, r.qid, r.measure): r.value for r in frame.itertuples()}
         for key, value in expected.items():
             if key[0] == name:
@@ -94,9 +102,11 @@ def test_gdeval_mean_over_printed_topics() -> None:
     """gdeval's amean averages the topics it prints: those in the run with a positive grade."""
     case = CASES / "graded"
     expected = _expected(case / "expected_gdeval.tsv", GDEVAL_NAMES)
-    frame = rv.evaluate(rv.read_qrels(case / "qrels.txt"), rv.read_run(case / "run_good.txt", name="good"), ["ERR@20"]).to_frame(
-        per_query=True
-    )
+    frame = rv.evaluate(
+        rv.read_qrels(case / "qrels.txt"),
+        rv.read_run(case / "run_good.txt", name="good"),
+        ["ERR@20"],
+    ).to_frame(per_query=True)
     printed = {q for (run, q, m) in expected if run == "good" and m == "ERR@20" and q != "all"}
     ours = frame[frame.qid.isin(printed)].value.mean()
     assert ours == pytest.approx(expected[("good", "all", "ERR@20")], abs=1e-12)
@@ -117,10 +127,13 @@ def test_empty_run_is_an_error() -> None:
 
 
 def test_query_judged_only_negative_scores_zero() -> None:
-    """trec_eval crashes on a topic whose judgments are all -2; rankviz scores it 0 (nothing relevant)."""
+    """trec_eval crashes on a topic whose judgments are all -2; rankviz scores it 0 (nothing
+    relevant)."""
     case = CASES / "err_negonly_query"
     qrels = rv.read_qrels(case / "qrels.txt")
-    frame = rv.evaluate(qrels, rv.read_run(case / "run_neg.txt"), ["AP", "RR", "nDCG@10", "ERR@10"]).to_frame(per_query=True)
+    frame = rv.evaluate(
+        qrels, rv.read_run(case / "run_neg.txt"), ["AP", "RR", "nDCG@10", "ERR@10"]
+    ).to_frame(per_query=True)
     negative_only = {q for q, g in zip(qrels.to_frame().qid, qrels.to_frame().rel) if g <= -2} - {
         q for q, g in zip(qrels.to_frame().qid, qrels.to_frame().rel) if g > -2
     }
@@ -129,7 +142,8 @@ def test_query_judged_only_negative_scores_zero() -> None:
 
 
 def test_float32_ties_follow_trec_eval_10_not_9() -> None:
-    """Scores equal as float32 but not as double stay distinct (trec_eval 10), unlike pytrec_eval."""
+    """Scores equal as float32 but not as double stay distinct (trec_eval 10), unlike
+    pytrec_eval."""
     diffs = (CASES / "ties" / "trec_eval_10_vs_908_diffs.tsv").read_text()
     assert "float32" in diffs
     qrels = rv.read_qrels(CASES / "ties" / "qrels.txt")
@@ -138,14 +152,18 @@ def test_float32_ties_follow_trec_eval_10_not_9() -> None:
 
 
 def test_a_negative_grade_is_in_the_pool_unjudged_for_every_measure_that_asks(tmp_path) -> None:
-    """trec_eval reads a negative grade as "in the pool, unjudged" (RELVALUE_UNJUDGED). rankviz did so in
-    Bpref and judged_only but counted such documents as judged in Judged@K, RBP's residual and
+    """trec_eval reads a negative grade as "in the pool, unjudged" (RELVALUE_UNJUDGED). rankviz did
+    so in Bpref and judged_only but counted such documents as judged in Judged@K, RBP's residual and
     ``--unjudged relevant``: on trec_eval's own qrels.rel_level, query 303 had Judged@10 1.0 against
-    trec_eval's unj_10 0.5. Judged@K is 1 - unj_K wherever the run retrieves K (expected_unj.tsv, trec_eval 10),
-    and each of the three (and AP and nDCG, which never counted them) equals its value on the qrels with the
-    negative lines removed, with and without the holes judged relevant."""
+    trec_eval's unj_10 0.5. Judged@K is 1 - unj_K wherever the run retrieves K (expected_unj.tsv,
+    trec_eval 10), and each of the three (and AP and nDCG, which never counted them) equals its
+    value on the qrels with the negative lines removed, with and without the holes judged
+    relevant."""
     case = CONFORMANCE / "te_rel_level"
-    unjudged = {(row[0], row[1]): float(row[2]) for row in csv.reader(open(case / "expected_unj.tsv"), delimiter="\t")}
+    unjudged = {
+        (row[0], row[1]): float(row[2])
+        for row in csv.reader(open(case / "expected_unj.tsv"), delimiter="\t")
+    }
     run = case / "run_STANDARD.txt"
     measures = ["Judged@5", "Judged@10", "Judged@20", "RBP(p=0.8,residual=True)"]
     study = rv.Study.open(case / "qrels.txt", [run], measures=measures)
@@ -160,8 +178,12 @@ def test_a_negative_grade_is_in_the_pool_unjudged_for_every_measure_that_asks(tm
     unlisted = tmp_path / "qrels.unlisted.txt"
     unlisted.write_text("".join(line + "\n" for line in lines if int(line.split()[3]) >= 0))
     for options in ({}, {"unjudged": "relevant:1"}):
-        given = rv.Study.open(case / "qrels.txt", [run], measures=[*measures, "AP", "nDCG@10"], options=options).evaluation()
-        removed = rv.Study.open(unlisted, [run], measures=[*measures, "AP", "nDCG@10"], options=options).evaluation()
+        given = rv.Study.open(
+            case / "qrels.txt", [run], measures=[*measures, "AP", "nDCG@10"], options=options
+        ).evaluation()
+        removed = rv.Study.open(
+            unlisted, [run], measures=[*measures, "AP", "nDCG@10"], options=options
+        ).evaluation()
         for measure in (*measures, "AP", "nDCG@10"):
             assert given.per_query(measure, "run_STANDARD").to_dict() == pytest.approx(
                 removed.per_query(measure, "run_STANDARD").to_dict(), abs=1e-12

@@ -22,9 +22,18 @@ from rankviz.measures import FAMILIES, make
     p=st.sampled_from([0.5, 0.8, 0.95]),
     residual=st.booleans(),
 )
-def test_parse_of_str_round_trips(family, cutoff, rel, gain, gmax, judged_only, p, residual) -> None:
+def test_parse_of_str_round_trips(
+    family, cutoff, rel, gain, gmax, judged_only, p, residual
+) -> None:
     names = {p.name for p in FAMILIES[family].params}
-    given = {"rel": rel, "gain": gain, "gmax": gmax, "judged_only": judged_only, "p": p, "residual": residual}
+    given = {
+        "rel": rel,
+        "gain": gain,
+        "gmax": gmax,
+        "judged_only": judged_only,
+        "p": p,
+        "residual": residual,
+    }
     params = {k: v for k, v in given.items() if k in names}
     if FAMILIES[family].cutoff_required and cutoff is None:
         cutoff = 10
@@ -82,9 +91,13 @@ def test_defaults_fill_unset_parameters_only() -> None:
     assert str(rv.parse("nDCG@10", defaults={"rel": 2})) == "nDCG@10"
 
 
-def _one_query(tmp_path: Path, grades_by_rank: list[int], extra_judged: dict[str, int] | None = None):
+def _one_query(
+    tmp_path: Path, grades_by_rank: list[int], extra_judged: dict[str, int] | None = None
+):
     run = "".join(f"q Q0 d{i} {i} {100 - i} t\n" for i in range(1, len(grades_by_rank) + 1))
-    qrels = "".join(f"q 0 d{i} {g}\n" for i, g in enumerate(grades_by_rank, start=1) if g is not None)
+    qrels = "".join(
+        f"q 0 d{i} {g}\n" for i, g in enumerate(grades_by_rank, start=1) if g is not None
+    )
     qrels += "".join(f"q 0 {d} {g}\n" for d, g in (extra_judged or {}).items())
     (tmp_path / "run").write_text(run)
     (tmp_path / "qrels").write_text(qrels)
@@ -96,7 +109,8 @@ def value(qrels, run, measure: str) -> float:
 
 
 def test_err_worked_example(tmp_path) -> None:
-    """Grades 3, 4, 1 at ranks 1-3, gmax 4: 7/16 + 9/16*15/16/2 + 9/16*1/16*1/16/3 = 0.701904296875."""
+    """Grades 3, 4, 1 at ranks 1-3, gmax 4: 7/16 + 9/16*15/16/2 + 9/16*1/16*1/16/3 =
+    0.701904296875."""
     qrels, run = _one_query(tmp_path, [3, 4, 1])
     assert value(qrels, run, "ERR@3") == pytest.approx(0.701904296875, abs=1e-15)
     assert round(value(qrels, run, "ERR@3"), 4) == 0.7019
@@ -113,15 +127,19 @@ def test_err_refuses_grades_above_gmax(tmp_path) -> None:
 
 @pytest.mark.parametrize("ties", ["trec_eval", "expected", "optimistic"])
 @pytest.mark.parametrize("measure", ["ERR@1", "ERR@2", "ERR@3", "ERR"])
-def test_a_grade_above_gmax_is_refused_from_the_qrels_whatever_the_cutoff(tmp_path, measure, ties) -> None:
-    """ERR@2 used to compute and ERR@3 refuse on the same data: the grade 5 sat at rank 3 (or unretrieved)."""
+def test_a_grade_above_gmax_is_refused_from_the_qrels_whatever_the_cutoff(
+    tmp_path, measure, ties
+) -> None:
+    """ERR@2 used to compute and ERR@3 refuse on the same data: the grade 5 sat at rank 3 (or
+    unretrieved)."""
     qrels, run = _one_query(tmp_path, [1, 2, 5, 0], extra_judged={"unretrieved": 5})
     with pytest.raises(rv.MeasureError, match=r"grade 5 > gmax"):
         float(rv.evaluate(qrels, run, [measure], ties=ties).to_frame().value.iloc[0])
 
 
 def test_hand_computed_binary_measures(tmp_path) -> None:
-    # ranks: 1 non-relevant, 2 relevant (grade 1), 3 unjudged, 4 relevant (grade 2); one more relevant unretrieved
+    # ranks: 1 non-relevant, 2 relevant (grade 1), 3 unjudged, 4 relevant (grade 2); one more
+    # relevant unretrieved
     qrels, run = _one_query(tmp_path, [0, 1, None, 2], extra_judged={"missing": 3})
     assert value(qrels, run, "RR") == pytest.approx(1 / 2)
     assert value(qrels, run, "RR(rel=2)") == pytest.approx(1 / 4)
@@ -141,7 +159,9 @@ def test_hand_computed_ndcg(tmp_path) -> None:
     ideal = 3 + 2 / math.log2(3) + 1 / math.log2(4)
     assert value(qrels, run, "nDCG") == pytest.approx(dcg / ideal, abs=1e-15)
     exp_ideal_at_2 = 7 + 3 / math.log2(3)
-    assert value(qrels, run, "nDCG(gain=exp)@2") == pytest.approx((1 / math.log2(3)) / exp_ideal_at_2, abs=1e-15)
+    assert value(qrels, run, "nDCG(gain=exp)@2") == pytest.approx(
+        (1 / math.log2(3)) / exp_ideal_at_2, abs=1e-15
+    )
 
 
 def test_missing_query_policies(tmp_path) -> None:
@@ -163,7 +183,13 @@ def test_tie_policies_order_equal_scores(tmp_path) -> None:
     rr = {t.name: value_t(qrels, run, t) for t in rv.TIE_POLICIES if not t.sampled}
     # trec_eval: docid descending c, b, a -> rank 2; run: file order a, b, c -> rank 2
     expected = (1 + 1 / 2 + 1 / 3) / 3
-    assert rr == {"trec_eval": 0.5, "run": 0.5, "optimistic": 1.0, "pessimistic": 1 / 3, "expected": pytest.approx(expected)}
+    assert rr == {
+        "trec_eval": 0.5,
+        "run": 0.5,
+        "optimistic": 1.0,
+        "pessimistic": 1 / 3,
+        "expected": pytest.approx(expected),
+    }
     table = rv.rank(run, qrels)
     assert list(table.docids()) == ["c", "b", "a"] and len(set(table.tie_group)) == 1
 

@@ -1,4 +1,5 @@
-"""Metric choice: agreement, discriminative power, stability and warnings, checked against direct computations."""
+"""Metric choice: agreement, discriminative power, stability and warnings, checked against direct
+computations."""
 
 from __future__ import annotations
 
@@ -20,7 +21,10 @@ def dl_hard():
     collection = open_collection(SAMPLES / "dl-hard-passage")
     qrels = collection.read_qrels()
     runs = {name: collection.read_run(name) for name in collection.run_paths}
-    tables = {p: {n: rv.rank(r, qrels, ties=p) for n, r in runs.items()} for p in ("trec_eval", "pessimistic", "optimistic")}
+    tables = {
+        p: {n: rv.rank(r, qrels, ties=p) for n, r in runs.items()}
+        for p in ("trec_eval", "pessimistic", "optimistic")
+    }
     return collection, qrels, runs, tables
 
 
@@ -28,10 +32,17 @@ def test_tau_ap_hand_computed_and_kendall_is_scipys() -> None:
     assert mc.tau_ap([3, 2, 1], [3, 1, 2]) == pytest.approx(0.5)
     assert mc.tau_ap([3, 2, 1], [1, 2, 3]) == pytest.approx(-1.0)
     assert mc.tau_ap([0.1, 0.5, 0.3, 0.9], [0.1, 0.5, 0.3, 0.9]) == pytest.approx(1.0)
-    means = pd.DataFrame({"A": [0.1, 0.4, 0.3, 0.2], "B": [0.2, 0.1, 0.5, 0.4], "A again": [0.1, 0.4, 0.3, 0.2]})
+    means = pd.DataFrame(
+        {"A": [0.1, 0.4, 0.3, 0.2], "B": [0.2, 0.1, 0.5, 0.4], "A again": [0.1, 0.4, 0.3, 0.2]}
+    )
     kendall = mc.agreement(means)
-    assert kendall.loc["A", "B"] == pytest.approx(stats.kendalltau(means.A, means.B).statistic, abs=1e-15)
-    assert kendall.loc["A", "A again"] == 1.0 and mc.agreement(means, method="tau_ap").loc["A", "A again"] == 1.0
+    assert kendall.loc["A", "B"] == pytest.approx(
+        stats.kendalltau(means.A, means.B).statistic, abs=1e-15
+    )
+    assert (
+        kendall.loc["A", "A again"] == 1.0
+        and mc.agreement(means, method="tau_ap").loc["A", "A again"] == 1.0
+    )
     np.testing.assert_array_equal(kendall.to_numpy(), kendall.to_numpy().T)
 
 
@@ -40,11 +51,16 @@ def test_a_measure_that_cannot_separate_runs_has_no_power_and_no_swaps() -> None
     base = rng.random(60)
     flat = pd.DataFrame({"a": base, "b": base, "c": base})
     separated = pd.DataFrame({"a": base, "b": base + 0.3, "c": base + 0.6})
-    summary, asl = mc.discriminative_power({"flat": flat, "separated": separated}, n_resamples=300, rng=2)
+    summary, asl = mc.discriminative_power(
+        {"flat": flat, "separated": separated}, n_resamples=300, rng=2
+    )
     assert summary.loc["flat", "power"] == 0.0 and summary.loc["flat", "significant"] == 0
     assert summary.loc["separated", "power"] == 1.0 and summary.loc["separated", "pairs"] == 3
     assert list(asl[asl.measure == "flat"]["p"]) == [1.0, 1.0, 1.0]
-    assert mc.swap_rate(flat, trials=200, rng=1) == 0.0 and mc.swap_rate(separated, trials=200, rng=1) == 0.0
+    assert (
+        mc.swap_rate(flat, trials=200, rng=1) == 0.0
+        and mc.swap_rate(separated, trials=200, rng=1) == 0.0
+    )
     noisy = pd.DataFrame({"a": base, "b": base + 0.01 * rng.standard_normal(60)})
     assert 0.0 < mc.swap_rate(noisy, trials=500, rng=1) < 1.0
 
@@ -63,7 +79,11 @@ def test_warnings_match_the_qrels_and_runs(dl_hard) -> None:
         found |= set(frame[frame.rel >= 2].qid)
     assert warnings.none_found == sorted(set(relevant.index) - found)
     bm25 = runs["bm25"].to_frame()
-    top = bm25.sort_values(["qid", "score", "docid"], ascending=[True, False, False]).groupby("qid").head(10)
+    top = (
+        bm25.sort_values(["qid", "score", "docid"], ascending=[True, False, False])
+        .groupby("qid")
+        .head(10)
+    )
     judged = top.merge(judgments, on=["qid", "docid"], how="left").rel.notna().mean()
     assert warnings.judged["bm25"] == pytest.approx(judged)
     assert any("have no relevant document in the qrels" in m for m in warnings.messages())
@@ -72,27 +92,43 @@ def test_warnings_match_the_qrels_and_runs(dl_hard) -> None:
 @pytest.mark.slow
 def test_report_on_a_sample_collection(dl_hard) -> None:
     collection, qrels, runs, tables = dl_hard
-    measures = [rv.parse(m, defaults={"rel": 2}) for m in ("RR@10", "Hits@10", "AP", "nDCG@10", "ERR@20")]
+    measures = [
+        rv.parse(m, defaults={"rel": 2}) for m in ("RR@10", "Hits@10", "AP", "nDCG@10", "ERR@20")
+    ]
     settings = rv.EvalSettings(rel=2)
-    report = mc.metric_report(tables, measures, settings, MetricSettings(n_resamples=200, splits=200), rng=3)
+    report = mc.metric_report(
+        tables, measures, settings, MetricSettings(n_resamples=200, splits=200), rng=3
+    )
     every = [rv.parse(m, defaults={"rel": 2}) for m in report.measures]
     frame = rv.evaluate(qrels, list(runs.values()), every).to_frame()
     expected = frame.pivot(index="run", columns="measure", values="value")
     for measure in report.means.columns:
         for run in report.means.index:
-            assert report.means.loc[run, measure] == pytest.approx(expected.loc[run, measure], abs=1e-12)
+            assert report.means.loc[run, measure] == pytest.approx(
+                expected.loc[run, measure], abs=1e-12
+            )
     assert report.task.graded and not report.task.single_answer
-    assert [r.measure for r in report.recommendations] == ["AP(rel=2)@10", "P(rel=2)@10", "nDCG@10", "ERR@10"]
-    # the measures asked for, then every recommended one not among them: the advice comes with its evidence
+    assert [r.measure for r in report.recommendations] == [
+        "AP(rel=2)@10",
+        "P(rel=2)@10",
+        "nDCG@10",
+        "ERR@10",
+    ]
+    # the measures asked for, then every recommended one not among them: the advice comes with its
+    # evidence
     assert list(report.measures) == [*map(str, measures), "AP(rel=2)@10", "P(rel=2)@10", "ERR@10"]
     assert list(report.power.index) == list(report.measures) and (report.power.pairs == 15).all()
-    gmax = rv.evaluate_tables(tables["trec_eval"], [rv.parse("ERR@20"), rv.parse("ERR(gmax=5)@20")], settings).means()
+    gmax = rv.evaluate_tables(
+        tables["trec_eval"], [rv.parse("ERR@20"), rv.parse("ERR(gmax=5)@20")], settings
+    ).means()
     assert report.stability.loc["ERR@20", "gmax tau"] == pytest.approx(
         stats.kendalltau(gmax["ERR@20"], gmax["ERR(gmax=5)@20"]).statistic
     )
     assert np.isnan(report.stability.loc["nDCG@10", "threshold tau"])
     assert (report.stability["tie width"] >= 0).all()
-    again = mc.metric_report(tables, measures, settings, MetricSettings(n_resamples=200, splits=200), rng=3)
+    again = mc.metric_report(
+        tables, measures, settings, MetricSettings(n_resamples=200, splits=200), rng=3
+    )
     pd.testing.assert_frame_equal(report.stability, again.stability)
 
 

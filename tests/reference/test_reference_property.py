@@ -28,7 +28,9 @@ def _trec_eval_top(docs: dict, k: int) -> dict:
 _PYTREC_CHILD = """
 import json, sys, pytrec_eval
 qrels, run, measures, rel, judged_only = json.load(sys.stdin)
-evaluator = pytrec_eval.RelevanceEvaluator(qrels, set(measures), relevance_level=rel, judged_docs_only_flag=judged_only)
+evaluator = pytrec_eval.RelevanceEvaluator(
+    qrels, set(measures), relevance_level=rel, judged_docs_only_flag=judged_only
+)
 json.dump(evaluator.evaluate(run), sys.stdout)
 """
 
@@ -63,14 +65,18 @@ PYTREC = {
 
 
 @pytest.mark.slow
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=collections(), rel=st.sampled_from([1, 2]), layout=st.sampled_from(LAYOUTS))
 def test_matches_pytrec_eval(tmp_path: Path, data, rel: int, layout: str) -> None:
     qrels, run = data
     qrels_path, run_path = write_files(tmp_path, qrels, run, layout)
     measures = {te: str(rv.parse(ours, defaults={"rel": rel})) for te, ours in PYTREC.items()}
     measures["recip_rank_top"] = str(rv.parse(f"RR@{CUTOFF}", defaults={"rel": rel}))
-    frame = rv.evaluate(rv.read_qrels(qrels_path), rv.read_run(run_path), list(measures.values())).to_frame(per_query=True)
+    frame = rv.evaluate(
+        rv.read_qrels(qrels_path), rv.read_run(run_path), list(measures.values())
+    ).to_frame(per_query=True)
     ours = {(r.qid, r.measure): r.value for r in frame.itertuples()}
 
     reference = _pytrec_eval(qrels, run, rel)
@@ -80,7 +86,9 @@ def test_matches_pytrec_eval(tmp_path: Path, data, rel: int, layout: str) -> Non
             if qid not in run:
                 assert ours[(qid, name)] == 0.0
                 continue
-            expected = top[qid]["recip_rank"] if te_name == "recip_rank_top" else reference[qid][te_name]
+            expected = (
+                top[qid]["recip_rank"] if te_name == "recip_rank_top" else reference[qid][te_name]
+            )
             assert ours[(qid, name)] == pytest.approx(expected, abs=1e-12), (qid, name)
     for name in measures.values():
         per_query = [ours[(q, name)] for q in qrels]
@@ -90,18 +98,27 @@ def test_matches_pytrec_eval(tmp_path: Path, data, rel: int, layout: str) -> Non
 def _judged_only(name: str) -> str:
     """``AP(rel=2)@5`` -> ``AP(rel=2,judged_only=True)@5``."""
     measure = rv.parse(name)
-    return str(rv.measures.make(measure.name, measure.cutoff, **dict(measure.params), judged_only=True))
+    return str(
+        rv.measures.make(measure.name, measure.cutoff, **dict(measure.params), judged_only=True)
+    )
 
 
 @pytest.mark.slow
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=collections(), rel=st.sampled_from([1, 2]), layout=st.sampled_from(LAYOUTS))
 def test_judged_only_matches_trec_eval_minus_j(tmp_path: Path, data, rel: int, layout: str) -> None:
-    """The condensed list (Sakai 2007) is trec_eval -J: every family on the judged documents only."""
+    """The condensed list (Sakai 2007) is trec_eval -J: every family on the judged documents
+    only."""
     qrels, run = data
     qrels_path, run_path = write_files(tmp_path, qrels, run, layout)
-    measures = {te: _judged_only(str(rv.parse(ours, defaults={"rel": rel}))) for te, ours in PYTREC.items()}
-    frame = rv.evaluate(rv.read_qrels(qrels_path), rv.read_run(run_path), list(measures.values())).to_frame(per_query=True)
+    measures = {
+        te: _judged_only(str(rv.parse(ours, defaults={"rel": rel}))) for te, ours in PYTREC.items()
+    }
+    frame = rv.evaluate(
+        rv.read_qrels(qrels_path), rv.read_run(run_path), list(measures.values())
+    ).to_frame(per_query=True)
     ours = {(r.qid, r.measure): r.value for r in frame.itertuples()}
     reference = _pytrec_eval(qrels, run, rel, judged_only=True)
     for qid in qrels:
@@ -122,7 +139,9 @@ def _gdeval_script(tmp: Path) -> Path:
 
 
 @pytest.mark.skipif(shutil.which("perl") is None, reason="gdeval.pl needs perl")
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=collections(numeric_qids=True), k=st.sampled_from([1, 3, 10, 20]))
 def test_err_and_exp_ndcg_match_gdeval(tmp_path: Path, data, k: int) -> None:
     qrels, run = data
@@ -133,11 +152,15 @@ def test_err_and_exp_ndcg_match_gdeval(tmp_path: Path, data, k: int) -> None:
         text=True,
         check=True,
     ).stdout
-    frame = rv.evaluate(rv.read_qrels(qrels_path), rv.read_run(run_path), [f"ERR@{k}", f"nDCG(gain=exp)@{k}"]).to_frame(
-        per_query=True
-    )
+    frame = rv.evaluate(
+        rv.read_qrels(qrels_path), rv.read_run(run_path), [f"ERR@{k}", f"nDCG(gain=exp)@{k}"]
+    ).to_frame(per_query=True)
     ours = {(r.qid, r.measure): r.value for r in frame.itertuples()}
-    rows = [line.split(",") for line in printed.splitlines()[1:] if line and not line.split(",")[1] == "amean"]
+    rows = [
+        line.split(",")
+        for line in printed.splitlines()[1:]
+        if line and not line.split(",")[1] == "amean"
+    ]
     for _runid, topic, ndcg, err in rows:
         assert ours[(topic, f"ERR@{k}")] == pytest.approx(float(err), abs=1e-12)
         assert ours[(topic, f"nDCG(gain=exp)@{k}")] == pytest.approx(float(ndcg), abs=1e-12)

@@ -19,7 +19,8 @@ from rankviz.analyses import comparisons, effect
 from rankviz.analyses import significance as sg
 from rankviz.errors import OptionError
 
-VALUES = st.floats(0, 1, allow_nan=False).map(lambda v: round(v, 3))  # per-query values, with exact ties
+# per-query values, with exact ties
+VALUES = st.floats(0, 1, allow_nan=False).map(lambda v: round(v, 3))
 ALTERNATIVE = st.sampled_from(rv_settings.ALTERNATIVE.choices)
 
 
@@ -39,10 +40,16 @@ def test_paired_t_equals_scipy_row_by_row(data, alternative) -> None:
     ci = result.confidence_interval(0.9)
     for i, row in enumerate(a):
         reference = stats.ttest_rel(row, b, alternative=alternative)
-        np.testing.assert_allclose(result.statistic[i], reference.statistic, rtol=1e-12, atol=1e-12, equal_nan=True)
-        np.testing.assert_allclose(result.pvalue[i], reference.pvalue, rtol=1e-12, atol=1e-12, equal_nan=True)
+        np.testing.assert_allclose(
+            result.statistic[i], reference.statistic, rtol=1e-12, atol=1e-12, equal_nan=True
+        )
+        np.testing.assert_allclose(
+            result.pvalue[i], reference.pvalue, rtol=1e-12, atol=1e-12, equal_nan=True
+        )
         two_sided = stats.ttest_rel(row, b).confidence_interval(0.9)
-        np.testing.assert_allclose([ci.low[i], ci.high[i]], [two_sided.low, two_sided.high], rtol=1e-12, equal_nan=True)
+        np.testing.assert_allclose(
+            [ci.low[i], ci.high[i]], [two_sided.low, two_sided.high], rtol=1e-12, equal_nan=True
+        )
         assert result.mean_difference[i] == pytest.approx(np.mean(row - b), abs=1e-15)
 
 
@@ -51,7 +58,10 @@ def _exact_signed_rank_p(d: np.ndarray, alternative: str) -> tuple[float, float]
     W+ is the sum of the ranks of the positive differences; scipy reports min(W+, W-) two-sided."""
     ranks = np.argsort(np.argsort(np.abs(d))) + 1
     observed = int(ranks[d > 0].sum())
-    null = [sum(r for r, positive in zip(ranks, signs) if positive) for signs in itertools.product((False, True), repeat=len(d))]
+    null = [
+        sum(r for r, positive in zip(ranks, signs) if positive)
+        for signs in itertools.product((False, True), repeat=len(d))
+    ]
     at_most = sum(w <= observed for w in null) / len(null)
     at_least = sum(w >= observed for w in null) / len(null)
     total = int(ranks.sum())
@@ -61,9 +71,13 @@ def _exact_signed_rank_p(d: np.ndarray, alternative: str) -> tuple[float, float]
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.integers(1, 10**6), min_size=2, max_size=11, unique=True), st.data(), ALTERNATIVE)
+@given(
+    st.lists(st.integers(1, 10**6), min_size=2, max_size=11, unique=True), st.data(), ALTERNATIVE
+)
 def test_wilcoxon_equals_enumeration_of_every_sign_pattern(sizes, data, alternative) -> None:
-    signs = np.array(data.draw(st.lists(st.sampled_from([-1, 1]), min_size=len(sizes), max_size=len(sizes))))
+    signs = np.array(
+        data.draw(st.lists(st.sampled_from([-1, 1]), min_size=len(sizes), max_size=len(sizes)))
+    )
     d = signs * np.array(sizes) / 2**20
     b = np.linspace(0.2, 0.4, len(d))
     result = sg.wilcoxon(b + d, b, alternative=alternative)
@@ -81,7 +95,8 @@ def test_wilcoxon_zero_methods_drop_rank_or_split_the_zero_differences() -> None
     pratt = sg.wilcoxon(b + d, b, zero_method="pratt")
     assert pratt.statistic == 4  # ranked with the zeros (ranks 3..8), then dropped: W- = 4
     zsplit = sg.wilcoxon(b + d, b, zero_method="zsplit")
-    assert zsplit.statistic == 4 + 1.5  # the zeros' ranks 1 and 2 split between the signs: W- = 4 + 1.5
+    # the zeros' ranks 1 and 2 split between the signs: W- = 4 + 1.5
+    assert zsplit.statistic == 4 + 1.5
     assert sg.wilcoxon(b, b).pvalue == 1.0  # every difference zero: nothing tells the runs apart
 
 
@@ -89,7 +104,11 @@ def _sign_p(wins: int, n: int, alternative: str) -> float:
     """The binomial(n, 1/2) tail(s) with exact integer arithmetic."""
     at_most = sum(math.comb(n, k) for k in range(wins + 1)) / 2**n
     at_least = sum(math.comb(n, k) for k in range(wins, n + 1)) / 2**n
-    return {"greater": at_least, "less": at_most, "two-sided": min(1.0, 2 * min(at_most, at_least))}[alternative]
+    return {
+        "greater": at_least,
+        "less": at_most,
+        "two-sided": min(1.0, 2 * min(at_most, at_least)),
+    }[alternative]
 
 
 @settings(max_examples=60, deadline=None)
@@ -111,7 +130,9 @@ def _enumerated_pvalue(d: np.ndarray, alternative: str) -> float:
     gamma = abs(np.finfo(float).eps * 100 * observed)
     greater = sum(v >= observed - gamma for v in null) / len(null)
     less = sum(v <= observed + gamma for v in null) / len(null)
-    return {"greater": greater, "less": less, "two-sided": min(2 * min(greater, less), 1.0)}[alternative]
+    return {"greater": greater, "less": less, "two-sided": min(2 * min(greater, less), 1.0)}[
+        alternative
+    ]
 
 
 @settings(max_examples=40, deadline=None)
@@ -120,7 +141,9 @@ def test_exact_randomization_equals_enumeration_and_scipy(data, alternative) -> 
     a, b = data
     result = sg.randomization(a, b, alternative=alternative, n_resamples=2**10)
     for i, row in enumerate(a):
-        assert result.pvalue[i] == pytest.approx(_enumerated_pvalue(row - b, alternative), abs=1e-12)
+        assert result.pvalue[i] == pytest.approx(
+            _enumerated_pvalue(row - b, alternative), abs=1e-12
+        )
         reference = stats.permutation_test(
             (row, b),
             lambda x, y, axis: np.mean(x - y, axis=axis),
@@ -136,15 +159,19 @@ def test_exact_randomization_equals_enumeration_and_scipy(data, alternative) -> 
 def test_monte_carlo_randomization_is_reproducible_never_zero_and_near_exact() -> None:
     rng = np.random.default_rng(4)
     b = rng.random(14)
-    a = np.vstack([b + 0.05 + 0.1 * rng.standard_normal(14), b + 2.0])  # the second run always wins by far
+    # the second run always wins by far
+    a = np.vstack([b + 0.05 + 0.1 * rng.standard_normal(14), b + 2.0])
     first = sg.randomization(a, b, n_resamples=5000, rng=11)
     again = sg.randomization(a, b, n_resamples=5000, rng=np.random.default_rng(11))
     np.testing.assert_array_equal(first.pvalue, again.pvalue)
-    assert first.pvalue[1] == pytest.approx(2 / 5001)  # only the observed arrangement (and its mirror) reach it
+    # only the observed arrangement (and its mirror) reach it
+    assert first.pvalue[1] == pytest.approx(2 / 5001)
     exact = sg.randomization(a, b, n_resamples=2**14).pvalue[0]
     standard_error = math.sqrt(exact * (1 - exact) / 5000)
     assert abs(first.pvalue[0] - exact) < 4 * standard_error + 1 / 5001
-    assert np.all(sg.randomization(a, b, n_resamples=100, rng=1, alternative="greater").pvalue >= 1 / 101)
+    assert np.all(
+        sg.randomization(a, b, n_resamples=100, rng=1, alternative="greater").pvalue >= 1 / 101
+    )
 
 
 def test_bootstrap_is_reproducible_and_its_interval_covers_the_mean() -> None:
@@ -171,7 +198,12 @@ def test_bootstrap_is_reproducible_and_its_interval_covers_the_mean() -> None:
 @pytest.mark.slow
 def test_corrections_equal_statsmodels(pvalues, methods) -> None:
     ours, theirs = methods
-    np.testing.assert_allclose(sg.adjust(pvalues, method=ours), multipletests(pvalues, method=theirs)[1], rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(
+        sg.adjust(pvalues, method=ours),
+        multipletests(pvalues, method=theirs)[1],
+        rtol=1e-12,
+        atol=1e-15,
+    )
     assert np.array_equal(sg.adjust(pvalues, method="none"), np.asarray(pvalues))
 
 
@@ -183,13 +215,21 @@ def test_tukey_hsd_two_runs_is_the_two_sided_randomization_test() -> None:
     d = matrix[:, 1] - matrix[:, 0]
     null = np.array([abs(np.mean(d * np.array(s))) for s in itertools.product((-1, 1), repeat=9)])
     exact = np.mean(null >= abs(d.mean()) - 1e-12)
-    assert result.pvalue[0, 1] == pytest.approx(exact, abs=4 * math.sqrt(exact * (1 - exact) / 20000) + 1e-4)
+    assert result.pvalue[0, 1] == pytest.approx(
+        exact, abs=4 * math.sqrt(exact * (1 - exact) / 20000) + 1e-4
+    )
     three = sg.tukey_hsd(matrix, n_resamples=2000, rng=2)
     np.testing.assert_array_equal(three.pvalue, three.pvalue.T)
-    assert three.pvalue[0, 2] == 1.0 and np.all(np.diag(three.pvalue) == 1.0) and three.pvalue.min() >= 1 / 2001
+    assert (
+        three.pvalue[0, 2] == 1.0
+        and np.all(np.diag(three.pvalue) == 1.0)
+        and three.pvalue.min() >= 1 / 2001
+    )
     scipy_tukey = stats.tukey_hsd(*matrix.T)  # statistic[i, j] = mean(i) - mean(j), as scipy
     np.testing.assert_allclose(three.statistic, scipy_tukey.statistic, rtol=0, atol=1e-15)
-    np.testing.assert_array_equal(three.pvalue, sg.tukey_hsd(matrix, n_resamples=2000, rng=2).pvalue)
+    np.testing.assert_array_equal(
+        three.pvalue, sg.tukey_hsd(matrix, n_resamples=2000, rng=2).pvalue
+    )
 
 
 def test_effect_size_and_its_interval() -> None:
@@ -211,14 +251,27 @@ def test_effect_size_and_its_interval() -> None:
 @pytest.mark.parametrize(("difference", "sd"), [(0.02, 0.1), (0.05, 0.2), (0.1, 0.15), (0.01, 0.3)])
 def test_topic_set_size_matches_statsmodels_power(difference, sd) -> None:
     needed = effect.topic_set_size(difference, sd)
-    assert needed == math.ceil(TTestPower().solve_power(difference / sd, alpha=0.05, power=0.8, alternative="two-sided"))
-    assert effect.t_test_power(needed, difference / sd) >= 0.8 > effect.t_test_power(needed - 1, difference / sd)
+    assert needed == math.ceil(
+        TTestPower().solve_power(difference / sd, alpha=0.05, power=0.8, alternative="two-sided")
+    )
+    assert (
+        effect.t_test_power(needed, difference / sd)
+        >= 0.8
+        > effect.t_test_power(needed - 1, difference / sd)
+    )
 
 
 def test_compare_runs_table() -> None:
     rng = np.random.default_rng(10)
     base = rng.random(50)
-    matrix = pd.DataFrame({"base": base, "better": base + 0.2, "same": base, "noisy": base + 0.05 * rng.standard_normal(50)})
+    matrix = pd.DataFrame(
+        {
+            "base": base,
+            "better": base + 0.2,
+            "same": base,
+            "noisy": base + 0.05 * rng.standard_normal(50),
+        }
+    )
     table = comparisons.compare_runs(matrix, measure="AP", test="t", correction="holm")
     assert list(table.columns) == list(comparisons.COLUMNS)
     assert list(table.run) == ["better", "same", "noisy"] and set(table.baseline) == {"base"}
@@ -227,9 +280,12 @@ def test_compare_runs_table() -> None:
     np.testing.assert_allclose(table.p_adjusted, sg.adjust(table.p_value.to_numpy(), method="holm"))
     noisy = stats.ttest_rel(matrix.noisy, matrix.base)
     assert table.set_index("run").loc["noisy", "p_value"] == pytest.approx(noisy.pvalue, rel=1e-12)
-    every = comparisons.compare_runs(matrix, measure="AP", test="tukey", pairs="all", n_resamples=500, rng=1)
+    every = comparisons.compare_runs(
+        matrix, measure="AP", test="tukey", pairs="all", n_resamples=500, rng=1
+    )
     assert len(every) == 6 and (every.p_value == every.p_adjusted).all()
-    np.testing.assert_allclose(every.statistic, every.delta, rtol=0, atol=1e-15)  # run - baseline, as every test
+    # run - baseline, as every test
+    np.testing.assert_allclose(every.statistic, every.delta, rtol=0, atol=1e-15)
     with pytest.raises(ValueError, match="baseline"):
         comparisons.compare_runs(matrix, measure="AP", baseline="nope")
 
@@ -242,11 +298,19 @@ def test_per_group_wilcoxon_keeps_the_zero_method(zero_method) -> None:
     matrix = pd.DataFrame({"base": base, "run": run}, index=[f"q{i}" for i in range(60)])
     groups = pd.Series(["a", "b", "c"] * 20, index=matrix.index)
     table = comparisons.compare_by_group(
-        matrix, groups, measure="AP", baseline="base", test="wilcoxon", correction="none", zero_method=zero_method
+        matrix,
+        groups,
+        measure="AP",
+        baseline="base",
+        test="wilcoxon",
+        correction="none",
+        zero_method=zero_method,
     )
     for group, p in zip(table.group, table.p_value):
         members = groups[groups == group].index
-        expected = stats.wilcoxon(matrix.loc[members, "run"], matrix.loc[members, "base"], zero_method=zero_method).pvalue
+        expected = stats.wilcoxon(
+            matrix.loc[members, "run"], matrix.loc[members, "base"], zero_method=zero_method
+        ).pvalue
         assert p == pytest.approx(expected, rel=1e-12)
 
 

@@ -1,6 +1,8 @@
-"""Rank intervals and tie groups: the intervals against a direct bootstrap written here (one resample at
-a time, ranks by scipy's rankdata), reproducible from the seed; the letters against every pair's Tukey
-verdict, on generated matrices with ties and on the bundled collections; the CLI's ``--ranks``."""
+"""Rank intervals and tie groups: the intervals against a direct bootstrap written here (one
+resample at a time, ranks by scipy's rankdata), reproducible from the seed; the letters against
+every pair's Tukey verdict, on generated matrices with ties and on the bundled collections; the
+CLI's
+``--ranks``."""
 
 from __future__ import annotations
 
@@ -25,8 +27,11 @@ from rankviz.settings import TestSettings
 SAMPLES = ROOT / "sample_data"
 
 
-def direct_bootstrap(values: np.ndarray, n_resamples: int, level: float, seed: int) -> tuple[list[int], list[int]]:
-    """The percentile interval of each run's rank, one resample at a time (Efron's paired bootstrap)."""
+def direct_bootstrap(
+    values: np.ndarray, n_resamples: int, level: float, seed: int
+) -> tuple[list[int], list[int]]:
+    """The percentile interval of each run's rank, one resample at a time (Efron's paired
+    bootstrap)."""
     rng = np.random.default_rng(seed)
     n = len(values)
     ranks = []
@@ -42,7 +47,11 @@ def direct_bootstrap(values: np.ndarray, n_resamples: int, level: float, seed: i
 
 # Per-query values from a few levels, so that runs tie on queries and in their means.
 matrices = st.integers(2, 5).flatmap(
-    lambda runs: st.lists(st.lists(st.sampled_from([0.0, 0.25, 0.5, 1.0]), min_size=runs, max_size=runs), min_size=2, max_size=25)
+    lambda runs: st.lists(
+        st.lists(st.sampled_from([0.0, 0.25, 0.5, 1.0]), min_size=runs, max_size=runs),
+        min_size=2,
+        max_size=25,
+    )
 )
 
 
@@ -62,8 +71,13 @@ def test_rank_intervals_are_reproducible_from_the_seed_and_move_with_it() -> Non
     first = rank_intervals(values, n_resamples=2000, rng=11)
     again = rank_intervals(values, n_resamples=2000, rng=11, batch=333)
     assert (list(first.low), list(first.high)) == (list(again.low), list(again.high))
-    assert all(low <= rank <= high for low, rank, high in zip(first.low, first.rank, first.high, strict=True))
-    widths = {seed: tuple(rank_intervals(values, n_resamples=200, rng=seed).high) for seed in range(8)}
+    assert all(
+        low <= rank <= high
+        for low, rank, high in zip(first.low, first.rank, first.high, strict=True)
+    )
+    widths = {
+        seed: tuple(rank_intervals(values, n_resamples=200, rng=seed).high) for seed in range(8)
+    }
     assert len(set(widths.values())) > 1  # the draws come from the seed: not a constant
 
 
@@ -105,14 +119,18 @@ def test_the_bundled_collections_standings_agree_with_tukey_and_the_means(collec
         matrix = evaluation.matrix(measure)
         tukey = tukey_hsd(matrix.to_numpy(), n_resamples=1000, rng=5)
         for (i, a), (j, b) in itertools.combinations(enumerate(matrix.columns), 2):
-            assert bool(set(rows.loc[a, "group"]) & set(rows.loc[b, "group"])) == (tukey.pvalue[i, j] >= 0.05)
+            assert bool(set(rows.loc[a, "group"]) & set(rows.loc[b, "group"])) == (
+                tukey.pvalue[i, j] >= 0.05
+            )
         for run in matrix.columns:
             assert rows.loc[run, "mean"] == pytest.approx(evaluation.mean(measure, run), abs=1e-12)
             assert rows.loc[run, "rank_low"] <= rows.loc[run, "rank"] <= rows.loc[run, "rank_high"]
 
 
 def test_rank_intervals_need_the_query_mean_and_two_runs() -> None:
-    study = rv.Study.open(SAMPLES / "dl-hard-passage", aggregate="macro", options={"group_by": "query_intent"})
+    study = rv.Study.open(
+        SAMPLES / "dl-hard-passage", aggregate="macro", options={"group_by": "query_intent"}
+    )
     with pytest.raises(OptionError, match="aggregate query"):
         study.standings(TestSettings(seed=1))
     with pytest.raises(OptionError, match="two runs"):
@@ -121,16 +139,35 @@ def test_rank_intervals_need_the_query_mean_and_two_runs() -> None:
 
 def test_evaluate_and_compare_print_the_standings_reproducibly(capsys) -> None:
     folder = str(SAMPLES / "dl-hard-passage")
-    args = ["evaluate", folder, "bm25", "bm25_t5-zs", "bm25_rm3", "-m", "nDCG@10", "--ranks", "--seed", "7",
-            "--resamples", "500", "--format", "json"]  # fmt: skip
+    args = [
+        "evaluate",
+        folder,
+        "bm25",
+        "bm25_t5-zs",
+        "bm25_rm3",
+        "-m",
+        "nDCG@10",
+        "--ranks",
+        "--seed",
+        "7",
+        "--resamples",
+        "500",
+        "--format",
+        "json",
+    ]
     assert main(args) == 0
     first = json.loads(capsys.readouterr().out)
     assert main(args) == 0
     assert json.loads(capsys.readouterr().out) == first
     rows = first["standings"]["standings"]
     assert [r["run"] for r in rows] == ["bm25_t5-zs", "bm25", "bm25_rm3"]
-    assert {r["run"]: r["mean"] for r in rows} == {r["run"]: r["value"] for r in first["evaluation"] if r["qid"] == "all"}
-    assert main(["compare", folder, "bm25", "bm25_t5-zs", "-m", "nDCG@10", "--ranks", "--seed", "7"]) == 0
+    assert {r["run"]: r["mean"] for r in rows} == {
+        r["run"]: r["value"] for r in first["evaluation"] if r["qid"] == "all"
+    }
+    assert (
+        main(["compare", folder, "bm25", "bm25_t5-zs", "-m", "nDCG@10", "--ranks", "--seed", "7"])
+        == 0
+    )
     text = capsys.readouterr().out
     standings = text.split("\n\nmeasure  run")[1]  # the table after the comparison
     assert "interval" in standings and standings.index("bm25_t5-zs") < standings.index("bm25 ")

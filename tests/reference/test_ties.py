@@ -1,4 +1,5 @@
-"""Tie policies: ``expected`` against brute-force enumeration, ``random`` against ``expected``, bounds."""
+"""Tie policies: ``expected`` against brute-force enumeration, ``random`` against ``expected``,
+bounds."""
 
 from __future__ import annotations
 
@@ -19,10 +20,39 @@ from rankviz.tie_policy import POLICIES
 
 def _measures(cutoff: int) -> list[rv.Measure]:
     names = ["RR", "AP", "nDCG", "ERR", "nDCG(gain=exp)", "RR(rel=2)", "AP(rel=2)", "ERR(gmax=5)"]
-    names += ["Rprec", "Rprec(rel=2)", "Bpref", "Bpref(rel=2)", "RBP", "RBP(p=0.5,residual=True)", "AP(judged_only=True)"]
-    names += [f"{m}@{cutoff}" for m in ("RR", "Hits", "P", "R", "AP", "nDCG", "ERR", "nDCG(gain=exp)", "Hits(rel=2)", "P(rel=2)")]
     names += [
-        f"{m}@{cutoff}" for m in ("Judged", "RBP(rel=2)", "RBP(residual=True)", "nDCG(judged_only=True)", "RR(judged_only=True)")
+        "Rprec",
+        "Rprec(rel=2)",
+        "Bpref",
+        "Bpref(rel=2)",
+        "RBP",
+        "RBP(p=0.5,residual=True)",
+        "AP(judged_only=True)",
+    ]
+    names += [
+        f"{m}@{cutoff}"
+        for m in (
+            "RR",
+            "Hits",
+            "P",
+            "R",
+            "AP",
+            "nDCG",
+            "ERR",
+            "nDCG(gain=exp)",
+            "Hits(rel=2)",
+            "P(rel=2)",
+        )
+    ]
+    names += [
+        f"{m}@{cutoff}"
+        for m in (
+            "Judged",
+            "RBP(rel=2)",
+            "RBP(residual=True)",
+            "nDCG(judged_only=True)",
+            "RR(judged_only=True)",
+        )
     ]
     return [rv.parse(n) for n in names]
 
@@ -33,16 +63,27 @@ def _load(folder: Path, qrels_lines: list[str], run_lines: list[str]) -> tuple[r
     return rv.read_qrels(folder / "qrels.txt"), rv.read_run(folder / "run.txt")
 
 
-def _brute_force_mean(groups: list[list[tuple[str, int | None]]], unretrieved: list[int], measures) -> dict[str, float]:
-    """Each measure's mean over every order of every group, one query per order, evaluated tie-free."""
-    return {name: float(values.mean()) for name, values in _brute_force_values(groups, unretrieved, measures).items()}
+def _brute_force_mean(
+    groups: list[list[tuple[str, int | None]]], unretrieved: list[int], measures
+) -> dict[str, float]:
+    """Each measure's mean over every order of every group, one query per order, evaluated
+    tie-free."""
+    return {
+        name: float(values.mean())
+        for name, values in _brute_force_values(groups, unretrieved, measures).items()
+    }
 
 
-def _brute_force_values(groups: list[list[tuple[str, int | None]]], unretrieved: list[int], measures) -> dict[str, np.ndarray]:
-    """Each measure's value under every order of every group, one query per order, evaluated tie-free."""
+def _brute_force_values(
+    groups: list[list[tuple[str, int | None]]], unretrieved: list[int], measures
+) -> dict[str, np.ndarray]:
+    """Each measure's value under every order of every group, one query per order, evaluated
+    tie-free."""
     orders = list(itertools.product(*(itertools.permutations(group) for group in groups)))
     judged = [(d, g) for group in groups for d, g in group if g is not None]
-    judged += [(f"unretrieved{i}", g) for i, g in enumerate(unretrieved)] + [("unretrieved_nonrelevant", 0)]
+    judged += [(f"unretrieved{i}", g) for i, g in enumerate(unretrieved)] + [
+        ("unretrieved_nonrelevant", 0)
+    ]
     qrels_lines, run_lines = [], []
     for k, order in enumerate(orders):
         docs = [d for group in order for d, _ in group]
@@ -57,8 +98,12 @@ def _brute_force_values(groups: list[list[tuple[str, int | None]]], unretrieved:
 def _tied_table(groups, unretrieved, ties: str = "expected"):
     """The same query as one ranking whose groups share a score."""
     judged = [(d, g) for group in groups for d, g in group if g is not None]
-    judged += [(f"unretrieved{i}", g) for i, g in enumerate(unretrieved)] + [("unretrieved_nonrelevant", 0)]
-    run_lines = [f"q Q0 {d} 1 {len(groups) - gi} t\n" for gi, group in enumerate(groups) for d, _ in group]
+    judged += [(f"unretrieved{i}", g) for i, g in enumerate(unretrieved)] + [
+        ("unretrieved_nonrelevant", 0)
+    ]
+    run_lines = [
+        f"q Q0 {d} 1 {len(groups) - gi} t\n" for gi, group in enumerate(groups) for d, _ in group
+    ]
     with tempfile.TemporaryDirectory() as tmp:
         qrels, run = _load(Path(tmp), [f"q 0 {d} {g}\n" for d, g in judged], run_lines)
     return rank(run, qrels, ties=ties)
@@ -69,7 +114,8 @@ GRADES = st.one_of(st.none(), st.integers(-1, 4))
 
 @st.composite
 def tied_queries(draw, max_orders: int = 2000):
-    """One query: groups of equal scores (up to 8 documents each), grades -1..4 or unjudged, a cutoff."""
+    """One query: groups of equal scores (up to 8 documents each), grades -1..4 or unjudged, a
+    cutoff."""
     groups, orders, n = [], 1, 0
     for _ in range(draw(st.integers(1, 4))):
         size = draw(st.integers(1, 8))
@@ -96,7 +142,11 @@ def test_expected_equals_the_mean_over_all_orders(case) -> None:
 
 @pytest.mark.slow
 def test_expected_on_a_group_of_eight_cut_by_the_cutoff() -> None:
-    groups = [[("a", 1), ("b", None)], [(f"g{i}", g) for i, g in enumerate([0, 3, 1, None, 0, 2, 4, 0])], [("z", 2)]]
+    groups = [
+        [("a", 1), ("b", None)],
+        [(f"g{i}", g) for i, g in enumerate([0, 3, 1, None, 0, 2, 4, 0])],
+        [("z", 2)],
+    ]
     measures = _measures(5)
     brute = _brute_force_mean(groups, [1], measures)
     table = _tied_table(groups, [1])
@@ -124,7 +174,11 @@ def test_pessimistic_and_optimistic_are_the_worst_and_best_of_every_order(case) 
     tables = {t: _tied_table(groups, unretrieved, ties=t) for t in ("pessimistic", "optimistic")}
     for measure in measures:
         values = every[str(measure)]
-        worst, best = (values.min(), values.max()) if measure.higher_is_better else (values.max(), values.min())
+        worst, best = (
+            (values.min(), values.max())
+            if measure.higher_is_better
+            else (values.max(), values.min())
+        )
         assert measure(tables["pessimistic"])[0] == pytest.approx(worst, abs=1e-12), str(measure)
         assert measure(tables["optimistic"])[0] == pytest.approx(best, abs=1e-12), str(measure)
 
@@ -134,7 +188,10 @@ def test_pessimistic_and_optimistic_are_the_worst_and_best_of_every_order(case) 
 @given(tied_queries(max_orders=10**9))
 def test_expected_lies_between_pessimistic_and_optimistic(case) -> None:
     groups, unretrieved, cutoff = case
-    tables = {t: _tied_table(groups, unretrieved, ties=t) for t in ("pessimistic", "expected", "optimistic", "trec_eval")}
+    tables = {
+        t: _tied_table(groups, unretrieved, ties=t)
+        for t in ("pessimistic", "expected", "optimistic", "trec_eval")
+    }
     for measure in _measures(cutoff):
         low, high = sorted(measure(tables[t])[0] for t in ("pessimistic", "optimistic"))
         mid = measure(tables["expected"])[0]
@@ -156,7 +213,10 @@ def test_without_ties_every_policy_gives_the_trec_eval_value(grades, cutoff) -> 
 
 @pytest.mark.slow
 def test_random_converges_to_expected_and_is_reproducible() -> None:
-    groups = [[("a", 1), ("b", 0)], [(f"g{i}", g) for i, g in enumerate([0, 3, 1, None, 0, 2, 4, 0, 1, 0])]]
+    groups = [
+        [("a", 1), ("b", 0)],
+        [(f"g{i}", g) for i, g in enumerate([0, 3, 1, None, 0, 2, 4, 0, 1, 0])],
+    ]
     table = _tied_table(groups, [2], ties="trec_eval")
     expected_table = _tied_table(groups, [2])
     measures = _measures(4)
@@ -168,7 +228,9 @@ def test_random_converges_to_expected_and_is_reproducible() -> None:
         values = results.trials[str(measure)][:, 0, 0]
         np.testing.assert_array_equal(values, again.trials[str(measure)][:, 0, 0])
         exact = measure(expected_table)[0]
-        assert abs(values.mean() - exact) <= 5 * values.std() / math.sqrt(trials) + 1e-12, str(measure)
+        assert abs(values.mean() - exact) <= 5 * values.std() / math.sqrt(trials) + 1e-12, str(
+            measure
+        )
 
 
 def test_shuffle_moves_documents_only_inside_their_group() -> None:
@@ -179,7 +241,11 @@ def test_shuffle_moves_documents_only_inside_their_group() -> None:
         shuffled = shuffle_ties(table, seed)
         assert shuffled.ties == POLICIES["random"] and str(shuffled.ties) == "random"
         docids = list(shuffled.docids())
-        assert set(docids[:3]) == {"a", "b", "c"} and docids[3] == "d" and set(docids[4:]) == {"e", "f"}
+        assert (
+            set(docids[:3]) == {"a", "b", "c"}
+            and docids[3] == "d"
+            and set(docids[4:]) == {"e", "f"}
+        )
         np.testing.assert_array_equal(shuffled.score, table.score)
         seen.add(tuple(docids))
     assert len(seen) == 12  # 3! x 2! orders, all reached
@@ -198,9 +264,13 @@ def test_random_blocks_report_spread(tmp_path: Path) -> None:
     assert std[list(qids).index("r")] == 0.0  # no ties: every trial agrees
     assert std[list(qids).index("q")] > 0.0
     assert 0.0 < evaluation.mean_std("RR", "run") < 0.5
-    frame = rv.evaluate(qrels, [run], ["RR"], ties="random", trials=50, rng=3).to_frame(per_query=True)
+    frame = rv.evaluate(qrels, [run], ["RR"], ties="random", trials=50, rng=3).to_frame(
+        per_query=True
+    )
     assert list(frame.columns) == ["run", "measure", "qid", "value", "std"]
-    assert frame.equals(rv.evaluate(qrels, [run], ["RR"], ties="random", trials=50, rng=3).to_frame(per_query=True))
+    assert frame.equals(
+        rv.evaluate(qrels, [run], ["RR"], ties="random", trials=50, rng=3).to_frame(per_query=True)
+    )
 
 
 @pytest.mark.slow
@@ -211,9 +281,15 @@ def test_expected_keeps_queries_apart(cases, cutoff) -> None:
     qrels_lines, run_lines = [], []
     for k, (groups, unretrieved, _) in enumerate(cases):
         judged = [(d, g) for group in groups for d, g in group if g is not None]
-        judged += [(f"unretrieved{i}", g) for i, g in enumerate(unretrieved)] + [("unretrieved_nonrelevant", 0)]
+        judged += [(f"unretrieved{i}", g) for i, g in enumerate(unretrieved)] + [
+            ("unretrieved_nonrelevant", 0)
+        ]
         qrels_lines += [f"q{k} 0 {d} {g}\n" for d, g in judged]
-        run_lines += [f"q{k} Q0 {d} 1 {len(groups) - gi} t\n" for gi, group in enumerate(groups) for d, _ in group]
+        run_lines += [
+            f"q{k} Q0 {d} 1 {len(groups) - gi} t\n"
+            for gi, group in enumerate(groups)
+            for d, _ in group
+        ]
     with tempfile.TemporaryDirectory() as tmp:
         qrels, run = _load(Path(tmp), qrels_lines, run_lines)
     together = rank(run, qrels, ties="expected")
@@ -228,7 +304,12 @@ def test_the_ties_report_bounds_judged_and_the_residual_too() -> None:
     from rankviz.analyses.ties import tie_report
 
     qrels = rv.qrels_from_dict({"q": {"a": 1, "b": 0, "e": 2}, "r": {"x": 1}})
-    run = rv.run_from_dict({"q": {"a": 1.0, "b": 1.0, "c": 1.0, "d": 1.0, "e": 0.5}, "r": {"x": 2.0, "y": 2.0, "z": 2.0}})
+    run = rv.run_from_dict(
+        {
+            "q": {"a": 1.0, "b": 1.0, "c": 1.0, "d": 1.0, "e": 0.5},
+            "r": {"x": 2.0, "y": 2.0, "z": 2.0},
+        }
+    )
     measures = [rv.parse(m) for m in ("Judged@2", "RBP(p=0.5,residual=True)@3", "nDCG@2")]
     report = tie_report(qrels, [run], measures)
     for measure in measures:
@@ -241,14 +322,20 @@ def test_the_ties_report_bounds_judged_and_the_residual_too() -> None:
 
 
 def _trec_eval_filled(groups, depth: int | None, grade: int):
-    """The groups with the unjudged documents of trec_eval's top ``depth`` judged ``grade`` (trec_eval
-    orders a tie group by docid bytes descending); a negative grade is "in the pool, unjudged", filled too."""
+    """The groups with the unjudged documents of trec_eval's top ``depth`` judged ``grade``
+    (trec_eval orders a tie group by docid bytes descending); a negative grade is "in the pool,
+    unjudged", filled too."""
     filled, position = [], 0
     for group in groups:
         order = sorted(group, key=lambda doc: doc[0].encode(), reverse=True)
         rank_of = {doc: position + i for i, (doc, _) in enumerate(order)}
         inside = [depth is None or rank_of[d] < depth for d, _ in group]
-        filled.append([(d, grade if (g is None or g < 0) and within else g) for (d, g), within in zip(group, inside)])
+        filled.append(
+            [
+                (d, grade if (g is None or g < 0) and within else g)
+                for (d, g), within in zip(group, inside)
+            ]
+        )
         position += len(group)
     return filled
 
@@ -258,22 +345,33 @@ def _trec_eval_filled(groups, depth: int | None, grade: int):
 @given(tied_queries(), st.integers(1, 4))
 def test_unjudged_relevant_fills_one_set_of_documents_under_every_policy(case, grade) -> None:
     """--unjudged relevant:G judges the unjudged documents of trec_eval's top K, whatever the tie
-    policy; then expected is the mean, pessimistic the worst and optimistic the best of every order."""
+    policy; then expected is the mean, pessimistic the worst and optimistic the best of every
+    order."""
     groups, unretrieved, cutoff = case
     measures = _measures(cutoff)
-    tables = {t: _tied_table(groups, unretrieved, ties=t) for t in ("pessimistic", "optimistic", "expected", "trec_eval", "run")}
+    tables = {
+        t: _tied_table(groups, unretrieved, ties=t)
+        for t in ("pessimistic", "optimistic", "expected", "trec_eval", "run")
+    }
     for depth in {m.cutoff for m in measures}:
         chosen = [m for m in measures if m.cutoff == depth]
         every = _brute_force_values(_trec_eval_filled(groups, depth, grade), unretrieved, chosen)
         for measure in chosen:
             values = every[str(measure)]
-            worst, best = (values.min(), values.max()) if measure.higher_is_better else (values.max(), values.min())
+            worst, best = (
+                (values.min(), values.max())
+                if measure.higher_is_better
+                else (values.max(), values.min())
+            )
             got = {t: measure(table.filled(grade, depth))[0] for t, table in tables.items()}
             assert got["pessimistic"] == pytest.approx(worst, abs=1e-12), str(measure)
             assert got["optimistic"] == pytest.approx(best, abs=1e-12), str(measure)
             assert got["expected"] == pytest.approx(values.mean(), abs=1e-12), str(measure)
             for policy in ("trec_eval", "run"):
-                assert values.min() - 1e-12 <= got[policy] <= values.max() + 1e-12, (policy, str(measure))
+                assert values.min() - 1e-12 <= got[policy] <= values.max() + 1e-12, (
+                    policy,
+                    str(measure),
+                )
 
 
 def test_random_orders_fill_the_same_documents_as_expected() -> None:
@@ -281,22 +379,35 @@ def test_random_orders_fill_the_same_documents_as_expected() -> None:
     document in every drawn order, so the mean of the orders tends to the expected value."""
     qrels = rv.qrels_from_dict({"q": {"b": 1, "z": 0}})
     run = rv.run_from_dict({"q": {"a": 1.0, "b": 1.0, "c": 1.0}})
-    expected = rv.evaluate(qrels, run, "P@1", ties="expected", unjudged="relevant").means().iloc[0, 0]
-    drawn = rv.evaluate(qrels, run, "P@1", ties="random", trials=3000, seed=1, unjudged="relevant").means().iloc[0, 0]
-    assert expected == pytest.approx(2 / 3)  # trec_eval's top 1 is c (docid descending): c and b relevant of three
+    expected = (
+        rv.evaluate(qrels, run, "P@1", ties="expected", unjudged="relevant").means().iloc[0, 0]
+    )
+    drawn = (
+        rv.evaluate(qrels, run, "P@1", ties="random", trials=3000, seed=1, unjudged="relevant")
+        .means()
+        .iloc[0, 0]
+    )
+    # trec_eval's top 1 is c (docid descending): c and b relevant of three
+    assert expected == pytest.approx(2 / 3)
     assert drawn == pytest.approx(expected, abs=0.03)
 
 
 def test_a_querys_expected_values_do_not_depend_on_the_queries_beside_it() -> None:
-    """The stream engine evaluates blocks of queries: a query's numbers must be bit-identical whether
-    it is evaluated alone or beside queries with larger tie groups."""
+    """The stream engine evaluates blocks of queries: a query's numbers must be bit-identical
+    whether it is evaluated alone or beside queries with larger tie groups."""
     generator = np.random.default_rng(7)
     qrels, run = {}, {}
     for q in range(40):
         size = int(generator.integers(3, 40))
-        scores = generator.integers(0, max(2, size // int(generator.integers(1, 8))), size).astype(float)
+        scores = generator.integers(0, max(2, size // int(generator.integers(1, 8))), size).astype(
+            float
+        )
         run[f"q{q}"] = {f"d{i}": s for i, s in enumerate(scores)}
-        qrels[f"q{q}"] = {f"d{i}": int(g) for i, g in enumerate(generator.integers(-1, 5, size)) if generator.random() < 0.7}
+        qrels[f"q{q}"] = {
+            f"d{i}": int(g)
+            for i, g in enumerate(generator.integers(-1, 5, size))
+            if generator.random() < 0.7
+        }
     for ties in ("expected", "trec_eval", "pessimistic"):
         table = rank(rv.run_from_dict(run), rv.qrels_from_dict(qrels), ties=ties)
         for measure in _measures(10):
@@ -306,8 +417,9 @@ def test_a_querys_expected_values_do_not_depend_on_the_queries_beside_it() -> No
 
 
 def test_expected_on_a_group_too_large_to_enumerate_equals_the_sum_over_its_positions() -> None:
-    """A run's chance level is one group of up to 1,000 documents per query, summed in closed form (harmonic and
-    discount prefix sums, not position by position): checked against exact rational sums over every position."""
+    """A run's chance level is one group of up to 1,000 documents per query, summed in closed form
+    (harmonic and discount prefix sums, not position by position): checked against exact rational
+    sums over every position."""
     from fractions import Fraction
 
     before = [("a", 1), ("b", 0), ("c", None)]
@@ -316,19 +428,33 @@ def test_expected_on_a_group_too_large_to_enumerate_equals_the_sum_over_its_posi
     table = _tied_table([*[[d] for d in before], group], [1, 2])
     s, n, r = len(before), len(group), sum(g >= 1 for g in grades)
     relevant_total = 1 + r + 2
-    # AP: position x of the group is relevant with probability r/n; given that, the relevant documents up to it
-    # number 1 (a, before it) + 1 + (x - 1)(r - 1)/(n - 1) in expectation
+    # AP: position x of the group is relevant with probability r/n; given that, the relevant
+    # documents up to it number 1 (a, before it) + 1 + (x - 1)(r - 1)/(n - 1) in expectation
     ap = Fraction(1, 1) / 1  # a at rank 1
     for x in range(1, n + 1):
         ap += Fraction(r, n) * (1 + 1 + Fraction((x - 1) * (r - 1), n - 1)) / (s + x)
     assert rv.parse("AP")(table)[0] == pytest.approx(float(ap / relevant_total), rel=1e-13)
     assert rv.parse("AP@200")(table)[0] == pytest.approx(
-        float((1 + sum(Fraction(r, n) * (2 + Fraction((x - 1) * (r - 1), n - 1)) / (s + x) for x in range(1, 198)))
-              / relevant_total), rel=1e-13)  # fmt: skip
+        float(
+            (
+                1
+                + sum(
+                    Fraction(r, n) * (2 + Fraction((x - 1) * (r - 1), n - 1)) / (s + x)
+                    for x in range(1, 198)
+                )
+            )
+            / relevant_total
+        ),
+        rel=1e-13,
+    )
     # nDCG: each position of the group holds the group's mean gain
     mean_gain = Fraction(sum(grades), n)
-    dcg = 1 / math.log2(2) + math.fsum(float(mean_gain) / math.log2(s + x + 1) for x in range(1, n + 1))
+    dcg = 1 / math.log2(2) + math.fsum(
+        float(mean_gain) / math.log2(s + x + 1) for x in range(1, n + 1)
+    )
     ideal = sorted([1, 0, *grades, 1, 2], reverse=True)
     idcg = math.fsum(g / math.log2(i + 2) for i, g in enumerate(ideal))
     assert rv.parse("nDCG")(table)[0] == pytest.approx(dcg / idcg, rel=1e-13)
-    assert rv.parse("P@100")(table)[0] == pytest.approx(float((1 + 97 * Fraction(r, n)) / 100), rel=1e-13)
+    assert rv.parse("P@100")(table)[0] == pytest.approx(
+        float((1 + 97 * Fraction(r, n)) / 100), rel=1e-13
+    )

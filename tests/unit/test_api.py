@@ -1,4 +1,5 @@
-"""The Python API a notebook user meets: inputs from DataFrames and dicts, one-call comparisons, settings."""
+"""The Python API a notebook user meets: inputs from DataFrames and dicts, one-call comparisons,
+settings."""
 
 from __future__ import annotations
 
@@ -29,12 +30,17 @@ def test_runs_and_qrels_from_frames_dicts_and_tuples_evaluate_like_files() -> No
     grades = {q: dict(zip(g.docid, g.rel)) for q, g in judged.groupby("qid")}
     ScoredDoc = namedtuple("ScoredDoc", "query_id doc_id score")
     Qrel = namedtuple("Qrel", "query_id doc_id relevance")
-    ir_measures_names = judged.rename(columns={"qid": "query_id", "docid": "doc_id", "rel": "relevance"})
+    ir_measures_names = judged.rename(
+        columns={"qid": "query_id", "docid": "doc_id", "rel": "relevance"}
+    )
     tuples = [ScoredDoc(q, d, s) for q, d, s in zip(frame.qid, frame.docid, frame.score)]
     inputs = [
         (rv.qrels_from_frame(ir_measures_names), rv.run_from_frame(frame, name="run_STANDARD")),
         (rv.qrels_from_dict(grades), rv.run_from_dict(by_dict, name="run_STANDARD")),
-        ([Qrel(*r) for r in judged.itertuples(index=False)], rv.as_run(tuples, name="run_STANDARD")),
+        (
+            [Qrel(*r) for r in judged.itertuples(index=False)],
+            rv.as_run(tuples, name="run_STANDARD"),
+        ),
     ]
     for made_qrels, made_run in inputs:
         got = rv.evaluate(made_qrels, made_run, ["AP", "nDCG@10"]).means()
@@ -49,7 +55,9 @@ def test_frames_are_checked_like_files() -> None:
     with pytest.raises(rv.FormatError, match="not an integer"):
         rv.qrels_from_dict({"q": {"d": 1.5}})
     with pytest.raises(rv.FormatError, match="twice"):
-        rv.run_from_frame(pd.DataFrame({"qid": ["q", "q"], "docid": ["d", "d"], "score": [1.0, 2.0]}))
+        rv.run_from_frame(
+            pd.DataFrame({"qid": ["q", "q"], "docid": ["d", "d"], "score": [1.0, 2.0]})
+        )
 
 
 def test_compare_in_one_call_matches_scipy(cranfield) -> None:
@@ -73,14 +81,22 @@ def test_compare_in_one_call_matches_scipy(cranfield) -> None:
     first = rv.compare(evaluation, settings).table
     assert first.equals(rv.compare(evaluation, settings).table)  # seeded: reproducible
     other = rv.compare(evaluation, settings.replace(seed=4)).table
-    assert not np.array_equal(first.p_value, other.p_value)  # and the seed is what draws the resamples
+    # and the seed is what draws the resamples
+    assert not np.array_equal(first.p_value, other.p_value)
 
 
 def test_verdicts_follow_the_adjusted_p_and_the_sign() -> None:
     """Ten queries: one run better on every query, one the same, one worse on every query."""
     base = np.linspace(0.1, 0.6, 10)
     noise = np.array([0.01, -0.01, 0.02, 0.0, -0.02, 0.01, 0.0, -0.01, 0.02, 0.01])
-    matrix = pd.DataFrame({"base": base, "better": base + 0.2 + noise, "same": base + noise, "worse": base - 0.2 + noise})
+    matrix = pd.DataFrame(
+        {
+            "base": base,
+            "better": base + 0.2 + noise,
+            "same": base + noise,
+            "worse": base - 0.2 + noise,
+        }
+    )
     table = compare_runs(matrix, measure="AP", test="t", correction="holm")
     assert verdicts(table, alpha=0.05) == ["better", "n.s.", "worse"]
     assert verdicts(table, alpha=1e-300) == ["n.s.", "n.s.", "n.s."]
@@ -95,7 +111,10 @@ def test_settings_are_validated_values() -> None:
     assert settings.replace(rel=3).rel == 3 and settings.rel == 2
     assert rv.EvalSettings.from_url(settings.to_text()) == settings
     warned = []
-    assert rv.EvalSettings.from_url({"rel": "two"}, on_error=warned.append) == rv.EvalSettings() and "rel" in warned[0]
+    assert (
+        rv.EvalSettings.from_url({"rel": "two"}, on_error=warned.append) == rv.EvalSettings()
+        and "rel" in warned[0]
+    )
 
 
 def test_an_evaluation_answers_every_question_from_one_object(cranfield) -> None:
@@ -103,16 +122,24 @@ def test_an_evaluation_answers_every_question_from_one_object(cranfield) -> None
     evaluation = rv.evaluate(qrels, runs, ["RR@10", "AP"], rel=2)
     assert [str(m) for m in evaluation.measures] == ["RR(rel=2)@10", "AP(rel=2)"]
     means = evaluation.means()
-    assert means.loc["bm25", "AP(rel=2)"] == pytest.approx(evaluation.matrix("AP").bm25.mean(), abs=1e-15)
+    assert means.loc["bm25", "AP(rel=2)"] == pytest.approx(
+        evaluation.matrix("AP").bm25.mean(), abs=1e-15
+    )
     summary = evaluation.summary("AP")
-    half = stats.t.ppf(0.975, len(evaluation.qids) - 1) * evaluation.matrix("AP").bm25.std(ddof=1) / np.sqrt(len(evaluation.qids))
-    assert summary.loc["bm25", "ci_high"] - summary.loc["bm25", "mean"] == pytest.approx(half, rel=1e-12)
+    half = (
+        stats.t.ppf(0.975, len(evaluation.qids) - 1)
+        * evaluation.matrix("AP").bm25.std(ddof=1)
+        / np.sqrt(len(evaluation.qids))
+    )
+    assert summary.loc["bm25", "ci_high"] - summary.loc["bm25", "mean"] == pytest.approx(
+        half, rel=1e-12
+    )
     assert any("relevant: grade >= 2" in line for line in evaluation.conventions())
 
 
 def test_ir_measures_runs_and_qrels_as_read_are_taken_or_refused_with_a_rankviz_error() -> None:
-    """docs/python.md promises ir_measures' named tuples: a dict of runs read by ``read_trec_run`` (its
-    generators, or lists of them) and the generator alone raised a raw AttributeError."""
+    """docs/python.md promises ir_measures' named tuples: a dict of runs read by ``read_trec_run``
+    (its generators, or lists of them) and the generator alone raised a raw AttributeError."""
     import ir_measures
 
     qrels, path = TE / "qrels.txt", TE / "run_STANDARD.txt"
@@ -123,14 +150,21 @@ def test_ir_measures_runs_and_qrels_as_read_are_taken_or_refused_with_a_rankviz_
         "the generator": ir_measures.read_trec_run(str(path)),
     }
     for what, runs in given.items():
-        means = rv.evaluate(ir_measures.read_trec_qrels(str(qrels)), runs, ["AP", "P@10"]).means().iloc[0]
+        means = (
+            rv.evaluate(ir_measures.read_trec_qrels(str(qrels)), runs, ["AP", "P@10"])
+            .means()
+            .iloc[0]
+        )
         assert means.to_dict() == pytest.approx(expected.to_dict(), abs=1e-12), what
-    with pytest.raises(rv.RankvizError, match="item 1 is a str, not a tuple with fields query_id, doc_id, score"):
+    with pytest.raises(
+        rv.RankvizError, match="item 1 is a str, not a tuple with fields query_id, doc_id, score"
+    ):
         rv.evaluate(qrels, {"x": ["1 Q0 d 1 1.0 x"]}, ["AP"])
 
 
 def test_a_study_shows_itself_in_a_notebook_in_a_few_lines() -> None:
-    """``rv.Study.open(...)`` showed a 30,281-character repr (the collection's queries and texts)."""
+    """``rv.Study.open(...)`` showed a 30,281-character repr (the collection's queries and
+    texts)."""
     study = rv.Study.open(CRANFIELD)
     assert len(repr(study)) < 2000 and "Cranfield" in repr(study)
     assert repr(study.collection).startswith("Collection(") and "\n" not in repr(study.collection)

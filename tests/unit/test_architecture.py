@@ -26,9 +26,27 @@ LAYERS = [
     ("readers", ("rankviz.io",)),
     ("ordering", ("rankviz.sorting", "rankviz.ranking", "rankviz.regrading")),
     ("measures", ("rankviz.measures",)),
-    ("evaluation", ("rankviz.aggregate", "rankviz.evaluation", "rankviz.evaluate", "rankviz.engines", "rankviz.run_facts")),
+    (
+        "evaluation",
+        (
+            "rankviz.aggregate",
+            "rankviz.evaluation",
+            "rankviz.evaluate",
+            "rankviz.engines",
+            "rankviz.run_facts",
+        ),
+    ),
     ("analyses", ("rankviz.analyses",)),
-    ("study", ("rankviz.in_force", "rankviz.opening", "rankviz.study", "rankviz.studies", "rankviz.run_pass")),
+    (
+        "study",
+        (
+            "rankviz.in_force",
+            "rankviz.opening",
+            "rankviz.study",
+            "rankviz.studies",
+            "rankviz.run_pass",
+        ),
+    ),
     ("figures and exports", ("rankviz.plots", "rankviz.export")),
     ("front ends", ("rankviz.cli", "rankviz.app", "rankviz.__main__", "rankviz")),
 ]
@@ -43,7 +61,9 @@ def layer_of(module: str) -> int:
     best = None
     for index, (_, prefixes) in enumerate(LAYERS):
         for prefix in prefixes:
-            if (module == prefix or module.startswith(prefix + ".")) and (best is None or len(prefix) > best[1]):
+            if (module == prefix or module.startswith(prefix + ".")) and (
+                best is None or len(prefix) > best[1]
+            ):
                 best = (index, len(prefix))
     assert best is not None, f"{module} belongs to no layer"
     return best[0]
@@ -53,14 +73,19 @@ MODULES = {module_name(p): p for p in PACKAGE.rglob("*.py")}
 
 
 def imports(path) -> set[str]:
-    """Modules a file imports: ``from pkg import mod`` is ``pkg.mod`` when that is a module, else ``pkg``."""
+    """Modules a file imports: ``from pkg import mod`` is ``pkg.mod`` when that is a module, else
+    ``pkg``."""
     found = set()
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
             found |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             for alias in node.names:
-                found.add(f"{node.module}.{alias.name}" if f"{node.module}.{alias.name}" in MODULES else node.module)
+                found.add(
+                    f"{node.module}.{alias.name}"
+                    if f"{node.module}.{alias.name}" in MODULES
+                    else node.module
+                )
     return found
 
 
@@ -105,9 +130,16 @@ def test_no_import_cycles() -> None:
 
 
 def test_only_the_app_and_the_pages_import_streamlit() -> None:
-    importers = {module_name(p) for p in PACKAGE.rglob("*.py") if any(m.split(".")[0] == "streamlit" for m in imports(p))}
+    importers = {
+        module_name(p)
+        for p in PACKAGE.rglob("*.py")
+        if any(m.split(".")[0] == "streamlit" for m in imports(p))
+    }
     assert importers and all(m.startswith("rankviz.app") for m in importers), importers
-    assert all(any(m.split(".")[0] in ("streamlit", "rankviz") for m in imports(page)) for page in PAGES.glob("*.py"))
+    assert all(
+        any(m.split(".")[0] in ("streamlit", "rankviz") for m in imports(page))
+        for page in PAGES.glob("*.py")
+    )
 
 
 def test_caches_are_never_keyed_on_object_ids() -> None:
@@ -120,33 +152,73 @@ def test_caches_are_never_keyed_on_object_ids() -> None:
 
 FRONT_ENDS = ("rankviz.cli", "rankviz.app")
 #: Modules that compute (or read what is computed on): a front end asks the Study instead.
-BEHIND_THE_STUDY = ("rankviz.io", "rankviz.ranking", "rankviz.measures", "rankviz.evaluate", "rankviz.evaluation",
-                    "rankviz.engines", "rankviz.aggregate")  # fmt: skip
+BEHIND_THE_STUDY = (
+    "rankviz.io",
+    "rankviz.ranking",
+    "rankviz.measures",
+    "rankviz.evaluate",
+    "rankviz.evaluation",
+    "rankviz.engines",
+    "rankviz.aggregate",
+)
 #: The types a study hands out; a front end may name them (annotations, isinstance).
-TYPES = {"Qrels", "Run", "RankingTable", "Measure", "Evaluation", "Collection", "Documents", "QueryGroups", "MeetingStore",
-         "MeetingError", "NoteConflict", "GradeConflict", "GradeError", "Scale", "RecordVersion"}  # fmt: skip
+TYPES = {
+    "Qrels",
+    "Run",
+    "RankingTable",
+    "Measure",
+    "Evaluation",
+    "Collection",
+    "Documents",
+    "QueryGroups",
+    "MeetingStore",
+    "MeetingError",
+    "NoteConflict",
+    "GradeConflict",
+    "GradeError",
+    "Scale",
+    "RecordVersion",
+}
 #: (front-end module, library module) -> why it may import more than types from it.
 EXCEPTIONS = {
-    ("rankviz.app.inputs", "rankviz.io.readers"): "the app reads what it serves into its caches, under a progress bar",
-    ("rankviz.app.inputs", "rankviz.io.blocks"): "large runs are read piece by piece, to move the progress bar",
-    ("rankviz.app.inputs", "rankviz.io.sources"): "an upload is decompressed under the upload limit before it is read",
-    ("rankviz.app.inputs", "rankviz.io.collection"): "collections are opened confined to their folder, once per stamp",
-    ("rankviz.app.inputs", "rankviz.io.meeting"): "the meeting's record is opened read-only and merged once per version",
-    ("rankviz.app.cache", "rankviz.io.meeting"): "the record's own file is left out of a collection's stamp",
+    ("rankviz.app.inputs", "rankviz.io.readers"): "the app reads what it serves into its caches, "
+    "under a progress bar",
+    ("rankviz.app.inputs", "rankviz.io.blocks"): "large runs are read piece by piece, to move the "
+    "progress bar",
+    ("rankviz.app.inputs", "rankviz.io.sources"): "an upload is decompressed under the upload "
+    "limit before it is read",
+    ("rankviz.app.inputs", "rankviz.io.collection"): "collections are opened confined to their "
+    "folder, once per stamp",
+    ("rankviz.app.inputs", "rankviz.io.meeting"): "the meeting's record is opened read-only and "
+    "merged once per version",
+    ("rankviz.app.cache", "rankviz.io.meeting"): "the record's own file is left out of a "
+    "collection's stamp",
     ("rankviz.app.cache", "rankviz.io.store"): "the disk store of parsed runs is the app's cache",
-    ("rankviz.app.meeting", "rankviz.io.meeting"): "the meeting's controls write the record (grade limits)",
-    ("rankviz.app.meeting", "rankviz.io.judges"): "the meeting's controls export the record's qrels lines",
-    ("rankviz.app.inputs", "rankviz.io.irds"): "an irds:DATASET_ID given with --data names a dataset, not a folder",
-    ("rankviz.app.judges", "rankviz.io.judges"): "the record's source labels are offered as sources of their own",
-    ("rankviz.cli.commands", "rankviz.io.judges"): "`judgments import --source` checks its label; `export` writes qrels lines",
-    ("rankviz.app.sidebar", "rankviz.measures"): "the measure catalogue: the sidebar offers every family and checks a typed name",
-    ("rankviz.cli.render", "rankviz.measures"): "the measure catalogue: `rankviz measures` lists the families",
-    ("rankviz.cli.commands", "rankviz.io.readers"): "`judgments import|export` read the qrels they record against",
-    ("rankviz.cli.commands", "rankviz.io.collection"): "`judgments add` looks up the grade a judgment replaces",
-    ("rankviz.cli.commands", "rankviz.io.grades"): "`judgments add|import` check each grade before the record is touched",
+    ("rankviz.app.meeting", "rankviz.io.meeting"): "the meeting's controls write the record (grade "
+    "limits)",
+    ("rankviz.app.meeting", "rankviz.io.judges"): "the meeting's controls export the record's "
+    "qrels lines",
+    ("rankviz.app.inputs", "rankviz.io.irds"): "an irds:DATASET_ID given with --data names a "
+    "dataset, not a folder",
+    ("rankviz.app.judges", "rankviz.io.judges"): "the record's source labels are offered as "
+    "sources of their own",
+    ("rankviz.cli.commands", "rankviz.io.judges"): "`judgments import --source` checks its label; "
+    "`export` writes qrels lines",
+    ("rankviz.app.sidebar", "rankviz.measures"): "the measure catalogue: the sidebar offers every "
+    "family and checks a typed name",
+    ("rankviz.cli.render", "rankviz.measures"): "the measure catalogue: `rankviz measures` lists "
+    "the families",
+    ("rankviz.cli.commands", "rankviz.io.readers"): "`judgments import|export` read the qrels they "
+    "record against",
+    ("rankviz.cli.commands", "rankviz.io.collection"): "`judgments add` looks up the grade a "
+    "judgment replaces",
+    ("rankviz.cli.commands", "rankviz.io.grades"): "`judgments add|import` check each grade before "
+    "the record is touched",
     ("rankviz.app.meeting", "rankviz.io.grades"): "the judging grid names the collection's grades",
-    ("rankviz.app.drafts", "rankviz.io.grades"): "a grade typed in the grid is checked before the record is touched",
-    ("rankviz.app.in_force", "rankviz.io.grades"): "a meeting's grades before the collection's are known",
+    ("rankviz.app.drafts", "rankviz.io.grades"): "a grade typed in the grid is checked before the "
+    "record is touched",
+    ("rankviz.app.in_force", "rankviz.io.grades"): "a meeting's grades before the collection's are "
+    "known",
 }
 
 
@@ -163,13 +235,15 @@ def front_end_files():
 
 
 def test_the_front_ends_reach_the_library_through_the_study() -> None:
-    """The CLI, the app and the pages compute through :class:`rankviz.study.Study`; what else they import
-    from the modules behind it is a type or a named exception."""
+    """The CLI, the app and the pages compute through :class:`rankviz.study.Study`; what else they
+    import from the modules behind it is a type or a named exception."""
     found, used = [], set()
     for name, path in front_end_files():
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Import):
-                found += [f"{name} imports {a.name}" for a in node.names if behind_the_study(a.name)]
+                found += [
+                    f"{name} imports {a.name}" for a in node.names if behind_the_study(a.name)
+                ]
             elif isinstance(node, ast.ImportFrom) and node.module and behind_the_study(node.module):
                 extra = [a.name for a in node.names if a.name not in TYPES]
                 if extra and (name, node.module) not in EXCEPTIONS:
@@ -181,5 +255,7 @@ def test_the_front_ends_reach_the_library_through_the_study() -> None:
 
 
 def test_no_module_is_over_400_lines() -> None:
-    long = {name: n for name, path in MODULES.items() if (n := len(path.read_text().splitlines())) > 400}
+    long = {
+        name: n for name, path in MODULES.items() if (n := len(path.read_text().splitlines())) > 400
+    }
     assert not long, long

@@ -18,11 +18,16 @@ from rankviz._arrow import from_numpy, string_keys, take_sorted, to_numpy
 )
 def test_to_numpy_reads_chunks_and_slices(values, cuts, window) -> None:
     bounds = sorted({0, len(values), *(c for c in cuts if c <= len(values))})
-    chunked = pa.chunked_array([pa.array(values[a:b], pa.int64()) for a, b in zip(bounds, bounds[1:])], pa.int64())
+    chunked = pa.chunked_array(
+        [pa.array(values[a:b], pa.int64()) for a, b in zip(bounds, bounds[1:])], pa.int64()
+    )
     start = min(window[0], len(values))
     length = min(window[1], len(values) - start)
     assert to_numpy(chunked).tolist() == values
-    assert to_numpy(pa.array(values, pa.int64()).slice(start, length)).tolist() == values[start : start + length]
+    assert (
+        to_numpy(pa.array(values, pa.int64()).slice(start, length)).tolist()
+        == values[start : start + length]
+    )
 
 
 def test_to_numpy_fills_nulls_only_when_asked() -> None:
@@ -46,13 +51,19 @@ def test_from_numpy_round_trips(dtype) -> None:
 )
 def test_take_sorted_equals_take(values, cuts, picks) -> None:
     bounds = sorted({0, len(values), *(c for c in cuts if c <= len(values))})
-    chunked = pa.chunked_array([pa.array(values[a:b], pa.string()) for a, b in zip(bounds, bounds[1:])], pa.string())
+    chunked = pa.chunked_array(
+        [pa.array(values[a:b], pa.string()) for a, b in zip(bounds, bounds[1:])], pa.string()
+    )
     indices = np.array(sorted(i for i in picks if i < len(values)), dtype=np.int64)
     assert take_sorted(chunked, indices).to_pylist() == [values[i] for i in indices]
-    assert take_sorted(pa.array(values, pa.string()), indices).to_pylist() == [values[i] for i in indices]
+    assert take_sorted(pa.array(values, pa.string()), indices).to_pylist() == [
+        values[i] for i in indices
+    ]
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     texts=st.lists(st.text(alphabet="ab_0\u00e9", max_size=30), min_size=1, max_size=40),
     chunk=st.sampled_from([1, 3, 7, 65536]),
@@ -72,12 +83,18 @@ def test_string_keys_depend_on_the_string_only(monkeypatch, texts, chunk, cut) -
                 assert (key_a == key_b) == (a == b), (a, b)
     sliced = values.slice(min(cut, len(texts) - 1))
     assert string_keys(sliced).tolist() == keys[min(cut, len(texts) - 1) :]
-    chunked = pa.chunked_array([values.slice(0, cut), values.slice(cut)]) if cut < len(texts) else pa.chunked_array([values])
+    chunked = (
+        pa.chunked_array([values.slice(0, cut), values.slice(cut)])
+        if cut < len(texts)
+        else pa.chunked_array([values])
+    )
     assert string_keys(chunked).tolist() == keys
     assert string_keys(pa.array(texts, pa.large_string())).tolist() == keys
     # a block of strings of one width takes strided views instead of gathers: same keys
     assert [string_keys(pa.array([text]))[0] for text in texts] == keys
     width = max(len(t) for t in texts)
     padded = [t.ljust(width, "_") for t in texts]
-    assert string_keys(pa.array(padded)).tolist() == [string_keys(pa.array([t, t + "!"]))[0] for t in padded]
+    assert string_keys(pa.array(padded)).tolist() == [
+        string_keys(pa.array([t, t + "!"]))[0] for t in padded
+    ]
     assert string_keys(values, bits=32).tolist() == [(k ^ (k >> 32)) & 0xFFFFFFFF for k in keys]

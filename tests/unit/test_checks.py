@@ -14,14 +14,28 @@ from rankviz.analyses.checks import CODES, CheckReport, Finding
 QRELS = "".join(f"{q} 0 d{q}{i} {g}\n" for q in (1, 2, 3) for i, g in enumerate([2, 1, 0, 0]))
 
 
-def run_text(qids=(1, 2, 3), depth: int = 8, *, doc=lambda q, i: f"d{q}{i}", score=lambda i: 10.0 - i,
-             rank=lambda i: i + 1) -> str:  # fmt: skip
-    """A run retrieving each query's judged documents first, then unjudged ones, scores falling with rank."""
-    return "".join(f"{q} Q0 {doc(q, i)} {rank(i)} {score(i)} t\n" for q in qids for i in range(depth))
+def run_text(
+    qids=(1, 2, 3),
+    depth: int = 8,
+    *,
+    doc=lambda q, i: f"d{q}{i}",
+    score=lambda i: 10.0 - i,
+    rank=lambda i: i + 1,
+) -> str:
+    """A run retrieving each query's judged documents first, then unjudged ones, scores falling with
+    rank."""
+    return "".join(
+        f"{q} Q0 {doc(q, i)} {rank(i)} {score(i)} t\n" for q in qids for i in range(depth)
+    )
 
 
-def study(runs: dict[str, str], qrels: str = QRELS, measures=("RR", "AP", "nDCG@5", "ERR@5"), **options) -> rv.Study:
-    read = {name: rv.read_run(text.encode(), name=name, filename=f"{name}.txt") for name, text in runs.items()}
+def study(
+    runs: dict[str, str], qrels: str = QRELS, measures=("RR", "AP", "nDCG@5", "ERR@5"), **options
+) -> rv.Study:
+    read = {
+        name: rv.read_run(text.encode(), name=name, filename=f"{name}.txt")
+        for name, text in runs.items()
+    }
     settings = rv.EvalSettings(**options)
     parsed = tuple(rv.parse(m, defaults=settings.measure_defaults) for m in measures)
     return rv.Study(rv.read_qrels(qrels.encode(), filename="qrels.txt"), read, parsed, settings)
@@ -68,12 +82,21 @@ def test_document_ids_with_a_prefix_the_qrels_lack_are_a_near_miss(prefix: str) 
 
 
 def test_two_collections_numbering_alike_are_no_near_miss() -> None:
-    """KILT_7 and MARCO_D7 (TREC CAsT) are two documents, not one written two ways; a segment suffix on one side is."""
-    qrels = "".join(f"{q} 0 MARCO_D{q}{i} {g}\n" for q in (1, 2, 3) for i, g in enumerate([2, 1, 0, 0]))
+    """KILT_7 and MARCO_D7 (TREC CAsT) are two documents, not one written two ways; a segment suffix
+    on one side is."""
+    qrels = "".join(
+        f"{q} 0 MARCO_D{q}{i} {g}\n" for q in (1, 2, 3) for i, g in enumerate([2, 1, 0, 0])
+    )
     kilt = run_text(doc=lambda q, i: f"MARCO_D{q}{i}" if i < 4 else f"KILT_{q}{i - 4}")
-    assert "docid-near-miss" not in {f.code for f in study({"a": kilt}, qrels=qrels).check().findings}
+    assert "docid-near-miss" not in {
+        f.code for f in study({"a": kilt}, qrels=qrels).check().findings
+    }
     segments = run_text(doc=lambda q, i: f"MARCO_D{q}{i}#{i}" if i == 1 else f"MARCO_D{q}{i}")
-    near = [f for f in study({"a": segments}, qrels=qrels).check().findings if f.code == "docid-near-miss"]
+    near = [
+        f
+        for f in study({"a": segments}, qrels=qrels).check().findings
+        if f.code == "docid-near-miss"
+    ]
     assert near and near[0].severity == "warning" and near[0].count == 3
 
 
@@ -82,33 +105,49 @@ def test_identical_ids_ranked_first_are_a_warning_met_by_chance_a_note() -> None
     last = run_text(doc=lambda q, i: str(q) if i == 7 else f"d{q}{i}")
     assert codes(study({"a": first}).check())[("identical-ids", "a")] == "warning"
     assert codes(study({"a": last}).check())[("identical-ids", "a")] == "note"
-    assert codes(study({"a": first}, ignore_identical_ids=True).check())[("identical-ids", "a")] == "note"
+    assert (
+        codes(study({"a": first}, ignore_identical_ids=True).check())[("identical-ids", "a")]
+        == "note"
+    )
 
 
 def test_a_top_k_that_hardly_touches_the_judgments() -> None:
     unjudged = run_text(doc=lambda q, i: f"x{q}{i}")
     found = codes(study({"a": run_text(), "b": unjudged}).check(k=5))
-    assert found[("low-judged-overlap", "b")] == "error" and ("low-judged-overlap", "a") not in found
+    assert (
+        found[("low-judged-overlap", "b")] == "error" and ("low-judged-overlap", "a") not in found
+    )
     six = "".join(f"{q} 0 d{q}{i} {g}\n" for q in range(1, 7) for i, g in enumerate([2, 1, 0, 0]))
     qids = range(1, 7)
-    sparse = run_text(qids, doc=lambda q, i: f"d{q}0" if q == 1 and i == 7 else f"x{q}{i}")  # 1 of the 24 it could hold
+    # 1 of the 24 it could hold
+    sparse = run_text(qids, doc=lambda q, i: f"d{q}0" if q == 1 and i == 7 else f"x{q}{i}")
     found = codes(study({"a": run_text(qids), "b": sparse}, qrels=six).check(k=8))
-    assert found[("low-judged-overlap", "b")] == "warning" and ("low-judged-overlap", "a") not in found
+    assert (
+        found[("low-judged-overlap", "b")] == "warning" and ("low-judged-overlap", "a") not in found
+    )
     alone = codes(study({"b": sparse}, qrels=six).check(k=8))
     assert alone[("low-judged-overlap", "b")] == "warning"
-    one_judgment = "".join(f"{q} 0 d{q}0 1\n" for q in qids)  # sparse judgments (MS MARCO's one a query)
-    found_once = run_text(qids, doc=lambda q, i: f"d{q}0" if i == 3 and q < 3 else f"x{q}{i}")  # 2 of the 6 it could hold
-    assert ("low-judged-overlap", "b") not in codes(study({"b": found_once}, qrels=one_judgment).check(k=8))
+    # sparse judgments (MS MARCO's one a query)
+    one_judgment = "".join(f"{q} 0 d{q}0 1\n" for q in qids)
+    # 2 of the 6 it could hold
+    found_once = run_text(qids, doc=lambda q, i: f"d{q}0" if i == 3 and q < 3 else f"x{q}{i}")
+    assert ("low-judged-overlap", "b") not in codes(
+        study({"b": found_once}, qrels=one_judgment).check(k=8)
+    )
 
 
-def test_a_large_run_has_its_document_ids_compared_on_an_even_sample_of_its_lines(monkeypatch) -> None:
+def test_a_large_run_has_its_document_ids_compared_on_an_even_sample_of_its_lines(
+    monkeypatch,
+) -> None:
     from rankviz import run_facts
 
-    monkeypatch.setattr(run_facts, "SAMPLE", 6)  # 24 lines: every 4th is looked at (lines 0, 4, ..., 20)
+    # 24 lines: every 4th is looked at (lines 0, 4, ..., 20)
+    monkeypatch.setattr(run_facts, "SAMPLE", 6)
     qrels = "".join(f"{q} 0 {q}{i} {g}\n" for q in (1, 2, 3) for i, g in enumerate([2, 1, 0, 0]))
     found = study({"a": run_text(doc=lambda q, i: f"doc:{q}{i}")}, qrels=qrels).check().findings
     near = next(f for f in found if f.code == "docid-near-miss")
-    assert near.count == 3 and near.severity == "error"  # lines 0, 8 and 16 name judged documents 10, 20, 30
+    # lines 0, 8 and 16 name judged documents 10, 20, 30
+    assert near.count == 3 and near.severity == "error"
     assert "of 6 lines looked at, an even sample of 24" in near.message
 
 
@@ -124,7 +163,9 @@ def test_depths_that_differ_matter_only_past_the_shallower() -> None:
 def test_relevant_documents_no_run_retrieves() -> None:
     qrels = QRELS + "4 0 lost 1\n"
     runs = {"a": run_text(qids=(1, 2, 3, 4)), "b": run_text(qids=(1, 2, 3, 4))}
-    finding = next(f for f in study(runs, qrels=qrels).check().findings if f.code == "unretrieved-relevant")
+    finding = next(
+        f for f in study(runs, qrels=qrels).check().findings if f.code == "unretrieved-relevant"
+    )
     assert finding.queries == {"4"} and finding.severity == "warning"  # 1 of 4 queries: past 10%
     assert "a 85.7%" in finding.message  # 6 of the 7 relevant documents: the recall ceiling
 
@@ -165,22 +206,45 @@ def _cli(capsys, *args: str) -> tuple[int, str, str]:
 
 def test_the_command_exits_by_the_worst_finding_and_prints_json(tmp_path, capsys) -> None:
     (tmp_path / "qrels.txt").write_text(QRELS)
-    (tmp_path / "good.txt").write_text(run_text(depth=20))  # as deep as the default measures' cutoffs
+    # as deep as the default measures' cutoffs
+    (tmp_path / "good.txt").write_text(run_text(depth=20))
     (tmp_path / "prefixed.txt").write_text(run_text(qids=("q1", "q2", "q3"), depth=20))
     (tmp_path / "short.txt").write_text(run_text(qids=(1, 2), depth=20))
-    for runs, expected in ((["good.txt"], 0), (["good.txt", "short.txt"], 1), (["good.txt", "prefixed.txt"], 2)):
+    for runs, expected in (
+        (["good.txt"], 0),
+        (["good.txt", "short.txt"], 1),
+        (["good.txt", "prefixed.txt"], 2),
+    ):
         status, out, err = _cli(
-            capsys, "check", str(tmp_path / "qrels.txt"), *(str(tmp_path / r) for r in runs), "--format", "json"
+            capsys,
+            "check",
+            str(tmp_path / "qrels.txt"),
+            *(str(tmp_path / r) for r in runs),
+            "--format",
+            "json",
         )
         assert status == expected, (runs, err)
         payload = json.loads(out)
-        assert isinstance(payload, list) and all(set(f) == {"code", "severity", "run", "count", "examples", "message"}
-                                                 for f in payload)  # fmt: skip
+        assert isinstance(payload, list) and all(
+            set(f) == {"code", "severity", "run", "count", "examples", "message"} for f in payload
+        )
     status, out, err = _cli(
-        capsys, "evaluate", str(tmp_path / "qrels.txt"), str(tmp_path / "good.txt"), str(tmp_path / "prefixed.txt")
+        capsys,
+        "evaluate",
+        str(tmp_path / "qrels.txt"),
+        str(tmp_path / "good.txt"),
+        str(tmp_path / "prefixed.txt"),
     )
-    assert status == 0 and err.count("qid-near-miss") == 1 and "error: qid-near-miss [prefixed]" in err
-    status, out, err = _cli(capsys, "evaluate", str(tmp_path / "qrels.txt"), str(tmp_path / "prefixed.txt"), "--no-check")
+    assert (
+        status == 0 and err.count("qid-near-miss") == 1 and "error: qid-near-miss [prefixed]" in err
+    )
+    status, out, err = _cli(
+        capsys,
+        "evaluate",
+        str(tmp_path / "qrels.txt"),
+        str(tmp_path / "prefixed.txt"),
+        "--no-check",
+    )
     assert status == 0 and "qid-near-miss" not in err and "prefixed" in out
 
 
@@ -198,15 +262,33 @@ def test_the_facts_an_evaluation_gathers_give_the_studys_findings(tmp_path, engi
 
     (tmp_path / "qrels.txt").write_text(QRELS + "4 0 lost 1\n5 0 d50 0\n")
     qids = (1, 2, 3, 4, 5, "q6")
-    (tmp_path / "a.txt").write_text(run_text(qids, doc=lambda q, i: str(q) if i == 0 else f"d{q}{i}"))
-    (tmp_path / "b.txt").write_text(run_text((1, 2, 3), depth=5, score=lambda i: 1.0, doc=lambda q, i: f"doc:d{q}{i}"))
-    study = rv.Study.open(tmp_path / "qrels.txt", [tmp_path / "a.txt", tmp_path / "b.txt"], measures=["AP", "nDCG@10"])
-    settings = EngineSettings(engine=engine, block_queries=1) if engine == "stream" else EngineSettings(engine=engine)
+    (tmp_path / "a.txt").write_text(
+        run_text(qids, doc=lambda q, i: str(q) if i == 0 else f"d{q}{i}")
+    )
+    (tmp_path / "b.txt").write_text(
+        run_text((1, 2, 3), depth=5, score=lambda i: 1.0, doc=lambda q, i: f"doc:d{q}{i}")
+    )
+    study = rv.Study.open(
+        tmp_path / "qrels.txt", [tmp_path / "a.txt", tmp_path / "b.txt"], measures=["AP", "nDCG@10"]
+    )
+    settings = (
+        EngineSettings(engine=engine, block_queries=1)
+        if engine == "stream"
+        else EngineSettings(engine=engine)
+    )
     evaluation = study.evaluation(engine=settings, check_k=10)
     assert evaluation.facts is not None and set(evaluation.facts) == {"a", "b"}
     from_evaluation = study.check(10, evaluation=evaluation)
-    read_whole = rv.Study.open(tmp_path / "qrels.txt", [tmp_path / "a.txt", tmp_path / "b.txt"],
-                               measures=["AP", "nDCG@10"]).check(10)  # fmt: skip
-    assert {"identical-ids", "all-tied", "docid-near-miss", "depth-differs", "unretrieved-relevant",
-            "no-relevant-query", "qid-mismatch"} <= {f.code for f in from_evaluation.findings}  # fmt: skip
+    read_whole = rv.Study.open(
+        tmp_path / "qrels.txt", [tmp_path / "a.txt", tmp_path / "b.txt"], measures=["AP", "nDCG@10"]
+    ).check(10)
+    assert {
+        "identical-ids",
+        "all-tied",
+        "docid-near-miss",
+        "depth-differs",
+        "unretrieved-relevant",
+        "no-relevant-query",
+        "qid-mismatch",
+    } <= {f.code for f in from_evaluation.findings}
     assert from_evaluation == read_whole

@@ -57,7 +57,19 @@ def test_json_records(capsys) -> None:
 
 
 def test_table_names_the_conventions_in_force(capsys) -> None:
-    main(["evaluate", str(TE / "qrels.txt"), str(TE / "run_trunc.txt"), "-m", "RR", "--missing", "skip", "--ties", "run"])
+    main(
+        [
+            "evaluate",
+            str(TE / "qrels.txt"),
+            str(TE / "run_trunc.txt"),
+            "-m",
+            "RR",
+            "--missing",
+            "skip",
+            "--ties",
+            "run",
+        ]
+    )
     out = capsys.readouterr().out
     assert "rank column" in out and "only the queries a run answers" in out
 
@@ -81,7 +93,16 @@ def test_collection_folder_uses_its_defaults(capsys) -> None:
 
 def test_module_entry_point() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "rankviz", "evaluate", str(TE / "qrels.txt"), str(TE / "run_STANDARD.txt"), "-m", "P@10"],
+        [
+            sys.executable,
+            "-m",
+            "rankviz",
+            "evaluate",
+            str(TE / "qrels.txt"),
+            str(TE / "run_STANDARD.txt"),
+            "-m",
+            "P@10",
+        ],
         capture_output=True,
         text=True,
         check=True,
@@ -95,7 +116,20 @@ def _run_json(capsys, argv: list[str]):
 
 
 def test_ties_report_bounds_and_reproducible_random(capsys) -> None:
-    argv = ["ties", str(SAMPLES / "cranfield"), "qld", "rrf", "-m", "RR@10", "--trials", "50", "--seed", "3", "--format", "json"]
+    argv = [
+        "ties",
+        str(SAMPLES / "cranfield"),
+        "qld",
+        "rrf",
+        "-m",
+        "RR@10",
+        "--trials",
+        "50",
+        "--seed",
+        "3",
+        "--format",
+        "json",
+    ]
     report = _run_json(capsys, argv)
     assert report == _run_json(capsys, argv)
     assert report["statistics"]["rrf"]["queries with ties"] == 134
@@ -107,23 +141,64 @@ def test_ties_report_bounds_and_reproducible_random(capsys) -> None:
     assert section["means"]["qld"]["random std"] == 0.0
     assert [(p["baseline"], p["run"]) for p in section["pairs"]] == [("qld", "rrf")]
     pair = section["pairs"][0]  # signed as compare: run - baseline
-    assert pair["delta trec_eval"] == pytest.approx(section["means"]["rrf"]["trec_eval"] - section["means"]["qld"]["trec_eval"])
+    assert pair["delta trec_eval"] == pytest.approx(
+        section["means"]["rrf"]["trec_eval"] - section["means"]["qld"]["trec_eval"]
+    )
     moving = section["queries"]["rrf"]
     assert len(moving) == 5 and all(q["width"] > 0 for q in moving.values())
 
 
 def test_evaluate_expected_and_random_ties(capsys) -> None:
     cranfield = SAMPLES / "cranfield"
-    expected = _run_json(capsys, ["evaluate", str(cranfield), "rrf", "-m", "nDCG@10", "--ties", "expected", "--format", "json"])
+    expected = _run_json(
+        capsys,
+        [
+            "evaluate",
+            str(cranfield),
+            "rrf",
+            "-m",
+            "nDCG@10",
+            "--ties",
+            "expected",
+            "--format",
+            "json",
+        ],
+    )
     pessimistic = _run_json(
-        capsys, ["evaluate", str(cranfield), "rrf", "-m", "nDCG@10", "--ties", "pessimistic", "--format", "json"]
+        capsys,
+        [
+            "evaluate",
+            str(cranfield),
+            "rrf",
+            "-m",
+            "nDCG@10",
+            "--ties",
+            "pessimistic",
+            "--format",
+            "json",
+        ],
     )
     assert pessimistic[0]["value"] < expected[0]["value"]
-    argv = ["evaluate", str(cranfield), "rrf", "-m", "nDCG@10", "--ties", "random", "--trials", "40", "--seed", "9"]
+    argv = [
+        "evaluate",
+        str(cranfield),
+        "rrf",
+        "-m",
+        "nDCG@10",
+        "--ties",
+        "random",
+        "--trials",
+        "40",
+        "--seed",
+        "9",
+    ]
     assert main([*argv, "--format", "tsv", "--per-query"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "run\tmeasure\tqid\tvalue\tstd"
-    assert lines[-1].split("\t")[:3] == ["rrf", "nDCG@10", "all"] and float(lines[-1].split("\t")[4]) > 0
+    assert (
+        lines[-1].split("\t")[:3] == ["rrf", "nDCG@10", "all"]
+        and float(lines[-1].split("\t")[4]) > 0
+    )
     assert main([*argv, "--format", "tsv", "--per-query"]) == 0
     assert capsys.readouterr().out.splitlines() == lines
     assert main(argv) == 0
@@ -137,27 +212,51 @@ def test_compare_json_records_match_the_api(capsys) -> None:
     import rankviz as rv
     from rankviz.analyses.effect import topic_set_size
 
-    argv = ["compare", str(SAMPLES / "cranfield"), "bm25", "dense", "rrf", "-m", "nDCG@10", "--format", "json"]
+    argv = [
+        "compare",
+        str(SAMPLES / "cranfield"),
+        "bm25",
+        "dense",
+        "rrf",
+        "-m",
+        "nDCG@10",
+        "--format",
+        "json",
+    ]
     records = _run_json(capsys, [*argv, "--test", "t", "--correction", "bonferroni"])
     assert [(r["baseline"], r["run"]) for r in records] == [("bm25", "dense"), ("bm25", "rrf")]
-    keys = "baseline run measure test n mean_baseline mean_run delta statistic p_value p_adjusted ci_low ci_high"
+    keys = (
+        "baseline run measure test n mean_baseline mean_run delta statistic p_value p_adjusted "
+        "ci_low ci_high"
+    )
     assert list(records[0]) == [*keys.split(), "effect_size", "wins", "ties", "losses"]
     collection = rv.io.collection.open_collection(SAMPLES / "cranfield")
     qrels = collection.read_qrels()
-    matrix = rv.evaluate(qrels, [collection.read_run(n) for n in ("bm25", "dense", "rrf")], ["nDCG@10"]).matrix("nDCG@10")
+    matrix = rv.evaluate(
+        qrels, [collection.read_run(n) for n in ("bm25", "dense", "rrf")], ["nDCG@10"]
+    ).matrix("nDCG@10")
     reference = stats.ttest_rel(matrix["rrf"], matrix["bm25"])
-    assert records[1]["p_value"] == reference.pvalue and records[1]["statistic"] == reference.statistic
+    assert (
+        records[1]["p_value"] == reference.pvalue and records[1]["statistic"] == reference.statistic
+    )
     assert records[1]["p_adjusted"] == min(1.0, 2 * reference.pvalue)
     assert records[1]["wins"] + records[1]["ties"] + records[1]["losses"] == records[1]["n"] == 225
     seeded = [*argv, "--test", "randomization", "--seed", "4", "--resamples", "2000"]
     assert _run_json(capsys, seeded) == _run_json(capsys, seeded)
     reseeded = [*argv, "--test", "randomization", "--seed", "5", "--resamples", "2000"]
-    assert [r["p_value"] for r in _run_json(capsys, seeded)] != [r["p_value"] for r in _run_json(capsys, reseeded)]
+    assert [r["p_value"] for r in _run_json(capsys, seeded)] != [
+        r["p_value"] for r in _run_json(capsys, reseeded)
+    ]
     assert min(r["p_value"] for r in _run_json(capsys, seeded)) >= 1 / 2001
     detect = _run_json(capsys, [*argv, "--detect", "0.03"])
     sd = (matrix["rrf"] - matrix["bm25"]).std(ddof=1)
-    assert detect[1]["queries_needed"] == topic_set_size(0.03, sd) and "queries_needed" not in records[1]
-    pairs = _run_json(capsys, [*argv, "--test", "tukey", "--pairs", "all", "--seed", "1", "--resamples", "1000"])
+    assert (
+        detect[1]["queries_needed"] == topic_set_size(0.03, sd)
+        and "queries_needed" not in records[1]
+    )
+    pairs = _run_json(
+        capsys, [*argv, "--test", "tukey", "--pairs", "all", "--seed", "1", "--resamples", "1000"]
+    )
     assert len(pairs) == 3 and all(np.isclose(r["p_value"], r["p_adjusted"]) for r in pairs)
 
 
@@ -173,19 +272,51 @@ def test_compare_table_and_errors(capsys) -> None:
 
 
 def test_ties_report_lists_verdicts_that_change_with_the_tie_order(capsys) -> None:
-    argv = ["ties", str(SAMPLES / "cranfield"), "bm25", "rrf", "qld", "-m", "RR@10", "--baseline", "qld", "--format", "json"]
+    argv = [
+        "ties",
+        str(SAMPLES / "cranfield"),
+        "bm25",
+        "rrf",
+        "qld",
+        "-m",
+        "RR@10",
+        "--baseline",
+        "qld",
+        "--format",
+        "json",
+    ]
     (section,) = _run_json(capsys, argv)["measures"]
-    assert section["verdicts"]["rrf"]["trec_eval"] == "n.s." and section["verdicts"]["rrf"]["optimistic"] == "better"
-    assert section["verdicts"]["rrf"]["changes"] is True and section["verdicts"]["bm25"]["changes"] is False
+    assert (
+        section["verdicts"]["rrf"]["trec_eval"] == "n.s."
+        and section["verdicts"]["rrf"]["optimistic"] == "better"
+    )
+    assert (
+        section["verdicts"]["rrf"]["changes"] is True
+        and section["verdicts"]["bm25"]["changes"] is False
+    )
 
 
 def test_metrics_report_json(capsys) -> None:
-    argv = ["metrics-report", str(SAMPLES / "cranfield"), "bm25", "dense", "rrf", "--seed", "2", "--resamples", "200"]
+    argv = [
+        "metrics-report",
+        str(SAMPLES / "cranfield"),
+        "bm25",
+        "dense",
+        "rrf",
+        "--seed",
+        "2",
+        "--resamples",
+        "200",
+    ]
     report = _run_json(capsys, [*argv, "--splits", "100", "--answers", "one", "--format", "json"])
-    assert report == _run_json(capsys, [*argv, "--splits", "100", "--answers", "one", "--format", "json"])
+    assert report == _run_json(
+        capsys, [*argv, "--splits", "100", "--answers", "one", "--format", "json"]
+    )
     assert [r["measure"] for r in report["recommendations"]][:2] == ["RR@10", "Hits@10"]
     assert set(report["means"]) == {"bm25", "dense", "rrf"} and "nDCG@10" in report["kendall"]
-    assert report["kendall"]["AP"]["AP"] == 1.0 and report["discriminative_power"]["AP"]["pairs"] == 3
+    assert (
+        report["kendall"]["AP"]["AP"] == 1.0 and report["discriminative_power"]["AP"]["pairs"] == 3
+    )
     assert main(["metrics-report", str(SAMPLES / "cranfield"), "bm25", "-m", "AP"]) == 2
     assert "two or more runs" in capsys.readouterr().err
 
@@ -195,33 +326,62 @@ def test_compare_wilcoxon_zero_method_is_an_explicit_option(capsys) -> None:
 
     import rankviz as rv
 
-    argv = ["compare", str(SAMPLES / "cranfield"), "bm25", "qld", "-m", "RR@10", "--test", "wilcoxon", "--format", "json"]
+    argv = [
+        "compare",
+        str(SAMPLES / "cranfield"),
+        "bm25",
+        "qld",
+        "-m",
+        "RR@10",
+        "--test",
+        "wilcoxon",
+        "--format",
+        "json",
+    ]
     collection = rv.io.collection.open_collection(SAMPLES / "cranfield")
     qrels = collection.read_qrels()
-    matrix = rv.evaluate(qrels, [collection.read_run(n) for n in ("bm25", "qld")], ["RR@10"]).matrix("RR@10")
+    matrix = rv.evaluate(
+        qrels, [collection.read_run(n) for n in ("bm25", "qld")], ["RR@10"]
+    ).matrix("RR@10")
     for method in ("wilcox", "pratt", "zsplit"):
         (record,) = _run_json(capsys, [*argv, "--zero-method", method])
-        assert record["p_value"] == stats.wilcoxon(matrix["qld"], matrix["bm25"], zero_method=method).pvalue
+        assert (
+            record["p_value"]
+            == stats.wilcoxon(matrix["qld"], matrix["bm25"], zero_method=method).pvalue
+        )
 
 
 @pytest.mark.parametrize("fmt", ["table", "tsv", "json"])
 @pytest.mark.few
 def test_evaluate_never_imports_pandas(fmt: str) -> None:
-    """pandas costs 0.15-0.2 s to import; the engine's path from files to printed numbers does without it."""
+    """pandas costs 0.15-0.2 s to import; the engine's path from files to printed numbers does
+    without it."""
     cranfield = SAMPLES / "cranfield"
     script = (
         "import sys; from rankviz.cli import main; "
-        f"main(['evaluate', {str(cranfield / 'qrels.txt')!r}, {str(cranfield / 'runs' / 'bm25.run.gz')!r}, "
+        f"main(['evaluate', {str(cranfield / 'qrels.txt')!r}, "
+        f"{str(cranfield / 'runs' / 'bm25.run.gz')!r}, "
         f"'-m', 'AP', '-m', 'nDCG@10', '-m', 'ERR@20', '--per-query', '--format', {fmt!r}]); "
         "print('pandas' in sys.modules, file=sys.stderr)"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT)
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT
+    )
     assert "ERR@20" in done.stdout
     assert done.stderr.strip() == "False"
 
 
 def test_table_lists_queries_then_means(capsys) -> None:
-    argv = ["evaluate", str(TE / "qrels.txt"), str(TE / "run_STANDARD.txt"), "-m", "RR", "-m", "AP", "--per-query"]
+    argv = [
+        "evaluate",
+        str(TE / "qrels.txt"),
+        str(TE / "run_STANDARD.txt"),
+        "-m",
+        "RR",
+        "-m",
+        "AP",
+        "--per-query",
+    ]
     assert main(argv) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split() == ["run", "qid", "RR", "AP"]
@@ -236,7 +396,14 @@ def test_a_test_that_cannot_run_is_untested_and_says_why(capsys, tmp_path) -> No
     (tmp_path / "qrels.txt").write_text("q1 0 d1 1\n")
     for name, score in (("a", 1.0), ("b", 2.0)):
         (tmp_path / f"{name}.run").write_text(f"q1 Q0 d1 1 {score} t\nq1 Q0 d2 2 0.5 t\n")
-    argv = ["compare", str(tmp_path / "qrels.txt"), str(tmp_path / "a.run"), str(tmp_path / "b.run"), "-m", "AP"]
+    argv = [
+        "compare",
+        str(tmp_path / "qrels.txt"),
+        str(tmp_path / "a.run"),
+        str(tmp_path / "b.run"),
+        "-m",
+        "AP",
+    ]
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "n/a" in out and "n/a in p_value: fewer than two queries" in out
@@ -251,7 +418,9 @@ def test_rankviz_errors_are_value_errors_too() -> None:
     with pytest.raises(ValueError):
         rv.parse("nope@3")
     with pytest.raises(rv.RankvizError):
-        comparisons.compare_runs(pd.DataFrame({"a": [0.1, 0.2], "b": [0.3, 0.1]}), measure="AP", baseline="ghost")
+        comparisons.compare_runs(
+            pd.DataFrame({"a": [0.1, 0.2], "b": [0.3, 0.1]}), measure="AP", baseline="ghost"
+        )
 
 
 def test_every_option_has_help_that_shows_its_default() -> None:
@@ -264,14 +433,20 @@ def test_every_option_has_help_that_shows_its_default() -> None:
     while commands:
         name, command = commands.popitem()
         for action in command._actions:
-            if isinstance(action, argparse._SubParsersAction):  # judgments add|import|export, tags add|export
+            # judgments add|import|export, tags add|export
+            if isinstance(action, argparse._SubParsersAction):
                 commands.update({f"{name} {sub}": parser for sub, parser in action.choices.items()})
                 continue
             if action.dest in ("help", "qrels", "runs"):
                 continue
             assert action.help, (name, action.dest)
-            if action.option_strings and not action.required:  # an optional flag says what it is without it
-                assert "default" in action.help or action.dest in ("per_query", "protocol", "no_check"), (
+            # an optional flag says what it is without it
+            if action.option_strings and not action.required:
+                assert "default" in action.help or action.dest in (
+                    "per_query",
+                    "protocol",
+                    "no_check",
+                ), (
                     name,
                     action.dest,
                     action.help,
@@ -279,9 +454,28 @@ def test_every_option_has_help_that_shows_its_default() -> None:
 
 
 def test_the_table_footer_lists_every_convention_the_app_banner_does(capsys) -> None:
-    main(["evaluate", str(SAMPLES / "dl-hard-passage"), "bm25", "-m", "ERR@20", "--gain", "exp", "--gmax", "5"])
+    main(
+        [
+            "evaluate",
+            str(SAMPLES / "dl-hard-passage"),
+            "bm25",
+            "-m",
+            "ERR@20",
+            "--gain",
+            "exp",
+            "--gmax",
+            "5",
+        ]
+    )
     out = capsys.readouterr().out
-    expected = ("relevant: grade >= 2", "nDCG gain: 2^grade - 1", "gmax = 5", "ties:", "trec_eval -c", "mean over queries")
+    expected = (
+        "relevant: grade >= 2",
+        "nDCG gain: 2^grade - 1",
+        "gmax = 5",
+        "ties:",
+        "trec_eval -c",
+        "mean over queries",
+    )
     assert all(text in out for text in expected)
 
 
@@ -292,7 +486,9 @@ def test_queries_needed_is_a_whole_number(capsys) -> None:
     needed = row.split("\t")[header.split("\t").index("queries_needed")]
     assert needed.isdigit()
     assert main(argv) == 0
-    assert ".0" not in capsys.readouterr().out.split("queries_needed")[1].splitlines()[1].split()[-2]
+    assert (
+        ".0" not in capsys.readouterr().out.split("queries_needed")[1].splitlines()[1].split()[-2]
+    )
 
 
 def test_an_empty_cell_says_why(capsys, tmp_path) -> None:
@@ -301,10 +497,27 @@ def test_an_empty_cell_says_why(capsys, tmp_path) -> None:
     (tmp_path / "a.run.gz").write_bytes(run)
     (tmp_path / "b.run.gz").write_bytes(run)
     qrels = str(SAMPLES / "cranfield" / "qrels.txt")
-    assert main(["compare", qrels, str(tmp_path / "a.run.gz"), str(tmp_path / "b.run.gz"), "-m", "AP"]) == 0
+    assert (
+        main(["compare", qrels, str(tmp_path / "a.run.gz"), str(tmp_path / "b.run.gz"), "-m", "AP"])
+        == 0
+    )
     out = capsys.readouterr().out
     assert "n/a" in out and "# n/a in effect_size: every per-query difference is the same" in out
-    assert main(["compare", qrels, str(tmp_path / "a.run.gz"), str(tmp_path / "b.run.gz"), "-m", "AP", "--format", "json"]) == 0
+    assert (
+        main(
+            [
+                "compare",
+                qrels,
+                str(tmp_path / "a.run.gz"),
+                str(tmp_path / "b.run.gz"),
+                "-m",
+                "AP",
+                "--format",
+                "json",
+            ]
+        )
+        == 0
+    )
     (record,) = json.loads(capsys.readouterr().out)  # strict JSON: NaN is null
     assert record["effect_size"] is None
 
@@ -313,7 +526,10 @@ def test_an_empty_cell_says_why(capsys, tmp_path) -> None:
     ("argv", "message"),
     [
         (["--seed", "-1"], "seed=-1: must be from 0"),
-        (["--trials", "1000000000", "--ties", "random"], "trials=1000000000: must be from 1 to 10,000"),
+        (
+            ["--trials", "1000000000", "--ties", "random"],
+            "trials=1000000000: must be from 1 to 10,000",
+        ),
         (["--rel", "1.7"], "rel='1.7': expected a whole number"),
         (["--rel", "\u00b9"], "rel='\u00b9': expected a whole number"),
         (["-m", "nDCG@1000000000000000000000"], "at most 2147483647"),
@@ -332,40 +548,117 @@ def _frame(**columns):
     return lambda path: pd.DataFrame(columns).to_parquet(path)
 
 
-NUL_LATE = "".join(f"301 Q0 d{i} {i} 1.0 t\n" for i in range(5000)).encode() + b"301 Q0 d\x00x 5000 0.5 t\n"
+NUL_LATE = "".join(f"301 Q0 d{i} {i} 1.0 t\n" for i in range(5000)).encode() + (
+    b"301 Q0 d\x00x 5000 0.5 t\n"
+)
 BIG = "100000000000000000000000000000"
-TOML = {"c/collection.toml": b"rel = 1.7\n", "c/qrels.txt": "QRELS_BYTES", "c/runs/a.txt": "RUN_BYTES"}
+TOML = {
+    "c/collection.toml": b"rel = 1.7\n",
+    "c/qrels.txt": "QRELS_BYTES",
+    "c/runs/a.txt": "RUN_BYTES",
+}
 BAD_INPUTS = [
     # (what, files to write {name: bytes, a writer or a marker}, argv, message)
-    ("null qid in Parquet", {"r.parquet": _frame(qid=["301", None], docid=["a", "b"], score=[1.0, 0.5])},
-     ["evaluate", "QRELS", "r.parquet"], "row 2: qid is missing, not text"),
-    ("list-typed qids", {"r.parquet": _frame(qid=[["301"], ["302"]], docid=["a", "b"], score=[1.0, 0.5])},
-     ["evaluate", "QRELS", "r.parquet"], "qid is ndarray, not text"),
-    ("boolean scores", {"r.parquet": _frame(qid=["301", "302"], docid=["a", "b"], score=[True, False])},
-     ["evaluate", "QRELS", "r.parquet"], "score must be numbers, not true/false"),
-    ("grade 10^29 in TREC qrels", {"q.txt": f"301 0 a {BIG}\n".encode()}, ["evaluate", "q.txt", "RUN"],
-     f"q.txt, line 1: relevance grade {BIG} is out of range"),
-    ("grade 10^29 in CSV qrels", {"q.csv": f"qid,docid,rel\n301,a,{BIG}\n".encode()}, ["evaluate", "q.csv", "RUN"],
-     "q.csv, line 2: relevance grade"),
-    ("fractional grade", {"q.txt": b"301 0 a 1.5\n"}, ["evaluate", "q.txt", "RUN"], "relevance grade '1.5' is not an integer"),
-    ("NUL byte after 64 KiB", {"r.txt": NUL_LATE}, ["evaluate", "QRELS", "r.txt"], "line 5001: binary content (NUL byte)"),
-    ("a symlink loop", {"loop.run": "symlink-loop"}, ["evaluate", "QRELS", "loop.run"], "loop.run: cannot be read"),
-    ("metrics-report --resamples 0", {}, ["metrics-report", "QRELS", "RUN", "RUN2", "--resamples", "0"],
-     "n_resamples=0: must be from 100"),
-    ("metrics-report -k 0", {}, ["metrics-report", "QRELS", "RUN", "RUN2", "-k", "0"], "k=0: must be from 1"),
+    (
+        "null qid in Parquet",
+        {"r.parquet": _frame(qid=["301", None], docid=["a", "b"], score=[1.0, 0.5])},
+        ["evaluate", "QRELS", "r.parquet"],
+        "row 2: qid is missing, not text",
+    ),
+    (
+        "list-typed qids",
+        {"r.parquet": _frame(qid=[["301"], ["302"]], docid=["a", "b"], score=[1.0, 0.5])},
+        ["evaluate", "QRELS", "r.parquet"],
+        "qid is ndarray, not text",
+    ),
+    (
+        "boolean scores",
+        {"r.parquet": _frame(qid=["301", "302"], docid=["a", "b"], score=[True, False])},
+        ["evaluate", "QRELS", "r.parquet"],
+        "score must be numbers, not true/false",
+    ),
+    (
+        "grade 10^29 in TREC qrels",
+        {"q.txt": f"301 0 a {BIG}\n".encode()},
+        ["evaluate", "q.txt", "RUN"],
+        f"q.txt, line 1: relevance grade {BIG} is out of range",
+    ),
+    (
+        "grade 10^29 in CSV qrels",
+        {"q.csv": f"qid,docid,rel\n301,a,{BIG}\n".encode()},
+        ["evaluate", "q.csv", "RUN"],
+        "q.csv, line 2: relevance grade",
+    ),
+    (
+        "fractional grade",
+        {"q.txt": b"301 0 a 1.5\n"},
+        ["evaluate", "q.txt", "RUN"],
+        "relevance grade '1.5' is not an integer",
+    ),
+    (
+        "NUL byte after 64 KiB",
+        {"r.txt": NUL_LATE},
+        ["evaluate", "QRELS", "r.txt"],
+        "line 5001: binary content (NUL byte)",
+    ),
+    (
+        "a symlink loop",
+        {"loop.run": "symlink-loop"},
+        ["evaluate", "QRELS", "loop.run"],
+        "loop.run: cannot be read",
+    ),
+    (
+        "metrics-report --resamples 0",
+        {},
+        ["metrics-report", "QRELS", "RUN", "RUN2", "--resamples", "0"],
+        "n_resamples=0: must be from 100",
+    ),
+    (
+        "metrics-report -k 0",
+        {},
+        ["metrics-report", "QRELS", "RUN", "RUN2", "-k", "0"],
+        "k=0: must be from 1",
+    ),
     ("ties -k -1", {}, ["ties", "QRELS", "RUN", "-k", "-1"], "k=-1: must be from 1"),
-    ("ties --queries -1", {}, ["ties", "QRELS", "RUN", "--queries", "-1"], "queries=-1: must be from 1"),
-    ("compare --resamples 10^9", {}, ["compare", "QRELS", "RUN", "RUN2", "--resamples", "1000000000"],
-     "must be from 100 to 1,000,000"),
-    ("evaluate --trials 10^9", {}, ["evaluate", "QRELS", "RUN", "--ties", "random", "--trials", "1000000000"],
-     "must be from 1 to 10,000"),
-    ("evaluate --seed -1", {}, ["evaluate", "QRELS", "RUN", "--seed", "-1"], "seed=-1: must be from 0"),
-    ("rel 1.7 in collection.toml", TOML, ["evaluate", "c"], "collection.toml: rel=1.7: expected a whole number"),
-]  # fmt: skip
+    (
+        "ties --queries -1",
+        {},
+        ["ties", "QRELS", "RUN", "--queries", "-1"],
+        "queries=-1: must be from 1",
+    ),
+    (
+        "compare --resamples 10^9",
+        {},
+        ["compare", "QRELS", "RUN", "RUN2", "--resamples", "1000000000"],
+        "must be from 100 to 1,000,000",
+    ),
+    (
+        "evaluate --trials 10^9",
+        {},
+        ["evaluate", "QRELS", "RUN", "--ties", "random", "--trials", "1000000000"],
+        "must be from 1 to 10,000",
+    ),
+    (
+        "evaluate --seed -1",
+        {},
+        ["evaluate", "QRELS", "RUN", "--seed", "-1"],
+        "seed=-1: must be from 0",
+    ),
+    (
+        "rel 1.7 in collection.toml",
+        TOML,
+        ["evaluate", "c"],
+        "collection.toml: rel=1.7: expected a whole number",
+    ),
+]
 
 
-@pytest.mark.parametrize(("what", "files", "argv", "message"), BAD_INPUTS, ids=[case[0] for case in BAD_INPUTS])
-def test_bad_inputs_and_options_are_one_line_errors(tmp_path, monkeypatch, capsys, what, files, argv, message) -> None:
+@pytest.mark.parametrize(
+    ("what", "files", "argv", "message"), BAD_INPUTS, ids=[case[0] for case in BAD_INPUTS]
+)
+def test_bad_inputs_and_options_are_one_line_errors(
+    tmp_path, monkeypatch, capsys, what, files, argv, message
+) -> None:
     for name, content in files.items():
         path = tmp_path / name
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -374,9 +667,16 @@ def test_bad_inputs_and_options_are_one_line_errors(tmp_path, monkeypatch, capsy
         elif callable(content):
             content(path)
         else:
-            data = {"QRELS_BYTES": (TE / "qrels.txt").read_bytes(), "RUN_BYTES": (TE / "run_STANDARD.txt").read_bytes()}
+            data = {
+                "QRELS_BYTES": (TE / "qrels.txt").read_bytes(),
+                "RUN_BYTES": (TE / "run_STANDARD.txt").read_bytes(),
+            }
             path.write_bytes(data.get(content, content) if isinstance(content, str) else content)
-    places = {"QRELS": str(TE / "qrels.txt"), "RUN": str(TE / "run_STANDARD.txt"), "RUN2": str(TE / "run_trunc.txt")}
+    places = {
+        "QRELS": str(TE / "qrels.txt"),
+        "RUN": str(TE / "run_STANDARD.txt"),
+        "RUN2": str(TE / "run_trunc.txt"),
+    }
     monkeypatch.chdir(tmp_path)
     argv = [places.get(a, a) for a in argv]
     try:
@@ -406,7 +706,8 @@ def test_an_unreadable_file_is_a_message(monkeypatch, capsys) -> None:
 
 
 def test_rankviz_app_says_what_is_missing(monkeypatch, capsys, tmp_path) -> None:
-    """``rankviz app`` without the app extra names it; a folder that is not there is said before anything starts."""
+    """``rankviz app`` without the app extra names it; a folder that is not there is said before
+    anything starts."""
     import importlib.util
 
     from rankviz.cli import main
@@ -414,27 +715,40 @@ def test_rankviz_app_says_what_is_missing(monkeypatch, capsys, tmp_path) -> None
     assert main(["app", str(tmp_path / "missing")]) == 2
     assert "missing: no such folder" in capsys.readouterr().err
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "streamlit" else real(name, *a))
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "streamlit" else real(name, *a),
+    )
     assert main(["app"]) == 2
     assert "pip install 'rankviz[app]'" in capsys.readouterr().err
 
 
 def test_an_output_file_that_cannot_be_written_is_one_line_and_exit_2(tmp_path, capsys) -> None:
-    """``report -o missing_folder/x.html`` ended in a traceback: a path the system refuses is an input error."""
+    """``report -o missing_folder/x.html`` ended in a traceback: a path the system refuses is an
+    input error."""
     from rankviz.io.meeting import MeetingStore
 
     record = tmp_path / "record.sqlite"
     MeetingStore(record, scale=(0, 4), collection="Cranfield").judge("1", "184", 2, by="Ann")
     target = tmp_path / "missing_folder" / "x.html"
-    assert main(["report", str(SAMPLES / "cranfield"), "--judgments", str(record), "-o", str(target)]) == 2
+    assert (
+        main(["report", str(SAMPLES / "cranfield"), "--judgments", str(record), "-o", str(target)])
+        == 2
+    )
     err = capsys.readouterr().err.splitlines()
-    assert err[-1] == f"rankviz: error: {target}: No such file or directory" and not target.parent.exists()
+    assert (
+        err[-1] == f"rankviz: error: {target}: No such file or directory"
+        and not target.parent.exists()
+    )
 
 
-def test_a_run_linked_from_outside_the_collection_is_named_without_its_text(tmp_path, capsys) -> None:
-    """A run in runs/ that links to a file elsewhere on the machine: the error names the run and the line,
-    and quotes nothing of that file (the app does not follow such links at all); a file given by its own
-    path is quoted as always."""
+def test_a_run_linked_from_outside_the_collection_is_named_without_its_text(
+    tmp_path, capsys
+) -> None:
+    """A run in runs/ that links to a file elsewhere on the machine: the error names the run and the
+    line, and quotes nothing of that file (the app does not follow such links at all); a file given
+    by its own path is quoted as always."""
     import shutil
 
     folder = tmp_path / "collection"
@@ -445,6 +759,9 @@ def test_a_run_linked_from_outside_the_collection_is_named_without_its_text(tmp_
     (folder / "runs" / "x.txt").symlink_to(secret)
     assert main(["evaluate", str(folder)]) == 2
     err = capsys.readouterr().err
-    assert f"{folder / 'runs' / 'x.txt'}, line 1: cannot be read as a run" in err and "secret-token" not in err
+    assert (
+        f"{folder / 'runs' / 'x.txt'}, line 1: cannot be read as a run" in err
+        and "secret-token" not in err
+    )
     assert main(["evaluate", str(folder / "qrels.txt"), str(secret)]) == 2
     assert "secret-token" in capsys.readouterr().err  # named by the person who runs the command

@@ -16,7 +16,11 @@ from rankviz.io.docs import DocumentTexts
 from rankviz.measures import make
 
 # (folder, relevance threshold of the SOURCE.md table, queries, runs)
-COLLECTIONS = [("cranfield", 1, 225, 6), ("dl-hard-passage", 2, 50, 6), ("trec-cast-2021", 1, 239, 5)]
+COLLECTIONS = [
+    ("cranfield", 1, 225, 6),
+    ("dl-hard-passage", 2, 50, 6),
+    ("trec-cast-2021", 1, 239, 5),
+]
 
 
 def reference_table(source_md: Path) -> dict[str, dict[str, float]]:
@@ -27,7 +31,11 @@ def reference_table(source_md: Path) -> dict[str, dict[str, float]]:
     for line in section.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) == 4 and re.fullmatch(r"[0-9.]+", cells[1]):
-            rows[cells[0]] = {"MAP": float(cells[1]), "MRR": float(cells[2]), "nDCG@10": float(cells[3])}
+            rows[cells[0]] = {
+                "MAP": float(cells[1]),
+                "MRR": float(cells[2]),
+                "nDCG@10": float(cells[3]),
+            }
     return rows
 
 
@@ -39,7 +47,9 @@ def test_sample_collection_reproduces_source_figures(folder, rel, n_queries, n_r
     expected = reference_table(SAMPLES / folder / "SOURCE.md")
     assert set(expected) == set(collection.run_paths)
     measures = {"MAP": make("AP", rel=rel), "MRR": make("RR", rel=rel), "nDCG@10": make("nDCG", 10)}
-    frame = rv.evaluate(collection.read_qrels(), [collection.read_run(n) for n in expected], list(measures.values())).to_frame()
+    frame = rv.evaluate(
+        collection.read_qrels(), [collection.read_run(n) for n in expected], list(measures.values())
+    ).to_frame()
     got = {(r.run, r.measure): r.value for r in frame.itertuples()}
     for run, values in expected.items():
         for label, measure in measures.items():
@@ -50,7 +60,11 @@ def test_dl_hard_defaults_follow_its_protocol() -> None:
     collection = open_collection(SAMPLES / "dl-hard-passage")
     assert collection.config.rel == 2
     settings = rv.EvalSettings(rel=collection.config.rel, gmax=collection.config.gmax)
-    assert [str(m) for m in collection_measures(collection, settings)][:3] == ["nDCG@10", "RR(rel=2)", "AP(rel=2)"]
+    assert [str(m) for m in collection_measures(collection, settings)][:3] == [
+        "nDCG@10",
+        "RR(rel=2)",
+        "AP(rel=2)",
+    ]
 
 
 def test_an_unknown_measure_in_collection_toml_names_the_file(tmp_path) -> None:
@@ -94,11 +108,42 @@ def test_cranfield_queries_use_positional_ids() -> None:
         ({}, "no judgments"),
         ({"qrels.txt": "1 0 a 1\n"}, "no runs/ folder"),
         ({"qrels.txt": "1 0 a 1\n", "runs/README.md": "x"}, "no run files"),
-        ({"qrels.txt": "1 0 a 1\n", "runs/a.run": "1 Q0 a 1 1 t\n", "collection.toml": "rel = \n"}, "not valid TOML"),
-        ({"qrels.txt": "1 0 a 1\n", "runs/a.run": "1 Q0 a 1 1 t\n", "collection.toml": "colour = 1\n"}, "unknown keys colour"),
-        ({"qrels.txt": "1 0 a 1\n", "runs/a.run": "1 Q0 a 1 1 t\n", "collection.toml": "gmax = 100000\n"}, "gmax=100000"),
-        ({"qrels.txt": "1 0 a 1\n", "runs/a.run": "1 Q0 a 1 1 t\n", "collection.toml": "rel = 1.7\n"}, "rel=1.7"),
-        ({"qrels.txt": "1 0 a 1\n", "runs/a.run": "x", "runs/a.txt": "y"}, "two runs would be named 'a'"),
+        (
+            {
+                "qrels.txt": "1 0 a 1\n",
+                "runs/a.run": "1 Q0 a 1 1 t\n",
+                "collection.toml": "rel = \n",
+            },
+            "not valid TOML",
+        ),
+        (
+            {
+                "qrels.txt": "1 0 a 1\n",
+                "runs/a.run": "1 Q0 a 1 1 t\n",
+                "collection.toml": "colour = 1\n",
+            },
+            "unknown keys colour",
+        ),
+        (
+            {
+                "qrels.txt": "1 0 a 1\n",
+                "runs/a.run": "1 Q0 a 1 1 t\n",
+                "collection.toml": "gmax = 100000\n",
+            },
+            "gmax=100000",
+        ),
+        (
+            {
+                "qrels.txt": "1 0 a 1\n",
+                "runs/a.run": "1 Q0 a 1 1 t\n",
+                "collection.toml": "rel = 1.7\n",
+            },
+            "rel=1.7",
+        ),
+        (
+            {"qrels.txt": "1 0 a 1\n", "runs/a.run": "x", "runs/a.txt": "y"},
+            "two runs would be named 'a'",
+        ),
     ],
 )
 def test_broken_layouts_say_what_is_wrong(tmp_path, layout, message) -> None:

@@ -1,4 +1,5 @@
-"""The docs' generated parts agree with the code they describe, and every link of the docs leads somewhere."""
+"""The docs' generated parts agree with the code they describe, and every link of the docs leads
+somewhere."""
 
 from __future__ import annotations
 
@@ -22,17 +23,28 @@ def between(name: str) -> str:
 
 def test_the_measure_table_is_generated_from_the_families() -> None:
     expected = markdown_table()
-    assert between("measures") == expected, "stale; paste rankviz.measures.markdown_table():\n" + expected
+    assert between("measures") == expected, (
+        "stale; paste rankviz.measures.markdown_table():\n" + expected
+    )
 
 
 def test_the_options_table_is_generated_from_the_settings() -> None:
     expected = markdown_options()
-    assert between("options") == expected, "stale; paste rankviz.report_settings.markdown_options():\n" + expected
+    assert between("options") == expected, (
+        "stale; paste rankviz.report_settings.markdown_options():\n"
+    ) + expected
 
 
 def test_the_architecture_names_every_package_folder() -> None:
     section = (DOCS / "architecture.md").read_text()
-    for folder in ("rankviz/io/", "rankviz/measures/", "rankviz/analyses/", "rankviz/cli/", "rankviz/app/", "pages/"):
+    for folder in (
+        "rankviz/io/",
+        "rankviz/measures/",
+        "rankviz/analyses/",
+        "rankviz/cli/",
+        "rankviz/app/",
+        "pages/",
+    ):
         assert f"`{folder}`" in section
 
 

@@ -1,4 +1,5 @@
-"""The stream and Dask engines give the in-memory engine's numbers and errors, whatever the pieces."""
+"""The stream and Dask engines give the in-memory engine's numbers and errors, whatever the
+pieces."""
 
 from __future__ import annotations
 
@@ -21,8 +22,19 @@ from rankviz.engines import RunSource, chosen_engine, evaluate_sources
 from rankviz.io import blocks
 from rankviz.settings import EngineSettings, EvalSettings
 
-MEASURES = ["RR@10", "RR", "AP", "nDCG@5", "nDCG", "ERR@5", "Bpref", "RBP(p=0.8)", "Judged@5", "P@5",
-            "AP(judged_only=True)"]  # fmt: skip
+MEASURES = [
+    "RR@10",
+    "RR",
+    "AP",
+    "nDCG@5",
+    "nDCG",
+    "ERR@5",
+    "Bpref",
+    "RBP(p=0.8)",
+    "Judged@5",
+    "P@5",
+    "AP(judged_only=True)",
+]
 
 
 def _same(a: rv.Evaluation, b: rv.Evaluation) -> None:
@@ -31,7 +43,9 @@ def _same(a: rv.Evaluation, b: rv.Evaluation) -> None:
         np.testing.assert_array_equal(values, b.values[key], err_msg=key)  # equal, not close
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     case=collections(min_grade=0),
     layout=st.sampled_from(["as drawn", "score order"]),
@@ -52,7 +66,9 @@ def test_the_stream_engine_gives_the_in_memory_values(
     qrels = rv.read_qrels(qrels_path)
     conventions = EvalSettings(ties=ties, missing=missing, trials=3, seed=11)
     sources = [RunSource.of(run_path)]
-    memory = evaluate_sources(qrels, sources, MEASURES, conventions, EngineSettings(engine="memory"))
+    memory = evaluate_sources(
+        qrels, sources, MEASURES, conventions, EngineSettings(engine="memory")
+    )
     monkeypatch.setattr(blocks, "PIECE_BYTES", piece_bytes)
     engine = EngineSettings(engine="stream", block_queries=block_queries)
     streamed = evaluate_sources(qrels, sources, MEASURES, conventions, engine)
@@ -71,12 +87,27 @@ def _cli(*argv: str) -> str:
 def test_stream_output_is_byte_for_byte_the_memory_output(monkeypatch, piece_bytes) -> None:
     monkeypatch.setattr(blocks, "PIECE_BYTES", piece_bytes)
     for collection in (CRANFIELD, DL_HARD):
-        args = [str(collection), "--per-query", "--format", "tsv", "-m", "nDCG@10", "-m", "ERR@20", "-m", "RBP(p=0.5)"]
-        assert _cli("evaluate", *args, "--engine", "stream") == _cli("evaluate", *args, "--engine", "memory")
+        args = [
+            str(collection),
+            "--per-query",
+            "--format",
+            "tsv",
+            "-m",
+            "nDCG@10",
+            "-m",
+            "ERR@20",
+            "-m",
+            "RBP(p=0.5)",
+        ]
+        assert _cli("evaluate", *args, "--engine", "stream") == _cli(
+            "evaluate", *args, "--engine", "memory"
+        )
 
 
 def _lines(n_queries: int, depth: int, bad: str | None = None, at: int = -1) -> str:
-    rows = [f"q{q} Q0 d{d} {d + 1} {depth - d}.5 run\n" for q in range(n_queries) for d in range(depth)]
+    rows = [
+        f"q{q} Q0 d{d} {d + 1} {depth - d}.5 run\n" for q in range(n_queries) for d in range(depth)
+    ]
     if bad is not None:
         rows[at] = bad
     return "".join(rows)
@@ -100,7 +131,12 @@ def test_errors_name_the_files_line_on_every_engine(tmp_path, monkeypatch, bad, 
         if piece_bytes:
             monkeypatch.setattr(blocks, "PIECE_BYTES", piece_bytes)
         with pytest.raises(rv.FormatError) as info:
-            evaluate_sources(rv.read_qrels(qrels), [RunSource.of(run)], ["AP"], engine=EngineSettings(engine=engine))
+            evaluate_sources(
+                rv.read_qrels(qrels),
+                [RunSource.of(run)],
+                ["AP"],
+                engine=EngineSettings(engine=engine),
+            )
         messages.append(str(info.value))
     assert messages[0] == messages[1] == messages[2]
     assert f"line {at + 1}:" in messages[0]
@@ -114,10 +150,17 @@ def test_a_query_that_comes_back_later_is_named_with_its_line(tmp_path, monkeypa
     for piece_bytes in (100, 10**6):  # in a later piece, and in the same piece
         monkeypatch.setattr(blocks, "PIECE_BYTES", piece_bytes)
         with pytest.raises(rv.FormatError) as info:
-            evaluate_sources(qrels, [RunSource.of(run)], ["AP"], engine=EngineSettings(engine="stream"))
-        assert info.value.line_no == 61 and "query 'q2' comes back after other queries" in info.value.reason
+            evaluate_sources(
+                qrels, [RunSource.of(run)], ["AP"], engine=EngineSettings(engine="stream")
+            )
+        assert (
+            info.value.line_no == 61
+            and "query 'q2' comes back after other queries" in info.value.reason
+        )
         assert "sort -s -k1,1" in info.value.reason
-    memory = evaluate_sources(qrels, [RunSource.of(run)], ["AP"], engine=EngineSettings(engine="memory"))
+    memory = evaluate_sources(
+        qrels, [RunSource.of(run)], ["AP"], engine=EngineSettings(engine="memory")
+    )
     assert memory.values["AP"].shape[1] == 1  # the in-memory engine takes such a run as it is
 
 
@@ -133,7 +176,10 @@ def test_crlf_comments_gzip_and_a_long_query_stream_alike(tmp_path, monkeypatch)
     memory = evaluate_sources(judged, sources, MEASURES, engine=EngineSettings(engine="memory"))
     for piece_bytes in (7, 300, 10**6):  # 7 bytes: every query is longer than a piece
         monkeypatch.setattr(blocks, "PIECE_BYTES", piece_bytes)
-        _same(memory, evaluate_sources(judged, sources, MEASURES, engine=EngineSettings(engine="stream")))
+        _same(
+            memory,
+            evaluate_sources(judged, sources, MEASURES, engine=EngineSettings(engine="stream")),
+        )
 
 
 def test_pieces_hold_whole_queries_and_the_files_bytes(tmp_path) -> None:
@@ -144,7 +190,9 @@ def test_pieces_hold_whole_queries_and_the_files_bytes(tmp_path) -> None:
         assert b"".join(p.data for p in found) == run.read_bytes()
         queries = [q for p in found for q in p.read(name="r").query_ids]
         assert queries == [f"q{i}" for i in range(30)]
-        assert [p.first_line for p in found] == [1 + 7 * int(p.read(name="r").query_ids[0][1:]) for p in found]
+        assert [p.first_line for p in found] == [
+            1 + 7 * int(p.read(name="r").query_ids[0][1:]) for p in found
+        ]
 
 
 def test_skip_with_no_answered_query_is_refused_on_every_engine(tmp_path) -> None:
@@ -153,7 +201,13 @@ def test_skip_with_no_answered_query_is_refused_on_every_engine(tmp_path) -> Non
     qrels = rv.read_qrels(CRANFIELD / "qrels.txt")
     for engine in ("memory", "stream"):
         with pytest.raises(rv.RankvizError, match="answers none of the judged queries"):
-            evaluate_sources(qrels, [RunSource.of(run)], ["AP"], EvalSettings(missing="skip"), EngineSettings(engine=engine))
+            evaluate_sources(
+                qrels,
+                [RunSource.of(run)],
+                ["AP"],
+                EvalSettings(missing="skip"),
+                EngineSettings(engine=engine),
+            )
 
 
 def test_auto_streams_large_run_files_only(tmp_path, monkeypatch) -> None:
@@ -181,7 +235,18 @@ def test_engine_options_are_checked() -> None:
 
 def test_no_progress_bar_when_stderr_is_not_a_terminal() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "rankviz", "evaluate", str(CRANFIELD), "bm25", "-m", "AP", "--engine", "stream"],
+        [
+            sys.executable,
+            "-m",
+            "rankviz",
+            "evaluate",
+            str(CRANFIELD),
+            "bm25",
+            "-m",
+            "AP",
+            "--engine",
+            "stream",
+        ],
         capture_output=True,
         text=True,
         check=True,
@@ -197,7 +262,13 @@ def test_the_progress_callback_counts_every_byte(tmp_path, monkeypatch) -> None:
     qrels = rv.read_qrels(CRANFIELD / "qrels.txt")
     for engine in ("memory", "stream"):
         counted.clear()
-        evaluate_sources(qrels, [RunSource.of(run)], ["AP"], engine=EngineSettings(engine=engine), progress=counted.append)
+        evaluate_sources(
+            qrels,
+            [RunSource.of(run)],
+            ["AP"],
+            engine=EngineSettings(engine=engine),
+            progress=counted.append,
+        )
         assert sum(counted) == run.stat().st_size and (len(counted) > 1) == (engine == "stream")
 
 
@@ -208,25 +279,56 @@ distributed = pytest.importorskip("distributed")
 
 @pytest.fixture(scope="module")
 def cluster():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as local:
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+    ) as local:
         yield local
 
 
 @pytest.mark.slow
 def test_dask_output_is_byte_for_byte_the_memory_output(cluster, monkeypatch) -> None:
-    monkeypatch.setattr(blocks, "PIECE_BYTES", 20_000)  # several pieces per run, spread over both workers
-    args = [str(DL_HARD), "--per-query", "--format", "tsv", "-m", "nDCG@10", "-m", "RR", "--ties", "random", "--seed", "4",
-            "--trials", "5"]  # fmt: skip
+    # several pieces per run, spread over both workers
+    monkeypatch.setattr(blocks, "PIECE_BYTES", 20_000)
+    args = [
+        str(DL_HARD),
+        "--per-query",
+        "--format",
+        "tsv",
+        "-m",
+        "nDCG@10",
+        "-m",
+        "RR",
+        "--ties",
+        "random",
+        "--seed",
+        "4",
+        "--trials",
+        "5",
+    ]
     memory = _cli("evaluate", *args, "--engine", "memory")
     with distributed.Client(cluster) as client, distributed.get_task_stream(client) as stream:
-        assert _cli("evaluate", *args, "--engine", "dask", "--scheduler", cluster.scheduler_address) == memory
+        assert (
+            _cli("evaluate", *args, "--engine", "dask", "--scheduler", cluster.scheduler_address)
+            == memory
+        )
     workers = {task["worker"] for task in stream.data if task["key"].startswith("values_of_piece")}
     assert len(workers) == 2  # both workers evaluated pieces
 
 
 @pytest.mark.slow
 def test_dask_with_workers_starts_a_local_cluster(tmp_path) -> None:
-    args = [str(CRANFIELD), "bm25", "dense", "--per-query", "--format", "tsv", "-m", "AP", "-m", "ERR@20"]
+    args = [
+        str(CRANFIELD),
+        "bm25",
+        "dense",
+        "--per-query",
+        "--format",
+        "tsv",
+        "-m",
+        "AP",
+        "-m",
+        "ERR@20",
+    ]
     assert _cli("evaluate", *args, "--engine", "dask", "--workers", "2") == _cli("evaluate", *args)
 
 
@@ -234,8 +336,12 @@ def test_dask_with_workers_starts_a_local_cluster(tmp_path) -> None:
 def test_an_unreachable_scheduler_is_a_clear_error(monkeypatch) -> None:
     monkeypatch.setattr(engines, "CONNECT_SECONDS", 1.0)
     with pytest.raises(rv.OptionError, match="cannot reach the Dask scheduler"):
-        evaluate_sources(rv.read_qrels(CRANFIELD / "qrels.txt"), [RunSource.of(CRANFIELD / "runs" / "bm25.run.gz")], ["AP"],
-                         engine=EngineSettings(engine="dask", scheduler="tcp://127.0.0.1:9"))  # fmt: skip
+        evaluate_sources(
+            rv.read_qrels(CRANFIELD / "qrels.txt"),
+            [RunSource.of(CRANFIELD / "runs" / "bm25.run.gz")],
+            ["AP"],
+            engine=EngineSettings(engine="dask", scheduler="tcp://127.0.0.1:9"),
+        )
 
 
 @pytest.mark.slow
@@ -255,7 +361,9 @@ def test_a_service_that_is_not_dask_is_a_clear_error_not_a_wait(monkeypatch) -> 
             rv.read_qrels(CRANFIELD / "qrels.txt"),
             [RunSource.of(CRANFIELD / "runs" / "bm25.run.gz")],
             ["AP"],
-            engine=EngineSettings(engine="dask", scheduler=f"tcp://127.0.0.1:{server.getsockname()[1]}"),
+            engine=EngineSettings(
+                engine="dask", scheduler=f"tcp://127.0.0.1:{server.getsockname()[1]}"
+            ),
         )
     assert time.monotonic() - started < 30
     server.close()
@@ -266,8 +374,12 @@ def test_a_worker_killed_mid_run_loses_no_number(cluster, monkeypatch) -> None:
     import os
     import signal
 
-    monkeypatch.setattr(blocks, "PIECE_BYTES", 5_000)  # many pieces: the kill comes while most are in flight
-    qrels, sources = rv.read_qrels(DL_HARD / "qrels.txt"), [RunSource.of(p) for p in sorted((DL_HARD / "runs").iterdir())[:2]]
+    # many pieces: the kill comes while most are in flight
+    monkeypatch.setattr(blocks, "PIECE_BYTES", 5_000)
+    qrels, sources = (
+        rv.read_qrels(DL_HARD / "qrels.txt"),
+        [RunSource.of(p) for p in sorted((DL_HARD / "runs").iterdir())[:2]],
+    )
     memory = evaluate_sources(qrels, sources, ["nDCG@10", "RR"])
     with distributed.Client(cluster) as client:
         pids = list(client.run(os.getpid).values())

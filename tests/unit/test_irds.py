@@ -1,7 +1,8 @@
-"""irds:DATASET_ID, offline: a dataset registered in ir_datasets from DL-HARD's local files (its qrels,
-queries, a few passages and the official measures of TREC DL) gives the numbers of the same qrels
-from a file, the dataset's measures and relevance level as defaults, its texts in the query view,
-and plain messages when ir_datasets is missing, the id unknown or the files absent. Nothing downloads."""
+"""irds:DATASET_ID, offline: a dataset registered in ir_datasets from DL-HARD's local files (its
+qrels, queries, a few passages and the official measures of TREC DL) gives the numbers of the same
+qrels from a file, the dataset's measures and relevance level as defaults, its texts in the query
+view, and plain messages when ir_datasets is missing, the id unknown or the files absent. Nothing
+downloads."""
 
 from __future__ import annotations
 
@@ -53,7 +54,12 @@ def passages(tmp_path_factory):
     run = rv.read_run(RUNS[0]).to_frame()
     first = run.groupby("qid").head(1)
     docs = folder / "docs.tsv"
-    docs.write_text("".join(f"{d}\tpassage {d} about {q}\n" for q, d in zip(first["qid"], first["docid"], strict=True)))
+    docs.write_text(
+        "".join(
+            f"{d}\tpassage {d} about {q}\n"
+            for q, d in zip(first["qid"], first["docid"], strict=True)
+        )
+    )
     register(DATASET, docs, DL_HARD / "queries.tsv", DL_HARD / "qrels.txt")
     return dict(zip(first["qid"], first["docid"], strict=True))
 
@@ -61,36 +67,72 @@ def passages(tmp_path_factory):
 def test_the_cli_gives_the_numbers_of_the_same_qrels_from_a_file(passages, capsys) -> None:
     assert main(["evaluate", f"irds:{DATASET}", *RUNS, "--format", "json"]) == 0
     from_irds = json.loads(capsys.readouterr().out)
-    assert main(["evaluate", str(DL_HARD / "qrels.txt"), *RUNS, "-m", "nDCG@10", "-m", "RR(rel=2)", "-m", "AP(rel=2)",
-                 "--format", "json"]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "evaluate",
+                str(DL_HARD / "qrels.txt"),
+                *RUNS,
+                "-m",
+                "nDCG@10",
+                "-m",
+                "RR(rel=2)",
+                "-m",
+                "AP(rel=2)",
+                "--format",
+                "json",
+            ]
+        )
+        == 0
+    )
     from_file = json.loads(capsys.readouterr().out)
-    assert {r["measure"] for r in from_irds} == {"nDCG@10", "RR(rel=2)", "AP(rel=2)"}  # the official measures
+    # the official measures
+    assert {r["measure"] for r in from_irds} == {"nDCG@10", "RR(rel=2)", "AP(rel=2)"}
     assert from_irds == from_file
     study = rv.Study.open(f"irds:{DATASET}", RUNS)
-    assert study.settings.rel == 2 and study.collection is not None and study.collection.name == f"irds:{DATASET}"
+    assert (
+        study.settings.rel == 2
+        and study.collection is not None
+        and study.collection.name == f"irds:{DATASET}"
+    )
     assert study.collection.queries == rv.open_collection(DL_HARD).queries
 
 
-def test_a_folder_of_runs_takes_its_judgments_and_texts_from_the_dataset(passages, tmp_path, monkeypatch) -> None:
+def test_a_folder_of_runs_takes_its_judgments_and_texts_from_the_dataset(
+    passages, tmp_path, monkeypatch
+) -> None:
     folder = tmp_path / "runs-only"
     (folder / "runs").mkdir(parents=True)
     for run in RUNS:
         shutil.copy(run, folder / "runs")
-    (folder / "collection.toml").write_text(f'name = "DL-HARD from ir_datasets"\nirds = "{DATASET}"\n')
+    (folder / "collection.toml").write_text(
+        f'name = "DL-HARD from ir_datasets"\nirds = "{DATASET}"\n'
+    )
     collection = rv.open_collection(folder)
-    assert collection.config.measures == ("nDCG@10", "RR(rel=2)", "AP(rel=2)") and collection.config.rel == 2
+    assert (
+        collection.config.measures == ("nDCG@10", "RR(rel=2)", "AP(rel=2)")
+        and collection.config.rel == 2
+    )
     qid, docid = next(iter(passages.items()))
-    assert collection.docs is not None and collection.docs.get([docid])[docid]["text"] == f"passage {docid} about {qid}"
+    assert (
+        collection.docs is not None
+        and collection.docs.get([docid])[docid]["text"] == f"passage {docid} about {qid}"
+    )
     monkeypatch.setattr("sys.argv", ["app.py", "--data", str(folder)])
-    at = start("deltas", collection="runs-only", baseline="bm25", run="bm25_t5-zs", query=qid, doc=docid)
+    at = start(
+        "deltas", collection="runs-only", baseline="bm25", run="bm25_t5-zs", query=qid, doc=docid
+    )
     assert not at.exception and not at.error, [e.value for e in at.error]
-    assert any(f"passage {docid} about" in h.proto.body for h in at.get("html"))  # the query view reads the docs store
+    # the query view reads the docs store
+    assert any(f"passage {docid} about" in h.proto.body for h in at.get("html"))
 
 
 def test_the_messages_say_what_is_missing(passages, tmp_path, monkeypatch, capsys) -> None:
     assert main(["evaluate", "irds:no-such/dataset", *RUNS]) == 2
     assert "ir_datasets knows no dataset" in capsys.readouterr().err
-    register("rankviz-test/absent", tmp_path / "gone.tsv", tmp_path / "gone.tsv", tmp_path / "gone.qrels")
+    register(
+        "rankviz-test/absent", tmp_path / "gone.tsv", tmp_path / "gone.tsv", tmp_path / "gone.qrels"
+    )
     with pytest.raises(RankvizError, match="qrels are not available here"):
         rv.Study.open("irds:rankviz-test/absent", RUNS)
     monkeypatch.setitem(sys.modules, "ir_datasets", None)  # not installed

@@ -1,5 +1,6 @@
-"""The meeting store: concurrent writers lose nothing, a killed writer loses nothing acknowledged, text is
-data, the qrels in force are the file's with the latest judgments; the CLI's exact interface."""
+"""The meeting store: concurrent writers lose nothing, a killed writer loses nothing acknowledged,
+text is data, the qrels in force are the file's with the latest judgments; the CLI's exact
+interface."""
 
 import csv
 import hashlib
@@ -25,8 +26,13 @@ from rankviz.io.judges import merged_qrels
 from rankviz.io.meeting import LIMITS, MeetingError, MeetingStore
 from rankviz.io.readers import read_qrels
 
-HOSTILE = ["<script>alert('x')</script>", "**bold** [link](http://evil.example) ![img](http://evil.example/i.png)",
-           "it's \"quoted\"", "$$x^2$$ =1+1 @SUM(A1)", "ünïcödé 日本語"]  # fmt: skip
+HOSTILE = [
+    "<script>alert('x')</script>",
+    "**bold** [link](http://evil.example) ![img](http://evil.example/i.png)",
+    'it\'s "quoted"',
+    "$$x^2$$ =1+1 @SUM(A1)",
+    "ünïcödé 日本語",
+]
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
@@ -40,8 +46,14 @@ def test_latest_judgment_wins_and_remembers_what_it_replaced(tmp_path: Path) -> 
     store.judge("q2", "d9", 3, by="Ann")
     assert (first.previous, second.previous) == (0, 2)
     assert store.latest() == {("q1", "d1"): 1, ("q2", "d9"): 3}
-    assert [(j.by, j.grade, j.note) for j in store.judgments("q1")] == [("Ann", 2, ""), ("Bob", 1, "off topic")]
-    assert store.judgments()[0].at.endswith("Z") and store.judgments()[0].at <= store.judgments()[-1].at
+    assert [(j.by, j.grade, j.note) for j in store.judgments("q1")] == [
+        ("Ann", 2, ""),
+        ("Bob", 1, "off topic"),
+    ]
+    assert (
+        store.judgments()[0].at.endswith("Z")
+        and store.judgments()[0].at <= store.judgments()[-1].at
+    )
 
 
 def test_tags_added_and_removed_notes_replaced_history_complete(tmp_path: Path) -> None:
@@ -67,7 +79,9 @@ def test_hostile_text_round_trips_literally(tmp_path: Path) -> None:
         store.tag(f"q{i}", text[:60], by=text[:80])
         store.set_note(f"q{i}", text + "\nline two", by="Ann")
     for i, text in enumerate(HOSTILE):
-        assert store.judgments(f"q{i}")[0].note == text and store.judgments(f"q{i}")[0].by == text[:80]
+        assert (
+            store.judgments(f"q{i}")[0].note == text and store.judgments(f"q{i}")[0].by == text[:80]
+        )
         assert store.tags()[f"q{i}"] == [text[:60].strip()]
         assert store.notes()[f"q{i}"] == text + "\nline two"
     done = cli("judgments", "export", str(store.path), "--format", "tsv")
@@ -80,12 +94,24 @@ def test_hostile_text_round_trips_literally(tmp_path: Path) -> None:
     ("kind", "call", "says"),
     [
         ("name", lambda s: s.judge("q", "d", 1, by=""), "a name cannot be empty"),
-        ("tag", lambda s: s.tag("q", "x" * (LIMITS["tag"] + 1), by="Ann"), f"a tag is at most {LIMITS['tag']} characters"),
-        ("note", lambda s: s.set_note("q", "x" * 5000, by="Ann"), "a note is at most 2000 characters; this one has 5,000"),
+        (
+            "tag",
+            lambda s: s.tag("q", "x" * (LIMITS["tag"] + 1), by="Ann"),
+            f"a tag is at most {LIMITS['tag']} characters",
+        ),
+        (
+            "note",
+            lambda s: s.set_note("q", "x" * 5000, by="Ann"),
+            "a note is at most 2000 characters; this one has 5,000",
+        ),
         ("docid", lambda s: s.judge("q", "d 1", 1, by="Ann"), "a docid cannot contain spaces"),
         ("name", lambda s: s.tag("q", "t", by="A\tB"), "a name cannot contain control characters"),
         ("grade", lambda s: s.judge("q", "d", "high", by="Ann"), "a grade must be a whole number"),
-        ("grade", lambda s: s.judge("q", "d", 10**6, by="Ann"), "is not one of the grades: -1000 to 1000"),
+        (
+            "grade",
+            lambda s: s.judge("q", "d", 10**6, by="Ann"),
+            "is not one of the grades: -1000 to 1000",
+        ),
     ],
 )
 def test_unacceptable_entries_are_refused_with_a_reason(tmp_path: Path, kind, call, says) -> None:
@@ -129,26 +155,55 @@ def test_merged_qrels_are_the_file_with_the_latest_grades(tmp_path_factory, file
     for pair, grade in meeting:
         expected[pair] = grade
     merged = merged_qrels(qrels_from_dict(nested), store.latest()).to_frame()
-    assert dict(zip(zip(merged["qid"], merged["docid"], strict=True), merged["rel"].tolist(), strict=True)) == expected
+    assert (
+        dict(
+            zip(
+                zip(merged["qid"], merged["docid"], strict=True),
+                merged["rel"].tolist(),
+                strict=True,
+            )
+        )
+        == expected
+    )
     assert len(merged) == len(expected)
 
 
 @pytest.mark.slow
 def test_eight_processes_importing_at_once_lose_nothing(tmp_path: Path) -> None:
     db = tmp_path / "m.sqlite"
-    MeetingStore(db, scale=(0, 2), collection="synthetic")  # the collection and grades each writer then finds there
+    # the collection and grades each writer then finds there
+    MeetingStore(db, scale=(0, 2), collection="synthetic")
     files = []
     for p in range(8):
         path = tmp_path / f"qrels{p}.txt"
         path.write_text("".join(f"q{p} 0 doc{p}_{i} {i % 3}\n" for i in range(250)))
         files.append(path)
-    workers = [subprocess.Popen([sys.executable, "-m", "rankviz", "judgments", "import", str(db), str(f), "--by", f"p{p}"],
-                                cwd=ROOT, stderr=subprocess.PIPE, text=True) for p, f in enumerate(files)]  # fmt: skip
+    workers = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "rankviz",
+                "judgments",
+                "import",
+                str(db),
+                str(f),
+                "--by",
+                f"p{p}",
+            ],
+            cwd=ROOT,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for p, f in enumerate(files)
+    ]
     assert [w.wait(timeout=300) for w in workers] == [0] * 8, [w.stderr.read() for w in workers]
     done = cli("judgments", "export", str(db))
     lines = done.stdout.splitlines()
     assert len(lines) == 2000 and len(set(lines)) == 2000
-    assert sorted(lines) == sorted(line.strip() for f in files for line in f.read_text().splitlines())
+    assert sorted(lines) == sorted(
+        line.strip() for f in files for line in f.read_text().splitlines()
+    )
 
 
 WRITER = """
@@ -163,7 +218,9 @@ for i in range(100_000):
 
 def test_a_writer_killed_mid_write_loses_nothing_it_acknowledged(tmp_path: Path) -> None:
     db = tmp_path / "m.sqlite"
-    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(db)], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    writer = subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(db)], stdout=subprocess.PIPE, text=True, cwd=ROOT
+    )
     acknowledged = -1
     deadline = time.monotonic() + 120
     while acknowledged < 50 and time.monotonic() < deadline:
@@ -178,7 +235,9 @@ def test_a_writer_killed_mid_write_loses_nothing_it_acknowledged(tmp_path: Path)
 
 
 @pytest.mark.slow
-def test_cli_interface_and_evaluate_with_judgments_equals_the_exported_qrels(tmp_path: Path) -> None:
+def test_cli_interface_and_evaluate_with_judgments_equals_the_exported_qrels(
+    tmp_path: Path,
+) -> None:
     qrels = CRANFIELD / "qrels.txt"
     before = hashlib.sha256(qrels.read_bytes()).hexdigest()
     runs = [str(CRANFIELD / "runs" / "bm25.run.gz"), str(CRANFIELD / "runs" / "dense.run.gz")]
@@ -186,18 +245,42 @@ def test_cli_interface_and_evaluate_with_judgments_equals_the_exported_qrels(tmp
     original = read_qrels(qrels).to_frame()
     judged = original.iloc[0]
     for args in (
-        ["judgments", "add", str(db), str(judged.qid), str(judged.docid), str(int(judged.rel) + 1), "--by", "Ann", "--note",
-         HOSTILE[0], "--collection", str(CRANFIELD)],
+        [
+            "judgments",
+            "add",
+            str(db),
+            str(judged.qid),
+            str(judged.docid),
+            str(int(judged.rel) + 1),
+            "--by",
+            "Ann",
+            "--note",
+            HOSTILE[0],
+            "--collection",
+            str(CRANFIELD),
+        ],
         ["judgments", "add", str(db), "1", "unseen-doc", "2", "--by", "Bob"],
         ["tags", "add", str(db), "1", "needs reasoning", "--by", "Ann"],
         ["tags", "add", str(db), "1", "qrels wrong", "--by", "Bob"],
         ["tags", "add", str(db), "2", "qrels wrong", "--by", "Bob"],
-    ):  # fmt: skip
+    ):
         done = cli(*args)
         assert done.returncode == 0, done.stderr
-    log = list(csv.reader(io.StringIO(cli("judgments", "export", str(db), "--format", "tsv").stdout), delimiter="\t"))
+    log = list(
+        csv.reader(
+            io.StringIO(cli("judgments", "export", str(db), "--format", "tsv").stdout),
+            delimiter="\t",
+        )
+    )
     assert (
-        log[1][:5] == [str(judged.qid), str(judged.docid), str(int(judged.rel) + 1), str(int(judged.rel)), "Ann"]
+        log[1][:5]
+        == [
+            str(judged.qid),
+            str(judged.docid),
+            str(int(judged.rel) + 1),
+            str(int(judged.rel)),
+            "Ann",
+        ]
         and log[1][6] == HOSTILE[0]
     )
     assert cli("judgments", "export", str(db)).stdout == (
@@ -206,7 +289,9 @@ def test_cli_interface_and_evaluate_with_judgments_equals_the_exported_qrels(tmp
     merged = tmp_path / "merged.txt"
     merged.write_text(cli("judgments", "export", str(db), "--qrels", str(qrels)).stdout)
     assert len(merged.read_text().splitlines()) == len(original) + 1
-    with_db = cli("evaluate", str(qrels), *runs, "--judgments", str(db), "--per-query", "--format", "tsv")
+    with_db = cli(
+        "evaluate", str(qrels), *runs, "--judgments", str(db), "--per-query", "--format", "tsv"
+    )
     exported = cli("evaluate", str(merged), *runs, "--per-query", "--format", "tsv")
     plain = cli("evaluate", str(qrels), *runs, "--per-query", "--format", "tsv")
     assert with_db.returncode == 0 and "the meeting's 2 judgments in force" in with_db.stderr
@@ -214,7 +299,19 @@ def test_cli_interface_and_evaluate_with_judgments_equals_the_exported_qrels(tmp
     tags = tmp_path / "tags.tsv"
     tags.write_text(cli("tags", "export", str(db)).stdout)
     assert tags.read_text() == "qid\ttag\n1\tneeds reasoning + qrels wrong\n2\tqrels wrong\n"
-    grouped = cli("evaluate", str(qrels), *runs, "--groups", str(tags), "--group-by", "tag", "-m", "AP", "--format", "tsv")
+    grouped = cli(
+        "evaluate",
+        str(qrels),
+        *runs,
+        "--groups",
+        str(tags),
+        "--group-by",
+        "tag",
+        "-m",
+        "AP",
+        "--format",
+        "tsv",
+    )
     assert grouped.returncode == 0 and "needs reasoning + qrels wrong" in grouped.stdout
     assert hashlib.sha256(qrels.read_bytes()).hexdigest() == before
 
@@ -223,53 +320,120 @@ def test_cli_errors_are_one_line(tmp_path: Path, capsys) -> None:
     assert main(["judgments", "export", str(tmp_path / "none.sqlite")]) == 2
     assert "no meeting store at" in capsys.readouterr().err
     assert (
-        main(["judgments", "add", str(tmp_path / "m.sqlite"), "q", "d", "2.5", "--by", "Ann", "--collection", str(CRANFIELD)])
+        main(
+            [
+                "judgments",
+                "add",
+                str(tmp_path / "m.sqlite"),
+                "q",
+                "d",
+                "2.5",
+                "--by",
+                "Ann",
+                "--collection",
+                str(CRANFIELD),
+            ]
+        )
         == 2
     )
     assert "a grade must be a whole number, not '2.5'" in capsys.readouterr().err
     bad = tmp_path / "bad.txt"
     bad.write_text("q1 0 d1 1\nq1 0 d2\n")
-    assert main(["judgments", "import", str(tmp_path / "m.sqlite"), str(bad), "--by", "Ann", "--collection", str(CRANFIELD)]) == 2
+    assert (
+        main(
+            [
+                "judgments",
+                "import",
+                str(tmp_path / "m.sqlite"),
+                str(bad),
+                "--by",
+                "Ann",
+                "--collection",
+                str(CRANFIELD),
+            ]
+        )
+        == 2
+    )
     assert "line 2" in capsys.readouterr().err
     assert MeetingStore(tmp_path / "m.sqlite").version()[:3] == (0, 0, 0)
     assert main(["evaluate", str(CRANFIELD), "--judgments", str(tmp_path / "none.sqlite")]) == 2
-    assert main(["judgments", "export", str(tmp_path / "m.sqlite"), "--format", "tsv", "--qrels", "x"]) == 2
+    assert (
+        main(["judgments", "export", str(tmp_path / "m.sqlite"), "--format", "tsv", "--qrels", "x"])
+        == 2
+    )
 
 
 @settings(max_examples=80, deadline=None)
 @given(
-    lines=st.dictionaries(pairs, st.integers(0, 3), min_size=1, max_size=12),  # (qid, docid) -> score: many ties
+    # (qid, docid) -> score: many ties
+    lines=st.dictionaries(pairs, st.integers(0, 3), min_size=1, max_size=12),
     file=st.dictionaries(pairs, st.integers(0, 3), min_size=1, max_size=8),
     meeting=st.dictionaries(pairs, st.integers(0, 4), max_size=6),
     ties=st.sampled_from(["trec_eval", "run", "expected", "optimistic", "pessimistic"]),
     shuffled=st.randoms(use_true_random=False),
 )
 @pytest.mark.slow
-def test_a_table_regraded_with_the_meetings_qrels_is_the_table_ranked_with_them(lines, file, meeting, ties, shuffled) -> None:
+def test_a_table_regraded_with_the_meetings_qrels_is_the_table_ranked_with_them(
+    lines, file, meeting, ties, shuffled
+) -> None:
     from rankviz.io.frames import run_from_frame
     from rankviz.ranking import rank
     from rankviz.regrading import regrade
 
     rows = list(lines.items())
     shuffled.shuffle(rows)  # queries and scores in any order: the run policy keeps file order
-    run = run_from_frame(pd.DataFrame([(q, d, float(s)) for (q, d), s in rows], columns=["qid", "docid", "score"]))
+    run = run_from_frame(
+        pd.DataFrame([(q, d, float(s)) for (q, d), s in rows], columns=["qid", "docid", "score"])
+    )
     nested: dict = {}
     for (qid, docid), grade in file.items():
         nested.setdefault(qid, {})[docid] = grade
     qrels = qrels_from_dict(nested)
     merged = merged_qrels(qrels, meeting)
     ranked = rank(run, merged, ties=ties)
-    judged_since = {qid for qid, _ in meeting}  # only these queries' judgments differ: only their rows are looked up
-    for regraded in (regrade(rank(run, qrels, ties=ties), run, merged),
-                     regrade(rank(run, qrels, ties=ties), run, merged, queries=judged_since)):  # fmt: skip
-        for name in ("qids", "in_run", "offsets", "row_query", "pos", "grade", "judged", "score", "run_rows", "tie_group",
-                     "ideal_offsets", "ideal_grades", "ideal_query", "ideal_pos"):  # fmt: skip
+    # only these queries' judgments differ: only their rows are looked up
+    judged_since = {qid for qid, _ in meeting}
+    for regraded in (
+        regrade(rank(run, qrels, ties=ties), run, merged),
+        regrade(rank(run, qrels, ties=ties), run, merged, queries=judged_since),
+    ):
+        for name in (
+            "qids",
+            "in_run",
+            "offsets",
+            "row_query",
+            "pos",
+            "grade",
+            "judged",
+            "score",
+            "run_rows",
+            "tie_group",
+            "ideal_offsets",
+            "ideal_grades",
+            "ideal_query",
+            "ideal_pos",
+        ):
             assert np.array_equal(getattr(regraded, name), getattr(ranked, name)), name
         assert regraded.ties == ranked.ties and regraded.ignored_qids == ranked.ignored_qids
 
 
-REVISED_MEASURES = ["RR@3", "RR", "AP", "nDCG@5", "nDCG", "ERR@5", "P@3", "R@5", "Hits@3", "Bpref", "Rprec", "RBP(p=0.8)",
-                    "Judged@5", "nDCG(judged_only=True)@5", "AP(judged_only=True)"]  # fmt: skip
+REVISED_MEASURES = [
+    "RR@3",
+    "RR",
+    "AP",
+    "nDCG@5",
+    "nDCG",
+    "ERR@5",
+    "P@3",
+    "R@5",
+    "Hits@3",
+    "Bpref",
+    "Rprec",
+    "RBP(p=0.8)",
+    "Judged@5",
+    "nDCG(judged_only=True)@5",
+    "AP(judged_only=True)",
+]
 
 
 @settings(max_examples=80, deadline=None)
@@ -282,23 +446,34 @@ REVISED_MEASURES = ["RR@3", "RR", "AP", "nDCG@5", "nDCG", "ERR@5", "P@3", "R@5",
     fill=st.sampled_from([None, 2]),
 )
 @pytest.mark.slow
-def test_an_evaluation_revised_for_the_rejudged_queries_is_the_whole_evaluation(lines, file, meeting, ties, missing,
-                                                                                 fill) -> None:  # fmt: skip
+def test_an_evaluation_revised_for_the_rejudged_queries_is_the_whole_evaluation(
+    lines, file, meeting, ties, missing, fill
+) -> None:
     from rankviz.evaluate import evaluate_tables, revised
     from rankviz.io.frames import run_from_frame
     from rankviz.measures import parse
     from rankviz.ranking import chance_table, rank
     from rankviz.settings import EvalSettings
 
-    run = run_from_frame(pd.DataFrame([(q, d, float(s)) for (q, d), s in lines.items()], columns=["qid", "docid", "score"]))
+    run = run_from_frame(
+        pd.DataFrame(
+            [(q, d, float(s)) for (q, d), s in lines.items()], columns=["qid", "docid", "score"]
+        )
+    )
     nested: dict = {}
     for (qid, docid), grade in file.items():
         nested.setdefault(qid, {})[docid] = grade
     qrels = qrels_from_dict(nested)
-    meeting = {pair: grade for pair, grade in meeting.items() if pair[0] in nested}  # the queries the file judges
+    # the queries the file judges
+    meeting = {pair: grade for pair, grade in meeting.items() if pair[0] in nested}
     merged = merged_qrels(qrels, meeting)
-    settings_ = EvalSettings(ties="expected" if ties == "chance" else ties, missing=missing, seed=3, trials=4,
-                             unjudged="nonrelevant" if fill is None else f"relevant:{fill}")  # fmt: skip
+    settings_ = EvalSettings(
+        ties="expected" if ties == "chance" else ties,
+        missing=missing,
+        seed=3,
+        trials=4,
+        unjudged="nonrelevant" if fill is None else f"relevant:{fill}",
+    )
     measures = [parse(m) for m in REVISED_MEASURES]
 
     def tables(judgments):
@@ -333,11 +508,20 @@ def test_the_grade_scale_is_the_collections_never_above_gmax() -> None:
         grade_scale([], given=(2, 3), gmax=1)
 
 
-def test_a_grade_outside_the_scale_is_refused_and_one_already_recorded_is_left_out_with_its_reason(tmp_path: Path) -> None:
+def test_a_grade_outside_the_scale_is_refused_and_one_already_recorded_is_left_out_with_its_reason(
+    tmp_path: Path,
+) -> None:
     path = tmp_path / "m.sqlite"
-    MeetingStore(path).judge_many([("q1", "d1", 2), ("q1", "d2", 44), ("q2", "d3", 3)], by="Old version")  # no scale then
+    # no scale then
+    MeetingStore(path).judge_many(
+        [("q1", "d1", 2), ("q1", "d2", 44), ("q2", "d3", 3)], by="Old version"
+    )
     store = MeetingStore(path, create=False, scale=(0, 4))
-    with pytest.raises(MeetingError, match=r"q1 d9: grade 44 is not one of the grades of this collection: 0, 1, 2, 3, 4"):
+    with pytest.raises(
+        MeetingError,
+        match=r"q1 d9: grade 44 is not one of the grades of this "
+        r"collection: 0, 1, 2, 3, 4",
+    ):
         store.judge("q1", "d9", 44, by="Ann")
     with pytest.raises(MeetingError, match="not one of the grades"):
         store.judge_many([("q1", "d9", 1), ("q1", "d8", -1)], by="Ann")  # all or none
@@ -365,8 +549,12 @@ def test_a_replaced_record_is_another_record_a_copy_is_the_same(tmp_path: Path) 
     again.judge("q1", "d1", 0, by="Bob")
     assert again.version()[:3] == before[:3] == (1, 0, 0)  # the same ids...
     assert again.version().content != before.content  # ...other content
-    assert again.identity() != MeetingStore(tmp_path / "copy.sqlite").identity()  # ...another record
-    assert MeetingStore(tmp_path / "copy.sqlite", create=False).identity() == MeetingStore(tmp_path / "copy.sqlite").identity()
+    # ...another record
+    assert again.identity() != MeetingStore(tmp_path / "copy.sqlite").identity()
+    assert (
+        MeetingStore(tmp_path / "copy.sqlite", create=False).identity()
+        == MeetingStore(tmp_path / "copy.sqlite").identity()
+    )
 
 
 def test_a_reader_never_writes_the_file(tmp_path: Path) -> None:
@@ -376,18 +564,25 @@ def test_a_reader_never_writes_the_file(tmp_path: Path) -> None:
         MeetingStore(empty, create=False)
     assert empty.read_bytes() == b""
     done = cli("judgments", "export", str(empty))
-    assert done.returncode == 2 and "not a meeting record" in done.stderr and empty.read_bytes() == b""
+    assert (
+        done.returncode == 2 and "not a meeting record" in done.stderr and empty.read_bytes() == b""
+    )
 
 
 @pytest.mark.slow
-def test_cli_refuses_a_grade_outside_the_collections_scale_and_leaves_the_record_as_it_was(tmp_path: Path) -> None:
+def test_cli_refuses_a_grade_outside_the_collections_scale_and_leaves_the_record_as_it_was(
+    tmp_path: Path,
+) -> None:
     import shutil
 
     folder = tmp_path / "cranfield"
     shutil.copytree(CRANFIELD, folder)
     record = folder / "rankviz-notes.sqlite"
     done = cli("judgments", "add", str(folder), "1", "184", "44", "--by", "Ann")
-    assert done.returncode == 2 and "grade 44 is not one of the grades of this collection: 0, 1, 2, 3, 4" in done.stderr
+    assert (
+        done.returncode == 2
+        and ("grade 44 is not one of the grades of this collection: 0, 1, 2, 3, 4") in done.stderr
+    )
     assert not record.exists()  # refused before the record is made
     assert cli("judgments", "add", str(folder), "1", "184", "3", "--by", "Ann").returncode == 0
     before = record.read_bytes()
@@ -414,7 +609,11 @@ def test_the_report_command_writes_a_new_file_never_an_input(tmp_path: Path) -> 
     assert (folder / "qrels.txt").read_bytes() == qrels
     done = cli("report", str(folder), "bm25", "dense", "--format", "json")
     report = json.loads(done.stdout)
-    assert report["baseline"] == "bm25" and report["run"] == "dense" and [q["qid"] for q in report["queries"]] == ["1"]
+    assert (
+        report["baseline"] == "bm25"
+        and report["run"] == "dense"
+        and [q["qid"] for q in report["queries"]] == ["1"]
+    )
     row = next(r for r in report["queries"][0]["documents"] if r["docid"] == "184")
     assert (row["meeting"], row["by"], row["qrels file"]) == (4, "Ann", 3)
     means = {(m["run"], m["measure"]): m for m in report["means"]}
@@ -423,17 +622,39 @@ def test_the_report_command_writes_a_new_file_never_an_input(tmp_path: Path) -> 
     )
 
 
-def test_a_record_knows_its_collection_from_its_first_judgment_and_refuses_another(tmp_path: Path) -> None:
-    """A bare .sqlite file judged without a collection once moved another collection's numbers and took
-    grade 44: now its first writer names the collection (``--collection``), which fixes the grades it
-    takes and the one collection it may be used for."""
+def test_a_record_knows_its_collection_from_its_first_judgment_and_refuses_another(
+    tmp_path: Path,
+) -> None:
+    """A bare .sqlite file judged without a collection once moved another collection's numbers and
+    took grade 44: now its first writer names the collection (``--collection``), which fixes the
+    grades it takes and the one collection it may be used for."""
     notes = str(tmp_path / "notes.sqlite")
     bare = cli("judgments", "add", notes, "1", "184", "2", "--by", "first")
-    assert bare.returncode == 2 and "give --collection DIR" in bare.stderr and not Path(notes).exists()
-    assert cli("judgments", "add", notes, "1", "184", "2", "--by", "first", "--collection", str(CRANFIELD)).returncode == 0
+    assert (
+        bare.returncode == 2 and "give --collection DIR" in bare.stderr and not Path(notes).exists()
+    )
+    assert (
+        cli(
+            "judgments",
+            "add",
+            notes,
+            "1",
+            "184",
+            "2",
+            "--by",
+            "first",
+            "--collection",
+            str(CRANFIELD),
+        ).returncode
+        == 0
+    )
     assert MeetingStore(notes, create=False).owner() == ("Cranfield", (0, 4))
-    again = cli("judgments", "add", notes, "1", "185", "44", "--by", "first")  # the file alone: its recorded scale
-    assert again.returncode == 2 and "grade 44 is not one of the grades of this collection" in again.stderr
+    # the file alone: its recorded scale
+    again = cli("judgments", "add", notes, "1", "185", "44", "--by", "first")
+    assert (
+        again.returncode == 2
+        and "grade 44 is not one of the grades of this collection" in again.stderr
+    )
     assert cli("judgments", "add", notes, "1", "185", "3", "--by", "first").returncode == 0
     elsewhere = cli("evaluate", str(DL_HARD), "bm25", "--judgments", notes)
     assert elsewhere.returncode == 2 and "belongs to the collection 'Cranfield'" in elsewhere.stderr
@@ -451,16 +672,22 @@ def test_a_grade_written_against_a_newer_one_is_refused_whole_and_names_it(tmp_p
         store.judge_many([("q1", "d1", 2), ("q1", "d2", 1)], by="Bob", seen=seen)
     assert conflict.value.conflicts == [("q1", "d1", 0, "Ann")]
     assert store.latest() == {("q1", "d1"): 0}  # all or none: d2 is not recorded either
-    done = store.judge_many([("q1", "d1", 0), ("q1", "d2", 1)], by="Bob", seen=seen, notes={("q1", "d2"): "why"})
-    assert [(j.docid, j.note) for j in done] == [("d1", ""), ("d2", "why")]  # the same grade as hers: no conflict
-    store.judge_many([("q1", "d1", 3)], by="Bob", seen={("q1", "d1"): 0})  # he saw the grade in force
+    done = store.judge_many(
+        [("q1", "d1", 0), ("q1", "d2", 1)], by="Bob", seen=seen, notes={("q1", "d2"): "why"}
+    )
+    # the same grade as hers: no conflict
+    assert [(j.docid, j.note) for j in done] == [("d1", ""), ("d2", "why")]
+    # he saw the grade in force
+    store.judge_many([("q1", "d1", 3)], by="Bob", seen={("q1", "d1"): 0})
     assert store.latest() == {("q1", "d1"): 3, ("q1", "d2"): 1}
 
 
-def test_the_records_version_follows_a_grade_edited_in_place_and_a_copy_moved_over_it(tmp_path: Path) -> None:
-    """The version is the cache key of everything built on the record: the same ids with another grade
-    (a hand edit, a diverged copy moved over it) must give another version, and an untouched record the
-    same one (its digest is then not read again)."""
+def test_the_records_version_follows_a_grade_edited_in_place_and_a_copy_moved_over_it(
+    tmp_path: Path,
+) -> None:
+    """The version is the cache key of everything built on the record: the same ids with another
+    grade (a hand edit, a diverged copy moved over it) must give another version, and an untouched
+    record the same one (its digest is then not read again)."""
     import contextlib
     import os
     import shutil
@@ -476,5 +703,6 @@ def test_the_records_version_follows_a_grade_edited_in_place_and_a_copy_moved_ov
         db.execute("UPDATE judgments SET grade = 0 WHERE id = 1")
     edited = store.version()
     assert edited[:3] == first[:3] and edited.content != first.content
-    os.replace(tmp_path / "copy.sqlite", path)  # the copy (grade 2 again, the same name) moved back over it
+    # the copy (grade 2 again, the same name) moved back over it
+    os.replace(tmp_path / "copy.sqlite", path)
     assert store.version().content == first.content != edited.content

@@ -1,4 +1,5 @@
-"""The project installs as a package, and the README's two commands are the ones CI and users run."""
+"""The project installs as a package, and the README's two commands are the ones CI and users
+run."""
 
 from __future__ import annotations
 
@@ -35,7 +36,10 @@ def test_ci_runs_the_readme_test_command_in_a_fresh_virtual_environment() -> Non
 
 def test_every_dependency_is_declared_once_in_pyproject() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    assert project["requires-python"] == ">=3.11" and project["scripts"]["rankviz"] == "rankviz.cli:main"
+    assert (
+        project["requires-python"] == ">=3.11"
+        and project["scripts"]["rankviz"] == "rankviz.cli:main"
+    )
     test_extra = " ".join(project["optional-dependencies"]["test"])
     needs = (
         "pytest",
@@ -51,7 +55,11 @@ def test_every_dependency_is_declared_once_in_pyproject() -> None:
     for needed in needs:
         assert needed in test_extra
     for name in ("requirements.txt", "requirements-dev.txt"):
-        lines = [line for line in (ROOT / name).read_text().splitlines() if line and not line.startswith("#")]
+        lines = [
+            line
+            for line in (ROOT / name).read_text().splitlines()
+            if line and not line.startswith("#")
+        ]
         assert lines[0] == "-c constraints.txt", name
         assert all(re.fullmatch(r"-e \.(\[[a-z,]+\])?", line) for line in lines[1:]), name
 
@@ -61,15 +69,27 @@ def _name(requirement: str) -> str:
 
 
 def test_constraints_pin_every_dependency_ci_installs() -> None:
-    """The README's commands install through constraints.txt: every package exactly, so a release on the
-    registry changes nothing CI runs until the file is renewed (docs/development.md says how)."""
-    pins = [line for line in (ROOT / "constraints.txt").read_text().splitlines() if line and not line.startswith("#")]
-    assert all(re.fullmatch(r"[A-Za-z0-9_.\-]+==[0-9][0-9A-Za-z.+!\-]*", line) for line in pins), pins
+    """The README's commands install through constraints.txt: every package exactly, so a release on
+    the registry changes nothing CI runs until the file is renewed (docs/development.md says
+    how)."""
+    pins = [
+        line
+        for line in (ROOT / "constraints.txt").read_text().splitlines()
+        if line and not line.startswith("#")
+    ]
+    assert all(re.fullmatch(r"[A-Za-z0-9_.\-]+==[0-9][0-9A-Za-z.+!\-]*", line) for line in pins), (
+        pins
+    )
     pinned = {_name(line) for line in pins}
     assert len(pinned) == len(pins)  # one pin a package
-    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    named = [*project["dependencies"], *(r for extra in ("app", "dask", "irds", "test") for r in extras[extra])]
+    named = [
+        *project["dependencies"],
+        *(r for extra in ("app", "dask", "irds", "test") for r in extras[extra]),
+    ]
     wanted = {_name(r) for r in named if not r.startswith("rankviz")}
     assert wanted <= pinned, sorted(wanted - pinned)
 
@@ -78,7 +98,17 @@ def test_constraints_pin_every_dependency_ci_installs() -> None:
 def test_pip_install_gives_a_rankviz_command_and_package_outside_the_checkout(tmp_path) -> None:
     target = tmp_path / "site"
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(ROOT)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--target",
+            str(target),
+            str(ROOT),
+        ],
         check=True,
         capture_output=True,
         text=True,
@@ -100,8 +130,23 @@ def test_pip_install_gives_a_rankviz_command_and_package_outside_the_checkout(tm
         check=True,
     )
     assert "0.3000" in done.stdout
-    assert "evaluate" in subprocess.run([str(target / "bin" / "rankviz"), "--help"], cwd=elsewhere, env=env, capture_output=True,
-                                        text=True, check=True).stdout  # fmt: skip
-    where = subprocess.run([sys.executable, "-c", "import rankviz; print(rankviz.__file__)"], cwd=elsewhere, env=env,
-                           capture_output=True, text=True, check=True).stdout  # fmt: skip
+    assert (
+        "evaluate"
+        in subprocess.run(
+            [str(target / "bin" / "rankviz"), "--help"],
+            cwd=elsewhere,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
+    where = subprocess.run(
+        [sys.executable, "-c", "import rankviz; print(rankviz.__file__)"],
+        cwd=elsewhere,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert where.startswith(str(target))

@@ -61,7 +61,9 @@ def test_non_utf8_in_any_field_names_the_line(tmp_path, field, gz) -> None:
     second = [b"q1", b"Q0", b"d2", b"2", b"1", b"t"]
     second[field] = second[field][:1] + b"\xe9"
     content = b"q1 Q0 d1 1 2 t\n" + b" ".join(second) + b"\n"
-    path = write(tmp_path, "latin.run" + (".gz" if gz else ""), gzip.compress(content) if gz else content)
+    path = write(
+        tmp_path, "latin.run" + (".gz" if gz else ""), gzip.compress(content) if gz else content
+    )
     with pytest.raises(rv.FormatError) as info:
         rv.read_run(path)
     assert info.value.line_no == 2 and "UTF-8" in info.value.reason
@@ -75,7 +77,10 @@ def test_duplicates_first_keeps_the_first_line(tmp_path) -> None:
 
 def test_whitespace_crlf_comments_extra_fields_and_gzip_read_alike(tmp_path) -> None:
     plain = rv.read_run(write(tmp_path, "a.run", GOOD_RUN)).to_frame()
-    messy = "# a comment\r\nq1\tQ0  d1 1\t2.5 tag extra junk\r\n\r\nq1 Q0 d2 2 1.5 tag\r\nq2 Q0 d1 1 .5 tag\r\n"
+    messy = (
+        "# a comment\r\nq1\tQ0  d1 1\t2.5 tag extra junk\r\n\r\nq1 Q0 d2 2 1.5 tag\r\nq2 Q0 d1 "
+        "1 .5 tag\r\n"
+    )
     variants = [
         write(tmp_path, "b.run", messy),
         write(tmp_path, "c.run.gz", gzip.compress(GOOD_RUN.encode())),
@@ -93,7 +98,9 @@ def test_run_name_is_file_name_without_gz_and_one_extension() -> None:
 
 
 def test_named_column_formats(tmp_path) -> None:
-    frame = pd.DataFrame({"qid": ["q1", "q1", "q2"], "docid": ["d1", "d2", "d1"], "score": [2.5, 1.5, 0.5]})
+    frame = pd.DataFrame(
+        {"qid": ["q1", "q1", "q2"], "docid": ["d1", "d2", "d1"], "score": [2.5, 1.5, 0.5]}
+    )
     expected = rv.read_run(write(tmp_path, "a.run", GOOD_RUN)).to_frame()[["qid", "docid", "score"]]
     csv_path = tmp_path / "r.csv"
     frame.to_csv(csv_path, index=False)
@@ -153,7 +160,8 @@ def test_bytes_upload_uses_filename(tmp_path) -> None:
 
 
 def test_trec_eval_fixture_with_comment_lines(data_dir) -> None:
-    """trec_eval's own RAG-track test run: comment lines, graded qrels; its out.comment.test values."""
+    """trec_eval's own RAG-track test run: comment lines, graded qrels; its out.comment.test
+    values."""
     fixtures = data_dir / "trec-eval-fixtures"
     frame = rv.evaluate(
         rv.read_qrels(fixtures / "qrels.comment.test"),
@@ -165,7 +173,9 @@ def test_trec_eval_fixture_with_comment_lines(data_dir) -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     rankings=st.lists(
         st.lists(
@@ -212,17 +222,26 @@ def test_a_query_listed_again_later_is_one_query(tmp_path) -> None:
     scattered = "q1 Q0 a 1 3.0 t\nq2 Q0 a 1 1.0 t\nq1 Q0 b 2 2.0 t\n"
     qrels = rv.read_qrels(write(tmp_path, "q.txt", "q1 0 b 1\nq2 0 a 2\n"))
     frames = [
-        rv.evaluate(qrels, rv.read_run(write(tmp_path, f"{i}.run", text)), ["RR", "nDCG"]).to_frame()
+        rv.evaluate(
+            qrels, rv.read_run(write(tmp_path, f"{i}.run", text)), ["RR", "nDCG"]
+        ).to_frame()
         for i, text in enumerate((grouped, scattered))
     ]
     run = rv.read_run(write(tmp_path, "s.run", scattered))
     assert list(run.query_ids) == ["q1", "q2"] and run.qid_codes.tolist() == [0, 1, 0]
-    assert frames[0].value.tolist() == frames[1].value.tolist() == [(0.5 + 1.0) / 2, (1 / np.log2(3) + 1.0) / 2]
+    assert (
+        frames[0].value.tolist()
+        == frames[1].value.tolist()
+        == [(0.5 + 1.0) / 2, (1 / np.log2(3) + 1.0) / 2]
+    )
 
 
 def test_numeric_docids_match_judgments_by_their_text(tmp_path) -> None:
-    """'01' and '1' are one integer but two documents: neither a duplicate nor each other's judgment."""
-    run = rv.read_run(write(tmp_path, "r.run", "q1 Q0 01 1 3.0 t\nq1 Q0 1 2 2.0 t\nq1 Q0 001 3 1.0 t\n"))
+    """'01' and '1' are one integer but two documents: neither a duplicate nor each other's
+    judgment."""
+    run = rv.read_run(
+        write(tmp_path, "r.run", "q1 Q0 01 1 3.0 t\nq1 Q0 1 2 2.0 t\nq1 Q0 001 3 1.0 t\n")
+    )
     assert run.docid_keys.numeric and len(run) == 3
     qrels = rv.read_qrels(write(tmp_path, "q.txt", "q1 0 1 1\n"))
     assert rv.evaluate(qrels, run, ["RR"]).to_frame().value.tolist() == [0.5]
@@ -240,7 +259,9 @@ def test_numeric_docids_match_judgments_by_their_text(tmp_path) -> None:
     ],
 )
 def test_docid_numbers_use_the_narrowest_integer(tmp_path, docids, dtype) -> None:
-    run = rv.read_run(write(tmp_path, "r.run", "".join(f"q1 Q0 {d} {i} 1.0 t\n" for i, d in enumerate(docids))))
+    run = rv.read_run(
+        write(tmp_path, "r.run", "".join(f"q1 Q0 {d} {i} 1.0 t\n" for i, d in enumerate(docids)))
+    )
     keys = run.docid_keys
     assert (not keys.numeric) if dtype is None else (keys.numeric and keys.values.dtype == dtype)
     qrels = rv.read_qrels(write(tmp_path, "q.txt", f"q1 0 {docids[1]} 1\n"))
@@ -268,7 +289,8 @@ def _columns(run_or_qrels) -> dict:
 
 
 def test_spaces_beside_tabs_on_later_lines_separate_fields(tmp_path) -> None:
-    """The fast path used to take its separator from line 1 and keep ' d2' as a docid: AP 0.5, not 1."""
+    """The fast path used to take its separator from line 1 and keep ' d2' as a docid: AP 0.5, not
+    1."""
     run = rv.read_run(write(tmp_path, "r.run", "q1\tQ0\td1\t1\t2.0\tt\nq1\tQ0\t d2\t2\t1.0\tt\n"))
     assert run.to_frame().docid.tolist() == ["d1", "d2"]
     qrels = rv.read_qrels(write(tmp_path, "q.txt", "q1 0 d1 1\nq1 0  d2 1\n"))
@@ -279,28 +301,40 @@ def test_spaces_beside_tabs_on_later_lines_separate_fields(tmp_path) -> None:
 def test_a_byte_order_mark_is_skipped_by_both_readers(tmp_path, comment) -> None:
     content = b"\xef\xbb\xbf" + comment.encode() + b"q1 Q0 d1 1 2.0 t\n"
     assert rv.read_run(write(tmp_path, "r.run", content)).to_frame().qid.tolist() == ["q1"]
-    qrels = rv.read_qrels(write(tmp_path, "q.txt", b"\xef\xbb\xbf" + comment.encode() + b"q1 0 d1 1\n"))
+    qrels = rv.read_qrels(
+        write(tmp_path, "q.txt", b"\xef\xbb\xbf" + comment.encode() + b"q1 0 d1 1\n")
+    )
     assert qrels.to_frame().qid.tolist() == ["q1"]
 
 
 @pytest.mark.parametrize("comment", ["", "# checked parser\n"])
 @pytest.mark.parametrize("gzipped", [False, True])
 def test_fields_split_on_c_isspace_as_in_trec_eval(tmp_path, comment, gzipped) -> None:
-    """A vertical tab or form feed separates fields (trec_eval splits on C isspace); a no-break space
-    is part of a docid. trec_eval 10 reads the issue's run below as map 0.8333."""
-    content = (comment + "1 Q0 a 1 3.0 t\n1 Q0 b\x0b1 5 2.0 t\n1 Q0 d\u00a01 2 1.5 t\n1 Q0 c\x0c\x0c3 1.0 t\n").encode()
+    """A vertical tab or form feed separates fields (trec_eval splits on C isspace); a no-break
+    space is part of a docid. trec_eval 10 reads the issue's run below as map 0.8333."""
+    content = (
+        comment + "1 Q0 a 1 3.0 t\n1 Q0 b\x0b1 5 2.0 t\n1 Q0 d\u00a01 2 1.5 t\n1 Q0 "
+        "c\x0c\x0c3 1.0 t\n"
+    ).encode()
     if gzipped:
         content = gzip.compress(content)
     run = rv.read_run(write(tmp_path, "r.run", content))
     assert run.to_frame().docid.tolist() == ["a", "b", "d\u00a01", "c"]
     qrels = rv.read_qrels(write(tmp_path, "q.txt", "1 0 a 0\n1 0 b\x0b1\n1\x0c0 c 1\n"))
     assert qrels.to_frame().docid.tolist() == ["a", "b", "c"]
-    assert rv.evaluate(qrels, run, "AP").means().iloc[0, 0] == pytest.approx((1 / 1 + 2 / 4) / 2)  # b, a, d, c
+    # b, a, d, c
+    assert rv.evaluate(qrels, run, "AP").means().iloc[0, 0] == pytest.approx((1 / 1 + 2 / 4) / 2)
 
 
 @pytest.mark.parametrize(
     "line",
-    ["q1  d1 1 2.0 t\n", "q1 Q0 d1 1 2.0 \n", " q1 d1 1 2.0 t\n", "q1\t\td1\t1\t2.0\tt\n", "q1 Q0 d1 1 2.0\t\n"],
+    [
+        "q1  d1 1 2.0 t\n",
+        "q1 Q0 d1 1 2.0 \n",
+        " q1 d1 1 2.0 t\n",
+        "q1\t\td1\t1\t2.0\tt\n",
+        "q1 Q0 d1 1 2.0\t\n",
+    ],
 )
 def test_a_missing_field_is_refused_even_where_its_separator_is_doubled(tmp_path, line) -> None:
     content = "q1 Q0 d0 1 3.0 t\n" + line if line.startswith(" ") else line
@@ -327,7 +361,24 @@ def test_an_out_of_range_grade_names_the_line(tmp_path) -> None:
 
 
 FIELD_TEXT = st.sampled_from(
-    ["q1", "q2", "Q0", "d1", "d2", "01", "1", "2", "-3", "2.5", ".5", "1e2", "nan", "#c", "é", "d\u00a0"]
+    [
+        "q1",
+        "q2",
+        "Q0",
+        "d1",
+        "d2",
+        "01",
+        "1",
+        "2",
+        "-3",
+        "2.5",
+        ".5",
+        "1e2",
+        "nan",
+        "#c",
+        "é",
+        "d\u00a0",
+    ]
 )
 SEPARATOR = st.sampled_from([" ", " ", " ", "\t", "  ", " \t", "\u00a0", "\x0b", "\x0c"])
 LINE_END = st.sampled_from(["\n", "\n", "\n", "\r\n", "\r", ""])
@@ -375,7 +426,9 @@ def _checked(data: bytes, kind: str):
 
     try:
         check_text(sniff(data, "x"), "x")
-        return trec.read_checked(data, "x", kind, duplicates="error" if kind == "run" else "qrels"), None
+        return trec.read_checked(
+            data, "x", kind, duplicates="error" if kind == "run" else "qrels"
+        ), None
     except rv.FormatError as exc:
         return None, str(exc)
 
@@ -384,7 +437,8 @@ def _checked(data: bytes, kind: str):
 @settings(max_examples=400, deadline=None)
 @given(data=st.data(), kind=st.sampled_from(["run", "qrels"]), compressed=st.booleans())
 def test_both_trec_readers_give_the_same_columns_or_the_same_error(data, kind, compressed) -> None:
-    """Plain bytes are searched as they are; gzip content is checked column by column: both paths."""
+    """Plain bytes are searched as they are; gzip content is checked column by column: both
+    paths."""
     content = data.draw(trec_bytes(6 if kind == "run" else 4))
     if compressed:
         content = gzip.compress(content)
@@ -397,7 +451,12 @@ def test_both_trec_readers_give_the_same_columns_or_the_same_error(data, kind, c
         assert columns["docid"].to_pylist() == checked["docid"].to_pylist()
         for name in ("rank", "score", "rel"):
             if name in checked:
-                fast_values = columns[name] if isinstance(columns[name], np.ndarray) else to_numpy(columns[name])  # ranks: Arrow
+                # ranks: Arrow
+                fast_values = (
+                    columns[name]
+                    if isinstance(columns[name], np.ndarray)
+                    else to_numpy(columns[name])
+                )
                 assert fast_values.tolist() == checked[name].tolist()
     reader = rv.read_run if kind == "run" else rv.read_qrels
     if error is not None:
@@ -406,12 +465,15 @@ def test_both_trec_readers_give_the_same_columns_or_the_same_error(data, kind, c
         assert str(info.value) == error
     else:
         got = reader(content, filename="x").to_frame()
-        assert got.qid.tolist() == checked["qid"].to_pylist() and got.docid.tolist() == checked["docid"].to_pylist()
+        assert (
+            got.qid.tolist() == checked["qid"].to_pylist()
+            and got.docid.tolist() == checked["docid"].to_pylist()
+        )
 
 
 def test_reading_a_gzipped_file_leaves_no_file_open(tmp_path) -> None:
-    """A GzipFile handed an open file closes only itself: every .gz read left its file to the garbage
-    collector (a ResourceWarning each, seen once a test turned warnings into errors)."""
+    """A GzipFile handed an open file closes only itself: every .gz read left its file to the
+    garbage collector (a ResourceWarning each, seen once a test turned warnings into errors)."""
     import gc
     import warnings
 

@@ -1,6 +1,6 @@
-"""One pass per run (:mod:`rankviz.run_pass`): the numbers every page starts from, taken from one table
-per run, equal the study's own evaluation, chance level, judged share and checks' facts; kept on disk
-as plain arrays, they come back the same."""
+"""One pass per run (:mod:`rankviz.run_pass`): the numbers every page starts from, taken from one
+table per run, equal the study's own evaluation, chance level, judged share and checks' facts; kept
+on disk as plain arrays, they come back the same."""
 
 from __future__ import annotations
 
@@ -35,7 +35,8 @@ def _passes(study: Study, k: int = 10) -> list[tuple[str, RunPass]]:
 @pytest.mark.parametrize(
     ("folder", "options"),
     [
-        (CRANFIELD, {}),  # the quick subset: the default and a closed form with a depth; the rest in the full suite
+        # the quick subset: the default and a closed form with a depth; the rest in the full suite
+        (CRANFIELD, {}),
         (CRANFIELD, {"ties": "expected", "depth": 50}),
         # its own order: the chance level and facts from trec_eval's
         pytest.param(CRANFIELD, {"ties": "optimistic", "missing": "skip"}, marks=pytest.mark.slow),
@@ -53,7 +54,10 @@ def test_a_pass_per_run_gives_the_studys_numbers(folder, options) -> None:
     for name, found in passes:
         assert found.judged == judged_share(study.table(name), 10)
         assert found.facts == facts[name]
-    assert study.check(TOP_K, facts={n: p.facts for n, p in passes}).to_dict() == study.check(TOP_K).to_dict()
+    assert (
+        study.check(TOP_K, facts={n: p.facts for n, p in passes}).to_dict()
+        == study.check(TOP_K).to_dict()
+    )
 
 
 def test_a_pass_kept_on_disk_comes_back_the_same(tmp_path) -> None:
@@ -90,13 +94,23 @@ def test_random_ties_take_no_pass() -> None:
         run_pass(study, study.run_names[0], k=10)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(data=collections(), ties=st.sampled_from(["trec_eval", "expected", "optimistic", "pessimistic", "run"]),
-       k=st.integers(1, 5))  # fmt: skip
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    data=collections(),
+    ties=st.sampled_from(["trec_eval", "expected", "optimistic", "pessimistic", "run"]),
+    k=st.integers(1, 5),
+)
 @pytest.mark.slow
 def test_generated_runs_with_ties_pass_to_the_studys_numbers(tmp_path, data, ties, k) -> None:
     qrels_path, run_path = write_files(tmp_path, *data)
-    study = Study.open(qrels_path, [run_path], measures=["RR", f"nDCG@{k}", "AP", f"P@{k}", "ERR"], options={"ties": ties})
+    study = Study.open(
+        qrels_path,
+        [run_path],
+        measures=["RR", f"nDCG@{k}", "AP", f"P@{k}", "ERR"],
+        options={"ties": ties},
+    )
     passes = [(name, run_pass(study, name, k=k, facts_k=k)) for name in study.run_names]
     _same(assembled(passes, study), study.evaluation())
     _same(assembled(passes, study, chance=True), study.chance())

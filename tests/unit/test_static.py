@@ -1,4 +1,5 @@
-"""The code passes its own linters: ruff (lint and format) and mypy on the package, the pages and app.py."""
+"""The code passes its own linters: ruff (lint and format) and mypy on the package, the pages and
+app.py."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ from conftest import ROOT
 
 
 def run(*command: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", *command], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", *command], cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
 
 
 def test_ruff_finds_nothing_and_the_format_holds() -> None:
@@ -29,9 +32,15 @@ def test_mypy_type_checks_the_package_the_pages_and_the_app() -> None:
 
 
 def test_no_property_test_has_a_deadline() -> None:
-    """Hypothesis's default deadline fails a test on a loaded machine: the profile turns it off for all."""
+    """Hypothesis's default deadline fails a test on a loaded machine: the profile turns it off for
+    all."""
     from hypothesis import settings
 
     assert settings().deadline is None
-    given_one = re.compile(r"[(,]\s*" "dead" r"line\s*=\s*(?!None)")  # a keyword; split: this file holds no match
-    assert not [path.name for path in (ROOT / "tests").rglob("test_*.py") if given_one.search(path.read_text())]
+    # a keyword; split: this file holds no match
+    given_one = re.compile(r"[(,]\s*" "dead" r"line\s*=\s*(?!None)")
+    assert not [
+        path.name
+        for path in (ROOT / "tests").rglob("test_*.py")
+        if given_one.search(path.read_text())
+    ]

@@ -1,4 +1,5 @@
-"""The disk store of parsed runs: the same run back, keyed on content, never stale, never in the way."""
+"""The disk store of parsed runs: the same run back, keyed on content, never stale, never in the
+way."""
 
 from __future__ import annotations
 
@@ -40,7 +41,13 @@ def test_a_stored_run_is_the_run_read(tmp_path, docids) -> None:
         shutil.copy(RUN, path.with_suffix(".gz"))
         path = path.with_suffix(".gz")
     else:
-        path.write_text("".join(f"q{q} Q0 doc-{q}-{d} {d + 1} {9 - d // 2}.0 t\n" for q in range(5) for d in range(9)))
+        path.write_text(
+            "".join(
+                f"q{q} Q0 doc-{q}-{d} {d + 1} {9 - d // 2}.0 t\n"
+                for q in range(5)
+                for d in range(9)
+            )
+        )
     store, calls = RunStore(tmp_path / "store", budget=2**30), []
     first = store.get(path, "a", _reader(path, "a", calls))
     again = store.get(path, "b", _reader(path, "b", calls))
@@ -49,8 +56,10 @@ def test_a_stored_run_is_the_run_read(tmp_path, docids) -> None:
     assert not again.score.flags.writeable  # a view of the stored file, not a copy
     qrels = rv.read_qrels(CRANFIELD / "qrels.txt")
     for measure in ("AP", "nDCG@10", "RR"):
-        np.testing.assert_array_equal(rv.evaluate(qrels, first, [measure]).values[measure],
-                                      rv.evaluate(qrels, again, [measure]).values[measure])  # fmt: skip
+        np.testing.assert_array_equal(
+            rv.evaluate(qrels, first, [measure]).values[measure],
+            rv.evaluate(qrels, again, [measure]).values[measure],
+        )
 
 
 @pytest.mark.parametrize("name", ["bm25.run.gz", "plain.txt"])
@@ -76,7 +85,8 @@ def test_a_file_not_seen_before_is_read_once_for_its_hash_and_its_parse(tmp_path
     assert given == [path.read_bytes()] and first.source == str(path)
     _same_run(first, rv.read_run(path))
     (stored,) = (tmp_path / "store" / "runs").glob("*.arrow")
-    assert stored.name.startswith(hashlib.sha256(path.read_bytes()).hexdigest())  # the hash of the bytes parsed
+    # the hash of the bytes parsed
+    assert stored.name.startswith(hashlib.sha256(path.read_bytes()).hexdigest())
     again = store.get(path, "r", refuse, parse=lambda data: refuse())
     _same_run(first, again)
     assert not again.score.flags.writeable
@@ -88,11 +98,17 @@ def test_an_edited_file_is_read_again_and_a_touched_one_is_not(tmp_path) -> None
     store, calls = RunStore(tmp_path / "store", budget=2**30), []
     store.get(path, "r", _reader(path, "r", calls))
     os.utime(path, ns=(1, 1))  # the stamp changes, the content does not: found by its hash
-    assert store.get(path, "r", _reader(path, "r", calls)).docids.to_pylist() == ["a", "b"] and len(calls) == 1
+    assert (
+        store.get(path, "r", _reader(path, "r", calls)).docids.to_pylist() == ["a", "b"]
+        and len(calls) == 1
+    )
     stat = path.stat()
     path.write_text("q1 Q0 c 1 2.0 t\nq1 Q0 d 2 1.0 t\n")
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # same modification time, new content
-    assert store.get(path, "r", _reader(path, "r", calls)).docids.to_pylist() == ["c", "d"] and len(calls) == 2
+    assert (
+        store.get(path, "r", _reader(path, "r", calls)).docids.to_pylist() == ["c", "d"]
+        and len(calls) == 2
+    )
 
 
 def test_a_damaged_store_file_is_replaced(tmp_path) -> None:
@@ -121,7 +137,8 @@ def test_the_store_keeps_its_budget_dropping_the_least_recently_used(tmp_path) -
         store.get(path, path.name, _reader(path, path.name, []))
         (stored[path],) = set((tmp_path / "store" / "runs").glob("*.arrow")) - before
         os.utime(stored[path], (1_000_000 + index, 1_000_000 + index))  # used in this order
-    store.get(paths[0], "again", _reader(paths[0], "again", []))  # the oldest is used again: now the newest
+    # the oldest is used again: now the newest
+    store.get(paths[0], "again", _reader(paths[0], "again", []))
     size = {p: f.stat().st_size for p, f in stored.items()}
     _trim(tmp_path / "store" / "runs", ".arrow", size[paths[0]] + size[paths[2]])
     assert [f.exists() for f in stored.values()] == [True, False, True]

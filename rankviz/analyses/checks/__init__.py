@@ -20,14 +20,17 @@ from rankviz.measures import Measure
 from rankviz.run_facts import RunFacts
 from rankviz.settings import EvalSettings
 
-#: The top K whose judged share is checked by evaluate, compare and the app (``rankviz check -k`` sets it).
+#: The top K whose judged share is checked by evaluate, compare and the app (``rankviz check -k``
+#: sets it).
 TOP_K = 10
 
 #: Every code a check can give, with what it looks for (docs/check.md lists them too).
 CODES = {
     "qid-mismatch": "run queries the qrels do not judge, judged queries the run lacks",
-    "qid-near-miss": "query ids that match only once trimmed, case-folded, stripped of a prefix or leading zeros",
-    "docid-near-miss": "retrieved ids that match judged ids only once normalised the same ways (or a #N suffix)",
+    "qid-near-miss": "query ids that match only once trimmed, case-folded, stripped of a prefix or "
+    "leading zeros",
+    "docid-near-miss": "retrieved ids that match judged ids only once normalised the same ways (or "
+    "a #N suffix)",
     "identical-ids": "retrieved documents whose id is the query's",
     "low-judged-overlap": "a run whose top K hardly touches the judged documents",
     "depth-differs": "runs of different depths compared on measures that read past the shallower",
@@ -36,7 +39,8 @@ CODES = {
     "rank-score-disagree": "a rank column that contradicts the score order",
     "all-tied": "queries whose retrieved scores are all equal",
     "no-relevant-query": "judged queries without a relevant document",
-    "grade-scale": "grades the settings do not expect: above ERR's gmax, a threshold no grade reaches",
+    "grade-scale": "grades the settings do not expect: above ERR's gmax, a threshold no grade "
+    "reaches",
 }
 
 
@@ -48,8 +52,8 @@ def check(
     *,
     k: int = 10,
 ) -> CheckReport:
-    """Every check of the runs whose :class:`~rankviz.run_facts.RunFacts` are ``facts`` (gathered with
-    the top ``k``) against ``qrels`` for ``measures`` under ``settings``."""
+    """Every check of the runs whose :class:`~rankviz.run_facts.RunFacts` are ``facts`` (gathered
+    with the top ``k``) against ``qrels`` for ``measures`` under ``settings``."""
     settings = settings or EvalSettings()
     findings = [
         *query_findings(facts, qrels, missing=settings.missing),

@@ -36,8 +36,14 @@ class Finding:
         object.__setattr__(self, "examples", tuple(str(e) for e in self.examples)[:EXAMPLES])
 
     def to_dict(self) -> dict[str, Any]:
-        return {"code": self.code, "severity": self.severity, "run": self.run, "count": self.count,
-                "examples": list(self.examples), "message": self.message}  # fmt: skip
+        return {
+            "code": self.code,
+            "severity": self.severity,
+            "run": self.run,
+            "count": self.count,
+            "examples": list(self.examples),
+            "message": self.message,
+        }
 
     def line(self) -> str:
         """One line for a terminal or a banner (no markup)."""
@@ -59,7 +65,8 @@ class CheckReport:
 
     @property
     def status(self) -> int:
-        """0 with nothing above a note, 1 with a warning, 2 with an error: what ``rankviz check`` exits with."""
+        """0 with nothing above a note, 1 with a warning, 2 with an error: what ``rankviz check``
+        exits with."""
         return max((EXIT_STATUS[f.severity] for f in self.findings), default=0)
 
     def at_least(self, severity: str) -> list[Finding]:
@@ -78,7 +85,9 @@ class CheckReport:
         counts = self.counts()
         if not self.findings:
             return "checks: nothing found"
-        return "checks: " + ", ".join(f"{n} {s}{'s' if n != 1 else ''}" for s, n in counts.items() if n)
+        return "checks: " + ", ".join(
+            f"{n} {s}{'s' if n != 1 else ''}" for s, n in counts.items() if n
+        )
 
     def to_dict(self) -> list[dict[str, Any]]:
         return [f.to_dict() for f in self.findings]

@@ -21,49 +21,92 @@ for name, folder in folders.items():
     try:
         runs[name] = list(inputs.collection(str(folder), folder_stamp(folder)).run_paths)
     except (RankvizError, OSError) as exc:
-        st.warning(message("The collection {} cannot be opened: {}", name, inputs.served_text(str(exc), folder)))
+        st.warning(
+            message(
+                "The collection {} cannot be opened: {}", name, inputs.served_text(str(exc), folder)
+            )
+        )
 usable = [name for name, found in runs.items() if len(found) >= 2]
 if len(usable) < 2:
-    st.info("Open two or more collections with two or more runs each (`--data DIR` for each) to compare runs across them.")
+    st.info(
+        "Open two or more collections with two or more runs each (`--data DIR` for each) to "
+        "compare runs across them."
+    )
     st.stop()
 chosen = url.choices("collections", usable, usable)
-chosen = st.multiselect("Collections", usable, default=chosen, key=url.key("collections", "across", usable, value=chosen))
+chosen = st.multiselect(
+    "Collections",
+    usable,
+    default=chosen,
+    key=url.key("collections", "across", usable, value=chosen),
+)
 if len(chosen) < 2:
     st.warning("Choose two or more collections.")
     st.stop()
 left, middle, right = st.columns(3)
 offered = list(dict.fromkeys(["nDCG@10", "AP", "RR", "RR@10", "P@10", "R@100", "ERR@20", "nDCG"]))
 measure = url.choice("across_measure", offered, offered[0])
-measure = left.selectbox("Measure", offered, index=offered.index(measure), key=url.key("across_measure", "across", value=measure),
-                         help="computed in each collection with its own conventions (relevance threshold, gmax)")  # fmt: skip
+measure = left.selectbox(
+    "Measure",
+    offered,
+    index=offered.index(measure),
+    key=url.key("across_measure", "across", value=measure),
+    help="computed in each collection with its own conventions (relevance threshold, gmax)",
+)
 compared = int(url.choice("compared", [str(n) for n in range(1, across.MOST_COMPARED + 1)], "2"))
-compared = middle.number_input("Runs compared with the baseline", 1, across.MOST_COMPARED, value=compared,
-                               key=url.key("compared", "across", value=compared))  # fmt: skip
+compared = middle.number_input(
+    "Runs compared with the baseline",
+    1,
+    across.MOST_COMPARED,
+    value=compared,
+    key=url.key("compared", "across", value=compared),
+)
 standardised = url.option(STANDARDISED)
-standardised = option_input(right, STANDARDISED, standardised, key=url.key("standardised", "across", value=standardised))
+standardised = option_input(
+    right, STANDARDISED, standardised, key=url.key("standardised", "across", value=standardised)
+)
 level = url.option(CONFIDENCE)
 rows = ["baseline", *(f"run {i}" for i in range(1, compared + 1))]
-st.markdown("**Which run of each collection fills each row** (collections name their runs their own way)")
+st.markdown(
+    "**Which run of each collection fills each row** (collections name their runs their own way)"
+)
 guesses = across.default_rows({name: runs[name] for name in chosen}, len(rows))
 columns = st.columns(len(chosen))
 choices: dict[str, list[str]] = {}
 for column, name in zip(columns, chosen, strict=True):
     column.caption(md(name))
     param = f"rows.{name}"
-    given = url.choices(param, runs[name], guesses[name], repeats=True)  # a run in two rows: said plainly below
+    # a run in two rows: said plainly below
+    given = url.choices(param, runs[name], guesses[name], repeats=True)
     given = (given + [r for r in guesses[name] if r not in given])[: len(rows)]
     picks = []
     for i, row in enumerate(rows):
         pick = given[i] if i < len(given) else runs[name][0]
-        picks.append(column.selectbox(row, runs[name], index=runs[name].index(pick),
-                                      key=url.key(param, "across", name, row, value=pick)))  # fmt: skip
+        picks.append(
+            column.selectbox(
+                row,
+                runs[name],
+                index=runs[name].index(pick),
+                key=url.key(param, "across", name, row, value=pick),
+            )
+        )
     choices[name] = picks
-url.write(collections=chosen, across_measure=measure, compared=compared, standardised="1" if standardised else None,
-          **{f"rows.{name}": picks for name, picks in choices.items()})  # fmt: skip
+url.write(
+    collections=chosen,
+    across_measure=measure,
+    compared=compared,
+    standardised="1" if standardised else None,
+    **{f"rows.{name}": picks for name, picks in choices.items()},
+)
 try:
     with st.spinner("Evaluating the runs on every collection…"):
-        result = across.summary({name: folders[name] for name in chosen}, choices, measure, standardised=standardised,
-                                level=level)  # fmt: skip
+        result = across.summary(
+            {name: folders[name] for name in chosen},
+            choices,
+            measure,
+            standardised=standardised,
+            level=level,
+        )
 except RankvizError as exc:
     text = str(exc)
     for name in chosen:
@@ -79,11 +122,24 @@ st.dataframe(frames["pooled"], hide_index=True, width="stretch")
 for line in result.describe():
     st.caption(md(line))
 for row in frames["pooled"].itertuples(index=False):
-    part = frames["collections"][(frames["collections"]["run"] == row.run) & (frames["collections"]["measure"] == row.measure)]
-    st.plotly_chart(plots.collections_forest(part, row._asdict(), row.run, row.measure, result.baseline),
-                    key=f"forest:{row.run}")  # fmt: skip
+    part = frames["collections"][
+        (frames["collections"]["run"] == row.run)
+        & (frames["collections"]["measure"] == row.measure)
+    ]
+    st.plotly_chart(
+        plots.collections_forest(part, row._asdict(), row.run, row.measure, result.baseline),
+        key=f"forest:{row.run}",
+    )
 left, right = st.columns(2)
-left.download_button("Download per collection (CSV)", export.csv(per_collection, index=False),
-                     file_name="rankviz_across_collections.csv", mime="text/csv")  # fmt: skip
-right.download_button("Download pooled (CSV)", export.csv(frames["pooled"], index=False), file_name="rankviz_pooled.csv",
-                      mime="text/csv")  # fmt: skip
+left.download_button(
+    "Download per collection (CSV)",
+    export.csv(per_collection, index=False),
+    file_name="rankviz_across_collections.csv",
+    mime="text/csv",
+)
+right.download_button(
+    "Download pooled (CSV)",
+    export.csv(frames["pooled"], index=False),
+    file_name="rankviz_pooled.csv",
+    mime="text/csv",
+)

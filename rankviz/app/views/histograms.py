@@ -16,10 +16,17 @@ log_x = url_option(ctx.url, left, app_options.LOG_BINS, "histograms")
 facet = url_option(ctx.url, right, app_options.FACET, "histograms")
 ctx.url.write(log=None if log_x else "0", facet="1" if facet else None)
 colours = ctx.colours
-st.plotly_chart(plots.first_relevant_histogram(report.first, depth, log_x=log_x, facet=facet, colours=colours),
-                key="first_hist")  # fmt: skip
-st.plotly_chart(plots.relevant_rank_histogram(report.ranks, depth, log_x=log_x, facet=facet, colours=colours), key="all_hist")
-st.plotly_chart(plots.hits_curves(report.hits, log_x=log_x, facet=facet, colours=colours), key="hits_curve")
+st.plotly_chart(
+    plots.first_relevant_histogram(report.first, depth, log_x=log_x, facet=facet, colours=colours),
+    key="first_hist",
+)
+st.plotly_chart(
+    plots.relevant_rank_histogram(report.ranks, depth, log_x=log_x, facet=facet, colours=colours),
+    key="all_hist",
+)
+st.plotly_chart(
+    plots.hits_curves(report.hits, log_x=log_x, facet=facet, colours=colours), key="hits_curve"
+)
 st.download_button(
     "Download first relevant ranks (CSV)",
     export.csv(report.to_frames()["first_relevant_rank"]),
@@ -27,6 +34,8 @@ st.download_button(
     mime="text/csv",
 )
 st.caption(
-    f"Relevant: grade >= {rel}. Deepest ranking: {depth} documents. Bins grow with the rank (or, with the steps off, "
-    "are of equal width); the Hits@K axis is logarithmic with them. Each figure's toolbar saves it as PNG."
+    f"Relevant: grade >= {rel}. Deepest ranking: {depth} documents. Bins grow with the rank (or, "
+    "with the steps off, "
+    "are of equal width); the Hits@K axis is logarithmic with them. Each figure's toolbar saves it "
+    "as PNG."
 )

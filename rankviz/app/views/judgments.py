@@ -16,9 +16,12 @@ st.header("Judgments")
 sources = judges.offered(ctx)
 if len(sources) < 2:
     st.info(
-        "This collection has one source of judgments, its qrels file. Put another beside it as qrels.NAME.txt (another "
-        "assessor's, or an LLM judge's such as UMBRELA's; say its kind in collection.toml under [qrels.NAME]), or judge "
-        "documents in the meeting (Per-query deltas), to compare them here. `rankviz judgments import DB FILE --by NAME "
+        "This collection has one source of judgments, its qrels file. Put another beside it as "
+        "qrels.NAME.txt (another "
+        "assessor's, or an LLM judge's such as UMBRELA's; say its kind in collection.toml under "
+        "[qrels.NAME]), or judge "
+        "documents in the meeting (Per-query deltas), to compare them here. `rankviz judgments "
+        "import DB FILE --by NAME "
         "--source llm:NAME` starts a meeting from an LLM's labels."
     )
     st.stop()
@@ -30,7 +33,9 @@ def called(name: str) -> str:
 
 
 left, right = st.columns(2)
-a = url_selectbox(ctx, left, "A (the reference)", names, "judges_a", "judgments", format_func=called)
+a = url_selectbox(
+    ctx, left, "A (the reference)", names, "judges_a", "judgments", format_func=called
+)
 others = [n for n in names if n != a]
 b = url_selectbox(
     ctx,
@@ -44,7 +49,8 @@ b = url_selectbox(
 ctx.url.write(judges_a=a, judges_b=b)
 try:
     report = judges.report(ctx, a, b)
-except RankvizError as exc:  # a source with no usable judgment (a record whose entries are all left out)
+# a source with no usable judgment (a record whose entries are all left out)
+except RankvizError as exc:
     st.warning(message("No comparison of {} and {}: {}", a, b, str(exc)))
     st.stop()
 summary = report.summary()
@@ -65,9 +71,12 @@ for cell, (label, key) in zip(
     cell.metric(label, f"{value:,}" if isinstance(value, int) else f"{value:.3f}")
 frames = report.to_frames()
 st.caption(
-    f"On the pairs both judge. B against A, relevant from grade {report.rel}: precision {summary['precision_b']:.3f}, recall "
-    f"{summary['recall_b']:.3f}; mean grade difference B - A {summary['mean_difference']:+.3f}. Only A judges "
-    f"{summary['only_a']:,} pairs, only B {summary['only_b']:,}. Kappa as scikit-learn's cohen_kappa_score over the grades "
+    f"On the pairs both judge. B against A, relevant from grade {report.rel}: precision "
+    f"{summary['precision_b']:.3f}, recall "
+    f"{summary['recall_b']:.3f}; mean grade difference B - A {summary['mean_difference']:+.3f}. "
+    "Only A judges "
+    f"{summary['only_a']:,} pairs, only B {summary['only_b']:,}. Kappa as scikit-learn's "
+    "cohen_kappa_score over the grades "
     "from the lowest to the highest either gives."
 )
 left, right = st.columns(2)
@@ -81,17 +90,24 @@ st.dataframe(queries, hide_index=True, width="stretch")
 st.subheader("The runs under A and under B")
 if len(frames["holes"]):
     st.dataframe(frames["holes"], hide_index=True, width="stretch")
-    st.caption(f"A's unjudged documents in each run's top {report.k}, and how many of them B judges (the holes B could fill).")
+    st.caption(
+        f"A's unjudged documents in each run's top {report.k}, and how many of them B "
+        "judges (the holes B could fill)."
+    )
 if len(frames["rankings"]):
     st.dataframe(frames["rankings"], hide_index=True, width="stretch")
     st.caption(
-        "How alike A and B order the selected runs by each measure: Kendall's tau-b, tau-AP (Yilmaz et al. 2008: a "
-        "swap near the top costs more) and Spearman; the share of A's top 3 runs that are B's; the runs whose rank moves; "
-        "the pairs of runs whose significance verdict (the test of the Significance page, over all pairs) changes."
+        "How alike A and B order the selected runs by each measure: Kendall's tau-b, tau-AP "
+        "(Yilmaz et al. 2008: a "
+        "swap near the top costs more) and Spearman; the share of A's top 3 runs that are B's; the "
+        "runs whose rank moves; "
+        "the pairs of runs whose significance verdict (the test of the Significance page, over all "
+        "pairs) changes."
     )
     st.dataframe(frames["means"], hide_index=True, width="stretch")
     st.caption(
-        "Each run's mean under A, under B, and under A with its holes filled by B (UMBRELA's way; A wins where both judge)."
+        "Each run's mean under A, under B, and under A with its holes filled by B (UMBRELA's way; "
+        "A wins where both judge)."
     )
 if len(frames["flips"]):
     st.dataframe(frames["flips"], hide_index=True, width="stretch")

@@ -14,38 +14,76 @@ from rankviz.tie_policy import TREC_EVAL
 ctx = open_page("metric_choice")
 st.header("Metric choice")
 if len(ctx.selected) < 2:
-    st.info("Choose two or more runs in the sidebar: the evidence compares how measures order runs.")
+    st.info(
+        "Choose two or more runs in the sidebar: the evidence compares how measures order runs."
+    )
     st.stop()
 tables = ctx.tables(ties=TREC_EVAL)
 inferred = task_advice.infer_task(tables, rel=ctx.settings.rel, top_k=ctx.k)
 yes_no = ["yes", "no"]
 questions = {  # URL key: (question, default, where the default comes from)
-    "one_answer": ("One correct answer per query?", inferred.single_answer, "guessed from the qrels"),
+    "one_answer": (
+        "One correct answer per query?",
+        inferred.single_answer,
+        "guessed from the qrels",
+    ),
     "top_only": (f"Do users look only at the top {ctx.k}?", True, "assumed (K is the frame's K)"),
     "graded": ("Is relevance graded?", inferred.graded, "guessed from the qrels"),
-    "stops": ("Do users stop at the first satisfying result?", inferred.stops_when_satisfied, "guessed: yes when graded"),
+    "stops": (
+        "Do users stop at the first satisfying result?",
+        inferred.stops_when_satisfied,
+        "guessed: yes when graded",
+    ),
 }
 
 st.subheader("Your task")
 answers = {}
 for column, (key, (question, default, _)) in zip(st.columns(len(questions)), questions.items()):
     chosen = ctx.url.choice(key, yes_no, "yes" if default else "no")
-    answers[key] = column.radio(question, yes_no, index=yes_no.index(chosen), horizontal=True,
-                                key=ctx.url.key(key, "metric", ctx.collection_name, value=chosen))  # fmt: skip
-ctx.url.write(**{key: value if value != ("yes" if questions[key][1] else "no") else None for key, value in answers.items()})
-guessed = [f"{questions[key][0].rstrip('?').lower()}: {questions[key][2]}" for key in questions if ctx.url.raw(key) is None]
-st.caption(md(f"Unanswered, so far: {'; '.join(guessed)}. The qrels: {inferred.source.removeprefix('guessed from the qrels: ')}.")
-           if guessed else "Every answer is yours.")  # fmt: skip
+    answers[key] = column.radio(
+        question,
+        yes_no,
+        index=yes_no.index(chosen),
+        horizontal=True,
+        key=ctx.url.key(key, "metric", ctx.collection_name, value=chosen),
+    )
+ctx.url.write(
+    **{
+        key: value if value != ("yes" if questions[key][1] else "no") else None
+        for key, value in answers.items()
+    }
+)
+guessed = [
+    f"{questions[key][0].rstrip('?').lower()}: {questions[key][2]}"
+    for key in questions
+    if ctx.url.raw(key) is None
+]
+st.caption(
+    md(
+        f"Unanswered, so far: {'; '.join(guessed)}. The qrels: "
+        f"{inferred.source.removeprefix('guessed from the qrels: ')}."
+    )
+    if guessed
+    else "Every answer is yours."
+)
 yes = {key: value == "yes" for key, value in answers.items()}
-task = task_advice.Task(yes["one_answer"], ctx.k if yes["top_only"] else None, yes["graded"], yes["stops"])
+task = task_advice.Task(
+    yes["one_answer"], ctx.k if yes["top_only"] else None, yes["graded"], yes["stops"]
+)
 
 power_tests = ["tukey", "bootstrap"]
 power_test = ctx.url.choice("power_test", power_tests, "tukey")
 report = ctx.metric_report(power_test)
 picks, names = report.for_task(task, [str(m) for m in ctx.measures])
 for pick in picks:
-    st.markdown(f"- **{md(pick.measure)}**: {md(pick.reason)}. *Hides on this collection:* {md(pick.hides)}.")
-st.caption("Every measure recommended here is evaluated below, beside the frame's measures, so each advice has its evidence.")
+    st.markdown(
+        f"- **{md(pick.measure)}**: {md(pick.reason)}. *Hides on this collection:* "
+        f"{md(pick.hides)}."
+    )
+st.caption(
+    "Every measure recommended here is evaluated below, beside the frame's measures, so "
+    "each advice has its evidence."
+)
 
 st.subheader("Warnings from the collection")
 messages = report.warnings.messages()
@@ -61,23 +99,37 @@ if len(names) < 2:
 st.subheader("Head to head")
 c1, c2 = st.columns(2)
 first = url_selectbox(ctx, c1, "Measure A", names, "measure_a", "metric")
-second = url_selectbox(ctx, c2, "Measure B", [n for n in names if n != first], "measure_b", "metric")
+second = url_selectbox(
+    ctx, c2, "Measure B", [n for n in names if n != first], "measure_b", "metric"
+)
 ctx.url.write(measure_a=first, measure_b=second)
 duel = metric_choice.head_to_head(report, first, second)
 for line in duel.sentences():
     st.markdown("- " + md(line))
 if len(duel.disagreements):
-    st.dataframe(duel.disagreements.style.format({c: "{:+.4f}" for c in duel.disagreements.columns if c.startswith("delta")}),
-                 width="stretch", hide_index=True)  # fmt: skip
+    st.dataframe(
+        duel.disagreements.style.format(
+            {c: "{:+.4f}" for c in duel.disagreements.columns if c.startswith("delta")}
+        ),
+        width="stretch",
+        hide_index=True,
+    )
 
 st.subheader("Agreement between measures")
 METHODS = ["Kendall's tau", "tau-AP"]
 shown_method = "tau-AP" if ctx.url.raw("agreement") == "tau-AP" else "Kendall's tau"
-method = st.radio("Correlation of the run orderings", METHODS, horizontal=True, index=METHODS.index(shown_method),
-                  key=ctx.url.key("agreement", "metric", value=shown_method))  # fmt: skip
+method = st.radio(
+    "Correlation of the run orderings",
+    METHODS,
+    horizontal=True,
+    index=METHODS.index(shown_method),
+    key=ctx.url.key("agreement", "metric", value=shown_method),
+)
 ctx.url.write(agreement=None if method == "Kendall's tau" else method)
 agreement = (report.kendall if method == "Kendall's tau" else report.tau_ap).loc[names, names]
-st.plotly_chart(plots.correlation_heatmap(agreement, f"{method} between the run orderings"), key="agreement")
+st.plotly_chart(
+    plots.correlation_heatmap(agreement, f"{method} between the run orderings"), key="agreement"
+)
 c1, c2, c3 = st.columns(3)
 run = url_selectbox(ctx, c1, "Run", ctx.selected, "scatter_run", "metric")
 ctx.url.write(scatter_run=run)
@@ -90,7 +142,10 @@ if ctx.settings.group_by is not None:
     x_all, y_all = report.evaluation.matrix(first), report.evaluation.matrix(second)
     by_group = metric_choice.agreement_by_group(x_all, y_all, ctx.group_of(x_all.index))
     st.dataframe(by_group.style.format({"kendall tau": "{:.2f}"}, na_rep="n/a"), width="stretch")
-    st.caption("Kendall's tau between the run orderings on each group's queries only; n/a where a measure ties every run.")
+    st.caption(
+        "Kendall's tau between the run orderings on each group's queries only; n/a where a "
+        "measure ties every run."
+    )
 
 st.subheader("Discriminative power")
 power_test = st.radio(
@@ -103,13 +158,18 @@ power_test = st.radio(
 )
 ctx.url.write(power_test=power_test if power_test != "tukey" else None)
 st.dataframe(report.power.loc[names].style.format({"power": "{:.1%}"}), width="stretch")
-st.plotly_chart(plots.asl_curves(report.asl[report.asl["measure"].isin(names)], report.options.alpha), key="asl")
+st.plotly_chart(
+    plots.asl_curves(report.asl[report.asl["measure"].isin(names)], report.options.alpha), key="asl"
+)
 st.caption(f"Share of run pairs separated: {md(report.options.describe())}.")
 
 st.subheader("Stability")
 st.dataframe(report.stability.loc[names].style.format("{:.3f}", na_rep="n/a"), width="stretch")
 st.caption(
-    f"swap rate: how often two runs swap order between two random halves of the queries ({report.options.splits:,} splits); "
-    "tie width: largest optimistic - pessimistic mean over the runs; threshold tau / gmax tau: Kendall's tau "
-    "between the run orderings at rel and rel + 1, at gmax and gmax + 1 (n/a: the measure has no such parameter)."
+    "swap rate: how often two runs swap order between two random halves of the queries "
+    f"({report.options.splits:,} splits); "
+    "tie width: largest optimistic - pessimistic mean over the runs; threshold tau / gmax tau: "
+    "Kendall's tau "
+    "between the run orderings at rel and rel + 1, at gmax and gmax + 1 (n/a: the measure has no "
+    "such parameter)."
 )

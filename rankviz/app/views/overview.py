@@ -13,7 +13,8 @@ from rankviz.app.text import md, message
 from rankviz.app.widgets import url_option, url_selectbox
 from rankviz.errors import RankvizError
 
-#: The best value of each measure: bold on a translucent blue, over the theme's own text colour (light and dark).
+#: The best value of each measure: bold on a translucent blue, over the theme's own text colour
+#: (light and dark).
 BEST = "font-weight: bold; background-color: rgba(68, 119, 170, 0.35)"
 
 ctx = open_page("overview")
@@ -25,12 +26,20 @@ best = best_per_measure(means)
 marks = None
 if len(ctx.selected) > 1:
     tests = ctx.test_settings()
-    tables = {str(m): ctx.comparison(evaluation.matrix(m, complete=False), str(m), tests) for m in ctx.measures}
+    tables = {
+        str(m): ctx.comparison(evaluation.matrix(m, complete=False), str(m), tests)
+        for m in ctx.measures
+    }
     marks = verdict_marks(tables, alpha=tests.alpha)
-styled = means.style.format("{:.4f}").apply(lambda col: [BEST if r in best[col.name] else "" for r in col.index])
+styled = means.style.format("{:.4f}").apply(
+    lambda col: [BEST if r in best[col.name] else "" for r in col.index]
+)
 for (run, measure), verdict in {} if marks is None else marks.stack().items():
     if verdict != "n.s.":
-        styled = styled.format("{:.4f} " + ("▲" if verdict == "better" else "▼"), subset=pd.IndexSlice[[run], [measure]])
+        styled = styled.format(
+            "{:.4f} " + ("▲" if verdict == "better" else "▼"),
+            subset=pd.IndexSlice[[run], [measure]],
+        )
 st.dataframe(styled, width="stretch")
 queries = next(iter(summaries.values()))["queries"].iloc[0]
 st.caption(
@@ -43,14 +52,22 @@ st.caption(
 )
 if marks is not None:
     st.dataframe(
-        marks.style.map(lambda v: f"color: {plots.VERDICT_COLOURS[v]}; font-weight: bold" if v != "n.s." else ""), width="stretch"
+        marks.style.map(
+            lambda v: f"color: {plots.VERDICT_COLOURS[v]}; font-weight: bold" if v != "n.s." else ""
+        ),
+        width="stretch",
     )
-    st.caption(f"▲ / ▼: significantly better / worse than the baseline: {md(tests.describe())} (set on the Significance page).")
+    st.caption(
+        f"▲ / ▼: significantly better / worse than the baseline: {md(tests.describe())} "
+        "(set on the Significance page)."
+    )
 if len(ctx.selected) > 1 and ctx.settings.aggregate == "query":
     st.subheader("Ranks and tie groups")
     few = queries <= app_options.RANKS_UP_TO
     left, right = st.columns(2)
-    rank_measure = url_selectbox(ctx, left, "Ranks by", ctx.measure_names, "rank_measure", "overview")
+    rank_measure = url_selectbox(
+        ctx, left, "Ranks by", ctx.measure_names, "rank_measure", "overview"
+    )
     drawn = url_option(ctx.url, right, app_options.RANKS, "overview", default=few, context=(few,))
     ctx.url.write(rank_measure=rank_measure, ranks=None if drawn == few else int(drawn))
     try:
@@ -60,29 +77,51 @@ if len(ctx.selected) > 1 and ctx.settings.aggregate == "query":
         st.caption(message("No rank intervals: {}.", str(exc)))
     if standings is not None:
         table = standings.to_frames()["standings"].set_index("run")
-        table["interval"] = [f"{low}–{high}" for low, high in zip(table["rank_low"], table["rank_high"], strict=True)]
-        st.dataframe(table[["mean", "rank", "interval", "group"]].style.format({"mean": "{:.4f}"}), width="stretch")
-        st.caption(f"Runs by mean. {md(standings.describe())}. Test settings on the Significance page.")
+        table["interval"] = [
+            f"{low}–{high}" for low, high in zip(table["rank_low"], table["rank_high"], strict=True)
+        ]
+        st.dataframe(
+            table[["mean", "rank", "interval", "group"]].style.format({"mean": "{:.4f}"}),
+            width="stretch",
+        )
+        st.caption(
+            f"Runs by mean. {md(standings.describe())}. Test settings on the Significance page."
+        )
     elif not drawn:
-        why = "" if few else f": above {app_options.RANKS_UP_TO:,} queries, drawing the resamples takes seconds on every change"
+        why = (
+            ""
+            if few
+            else (
+                f": above {app_options.RANKS_UP_TO:,} queries, drawing the resamples "
+                "takes seconds on every change"
+            )
+        )
         st.caption(f"Off{why}. Switch it on to draw the intervals and groups.")
 thin = ctx.thinly_judged()
 if thin:
     shares = ", ".join(f"{md(name)} {share:.0%}" for name, share in thin.items())
-    st.warning(f"The qrels judge little of some runs' top {ctx.k} ({shares}): unjudged documents count as not relevant, so "
-               "these means may understate them. The Unjudged documents page shows by how much.")  # fmt: skip
+    st.warning(
+        f"The qrels judge little of some runs' top {ctx.k} ({shares}): unjudged documents "
+        "count as not relevant, so "
+        "these means may understate them. The Unjudged documents page shows by how much."
+    )
 chance = ctx.chance().means()
 st.plotly_chart(plots.means_with_ci(summaries, ctx.colours, chance), key="overview_means")
 st.markdown("**Chance level**")
 st.dataframe(chance.style.format("{:.4f}"), width="stretch")
 st.caption(
-    "What a random order of each run's own retrieved documents would get (exactly: every order of each query's "
-    "documents equally likely). A mean near it says the run ranks no better than guessing among what it found; the "
+    "What a random order of each run's own retrieved documents would get (exactly: every order of "
+    "each query's "
+    "documents equally likely). A mean near it says the run ranks no better than guessing among "
+    "what it found; the "
     "grey marks on the bars show it."
 )
 left, right = st.columns(2)
 left.download_button(
-    "Download table (CSV)", export.csv(means), file_name=ctx.export_name("rankviz_overview", "csv"), mime="text/csv"
+    "Download table (CSV)",
+    export.csv(means),
+    file_name=ctx.export_name("rankviz_overview", "csv"),
+    mime="text/csv",
 )
 right.download_button(
     "Download table (LaTeX)",
@@ -92,20 +131,30 @@ right.download_button(
 )
 if ctx.settings.group_by is not None:
     st.subheader(f"By {md(ctx.settings.group_by)}")
-    group_measure = url_selectbox(ctx, st, "Measure per group", ctx.measure_names, "group_measure", "overview")
+    group_measure = url_selectbox(
+        ctx, st, "Measure per group", ctx.measure_names, "group_measure", "overview"
+    )
     ctx.url.write(group_measure=group_measure)
     per_group = evaluation.group_means(ctx.measure(group_measure))
-    st.dataframe(per_group.style.format({c: "{:.4f}" for c in per_group.columns if c != "queries"}), width="stretch")
-    st.plotly_chart(plots.group_bars(per_group, str(ctx.measure(group_measure)), ctx.colours), key="group_bars")
+    st.dataframe(
+        per_group.style.format({c: "{:.4f}" for c in per_group.columns if c != "queries"}),
+        width="stretch",
+    )
+    st.plotly_chart(
+        plots.group_bars(per_group, str(ctx.measure(group_measure)), ctx.colours), key="group_bars"
+    )
 meeting.summary(ctx)
 st.subheader("Checks")
 checks = ctx.check()
 if checks.findings:
     st.dataframe(checks.to_frames()["findings"], hide_index=True, width="stretch")
 st.caption(
-    md(checks.summary()) + ". The mistakes that change what a number means while every number still computes (ids written "
-    "another way, query sets and depths that differ, a top K that touches no judgment, ...): each with its code, "
-    "severity, run, count, examples and what to do. `rankviz check` gives the same list and exits 0, 1 or 2."
+    md(checks.summary()) + ". The mistakes that change what a number means while every number "
+    "still computes (ids written "
+    "another way, query sets and depths that differ, a top K that touches no judgment, ...): each "
+    "with its code, "
+    "severity, run, count, examples and what to do. `rankviz check` gives the same list and exits "
+    "0, 1 or 2."
 )
 st.subheader("Conventions in force")
 for line in ctx.conventions():

@@ -34,8 +34,15 @@ if len(names) < 2:
 current = ctx.test_settings()
 chosen: str = current.baseline or names[0]
 c1, c2, c3, c4 = st.columns(4)
-measure_name = url_selectbox(ctx, c1, "Measure", ctx.measure_names, "measure", "significance",
-                             format_func=lambda m: str(ctx.measure(m)))  # fmt: skip
+measure_name = url_selectbox(
+    ctx,
+    c1,
+    "Measure",
+    ctx.measure_names,
+    "measure",
+    "significance",
+    format_func=lambda m: str(ctx.measure(m)),
+)
 baseline: str = (
     c2.selectbox(
         "Baseline",
@@ -46,54 +53,107 @@ baseline: str = (
     or chosen
 )
 test = url_option(ctx.url, c3, s.TEST, "significance", horizontal=False)
-correction = url_option(ctx.url, c4, s.CORRECTION, "significance", horizontal=False, disabled=test == "tukey")
+correction = url_option(
+    ctx.url, c4, s.CORRECTION, "significance", horizontal=False, disabled=test == "tukey"
+)
 c5, c6, c7, c8 = st.columns(4)
 ALPHAS = [0.01, 0.05, 0.1]
 level = current.alpha if current.alpha in ALPHAS else 0.05
-alpha = c5.selectbox("alpha", ALPHAS, index=ALPHAS.index(level), key=ctx.url.key("alpha", "significance", value=level))
+alpha = c5.selectbox(
+    "alpha",
+    ALPHAS,
+    index=ALPHAS.index(level),
+    key=ctx.url.key("alpha", "significance", value=level),
+)
 resampling = test in ("randomization", "bootstrap", "tukey")
 resamples = url_option(ctx.url, c6, s.RESAMPLES, "significance", disabled=not resampling)
-seed = url_option(ctx.url, c7, s.SEED, "significance", default=current.seed, disabled=not resampling)
-zero_method = url_option(ctx.url, c8, s.ZERO_METHOD, "significance", horizontal=False, disabled=test != "wilcoxon")
-tests = current.replace(baseline=baseline, test=test, correction=correction, alpha=float(alpha), n_resamples=int(resamples),
-                        seed=int(seed), zero_method=zero_method)  # fmt: skip
-written = tests.to_text()  # every test option: those at their default leave the URL, so no page reads a stale one
-ctx.url.write(measure=measure_name, baseline=baseline, **{name: written.get(name) for name in TestSettings.OPTIONS})
+seed = url_option(
+    ctx.url, c7, s.SEED, "significance", default=current.seed, disabled=not resampling
+)
+zero_method = url_option(
+    ctx.url, c8, s.ZERO_METHOD, "significance", horizontal=False, disabled=test != "wilcoxon"
+)
+tests = current.replace(
+    baseline=baseline,
+    test=test,
+    correction=correction,
+    alpha=float(alpha),
+    n_resamples=int(resamples),
+    seed=int(seed),
+    zero_method=zero_method,
+)
+# every test option: those at their default leave the URL, so no page reads a stale one
+written = tests.to_text()
+ctx.url.write(
+    measure=measure_name,
+    baseline=baseline,
+    **{name: written.get(name) for name in TestSettings.OPTIONS},
+)
 st.caption(significance.ASSUMPTIONS[test])
 
 measure = ctx.measure(measure_name)
 label = str(measure)
-values = ctx.matrix(measure, complete=False)  # under missing=skip each pair keeps the queries both runs answer
+# under missing=skip each pair keeps the queries both runs answer
+values = ctx.matrix(measure, complete=False)
 table = ctx.comparison(values, label, tests)
 table = table.assign(verdict=comparisons.verdicts(table, alpha=tests.alpha))
-shown = table.set_index("run")[["delta", "ci_low", "ci_high", "p_value", "p_adjusted", "verdict", "wins", "ties", "losses"]]
+shown = table.set_index("run")[
+    ["delta", "ci_low", "ci_high", "p_value", "p_adjusted", "verdict", "wins", "ties", "losses"]
+]
 shown = shown.join(comparisons.effect_sizes(values, baseline))
-formats = {c: "{:+.4f}" for c in ("delta", "ci_low", "ci_high")} | {"p_value": p_text, "p_adjusted": p_text}
+formats = {c: "{:+.4f}" for c in ("delta", "ci_low", "ci_high")} | {
+    "p_value": p_text,
+    "p_adjusted": p_text,
+}
 formats |= {c: "{:+.3f}" for c in ("effect_size", "effect_low", "effect_high")}
 st.dataframe(shown.style.format(formats, na_rep="n/a"), width="stretch", column_config=HEADERS)
-family = "all pairs of runs (Tukey HSD, family-wise)" if test == "tukey" else (
-    f"the {len(table)} comparisons of this table ({correction} correction: every run against {md(baseline)}, on "
-    f"{md(label)})")  # fmt: skip
+family = (
+    "all pairs of runs (Tukey HSD, family-wise)"
+    if test == "tukey"
+    else (
+        f"the {len(table)} comparisons of this table ({correction} correction: every run against "
+        f"{md(baseline)}, on "
+        f"{md(label)})"
+    )
+)
 st.caption(
-    f"{md(label)}, run minus {md(baseline)} on {queries_text(table['n'])}; {test} test. The verdict is read "
-    f"on the adjusted p, at alpha = {tests.alpha:g}; the p is adjusted over {family}. The interval is 95% "
+    f"{md(label)}, run minus {md(baseline)} on {queries_text(table['n'])}; {test} test. The "
+    "verdict is read "
+    f"on the adjusted p, at alpha = {tests.alpha:g}; the p is adjusted over {family}. The interval "
+    "is 95% "
     + ("percentile bootstrap" if test == "bootstrap" else "t-based, of the mean difference")
-    + " and not adjusted: an interval that excludes 0 beside 'n.s.' is a difference the correction does not let through."
+    + " and not adjusted: an interval that excludes 0 beside 'n.s.' is a difference the correction "
+    "does not let through."
 )
 st.plotly_chart(plots.forest(table, label, baseline), key="forest")
-st.download_button("Download comparisons (CSV)", export.csv(table, index=False),
-                   file_name=ctx.export_name(f"rankviz_significance_{label}", "csv"), mime="text/csv")  # fmt: skip
+st.download_button(
+    "Download comparisons (CSV)",
+    export.csv(table, index=False),
+    file_name=ctx.export_name(f"rankviz_significance_{label}", "csv"),
+    mime="text/csv",
+)
 
 st.subheader("How many queries would a study need?")
 wanted = ctx.url.option(s.DETECT, 0.02)
-detect = st.number_input(f"Difference in {md(label)} to detect", 0.001, 1.0, wanted, step=0.005, format="%.3f",
-                         key=ctx.url.key("detect", "significance", value=wanted))  # fmt: skip
+detect = st.number_input(
+    f"Difference in {md(label)} to detect",
+    0.001,
+    1.0,
+    wanted,
+    step=0.005,
+    format="%.3f",
+    key=ctx.url.key("detect", "significance", value=wanted),
+)
 ctx.url.write(detect=detect)
 needed = comparisons.queries_needed(values, baseline, detect, alpha=tests.alpha)
-st.dataframe(needed.to_frame().astype("float").style.format("{:.0f}", na_rep="n/a"), width="stretch")
+st.dataframe(
+    needed.to_frame().astype("float").style.format("{:.0f}", na_rep="n/a"), width="stretch"
+)
 st.caption(
-    f"Queries for the two-sided paired t-test at alpha = {tests.alpha:g} to detect a difference of {detect} with 80% power, "
-    "from the standard deviation of each run's per-query differences from the baseline (Sakai's topic set size design)."
+    f"Queries for the two-sided paired t-test at alpha = {tests.alpha:g} to detect a difference of "
+    f"{detect} with 80% power, "
+    "from the standard deviation of each run's per-query differences from the baseline (Sakai's "
+    "topic set size design)."
 )
 
 st.subheader("All pairs")
@@ -102,21 +162,39 @@ st.plotly_chart(plots.pvalue_heatmap(every, names, label, tests.alpha), key="pai
 pairs = len(names) * (len(names) - 1) // 2
 st.caption(
     f"Adjusted p-value of every pair, corrected over all {pairs} pairs"
-    + ("" if test == "tukey" else f" (the table above corrects over its {len(table)} comparisons with the baseline, so "
-       "the same pair can have a larger adjusted p here)")
+    + (
+        ""
+        if test == "tukey"
+        else f" (the table above corrects over its {len(table)} comparisons "
+        "with the baseline, so "
+        "the same pair can have a larger adjusted p here)"
+    )
     + "; * marks the pairs below alpha."
-)  # fmt: skip
+)
 
 if ctx.settings.group_by is not None:
     st.subheader(f"Per {md(ctx.settings.group_by)}")
     group_tests = tests.replace(test=test if test != "tukey" else "t")
     by_group = ctx.comparison_by_group(values, label, group_tests)
-    by_group = by_group.assign(verdict=comparisons.verdicts(by_group.fillna({"p_adjusted": 1.0}), alpha=tests.alpha))
+    by_group = by_group.assign(
+        verdict=comparisons.verdicts(by_group.fillna({"p_adjusted": 1.0}), alpha=tests.alpha)
+    )
     by_group.loc[by_group["p_value"].isna(), "verdict"] = ""
-    st.dataframe(by_group.style.format({"delta": "{:+.4f}", "p_value": p_text, "p_adjusted": p_text}, na_rep=""),
-                 width="stretch", hide_index=True, column_config=HEADERS)  # fmt: skip
+    st.dataframe(
+        by_group.style.format(
+            {"delta": "{:+.4f}", "p_value": p_text, "p_adjusted": p_text}, na_rep=""
+        ),
+        width="stretch",
+        hide_index=True,
+        column_config=HEADERS,
+    )
     st.caption(
-        f"{group_tests.test} test within each group, {correction} correction across the groups of each run"
-        + (" (Tukey HSD compares runs, not groups: the t-test is used here)" if test == "tukey" else "")
+        f"{group_tests.test} test within each group, {correction} correction across the groups of "
+        "each run"
+        + (
+            " (Tukey HSD compares runs, not groups: the t-test is used here)"
+            if test == "tukey"
+            else ""
+        )
         + f"; groups with fewer than {comparisons.MIN_GROUP_QUERIES} queries are not tested."
     )
