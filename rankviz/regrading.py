@@ -3,7 +3,7 @@ the same queries, in full or, when only a few queries were judged since, for tho
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Set
 from dataclasses import replace
 
 import numpy as np
@@ -11,6 +11,8 @@ import numpy as np
 from rankviz import sorting
 from rankviz.io.model import Qrels, Run
 from rankviz.ranking import RankingTable, rank, sorted_qids
+from rankviz.settings import NO_CUT, RunCut
+from rankviz.tie_policy import TiePolicy
 
 
 def regrade(
@@ -64,3 +66,28 @@ def regrade(
         ideal_pos=ideal_pos,
         _cache={},
     )
+
+
+def ordered(
+    run: Run,
+    qrels: Qrels,
+    ties: TiePolicy,
+    cut: RunCut = NO_CUT,
+    *,
+    like: RankingTable | None = None,
+    changed: Set[str] | None = None,
+) -> RankingTable:
+    """A run's ranking table under a policy that builds its own order (see :meth:`Study.table` for
+    the others).
+
+    ``like``: the same run's table under qrels these only re-grade (same queries): its order is kept
+    and only the grades of all queries (or of the ``changed`` ones alone) are looked up again."""
+    if like is not None and ties.regradable and like.ties == ties and like.cut == cut:
+        return regrade(like, run, qrels, queries=changed)
+    return rank(run, qrels, ties=ties, cut=cut)
+
+
+def fresh(run: Run, qrels: Qrels, ties: TiePolicy, cut: RunCut) -> RankingTable:
+    """The orderer that keeps nothing: a study given other qrels must use it (a cache keys on its
+    qrels)."""
+    return rank(run, qrels, ties=ties, cut=cut)

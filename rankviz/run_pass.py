@@ -10,21 +10,13 @@ few arrays of per-query values, which assemble into the evaluation of all the ru
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rankviz.analyses.unjudged import judged_share
-from rankviz.evaluate import TableValues, assemble, table_values, tie_seed
-from rankviz.ranking import chance_table
-from rankviz.run_facts import RunFacts, gather, sample_stride
-from rankviz.tie_policy import EXPECTED, TREC_EVAL
-
-if TYPE_CHECKING:
-    from rankviz.evaluation import Evaluation
-    from rankviz.study import Study
+from rankviz.evaluate import TableValues
+from rankviz.run_facts import RunFacts
 
 FORMAT = "1"  # bump when what a pass holds changes: older files on disk are then ignored
 
@@ -74,48 +66,3 @@ class RunPass:
 
         facts = None if meta["facts"] is None else RunFacts.from_dict(meta["facts"])
         return RunPass(part("value:"), part("chance:"), float(meta["judged"]), facts)
-
-
-def run_pass(study: Study, name: str, *, k: int, facts_k: int | None = None) -> RunPass:
-    """One run of ``study`` in one pass: its table under the study's tie policy (and, when that
-    policy orders otherwise, in trec_eval's order for the chance level and the facts), then every
-    number.
-    ``k``: the top K of the judged share; ``facts_k``: gather the checks' facts at that K (the
-    study's qrels must then be the qrels file the checks compare with). Not under random ties (their
-    draws are shared by every run of an evaluation)."""
-    settings = study.settings
-    if settings.ties.sampled:
-        raise ValueError("a run's pass is not taken under random ties")
-    table = study.table(name)
-    base = table if settings.ties.in_trec_eval_order else study.table(name, TREC_EVAL)
-    values = table_values(table, study.measures, settings, tie_seed(settings))
-    chance = table_values(chance_table(base), study.measures, settings.replace(ties=EXPECTED), 0)
-    facts = None
-    if facts_k is not None:
-        run = study.runs[name]
-        facts = gather(
-            run,
-            base,
-            study.qrels.doc_ids,
-            k=facts_k,
-            rel=settings.rel,
-            stride=sample_stride(len(run)),
-        )
-    return RunPass(values, chance, judged_share(table, k), facts)
-
-
-def assembled(
-    passes: Sequence[tuple[str, RunPass]], study: Study, *, chance: bool = False
-) -> Evaluation:
-    """The evaluation of these runs (``chance``: their chance level) from their passes: what
-    :meth:`Study.evaluation` (:meth:`Study.chance`) gives for them."""
-    settings = study.settings.replace(ties=EXPECTED) if chance else study.settings
-    gathered = [(name, found.chance if chance else found.values) for name, found in passes]
-    return assemble(
-        gathered,
-        list(study.measures),
-        settings,
-        qrels_qids=study.qrels.query_ids,
-        groups=study.groups,
-        weights=study.weights,
-    )

@@ -23,8 +23,9 @@ from rankviz.io.judges import FILE, filled, is_source_label
 from rankviz.io.meeting import MeetingStore
 from rankviz.io.model import Qrels
 from rankviz.io.readers import read_qrels
+from rankviz.regrading import fresh
 from rankviz.settings import DEFAULT_MEASURES, EvalSettings, TestSettings
-from rankviz.study import Study, fresh
+from rankviz.study import Study
 
 if TYPE_CHECKING:
     from rankviz.analyses.agreement import AgreementReport

@@ -11,17 +11,15 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from rankviz.analyses.checks import TOP_K
+from rankviz.analyses.unjudged import judged_share
 from rankviz.engines import Progress, RunSource, evaluate_sources, file_size
 from rankviz.errors import OptionError
-from rankviz.evaluate import evaluate_tables, revised
+from rankviz.evaluate import assemble, evaluate_tables, revised, table_values, tie_seed
 from rankviz.evaluation import Evaluation
 from rankviz.io.collection import Collection
 from rankviz.io.groups import QueryGroups, coverage, group_of
@@ -30,25 +28,19 @@ from rankviz.io.model import Qrels, Run
 from rankviz.io.readers import read_run
 from rankviz.measures import Measure
 from rankviz.opening import open_inputs
-from rankviz.ranking import RankingTable, chance_table, rank, retagged
-from rankviz.regrading import regrade
-from rankviz.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
+from rankviz.ranking import RankingTable, chance_table, retagged
+from rankviz.regrading import fresh
 from rankviz.run_facts import RunFacts, gather, sample_stride
-from rankviz.settings import NO_CUT, EngineSettings, EvalSettings, RunCut, TestSettings
-from rankviz.tie_policy import BOUNDS, EXPECTED, TREC_EVAL, TiePolicy, policy
+from rankviz.run_pass import RunPass
+from rankviz.settings import EngineSettings, EvalSettings, RunCut, TestSettings
+from rankviz.study_reports import Reports
+from rankviz.tie_policy import EXPECTED, TREC_EVAL, TiePolicy, policy
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from rankviz.analyses.checks import CheckReport
     from rankviz.analyses.comparisons import Comparison
-    from rankviz.analyses.deltas import RankReport
-    from rankviz.analyses.meeting_report import MeetingReport
-    from rankviz.analyses.metric_choice import MetricReport
     from rankviz.analyses.standings import Standings
-    from rankviz.analyses.task import Task
-    from rankviz.analyses.ties import TieReport
-    from rankviz.analyses.unjudged import UnjudgedReport
 
 #: How a run's ranking table under a tie policy and a cut is built: ``(run, qrels, ties, cut) ->
 #: table``.
@@ -56,33 +48,8 @@ Ties = str | TiePolicy  # a policy, or its name (the API's convenience; the sett
 Orderer = Callable[[Run, Qrels, TiePolicy, RunCut], RankingTable]
 
 
-def ordered(
-    run: Run,
-    qrels: Qrels,
-    ties: TiePolicy,
-    cut: RunCut = NO_CUT,
-    *,
-    like: RankingTable | None = None,
-    changed: Set[str] | None = None,
-) -> RankingTable:
-    """A run's ranking table under a policy that builds its own order (see :meth:`Study.table` for
-    the others).
-
-    ``like``: the same run's table under qrels these only re-grade (same queries): its order is kept
-    and only the grades of all queries (or of the ``changed`` ones alone) are looked up again."""
-    if like is not None and ties.regradable and like.ties == ties and like.cut == cut:
-        return regrade(like, run, qrels, queries=changed)
-    return rank(run, qrels, ties=ties, cut=cut)
-
-
-def fresh(run: Run, qrels: Qrels, ties: TiePolicy, cut: RunCut) -> RankingTable:
-    """The orderer that keeps nothing: a study given other qrels must use it (a cache keys on its
-    qrels)."""
-    return rank(run, qrels, ties=ties, cut=cut)
-
-
 @dataclass(frozen=True, eq=False)
-class Study:
+class Study(Reports):
     """Runs against qrels under one set of conventions. Build it with :meth:`open` (files, a
     collection folder, the meeting's judgments) or directly from objects already read."""
 
@@ -318,6 +285,50 @@ class Study:
         }
         return revised(previous, tables, queries)
 
+    # --- one pass per run (what the app's pages show first, kept per run) ---------------------
+
+    def run_pass(self, name: str, *, k: int, facts_k: int | None = None) -> RunPass:
+        """One run in one pass (:mod:`rankviz.run_pass`): its table under the study's tie policy
+        (and, when that policy orders otherwise, in trec_eval's order for the chance level and the
+        facts), then every number. ``k``: the top K of the judged share; ``facts_k``: gather the
+        checks' facts at that K (the study's qrels must then be the qrels file the checks compare
+        with). Not under random ties (their draws are shared by every run of an evaluation)."""
+        settings = self.settings
+        if settings.ties.sampled:
+            raise ValueError("a run's pass is not taken under random ties")
+        table = self.table(name)
+        base = table if settings.ties.in_trec_eval_order else self.table(name, TREC_EVAL)
+        values = table_values(table, self.measures, settings, tie_seed(settings))
+        chance = table_values(chance_table(base), self.measures, settings.replace(ties=EXPECTED), 0)
+        facts = None
+        if facts_k is not None:
+            run = self.runs[name]
+            facts = gather(
+                run,
+                base,
+                self.qrels.doc_ids,
+                k=facts_k,
+                rel=settings.rel,
+                stride=sample_stride(len(run)),
+            )
+        return RunPass(values, chance, judged_share(table, k), facts)
+
+    def from_passes(
+        self, passes: Sequence[tuple[str, RunPass]], *, chance: bool = False
+    ) -> Evaluation:
+        """The evaluation of these runs (``chance``: their chance level) from their passes: what
+        :meth:`Study.evaluation` (:meth:`Study.chance`) gives for them."""
+        settings = self.settings.replace(ties=EXPECTED) if chance else self.settings
+        gathered = [(name, found.chance if chance else found.values) for name, found in passes]
+        return assemble(
+            gathered,
+            list(self.measures),
+            settings,
+            qrels_qids=self.qrels.query_ids,
+            groups=self.groups,
+            weights=self.weights,
+        )
+
     def compare(self, test: TestSettings, *, evaluation: Evaluation | None = None) -> Comparison:
         """Every run against the baseline on every measure
         (:func:`rankviz.analyses.comparisons.compare`)."""
@@ -345,211 +356,6 @@ class Study:
                 f"--baseline {baseline!r} is not among the runs ({', '.join(self.run_names)})"
             )
         return TestSettings(**given, baseline=baseline)
-
-    # --- reports
-    # --------------------------------------------------------------------------------------
-
-    def tie_report(
-        self,
-        test: TestSettings | None = None,
-        options: TieReportSettings | None = None,
-        *,
-        rng: np.random.Generator | int | None = None,
-    ) -> TieReport:
-        """Every run under every report policy (:func:`rankviz.analyses.ties.tie_report`)."""
-        from rankviz.analyses.ties import report_from_tables
-
-        return report_from_tables(
-            lambda ties: self._one_at_a_time(ties=ties),
-            list(self.measures),
-            self.settings,
-            test,
-            options,
-            groups=self.groups,
-            weights=self.weights,
-            rng=rng,
-        )
-
-    def unjudged_report(
-        self, test: TestSettings | None = None, options: UnjudgedSettings | None = None
-    ) -> UnjudgedReport:
-        """Each run with its unjudged top-K documents non-relevant and relevant
-        (:mod:`rankviz.analyses.unjudged`)."""
-        from rankviz.analyses.unjudged import report_from_tables
-
-        return report_from_tables(
-            self._one_at_a_time(),
-            list(self.measures),
-            self.settings,
-            test,
-            options,
-            groups=self.groups,
-            weights=self.weights,
-        )
-
-    def meeting_report(
-        self,
-        store: MeetingStore,
-        *,
-        file_study: Study,
-        test: TestSettings | None = None,
-        k: int = 10,
-    ) -> MeetingReport:
-        """What the meeting decided (:mod:`rankviz.analyses.meeting_report`): this study has the
-        meeting's judgments in force, ``file_study`` the same runs with the qrels file alone; the
-        baseline is the test's (the first run by default), against the next run."""
-        from rankviz.analyses.meeting_report import (
-            MeetingReport,
-            discussed_query,
-            means_with_verdicts,
-        )
-
-        names = self.run_names
-        if len(names) < 2:
-            raise OptionError("the meeting's report compares two runs: give at least two")
-        test = test or self.test_settings()
-        baseline = test.baseline or names[0]
-        run = next(n for n in names if n != baseline)
-        before, after = file_study.evaluation(), self.evaluation()
-        means = means_with_verdicts(
-            before,
-            after,
-            file_study.compare(test, evaluation=before),
-            self.compare(test, evaluation=after),
-        )
-        judged = store.latest_judgments()
-        tags, notes = store.tags(), store.notes()
-        touched = sorted({q for q, _ in judged} | set(tags) | set(notes))
-        frame = file_study.qrels.to_frame()
-        file_grades = dict(
-            zip(
-                zip(frame["qid"].astype(str), frame["docid"].astype(str)),
-                map(int, frame["rel"]),
-                strict=True,
-            )
-        )
-        tables = self.tables([baseline, run])
-        texts = self.collection.queries if self.collection else {}
-        docs = self.collection.docs if self.collection else None
-
-        def titles(docids: list[str]) -> dict[str, str]:
-            found = docs.get(docids) if docs is not None else {}
-            return {d: r.get("title") or r.get("text", "")[:160] for d, r in found.items()}
-
-        queries = [
-            discussed_query(
-                qid,
-                texts.get(qid, ""),
-                tables,
-                baseline,
-                run,
-                k=k,
-                file_grades=file_grades,
-                judged=judged,
-                titles=titles,
-                tags=tags.get(qid, []),
-                note=notes.get(qid, ""),
-                history=store.history(qid),
-            )
-            for qid in touched
-        ]
-        name = self.collection.config.name if self.collection else str(self.qrels.source)
-        return MeetingReport(
-            name, tuple(self.conventions()), baseline, run, means, tuple(queries), len(judged)
-        )
-
-    def rank_report(self) -> RankReport:
-        """Where each run puts the relevant documents
-        (:func:`rankviz.analyses.deltas.rank_report`)."""
-        from rankviz.analyses.deltas import rank_report
-
-        return rank_report(self.tables(), self.settings.rel)
-
-    def facts(self, k: int = TOP_K) -> dict[str, RunFacts]:
-        """What the checks need of each run (:mod:`rankviz.run_facts`), from its table in
-        trec_eval's order."""
-        facts: dict[str, RunFacts] = {}
-        for _ in self._with_facts(self._one_at_a_time(ties=TREC_EVAL), facts, k, self.settings.rel):
-            pass
-        return facts
-
-    def check(
-        self,
-        k: int = TOP_K,
-        *,
-        evaluation: Evaluation | None = None,
-        facts: Mapping[str, RunFacts] | None = None,
-    ) -> CheckReport:
-        """The mistakes that change what the numbers mean (:func:`rankviz.analyses.checks.check`):
-        from
-        ``facts`` (:meth:`facts`), or those ``evaluation`` gathered (``check_k=k``), else the runs'
-        own."""
-        from rankviz.analyses.checks import check
-
-        if facts is None:
-            facts = (
-                evaluation.facts
-                if evaluation is not None and evaluation.facts is not None
-                else self.facts(k)
-            )
-        return check(facts, self.qrels, self.measures, self.settings, k=k)
-
-    def infer_task(self, k: int) -> Task:
-        """The task's answers guessed from the qrels (:func:`rankviz.analyses.task.infer_task`)."""
-        from rankviz.analyses.task import infer_task
-
-        first = self.run_names[0]
-        return infer_task({first: self.table(first, TREC_EVAL)}, rel=self.settings.rel, top_k=k)
-
-    def metric_report(
-        self,
-        options: MetricSettings | None = None,
-        *,
-        task: Task | None = None,
-        every_candidate: bool = False,
-    ) -> MetricReport:
-        """Which measure fits the task (:func:`rankviz.analyses.metric_choice.metric_report`), from
-        the runs under the three bounding orders."""
-        from rankviz.analyses.metric_choice import metric_report
-
-        if len(self.run_names) < 2:
-            raise OptionError("metrics-report compares measures on two or more runs")
-        tables = {name: self.tables(ties=name) for name in BOUNDS}
-        return metric_report(
-            tables,
-            list(self.measures),
-            self.settings,
-            options,
-            task=task,
-            groups=self.groups,
-            weights=self.weights,
-            every_candidate=every_candidate,
-        )
-
-    def protocol(self):
-        """Each group of queries scored by the collection's protocol measure, and their macro
-        mean."""
-        from rankviz.analyses.protocol import protocol_values
-
-        if (
-            self.collection is None
-            or self.collection.config.protocol is None
-            or self.groups is None
-        ):
-            raise OptionError(
-                "--protocol needs a collection folder whose collection.toml has a [protocol] table"
-            )
-        return protocol_values(
-            self.tables(), self.groups, self.collection.config.protocol, self.settings
-        )
-
-    def thinly_judged(self, k: int, names: Sequence[str] | None = None) -> dict[str, float]:
-        """The runs whose top K the qrels judge less than
-        :data:`~rankviz.analyses.unjudged.JUDGED_WARNING`."""
-        from rankviz.analyses.unjudged import JUDGED_WARNING, judged_share
-
-        shares = {name: judged_share(table, k) for name, table in self._one_at_a_time(names)}
-        return {name: share for name, share in shares.items() if share < JUDGED_WARNING}
 
     def conventions(self) -> list[str]:
         return self.settings.conventions()

@@ -22,9 +22,10 @@ from rankviz.app.cache import SHARED, code_stamp, give_back, passes_store, share
 from rankviz.evaluation import Evaluation
 from rankviz.io.meeting import MeetingStore
 from rankviz.io.model import Qrels, Run
+from rankviz.regrading import ordered
 from rankviz.run_pass import RunPass
 from rankviz.settings import RunCut, TestSettings
-from rankviz.study import Study, ordered
+from rankviz.study import Study
 from rankviz.tie_policy import TiePolicy
 
 if TYPE_CHECKING:

@@ -28,10 +28,11 @@ from rankviz.io.groups import QueryGroups
 from rankviz.io.model import Qrels, Run
 from rankviz.measures import Measure
 from rankviz.ranking import RankingTable
+from rankviz.regrading import fresh
 from rankviz.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
-from rankviz.run_pass import RunPass, assembled, run_pass
+from rankviz.run_pass import RunPass
 from rankviz.settings import EvalSettings, TestSettings
-from rankviz.study import Study, Ties, fresh
+from rankviz.study import Study, Ties
 from rankviz.tie_policy import EXPECTED, TiePolicy
 
 
@@ -184,7 +185,7 @@ class Context:
             for n in names
         }
         return compute.run_passes(
-            keys, lambda name: run_pass(study, name, k=self.k, facts_k=facts_k), progress
+            keys, lambda name: study.run_pass(name, k=self.k, facts_k=facts_k), progress
         )
 
     def _assembled(self, names: list[str], *, chance: bool = False) -> Evaluation:
@@ -196,7 +197,7 @@ class Context:
 
         def build() -> Evaluation:
             passes = self.passes(names)
-            return assembled([(n, passes[n]) for n in names], self.study(names), chance=chance)
+            return self.study(names).from_passes([(n, passes[n]) for n in names], chance=chance)
 
         return SHARED.get(
             ("chance" if chance else "evaluation", "passes", dataclasses.astuple(key)), build

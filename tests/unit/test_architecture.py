@@ -43,6 +43,7 @@ LAYERS = [
             "rankviz.in_force",
             "rankviz.opening",
             "rankviz.study",
+            "rankviz.study_reports",
             "rankviz.studies",
             "rankviz.run_pass",
         ),

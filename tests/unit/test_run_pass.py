@@ -15,7 +15,7 @@ import rankviz as rv
 from rankviz.analyses.checks import TOP_K
 from rankviz.analyses.unjudged import judged_share
 from rankviz.io.store import ArrayStore
-from rankviz.run_pass import RunPass, assembled, run_pass
+from rankviz.run_pass import RunPass
 from rankviz.study import Study
 
 MEASURES = ["RR@10", "nDCG@10", "AP", "ERR@20", "P@5", "R@100", "Bpref", "RBP"]
@@ -29,7 +29,7 @@ def _same(a: rv.Evaluation, b: rv.Evaluation) -> None:
 
 
 def _passes(study: Study, k: int = 10) -> list[tuple[str, RunPass]]:
-    return [(name, run_pass(study, name, k=k, facts_k=TOP_K)) for name in study.run_names]
+    return [(name, study.run_pass(name, k=k, facts_k=TOP_K)) for name in study.run_names]
 
 
 @pytest.mark.parametrize(
@@ -48,8 +48,8 @@ def _passes(study: Study, k: int = 10) -> list[tuple[str, RunPass]]:
 def test_a_pass_per_run_gives_the_studys_numbers(folder, options) -> None:
     study = Study.open(folder, measures=MEASURES, options=options)
     passes = _passes(study)
-    _same(assembled(passes, study), study.evaluation())
-    _same(assembled(passes, study, chance=True), study.chance())
+    _same(study.from_passes(passes), study.evaluation())
+    _same(study.from_passes(passes, chance=True), study.chance())
     facts = study.facts(TOP_K)
     for name, found in passes:
         assert found.judged == judged_share(study.table(name), 10)
@@ -67,8 +67,8 @@ def test_a_pass_kept_on_disk_comes_back_the_same(tmp_path) -> None:
     for name, found in passes:
         store.put(name, found.to_arrays())
     back = [(name, RunPass.from_arrays(store.get(name))) for name, _ in passes]
-    _same(assembled(back, study), assembled(passes, study))
-    _same(assembled(back, study, chance=True), assembled(passes, study, chance=True))
+    _same(study.from_passes(back), study.from_passes(passes))
+    _same(study.from_passes(back, chance=True), study.from_passes(passes, chance=True))
     assert [p.facts for _, p in back] == [p.facts for _, p in passes]
     assert [p.judged for _, p in back] == [p.judged for _, p in passes]
     assert store.get("no such key") is None
@@ -77,7 +77,7 @@ def test_a_pass_kept_on_disk_comes_back_the_same(tmp_path) -> None:
 def test_a_damaged_or_foreign_file_on_disk_is_no_pass(tmp_path) -> None:
     store = ArrayStore(tmp_path, budget=2**30)
     study = Study.open(CRANFIELD, measures=["AP"])
-    found = run_pass(study, study.run_names[0], k=10)
+    found = study.run_pass(study.run_names[0], k=10)
     store.put("a", found.to_arrays())
     (path,) = tmp_path.glob("*.npz")
     path.write_bytes(path.read_bytes()[:100])  # cut short
@@ -91,7 +91,7 @@ def test_a_damaged_or_foreign_file_on_disk_is_no_pass(tmp_path) -> None:
 def test_random_ties_take_no_pass() -> None:
     study = Study.open(CRANFIELD, measures=["AP"], options={"ties": "random", "seed": 1})
     with pytest.raises(ValueError, match="random ties"):
-        run_pass(study, study.run_names[0], k=10)
+        study.run_pass(study.run_names[0], k=10)
 
 
 @settings(
@@ -111,11 +111,11 @@ def test_generated_runs_with_ties_pass_to_the_studys_numbers(tmp_path, data, tie
         measures=["RR", f"nDCG@{k}", "AP", f"P@{k}", "ERR"],
         options={"ties": ties},
     )
-    passes = [(name, run_pass(study, name, k=k, facts_k=k)) for name in study.run_names]
-    _same(assembled(passes, study), study.evaluation())
-    _same(assembled(passes, study, chance=True), study.chance())
+    passes = [(name, study.run_pass(name, k=k, facts_k=k)) for name in study.run_names]
+    _same(study.from_passes(passes), study.evaluation())
+    _same(study.from_passes(passes, chance=True), study.chance())
     (name, found), facts = passes[0], study.facts(k)
     assert found.facts == facts[name] and found.judged == judged_share(study.table(name), k)
     back = RunPass.from_arrays(found.to_arrays())
-    _same(assembled([(name, back)], study), assembled(passes, study))
+    _same(study.from_passes([(name, back)]), study.from_passes(passes))
     assert back.facts == found.facts
