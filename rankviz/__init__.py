@@ -9,6 +9,7 @@ rv.Study.open("sample_data/cranfield").tie_report()  # the reports the CLI and t
 
 from importlib.metadata import PackageNotFoundError, version
 
+from rankviz.engine_settings import EngineSettings
 from rankviz.engines import RunSource, evaluate_sources
 from rankviz.errors import CollectionError, FormatError, MeasureError, OptionError, RankvizError
 from rankviz.evaluate import evaluate, evaluate_tables
@@ -28,7 +29,8 @@ from rankviz.io.readers import read_qrels, read_run
 from rankviz.measures import Measure, parse
 from rankviz.ranking import TIE_POLICIES, RankingTable, rank
 from rankviz.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
-from rankviz.settings import EngineSettings, EvalSettings, TestSettings
+from rankviz.settings import EvalSettings
+from rankviz.significance_options import TestSettings
 from rankviz.study import Study
 
 try:

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from rankviz.engine_settings import EngineSettings
 from rankviz.errors import FormatError, OptionError, RankvizError, quoted
 from rankviz.evaluate import (
     Evaluation,
@@ -45,7 +46,7 @@ from rankviz.io.sources import is_gzip, lines
 from rankviz.measures import Measure
 from rankviz.ranking import RankingTable, rank
 from rankviz.run_facts import RunFacts, gather, sample_stride
-from rankviz.settings import EngineSettings, EvalSettings
+from rankviz.settings import EvalSettings
 
 #: engine="auto" streams a run file larger than this (a gzip file counts four times its size)
 STREAM_ABOVE_BYTES = 2**30

@@ -10,22 +10,99 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from rankviz.engine_settings import EngineSettings
 from rankviz.options import Option
-from rankviz.settings import (
-    ALPHA,
-    DETECT,
-    FILL,
-    POWER_RESAMPLES,
-    POWER_TEST,
-    QUERIES_LISTED,
-    SEED,
-    SPLITS,
-    TIE_TRIALS,
-    EngineSettings,
-    EvalSettings,
-    K,
-    Settings,
-    TestSettings,
+from rankviz.settings import SEED, EvalSettings, Settings
+from rankviz.significance_options import ALPHA, TestSettings
+
+# options of the analyses (not of an evaluation)
+K = Option(
+    "k",
+    10,
+    "the depth users inspect: share of tied and of judged top-K documents, the task's top K",
+    label="K (depth)",
+    kind=int,
+    low=1,
+    high=1_000_000,
+    cli="--cutoff",
+)
+
+
+TIE_TRIALS = Option(
+    "trials",
+    0,
+    "(ties report) also average this many random orders (0: none)",
+    label="Random orders",
+    kind=int,
+    low=0,
+    high=10_000,
+)
+
+
+FILL = Option(
+    "grade",
+    None,
+    "the grade unjudged documents are judged at for the report's second "
+    "end (none: the relevance "
+    "threshold)",
+    kind=int,
+    low=0,
+    high=2**31 - 1,
+    optional=True,
+)
+
+
+QUERIES_LISTED = Option(
+    "queries", 5, "queries listed per run whose value moves most", kind=int, low=1, high=10_000
+)
+
+
+SPLITS = Option(
+    "splits",
+    1000,
+    "random halves of the queries for the swap rate",
+    label="Random splits",
+    kind=int,
+    low=10,
+    high=100_000,
+)
+
+
+POWER_TEST = Option(
+    "test",
+    "tukey",
+    "test of discriminative power over the run pairs",
+    choices=("tukey", "bootstrap", "randomization", "t"),
+    meanings={
+        "tukey": "randomised Tukey HSD",
+        "bootstrap": "paired bootstrap (Holm)",
+        "randomization": "paired randomization (Holm)",
+        "t": "paired t-test (Holm)",
+    },
+)
+
+
+POWER_RESAMPLES = Option(
+    "n_resamples",
+    1000,
+    "resamples of the discriminative-power test",
+    kind=int,
+    low=100,
+    high=100_000,
+    cli="--resamples",
+)
+
+
+DETECT = Option(
+    "detect",
+    None,
+    "add queries_needed: queries a study needs for the paired t-test "
+    "to detect this difference "
+    "with 80% power",
+    kind=float,
+    low=1e-6,
+    high=1e6,
+    optional=True,
 )
 
 

@@ -24,7 +24,8 @@ from rankviz.io.meeting import MeetingStore
 from rankviz.io.model import Qrels
 from rankviz.io.readers import read_qrels
 from rankviz.regrading import fresh
-from rankviz.settings import DEFAULT_MEASURES, EvalSettings, TestSettings
+from rankviz.settings import DEFAULT_MEASURES, EvalSettings
+from rankviz.significance_options import TestSettings
 from rankviz.study import Study
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rankviz.analyses.unjudged import judged_share
+from rankviz.engine_settings import EngineSettings
 from rankviz.engines import Progress, RunSource, evaluate_sources, file_size
 from rankviz.errors import OptionError
 from rankviz.evaluate import assemble, evaluate_tables, revised, table_values, tie_seed
@@ -32,7 +32,8 @@ from rankviz.ranking import RankingTable, chance_table, retagged
 from rankviz.regrading import fresh
 from rankviz.run_facts import RunFacts, gather, sample_stride
 from rankviz.run_pass import RunPass
-from rankviz.settings import EngineSettings, EvalSettings, RunCut, TestSettings
+from rankviz.settings import EvalSettings, RunCut
+from rankviz.significance_options import TestSettings
 from rankviz.study_reports import Reports
 from rankviz.tie_policy import EXPECTED, TREC_EVAL, TiePolicy, policy
 
@@ -293,6 +294,8 @@ class Study(Reports):
         facts), then every number. ``k``: the top K of the judged share; ``facts_k``: gather the
         checks' facts at that K (the study's qrels must then be the qrels file the checks compare
         with). Not under random ties (their draws are shared by every run of an evaluation)."""
+        from rankviz.analyses.unjudged import judged_share  # pandas: not on the CLI's road
+
         settings = self.settings
         if settings.ties.sampled:
             raise ValueError("a run's pass is not taken under random ties")

@@ -23,7 +23,8 @@ from rankviz.measures import Measure
 from rankviz.ranking import RankingTable
 from rankviz.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
 from rankviz.run_facts import RunFacts
-from rankviz.settings import EvalSettings, RunCut, TestSettings
+from rankviz.settings import EvalSettings, RunCut
+from rankviz.significance_options import TestSettings
 from rankviz.tie_policy import BOUNDS, TREC_EVAL, TiePolicy
 
 if TYPE_CHECKING:

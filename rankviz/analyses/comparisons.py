@@ -24,7 +24,7 @@ from rankviz.analyses.significance import (
     tukey_hsd,
 )
 from rankviz.errors import OptionError
-from rankviz.settings import TestSettings
+from rankviz.significance_options import TestSettings
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -42,7 +42,8 @@ from rankviz.io.groups import QueryGroups
 from rankviz.measures import Measure, make, parse
 from rankviz.ranking import RankingTable
 from rankviz.report_settings import MetricSettings
-from rankviz.settings import EvalSettings, TestSettings
+from rankviz.settings import EvalSettings
+from rankviz.significance_options import TestSettings
 from rankviz.tie_policy import BOUNDS
 
 

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from rankviz.evaluation import Evaluation
-from rankviz.settings import TestSettings
+from rankviz.significance_options import TestSettings
 
 
 @dataclass(frozen=True)

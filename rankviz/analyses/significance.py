@@ -25,7 +25,7 @@ import numpy as np
 from scipy import stats
 
 from rankviz.errors import OptionError
-from rankviz.settings import ALTERNATIVE, CORRECTION, TEST, ZERO_METHOD
+from rankviz.significance_options import ALTERNATIVE, CORRECTION, TEST, ZERO_METHOD
 
 #: What each test assumes, in one sentence (shown under the test in the dashboard).
 ASSUMPTIONS = {

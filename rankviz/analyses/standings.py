@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from rankviz.evaluation import Evaluation
-    from rankviz.settings import TestSettings
+    from rankviz.significance_options import TestSettings
 
 #: Two resampled means closer than this (relative) are tied: sums in another order differ in the
 #: last bits.

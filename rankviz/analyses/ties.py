@@ -30,7 +30,8 @@ from rankviz.io.model import Qrels, Run
 from rankviz.measures import Measure
 from rankviz.ranking import RankingTable, rank
 from rankviz.report_settings import TieReportSettings
-from rankviz.settings import EvalSettings, TestSettings
+from rankviz.settings import EvalSettings
+from rankviz.significance_options import TestSettings
 from rankviz.tie_policy import RANDOM, REPORT_ORDER, TREC_EVAL
 from rankviz.tie_policy import policy as policy_of
 

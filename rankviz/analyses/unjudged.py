@@ -26,7 +26,8 @@ from rankviz.io.model import Qrels, Run
 from rankviz.measures import Measure, make
 from rankviz.ranking import RankingTable, rank
 from rankviz.report_settings import UnjudgedSettings
-from rankviz.settings import EvalSettings, TestSettings
+from rankviz.settings import EvalSettings
+from rankviz.significance_options import TestSettings
 
 #: The share of a run's top K below which the app and the CLI warn that its numbers rest on guesses.
 JUDGED_WARNING = 0.9

@@ -24,7 +24,8 @@ from rankviz.io.meeting import MeetingStore
 from rankviz.io.model import Qrels, Run
 from rankviz.regrading import ordered
 from rankviz.run_pass import RunPass
-from rankviz.settings import RunCut, TestSettings
+from rankviz.settings import RunCut
+from rankviz.significance_options import TestSettings
 from rankviz.study import Study
 from rankviz.tie_policy import TiePolicy
 

@@ -31,7 +31,8 @@ from rankviz.ranking import RankingTable
 from rankviz.regrading import fresh
 from rankviz.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
 from rankviz.run_pass import RunPass
-from rankviz.settings import EvalSettings, TestSettings
+from rankviz.settings import EvalSettings
+from rankviz.significance_options import TestSettings
 from rankviz.study import Study, Ties
 from rankviz.tie_policy import EXPECTED, TiePolicy
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import streamlit as st
 
 from rankviz import plots
+from rankviz import report_settings as r
 from rankviz import settings as s
 from rankviz.app import browser, drafts, inputs, kept, sidebar
 from rankviz.app import in_force as qrels_in_force
@@ -55,7 +56,7 @@ def frame(page: str = "") -> Context | None:
     selected, measure_names = sidebar.choose_runs_and_measures(
         url, name, collection, run_names, new_uploads
     )
-    k = url_option(url, st.sidebar, s.K, "frame", label="K (cutoff of the @K measures)")
+    k = url_option(url, st.sidebar, r.K, "frame", label="K (cutoff of the @K measures)")
     conventions = sidebar.choose_conventions(url, name, collection_settings(collection))
     groups = collection.groups if uploaded_qrels is None else None
     tag_groups = qrels_in_force.tag_groups(meeting, qrels) if meeting else None

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from rankviz.analyses.checks import TOP_K
 from rankviz.cli import render
+from rankviz.engine_settings import EngineSettings
 from rankviz.errors import FormatError, OptionError, RankvizError
 from rankviz.evaluation import Evaluation
 from rankviz.io.collection import open_collection
@@ -23,7 +24,8 @@ from rankviz.io.judges import is_source_label, judgment_lines, merged_qrels, qre
 from rankviz.io.meeting import MeetingStore
 from rankviz.io.readers import read_qrels
 from rankviz.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
-from rankviz.settings import EngineSettings, EvalSettings, TestSettings
+from rankviz.settings import EvalSettings
+from rankviz.significance_options import TestSettings
 from rankviz.study import Study
 
 

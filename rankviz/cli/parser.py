@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import argparse
 
+from rankviz import engine_settings as e
+from rankviz import report_settings as r
 from rankviz import settings as s
+from rankviz import significance_options as t
 from rankviz.errors import OptionError
 from rankviz.in_force import QRELS_IN_FORCE
 from rankviz.options import Option
@@ -155,14 +158,14 @@ def _grouping(parser: argparse.ArgumentParser) -> None:
 
 
 def _test(
-    parser: argparse.ArgumentParser, *, test: Option = s.TEST, resamples: Option = s.RESAMPLES
+    parser: argparse.ArgumentParser, *, test: Option = t.TEST, resamples: Option = t.RESAMPLES
 ) -> None:
     parser.add_argument(
         "--baseline", default=None, help="name of the baseline run; default: the first run"
     )
     add(parser, test)
-    add(parser, s.CORRECTION)
-    add(parser, s.ALPHA)
+    add(parser, t.CORRECTION)
+    add(parser, t.ALPHA)
     add(parser, resamples)
 
 
@@ -290,15 +293,15 @@ def build_parser() -> argparse.ArgumentParser:
         "protocol: each group's "
         "primary measure and their macro mean",
     )
-    add(ev, s.ENGINE)
-    add(ev, s.BLOCK_QUERIES, metavar="N")
-    add(ev, s.SCHEDULER, metavar="ADDRESS")
-    add(ev, s.WORKERS, metavar="N")
+    add(ev, e.ENGINE)
+    add(ev, e.BLOCK_QUERIES, metavar="N")
+    add(ev, e.SCHEDULER, metavar="ADDRESS")
+    add(ev, e.WORKERS, metavar="N")
     _checked(ev)
     _ranks(ev)
-    add(ev, s.ALPHA, note=" (with --ranks: of the groups)")
-    add(ev, s.RESAMPLES, note=" (with --ranks)")
-    add(ev, s.CONFIDENCE, note=" (with --ranks: of the rank intervals)")
+    add(ev, t.ALPHA, note=" (with --ranks: of the groups)")
+    add(ev, t.RESAMPLES, note=" (with --ranks)")
+    add(ev, t.CONFIDENCE, note=" (with --ranks: of the rank intervals)")
 
     ch = commands.add_parser(
         "check",
@@ -308,7 +311,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _inputs(ch)
     _conventions(ch)
-    add(ch, s.K, "-k", "--cutoff", note=" (the top K whose judged share is checked)")
+    add(ch, r.K, "-k", "--cutoff", note=" (the top K whose judged share is checked)")
 
     co = commands.add_parser(
         "compare", help="paired significance tests of runs against a baseline (or all pairs)"
@@ -316,12 +319,12 @@ def build_parser() -> argparse.ArgumentParser:
     _inputs(co)
     _conventions(co)
     _test(co)
-    add(co, s.PAIRS)
-    add(co, s.ALTERNATIVE)
-    add(co, s.ZERO_METHOD)
-    add(co, s.CONFIDENCE)
+    add(co, t.PAIRS)
+    add(co, t.ALTERNATIVE)
+    add(co, t.ZERO_METHOD)
+    add(co, t.CONFIDENCE)
     add(co, s.SEED)
-    add(co, s.DETECT, "--detect")
+    add(co, r.DETECT, "--detect")
     add(co, FAIL_IF)
     add(co, MARGIN, metavar="DELTA")
     _grouping(co)
@@ -372,7 +375,7 @@ def build_parser() -> argparse.ArgumentParser:
     add(su, FAIL_IF)
     add(su, MARGIN, metavar="DELTA")
     add(su, s.MISSING)
-    add(su, s.CONFIDENCE)
+    add(su, t.CONFIDENCE)
 
     ap = commands.add_parser(
         "app", help="start the app in the browser: the sample collection, or the collections given"
@@ -436,11 +439,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--format", choices=FORMATS, default="table", help="output format; default table"
     )
     _conventions(ag)
-    add(ag, s.K, "-k", "--cutoff", note=" (the top K whose holes in A's judgments B may fill)")
-    add(ag, s.TEST)
-    add(ag, s.CORRECTION)
-    add(ag, s.ALPHA)
-    add(ag, s.RESAMPLES)
+    add(ag, r.K, "-k", "--cutoff", note=" (the top K whose holes in A's judgments B may fill)")
+    add(ag, t.TEST)
+    add(ag, t.CORRECTION)
+    add(ag, t.ALPHA)
+    add(ag, t.RESAMPLES)
     add(ag, s.SEED)
 
     ti = commands.add_parser(
@@ -448,9 +451,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _inputs(ti)
     _conventions(ti, ties=False)
-    add(ti, s.K, "-k", "--cutoff")
-    add(ti, s.QUERIES_LISTED)
-    add(ti, s.TIE_TRIALS)
+    add(ti, r.K, "-k", "--cutoff")
+    add(ti, r.QUERIES_LISTED)
+    add(ti, r.TIE_TRIALS)
     add(ti, s.SEED)
     _test(ti)
     _grouping(ti)
@@ -461,7 +464,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _inputs(mr)
     _conventions(mr, ties=False)
-    add(mr, s.K, "-k", "--cutoff")
+    add(mr, r.K, "-k", "--cutoff")
     mr.add_argument(
         "--answers",
         choices=("one", "many"),
@@ -480,10 +483,10 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="do users stop at the first satisfying result; default: yes when graded",
     )
-    add(mr, s.POWER_TEST)
-    add(mr, s.ALPHA)
-    add(mr, s.POWER_RESAMPLES)
-    add(mr, s.SPLITS, "--splits")
+    add(mr, r.POWER_TEST)
+    add(mr, t.ALPHA)
+    add(mr, r.POWER_RESAMPLES)
+    add(mr, r.SPLITS, "--splits")
     add(mr, s.SEED)
     _grouping(mr)
 
@@ -492,9 +495,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _inputs(un)
     _conventions(un)
-    add(un, s.K, "-k", "--cutoff")
-    add(un, s.FILL, "--grade")
-    add(un, s.QUERIES_LISTED, note=" (documents and queries to judge first)")
+    add(un, r.K, "-k", "--cutoff")
+    add(un, r.FILL, "--grade")
+    add(un, r.QUERIES_LISTED, note=" (documents and queries to judge first)")
     _test(un)
     add(un, s.SEED)
     _grouping(un)

@@ -22,7 +22,7 @@ from rankviz.analyses.significance import tukey_hsd
 from rankviz.analyses.standings import compact_letters, measure_standing, rank_intervals
 from rankviz.cli import main
 from rankviz.errors import OptionError
-from rankviz.settings import TestSettings
+from rankviz.significance_options import TestSettings
 
 SAMPLES = ROOT / "sample_data"
 

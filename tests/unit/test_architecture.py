@@ -18,6 +18,8 @@ LAYERS = [
             "rankviz.options",
             "rankviz.tie_policy",
             "rankviz.settings",
+            "rankviz.significance_options",
+            "rankviz.engine_settings",
             "rankviz.report_settings",
             "rankviz._arrow",
             "rankviz.numbers",

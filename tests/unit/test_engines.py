@@ -18,9 +18,10 @@ from hypothesis import strategies as st
 import rankviz as rv
 from rankviz import engines
 from rankviz.cli import main
+from rankviz.engine_settings import EngineSettings
 from rankviz.engines import RunSource, chosen_engine, evaluate_sources
 from rankviz.io import blocks
-from rankviz.settings import EngineSettings, EvalSettings
+from rankviz.settings import EvalSettings
 
 MEASURES = [
     "RR@10",

@@ -11,7 +11,7 @@ from rankviz.app.text import md, message
 from rankviz.app.widgets import option_input
 from rankviz.errors import RankvizError
 from rankviz.report_settings import STANDARDISED
-from rankviz.settings import CONFIDENCE
+from rankviz.significance_options import CONFIDENCE
 
 url = open_plain_page("across")
 st.header("Across collections")

@@ -8,7 +8,7 @@ from rankviz.analyses import task as task_advice
 from rankviz.app.frame import open_page
 from rankviz.app.text import md
 from rankviz.app.widgets import url_selectbox
-from rankviz.settings import POWER_TEST
+from rankviz.report_settings import POWER_TEST
 from rankviz.tie_policy import TREC_EVAL
 
 ctx = open_page("metric_choice")

@@ -3,13 +3,15 @@
 import streamlit as st
 
 from rankviz import export, plots
+from rankviz import report_settings as r
 from rankviz import settings as s
+from rankviz import significance_options as t
 from rankviz.analyses import comparisons, significance
 from rankviz.app.frame import open_page
 from rankviz.app.text import md, queries_text
 from rankviz.app.widgets import url_option, url_selectbox
 from rankviz.numbers import p_text
-from rankviz.settings import TestSettings
+from rankviz.significance_options import TestSettings
 
 #: Column headers a reader understands (the table keeps the API's names, which CSV exports use).
 HEADERS = {
@@ -52,9 +54,9 @@ baseline: str = (
     )
     or chosen
 )
-test = url_option(ctx.url, c3, s.TEST, "significance", horizontal=False)
+test = url_option(ctx.url, c3, t.TEST, "significance", horizontal=False)
 correction = url_option(
-    ctx.url, c4, s.CORRECTION, "significance", horizontal=False, disabled=test == "tukey"
+    ctx.url, c4, t.CORRECTION, "significance", horizontal=False, disabled=test == "tukey"
 )
 c5, c6, c7, c8 = st.columns(4)
 ALPHAS = [0.01, 0.05, 0.1]
@@ -66,12 +68,12 @@ alpha = c5.selectbox(
     key=ctx.url.key("alpha", "significance", value=level),
 )
 resampling = test in ("randomization", "bootstrap", "tukey")
-resamples = url_option(ctx.url, c6, s.RESAMPLES, "significance", disabled=not resampling)
+resamples = url_option(ctx.url, c6, t.RESAMPLES, "significance", disabled=not resampling)
 seed = url_option(
     ctx.url, c7, s.SEED, "significance", default=current.seed, disabled=not resampling
 )
 zero_method = url_option(
-    ctx.url, c8, s.ZERO_METHOD, "significance", horizontal=False, disabled=test != "wilcoxon"
+    ctx.url, c8, t.ZERO_METHOD, "significance", horizontal=False, disabled=test != "wilcoxon"
 )
 tests = current.replace(
     baseline=baseline,
@@ -134,7 +136,7 @@ st.download_button(
 )
 
 st.subheader("How many queries would a study need?")
-wanted = ctx.url.option(s.DETECT, 0.02)
+wanted = ctx.url.option(r.DETECT, 0.02)
 detect = st.number_input(
     f"Difference in {md(label)} to detect",
     0.001,

@@ -3,6 +3,7 @@
 import streamlit as st
 
 from rankviz import export, plots
+from rankviz import report_settings as r
 from rankviz import settings as s
 from rankviz.app.frame import open_page
 from rankviz.app.text import md
@@ -32,7 +33,7 @@ measure_name = url_selectbox(
     "ties",
     format_func=lambda m: str(ctx.measure(m)),
 )
-trials = url_option(ctx.url, c2, s.TIE_TRIALS, "ties", label="Random orders (0: none)")
+trials = url_option(ctx.url, c2, r.TIE_TRIALS, "ties", label="Random orders (0: none)")
 seed = url_option(ctx.url, c3, s.SEED, "ties", default=0, param="tie_seed")
 ctx.url.write(measure=measure_name, trials=trials or None, tie_seed=seed or None)
 label = str(ctx.measure(measure_name))

@@ -4,7 +4,7 @@ first."""
 import streamlit as st
 
 from rankviz import export, plots
-from rankviz import settings as s
+from rankviz import report_settings as r
 from rankviz.analyses.unjudged import JUDGED_WARNING
 from rankviz.app.frame import open_page
 from rankviz.app.text import md, message
@@ -33,7 +33,7 @@ measure_name = url_selectbox(
     format_func=lambda m: str(ctx.measure(m)),
 )
 grade = url_option(
-    ctx.url, c2, s.FILL, "unjudged", default=ctx.settings.rel, label="Judge them at grade"
+    ctx.url, c2, r.FILL, "unjudged", default=ctx.settings.rel, label="Judge them at grade"
 )
 ctx.url.write(measure=measure_name, grade=grade)
 try:
