@@ -1,0 +1,165 @@
+"""The command line's flags, built from the options: every flag's values, range and default come
+from its :class:`~rankviz.options.Option`, so the help text, the app's widgets and docs/options.md
+say the same thing. Flags left out are ``None``: a collection folder's defaults (``rel``, ``gmax``)
+or the option's own default then apply.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from rankviz import settings as s
+from rankviz import significance_options as t
+from rankviz.errors import OptionError
+from rankviz.in_force import QRELS_IN_FORCE
+from rankviz.options import Option
+
+FORMATS = ("table", "tsv", "json")
+
+
+def typed(option: Option):
+    def parse(text: str):
+        try:
+            return option.parse(text)
+        except OptionError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    parse.__name__ = option.name  # argparse names the type in its messages
+    return parse
+
+
+def add(
+    parser: argparse.ArgumentParser,
+    option: Option,
+    *flags: str,
+    note: str = "",
+    metavar: str | None = None,
+) -> None:
+    """A flag for ``option``: validated by it, its help and default from it (default: ``None`` = not
+    given)."""
+    metavar = metavar or (
+        "{" + ",".join(map(str, option.choices)) + "}" if option.choices else option.name.upper()
+    )
+    parser.add_argument(
+        *(flags or (option.flag,)),
+        dest=option.name,
+        type=typed(option),
+        default=None,
+        metavar=metavar,
+        # argparse formats help with %: a literal one is doubled
+        help=(option.help() + note).replace("%", "%%"),
+    )
+
+
+def inputs(parser: argparse.ArgumentParser) -> None:
+    """What every command reads: qrels or a collection folder, runs, measures, output format."""
+    parser.add_argument(
+        "qrels",
+        help="TREC qrels (or CSV/TSV/Parquet), a collection folder, or "
+        "irds:DATASET_ID (rankviz[irds])",
+    )
+    parser.add_argument(
+        "runs",
+        nargs="*",
+        help="run files (TREC, .gz, CSV, TSV, Parquet); names of runs in a collection folder",
+    )
+    parser.add_argument(
+        "-m",
+        "--measure",
+        action="append",
+        dest="measures",
+        metavar="MEASURE",
+        help="e.g. RR@10, AP, nDCG@10, ERR@20, Hits@10, P@10, RR(rel=2)@10 (repeatable); default: "
+        "the collection's, "
+        f"else {', '.join(s.DEFAULT_MEASURES)}",
+    )
+    parser.add_argument(
+        "--format", choices=FORMATS, default="table", help="output format; default table"
+    )
+    parser.add_argument(
+        "--judgments",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="DB",
+        help="overlay the qrels with a meeting store's judgments (latest wins); "
+        "without DB, the "
+        "collection folder's rankviz-notes.sqlite; default: the qrels alone",
+    )
+    parser.add_argument(
+        "--qrels",
+        dest="qrels_in_force",
+        default=None,
+        metavar="file|meeting|NAME|file+NAME",
+        help=QRELS_IN_FORCE.help().replace("%", "%%")
+        + " (default: meeting with --judgments, else file; the app's qrels= link value)",
+    )
+
+
+def conventions(parser: argparse.ArgumentParser, *, ties: bool = True) -> None:
+    if ties:
+        add(parser, s.TIES)
+    add(parser, s.MISSING)
+    add(parser, s.REL, note=" (or the collection's)")
+    add(parser, s.GAIN)
+    add(parser, s.GMAX, note=" (or the collection's)")
+    add(parser, s.DEPTH, metavar="N")
+    parser.add_argument(
+        "--ignore-identical-ids",
+        action="store_const",
+        const=True,
+        default=None,
+        dest="ignore_identical_ids",
+        help=s.IGNORE_IDENTICAL_IDS.help(),
+    )
+
+
+def checked(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--no-check",
+        action="store_true",
+        help="skip the checks (rankviz check) "
+        "that run first and "
+        "print their warnings and errors to stderr",
+    )
+
+
+def ranks(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--ranks",
+        action="store_true",
+        help="also print each measure's runs by "
+        "mean with their rank, a "
+        "rank interval (paired bootstrap over queries, seeded by --seed) and tie "
+        "groups (letters from "
+        "the randomised Tukey HSD: runs sharing one are not significantly "
+        "different); default: off",
+    )
+
+
+def grouping(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--groups",
+        default=None,
+        metavar="FILE",
+        help="query groups file: qid plus categorical columns; default: the collection's",
+    )
+    add(parser, s.GROUP_BY)
+    parser.add_argument(
+        "--aggregate",
+        default=None,
+        metavar="query|macro|weights[:FILE]",
+        help=s.AGGREGATE.help() + " (weights: the collection's query_weights.tsv, or weights:FILE)",
+    )
+
+
+def test_flags(
+    parser: argparse.ArgumentParser, *, test: Option = t.TEST, resamples: Option = t.RESAMPLES
+) -> None:
+    parser.add_argument(
+        "--baseline", default=None, help="name of the baseline run; default: the first run"
+    )
+    add(parser, test)
+    add(parser, t.CORRECTION)
+    add(parser, t.ALPHA)
+    add(parser, resamples)
