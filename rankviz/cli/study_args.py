@@ -1,0 +1,105 @@
+"""From the command line's flags to a study, its settings and warnings: every command's start."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from collections.abc import Mapping
+
+from rankviz.analyses.checks import TOP_K
+from rankviz.engine_settings import EngineSettings
+from rankviz.evaluation import Evaluation
+from rankviz.settings import EvalSettings
+from rankviz.significance_options import TestSettings
+from rankviz.study import Study
+
+
+def warn(message: str) -> None:
+    print(f"rankviz: {message}", file=sys.stderr)
+
+
+def open_study(args: argparse.Namespace, *, quiet: bool = False) -> Study:
+    """The study the shared arguments name (a collection folder supplies defaults); what opening
+    found worth saying goes to stderr (unless ``quiet``)."""
+    given = {n: v for n, v in vars(args).items() if n in EvalSettings.OPTIONS and n != "aggregate"}
+    study = Study.open(
+        args.qrels,
+        args.runs or (),
+        measures=args.measures or None,
+        judgments=getattr(args, "judgments", None),
+        qrels_in_force=getattr(args, "qrels_in_force", None),
+        groups=getattr(args, "groups", None),
+        aggregate=getattr(args, "aggregate", None),
+        options=given,
+    )
+    for line in () if quiet else study.notes:
+        warn(line)
+    return study
+
+
+@contextlib.contextmanager
+def progress_bar(study: Study):
+    """A progress callback (bytes done) drawing a bar on stderr when it is a terminal, else None."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from tqdm import tqdm
+
+    total = study.bytes_to_read()
+    with tqdm(
+        total=total or None,
+        unit="B",
+        unit_scale=True,
+        desc="reading runs",
+        file=sys.stderr,
+        leave=False,
+    ) as bar:
+        yield bar.update
+
+
+def report_ignored(ignored: Mapping[str, tuple[str, ...]]) -> None:
+    for run, queries in ignored.items():
+        if queries:
+            shown = ", ".join(queries[:5]) + (" ..." if len(queries) > 5 else "")
+            warn(f"run {run}: {len(queries)} queries not in the qrels were ignored: {shown}")
+
+
+def test_settings(args: argparse.Namespace, study: Study, **fixed) -> TestSettings:
+    given = {
+        name: getattr(args, name)
+        for name in TestSettings.OPTIONS
+        if getattr(args, name, None) is not None
+    }
+    return study.test_settings(args.baseline, **{**given, **fixed})
+
+
+def _engine(args: argparse.Namespace) -> EngineSettings:
+    return EngineSettings(
+        **{
+            n: getattr(args, n)
+            for n in EngineSettings.OPTIONS
+            if getattr(args, n, None) is not None
+        }
+    )
+
+
+def _evaluation(study: Study, args: argparse.Namespace) -> Evaluation:
+    """The evaluation of the runs, with the checks' facts gathered in the same pass (their findings
+    said)."""
+    with progress_bar(study) as progress:
+        result = study.evaluation(
+            engine=_engine(args), progress=progress, check_k=None if args.no_check else TOP_K
+        )
+    checked(study, args, result)
+    report_ignored(result.ignored)
+    return result
+
+
+def checked(study: Study, args: argparse.Namespace, evaluation: Evaluation) -> None:
+    """The checks' warnings and errors (from the facts the evaluation gathered), once, on stderr
+    before any number is printed (unless ``--no-check``)."""
+    if args.no_check:
+        return
+    for finding in study.check(TOP_K, evaluation=evaluation).at_least("warning"):
+        warn(finding.line())
