@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from rankviz.cli import render
+from rankviz.cli import render, tables
 from rankviz.cli.study_args import open_study, test_settings, warn
 from rankviz.errors import OptionError
 from rankviz.io.collection import open_collection
@@ -36,7 +36,7 @@ def judgments_command(args: argparse.Namespace) -> str:
                 )
                 for j in store.judgments()
             ]
-            return render.tsv_rows(
+            return tables.tsv_rows(
                 ("qid", "docid", "grade", "previous_grade", "by", "at", "note"), rows
             )
         if args.qrels is None:
@@ -120,7 +120,7 @@ def tags_command(args: argparse.Namespace) -> str:
     """``tags add|export``: the export is a groups file (qid, tag), so ``--groups`` reads it."""
     if args.action == "export":
         groups = MeetingStore(args.db, create=False).tag_groups()
-        return render.tsv_rows(("qid", "tag"), list(groups.items()))
+        return tables.tsv_rows(("qid", "tag"), list(groups.items()))
     owner, scale, _ = _record_owner(args)
     store = MeetingStore(args.db, scale=scale, collection=owner)
     store.tag(args.qid, args.tag, by=args.by)

@@ -7,12 +7,11 @@ An empty cell in a table is never unexplained: ``n/a`` marks it and a footnote s
 
 from __future__ import annotations
 
-import csv
-import io
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from rankviz.numbers import clean, p_text, to_json
+from rankviz.cli.tables import aligned, footer, frame_table, frame_tsv, full, na_notes, number
+from rankviz.numbers import to_json
 from rankviz.settings import ALL
 
 if TYPE_CHECKING:
@@ -27,106 +26,6 @@ if TYPE_CHECKING:
     from rankviz.analyses.ties import TieReport
     from rankviz.analyses.unjudged import UnjudgedReport
     from rankviz.evaluation import Evaluation
-
-NA = "n/a"
-
-
-def full(value: object) -> str:
-    """A TSV cell: text as is, numbers at full precision (repr round-trips a double)."""
-    if isinstance(value, str):
-        return value
-    value = clean(value)
-    return "" if value is None else repr(value)
-
-
-def footer(lines: Sequence[str]) -> str:
-    return "".join(f"# {line}\n" for line in lines)
-
-
-def aligned(header: Sequence[str], rows: Sequence[Sequence[str]], *, labels: int) -> str:
-    """A plain text table: the first ``labels`` columns left-aligned, the rest right-aligned."""
-    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
-
-    def line(cells: Sequence[str]) -> str:
-        return "  ".join(
-            str(c).ljust(w) if i < labels else str(c).rjust(w)
-            for i, (c, w) in enumerate(zip(cells, widths))
-        ).rstrip()
-
-    return "".join(line(row) + "\n" for row in [header, *rows])
-
-
-def number(value: object, digits: int = 4) -> str:
-    value = clean(value)
-    if value is None:
-        return NA
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, int):
-        return str(value)
-    return f"{value:.{digits}f}" if isinstance(value, float) else str(value)
-
-
-P_COLUMNS = ("p_value", "p_adjusted")
-
-
-def frame_table(frame: pd.DataFrame, *, digits: int = 4, index: bool = True) -> str:
-    """A DataFrame as an aligned table (NaN as n/a, booleans as yes/no, counts as whole numbers,
-    p-values as :func:`~rankviz.numbers.p_text`), formatted column by column so that a column of
-    counts never takes the float type of its row."""
-    header = ([frame.index.name or ""] if index else []) + [str(c) for c in frame.columns]
-    columns = [_cells(frame.iloc[:, i], str(name), digits) for i, name in enumerate(frame.columns)]
-    labels = [
-        str(label) if not isinstance(label, tuple) else " ".join(map(str, label))
-        for label in frame.index
-    ]
-    rows = [
-        ([labels[r]] if index else []) + [column[r] for column in columns]
-        for r in range(len(frame))
-    ]
-    return aligned(
-        header, rows, labels=1 if index else sum(not _numeric(frame[c]) for c in frame.columns)
-    )
-
-
-def _cells(column: pd.Series, name: str, digits: int) -> list[str]:
-    if name in P_COLUMNS:
-        return [NA if clean(v) is None else p_text(float(v)) for v in column.tolist()]
-    if column.dtype.kind in "iu" or str(column.dtype) == "Int64":
-        return [NA if clean(v) is None else str(int(v)) for v in column.tolist()]
-    return [number(v, digits) for v in column.tolist()]
-
-
-def _numeric(column) -> bool:
-    return column.dtype.kind in "iufb"
-
-
-def frame_tsv(frame: pd.DataFrame, *, index: bool = True) -> str:
-    header = ([frame.index.name or ""] if index else []) + [str(c) for c in frame.columns]
-    lines = ["\t".join(header)]
-    # per column, so an int column stays int beside floats
-    for label, *values in frame.itertuples(name=None):
-        lines.append("\t".join(([str(label)] if index else []) + [full(v) for v in values]))
-    return "\n".join(lines) + "\n"
-
-
-def tsv_rows(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    """Tab-separated lines with a header, quoted as the csv module does where a field holds a tab,
-    a line break or a quote (notes may), so every field reads back as it was written."""
-    out = io.StringIO()
-    writer = csv.writer(out, delimiter="\t", lineterminator="\n")
-    writer.writerow(header)
-    writer.writerows(rows)
-    return out.getvalue()
-
-
-def na_notes(frame: pd.DataFrame, reasons: Mapping[str, str]) -> list[str]:
-    """A footnote for each column (of ``reasons``) that holds an n/a cell."""
-    return [
-        f"n/a in {column}: {reason}"
-        for column, reason in reasons.items()
-        if column in frame and frame[column].isna().any()
-    ]
 
 
 # --- evaluate ------------------------------------------------------------------------------------
