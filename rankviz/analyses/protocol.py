@@ -9,7 +9,7 @@ import pandas as pd
 
 from rankviz.aggregate import macro
 from rankviz.evaluate import as_measures, evaluate_tables
-from rankviz.io.collection import Protocol
+from rankviz.io.collection_config import Protocol
 from rankviz.io.groups import QueryGroups, group_of
 from rankviz.ranking import RankingTable
 from rankviz.settings import EvalSettings

@@ -31,59 +31,27 @@ from __future__ import annotations
 import os
 import re
 import tempfile
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rankviz.errors import CollectionError, FormatError, OptionError
+from rankviz.errors import CollectionError, FormatError
 from rankviz.io import irds
 from rankviz.io.docs import DOCS_NAMES, Documents, DocumentTexts
-from rankviz.io.grades import GRADE_RANGE, Scale, grade_scale
+from rankviz.io.grades import Scale, grade_scale
 from rankviz.io.groups import QueryGroups, derived_groups, read_groups, read_weights
-from rankviz.io.judges import FILE, KIND, QrelsSource
+from rankviz.io.judges import FILE, QrelsSource
 from rankviz.io.model import Qrels, Run
 
 if TYPE_CHECKING:
     import pandas as pd
+from rankviz.io.collection_config import CollectionConfig, _read_config
 from rankviz.io.readers import read_qrels, read_run, run_name_from_path
-from rankviz.settings import DEFAULT_MEASURES, GMAX, REL
+from rankviz.settings import DEFAULT_MEASURES, REL
 
 QRELS_NAMES = ("qrels.txt", "qrels.tsv", "qrels.parquet", "qrels.txt.gz")
 RUN_SUFFIXES_SKIPPED = (".md", ".json", ".toml", ".yaml", ".yml")
 MORE_QRELS = re.compile(r"^qrels\.([A-Za-z0-9_-]+)\.(txt\.gz|txt|tsv|parquet)$")
-
-
-@dataclass(frozen=True)
-class Protocol:
-    """A benchmark protocol (``[protocol]`` in collection.toml): per group of ``group_by``, its
-    primary measure."""
-
-    group_by: str
-    default: str
-    primary: dict[str, str]
-
-    def measure_for(self, group: str) -> str:
-        return self.primary.get(group, self.default)
-
-
-@dataclass(frozen=True)
-class CollectionConfig:
-    """The defaults a collection declares; every one is shown in the UI where it applies."""
-
-    name: str
-    description: str = ""
-    source: str = ""
-    rel: int = 1
-    gmax: int = 4
-    measures: tuple[str, ...] = DEFAULT_MEASURES
-    protocol: Protocol | None = None
-    documents: str = ""  # why the folder has no document texts, and where they are
-    # the grades the meeting may give (None: those the qrels use, from 0)
-    grades: tuple[int, int] | None = None
-    qrels_kind: str = "human"  # the kind of the qrels file's judgments
-    irds: str = ""  # an ir_datasets id: the qrels, queries and texts the folder does not have
-    sources: tuple[tuple[str, str, str], ...] = ()  # other sources declared: (name, file, kind)
 
 
 @dataclass(frozen=True, eq=False)
@@ -339,146 +307,6 @@ def _collection_groups(root: Path, queries: dict[str, str]) -> QueryGroups | Non
 def _has_header(path: Path) -> bool:
     with open(path, encoding="utf-8", errors="replace") as handle:
         return handle.readline().split("\t", 1)[0].strip().lower() in ("qid", "query_id")
-
-
-CONFIG_BYTES = 64 * 1024
-
-
-def _read_config(root: Path) -> CollectionConfig:
-    path = root / "collection.toml"
-    if not path.is_file():
-        return CollectionConfig(name=root.name)
-    try:
-        text = path.read_text(encoding="utf-8")
-        if len(text) > CONFIG_BYTES:
-            raise CollectionError(
-                f"{path}: larger than {CONFIG_BYTES // 1024} KiB; a collection's "
-                "settings fit in a few lines"
-            )
-        data = tomllib.loads(text)
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise CollectionError(f"{path}: not valid TOML ({exc})") from None
-    except RecursionError:  # tomllib recurses once per level of nesting
-        raise CollectionError(f"{path}: nested too deeply to be a collection's settings") from None
-    known = {
-        "name",
-        "description",
-        "source",
-        "rel",
-        "gmax",
-        "measures",
-        "protocol",
-        "documents",
-        "grades",
-        "qrels",
-        "irds",
-    }
-    unknown = sorted(set(data) - known)
-    if unknown:
-        raise CollectionError(
-            f"{path}: unknown keys {', '.join(unknown)} (known: {', '.join(sorted(known))})"
-        )
-    try:
-        dataset = _text(data, "irds", "")
-        official, level = irds.official(dataset) if dataset else ([], None)
-        measures = data.get("measures", official or list(DEFAULT_MEASURES))
-        if (
-            not isinstance(measures, list)
-            or not measures
-            or not all(isinstance(m, str) for m in measures)
-        ):
-            raise OptionError('measures must be a list of measure names, e.g. ["nDCG@10", "AP"]')
-        config = CollectionConfig(
-            name=_text(data, "name", root.name),
-            description=_text(data, "description", ""),
-            source=_text(data, "source", ""),
-            rel=REL.check(data.get("rel", level or REL.default)),
-            gmax=GMAX.check(data.get("gmax", GMAX.default)),
-            measures=tuple(measures),
-            protocol=_read_protocol(data.get("protocol")),
-            documents=_text(data, "documents", ""),
-            grades=_grades(data.get("grades")),
-            irds=dataset,
-            **_qrels_table(data.get("qrels", {})),
-        )
-    except (TypeError, ValueError) as exc:
-        raise CollectionError(f"{path}: {exc}") from None
-    return config
-
-
-def _grades(value: object) -> tuple[int, int] | None:
-    """``grades = [LOW, HIGH]``: the lowest and the highest grade the meeting may give."""
-    if value is None:
-        return None
-    if (
-        not isinstance(value, list)
-        or len(value) != 2
-        or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
-        or value[0] > value[1]
-        or value[0] < GRADE_RANGE[0]
-        or value[1] > GRADE_RANGE[1]
-    ):
-        raise OptionError(
-            "grades must be [LOWEST, HIGHEST], two whole numbers, e.g. grades = [0, 4]"
-        )
-    return value[0], value[1]
-
-
-def _qrels_table(table: object) -> dict:
-    """``[qrels]``: ``kind`` of the qrels file, and ``[qrels.NAME]`` tables with ``file`` and
-    ``kind``."""
-    if not isinstance(table, dict):
-        raise OptionError(
-            "[qrels] must be a table: kind = ..., and [qrels.NAME] tables with file and kind"
-        )
-    sources = []
-    for name, value in table.items():
-        if name == "kind":
-            continue
-        wellformed = (
-            isinstance(value, dict)
-            and not set(value) - {"file", "kind"}
-            and isinstance(value.get("file"), str)
-        )
-        if not re.fullmatch(r"[A-Za-z0-9_-]+", name) or name == FILE or not wellformed:
-            raise OptionError(
-                f'[qrels.{name}] needs file = "..." (and kind); names are letters, '
-                f"digits, _ and -, not {FILE!r}"
-            )
-        sources.append((name, value["file"], _kind(value.get("kind", ""))))
-    return {"qrels_kind": _kind(table.get("kind", "human")), "sources": tuple(sources)}
-
-
-def _kind(value: object) -> str:
-    if not isinstance(value, str) or not KIND.match(value):
-        raise OptionError(f"a source's kind is human, meeting or llm:NAME, not {value!r}")
-    return value
-
-
-def _text(data: dict, key: str, default: str) -> str:
-    value = data.get(key, default)
-    if not isinstance(value, str):
-        raise OptionError(f"{key} must be a string")
-    return value
-
-
-def _read_protocol(table: dict | None) -> Protocol | None:
-    if table is None:
-        return None
-    if (
-        not isinstance(table, dict)
-        or not {"group_by", "default"} <= set(table)
-        or set(table) - {"group_by", "default", "primary"}
-    ):
-        raise ValueError(
-            "[protocol] takes group_by, default and an optional primary table (group = measure)"
-        )
-    primary = table.get("primary", {})
-    if not isinstance(primary, dict):
-        raise ValueError("[protocol] primary must be a table of group = measure")
-    return Protocol(
-        str(table["group_by"]), str(table["default"]), {str(k): str(v) for k, v in primary.items()}
-    )
 
 
 def _read_queries(path: Path) -> dict[str, str]:
