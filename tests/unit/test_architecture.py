@@ -205,17 +205,17 @@ EXCEPTIONS = {
     "dataset, not a folder",
     ("rankviz.app.judges", "rankviz.io.judges"): "the record's source labels are offered as "
     "sources of their own",
-    ("rankviz.cli.commands", "rankviz.io.judges"): "`judgments import --source` checks its label; "
+    ("rankviz.cli.meeting_commands", "rankviz.io.judges"): "`judgments import --source` checks its label; "
     "`export` writes qrels lines",
     ("rankviz.app.sidebar", "rankviz.measures"): "the measure catalogue: the sidebar offers every "
     "family and checks a typed name",
     ("rankviz.cli.render", "rankviz.measures"): "the measure catalogue: `rankviz measures` lists "
     "the families",
-    ("rankviz.cli.commands", "rankviz.io.readers"): "`judgments import|export` read the qrels they "
+    ("rankviz.cli.meeting_commands", "rankviz.io.readers"): "`judgments import|export` read the qrels they "
     "record against",
-    ("rankviz.cli.commands", "rankviz.io.collection"): "`judgments add` looks up the grade a "
+    ("rankviz.cli.meeting_commands", "rankviz.io.collection"): "`judgments add` looks up the grade a "
     "judgment replaces",
-    ("rankviz.cli.commands", "rankviz.io.grades"): "`judgments add|import` check each grade before "
+    ("rankviz.cli.meeting_commands", "rankviz.io.grades"): "`judgments add|import` check each grade before "
     "the record is touched",
     ("rankviz.app.meeting", "rankviz.io.grades"): "the judging grid names the collection's grades",
     ("rankviz.app.drafts", "rankviz.io.grades"): "a grade typed in the grid is checked before the "
