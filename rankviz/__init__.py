@@ -10,7 +10,7 @@ rv.Study.open("sample_data/cranfield").tie_report()  # the reports the CLI and t
 from importlib.metadata import PackageNotFoundError, version
 
 from rankviz.engine_settings import EngineSettings
-from rankviz.engines import RunSource, evaluate_sources
+from rankviz.engines import evaluate_sources
 from rankviz.errors import CollectionError, FormatError, MeasureError, OptionError, RankvizError
 from rankviz.evaluate import evaluate, evaluate_tables
 from rankviz.evaluation import Evaluation
@@ -27,7 +27,9 @@ from rankviz.io.groups import QueryGroups, read_groups, read_weights
 from rankviz.io.model import Qrels, Run
 from rankviz.io.readers import read_qrels, read_run
 from rankviz.measures import Measure, parse
-from rankviz.ranking import TIE_POLICIES, RankingTable, rank
+from rankviz.ordering import rank
+from rankviz.pieces import RunSource
+from rankviz.ranking import TIE_POLICIES, RankingTable
 from rankviz.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
 from rankviz.settings import EvalSettings
 from rankviz.significance_options import TestSettings

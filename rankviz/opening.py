@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from rankviz.aggregate import aggregate_option
-from rankviz.engines import RunSource
 from rankviz.errors import OptionError
 from rankviz.evaluate import as_measures, collection_measures
 from rankviz.in_force import FILE, MEETING, decide, with_record
@@ -25,6 +24,7 @@ from rankviz.io.meeting import MeetingStore
 from rankviz.io.model import Qrels
 from rankviz.io.readers import read_qrels
 from rankviz.measures import Measure
+from rankviz.pieces import RunSource
 from rankviz.settings import DEFAULT_MEASURES, EvalSettings
 
 

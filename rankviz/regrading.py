@@ -10,7 +10,8 @@ import numpy as np
 
 from rankviz import sorting
 from rankviz.io.model import Qrels, Run
-from rankviz.ranking import RankingTable, rank, sorted_qids
+from rankviz.ordering import rank, sorted_qids
+from rankviz.ranking import RankingTable
 from rankviz.settings import NO_CUT, RunCut
 from rankviz.tie_policy import TiePolicy
 

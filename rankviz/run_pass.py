@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rankviz.evaluate import TableValues
+from rankviz.assembly import TableValues
 from rankviz.run_facts import RunFacts
 
 FORMAT = "1"  # bump when what a pass holds changes: older files on disk are then ignored

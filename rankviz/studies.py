@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rankviz.analyses.summary import Summary, summary
-from rankviz.engines import RunSource
 from rankviz.errors import OptionError
 from rankviz.evaluate import as_measures
 from rankviz.io.collection import open_collection
@@ -23,6 +22,7 @@ from rankviz.io.judges import FILE, filled, is_source_label
 from rankviz.io.meeting import MeetingStore
 from rankviz.io.model import Qrels
 from rankviz.io.readers import read_qrels
+from rankviz.pieces import RunSource
 from rankviz.regrading import fresh
 from rankviz.settings import DEFAULT_MEASURES, EvalSettings
 from rankviz.significance_options import TestSettings

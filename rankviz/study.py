@@ -16,10 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rankviz.assembly import assemble, revised, table_values, tie_seed
 from rankviz.engine_settings import EngineSettings
-from rankviz.engines import Progress, RunSource, evaluate_sources, file_size
+from rankviz.engines import evaluate_sources, file_size
 from rankviz.errors import OptionError
-from rankviz.evaluate import assemble, evaluate_tables, revised, table_values, tie_seed
+from rankviz.evaluate import evaluate_tables
 from rankviz.evaluation import Evaluation
 from rankviz.io.collection import Collection
 from rankviz.io.groups import QueryGroups, coverage, group_of
@@ -28,7 +29,9 @@ from rankviz.io.model import Qrels, Run
 from rankviz.io.readers import read_run
 from rankviz.measures import Measure
 from rankviz.opening import open_inputs
-from rankviz.ranking import RankingTable, chance_table, retagged
+from rankviz.ordering import chance_table, retagged
+from rankviz.pieces import Progress, RunSource
+from rankviz.ranking import RankingTable
 from rankviz.regrading import fresh
 from rankviz.run_facts import RunFacts, gather, sample_stride
 from rankviz.run_pass import RunPass

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, stats
 
-from rankviz.analyses.significance import ConfidenceInterval, differences
+from rankviz.analyses.paired import ConfidenceInterval, differences
 from rankviz.errors import OptionError
 
 

@@ -153,7 +153,7 @@ def verdict_changes(
     """Per run against the baseline: the verdict under each variant (``matrices``: variant ->
     queries x runs values) and ``changes`` where they disagree (one seed for every variant)."""
     # scipy: only when there is a pair to test
-    from rankviz.analyses.comparisons import verdict_changes as changes
+    from rankviz.analyses.verdicts import verdict_changes as changes
 
     return changes({v: matrices[v] for v in variants.present(matrices)}, measure, settings, rng=rng)
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rankviz.analyses.significance import tukey_hsd
+from rankviz.analyses.resampling import tukey_hsd
 from rankviz.errors import OptionError
 
 if TYPE_CHECKING:

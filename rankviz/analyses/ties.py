@@ -22,13 +22,15 @@ from rankviz.analyses.sensitivity import (
     per_query,
     section,
 )
+from rankviz.assembly import combine
 from rankviz.errors import OptionError
-from rankviz.evaluate import combine, evaluate_tables
+from rankviz.evaluate import evaluate_tables
 from rankviz.evaluation import Evaluation, spread
 from rankviz.io.groups import QueryGroups
 from rankviz.io.model import Qrels, Run
 from rankviz.measures import Measure
-from rankviz.ranking import RankingTable, rank
+from rankviz.ordering import rank
+from rankviz.ranking import RankingTable
 from rankviz.report_settings import TieReportSettings
 from rankviz.settings import EvalSettings
 from rankviz.significance_options import TestSettings

@@ -19,12 +19,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankviz.analyses.sensitivity import Section, Variants, long_means, section
-from rankviz.evaluate import combine, evaluate_tables
+from rankviz.assembly import combine
+from rankviz.evaluate import evaluate_tables
 from rankviz.evaluation import Evaluation
 from rankviz.io.groups import QueryGroups
 from rankviz.io.model import Qrels, Run
 from rankviz.measures import Measure, make
-from rankviz.ranking import RankingTable, rank
+from rankviz.ordering import rank
+from rankviz.ranking import RankingTable
 from rankviz.report_settings import UnjudgedSettings
 from rankviz.settings import EvalSettings
 from rankviz.significance_options import TestSettings

@@ -336,7 +336,7 @@ def comparison(
     values: pd.DataFrame, measure: str, settings: tuple, baseline: str | None
 ) -> pd.DataFrame:
     """:func:`rankviz.analyses.comparisons.compare_runs` on a queries x runs matrix."""
-    from rankviz.analyses.comparisons import compare_runs
+    from rankviz.analyses.pair_tests import compare_runs
 
     return compare_runs(values, _tests(settings, baseline), measure=measure)
 
@@ -349,7 +349,7 @@ def comparison_by_group(
     settings: tuple,
     baseline: str | None,
 ) -> pd.DataFrame:
-    from rankviz.analyses.comparisons import compare_by_group
+    from rankviz.analyses.verdicts import compare_by_group
 
     return compare_by_group(values, groups, _tests(settings, baseline), measure=measure)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from rankviz.errors import RankvizError
-from rankviz.io.model import id_problem
+from rankviz.io.encoding import id_problem
 
 #: The store's file name in a collection folder (the default place of a collection's record).
 STORE_NAME = "rankviz-notes.sqlite"

@@ -12,7 +12,8 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 
 from rankviz.errors import FormatError, OptionError
-from rankviz.io.model import Qrels, Run, encode, encode_queries
+from rankviz.io.encoding import encode, encode_queries
+from rankviz.io.model import Qrels, Run
 from rankviz.io.named import columns_from_frame
 from rankviz.io.readers import read_qrels, read_run
 

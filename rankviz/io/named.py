@@ -12,7 +12,13 @@ import numpy as np
 import pyarrow as pa
 
 from rankviz.errors import FormatError, quoted
-from rankviz.io.model import UNWRITABLE_IN_ID, DocidKeys, duplicate_rows, encode_queries, id_problem
+from rankviz.io.encoding import (
+    UNWRITABLE_IN_ID,
+    DocidKeys,
+    duplicate_rows,
+    encode_queries,
+    id_problem,
+)
 from rankviz.io.sources import Source, check_text, open_binary, sniff
 from rankviz.io.trec import GRADE_RANGE
 

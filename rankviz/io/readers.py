@@ -15,7 +15,8 @@ import numpy as np
 import pyarrow as pa
 
 from rankviz.errors import OptionError
-from rankviz.io.model import Qrels, Run, encode, encode_queries
+from rankviz.io.encoding import encode, encode_queries
+from rankviz.io.model import Qrels, Run
 from rankviz.io.named import COLUMN_ALIASES, read_named
 from rankviz.io.sources import Source, first_line, label_of, sniff
 from rankviz.io.trec import read_trec

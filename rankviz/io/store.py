@@ -30,7 +30,8 @@ import numpy as np
 import pyarrow as pa
 
 from rankviz._arrow import from_numpy, to_numpy
-from rankviz.io.model import DocidKeys, Run
+from rankviz.io.encoding import DocidKeys
+from rankviz.io.model import Run
 from rankviz.io.sources import whole_file
 
 FORMAT = "1"  # bump when the stored columns change: older files are then ignored

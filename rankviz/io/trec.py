@@ -30,7 +30,7 @@ import pyarrow.csv as pacsv
 
 from rankviz._arrow import to_numpy
 from rankviz.errors import FormatError, quoted
-from rankviz.io.model import DocidKeys, duplicate_rows, encode_queries
+from rankviz.io.encoding import DocidKeys, duplicate_rows, encode_queries
 from rankviz.io.sources import (
     MAX_LINE_BYTES,
     Source,

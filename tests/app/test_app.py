@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 import rankviz as rv
 from rankviz.analyses import deltas, effect, query_view
 from rankviz.io.collection import open_collection
-from rankviz.ranking import chance_table
+from rankviz.ordering import chance_table
 from rankviz.settings import NO_CUT
 from rankviz.tie_policy import TREC_EVAL
 

@@ -20,7 +20,7 @@ from sklearn.metrics import cohen_kappa_score, confusion_matrix, precision_score
 
 import rankviz as rv
 from rankviz.analyses.agreement import agreement, ranking
-from rankviz.analyses.metric_choice import tau_ap
+from rankviz.analyses.measure_evidence import tau_ap
 from rankviz.cli import main
 from rankviz.errors import RankvizError
 from rankviz.io.frames import qrels_from_frame

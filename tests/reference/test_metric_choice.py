@@ -10,6 +10,7 @@ from conftest import SAMPLES
 from scipy import stats
 
 import rankviz as rv
+from rankviz.analyses import measure_evidence as evidence
 from rankviz.analyses import metric_choice as mc
 from rankviz.analyses import task
 from rankviz.io.collection import open_collection
@@ -29,19 +30,19 @@ def dl_hard():
 
 
 def test_tau_ap_hand_computed_and_kendall_is_scipys() -> None:
-    assert mc.tau_ap([3, 2, 1], [3, 1, 2]) == pytest.approx(0.5)
-    assert mc.tau_ap([3, 2, 1], [1, 2, 3]) == pytest.approx(-1.0)
-    assert mc.tau_ap([0.1, 0.5, 0.3, 0.9], [0.1, 0.5, 0.3, 0.9]) == pytest.approx(1.0)
+    assert evidence.tau_ap([3, 2, 1], [3, 1, 2]) == pytest.approx(0.5)
+    assert evidence.tau_ap([3, 2, 1], [1, 2, 3]) == pytest.approx(-1.0)
+    assert evidence.tau_ap([0.1, 0.5, 0.3, 0.9], [0.1, 0.5, 0.3, 0.9]) == pytest.approx(1.0)
     means = pd.DataFrame(
         {"A": [0.1, 0.4, 0.3, 0.2], "B": [0.2, 0.1, 0.5, 0.4], "A again": [0.1, 0.4, 0.3, 0.2]}
     )
-    kendall = mc.agreement(means)
+    kendall = evidence.agreement(means)
     assert kendall.loc["A", "B"] == pytest.approx(
         stats.kendalltau(means.A, means.B).statistic, abs=1e-15
     )
     assert (
         kendall.loc["A", "A again"] == 1.0
-        and mc.agreement(means, method="tau_ap").loc["A", "A again"] == 1.0
+        and evidence.agreement(means, method="tau_ap").loc["A", "A again"] == 1.0
     )
     np.testing.assert_array_equal(kendall.to_numpy(), kendall.to_numpy().T)
 
@@ -51,18 +52,18 @@ def test_a_measure_that_cannot_separate_runs_has_no_power_and_no_swaps() -> None
     base = rng.random(60)
     flat = pd.DataFrame({"a": base, "b": base, "c": base})
     separated = pd.DataFrame({"a": base, "b": base + 0.3, "c": base + 0.6})
-    summary, asl = mc.discriminative_power(
+    summary, asl = evidence.discriminative_power(
         {"flat": flat, "separated": separated}, n_resamples=300, rng=2
     )
     assert summary.loc["flat", "power"] == 0.0 and summary.loc["flat", "significant"] == 0
     assert summary.loc["separated", "power"] == 1.0 and summary.loc["separated", "pairs"] == 3
     assert list(asl[asl.measure == "flat"]["p"]) == [1.0, 1.0, 1.0]
     assert (
-        mc.swap_rate(flat, trials=200, rng=1) == 0.0
-        and mc.swap_rate(separated, trials=200, rng=1) == 0.0
+        evidence.swap_rate(flat, trials=200, rng=1) == 0.0
+        and evidence.swap_rate(separated, trials=200, rng=1) == 0.0
     )
     noisy = pd.DataFrame({"a": base, "b": base + 0.01 * rng.standard_normal(60)})
-    assert 0.0 < mc.swap_rate(noisy, trials=500, rng=1) < 1.0
+    assert 0.0 < evidence.swap_rate(noisy, trials=500, rng=1) < 1.0
 
 
 def test_warnings_match_the_qrels_and_runs(dl_hard) -> None:

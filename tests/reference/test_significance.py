@@ -14,8 +14,8 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.power import TTestPower
 
-from rankviz import settings as rv_settings
-from rankviz.analyses import comparisons, effect
+from rankviz import significance_options as rv_settings
+from rankviz.analyses import effect, pair_tests, resampling, verdicts
 from rankviz.analyses import significance as sg
 from rankviz.errors import OptionError
 
@@ -139,7 +139,7 @@ def _enumerated_pvalue(d: np.ndarray, alternative: str) -> float:
 @given(paired(min_n=2, max_n=10, runs=2), ALTERNATIVE)
 def test_exact_randomization_equals_enumeration_and_scipy(data, alternative) -> None:
     a, b = data
-    result = sg.randomization(a, b, alternative=alternative, n_resamples=2**10)
+    result = resampling.randomization(a, b, alternative=alternative, n_resamples=2**10)
     for i, row in enumerate(a):
         assert result.pvalue[i] == pytest.approx(
             _enumerated_pvalue(row - b, alternative), abs=1e-12
@@ -161,16 +161,17 @@ def test_monte_carlo_randomization_is_reproducible_never_zero_and_near_exact() -
     b = rng.random(14)
     # the second run always wins by far
     a = np.vstack([b + 0.05 + 0.1 * rng.standard_normal(14), b + 2.0])
-    first = sg.randomization(a, b, n_resamples=5000, rng=11)
-    again = sg.randomization(a, b, n_resamples=5000, rng=np.random.default_rng(11))
+    first = resampling.randomization(a, b, n_resamples=5000, rng=11)
+    again = resampling.randomization(a, b, n_resamples=5000, rng=np.random.default_rng(11))
     np.testing.assert_array_equal(first.pvalue, again.pvalue)
     # only the observed arrangement (and its mirror) reach it
     assert first.pvalue[1] == pytest.approx(2 / 5001)
-    exact = sg.randomization(a, b, n_resamples=2**14).pvalue[0]
+    exact = resampling.randomization(a, b, n_resamples=2**14).pvalue[0]
     standard_error = math.sqrt(exact * (1 - exact) / 5000)
     assert abs(first.pvalue[0] - exact) < 4 * standard_error + 1 / 5001
     assert np.all(
-        sg.randomization(a, b, n_resamples=100, rng=1, alternative="greater").pvalue >= 1 / 101
+        resampling.randomization(a, b, n_resamples=100, rng=1, alternative="greater").pvalue
+        >= 1 / 101
     )
 
 
@@ -178,8 +179,8 @@ def test_bootstrap_is_reproducible_and_its_interval_covers_the_mean() -> None:
     rng = np.random.default_rng(5)
     b = rng.random(300)
     a = np.vstack([b + 0.02 + 0.2 * rng.standard_normal(300), b + 1.0, b])
-    result = sg.bootstrap(a, b, n_resamples=4000, rng=3)
-    again = sg.bootstrap(a, b, n_resamples=4000, rng=3)
+    result = resampling.bootstrap(a, b, n_resamples=4000, rng=3)
+    again = resampling.bootstrap(a, b, n_resamples=4000, rng=3)
     np.testing.assert_array_equal(result.pvalue, again.pvalue)
     low, high = result.confidence_interval()
     assert np.all(low <= result.mean_difference) and np.all(result.mean_difference <= high)
@@ -211,14 +212,14 @@ def test_tukey_hsd_two_runs_is_the_two_sided_randomization_test() -> None:
     rng = np.random.default_rng(8)
     base = rng.random(9)
     matrix = np.c_[base, base + 0.1 * rng.standard_normal(9), base]
-    result = sg.tukey_hsd(matrix[:, :2], n_resamples=20000, rng=2)
+    result = resampling.tukey_hsd(matrix[:, :2], n_resamples=20000, rng=2)
     d = matrix[:, 1] - matrix[:, 0]
     null = np.array([abs(np.mean(d * np.array(s))) for s in itertools.product((-1, 1), repeat=9)])
     exact = np.mean(null >= abs(d.mean()) - 1e-12)
     assert result.pvalue[0, 1] == pytest.approx(
         exact, abs=4 * math.sqrt(exact * (1 - exact) / 20000) + 1e-4
     )
-    three = sg.tukey_hsd(matrix, n_resamples=2000, rng=2)
+    three = resampling.tukey_hsd(matrix, n_resamples=2000, rng=2)
     np.testing.assert_array_equal(three.pvalue, three.pvalue.T)
     assert (
         three.pvalue[0, 2] == 1.0
@@ -228,7 +229,7 @@ def test_tukey_hsd_two_runs_is_the_two_sided_randomization_test() -> None:
     scipy_tukey = stats.tukey_hsd(*matrix.T)  # statistic[i, j] = mean(i) - mean(j), as scipy
     np.testing.assert_allclose(three.statistic, scipy_tukey.statistic, rtol=0, atol=1e-15)
     np.testing.assert_array_equal(
-        three.pvalue, sg.tukey_hsd(matrix, n_resamples=2000, rng=2).pvalue
+        three.pvalue, resampling.tukey_hsd(matrix, n_resamples=2000, rng=2).pvalue
     )
 
 
@@ -272,22 +273,22 @@ def test_compare_runs_table() -> None:
             "noisy": base + 0.05 * rng.standard_normal(50),
         }
     )
-    table = comparisons.compare_runs(matrix, measure="AP", test="t", correction="holm")
-    assert list(table.columns) == list(comparisons.COLUMNS)
+    table = pair_tests.compare_runs(matrix, measure="AP", test="t", correction="holm")
+    assert list(table.columns) == list(pair_tests.COLUMNS)
     assert list(table.run) == ["better", "same", "noisy"] and set(table.baseline) == {"base"}
     better = table.set_index("run").loc["better"]
     assert better.delta == pytest.approx(0.2) and better.wins == 50 and better.losses == 0
     np.testing.assert_allclose(table.p_adjusted, sg.adjust(table.p_value.to_numpy(), method="holm"))
     noisy = stats.ttest_rel(matrix.noisy, matrix.base)
     assert table.set_index("run").loc["noisy", "p_value"] == pytest.approx(noisy.pvalue, rel=1e-12)
-    every = comparisons.compare_runs(
+    every = pair_tests.compare_runs(
         matrix, measure="AP", test="tukey", pairs="all", n_resamples=500, rng=1
     )
     assert len(every) == 6 and (every.p_value == every.p_adjusted).all()
     # run - baseline, as every test
     np.testing.assert_allclose(every.statistic, every.delta, rtol=0, atol=1e-15)
     with pytest.raises(ValueError, match="baseline"):
-        comparisons.compare_runs(matrix, measure="AP", baseline="nope")
+        pair_tests.compare_runs(matrix, measure="AP", baseline="nope")
 
 
 @pytest.mark.parametrize("zero_method", ["wilcox", "pratt", "zsplit"])
@@ -297,7 +298,7 @@ def test_per_group_wilcoxon_keeps_the_zero_method(zero_method) -> None:
     run = np.where(rng.random(60) < 0.5, base, rng.integers(0, 4, 60) / 4)
     matrix = pd.DataFrame({"base": base, "run": run}, index=[f"q{i}" for i in range(60)])
     groups = pd.Series(["a", "b", "c"] * 20, index=matrix.index)
-    table = comparisons.compare_by_group(
+    table = verdicts.compare_by_group(
         matrix,
         groups,
         measure="AP",
@@ -320,7 +321,7 @@ def test_tukey_intervals_cover_zero_exactly_where_the_pair_is_not_significant() 
     rng = np.random.default_rng(11)
     base = rng.random((60, 1))
     matrix = base + np.array([0.0, 0.005, 0.08, 0.2]) + 0.1 * rng.standard_normal((60, 4))
-    result = sg.tukey_hsd(matrix, n_resamples=4000, rng=3)
+    result = resampling.tukey_hsd(matrix, n_resamples=4000, rng=3)
     low, high = result.confidence_interval(0.95)
     np.testing.assert_allclose(high - result.statistic, result.statistic - low)
     excludes = (low > 0) | (high < 0)

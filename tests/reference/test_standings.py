@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import rankviz as rv
-from rankviz.analyses.significance import tukey_hsd
+from rankviz.analyses.resampling import tukey_hsd
 from rankviz.analyses.standings import compact_letters, measure_standing, rank_intervals
 from rankviz.cli import main
 from rankviz.errors import OptionError

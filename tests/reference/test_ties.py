@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankviz as rv
-from rankviz.ranking import rank, shuffle_ties
+from rankviz.ordering import rank, shuffle_ties
 from rankviz.tie_policy import POLICIES
 
 

@@ -12,7 +12,8 @@ from conftest import CRANFIELD, TE
 from scipy import stats
 
 import rankviz as rv
-from rankviz.analyses.comparisons import compare_runs, verdicts
+from rankviz.analyses.pair_tests import compare_runs
+from rankviz.analyses.verdicts import verdicts
 
 
 @pytest.fixture(scope="module")

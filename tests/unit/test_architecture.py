@@ -26,7 +26,10 @@ LAYERS = [
         ),
     ),
     ("readers", ("rankviz.io",)),
-    ("ordering", ("rankviz.sorting", "rankviz.ranking", "rankviz.regrading")),
+    (
+        "ordering",
+        ("rankviz.sorting", "rankviz.ranking", "rankviz.ordering", "rankviz.regrading"),
+    ),
     ("measures", ("rankviz.measures",)),
     (
         "evaluation",
@@ -34,7 +37,10 @@ LAYERS = [
             "rankviz.aggregate",
             "rankviz.evaluation",
             "rankviz.evaluate",
+            "rankviz.assembly",
+            "rankviz.pieces",
             "rankviz.engines",
+            "rankviz.dask_engine",
             "rankviz.run_facts",
         ),
     ),
@@ -205,18 +211,26 @@ EXCEPTIONS = {
     "dataset, not a folder",
     ("rankviz.app.judges", "rankviz.io.judges"): "the record's source labels are offered as "
     "sources of their own",
-    ("rankviz.cli.meeting_commands", "rankviz.io.judges"): "`judgments import --source` checks its label; "
-    "`export` writes qrels lines",
+    (
+        "rankviz.cli.meeting_commands",
+        "rankviz.io.judges",
+    ): "`judgments import --source` checks its label; `export` writes qrels lines",
     ("rankviz.app.sidebar", "rankviz.measures"): "the measure catalogue: the sidebar offers every "
     "family and checks a typed name",
     ("rankviz.cli.render", "rankviz.measures"): "the measure catalogue: `rankviz measures` lists "
     "the families",
-    ("rankviz.cli.meeting_commands", "rankviz.io.readers"): "`judgments import|export` read the qrels they "
-    "record against",
-    ("rankviz.cli.meeting_commands", "rankviz.io.collection"): "`judgments add` looks up the grade a "
-    "judgment replaces",
-    ("rankviz.cli.meeting_commands", "rankviz.io.grades"): "`judgments add|import` check each grade before "
-    "the record is touched",
+    (
+        "rankviz.cli.meeting_commands",
+        "rankviz.io.readers",
+    ): "`judgments import|export` read the qrels they record against",
+    (
+        "rankviz.cli.meeting_commands",
+        "rankviz.io.collection",
+    ): "`judgments add` looks up the grade a judgment replaces",
+    (
+        "rankviz.cli.meeting_commands",
+        "rankviz.io.grades",
+    ): "`judgments add|import` check each grade before the record is touched",
     ("rankviz.app.meeting", "rankviz.io.grades"): "the judging grid names the collection's grades",
     ("rankviz.app.drafts", "rankviz.io.grades"): "a grade typed in the grid is checked before the "
     "record is touched",

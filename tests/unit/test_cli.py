@@ -413,12 +413,12 @@ def test_rankviz_errors_are_value_errors_too() -> None:
     import pandas as pd
 
     import rankviz as rv
-    from rankviz.analyses import comparisons
+    from rankviz.analyses import pair_tests
 
     with pytest.raises(ValueError):
         rv.parse("nope@3")
     with pytest.raises(rv.RankvizError):
-        comparisons.compare_runs(
+        pair_tests.compare_runs(
             pd.DataFrame({"a": [0.1, 0.2], "b": [0.3, 0.1]}), measure="AP", baseline="ghost"
         )
 

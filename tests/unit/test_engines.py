@@ -19,8 +19,9 @@ import rankviz as rv
 from rankviz import engines
 from rankviz.cli import main
 from rankviz.engine_settings import EngineSettings
-from rankviz.engines import RunSource, chosen_engine, evaluate_sources
+from rankviz.engines import chosen_engine, evaluate_sources
 from rankviz.io import blocks
+from rankviz.pieces import RunSource
 from rankviz.settings import EvalSettings
 
 MEASURES = [

@@ -377,7 +377,7 @@ def test_a_table_regraded_with_the_meetings_qrels_is_the_table_ranked_with_them(
     lines, file, meeting, ties, shuffled
 ) -> None:
     from rankviz.io.frames import run_from_frame
-    from rankviz.ranking import rank
+    from rankviz.ordering import rank
     from rankviz.regrading import regrade
 
     rows = list(lines.items())
@@ -449,10 +449,11 @@ REVISED_MEASURES = [
 def test_an_evaluation_revised_for_the_rejudged_queries_is_the_whole_evaluation(
     lines, file, meeting, ties, missing, fill
 ) -> None:
-    from rankviz.evaluate import evaluate_tables, revised
+    from rankviz.assembly import revised
+    from rankviz.evaluate import evaluate_tables
     from rankviz.io.frames import run_from_frame
     from rankviz.measures import parse
-    from rankviz.ranking import chance_table, rank
+    from rankviz.ordering import chance_table, rank
     from rankviz.settings import EvalSettings
 
     run = run_from_frame(

@@ -4,8 +4,8 @@ import pandas as pd
 import streamlit as st
 
 from rankviz import export, plots
-from rankviz.analyses.comparisons import verdict_marks
 from rankviz.analyses.deltas import best_per_measure
+from rankviz.analyses.verdicts import verdict_marks
 from rankviz.app import meeting
 from rankviz.app import options as app_options
 from rankviz.app.frame import open_page

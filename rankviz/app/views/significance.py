@@ -6,7 +6,7 @@ from rankviz import export, plots
 from rankviz import report_settings as r
 from rankviz import settings as s
 from rankviz import significance_options as t
-from rankviz.analyses import comparisons, significance
+from rankviz.analyses import significance, verdicts
 from rankviz.app.frame import open_page
 from rankviz.app.text import md, queries_text
 from rankviz.app.widgets import url_option, url_selectbox
@@ -98,11 +98,11 @@ label = str(measure)
 # under missing=skip each pair keeps the queries both runs answer
 values = ctx.matrix(measure, complete=False)
 table = ctx.comparison(values, label, tests)
-table = table.assign(verdict=comparisons.verdicts(table, alpha=tests.alpha))
+table = table.assign(verdict=verdicts.verdicts(table, alpha=tests.alpha))
 shown = table.set_index("run")[
     ["delta", "ci_low", "ci_high", "p_value", "p_adjusted", "verdict", "wins", "ties", "losses"]
 ]
-shown = shown.join(comparisons.effect_sizes(values, baseline))
+shown = shown.join(verdicts.effect_sizes(values, baseline))
 formats = {c: "{:+.4f}" for c in ("delta", "ci_low", "ci_high")} | {
     "p_value": p_text,
     "p_adjusted": p_text,
@@ -147,7 +147,7 @@ detect = st.number_input(
     key=ctx.url.key("detect", "significance", value=wanted),
 )
 ctx.url.write(detect=detect)
-needed = comparisons.queries_needed(values, baseline, detect, alpha=tests.alpha)
+needed = verdicts.queries_needed(values, baseline, detect, alpha=tests.alpha)
 st.dataframe(
     needed.to_frame().astype("float").style.format("{:.0f}", na_rep="n/a"), width="stretch"
 )
@@ -179,7 +179,7 @@ if ctx.settings.group_by is not None:
     group_tests = tests.replace(test=test if test != "tukey" else "t")
     by_group = ctx.comparison_by_group(values, label, group_tests)
     by_group = by_group.assign(
-        verdict=comparisons.verdicts(by_group.fillna({"p_adjusted": 1.0}), alpha=tests.alpha)
+        verdict=verdicts.verdicts(by_group.fillna({"p_adjusted": 1.0}), alpha=tests.alpha)
     )
     by_group.loc[by_group["p_value"].isna(), "verdict"] = ""
     st.dataframe(
@@ -198,5 +198,5 @@ if ctx.settings.group_by is not None:
             if test == "tukey"
             else ""
         )
-        + f"; groups with fewer than {comparisons.MIN_GROUP_QUERIES} queries are not tested."
+        + f"; groups with fewer than {verdicts.MIN_GROUP_QUERIES} queries are not tested."
     )

@@ -1,0 +1,208 @@
+"""Resampled paired tests: randomization, bootstrap and the randomised Tukey HSD."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from rankviz.analyses.paired import (
+    ConfidenceInterval,
+    PairedTestResult,
+    _check,
+    _squeeze,
+    differences,
+    t_interval,
+)
+from rankviz.errors import OptionError
+
+
+def _resampled_pvalue(
+    null: np.ndarray, observed: np.ndarray, alternative: str, adjustment: int
+) -> np.ndarray:
+    """p from a null distribution (resamples x rows), as ``scipy.stats.permutation_test`` counts it.
+
+    A relative tolerance of 100 eps keeps values equal in theory but not in floating point on the
+    extreme side; Monte Carlo counts add one for the observed arrangement, so p is never 0.
+    """
+    gamma = np.abs(np.finfo(np.float64).eps * 100 * observed)
+    total = len(null) + adjustment
+    greater = ((null >= observed - gamma).sum(0) + adjustment) / total
+    less = ((null <= observed + gamma).sum(0) + adjustment) / total
+    if alternative == "greater":
+        return greater
+    if alternative == "less":
+        return less
+    return np.minimum(np.minimum(greater, less) * 2, 1.0)
+
+
+def _batches(total: int, batch: int):
+    for start in range(0, total, batch):
+        yield min(batch, total - start)
+
+
+def randomization(
+    a,
+    b,
+    *,
+    alternative: str = "two-sided",
+    n_resamples: int = 10_000,
+    rng: np.random.Generator | int | None = None,
+    batch: int = 500,
+) -> PairedTestResult:
+    """Paired randomization (sign-flip permutation) test of the mean difference.
+
+    Exact over all 2^n sign patterns when 2^n <= ``n_resamples`` (as
+    ``scipy.stats.permutation_test``
+    with ``permutation_type="samples"``); otherwise ``n_resamples`` random patterns drawn from
+    ``rng``
+    with p = (b + 1) / (B + 1). Two-sided p is twice the smaller one-sided p (scipy's convention).
+    Every run shares the same patterns, so their p-values are comparable.
+    """
+    _check(alternative)
+    d = differences(a, b)
+    rows = d.reshape(-1, d.shape[-1])
+    n = rows.shape[-1]
+    observed = rows.mean(-1)
+    if n < 63 and 2**n <= n_resamples:
+        patterns = ((np.arange(2**n)[:, None] >> np.arange(n)) & 1) * 2.0 - 1.0
+        null, adjustment = patterns @ rows.T / n, 0
+    else:
+        generator = np.random.default_rng(rng)
+        chunks = [
+            (generator.integers(0, 2, size=(m, n)) * 2.0 - 1.0) @ rows.T / n
+            for m in _batches(n_resamples, batch)
+        ]
+        null, adjustment = np.vstack(chunks), 1
+    pvalue = _resampled_pvalue(null, observed, alternative, adjustment)
+    shape = d.shape[:-1]
+    return PairedTestResult(
+        "randomization",
+        _squeeze(observed.reshape(shape)),
+        _squeeze(pvalue.reshape(shape)),
+        _squeeze(observed.reshape(shape)),
+        n,
+        alternative,
+        t_interval(d),
+    )
+
+
+def _bootstrap_counts(generator: np.random.Generator, resamples: int, n: int) -> np.ndarray:
+    """How often each of n queries is drawn in each of ``resamples`` draws of n with replacement."""
+    drawn = generator.integers(0, n, size=(resamples, n)) + (np.arange(resamples) * n)[:, None]
+    return (
+        np.bincount(drawn.ravel(), minlength=resamples * n).reshape(resamples, n).astype(np.float64)
+    )
+
+
+def bootstrap(
+    a,
+    b,
+    *,
+    alternative: str = "two-sided",
+    n_resamples: int = 10_000,
+    rng: np.random.Generator | int | None = None,
+    batch: int = 500,
+) -> PairedTestResult:
+    """Paired bootstrap test of the mean difference, with a percentile bootstrap interval.
+
+    Each resample draws n queries with replacement (the same draws for every run). The
+    test shifts the bootstrap means to the null: two-sided p = (#{|m* - m| >= |m|} + 1) / (B + 1),
+    one-sided with m* - m >= m (greater) or <= m (less). ``confidence_interval`` gives the
+    percentiles of m*.
+    """
+    _check(alternative)
+    d = differences(a, b)
+    rows = d.reshape(-1, d.shape[-1])
+    n = rows.shape[-1]
+    observed = rows.mean(-1)
+    generator = np.random.default_rng(rng)
+    means = np.vstack(
+        [_bootstrap_counts(generator, m, n) @ rows.T / n for m in _batches(n_resamples, batch)]
+    )
+    shifted = means - observed
+    gamma = np.abs(np.finfo(np.float64).eps * 100 * observed)
+    if alternative == "greater":
+        count = (shifted >= observed - gamma).sum(0)
+    elif alternative == "less":
+        count = (shifted <= observed + gamma).sum(0)
+    else:
+        count = (np.abs(shifted) >= np.abs(observed) - gamma).sum(0)
+    pvalue = (count + 1) / (len(means) + 1)
+    shape = d.shape[:-1]
+
+    def interval(level: float) -> ConfidenceInterval:
+        low, high = np.quantile(means, [(1 - level) / 2, (1 + level) / 2], axis=0)
+        return ConfidenceInterval(_squeeze(low.reshape(shape)), _squeeze(high.reshape(shape)))
+
+    return PairedTestResult(
+        "bootstrap",
+        _squeeze(observed.reshape(shape)),
+        _squeeze(pvalue.reshape(shape)),
+        _squeeze(observed.reshape(shape)),
+        n,
+        alternative,
+        interval,
+    )
+
+
+@dataclass(frozen=True)
+class TukeyResult:
+    """Randomised Tukey HSD over the columns (runs) of a queries x runs matrix.
+
+    ``statistic[i, j]`` is mean(run i) - mean(run j), as ``scipy.stats.tukey_hsd``; ``pvalue[i, j]``
+    is family-wise over all pairs.
+    """
+
+    statistic: np.ndarray
+    pvalue: np.ndarray
+    n_resamples: int
+    # the largest range of run means in each resample
+    ranges: np.ndarray = field(repr=False, compare=False)
+
+    def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
+        """Simultaneous intervals of every difference of means: ``statistic`` +- the
+        ``confidence_level``
+        quantile of the permutation distribution of the largest range (the randomised counterpart of
+        Tukey's studentized-range interval), so all pairs are covered at once."""
+        if not 0 < confidence_level < 1:
+            raise OptionError("confidence_level must be between 0 and 1")
+        half = float(np.quantile(self.ranges, confidence_level))
+        return ConfidenceInterval(self.statistic - half, self.statistic + half)
+
+
+def tukey_hsd(
+    matrix,
+    *,
+    n_resamples: int = 10_000,
+    rng: np.random.Generator | int | None = None,
+    batch: int = 200,
+) -> TukeyResult:
+    """Randomised Tukey HSD (Carterette, TOIS 2012; Sakai 2014): one test over all pairs of runs.
+
+    Each resample permutes the runs' values independently within every query (``Generator.permuted``
+    along the runs); a pair's p is (#{resamples whose largest difference between run means >=
+    |observed
+    difference|} + 1) / (B + 1). Batches draw from child generators spawned from ``rng`` and run on
+    two threads; the result depends on the seed only, not on the threads.
+    """
+    values = np.asarray(matrix, dtype=np.float64)
+    if values.ndim != 2 or values.shape[1] < 2 or values.shape[0] < 2:
+        raise OptionError(
+            "Tukey HSD needs a queries x runs matrix with at least two runs and two queries"
+        )
+    means = values.mean(0)
+    observed = means[:, None] - means[None, :]
+    sizes = list(_batches(n_resamples, batch))
+    children = np.random.default_rng(rng).spawn(len(sizes))
+
+    def largest_ranges(child: np.random.Generator, size: int) -> np.ndarray:
+        resampled = child.permuted(np.broadcast_to(values, (size, *values.shape)), axis=2).mean(1)
+        return resampled.max(1) - resampled.min(1)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        ranges = np.concatenate(list(pool.map(largest_ranges, children, sizes)))
+    gamma = np.abs(np.finfo(np.float64).eps * 100 * observed)
+    count = (ranges[:, None, None] >= np.abs(observed)[None] - gamma[None]).sum(0)
+    return TukeyResult(observed, (count + 1) / (len(ranges) + 1), len(ranges), ranges)

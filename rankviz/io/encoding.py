@@ -1,0 +1,193 @@
+"""How ids are encoded: dictionaries, docid keys, the checks on ids and duplicate rows."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from rankviz._arrow import string_keys, take, take_sorted, to_numpy
+
+
+def dictionary(values) -> pa.DictionaryArray:
+    encoded = pc.dictionary_encode(values)
+    return encoded.combine_chunks() if isinstance(encoded, pa.ChunkedArray) else encoded
+
+
+def encode_queries(qid) -> dict:
+    """Query ids as int32 codes in first-appearance order.
+
+    Runs list each query's lines together, so the codes come from where the qid changes, without
+    hashing millions of strings; a file whose queries come back later is dictionary-encoded.
+    """
+    n = len(qid)
+    if n:
+        changes = to_numpy(
+            pc.indices_nonzero(pc.not_equal(qid.slice(1), qid.slice(0, n - 1)))
+        ).astype(np.int64)
+        starts = np.r_[0, changes + 1]
+        query_ids = take_sorted(qid, starts).to_pylist()
+        if len(set(query_ids)) == len(query_ids):
+            return {
+                "query_ids": np.asarray(query_ids, dtype=object),
+                "qid_codes": np.repeat(
+                    np.arange(len(starts), dtype=np.int32), np.diff(np.r_[starts, n])
+                ),
+            }
+    q = dictionary(qid)
+    return {
+        "query_ids": np.asarray(q.dictionary.to_pylist(), dtype=object),
+        "qid_codes": to_numpy(q.indices).astype(np.int32, copy=False),
+    }
+
+
+def encode(qid, docid) -> dict:
+    """Query ids and docids both dictionary-encoded (for qrels, which are small)."""
+    d = dictionary(docid)
+    return {
+        **encode_queries(qid),
+        "doc_ids": d.dictionary,
+        "doc_codes": to_numpy(d.indices).astype(np.int32, copy=False),
+    }
+
+
+def docid_numbers(docid) -> np.ndarray | None:
+    """Every docid as an integer (int32 where they fit), or None when one is not a number.
+
+    A stand-in for the strings where a false match costs only a look at the strings ("01" and
+    "1" share a number): sorting or probing integers is several times faster than strings. A
+    sample decides first: a failed cast of millions of strings costs seconds.
+    """
+    sample = docid.slice(0, 1000) if len(docid) > 1000 else docid
+    for integer in (pa.int32(), pa.int64()):
+        try:
+            pc.cast(sample, integer)
+            return to_numpy(pc.cast(docid, integer))
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            continue
+    return None
+
+
+@dataclass(frozen=True, eq=False)
+class DocidKeys:
+    """One integer per docid, equal for equal docids: the numbers where every docid is one (int32
+    where they fit), else the string's key (:func:`rankviz._arrow.string_keys`) folded to 32 bits,
+    which sort twice as fast as 64. Different docids may share a key ("01" and "1", or a collision,
+    about one query in ten thousand for 1,000 documents a query): callers compare the strings of
+    equal keys. Sorting and probing these is several times faster than strings."""
+
+    values: np.ndarray
+    numeric: bool
+
+    @classmethod
+    def of(cls, docid) -> DocidKeys:
+        numbers = docid_numbers(docid)
+        if numbers is not None:
+            return cls(numbers, True)
+        return cls(string_keys(docid, bits=32).view(np.int32), False)
+
+    def like(self, docids: pa.Array) -> np.ndarray:
+        """The keys of other docids (a qrels vocabulary) in this space; with numbers, the docids
+        that are no number of this width are left out (they equal none of ours)."""
+        if not self.numeric:
+            return string_keys(docids, bits=32).view(np.int32)
+        numbers = docid_numbers(docids)
+        if numbers is None:  # some are not numbers: the others one by one (a vocabulary, not a run)
+            integers = [int(d) for d in docids.to_pylist() if _INTEGER.fullmatch(d)]
+            numbers = np.asarray(integers, dtype=object)
+        limits = np.iinfo(self.values.dtype)
+        fits = (
+            (numbers >= limits.min) & (numbers <= limits.max) if len(numbers) else np.zeros(0, bool)
+        )
+        return np.asarray(numbers[fits], dtype=self.values.dtype)
+
+    def rows_among(self, keys: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+        """Positions (in ``rows``, default every row) whose key may be one of ``keys``: all of those
+        whose key is, and a few more. A bitmap of the keys' low bits, probed once per row."""
+        values = self.values if rows is None else self.values[rows]
+        size = 1 << int(np.clip(np.ceil(np.log2(max(len(keys), 1) * 64)), 16, 24))
+        mask = np.array(size - 1, dtype=values.dtype)
+        table = np.zeros(size, dtype=bool)
+        table[keys & mask] = True
+        return np.flatnonzero(table[values & mask])
+
+
+#: A character no id may hold: TREC files split fields on whitespace and end lines at line breaks,
+#: so an id holding one would come back as other ids (or another line) once written out.
+UNWRITABLE_IN_ID = re.compile(r"[\s\x00-\x1f\x7f]")
+
+
+def id_problem(value: str, kind: str) -> str | None:
+    """Why ``value`` cannot be a ``kind`` (``qid`` or ``docid``) that a TREC file carries, or None:
+    empty, holding whitespace or a control character, or (a query id) starting with ``#``, which
+    makes its line a comment to every TREC reader."""
+    if not value:
+        return f"an empty {kind}"
+    if UNWRITABLE_IN_ID.search(value):
+        return (
+            f"a {kind} cannot contain spaces or control characters, which a TREC file cannot "
+            f"carry in an id: {value[:60]!r}"
+        )
+    if kind == "qid" and value.startswith("#"):
+        return f"qid {value[:60]!r} starts with '#', which makes its line a comment in a TREC file"
+    return None
+
+
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
+def duplicate_rows(qid_codes: np.ndarray, docid, keys: np.ndarray) -> np.ndarray:
+    """The rows whose (query, docid) pair an earlier row already has (exact), in row order.
+
+    Equal keys only make candidates: runs grouped by query are checked one query per row of a
+    padded matrix of keys (many short sorts beat one long one); the strings of the few candidate
+    rows then decide.
+    """
+    candidates = _candidate_rows(qid_codes, keys)
+    if len(candidates) == 0:
+        return candidates
+    strings = take(docid, candidates).to_pylist()
+    seen, duplicates = set(), []
+    for row, query, text in zip(candidates, qid_codes[candidates], strings):
+        if (query, text) in seen:
+            duplicates.append(row)
+        seen.add((query, text))
+    return np.asarray(duplicates, dtype=np.int64)
+
+
+def _candidate_rows(qid_codes: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Rows (ascending) of every (query, key) that occurs more than once, and maybe a few more."""
+    n = len(qid_codes)
+    if n < 2:
+        return np.zeros(0, np.int64)
+    if bool(np.all(qid_codes[1:] >= qid_codes[:-1])):  # grouped by query: one sort per query
+        starts = np.flatnonzero(np.r_[True, qid_codes[1:] != qid_codes[:-1]])
+        lengths = np.diff(np.r_[starts, n])
+        width = int(lengths.max())
+        if len(starts) * width <= 2 * n:
+            if len(starts) * width == n:  # every query equally deep: a reshape
+                matrix = np.sort(keys.reshape(len(starts), width), axis=1)
+            else:
+                lowest = int(keys.min())
+                dtype = keys.dtype if lowest - width > np.iinfo(keys.dtype).min else np.int64
+                # distinct pads below every key
+                matrix = np.tile(lowest - 1 - np.arange(width, dtype=dtype), (len(starts), 1))
+                row = np.repeat(np.arange(len(starts), dtype=np.int32), lengths)
+                matrix[
+                    row, np.arange(n, dtype=np.int32) - np.repeat(starts.astype(np.int32), lengths)
+                ] = keys
+                matrix.sort(axis=1)
+            queries = np.flatnonzero(np.any(matrix[:, 1:] == matrix[:, :-1], axis=1))
+            if len(queries) == 0:
+                return np.zeros(0, np.int64)
+            return np.concatenate([np.arange(starts[q], starts[q] + lengths[q]) for q in queries])
+    pairs = (qid_codes.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)) ^ keys.astype(
+        np.int64
+    ).view(np.uint64)
+    order = np.argsort(pairs, kind="stable")
+    ordered = pairs[order]
+    equal = ordered[1:] == ordered[:-1]
+    return np.sort(np.unique(np.r_[order[1:][equal], order[:-1][equal]]))
