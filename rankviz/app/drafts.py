@@ -14,8 +14,9 @@ import streamlit as st
 
 from rankviz.app.kept import NAME, judge, kept, recorded, renew_grid
 from rankviz.app.text import message
-from rankviz.io.grades import GradeError, checked_grade
+from rankviz.io.grades import GradeError
 from rankviz.io.meeting import GradeConflict, MeetingError, NoteConflict
+from rankviz.record import check_grades
 
 # judging editor key -> (query, the table it showed, the file's grades, the
 _TABLES = "rankviz.meeting_tables"
@@ -156,7 +157,7 @@ def _out_of_scale(changes: list[tuple[str, int, str]], scale) -> list[str]:
     refused = []
     for docid, grade, _ in changes:
         try:
-            checked_grade(grade, scale)
+            check_grades([grade], scale)
         except GradeError as exc:
             refused.append(f"{docid}: {exc}")
     return refused

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rankviz import plots
+from rankviz import plots, served
 from rankviz import report_settings as r
 from rankviz import settings as s
-from rankviz.app import browser, drafts, inputs, kept, sidebar
+from rankviz.app import browser, drafts, kept, sidebar
 from rankviz.app import in_force as qrels_in_force
 from rankviz.app import options as app_options
 from rankviz.app.cache import environment_problems, folder_stamp
@@ -226,7 +226,7 @@ def open_page(key: str) -> Context:
     # a run file that breaks the format: named with its line, never a traceback
     except RankvizError as exc:
         st.error(
-            message("A run cannot be read: {}", inputs.served_text(str(exc), ctx.collection.path))
+            message("A run cannot be read: {}", served.served_text(str(exc), ctx.collection.path))
         )
         st.stop()
     judged = (

@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from rankviz import in_force
+from rankviz import in_force, served
 from rankviz.app import inputs
 from rankviz.app.cache import SHARED, file_key
 from rankviz.app.state import UrlState
@@ -97,7 +97,7 @@ def open_meeting(folder: Path, collection: Collection, qrels: Qrels, qrels_key: 
     except GradeError as exc:  # collection.toml's grades above its gmax: nothing can be recorded
         return Meeting(path, None, str(exc), RecordVersion.empty(), qrels, qrels_key)
     owner = collection.config.name
-    store, problem, read_only = inputs.meeting(path, scale, owner)
+    store, problem, read_only = served.open_record(path, scale, owner)
     meeting = Meeting(
         path,
         store,
@@ -121,7 +121,7 @@ def open_meeting(folder: Path, collection: Collection, qrels: Qrels, qrels_key: 
             )
             meeting.merged_key = f"{qrels_key}+meeting:{path}:{scale}:{content}"
     except (MeetingError, OSError) as exc:
-        meeting.store, meeting.problem = None, inputs.served_problem(exc, path)
+        meeting.store, meeting.problem = None, served.record_problem(exc, path)
         meeting.record = None
     return meeting
 

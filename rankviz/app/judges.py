@@ -15,8 +15,8 @@ from rankviz.app import compute, inputs
 from rankviz.app.cache import SHARED, file_key
 from rankviz.app.compute import settings_text
 from rankviz.app.context import Context
-from rankviz.io.judges import is_source_label
 from rankviz.io.model import Qrels
+from rankviz.record import is_source
 from rankviz.studies import compare_judges, record_judges
 
 MEETING = "meeting"
@@ -34,7 +34,7 @@ def offered(ctx: Context) -> dict[str, str]:
     store = meeting.store
     labels = SHARED.get(
         ("record labels", str(meeting.path), meeting.version.content),
-        lambda: sorted({j.by for j in store.judgments() if is_source_label(j.by)}),
+        lambda: sorted({j.by for j in store.judgments() if is_source(j.by)}),
     )
     if labels:
         found[f"{MEETING}:people"] = "human"

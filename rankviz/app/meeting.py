@@ -16,9 +16,7 @@ from rankviz import export
 from rankviz.app import browser, conflicts, drafts
 from rankviz.app.kept import NAME, generation, note_draft
 from rankviz.app.text import message
-from rankviz.io.grades import scale_text
-from rankviz.io.judges import qrels_lines
-from rankviz.io.meeting import LIMITS
+from rankviz.record import LIMITS, qrels_text, scale_text
 
 UNJUDGED = "unjudged"
 
@@ -292,7 +290,7 @@ def summary(ctx) -> None:
     one, two, three, four = st.columns(4)
     one.download_button(
         "Merged qrels (TREC)",
-        lambda: qrels_lines(merged),
+        lambda: qrels_text(merged),
         file_name="qrels-with-meeting.txt",
         mime="text/plain",
     )

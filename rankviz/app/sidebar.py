@@ -15,8 +15,9 @@ from typing import Any
 
 import streamlit as st
 
+from rankviz import served
 from rankviz import settings as s
-from rankviz.app import inputs
+from rankviz.app import inputs, uploads
 from rankviz.app.cache import file_key, folder_stamp
 from rankviz.app.state import UrlState
 from rankviz.app.text import md, message
@@ -93,7 +94,7 @@ def open_collection(
     except (RankvizError, OSError) as exc:
         st.error(
             message(
-                "The collection {} cannot be opened: {}", name, inputs.served_text(str(exc), folder)
+                "The collection {} cannot be opened: {}", name, served.served_text(str(exc), folder)
             )
         )
         return None
@@ -113,7 +114,7 @@ def add_uploads(
 ) -> tuple[tuple[str, Qrels] | None, list[str]]:
     """The session's uploaded runs joined to the collection's (renamed where a name is taken); the
     uploaded qrels if any, and the runs uploaded in this rerun."""
-    uploaded_runs, uploaded_qrels, fresh, notes = inputs.uploads()
+    uploaded_runs, uploaded_qrels, fresh, notes = uploads.uploads()
     new_uploads = []
     for key, run in uploaded_runs:
         run_name = run.name if run.name not in runs else f"{run.name} (upload)"

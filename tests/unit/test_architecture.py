@@ -50,6 +50,8 @@ LAYERS = [
         (
             "rankviz.in_force",
             "rankviz.opening",
+            "rankviz.served",
+            "rankviz.record",
             "rankviz.study",
             "rankviz.study_reports",
             "rankviz.studies",
@@ -190,52 +192,15 @@ TYPES = {
 }
 #: (front-end module, library module) -> why it may import more than types from it.
 EXCEPTIONS = {
-    ("rankviz.app.inputs", "rankviz.io.readers"): "the app reads what it serves into its caches, "
-    "under a progress bar",
-    ("rankviz.app.inputs", "rankviz.io.blocks"): "large runs are read piece by piece, to move the "
-    "progress bar",
-    ("rankviz.app.inputs", "rankviz.io.sources"): "an upload is decompressed under the upload "
-    "limit before it is read",
-    ("rankviz.app.inputs", "rankviz.io.collection"): "collections are opened confined to their "
-    "folder, once per stamp",
-    ("rankviz.app.inputs", "rankviz.io.meeting"): "the meeting's record is opened read-only and "
-    "merged once per version",
-    ("rankviz.app.cache", "rankviz.io.meeting"): "the record's own file is left out of a "
-    "collection's stamp",
     ("rankviz.app.cache", "rankviz.io.store"): "the disk store of parsed runs is the app's cache",
-    ("rankviz.app.meeting", "rankviz.io.meeting"): "the meeting's controls write the record (grade "
-    "limits)",
-    ("rankviz.app.meeting", "rankviz.io.judges"): "the meeting's controls export the record's "
-    "qrels lines",
-    ("rankviz.app.inputs", "rankviz.io.irds"): "an irds:DATASET_ID given with --data names a "
-    "dataset, not a folder",
-    ("rankviz.app.judges", "rankviz.io.judges"): "the record's source labels are offered as "
-    "sources of their own",
-    (
-        "rankviz.cli.meeting_commands",
-        "rankviz.io.judges",
-    ): "`judgments import --source` checks its label; `export` writes qrels lines",
+    ("rankviz.app.cache", "rankviz.io.meeting"): "the record's file is left out of the stamp of "
+    "the collection folder it lives in",
+    ("rankviz.app.in_force", "rankviz.io.grades"): "a meeting's grades before the collection's "
+    "are known",
     ("rankviz.app.sidebar", "rankviz.measures"): "the measure catalogue: the sidebar offers every "
     "family and checks a typed name",
     ("rankviz.cli.render", "rankviz.measures"): "the measure catalogue: `rankviz measures` lists "
     "the families",
-    (
-        "rankviz.cli.meeting_commands",
-        "rankviz.io.readers",
-    ): "`judgments import|export` read the qrels they record against",
-    (
-        "rankviz.cli.meeting_commands",
-        "rankviz.io.collection",
-    ): "`judgments add` looks up the grade a judgment replaces",
-    (
-        "rankviz.cli.meeting_commands",
-        "rankviz.io.grades",
-    ): "`judgments add|import` check each grade before the record is touched",
-    ("rankviz.app.meeting", "rankviz.io.grades"): "the judging grid names the collection's grades",
-    ("rankviz.app.drafts", "rankviz.io.grades"): "a grade typed in the grid is checked before the "
-    "record is touched",
-    ("rankviz.app.in_force", "rankviz.io.grades"): "a meeting's grades before the collection's are "
-    "known",
 }
 
 

@@ -3,7 +3,7 @@ pooled (random effects), with a forest plot per run."""
 
 import streamlit as st
 
-from rankviz import export, plots
+from rankviz import export, plots, served
 from rankviz.app import across, inputs
 from rankviz.app.cache import folder_stamp
 from rankviz.app.frame import open_plain_page
@@ -23,7 +23,7 @@ for name, folder in folders.items():
     except (RankvizError, OSError) as exc:
         st.warning(
             message(
-                "The collection {} cannot be opened: {}", name, inputs.served_text(str(exc), folder)
+                "The collection {} cannot be opened: {}", name, served.served_text(str(exc), folder)
             )
         )
 usable = [name for name, found in runs.items() if len(found) >= 2]
@@ -110,7 +110,7 @@ try:
 except RankvizError as exc:
     text = str(exc)
     for name in chosen:
-        text = inputs.served_text(text, folders[name])
+        text = served.served_text(text, folders[name])
     st.error(message("No summary: {}", text))
     st.stop()
 frames = result.to_frames()

@@ -1,0 +1,129 @@
+"""The meeting's record as both front ends change and export it: who owns it, a judgment added or a
+qrels file imported after every grade is checked, the record exported as TREC lines.
+
+The command line's ``judgments`` commands and the app's meeting panel write through here, so a
+grade is refused with the same words everywhere and the qrels a meeting exports are the qrels in
+force.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from rankviz.errors import OptionError
+from rankviz.io.collection import open_collection
+from rankviz.io.entries import LIMITS
+from rankviz.io.grades import Scale, checked_grade, scale_text
+from rankviz.io.judges import is_source_label, judgment_lines, merged_qrels, qrels_lines
+from rankviz.io.meeting import Judgment, MeetingStore, store_path
+from rankviz.io.model import Qrels
+from rankviz.io.readers import read_qrels
+
+__all__ = ["LIMITS", "scale_text"]  # the app's fields and grade names come from the record's rules
+LOG_COLUMNS = ("qid", "docid", "grade", "previous_grade", "by", "at", "note")
+
+
+def qrels_text(qrels: Qrels) -> str:
+    """TREC qrels lines (``qid 0 docid grade``) of ``qrels``, in its order: the qrels in force, as
+    a meeting downloads them."""
+    return qrels_lines(qrels)
+
+
+def check_grades(grades: Iterable[object], scale: Scale) -> None:
+    """Every grade allowed by the collection's ``scale``, else a GradeError naming the first one
+    that is not (checked before the record is touched: a refused grade leaves it as it was)."""
+    for grade in grades:
+        checked_grade(grade, scale)
+
+
+def is_source(by: str) -> bool:
+    """Whether ``by`` names a source of judgments (``llm:NAME``, ``human:NAME``), not a person."""
+    return is_source_label(by)
+
+
+def owner(db: str, collection: str | None) -> tuple[str, Scale, str | None]:
+    """The collection a record written to belongs to, the grades it takes, and its folder when
+    known: ``db``'s own folder, ``collection``, or what the record's first writer recorded. A record
+    that knows none of them is refused: its judgments would move any collection's numbers."""
+    folder = db if Path(db).is_dir() else collection
+    if folder is not None:
+        if collection is not None and Path(db).is_dir():
+            if Path(collection).resolve() != Path(db).resolve():
+                raise OptionError(
+                    f"--collection {collection}: DB is the collection folder {db} already"
+                )
+        opened = open_collection(folder)
+        return opened.config.name, opened.grade_scale(opened.read_qrels()), folder
+    found = MeetingStore(db, create=False).owner() if Path(db).is_file() else (None, None)
+    if found[0] is None or found[1] is None:
+        raise OptionError(
+            f"{db}: a record must know the collection it judges: give --collection DIR (the "
+            "collection folder), or the folder itself as DB (its rankviz-notes.sqlite)"
+        )
+    return found[0], found[1], None
+
+
+def judge(
+    db: str, qid: str, docid: str, grade: int, *, by: str, note: str, collection: str | None
+) -> tuple[Judgment, str]:
+    """One grade recorded, and what it replaced in words (the meeting's, the qrels', or nothing)."""
+    name, scale, folder = owner(db, collection)
+    check_grades([grade], scale)
+    store = MeetingStore(db, scale=scale, collection=name)
+    original = _qrels_grade(folder, qid, docid) if folder is not None else None
+    done = store.judge(qid, docid, grade, by=by, note=note, original=original)
+    if done.previous is not None:
+        return done, f"was {done.previous}"
+    if folder is not None:
+        return done, "unjudged before: neither the qrels nor the meeting graded it"
+    return (
+        done,
+        f"the meeting had not judged it; give --collection DIR to compare with {name}'s qrels",
+    )
+
+
+def import_file(
+    db: str, path: str, *, by: str, source: str | None, collection: str | None
+) -> tuple[list[Judgment], str]:
+    """Every judgment of a qrels file recorded, under ``source`` (a label: ``llm:NAME``) when
+    given, else under ``by``; the judgments and who they are recorded under."""
+    name, scale, _ = owner(db, collection)
+    qrels = read_qrels(path)
+    check_grades(sorted(set(qrels.grade.tolist())), scale)
+    store = MeetingStore(db, scale=scale, collection=name)
+    if source is not None and not is_source_label(source):
+        raise OptionError(
+            f"--source {source!r}: a source label is llm:NAME or human:NAME, e.g. llm:umbrela"
+        )
+    who, note = (source, f"imported by {by} from {Path(path).name}") if source else (by, "")
+    return store.import_qrels(qrels, by=who, note=note), who
+
+
+def export(store: MeetingStore, *, qrels: Qrels | str | None = None) -> str:
+    """TREC qrels lines: the meeting's grades in force alone, or ``qrels`` (a file, or qrels
+    read) with them in force."""
+    if qrels is None:
+        return judgment_lines(store.latest())
+    base = read_qrels(qrels) if isinstance(qrels, str) else qrels
+    return qrels_lines(merged_qrels(base, store.latest()))
+
+
+def log_rows(store: MeetingStore) -> list[tuple[object, ...]]:
+    """The record's judgments, every one, as rows of :data:`LOG_COLUMNS`."""
+    return [
+        (j.qid, j.docid, j.grade, "" if j.previous is None else j.previous, j.by, j.at, j.note)
+        for j in store.judgments()
+    ]
+
+
+def _qrels_grade(folder: str, qid: str, docid: str) -> int | None:
+    """The collection's qrels grade of the pair (the grade a judgment replaces)."""
+    frame = open_collection(folder).read_qrels().to_frame()
+    found = frame[(frame["qid"] == qid) & (frame["docid"] == docid)]["rel"]
+    return int(found.iloc[0]) if len(found) else None
+
+
+def record_file(db: str) -> Path:
+    """The record's file: ``db`` itself, or a collection folder's ``rankviz-notes.sqlite``."""
+    return store_path(db)

@@ -1,0 +1,123 @@
+"""What a server opens for its visitors, decided once: collection folders confined to themselves,
+run files read whole or in pieces, uploads decompressed under a limit, the meeting's record opened
+read-only, and every message about them without the server's paths.
+
+The app wraps these in its caches and progress bars (:mod:`rankviz.app.inputs`); any other server
+of rankviz's numbers would make the same choices here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from rankviz.io.blocks import read_in_pieces
+from rankviz.io.collection import Collection, open_collection
+from rankviz.io.grades import Scale
+from rankviz.io.irds import is_irds
+from rankviz.io.meeting import STORE_NAME, MeetingError, MeetingStore, unwritable
+from rankviz.io.model import Qrels, Run
+from rankviz.io.readers import read_qrels, read_run, run_name_from_path
+from rankviz.io.sources import decompressed, is_gzip
+
+#: Runs at least this large are read piece by piece, so a progress bar can move.
+IN_PIECES_ABOVE = 128 * 2**20
+
+
+def collection_folders(samples: Path, extra: list[str]) -> dict[str, Path]:
+    """The sample collections in ``samples`` plus the folders (or ``irds:ID`` datasets) given, by
+    the name a visitor sees: two folders of one name are numbered, never shown by their path."""
+    found = (
+        {p.name: p for p in sorted(samples.iterdir()) if (p / "runs").is_dir()}
+        if samples.is_dir()
+        else {}
+    )
+    for folder in extra:
+        path = Path(folder) if is_irds(folder) else Path(folder).expanduser().resolve()
+        name, n = folder if is_irds(folder) else path.name, 1
+        while name in found and found[name] != path:
+            n += 1
+            name = f"{folder if is_irds(folder) else path.name} ({n})"
+        found[name] = path
+    return found
+
+
+def open_served(path: str | Path) -> Collection:
+    """A collection folder opened confined to itself: files linked outside it are not served."""
+    return open_collection(path, confined=True)
+
+
+def record_path(folder: Path, given: str | None) -> Path:
+    """Where a collection's meeting record lives: ``given`` (a ``.sqlite`` file for every
+    collection, or a folder with one ``<collection folder>.sqlite`` each), by default
+    ``rankviz-notes.sqlite`` in the collection folder."""
+    if not given:
+        return folder / STORE_NAME
+    path = Path(given).expanduser()
+    return path if path.suffix == ".sqlite" else path / f"{folder.name}.sqlite"
+
+
+def open_record(path: Path, scale: Scale, collection: str) -> tuple[MeetingStore | None, str, str]:
+    """The meeting's record at ``path`` if it exists (reading never creates it), else why not; and
+    why nothing can be recorded there ("" when something can)."""
+    read_only = unwritable(path)
+    try:
+        if not path.exists():
+            return None, "", read_only
+        store = MeetingStore(path, create=False, scale=scale, collection=collection)
+        return store, "", read_only
+    except (MeetingError, OSError) as exc:
+        return None, record_problem(exc, path), read_only
+
+
+def record_problem(exc: Exception, path: Path) -> str:
+    """Why the record at ``path`` cannot be used, without the server's paths."""
+    if isinstance(exc, MeetingError):
+        return str(exc).replace(str(path), path.name)
+    return f"the record's path cannot be used ({getattr(exc, 'strerror', None) or exc})"
+
+
+def served_text(text: str, folder: Path) -> str:
+    """A message about a served collection with the server's paths to it shortened to the
+    folder's name: a visitor learns which file is wrong, not where the server keeps it."""
+    names = {str(folder.resolve()), str(folder.absolute()), str(folder)}
+    for prefix in sorted(names, key=len, reverse=True):
+        text = text.replace(prefix, folder.name)
+    return text
+
+
+def served_qrels(source: str | bytes, filename: str | None = None) -> Qrels:
+    return read_qrels(source, filename=filename)
+
+
+def served_run(source: str | bytes, name: str, filename: str | None = None) -> Run:
+    return read_run(source, name=name, filename=filename)
+
+
+def large_run(
+    source: str | bytes,
+    name: str,
+    filename: str | None,
+    progress: Callable[[int], None],
+) -> Run | None:
+    """A TREC run read piece by piece (``progress``: the bytes of each piece), or None when it is
+    small or a table (CSV, TSV, Parquet: read whole)."""
+    label = filename or str(source)
+    size = len(source) if isinstance(source, bytes) else Path(source).stat().st_size
+    if size < IN_PIECES_ABOVE or label.lower().endswith((".csv", ".tsv", ".parquet")):
+        return None
+    return read_in_pieces(source, name=name, filename=filename, progress=progress)
+
+
+def upload_content(data: bytes, filename: str, limit: int) -> bytes:
+    """An upload's bytes, decompressed, refused past ``limit`` bytes (a FormatError says so)."""
+    return decompressed(data, filename, limit=limit)
+
+
+def upload_name(filename: str) -> str:
+    """The name an uploaded run gets: its file's, without the run suffixes."""
+    return run_name_from_path(filename)
+
+
+def compressed(source: str | bytes) -> bool:
+    return is_gzip(source)
