@@ -37,6 +37,7 @@ from rankviz.run_facts import RunFacts, gather, sample_stride
 from rankviz.run_pass import RunPass
 from rankviz.settings import EvalSettings, RunCut
 from rankviz.significance_options import TestSettings
+from rankviz.study_questions import Questions
 from rankviz.study_reports import Reports
 from rankviz.tie_policy import EXPECTED, TREC_EVAL, TiePolicy, policy
 
@@ -53,7 +54,7 @@ Orderer = Callable[[Run, Qrels, TiePolicy, RunCut], RankingTable]
 
 
 @dataclass(frozen=True, eq=False)
-class Study(Reports):
+class Study(Reports, Questions):
     """Runs against qrels under one set of conventions. Build it with :meth:`open` (files, a
     collection folder, the meeting's judgments) or directly from objects already read."""
 

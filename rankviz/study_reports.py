@@ -28,6 +28,8 @@ from rankviz.significance_options import TestSettings
 from rankviz.tie_policy import BOUNDS, TREC_EVAL, TiePolicy
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from rankviz.analyses.checks import CheckReport
     from rankviz.analyses.comparisons import Comparison
     from rankviz.analyses.deltas import RankReport
@@ -84,6 +86,7 @@ class Asked(Protocol):
     ) -> Comparison: ...
     def test_settings(self) -> TestSettings: ...
     def conventions(self) -> list[str]: ...
+    def group_of(self, qids: Sequence[str]) -> pd.Series | None: ...
     def facts(self, k: int = TOP_K) -> dict[str, RunFacts]: ...
 
 

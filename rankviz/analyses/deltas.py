@@ -125,3 +125,33 @@ def wins_ties_losses_by_group(
     return pd.DataFrame.from_dict(rows, orient="index")[
         ["queries", "wins", "ties", "losses", "mean_delta"]
     ].rename_axis("group")
+
+
+@dataclass(frozen=True, eq=False)
+class PairDeltas:
+    """Two runs on one measure, query by query (:func:`deltas`): the meeting's table, and the
+    questions it answers about them."""
+
+    frame: pd.DataFrame  # per query: baseline, run, delta (run - baseline), by delta descending
+    baseline: str
+    run: str
+
+    def wins_ties_losses(self) -> tuple[int, int, int]:
+        return wins_ties_losses(self.frame["delta"])
+
+    def by_group(self, groups: pd.Series) -> pd.DataFrame:
+        """Wins, ties and losses and the mean delta within each group."""
+        return wins_ties_losses_by_group(self.frame["delta"], groups)
+
+    def queue(self, overlap: pd.Series, *, per_reason: int) -> pd.DataFrame:
+        """The queries to discuss (:func:`rankviz.analyses.query_view.discussion_queue`)."""
+        from rankviz.analyses.query_view import discussion_queue
+
+        return discussion_queue(self.frame, overlap, per_reason=per_reason)
+
+    def fixed_queue(self, order: Mapping[str, str], overlap: pd.Series) -> pd.DataFrame:
+        """A queue fixed earlier, with today's values
+        (:func:`~rankviz.analyses.query_view.queue_as_fixed`)."""
+        from rankviz.analyses.query_view import queue_as_fixed
+
+        return queue_as_fixed(order, self.frame, overlap)

@@ -105,6 +105,15 @@ class MetricReport:
             "judged": self.warnings.judged.to_dict(),
         }
 
+    def head_to_head(self, a: str, b: str) -> HeadToHead:
+        """Measure ``a`` against measure ``b`` from this evidence (:func:`head_to_head`)."""
+        return head_to_head(self, a, b)
+
+    def agreement_by_group(self, a: str, b: str, groups: pd.Series) -> pd.DataFrame:
+        """Per group: Kendall's tau between the run orderings under measures ``a`` and ``b``."""
+        x, y = self.evaluation.matrix(a), self.evaluation.matrix(b)
+        return agreement_by_group(x, y, groups)
+
     def for_task(self, task: Task, asked: Sequence[str]) -> tuple[list[Recommendation], list[str]]:
         """The recommendations for ``task`` and the measures to show (``asked``, then those
         recommended). The report must hold their evidence (``metric_report(every_candidate=True)``

@@ -25,7 +25,6 @@ from rankviz.io.model import Qrels, Run
 from rankviz.regrading import ordered
 from rankviz.run_pass import RunPass
 from rankviz.settings import RunCut
-from rankviz.significance_options import TestSettings
 from rankviz.study import Study
 from rankviz.tie_policy import TiePolicy
 
@@ -262,14 +261,12 @@ def chance(
     )
 
 
-def overlap(key: tuple, baseline: RankingTable, run: RankingTable) -> pd.Series:
-    """Rank-biased overlap of two runs' rankings of every query (top 100, p = 0.9); ``key``: the two
-    runs' keys, the key of what decides their order, and the policy."""
-    from rankviz.analyses.query_view import rank_biased_overlap
-
+def overlap(key: tuple, build: Callable[[], pd.Series]) -> pd.Series:
+    """Rank-biased overlap of two runs' rankings of every query; ``key``: the two runs' keys, the
+    key of what decides their order, and the policy (a judgment that only re-grades keeps it)."""
     if not shared(*key[0], key[1]):
-        return _session_result("rbo", key, _build=lambda: rank_biased_overlap(baseline, run))
-    return SHARED.get(("rbo", key), lambda: rank_biased_overlap(baseline, run))
+        return _session_result("rbo", key, _build=build)
+    return SHARED.get(("rbo", key), build)
 
 
 # --- one pass per run
@@ -332,26 +329,11 @@ def run_passes(
 
 
 @st.cache_data(max_entries=256, show_spinner="Testing…")
-def comparison(
-    values: pd.DataFrame, measure: str, settings: tuple, baseline: str | None
-) -> pd.DataFrame:
-    """:func:`rankviz.analyses.comparisons.compare_runs` on a queries x runs matrix."""
-    from rankviz.analyses.pair_tests import compare_runs
-
-    return compare_runs(values, _tests(settings, baseline), measure=measure)
-
-
-@st.cache_data(max_entries=64, show_spinner="Testing each group…")
-def comparison_by_group(
-    values: pd.DataFrame,
-    groups: pd.Series | None,
-    measure: str,
-    settings: tuple,
-    baseline: str | None,
-) -> pd.DataFrame:
-    from rankviz.analyses.verdicts import compare_by_group
-
-    return compare_by_group(values, groups, _tests(settings, baseline), measure=measure)
+def on_values(kind: str, values: pd.DataFrame, details: tuple, _ask: Callable[[], Any]) -> Any:
+    """A small answer about a queries x runs matrix (paired tests, effect sizes), kept under the
+    matrix's content and ``details`` (plain values): a judgment that leaves a measure's values as
+    they were costs nothing here."""
+    return _ask()
 
 
 @st.cache_resource(max_entries=32, show_spinner="Computing the report…")
@@ -363,7 +345,3 @@ def report(kind: str, key: Key, details: tuple, build: Callable[[], Any]) -> Any
     """A study's report (``kind``: ties, unjudged, metrics) of the inputs ``key`` describes, with
     the report's own parameters as ``details`` (plain values)."""
     return _report(kind, astuple(key), details, _build=build)
-
-
-def _tests(settings: tuple, baseline: str | None) -> TestSettings:
-    return TestSettings.from_url(dict(settings), base=TestSettings(baseline=baseline))

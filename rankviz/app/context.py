@@ -17,6 +17,7 @@ import pandas as pd
 
 from rankviz.analyses.checks import TOP_K
 from rankviz.app import compute
+from rankviz.app.answers import Answers
 from rankviz.app.cache import SHARED
 from rankviz.app.compute import Key, settings_text
 from rankviz.app.in_force import Meeting
@@ -29,7 +30,6 @@ from rankviz.io.model import Qrels, Run
 from rankviz.measures import Measure
 from rankviz.ranking import RankingTable
 from rankviz.regrading import fresh
-from rankviz.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
 from rankviz.run_pass import RunPass
 from rankviz.settings import EvalSettings
 from rankviz.significance_options import TestSettings
@@ -38,7 +38,7 @@ from rankviz.tie_policy import EXPECTED, TiePolicy
 
 
 @dataclass
-class Context:
+class Context(Answers):
     """What the frame decided: data, runs, measures, settings in force; and how to get values."""
 
     collection: Collection
@@ -230,13 +230,6 @@ class Context:
             return meeting.file_key
         return self.qrels_key
 
-    def overlap(self, baseline: str, run: str) -> pd.Series:
-        """Rank-biased overlap of two runs' rankings of every query under the frame's policy."""
-        ties = self.settings.ties
-        tables = self.tables([baseline, run], ties)
-        key = ((self.run_keys[baseline], self.run_keys[run]), self.order_key(ties), ties)
-        return compute.overlap(key, tables[baseline], tables[run])
-
     def lineage(self) -> compute.Lineage | None:
         """When the meeting's qrels are in force: the record they follow (a new judgment then
         revises the newest results for the queries it judged instead of computing them all
@@ -299,100 +292,3 @@ class Context:
 
             return {n: p.judged for n, p in self.passes().items() if p.judged < JUDGED_WARNING}
         return self.study().thinly_judged(self.k)
-
-    def comparison(self, values: pd.DataFrame, measure: str, tests: TestSettings) -> pd.DataFrame:
-        """Every run of ``values`` (queries x runs) against the test's baseline, cached on the
-        values."""
-        return compute.comparison(values, measure, settings_text(tests), tests.baseline)
-
-    def comparison_by_group(
-        self, values: pd.DataFrame, measure: str, tests: TestSettings
-    ) -> pd.DataFrame:
-        """The comparison within each group of the frame's "group by"."""
-        return compute.comparison_by_group(
-            values, self.group_of(values.index), measure, settings_text(tests), tests.baseline
-        )
-
-    # --- reports ---------------------------------------------------------------------------------
-
-    def tie_report(self, trials: int, seed: int):
-        """The Ties report of the selected runs: every run under every deterministic policy,
-        ``trials``
-        random orders drawn with ``seed``, verdicts under the test in force."""
-        tests, options = self.test_settings(), TieReportSettings(k=self.k, trials=trials)
-        details = (settings_text(options), seed, settings_text(tests), tests.baseline)
-        return compute.report(
-            "ties", self.key(), details, lambda: self.study().tie_report(tests, options, rng=seed)
-        )
-
-    def unjudged_report(self, grade: int):
-        """The Unjudged documents report of the selected runs and measures at the frame's K."""
-        tests, options = self.test_settings(), UnjudgedSettings(k=self.k, grade=grade)
-        details = (settings_text(options), settings_text(tests), tests.baseline)
-        return compute.report(
-            "unjudged", self.key(), details, lambda: self.study().unjudged_report(tests, options)
-        )
-
-    def standings(self, measure: Measure):
-        """The selected runs' ranks, rank intervals and Tukey groups on ``measure``, under the test
-        in force (its seed, resamples, confidence level and alpha): drawn once per qrels, runs and
-        settings."""
-        tests = self.test_settings()
-        details = (str(measure), settings_text(tests))
-        build = lambda: self.study().standings(  # noqa: E731
-            tests, evaluation=self.evaluation(), measures=[measure]
-        )
-        return compute.report("standings", self.key(), details, build)
-
-    def figure(self, names: list[str], details: tuple, build: Callable[[], Any]) -> Any:
-        """A figure of these runs' results (``details``: what else it shows), built once per key: a
-        chart of thousands of queries is not built again on every rerun (Next, a note, a judgment
-        elsewhere)."""
-        return compute.report("figure", self.key(names), details, build)
-
-    def check(self):
-        """The checks of the selected runs (:meth:`rankviz.study.Study.check`) against the qrels
-        file: how runs and qrels fit does not move with the meeting's judgments, nor with K or the
-        measures, so the runs' facts are gathered once and a judgment or a new K costs a few
-        milliseconds."""
-        source = self.with_qrels("file")
-        counted = EvalSettings(
-            rel=self.settings.rel,
-            depth=self.settings.depth,
-            ignore_identical_ids=self.settings.ignore_identical_ids,
-        )  # what the facts depend on
-        key = dataclasses.replace(source.key(settings=counted), measures=(), grouping="")
-        if self.passing() and self._facts_k() is not None:  # each run's pass gathered them
-            facts = {n: p.facts for n, p in self.passes().items()}
-        else:
-            facts = compute.report("facts", key, (TOP_K,), lambda: source.study().facts(TOP_K))
-        return compute.report(
-            "checks", source.key(), (TOP_K,), lambda: source.study().check(TOP_K, facts=facts)
-        )
-
-    def meeting_report(self):
-        """What the meeting decided (:meth:`rankviz.study.Study.meeting_report`): the selected runs
-        with the meeting's judgments against the qrels file alone, cached on the record's identity
-        and version."""
-        meeting = self.meeting
-        if meeting is None or meeting.store is None:
-            raise ValueError("no meeting's record to report on")
-        with_record, file_only, tests = (
-            self.with_qrels("meeting"),
-            self.with_qrels("file"),
-            self.test_settings(),
-        )
-        details = (settings_text(tests), tests.baseline, meeting.identity, meeting.version)
-        store = meeting.store
-        build = lambda: with_record.study().meeting_report(  # noqa: E731
-            store, file_study=file_only.study(), test=tests
-        )
-        return compute.report("meeting", with_record.key(), details, build)
-
-    def metric_report(self, test: str):
-        """The Metric choice evidence of the selected runs and measures, and of every measure some
-        answer about the task would recommend, so a changed answer needs no new computation (seeded:
-        the page is reproducible)."""
-        options = MetricSettings(k=self.k, test=test, seed=0)
-        build = lambda: self.study().metric_report(options, every_candidate=True)  # noqa: E731
-        return compute.report("metrics", self.key(), settings_text(options), build)

@@ -57,3 +57,40 @@ def queries_text(counts) -> str:
     if len(values) == 1:
         return f"{values[0]:,} queries"
     return f"each pair's common queries ({values[0]:,} to {values[-1]:,})"
+
+
+STOPWORDS = frozenset(
+    "a an and are as at be by for from how in is it of on or that the this to was what when where "
+    "which who why with"
+    " does do did can about into than then there these those its their your you we our".split()
+)
+
+
+def query_terms(query: str) -> list[str]:
+    """The words of a query worth finding in a document: lower-cased, without stopwords and single
+    letters."""
+    return list(
+        dict.fromkeys(
+            w for w in re.findall(r"\w+", query.lower()) if len(w) > 1 and w not in STOPWORDS
+        )
+    )
+
+
+def highlighted(text: str, terms: list[str]) -> list[tuple[str, bool]]:
+    """``text`` cut into (part, matches) pieces: a word matches when it starts with a query term
+    (``flow`` finds ``flows`` and ``flowing``), case aside. Joined, the parts are the text."""
+    if not terms or not text:
+        return [(text, False)] if text else []
+    pattern = re.compile(
+        r"\b(?:" + "|".join(map(re.escape, sorted(terms, key=len, reverse=True))) + r")\w*",
+        re.IGNORECASE,
+    )
+    parts, at = [], 0
+    for found in pattern.finditer(text):
+        if found.start() > at:
+            parts.append((text[at : found.start()], False))
+        parts.append((found.group(0), True))
+        at = found.end()
+    if at < len(text):
+        parts.append((text[at:], False))
+    return parts

@@ -13,6 +13,7 @@ from scipy import stats
 from streamlit.testing.v1 import AppTest
 
 import rankviz as rv
+from rankviz import served
 from rankviz.analyses import deltas, effect, query_view
 from rankviz.io.collection import open_collection
 from rankviz.ordering import chance_table
@@ -752,7 +753,7 @@ def test_unjudged_page_shows_both_ends_and_the_documents_to_judge() -> None:
 def test_a_restarted_server_opens_the_collection_runs_from_the_disk_store(
     tmp_path, monkeypatch
 ) -> None:
-    from rankviz.app import cache, inputs
+    from rankviz.app import cache
 
     monkeypatch.setenv("RANKVIZ_STORE", str(tmp_path))
     cache.SHARED.clear()
@@ -765,8 +766,8 @@ def test_a_restarted_server_opens_the_collection_runs_from_the_disk_store(
     def refuse(*args, **kwargs):
         raise AssertionError("a stored run was parsed again")
 
-    monkeypatch.setattr(inputs, "read_run", refuse)
-    monkeypatch.setattr(inputs, "read_in_pieces", refuse)
+    monkeypatch.setattr(served, "served_run", refuse)
+    monkeypatch.setattr(served, "large_run", refuse)
     again = start("overview")
     assert not again.exception
     assert len(first.dataframe) > 0

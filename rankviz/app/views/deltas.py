@@ -4,11 +4,10 @@ by side."""
 import streamlit as st
 
 from rankviz import export, plots
-from rankviz.analyses import deltas, query_view
 from rankviz.app import inputs, meeting
 from rankviz.app import options as app_options
 from rankviz.app.frame import open_page
-from rankviz.app.text import highlighted_html, md, message
+from rankviz.app.text import highlighted, highlighted_html, md, message, query_terms
 from rankviz.app.widgets import grade_style, url_option, url_selectbox, widget_key
 
 ctx = open_page("deltas")
@@ -37,9 +36,10 @@ ctx.url.write(baseline=baseline, run=run, measure=measure_name)
 measure = ctx.measure(measure_name)
 label = str(measure)
 evaluation = ctx.evaluation([baseline, run])
-frame = deltas.deltas(evaluation.matrix(measure), baseline, run)
+pair = ctx.pair(measure, baseline, run)
+frame = pair.frame
 chance = ctx.chance([baseline, run]).means()[label]
-wins, ties, losses = deltas.wins_ties_losses(frame["delta"])
+wins, ties, losses = pair.wins_ties_losses()
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("Wins", wins)
 m2.metric("Ties", ties)
@@ -71,9 +71,9 @@ fixed_key = widget_key(
     "deltas.queue_order", ctx.collection_name, baseline, run, label, int(per_reason)
 )
 if fixed_key not in st.session_state:
-    fresh = query_view.discussion_queue(frame, overlap, per_reason=int(per_reason))
+    fresh = pair.queue(overlap, per_reason=int(per_reason))
     st.session_state[fixed_key] = dict(zip(fresh.index, fresh["why"], strict=True))
-queue = query_view.queue_as_fixed(st.session_state[fixed_key], frame, overlap)
+queue = pair.fixed_queue(st.session_state[fixed_key], overlap)
 queue_ids = list(queue.index)
 checks = ctx.check()
 # what a check found there
@@ -192,7 +192,7 @@ screen.markdown(
 )
 for finding in checks.of_query(query):  # the mistakes that change what this query's numbers mean
     screen.info(message("Check: {}", finding.line()))
-view = query_view.aligned(tables[baseline], tables[run], query, int(depth))
+view = ctx.aligned(baseline, run, query, int(depth))
 shown = view.assign(
     grade=["unjudged" if g != g else str(int(g)) for g in view["grade"]],
     **{
@@ -262,12 +262,8 @@ def show_text(found: dict | None, terms: list[str]) -> None:
         st.caption("No text for this document in the collection's docs.jsonl.gz.")
         return
     if found["title"]:
-        st.html(
-            "<strong>"
-            + highlighted_html(query_view.highlighted(found["title"], terms))
-            + "</strong>"
-        )
-    st.html(highlighted_html(query_view.highlighted(found["text"], terms)))
+        st.html("<strong>" + highlighted_html(highlighted(found["title"], terms)) + "</strong>")
+    st.html(highlighted_html(highlighted(found["text"], terms)))
 
 
 documents = inputs.document_texts(ctx.collection)
@@ -280,7 +276,7 @@ if documents is None:
         )
     )
 else:
-    terms = query_view.query_terms(text)
+    terms = query_terms(text)
     wanted = docids if show_all else [d for d in [document] if d]
     texts = documents.get(wanted)
     # one screen per query: every text of the top documents a click away, over the page
@@ -331,9 +327,7 @@ st.caption("Click a bar to open that query in the query view above.")
 if groups is not None:
     st.markdown(f"**Wins, ties and losses per {md(ctx.settings.group_by)}**")
     st.dataframe(
-        deltas.wins_ties_losses_by_group(frame["delta"], groups).style.format(
-            {"mean_delta": "{:+.4f}"}
-        ),
+        pair.by_group(groups).style.format({"mean_delta": "{:+.4f}"}),
         width="stretch",
     )
 scatter = ctx.figure(

@@ -3,13 +3,11 @@
 import streamlit as st
 
 from rankviz import plots
-from rankviz.analyses import metric_choice
-from rankviz.analyses import task as task_advice
+from rankviz.analyses.task import Task
 from rankviz.app.frame import open_page
 from rankviz.app.text import md
 from rankviz.app.widgets import url_selectbox
 from rankviz.report_settings import POWER_TEST
-from rankviz.tie_policy import TREC_EVAL
 
 ctx = open_page("metric_choice")
 st.header("Metric choice")
@@ -18,8 +16,7 @@ if len(ctx.selected) < 2:
         "Choose two or more runs in the sidebar: the evidence compares how measures order runs."
     )
     st.stop()
-tables = ctx.tables(ties=TREC_EVAL)
-inferred = task_advice.infer_task(tables, rel=ctx.settings.rel, top_k=ctx.k)
+inferred = ctx.task_of()
 yes_no = ["yes", "no"]
 questions = {  # URL key: (question, default, where the default comes from)
     "one_answer": (
@@ -67,9 +64,7 @@ st.caption(
     else "Every answer is yours."
 )
 yes = {key: value == "yes" for key, value in answers.items()}
-task = task_advice.Task(
-    yes["one_answer"], ctx.k if yes["top_only"] else None, yes["graded"], yes["stops"]
-)
+task = Task(yes["one_answer"], ctx.k if yes["top_only"] else None, yes["graded"], yes["stops"])
 
 power_tests = ["tukey", "bootstrap"]
 power_test = ctx.url.choice("power_test", power_tests, "tukey")
@@ -103,7 +98,7 @@ second = url_selectbox(
     ctx, c2, "Measure B", [n for n in names if n != first], "measure_b", "metric"
 )
 ctx.url.write(measure_a=first, measure_b=second)
-duel = metric_choice.head_to_head(report, first, second)
+duel = report.head_to_head(first, second)
 for line in duel.sentences():
     st.markdown("- " + md(line))
 if len(duel.disagreements):
@@ -140,7 +135,7 @@ st.caption(md(f"{run}'s queries under the head-to-head measures."))
 if ctx.settings.group_by is not None:
     st.markdown(f"**Where {md(first)} and {md(second)} disagree, per {md(ctx.settings.group_by)}**")
     x_all, y_all = report.evaluation.matrix(first), report.evaluation.matrix(second)
-    by_group = metric_choice.agreement_by_group(x_all, y_all, ctx.group_of(x_all.index))
+    by_group = report.agreement_by_group(first, second, ctx.group_of(x_all.index))
     st.dataframe(by_group.style.format({"kendall tau": "{:.2f}"}, na_rep="n/a"), width="stretch")
     st.caption(
         "Kendall's tau between the run orderings on each group's queries only; n/a where a "

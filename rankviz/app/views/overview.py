@@ -4,8 +4,6 @@ import pandas as pd
 import streamlit as st
 
 from rankviz import export, plots
-from rankviz.analyses.deltas import best_per_measure
-from rankviz.analyses.verdicts import verdict_marks
 from rankviz.app import meeting
 from rankviz.app import options as app_options
 from rankviz.app.frame import open_page
@@ -22,15 +20,11 @@ st.header("Overview")
 evaluation = ctx.evaluation()
 summaries = {str(m): evaluation.summary(m) for m in ctx.measures}
 means = evaluation.means()
-best = best_per_measure(means)
+best = ctx.study().best_per_measure(evaluation=evaluation)
 marks = None
 if len(ctx.selected) > 1:
     tests = ctx.test_settings()
-    tables = {
-        str(m): ctx.comparison(evaluation.matrix(m, complete=False), str(m), tests)
-        for m in ctx.measures
-    }
-    marks = verdict_marks(tables, alpha=tests.alpha)
+    marks = ctx.verdict_marks(tests)
 styled = means.style.format("{:.4f}").apply(
     lambda col: [BEST if r in best[col.name] else "" for r in col.index]
 )

@@ -6,7 +6,8 @@ from rankviz import export, plots
 from rankviz import report_settings as r
 from rankviz import settings as s
 from rankviz import significance_options as t
-from rankviz.analyses import significance, verdicts
+from rankviz.analyses.significance import ASSUMPTIONS
+from rankviz.analyses.verdicts import MIN_GROUP_QUERIES
 from rankviz.app.frame import open_page
 from rankviz.app.text import md, queries_text
 from rankviz.app.widgets import url_option, url_selectbox
@@ -91,18 +92,17 @@ ctx.url.write(
     baseline=baseline,
     **{name: written.get(name) for name in TestSettings.OPTIONS},
 )
-st.caption(significance.ASSUMPTIONS[test])
+st.caption(ASSUMPTIONS[test])
 
 measure = ctx.measure(measure_name)
 label = str(measure)
 # under missing=skip each pair keeps the queries both runs answer
 values = ctx.matrix(measure, complete=False)
-table = ctx.comparison(values, label, tests)
-table = table.assign(verdict=verdicts.verdicts(table, alpha=tests.alpha))
+table = ctx.paired_tests(measure, tests, verdict=True)
 shown = table.set_index("run")[
     ["delta", "ci_low", "ci_high", "p_value", "p_adjusted", "verdict", "wins", "ties", "losses"]
 ]
-shown = shown.join(verdicts.effect_sizes(values, baseline))
+shown = shown.join(ctx.effect_sizes(measure, baseline))
 formats = {c: "{:+.4f}" for c in ("delta", "ci_low", "ci_high")} | {
     "p_value": p_text,
     "p_adjusted": p_text,
@@ -147,7 +147,7 @@ detect = st.number_input(
     key=ctx.url.key("detect", "significance", value=wanted),
 )
 ctx.url.write(detect=detect)
-needed = verdicts.queries_needed(values, baseline, detect, alpha=tests.alpha)
+needed = ctx.queries_needed(measure, baseline, detect, tests.alpha)
 st.dataframe(
     needed.to_frame().astype("float").style.format("{:.0f}", na_rep="n/a"), width="stretch"
 )
@@ -159,7 +159,7 @@ st.caption(
 )
 
 st.subheader("All pairs")
-every = ctx.comparison(values, label, tests.replace(pairs="all"))
+every = ctx.paired_tests(measure, tests.replace(pairs="all"))
 st.plotly_chart(plots.pvalue_heatmap(every, names, label, tests.alpha), key="pairs")
 pairs = len(names) * (len(names) - 1) // 2
 st.caption(
@@ -177,10 +177,7 @@ st.caption(
 if ctx.settings.group_by is not None:
     st.subheader(f"Per {md(ctx.settings.group_by)}")
     group_tests = tests.replace(test=test if test != "tukey" else "t")
-    by_group = ctx.comparison_by_group(values, label, group_tests)
-    by_group = by_group.assign(
-        verdict=verdicts.verdicts(by_group.fillna({"p_adjusted": 1.0}), alpha=tests.alpha)
-    )
+    by_group = ctx.paired_tests_by_group(measure, group_tests)
     by_group.loc[by_group["p_value"].isna(), "verdict"] = ""
     st.dataframe(
         by_group.style.format(
@@ -198,5 +195,5 @@ if ctx.settings.group_by is not None:
             if test == "tukey"
             else ""
         )
-        + f"; groups with fewer than {verdicts.MIN_GROUP_QUERIES} queries are not tested."
+        + f"; groups with fewer than {MIN_GROUP_QUERIES} queries are not tested."
     )

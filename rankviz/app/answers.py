@@ -1,0 +1,211 @@
+"""What a page asks the frame beyond its numbers: the reports and the questions of
+:class:`~rankviz.study.Study`, each kept in the app's caches (:mod:`rankviz.app.compute`) under
+the content keys of its inputs. :class:`Answers` is the half of
+:class:`~rankviz.app.context.Context` that asks them; :class:`Framed` is what it asks of the other.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
+
+import pandas as pd
+
+from rankviz.analyses.checks import TOP_K
+from rankviz.app import compute
+from rankviz.app.compute import Key, settings_text
+from rankviz.app.in_force import Meeting
+from rankviz.evaluation import Evaluation
+from rankviz.measures import Measure
+from rankviz.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
+from rankviz.run_pass import RunPass
+from rankviz.settings import EvalSettings
+from rankviz.significance_options import TestSettings
+from rankviz.study import Study
+from rankviz.tie_policy import TiePolicy
+
+if TYPE_CHECKING:
+    from rankviz.analyses.deltas import PairDeltas
+    from rankviz.analyses.task import Task
+
+
+class Framed(Protocol):
+    """What the frame decided, as :class:`Answers` reads it."""
+
+    @property
+    def k(self) -> int: ...
+    @property
+    def selected(self) -> list[str]: ...
+    @property
+    def measures(self) -> list[Measure]: ...
+    @property
+    def settings(self) -> EvalSettings: ...
+    @property
+    def run_keys(self) -> dict[str, str]: ...
+    @property
+    def grouping(self) -> str: ...
+    @property
+    def meeting(self) -> Meeting | None: ...
+
+    def study(
+        self, names: list[str] | None = None, measures: list[Measure] | None = None
+    ) -> Study: ...
+    def key(
+        self,
+        names: list[str] | None = None,
+        measures: list[Measure] | None = None,
+        settings: Any = None,
+    ) -> Key: ...
+    def evaluation(self, names: list[str] | None = None) -> Evaluation: ...
+    def matrix(self, measure: Measure, *, complete: bool = True) -> pd.DataFrame: ...
+    def test_settings(self) -> TestSettings: ...
+    def order_key(self, ties: TiePolicy) -> str: ...
+    def with_qrels(self, mode: str) -> Any: ...
+    def passing(self, names: list[str] | None = None) -> bool: ...
+    def passes(self, names: list[str] | None = None) -> dict[str, RunPass]: ...
+    def _facts_k(self) -> int | None: ...
+
+
+class Answers:
+    """The cached reports and questions of a page (mixed into the frame's context)."""
+
+    def paired_tests(
+        self: Framed, measure: Measure, tests: TestSettings, *, verdict: bool = False
+    ) -> pd.DataFrame:
+        """:meth:`Study.paired_tests <rankviz.study.Study.paired_tests>` of the selected runs,
+        kept under the measure's values."""
+        values = self.matrix(measure, complete=False)
+        details = (str(measure), settings_text(tests), tests.baseline, verdict)
+        study, evaluation = self.study(), self.evaluation()
+        ask = lambda: study.paired_tests(measure, tests, evaluation=evaluation, verdict=verdict)  # noqa: E731
+        return compute.on_values("paired tests", values, details, _ask=ask)
+
+    def paired_tests_by_group(self: Framed, measure: Measure, tests: TestSettings) -> pd.DataFrame:
+        """The paired tests within each group of the frame's "group by", with their verdicts."""
+        values = self.matrix(measure, complete=False)
+        details = (str(measure), settings_text(tests), tests.baseline, self.grouping)
+        study, evaluation = self.study(), self.evaluation()
+        ask = lambda: study.paired_tests_by_group(measure, tests, evaluation=evaluation)  # noqa: E731
+        return compute.on_values("paired tests by group", values, details, _ask=ask)
+
+    def verdict_marks(self: Framed, tests: TestSettings) -> pd.DataFrame:
+        """Runs x measures: each selected run's verdict against the baseline."""
+        tables = {str(m): Answers.paired_tests(self, m, tests) for m in self.measures}
+        return self.study().verdict_marks(tests, tables=tables)
+
+    def effect_sizes(self: Framed, measure: Measure, baseline: str) -> pd.DataFrame:
+        values = self.matrix(measure, complete=False)
+        study, evaluation = self.study(), self.evaluation()
+        ask = lambda: study.effect_sizes(measure, baseline, evaluation=evaluation)  # noqa: E731
+        return compute.on_values("effect sizes", values, (str(measure), baseline), _ask=ask)
+
+    def queries_needed(
+        self: Framed, measure: Measure, baseline: str, difference: float, alpha: float
+    ) -> pd.Series:
+        study, evaluation = self.study(), self.evaluation()
+        return study.queries_needed(
+            measure, baseline, difference, alpha=alpha, evaluation=evaluation
+        )
+
+    def pair(self: Framed, measure: Measure, baseline: str, run: str) -> PairDeltas:
+        """Two of the selected runs on one measure, query by query."""
+        names = [baseline, run]
+        return self.study(names).pair(measure, baseline, run, evaluation=self.evaluation(names))
+
+    def aligned(self: Framed, baseline: str, run: str, qid: str, depth: int) -> pd.DataFrame:
+        """One query's two rankings side by side (from the cached ranking tables)."""
+        return self.study([baseline, run]).aligned(baseline, run, qid, depth)
+
+    def overlap(self: Framed, baseline: str, run: str) -> pd.Series:
+        """Rank-biased overlap of two runs' rankings of every query under the frame's policy."""
+        ties = self.settings.ties
+        key = ((self.run_keys[baseline], self.run_keys[run]), self.order_key(ties), ties)
+        study = self.study([baseline, run])
+        return compute.overlap(key, lambda: study.overlap(baseline, run))
+
+    def task_of(self: Framed) -> Task:
+        """The task's answers guessed from the qrels and the selected runs' top K."""
+        return self.study().task_of(self.k, self.selected)
+
+    def tie_report(self: Framed, trials: int, seed: int):
+        """The Ties report of the selected runs: every run under every deterministic policy,
+        ``trials``
+        random orders drawn with ``seed``, verdicts under the test in force."""
+        tests, options = self.test_settings(), TieReportSettings(k=self.k, trials=trials)
+        details = (settings_text(options), seed, settings_text(tests), tests.baseline)
+        return compute.report(
+            "ties", self.key(), details, lambda: self.study().tie_report(tests, options, rng=seed)
+        )
+
+    def unjudged_report(self: Framed, grade: int):
+        """The Unjudged documents report of the selected runs and measures at the frame's K."""
+        tests, options = self.test_settings(), UnjudgedSettings(k=self.k, grade=grade)
+        details = (settings_text(options), settings_text(tests), tests.baseline)
+        return compute.report(
+            "unjudged", self.key(), details, lambda: self.study().unjudged_report(tests, options)
+        )
+
+    def standings(self: Framed, measure: Measure):
+        """The selected runs' ranks, rank intervals and Tukey groups on ``measure``, under the test
+        in force (its seed, resamples, confidence level and alpha): drawn once per qrels, runs and
+        settings."""
+        tests = self.test_settings()
+        details = (str(measure), settings_text(tests))
+        build = lambda: self.study().standings(  # noqa: E731
+            tests, evaluation=self.evaluation(), measures=[measure]
+        )
+        return compute.report("standings", self.key(), details, build)
+
+    def figure(self: Framed, names: list[str], details: tuple, build: Callable[[], Any]) -> Any:
+        """A figure of these runs' results (``details``: what else it shows), built once per key: a
+        chart of thousands of queries is not built again on every rerun (Next, a note, a judgment
+        elsewhere)."""
+        return compute.report("figure", self.key(names), details, build)
+
+    def check(self: Framed):
+        """The checks of the selected runs (:meth:`rankviz.study.Study.check`) against the qrels
+        file: how runs and qrels fit does not move with the meeting's judgments, nor with K or the
+        measures, so the runs' facts are gathered once and a judgment or a new K costs a few
+        milliseconds."""
+        source = self.with_qrels("file")
+        counted = EvalSettings(
+            rel=self.settings.rel,
+            depth=self.settings.depth,
+            ignore_identical_ids=self.settings.ignore_identical_ids,
+        )  # what the facts depend on
+        key = dataclasses.replace(source.key(settings=counted), measures=(), grouping="")
+        if self.passing() and self._facts_k() is not None:  # each run's pass gathered them
+            facts = {n: p.facts for n, p in self.passes().items()}
+        else:
+            facts = compute.report("facts", key, (TOP_K,), lambda: source.study().facts(TOP_K))
+        return compute.report(
+            "checks", source.key(), (TOP_K,), lambda: source.study().check(TOP_K, facts=facts)
+        )
+
+    def meeting_report(self: Framed):
+        """What the meeting decided (:meth:`rankviz.study.Study.meeting_report`): the selected runs
+        with the meeting's judgments against the qrels file alone, cached on the record's identity
+        and version."""
+        meeting = self.meeting
+        if meeting is None or meeting.store is None:
+            raise ValueError("no meeting's record to report on")
+        with_record, file_only, tests = (
+            self.with_qrels("meeting"),
+            self.with_qrels("file"),
+            self.test_settings(),
+        )
+        details = (settings_text(tests), tests.baseline, meeting.identity, meeting.version)
+        store = meeting.store
+        build = lambda: with_record.study().meeting_report(  # noqa: E731
+            store, file_study=file_only.study(), test=tests
+        )
+        return compute.report("meeting", with_record.key(), details, build)
+
+    def metric_report(self: Framed, test: str):
+        """The Metric choice evidence of the selected runs and measures, and of every measure some
+        answer about the task would recommend, so a changed answer needs no new computation (seeded:
+        the page is reproducible)."""
+        options = MetricSettings(k=self.k, test=test, seed=0)
+        build = lambda: self.study().metric_report(options, every_candidate=True)  # noqa: E731
+        return compute.report("metrics", self.key(), settings_text(options), build)
