@@ -22,6 +22,7 @@ from rankviz.app.cache import SHARED
 from rankviz.app.compute import Key, settings_text
 from rankviz.app.in_force import Meeting
 from rankviz.app.inputs import Runs
+from rankviz.app.lineage import Lineage, orderer
 from rankviz.app.state import UrlState
 from rankviz.evaluation import Evaluation
 from rankviz.io.collection import Collection
@@ -77,7 +78,7 @@ class Context(Answers):
         # the meeting's qrels re-grade it
         base = (meeting.file_key, meeting.file_qrels) if meeting is not None else None
         chosen = names or self.selected
-        order = compute.orderer(self.run_keys, self.qrels_key, base, self.lineage())
+        order = orderer(self.run_keys, self.qrels_key, base, self.lineage())
         runs = (
             self.runs.only(chosen)
             if isinstance(self.runs, Runs)
@@ -230,7 +231,7 @@ class Context(Answers):
             return meeting.file_key
         return self.qrels_key
 
-    def lineage(self) -> compute.Lineage | None:
+    def lineage(self) -> Lineage | None:
         """When the meeting's qrels are in force: the record they follow (a new judgment then
         revises the newest results for the queries it judged instead of computing them all
         again)."""
@@ -243,7 +244,7 @@ class Context(Answers):
         ):
             return None
         base = f"{meeting.file_key}+meeting:{meeting.path}:{meeting.identity}:{meeting.scale}"
-        return compute.Lineage(base, meeting.version.judgments, meeting.store)
+        return Lineage(base, meeting.version.judgments, meeting.store)
 
     def group_of(self, qids) -> pd.Series | None:
         """Each query's group under the frame's "group by" (None without grouping)."""

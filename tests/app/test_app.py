@@ -591,14 +591,14 @@ def test_loaders_key_on_content_not_on_object_ids() -> None:
     table."""
     import gc
 
-    from rankviz.app import cache, compute
+    from rankviz.app import cache, lineage
 
     qrels = rv.read_qrels(b"q 0 a 1\n", filename="q.txt")
     seen = []
     for score_a in (2.0, 0.5):
         data = f"q Q0 a 1 {score_a} t\nq Q0 b 2 1.0 t\n".encode()
         run = rv.read_run(data, filename="r.txt")
-        table = compute.ranking(
+        table = lineage.ranking(
             f"file:r.txt:{cache.digest(data)}", "file:q.txt", TREC_EVAL, NO_CUT, run, qrels
         )
         seen.append((id(run), list(table.docids())))
