@@ -8,63 +8,22 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from rankviz.analyses.checks import TOP_K
 from rankviz.app import compute
-from rankviz.app.compute import Key, settings_text
-from rankviz.app.in_force import Meeting
-from rankviz.evaluation import Evaluation
+from rankviz.app.compute import settings_text
+from rankviz.app.framed import Framed
 from rankviz.measures import Measure
 from rankviz.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
-from rankviz.run_pass import RunPass
 from rankviz.settings import EvalSettings
 from rankviz.significance_options import TestSettings
-from rankviz.study import Study
-from rankviz.tie_policy import TiePolicy
 
 if TYPE_CHECKING:
     from rankviz.analyses.deltas import PairDeltas
     from rankviz.analyses.task import Task
-
-
-class Framed(Protocol):
-    """What the frame decided, as :class:`Answers` reads it."""
-
-    @property
-    def k(self) -> int: ...
-    @property
-    def selected(self) -> list[str]: ...
-    @property
-    def measures(self) -> list[Measure]: ...
-    @property
-    def settings(self) -> EvalSettings: ...
-    @property
-    def run_keys(self) -> dict[str, str]: ...
-    @property
-    def grouping(self) -> str: ...
-    @property
-    def meeting(self) -> Meeting | None: ...
-
-    def study(
-        self, names: list[str] | None = None, measures: list[Measure] | None = None
-    ) -> Study: ...
-    def key(
-        self,
-        names: list[str] | None = None,
-        measures: list[Measure] | None = None,
-        settings: Any = None,
-    ) -> Key: ...
-    def evaluation(self, names: list[str] | None = None) -> Evaluation: ...
-    def matrix(self, measure: Measure, *, complete: bool = True) -> pd.DataFrame: ...
-    def test_settings(self) -> TestSettings: ...
-    def order_key(self, ties: TiePolicy) -> str: ...
-    def with_qrels(self, mode: str) -> Any: ...
-    def passing(self, names: list[str] | None = None) -> bool: ...
-    def passes(self, names: list[str] | None = None) -> dict[str, RunPass]: ...
-    def _facts_k(self) -> int | None: ...
 
 
 class Answers:

@@ -9,20 +9,19 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 
-from rankviz.analyses.checks import TOP_K
 from rankviz.app import compute
 from rankviz.app.answers import Answers
-from rankviz.app.cache import SHARED
 from rankviz.app.compute import Key, settings_text
 from rankviz.app.in_force import Meeting
 from rankviz.app.inputs import Runs
 from rankviz.app.lineage import Lineage, orderer
+from rankviz.app.passes import Passes
 from rankviz.app.state import UrlState
 from rankviz.evaluation import Evaluation
 from rankviz.io.collection import Collection
@@ -30,8 +29,6 @@ from rankviz.io.groups import QueryGroups
 from rankviz.io.model import Qrels, Run
 from rankviz.measures import Measure
 from rankviz.ranking import RankingTable
-from rankviz.regrading import fresh
-from rankviz.run_pass import RunPass
 from rankviz.settings import EvalSettings
 from rankviz.significance_options import TestSettings
 from rankviz.study import Study, Ties
@@ -39,7 +36,7 @@ from rankviz.tie_policy import EXPECTED, TiePolicy
 
 
 @dataclass
-class Context(Answers):
+class Context(Answers, Passes):
     """What the frame decided: data, runs, measures, settings in force; and how to get values."""
 
     collection: Collection
@@ -149,62 +146,6 @@ class Context(Answers):
         key = self.key(names, settings=self.settings.replace(ties=EXPECTED))
         return compute.chance(key, self.study(names), names, lineage=self.lineage())
 
-    # --- one pass per run ------------------------------------------------------------------------
-
-    def passing(self, names: list[str] | None = None) -> bool:
-        """Whether the frame's numbers of these runs come from one pass per run
-        (:mod:`rankviz.run_pass`): not with an upload among them (kept per session), nor under the
-        meeting's judgments (a judgment revises the newest numbers instead), nor under random ties
-        (drawn for all runs at once)."""
-        return self.key(names).shared and self.lineage() is None and not self.settings.ties.sampled
-
-    def _facts_k(self) -> int | None:
-        """The checks' K when the qrels in force are those the checks compare with (the file), else
-        None."""
-        return TOP_K if self.meeting is None or self.qrels_key == self.meeting.file_key else None
-
-    def passes(
-        self, names: list[str] | None = None, progress: Callable[[int, int], None] | None = None
-    ) -> dict[str, RunPass]:
-        """Each run's pass under the frame's measures and settings (see :meth:`passing`), taken once
-        per run, qrels and settings and kept on disk: ``progress(done, total)`` as the missing ones
-        finish."""
-        names = names or self.selected
-        facts_k = self._facts_k()
-        # each table dropped after its pass
-        study = dataclasses.replace(self.study(names), orderer=fresh)
-        # not how means are taken
-        counted = settings_text(self.settings.replace(aggregate="query", group_by=None))
-        keys = {
-            n: (
-                self.run_keys[n],
-                self.qrels_key,
-                tuple(map(str, self.measures)),
-                counted,
-                self.k,
-                facts_k,
-            )
-            for n in names
-        }
-        return compute.run_passes(
-            keys, lambda name: study.run_pass(name, k=self.k, facts_k=facts_k), progress
-        )
-
-    def _assembled(self, names: list[str], *, chance: bool = False) -> Evaluation:
-        """The evaluation (or chance level) of ``names`` from their passes, kept under the frame's
-        key."""
-        key = self.key(
-            names, settings=self.settings.replace(ties=EXPECTED) if chance else self.settings
-        )
-
-        def build() -> Evaluation:
-            passes = self.passes(names)
-            return self.study(names).from_passes([(n, passes[n]) for n in names], chance=chance)
-
-        return SHARED.get(
-            ("chance" if chance else "evaluation", "passes", dataclasses.astuple(key)), build
-        )
-
     def matrix(
         self,
         measure: Measure,
@@ -284,12 +225,3 @@ class Context(Answers):
         if mode == "file":
             return dataclasses.replace(self, qrels=meeting.file_qrels, qrels_key=meeting.file_key)
         return dataclasses.replace(self, qrels=meeting.merged, qrels_key=meeting.merged_key)
-
-    def thinly_judged(self) -> dict[str, float]:
-        """The selected runs whose top K the qrels judge less than the warning share, with that
-        share."""
-        if self.passing():
-            from rankviz.analyses.unjudged import JUDGED_WARNING
-
-            return {n: p.judged for n, p in self.passes().items() if p.judged < JUDGED_WARNING}
-        return self.study().thinly_judged(self.k)
