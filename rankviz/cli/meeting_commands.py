@@ -24,12 +24,20 @@ def judgments_command(args: argparse.Namespace) -> str:
             )
         return tables.tsv_rows(record.LOG_COLUMNS, record.log_rows(store))
     if args.action == "add":
-        done, was = record.judge(args.db, args.qid, args.docid, args.grade, by=args.by,
-                                 note=args.note, collection=args.collection)  # fmt: skip
+        done, was = record.judge(
+            args.db,
+            args.qid,
+            args.docid,
+            args.grade,
+            by=args.by,
+            note=args.note,
+            collection=args.collection,
+        )
         warn(f"{args_path(args)}: {done.qid} {done.docid} judged {done.grade} by {done.by} ({was})")
     else:
-        imported, by = record.import_file(args.db, args.file, by=args.by, source=args.source,
-                                          collection=args.collection)  # fmt: skip
+        imported, by = record.import_file(
+            args.db, args.file, by=args.by, source=args.source, collection=args.collection
+        )
         warn(f"{args_path(args)}: {len(imported):,} judgments of {args.file} recorded by {by}")
     return ""
 

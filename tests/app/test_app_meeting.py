@@ -637,7 +637,7 @@ _GRADE = (
     | st.sampled_from([0, 1, 4, 5, 44, -1])
     | st.text(max_size=3)
     | st.floats(allow_nan=False)
-)  # fmt: skip  (NaN is stored as NULL, which the schema refuses)
+)  # NaN is stored as NULL, which the schema refuses
 
 
 @pytest.mark.slow

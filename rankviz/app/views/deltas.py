@@ -3,11 +3,12 @@ by side."""
 
 import streamlit as st
 
-from rankviz import export, plots
-from rankviz.app import inputs, meeting
+from rankviz.app import meeting
 from rankviz.app import options as app_options
+from rankviz.app.documents import documents_panel
 from rankviz.app.frame import open_page
-from rankviz.app.text import highlighted, highlighted_html, md, message, query_terms
+from rankviz.app.pair_views import every_query, queue_selection
+from rankviz.app.text import md, message
 from rankviz.app.widgets import grade_style, url_option, url_selectbox, widget_key
 
 ctx = open_page("deltas")
@@ -101,38 +102,10 @@ if bar_points:
         st.session_state["deltas.bar_opened"] = (baseline, run, label, picked)
         open_query(picked)
 
-selection = st.dataframe(
-    queue_table[["why", "query", "baseline", "run", "delta", "rbo", "check"]].style.format(
-        {"baseline": "{:.4f}", "run": "{:.4f}", "delta": "{:+.4f}", "rbo": "{:.3f}"}, na_rep="n/a"
-    ),
-    width="stretch",
-    on_select="rerun",
-    selection_mode="single-row",
-    key=f"queue:{baseline}:{run}:{label}",
-    column_config={
-        "baseline": st.column_config.NumberColumn(baseline),
-        "run": st.column_config.NumberColumn(run),
-        "rbo": st.column_config.NumberColumn(
-            "RBO", help="rank-biased overlap of the two top 100s (1: the same ranking)"
-        ),
-        "check": st.column_config.TextColumn(
-            "check", help="what the checks found about this query (the Overview lists them)"
-        ),
-    },
-)
-rows = selection.selection.rows if selection else []
+rows = queue_selection(queue_table, baseline, run, label)
 if rows and st.session_state.get("deltas.queue_opened") != queue_ids[rows[0]]:
     st.session_state["deltas.queue_opened"] = queue_ids[rows[0]]
     open_query(queue_ids[rows[0]])
-st.caption(
-    "The largest losses and gains of the run against the baseline, then the queries whose two "
-    "rankings share least "
-    "(rank-biased overlap, p = 0.9, Webber et al. 2010), even where the measure did not move. "
-    "Click a row, or step "
-    "through the queue with Previous and Next. The order is fixed when the queue opens, so judging "
-    "never moves your "
-    "place; its values follow the judgments."
-)
 if st.button("Rebuild the queue from today's numbers", key="deltas.rebuild_queue"):
     del st.session_state[fixed_key]
     st.rerun()
@@ -255,90 +228,19 @@ show_all = url_option(ctx.url, st, app_options.TEXTS, "deltas")
 ctx.url.write(texts="1" if show_all else None, doc=document)
 
 
-def show_text(found: dict | None, terms: list[str]) -> None:
-    """A document's title and text with the query's words marked (escaped: no markup of the
-    collection's)."""
-    if found is None:
-        st.caption("No text for this document in the collection's docs.jsonl.gz.")
-        return
-    if found["title"]:
-        st.html("<strong>" + highlighted_html(highlighted(found["title"], terms)) + "</strong>")
-    st.html(highlighted_html(highlighted(found["text"], terms)))
-
-
-documents = inputs.document_texts(ctx.collection)
-if documents is None:
-    st.info(
-        md(
-            ctx.collection.config.documents
-            or "This collection has no document texts (docs.jsonl.gz, docs.tsv.gz or docs.parquet "
-            "in its folder)."
-        )
-    )
-else:
-    terms = query_terms(text)
-    wanted = docids if show_all else [d for d in [document] if d]
-    texts = documents.get(wanted)
-    # one screen per query: every text of the top documents a click away, over the page
-    if reader is not None:
-        with reader.popover("Read a document", width="stretch"):
-            ranks = dict(
-                zip(
-                    docids, zip(shown["baseline rank"], shown["run rank"], strict=True), strict=True
-                )
-            )
-            read = st.selectbox(
-                "Document",
-                docids,
-                key=f"deltas.read:{query}",
-                format_func=lambda d: message("{} (ranks {} / {})", d, *ranks[d]),
-            )
-            show_text(documents.get([read]).get(read), terms)
-    if not wanted:
-        st.caption(
-            "Click a document's row to read it here with the query's words marked, or show "
-            "every text at once."
-        )
-    for docid in wanted:
-        cells = shown.loc[view.index[view["docid"] == docid][0]]
-        title = message(
-            "{} · {} rank {} · {} rank {} · grade {}",
-            docid,
-            baseline,
-            cells["baseline rank"] or "-",
-            run,
-            cells["run rank"] or "-",
-            cells["grade"],
-        )
-        with st.expander(title, expanded=True):
-            show_text(texts.get(docid), terms)
+documents_panel(
+    ctx,
+    query,
+    text,
+    view,
+    shown,
+    document,
+    show_all=show_all,
+    reader=reader,
+    baseline=baseline,
+    run=run,
+)
 
 meeting.record_panel(ctx, query, view, baseline, run, box=screen, compact=ctx.present)
 
-st.subheader("Every query")
-groups = ctx.group_of(frame.index)
-bars = ctx.figure(
-    [baseline, run],
-    ("delta bars", label, baseline, run),
-    lambda: plots.delta_bars(frame, ctx.queries, label, baseline, run, groups=groups),
-)
-st.plotly_chart(bars, key="delta_bars", on_select="rerun", selection_mode="points")
-st.caption("Click a bar to open that query in the query view above.")
-if groups is not None:
-    st.markdown(f"**Wins, ties and losses per {md(ctx.settings.group_by)}**")
-    st.dataframe(
-        pair.by_group(groups).style.format({"mean_delta": "{:+.4f}"}),
-        width="stretch",
-    )
-scatter = ctx.figure(
-    [baseline, run],
-    ("baseline scatter", label, baseline, run),
-    lambda: plots.baseline_scatter(frame, ctx.queries, label, baseline, run),
-)
-st.plotly_chart(scatter, key="delta_scatter")
-st.download_button(
-    "Download per-query values (CSV)",
-    lambda: export.csv(frame.join(overlap)),
-    file_name=ctx.export_name(f"rankviz_deltas_{label}", "csv"),
-    mime="text/csv",
-)
+every_query(ctx, pair, overlap, label)
