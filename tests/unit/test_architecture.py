@@ -264,3 +264,12 @@ def test_no_module_is_over_400_lines() -> None:
         name: n for name, path in MODULES.items() if (n := len(path.read_text().splitlines())) > 400
     }
     assert not long, long
+
+
+def test_no_app_module_is_over_250_lines() -> None:
+    """The app's rooms stay small: each page and each part of the frame decides one thing."""
+    app = [*(PACKAGE / "app").rglob("*.py"), *PAGES.glob("*.py"), ROOT / "app.py"]
+    long = {
+        str(p.relative_to(ROOT)): n for p in app if (n := len(p.read_text().splitlines())) > 250
+    }
+    assert not long, long

@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from rankviz import export, plots
-from rankviz.app import meeting
+from rankviz.app import meeting_summary
 from rankviz.app import options as app_options
 from rankviz.app.frame import open_page
 from rankviz.app.text import md, message
@@ -137,7 +137,7 @@ if ctx.settings.group_by is not None:
     st.plotly_chart(
         plots.group_bars(per_group, str(ctx.measure(group_measure)), ctx.colours), key="group_bars"
     )
-meeting.summary(ctx)
+meeting_summary.summary(ctx)
 st.subheader("Checks")
 checks = ctx.check()
 if checks.findings:
