@@ -15,6 +15,7 @@ import streamlit as st
 from rankviz.app import browser, conflicts, drafts
 from rankviz.app.kept import NAME, generation, note_draft
 from rankviz.app.text import message
+from rankviz.app.widgets import held
 from rankviz.record import LIMITS, scale_text
 
 UNJUDGED = "unjudged"
@@ -23,9 +24,10 @@ UNJUDGED = "unjudged"
 def person(container) -> str:
     """The name entries are recorded under: asked once, then remembered by this browser (a reload
     keeps it)."""
+    remembered = st.session_state.get(NAME) or browser.remembered_name()
     name = container.text_input(
         "Your name (for the meeting's record; this browser remembers it)",
-        value=st.session_state.get(NAME) or browser.remembered_name(),
+        value=None if held("meeting.name") else remembered,
         max_chars=LIMITS["name"],
         key="meeting.name",
         placeholder="e.g. Ann",

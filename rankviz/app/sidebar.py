@@ -21,7 +21,7 @@ from rankviz.app import inputs, uploads
 from rankviz.app.cache import file_key, folder_stamp
 from rankviz.app.state import UrlState
 from rankviz.app.text import md, message
-from rankviz.app.widgets import url_option
+from rankviz.app.widgets import held, url_option
 from rankviz.errors import MeasureError, RankvizError
 from rankviz.io.collection import Collection
 from rankviz.io.groups import QueryGroups
@@ -74,12 +74,9 @@ def open_collection(
         return None
     default = DEFAULT_COLLECTION if DEFAULT_COLLECTION in names else names[0]
     chosen = url.choice("collection", names, default)
-    name = st.sidebar.selectbox(
-        "Collection",
-        names,
-        index=names.index(chosen),
-        key=url.key("collection", "frame", names, value=chosen),
-    )
+    key = url.key("collection", "frame", names, value=chosen)
+    index = 0 if held(key) else names.index(chosen)
+    name = st.sidebar.selectbox("Collection", names, index=index, key=key)
     folder = folders[name]
     try:
         collection = inputs.collection(str(folder), folder_stamp(folder))
@@ -141,19 +138,21 @@ def choose_runs_and_measures(
         st.session_state[runs_key] = list(
             dict.fromkeys([*st.session_state.get(runs_key, default_runs), *new_uploads])
         )
-    selected = st.sidebar.multiselect("Runs", run_names, default=default_runs, key=runs_key)
+    given = None if held(runs_key) else default_runs
+    selected = st.sidebar.multiselect("Runs", run_names, default=given, key=runs_key)
     offered = list(dict.fromkeys([*collection.config.measures, *TEMPLATES]))
     chosen_measures = url.choices(
         "measures", offered, list(collection.config.measures), accept=_accept_measure
     )
+    measures_key = url.key("measures", "frame", name, value=chosen_measures)
     measure_names = st.sidebar.multiselect(
         "Measures",
         list(dict.fromkeys([*offered, *chosen_measures])),
-        default=chosen_measures,
+        default=None if held(measures_key) else chosen_measures,
         accept_new_options=True,
         help="The collection's measures, every family at K, or type one: RR(rel=2)@5, "
         "nDCG(gain=exp)@20, ...",
-        key=url.key("measures", "frame", name, value=chosen_measures),
+        key=measures_key,
     )
     return selected, measure_names
 
@@ -168,14 +167,15 @@ def measures_at(names: list[str], k: int, settings: EvalSettings) -> list[Measur
 def choose_group(url: UrlState, groups: QueryGroups | None) -> str:
     group_options = [NO_GROUPING, *(groups.columns if groups else [])]
     current = url.choice("group_by", group_options, NO_GROUPING)
+    key = url.key("group_by", "frame", group_options, value=current)
     return st.sidebar.selectbox(
         s.GROUP_BY.title,
         group_options,
-        index=group_options.index(current),
+        index=0 if held(key) else group_options.index(current),
         help="A query attribute of the collection (query_groups.tsv, queries.tsv columns, "
         "topic_turn ids), or the "
         "meeting's tags (tag).",
-        key=url.key("group_by", "frame", group_options, value=current),
+        key=key,
     )
 
 

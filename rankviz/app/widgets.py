@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
+
+from streamlit.runtime.state import get_session_state
 
 from rankviz.options import Option
 
@@ -52,12 +54,13 @@ def option_input(
         )
         return option.parse(picked)
     if option.kind is bool:
+        shown_value = False if held(key) else bool(value)
         return container.toggle(
-            label, value=bool(value), key=key, help=option.help(), disabled=disabled
+            label, value=shown_value, key=key, help=option.help(), disabled=disabled
         )
     if option.choices or choices is not None:
         values = list(choices if choices is not None else option.choices)
-        index = values.index(value) if value in values else 0
+        index = values.index(value) if value in values and not held(key) else 0
         meaning = dict(option.meanings)
         describe = (
             (lambda v: f"{v}: {meaning[v]}" if meaning.get(v) else str(v)) if meaning else str
@@ -89,12 +92,20 @@ def option_input(
         label,
         min_value=low,
         max_value=high,
-        value=value,
+        value="min" if held(key) else value,
         step=step,
         key=key,
         help=option.help(),
         disabled=disabled,
     )
+
+
+def held(key: str) -> bool:
+    """Whether the widget's value was set through the session this run (by the link, through
+    :meth:`~rankviz.app.state.UrlState.keyed`, or by an upload joining the runs): it is then drawn
+    without a default of its own, which Streamlit would log as a value given twice. The same test
+    Streamlit makes (:func:`streamlit.elements.lib.policies.check_session_state_rules`)."""
+    return get_session_state().is_new_state_value(key)
 
 
 def named(option: Option) -> bool:
@@ -111,13 +122,21 @@ def _as_text(option: Option) -> Option:
 
 
 def url_selectbox(
-    ctx, container, label: str, options: list[str], param: str, page: str, **kwargs
+    ctx,
+    container,
+    label: str,
+    options: list[str],
+    param: str,
+    page: str,
+    *,
+    format_func: Callable[[Any], str] = str,
 ) -> str:
     """A selectbox whose value lives in the URL as ``param`` (first option by default), with a
     stable key."""
     value = ctx.url.choice(param, options, options[0])
     key = ctx.url.key(param, page, options, value=value)
-    return container.selectbox(label, options, index=options.index(value), key=key, **kwargs)
+    index = 0 if held(key) else options.index(value)
+    return container.selectbox(label, options, index=index, key=key, format_func=format_func)
 
 
 def url_option(

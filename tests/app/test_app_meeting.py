@@ -720,3 +720,25 @@ def test_a_note_typed_on_a_query_whose_id_holds_a_colon_is_recorded_on_that_quer
     at.run()
     assert not at.exception
     assert MeetingStore(notes, create=False).notes() == {"q:1": "typed on q:1"}
+
+
+def test_no_widget_gets_its_value_twice_as_the_meeting_judges_and_switches_qrels(
+    notes, caplog
+) -> None:
+    """A widget whose value the link (or a judgment's rerun) sets is drawn without a default of its
+    own: Streamlit logs a widget given both, with a stack, once per server."""
+    from streamlit.elements.lib import policies
+
+    policies._shown_default_value_warning = False  # the log is once per process: watch afresh
+    grades = prefilled(MeetingStore(notes))
+    at = start("deltas", runs="bm25,dense", baseline="bm25", run="dense", measure="AP")
+    next(b for b in at.button if b.label == "Next").click().run()
+    (qid, docid), grade = next(iter(grades.items()))
+    MeetingStore(notes).judge(qid, docid, (grade + 1) % 3, by="Bob")
+    at.run()
+    widget(at.radio, "Qrels in force").set_value("file").run()
+    at.query_params["k"] = "20"
+    at.run()
+    assert not at.exception
+    twice = [r for r in caplog.records if "set via the Session State API" in r.getMessage()]
+    assert not twice, twice[0].getMessage()

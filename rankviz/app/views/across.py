@@ -8,7 +8,7 @@ from rankviz.app import across, inputs
 from rankviz.app.cache import folder_stamp
 from rankviz.app.frame import open_plain_page
 from rankviz.app.text import md, message
-from rankviz.app.widgets import option_input
+from rankviz.app.widgets import held, option_input
 from rankviz.errors import RankvizError
 from rankviz.report_settings import STANDARDISED
 from rankviz.significance_options import CONFIDENCE
@@ -34,11 +34,9 @@ if len(usable) < 2:
     )
     st.stop()
 chosen = url.choices("collections", usable, usable)
+collections_key = url.key("collections", "across", usable, value=chosen)
 chosen = st.multiselect(
-    "Collections",
-    usable,
-    default=chosen,
-    key=url.key("collections", "across", usable, value=chosen),
+    "Collections", usable, default=None if held(collections_key) else chosen, key=collections_key
 )
 if len(chosen) < 2:
     st.warning("Choose two or more collections.")
@@ -46,11 +44,12 @@ if len(chosen) < 2:
 left, middle, right = st.columns(3)
 offered = list(dict.fromkeys(["nDCG@10", "AP", "RR", "RR@10", "P@10", "R@100", "ERR@20", "nDCG"]))
 measure = url.choice("across_measure", offered, offered[0])
+measure_key = url.key("across_measure", "across", value=measure)
 measure = left.selectbox(
     "Measure",
     offered,
-    index=offered.index(measure),
-    key=url.key("across_measure", "across", value=measure),
+    index=0 if held(measure_key) else offered.index(measure),
+    key=measure_key,
     help="computed in each collection with its own conventions (relevance threshold, gmax)",
 )
 compared = int(url.choice("compared", [str(n) for n in range(1, across.MOST_COMPARED + 1)], "2"))
@@ -58,8 +57,8 @@ compared = middle.number_input(
     "Runs compared with the baseline",
     1,
     across.MOST_COMPARED,
-    value=compared,
-    key=url.key("compared", "across", value=compared),
+    value=1 if held(compared_key := url.key("compared", "across", value=compared)) else compared,
+    key=compared_key,
 )
 standardised = url.option(STANDARDISED)
 standardised = option_input(
@@ -82,14 +81,9 @@ for column, name in zip(columns, chosen, strict=True):
     picks = []
     for i, row in enumerate(rows):
         pick = given[i] if i < len(given) else runs[name][0]
-        picks.append(
-            column.selectbox(
-                row,
-                runs[name],
-                index=runs[name].index(pick),
-                key=url.key(param, "across", name, row, value=pick),
-            )
-        )
+        pick_key = url.key(param, "across", name, row, value=pick)
+        index = 0 if held(pick_key) else runs[name].index(pick)
+        picks.append(column.selectbox(row, runs[name], index=index, key=pick_key))
     choices[name] = picks
 url.write(
     collections=chosen,
