@@ -30,7 +30,17 @@ def default_rows(runs: Mapping[str, Sequence[str]], rows: int) -> dict[str, list
     """Per collection, a first guess at its run for each row: a name most collections have, as a
     run's name or a word of it (``bm25`` is CAsT's ``org_manual_bm25``), takes the first rows, most
     widespread first; each collection fills the rest with its other runs in its order."""
+    return _guess(runs, rows)[0]
 
+
+def matched_rows(runs: Mapping[str, Sequence[str]]) -> int:
+    """How many of the first rows :func:`default_rows` fills with one name every collection has
+    (as a run's name or a word of it): the rows pooled unasked. The others pair runs by
+    position, which only a person can vouch for."""
+    return _guess(runs, max(len(names) for names in runs.values()))[1]
+
+
+def _guess(runs: Mapping[str, Sequence[str]], rows: int) -> tuple[dict[str, list[str]], int]:
     def match(name: str, names: Sequence[str], taken: Sequence[str]) -> str | None:
         free = [run for run in names if run not in taken]
         return next((run for run in free if run == name), None) or next(
@@ -45,16 +55,17 @@ def default_rows(runs: Mapping[str, Sequence[str]], rows: int) -> dict[str, list
         ),
     )
     guesses: dict[str, list[str]] = {collection: [] for collection in runs}
+    everywhere = 0
     for name in candidates:
         found = {
             collection: match(name, names, guesses[collection])
             for collection, names in runs.items()
         }
-        if (
-            len(next(iter(guesses.values()))) >= rows
-            or sum(run is not None for run in found.values()) < 2
-        ):
+        matches = sum(run is not None for run in found.values())
+        if len(next(iter(guesses.values()))) >= rows or matches < 2:
             break
+        if matches == len(runs) and everywhere == len(next(iter(guesses.values()))):
+            everywhere += 1  # the first rows alone: a row after a guessed one is guessed too
         for collection, names in runs.items():
             guesses[collection].append(
                 found[collection] or next(r for r in names if r not in guesses[collection])
@@ -63,7 +74,7 @@ def default_rows(runs: Mapping[str, Sequence[str]], rows: int) -> dict[str, list
         guesses[collection] += [run for run in names if run not in guesses[collection]][
             : rows - len(guesses[collection])
         ]
-    return guesses
+    return guesses, everywhere
 
 
 def row_name(runs: Sequence[str]) -> str:

@@ -191,7 +191,7 @@ def collections_forest(
     fig.update_layout(height=max(300, 50 * len(names) + 150))
     return layout(
         fig,
-        f"{run} against {baseline}: {measure} delta per collection and pooled",
+        f"{measure} delta per collection and pooled<br><sup>{run} against {baseline}</sup>",
         f"delta {measure}",
         "collection",
     )

@@ -10,7 +10,7 @@ import pytest
 from apptest import figure, shown, start
 from conftest import ROOT
 
-from rankviz.app.across import default_rows, names_and_rows
+from rankviz.app.across import default_rows, matched_rows, names_and_rows
 from rankviz.cli import main
 from rankviz.errors import OptionError
 
@@ -91,8 +91,27 @@ def test_the_page_gives_the_summary_commands_numbers(tmp_path, capsys) -> None:
 
 
 @pytest.mark.slow
-def test_the_choices_live_in_the_link_and_a_standardised_summary_divides_by_the_spread() -> None:
+def test_unrelated_runs_are_pooled_only_when_asked() -> None:
+    """Cranfield's bm25-raw, DL-HARD's bm25_bert-zs and CAsT's org_convdr share no name: the page
+    pools only rows whose runs every collection names alike (here the baseline alone), and asks."""
+    runs = {
+        "a": ["dense", "bm25"],
+        "b": ["x_bm25", "dense_v2", "dense"],
+        "c": ["org_bm25", "other"],
+    }
+    assert matched_rows(runs) == 1 and matched_rows({k: runs[k] for k in "ab"}) == 2
     at = start("across")
+    assert not at.exception and not at.error and not at.dataframe
+    assert next(n for n in at.number_input if n.label.startswith("Runs compared")).value == 0
+    assert any("shares a name in every chosen collection" in shown(i) for i in at.info)
+    two = start("across", collections="cranfield,dl-hard-passage")
+    assert not two.dataframe  # bm25 alone: bm25-raw and bm25_bert-zs are not one system
+    headers = start("across", compared="1", **ROWS)
+    assert headers.dataframe and "ci_low" in headers.dataframe[0].value.columns  # words on screen
+
+
+def test_the_choices_live_in_the_link_and_a_standardised_summary_divides_by_the_spread() -> None:
+    at = start("across", compared="1")
     assert not at.exception and not at.error
     # bm25 guessed as CAsT's baseline
     assert at.query_params["rows.trec-cast-2021"].startswith("org_manual_bm25,")

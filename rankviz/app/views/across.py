@@ -13,6 +13,29 @@ from rankviz.errors import RankvizError
 from rankviz.report_settings import STANDARDISED
 from rankviz.significance_options import CONFIDENCE
 
+#: Column headers in words (the CSV downloads keep the names the command line prints).
+HEADERS = {
+    "delta": st.column_config.NumberColumn("delta (run - baseline)", format="%+.4f"),
+    "ci_low": st.column_config.NumberColumn("interval from", format="%+.4f"),
+    "ci_high": st.column_config.NumberColumn("interval to", format="%+.4f"),
+    "n": st.column_config.NumberColumn("queries", help="queries both runs answer"),
+    "mean": st.column_config.NumberColumn("run's mean", format="%.4f"),
+    "baseline_mean": st.column_config.NumberColumn("baseline's mean", format="%.4f"),
+    "k": st.column_config.NumberColumn("collections"),
+    "wins": st.column_config.NumberColumn("wins", help="collections where the run is ahead"),
+    "ties": st.column_config.NumberColumn("ties", help="collections where the delta is 0"),
+    "losses": st.column_config.NumberColumn("losses", help="collections where the run is behind"),
+    "tau2": st.column_config.NumberColumn(
+        "between-collection variance", format="%.2g", help="tau squared (DerSimonian-Laird)"
+    ),
+    "i2": st.column_config.NumberColumn(
+        "share of spread between collections", format="percent", help="I squared"
+    ),
+    "q": st.column_config.NumberColumn("heterogeneity Q", format="%.3g"),
+    "mean_rank": st.column_config.NumberColumn("mean rank", format="%.2f"),
+    "borda": st.column_config.NumberColumn("Borda count"),
+}
+
 url = open_plain_page("across")
 st.header("Across collections")
 folders = inputs.collection_folders(inputs.data_dirs())
@@ -52,11 +75,15 @@ measure = left.selectbox(
     key=measure_key,
     help="computed in each collection with its own conventions (relevance threshold, gmax)",
 )
-compared = int(url.choice("compared", [str(n) for n in range(1, across.MOST_COMPARED + 1)], "2"))
+named_alike = across.matched_rows({name: runs[name] for name in chosen})
+unasked = str(min(max(named_alike - 1, 0), across.MOST_COMPARED))
+compared = int(url.choice("compared", [str(n) for n in range(across.MOST_COMPARED + 1)], unasked))
 compared = middle.number_input(
     "Runs compared with the baseline",
-    1,
+    0,
     across.MOST_COMPARED,
+    help="Rows whose runs share a name in every collection are compared unasked; add rows to "
+    "pair other runs, choosing each collection's run below.",
     value=1 if held(compared_key := url.key("compared", "across", value=compared)) else compared,
     key=compared_key,
 )
@@ -92,6 +119,16 @@ url.write(
     standardised="1" if standardised else None,
     **{f"rows.{name}": picks for name, picks in choices.items()},
 )
+if compared == 0:
+    st.info(
+        message(
+            "No run besides {} shares a name in every chosen collection, so nothing is pooled "
+            "unasked. Raise 'Runs compared with the baseline' and choose each collection's run "
+            "for the row: the collections then pool the runs you pair.",
+            " / ".join(dict.fromkeys(choices[name][0] for name in chosen)),
+        )
+    )
+    st.stop()
 try:
     with st.spinner("Evaluating the runs on every collection…"):
         result = across.summary(
@@ -110,9 +147,16 @@ except RankvizError as exc:
 frames = result.to_frames()
 st.subheader("Per collection")
 per_collection = frames["collections"].drop(columns=["variance", "measure_here"])
-st.dataframe(per_collection, hide_index=True, width="stretch")
+shown = ["collection", "run", "measure", "delta", "ci_low", "ci_high", "n", "mean", "baseline_mean"]
+st.dataframe(
+    per_collection[[*shown, "conventions"]], hide_index=True, width="stretch", column_config=HEADERS
+)
 st.subheader("Pooled over the collections")
-st.dataframe(frames["pooled"], hide_index=True, width="stretch")
+pooled_columns = ["run", "measure", "delta", "ci_low", "ci_high", "k", "wins", "ties", "losses"]
+pooled_columns += ["tau2", "i2", "q", "mean_rank", "borda"]
+st.dataframe(
+    frames["pooled"][pooled_columns], hide_index=True, width="stretch", column_config=HEADERS
+)
 for line in result.describe():
     st.caption(md(line))
 for row in frames["pooled"].itertuples(index=False):
