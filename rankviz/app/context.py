@@ -58,6 +58,7 @@ class Context(Answers, Passes):
     # one colour per run, the same on every page
     colours: dict[str, str] = field(default_factory=dict)
     present: bool = False  # projector mode
+    top: Any = None  # where the conventions' line goes (beside the qrels in force), else the page
     meeting: Meeting | None = None  # the meeting's record (None: uploaded qrels are in force)
 
     @property

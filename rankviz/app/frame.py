@@ -33,7 +33,7 @@ from rankviz.settings import EvalSettings
 PROJECTOR_CSS = """<style>
 html, body, [data-testid="stAppViewContainer"] { font-size: 20px !important; }
 [data-testid="stMainBlockContainer"] {
-  padding: 4.5rem 1.5rem 1rem !important; max-width: 100% !important;
+  padding: 3.75rem 1.5rem 1rem !important; max-width: 100% !important;
 }
 h1 { font-size: 2rem; } h2 { font-size: 1.6rem; } h3 { font-size: 1.3rem; }
 </style>"""
@@ -77,7 +77,7 @@ def frame(page: str = "") -> Context | None:
         horizontal=False,
     )
     if meeting is not None:
-        qrels, qrels_key = qrels_in_force.choose(url, collection, meeting)
+        qrels, qrels_key, top = qrels_in_force.choose(url, collection, meeting)
     present = url_option(url, st.sidebar, app_options.PRESENT, "frame")
     chosen_qrels = meeting.mode if meeting and meeting.mode != meeting.default_mode else None
     url.write(
@@ -123,6 +123,7 @@ def frame(page: str = "") -> Context | None:
         else qrels_key,
         colours=plots.run_colours(run_names),
         present=present,
+        top=top if meeting is not None else None,
         meeting=meeting,
     )
 
@@ -234,7 +235,7 @@ def open_page(key: str) -> Context:
         if thin
         else []
     )
-    st.caption(
+    (ctx.top or st).caption(
         f"**{md(ctx.collection_name)}** · "
         + " · ".join(md(line) for line in [*ctx.conventions(), *judged])
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -126,16 +127,19 @@ def open_meeting(folder: Path, collection: Collection, qrels: Qrels, qrels_key: 
     return meeting
 
 
-def choose(url: UrlState, collection: Collection, meeting: Meeting) -> tuple[Qrels, str]:
-    """The qrels in force and their cache key: the choice at the top of the page (the meeting's
-    judgments once there are some, else the file), decided by :func:`rankviz.in_force.decide`."""
+def choose(url: UrlState, collection: Collection, meeting: Meeting) -> tuple[Qrels, str, Any]:
+    """The qrels in force, their cache key, and where the page's conventions line goes: the
+    choice (the meeting's judgments once there are some, else the file; decided by
+    :func:`rankviz.in_force.decide`) sits beside that line, so one query still fits a 1280x720
+    screen; None when there is nothing to choose."""
     default = meeting.default_mode
     offered = in_force.offered(collection, record_judges=meeting.record is not None)
-    mode = default
+    mode, top = default, None
     if len(offered) > 1:  # at the top of the page: in projector mode too
+        top, beside = st.columns([4, 1], vertical_alignment="center")
         mode = url_option(
             url,
-            st,
+            beside,
             QRELS_IN_FORCE,
             "frame",
             default=default,
@@ -158,7 +162,7 @@ def choose(url: UrlState, collection: Collection, meeting: Meeting) -> tuple[Qre
     meeting.chosen = in_force.decide(
         mode, file_qrels, collection=collection, record=meeting.record, source=source
     )
-    return meeting.chosen.qrels, keys[mode]
+    return meeting.chosen.qrels, keys[mode], top
 
 
 def tag_groups(meeting: Meeting, qrels: Qrels) -> QueryGroups | None:

@@ -153,6 +153,7 @@ def record_panel(
         if not compact
         else min(46 + 29 * len(before), 46 + 29 * 10),
         row_height=29 if compact else None,
+        placeholder="",  # an empty grade reads empty (unjudged), not "None"
     )
     if not compact:
         _judging_caption(ctx, meeting)

@@ -726,12 +726,15 @@ def test_no_widget_gets_its_value_twice_as_the_meeting_judges_and_switches_qrels
     notes, caplog
 ) -> None:
     """A widget whose value the link (or a judgment's rerun) sets is drawn without a default of its
-    own: Streamlit logs a widget given both, with a stack, once per server."""
+    own: Streamlit logs a widget given both, with a stack, once per server. The grid's empty grade
+    cells read empty."""
     from streamlit.elements.lib import policies
 
     policies._shown_default_value_warning = False  # the log is once per process: watch afresh
     grades = prefilled(MeetingStore(notes))
     at = start("deltas", runs="bm25,dense", baseline="bm25", run="dense", measure="AP")
+    grid = next(d for d in at.dataframe if "note" in d.value.columns)
+    assert grid.proto.HasField("placeholder") and grid.proto.placeholder == ""  # not "None"
     next(b for b in at.button if b.label == "Next").click().run()
     (qid, docid), grade = next(iter(grades.items()))
     MeetingStore(notes).judge(qid, docid, (grade + 1) % 3, by="Bob")

@@ -333,7 +333,24 @@ def test_an_upload_stays_across_page_switches_until_removed(page, server) -> Non
     assert page.get_by_text("Traceback").count() == 0
 
 
-def test_projector_mode_at_1280x720(browser, server) -> None:
+@pytest.fixture(params=["no record", "a record with judgments"])
+def projector_server(request, server, tmp_path):
+    """The shared server, or one whose meeting's record holds a judgment (the qrels-in-force
+    choice then joins the top of the page)."""
+    if request.param == "no record":
+        yield server
+        return
+    from rankviz.io.meeting import MeetingStore
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    MeetingStore(notes / "cranfield.sqlite", collection="Cranfield").judge("1", "184", 2, by="Ann")
+    with streamlit_server(env={"RANKVIZ_NOTES": str(notes)}) as url:
+        yield url
+
+
+def test_projector_mode_at_1280x720(browser, projector_server) -> None:
+    server = projector_server
     context = browser.new_context(viewport={"width": 1280, "height": 720})
     page = context.new_page()
     page.set_default_timeout(60_000)
