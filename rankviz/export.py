@@ -80,11 +80,13 @@ def latex(
 # --- the meeting's report as one HTML page -------------------------------------------------------
 
 _PAGE_CSS = """
-body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto;
-       max-width: 75rem; padding: 0 1rem; color: #111; background: #fff; }
+body { font: 16px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto;
+       max-width: 75rem; padding: 0 1rem; color: #111; background: #fff;
+       overflow-wrap: anywhere; }
+bdi, td, th { unicode-bidi: isolate; }
 h1 { font-size: 1.6rem; } h2 { font-size: 1.25rem; margin-top: 2rem; }
 h3 { font-size: 1.05rem; margin: 1.5rem 0 .3rem; }
-.conventions { color: #555; font-size: .85rem; }
+.conventions { color: #555; font-size: .9rem; }
 table { border-collapse: collapse; width: 100%; table-layout: fixed; margin: .4rem 0 1rem; }
 th, td { border: 1px solid #ccc; padding: .2rem .35rem; text-align: left; vertical-align: top;
          overflow-wrap: anywhere; }
@@ -96,7 +98,29 @@ section { break-inside: avoid-page; }
 """
 
 
-def _cell(value: object, *, digits: int | None = None) -> str:
+def _when(text: str) -> str:
+    """A time of the record in a reader's words (``2 Dec 2026, 06:28 UTC``), the exact instant
+    kept in a ``<time>`` element; text that is not a time, escaped as it is."""
+    import html
+    from datetime import UTC, datetime
+
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(UTC)
+    except ValueError:
+        return html.escape(text)
+    said = f"{moment.day} {moment:%b %Y, %H:%M} UTC"
+    return f'<time datetime="{html.escape(text)}">{said}</time>'
+
+
+def _user(text: object) -> str:
+    """Text from the record or the collection: escaped, and isolated from the text around it
+    (a right-to-left override in a query id reverses nothing after it)."""
+    import html
+
+    return f"<bdi>{html.escape(str(text))}</bdi>"
+
+
+def _cell(value: object, *, digits: int | None = None, time: bool = False) -> str:
     """One table cell, escaped; numbers right-aligned (``digits`` after the point when given)."""
     import html
 
@@ -108,7 +132,7 @@ def _cell(value: object, *, digits: int | None = None) -> str:
         else:  # a negative digits: signed (a change)
             shown = f"{value:{'+' if digits < 0 else ''}.{abs(digits)}f}"
         return f'<td class="num">{html.escape(shown)}</td>'
-    text = html.escape(str(value))
+    text = _when(str(value)) if time else html.escape(str(value))
     kind = {"better": "better", "worse": "worse"}.get(str(value))
     return f'<td class="{kind}">{text}</td>' if kind else f"<td>{text}</td>"
 
@@ -127,7 +151,10 @@ def _table(
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
     body = "".join(
         "<tr>"
-        + "".join(_cell(v, digits=digits.get(c)) for c, v in zip(frame.columns, row, strict=True))
+        + "".join(
+            _cell(v, digits=digits.get(c), time=c == "at")
+            for c, v in zip(frame.columns, row, strict=True)
+        )
         + "</tr>"
         for row in frame.itertuples(index=False)
     )
@@ -148,23 +175,24 @@ def meeting_html(report) -> str:
         "'unsafe-inline'\">",
         f"<title>{e(report.collection)}: the meeting's "
         f"report</title><style>{_PAGE_CSS}</style></head><body>",
-        f"<h1>{e(report.collection)}: what the meeting decided</h1>",
-        f'<p class="conventions">{" · ".join(e(c) for c in report.conventions)}</p>',
+        f"<h1>{_user(report.collection)}: what the meeting decided</h1>",
+        f'<p class="conventions">{" · ".join(_user(c) for c in report.conventions)}</p>',
         f"<p>{report.judgments:,} document(s) judged by the meeting; {len(report.queries):,} "
         "query(ies) discussed. "
-        f"Verdicts: each run against {e(report.baseline)}.</p>",
+        f"Verdicts: each run against {_user(report.baseline)}.</p>",
         "<h2>Means under the qrels file and with the meeting's judgments</h2>",
         _table(report.means, {"qrels file": 4, "with the meeting's": 4, "change": -4}),
         "<h2>The queries the meeting discussed</h2>",
     ]
     for query in report.queries:
         parts.append(
-            f"<section><h3>Query {e(query.qid)}{': ' + e(query.text) if query.text else ''}</h3>"
+            f"<section><h3>Query {_user(query.qid)}"
+            f"{': ' + _user(query.text) if query.text else ''}</h3>"
         )
         if query.tags:
-            parts.append(f"<p>Tags: {', '.join(e(t) for t in query.tags)}</p>")
+            parts.append(f"<p>Tags: {', '.join(_user(t) for t in query.tags)}</p>")
         if query.note:
-            parts.append(f'<p class="note">{e(query.note)}</p>')
+            parts.append(f'<p class="note">{_user(query.note)}</p>')
         widths = {
             "docid": "11%",
             "move": "8%",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -974,6 +975,14 @@ def test_the_meetings_report_opens_offline_with_every_discussed_query_and_hostil
     store.judge("2", "12", 0, by="<img src=x onerror=alert(1)>")
     store.tag("3", "<script>window.ran=1</script>", by="Bob")
     store.set_note("4", f"{IMAGE} {FORMULA}\nsecond line", by="Bob")
+    store.tag("\u202e5", "right-to-left override in the id", by="Bob")
+    queries = (folder / "queries.tsv").read_text().splitlines()
+    long_text = "x" * 200_000  # one 200 KB word: the page must still fit its width
+    (folder / "queries.tsv").write_text(
+        "\n".join(f"6\t{long_text}" if line.split("\t")[0] == "6" else line for line in queries)
+        + "\n"
+    )
+    store.tag("6", "long", by="Bob")
     out = tmp_path / "report.html"
     done = subprocess.run(
         [sys.executable, "-m", "rankviz", "report", str(folder), "bm25", "dense", "-o", str(out)],
@@ -1012,6 +1021,18 @@ def test_the_meetings_report_opens_offline_with_every_discussed_query_and_hostil
         "[...document.querySelectorAll('table')].map(t => t.scrollWidth <= t.clientWidth + 1)"
     )
     assert all(widths)  # no table wider than the page: nothing cut when printed
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1280  # long text wraps
+    assert page.evaluate("getComputedStyle(document.body).fontSize") == "16px"
+    # every text of the record is isolated: an override in a query id reverses nothing after it
+    isolated = page.evaluate(
+        "[...document.querySelectorAll('h3 bdi')].map(b => getComputedStyle(b).unicodeBidi)"
+    )
+    assert isolated and set(isolated) == {"isolate"}
+    assert page.locator("h3 bdi").filter(has_text="\u202e5").count() == 1
+    # times in a reader's words, the instant kept
+    assert re.search(r"\b\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d UTC\b", body)
+    assert not re.search(r"\d{4}-\d\d-\d\dT\d\d:", body)
+    assert page.locator("time[datetime]").count() >= 4
     context.close()
 
 
