@@ -44,8 +44,6 @@ from rankviz.tie_policy import EXPECTED, TREC_EVAL, TiePolicy, policy
 if TYPE_CHECKING:
     import pandas as pd
 
-    from rankviz.analyses.comparisons import Comparison
-    from rankviz.analyses.standings import Standings
 
 #: How a run's ranking table under a tie policy and a cut is built: ``(run, qrels, ties, cut) ->
 #: table``.
@@ -200,13 +198,30 @@ class Study(Reports, Questions):
         engine: EngineSettings | None = None,
         progress: Progress | None = None,
         check_k: int | None = None,
-        **changes: Any,
     ) -> Evaluation:
-        """Every run (or ``names``) under the study's settings (``ties`` and ``changes`` replaced).
-        With ``engine``, run files not yet read are evaluated by that engine (streamed, in blocks or
-        on Dask) instead of being ranked here. ``check_k``: gather what :meth:`check` needs in the
-        same pass (its top K)."""
-        settings = self.settings.replace(**({"ties": ties} if ties else {}), **changes)
+        """Every run (or ``names``) under the study's settings.
+
+        Parameters
+        ----------
+        names
+            The runs to evaluate (default: every run of the study).
+        ties
+            A tie policy other than the settings' (a policy or its name).
+        measures
+            Measures other than the study's.
+        engine
+            Where run files not yet read are evaluated (streamed, in blocks or on Dask) instead
+            of being ranked here.
+        progress
+            Told the bytes of each piece an engine finishes.
+        check_k
+            Gather what :meth:`check` needs in the same pass (its top K).
+
+        Returns
+        -------
+        The :class:`~rankviz.evaluation.Evaluation`: per-query values, means, what was ignored.
+        """
+        settings = self.settings.replace(ties=ties) if ties else self.settings
         chosen = list(measures or self.measures)
         if (
             engine is not None
@@ -336,33 +351,15 @@ class Study(Reports, Questions):
             weights=self.weights,
         )
 
-    def compare(self, test: TestSettings, *, evaluation: Evaluation | None = None) -> Comparison:
-        """Every run against the baseline on every measure
-        (:func:`rankviz.analyses.comparisons.compare`)."""
-        from rankviz.analyses.comparisons import compare
-
-        return compare(evaluation or self.evaluation(), test)
-
-    def standings(
-        self,
-        test: TestSettings,
-        *,
-        evaluation: Evaluation | None = None,
-        measures: Sequence[Measure] | None = None,
-    ) -> Standings:
-        """Each run's rank, rank interval and Tukey group per measure
-        (:mod:`rankviz.analyses.standings`)."""
-        from rankviz.analyses.standings import standings
-
-        return standings(evaluation or self.evaluation(), test, measures=measures)
-
-    def test_settings(self, baseline: str | None = None, **given: Any) -> TestSettings:
-        """The test in force; ``baseline`` must be one of the runs (default: the first)."""
-        if baseline is not None and baseline not in self.run_names:
+    def test_settings(self, tests: TestSettings | None = None) -> TestSettings:
+        """The test in force (``tests``, else every option's default), its baseline checked: one of
+        the runs, or None for the first."""
+        tests = tests or TestSettings()
+        if tests.baseline is not None and tests.baseline not in self.run_names:
             raise OptionError(
-                f"--baseline {baseline!r} is not among the runs ({', '.join(self.run_names)})"
+                f"--baseline {tests.baseline!r} is not among the runs ({', '.join(self.run_names)})"
             )
-        return TestSettings(**given, baseline=baseline)
+        return tests
 
     def conventions(self) -> list[str]:
         return self.settings.conventions()

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from rankviz.analyses.deltas import RankReport
     from rankviz.analyses.meeting_report import MeetingReport
     from rankviz.analyses.metric_choice import MetricReport
+    from rankviz.analyses.standings import Standings
     from rankviz.analyses.task import Task
     from rankviz.analyses.ties import TieReport
     from rankviz.analyses.unjudged import UnjudgedReport
@@ -294,3 +295,25 @@ class Reports:
 
         shares = {name: judged_share(table, k) for name, table in self._one_at_a_time(names)}
         return {name: share for name, share in shares.items() if share < JUDGED_WARNING}
+
+    def compare(
+        self: Asked, test: TestSettings, *, evaluation: Evaluation | None = None
+    ) -> Comparison:
+        """Every run against the baseline on every measure
+        (:func:`rankviz.analyses.comparisons.compare`)."""
+        from rankviz.analyses.comparisons import compare
+
+        return compare(evaluation or self.evaluation(), test)
+
+    def standings(
+        self: Asked,
+        test: TestSettings,
+        *,
+        evaluation: Evaluation | None = None,
+        measures: Sequence[Measure] | None = None,
+    ) -> Standings:
+        """Each run's rank, rank interval and Tukey group per measure
+        (:mod:`rankviz.analyses.standings`)."""
+        from rankviz.analyses.standings import standings
+
+        return standings(evaluation or self.evaluation(), test, measures=measures)

@@ -21,7 +21,7 @@ from rankviz.app.cache import SHARED, code_stamp, give_back, passes_store, share
 from rankviz.app.lineage import Lineage, _revising
 from rankviz.evaluation import Evaluation
 from rankviz.run_pass import RunPass
-from rankviz.study import Study
+from rankviz.study import Study, Ties
 
 if TYPE_CHECKING:
     pass
@@ -64,20 +64,23 @@ def _session_result(kind: str, key: tuple, _build: Callable[[], Any]) -> Any:
 
 
 def evaluation(
-    key: Key, study: Study, names: Sequence[str], *, lineage: Lineage | None = None, **options: Any
+    key: Key,
+    study: Study,
+    names: Sequence[str],
+    *,
+    lineage: Lineage | None = None,
+    ties: Ties | None = None,
 ) -> Evaluation:
-    """:meth:`Study.evaluation` of ``names`` (``options``: ``ties``, ``measures``, setting changes),
-    which
+    """:meth:`Study.evaluation` of ``names`` (under ``ties``, else the study's policy), which
     ``key`` describes in full."""
 
     def build() -> Evaluation:
-        return study.evaluation(names, **options)
+        return study.evaluation(names, ties=ties)
 
     if not key.shared:
         return _session_result("evaluation", astuple(key), _build=build)
     full = ("evaluation", astuple(key))
     what = ("evaluation", key.runs, *astuple(key)[2:])
-    ties = options.get("ties")
     return SHARED.get(
         full,
         _revising(

@@ -120,21 +120,18 @@ class Context(Answers, Passes):
         names: list[str] | None = None,
         ties: Ties | None = None,
         measures: list[Measure] | None = None,
-        **changes,
     ) -> Evaluation:
-        """The selected runs (or ``names``) under the frame's settings (``ties`` and ``changes``
-        replaced)."""
+        """The selected runs (or ``names``) under the frame's settings (``ties`` replaced)."""
         names = names or self.selected
-        if ties is None and measures is None and not changes and self.passing(names):
+        if ties is None and measures is None and self.passing(names):
             return self._assembled(names)
-        settings = self.settings.replace(**({"ties": ties} if ties else {}), **changes)
+        settings = self.settings.replace(ties=ties) if ties else self.settings
         return compute.evaluation(
             self.key(names, measures, settings),
             self.study(names, measures),
             names,
             lineage=self.lineage(),
             ties=ties,
-            **changes,
         )
 
     def chance(self, names: list[str] | None = None) -> Evaluation:

@@ -65,13 +65,10 @@ def report_ignored(ignored: Mapping[str, tuple[str, ...]]) -> None:
             warn(f"run {run}: {len(queries)} queries not in the qrels were ignored: {shown}")
 
 
-def test_settings(args: argparse.Namespace, study: Study, **fixed) -> TestSettings:
-    given = {
-        name: getattr(args, name)
-        for name in TestSettings.OPTIONS
-        if getattr(args, name, None) is not None
-    }
-    return study.test_settings(args.baseline, **{**given, **fixed})
+def test_settings(args: argparse.Namespace, study: Study) -> TestSettings:
+    """The test the flags set (the others at their defaults), its baseline checked by the study."""
+    tests = TestSettings.from_args(args).replace(baseline=getattr(args, "baseline", None))
+    return study.test_settings(tests)
 
 
 def _engine(args: argparse.Namespace) -> EngineSettings:
