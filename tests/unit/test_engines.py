@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rankviz as rv
-from rankviz import engines
+from rankviz import dask_engine
 from rankviz.cli import main
 from rankviz.engine_settings import EngineSettings
 from rankviz.engines import chosen_engine, evaluate_sources
@@ -336,7 +336,7 @@ def test_dask_with_workers_starts_a_local_cluster(tmp_path) -> None:
 
 @pytest.mark.slow
 def test_an_unreachable_scheduler_is_a_clear_error(monkeypatch) -> None:
-    monkeypatch.setattr(engines, "CONNECT_SECONDS", 1.0)
+    monkeypatch.setattr(dask_engine, "CONNECT_SECONDS", 1.0)
     with pytest.raises(rv.OptionError, match="cannot reach the Dask scheduler"):
         evaluate_sources(
             rv.read_qrels(CRANFIELD / "qrels.txt"),
@@ -353,7 +353,7 @@ def test_a_service_that_is_not_dask_is_a_clear_error_not_a_wait(monkeypatch) -> 
     import threading
     import time
 
-    monkeypatch.setattr(engines, "CONNECT_SECONDS", 2.0)
+    monkeypatch.setattr(dask_engine, "CONNECT_SECONDS", 2.0)
     server = socket.create_server(("127.0.0.1", 0))
     accepted = []
     threading.Thread(target=lambda: accepted.append(server.accept()), daemon=True).start()
