@@ -52,6 +52,9 @@ def regrade(
         # the table's rows of those queries
         positions, _, _ = sorting.segment_rows(table.offsets, segments)
         grade, judged = table.grade.copy(), table.judged.copy()
+        # the lookup reads rows in the run's order: the table's order (tie groups by docid
+        # descending) is restored after it
+        positions = positions[np.argsort(table.run_rows[positions], kind="stable")]
         grade[positions], judged[positions] = sorting.lookup_grades(
             run, qrels, run_query_to_judged, table.run_rows[positions], index_of
         )

@@ -707,3 +707,21 @@ def test_the_records_version_follows_a_grade_edited_in_place_and_a_copy_moved_ov
     # the copy (grade 2 again, the same name) moved back over it
     os.replace(tmp_path / "copy.sqlite", path)
     assert store.version().content == first.content != edited.content
+
+
+def test_one_query_regraded_keeps_the_grades_of_its_tied_documents_in_the_tables_order() -> None:
+    """Found by the property above: a tie group ordered by docid descending puts the run's rows out
+    of the run's order, and regrading one query read their grades as if they were in it (``a``,
+    judged, came back unjudged)."""
+    from rankviz.io.frames import run_from_frame
+    from rankviz.ordering import rank
+    from rankviz.regrading import regrade
+
+    frame = pd.DataFrame([("q1", "a", 0.0), ("q1", "b", 0.0)], columns=["qid", "docid", "score"])
+    run = run_from_frame(frame)
+    qrels = qrels_from_dict({"q1": {"a": 0}})
+    merged = merged_qrels(qrels, {("q1", "a"): 1})
+    table = rank(run, qrels, ties="trec_eval")
+    assert list(table.run_rows) == [1, 0]  # b before a: the rows out of the run's order
+    again = regrade(table, run, merged, queries={"q1"})
+    assert again.judged.tolist() == [False, True] and again.grade.tolist() == [0, 1]
