@@ -20,6 +20,25 @@ from rankviz.io.model import Qrels, Run
 from rankviz.io.readers import read_qrels, read_run, run_name_from_path
 from rankviz.io.sources import decompressed, is_gzip
 
+#: Said when a server listens beyond its machine without sign-in (the CLI's warning, the banner).
+OPEN_TO_ALL = (
+    "listening on {address} without sign-in: anyone who reaches this server can open its "
+    "collections and record judgments under any name"
+)
+
+
+def loopback(address: str) -> bool:
+    """Whether ``address`` serves this machine alone (127.0.0.0/8, ::1, localhost)."""
+    import ipaddress
+
+    if address.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(address.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
 #: Runs at least this large are read piece by piece, so a progress bar can move.
 IN_PIECES_ABOVE = 128 * 2**20
 

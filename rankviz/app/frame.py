@@ -169,9 +169,17 @@ def open_plain_page(key: str) -> UrlState:
     state (its fallback warnings shown where they arise)."""
     st.set_page_config(page_title=f"{spec(key).title} · rankviz", layout="wide")
     st.sidebar.title("rankviz")
+    open_to_all()
     url = UrlState(key)
     url.immediate = True
     return url
+
+
+def open_to_all() -> None:
+    """A banner on every page while the server listens beyond its machine without sign-in."""
+    address = str(st.get_option("server.address") or "every interface")
+    if not served.loopback(address):
+        st.warning(message("This server is " + served.OPEN_TO_ALL + ".", address=address))
 
 
 def open_page(key: str) -> Context:
@@ -192,6 +200,7 @@ def open_page(key: str) -> Context:
         st.stop()
     if ctx.present:  # our own constant CSS, no user text in it
         st.html(PROJECTOR_CSS)
+    open_to_all()
     for warning in ctx.url.warnings:
         st.warning(warning)
     ctx.url.immediate = True

@@ -11,6 +11,7 @@ import os
 import sys
 from pathlib import Path
 
+from rankviz import served
 from rankviz.analyses.checks import TOP_K
 from rankviz.cli import render
 from rankviz.cli.meeting_commands import judgments_command, report_command, tags_command
@@ -204,7 +205,10 @@ def app_command(args: argparse.Namespace) -> str:
         "--browser.gatherUsageStats",
         "false",
     ]
+    command += ["--server.address", args.host]
     command += ["--server.port", str(args.port)] if args.port is not None else []
+    if not served.loopback(args.host):
+        warn(served.OPEN_TO_ALL.format(address=args.host))
     command += ["--server.headless", "true"] if args.no_browser else []
     script_args = [
         item

@@ -32,6 +32,14 @@ def add_report_commands(commands) -> None:
         "package ships)",
     )
     ap.add_argument(
+        "--host",
+        default="127.0.0.1",
+        metavar="ADDRESS",
+        help="the address to listen on; default 127.0.0.1 (this machine only). 0.0.0.0 serves "
+        "every interface: anyone who reaches the machine can open the collections and record "
+        "judgments, which rankviz then says in one warning and on every page",
+    )
+    ap.add_argument(
         "--port",
         type=int,
         default=None,

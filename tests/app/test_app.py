@@ -993,3 +993,20 @@ def test_the_unjudged_pages_links_open_the_baseline_against_a_run_that_ranks_the
         assert params["baseline"] == "rrf" and params["run"] != "rrf"
         others = [r for r in ranked_by.split(", ") if r != "rrf"]
         assert params["run"] == (others[0] if others else "bm25")
+
+
+def test_a_server_open_beyond_its_machine_says_so_on_every_page() -> None:
+    """Listening on every interface without sign-in: a banner says who can record what."""
+    from streamlit import config
+
+    before = config.get_option("server.address")
+    try:
+        config.set_option("server.address", "0.0.0.0")
+        for page in ("overview", "across"):
+            at = start(page)
+            assert not at.exception
+            assert any("anyone who reaches this server" in shown(w) for w in at.warning), page
+        config.set_option("server.address", "127.0.0.1")
+        assert not any("anyone who reaches" in shown(w) for w in start("overview").warning)
+    finally:
+        config.set_option("server.address", before)

@@ -765,3 +765,37 @@ def test_a_run_linked_from_outside_the_collection_is_named_without_its_text(
     )
     assert main(["evaluate", str(folder / "qrels.txt"), str(secret)]) == 2
     assert "secret-token" in capsys.readouterr().err  # named by the person who runs the command
+
+
+@pytest.mark.parametrize(
+    ("given", "address", "warned"),
+    [
+        ([], "127.0.0.1", False),
+        (["--host", "0.0.0.0"], "0.0.0.0", True),
+        (["--host", "::1"], "::1", False),
+    ],
+)
+def test_rankviz_app_listens_on_this_machine_unless_told_and_says_so(
+    monkeypatch, capsys, given, address, warned
+) -> None:
+    """Local by default: ``rankviz app`` serves 127.0.0.1; ``--host`` another address, and one
+    line says when anyone who reaches the machine could record judgments."""
+    import os
+
+    from rankviz.cli import main
+
+    started = []
+    monkeypatch.setattr(os, "execv", lambda path, command: started.append(command))
+    assert main(["app", *given]) == 0
+    command = started[0]
+    assert command[command.index("--server.address") + 1] == address
+    err = capsys.readouterr().err
+    assert ("without sign-in: anyone who reaches this server" in err) == warned
+
+
+def test_streamlit_run_app_py_serves_this_machine_alone() -> None:
+    """The README's ``streamlit run app.py`` reads the checkout's .streamlit/config.toml."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert config["server"]["address"] == "127.0.0.1"
