@@ -20,6 +20,7 @@ from rankviz.app import options as app_options
 from rankviz.app.cache import environment_problems, folder_stamp
 from rankviz.app.context import Context
 from rankviz.app.pages import spec
+from rankviz.app.server import open_to_all
 from rankviz.app.state import UrlState
 from rankviz.app.text import md, message
 from rankviz.app.widgets import url_option
@@ -173,13 +174,6 @@ def open_plain_page(key: str) -> UrlState:
     url = UrlState(key)
     url.immediate = True
     return url
-
-
-def open_to_all() -> None:
-    """A banner on every page while the server listens beyond its machine without sign-in."""
-    address = str(st.get_option("server.address") or "every interface")
-    if not served.loopback(address):
-        st.warning(message("This server is " + served.OPEN_TO_ALL + ".", address=address))
 
 
 def open_page(key: str) -> Context:

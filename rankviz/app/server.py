@@ -1,0 +1,15 @@
+"""What every page says about the server it runs on: whether it listens beyond this machine."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from rankviz import served
+from rankviz.app.text import message
+
+
+def open_to_all() -> None:
+    """A banner on every page while the server listens beyond its machine without sign-in."""
+    address = str(st.get_option("server.address") or "every interface")
+    if not served.loopback(address):
+        st.warning(message("This server is " + served.OPEN_TO_ALL + ".", address=address))
