@@ -7,20 +7,18 @@ rankings, the paired tests of one measure and what follows from them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from rankviz.evaluation import Evaluation
 from rankviz.measures import Measure
 from rankviz.significance_options import TestSettings
 from rankviz.study_reports import Asked
-from rankviz.tie_policy import TREC_EVAL
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from rankviz.analyses.deltas import PairDeltas
-    from rankviz.analyses.task import Task
 
 
 class Questions:
@@ -55,13 +53,6 @@ class Questions:
 
         tables = self.tables([baseline, run])
         return rank_biased_overlap(tables[baseline], tables[run])
-
-    def task_of(self: Asked, k: int, names: Sequence[str]) -> Task:
-        """The task's answers guessed from the qrels and these runs' top ``k``."""
-        from rankviz.analyses.task import infer_task
-
-        tables = self.tables(names, TREC_EVAL)
-        return infer_task(tables, rel=self.settings.rel, top_k=k)
 
     def paired_tests(
         self: Asked,

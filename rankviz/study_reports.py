@@ -239,12 +239,13 @@ class Reports:
             )
         return check(facts, self.qrels, self.measures, self.settings, k=k)
 
-    def infer_task(self: Asked, k: int) -> Task:
-        """The task's answers guessed from the qrels (:func:`rankviz.analyses.task.infer_task`)."""
+    def infer_task(self: Asked, k: int, names: Sequence[str] | None = None) -> Task:
+        """The task's answers guessed from the qrels and the top ``k`` of ``names`` (default: the
+        first run) (:func:`rankviz.analyses.task.infer_task`)."""
         from rankviz.analyses.task import infer_task
 
-        first = self.run_names[0]
-        return infer_task({first: self.table(first, TREC_EVAL)}, rel=self.settings.rel, top_k=k)
+        tables = self.tables(names or self.run_names[:1], TREC_EVAL)
+        return infer_task(tables, rel=self.settings.rel, top_k=k)
 
     def metric_report(
         self: Asked,

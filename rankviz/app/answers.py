@@ -85,7 +85,7 @@ class Answers:
 
     def task_of(self: Framed) -> Task:
         """The task's answers guessed from the qrels and the selected runs' top K."""
-        return self.study().task_of(self.k, self.selected)
+        return self.study().infer_task(self.k, self.selected)
 
     def tie_report(self: Framed, trials: int, seed: int):
         """The Ties report of the selected runs: every run under every deterministic policy,

@@ -58,7 +58,8 @@ def frame(page: str = "") -> Context | None:
         url, name, collection, run_names, new_uploads
     )
     k = url_option(url, st.sidebar, r.K, "frame", label="K (cutoff of the @K measures)")
-    conventions = sidebar.choose_conventions(url, name, collection_settings(collection))
+    defaults = collection_settings(collection)
+    conventions = sidebar.choose_conventions(url, name, defaults)
     groups = collection.groups if uploaded_qrels is None else None
     tag_groups = qrels_in_force.tag_groups(meeting, qrels) if meeting else None
     if tag_groups is not None:
@@ -97,9 +98,7 @@ def frame(page: str = "") -> Context | None:
         return None
     given = {**conventions, "aggregate": aggregate, "group_by": group_by if grouped else None}
     try:
-        settings = EvalSettings.from_args(given, base=collection_settings(collection)).replace(
-            seed=0
-        )
+        settings = EvalSettings.from_args(given, base=defaults).replace(seed=0)
         measures = sidebar.measures_at(measure_names, int(k), settings)
     except RankvizError as exc:
         st.error(md(exc))

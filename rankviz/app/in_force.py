@@ -147,22 +147,31 @@ def choose(url: UrlState, collection: Collection, meeting: Meeting) -> tuple[Qre
             context=(offered,),
             horizontal=True,
         )
-    file_qrels, key = meeting.file_qrels, meeting.file_key
-    keys = {FILE: key, MEETING: meeting.merged_key}
+    file_qrels = meeting.file_qrels
 
     def source(chosen: str) -> tuple[Qrels, str]:
-        path = collection.judges[in_force.source_of(chosen) or FILE].path
-        keys[chosen] = (
-            f"{key}+filled:{file_key(path)}" if chosen.startswith(f"{FILE}+") else file_key(path)
-        )
         read = lambda p: inputs.qrels_file(file_key(p), str(p))  # noqa: E731
         build = lambda: in_force.source_qrels(file_qrels, collection, chosen, read=read)  # noqa: E731
-        return SHARED.get(("qrels in force", keys[chosen]), build)
+        return SHARED.get(("qrels in force", _key(chosen, collection, meeting)), build)
 
     meeting.chosen = in_force.decide(
         mode, file_qrels, collection=collection, record=meeting.record, source=source
     )
-    return meeting.chosen.qrels, keys[mode], top
+    return meeting.chosen.qrels, _key(mode, collection, meeting), top
+
+
+def _key(mode: str, collection: Collection, meeting: Meeting) -> str:
+    """The cache key of the qrels a choice puts in force, from the keys of what they are made of."""
+    if mode == FILE:
+        return meeting.file_key
+    if mode == MEETING:
+        return meeting.merged_key
+    path = collection.judges[in_force.source_of(mode) or FILE].path
+    return (
+        f"{meeting.file_key}+filled:{file_key(path)}"
+        if mode != in_force.source_of(mode)
+        else file_key(path)
+    )
 
 
 def tag_groups(meeting: Meeting, qrels: Qrels) -> QueryGroups | None:
