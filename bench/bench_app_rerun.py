@@ -166,13 +166,13 @@ def bench_judgments(
     path, folder = _record(data, collection)
     store = MeetingStore(path)
     qid = (folder / "qrels.txt").read_text().split(maxsplit=1)[0]
-    store.judge(qid, "meeting-doc-0", 1, by="bench")
+    store.judge(qid, "meeting-doc-0", 1, by="bench", via="typed name")
     return _timed(
         _page(data, collection, page, qrels="meeting"),
         switches,
         lambda at, i: at.run(),
         "judgment",
-        before=lambda i: store.judge(qid, f"meeting-doc-{i + 1}", 2, by="bench"),
+        before=lambda i: store.judge(qid, f"meeting-doc-{i + 1}", 2, by="bench", via="typed name"),
     )
 
 
@@ -214,7 +214,9 @@ def bench_large_record(
         )
     )
     MeetingStore(path).judge_many(
-        [(qids[i % len(qids)], f"bench-doc-{i}", i % 3) for i in range(judgments)], by="bench"
+        [(qids[i % len(qids)], f"bench-doc-{i}", i % 3) for i in range(judgments)],
+        by="bench",
+        via="typed name",
     )
     step = lambda at, i: _switch(  # noqa: E731
         at, "sidebar number_input", "K (cutoff of the @K measures)", (20, 10)[i % 2]

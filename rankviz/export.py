@@ -180,6 +180,13 @@ def meeting_html(report) -> str:
         f"<p>{report.judgments:,} document(s) judged by the meeting; {len(report.queries):,} "
         "query(ies) discussed. "
         f"Verdicts: each run against {_user(report.baseline)}.</p>",
+        f"<p>{_user(report.authorship)}"
+        + (
+            f" The meeting is locked (by {_user(report.lock.by)} at {_user(report.lock.at)})."
+            if report.lock.locked
+            else ""
+        )
+        + "</p>",
         "<h2>Means under the qrels file and with the meeting's judgments</h2>",
         _table(report.means, {"qrels file": 4, "with the meeting's": 4, "change": -4}),
         "<h2>The queries the meeting discussed</h2>",
@@ -205,8 +212,8 @@ def meeting_html(report) -> str:
         parts.append(_table(query.documents, widths=widths))
         if query.history:
             history = pd.DataFrame([vars(entry) for entry in query.history])[
-                ["at", "by", "kind", "what", "previous", "note"]
-            ]
+                ["at", "by", "via", "kind", "what", "previous", "note"]
+            ].rename(columns={"via": "known by"})
             parts.append(
                 "<details open><summary>History</summary>" + _table(history) + "</details>"
             )

@@ -8,20 +8,23 @@ force.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from rankviz.errors import OptionError
+from rankviz.io.access import Role, refusal
 from rankviz.io.collection import open_collection
-from rankviz.io.entries import LIMITS
+from rankviz.io.entries import COMMAND_LINE, IMPORTED, LIMITS, SIGNED_IN, TYPED
 from rankviz.io.grades import Scale, checked_grade, scale_text
 from rankviz.io.judges import is_source_label, judgment_lines, merged_qrels, qrels_lines
-from rankviz.io.meeting import Judgment, MeetingStore, store_path
+from rankviz.io.meeting import Judgment, Lock, MeetingError, MeetingStore, store_path
 from rankviz.io.model import Qrels
 from rankviz.io.readers import read_qrels
 
-__all__ = ["LIMITS", "scale_text"]  # the app's fields and grade names come from the record's rules
-LOG_COLUMNS = ("qid", "docid", "grade", "previous_grade", "by", "at", "note")
+# the app's fields, grade names and ways of knowing an author come from the record's rules
+__all__ = ["COMMAND_LINE", "LIMITS", "SIGNED_IN", "TYPED", "scale_text"]
+LOG_COLUMNS = ("qid", "docid", "grade", "previous_grade", "by", "at", "note", "via")
 
 
 def qrels_text(qrels: Qrels) -> str:
@@ -72,7 +75,7 @@ def judge(
     check_grades([grade], scale)
     store = MeetingStore(db, scale=scale, collection=name)
     original = _qrels_grade(folder, qid, docid) if folder is not None else None
-    done = store.judge(qid, docid, grade, by=by, note=note, original=original)
+    done = store.judge(qid, docid, grade, by=by, via=COMMAND_LINE, note=note, original=original)
     if done.previous is not None:
         return done, f"was {done.previous}"
     if folder is not None:
@@ -97,7 +100,7 @@ def import_file(
             f"--source {source!r}: a source label is llm:NAME or human:NAME, e.g. llm:umbrela"
         )
     who, note = (source, f"imported by {by} from {Path(path).name}") if source else (by, "")
-    return store.import_qrels(qrels, by=who, note=note), who
+    return store.import_qrels(qrels, by=who, via=IMPORTED, note=note), who
 
 
 def export(store: MeetingStore, *, qrels: Qrels | str | None = None) -> str:
@@ -112,7 +115,16 @@ def export(store: MeetingStore, *, qrels: Qrels | str | None = None) -> str:
 def log_rows(store: MeetingStore) -> list[tuple[object, ...]]:
     """The record's judgments, every one, as rows of :data:`LOG_COLUMNS`."""
     return [
-        (j.qid, j.docid, j.grade, "" if j.previous is None else j.previous, j.by, j.at, j.note)
+        (
+            j.qid,
+            j.docid,
+            j.grade,
+            "" if j.previous is None else j.previous,
+            j.by,
+            j.at,
+            j.note,
+            j.via,
+        )
         for j in store.judgments()
     ]
 
@@ -127,3 +139,51 @@ def _qrels_grade(folder: str, qid: str, docid: str) -> int | None:
 def record_file(db: str) -> Path:
     """The record's file: ``db`` itself, or a collection folder's ``rankviz-notes.sqlite``."""
     return store_path(db)
+
+
+@dataclass(frozen=True)
+class Writer:
+    """One person recording in a meeting's record: every entry goes under their name, with how
+    they are known (``via``: signed in, a typed name, the command line), and only what their
+    ``role`` allows is written, whatever a page sends. The front ends write through one."""
+
+    store: MeetingStore
+    by: str
+    via: str
+    role: Role = Role.OWNER
+
+    def allowed(self, change: str) -> None:
+        """A MeetingError saying why, when the role does not allow ``change`` (access.NEEDS)."""
+        refused = refusal(self.role, change, signed_in=self.via == SIGNED_IN or not self.by)
+        if refused:
+            raise MeetingError(refused)
+
+    def judge_many(
+        self,
+        rows: Iterable[tuple[str, str, int]],
+        *,
+        originals: Mapping[tuple[str, str], int | None] | None = None,
+        notes: Mapping[tuple[str, str], str] | None = None,
+        seen: Mapping[tuple[str, str], int | None] | None = None,
+    ) -> list[Judgment]:
+        self.allowed("judge")
+        return self.store.judge_many(
+            rows, by=self.by, via=self.via, originals=originals, notes=notes, seen=seen
+        )
+
+    def tag(self, qid: str, tag: str, *, removed: bool = False) -> None:
+        self.allowed("judge")
+        self.store.tag(qid, tag, by=self.by, via=self.via, removed=removed)
+
+    def set_note(self, qid: str, note: str, *, seen: str | None = None) -> None:
+        self.allowed("judge")
+        self.store.set_note(qid, note, by=self.by, via=self.via, seen=seen)
+
+    def lock(self, locked: bool) -> Lock:
+        self.allowed("lock" if locked else "unlock")
+        return self.store.lock(by=self.by, via=self.via, locked=locked)
+
+
+def lock(db: str, locked: bool, *, by: str) -> Lock:
+    """Lock (or unlock) a record from the command line: whoever can write its file owns it."""
+    return Writer(MeetingStore(db, create=False), by, COMMAND_LINE).lock(locked)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from rankviz.errors import OptionError
 from rankviz.io.blocks import read_in_pieces
 from rankviz.io.collection import Collection, open_collection
 from rankviz.io.grades import Scale
@@ -25,6 +26,42 @@ OPEN_TO_ALL = (
     "listening on {address} without sign-in: anyone who reaches this server can open its "
     "collections and record judgments under any name"
 )
+
+
+#: What a provider's section of ``[auth]`` needs (Streamlit's OpenID Connect sign-in).
+PROVIDER_KEYS = ("client_id", "client_secret", "server_metadata_url")
+
+
+def checked_auth(path: str) -> Path:
+    """The sign-in settings ``rankviz app --auth FILE`` hands to Streamlit (its ``[auth]`` secrets
+    section), checked before the server starts, so a mistake is one line, not a page that fails at
+    the first sign-in."""
+    import tomllib
+
+    file = Path(path).expanduser().resolve()
+    if file.suffix != ".toml" or not file.is_file():
+        raise OptionError(f"--auth {path}: no such .toml file (it holds the [auth] section)")
+    try:
+        auth = tomllib.loads(file.read_text(encoding="utf-8")).get("auth")
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise OptionError(f"--auth {path}: not valid TOML ({exc})") from None
+    if not isinstance(auth, dict):
+        raise OptionError(f"--auth {path}: no [auth] section (see docs/team-server.md)")
+    for key in ("redirect_uri", "cookie_secret"):
+        if not isinstance(auth.get(key), str) or not auth[key]:
+            raise OptionError(f"--auth {path}: [auth] needs {key}")
+    if not auth["redirect_uri"].rstrip("/").endswith("/oauth2callback"):
+        raise OptionError(
+            f"--auth {path}: redirect_uri is the app's address followed by /oauth2callback, "
+            f"e.g. https://rankviz.example.org/oauth2callback, not {auth['redirect_uri']!r}"
+        )
+    sections = [auth, *(v for v in auth.values() if isinstance(v, dict))]
+    if not any(all(isinstance(s.get(k), str) and s[k] for k in PROVIDER_KEYS) for s in sections):
+        raise OptionError(
+            f"--auth {path}: no provider: [auth] (or an [auth.NAME] section) needs "
+            + ", ".join(PROVIDER_KEYS)
+        )
+    return file
 
 
 def loopback(address: str) -> bool:

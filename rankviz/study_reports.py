@@ -200,7 +200,15 @@ class Reports:
         ]
         name = self.collection.config.name if self.collection else str(self.qrels.source)
         return MeetingReport(
-            name, tuple(self.conventions()), baseline, run, means, tuple(queries), len(judged)
+            name,
+            tuple(self.conventions()),
+            baseline,
+            run,
+            means,
+            tuple(queries),
+            len(judged),
+            store.provenance(),
+            store.lock_state(),
         )
 
     def rank_report(self: Asked) -> RankReport:

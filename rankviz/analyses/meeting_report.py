@@ -15,7 +15,8 @@ import pandas as pd
 from rankviz.analyses.comparisons import Comparison
 from rankviz.analyses.query_view import aligned
 from rankviz.evaluation import Evaluation
-from rankviz.io.meeting import Entry, Judgment
+from rankviz.io.entries import SIGNED_IN, UNSAID, VIA
+from rankviz.io.meeting import Entry, Judgment, Lock
 from rankviz.ranking import RankingTable
 
 
@@ -44,6 +45,25 @@ class MeetingReport:
     means: pd.DataFrame
     queries: tuple[DiscussedQuery, ...]
     judgments: int  # pairs the meeting judged (its latest grades in force)
+    # how many entries were made by each way of knowing their author (io.entries.VIA; "": older)
+    provenance: Mapping[str, int]
+    lock: Lock
+
+    @property
+    def authorship(self) -> str:
+        """How the record's entries' authors are known, in words: all signed in, or the counts."""
+        total = sum(self.provenance.values())
+        if not total:
+            return "The record holds no entry yet."
+        if self.provenance.get(SIGNED_IN, 0) == total:
+            return (
+                f"All {total:,} entries were made by people signed in: each name is the identity "
+                "the server's sign-in provider vouched for."
+            )
+        parts = [
+            f"{self.provenance[v]:,} {v or UNSAID}" for v in (*VIA, "") if self.provenance.get(v)
+        ]
+        return f"The {total:,} entries by how their author is known: {', '.join(parts)}."
 
     def to_frames(self) -> dict[str, pd.DataFrame]:
         """``means`` (see the field) and ``documents`` (qid plus each discussed query's rows)."""
@@ -59,6 +79,8 @@ class MeetingReport:
             "conventions": list(self.conventions),
             "baseline": self.baseline,
             "run": self.run,
+            "entries_by_how_known": {v or UNSAID: n for v, n in self.provenance.items()},
+            "lock": self.lock._asdict(),
             "means": self.means.to_dict(orient="records"),
             "queries": [
                 {

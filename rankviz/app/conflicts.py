@@ -30,7 +30,7 @@ def note_conflict(meeting, query: str, name: str, draft: str, theirs: str) -> No
         "note",
         query,
         ("Record my note (replaces theirs)", "Discard my note"),
-        lambda: meeting.writable().set_note(query, draft, by=name),
+        lambda: meeting.writer().set_note(query, draft),
         f"Recorded the note of query {query} by {name}.",
     )
 
@@ -63,7 +63,7 @@ def grade_conflict(meeting, query: str, name: str) -> None:
         "grades",
         query,
         ("Record my grades (replace theirs)", "Discard my grades"),
-        lambda: judge(meeting, query, name, changes, file_grades, None),
+        lambda: judge(meeting, query, changes, file_grades, None),
         f"Recorded by {name}: {len(changes)} judgment(s) of query {query}.",
     )
 

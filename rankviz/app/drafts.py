@@ -12,7 +12,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rankviz.app.kept import NAME, judge, kept, recorded, renew_grid
+from rankviz.app.kept import judge, kept, recorded, renew_grid
 from rankviz.app.text import message
 from rankviz.io.grades import GradeError
 from rankviz.io.meeting import GradeConflict, MeetingError, NoteConflict
@@ -86,13 +86,14 @@ def save_pending(ctx) -> None:
     its widget away. Run on every page before it draws; says what it recorded, then reruns with
     it."""
     meeting = ctx.meeting
-    name = st.session_state.get(NAME, "")
+    # who records: the signed-in identity (never a name the page sends), else the name typed
+    name = meeting.visitor.name if meeting is not None else ""
     if meeting is None or meeting.problem or meeting.read_only or not name:
         return
     done: list[str] = []
     try:
         done += _pending_judgments(meeting, name)
-        done += _pending_tags(meeting, name)
+        done += _pending_tags(meeting)
         done += _pending_notes(meeting, name)
     except MeetingError as exc:
         st.error(message("Not recorded: {}", exc))
@@ -142,7 +143,7 @@ def _pending_judgments(meeting, name: str) -> list[str]:
         if changes:
             del tables[key]
             try:
-                judge(meeting, query, name, changes, file_grades, seen)
+                judge(meeting, query, changes, file_grades, seen)
             except GradeConflict as exc:  # kept, and shown beside theirs on the query's panel
                 kept(meeting, name, "grades")[query] = (changes, exc.conflicts, file_grades)
                 renew_grid()  # the grid shows the record as it is now
@@ -163,13 +164,13 @@ def _out_of_scale(changes: list[tuple[str, int, str]], scale) -> list[str]:
     return refused
 
 
-def _pending_tags(meeting, name: str) -> list[str]:
+def _pending_tags(meeting) -> list[str]:
     done = []
     for key in _widgets("meeting.new_tag:"):
         tag = _changed(key)
         if tag and tag.strip():
             query = key.split(":", 1)[1]
-            meeting.writable().tag(query, tag.strip(), by=name)
+            meeting.writer().tag(query, tag.strip())
             st.session_state[key + SHOWN] = tag
             done.append(f"the tag {tag.strip()} of query {query}")
     for key in _widgets("meeting.tags:"):
@@ -177,11 +178,11 @@ def _pending_tags(meeting, name: str) -> list[str]:
         if tags is None:
             continue
         query, before = key.split(":", 1)[1], set(st.session_state.get(key + SHOWN) or [])
-        writable = meeting.writable()
+        writer = meeting.writer()
         for tag in sorted(set(tags) - before):
-            writable.tag(query, tag, by=name)
+            writer.tag(query, tag)
         for tag in sorted(before - set(tags)):
-            writable.tag(query, tag, by=name, removed=True)
+            writer.tag(query, tag, removed=True)
         st.session_state[key + SHOWN] = tags
         done.append(f"the tags of query {query}")
     return done
@@ -197,9 +198,7 @@ def _pending_notes(meeting, name: str) -> list[str]:
         query = key.split(":", 1)[1]
         st.session_state[key + SHOWN] = note
         try:
-            meeting.writable().set_note(
-                query, note, by=name, seen=st.session_state.get(key + SEEN, "")
-            )
+            meeting.writer().set_note(query, note, seen=st.session_state.get(key + SEEN, ""))
         except NoteConflict:
             drafts[query] = note  # kept, and shown beside theirs on the query's panel
             continue

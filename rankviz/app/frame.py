@@ -14,7 +14,7 @@ import streamlit as st
 from rankviz import plots, served
 from rankviz import report_settings as r
 from rankviz import settings as s
-from rankviz.app import browser, drafts, kept, sidebar
+from rankviz.app import browser, drafts, kept, recorder, sidebar
 from rankviz.app import in_force as qrels_in_force
 from rankviz.app import options as app_options
 from rankviz.app.cache import environment_problems, folder_stamp
@@ -204,24 +204,7 @@ def open_page(key: str) -> Context:
         st.warning(md(line))
     for problem in environment_problems():
         st.warning(message("{}", problem))
-    if ctx.meeting is not None and ctx.meeting.problem:
-        st.warning(
-            message(
-                "The meeting's record cannot be read, so the qrels file alone is in force: {}",
-                ctx.meeting.problem,
-            )
-        )
-    if ctx.meeting is not None and ctx.meeting.left_out:
-        shown = "; ".join(ctx.meeting.left_out[:3]) + (
-            " …" if len(ctx.meeting.left_out) > 3 else ""
-        )
-        st.warning(
-            message(
-                "{} entries of the meeting's record are left out: {}",
-                len(ctx.meeting.left_out),
-                shown,
-            )
-        )
+    recorder.say(ctx.meeting)
     try:
         _take_passes(ctx)
         _checks_banner(ctx, key)

@@ -16,16 +16,18 @@ import pandas as pd
 import streamlit as st
 
 from rankviz import in_force, served
-from rankviz.app import inputs
+from rankviz.app import inputs, signin
 from rankviz.app.cache import SHARED, file_key
 from rankviz.app.state import UrlState
 from rankviz.app.widgets import url_option
 from rankviz.in_force import FILE, MEETING, QRELS_IN_FORCE, InForce, RecordQrels
+from rankviz.io.access import Role
 from rankviz.io.collection import Collection
 from rankviz.io.grades import GRADE_RANGE, GradeError, Scale
 from rankviz.io.groups import QueryGroups
-from rankviz.io.meeting import MeetingError, MeetingStore, RecordVersion
+from rankviz.io.meeting import Lock, MeetingError, MeetingStore, RecordVersion
 from rankviz.io.model import Qrels
+from rankviz.record import Writer
 
 UNTAGGED = "(untagged)"
 
@@ -48,6 +50,9 @@ class Meeting:
     identity: str = ""
     collection: str | None = None  # the collection the record belongs to
     read_only: str = ""  # why nothing can be recorded (a read-only record or folder), else ""
+    # who records in this session, read from the sign-in (or the typed name) on every run
+    visitor: signin.Visitor = signin.Visitor("", "", Role.NONE)
+    lock: Lock = Lock(False, "", "", "")
 
     @property
     def mode(self) -> str:
@@ -82,10 +87,23 @@ class Meeting:
             return self.chosen.sentence
         return in_force.sentence(FILE, self.file_qrels, judgments=self.judgments)
 
-    def writable(self) -> MeetingStore:
-        """The store to record in, created at the first entry (a MeetingError says why it cannot
-        be)."""
-        return self.store or MeetingStore(self.path, scale=self.scale, collection=self.collection)
+    def writer(self) -> Writer:
+        """This session's person recording in the store (created at the first entry): each entry
+        under their name, refused (a MeetingError says why) when their role or the lock does not
+        allow it."""
+        store = self.store or MeetingStore(self.path, scale=self.scale, collection=self.collection)
+        return Writer(store, self.visitor.name, self.visitor.via, self.visitor.role)
+
+    def why_not_recording(self) -> str:
+        """Why this session cannot record now (a read-only record, the lock, the person's role),
+        else "" (a name still to type is asked where entries are made)."""
+        if self.read_only:
+            return self.read_only
+        if self.lock.locked:
+            return f"the meeting is locked (by {self.lock.by}) until an owner unlocks it"
+        if self.visitor.role < Role.JUDGE:
+            return f"you are a {self.visitor.role} of this collection: you see, you do not record"
+        return ""
 
 
 def open_meeting(folder: Path, collection: Collection, qrels: Qrels, qrels_key: str) -> Meeting:
@@ -109,11 +127,13 @@ def open_meeting(folder: Path, collection: Collection, qrels: Qrels, qrels_key: 
         scale=scale,
         collection=owner,
         read_only=read_only,
+        visitor=signin.visitor(collection.config.access),
     )
     if store is None:
         return meeting
     try:
         meeting.version, meeting.identity = store.version(), store.identity()
+        meeting.lock = store.lock_state()
         if meeting.version.judgments:
             content = meeting.version.content
             meeting.record = SHARED.get(

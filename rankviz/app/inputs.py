@@ -21,16 +21,17 @@ import streamlit as st
 
 from rankviz import served
 from rankviz.app.cache import SHARED, store
-from rankviz.app.pages import ROOT
 from rankviz.errors import RankvizError
 from rankviz.io.collection import Collection
 from rankviz.io.docs import Documents
 from rankviz.io.model import Qrels, Run
 
+# a checkout's root (app.py, pages/, sample_data/), or site-packages
+_ROOT = Path(__file__).resolve().parents[2]
 #: The sample collections: a checkout's three, else the one an installed package ships (Cranfield).
 SAMPLE_DATA = (
-    ROOT / "sample_data"
-    if (ROOT / "pyproject.toml").is_file()
+    _ROOT / "sample_data"
+    if (_ROOT / "pyproject.toml").is_file()
     else Path(__file__).resolve().parents[1] / "sample_data"
 )
 

@@ -65,18 +65,16 @@ def note_draft(meeting, name: str, query: str) -> str | None:
 def judge(
     meeting,
     query: str,
-    name: str,
     changes: list[tuple[str, int, str]],
     file_grades: dict[str, int],
     seen: dict[str, int | None] | None,
 ) -> None:
-    """Record a table's grades in one transaction; with ``seen`` (the meeting's grades the person
-    saw), none if a colleague has graded one of the documents otherwise since
-    (:class:`GradeConflict`)."""
+    """Record a table's grades in one transaction, by this session's person; with ``seen`` (the
+    meeting's grades the person saw), none if a colleague has graded one of the documents
+    otherwise since (:class:`GradeConflict`)."""
     pairs = [(query, docid) for docid, _, _ in changes]
-    meeting.writable().judge_many(
+    meeting.writer().judge_many(
         [(query, docid, grade) for docid, grade, _ in changes],
-        by=name,
         originals={pair: file_grades.get(pair[1]) for pair in pairs},
         notes={(query, docid): note for docid, _, note in changes},
         seen=None if seen is None else {pair: seen.get(pair[1]) for pair in pairs},

@@ -2,8 +2,9 @@
 its history.
 
 Every entry goes to the collection's :class:`~rankviz.io.meeting.MeetingStore`, which every browser
-session of the server shares: the next rerun of any session sees it. Who makes an entry is a name
-each person gives once per browser session (kept in the session, never in the URL). Names, tags and
+session of the server shares: the next rerun of any session sees it. Who makes an entry is the
+signed-in identity, or without sign-in a name each person gives once per browser session (kept in
+the session, never in the URL): :mod:`rankviz.app.recorder`. Names, tags and
 notes are shown in tables and inputs, or escaped, never as markup.
 """
 
@@ -12,29 +13,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rankviz.app import browser, conflicts, drafts
-from rankviz.app.kept import NAME, generation, note_draft
-from rankviz.app.text import message
-from rankviz.app.widgets import held
+from rankviz.app import conflicts, drafts, recorder
+from rankviz.app.kept import generation, note_draft
 from rankviz.record import LIMITS, scale_text
 
 UNJUDGED = "unjudged"
-
-
-def person(container) -> str:
-    """The name entries are recorded under: asked once, then remembered by this browser (a reload
-    keeps it)."""
-    remembered = st.session_state.get(NAME) or browser.remembered_name()
-    name = container.text_input(
-        "Your name (for the meeting's record; this browser remembers it)",
-        value=None if held("meeting.name") else remembered,
-        max_chars=LIMITS["name"],
-        key="meeting.name",
-        placeholder="e.g. Ann",
-    ).strip()
-    st.session_state[NAME] = name
-    browser.remember_name(name)
-    return name
 
 
 def judging_table(
@@ -99,17 +82,11 @@ def record_panel(
             "top says why)."
         )
         return
-    if meeting.read_only:
-        box.info(
-            message(
-                "Read only: {}. Every page computes with its judgments; nothing can be "
-                "recorded. To record, "
-                "start the app with --notes PATH naming a writable copy.",
-                meeting.read_only,
-            )
-        )
     # compact: below the first screen, which stays for the query
-    name = "" if meeting.read_only else person(st)
+    who = recorder.person(meeting, st, compact=compact)
+    if not compact:
+        recorder.lock_control(meeting, box, who)
+    name = "" if meeting.why_not_recording() else who
     store = meeting.store
     file_grades = _file_grades(meeting.file_qrels, query)
     # what the qrels in force hold, no more
@@ -157,7 +134,7 @@ def record_panel(
     )
     if not compact:
         _judging_caption(ctx, meeting)
-    if not name and not meeting.read_only:
+    if not who and not meeting.read_only:
         box.info(
             "Give your name " + ("below" if compact else "above") + " to judge, tag and note: "
             "every entry says who made it."
@@ -172,8 +149,8 @@ def record_panel(
         box.markdown("**History of this query**")
         box.dataframe(
             pd.DataFrame([vars(e) for e in reversed(history)])[
-                ["at", "by", "kind", "what", "previous", "note"]
-            ],
+                ["at", "by", "via", "kind", "what", "previous", "note"]
+            ].rename(columns={"via": "known by"}),
             hide_index=True,
             width="stretch",
         )

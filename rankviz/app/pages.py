@@ -17,9 +17,8 @@ from pathlib import Path
 import streamlit as st
 
 from rankviz._arrow import prefer_jemalloc
+from rankviz.app import signin
 
-# a checkout's root (app.py, pages/, sample_data/), or site-packages
-ROOT = Path(__file__).resolve().parents[2]
 VIEWS = Path(__file__).resolve().parent / "views"
 
 
@@ -57,6 +56,7 @@ def navigate(default: str = DEFAULT_PAGE.key) -> None:
     """``st.navigation`` over :data:`PAGES` (``default``: the page of the root URL), and run the
     page asked for."""
     prefer_jemalloc()
+    signin.gate()  # with sign-in: nothing but the sign-in until the visitor is signed in
     pages = [
         st.Page(page.file, title=page.title, url_path=page.key, default=page.key == default)
         for page in PAGES

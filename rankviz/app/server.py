@@ -5,11 +5,12 @@ from __future__ import annotations
 import streamlit as st
 
 from rankviz import served
+from rankviz.app import signin
 from rankviz.app.text import message
 
 
 def open_to_all() -> None:
     """A banner on every page while the server listens beyond its machine without sign-in."""
     address = str(st.get_option("server.address") or "every interface")
-    if not served.loopback(address):
+    if not served.loopback(address) and not signin.required():
         st.warning(message("This server is " + served.OPEN_TO_ALL + ".", address=address))

@@ -17,7 +17,7 @@ import streamlit as st
 
 from rankviz import served
 from rankviz import settings as s
-from rankviz.app import inputs, uploads
+from rankviz.app import inputs, signin, uploads
 from rankviz.app.cache import file_key, folder_stamp
 from rankviz.app.state import UrlState
 from rankviz.app.text import md, message
@@ -67,8 +67,16 @@ def open_collection(
 ) -> tuple[str, Path, Collection, Qrels, str, inputs.Runs, dict[str, str]] | None:
     """The collection the URL chooses, its qrels and runs (read through the caches), or None (said
     why)."""
-    folders = inputs.collection_folders(inputs.data_dirs())
+    folders = signin.collections()
     names = list(folders)
+    if not names and signin.required():
+        st.info(
+            message(
+                "No collection of this server lists {} in its [access]: ask its owners for a role.",
+                signin.email(),
+            )
+        )
+        return None
     if not names:
         st.error("No collection found: start with `streamlit run app.py -- --data DIR`.")
         return None

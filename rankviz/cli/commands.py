@@ -207,7 +207,9 @@ def app_command(args: argparse.Namespace) -> str:
     ]
     command += ["--server.address", args.host]
     command += ["--server.port", str(args.port)] if args.port is not None else []
-    if not served.loopback(args.host):
+    if args.auth is not None:  # Streamlit's sign-in reads its [auth] section from the secrets
+        command += ["--secrets.files", str(served.checked_auth(args.auth))]
+    elif not served.loopback(args.host):
         warn(served.OPEN_TO_ALL.format(address=args.host))
     command += ["--server.headless", "true"] if args.no_browser else []
     script_args = [

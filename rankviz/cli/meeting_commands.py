@@ -13,7 +13,8 @@ from rankviz.io.meeting import MeetingStore
 
 
 def judgments_command(args: argparse.Namespace) -> str:
-    """``judgments add|import|export``: the log and the grades in force, as TREC lines or TSV."""
+    """``judgments add|import|export|lock|unlock``: the log and the grades in force (TREC lines or
+    TSV), or the record changed."""
     if args.action == "export":
         store = MeetingStore(args.db, create=False)
         if args.format != "tsv":
@@ -23,6 +24,11 @@ def judgments_command(args: argparse.Namespace) -> str:
                 "judgments export --format tsv writes the log; --qrels goes with --format qrels"
             )
         return tables.tsv_rows(record.LOG_COLUMNS, record.log_rows(store))
+    if args.action in ("lock", "unlock"):
+        lock = record.lock(args.db, args.action == "lock", by=args.by)
+        state = "locked: every entry is refused until it is unlocked" if lock.locked else "unlocked"
+        warn(f"{args_path(args)}: the meeting is {state} (by {lock.by})")
+        return ""
     if args.action == "add":
         done, was = record.judge(
             args.db,
@@ -54,7 +60,7 @@ def tags_command(args: argparse.Namespace) -> str:
         return tables.tsv_rows(("qid", "tag"), list(groups.items()))
     owner, scale, _ = record.owner(args.db, args.collection)
     store = MeetingStore(args.db, scale=scale, collection=owner)
-    store.tag(args.qid, args.tag, by=args.by)
+    record.Writer(store, args.by, record.COMMAND_LINE).tag(args.qid, args.tag)
     warn(f"{store.path}: {args.qid} tagged {args.tag.strip()!r} by {args.by}")
     return ""
 

@@ -38,7 +38,7 @@ def add_meeting_commands(commands) -> None:
     """``judgments`` and ``tags``: the meeting store (DB: a .sqlite file, or a collection
     folder's)."""
     judgments = commands.add_parser(
-        "judgments", help="the meeting's judgments: add, import, export"
+        "judgments", help="the meeting's judgments: add, import, export, lock, unlock"
     ).add_subparsers(dest="action", required=True)
     add_one = _entry(
         judgments,
@@ -69,6 +69,13 @@ def add_meeting_commands(commands) -> None:
         "DB:people); "
         "default: none, the entries are NAME's",
     )
+    for action, about in (
+        ("lock", "lock the meeting: every entry is refused (the app's too) until it is unlocked"),
+        ("unlock", "unlock a locked meeting"),
+    ):
+        locking = judgments.add_parser(action, help=about)
+        locking.add_argument("db", help=MEETING_DB)
+        locking.add_argument("--by", required=True, metavar="NAME", help=f"who did it ({action}s)")
     export = judgments.add_parser(
         "export", help="the merged qrels, the meeting's judgments, or the judgment log"
     )
@@ -87,7 +94,7 @@ def add_meeting_commands(commands) -> None:
         help="qrels (TREC "
         "lines; default) or "
         "tsv: the log, one judgment per line (qid, docid, grade, previous_grade, "
-        "by, at, note)",
+        "by, at, note, via: how the author is known)",
     )
     tags = commands.add_parser(
         "tags", help="the meeting's tags of queries: add, export"

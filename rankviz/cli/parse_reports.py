@@ -36,8 +36,17 @@ def add_report_commands(commands) -> None:
         default="127.0.0.1",
         metavar="ADDRESS",
         help="the address to listen on; default 127.0.0.1 (this machine only). 0.0.0.0 serves "
-        "every interface: anyone who reaches the machine can open the collections and record "
-        "judgments, which rankviz then says in one warning and on every page",
+        "every interface: without --auth, anyone who reaches the machine can open the "
+        "collections and record judgments, which rankviz then says in one warning and on every "
+        "page",
+    )
+    ap.add_argument(
+        "--auth",
+        default=None,
+        metavar="FILE",
+        help="sign in through an OpenID Connect provider (Google, Microsoft Entra, Okta, "
+        "Keycloak, GitLab...): a .toml file with Streamlit's [auth] section; each collection's "
+        "[access] in collection.toml says who views, judges and owns it (docs/team-server.md)",
     )
     ap.add_argument(
         "--port",

@@ -6,15 +6,12 @@ import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from rankviz.errors import CollectionError, OptionError
 from rankviz.io import irds
+from rankviz.io.access import Access, read_access
 from rankviz.io.grades import GRADE_RANGE
 from rankviz.io.judges import FILE, KIND
-
-if TYPE_CHECKING:
-    pass
 from rankviz.settings import DEFAULT_MEASURES, GMAX, REL
 
 
@@ -48,6 +45,7 @@ class CollectionConfig:
     qrels_kind: str = "human"  # the kind of the qrels file's judgments
     irds: str = ""  # an ir_datasets id: the qrels, queries and texts the folder does not have
     sources: tuple[tuple[str, str, str], ...] = ()  # other sources declared: (name, file, kind)
+    access: Access = Access()  # who may see and judge it on a server with sign-in ([access])
 
 
 CONFIG_BYTES = 64 * 1024
@@ -81,6 +79,7 @@ def _read_config(root: Path) -> CollectionConfig:
         "grades",
         "qrels",
         "irds",
+        "access",
     }
     unknown = sorted(set(data) - known)
     if unknown:
@@ -108,6 +107,7 @@ def _read_config(root: Path) -> CollectionConfig:
             documents=_text(data, "documents", ""),
             grades=_grades(data.get("grades")),
             irds=dataset,
+            access=read_access(data.get("access")),
             **_qrels_table(data.get("qrels", {})),
         )
     except (TypeError, ValueError) as exc:
@@ -188,3 +188,9 @@ def _read_protocol(table: dict | None) -> Protocol | None:
     return Protocol(
         str(table["group_by"]), str(table["default"]), {str(k): str(v) for k, v in primary.items()}
     )
+
+
+def access_of(folder: Path) -> Access:
+    """The ``[access]`` of a collection folder's collection.toml (none: every signed-in person
+    judges; an ir_datasets collection has none)."""
+    return _read_config(folder).access if (folder / "collection.toml").is_file() else Access()

@@ -27,6 +27,17 @@ class MeetingError(RankvizError, ValueError):
     empty)."""
 
 
+class MeetingLocked(MeetingError):
+    """The meeting is locked: nothing is recorded until an owner unlocks it."""
+
+    def __init__(self, lock: Lock) -> None:
+        super().__init__(
+            f"the meeting is locked (by {lock.by} at {lock.at}): it is read-only until an owner "
+            "unlocks it"
+        )
+        self.lock = lock
+
+
 class NoteConflict(MeetingError):
     """A note was changed by someone else after the writer saw it: theirs is ``note``, by ``by``."""
 
@@ -47,10 +58,18 @@ class GradeConflict(MeetingError):
         self.conflicts = conflicts
 
 
+#: How an entry's author is known: signed in through the server's provider (the identity is the
+#: provider's), a name typed in the app without sign-in, ``--by`` on the command line, or a qrels
+#: file imported. "" for entries recorded before rankviz kept it.
+SIGNED_IN, TYPED, COMMAND_LINE, IMPORTED = "sign-in", "typed name", "command line", "import"
+VIA = (SIGNED_IN, TYPED, COMMAND_LINE, IMPORTED)
+UNSAID = "not recorded"  # how an older entry's author is known
+
+
 @dataclass(frozen=True)
 class Judgment:
     """One grade given in the meeting; ``previous``: the grade in force before it (none: unjudged,
-    or not known)."""
+    or not known); ``via``: how its author is known (:data:`VIA`)."""
 
     qid: str
     docid: str
@@ -59,6 +78,7 @@ class Judgment:
     by: str
     at: str
     note: str
+    via: str = ""
 
 
 @dataclass(frozen=True)
@@ -71,6 +91,16 @@ class Entry:
     by: str
     at: str
     note: str
+    via: str = ""
+
+
+class Lock(NamedTuple):
+    """Whether the meeting is locked, by whom, when and how they were known."""
+
+    locked: bool
+    by: str
+    at: str
+    via: str
 
 
 def store_path(location: str | Path) -> Path:

@@ -16,12 +16,17 @@ from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 
 from rankviz.io.entries import (
+    IMPORTED,
     LIMITS,
     STORE_NAME,
+    TABLES,
+    VIA,
     Entry,
     GradeConflict,
     Judgment,
+    Lock,
     MeetingError,
+    MeetingLocked,
     NoteConflict,
     RecordVersion,
     checked,
@@ -40,7 +45,9 @@ __all__ = [
     "Entry",
     "GradeConflict",
     "Judgment",
+    "Lock",
     "MeetingError",
+    "MeetingLocked",
     "MeetingStore",
     "NoteConflict",
     "RecordVersion",
@@ -53,6 +60,12 @@ TAG_JOIN = " + "  # a query's tags, joined in one group value
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _checked_via(via: str) -> str:
+    if via not in VIA:
+        raise MeetingError(f"how the author is known must be one of {', '.join(VIA)}, not {via!r}")
+    return via
 
 
 class MeetingStore(RecordFile):
@@ -73,13 +86,14 @@ class MeetingStore(RecordFile):
         grade: int,
         *,
         by: str,
+        via: str,
         note: str = "",
         original: int | None = None,
     ) -> Judgment:
         """Record one grade. ``original``: the qrels' grade of the pair, the previous grade when the
         meeting has not judged it yet."""
         return self.judge_many(
-            [(qid, docid, grade)], by=by, note=note, originals={(qid, docid): original}
+            [(qid, docid, grade)], by=by, via=via, note=note, originals={(qid, docid): original}
         )[0]
 
     def judge_many(
@@ -87,16 +101,19 @@ class MeetingStore(RecordFile):
         rows: Iterable[tuple[str, str, int]],
         *,
         by: str,
+        via: str,
         note: str = "",
         originals: Mapping[tuple[str, str], int | None] | None = None,
         notes: Mapping[tuple[str, str], str] | None = None,
         seen: Mapping[tuple[str, str], int | None] | None = None,
     ) -> list[Judgment]:
-        """Record several grades in one transaction (all or none). ``notes``: a note per pair (else
-        ``note``). ``seen``: the meeting's grade of each pair the writer saw (None: not judged by
-        the meeting); if a colleague has given another grade since (and not the one typed), nothing
-        is recorded (:class:`GradeConflict`), as a note is never replaced unseen."""
+        """Record several grades in one transaction (all or none), by ``by``, known through ``via``
+        (:data:`~rankviz.io.entries.VIA`). ``notes``: a note per pair (else ``note``). ``seen``:
+        the meeting's grade of each pair the writer saw (None: not judged by the meeting); if a
+        colleague has given another grade since (and not the one typed), nothing is recorded
+        (:class:`GradeConflict`), as a note is never replaced unseen."""
         by, note = checked("name", by), checked("note", note, empty=True)
+        via = _checked_via(via)
         entries = [
             (checked("qid", q), checked("docid", d), self._grade(q, d, g)) for q, d, g in rows
         ]
@@ -119,11 +136,11 @@ class MeetingStore(RecordFile):
                 previous = last[0] if last else originals.get((qid, docid))
                 why = texts.get((qid, docid), note)
                 db.execute(
-                    "INSERT INTO judgments (qid, docid, grade, previous, by, at, note) VALUES (?, "
-                    "?, ?, ?, ?, ?, ?)",
-                    (qid, docid, grade, previous, by, at, why),
+                    "INSERT INTO judgments (qid, docid, grade, previous, by, at, note, via) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (qid, docid, grade, previous, by, at, why, via),
                 )
-                done.append(Judgment(qid, docid, grade, previous, by, at, why))
+                done.append(Judgment(qid, docid, grade, previous, by, at, why, via))
             if conflicts:
                 # the transaction rolls back: nothing of the writer's is recorded
                 raise GradeConflict(conflicts)
@@ -135,18 +152,20 @@ class MeetingStore(RecordFile):
         except GradeError as exc:
             raise MeetingError(f"{qid} {docid}: {exc}") from None
 
-    def import_qrels(self, qrels: Qrels, *, by: str, note: str = "") -> list[Judgment]:
+    def import_qrels(
+        self, qrels: Qrels, *, by: str, via: str = IMPORTED, note: str = ""
+    ) -> list[Judgment]:
         """Every judgment of ``qrels`` (read by :func:`rankviz.io.readers.read_qrels`), in one
         transaction."""
         frame = qrels.to_frame()
-        return self.judge_many(
-            zip(frame["qid"], frame["docid"], map(int, frame["rel"]), strict=True), by=by, note=note
-        )
+        rows = zip(frame["qid"], frame["docid"], map(int, frame["rel"]), strict=True)
+        return self.judge_many(rows, by=by, via=via, note=note)
 
     def judgments(self, qid: str | None = None) -> list[Judgment]:
         """The judgment log, oldest first (of one query, or all)."""
-        sql = "SELECT qid, docid, grade, previous, by, at, note FROM judgments"
         with self._connection() as db:
+            sql = f"SELECT qid, docid, grade, previous, by, at, note, {self._via(db, 'judgments')} "
+            sql += "FROM judgments"
             rows = (
                 db.execute(sql + " WHERE qid = ? ORDER BY id", (qid,))
                 if qid is not None
@@ -191,8 +210,9 @@ class MeetingStore(RecordFile):
     ) -> tuple[dict[tuple[str, str], Judgment], list[str]]:
         """The one rule for what is in force: per pair, the latest entry whose ids a qrels file can
         hold and whose grade is on the scale; each entry left out, with why."""
-        sql = "SELECT id, qid, docid, grade, previous, by, at, note FROM judgments"
         with self._connection() as db:
+            sql = "SELECT id, qid, docid, grade, previous, by, at, note, "
+            sql += f"{self._via(db, 'judgments')} FROM judgments"
             rows = db.execute(
                 sql + (" WHERE qid = ?" if qid is not None else "") + " ORDER BY id",
                 (qid,) if qid is not None else (),
@@ -200,7 +220,7 @@ class MeetingStore(RecordFile):
         found: dict[tuple[str, str], Judgment] = {}
         # by pair: a later grade of the pair in the scale corrects it
         problems: dict[object, str] = {}
-        for number, qid_, docid, grade, previous, by, at, note in rows:
+        for number, qid_, docid, grade, previous, by, at, note, via in rows:
             if judges is not None and not judges(by):
                 continue
             try:
@@ -210,7 +230,7 @@ class MeetingStore(RecordFile):
                 continue
             try:
                 found[key] = Judgment(
-                    key[0], key[1], checked_grade(grade, self.scale), previous, by, at, note
+                    key[0], key[1], checked_grade(grade, self.scale), previous, by, at, note, via
                 )
                 problems.pop(key, None)
             except GradeError as exc:
@@ -222,11 +242,14 @@ class MeetingStore(RecordFile):
 
     # --- tags and notes --------------------------------------------------------------------------
 
-    def tag(self, qid: str, tag: str, *, by: str, removed: bool = False) -> None:
+    def tag(self, qid: str, tag: str, *, by: str, via: str, removed: bool = False) -> None:
         """Add ``tag`` to the query (or remove it, ``removed=True``)."""
         row = (checked("qid", qid), checked("tag", tag), int(removed), checked("name", by), _now())
         with self._writing() as db:
-            db.execute("INSERT INTO tags (qid, tag, removed, by, at) VALUES (?, ?, ?, ?, ?)", row)
+            db.execute(
+                "INSERT INTO tags (qid, tag, removed, by, at, via) VALUES (?, ?, ?, ?, ?, ?)",
+                (*row, _checked_via(via)),
+            )
 
     def tags(self) -> dict[str, list[str]]:
         """Each tagged query's tags in force, sorted."""
@@ -245,10 +268,11 @@ class MeetingStore(RecordFile):
         """Each tagged query's group: its tags joined (``qrels wrong + tokenisation``)."""
         return {qid: TAG_JOIN.join(tags) for qid, tags in self.tags().items()}
 
-    def set_note(self, qid: str, note: str, *, by: str, seen: str | None = None) -> None:
+    def set_note(self, qid: str, note: str, *, by: str, via: str, seen: str | None = None) -> None:
         """Replace the query's note (the previous one stays in the history). ``seen``: the note the
         writer saw; if someone else changed it since, nothing is written (:class:`NoteConflict`)."""
         qid, note, by = checked("qid", qid), checked("note", note, empty=True), checked("name", by)
+        via = _checked_via(via)
         with self._writing() as db:
             last = db.execute(
                 "SELECT note, by FROM notes WHERE qid = ? ORDER BY id DESC LIMIT 1", (qid,)
@@ -256,8 +280,8 @@ class MeetingStore(RecordFile):
             if seen is not None and (last[0] if last else "") != seen:
                 raise NoteConflict(qid, last[0], last[1])
             db.execute(
-                "INSERT INTO notes (qid, note, previous, by, at) VALUES (?, ?, ?, ?, ?)",
-                (qid, note, last[0] if last else None, by, _now()),
+                "INSERT INTO notes (qid, note, previous, by, at, via) VALUES (?, ?, ?, ?, ?, ?)",
+                (qid, note, last[0] if last else None, by, _now(), via),
             )
 
     def notes(self) -> dict[str, str]:
@@ -271,24 +295,40 @@ class MeetingStore(RecordFile):
         """Everything recorded about one query, oldest first."""
         with self._connection() as db:
             judged = db.execute(
-                "SELECT id, 'judgment', docid || ' = ' || grade, "
-                "COALESCE(previous, ''), by, at, note "
-                "FROM judgments WHERE qid = ?",
+                "SELECT id, 'judgment', docid || ' = ' || grade, COALESCE(previous, ''), by, at, "
+                f"note, {self._via(db, 'judgments')} FROM judgments WHERE qid = ?",
                 (qid,),
             ).fetchall()
             tagged = db.execute(
-                "SELECT id, CASE removed WHEN 1 THEN 'untag' ELSE 'tag' END, tag, "
-                "'', by, at, '' "
-                "FROM tags WHERE qid = ?",
+                "SELECT id, CASE removed WHEN 1 THEN 'untag' ELSE 'tag' END, tag, '', by, at, '', "
+                f"{self._via(db, 'tags')} FROM tags WHERE qid = ?",
                 (qid,),
             ).fetchall()
             noted = db.execute(
-                "SELECT id, 'note', note, COALESCE(previous, ''), by, at, '' FROM "
-                "notes WHERE qid = ?",
+                "SELECT id, 'note', note, COALESCE(previous, ''), by, at, '', "
+                f"{self._via(db, 'notes')} FROM notes WHERE qid = ?",
                 (qid,),
             ).fetchall()
         rows = sorted([*judged, *tagged, *noted], key=lambda r: (r[5], r[1], r[0]))
         return [
-            Entry(kind, what, str(previous), by, at, note)
-            for _, kind, what, previous, by, at, note in rows
+            Entry(kind, what, str(previous), by, at, note, via)
+            for _, kind, what, previous, by, at, note, via in rows
         ]
+
+    def provenance(self) -> dict[str, int]:
+        """How many entries (judgments, tags, notes) were made by each way of knowing their author
+        (:data:`~rankviz.io.entries.VIA`; "" for entries recorded before rankviz kept it)."""
+        counts: dict[str, int] = {}
+        with self._connection() as db:
+            for table in TABLES:
+                via = self._via(db, table)
+                for how, n in db.execute(f"SELECT {via}, COUNT(*) FROM {table} GROUP BY 1"):
+                    counts[how] = counts.get(how, 0) + n
+        return counts
+
+    # --- the lock --------------------------------------------------------------------------------
+
+    def lock(self, *, by: str, via: str, locked: bool = True) -> Lock:
+        """Lock the meeting (``locked=False``: unlock it): while locked, every entry is refused
+        (:class:`MeetingLocked`), whoever sends it."""
+        return self.set_lock(locked, by=checked("name", by), via=_checked_via(via), at=_now())

@@ -16,7 +16,9 @@ from pathlib import Path
 from rankviz.io.entries import (
     DIGESTS,
     TABLES,
+    Lock,
     MeetingError,
+    MeetingLocked,
     RecordVersion,
     file_stamp,
     rows_digest,
@@ -25,7 +27,8 @@ from rankviz.io.entries import (
 from rankviz.io.grades import GRADE_RANGE, Scale
 
 # 2: a meta table naming the record (its identity survives a copy, not a new record)
-SCHEMA_VERSION = 2
+# 3: how each entry's author is known (via), and the meeting's locks
+SCHEMA_VERSION = 3
 BUSY_TIMEOUT_S = 60.0
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS judgments (
@@ -47,6 +50,10 @@ CREATE TABLE IF NOT EXISTS notes (
 );
 CREATE INDEX IF NOT EXISTS notes_query ON notes (qid, id);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS locks (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    locked INTEGER NOT NULL, by TEXT NOT NULL, at TEXT NOT NULL, via TEXT NOT NULL DEFAULT ''
+);
 """
 
 
@@ -77,6 +84,9 @@ class RecordFile:
             elif found < SCHEMA_VERSION:
                 db.execute("PRAGMA journal_mode=WAL")  # persistent: set once, on the file
                 db.executescript(_SCHEMA)
+                for table in TABLES:  # a record of an older version: its entries say nothing
+                    if "via" not in _columns(db, table):
+                        db.execute(f"ALTER TABLE {table} ADD COLUMN via TEXT NOT NULL DEFAULT ''")
                 db.execute(
                     "INSERT OR IGNORE INTO meta (key, value) VALUES ('record', ?)",
                     (uuid.uuid4().hex,),
@@ -84,6 +94,10 @@ class RecordFile:
                 db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         if collection is not None:
             self._belongs_to(collection, create)
+
+    def _via(self, db: sqlite3.Connection, table: str) -> str:
+        """The SQL of an entry's ``via`` (a record of an older version read as it is: "")."""
+        return "via" if "via" in _columns(db, table) else "''"
 
     @contextlib.contextmanager
     def _connection(self) -> Iterator[sqlite3.Connection]:
@@ -104,12 +118,15 @@ class RecordFile:
             db.close()
 
     @contextlib.contextmanager
-    def _writing(self) -> Iterator[sqlite3.Connection]:
+    def _writing(self, *, entry: bool = True) -> Iterator[sqlite3.Connection]:
         """One write transaction: taken at once (BEGIN IMMEDIATE), so writers queue instead of
-        failing."""
+        failing. ``entry``: it records an entry, refused while the meeting is locked (checked in
+        the same transaction, so no entry slips in after a lock)."""
         with self._connection() as db:
             db.execute("BEGIN IMMEDIATE")
             try:
+                if entry and (lock := _lock(db)).locked:
+                    raise MeetingLocked(lock)
                 yield db
             except BaseException:
                 db.execute("ROLLBACK")
@@ -144,6 +161,21 @@ class RecordFile:
                         "INSERT OR IGNORE INTO meta (key, value) VALUES ('scale', ?)",
                         (f"{low},{high}",),
                     )
+
+    def lock_state(self) -> Lock:
+        """Whether the meeting is locked now (its latest lock or unlock), by whom and when."""
+        with self._connection() as db:
+            return _lock(db)
+
+    def set_lock(self, locked: bool, *, by: str, via: str, at: str) -> Lock:
+        """Lock the meeting (nothing is recorded until it is unlocked) or unlock it; each is an
+        entry of the record, so who locked and unlocked it stays in its history."""
+        with self._writing(entry=False) as db:
+            db.execute(
+                "INSERT INTO locks (locked, by, at, via) VALUES (?, ?, ?, ?)",
+                (int(locked), by, at, via),
+            )
+        return Lock(locked, by, at, via)
 
     def owner(self) -> tuple[str | None, Scale | None]:
         """The collection the record belongs to and the grades it takes, as its first writer
@@ -211,3 +243,17 @@ class RecordFile:
         nothing built on them may be revised, only rebuilt)."""
         with self._connection() as db:
             return rows_digest(db, "judgments", upto)
+
+
+def _columns(db: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+
+
+def _lock(db: sqlite3.Connection) -> Lock:
+    """The latest lock or unlock (a record of an older version has none: unlocked)."""
+    try:
+        sql = "SELECT locked, by, at, via FROM locks ORDER BY id DESC LIMIT 1"
+        row = db.execute(sql).fetchone()
+    except sqlite3.OperationalError:
+        row = None
+    return Lock(bool(row[0]), row[1], row[2], row[3]) if row else Lock(False, "", "", "")

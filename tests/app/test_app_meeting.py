@@ -67,7 +67,10 @@ def prefilled(store: MeetingStore, queries: int = 6) -> dict[tuple[str, str], in
             if (qid, docid) not in known:
                 grades[(qid, docid)] = 2
     store.judge_many(
-        [(q, d, g) for (q, d), g in grades.items()], by="Ann", note="found in the meeting"
+        [(q, d, g) for (q, d), g in grades.items()],
+        by="Ann",
+        via="typed name",
+        note="found in the meeting",
     )
     return grades
 
@@ -86,6 +89,7 @@ def prefilled_more(store: MeetingStore, done: dict) -> int:
             for q, d, g in zip(rows.qid, rows.docid, rows.rel, strict=True)
         ],
         by="Bob",
+        via="typed name",
     )
     return len(rows)
 
@@ -263,9 +267,9 @@ def test_the_meeting_qrels_in_force_change_every_number_as_the_command_line_does
 @pytest.mark.slow
 def test_tags_are_query_groups_on_every_page(notes) -> None:
     store = MeetingStore(notes)
-    store.tag("1", "needs reasoning", by="Ann")
-    store.tag("2", "needs reasoning", by="Ann")
-    store.tag("2", "qrels wrong", by="Bob")
+    store.tag("1", "needs reasoning", by="Ann", via="typed name")
+    store.tag("2", "needs reasoning", by="Ann", via="typed name")
+    store.tag("2", "qrels wrong", by="Bob", via="typed name")
     at = start(group_by="tag")
     assert not at.exception and not at.error
     groups = (
@@ -316,7 +320,7 @@ def _immutable(path) -> None:
 def test_a_read_only_record_opens_read_only_with_its_numbers_and_a_message(notes) -> None:
     import subprocess
 
-    MeetingStore(notes).judge("1", "184", 4, by="Ann")
+    MeetingStore(notes).judge("1", "184", 4, by="Ann", via="typed name")
     before = notes.read_bytes()
     _immutable(notes)
     try:
@@ -428,7 +432,9 @@ def test_a_grade_outside_the_scale_in_the_record_is_left_out_and_every_page_show
     out."""
     from rankviz.app.pages import PAGES
 
-    MeetingStore(notes).judge_many([("1", "184", 44), ("1", "29", 3)], by="Old version")
+    MeetingStore(notes).judge_many(
+        [("1", "184", 44), ("1", "29", 3)], by="Old version", via="typed name"
+    )
     for page in [p for p in PAGES if p.framed]:
         for qrels in ("file", "meeting"):
             at = start(page.key, runs="bm25,dense", query="1", qrels=qrels)
@@ -455,11 +461,13 @@ def test_a_grade_outside_the_scale_in_the_record_is_left_out_and_every_page_show
 def test_a_replaced_record_gives_fresh_numbers(notes) -> None:
     """The record moved away and a new one made whose ids run the same: the numbers are the new
     record's, as the command line gives them (the merged qrels were served from the old one)."""
-    MeetingStore(notes).judge("1", "184", 4, by="Ann")
+    MeetingStore(notes).judge("1", "184", 4, by="Ann", via="typed name")
     first = start("overview", runs="bm25,dense", qrels="meeting")
     assert not first.exception
     notes.rename(notes.with_name("old.sqlite"))
-    MeetingStore(notes).judge("1", "184", 0, by="Bob")  # judgment 1 again, another grade
+    MeetingStore(notes).judge(
+        "1", "184", 0, by="Bob", via="typed name"
+    )  # judgment 1 again, another grade
     again = start("overview", runs="bm25,dense", qrels="meeting")
     expected = _cli_means(notes)
     means = again.dataframe[0].value
@@ -494,7 +502,7 @@ def test_a_record_replaced_by_a_diverged_copy_or_edited_by_hand_gives_fresh_numb
     import sqlite3
 
     store = MeetingStore(notes)
-    store.judge("1", "184", 4, by="Ann")
+    store.judge("1", "184", 4, by="Ann", via="typed name")
     backup = tmp_path / "backup.sqlite"
     shutil.copy(notes, backup)
     first = start("overview", runs="bm25,dense", qrels="meeting")
@@ -513,7 +521,9 @@ def test_a_record_replaced_by_a_diverged_copy_or_edited_by_hand_gives_fresh_numb
     edit(notes, 2)  # a grade edited by hand, in place
     _means_equal_the_command_lines(start("overview", runs="bm25,dense", qrels="meeting"), notes)
     edit(notes, 3)
-    MeetingStore(notes).judge("2", "12", 4, by="Bob")  # a later judgment on another query
+    MeetingStore(notes).judge(
+        "2", "12", 4, by="Bob", via="typed name"
+    )  # a later judgment on another query
     _means_equal_the_command_lines(start("overview", runs="bm25,dense", qrels="meeting"), notes)
 
 
@@ -540,7 +550,7 @@ def test_judging_never_moves_the_discussion_queue(notes) -> None:
     )
     top = frame[frame.qid == first].sort_values(["score", "docid"], ascending=False).head(10)
     # dense's loss on it is gone
-    MeetingStore(notes).judge_many([(first, d, 4) for d in top.docid], by="Bob")
+    MeetingStore(notes).judge_many([(first, d, 4) for d in top.docid], by="Bob", via="typed name")
     at.run()
     again = next(d.value for d in at.dataframe if "why" in d.value.columns)
     assert not at.exception
@@ -694,7 +704,7 @@ def test_one_record_file_for_every_collection_keeps_each_collections_numbers_apa
     shared = tmp_path / "all.sqlite"
     monkeypatch.setenv("RANKVIZ_NOTES", str(shared))
     cranfield = open_collection(CRANFIELD).config.name
-    MeetingStore(shared, collection=cranfield).judge("1", "184", 0, by="Ann")
+    MeetingStore(shared, collection=cranfield).judge("1", "184", 0, by="Ann", via="typed name")
     plain = (
         start("overview", collection="dl-hard-passage", runs="bm25,bm25_t5-zs", qrels="file")
         .dataframe[0]
@@ -737,7 +747,7 @@ def test_no_widget_gets_its_value_twice_as_the_meeting_judges_and_switches_qrels
     assert grid.proto.HasField("placeholder") and grid.proto.placeholder == ""  # not "None"
     next(b for b in at.button if b.label == "Next").click().run()
     (qid, docid), grade = next(iter(grades.items()))
-    MeetingStore(notes).judge(qid, docid, (grade + 1) % 3, by="Bob")
+    MeetingStore(notes).judge(qid, docid, (grade + 1) % 3, by="Bob", via="typed name")
     at.run()
     widget(at.radio, "Qrels in force").set_value("file").run()
     at.query_params["k"] = "20"

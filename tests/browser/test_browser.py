@@ -5,114 +5,37 @@ Skips (with the reason) where chromium is missing; fails instead when CI is set.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
-import time
 import urllib.parse
 import urllib.request
 from pathlib import Path
 
 import pytest
 from apptest import FORMULA, IMAGE, LINK
+from browsing import (
+    _free_port,
+    choose,
+    chromium_browser,  # noqa: F401 (the ``browser`` fixture)
+    open_page,
+    serving,
+    settled,
+    streamlit_server,
+)
 from conftest import ROOT
 
 from rankviz.app.pages import PAGES
 from rankviz.io.collection import open_collection
 from rankviz.io.meeting import MeetingStore
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-def _unavailable(reason: str) -> None:
-    if os.environ.get("CI"):
-        pytest.fail(f"browser tests cannot run in CI: {reason}")
-    pytest.skip(reason)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def serving(url: str, process: subprocess.Popen) -> None:
-    """Wait (on the server's health answer, up to 90 s) until the streamlit server at ``url``
-    serves; else kill it and fail."""
-    deadline = time.time() + 90
-    while time.time() < deadline:
-        try:
-            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
-                return
-        except OSError:
-            time.sleep(0.3)
-    process.kill()
-    pytest.fail("streamlit did not start within 90 s")
-
-
-@contextlib.contextmanager
-def streamlit_server(*script_args: str, env: dict | None = None):
-    """A fresh ``streamlit run app.py [-- script_args]`` on a free loopback port, until the block
-    ends; yields its URL (the process is ``streamlit_server.process``)."""
-    port = _free_port()
-    log = open(os.devnull, "w")
-    flags = {
-        "server.port": port,
-        "server.address": "127.0.0.1",
-        "server.headless": "true",
-        "browser.gatherUsageStats": "false",
-        "server.fileWatcherType": "none",
-    }
-    command = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py")]
-    command += [item for key, value in flags.items() for item in (f"--{key}", str(value))]
-    command += ["--", *script_args] if script_args else []
-    process = subprocess.Popen(
-        command, cwd=ROOT, stdout=log, stderr=log, env={**os.environ, **(env or {})}
-    )
-    streamlit_server.process = process
-    url = f"http://127.0.0.1:{port}"
-    serving(url, process)
-    try:
-        yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
-        log.close()
-
 
 @pytest.fixture(scope="module")
 def server():
     with streamlit_server() as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not Path(CHROMIUM).exists():
-        _unavailable("no chromium found (apt-get install chromium)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _unavailable("playwright is not installed")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
-        )
-        yield browser
-        browser.close()
 
 
 @pytest.fixture
@@ -122,44 +45,6 @@ def page(browser, server):
     page.set_default_timeout(60_000)
     yield page
     context.close()
-
-
-def open_page(page, url: str) -> None:
-    page.goto(url)
-    page.wait_for_selector('[data-testid="stApp"]')
-    settled(page)
-
-
-#: Streamlit marks its root with the script's state; "notRunning" once a run has drawn everything.
-SETTLED = '[data-testid="stApp"][data-test-script-state="notRunning"]'
-
-
-def settled(page) -> None:
-    """Wait until the app's script run has finished and nothing shows it running (an event, not a
-    delay)."""
-    page.wait_for_selector(SETTLED, state="attached", timeout=60_000)
-    page.wait_for_function(
-        "!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60_000
-    )
-
-
-def choose(page, label: str, option: str) -> None:
-    """Pick ``option`` of a select box, as a person does. A rerun redraws the box and closes a list
-    it had open: the click waits for the app to settle, and is made again if no list opens."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    box = page.locator('[data-testid="stSelectbox"]').filter(has_text=label).first
-    listed = page.get_by_role("option", name=option, exact=True)
-    for attempt in range(3):
-        settled(page)
-        box.get_by_role("combobox").click()
-        try:
-            listed.wait_for(timeout=15_000)
-            break
-        except PlaywrightTimeout:
-            if attempt == 2:
-                raise
-    listed.click()
 
 
 @pytest.mark.parametrize(
@@ -346,7 +231,9 @@ def projector_server(request, server, tmp_path):
 
     notes = tmp_path / "notes"
     notes.mkdir()
-    MeetingStore(notes / "cranfield.sqlite", collection="Cranfield").judge("1", "184", 2, by="Ann")
+    MeetingStore(notes / "cranfield.sqlite", collection="Cranfield").judge(
+        "1", "184", 2, by="Ann", via="typed name"
+    )
     with streamlit_server(env={"RANKVIZ_NOTES": str(notes)}) as url:
         yield url
 
@@ -967,23 +854,22 @@ def test_the_meetings_report_opens_offline_with_every_discussed_query_and_hostil
 ) -> None:
     """`rankviz report` writes one page: no request leaves it, every query the meeting touched is
     there with its grades, tags and note, and text from the record shows as written."""
-    import shutil
 
     folder = tmp_path / "cranfield"
     shutil.copytree(ROOT / "sample_data" / "cranfield", folder)
     store = MeetingStore(folder)
-    store.judge("1", "184", 4, by="Ann", note=f"{LINK} <b>bold</b>")
-    store.judge("2", "12", 0, by="<img src=x onerror=alert(1)>")
-    store.tag("3", "<script>window.ran=1</script>", by="Bob")
-    store.set_note("4", f"{IMAGE} {FORMULA}\nsecond line", by="Bob")
-    store.tag("\u202e5", "right-to-left override in the id", by="Bob")
+    store.judge("1", "184", 4, by="Ann", via="typed name", note=f"{LINK} <b>bold</b>")
+    store.judge("2", "12", 0, by="<img src=x onerror=alert(1)>", via="typed name")
+    store.tag("3", "<script>window.ran=1</script>", by="Bob", via="typed name")
+    store.set_note("4", f"{IMAGE} {FORMULA}\nsecond line", by="Bob", via="typed name")
+    store.tag("\u202e5", "right-to-left override in the id", by="Bob", via="typed name")
     queries = (folder / "queries.tsv").read_text().splitlines()
     long_text = "x" * 200_000  # one 200 KB word: the page must still fit its width
     (folder / "queries.tsv").write_text(
         "\n".join(f"6\t{long_text}" if line.split("\t")[0] == "6" else line for line in queries)
         + "\n"
     )
-    store.tag("6", "long", by="Bob")
+    store.tag("6", "long", by="Bob", via="typed name")
     out = tmp_path / "report.html"
     done = subprocess.run(
         [sys.executable, "-m", "rankviz", "report", str(folder), "bm25", "dense", "-o", str(out)],
@@ -1043,7 +929,9 @@ def test_an_out_of_scale_entry_in_the_record_leaves_every_number_and_one_warning
     """A record written by an older version holds grade 44 on Cranfield (0-4): the Overview and
     Per-query deltas show their numbers, one warning names the entry, nothing crashes."""
     db = tmp_path / "meeting.sqlite"
-    MeetingStore(db).judge_many([("1", "184", 44), ("1", "29", 3)], by="Old version")
+    MeetingStore(db).judge_many(
+        [("1", "184", 44), ("1", "29", 3)], by="Old version", via="typed name"
+    )
     with streamlit_server("--notes", str(db)) as url:
         context, page = _meeting_page(browser, url, "/?runs=bm25,dense", name=None)
         page.get_by_role("button", name="Download table (CSV)").wait_for()

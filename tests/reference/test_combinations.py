@@ -244,7 +244,7 @@ def test_record_entries_written_outside_rankviz_are_left_out_with_a_warning(
 
     db = tmp_path / "notes.sqlite"
     store = MeetingStore(db)
-    store.judge("301", "FBIS3-10082", 1, by="ann")
+    store.judge("301", "FBIS3-10082", 1, by="ann", via="typed name")
     with sqlite3.connect(db) as raw:  # rows an older version or another program wrote
         for qid, docid, grade in (
             ("#302", "d", 1),

@@ -730,7 +730,9 @@ def test_an_output_file_that_cannot_be_written_is_one_line_and_exit_2(tmp_path, 
     from rankviz.io.meeting import MeetingStore
 
     record = tmp_path / "record.sqlite"
-    MeetingStore(record, scale=(0, 4), collection="Cranfield").judge("1", "184", 2, by="Ann")
+    MeetingStore(record, scale=(0, 4), collection="Cranfield").judge(
+        "1", "184", 2, by="Ann", via="typed name"
+    )
     target = tmp_path / "missing_folder" / "x.html"
     assert (
         main(["report", str(SAMPLES / "cranfield"), "--judgments", str(record), "-o", str(target)])

@@ -41,9 +41,9 @@ def cli(*args: str) -> subprocess.CompletedProcess:
 
 def test_latest_judgment_wins_and_remembers_what_it_replaced(tmp_path: Path) -> None:
     store = MeetingStore(tmp_path / "m.sqlite")
-    first = store.judge("q1", "d1", 2, by="Ann", original=0)
-    second = store.judge("q1", "d1", 1, by="Bob", note="off topic")
-    store.judge("q2", "d9", 3, by="Ann")
+    first = store.judge("q1", "d1", 2, by="Ann", via="typed name", original=0)
+    second = store.judge("q1", "d1", 1, by="Bob", via="typed name", note="off topic")
+    store.judge("q2", "d9", 3, by="Ann", via="typed name")
     assert (first.previous, second.previous) == (0, 2)
     assert store.latest() == {("q1", "d1"): 1, ("q2", "d9"): 3}
     assert [(j.by, j.grade, j.note) for j in store.judgments("q1")] == [
@@ -59,12 +59,12 @@ def test_latest_judgment_wins_and_remembers_what_it_replaced(tmp_path: Path) -> 
 def test_tags_added_and_removed_notes_replaced_history_complete(tmp_path: Path) -> None:
     store = MeetingStore(tmp_path)  # a folder: its rankviz-notes.sqlite
     assert store.path == tmp_path / "rankviz-notes.sqlite"
-    store.tag("q1", "qrels wrong", by="Ann")
-    store.tag("q1", "needs reasoning", by="Bob")
-    store.tag("q2", "qrels wrong", by="Bob")
-    store.tag("q1", "qrels wrong", by="Ann", removed=True)
-    store.set_note("q1", "first", by="Ann")
-    store.set_note("q1", "second", by="Bob")
+    store.tag("q1", "qrels wrong", by="Ann", via="typed name")
+    store.tag("q1", "needs reasoning", by="Bob", via="typed name")
+    store.tag("q2", "qrels wrong", by="Bob", via="typed name")
+    store.tag("q1", "qrels wrong", by="Ann", via="typed name", removed=True)
+    store.set_note("q1", "first", by="Ann", via="typed name")
+    store.set_note("q1", "second", by="Bob", via="typed name")
     assert store.tags() == {"q1": ["needs reasoning"], "q2": ["qrels wrong"]}
     assert store.notes() == {"q1": "second"}
     history = store.history("q1")
@@ -75,9 +75,9 @@ def test_tags_added_and_removed_notes_replaced_history_complete(tmp_path: Path) 
 def test_hostile_text_round_trips_literally(tmp_path: Path) -> None:
     store = MeetingStore(tmp_path / "m.sqlite")
     for i, text in enumerate(HOSTILE):
-        store.judge(f"q{i}", f"d{i}", 1, by=text[:80], note=text)
-        store.tag(f"q{i}", text[:60], by=text[:80])
-        store.set_note(f"q{i}", text + "\nline two", by="Ann")
+        store.judge(f"q{i}", f"d{i}", 1, by=text[:80], via="typed name", note=text)
+        store.tag(f"q{i}", text[:60], by=text[:80], via="typed name")
+        store.set_note(f"q{i}", text + "\nline two", by="Ann", via="typed name")
     for i, text in enumerate(HOSTILE):
         assert (
             store.judgments(f"q{i}")[0].note == text and store.judgments(f"q{i}")[0].by == text[:80]
@@ -86,30 +86,43 @@ def test_hostile_text_round_trips_literally(tmp_path: Path) -> None:
         assert store.notes()[f"q{i}"] == text + "\nline two"
     done = cli("judgments", "export", str(store.path), "--format", "tsv")
     rows = list(csv.reader(io.StringIO(done.stdout), delimiter="\t"))
-    assert rows[0] == ["qid", "docid", "grade", "previous_grade", "by", "at", "note"]
+    assert rows[0] == ["qid", "docid", "grade", "previous_grade", "by", "at", "note", "via"]
     assert [row[6] for row in rows[1:]] == HOSTILE
+    assert {row[7] for row in rows[1:]} == {"typed name"}
 
 
 @pytest.mark.parametrize(
     ("kind", "call", "says"),
     [
-        ("name", lambda s: s.judge("q", "d", 1, by=""), "a name cannot be empty"),
+        ("name", lambda s: s.judge("q", "d", 1, by="", via="typed name"), "a name cannot be empty"),
         (
             "tag",
-            lambda s: s.tag("q", "x" * (LIMITS["tag"] + 1), by="Ann"),
+            lambda s: s.tag("q", "x" * (LIMITS["tag"] + 1), by="Ann", via="typed name"),
             f"a tag is at most {LIMITS['tag']} characters",
         ),
         (
             "note",
-            lambda s: s.set_note("q", "x" * 5000, by="Ann"),
+            lambda s: s.set_note("q", "x" * 5000, by="Ann", via="typed name"),
             "a note is at most 2000 characters; this one has 5,000",
         ),
-        ("docid", lambda s: s.judge("q", "d 1", 1, by="Ann"), "a docid cannot contain spaces"),
-        ("name", lambda s: s.tag("q", "t", by="A\tB"), "a name cannot contain control characters"),
-        ("grade", lambda s: s.judge("q", "d", "high", by="Ann"), "a grade must be a whole number"),
+        (
+            "docid",
+            lambda s: s.judge("q", "d 1", 1, by="Ann", via="typed name"),
+            "a docid cannot contain spaces",
+        ),
+        (
+            "name",
+            lambda s: s.tag("q", "t", by="A\tB", via="typed name"),
+            "a name cannot contain control characters",
+        ),
         (
             "grade",
-            lambda s: s.judge("q", "d", 10**6, by="Ann"),
+            lambda s: s.judge("q", "d", "high", by="Ann", via="typed name"),
+            "a grade must be a whole number",
+        ),
+        (
+            "grade",
+            lambda s: s.judge("q", "d", 10**6, by="Ann", via="typed name"),
             "is not one of the grades: -1000 to 1000",
         ),
     ],
@@ -147,7 +160,7 @@ pairs = st.tuples(st.sampled_from(["q1", "q2", "q3"]), st.sampled_from(["a", "b"
 def test_merged_qrels_are_the_file_with_the_latest_grades(tmp_path_factory, file, meeting) -> None:
     store = MeetingStore(tmp_path_factory.mktemp("m") / "m.sqlite")
     for (qid, docid), grade in meeting:
-        store.judge(qid, docid, grade, by="Ann")
+        store.judge(qid, docid, grade, by="Ann", via="typed name")
     nested: dict = {}
     for (qid, docid), grade in file.items():
         nested.setdefault(qid, {})[docid] = grade
@@ -211,7 +224,7 @@ import sys
 from rankviz.io.meeting import MeetingStore
 store = MeetingStore(sys.argv[1])
 for i in range(100_000):
-    store.judge("q", f"d{i}", 1, by="writer")
+    store.judge("q", f"d{i}", 1, by="writer", via="typed name")
     print(i, flush=True)  # acknowledged: committed before it is printed
 """
 
@@ -515,7 +528,7 @@ def test_a_grade_outside_the_scale_is_refused_and_one_already_recorded_is_left_o
     path = tmp_path / "m.sqlite"
     # no scale then
     MeetingStore(path).judge_many(
-        [("q1", "d1", 2), ("q1", "d2", 44), ("q2", "d3", 3)], by="Old version"
+        [("q1", "d1", 2), ("q1", "d2", 44), ("q2", "d3", 3)], by="Old version", via="typed name"
     )
     store = MeetingStore(path, create=False, scale=(0, 4))
     with pytest.raises(
@@ -523,9 +536,11 @@ def test_a_grade_outside_the_scale_is_refused_and_one_already_recorded_is_left_o
         match=r"q1 d9: grade 44 is not one of the grades of this "
         r"collection: 0, 1, 2, 3, 4",
     ):
-        store.judge("q1", "d9", 44, by="Ann")
+        store.judge("q1", "d9", 44, by="Ann", via="typed name")
     with pytest.raises(MeetingError, match="not one of the grades"):
-        store.judge_many([("q1", "d9", 1), ("q1", "d8", -1)], by="Ann")  # all or none
+        store.judge_many(
+            [("q1", "d9", 1), ("q1", "d8", -1)], by="Ann", via="typed name"
+        )  # all or none
     assert [j.docid for j in store.judgments()] == ["d1", "d2", "d3"]
     grades, left_out = store.latest_checked()
     assert grades == {("q1", "d1"): 2, ("q2", "d3"): 3}
@@ -534,7 +549,7 @@ def test_a_grade_outside_the_scale_is_refused_and_one_already_recorded_is_left_o
         and "judgment 2 (q1 d2) left out: grade 44" in left_out[0]
         and "judge the document again" in left_out[0]
     )
-    store.judge("q1", "d2", 1, by="Ann")  # the correction
+    store.judge("q1", "d2", 1, by="Ann", via="typed name")  # the correction
     assert store.latest_checked() == ({("q1", "d1"): 2, ("q2", "d3"): 3, ("q1", "d2"): 1}, [])
 
 
@@ -542,12 +557,12 @@ def test_a_replaced_record_is_another_record_a_copy_is_the_same(tmp_path: Path) 
     import shutil
 
     first = MeetingStore(tmp_path / "a.sqlite")
-    first.judge("q1", "d1", 2, by="Ann")
+    first.judge("q1", "d1", 2, by="Ann", via="typed name")
     before = first.version()
     shutil.copy(tmp_path / "a.sqlite", tmp_path / "copy.sqlite")
     (tmp_path / "a.sqlite").unlink()
     again = MeetingStore(tmp_path / "a.sqlite")
-    again.judge("q1", "d1", 0, by="Bob")
+    again.judge("q1", "d1", 0, by="Bob", via="typed name")
     assert again.version()[:3] == before[:3] == (1, 0, 0)  # the same ids...
     assert again.version().content != before.content  # ...other content
     # ...another record
@@ -603,7 +618,7 @@ def test_the_report_command_writes_a_new_file_never_an_input(tmp_path: Path) -> 
     folder = tmp_path / "cranfield"
     shutil.copytree(CRANFIELD, folder)
     assert cli("report", str(folder)).returncode == 2  # no record yet: nothing to report
-    MeetingStore(folder).judge("1", "184", 4, by="Ann", note="decisive")
+    MeetingStore(folder).judge("1", "184", 4, by="Ann", via="typed name", note="decisive")
     qrels = (folder / "qrels.txt").read_bytes()
     refused = cli("report", str(folder), "bm25", "dense", "-o", str(folder / "qrels.txt"))
     assert refused.returncode == 2 and "an input of the report" in refused.stderr
@@ -667,19 +682,23 @@ def test_a_grade_written_against_a_newer_one_is_refused_whole_and_names_it(tmp_p
     from rankviz.io.meeting import GradeConflict
 
     store = MeetingStore(tmp_path / "m.sqlite")
-    store.judge("q1", "d1", 0, by="Ann")
+    store.judge("q1", "d1", 0, by="Ann", via="typed name")
     seen = {("q1", "d1"): None, ("q1", "d2"): None}  # Bob's page was drawn before Ann's grade
     with pytest.raises(GradeConflict) as conflict:
-        store.judge_many([("q1", "d1", 2), ("q1", "d2", 1)], by="Bob", seen=seen)
+        store.judge_many([("q1", "d1", 2), ("q1", "d2", 1)], by="Bob", via="typed name", seen=seen)
     assert conflict.value.conflicts == [("q1", "d1", 0, "Ann")]
     assert store.latest() == {("q1", "d1"): 0}  # all or none: d2 is not recorded either
     done = store.judge_many(
-        [("q1", "d1", 0), ("q1", "d2", 1)], by="Bob", seen=seen, notes={("q1", "d2"): "why"}
+        [("q1", "d1", 0), ("q1", "d2", 1)],
+        by="Bob",
+        via="typed name",
+        seen=seen,
+        notes={("q1", "d2"): "why"},
     )
     # the same grade as hers: no conflict
     assert [(j.docid, j.note) for j in done] == [("d1", ""), ("d2", "why")]
     # he saw the grade in force
-    store.judge_many([("q1", "d1", 3)], by="Bob", seen={("q1", "d1"): 0})
+    store.judge_many([("q1", "d1", 3)], by="Bob", via="typed name", seen={("q1", "d1"): 0})
     assert store.latest() == {("q1", "d1"): 3, ("q1", "d2"): 1}
 
 
@@ -696,7 +715,7 @@ def test_the_records_version_follows_a_grade_edited_in_place_and_a_copy_moved_ov
 
     path = tmp_path / "m.sqlite"
     store = MeetingStore(path)
-    store.judge("q1", "d1", 2, by="Ann")
+    store.judge("q1", "d1", 2, by="Ann", via="typed name")
     first = store.version()
     assert store.version() == first
     shutil.copy(path, tmp_path / "copy.sqlite")

@@ -4,7 +4,7 @@ pooled (random effects), with a forest plot per run."""
 import streamlit as st
 
 from rankviz import export, plots, served
-from rankviz.app import across, inputs
+from rankviz.app import across, inputs, signin
 from rankviz.app.cache import folder_stamp
 from rankviz.app.frame import open_plain_page
 from rankviz.app.text import md, message
@@ -38,7 +38,7 @@ HEADERS = {
 
 url = open_plain_page("across")
 st.header("Across collections")
-folders = inputs.collection_folders(inputs.data_dirs())
+folders = signin.collections()
 runs = {}
 for name, folder in folders.items():
     try:

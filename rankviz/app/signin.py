@@ -1,0 +1,110 @@
+"""Who is using this session: a person signed in through the server's OpenID Connect provider
+(Streamlit's ``st.login``, configured by an ``[auth]`` section in the server's secrets: ``rankviz
+app --auth FILE``), or, without sign-in, whoever uses the app, under the name they type.
+
+With sign-in, a visitor who is not signed in sees the sign-in and nothing else; a signed-in person
+sees only the collections whose ``[access]`` lists them (:mod:`rankviz.io.access`), and records
+under the identity the provider vouches for, read from ``st.user`` on every run: nothing a page
+sends (a widget's value, the link) can change it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import streamlit as st
+
+from rankviz.app import inputs
+from rankviz.app.kept import NAME
+from rankviz.app.text import message
+from rankviz.errors import RankvizError
+from rankviz.io.access import Access, Role
+from rankviz.io.collection_config import access_of
+from rankviz.record import SIGNED_IN, TYPED
+
+
+@dataclass(frozen=True)
+class Visitor:
+    """Who records in this session: ``name`` (the provider's e-mail address, or the typed name,
+    "" until one is typed), how it is known (``via``) and the role on the collection shown."""
+
+    name: str
+    via: str
+    role: Role
+
+    @property
+    def signed_in(self) -> bool:
+        return self.via == SIGNED_IN
+
+
+def required() -> bool:
+    """Whether this server signs people in (its secrets hold an ``[auth]`` section)."""
+    try:
+        return bool(st.secrets.load_if_toml_exists() and "auth" in st.secrets)
+    except (FileNotFoundError, RankvizError):  # no secrets at all: no sign-in
+        return False
+
+
+def providers() -> list[str | None]:
+    """The providers to offer: each ``[auth.NAME]`` with a client id, else the one ``[auth]``."""
+    section = st.secrets["auth"]
+    named = [key for key, value in section.items() if hasattr(value, "get")]
+    return [key for key in named if section[key].get("client_id")] or [None]
+
+
+def email() -> str:
+    """The signed-in person's e-mail address, as the provider gave it ("" if none)."""
+    return str(st.user.get("email") or "").strip().lower()
+
+
+def gate() -> None:
+    """Before any page: with sign-in, a visitor not signed in sees the sign-in and nothing else; a
+    signed-in person sees who they are and a sign-out in the sidebar."""
+    if not required():
+        return
+    if not st.user.is_logged_in:
+        st.set_page_config(page_title="Sign in · rankviz", layout="centered")
+        st.title("rankviz")
+        st.write("This server shows its collections to the people it knows: sign in to go on.")
+        for provider in providers():
+            label = "Sign in" + (f" with {provider}" if provider else "")
+            if st.button(label, key=f"signin.{provider}", type="primary"):
+                st.login(provider) if provider else st.login()
+        st.stop()
+    if not email():
+        st.error(
+            "Your sign-in gave no e-mail address, which this server's roles are written in: ask "
+            "its administrator to request the email scope from the provider."
+        )
+        st.stop()
+    who = st.sidebar.container()
+    who.caption(message("Signed in as {}", email()))
+    if who.button("Sign out", key="signin.out"):
+        st.logout()
+
+
+def visitor(access: Access) -> Visitor:
+    """This session's person on a collection of ``access``: signed in (their role from the lists),
+    or, without sign-in, the owner of their own app under the name typed (kept by the session)."""
+    if required():
+        return Visitor(email(), SIGNED_IN, access.role(email()))
+    return Visitor(str(st.session_state.get(NAME, "")).strip(), TYPED, Role.OWNER)
+
+
+def collections() -> dict[str, Path]:
+    """The collections this session may see, by name: every served one without sign-in; with it,
+    those whose ``[access]`` gives the person a role (a collection whose settings cannot be read
+    is listed, and says why when opened, without showing anything)."""
+    folders = inputs.collection_folders(inputs.data_dirs())
+    if not required():
+        return folders
+    shown = {}
+    for name, folder in folders.items():
+        try:
+            role = access_of(folder).role(email())
+        except RankvizError:
+            role = Role.VIEWER
+        if role is not Role.NONE:
+            shown[name] = folder
+    return shown

@@ -1,0 +1,130 @@
+"""AppTest of a server with sign-in: a visitor not signed in sees nothing but the sign-in; a
+collection's ``[access]`` decides who sees it, who judges and who owns it; entries go under the
+identity the sign-in gave, whatever the page sends; an owner locks and unlocks the meeting.
+
+The provider itself (a real OpenID Connect sign-in in Chromium) is tests/browser/test_signin.py's.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from apptest import shown
+from conftest import CRANFIELD
+from streamlit.testing.v1 import AppTest
+
+from rankviz.io.meeting import MeetingStore
+
+AUTH = {
+    "redirect_uri": "http://localhost:8501/oauth2callback",
+    "cookie_secret": "a secret of the tests",
+    "client_id": "rankviz",
+    "client_secret": "secret",
+    "server_metadata_url": "http://localhost:9400/.well-known/openid-configuration",
+}
+ACCESS = """
+[access]
+viewers = ["*@example.org"]
+judges = ["judy@example.org"]
+owners = ["olga@example.org"]
+"""
+
+
+@pytest.fixture
+def team(tmp_path, monkeypatch):
+    """A copy of Cranfield, served as ``team``, whose [access] lists a viewer domain, a judge and
+    an owner; its record is ``notes/team.sqlite``."""
+    folder = tmp_path / "team"
+    shutil.copytree(CRANFIELD, folder, ignore=shutil.ignore_patterns("*.sqlite*"))
+    with open(folder / "collection.toml", "a") as handle:
+        handle.write(ACCESS)
+    monkeypatch.setattr("sys.argv", ["app.py", "--data", str(folder)])
+    monkeypatch.setenv("RANKVIZ_NOTES", str(tmp_path / "notes"))
+    (tmp_path / "notes").mkdir()
+    return tmp_path / "notes" / "team.sqlite"
+
+
+def visit(email: str | None, page: str = "deltas", **params: str) -> AppTest:
+    """The app with sign-in configured, as ``email`` signed in (None: not signed in)."""
+    at = AppTest.from_string(
+        f"from rankviz.app.pages import navigate\nnavigate(default={page!r})\n", default_timeout=120
+    )
+    at.secrets["auth"] = AUTH
+    at.user = {"is_logged_in": False} if email is None else {"is_logged_in": True, "email": email}
+    for key, value in params.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def said(at: AppTest, kind: str) -> list[str]:
+    return [shown(e) for e in at.get(kind)]
+
+
+def test_a_visitor_not_signed_in_sees_the_sign_in_and_no_run_or_number(team) -> None:
+    at = visit(None, "overview", collection="team")
+    assert not at.exception
+    assert [b.label for b in at.button] == ["Sign in"]
+    assert not at.dataframe and not at.get("plotly_chart") and not at.selectbox
+    assert not at.sidebar.selectbox and not at.get("metric")
+
+
+def test_a_person_sees_only_the_collections_that_list_them(team) -> None:
+    outsider = visit("eve@elsewhere.net", "overview")
+    names = outsider.sidebar.selectbox[0].options
+    assert "team" not in names and "cranfield" in names  # the samples have no [access]
+    viewer = visit("vic@example.org", "overview", collection="team")
+    assert viewer.sidebar.selectbox[0].value == "team" and not viewer.exception
+    assert any("Signed in as vic@example.org" in c for c in said(viewer.sidebar, "caption"))
+
+
+def test_a_viewer_sees_the_numbers_and_a_forged_write_is_refused(team) -> None:
+    at = visit("vic@example.org", "deltas", collection="team", query="1")
+    assert not at.exception and at.dataframe
+    assert any("you are a viewer of this collection" in i for i in said(at, "info"))
+    assert all(w.disabled for w in at.multiselect if w.label == "Tags of this query")
+    assert not [t for t in at.text_input if t.key == "meeting.name"]  # no name field
+    # what a tampered page could send: a note and a tag typed into the disabled widgets
+    at.session_state["meeting.note:1"] = "forged"
+    at.session_state["meeting.new_tag:1"] = "forged tag"
+    at.run()
+    refused = [e for e in said(at, "error") if e.startswith("Not recorded")]
+    assert refused and "a viewer cannot judge here" in refused[0]
+    assert not team.exists() or not MeetingStore(team, create=False).history("1")
+
+
+def test_a_judge_records_under_the_identity_of_the_sign_in_not_a_name_sent(team) -> None:
+    at = visit("judy@example.org", "deltas", collection="team", query="1")
+    at.session_state["rankviz.meeting_name"] = "Mallory"  # a name in the session is ignored
+    next(w for w in at.multiselect if w.label == "Tags of this query")
+    at.text_input(key="meeting.new_tag:1").input("needs synonyms").run()
+    at.text_area(key="meeting.note:1").input("judged by Judy").run()
+    assert not at.exception and not [e for e in said(at, "error")]
+    history = MeetingStore(team, create=False).history("1")
+    assert {(e.by, e.via) for e in history} == {("judy@example.org", "sign-in")}
+    table = next(d.value for d in at.dataframe if "known by" in d.value.columns)
+    assert set(table["known by"]) == {"sign-in"} and set(table["by"]) == {"judy@example.org"}
+    # a judge cannot lock
+    assert not [b for b in at.button if b.label == "Lock the meeting"]
+
+
+def test_an_owner_locks_the_meeting_for_everyone_and_unlocks_it(team) -> None:
+    owner = visit("olga@example.org", "deltas", collection="team", query="1")
+    next(b for b in owner.button if b.label == "Lock the meeting").click().run()
+    lock = MeetingStore(team, create=False).lock_state()
+    assert lock.locked and lock.by == "olga@example.org" and lock.via == "sign-in"
+    judge = visit("judy@example.org", "overview", collection="team")
+    assert any("The meeting is locked (by olga@example.org" in i for i in said(judge, "info"))
+    judge = visit("judy@example.org", "deltas", collection="team", query="1")
+    assert all(w.disabled for w in judge.multiselect if w.label == "Tags of this query")
+    judge.session_state["meeting.new_tag:1"] = "while locked"
+    judge.run()
+    assert any("the meeting is locked" in e for e in said(judge, "error"))
+    assert MeetingStore(team, create=False).tags() == {}
+    owner.run()
+    next(b for b in owner.button if b.label == "Unlock the meeting").click().run()
+    assert not MeetingStore(team, create=False).lock_state().locked
+    judge.run()
+    assert not judge.multiselect[0].disabled
+    judge.text_input(key="meeting.new_tag:1").input("after the lock").run()
+    assert MeetingStore(team, create=False).tags() == {"1": ["after the lock"]}

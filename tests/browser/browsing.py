@@ -1,0 +1,144 @@
+"""What the browser tests share: Debian's chromium (the ``browser`` fixture: skips with the reason
+where chromium is missing, fails instead when CI is set), a fresh ``streamlit run app.py`` on a free
+loopback port, and waits on the app's own events (a run finished), never on time."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("CI"):
+        pytest.fail(f"browser tests cannot run in CI: {reason}")
+    pytest.skip(reason)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def serving(url: str, process: subprocess.Popen) -> None:
+    """Wait (on the server's health answer, up to 90 s) until the streamlit server at ``url``
+    serves; else kill it and fail."""
+    deadline = time.time() + 90
+    while time.time() < deadline:
+        try:
+            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
+                return
+        except OSError:
+            time.sleep(0.3)
+    process.kill()
+    pytest.fail("streamlit did not start within 90 s")
+
+
+@contextlib.contextmanager
+def streamlit_server(
+    *script_args: str, env: dict | None = None, port: int | None = None, options: dict | None = None
+):
+    """A fresh ``streamlit run app.py [-- script_args]`` on a free loopback port (or ``port``),
+    with Streamlit's ``options`` too, until the block ends; yields its URL (the process is
+    ``streamlit_server.process``)."""
+    port = port or _free_port()
+    log = open(os.devnull, "w")
+    flags = {
+        "server.port": port,
+        "server.address": "127.0.0.1",
+        "server.headless": "true",
+        "browser.gatherUsageStats": "false",
+        "server.fileWatcherType": "none",
+        **(options or {}),
+    }
+    command = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py")]
+    command += [item for key, value in flags.items() for item in (f"--{key}", str(value))]
+    command += ["--", *script_args] if script_args else []
+    process = subprocess.Popen(
+        command, cwd=ROOT, stdout=log, stderr=log, env={**os.environ, **(env or {})}
+    )
+    streamlit_server.process = process
+    url = f"http://127.0.0.1:{port}"
+    serving(url, process)
+    try:
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+        log.close()
+
+
+@pytest.fixture(scope="module", name="browser")
+def chromium_browser():
+    """Debian's chromium, headless (a test module imports this fixture to use it as ``browser``)."""
+    if not Path(CHROMIUM).exists():
+        _unavailable("no chromium found (apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _unavailable("playwright is not installed")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+        )
+        yield browser
+        browser.close()
+
+
+def open_page(page, url: str) -> None:
+    page.goto(url)
+    page.wait_for_selector('[data-testid="stApp"]')
+    settled(page)
+
+
+#: Streamlit marks its root with the script's state; "notRunning" once a run has drawn everything.
+SETTLED = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+
+
+def settled(page) -> None:
+    """Wait until the app's script run has finished and nothing shows it running (an event, not a
+    delay)."""
+    page.wait_for_selector(SETTLED, state="attached", timeout=60_000)
+    page.wait_for_function(
+        "!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60_000
+    )
+
+
+def choose(page, label: str, option: str) -> None:
+    """Pick ``option`` of a select box, as a person does. A rerun redraws the box and closes a list
+    it had open: the click waits for the app to settle, and is made again if no list opens."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    box = page.locator('[data-testid="stSelectbox"]').filter(has_text=label).first
+    listed = page.get_by_role("option", name=option, exact=True)
+    for attempt in range(3):
+        settled(page)
+        box.get_by_role("combobox").click()
+        try:
+            listed.wait_for(timeout=15_000)
+            break
+        except PlaywrightTimeout:
+            if attempt == 2:
+                raise
+    listed.click()
