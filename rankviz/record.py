@@ -95,12 +95,7 @@ def import_file(
     qrels = read_qrels(path)
     check_grades(sorted(set(qrels.grade.tolist())), scale)
     store = MeetingStore(db, scale=scale, collection=name)
-    if source is not None and not is_source_label(source):
-        raise OptionError(
-            f"--source {source!r}: a source label is llm:NAME or human:NAME, e.g. llm:umbrela"
-        )
-    who, note = (source, f"imported by {by} from {Path(path).name}") if source else (by, "")
-    return store.import_qrels(qrels, by=who, via=IMPORTED, note=note), who
+    return Writer(store, by, COMMAND_LINE).import_qrels(qrels, source=source, filename=path)
 
 
 def export(store: MeetingStore, *, qrels: Qrels | str | None = None) -> str:
@@ -178,6 +173,29 @@ class Writer:
     def set_note(self, qid: str, note: str, *, seen: str | None = None) -> None:
         self.allowed("judge")
         self.store.set_note(qid, note, by=self.by, via=self.via, seen=seen)
+
+    def import_qrels(
+        self, qrels: Qrels, *, source: str | None, filename: str
+    ) -> tuple[list[Judgment], str]:
+        """Every judgment of ``qrels`` in one transaction, as imported entries: under ``source``
+        (``llm:NAME``, ``human:NAME``) with a note of who imported which file, else under this
+        person's name; the judgments and who they are recorded under."""
+        self.allowed("import")
+        if source is not None and not is_source_label(source):
+            raise OptionError(
+                f"--source {source!r}: a source label is llm:NAME or human:NAME, e.g. llm:umbrela"
+            )
+        check_grades(sorted(set(qrels.grade.tolist())), self.store.scale)
+        named = Path(filename).name
+        who, note = (
+            (source, f"imported by {self.by} ({self.via}) from {named}")
+            if source
+            else (
+                self.by,
+                f"imported from {named}",
+            )
+        )
+        return self.store.import_qrels(qrels, by=who, via=IMPORTED, note=note), who
 
     def lock(self, locked: bool) -> Lock:
         self.allowed("lock" if locked else "unlock")

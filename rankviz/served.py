@@ -12,8 +12,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rankviz.errors import OptionError
+from rankviz.io.access import Access
 from rankviz.io.blocks import read_in_pieces
 from rankviz.io.collection import Collection, open_collection
+from rankviz.io.collection_config import access_of
 from rankviz.io.grades import Scale
 from rankviz.io.irds import is_irds
 from rankviz.io.meeting import STORE_NAME, MeetingError, MeetingStore, unwritable
@@ -96,6 +98,12 @@ def collection_folders(samples: Path, extra: list[str]) -> dict[str, Path]:
             name = f"{folder if is_irds(folder) else path.name} ({n})"
         found[name] = path
     return found
+
+
+def collection_access(folder: Path) -> Access:
+    """Who may see, judge and own a served collection (its collection.toml's ``[access]``), read
+    without opening the collection: what a server with sign-in lists for each person."""
+    return access_of(folder)
 
 
 def open_served(path: str | Path) -> Collection:

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import streamlit as st
 
+from rankviz import served
 from rankviz.app import inputs
 from rankviz.app.kept import NAME
 from rankviz.app.text import message
 from rankviz.errors import RankvizError
 from rankviz.io.access import Access, Role
-from rankviz.io.collection_config import access_of
 from rankviz.record import SIGNED_IN, TYPED
 
 
@@ -102,7 +102,7 @@ def collections() -> dict[str, Path]:
     shown = {}
     for name, folder in folders.items():
         try:
-            role = access_of(folder).role(email())
+            role = served.collection_access(folder).role(email())
         except RankvizError:
             role = Role.VIEWER
         if role is not Role.NONE:

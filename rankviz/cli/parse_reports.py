@@ -46,7 +46,8 @@ def add_report_commands(commands) -> None:
         metavar="FILE",
         help="sign in through an OpenID Connect provider (Google, Microsoft Entra, Okta, "
         "Keycloak, GitLab...): a .toml file with Streamlit's [auth] section; each collection's "
-        "[access] in collection.toml says who views, judges and owns it (docs/team-server.md)",
+        "[access] in collection.toml says who views, judges and owns it (docs/team-server.md); "
+        "default: no sign-in, whoever uses the app records under the name they type",
     )
     ap.add_argument(
         "--port",

@@ -94,4 +94,7 @@ def refusal(role: Role, change: str, *, signed_in: bool = True) -> str:
     who = f"a {role}" if role is not Role.NONE else "someone not on this collection's lists"
     if not signed_in:
         who = "someone not signed in"
-    return f"{who} cannot {change} here: that takes a {needed} ([access] in collection.toml)"
+    article = "an" if str(needed)[0] in "aeiou" else "a"
+    return (
+        f"{who} cannot {change} here: that takes {article} {needed} ([access] in collection.toml)"
+    )

@@ -128,3 +128,30 @@ def test_an_owner_locks_the_meeting_for_everyone_and_unlocks_it(team) -> None:
     assert not judge.multiselect[0].disabled
     judge.text_input(key="meeting.new_tag:1").input("after the lock").run()
     assert MeetingStore(team, create=False).tags() == {"1": ["after the lock"]}
+
+
+def test_an_owner_imports_a_qrels_file_and_a_judge_is_not_offered_it(team) -> None:
+    judge = visit("judy@example.org", "judgments", collection="team")
+    assert not judge.exception and "import.file" not in [f.key for f in judge.file_uploader]
+    owner = visit("olga@example.org", "judgments", collection="team")
+    owner.file_uploader(key="import.file").set_value(
+        ("umbrela.txt", b"1 0 184 3\n1 0 29 1\n", "text/plain")
+    )
+    owner.text_input(key="import.source").input("llm:umbrela").run()
+    owner.button(key="import.go").click().run()
+    assert not owner.exception and not said(owner, "error")
+    assert any(
+        "Imported 2 judgments of umbrela.txt, recorded as llm:umbrela" in s
+        for s in said(owner, "success")
+    )
+    judged = MeetingStore(team, create=False).judgments()
+    assert [(j.by, j.via, j.note) for j in judged] == [
+        ("llm:umbrela", "import", "imported by olga@example.org (sign-in) from umbrela.txt")
+    ] * 2
+    # a grade the collection does not take: nothing of the file is recorded
+    owner.file_uploader(key="import.file").set_value(
+        ("bad.txt", b"2 0 12 2\n2 0 13 9\n", "text/plain")
+    )
+    owner.button(key="import.go").click().run()
+    assert any("Not imported" in e and "9" in e for e in said(owner, "error"))
+    assert len(MeetingStore(team, create=False).judgments()) == 2

@@ -195,6 +195,10 @@ TYPES = {
     "GradeError",
     "Scale",
     "RecordVersion",
+    # who may do what with a collection, and the meeting's lock
+    "Access",
+    "Role",
+    "Lock",
     # the reports the study hands out
     "AgreementReport",
     "CheckReport",

@@ -6,6 +6,7 @@ import streamlit as st
 from rankviz import plots
 from rankviz.app import judges
 from rankviz.app.frame import open_page
+from rankviz.app.importing import import_panel
 from rankviz.app.text import md, message
 from rankviz.app.widgets import url_selectbox
 from rankviz.errors import RankvizError
@@ -13,6 +14,7 @@ from rankviz.numbers import to_json
 
 ctx = open_page("judgments")
 st.header("Judgments")
+import_panel(ctx)
 sources = judges.offered(ctx)
 if len(sources) < 2:
     st.info(

@@ -1,0 +1,282 @@
+"""Who may do what on a team server: the roles of a collection's [access], how each entry's author
+is known (``via``), the lock every writer meets, a record of an older version read and upgraded,
+``rankviz app --auth`` checked before the server starts, and ``judgments lock|unlock``."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from conftest import CRANFIELD, run_cli
+
+from rankviz.cli import main
+from rankviz.errors import CollectionError
+from rankviz.io.access import Access, Role, read_access, refusal
+from rankviz.io.collection import open_collection
+from rankviz.io.meeting import MeetingError, MeetingLocked, MeetingStore
+from rankviz.record import Writer
+
+TEAM = Access(
+    viewers=("*@example.org",),
+    judges=("judy@example.org",),
+    owners=("olga@example.org",),
+    declared=True,
+)
+
+
+@pytest.mark.parametrize(
+    ("email", "role"),
+    [
+        ("olga@example.org", Role.OWNER),
+        ("Olga@Example.ORG ", Role.OWNER),  # addresses compare without case or spaces
+        ("judy@example.org", Role.JUDGE),
+        ("vic@example.org", Role.VIEWER),
+        ("eve@example.org.evil.net", Role.NONE),  # a domain is matched whole, at the end
+        ("eve@notexample.org", Role.NONE),
+        ("", Role.NONE),
+    ],
+)
+def test_the_highest_role_a_person_is_listed_for(email: str, role: Role) -> None:
+    listed = read_access(
+        {
+            "viewers": ["*@example.org"],
+            "judges": ["judy@example.org"],
+            "owners": ["olga@example.org"],
+        }
+    )
+    assert listed == TEAM and listed.role(email) == role
+
+
+def test_without_access_every_signed_in_person_judges_and_star_lists_everyone() -> None:
+    assert Access().role("anyone@anywhere.net") == Role.JUDGE
+    assert read_access({"viewers": ["*"]}).role("anyone@anywhere.net") == Role.VIEWER
+    assert read_access({}).role("anyone@anywhere.net") == Role.NONE  # declared, nobody listed
+
+
+@pytest.mark.parametrize(
+    ("table", "says"),
+    [
+        ({"viewer": ["a@b.c"]}, "takes viewers, judges and owners"),
+        ({"judges": "a@b.c"}, "judges must be a list"),
+        ({"owners": ["olga"]}, "neither an e-mail address nor *@domain"),
+        ({"owners": ["*@"]}, "neither an e-mail address nor *@domain"),
+        ({"owners": ["a@*.org"]}, "neither an e-mail address nor *@domain"),
+    ],
+)
+def test_a_malformed_access_table_is_refused_in_one_line(tmp_path: Path, table, says) -> None:
+    folder = tmp_path / "c"
+    shutil.copytree(CRANFIELD, folder, ignore=shutil.ignore_patterns("*.sqlite*"))
+    lines = "".join(f"{key} = {value!r}\n".replace("'", '"') for key, value in table.items())
+    with open(folder / "collection.toml", "a") as handle:
+        handle.write("\n[access]\n" + lines)
+    with pytest.raises(CollectionError, match=says.replace("*", r"\*")):
+        open_collection(folder)
+
+
+def test_refusals_name_the_role_needed() -> None:
+    assert refusal(Role.JUDGE, "judge") == "" and refusal(Role.OWNER, "lock") == ""
+    assert "a viewer cannot judge here: that takes a judge" in refusal(Role.VIEWER, "judge")
+    assert "a judge cannot lock here: that takes an owner" in refusal(Role.JUDGE, "lock")
+    assert refusal(Role.NONE, "judge").startswith("someone not on this collection's lists")
+
+
+def test_every_entry_says_how_its_author_is_known(tmp_path: Path) -> None:
+    store = MeetingStore(tmp_path / "m.sqlite")
+    signed = Writer(store, "judy@example.org", "sign-in", Role.JUDGE)
+    signed.judge_many([("q1", "d1", 2)])
+    signed.tag("q1", "synonyms")
+    signed.set_note("q1", "why")
+    store.judge("q2", "d2", 1, by="Ann", via="typed name")
+    assert [(e.by, e.via) for e in store.history("q1")] == [("judy@example.org", "sign-in")] * 3
+    assert store.judgments("q2")[0].via == "typed name"
+    assert store.provenance() == {"sign-in": 3, "typed name": 1}
+    with pytest.raises(MeetingError, match="must be one of"):
+        store.judge("q3", "d3", 1, by="Ann", via="forged")
+
+
+def test_a_writer_refuses_what_its_role_does_not_allow_and_records_nothing(tmp_path: Path) -> None:
+    store = MeetingStore(tmp_path / "m.sqlite")
+    viewer = Writer(store, "vic@example.org", "sign-in", Role.VIEWER)
+    judge = Writer(store, "judy@example.org", "sign-in", Role.JUDGE)
+    for attempt in (
+        lambda: viewer.judge_many([("q1", "d1", 2)]),
+        lambda: viewer.tag("q1", "x"),
+        lambda: viewer.set_note("q1", "x"),
+        lambda: viewer.lock(True),
+        lambda: judge.lock(True),
+    ):
+        with pytest.raises(MeetingError, match="cannot (judge|lock) here"):
+            attempt()
+    assert store.history("q1") == [] and not store.lock_state().locked
+
+
+def test_a_locked_meeting_refuses_every_entry_until_an_owner_unlocks_it(tmp_path: Path) -> None:
+    store = MeetingStore(tmp_path / "m.sqlite")
+    owner = Writer(store, "olga@example.org", "sign-in", Role.OWNER)
+    owner.lock(True)
+    state = store.lock_state()
+    assert state.locked and (state.by, state.via) == ("olga@example.org", "sign-in")
+    other = MeetingStore(tmp_path / "m.sqlite")  # another process's store: the lock is the file's
+    for attempt in (
+        lambda: other.judge("q1", "d1", 2, by="Ann", via="command line"),
+        lambda: other.tag("q1", "x", by="Ann", via="command line"),
+        lambda: other.set_note("q1", "x", by="Ann", via="command line"),
+        lambda: owner.judge_many([("q1", "d1", 2)]),
+    ):
+        with pytest.raises(MeetingLocked, match=r"locked \(by olga@example.org at "):
+            attempt()
+    assert store.history("q1") == []
+    owner.lock(False)
+    other.tag("q1", "x", by="Ann", via="command line")
+    assert store.tags() == {"q1": ["x"]} and not store.lock_state().locked
+
+
+def test_a_record_of_the_previous_version_is_read_as_it_is_and_upgraded_by_a_writer(
+    tmp_path: Path,
+) -> None:
+    """Version 2's tables had no ``via`` and no locks: a reader reads them (nothing written), a
+    writer adds them; the older entries say their author's way is not recorded."""
+    path = tmp_path / "old.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript(
+        """
+        CREATE TABLE judgments (id INTEGER PRIMARY KEY AUTOINCREMENT, qid TEXT NOT NULL,
+          docid TEXT NOT NULL, grade INTEGER NOT NULL, previous INTEGER, by TEXT NOT NULL,
+          at TEXT NOT NULL, note TEXT NOT NULL DEFAULT '');
+        CREATE TABLE tags (id INTEGER PRIMARY KEY AUTOINCREMENT, qid TEXT NOT NULL,
+          tag TEXT NOT NULL, removed INTEGER NOT NULL DEFAULT 0, by TEXT NOT NULL,
+          at TEXT NOT NULL);
+        CREATE TABLE notes (id INTEGER PRIMARY KEY AUTOINCREMENT, qid TEXT NOT NULL,
+          note TEXT NOT NULL, previous TEXT, by TEXT NOT NULL, at TEXT NOT NULL);
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        INSERT INTO judgments (qid, docid, grade, by, at)
+          VALUES ('q1', 'd1', 2, 'Ann', '2026-01-01');
+        INSERT INTO tags (qid, tag, by, at) VALUES ('q1', 'old', 'Ann', '2026-01-02');
+        PRAGMA user_version=2;
+        """
+    )
+    db.close()
+    before = path.read_bytes()
+    reader = MeetingStore(path, create=False)
+    assert [(e.kind, e.via) for e in reader.history("q1")] == [("judgment", ""), ("tag", "")]
+    assert not reader.lock_state().locked and reader.provenance() == {"": 2}
+    assert path.read_bytes() == before
+    writer = MeetingStore(path)
+    writer.judge("q1", "d2", 1, by="Bob", via="command line")
+    assert reader.provenance() == {"": 2, "command line": 1}
+    assert [j.via for j in writer.judgments()] == ["", "command line"]
+
+
+def test_cli_entries_say_command_line_or_import_and_lock_unlock(tmp_path: Path, capsys) -> None:
+    folder = tmp_path / "c"
+    shutil.copytree(CRANFIELD, folder, ignore=shutil.ignore_patterns("*.sqlite*"))
+    assert main(["judgments", "add", str(folder), "1", "184", "3", "--by", "Ann"]) == 0
+    (tmp_path / "more.txt").write_text("1 0 29 2\n")
+    assert (
+        main(["judgments", "import", str(folder), str(tmp_path / "more.txt"), "--by", "Bob"]) == 0
+    )
+    store = MeetingStore(folder, create=False)
+    assert [(j.by, j.via) for j in store.judgments()] == [
+        ("Ann", "command line"),
+        ("Bob", "import"),
+    ]
+    capsys.readouterr()
+    assert main(["judgments", "lock", str(folder), "--by", "Olga"]) == 0
+    assert "the meeting is locked" in capsys.readouterr().err
+    assert main(["judgments", "add", str(folder), "1", "13", "3", "--by", "Ann"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "the meeting is locked (by Olga at " in err
+    assert main(["judgments", "unlock", str(folder), "--by", "Olga"]) == 0
+    assert main(["judgments", "add", str(folder), "1", "13", "3", "--by", "Ann"]) == 0
+    assert len(store.judgments()) == 3
+
+
+AUTH = """[auth]
+redirect_uri = "https://rankviz.example.org/oauth2callback"
+cookie_secret = "0123456789abcdef0123456789abcdef"
+{provider}
+"""
+PROVIDER = (
+    'client_id = "id"\nclient_secret = "secret"\n'
+    'server_metadata_url = "https://accounts.google.com/.well-known/openid-configuration"\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "says"),
+    [
+        (AUTH.format(provider=PROVIDER), "auth.toml", None),
+        (AUTH.format(provider="[auth.google]\n" + PROVIDER), "auth.toml", None),
+        (AUTH.format(provider=""), "auth.toml", "no provider"),
+        (AUTH.format(provider=PROVIDER).replace("/oauth2callback", "/"), "auth.toml", "followed"),
+        (
+            AUTH.format(provider=PROVIDER).replace("cookie_secret", "x"),
+            "auth.toml",
+            "cookie_secret",
+        ),
+        ("[server]\n", "auth.toml", r"no \[auth\] section"),
+        ("[auth\n", "auth.toml", "not valid TOML"),
+        (AUTH.format(provider=PROVIDER), "auth.txt", "no such .toml file"),
+    ],
+)
+def test_rankviz_app_auth_is_checked_and_handed_to_streamlit(
+    monkeypatch, capsys, tmp_path: Path, text: str, name: str, says: str | None
+) -> None:
+    """``--auth FILE`` becomes Streamlit's secrets file; beyond the machine with it, no warning
+    (people sign in); a file that cannot sign anyone in is one line and exit 2, before a start."""
+    auth = tmp_path / name
+    auth.write_text(text)
+    started = []
+    monkeypatch.setattr(os, "execv", lambda path, command: started.append(command))
+    code = main(["app", "--host", "0.0.0.0", "--auth", str(auth)])
+    err = capsys.readouterr().err
+    if says is None:
+        assert code == 0 and started
+        command = started[0]
+        assert command[command.index("--secrets.files") + 1] == str(auth.resolve())
+        assert "without sign-in" not in err
+    else:
+        assert code == 2 and not started
+        assert len(err.strip().splitlines()) == 1 and f"--auth {auth}" in err
+        assert re.search(says, err), err
+
+
+def test_judgments_export_log_has_the_via_column(tmp_path: Path) -> None:
+    store = MeetingStore(tmp_path / "m.sqlite")
+    store.judge("q1", "d1", 2, by="Ann", via="typed name")
+    done = run_cli("judgments", "export", str(store.path), "--format", "tsv")
+    header, row = done.stdout.splitlines()
+    assert header.split("\t")[-1] == "via" and row.split("\t")[-1] == "typed name"
+
+
+def test_the_report_says_who_judged_and_how_they_are_known(tmp_path: Path, capsys) -> None:
+    import json
+
+    folder = tmp_path / "c"
+    shutil.copytree(CRANFIELD, folder, ignore=shutil.ignore_patterns("*.sqlite*"))
+    judy = Writer(MeetingStore(folder), "judy@example.org", "sign-in", Role.JUDGE)
+    judy.judge_many([("1", "184", 4)])
+    judy.tag("1", "<b>synonyms</b>")
+    assert main(["report", str(folder), "bm25", "dense", "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["entries_by_how_known"] == {"sign-in": 2} and not report["lock"]["locked"]
+    assert {(e["by"], e["via"]) for e in report["queries"][0]["history"]} == {
+        ("judy@example.org", "sign-in")
+    }
+    Writer(MeetingStore(folder), "Ann", "command line").lock(True)
+    page = tmp_path / "report.html"
+    assert main(["report", str(folder), "bm25", "dense", "-o", str(page)]) == 0
+    html = page.read_text()
+    assert "All 2 entries were made by people signed in" in html
+    assert "The meeting is locked (by <bdi>Ann</bdi> at " in html and "<th>known by</th>" in html
+    assert "<b>synonyms</b>" not in html  # the tag is escaped, as every user text
+    MeetingStore(folder).lock(by="Ann", via="command line", locked=False)
+    MeetingStore(folder).judge("2", "12", 1, by="Bob", via="typed name")
+    assert main(["report", str(folder), "bm25", "dense", "-o", str(page)]) == 0
+    assert (
+        "The 3 entries by how their author is known: 2 sign-in, 1 typed name." in page.read_text()
+    )
