@@ -24,7 +24,7 @@ from rankviz.io.readers import read_qrels
 
 # the app's fields, grade names and ways of knowing an author come from the record's rules
 __all__ = ["COMMAND_LINE", "LIMITS", "SIGNED_IN", "TYPED", "scale_text"]
-LOG_COLUMNS = ("qid", "docid", "grade", "previous_grade", "by", "at", "note", "via")
+LOG_COLUMNS = ("qid", "docid", "grade", "previous_grade", "by", "at", "note", "via", "undoes")
 
 
 def qrels_text(qrels: Qrels) -> str:
@@ -119,6 +119,7 @@ def log_rows(store: MeetingStore) -> list[tuple[object, ...]]:
             j.at,
             j.note,
             j.via,
+            "" if j.undoes is None else j.undoes,
         )
         for j in store.judgments()
     ]
@@ -197,11 +198,35 @@ class Writer:
         )
         return self.store.import_qrels(qrels, by=who, via=IMPORTED, note=note), who
 
+    def undo(self, numbers: Iterable[int], *, note: str = "") -> list[Judgment]:
+        """Take back judgments by their ids (:meth:`MeetingStore.undo`): what was in force before
+        each is in force again."""
+        self.allowed("undo")
+        return self.store.undo(numbers, by=self.by, via=self.via, note=note)
+
     def lock(self, locked: bool) -> Lock:
         self.allowed("lock" if locked else "unlock")
         return self.store.lock(by=self.by, via=self.via, locked=locked)
 
 
+def undo_last_import(db: str, *, by: str) -> tuple[list[Judgment], str]:
+    """Take back the record's latest import from the command line: the judgments undone, and the
+    import in words (who it is recorded under, when)."""
+    store = _existing(db)
+    imports = store.imports()
+    if not imports:
+        raise OptionError(f"{db}: the record holds no import to undo")
+    under, at, _, numbers = imports[0]
+    done = Writer(store, by, COMMAND_LINE).undo(numbers, note=f"undo of the import of {at}")
+    return done, f"the import recorded as {under} at {at}"
+
+
 def lock(db: str, locked: bool, *, by: str) -> Lock:
     """Lock (or unlock) a record from the command line: whoever can write its file owns it."""
-    return Writer(MeetingStore(db, create=False), by, COMMAND_LINE).lock(locked)
+    return Writer(_existing(db), by, COMMAND_LINE).lock(locked)
+
+
+def _existing(db: str) -> MeetingStore:
+    """A record that exists, opened to be written (an older version's brought up to date)."""
+    MeetingStore(db, create=False)  # refuses a record that does not exist
+    return MeetingStore(db)

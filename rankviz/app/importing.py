@@ -1,6 +1,7 @@
 """An owner imports a qrels file into the meeting's record (an LLM judge's labels, another
 assessor's): every grade checked against the collection's scale, all recorded in one transaction
-or none, as imported entries, under a source label or the owner's name."""
+or none, as imported entries, under a source label or the owner's name; and undoes an import, so
+that what was in force before it is in force again (the history keeps both)."""
 
 from __future__ import annotations
 
@@ -46,3 +47,20 @@ def import_panel(ctx) -> None:
                 st.error(message("Not imported: {}", exc))
             else:
                 recorded(f"Imported {len(done):,} judgments of {upload.name}, recorded as {under}.")
+        _undo_imports(meeting)
+
+
+def _undo_imports(meeting) -> None:
+    """The five latest imports not taken back, each with its undo."""
+    store = meeting.store
+    if store is None:
+        return
+    for under, at, note, numbers in store.imports()[:5]:
+        label = f"Undo the import recorded as {under} at {at} ({len(numbers):,} judgments)"
+        if st.button(label, key=f"import.undo:{at}:{under}", help=note or None):
+            try:
+                done = meeting.writer().undo(numbers, note=f"undo of the import of {at}")
+            except RankvizError as exc:
+                st.error(message("Not undone: {}", exc))
+            else:
+                recorded(f"Undone: {len(done):,} judgments of the import recorded as {under}.")

@@ -13,8 +13,8 @@ from rankviz.io.meeting import MeetingStore
 
 
 def judgments_command(args: argparse.Namespace) -> str:
-    """``judgments add|import|export|lock|unlock``: the log and the grades in force (TREC lines or
-    TSV), or the record changed."""
+    """``judgments add|import|undo|export|lock|unlock``: the log and the grades in force (TREC
+    lines or TSV), or the record changed."""
     if args.action == "export":
         store = MeetingStore(args.db, create=False)
         if args.format != "tsv":
@@ -28,6 +28,10 @@ def judgments_command(args: argparse.Namespace) -> str:
         lock = record.lock(args.db, args.action == "lock", by=args.by)
         state = "locked: every entry is refused until it is unlocked" if lock.locked else "unlocked"
         warn(f"{args_path(args)}: the meeting is {state} (by {lock.by})")
+        return ""
+    if args.action == "undo":
+        undone, what = record.undo_last_import(args.db, by=args.by)
+        warn(f"{args_path(args)}: {what} undone: {len(undone):,} judgments taken back")
         return ""
     if args.action == "add":
         done, was = record.judge(

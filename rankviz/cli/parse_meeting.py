@@ -38,7 +38,7 @@ def add_meeting_commands(commands) -> None:
     """``judgments`` and ``tags``: the meeting store (DB: a .sqlite file, or a collection
     folder's)."""
     judgments = commands.add_parser(
-        "judgments", help="the meeting's judgments: add, import, export, lock, unlock"
+        "judgments", help="the meeting's judgments: add, import, undo, export, lock, unlock"
     ).add_subparsers(dest="action", required=True)
     add_one = _entry(
         judgments,
@@ -69,6 +69,11 @@ def add_meeting_commands(commands) -> None:
         "DB:people); "
         "default: none, the entries are NAME's",
     )
+    undo = judgments.add_parser(
+        "undo", help="take back the latest import: what was in force before it is in force again"
+    )
+    undo.add_argument("db", help=MEETING_DB)
+    undo.add_argument("--by", required=True, metavar="NAME", help="who undoes it")
     for action, about in (
         ("lock", "lock the meeting: every entry is refused (the app's too) until it is unlocked"),
         ("unlock", "unlock a locked meeting"),
@@ -94,7 +99,7 @@ def add_meeting_commands(commands) -> None:
         help="qrels (TREC "
         "lines; default) or "
         "tsv: the log, one judgment per line (qid, docid, grade, previous_grade, "
-        "by, at, note, via: how the author is known)",
+        "by, at, note, via: how the author is known, undoes: the judgment an undo takes back)",
     )
     tags = commands.add_parser(
         "tags", help="the meeting's tags of queries: add, export"

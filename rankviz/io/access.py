@@ -2,9 +2,9 @@
 
 Three lists of e-mail addresses or ``*@domain`` patterns (``*`` alone: every signed-in person):
 ``viewers`` see every page and number, ``judges`` also record grades, tags and notes, ``owners``
-also import, lock and unlock the meeting. Each role includes the ones before it; a person on
-several lists has the highest. Without ``[access]`` every signed-in person judges; without sign-in
-(one person on their own machine) whoever uses the app owns it.
+also import and undo judgments, and lock and unlock the meeting. Each role includes the ones
+before it; a person on several lists has the highest. Without ``[access]`` every signed-in person
+judges; without sign-in (one person on their own machine) whoever uses the app owns it.
 """
 
 from __future__ import annotations
@@ -27,7 +27,13 @@ class Role(IntEnum):
 
 
 #: What each kind of change to the meeting's record needs.
-NEEDS = {"judge": Role.JUDGE, "import": Role.OWNER, "lock": Role.OWNER, "unlock": Role.OWNER}
+NEEDS = {
+    "judge": Role.JUDGE,
+    "import": Role.OWNER,
+    "undo": Role.OWNER,
+    "lock": Role.OWNER,
+    "unlock": Role.OWNER,
+}
 _PATTERN = re.compile(r"\*|\*@[^@\s*]+|[^@\s*]+@[^@\s*]+")
 LISTS = ("viewers", "judges", "owners")
 

@@ -69,7 +69,8 @@ UNSAID = "not recorded"  # how an older entry's author is known
 @dataclass(frozen=True)
 class Judgment:
     """One grade given in the meeting; ``previous``: the grade in force before it (none: unjudged,
-    or not known); ``via``: how its author is known (:data:`VIA`)."""
+    or not known); ``via``: how its author is known (:data:`VIA`). An undo entry names the judgment
+    it takes back (``undoes``), and holds that judgment's pair and grade."""
 
     qid: str
     docid: str
@@ -79,6 +80,8 @@ class Judgment:
     at: str
     note: str
     via: str = ""
+    number: int = 0  # its id in the record (0: not known)
+    undoes: int | None = None  # an undo entry: the judgment it takes back
 
 
 @dataclass(frozen=True)

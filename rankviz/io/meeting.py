@@ -19,7 +19,6 @@ from rankviz.io.entries import (
     IMPORTED,
     LIMITS,
     STORE_NAME,
-    TABLES,
     VIA,
     Entry,
     GradeConflict,
@@ -34,8 +33,9 @@ from rankviz.io.entries import (
     unwritable,
 )
 from rankviz.io.grades import GradeError, checked_grade
+from rankviz.io.in_force_rule import in_force
 from rankviz.io.model import Qrels
-from rankviz.io.record_file import RecordFile
+from rankviz.io.record_views import RecordViews
 
 # the entries' types and checks live in rankviz.io.entries; the record's readers find them here too
 __all__ = [
@@ -58,6 +58,9 @@ __all__ = [
 TAG_JOIN = " + "  # a query's tags, joined in one group value
 
 
+UNDONE = "undoes IS NOT NULL"  # an undo entry
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
@@ -68,7 +71,7 @@ def _checked_via(via: str) -> str:
     return via
 
 
-class MeetingStore(RecordFile):
+class MeetingStore(RecordViews):
     """The record of one collection's meetings, in the SQLite file ``path``.
 
     ``create=False`` refuses a file that does not exist (readers never create one). ``scale``: the
@@ -135,12 +138,13 @@ class MeetingStore(RecordFile):
                     conflicts.append((qid, docid, last[0], last[1]))
                 previous = last[0] if last else originals.get((qid, docid))
                 why = texts.get((qid, docid), note)
-                db.execute(
+                cursor = db.execute(
                     "INSERT INTO judgments (qid, docid, grade, previous, by, at, note, via) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     (qid, docid, grade, previous, by, at, why, via),
                 )
-                done.append(Judgment(qid, docid, grade, previous, by, at, why, via))
+                number = cursor.lastrowid or 0
+                done.append(Judgment(qid, docid, grade, previous, by, at, why, via, number))
             if conflicts:
                 # the transaction rolls back: nothing of the writer's is recorded
                 raise GradeConflict(conflicts)
@@ -162,16 +166,18 @@ class MeetingStore(RecordFile):
         return self.judge_many(rows, by=by, via=via, note=note)
 
     def judgments(self, qid: str | None = None) -> list[Judgment]:
-        """The judgment log, oldest first (of one query, or all)."""
+        """The judgment log, oldest first (of one query, or all), undo entries included."""
         with self._connection() as db:
-            sql = f"SELECT qid, docid, grade, previous, by, at, note, {self._via(db, 'judgments')} "
-            sql += "FROM judgments"
+            sql = self._judgments_sql(db)
             rows = (
                 db.execute(sql + " WHERE qid = ? ORDER BY id", (qid,))
                 if qid is not None
                 else db.execute(sql + " ORDER BY id")
             )
-            return [Judgment(*row) for row in rows.fetchall()]
+            return [
+                Judgment(q, d, g, previous, by, at, note, via, number, undoes)
+                for number, q, d, g, previous, by, at, note, via, undoes in rows.fetchall()
+            ]
 
     def queries_judged_after(self, judgment: int) -> set[str]:
         """The queries of the judgments recorded after the ``judgment``-th (the version a result was
@@ -208,37 +214,46 @@ class MeetingStore(RecordFile):
     def _in_force(
         self, qid: str | None = None, *, judges: Callable[[str], bool] | None = None
     ) -> tuple[dict[tuple[str, str], Judgment], list[str]]:
-        """The one rule for what is in force: per pair, the latest entry whose ids a qrels file can
-        hold and whose grade is on the scale; each entry left out, with why."""
+        """:func:`rankviz.io.in_force_rule.in_force` over the record's judgments (of one query)."""
         with self._connection() as db:
-            sql = "SELECT id, qid, docid, grade, previous, by, at, note, "
-            sql += f"{self._via(db, 'judgments')} FROM judgments"
             rows = db.execute(
-                sql + (" WHERE qid = ?" if qid is not None else "") + " ORDER BY id",
+                self._judgments_sql(db)
+                + (" WHERE qid = ?" if qid is not None else "")
+                + " ORDER BY id",
                 (qid,) if qid is not None else (),
             ).fetchall()
-        found: dict[tuple[str, str], Judgment] = {}
-        # by pair: a later grade of the pair in the scale corrects it
-        problems: dict[object, str] = {}
-        for number, qid_, docid, grade, previous, by, at, note, via in rows:
-            if judges is not None and not judges(by):
-                continue
-            try:
-                key = (checked("qid", qid_), checked("docid", docid))
-            except MeetingError as exc:
-                problems[number] = f"judgment {number} left out: {exc}"
-                continue
-            try:
-                found[key] = Judgment(
-                    key[0], key[1], checked_grade(grade, self.scale), previous, by, at, note, via
+        return in_force(rows, self.scale, judges=judges)
+
+    def _judgments_sql(self, db) -> str:
+        via, undoes = self._via(db, "judgments"), self._column(db, "judgments", "undoes", "NULL")
+        return (
+            f"SELECT id, qid, docid, grade, previous, by, at, note, {via}, {undoes} FROM judgments"
+        )
+
+    def undo(self, numbers: Iterable[int], *, by: str, via: str, note: str = "") -> list[Judgment]:
+        """Take back judgments (by their ids), in one transaction: each counts no more, so the
+        pair's judgment before it (else the qrels file's grade) is in force again, unless a later
+        judgment of the pair stands. Each undo is a new entry naming the judgment it takes back
+        (the history keeps both); a judgment already taken back is left out of what is returned."""
+        by, via, note = checked("name", by), _checked_via(via), checked("note", note, empty=True)
+        at, done, wanted = _now(), [], set(numbers)
+        with self._writing() as db:
+            wanted -= {n for (n,) in db.execute(f"SELECT undoes FROM judgments WHERE {UNDONE}")}
+            rows = db.execute(
+                "SELECT id, qid, docid, grade, previous FROM judgments WHERE undoes IS NULL "
+                "ORDER BY id"
+            ).fetchall()
+            for number, qid, docid, grade, previous in rows:
+                if number not in wanted:
+                    continue
+                cursor = db.execute(
+                    "INSERT INTO judgments (qid, docid, grade, previous, by, at, note, via, "
+                    "undoes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (qid, docid, grade, previous, by, at, note, via, number),
                 )
-                problems.pop(key, None)
-            except GradeError as exc:
-                problems[key] = (
-                    f"judgment {number} ({qid_} {docid}) left out: {exc}; judge the "
-                    "document again to correct it"
-                )
-        return found, list(problems.values())
+                entry = (qid, docid, grade, previous, by, at, note, via, cursor.lastrowid or 0)
+                done.append(Judgment(*entry, undoes=number))
+        return done
 
     # --- tags and notes --------------------------------------------------------------------------
 
@@ -290,41 +305,6 @@ class MeetingStore(RecordFile):
             rows = db.execute("SELECT qid, note FROM notes ORDER BY id").fetchall()
         latest = dict(rows)
         return {qid: note for qid, note in sorted(latest.items()) if note}
-
-    def history(self, qid: str) -> list[Entry]:
-        """Everything recorded about one query, oldest first."""
-        with self._connection() as db:
-            judged = db.execute(
-                "SELECT id, 'judgment', docid || ' = ' || grade, COALESCE(previous, ''), by, at, "
-                f"note, {self._via(db, 'judgments')} FROM judgments WHERE qid = ?",
-                (qid,),
-            ).fetchall()
-            tagged = db.execute(
-                "SELECT id, CASE removed WHEN 1 THEN 'untag' ELSE 'tag' END, tag, '', by, at, '', "
-                f"{self._via(db, 'tags')} FROM tags WHERE qid = ?",
-                (qid,),
-            ).fetchall()
-            noted = db.execute(
-                "SELECT id, 'note', note, COALESCE(previous, ''), by, at, '', "
-                f"{self._via(db, 'notes')} FROM notes WHERE qid = ?",
-                (qid,),
-            ).fetchall()
-        rows = sorted([*judged, *tagged, *noted], key=lambda r: (r[5], r[1], r[0]))
-        return [
-            Entry(kind, what, str(previous), by, at, note, via)
-            for _, kind, what, previous, by, at, note, via in rows
-        ]
-
-    def provenance(self) -> dict[str, int]:
-        """How many entries (judgments, tags, notes) were made by each way of knowing their author
-        (:data:`~rankviz.io.entries.VIA`; "" for entries recorded before rankviz kept it)."""
-        counts: dict[str, int] = {}
-        with self._connection() as db:
-            for table in TABLES:
-                via = self._via(db, table)
-                for how, n in db.execute(f"SELECT {via}, COUNT(*) FROM {table} GROUP BY 1"):
-                    counts[how] = counts.get(how, 0) + n
-        return counts
 
     # --- the lock --------------------------------------------------------------------------------
 

@@ -27,7 +27,7 @@ from rankviz.io.entries import (
 from rankviz.io.grades import GRADE_RANGE, Scale
 
 # 2: a meta table naming the record (its identity survives a copy, not a new record)
-# 3: how each entry's author is known (via), and the meeting's locks
+# 3: how each entry's author is known (via), the meeting's locks, and undo entries (undoes)
 SCHEMA_VERSION = 3
 BUSY_TIMEOUT_S = 60.0
 _SCHEMA = """
@@ -87,6 +87,8 @@ class RecordFile:
                 for table in TABLES:  # a record of an older version: its entries say nothing
                     if "via" not in _columns(db, table):
                         db.execute(f"ALTER TABLE {table} ADD COLUMN via TEXT NOT NULL DEFAULT ''")
+                if "undoes" not in _columns(db, "judgments"):
+                    db.execute("ALTER TABLE judgments ADD COLUMN undoes INTEGER")
                 db.execute(
                     "INSERT OR IGNORE INTO meta (key, value) VALUES ('record', ?)",
                     (uuid.uuid4().hex,),
@@ -97,7 +99,11 @@ class RecordFile:
 
     def _via(self, db: sqlite3.Connection, table: str) -> str:
         """The SQL of an entry's ``via`` (a record of an older version read as it is: "")."""
-        return "via" if "via" in _columns(db, table) else "''"
+        return self._column(db, table, "via", "''")
+
+    def _column(self, db: sqlite3.Connection, table: str, column: str, default: str) -> str:
+        """The SQL of a column a record of an older version may not have (then ``default``)."""
+        return column if column in _columns(db, table) else default
 
     @contextlib.contextmanager
     def _connection(self) -> Iterator[sqlite3.Connection]:

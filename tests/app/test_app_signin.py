@@ -155,3 +155,16 @@ def test_an_owner_imports_a_qrels_file_and_a_judge_is_not_offered_it(team) -> No
     owner.button(key="import.go").click().run()
     assert any("Not imported" in e and "9" in e for e in said(owner, "error"))
     assert len(MeetingStore(team, create=False).judgments()) == 2
+    # the owner takes the import back: the qrels file alone is in force again, the history keeps both
+    undo = next(
+        b for b in owner.button if b.label.startswith("Undo the import recorded as llm:umbrela")
+    )
+    undo.click().run()
+    assert any("Undone: 2 judgments" in s for s in said(owner, "success"))
+    store = MeetingStore(team, create=False)
+    assert (
+        store.latest() == {}
+        and [e.kind for e in store.history("1")] == ["judgment"] * 2 + ["undo"] * 2
+    )
+    assert {e.by for e in store.history("1") if e.kind == "undo"} == {"olga@example.org"}
+    assert not [b for b in owner.button if b.label.startswith("Undo the import")]

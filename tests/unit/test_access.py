@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 from conftest import CRANFIELD, run_cli
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rankviz.cli import main
 from rankviz.errors import CollectionError
@@ -250,7 +252,8 @@ def test_judgments_export_log_has_the_via_column(tmp_path: Path) -> None:
     store.judge("q1", "d1", 2, by="Ann", via="typed name")
     done = run_cli("judgments", "export", str(store.path), "--format", "tsv")
     header, row = done.stdout.splitlines()
-    assert header.split("\t")[-1] == "via" and row.split("\t")[-1] == "typed name"
+    assert header.split("\t")[-2:] == ["via", "undoes"]
+    assert row.split("\t")[-2:] == ["typed name", ""]
 
 
 def test_the_report_says_who_judged_and_how_they_are_known(tmp_path: Path, capsys) -> None:
@@ -280,3 +283,76 @@ def test_the_report_says_who_judged_and_how_they_are_known(tmp_path: Path, capsy
     assert (
         "The 3 entries by how their author is known: 2 sign-in, 1 typed name." in page.read_text()
     )
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    before=st.lists(
+        st.tuples(st.sampled_from("abc"), st.sampled_from("xyz"), st.integers(0, 3)), max_size=8
+    ),
+    imported=st.dictionaries(
+        st.tuples(st.sampled_from("abcd"), st.sampled_from("xyzw")), st.integers(0, 3), min_size=1
+    ),
+    after=st.lists(
+        st.tuples(st.sampled_from("abcd"), st.sampled_from("xyzw"), st.integers(0, 3)), max_size=4
+    ),
+)
+def test_an_undone_import_leaves_the_record_as_if_it_had_never_been_made(
+    tmp_path_factory, before, imported, after
+) -> None:
+    """Judgments, an import, more judgments (some of the imported pairs again), then the import
+    undone: every pair's grade in force is the one a record that never had the import holds (a
+    later judgment stands), the source's own view is empty, and undoing twice changes nothing."""
+    from rankviz.io.frames import qrels_from_dict
+
+    folder = tmp_path_factory.mktemp("undo")
+    plain, undone = MeetingStore(folder / "plain.sqlite"), MeetingStore(folder / "undone.sqlite")
+    for store in (plain, undone):
+        if before:
+            store.judge_many(before, by="Ann", via="typed name")
+    nested: dict = {}
+    for (qid, docid), grade in imported.items():
+        nested.setdefault(qid, {})[docid] = grade
+    undone.import_qrels(qrels_from_dict(nested), by="llm:x", note="")
+    for store in (plain, undone):
+        if after:
+            store.judge_many(after, by="Bob", via="typed name")
+    ((_, _, _, numbers),) = undone.imports()
+    owner = Writer(undone, "Olga", "typed name", Role.OWNER)
+    taken = owner.undo(numbers)
+    assert {(j.qid, j.docid) for j in taken} == set(imported)
+    assert undone.latest() == plain.latest()
+    assert owner.undo(numbers) == [] and undone.latest() == plain.latest()
+    assert undone.latest_checked(judges=lambda by: by == "llm:x")[0] == {}  # the source, undone
+    assert [e.kind for e in undone.history(next(iter(imported))[0])].count("undo") == sum(
+        1 for j in taken if j.qid == next(iter(imported))[0]
+    )
+
+
+def test_the_command_line_undoes_the_latest_import(tmp_path: Path, capsys) -> None:
+    folder = tmp_path / "c"
+    shutil.copytree(CRANFIELD, folder, ignore=shutil.ignore_patterns("*.sqlite*"))
+    assert main(["judgments", "add", str(folder), "1", "184", "3", "--by", "Ann"]) == 0
+    capsys.readouterr()
+    assert main(["judgments", "export", str(folder)]) == 0
+    exported = capsys.readouterr().out
+    (tmp_path / "llm.txt").write_text("1 0 184 0\n1 0 29 2\n2 0 12 1\n")
+    imported = ["judgments", "import", str(folder), str(tmp_path / "llm.txt"), "--by", "Bob"]
+    assert main([*imported, "--source", "llm:x"]) == 0
+    assert main(["judgments", "undo", str(folder), "--by", "Olga"]) == 0
+    assert "the import recorded as llm:x at " in capsys.readouterr().err
+    assert main(["judgments", "export", str(folder)]) == 0
+    assert capsys.readouterr().out == exported
+    assert main(["judgments", "export", str(folder), "--format", "tsv"]) == 0
+    log = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
+    assert log[0][-2:] == ["via", "undoes"] and [row[-1] for row in log[1:]] == [
+        "",
+        "",
+        "",
+        "",
+        "2",
+        "3",
+        "4",
+    ]
+    assert main(["judgments", "undo", str(folder), "--by", "Olga"]) == 2  # nothing left to undo
+    assert "the record holds no import to undo" in capsys.readouterr().err

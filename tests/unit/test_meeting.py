@@ -86,7 +86,17 @@ def test_hostile_text_round_trips_literally(tmp_path: Path) -> None:
         assert store.notes()[f"q{i}"] == text + "\nline two"
     done = cli("judgments", "export", str(store.path), "--format", "tsv")
     rows = list(csv.reader(io.StringIO(done.stdout), delimiter="\t"))
-    assert rows[0] == ["qid", "docid", "grade", "previous_grade", "by", "at", "note", "via"]
+    assert rows[0] == [
+        "qid",
+        "docid",
+        "grade",
+        "previous_grade",
+        "by",
+        "at",
+        "note",
+        "via",
+        "undoes",
+    ]
     assert [row[6] for row in rows[1:]] == HOSTILE
     assert {row[7] for row in rows[1:]} == {"typed name"}
 
