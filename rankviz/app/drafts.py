@@ -170,7 +170,10 @@ def _pending_tags(meeting) -> list[str]:
         tag = _changed(key)
         if tag and tag.strip():
             query = key.split(":", 1)[1]
-            meeting.writer().tag(query, tag.strip())
+            try:
+                meeting.writer().tag(query, tag.strip())
+            except MeetingError as exc:  # the tag typed is said, not lost with its field
+                raise MeetingError(f"{exc}; your tag of query {query}: {tag.strip()}") from None
             st.session_state[key + SHOWN] = tag
             done.append(f"the tag {tag.strip()} of query {query}")
     for key in _widgets("meeting.tags:"):
@@ -202,6 +205,8 @@ def _pending_notes(meeting, name: str) -> list[str]:
         except NoteConflict:
             drafts[query] = note  # kept, and shown beside theirs on the query's panel
             continue
+        except MeetingError as exc:  # refused (the lock, the role): the note typed is said
+            raise MeetingError(f"{exc}; your note of query {query}: {note}") from None
         drafts.pop(query, None)
         done.append(f"the note of query {query}")
     return done

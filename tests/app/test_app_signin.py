@@ -84,6 +84,8 @@ def test_a_viewer_sees_the_numbers_and_a_forged_write_is_refused(team) -> None:
     assert any("you are a viewer of this collection" in i for i in said(at, "info"))
     assert all(w.disabled for w in at.multiselect if w.label == "Tags of this query")
     assert not [t for t in at.text_input if t.key == "meeting.name"]  # no name field
+    grid = next(d for d in at.dataframe if "note" in d.value.columns)
+    assert grid.proto.disabled  # the judging grid is read-only
     # what a tampered page could send: a note and a tag typed into the disabled widgets
     at.session_state["meeting.note:1"] = "forged"
     at.session_state["meeting.new_tag:1"] = "forged tag"
@@ -95,6 +97,7 @@ def test_a_viewer_sees_the_numbers_and_a_forged_write_is_refused(team) -> None:
 
 def test_a_judge_records_under_the_identity_of_the_sign_in_not_a_name_sent(team) -> None:
     at = visit("judy@example.org", "deltas", collection="team", query="1")
+    assert not next(d for d in at.dataframe if "note" in d.value.columns).proto.disabled
     at.session_state["rankviz.meeting_name"] = "Mallory"  # a name in the session is ignored
     next(w for w in at.multiselect if w.label == "Tags of this query")
     at.text_input(key="meeting.new_tag:1").input("needs synonyms").run()
@@ -119,7 +122,8 @@ def test_an_owner_locks_the_meeting_for_everyone_and_unlocks_it(team) -> None:
     assert all(w.disabled for w in judge.multiselect if w.label == "Tags of this query")
     judge.session_state["meeting.new_tag:1"] = "while locked"
     judge.run()
-    assert any("the meeting is locked" in e for e in said(judge, "error"))
+    refused = [e for e in said(judge, "error") if "the meeting is locked" in e]
+    assert refused and refused[0].endswith("your tag of query 1: while locked")  # said, not lost
     assert MeetingStore(team, create=False).tags() == {}
     owner.run()
     next(b for b in owner.button if b.label == "Unlock the meeting").click().run()
@@ -155,7 +159,7 @@ def test_an_owner_imports_a_qrels_file_and_a_judge_is_not_offered_it(team) -> No
     owner.button(key="import.go").click().run()
     assert any("Not imported" in e and "9" in e for e in said(owner, "error"))
     assert len(MeetingStore(team, create=False).judgments()) == 2
-    # the owner takes the import back: the qrels file alone is in force again, the history keeps both
+    # the owner takes the import back: the qrels file alone is in force, the history keeps both
     undo = next(
         b for b in owner.button if b.label.startswith("Undo the import recorded as llm:umbrela")
     )
