@@ -83,7 +83,7 @@ def record_panel(
         )
         return
     # compact: below the first screen, which stays for the query
-    who = recorder.person(meeting, st, compact=compact)
+    who = recorder.person(meeting, box, compact=compact)
     if not compact:
         recorder.lock_control(meeting, box, who)
     name = "" if meeting.why_not_recording() else who

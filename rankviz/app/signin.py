@@ -70,7 +70,7 @@ def gate() -> None:
         for provider in providers():
             label = "Sign in" + (f" with {provider}" if provider else "")
             if st.button(label, key=f"signin.{provider}", type="primary"):
-                st.login(provider) if provider else st.login()
+                st.login(provider)  # None: the one provider of [auth]
         st.stop()
     if not email():
         st.error(
