@@ -21,15 +21,14 @@ def in_force(
     left out. ``rows`` in the record's order; ``judges``: only the judgments whose ``by`` it
     accepts (one source of the record's judgments; an undo takes back what it names, whoever made
     the undo)."""
-    stacks: dict[tuple[str, str], list[Judgment]] = {}
+    rows = list(rows)
+    # a judgment taken back counts no more: the latest one left of its pair is in force
+    undone = {row[9] for row in rows if row[9] is not None}
+    found: dict[tuple[str, str], Judgment] = {}
     # by pair: a later grade of the pair in the scale corrects it
     problems: dict[object, str] = {}
     for number, qid, docid, grade, previous, by, at, note, via, undoes in rows:
-        if undoes is not None:
-            if (qid, docid) in stacks:
-                stacks[(qid, docid)] = [j for j in stacks[(qid, docid)] if j.number != undoes]
-            continue
-        if judges is not None and not judges(by):
+        if undoes is not None or number in undone or (judges is not None and not judges(by)):
             continue
         try:
             key = (checked("qid", qid), checked("docid", docid))
@@ -44,9 +43,6 @@ def in_force(
                 "correct it"
             )
             continue
-        stacks.setdefault(key, []).append(
-            Judgment(*key, judged, previous, by, at, note, via, number=number)
-        )
+        found[key] = Judgment(*key, judged, previous, by, at, note, via, number=number)
         problems.pop(key, None)
-    found = {key: stack[-1] for key, stack in stacks.items() if stack}
     return found, list(problems.values())
