@@ -76,6 +76,23 @@ def test_a_person_sees_only_the_collections_that_list_them(team) -> None:
     viewer = visit("vic@example.org", "overview", collection="team")
     assert viewer.sidebar.selectbox[0].value == "team" and not viewer.exception
     assert any("Signed in as vic@example.org" in c for c in said(viewer.sidebar, "caption"))
+    # Across collections offers the collections each may see
+    for email, offered in (("vic@example.org", True), ("eve@elsewhere.net", False)):
+        across = visit(email, "across")
+        options = [option for widget in across.multiselect for option in widget.options]
+        assert not across.exception and ("team" in options) == offered, email
+
+
+def test_a_server_with_sign_in_beyond_its_machine_shows_no_open_banner(team) -> None:
+    from streamlit import config
+
+    before = config.get_option("server.address")
+    try:
+        config.set_option("server.address", "0.0.0.0")
+        at = visit("vic@example.org", "overview", collection="team")
+        assert not at.exception and not [w for w in said(at, "warning") if "anyone who" in w]
+    finally:
+        config.set_option("server.address", before)
 
 
 def test_a_viewer_sees_the_numbers_and_a_forged_write_is_refused(team) -> None:
