@@ -62,7 +62,11 @@ def _guess(runs: Mapping[str, Sequence[str]], rows: int) -> tuple[dict[str, list
             for collection, names in runs.items()
         }
         matches = sum(run is not None for run in found.values())
-        if len(next(iter(guesses.values()))) >= rows or matches < 2:
+        # a row needs a run of every collection: the guessing ends when one has none left
+        exhausted = any(
+            len(guesses[collection]) >= len(names) for collection, names in runs.items()
+        )
+        if len(next(iter(guesses.values()))) >= rows or matches < 2 or exhausted:
             break
         if matches == len(runs) and everywhere == len(next(iter(guesses.values()))):
             everywhere += 1  # the first rows alone: a row after a guessed one is guessed too

@@ -40,6 +40,11 @@ def test_rows_are_guessed_from_names_and_their_words() -> None:
     }
     with pytest.raises(OptionError, match="one run is chosen for two rows"):
         names_and_rows({"a": ["bm25", "bm25"], "b": ["x", "y"]})
+    # a collection with fewer runs than the others: its runs all guessed, the guessing ends there
+    # (it raised StopIteration, a traceback on the page, when two collections shared a third run)
+    fewer = {"a": ["x", "y"], "b": ["x", "y", "z"], "c": ["x", "y", "z"]}
+    assert default_rows(fewer, 3) == {"a": ["x", "y"], "b": ["x", "y", "z"], "c": ["x", "y", "z"]}
+    assert matched_rows(fewer) == 2
 
 
 def test_the_page_gives_the_summary_commands_numbers(tmp_path, capsys) -> None:
