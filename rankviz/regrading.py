@@ -3,7 +3,7 @@ the same queries, in full or, when only a few queries were judged since, for tho
 
 from __future__ import annotations
 
-from collections.abc import Collection, Set
+from collections.abc import Callable, Collection, Set
 from dataclasses import replace
 
 import numpy as np
@@ -14,6 +14,10 @@ from rankviz.ordering import rank, sorted_qids
 from rankviz.ranking import RankingTable
 from rankviz.settings import NO_CUT, RunCut
 from rankviz.tie_policy import TiePolicy
+
+#: How a run's ranking table under a tie policy and a cut is built: ``(run, qrels, ties, cut) ->
+#: table`` (a study's ``orderer``).
+Orderer = Callable[[Run, Qrels, TiePolicy, RunCut], RankingTable]
 
 
 def regrade(
@@ -95,3 +99,39 @@ def fresh(run: Run, qrels: Qrels, ties: TiePolicy, cut: RunCut) -> RankingTable:
     """The orderer that keeps nothing: a study given other qrels must use it (a cache keys on its
     qrels)."""
     return rank(run, qrels, ties=ties, cut=cut)
+
+
+class Keeping:
+    """An orderer for two studies of the same runs whose qrels differ on the ``changed`` queries
+    alone: the table of each run ``kept`` is built once (by ``base``, the first study's orderer),
+    re-graded for the other qrels instead of ordered again, and handed out again when asked twice;
+    every other table is ``base``'s."""
+
+    def __init__(self, base: Orderer, kept: Collection[str], *, changed: Set[str]) -> None:
+        self.base, self.names, self.changed = base, set(kept), changed
+        self.tables: dict[tuple[str, TiePolicy, RunCut], list[tuple[Qrels, RankingTable]]] = {}
+
+    def __call__(self, run: Run, qrels: Qrels, ties: TiePolicy, cut: RunCut) -> RankingTable:
+        if run.name not in self.names:
+            return self.base(run, qrels, ties, cut)
+        built = self.tables.setdefault((run.name, ties, cut), [])
+        for judged, table in built:
+            if judged is qrels:
+                return table
+        table = (
+            ordered(run, qrels, ties, cut, like=built[0][1], changed=self.changed)
+            if built
+            else self.base(run, qrels, ties, cut)
+        )
+        built.append((qrels, table))
+        return table
+
+
+def differing_queries(a: Qrels, b: Qrels) -> set[str]:
+    """The queries whose judgments differ between two qrels (a grade, or a pair judged in one)."""
+    import pandas as pd
+
+    columns = ["qid", "docid", "rel"]
+    left, right = a.to_frame()[columns], b.to_frame()[columns]
+    both = pd.merge(left, right, on=["qid", "docid"], how="outer", suffixes=("_a", "_b"))
+    return set(both.loc[both["rel_a"].ne(both["rel_b"]), "qid"].astype(str))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,7 +32,7 @@ from rankviz.opening import open_inputs
 from rankviz.ordering import chance_table, retagged
 from rankviz.pieces import Progress, RunSource
 from rankviz.ranking import RankingTable
-from rankviz.regrading import fresh
+from rankviz.regrading import Orderer, fresh
 from rankviz.run_facts import RunFacts, gather, sample_stride
 from rankviz.run_pass import RunPass
 from rankviz.settings import EvalSettings, RunCut
@@ -45,10 +45,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
-#: How a run's ranking table under a tie policy and a cut is built: ``(run, qrels, ties, cut) ->
-#: table``.
 Ties = str | TiePolicy  # a policy, or its name (the API's convenience; the settings hold the value)
-Orderer = Callable[[Run, Qrels, TiePolicy, RunCut], RankingTable]
 
 
 @dataclass(frozen=True, eq=False)
@@ -152,6 +149,12 @@ class Study(Reports, Questions):
             **self.runs_given,
             **{source.name: read_run(source.path, name=source.name) for source in self.sources},
         }
+
+    def sharing(self, orderer: Orderer, *, runs: Mapping[str, Run] | None = None) -> Study:
+        """This study with its tables built by ``orderer`` (one a twin study shares), over its
+        runs read once (or ``runs``, the twin's, read once for both)."""
+        given = self.runs if runs is None else runs
+        return dataclasses.replace(self, runs_given=given, sources=(), orderer=orderer)
 
     @property
     def run_names(self) -> list[str]:

@@ -18,9 +18,10 @@ from rankviz.evaluation import Evaluation
 from rankviz.io.collection import Collection
 from rankviz.io.groups import QueryGroups
 from rankviz.io.meeting import MeetingStore
-from rankviz.io.model import Qrels
+from rankviz.io.model import Qrels, Run
 from rankviz.measures import Measure
 from rankviz.ranking import RankingTable
+from rankviz.regrading import Keeping, Orderer, differing_queries
 from rankviz.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
 from rankviz.run_facts import RunFacts
 from rankviz.settings import EvalSettings, RunCut
@@ -58,6 +59,10 @@ class Asked(Protocol):
     def weights(self) -> Mapping[str, float] | None: ...
     @property
     def run_names(self) -> list[str]: ...
+    @property
+    def runs(self) -> Mapping[str, Run]: ...
+    @property
+    def orderer(self) -> Orderer: ...
 
     def table(
         self, name: str, ties: str | TiePolicy | None = None, cut: RunCut | None = None
@@ -82,6 +87,7 @@ class Asked(Protocol):
         rel: int,
     ) -> Iterator[tuple[str, RankingTable]]: ...
     def evaluation(self) -> Evaluation: ...
+    def sharing(self, orderer: Orderer, *, runs: Mapping[str, Run] | None = None) -> Asked: ...
     def compare(
         self, test: TestSettings, *, evaluation: Evaluation | None = None
     ) -> Comparison: ...
@@ -155,14 +161,19 @@ class Reports:
         test = test or self.test_settings()
         baseline = test.baseline or names[0]
         run = next(n for n in names if n != baseline)
-        before, after = file_study.evaluation(), self.evaluation()
+        judged = store.latest_judgments()
+        # the runs read once; the two compared ranked once, re-graded where the qrels differ
+        changed = differing_queries(file_study.qrels, self.qrels)
+        keeping = Keeping(self.orderer, [baseline, run], changed=changed)
+        meeting = self.sharing(keeping)
+        file_study = file_study.sharing(keeping, runs=meeting.runs)
+        after, before = meeting.evaluation(), file_study.evaluation()
         means = means_with_verdicts(
             before,
             after,
             file_study.compare(test, evaluation=before),
-            self.compare(test, evaluation=after),
+            meeting.compare(test, evaluation=after),
         )
-        judged = store.latest_judgments()
         tags, notes = store.tags(), store.notes()
         touched = sorted({q for q, _ in judged} | set(tags) | set(notes))
         frame = file_study.qrels.to_frame()
@@ -173,7 +184,7 @@ class Reports:
                 strict=True,
             )
         )
-        tables = self.tables([baseline, run])
+        tables = meeting.tables([baseline, run])
         texts = self.collection.queries if self.collection else {}
         docs = self.collection.docs if self.collection else None
 

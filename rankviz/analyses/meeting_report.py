@@ -130,22 +130,28 @@ def discussed_query(
     history: list[Entry],
 ) -> DiscussedQuery:
     """One discussed query's rows: both runs' top ``k`` aligned (the meeting's qrels in force)."""
-    if qid in set(tables[baseline].qids):
+    if qid in tables[baseline].qids:
         view = aligned(tables[baseline], tables[run], qid, k)
     else:  # a query the runs do not answer (or the qrels do not hold)
         view = pd.DataFrame(columns=["docid", "baseline rank", "run rank", "move"])
     docids = view["docid"].astype(str).tolist()
     # judged documents neither top K holds
-    extra = [d for (q, d) in judged if q == qid and d not in set(docids)]
-    rows = pd.DataFrame({"docid": docids + extra})
-    rows[f"{baseline} rank"] = [*view["baseline rank"], *[np.nan] * len(extra)]
-    rows[f"{run} rank"] = [*view["run rank"], *[np.nan] * len(extra)]
-    rows["move"] = [*view["move"], *[""] * len(extra)]
-    rows["qrels file"] = [file_grades.get((qid, d)) for d in rows["docid"]]
-    found = [judged.get((qid, d)) for d in rows["docid"]]
-    rows["meeting"] = [None if j is None else j.grade for j in found]
-    rows["by"] = ["" if j is None else j.by for j in found]
-    rows["at"] = ["" if j is None else j.at for j in found]
-    known = titles(list(rows["docid"]))
-    rows["title"] = [known.get(d, "") for d in rows["docid"]]
+    shown = set(docids)
+    extra = [d for (q, d) in judged if q == qid and d not in shown]
+    every = docids + extra
+    found = [judged.get((qid, d)) for d in every]
+    known = titles(every)
+    rows = pd.DataFrame(  # built at once: one frame, not a column at a time
+        {
+            "docid": every,
+            f"{baseline} rank": [*view["baseline rank"], *[np.nan] * len(extra)],
+            f"{run} rank": [*view["run rank"], *[np.nan] * len(extra)],
+            "move": [*view["move"], *[""] * len(extra)],
+            "qrels file": [file_grades.get((qid, d)) for d in every],
+            "meeting": [None if j is None else j.grade for j in found],
+            "by": ["" if j is None else j.by for j in found],
+            "at": ["" if j is None else j.at for j in found],
+            "title": [known.get(d, "") for d in every],
+        }
+    )
     return DiscussedQuery(qid, text, rows, tuple(tags), note, tuple(history))

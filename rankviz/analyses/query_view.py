@@ -132,46 +132,79 @@ def aligned(baseline: RankingTable, run: RankingTable, qid: str, depth: int) -> 
     its two ranks): its rank in each ranking (also past the depth; NaN where it is not ranked), how
     it moved from the baseline to the run, the tie group it is in in each (``"3-5"``: ranks 3 to 5
     share its score), and its grade (NaN: unjudged)."""
-    sides = {"baseline": _ranking(baseline, qid), "run": _ranking(run, qid)}
-    shown = set()
-    for frame in sides.values():
-        shown |= set(frame.index[frame["rank"] <= depth])
+    sides = {"baseline": _Ranking.of(baseline, qid), "run": _Ranking.of(run, qid)}
+    shown = {d for side in sides.values() for d in side.top(depth)}
+    ranks = {name: {d: side.rank_of(d) for d in shown} for name, side in sides.items()}
     docids = sorted(
         shown,
-        key=lambda d: (
-            min(sides["baseline"]["rank"].get(d, np.inf), sides["run"]["rank"].get(d, np.inf)),
-            sides["baseline"]["rank"].get(d, np.inf),
-        ),
+        key=lambda d: (min(ranks["baseline"][d], ranks["run"][d]), ranks["baseline"][d]),
     )
-    out = pd.DataFrame(index=pd.Index(docids, name="docid"))
-    for side, frame in sides.items():
-        out[f"{side} rank"] = frame["rank"].reindex(out.index)
-        out[f"{side} tie"] = frame["tie"].reindex(out.index).fillna("")
-    grades = pd.concat([sides["baseline"]["grade"], sides["run"]["grade"]])
-    grades = grades[~grades.index.duplicated()]
-    out["grade"] = grades.reindex(out.index)
-    out.insert(
-        2, "move", [_move(b, r, depth) for b, r in zip(out["baseline rank"], out["run rank"])]
-    )
-    return out.reset_index()
+    out: dict[str, object] = {"docid": docids}
+    for name, side in sides.items():
+        found = np.array([ranks[name][d] for d in docids], dtype=float)
+        missing = np.isinf(found)
+        # whole ranks, or NaN where a document is not in the ranking (floats then)
+        out[f"{name} rank"] = (
+            np.where(missing, np.nan, found) if missing.any() else found.astype(np.int32)
+        )
+        out[f"{name} tie"] = [side.tie_of(d) for d in docids]
+    out["move"] = [_move(_nan(ranks["baseline"][d]), _nan(ranks["run"][d]), depth) for d in docids]
+    out["grade"] = np.array([_grade(sides, d) for d in docids], dtype=float)
+    columns = ["docid", "baseline rank", "baseline tie", "move", "run rank", "run tie", "grade"]
+    return pd.DataFrame({c: out[c] for c in columns})
 
 
-def _ranking(table: RankingTable, qid: str) -> pd.DataFrame:
-    """One query's whole ranking: rank, tie group (as a rank range, empty when alone), grade."""
-    if qid not in set(table.qids):
-        return pd.DataFrame({"rank": [], "tie": [], "grade": []}, index=pd.Index([], name="docid"))
-    rows = table.query_rows(qid)
-    picked = np.arange(rows.start, rows.stop)
-    rank = table.pos[picked] + 1
-    group = table.tie_group[picked]
-    starts = pd.Series(rank).groupby(group).transform("min").to_numpy()
-    ends = pd.Series(rank).groupby(group).transform("max").to_numpy()
-    tie = [f"{a}-{b}" if b > a else "" for a, b in zip(starts, ends)]
-    grade = np.where(table.judged[picked], table.grade[picked], np.nan)
-    return pd.DataFrame(
-        {"rank": rank, "tie": tie, "grade": grade},
-        index=pd.Index(table.docids(picked), name="docid"),
-    )
+def _nan(rank: float) -> float:
+    return np.nan if np.isinf(rank) else rank
+
+
+def _grade(sides: dict[str, _Ranking], docid: str) -> float:
+    """The document's grade as the baseline's table holds it, else the run's (NaN: unjudged)."""
+    for side in sides.values():
+        if docid in side.row:
+            return side.grade[side.row[docid]]
+    return np.nan
+
+
+class _Ranking:
+    """One query's whole ranking in a table: each document's row, rank, tie group and grade."""
+
+    def __init__(self, docids, rank, group, grade) -> None:
+        self.row = {d: i for i, d in enumerate(docids)}
+        self.docids, self.rank, self.group, self.grade = docids, rank, group, grade
+        # each tie group's first and last rank
+        if len(group):
+            groups, member = np.unique(group, return_inverse=True)
+            self.first = np.full(len(groups), np.iinfo(np.int64).max)
+            self.last = np.zeros(len(groups), dtype=np.int64)
+            np.minimum.at(self.first, member, rank)
+            np.maximum.at(self.last, member, rank)
+            self.member = member
+
+    @classmethod
+    def of(cls, table: RankingTable, qid: str) -> _Ranking:
+        if qid not in table.qids:
+            empty = np.array([], dtype=np.int64)
+            return cls(np.array([], dtype=object), empty, empty, np.array([], dtype=float))
+        rows = table.query_rows(qid)
+        picked = np.arange(rows.start, rows.stop)
+        grade = np.where(table.judged[picked], table.grade[picked], np.nan)
+        rank = table.pos[picked].astype(np.int64) + 1
+        return cls(table.docids(picked), rank, table.tie_group[picked], grade)
+
+    def top(self, depth: int) -> np.ndarray:
+        return self.docids[self.rank <= depth]
+
+    def rank_of(self, docid: str) -> float:
+        row = self.row.get(docid)
+        return np.inf if row is None else float(self.rank[row])
+
+    def tie_of(self, docid: str) -> str:
+        row = self.row.get(docid)
+        if row is None:
+            return ""
+        first, last = self.first[self.member[row]], self.last[self.member[row]]
+        return f"{first}-{last}" if last > first else ""
 
 
 def _move(baseline_rank: float, run_rank: float, depth: int) -> str:
