@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy import stats
 
-from rankviz.analyses.judge_agreement import judged_pairs, kappa, kappa_words
+from rankviz.analyses.judge_agreement import codes, judged_pairs, kappa, kappa_words, kappas
 from rankviz.analyses.measure_evidence import tau_ap
 from rankviz.settings import REL
 
@@ -161,23 +161,25 @@ class AgreementReport:
 
     def per_query(self) -> pd.DataFrame:
         """Per query with pairs both judge: pairs, agreement, kappa; those that disagree most
-        first."""
+        first. Every query's confusion matrix at once (one count over query x grade x grade)."""
         import pandas as pd
 
-        rows = []
-        for qid, part in self.both.groupby("qid", sort=False):
-            a, b = part["grade_a"].to_numpy(), part["grade_b"].to_numpy()
-            rows.append(
-                {
-                    "qid": qid,
-                    "pairs": len(part),
-                    "agreement": float((a == b).mean()),
-                    "kappa": kappa(a, b, labels=self.labels),
-                    "mean_difference": float((b - a).mean()),
-                }
-            )
+        both, size = self.both, len(self.labels)
+        query, qids = pd.factorize(both["qid"], sort=False)
+        a, b = both["grade_a"].to_numpy(), both["grade_b"].to_numpy()
+        cells = (query * size + codes(a, self.labels)) * size + codes(b, self.labels)
+        observed = np.bincount(cells, minlength=len(qids) * size * size).reshape(-1, size, size)
+        pairs = observed.sum(axis=(1, 2))
+        same = np.bincount(query, weights=(a == b), minlength=len(qids))
+        difference = np.bincount(query, weights=(b - a).astype(float), minlength=len(qids))
         frame = pd.DataFrame(
-            rows, columns=["qid", "pairs", "agreement", "kappa", "mean_difference"]
+            {
+                "qid": np.asarray(qids, dtype=object),
+                "pairs": pairs,
+                "agreement": same / pairs,
+                "kappa": kappas(observed),
+                "mean_difference": difference / pairs,
+            }
         )
         return frame.sort_values(
             ["agreement", "kappa", "qid"], na_position="last", kind="stable"
