@@ -56,7 +56,8 @@ def navigate(default: str = DEFAULT_PAGE.key) -> None:
     """``st.navigation`` over :data:`PAGES` (``default``: the page of the root URL), and run the
     page asked for."""
     prefer_jemalloc()
-    signin.gate()  # with sign-in: nothing but the sign-in until the visitor is signed in
+    # with sign-in: nothing but the sign-in until the visitor is signed in
+    signin.gate([page.key for page in PAGES], default)
     pages = [
         st.Page(page.file, title=page.title, url_path=page.key, default=page.key == default)
         for page in PAGES

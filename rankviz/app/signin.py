@@ -58,19 +58,18 @@ def email() -> str:
     return str(st.user.get("email") or "").strip().lower()
 
 
-def gate() -> None:
-    """Before any page: with sign-in, a visitor not signed in sees the sign-in and nothing else; a
-    signed-in person sees who they are and a sign-out in the sidebar."""
+def gate(paths: list[str], default: str) -> None:
+    """Before any page: with sign-in, a visitor not signed in sees the sign-in and nothing else
+    (every page's address, ``paths``, shows the sign-in; no page is listed); a signed-in person
+    sees who they are and a sign-out in the sidebar."""
     if not required():
         return
     if not st.user.is_logged_in:
-        st.set_page_config(page_title="Sign in · rankviz", layout="centered")
-        st.title("rankviz")
-        st.write("This server shows its collections to the people it knows: sign in to go on.")
-        for provider in providers():
-            label = "Sign in" + (f" with {provider}" if provider else "")
-            if st.button(label, key=f"signin.{provider}", type="primary"):
-                st.login(provider)  # None: the one provider of [auth]
+        pages = [
+            st.Page(_sign_in, title="Sign in", url_path=path, default=path == default)
+            for path in paths
+        ]
+        st.navigation(pages, position="hidden").run()
         st.stop()
     if not email():
         st.error(
@@ -82,6 +81,16 @@ def gate() -> None:
     who.caption(message("Signed in as {}", email()))
     if who.button("Sign out", key="signin.out"):
         st.logout()
+
+
+def _sign_in() -> None:
+    st.set_page_config(page_title="Sign in · rankviz", layout="centered")
+    st.title("rankviz")
+    st.write("This server shows its collections to the people it knows: sign in to go on.")
+    for provider in providers():
+        label = "Sign in" + (f" with {provider}" if provider else "")
+        if st.button(label, key=f"signin.{provider}", type="primary"):
+            st.login(provider)  # None: the one provider of [auth]
 
 
 def visitor(access: Access) -> Visitor:

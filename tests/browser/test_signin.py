@@ -103,7 +103,7 @@ def test_nothing_shows_before_sign_in_and_a_viewer_reads_only(browser, team_serv
     url, _ = team_server
     context, page = signed_in(browser, url, None, QUERY_VIEW)
     page.get_by_role("button", name="Sign in").wait_for()
-    for shown in ("stDataFrame", "stMetric", "stPlotlyChart", "stSelectbox"):
+    for shown in ("stDataFrame", "stMetric", "stPlotlyChart", "stSelectbox", "stSidebarNav"):
         assert page.locator(f'[data-testid="{shown}"]').count() == 0
     assert "bm25" not in page.inner_text("body") and "Cranfield" not in page.inner_text("body")
     context.close()
