@@ -14,8 +14,6 @@ nothing.
 from __future__ import annotations
 
 import argparse
-import os
-import statistics
 import sys
 from pathlib import Path
 
@@ -23,7 +21,7 @@ import numpy as np
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
-from bench_report import timed  # noqa: E402
+from bench_report import alternated  # noqa: E402
 
 DATA = HERE / "data"
 REFERENCE = """
@@ -70,15 +68,7 @@ def main() -> None:
         "reference": [sys.executable, "-c", REFERENCE, str(first), str(second)],
         "rankviz": [sys.executable, "-m", "rankviz", "agreement", str(first), str(second)],
     }
-    found: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
-    for _ in range(args.repeat):
-        for name, command in commands.items():  # alternated: a busy moment hits both
-            found[name].append(timed(command))
-    print(f"load average {os.getloadavg()[0]:.2f}; medians of {args.repeat}")
-    cpu = {name: statistics.median(c for c, _ in runs) for name, runs in found.items()}
-    for name, runs in found.items():
-        wall = statistics.median(w for _, w in runs)
-        print(f"{name:>9}: {cpu[name]:6.1f} CPU-s  {wall:6.1f} s wall")
+    cpu = alternated(commands, args.repeat)
     print(f"rankviz / reference: {cpu['rankviz'] / cpu['reference']:.2f}x (CPU)")
 
 

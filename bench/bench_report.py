@@ -66,6 +66,21 @@ def timed(command: list[str]) -> tuple[float, float]:
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall
 
 
+def alternated(commands: dict[str, list[str]], repeat: int) -> dict[str, float]:
+    """Each command run ``repeat`` times in turn (a busy moment hits all); prints each one's median
+    CPU seconds beside its median wall time, and returns the CPU medians."""
+    found: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+    for _ in range(repeat):
+        for name, command in commands.items():
+            found[name].append(timed(command))
+    print(f"load average {os.getloadavg()[0]:.2f}; medians of {repeat}")
+    cpu = {name: statistics.median(c for c, _ in runs) for name, runs in found.items()}
+    for name, runs in found.items():
+        wall = statistics.median(w for _, w in runs)
+        print(f"{name:>9}: {cpu[name]:6.1f} CPU-s  {wall:6.1f} s wall")
+    return cpu
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
@@ -89,15 +104,7 @@ def main() -> None:
                 "json",
             ],
         }
-        found: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
-        for _ in range(args.repeat):
-            for name, command in commands.items():  # alternated: a busy moment hits both
-                found[name].append(timed(command))
-        print(f"load average {os.getloadavg()[0]:.2f}; medians of {args.repeat}")
-        cpu = {name: statistics.median(c for c, _ in runs) for name, runs in found.items()}
-        for name, runs in found.items():
-            wall = statistics.median(w for _, w in runs)
-            print(f"{name:>9}: {cpu[name]:6.1f} CPU-s  {wall:6.1f} s wall")
+        cpu = alternated(commands, args.repeat)
         print(f"report / evaluate: {cpu['report'] / cpu['evaluate']:.2f}x (CPU)")
 
 

@@ -150,7 +150,7 @@ class Writer:
 
     def allowed(self, change: str) -> None:
         """A MeetingError saying why, when the role does not allow ``change`` (access.NEEDS)."""
-        refused = refusal(self.role, change, signed_in=self.via == SIGNED_IN or not self.by)
+        refused = refusal(self.role, change)
         if refused:
             raise MeetingError(refused)
 

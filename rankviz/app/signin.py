@@ -17,6 +17,7 @@ import streamlit as st
 
 from rankviz import served
 from rankviz.app import inputs
+from rankviz.app.cache import SHARED, file_key
 from rankviz.app.kept import NAME
 from rankviz.app.text import message
 from rankviz.errors import RankvizError
@@ -111,9 +112,16 @@ def collections() -> dict[str, Path]:
     shown = {}
     for name, folder in folders.items():
         try:
-            role = served.collection_access(folder).role(email())
+            role = _access(folder).role(email())
         except RankvizError:
             role = Role.VIEWER
         if role is not Role.NONE:
             shown[name] = folder
     return shown
+
+
+def _access(folder: Path) -> Access:
+    """A collection's [access], read again only when its collection.toml changes."""
+    settings = folder / "collection.toml"
+    key = file_key(settings) if settings.is_file() else f"none:{folder}"
+    return SHARED.get(("access", key), lambda: served.collection_access(folder))

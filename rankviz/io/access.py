@@ -92,14 +92,12 @@ def read_access(table: object) -> Access:
     return Access(**found, declared=True)
 
 
-def refusal(role: Role, change: str, *, signed_in: bool = True) -> str:
+def refusal(role: Role, change: str) -> str:
     """Why a person of ``role`` may not make ``change`` (a key of :data:`NEEDS`), else ""."""
     needed = NEEDS[change]
     if role >= needed:
         return ""
     who = f"a {role}" if role is not Role.NONE else "someone not on this collection's lists"
-    if not signed_in:
-        who = "someone not signed in"
     article = "an" if str(needed)[0] in "aeiou" else "a"
     return (
         f"{who} cannot {change} here: that takes {article} {needed} ([access] in collection.toml)"
