@@ -92,7 +92,10 @@ def says(page, text: str) -> None:
     """Wait until the page shows ``text`` (the app writes an invisible word joiner after the @ of
     an address, so that markdown does not make it a link: read without it)."""
     page.wait_for_function(
-        "text => document.body.innerText.replaceAll('\\u2060', '').includes(text)", arg=text
+        # the body is null while a redirect (the provider's, back to the app) loads the page
+        "text => !!document.body && document.body.innerText.replaceAll('\\u2060', '')"
+        ".includes(text)",
+        arg=text,
     )
 
 
@@ -109,7 +112,10 @@ def test_nothing_shows_before_sign_in_and_a_viewer_reads_only(browser, team_serv
     context.close()
     context, page = signed_in(browser, url, "vic@example.org", QUERY_VIEW)
     says(page, "you are a viewer of this collection")
-    assert page.locator('[data-testid="stMetric"]').count() == 4  # wins, ties, losses, the mean
+    from playwright.sync_api import expect  # here: without playwright the module still skips
+
+    # wins, ties, losses, the mean (waited for: a rerun may be redrawing them)
+    expect(page.locator('[data-testid="stMetric"]')).to_have_count(4)
     assert page.get_by_role("textbox", name="Note on this query").is_disabled()
     assert page.get_by_role("textbox", name="New tag").is_disabled()
     assert page.get_by_label("Your name", exact=False).count() == 0
