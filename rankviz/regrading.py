@@ -127,6 +127,28 @@ class Keeping:
         return table
 
 
+class LastRunKept:
+    """An orderer that keeps the tables of the run asked for last (one per policy and cut) and
+    forgets them when another run is asked for: a report that asks for each run's tables under
+    several policies, run after run, builds trec_eval's once per run (the policies derived from it
+    ask for it again) and holds one run's tables at a time."""
+
+    def __init__(self, base: Orderer) -> None:
+        self.base = base
+        self.run: Run | None = None
+        self.tables: list[tuple[Qrels, TiePolicy, RunCut, RankingTable]] = []
+
+    def __call__(self, run: Run, qrels: Qrels, ties: TiePolicy, cut: RunCut) -> RankingTable:
+        if run is not self.run:
+            self.run, self.tables = run, []
+        for judged, rule, kept_cut, table in self.tables:
+            if judged is qrels and rule == ties and kept_cut == cut:
+                return table
+        table = self.base(run, qrels, ties, cut)
+        self.tables.append((qrels, ties, cut, table))
+        return table
+
+
 def differing_queries(a: Qrels, b: Qrels) -> set[str]:
     """The queries whose judgments differ between two qrels (a grade, or a pair judged in one)."""
     import pandas as pd

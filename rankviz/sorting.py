@@ -189,10 +189,36 @@ def break_ties(
 
 def renumber(ids: np.ndarray) -> np.ndarray:
     """Renumber ids 0.. in order of first appearance."""
+    if len(ids) == 0:
+        return np.zeros(0, dtype=np.int64)
+    if bool((ids[1:] >= ids[:-1]).all()):  # non-decreasing: count the changes
+        return np.cumsum(np.r_[True, ids[1:] != ids[:-1]]) - 1
     _, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
     rank_of_first = np.empty(len(first), dtype=np.int64)
     rank_of_first[np.argsort(first)] = np.arange(len(first))
     return rank_of_first[inverse]
+
+
+def numbered_by_first_place(
+    table_order: np.ndarray, score_order: np.ndarray, score_starts: np.ndarray
+) -> np.ndarray:
+    """Each table place's tie group, the groups numbered by their first place in the table.
+
+    ``table_order`` and ``score_order``: the rows in the table's order and in (query, score)
+    order, where each group of equal scores is contiguous and begins where ``score_starts`` is
+    True. Linear passes, no sort: a group's first place is the least place of its rows."""
+    n = len(table_order)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    place = np.empty(n, dtype=np.int64)
+    place[table_order] = np.arange(n)
+    first = np.minimum.reduceat(place[score_order], np.flatnonzero(score_starts))
+    opens = np.zeros(n, dtype=bool)
+    opens[first] = True
+    number = (np.cumsum(opens) - 1)[first]
+    group_of_row = np.empty(n, dtype=np.int64)
+    group_of_row[score_order] = np.cumsum(score_starts) - 1
+    return number[group_of_row[table_order]]
 
 
 def ideal(qrels: Qrels, index_of: dict, seg_order: np.ndarray):

@@ -29,7 +29,7 @@ from rankviz.io.model import Qrels, Run
 from rankviz.io.readers import read_run
 from rankviz.measures import Measure
 from rankviz.opening import open_inputs
-from rankviz.ordering import chance_table, retagged
+from rankviz.ordering import chance_table, graded_within_ties, retagged
 from rankviz.pieces import Progress, RunSource
 from rankviz.ranking import RankingTable
 from rankviz.regrading import Orderer, fresh
@@ -163,12 +163,14 @@ class Study(Reports, Questions):
     def table(self, name: str, ties: Ties | None = None, cut: RunCut | None = None) -> RankingTable:
         """A run's ranking table under a tie policy and a cut (the study's by default). Random
         orders are drawn from trec_eval's table when measured; ``expected`` measures trec_eval's
-        arrays with the closed forms: only the policies that build their own order reach the
-        orderer."""
+        arrays with the closed forms; optimistic and pessimistic reorder its tied rows by grade:
+        only trec_eval's order and the run's rank column reach the orderer."""
         rule = policy(ties or self.settings.ties).ranked_as
         cut = self.settings.cut if cut is None else cut
         if rule.table_policy != rule:
             return retagged(self.table(name, rule.table_policy, cut), rule)
+        if rule.by_grade:
+            return graded_within_ties(self.table(name, TREC_EVAL, cut), rule)
         return self.orderer(self.runs[name], self.qrels, rule, cut)
 
     def tables(

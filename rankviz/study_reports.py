@@ -7,7 +7,7 @@ computes the numbers). Each method asks :class:`Asked`, what a study offers its 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
@@ -21,7 +21,7 @@ from rankviz.io.meeting import MeetingStore
 from rankviz.io.model import Qrels, Run
 from rankviz.measures import Measure
 from rankviz.ranking import RankingTable
-from rankviz.regrading import Keeping, Orderer, differing_queries
+from rankviz.regrading import Keeping, LastRunKept, Orderer, differing_queries
 from rankviz.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
 from rankviz.run_facts import RunFacts
 from rankviz.settings import EvalSettings, RunCut
@@ -110,8 +110,10 @@ class Reports:
         """Every run under every report policy (:func:`rankviz.analyses.ties.tie_report`)."""
         from rankviz.analyses.ties import report_from_tables
 
+        study = self.sharing(LastRunKept(self.orderer))
         return report_from_tables(
-            lambda ties: self._one_at_a_time(ties=ties),
+            study.table,
+            study.run_names,
             list(self.measures),
             self.settings,
             test,
@@ -331,9 +333,12 @@ class Reports:
         *,
         evaluation: Evaluation | None = None,
         measures: Sequence[Measure] | None = None,
+        progress: Callable[[int], None] | None = None,
     ) -> Standings:
         """Each run's rank, rank interval and Tukey group per measure
-        (:mod:`rankviz.analyses.standings`)."""
+        (:mod:`rankviz.analyses.standings`); ``progress`` is told the resamples done."""
         from rankviz.analyses.standings import standings
 
-        return standings(evaluation or self.evaluation(), test, measures=measures)
+        return standings(
+            evaluation or self.evaluation(), test, measures=measures, progress=progress
+        )

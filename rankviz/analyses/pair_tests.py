@@ -9,8 +9,8 @@ import numpy as np
 
 from rankviz.analyses.effect import effect_size
 from rankviz.analyses.paired import t_interval
-from rankviz.analyses.resampling import tukey_hsd
 from rankviz.analyses.significance import adjust, run_test
+from rankviz.analyses.tukey import tukey_hsd
 from rankviz.errors import OptionError
 from rankviz.significance_options import TestSettings
 

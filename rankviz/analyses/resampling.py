@@ -1,9 +1,6 @@
-"""Resampled paired tests: randomization, bootstrap and the randomised Tukey HSD."""
+"""Resampled paired tests: randomization and bootstrap (the randomised Tukey HSD: :mod:`.tukey`)."""
 
 from __future__ import annotations
-
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -15,7 +12,6 @@ from rankviz.analyses.paired import (
     differences,
     t_interval,
 )
-from rankviz.errors import OptionError
 
 
 def _resampled_pvalue(
@@ -145,64 +141,3 @@ def bootstrap(
         alternative,
         interval,
     )
-
-
-@dataclass(frozen=True)
-class TukeyResult:
-    """Randomised Tukey HSD over the columns (runs) of a queries x runs matrix.
-
-    ``statistic[i, j]`` is mean(run i) - mean(run j), as ``scipy.stats.tukey_hsd``; ``pvalue[i, j]``
-    is family-wise over all pairs.
-    """
-
-    statistic: np.ndarray
-    pvalue: np.ndarray
-    n_resamples: int
-    # the largest range of run means in each resample
-    ranges: np.ndarray = field(repr=False, compare=False)
-
-    def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
-        """Simultaneous intervals of every difference of means: ``statistic`` +- the
-        ``confidence_level``
-        quantile of the permutation distribution of the largest range (the randomised counterpart of
-        Tukey's studentized-range interval), so all pairs are covered at once."""
-        if not 0 < confidence_level < 1:
-            raise OptionError("confidence_level must be between 0 and 1")
-        half = float(np.quantile(self.ranges, confidence_level))
-        return ConfidenceInterval(self.statistic - half, self.statistic + half)
-
-
-def tukey_hsd(
-    matrix,
-    *,
-    n_resamples: int = 10_000,
-    rng: np.random.Generator | int | None = None,
-    batch: int = 200,
-) -> TukeyResult:
-    """Randomised Tukey HSD (Carterette, TOIS 2012; Sakai 2014): one test over all pairs of runs.
-
-    Each resample permutes the runs' values independently within every query (``Generator.permuted``
-    along the runs); a pair's p is (#{resamples whose largest difference between run means >=
-    |observed
-    difference|} + 1) / (B + 1). Batches draw from child generators spawned from ``rng`` and run on
-    two threads; the result depends on the seed only, not on the threads.
-    """
-    values = np.asarray(matrix, dtype=np.float64)
-    if values.ndim != 2 or values.shape[1] < 2 or values.shape[0] < 2:
-        raise OptionError(
-            "Tukey HSD needs a queries x runs matrix with at least two runs and two queries"
-        )
-    means = values.mean(0)
-    observed = means[:, None] - means[None, :]
-    sizes = list(_batches(n_resamples, batch))
-    children = np.random.default_rng(rng).spawn(len(sizes))
-
-    def largest_ranges(child: np.random.Generator, size: int) -> np.ndarray:
-        resampled = child.permuted(np.broadcast_to(values, (size, *values.shape)), axis=2).mean(1)
-        return resampled.max(1) - resampled.min(1)
-
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        ranges = np.concatenate(list(pool.map(largest_ranges, children, sizes)))
-    gamma = np.abs(np.finfo(np.float64).eps * 100 * observed)
-    count = (ranges[:, None, None] >= np.abs(observed)[None] - gamma[None]).sum(0)
-    return TukeyResult(observed, (count + 1) / (len(ranges) + 1), len(ranges), ranges)

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import string
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rankviz.analyses.resampling import tukey_hsd
+from rankviz.analyses.tukey import Progress, TukeyResult, tukey_hsd
 from rankviz.errors import OptionError
 
 if TYPE_CHECKING:
@@ -130,11 +130,14 @@ class Standings:
     seed: int | None
     confidence_level: float
     alpha: float
+    # measure -> the Tukey HSD's resamples, where it stopped before n_resamples (every verdict
+    # settled)
+    settled_after: Mapping[str, int] = field(default_factory=dict)
 
     def describe(self) -> str:
         """How the intervals and letters were drawn (captions and footers)."""
         seed = "fresh entropy" if self.seed is None else f"seed {self.seed}"
-        return (
+        text = (
             f"rank: 1 = best mean; {self.confidence_level:.0%} interval: percentiles of the "
             "ranks over "
             f"{self.n_resamples:,} paired bootstrap resamples of the queries ({seed}); group: "
@@ -143,6 +146,13 @@ class Standings:
             "on the queries every "
             "run answers"
         )
+        if self.settled_after:
+            early = ", ".join(f"{n:,} for {m}" for m, n in self.settled_after.items())
+            text += (
+                f"; the HSD stopped once every pair's verdict was settled ({early} resamples; "
+                "each verdict's chance of differing from the full resampling's is under 1%)"
+            )
+        return text
 
     def to_frames(self) -> dict[str, pd.DataFrame]:
         import pandas as pd
@@ -159,6 +169,7 @@ class Standings:
             "n_resamples": self.n_resamples,
             "confidence_level": self.confidence_level,
             "alpha": self.alpha,
+            "tukey_settled_after": dict(self.settled_after),
             "standings": self.to_frames()["standings"].to_dict(orient="records"),
         }
 
@@ -170,15 +181,19 @@ def measure_standing(
     confidence_level: float,
     alpha: float,
     seed: int | None,
-) -> pd.DataFrame:
-    """One measure's standings from its queries x runs values (the queries every run answers)."""
+    progress: Progress | None = None,
+) -> tuple[pd.DataFrame, TukeyResult]:
+    """One measure's standings from its queries x runs values (the queries every run answers), and
+    the Tukey HSD that grouped them (resampled until every verdict at ``alpha`` was settled)."""
     import pandas as pd
 
     values = matrix.to_numpy(dtype=np.float64)
     intervals = rank_intervals(
         values, n_resamples=n_resamples, confidence_level=confidence_level, rng=seed
     )
-    tukey = tukey_hsd(values, n_resamples=n_resamples, rng=seed)
+    tukey = tukey_hsd(values, n_resamples=n_resamples, rng=seed, alpha=alpha, progress=progress)
+    if progress is not None and tukey.stopped_early:
+        progress(n_resamples - tukey.n_resamples)
     runs = list(matrix.columns)
     means = values.mean(axis=0)
     order = sorted(range(len(runs)), key=lambda i: (-means[i], i))
@@ -200,32 +215,42 @@ def measure_standing(
         }
         for i in order
     }
-    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("run")
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("run"), tukey
 
 
 def standings(
-    evaluation: Evaluation, test: TestSettings, *, measures: Sequence | None = None
+    evaluation: Evaluation,
+    test: TestSettings,
+    *,
+    measures: Sequence | None = None,
+    progress: Progress | None = None,
 ) -> Standings:
     """Every measure's standings of the evaluation's runs, drawn with the test's resamples, seed,
-    confidence level and alpha (the Tukey HSD is the grouping's test whatever test is in force)."""
+    confidence level and alpha (the Tukey HSD is the grouping's test whatever test is in force);
+    ``progress`` is told the Tukey resamples done, ``n_resamples`` per measure in all."""
     if len(evaluation.runs) < 2:
         raise OptionError("rank intervals and groups need at least two runs")
     if evaluation.settings.aggregate != "query":
         raise OptionError(
             "rank intervals resample queries: they need the query mean (--aggregate query)"
         )
-    tables = {}
+    tables, settled_after = {}, {}
     for measure in measures or evaluation.measures:
         matrix = evaluation.matrix(measure)
         if len(matrix) < 2:
             raise OptionError(
                 f"{measure}: fewer than two queries every run answers: no rank intervals"
             )
-        tables[str(measure)] = measure_standing(
+        tables[str(measure)], tukey = measure_standing(
             matrix,
             n_resamples=test.n_resamples,
             confidence_level=test.confidence_level,
             alpha=test.alpha,
             seed=test.seed,
+            progress=progress,
         )
-    return Standings(tables, test.n_resamples, test.seed, test.confidence_level, test.alpha)
+        if tukey.stopped_early:
+            settled_after[str(measure)] = tukey.n_resamples
+    return Standings(
+        tables, test.n_resamples, test.seed, test.confidence_level, test.alpha, settled_after
+    )

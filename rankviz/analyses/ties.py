@@ -8,7 +8,7 @@ runs can swap places. Shared by ``rankviz ties`` and the app's Ties page.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -157,16 +157,25 @@ def tie_report(
     by_name = {run.name: run for run in runs}
     cut = (settings or EvalSettings()).cut
 
-    def tables_under(ties: str) -> Iterable[tuple[str, RankingTable]]:
-        return ((name, rank(run, qrels, ties=ties, cut=cut)) for name, run in by_name.items())
+    def table_under(name: str, ties: str) -> RankingTable:
+        return rank(by_name[name], qrels, ties=ties, cut=cut)
 
     return report_from_tables(
-        tables_under, measures, settings, test, options, groups=groups, weights=weights, rng=rng
+        table_under,
+        list(by_name),
+        measures,
+        settings,
+        test,
+        options,
+        groups=groups,
+        weights=weights,
+        rng=rng,
     )
 
 
 def report_from_tables(
-    tables_under: Callable[[str], Iterable[tuple[str, RankingTable]]],
+    table_under: Callable[[str, str], RankingTable],
+    names: Sequence[str],
     measures: Sequence[Measure],
     settings: EvalSettings | None = None,
     test: TestSettings | None = None,
@@ -181,10 +190,10 @@ def report_from_tables(
     With two or more runs, each section also holds every run's verdict against the baseline under
     each policy (:func:`verdict_changes`).
 
-    ``tables_under(policy)``: (run name, ranking table) pairs under that policy. When they are built
-    as they are consumed, one ranking table is alive at a time (each is as large as its run): what
-    the report needs from it (per-query values, tie statistics, random trials) is taken before the
-    next is built.
+    ``table_under(name, policy)``: the run's ranking table under that policy, asked run after run
+    (every policy of one run, then the next run's), so an orderer that keeps one run's tables
+    builds trec_eval's once for the policies derived from it. What the report needs from a table
+    (per-query values, tie statistics, random trials) is taken before the next is asked for.
     """
     settings = settings or EvalSettings()
     options = options or TieReportSettings()
@@ -192,8 +201,9 @@ def report_from_tables(
     generator = np.random.default_rng(settings.seed if rng is None else rng)
     parts: dict[str, list[Evaluation]] = {policy: [] for policy in (*REPORT_POLICIES, RANDOM.name)}
     statistics = {}
-    for rule in map(policy_of, REPORT_POLICIES):
-        for name, table in tables_under(rule.name):
+    for name in names:
+        for rule in map(policy_of, REPORT_POLICIES):
+            table = table_under(name, rule.name)
             under = settings.replace(ties=rule)
             parts[rule.name].append(
                 evaluate_tables({name: table}, measures, under, groups=groups, weights=weights)

@@ -13,8 +13,10 @@ from rankviz.cli.parser import build_parser
 
 def main(argv: Sequence[str] | None = None) -> int:
     from rankviz._arrow import prefer_jemalloc
+    from rankviz._memory import reuse_freed_memory
     from rankviz.cli.commands import run
 
+    reuse_freed_memory()
     prefer_jemalloc()
     return run(build_parser().parse_args(argv))
 

@@ -10,16 +10,30 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rankviz import served
+from rankviz._memory import server_environment
 from rankviz.analyses.checks import TOP_K
 from rankviz.cli import render
 from rankviz.cli.meeting_commands import judgments_command, report_command, tags_command
-from rankviz.cli.study_args import _evaluation, open_study, report_ignored, test_settings, warn
+from rankviz.cli.study_args import (
+    _evaluation,
+    open_study,
+    report_ignored,
+    resampling_bar,
+    test_settings,
+    warn,
+)
 from rankviz.errors import FormatError, OptionError, RankvizError
 from rankviz.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
 from rankviz.settings import EvalSettings
 from rankviz.significance_options import TestSettings
+
+if TYPE_CHECKING:
+    from rankviz.analyses.standings import Standings
+    from rankviz.evaluation import Evaluation
+    from rankviz.study import Study
 
 # --- the commands --------------------------------------------------------------------------------
 
@@ -47,13 +61,16 @@ def evaluate_command(args: argparse.Namespace) -> str:
             if getattr(args, n, None) is not None
         }
     )
+    standings = _standings(study, tests, result)
     return render.with_standings(
-        text,
-        result.to_dict(per_query=args.per_query),
-        "evaluation",
-        study.standings(tests, evaluation=result),
-        args.format,
+        text, result.to_dict(per_query=args.per_query), "evaluation", standings, args.format
     )
+
+
+def _standings(study: Study, tests: TestSettings, evaluation: Evaluation) -> Standings:
+    """The standings, with a bar of the resamples on a terminal."""
+    with resampling_bar(tests.n_resamples * len(evaluation.measures)) as progress:
+        return study.standings(tests, evaluation=evaluation, progress=progress)
 
 
 def compare_command(args: argparse.Namespace) -> str | tuple[str, int]:
@@ -71,7 +88,7 @@ def compare_command(args: argparse.Namespace) -> str | tuple[str, int]:
             text,
             comparison.to_dict(),
             "comparisons",
-            study.standings(settings, evaluation=result),
+            _standings(study, settings, result),
             args.format,
         )
     if args.fail_if is None:
@@ -219,7 +236,8 @@ def app_command(args: argparse.Namespace) -> str:
     ]
     script_args += ["--notes", str(Path(args.notes).resolve())] if args.notes else []
     sys.stdout.flush()
-    os.execv(sys.executable, command + (["--", *script_args] if script_args else []))
+    arguments = command + (["--", *script_args] if script_args else [])
+    os.execve(sys.executable, arguments, server_environment())
     return ""  # not reached: the process is streamlit's now
 
 

@@ -58,6 +58,19 @@ def progress_bar(study: Study):
         yield bar.update
 
 
+@contextlib.contextmanager
+def resampling_bar(resamples: int):
+    """A progress callback (resamples done) drawing a bar on stderr when it is a terminal, else
+    None."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from tqdm import tqdm
+
+    with tqdm(total=resamples, desc="resampling", file=sys.stderr, leave=False) as bar:
+        yield bar.update
+
+
 def report_ignored(ignored: Mapping[str, tuple[str, ...]]) -> None:
     for run, queries in ignored.items():
         if queries:

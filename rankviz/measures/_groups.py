@@ -80,9 +80,10 @@ def _group_index(table: RankingTable, rows: np.ndarray) -> np.ndarray:
     return table.tie_group[rows].astype(np.int64)
 
 
-def exclusive_group_prefix(groups: TieGroups, values: np.ndarray) -> np.ndarray:
-    """Sum of ``values`` over the earlier groups of the same query."""
-    return segment_prefix_sum(groups.query, values)
+def exclusive_group_prefix(groups: TieGroups, values: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """Sum of ``values`` over the earlier groups of the same query, for the groups ``at``
+    (sorted)."""
+    return segment_prefix_sum(groups.query, values, at)
 
 
 def inside(groups: TieGroups, cutoff: int | None) -> np.ndarray:
@@ -158,15 +159,16 @@ def expected_cascade(
         return result
     certain = stop >= 1.0
     log_continue = np.where(certain, 0.0, np.log1p(-np.where(certain, 0.0, stop)))
-    # the product over a whole earlier group does not depend on its order
-    reach = np.exp(exclusive_group_prefix(groups, group_sum(table, groups, rows, log_continue)))
-    reach[
-        exclusive_group_prefix(groups, group_sum(table, groups, rows, certain.astype(np.float64)))
-        > 0
-    ] = 0.0
     positive = group_sum(table, groups, rows).astype(np.int64)
     span = inside(groups, cutoff)
-    selected = np.flatnonzero((positive > 0) & (span > 0) & (reach > 0))
+    candidates = np.flatnonzero((positive > 0) & (span > 0))
+    # the product over a whole earlier group does not depend on its order
+    reach = np.exp(
+        exclusive_group_prefix(groups, group_sum(table, groups, rows, log_continue), candidates)
+    )
+    stopped = group_sum(table, groups, rows, certain.astype(np.float64))
+    reach[exclusive_group_prefix(groups, stopped, candidates) > 0] = 0.0
+    selected, reach = candidates[reach > 0], reach[reach > 0]
     if len(selected) == 0:
         return result
 
@@ -176,7 +178,7 @@ def expected_cascade(
         total = _first_positive(
             size, size - positive[selected], steps, groups.start[selected], discount
         )
-        np.add.at(result, groups.query[selected], reach[selected] * total)
+        np.add.at(result, groups.query[selected], reach * total)
         return result
 
     # B[g, j]: mean over j-subsets of the group's positive documents of prod (1 - stop), j < J
@@ -222,7 +224,7 @@ def expected_cascade(
             groups.start[selected[active]] + t + 1
         )
         previous[active] = current
-    np.add.at(result, groups.query[selected], reach[selected] * total)
+    np.add.at(result, groups.query[selected], reach * total)
     return result
 
 

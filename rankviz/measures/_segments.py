@@ -52,15 +52,41 @@ def exclusive_prefix_sum(table: RankingTable, rows: np.ndarray, values: np.ndarr
     return segment_prefix_sum(table.row_query[rows], values)
 
 
-def segment_prefix_sum(segment: np.ndarray, values: np.ndarray) -> np.ndarray:
+def segment_prefix_sum(
+    segment: np.ndarray, values: np.ndarray, at: np.ndarray | None = None
+) -> np.ndarray:
     """Sum of ``values`` over the earlier elements of the same segment (a run of equal ids in the
-    non-decreasing ``segment``), 0 for each segment's first.
+    non-decreasing ``segment``), 0 for each segment's first; at the sorted positions ``at`` alone
+    when given (what the expected measures need: the groups that hold a relevant document).
 
-    Each segment is summed on its own from its first element (segments of similar length side by
-    side in a padded matrix, a power of two wide), never through a running total of the segments
-    before it: that total's rounding would make a query's value depend on which queries share its
-    table, and the engines that evaluate a run in pieces would disagree in the last digit.
+    Only the nonzero values are summed (a zero adds nothing, exactly), then each element takes the
+    total of the nonzero ones before it in its segment: tie groups' values are mostly zero (a group
+    holds a relevant document or not), so this is a sum over thousands and a lookup per element.
     """
+    n = len(values)
+    nonzero = np.flatnonzero(values)
+    if at is None and len(nonzero) == n:
+        return _dense_prefix_sum(segment, values)
+    positions = np.arange(n) if at is None else at
+    out = np.zeros(len(positions), dtype=np.float64)
+    if len(nonzero) == 0:
+        return out
+    held = segment[nonzero]
+    inclusive = _dense_prefix_sum(held, values[nonzero]) + values[nonzero]
+    # the last nonzero element strictly before each position, when it is in the same segment
+    last = np.searchsorted(nonzero, positions) - 1
+    counted = np.flatnonzero(last >= 0)
+    counted = counted[held[last[counted]] == segment[positions[counted]]]
+    out[counted] = inclusive[last[counted]]
+    return out
+
+
+def _dense_prefix_sum(segment: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """:func:`segment_prefix_sum` over every element. Each segment is summed on its own from its
+    first element (segments of similar length side by side in a padded matrix, a power of two
+    wide), never through a running total of the segments before it: that total's rounding would
+    make a query's value depend on which queries share its table, and the engines that evaluate a
+    run in pieces would disagree in the last digit."""
     n = len(values)
     out = np.zeros(n, dtype=np.float64)
     if n == 0:

@@ -51,8 +51,8 @@ def expected_average_precision(table: RankingTable, cutoff: int | None, *, rel: 
     relevant = rows_with_grade_at_least(table, rel)
     groups = tie_groups(table)
     found = group_sum(table, groups, relevant)
-    before = exclusive_group_prefix(groups, found)
     group = np.flatnonzero((found > 0) & (inside(groups, cutoff) > 0))
+    before = exclusive_group_prefix(groups, found, group)
     n, r, m = (
         groups.size[group].astype(np.float64),
         found[group],
@@ -60,7 +60,7 @@ def expected_average_precision(table: RankingTable, cutoff: int | None, *, rel: 
     )
     d = np.where(n > 1, (r - 1) / np.maximum(n - 1, 1), 0.0)
     harmonic = discount_sums(groups, group, cutoff, lambda rank: 1.0 / rank)
-    precision = (r / n) * (d * m + (before[group] + 1 - d * (1 + groups.start[group])) * harmonic)
+    precision = (r / n) * (d * m + (before + 1 - d * (1 + groups.start[group])) * harmonic)
     total = np.bincount(groups.query[group], weights=precision, minlength=table.n_queries)
     return safe_divide(total, relevant_in_qrels(table, rel))
 

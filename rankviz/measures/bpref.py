@@ -55,13 +55,15 @@ def expected_bpref(table: RankingTable, cutoff: int | None, *, rel: int) -> np.n
     judged = table.judged & (table.grade >= 0)
     m = group_sum(table, groups, np.flatnonzero(judged & (table.grade < rel)))
     hits = group_sum(table, groups, np.flatnonzero(judged & (table.grade >= rel)))
-    before = exclusive_group_prefix(groups, m)
-    r, n = relevant[groups.query], nonrelevant[groups.query]
+    hit = np.flatnonzero(hits)  # the groups holding a relevant document: the others add 0
+    before = exclusive_group_prefix(groups, m, hit)
+    m, query = m[hit], groups.query[hit]
+    r, n = relevant[query], nonrelevant[query]
     t = np.clip(r - before, 0, m + 1)  # how many of B + 0 .. B + M stay below R
     mean_min = (t * before + t * (t - 1) / 2 + (m + 1 - t) * r) / (m + 1)
-    contribution = hits * (1.0 - safe_divide(mean_min, np.minimum(n, r)))
+    contribution = hits[hit] * (1.0 - safe_divide(mean_min, np.minimum(n, r)))
     return safe_divide(
-        np.bincount(groups.query, weights=contribution, minlength=table.n_queries), relevant
+        np.bincount(query, weights=contribution, minlength=table.n_queries), relevant
     )
 
 

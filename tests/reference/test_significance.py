@@ -15,7 +15,7 @@ from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.power import TTestPower
 
 from rankviz import significance_options as rv_settings
-from rankviz.analyses import effect, pair_tests, resampling, verdicts
+from rankviz.analyses import effect, pair_tests, resampling, tukey, verdicts
 from rankviz.analyses import significance as sg
 from rankviz.errors import OptionError
 
@@ -212,14 +212,14 @@ def test_tukey_hsd_two_runs_is_the_two_sided_randomization_test() -> None:
     rng = np.random.default_rng(8)
     base = rng.random(9)
     matrix = np.c_[base, base + 0.1 * rng.standard_normal(9), base]
-    result = resampling.tukey_hsd(matrix[:, :2], n_resamples=20000, rng=2)
+    result = tukey.tukey_hsd(matrix[:, :2], n_resamples=20000, rng=2)
     d = matrix[:, 1] - matrix[:, 0]
     null = np.array([abs(np.mean(d * np.array(s))) for s in itertools.product((-1, 1), repeat=9)])
     exact = np.mean(null >= abs(d.mean()) - 1e-12)
     assert result.pvalue[0, 1] == pytest.approx(
         exact, abs=4 * math.sqrt(exact * (1 - exact) / 20000) + 1e-4
     )
-    three = resampling.tukey_hsd(matrix, n_resamples=2000, rng=2)
+    three = tukey.tukey_hsd(matrix, n_resamples=2000, rng=2)
     np.testing.assert_array_equal(three.pvalue, three.pvalue.T)
     assert (
         three.pvalue[0, 2] == 1.0
@@ -229,8 +229,67 @@ def test_tukey_hsd_two_runs_is_the_two_sided_randomization_test() -> None:
     scipy_tukey = stats.tukey_hsd(*matrix.T)  # statistic[i, j] = mean(i) - mean(j), as scipy
     np.testing.assert_allclose(three.statistic, scipy_tukey.statistic, rtol=0, atol=1e-15)
     np.testing.assert_array_equal(
-        three.pvalue, resampling.tukey_hsd(matrix, n_resamples=2000, rng=2).pvalue
+        three.pvalue, tukey.tukey_hsd(matrix, n_resamples=2000, rng=2).pvalue
     )
+
+
+def _every_permutation_range(values: np.ndarray) -> np.ndarray:
+    """The largest range of run means under every assignment of each query's values to the runs
+    (R!^Q of them, all equally likely under the null): the exact permutation distribution."""
+    runs = values.shape[1]
+    orders = list(itertools.permutations(range(runs)))
+    ranges = []
+    for chosen in itertools.product(orders, repeat=len(values)):
+        means = np.mean([row[list(order)] for row, order in zip(values, chosen)], axis=0)
+        ranges.append(means.max() - means.min())
+    return np.array(ranges)
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    rows=st.lists(
+        st.lists(st.sampled_from([0.0, 0.25, 0.5, 1.0]), min_size=3, max_size=3),
+        min_size=2,
+        max_size=4,
+    ),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_tukey_hsd_p_values_are_the_exact_permutation_test_within_monte_carlo_error(
+    rows, seed
+) -> None:
+    """Three runs, up to 4 queries with ties and constant rows: each pair's p against the exact
+    share of the 6^Q assignments whose largest range reaches the pair's difference, within 5
+    Monte Carlo standard errors (+ the 1 / (B + 1) of the observed arrangement)."""
+    values = np.array(rows)
+    every = _every_permutation_range(values)
+    result = tukey.tukey_hsd(values, n_resamples=20_000, rng=seed)
+    means = values.mean(axis=0)
+    for i, j in itertools.combinations(range(3), 2):
+        exact = float(np.mean(every >= abs(means[i] - means[j]) - 1e-12))
+        error = 5 * math.sqrt(exact * (1 - exact) / 20_000) + 1 / 20_001
+        assert result.pvalue[i, j] == pytest.approx(exact, abs=error), (i, j)
+
+
+def test_tukey_hsd_stops_once_every_verdict_is_settled_and_says_so() -> None:
+    """Runs far apart or together: the verdicts at alpha are settled at the first look (1,000
+    resamples), the same as after 10,000; a pair sitting on alpha keeps it resampling to the end."""
+    rng = np.random.default_rng(4)
+    base = rng.random((300, 1))
+    clear = base + np.array([0.0, 0.0, 0.3, 0.3]) + 0.05 * rng.standard_normal((300, 4))
+    told: list[int] = []
+    early = tukey.tukey_hsd(clear, n_resamples=10_000, rng=1, alpha=0.05, progress=told.append)
+    full = tukey.tukey_hsd(clear, n_resamples=10_000, rng=1)
+    assert early.stopped_early and early.n_resamples < 2_000 and sum(told) == early.n_resamples
+    assert full.n_resamples == 10_000 and not full.stopped_early
+    np.testing.assert_array_equal(early.pvalue < 0.05, full.pvalue < 0.05)
+    assert (early.standard_error <= np.sqrt(0.25 / early.n_resamples)).all()
+    # a pair whose p is about alpha: no look can settle it
+    small = np.c_[base[:40, 0], base[:40, 0] + 0.03 + 0.15 * rng.standard_normal(40)]
+    near = tukey.tukey_hsd(small, n_resamples=10_000, rng=1)
+    assert 0.01 < near.pvalue[0, 1] < 0.2, near.pvalue  # the case is what it says
+    at_alpha = float(near.pvalue[0, 1])
+    undecided = tukey.tukey_hsd(small, n_resamples=4_000, rng=1, alpha=at_alpha)
+    assert undecided.n_resamples == 4_000 and not undecided.stopped_early
 
 
 def test_effect_size_and_its_interval() -> None:
@@ -321,7 +380,7 @@ def test_tukey_intervals_cover_zero_exactly_where_the_pair_is_not_significant() 
     rng = np.random.default_rng(11)
     base = rng.random((60, 1))
     matrix = base + np.array([0.0, 0.005, 0.08, 0.2]) + 0.1 * rng.standard_normal((60, 4))
-    result = resampling.tukey_hsd(matrix, n_resamples=4000, rng=3)
+    result = tukey.tukey_hsd(matrix, n_resamples=4000, rng=3)
     low, high = result.confidence_interval(0.95)
     np.testing.assert_allclose(high - result.statistic, result.statistic - low)
     excludes = (low > 0) | (high < 0)

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import rankviz as rv
-from rankviz.analyses.resampling import tukey_hsd
 from rankviz.analyses.standings import compact_letters, measure_standing, rank_intervals
+from rankviz.analyses.tukey import tukey_hsd
 from rankviz.cli import main
 from rankviz.errors import OptionError
 from rankviz.significance_options import TestSettings
@@ -99,8 +99,11 @@ def test_the_groups_follow_every_pairs_tukey_verdict(rows, seed, alpha) -> None:
     import pandas as pd
 
     matrix = pd.DataFrame(rows, columns=[f"run{i}" for i in range(len(rows[0]))])
-    table = measure_standing(matrix, n_resamples=400, confidence_level=0.95, alpha=alpha, seed=seed)
+    table, grouped_by = measure_standing(
+        matrix, n_resamples=400, confidence_level=0.95, alpha=alpha, seed=seed
+    )
     tukey = tukey_hsd(matrix.to_numpy(), n_resamples=400, rng=seed)
+    np.testing.assert_array_equal(grouped_by.pvalue, tukey.pvalue)  # before the first look
     for (i, a), (j, b) in itertools.combinations(enumerate(matrix.columns), 2):
         shared = bool(set(table.loc[a, "group"]) & set(table.loc[b, "group"]))
         assert shared == (tukey.pvalue[i, j] >= alpha)

@@ -8,13 +8,15 @@ import math
 import tempfile
 from pathlib import Path
 
+import generated
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankviz as rv
-from rankviz.ordering import rank, shuffle_ties
+from rankviz.ordering import graded_within_ties, rank, shuffle_ties
+from rankviz.settings import RunCut
 from rankviz.tie_policy import POLICIES
 
 
@@ -458,3 +460,28 @@ def test_expected_on_a_group_too_large_to_enumerate_equals_the_sum_over_its_posi
     assert rv.parse("P@100")(table)[0] == pytest.approx(
         float((1 + 97 * Fraction(r, n)) / 100), rel=1e-13
     )
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    case=generated.collections(),
+    depth=st.one_of(st.none(), st.integers(1, 6)),
+    rule=st.sampled_from(["optimistic", "pessimistic"]),
+)
+def test_grades_reorder_trec_evals_ties_into_the_policys_own_table(case, depth, rule) -> None:
+    """What the study does for optimistic and pessimistic (the tied rows of trec_eval's table sorted
+    by grade) builds the very table a run ordered under the policy from its file has, array for
+    array, with and without a depth cut."""
+    qrels_dict, run_dict = case
+    cut = RunCut(depth=depth)
+    with tempfile.TemporaryDirectory() as tmp:
+        qrels_path, run_path = generated.write_files(Path(tmp), qrels_dict, run_dict)
+        qrels, run = rv.read_qrels(qrels_path), rv.read_run(run_path)
+        own = rank(run, qrels, ties=rule, cut=cut)
+        derived = graded_within_ties(rank(run, qrels, cut=cut), POLICIES[rule])
+        options = {"ties": rule} | ({"depth": depth} if depth else {})
+        through_study = rv.Study.open(qrels_path, [run_path], options=options).table("run")
+    assert derived.ties == own.ties
+    for name in ("row_query", "pos", "grade", "judged", "score", "run_rows", "tie_group"):
+        np.testing.assert_array_equal(getattr(derived, name), getattr(own, name), err_msg=name)
+    np.testing.assert_array_equal(through_study.run_rows, own.run_rows)

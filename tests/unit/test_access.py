@@ -233,7 +233,7 @@ def test_rankviz_app_auth_is_checked_and_handed_to_streamlit(
     auth = tmp_path / name
     auth.write_text(text)
     started = []
-    monkeypatch.setattr(os, "execv", lambda path, command: started.append(command))
+    monkeypatch.setattr(os, "execve", lambda path, command, environment: started.append(command))
     code = main(["app", "--host", "0.0.0.0", "--auth", str(auth)])
     err = capsys.readouterr().err
     if says is None:
