@@ -108,6 +108,7 @@ def evaluate_sources(
                         stride=sample_stride(len(run)),
                     )
                 yield source.name, table
+                del run, table  # before the next run is read: one run alive at a time
 
         result = evaluate_tables(
             tables(),

@@ -172,7 +172,10 @@ def evaluate_tables(
     under ``settings.ties`` (trec_eval's order for ``random``)."""
     pairs = tables.items() if isinstance(tables, Mapping) else tables
     seed = tie_seed(settings, rng)
-    gathered = [(name, table_values(table, measures, settings, seed)) for name, table in pairs]
+    gathered = []
+    for name, table in pairs:
+        gathered.append((name, table_values(table, measures, settings, seed)))
+        del table  # a table built as it is consumed goes before the next one is built
     return assemble(
         gathered, measures, settings, qrels_qids=qrels_qids, groups=groups, weights=weights
     )

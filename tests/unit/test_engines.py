@@ -274,6 +274,36 @@ def test_the_progress_callback_counts_every_byte(tmp_path, monkeypatch) -> None:
         assert sum(counted) == run.stat().st_size and (len(counted) > 1) == (engine == "stream")
 
 
+def test_the_memory_engine_holds_one_run_at_a_time(monkeypatch) -> None:
+    """Each run file is read while nothing of the run before it is held any more (its Run and its
+    ranking table, which keeps the run's docids): the peak memory is one run's, not two."""
+    import gc
+    import weakref
+
+    from rankviz import engines
+
+    read: list[weakref.ref] = []
+    alive_at_each_read: list[int] = []
+
+    def reading(path, *, name):
+        gc.collect()
+        alive_at_each_read.append(sum(ref() is not None for ref in read))
+        run = rv.read_run(path, name=name)
+        read.append(weakref.ref(run))
+        return run
+
+    monkeypatch.setattr(engines, "read_run", reading)
+    sources = [RunSource.of(path) for path in sorted((CRANFIELD / "runs").iterdir())[:3]]
+    evaluate_sources(
+        rv.read_qrels(CRANFIELD / "qrels.txt"),
+        sources,
+        ["AP", "nDCG@10"],
+        engine=EngineSettings(engine="memory"),
+        check_k=10,
+    )
+    assert alive_at_each_read == [0, 0, 0]
+
+
 # --- Dask ---------------------------------------------------------------------------------------
 
 distributed = pytest.importorskip("distributed")
