@@ -1,12 +1,14 @@
-"""The C allocator's settings in the processes rankviz owns (the command line, the server
-``rankviz app`` starts): a large array freed is reused by the next one instead of handed back to the
-kernel.
+"""The memory settings of the processes rankviz owns (the command line, the server ``rankviz app``
+starts): a large array freed is reused by the next one instead of handed back to the kernel, in
+small pages.
 
 glibc hands back every block over 32 MB when it is freed, so each of the dozens of arrays of a
-7M-line run pass (56 MB each) arrives as fresh pages the kernel faults in and zeroes: on the 2-core
-VMs measured, ``rankviz evaluate`` of an MS MARCO-sized run spent 1.1-2.7 s in the kernel for 2.6 s
-of its own work, and 0.5-0.7 s with freed blocks kept (the same peak memory within 5%). A library
-import leaves the caller's allocator alone.
+7M-line run pass (56 MB each) arrives as fresh pages the kernel faults in and zeroes; and numpy
+asks for huge pages for every array over 4 MB, which the kernel of the 2-core VMs measured compacts
+and zeroes at a high price. ``rankviz ties`` of two MS MARCO-sized runs took 29-31 CPU-s (14 s of
+them in the kernel) with both defaults, 18-19 with freed blocks kept, and 12-13 (1.9 s in the
+kernel) with small pages too; the peak memory stayed within 3%. A library import leaves the
+caller's settings alone.
 """
 
 from __future__ import annotations
@@ -28,8 +30,13 @@ _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD, _M_ARENA_MAX = -1, -3, -8
 
 
 def reuse_freed_memory() -> None:
-    """The settings of :data:`TUNABLES` for this process, from now on (call it before threads
-    start); nothing where the C library is not glibc or ``GLIBC_TUNABLES`` chose already."""
+    """This process's arrays in small pages (unless ``NUMPY_MADVISE_HUGEPAGE``, numpy's switch,
+    chose), and the settings of :data:`TUNABLES` from now on (call it before threads start;
+    nothing where the C library is not glibc or ``GLIBC_TUNABLES`` chose already)."""
+    if "NUMPY_MADVISE_HUGEPAGE" not in os.environ:
+        from numpy._core import multiarray
+
+        multiarray._set_madvise_hugepage(False)
     if platform.libc_ver()[0] != "glibc" or "GLIBC_TUNABLES" in os.environ:
         return
     mallopt = ctypes.CDLL(None).mallopt
@@ -39,7 +46,9 @@ def reuse_freed_memory() -> None:
 
 
 def server_environment() -> dict[str, str]:
-    """This process's environment with :data:`TUNABLES` for a process it starts (unless chosen)."""
+    """This process's environment for a process it starts: :data:`TUNABLES` and small pages for
+    numpy's arrays (each unless chosen)."""
     environment = dict(os.environ)
     environment.setdefault("GLIBC_TUNABLES", TUNABLES)
+    environment.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
     return environment

@@ -147,10 +147,10 @@ class Standings:
             "run answers"
         )
         if self.settled_after:
-            early = ", ".join(f"{n:,} for {m}" for m, n in self.settled_after.items())
+            early = ", ".join(f"{n:,} resamples for {m}" for m, n in self.settled_after.items())
             text += (
-                f"; the HSD stopped once every pair's verdict was settled ({early} resamples; "
-                "each verdict's chance of differing from the full resampling's is under 1%)"
+                f"; the HSD stopped once every pair's verdict was settled (after {early}; each "
+                "verdict's chance of differing from the full resampling's is under 1%)"
             )
         return text
 

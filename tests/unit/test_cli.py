@@ -789,6 +789,7 @@ def test_rankviz_app_listens_on_this_machine_unless_told_and_says_so(
 
     started, environments = [], []
     monkeypatch.delenv("GLIBC_TUNABLES", raising=False)
+    monkeypatch.delenv("NUMPY_MADVISE_HUGEPAGE", raising=False)
     monkeypatch.setattr(
         os,
         "execve",
@@ -803,6 +804,7 @@ def test_rankviz_app_listens_on_this_machine_unless_told_and_says_so(
     # the server's allocator reuses freed blocks (rankviz/_memory.py); the rest of the environment
     # is this process's
     assert environments[0]["GLIBC_TUNABLES"] == TUNABLES
+    assert environments[0]["NUMPY_MADVISE_HUGEPAGE"] == "0"
     assert environments[0]["PATH"] == os.environ["PATH"]
     err = capsys.readouterr().err
     assert ("without sign-in: anyone who reaches this server" in err) == warned
