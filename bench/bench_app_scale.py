@@ -15,10 +15,13 @@ rank with falling scores as retrieval systems write them). Then, each in a fresh
    first shows Cranfield's Overview, timed apart: a server's first page pays its imports and
    first-use costs (about 3 s here) whatever the collection.
 
-The server's settings are the defaults (``RANKVIZ_CACHE_MB`` 8192), the store a fresh temporary
-folder. Asserts nothing; prints every number.
+The server's settings are the defaults (``RANKVIZ_CACHE_MB`` 8192), its environment the one
+``rankviz app`` gives it (``--plain``: this process's, the allocator's defaults), the store a fresh
+temporary folder. Each Overview's wall and CPU seconds are printed, and as the reference measured in
+the same run, ``rankviz evaluate`` of the same runs (whole process, CPU seconds beside wall).
+Asserts nothing; prints every number.
 
-    python bench/bench_app_scale.py [--runs N]
+    python bench/bench_app_scale.py [--runs N] [--plain]
 """
 
 from __future__ import annotations
@@ -39,6 +42,9 @@ HERE = Path(__file__).parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 from bench_evaluate import RUN_COLUMNS, generate  # noqa: E402
+from bench_report import timed  # noqa: E402
+
+from rankviz._memory import server_environment  # noqa: E402
 
 OPEN_ONE = """
 import sys, time
@@ -62,12 +68,18 @@ script = ("import sys\\nsys.argv = ['app.py', '--data', %r]\\n"
 FOLDER, RUNS = sys.argv[1], int(sys.argv[2])  # read first: the app's script sets sys.argv
 
 
+def cpu():
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    return used.ru_utime + used.ru_stime
+
+
 def overview(collection, rows):  # one script for both: AppTest serves a second script's pages empty
+    global spent
     at = AppTest.from_string(script % FOLDER, default_timeout=3600)
     at.query_params["collection"] = collection
-    start = time.perf_counter()
+    start, before = time.perf_counter(), cpu()
     at.run()
-    elapsed = time.perf_counter() - start
+    elapsed, spent = time.perf_counter() - start, cpu() - before
     assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])
     assert len(at.dataframe[0].value) == rows, "the Overview does not show every run"
     return elapsed
@@ -76,7 +88,7 @@ warm = overview("cranfield", 6)  # the server's first page: its imports and firs
 before = psutil.Process().memory_info().rss
 elapsed = overview("runs20", RUNS)
 after = psutil.Process().memory_info().rss
-print(json.dumps({"seconds": elapsed, "warm": warm, "before": before, "after": after,
+print(json.dumps({"seconds": elapsed, "cpu": spent, "warm": warm, "before": before, "after": after,
                   "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
 """
 
@@ -135,9 +147,13 @@ def child(code: str, *args: str, env: dict) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20, help="runs in the collection (default 20)")
+    parser.add_argument(
+        "--plain", action="store_true", help="the allocator's defaults, not rankviz app's"
+    )
     args = parser.parse_args()
     folder = collection(args.runs)
-    env = dict(os.environ)
+    # the server's environment as ``rankviz app`` sets it (rankviz/_memory.py), unless --plain
+    env = dict(os.environ) if args.plain else server_environment()
     one = sorted((folder / "runs").glob("*.run"))[0]
     with tempfile.TemporaryDirectory() as store:
         parse_seconds, lines = child(OPEN_ONE, store, str(one), env=env).split()
@@ -152,11 +168,14 @@ def main() -> None:
             found = json.loads(child(OVERVIEW, str(folder), str(args.runs), env=env))
             per_run = (found["after"] - found["before"]) / args.runs / 2**20
             print(
-                f"Overview of {args.runs} runs, {label}: {found['seconds']:.1f} s (after the "
-                "server's first page, "
+                f"Overview of {args.runs} runs, {label}: {found['seconds']:.1f} s, "
+                f"{found['cpu']:.1f} CPU-s (after the server's first page, "
                 f"Cranfield's, {found['warm']:.1f} s), resident {found['after'] / 2**30:.1f} GB "
                 f"({per_run:.0f} MB per run), peak {found['peak'] / 2**30:.1f} GB"
             )
+    command = [sys.executable, "-m", "rankviz", "evaluate", str(folder), "--no-check"]
+    cpu, wall = timed(command)
+    print(f"reference, rankviz evaluate of the same runs: {wall:.1f} s, {cpu:.1f} CPU-s")
 
 
 if __name__ == "__main__":

@@ -36,7 +36,7 @@ def reuse_freed_memory() -> None:
     if "NUMPY_MADVISE_HUGEPAGE" not in os.environ:
         from numpy._core import multiarray
 
-        multiarray._set_madvise_hugepage(False)
+        multiarray._set_madvise_hugepage(False)  # type: ignore[attr-defined]
     if platform.libc_ver()[0] != "glibc" or "GLIBC_TUNABLES" in os.environ:
         return
     mallopt = ctypes.CDLL(None).mallopt

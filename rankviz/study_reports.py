@@ -106,8 +106,10 @@ class Reports:
         options: TieReportSettings | None = None,
         *,
         rng: np.random.Generator | int | None = None,
+        progress: Callable[[int], None] | None = None,
     ) -> TieReport:
-        """Every run under every report policy (:func:`rankviz.analyses.ties.tie_report`)."""
+        """Every run under every report policy (:func:`rankviz.analyses.ties.tie_report`);
+        ``progress`` is told each run done."""
         from rankviz.analyses.ties import report_from_tables
 
         study = self.sharing(LastRunKept(self.orderer))
@@ -121,6 +123,7 @@ class Reports:
             groups=self.groups,
             weights=self.weights,
             rng=rng,
+            progress=progress,
         )
 
     def unjudged_report(

@@ -184,6 +184,7 @@ def report_from_tables(
     groups: QueryGroups | None = None,
     weights: Mapping[str, float] | None = None,
     rng: np.random.Generator | int | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> TieReport:
     """Every run under every policy of :data:`REPORT_POLICIES`; with ``options.trials`` > 0 also the
     mean of that many random orders (column ``random``) and its spread over trials (``random std``).
@@ -194,6 +195,7 @@ def report_from_tables(
     (every policy of one run, then the next run's), so an orderer that keeps one run's tables
     builds trec_eval's once for the policies derived from it. What the report needs from a table
     (per-query values, tie statistics, random trials) is taken before the next is asked for.
+    ``progress`` is told each run done.
     """
     settings = settings or EvalSettings()
     options = options or TieReportSettings()
@@ -223,6 +225,8 @@ def report_from_tables(
                         )
                     )
             del table
+        if progress is not None:
+            progress(1)
     evaluations = {policy: combine(found) for policy, found in parts.items() if found}
     sections = {}
     for measure in map(str, measures):

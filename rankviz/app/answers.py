@@ -16,6 +16,7 @@ from rankviz.analyses.checks import TOP_K
 from rankviz.app import compute
 from rankviz.app.compute import settings_text
 from rankviz.app.framed import Framed
+from rankviz.app.progressing import counted
 from rankviz.measures import Measure
 from rankviz.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
 from rankviz.settings import EvalSettings
@@ -93,9 +94,12 @@ class Answers:
         random orders drawn with ``seed``, verdicts under the test in force."""
         tests, options = self.test_settings(), TieReportSettings(k=self.k, trials=trials)
         details = (settings_text(options), seed, settings_text(tests), tests.baseline)
-        return compute.report(
-            "ties", self.key(), details, lambda: self.study().tie_report(tests, options, rng=seed)
-        )
+
+        def build():
+            with counted(len(self.selected), "Runs under every tie order") as progress:
+                return self.study().tie_report(tests, options, rng=seed, progress=progress)
+
+        return compute.report("ties", self.key(), details, build)
 
     def unjudged_report(self: Framed, grade: int):
         """The Unjudged documents report of the selected runs and measures at the frame's K."""
@@ -111,9 +115,13 @@ class Answers:
         settings."""
         tests = self.test_settings()
         details = (str(measure), settings_text(tests))
-        build = lambda: self.study().standings(  # noqa: E731
-            tests, evaluation=self.evaluation(), measures=[measure]
-        )
+
+        def build():
+            with counted(tests.n_resamples, "Tukey HSD resamples (at most)") as progress:
+                return self.study().standings(
+                    tests, evaluation=self.evaluation(), measures=[measure], progress=progress
+                )
+
         return compute.report("standings", self.key(), details, build)
 
     def figure(self: Framed, names: list[str], details: tuple, build: Callable[[], Any]) -> Any:

@@ -19,9 +19,9 @@ from rankviz.cli import render
 from rankviz.cli.meeting_commands import judgments_command, report_command, tags_command
 from rankviz.cli.study_args import (
     _evaluation,
+    counting_bar,
     open_study,
     report_ignored,
-    resampling_bar,
     test_settings,
     warn,
 )
@@ -69,7 +69,7 @@ def evaluate_command(args: argparse.Namespace) -> str:
 
 def _standings(study: Study, tests: TestSettings, evaluation: Evaluation) -> Standings:
     """The standings, with a bar of the resamples on a terminal."""
-    with resampling_bar(tests.n_resamples * len(evaluation.measures)) as progress:
+    with counting_bar(tests.n_resamples * len(evaluation.measures), "resampling") as progress:
         return study.standings(tests, evaluation=evaluation, progress=progress)
 
 
@@ -144,7 +144,10 @@ def summary_command(args: argparse.Namespace) -> str | tuple[str, int]:
 
 def ties_command(args: argparse.Namespace) -> str:
     study = open_study(args)
-    report = study.tie_report(test_settings(args, study), TieReportSettings.from_args(args))
+    with counting_bar(len(study.run_names), "runs under every tie order") as progress:
+        report = study.tie_report(
+            test_settings(args, study), TieReportSettings.from_args(args), progress=progress
+        )
     report_ignored(report.ignored_qids)
     return render.ties(report, args.format)
 

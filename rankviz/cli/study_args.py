@@ -59,15 +59,15 @@ def progress_bar(study: Study):
 
 
 @contextlib.contextmanager
-def resampling_bar(resamples: int):
-    """A progress callback (resamples done) drawing a bar on stderr when it is a terminal, else
-    None."""
+def counting_bar(total: int, what: str):
+    """A progress callback (how many more of ``total`` are done) drawing a bar on stderr when it is
+    a terminal, else None."""
     if not sys.stderr.isatty():
         yield None
         return
     from tqdm import tqdm
 
-    with tqdm(total=resamples, desc="resampling", file=sys.stderr, leave=False) as bar:
+    with tqdm(total=total, desc=what, file=sys.stderr, leave=False) as bar:
         yield bar.update
 
 

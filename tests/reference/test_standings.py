@@ -175,3 +175,28 @@ def test_evaluate_and_compare_print_the_standings_reproducibly(capsys) -> None:
     standings = text.split("\n\nmeasure  run")[1]  # the table after the comparison
     assert "interval" in standings and standings.index("bm25_t5-zs") < standings.index("bm25 ")
     assert "randomised Tukey HSD" in text
+
+
+def test_standings_tell_their_progress_in_resamples_and_say_an_early_stop() -> None:
+    """Every measure's HSD counts up to --resamples (the resamples it skipped told when it stops
+    early), and the footer names the measures whose HSD stopped and after how many."""
+    study = rv.Study.open(SAMPLES / "cranfield")
+    evaluation = study.evaluation()
+    told: list[int] = []
+    found = study.standings(
+        TestSettings(seed=4, n_resamples=20_000), evaluation=evaluation, progress=told.append
+    )
+    assert sum(told) == 20_000 * len(evaluation.measures) and len(told) > len(evaluation.measures)
+    assert found.settled_after and set(found.settled_after) <= {str(m) for m in evaluation.measures}
+    assert all(1_000 <= n < 20_000 for n in found.settled_after.values())
+    said = found.describe()
+    for measure, n in found.settled_after.items():
+        assert f"{n:,} resamples for {measure}" in said
+    assert found.to_dict()["tukey_settled_after"] == dict(found.settled_after)
+
+
+def test_the_tie_report_tells_each_run_done() -> None:
+    study = rv.Study.open(SAMPLES / "cranfield", options={"measures": ["AP"]})
+    told: list[int] = []
+    study.tie_report(progress=told.append)
+    assert told == [1] * len(study.run_names)
