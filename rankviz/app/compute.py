@@ -138,11 +138,12 @@ def run_passes(
     keys: Mapping[str, tuple],
     take: Callable[[str], RunPass],
     progress: Callable[[int, int], None] | None = None,
+    arrived: Callable[[str, RunPass], None] | None = None,
 ) -> dict[str, RunPass]:
     """Each run's pass (:mod:`rankviz.run_pass`) under its key (everything it depends on, as plain
     values): from memory, else from the disk store (a restarted server), else ``take(name)``, a few
-    runs at a time. ``progress(done, total)`` is called here, in the page's thread, as runs
-    finish."""
+    runs at a time. ``progress(done, total)`` and ``arrived(name, pass)`` are called here, in the
+    page's thread, as runs finish."""
     disk = passes_store()
 
     def load(name: str) -> RunPass:
@@ -174,6 +175,8 @@ def run_passes(
                     found[futures[future]] = future.result()
                     if progress is not None:
                         progress(done, len(missing))
+                    if arrived is not None:
+                        arrived(futures[future], found[futures[future]])
             except BaseException:
                 for future in futures:
                     future.cancel()

@@ -17,6 +17,7 @@ from rankviz import settings as s
 from rankviz.app import browser, drafts, kept, recorder, sidebar
 from rankviz.app import in_force as qrels_in_force
 from rankviz.app import options as app_options
+from rankviz.app.arriving import take_passes
 from rankviz.app.cache import environment_problems, folder_stamp
 from rankviz.app.context import Context
 from rankviz.app.pages import spec
@@ -145,25 +146,6 @@ def _checks_banner(ctx: Context, page: str) -> None:
     (st.error if report.status == 2 else st.warning)(text)
 
 
-def _take_passes(ctx: Context) -> None:
-    """The selected runs' passes, which every page starts from, under a progress bar while runs are
-    read and evaluated (a few at a time)."""
-    if not ctx.passing():
-        return
-    bar = None
-
-    def advance(done: int, total: int) -> None:
-        nonlocal bar
-        bar = bar or st.progress(0.0)
-        bar.progress(done / total, text=f"Reading and evaluating the runs: {done} of {total} done…")
-
-    try:
-        ctx.passes(progress=advance)
-    finally:
-        if bar is not None:
-            bar.empty()
-
-
 def open_plain_page(key: str) -> UrlState:
     """Set up a page that shows no one collection (it has no frame): the page's title, the URL's
     state (its fallback warnings shown where they arise)."""
@@ -206,7 +188,7 @@ def open_page(key: str) -> Context:
         st.warning(message("{}", problem))
     recorder.say(ctx.meeting)
     try:
-        _take_passes(ctx)
+        take_passes(ctx)
         _checks_banner(ctx, key)
         thin = ctx.thinly_judged()
     # a run file that breaks the format: named with its line, never a traceback

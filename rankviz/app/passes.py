@@ -38,10 +38,11 @@ class Passes:
         self: Framed,
         names: list[str] | None = None,
         progress: Callable[[int, int], None] | None = None,
+        arrived: Callable[[str, RunPass], None] | None = None,
     ) -> dict[str, RunPass]:
         """Each run's pass under the frame's measures and settings (see :meth:`passing`), taken once
-        per run, qrels and settings and kept on disk: ``progress(done, total)`` as the missing ones
-        finish."""
+        per run, qrels and settings and kept on disk: ``progress(done, total)`` and
+        ``arrived(name, pass)`` as the missing ones finish."""
         names = names or self.selected
         facts_k = self._facts_k()
         # each table dropped after its pass
@@ -60,7 +61,10 @@ class Passes:
             for n in names
         }
         return compute.run_passes(
-            keys, lambda name: study.run_pass(name, k=self.k, facts_k=facts_k), progress
+            keys,
+            lambda name: study.run_pass(name, k=self.k, facts_k=facts_k),
+            progress,
+            arrived,
         )
 
     def _assembled(self: Framed, names: list[str], *, chance: bool = False) -> Evaluation:

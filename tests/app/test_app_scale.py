@@ -117,3 +117,28 @@ def test_runs_not_selected_are_not_opened(tmp_path, monkeypatch) -> None:
     assert len(list(RunStore(tmp_path, budget=2**30).folder.glob("runs/*.arrow"))) == 2
     del os.environ["RANKVIZ_STORE"]
     cache.SHARED.clear()
+
+
+def test_each_run_is_shown_as_its_pass_arrives(tmp_path, monkeypatch) -> None:
+    """From an empty store, the runs' means appear one run more at a time while the others are
+    read, each as the Overview then shows it; the table is gone once the Overview is drawn."""
+    from rankviz.app import arriving
+
+    monkeypatch.setenv("RANKVIZ_STORE", str(tmp_path))
+    cache.SHARED.clear()
+    shown_so_far: list = []
+    real = arriving.show
+    monkeypatch.setattr(
+        arriving, "show", lambda slot, means: (shown_so_far.append(means), real(slot, means))
+    )
+    at = start("overview", collection="cranfield", runs="bm25,dense,rrf", measures="AP,nDCG@10")
+    assert not at.exception
+    assert [len(m) for m in shown_so_far] == [1, 2, 3]
+    overview = at.dataframe[0].value
+    last = shown_so_far[-1]
+    assert set(last.index) == set(overview.index) == {"bm25", "dense", "rrf"}
+    for run in last.index:
+        for measure in ("AP", "nDCG@10"):
+            assert last.loc[run, measure] == pytest.approx(overview.loc[run, measure], abs=1e-12)
+    assert not at.get("progress")  # the bar is gone with the table
+    cache.SHARED.clear()
