@@ -119,7 +119,7 @@ def frame(page: str = "") -> Context | None:
         groups=groups if settings.group_by is not None else None,
         weights=weights,
         queries=collection.queries if uploaded_qrels is None else {},
-        grouping=f"{name}:{folder_stamp(folder)}:tags{meeting.version.content}"
+        grouping=f"{name}:{folder_stamp(folder)}:tags{meeting.version.tags_content}"
         if meeting
         else qrels_key,
         colours=plots.run_colours(run_names),

@@ -155,24 +155,26 @@ def unwritable(path: str | Path) -> str:
 
 
 class RecordVersion(NamedTuple):
-    """:meth:`MeetingStore.version`: the last id of each table, and a digest of the record's
-    content."""
+    """:meth:`MeetingStore.version`: the last id of each table, a digest of the record's content,
+    and one of its tags alone (what groups queries by tag depends on: a judgment leaves it)."""
 
     judgments: int
     tags: int
     notes: int
     content: str
+    tags_content: str = ""
 
     @classmethod
     def empty(cls) -> RecordVersion:
         """A record with no entry yet (or none to read)."""
-        return cls(0, 0, 0, "")
+        return cls(0, 0, 0, "", "")
 
 
 #: The record's tables, in the order its version lists their last ids.
 TABLES = ("judgments", "tags", "notes")
-#: (the record's file stamps, its last ids) -> the digest of its content, computed once for them
-DIGESTS: dict[tuple, str] = {}
+#: (the record's file stamps, its last ids) -> the digests of its content and of its tags, computed
+#: once for them
+DIGESTS: dict[tuple, tuple[str, str]] = {}
 
 
 def file_stamp(path: Path) -> tuple:

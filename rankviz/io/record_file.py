@@ -231,17 +231,23 @@ class RecordFile:
                 ]
                 known = DIGESTS.get((stamp, *last))
                 if known is None:
+                    identity = self.identity().encode()
                     digest = hashlib.blake2b(digest_size=16)
+                    tags = hashlib.blake2b(digest_size=16)
                     for table, upto in zip(TABLES, last):
-                        digest.update(rows_digest(db, table, upto).encode())
-                    digest.update(self.identity().encode())
-                    known = digest.hexdigest()
+                        rows = rows_digest(db, table, upto).encode()
+                        digest.update(rows)
+                        if table == "tags":
+                            tags.update(rows)
+                    digest.update(identity)
+                    tags.update(identity)
+                    known = (digest.hexdigest(), tags.hexdigest())
             finally:
                 db.execute("COMMIT")
         if len(DIGESTS) >= 256:
             DIGESTS.clear()
         DIGESTS[(stamp, *last)] = known
-        return RecordVersion(last[0], last[1], last[2], known)
+        return RecordVersion(last[0], last[1], last[2], *known)
 
     def judgments_digest(self, upto: int) -> str:
         """A digest of the judgments with ids up to ``upto``: equal before and after a later

@@ -755,3 +755,48 @@ def test_no_widget_gets_its_value_twice_as_the_meeting_judges_and_switches_qrels
     assert not at.exception
     twice = [r for r in caplog.records if "set via the Session State API" in r.getMessage()]
     assert not twice, twice[0].getMessage()
+
+
+def test_a_judgment_revises_the_kept_numbers_instead_of_computing_them_again(
+    notes, monkeypatch
+) -> None:
+    """The Overview under the meeting's qrels, then one more judgment: the evaluation and the chance
+    level are the kept ones revised for the judged query (the whole-run builds are not called), and
+    equal the command line's numbers for the record as it is now."""
+    import rankviz.study
+
+    store = MeetingStore(notes)
+    grades = prefilled(store, queries=2)
+    view = start(qrels="meeting", measures="AP,nDCG@10")
+    assert not view.exception
+    qid, docid = next(iter(grades))
+    store.judge(qid, docid, 0, by="ana", via="typed name")  # a grade the meeting takes back
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("computed again for every query after one judgment")
+
+    monkeypatch.setattr(rankviz.study.Study, "evaluation", refuse)
+    monkeypatch.setattr(rankviz.study.Study, "chance", refuse)
+    view.run()
+    assert not view.exception, view.exception
+    monkeypatch.undo()
+    cli = run_cli(
+        "evaluate",
+        str(CRANFIELD),
+        "--judgments",
+        str(notes),
+        "-m",
+        "AP",
+        "-m",
+        "nDCG@10",
+        "--format",
+        "tsv",
+    )
+    expected = pd.read_csv(io.StringIO(cli.stdout), sep="\t").pivot(
+        index="run", columns="measure", values="value"
+    )
+    means = view.dataframe[0].value
+    assert set(means.index) == set(expected.index)
+    for run in means.index:
+        for measure in ("AP", "nDCG@10"):
+            assert means.loc[run, measure] == pytest.approx(expected.loc[run, measure], abs=1e-12)
