@@ -24,7 +24,10 @@ def chance_table(table: RankingTable) -> RankingTable:
     if not table.ties.groups_together:
         raise OptionError("the chance level is taken from a table in score order")
     return replace(
-        table, ties=POLICIES["expected"], tie_group=table.row_query.astype(np.int32), _cache={}
+        table,
+        ties=POLICIES["expected"],
+        tie_group=table.row_query.astype(np.int32, copy=False),
+        _cache={},
     )
 
 
