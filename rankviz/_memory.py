@@ -34,15 +34,28 @@ def reuse_freed_memory() -> None:
     chose), and the settings of :data:`TUNABLES` from now on (call it before threads start;
     nothing where the C library is not glibc or ``GLIBC_TUNABLES`` chose already)."""
     if "NUMPY_MADVISE_HUGEPAGE" not in os.environ:
-        from numpy._core import multiarray
-
-        multiarray._set_madvise_hugepage(False)  # type: ignore[attr-defined]
+        _small_pages_for_arrays()
     if platform.libc_ver()[0] != "glibc" or "GLIBC_TUNABLES" in os.environ:
         return
     mallopt = ctypes.CDLL(None).mallopt
     mallopt(_M_MMAP_THRESHOLD, 2**30)
     mallopt(_M_TRIM_THRESHOLD, 2**28)
     mallopt(_M_ARENA_MAX, 1)
+
+
+def _small_pages_for_arrays() -> None:
+    """numpy's switch of its huge-page advice (``numpy._core`` from numpy 2, ``numpy.core``
+    before); nothing where a numpy has none."""
+    import importlib
+
+    for name in ("numpy._core.multiarray", "numpy.core.multiarray"):
+        try:
+            switch = getattr(importlib.import_module(name), "_set_madvise_hugepage", None)
+        except ImportError:
+            continue
+        if switch is not None:
+            switch(False)
+            return
 
 
 def server_environment() -> dict[str, str]:

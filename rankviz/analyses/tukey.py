@@ -111,6 +111,7 @@ def tukey_hsd(
     children = np.random.default_rng(rng).spawn(batches)
     sizes = [min(per_batch, n_resamples - k * per_batch) for k in range(batches)]
     found: list[np.ndarray] = []
+    done = 0
     with ThreadPoolExecutor(max_workers=2) as pool:
         for start in range(0, batches, 2):
             drawn = list(
@@ -120,10 +121,10 @@ def tukey_hsd(
                 )
             )
             found += drawn
+            before, done = done, done + sum(map(len, drawn))
             if progress is not None:
-                progress(sum(len(d) for d in drawn))
-            done = sum(map(len, found))
-            if alpha is not None and done < n_resamples and _looked_at(done, per_batch):
+                progress(done - before)
+            if alpha is not None and done < n_resamples and _looked_at(before, done):
                 if _settled(np.concatenate(found), distance, alpha):
                     break
     ranges = np.concatenate(found)
@@ -163,9 +164,9 @@ def _at_least(ranges: np.ndarray, distance: np.ndarray) -> np.ndarray:
     return len(ranges) - np.searchsorted(np.sort(ranges), distance, side="left")
 
 
-def _looked_at(done: int, per_batch: int) -> bool:
-    """Whether the last round's resamples reached a look: FIRST_LOOK times a power of two."""
-    before = max(done - 2 * per_batch, 0)
+def _looked_at(before: int, done: int) -> bool:
+    """Whether the resamples drawn went past a look (FIRST_LOOK times a power of two) when they
+    grew from ``before`` to ``done``."""
     look = FIRST_LOOK
     while look <= done:
         if look > before:

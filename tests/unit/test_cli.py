@@ -856,3 +856,15 @@ def test_the_command_lines_allocator_reuses_freed_blocks() -> None:
     }
     # 10 arrays of 56 MB: 13,700 pages each when fresh (fewer with huge pages); reused: none
     assert faults["rankviz"] < 100 < faults["default"], faults
+    advice = (
+        "import numpy\n"
+        "from rankviz._memory import reuse_freed_memory\n"
+        "before = numpy._core.multiarray._get_madvise_hugepage()\n"
+        "reuse_freed_memory()\n"
+        "print(before, numpy._core.multiarray._get_madvise_hugepage())\n"
+    )
+    environment.pop("NUMPY_MADVISE_HUGEPAGE", None)
+    said = subprocess.run(
+        [sys.executable, "-c", advice], capture_output=True, text=True, check=True, env=environment
+    ).stdout.split()
+    assert said[1] == "False"  # numpy's arrays in small pages from then on (whatever before)
