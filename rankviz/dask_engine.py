@@ -41,6 +41,16 @@ def _on_dask(
             cluster.close()
 
 
+def connected_client(address: str):
+    """A client of the running scheduler at ``address`` (``rankviz app --scheduler``), or an
+    OptionError in one line within :data:`CONNECT_SECONDS`."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise OptionError("a Dask scheduler needs Dask: pip install 'rankviz[dask]'") from None
+    return _connect(Client, address)
+
+
 #: How long a scheduler has to answer: a service that accepts the connection but is not Dask
 #: would otherwise keep the command waiting forever (Dask's own timeout covers only the connection).
 CONNECT_SECONDS = 10.0

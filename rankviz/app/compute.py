@@ -139,11 +139,13 @@ def run_passes(
     take: Callable[[str], RunPass],
     progress: Callable[[int, int], None] | None = None,
     arrived: Callable[[str, RunPass], None] | None = None,
+    *,
+    at_once: int | None = None,
 ) -> dict[str, RunPass]:
     """Each run's pass (:mod:`rankviz.run_pass`) under its key (everything it depends on, as plain
     values): from memory, else from the disk store (a restarted server), else ``take(name)``, a few
-    runs at a time. ``progress(done, total)`` and ``arrived(name, pass)`` are called here, in the
-    page's thread, as runs finish."""
+    runs at a time (``at_once``, else :data:`PASS_WORKERS`). ``progress(done, total)`` and
+    ``arrived(name, pass)`` are called here, in the page's thread, as runs finish."""
     disk = passes_store()
 
     def load(name: str) -> RunPass:
@@ -168,7 +170,7 @@ def run_passes(
     if missing:
         if progress is not None:
             progress(0, len(missing))
-        with ThreadPoolExecutor(min(PASS_WORKERS, len(missing))) as pool:
+        with ThreadPoolExecutor(min(at_once or PASS_WORKERS, len(missing))) as pool:
             futures = {pool.submit(load, name): name for name in missing}
             try:
                 for done, future in enumerate(as_completed(futures), start=1):

@@ -10,6 +10,7 @@ from rankviz.app.compute import Key
 from rankviz.app.in_force import Meeting
 from rankviz.app.lineage import Lineage
 from rankviz.evaluation import Evaluation
+from rankviz.io.collection import Collection
 from rankviz.measures import Measure
 from rankviz.run_pass import RunPass
 from rankviz.settings import EvalSettings
@@ -35,6 +36,8 @@ class Framed(Protocol):
     def grouping(self) -> str: ...
     @property
     def meeting(self) -> Meeting | None: ...
+    @property
+    def collection(self) -> Collection: ...
 
     def study(
         self, names: list[str] | None = None, measures: list[Measure] | None = None

@@ -40,8 +40,15 @@ def _app_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(add_help=False)
     parser.add_argument("--data", action="append", default=[])
     parser.add_argument("--notes", default=None)
+    parser.add_argument("--scheduler", default=None)
     known, _ = parser.parse_known_args(sys.argv[1:])
     return known
+
+
+def scheduler() -> str | None:
+    """The Dask scheduler the passes go to: ``--scheduler ADDRESS`` (or ``RANKVIZ_SCHEDULER``);
+    None: this server takes them."""
+    return _app_args().scheduler or os.environ.get("RANKVIZ_SCHEDULER") or None
 
 
 def data_dirs() -> list[str]:

@@ -9,7 +9,7 @@ import dataclasses
 from collections.abc import Callable
 
 from rankviz.analyses.checks import TOP_K
-from rankviz.app import compute
+from rankviz.app import cluster, compute, inputs
 from rankviz.app.cache import SHARED
 from rankviz.app.compute import settings_text
 from rankviz.app.framed import Framed
@@ -60,12 +60,12 @@ class Passes:
             )
             for n in names
         }
-        return compute.run_passes(
-            keys,
-            lambda name: study.run_pass(name, k=self.k, facts_k=facts_k),
-            progress,
-            arrived,
-        )
+        take, at_once = (lambda name: study.run_pass(name, k=self.k, facts_k=facts_k)), None
+        address = inputs.scheduler()
+        if address is not None:
+            paths = self.collection.run_paths
+            take, at_once = cluster.taker(address, study, paths, self.k, facts_k)
+        return compute.run_passes(keys, take, progress, arrived, at_once=at_once)
 
     def _assembled(self: Framed, names: list[str], *, chance: bool = False) -> Evaluation:
         """The evaluation (or chance level) of ``names`` from their passes, kept under the frame's

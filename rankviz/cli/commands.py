@@ -238,6 +238,11 @@ def app_command(args: argparse.Namespace) -> str:
         for item in ("--data", f if f.startswith("irds:") else str(Path(f).resolve()))
     ]
     script_args += ["--notes", str(Path(args.notes).resolve())] if args.notes else []
+    if args.scheduler is not None:  # reached before the server starts: else one line, exit 2
+        from rankviz.remote_pass import connect
+
+        connect(args.scheduler).close()
+        script_args += ["--scheduler", args.scheduler]
     sys.stdout.flush()
     arguments = command + (["--", *script_args] if script_args else [])
     os.execve(sys.executable, arguments, server_environment())

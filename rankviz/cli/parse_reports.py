@@ -67,6 +67,13 @@ def add_report_commands(commands) -> None:
         "rankviz-notes.sqlite",
     )
     ap.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="a running Dask scheduler (tcp://host:8786) whose workers read and evaluate the runs "
+        "(they must see the collection folders at the same paths); default: this server",
+    )
+    ap.add_argument(
         "--no-browser",
         action="store_true",
         help="do not open a browser tab (a server); default: open one",

@@ -142,3 +142,56 @@ def test_each_run_is_shown_as_its_pass_arrives(tmp_path, monkeypatch) -> None:
             assert last.loc[run, measure] == pytest.approx(overview.loc[run, measure], abs=1e-12)
     assert not at.get("progress")  # the bar is gone with the table
     cache.SHARED.clear()
+
+
+@pytest.mark.slow
+def test_the_passes_are_taken_on_a_dask_cluster(tmp_path, monkeypatch) -> None:
+    """``rankviz app --scheduler ADDRESS``: the command line reaches the scheduler before the server
+    starts and hands it on; the app's passes are taken by the cluster's workers (the app's own
+    process may not take one), and the Overview shows the numbers the library computes."""
+    distributed = pytest.importorskip("distributed")
+    import rankviz.study
+    from rankviz.cli import main
+
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0"
+    ) as local:
+        address = local.scheduler_address
+        started = []
+        monkeypatch.setattr(os, "execve", lambda path, command, env: started.append(command))
+        assert main(["app", "--scheduler", address, "--no-browser"]) == 0
+        command = started[0]
+        assert command[command.index("--scheduler") + 1] == address
+        assert command.index("--scheduler") > command.index("--")  # the app's, not Streamlit's
+
+        monkeypatch.setenv("RANKVIZ_SCHEDULER", address)
+        monkeypatch.setenv("RANKVIZ_STORE", str(tmp_path))
+        cache.SHARED.clear()
+
+        def refuse(*args, **kwargs):
+            raise AssertionError("a pass was taken in the app's own process")
+
+        monkeypatch.setattr(rankviz.study.Study, "run_pass", refuse)
+        at = start("overview", collection="cranfield", runs="bm25,dense", measures="AP,nDCG@10")
+        assert not at.exception, at.exception
+        expected = rv.Study.open(
+            ROOT / "sample_data" / "cranfield", ["bm25", "dense"], options={"measures": ["AP"]}
+        )
+        means = at.dataframe[0].value
+        for run in ("bm25", "dense"):
+            assert means.loc[run, "AP"] == pytest.approx(
+                expected.evaluation().mean("AP", run), abs=1e-12
+            )
+    cache.SHARED.clear()
+
+
+def test_an_unreachable_scheduler_stops_rankviz_app_in_one_line(monkeypatch, capsys) -> None:
+    pytest.importorskip("distributed")
+    from rankviz.cli import main
+
+    started = []
+    monkeypatch.setattr(os, "execve", lambda path, command, env: started.append(command))
+    assert main(["app", "--scheduler", "tcp://127.0.0.1:1", "--no-browser"]) == 2
+    err = capsys.readouterr().err
+    assert not started and len(err.strip().splitlines()) == 1
+    assert "cannot reach the Dask scheduler at tcp://127.0.0.1:1" in err

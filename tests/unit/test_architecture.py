@@ -57,6 +57,7 @@ LAYERS = [
             "rankviz.study_questions",
             "rankviz.studies",
             "rankviz.run_pass",
+            "rankviz.remote_pass",
         ),
     ),
     ("figures and exports", ("rankviz.plots", "rankviz.export")),
