@@ -9,8 +9,6 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-import streamlit as st
-
 from rankviz.remote_pass import connect, pass_of_file, travelling
 from rankviz.run_pass import RunPass
 from rankviz.study import Study
@@ -25,24 +23,25 @@ def client(address: str):
     with _CONNECTING:
         kept = _CLIENTS.get(address)
         if kept is None or kept.status != "running":
-            with st.spinner("Connecting to the Dask scheduler…"):
-                kept = _CLIENTS[address] = connect(address)
+            kept = _CLIENTS[address] = connect(address)
         return kept
 
 
 def taker(
     address: str, study: Study, paths: Mapping[str, Path], k: int, facts_k: int | None
-) -> tuple[Callable[[str], RunPass], int]:
+) -> tuple[Callable[[str], RunPass], Callable[[], int]]:
     """A function taking a run's pass on the cluster (the study and the file's path go to a worker,
-    which reads the file), and how many runs to hand it at once: two per worker."""
-    connected = client(address)
+    which reads the file), and one saying how many runs to hand it at once (two per worker). The
+    scheduler is reached only when a pass is missing: passes kept in memory or on disk need none."""
     sent = travelling(study)
 
     def take(name: str) -> RunPass:
-        future = connected.submit(
+        future = client(address).submit(
             pass_of_file, sent, name, str(paths[name]), k=k, facts_k=facts_k, pure=False
         )
         return future.result()
 
-    workers = len(connected.scheduler_info().get("workers", {}))
-    return take, max(2, 2 * workers)
+    def at_once() -> int:
+        return max(2, 2 * len(client(address).scheduler_info().get("workers", {})))
+
+    return take, at_once

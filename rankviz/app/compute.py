@@ -140,37 +140,45 @@ def run_passes(
     progress: Callable[[int, int], None] | None = None,
     arrived: Callable[[str, RunPass], None] | None = None,
     *,
-    at_once: int | None = None,
+    at_once: Callable[[], int] | None = None,
 ) -> dict[str, RunPass]:
     """Each run's pass (:mod:`rankviz.run_pass`) under its key (everything it depends on, as plain
     values): from memory, else from the disk store (a restarted server), else ``take(name)``, a few
-    runs at a time (``at_once``, else :data:`PASS_WORKERS`). ``progress(done, total)`` and
-    ``arrived(name, pass)`` are called here, in the page's thread, as runs finish."""
+    runs at a time (``at_once()``, asked when a run is missing, else :data:`PASS_WORKERS`).
+    ``progress(done, total)`` and ``arrived(name, pass)`` are called here, in the page's thread, as
+    runs finish."""
     disk = passes_store()
 
-    def load(name: str) -> RunPass:
-        text = repr((code_stamp(), keys[name]))
+    def on_disk(name: str) -> RunPass | None:
+        arrays = disk.get(repr((code_stamp(), keys[name]))) if disk is not None else None
+        try:
+            return None if arrays is None else RunPass.from_arrays(arrays)
+        except (ValueError, KeyError, TypeError):
+            return None  # of another format, or damaged: taken again
 
+    def load(name: str) -> RunPass:
         def build() -> RunPass:
-            kept = disk.get(text) if disk is not None else None
+            kept = on_disk(name)  # another session may have kept it meanwhile
             if kept is not None:
-                try:
-                    return RunPass.from_arrays(kept)
-                except (ValueError, KeyError, TypeError):
-                    pass  # of another format, or damaged: taken again
+                return kept
             made = take(name)
             if disk is not None:
-                disk.put(text, made.to_arrays())
+                disk.put(repr((code_stamp(), keys[name])), made.to_arrays())
             return made
 
         return SHARED.get(("pass", keys[name]), build)
 
     found = {name: SHARED.peek(("pass", key)) for name, key in keys.items()}
+    for name in [name for name, value in found.items() if value is None]:
+        kept = on_disk(name)  # before any pass is taken: a restarted server takes none
+        if kept is not None:
+            found[name] = _kept(("pass", keys[name]), kept)
     missing = [name for name, value in found.items() if value is None]
     if missing:
         if progress is not None:
             progress(0, len(missing))
-        with ThreadPoolExecutor(min(at_once or PASS_WORKERS, len(missing))) as pool:
+        workers = at_once() if at_once is not None else PASS_WORKERS
+        with ThreadPoolExecutor(min(workers, len(missing))) as pool:
             futures = {pool.submit(load, name): name for name in missing}
             try:
                 for done, future in enumerate(as_completed(futures), start=1):
@@ -184,6 +192,11 @@ def run_passes(
                     future.cancel()
                 raise
     return {name: value for name, value in found.items() if value is not None}
+
+
+def _kept(key: tuple, value: RunPass) -> RunPass:
+    """``value`` kept in memory under ``key`` (or the one kept there first)."""
+    return SHARED.get(key, lambda: value)
 
 
 # --- analyses (small results, keyed on the content of their inputs)

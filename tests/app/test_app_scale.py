@@ -182,6 +182,13 @@ def test_the_passes_are_taken_on_a_dask_cluster(tmp_path, monkeypatch) -> None:
             assert means.loc[run, "AP"] == pytest.approx(
                 expected.evaluation().mean("AP", run), abs=1e-12
             )
+    # restarted, its scheduler gone: the passes the cluster took are on disk, and no pass is missing
+    cache.SHARED.clear()
+    monkeypatch.setenv("RANKVIZ_SCHEDULER", "tcp://127.0.0.1:1")
+    again = start("overview", collection="cranfield", runs="bm25,dense", measures="AP,nDCG@10")
+    assert not again.exception, again.exception
+    assert not again.error, [e.value for e in again.error]
+    assert again.dataframe[0].value.equals(means)
     cache.SHARED.clear()
 
 
