@@ -194,8 +194,10 @@ def test_the_passes_are_taken_on_a_dask_cluster(tmp_path, monkeypatch) -> None:
 
 def test_an_unreachable_scheduler_stops_rankviz_app_in_one_line(monkeypatch, capsys) -> None:
     pytest.importorskip("distributed")
+    from rankviz import dask_engine
     from rankviz.cli import main
 
+    monkeypatch.setattr(dask_engine, "CONNECT_SECONDS", 1.0)  # refused at once, retried till then
     started = []
     monkeypatch.setattr(os, "execve", lambda path, command, env: started.append(command))
     assert main(["app", "--scheduler", "tcp://127.0.0.1:1", "--no-browser"]) == 2
