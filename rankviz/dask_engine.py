@@ -97,9 +97,13 @@ class _ClusterJob:
         self.shipped = client.scatter(job, broadcast=True, timeout=SCATTER_SECONDS)
 
     def submit(self, piece: Piece, name: str):
-        # straight to a worker, not through the task graph
-        sent = self.client.scatter(piece, timeout=SCATTER_SECONDS)
-        return self.client.submit(values_of_piece, sent, self.shipped, name, pure=False)
+        """The piece's future, sent straight to a worker (not through the task graph); a worker lost
+        while the piece went to it is the piece's first loss, which :meth:`result` sends again."""
+        try:
+            sent = self.client.scatter(piece, timeout=SCATTER_SECONDS)
+            return self.client.submit(values_of_piece, sent, self.shipped, name, pure=False)
+        except Exception as exc:  # noqa: BLE001 - comm closed, worker gone: whatever, sent again
+            return _Lost(exc)
 
     def result(self, piece: Piece, future, name: str) -> PieceValues:
         """The piece's values; a lost worker's piece computed again, at most :data:`PIECE_RETRIES`
@@ -112,6 +116,8 @@ class _ClusterJob:
                         self.job, broadcast=True, timeout=SCATTER_SECONDS
                     )
                     future = self.submit(piece, name)
+                if isinstance(future, _Lost):
+                    raise future.error
                 return future.result()
             except RankvizError:
                 raise  # the piece's own error (a bad line): the same on every worker
@@ -122,6 +128,13 @@ class _ClusterJob:
             f"{PIECE_RETRIES + 1} times "
             f"({type(lost).__name__}); no number is given for it"
         )
+
+
+class _Lost:
+    """A piece that never reached a worker: the error that stopped it."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
 
 
 def _in_order(cluster_job: _ClusterJob, source: RunSource, window: int, progress: Progress | None):

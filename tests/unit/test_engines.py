@@ -428,6 +428,32 @@ def test_a_worker_killed_mid_run_loses_no_number(cluster, monkeypatch) -> None:
     _same(dask, memory)
 
 
+def test_a_piece_lost_on_its_way_to_a_worker_is_sent_again(cluster, monkeypatch) -> None:
+    """A worker lost while a piece is scattered to it (the comm closes under the scatter, as when
+    it is killed then): the piece is sent again, and no number is lost."""
+    from distributed.comm.core import CommClosedError
+
+    monkeypatch.setattr(blocks, "PIECE_BYTES", 5_000)
+    qrels, sources = (
+        rv.read_qrels(DL_HARD / "qrels.txt"),
+        [RunSource.of(sorted((DL_HARD / "runs").iterdir())[0])],
+    )
+    memory = evaluate_sources(qrels, sources, ["nDCG@10", "RR"])
+    real, failed = distributed.Client.scatter, []
+
+    def closing(self, data, *args, **kwargs):
+        if isinstance(data, blocks.Piece) and len(failed) < 2:
+            failed.append(data.first_line)
+            raise CommClosedError("in <TCP (closed) ConnectionPool.scatter>: Stream is closed")
+        return real(self, data, *args, **kwargs)
+
+    monkeypatch.setattr(distributed.Client, "scatter", closing)
+    engine = EngineSettings(engine="dask", scheduler=cluster.scheduler_address)
+    dask = evaluate_sources(qrels, sources, ["nDCG@10", "RR"], engine=engine)
+    assert len(failed) == 2
+    _same(dask, memory)
+
+
 def test_a_bad_line_on_a_worker_is_the_same_error(cluster, tmp_path, monkeypatch) -> None:
     run = tmp_path / "r.run"
     run.write_text(_lines(12, 10, "q7 Q0 d3 4 x run\n", 73))
