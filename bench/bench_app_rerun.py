@@ -7,9 +7,14 @@ and forth; each switch is a rerun as a user's click makes it. Then the meeting's
 made by a colleague (the Overview and Deltas rerun with it), Next through the discussion queue, a
 note recorded, and the Overview over a record of 100,000 judgments. Prints, per page, the first load
 and the median and slowest switch (the goal: every switch under 0.3 s on Cranfield, under 0.5 s on
-the MS MARCO-sized runs, with the caches warm). Asserts nothing.
+the MS MARCO-sized runs, with the caches warm), and the CPU seconds of the whole bench. Asserts
+nothing.
 
-    python bench/bench_app_rerun.py [--only cranfield|msmarco] [--switches N]
+The process runs with the memory settings ``rankviz app`` gives its server (rankviz/_memory.py: it
+starts itself again with them); ``--plain`` keeps the allocator's defaults, as ``streamlit run
+app.py`` has them.
+
+    python bench/bench_app_rerun.py [--only cranfield|msmarco] [--switches N] [--plain]
 """
 
 from __future__ import annotations
@@ -32,6 +37,8 @@ HERE = Path(__file__).parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 from bench_evaluate import generate  # noqa: E402
+
+from rankviz._memory import server_environment  # noqa: E402
 
 HARNESS = """
 import sys
@@ -114,9 +121,9 @@ def _timed(
     *,
     ready: Callable[[AppTest], AppTest] | None = None,
     before: Callable[[int], None] | None = None,
-) -> tuple[float, list[float]]:
-    """The first load, then ``switches`` timed steps (``ready``: once, untimed, after the load;
-    ``before``: untimed, before each step)."""
+) -> tuple[float, list[float], list[float]]:
+    """The first load, then ``switches`` timed steps, wall and CPU seconds of each (``ready``:
+    once, untimed, after the load; ``before``: untimed, before each step)."""
 
     def checked(at: AppTest) -> AppTest:
         if at.exception:
@@ -127,19 +134,20 @@ def _timed(
     at = checked(at.run())
     first = time.perf_counter() - start
     at = checked(ready(at)) if ready else at
-    times = []
+    times, cpu = [], []
     for i in range(switches):
         if before:
             before(i)
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         at = checked(step(at, i))
         times.append(time.perf_counter() - start)
-    return first, times
+        cpu.append(time.process_time() - start_cpu)
+    return first, times, cpu
 
 
 def bench_page(
     page: str, data: str | None, collection: str, switches: int
-) -> tuple[float, list[float]]:
+) -> tuple[float, list[float], list[float]]:
     kind, label, values = SWITCHES[page]
 
     def step(at: AppTest, i: int) -> AppTest:
@@ -159,7 +167,7 @@ def _record(data: str | None, collection: str) -> tuple[Path, Path]:
 
 def bench_judgments(
     data: str | None, collection: str, switches: int, page: str
-) -> tuple[float, list[float]]:
+) -> tuple[float, list[float], list[float]]:
     """Reruns of ``page``, each after one more judgment in the meeting's record (qrels=meeting)."""
     from rankviz.io.meeting import MeetingStore
 
@@ -176,7 +184,9 @@ def bench_judgments(
     )
 
 
-def bench_next(data: str | None, collection: str, switches: int) -> tuple[float, list[float]]:
+def bench_next(
+    data: str | None, collection: str, switches: int
+) -> tuple[float, list[float], list[float]]:
     """The Deltas page: Next through the discussion queue, as the presenter steps."""
     return _timed(
         _page(data, collection, "deltas"),
@@ -186,7 +196,9 @@ def bench_next(data: str | None, collection: str, switches: int) -> tuple[float,
     )
 
 
-def bench_note(data: str | None, collection: str, switches: int) -> tuple[float, list[float]]:
+def bench_note(
+    data: str | None, collection: str, switches: int
+) -> tuple[float, list[float], list[float]]:
     """The Deltas page: a note typed and confirmed, recorded, and the page shown again with it."""
     _record(data, collection)
     return _timed(
@@ -200,7 +212,7 @@ def bench_note(data: str | None, collection: str, switches: int) -> tuple[float,
 
 def bench_large_record(
     data: str | None, collection: str, switches: int, judgments: int = 100_000
-) -> tuple[float, list[float]]:
+) -> tuple[float, list[float], list[float]]:
     """The Overview with the meeting's qrels in force from a record of ``judgments`` entries: reruns
     after a K switch."""
     from rankviz.io.meeting import MeetingStore
@@ -230,7 +242,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", choices=("cranfield", "msmarco"), action="append")
     parser.add_argument("--switches", type=int, default=6, help="switches per page (default 6)")
+    parser.add_argument(
+        "--plain", action="store_true", help="the allocator's defaults, not rankviz app's"
+    )
     args = parser.parse_args()
+    environment = server_environment()
+    if not args.plain and environment != dict(os.environ):
+        # the settings glibc reads at a process's start: this bench again, with them
+        os.execve(sys.executable, [sys.executable, *sys.argv], environment)
+    print(
+        "memory settings: "
+        + ("the allocator's defaults" if args.plain else "rankviz app's (rankviz/_memory.py)")
+    )
+    start_cpu = time.process_time()
     targets = {"cranfield": (None, "cranfield", 0.3), "msmarco": (None, "msmarco_collection", 0.5)}
     for name, (data, collection, goal) in targets.items():
         if args.only and name not in args.only:
@@ -241,22 +265,26 @@ def main() -> None:
         extra = ["judgment overview", "judgment deltas", "next", "note", "100k judgments"]
         for page in [*SWITCHES, *extra]:
             if page.startswith("judgment"):
-                first, times = bench_judgments(data, collection, args.switches, page.split()[1])
+                first, times, cpu = bench_judgments(
+                    data, collection, args.switches, page.split()[1]
+                )
             elif page == "next":
-                first, times = bench_next(data, collection, args.switches)
+                first, times, cpu = bench_next(data, collection, args.switches)
             elif page == "note":
-                first, times = bench_note(data, collection, args.switches)
+                first, times, cpu = bench_note(data, collection, args.switches)
             elif page == "100k judgments":
-                first, times = bench_large_record(data, collection, args.switches)
+                first, times, cpu = bench_large_record(data, collection, args.switches)
             else:
-                first, times = bench_page(page, data, collection, args.switches)
+                first, times, cpu = bench_page(page, data, collection, args.switches)
             # the first switch may fill a cache
             worst = max(times[1:]) if len(times) > 1 else times[0]
             print(
                 f"{page:>14}: first load {first:6.2f}  switch median "
                 f"{statistics.median(times):5.2f}  slowest {worst:5.2f}"
+                f"  (CPU-s median {statistics.median(cpu):5.2f})"
                 f"  {'ok' if worst < goal else 'over the goal'}"
             )
+    print(f"\nCPU seconds of the whole bench: {time.process_time() - start_cpu:.1f}")
 
 
 if __name__ == "__main__":

@@ -15,9 +15,10 @@ from rankviz.ranking import RankingTable
 from rankviz.settings import NO_CUT, RunCut
 from rankviz.tie_policy import TiePolicy
 
-#: How a run's ranking table under a tie policy and a cut is built: ``(run, qrels, ties, cut) ->
-#: table`` (a study's ``orderer``).
-Orderer = Callable[[Run, Qrels, TiePolicy, RunCut], RankingTable]
+#: How a run's ranking table under a tie policy and a cut is built: ``(name, run, qrels, ties, cut)
+#: -> table`` (a study's ``orderer``), ``run`` opening the run named when called: an orderer that
+#: keeps its tables opens no run for a table it has.
+Orderer = Callable[[str, Callable[[], Run], Qrels, TiePolicy, RunCut], RankingTable]
 
 
 def regrade(
@@ -95,10 +96,12 @@ def ordered(
     return rank(run, qrels, ties=ties, cut=cut)
 
 
-def fresh(run: Run, qrels: Qrels, ties: TiePolicy, cut: RunCut) -> RankingTable:
+def fresh(
+    name: str, run: Callable[[], Run], qrels: Qrels, ties: TiePolicy, cut: RunCut
+) -> RankingTable:
     """The orderer that keeps nothing: a study given other qrels must use it (a cache keys on its
     qrels)."""
-    return rank(run, qrels, ties=ties, cut=cut)
+    return rank(run(), qrels, ties=ties, cut=cut)
 
 
 class Keeping:
@@ -111,17 +114,19 @@ class Keeping:
         self.base, self.names, self.changed = base, set(kept), changed
         self.tables: dict[tuple[str, TiePolicy, RunCut], list[tuple[Qrels, RankingTable]]] = {}
 
-    def __call__(self, run: Run, qrels: Qrels, ties: TiePolicy, cut: RunCut) -> RankingTable:
-        if run.name not in self.names:
-            return self.base(run, qrels, ties, cut)
-        built = self.tables.setdefault((run.name, ties, cut), [])
+    def __call__(
+        self, name: str, run: Callable[[], Run], qrels: Qrels, ties: TiePolicy, cut: RunCut
+    ) -> RankingTable:
+        if name not in self.names:
+            return self.base(name, run, qrels, ties, cut)
+        built = self.tables.setdefault((name, ties, cut), [])
         for judged, table in built:
             if judged is qrels:
                 return table
         table = (
-            ordered(run, qrels, ties, cut, like=built[0][1], changed=self.changed)
+            ordered(run(), qrels, ties, cut, like=built[0][1], changed=self.changed)
             if built
-            else self.base(run, qrels, ties, cut)
+            else self.base(name, run, qrels, ties, cut)
         )
         built.append((qrels, table))
         return table
@@ -135,16 +140,18 @@ class LastRunKept:
 
     def __init__(self, base: Orderer) -> None:
         self.base = base
-        self.run: Run | None = None
+        self.name: str | None = None
         self.tables: list[tuple[Qrels, TiePolicy, RunCut, RankingTable]] = []
 
-    def __call__(self, run: Run, qrels: Qrels, ties: TiePolicy, cut: RunCut) -> RankingTable:
-        if run is not self.run:
-            self.run, self.tables = run, []
+    def __call__(
+        self, name: str, run: Callable[[], Run], qrels: Qrels, ties: TiePolicy, cut: RunCut
+    ) -> RankingTable:
+        if name != self.name:
+            self.name, self.tables = name, []
         for judged, rule, kept_cut, table in self.tables:
             if judged is qrels and rule == ties and kept_cut == cut:
                 return table
-        table = self.base(run, qrels, ties, cut)
+        table = self.base(name, run, qrels, ties, cut)
         self.tables.append((qrels, ties, cut, table))
         return table
 

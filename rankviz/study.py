@@ -171,7 +171,7 @@ class Study(Reports, Questions):
             return retagged(self.table(name, rule.table_policy, cut), rule)
         if rule.by_grade:
             return graded_within_ties(self.table(name, TREC_EVAL, cut), rule)
-        return self.orderer(self.runs[name], self.qrels, rule, cut)
+        return self.orderer(name, lambda: self.runs[name], self.qrels, rule, cut)
 
     def tables(
         self,

@@ -4,6 +4,7 @@ effect d_z with its exact interval, the power of the paired t-test, and Sakai's 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from scipy import optimize, stats
@@ -14,15 +15,47 @@ from rankviz.errors import OptionError
 
 @dataclass(frozen=True)
 class EffectSize:
-    """Standardised mean difference d_z = mean(a - b) / sd(a - b) with its exact interval."""
+    """Standardised mean difference d_z = mean(a - b) / sd(a - b) with its exact interval.
+
+    The interval (two root findings on the noncentral t) is computed when first asked: a table of
+    paired tests shows the value alone, and a meeting's rerun should not pay for what it hides.
+    """
 
     value: float
-    low: float
-    high: float
+    n: int
     confidence_level: float = 0.95
 
+    @cached_property
+    def _bounds(self) -> tuple[float, float]:
+        if np.isnan(self.value):
+            return np.nan, np.nan
+        n, t = self.n, self.value * np.sqrt(self.n)
+        df = n - 1
+
+        def noncentrality(probability: float) -> float:
+            # the interval of the noncentrality is about t +- z sqrt(1 + t^2 / 2df); bracket well
+            # outside it
+            span = 1 + 6 * np.sqrt(1 + t * t / (2 * df))
+            try:
+                return optimize.brentq(
+                    lambda nc: stats.nct.cdf(t, df, nc) - probability, t - span, t + span
+                )
+            except ValueError:
+                return np.nan
+
+        tail = (1 - self.confidence_level) / 2
+        return noncentrality(1 - tail) / np.sqrt(n), noncentrality(tail) / np.sqrt(n)
+
+    @property
+    def low(self) -> float:
+        return self._bounds[0]
+
+    @property
+    def high(self) -> float:
+        return self._bounds[1]
+
     def confidence_interval(self) -> ConfidenceInterval:
-        """The interval of d_z at :attr:`confidence_level` (computed with the value)."""
+        """The interval of d_z at :attr:`confidence_level`."""
         return ConfidenceInterval(self.low, self.high)
 
 
@@ -36,28 +69,8 @@ def effect_size(a, b, *, confidence_level: float = 0.95) -> EffectSize:
     n = len(d)
     sd = d.std(ddof=1)
     if sd <= 1e-12 * max(np.abs(d).max(), 1.0):
-        return EffectSize(np.nan, np.nan, np.nan, confidence_level)
-    dz = d.mean() / sd
-    t, df = dz * np.sqrt(n), n - 1
-
-    def noncentrality(probability: float) -> float:
-        # the interval of the noncentrality is about t +- z sqrt(1 + t^2 / 2df); bracket well
-        # outside it
-        span = 1 + 6 * np.sqrt(1 + t * t / (2 * df))
-        try:
-            return optimize.brentq(
-                lambda nc: stats.nct.cdf(t, df, nc) - probability, t - span, t + span
-            )
-        except ValueError:
-            return np.nan
-
-    tail = (1 - confidence_level) / 2
-    return EffectSize(
-        float(dz),
-        noncentrality(1 - tail) / np.sqrt(n),
-        noncentrality(tail) / np.sqrt(n),
-        confidence_level,
-    )
+        return EffectSize(np.nan, n, confidence_level)
+    return EffectSize(float(d.mean() / sd), n, confidence_level)
 
 
 def t_test_power(n: int, effect: float, *, alpha: float = 0.05) -> float:

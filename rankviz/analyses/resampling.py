@@ -15,14 +15,18 @@ from rankviz.analyses.paired import (
 
 
 def _resampled_pvalue(
-    null: np.ndarray, observed: np.ndarray, alternative: str, adjustment: int
+    null: np.ndarray, observed: np.ndarray, alternative: str, adjustment: int, size: np.ndarray
 ) -> np.ndarray:
     """p from a null distribution (resamples x rows), as ``scipy.stats.permutation_test`` counts it.
 
-    A relative tolerance of 100 eps keeps values equal in theory but not in floating point on the
-    extreme side; Monte Carlo counts add one for the observed arrangement, so p is never 0.
+    Values within rounding of the observed one count as reaching it: 100 eps times ``size`` (each
+    row's sum of absolute differences), a bound on the error of a mean summed in another order.
+    scipy's tolerance, 100 eps times the observed mean, is none at a mean of zero: there one
+    arrangement summed by a matrix product and by ``mean`` fell on either side of it, and the
+    p-value of two runs equal to the decimal depended on the shape of the batch.
+    Monte Carlo counts add one for the observed arrangement, so p is never 0.
     """
-    gamma = np.abs(np.finfo(np.float64).eps * 100 * observed)
+    gamma = np.finfo(np.float64).eps * 100 * np.maximum(np.abs(observed), size)
     total = len(null) + adjustment
     greater = ((null >= observed - gamma).sum(0) + adjustment) / total
     less = ((null <= observed + gamma).sum(0) + adjustment) / total
@@ -71,7 +75,7 @@ def randomization(
             for m in _batches(n_resamples, batch)
         ]
         null, adjustment = np.vstack(chunks), 1
-    pvalue = _resampled_pvalue(null, observed, alternative, adjustment)
+    pvalue = _resampled_pvalue(null, observed, alternative, adjustment, np.abs(rows).sum(-1))
     shape = d.shape[:-1]
     return PairedTestResult(
         "randomization",

@@ -8,6 +8,7 @@ evaluation kept for the queries it judged (:class:`Lineage`) instead of computin
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -204,11 +205,27 @@ def _kept(key: tuple, value: RunPass) -> RunPass:
 
 
 @st.cache_data(max_entries=256, show_spinner="Testing…")
+def _on_values(kind: str, content: str, details: tuple, _ask: Callable[[], Any]) -> Any:
+    return _ask()
+
+
 def on_values(kind: str, values: pd.DataFrame, details: tuple, _ask: Callable[[], Any]) -> Any:
     """A small answer about a queries x runs matrix (paired tests, effect sizes), kept under the
     matrix's content and ``details`` (plain values): a judgment that leaves a measure's values as
     they were costs nothing here."""
-    return _ask()
+    return _on_values(kind, values_digest(values), details, _ask=_ask)
+
+
+def values_digest(values: pd.DataFrame) -> str:
+    """The content of a queries x runs matrix of numbers as a digest: its queries, its runs and
+    every value's bytes (Streamlit's own hashing of a frame costs several times more)."""
+    import numpy as np
+
+    numbers = np.ascontiguousarray(values.to_numpy(dtype=np.float64))
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update(repr((values.index.tolist(), values.columns.tolist())).encode())
+    digest.update(numbers.tobytes())
+    return digest.hexdigest()
 
 
 @st.cache_resource(max_entries=32, show_spinner="Computing the report…")

@@ -44,9 +44,14 @@ _NEWEST_LOCK = threading.Lock()
     show_spinner="Ordering the rankings…", max_entries=64, scope="session", on_release=give_back
 )
 def _ranking_session(
-    run_key: str, qrels_key: str, ties: TiePolicy, cut: RunCut, _run: Run, _qrels: Qrels
+    run_key: str,
+    qrels_key: str,
+    ties: TiePolicy,
+    cut: RunCut,
+    _run: Callable[[], Run],
+    _qrels: Qrels,
 ) -> RankingTable:
-    return ordered(_run, _qrels, ties, cut)
+    return ordered(_run(), _qrels, ties, cut)
 
 
 def ranking(
@@ -54,14 +59,14 @@ def ranking(
     qrels_key: str,
     ties: TiePolicy,
     cut: RunCut,
-    run: Run,
+    run: Callable[[], Run],
     qrels: Qrels,
     *,
     regrade_from: tuple[str, Qrels] | None = None,
     lineage: Lineage | None = None,
 ) -> RankingTable:
     """One run's ranking table under a policy that builds its own order (the study asks for no
-    other).
+    other); ``run`` opens the run, called only when the table is not kept.
 
     ``regrade_from``: the key and qrels of a table these qrels only re-grade (the qrels file, when
     the meeting's judgments are in force): a new judgment then costs a re-grading, not a new
@@ -76,18 +81,21 @@ def ranking(
     def build() -> RankingTable:
         what = ("ranking", run_key, ties, cut)
         newest = _newest(what, lineage) if ties.regradable else None
-        if newest is not None:
-            table = ordered(run, qrels, ties, cut, like=newest[0], changed=newest[1])
-        else:
-            like = None
-            if regrade_from is not None and regrade_from[0] != qrels_key and ties.regradable:
-                like = ranking(run_key, regrade_from[0], ties, cut, run, regrade_from[1])
-            table = ordered(run, qrels, ties, cut, like=like)
+        opened = run()
+        with st.spinner(f"Ordering the rankings of {opened.name}…"):
+            if newest is not None:
+                table = ordered(opened, qrels, ties, cut, like=newest[0], changed=newest[1])
+            else:
+                like = None
+                if regrade_from is not None and regrade_from[0] != qrels_key and ties.regradable:
+                    like = ranking(
+                        run_key, regrade_from[0], ties, cut, lambda: opened, regrade_from[1]
+                    )
+                table = ordered(opened, qrels, ties, cut, like=like)
         _remember(what, lineage, key)
         return table
 
-    with st.spinner(f"Ordering the rankings of {run.name}…"):
-        return SHARED.get(key, build)
+    return SHARED.get(key, build)
 
 
 def orderer(
@@ -98,9 +106,11 @@ def orderer(
 ) -> Callable:
     """The study's orderer: each run's table from the cache, by its content key."""
 
-    def order(run: Run, qrels: Qrels, ties: TiePolicy, cut: RunCut) -> RankingTable:
+    def order(
+        name: str, run: Callable[[], Run], qrels: Qrels, ties: TiePolicy, cut: RunCut
+    ) -> RankingTable:
         return ranking(
-            run_keys[run.name],
+            run_keys[name],
             qrels_key,
             ties,
             cut,

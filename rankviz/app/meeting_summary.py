@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from rankviz import export
+from rankviz.app import tables
 from rankviz.app.text import message
 from rankviz.record import qrels_text
 
@@ -23,11 +24,9 @@ def summary(ctx) -> None:
     moved = pd.concat({"qrels file": before.stack(), "with the meeting's": after.stack()}, axis=1)
     moved["change"] = moved["with the meeting's"] - moved["qrels file"]
     moved.index.names = ["run", "measure"]
-    st.dataframe((after - before).style.format("{:+.4f}"), width="stretch")
+    tables.numbers(after - before, "%+.4f")
     with st.expander("Both means of every run and measure"):
-        st.dataframe(
-            moved.style.format("{:.4f}").format("{:+.4f}", subset=["change"]), width="stretch"
-        )
+        tables.numbers(moved, formats={"change": "%+.4f"})
     st.caption(
         message(
             "How much each run's mean moves from the qrels file to the qrels with the {} "

@@ -175,6 +175,8 @@ TABLES = ("judgments", "tags", "notes")
 #: (the record's file stamps, its last ids) -> the digests of its content and of its tags, computed
 #: once for them
 DIGESTS: dict[tuple, tuple[str, str]] = {}
+#: (the record's file stamps, a judgment id) -> the digest of the judgments up to it
+JUDGMENT_DIGESTS: dict[tuple, str] = {}
 
 
 def file_stamp(path: Path) -> tuple:

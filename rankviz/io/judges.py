@@ -17,6 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from rankviz.io.model import Qrels
 
 #: A record entry's ``by`` that names a source of judgments rather than a person: ``llm:NAME`` or
@@ -62,29 +64,67 @@ def filled(qrels: Qrels, other: Qrels) -> Qrels:
 
 def merged_qrels(qrels: Qrels, grades: Mapping[tuple[str, str], int], *, label: str = "") -> Qrels:
     """``qrels`` with the meeting's grades in force: a judged pair takes its latest grade, a new
-    pair is added."""
-    import pandas as pd
+    pair is added after the file's (in the order ``grades`` gives them).
 
-    from rankviz.io.frames import qrels_from_frame
+    Worked on the encoded arrays: only the judged queries' rows are looked at, and the result is
+    what reading the merged lines would give (ids coded in first-appearance order), so a judgment
+    costs its queries, not a rebuild of millions of judgments."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
 
     if not grades:
         return qrels
-    frame = qrels.to_frame()
-    index = pd.MultiIndex.from_arrays([frame["qid"].astype(str), frame["docid"].astype(str)])
-    new = pd.Series(grades, dtype="int64")
-    known = new.index.isin(index)
-    merged = pd.Series(frame["rel"].to_numpy(), index=index, dtype="int64")
-    merged.loc[new.index[known]] = new[known].to_numpy()
-    added = new[~known]
-    table = pd.DataFrame(
-        {
-            "qid": [*merged.index.get_level_values(0), *added.index.get_level_values(0)],
-            "docid": [*merged.index.get_level_values(1), *added.index.get_level_values(1)],
-            "rel": [*merged.to_numpy(), *added.to_numpy()],
-        }
-    )
+    code_of = {q: i for i, q in enumerate(qrels.query_ids)}
+    judged = np.fromiter({code_of[q] for q, _ in grades if q in code_of}, dtype=np.int32)
+    rows = np.flatnonzero(np.isin(qrels.qid_codes, judged))
+    docids = qrels.doc_ids.take(pa.array(qrels.doc_codes[rows])).to_pylist()
+    row_of = dict(zip(zip(qrels.qid_codes[rows].tolist(), docids), rows.tolist()))
+    grade = qrels.grade.copy()
+    added: list[tuple[str, str, int]] = []
+    for (qid, docid), value in grades.items():
+        row = row_of.get((code_of.get(qid, -1), docid))
+        if row is None:
+            added.append((qid, docid, value))
+        else:
+            grade[row] = value
+    query_ids, qid_codes = qrels.query_ids, qrels.qid_codes
+    doc_ids, doc_codes = qrels.doc_ids, qrels.doc_codes
+    if added:
+        new_queries = [q for q in dict.fromkeys(q for q, _, _ in added) if q not in code_of]
+        code_of.update((q, len(code_of)) for q in new_queries)
+        query_ids = np.concatenate([query_ids, np.asarray(new_queries, dtype=object)])
+        qid_codes = np.concatenate(
+            [qid_codes, np.array([code_of[q] for q, _, _ in added], dtype=np.int32)]
+        )
+        wanted = pa.array([d for _, d, _ in added], type=doc_ids.type)
+        known = pc.index_in(wanted, value_set=doc_ids).to_numpy(zero_copy_only=False)
+        unknown = list(
+            dict.fromkeys(d for (_, d, _), k in zip(added, known, strict=True) if np.isnan(k))
+        )
+        new_code = {d: len(doc_ids) + i for i, d in enumerate(unknown)}
+        doc_codes = np.concatenate(
+            [
+                doc_codes,
+                np.array(
+                    [
+                        new_code[d] if np.isnan(k) else int(k)
+                        for (_, d, _), k in zip(added, known, strict=True)
+                    ],
+                    dtype=np.int32,
+                ),
+            ]
+        )
+        doc_ids = pa.concat_arrays([doc_ids, pa.array(unknown, type=doc_ids.type)])
+        grade = np.concatenate([grade, np.array([g for _, _, g in added], dtype=grade.dtype)])
     source = f"{qrels.source} + " + (label or f"{len(grades):,} meeting judgments")
-    return qrels_from_frame(table, source=source)
+    return Qrels(
+        query_ids=query_ids,
+        qid_codes=qid_codes,
+        doc_ids=doc_ids,
+        doc_codes=doc_codes,
+        source=source,
+        grade=grade,
+    )
 
 
 def qrels_lines(qrels: Qrels) -> str:

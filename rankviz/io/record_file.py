@@ -15,6 +15,7 @@ from pathlib import Path
 
 from rankviz.io.entries import (
     DIGESTS,
+    JUDGMENT_DIGESTS,
     TABLES,
     Lock,
     MeetingError,
@@ -236,6 +237,8 @@ class RecordFile:
                     tags = hashlib.blake2b(digest_size=16)
                     for table, upto in zip(TABLES, last):
                         rows = rows_digest(db, table, upto).encode()
+                        if table == "judgments":
+                            _keep(JUDGMENT_DIGESTS, (stamp, upto), rows.decode())
                         digest.update(rows)
                         if table == "tags":
                             tags.update(rows)
@@ -244,17 +247,30 @@ class RecordFile:
                     known = (digest.hexdigest(), tags.hexdigest())
             finally:
                 db.execute("COMMIT")
-        if len(DIGESTS) >= 256:
-            DIGESTS.clear()
-        DIGESTS[(stamp, *last)] = known
+        _keep(DIGESTS, (stamp, *last), known)
         return RecordVersion(last[0], last[1], last[2], *known)
 
     def judgments_digest(self, upto: int) -> str:
         """A digest of the judgments with ids up to ``upto``: equal before and after a later
         judgment is added, different when one of them was edited or the record replaced (then
-        nothing built on them may be revised, only rebuilt)."""
-        with self._connection() as db:
-            return rows_digest(db, "judgments", upto)
+        nothing built on them may be revised, only rebuilt). Read once per state of the files
+        (their stamps, taken before the read, change with any write): every table a judgment
+        revises asks it again."""
+        stamp = file_stamp(self.path)
+        known = JUDGMENT_DIGESTS.get((stamp, upto))
+        if known is None:
+            with self._connection() as db:
+                known = rows_digest(db, "judgments", upto)
+            _keep(JUDGMENT_DIGESTS, (stamp, upto), known)
+        return known
+
+
+def _keep(digests: dict, key: tuple, value) -> None:
+    """``value`` kept under ``key``; past 256 entries every one is forgotten (they are cheap to
+    read again)."""
+    if len(digests) >= 256:
+        digests.clear()
+    digests[key] = value
 
 
 def _columns(db: sqlite3.Connection, table: str) -> set[str]:

@@ -77,12 +77,18 @@ def delta_bars(
         "%{y:+.4f}<extra>%{fullData.name}</extra>"
     )
     if groups is None:
-        colours = np.where(frame["delta"] > 0, GAIN, np.where(frame["delta"] < 0, LOSS, EVEN))
+        # the sign on a three-colour scale: a colour string per bar costs Plotly a check each
+        # (a quarter of a second for 7,000 queries)
         fig = go.Figure(
             go.Bar(
                 x=position,
                 y=frame["delta"],
-                marker_color=colours,
+                marker={
+                    "color": np.sign(frame["delta"].to_numpy()),
+                    "colorscale": [[0.0, LOSS], [0.5, EVEN], [1.0, GAIN]],
+                    "cmin": -1,
+                    "cmax": 1,
+                },
                 customdata=np.c_[frame.index.to_numpy(), text],
                 name="delta",
                 hovertemplate=hover,

@@ -599,7 +599,12 @@ def test_loaders_key_on_content_not_on_object_ids() -> None:
         data = f"q Q0 a 1 {score_a} t\nq Q0 b 2 1.0 t\n".encode()
         run = rv.read_run(data, filename="r.txt")
         table = lineage.ranking(
-            f"file:r.txt:{cache.digest(data)}", "file:q.txt", TREC_EVAL, NO_CUT, run, qrels
+            f"file:r.txt:{cache.digest(data)}",
+            "file:q.txt",
+            TREC_EVAL,
+            NO_CUT,
+            lambda run=run: run,
+            qrels,
         )
         seen.append((id(run), list(table.docids())))
         del run, table
@@ -891,6 +896,27 @@ def test_grouped_delta_bars_are_one_query_wide() -> None:
     bars = figure(at, 0)
     assert len(bars["data"]) > 1 and all(t["width"] == 0.9 for t in bars["data"])
     assert bars["layout"]["barmode"] == "overlay"
+
+
+def test_delta_bars_are_coloured_by_the_sign_of_the_delta() -> None:
+    """A gain blue, a loss red, no change grey, as Plotly draws the bars' colour scale."""
+    from plotly.colors import hex_to_rgb, sample_colorscale
+
+    from rankviz.plots.style import EVEN, GAIN, LOSS
+
+    at = start("deltas", runs="bm25,dense", baseline="bm25", run="dense")
+    bar = figure(at, 0)["data"][0]
+    marker = bar["marker"]
+    low, high = marker["cmin"], marker["cmax"]
+    drawn = sample_colorscale(
+        marker["colorscale"], [(c - low) / (high - low) for c in marker["color"]]
+    )
+    wanted = {1: GAIN, -1: LOSS, 0: EVEN}
+    deltas = bar["y"]
+    assert {d > 0 for d in deltas} == {True, False}  # gains and losses both drawn
+    for delta, colour in zip(deltas, drawn, strict=True):
+        sign = (delta > 0) - (delta < 0)
+        assert colour == "rgb({}, {}, {})".format(*hex_to_rgb(wanted[sign]))
 
 
 @pytest.mark.slow

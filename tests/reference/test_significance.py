@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -123,16 +124,26 @@ def test_sign_test_equals_the_binomial_tails(data, alternative) -> None:
         assert result.pvalue[i] == pytest.approx(expected, rel=1e-12, abs=1e-15)
 
 
-def _enumerated_pvalue(d: np.ndarray, alternative: str) -> float:
-    """Exact sign-flip p by listing every pattern with Python's own arithmetic."""
-    observed = d.mean()
-    null = [np.mean(d * np.array(signs)) for signs in itertools.product((-1, 1), repeat=len(d))]
-    gamma = abs(np.finfo(float).eps * 100 * observed)
-    greater = sum(v >= observed - gamma for v in null) / len(null)
-    less = sum(v <= observed + gamma for v in null) / len(null)
-    return {"greater": greater, "less": less, "two-sided": min(2 * min(greater, less), 1.0)}[
-        alternative
+def _decimal_differences(a: np.ndarray, b: np.ndarray) -> list[Fraction]:
+    """a - b exactly, on the decimals drawn (as written, not their binary approximations)."""
+    return [Fraction(repr(float(x))) - Fraction(repr(float(y))) for x, y in zip(a, b, strict=True)]
+
+
+def _enumerated_pvalue(a: np.ndarray, b: np.ndarray, alternative: str) -> float:
+    """Exact sign-flip p by listing every pattern in rational arithmetic on the decimals drawn (no
+    rounding: an arrangement reaches the observed mean or it does not)."""
+    d = _decimal_differences(a, b)
+    observed = sum(d)
+    null = [
+        sum(s * v for s, v in zip(signs, d)) for signs in itertools.product((-1, 1), repeat=len(d))
     ]
+    greater = Fraction(sum(v >= observed for v in null), len(null))
+    less = Fraction(sum(v <= observed for v in null), len(null))
+    return float(
+        {"greater": greater, "less": less, "two-sided": min(2 * min(greater, less), Fraction(1))}[
+            alternative
+        ]
+    )
 
 
 @settings(max_examples=40, deadline=None)
@@ -141,9 +152,7 @@ def test_exact_randomization_equals_enumeration_and_scipy(data, alternative) -> 
     a, b = data
     result = resampling.randomization(a, b, alternative=alternative, n_resamples=2**10)
     for i, row in enumerate(a):
-        assert result.pvalue[i] == pytest.approx(
-            _enumerated_pvalue(row - b, alternative), abs=1e-12
-        )
+        assert result.pvalue[i] == _enumerated_pvalue(row, b, alternative)
         reference = stats.permutation_test(
             (row, b),
             lambda x, y, axis: np.mean(x - y, axis=axis),
@@ -152,8 +161,32 @@ def test_exact_randomization_equals_enumeration_and_scipy(data, alternative) -> 
             n_resamples=2**10,
             vectorized=True,
         )
-        assert result.pvalue[i] == pytest.approx(reference.pvalue, abs=1e-12)
         assert result.statistic[i] == pytest.approx(reference.statistic, abs=1e-12)
+        # scipy's tolerance (100 eps times the observed mean) is none where the mean difference
+        # is zero to the decimal: there its count depends on rounding, and the exact one decides
+        if sum(_decimal_differences(row, b)) != 0:
+            assert result.pvalue[i] == pytest.approx(reference.pvalue, abs=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(VALUES, min_size=2, max_size=9), st.lists(VALUES, min_size=1, max_size=4))
+def test_differences_that_cancel_to_the_decimal_get_p_one_alone_or_with_other_runs(
+    baseline, shifts
+) -> None:
+    """A run whose gains and losses against the baseline cancel to the decimal (mean difference
+    zero) gets p = 1 two-sided, tested alone or beside other runs (one matrix product sums the
+    patterns of every run tested together, in another order than its mean)."""
+    b = np.array(baseline)
+    shifts = shifts[: len(b) // 2]
+    d = np.zeros(len(b))
+    d[: len(shifts)] = shifts
+    d[len(shifts) : 2 * len(shifts)] = [-x for x in shifts]
+    a = np.round(b + d, 3)  # b's decimals plus d's: exact to the decimal
+    assert sum(_decimal_differences(a, b)) == 0
+    others = np.vstack([np.round(b[::-1], 3), a, np.zeros(len(b))])
+    for rows in (a, others):
+        result = resampling.randomization(rows, b, n_resamples=2**10)
+        assert np.atleast_1d(result.pvalue)[0 if rows is a else 1] == 1.0
 
 
 def test_monte_carlo_randomization_is_reproducible_never_zero_and_near_exact() -> None:

@@ -177,7 +177,9 @@ def test_merged_qrels_are_the_file_with_the_latest_grades(tmp_path_factory, file
     expected = dict(file)
     for pair, grade in meeting:
         expected[pair] = grade
-    merged = merged_qrels(qrels_from_dict(nested), store.latest()).to_frame()
+    qrels = qrels_from_dict(nested)
+    encoded = merged_qrels(qrels, store.latest())
+    merged = encoded.to_frame()
     assert (
         dict(
             zip(
@@ -189,6 +191,16 @@ def test_merged_qrels_are_the_file_with_the_latest_grades(tmp_path_factory, file
         == expected
     )
     assert len(merged) == len(expected)
+    # the same arrays as reading the merged lines: the file's pairs in its order, then the new ones
+    # in the order first judged
+    order = list(zip(qrels.to_frame()["qid"], qrels.to_frame()["docid"], strict=True))
+    order += [pair for pair in dict.fromkeys(p for p, _ in meeting) if pair not in file]
+    text = "".join(f"{q} 0 {d} {expected[q, d]}\n" for q, d in order)
+    read = read_qrels(text.encode(), filename="merged.txt")
+    assert read.query_ids.tolist() == encoded.query_ids.tolist()
+    assert read.doc_ids.to_pylist() == encoded.doc_ids.to_pylist()
+    for name in ("qid_codes", "doc_codes", "grade"):
+        assert getattr(read, name).tolist() == getattr(encoded, name).tolist(), name
 
 
 @pytest.mark.slow

@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from rankviz import export, plots
-from rankviz.app import meeting_summary
+from rankviz.app import meeting_summary, tables
 from rankviz.app import options as app_options
 from rankviz.app.frame import open_page
 from rankviz.app.text import md, message
@@ -74,10 +74,7 @@ if len(ctx.selected) > 1 and ctx.settings.aggregate == "query":
         table["interval"] = [
             f"{low}–{high}" for low, high in zip(table["rank_low"], table["rank_high"], strict=True)
         ]
-        st.dataframe(
-            table[["mean", "rank", "interval", "group"]].style.format({"mean": "{:.4f}"}),
-            width="stretch",
-        )
+        tables.numbers(table[["mean", "rank", "interval", "group"]], formats={"rank": "%d"})
         st.caption(
             f"Runs by mean. {md(standings.describe())}. Test settings on the Significance page."
         )
@@ -102,7 +99,7 @@ if thin:
 chance = ctx.chance().means()
 st.plotly_chart(plots.means_with_ci(summaries, ctx.colours, chance), key="overview_means")
 st.markdown("**Chance level**")
-st.dataframe(chance.style.format("{:.4f}"), width="stretch")
+tables.numbers(chance)
 st.caption(
     "What a random order of each run's own retrieved documents would get (exactly: every order of "
     "each query's "
