@@ -82,10 +82,10 @@ def ranking(
         what = ("ranking", run_key, ties, cut)
         newest = _newest(what, lineage) if ties.regradable else None
         opened = run()
-        with st.spinner(f"Ordering the rankings of {opened.name}…"):
-            if newest is not None:
-                table = ordered(opened, qrels, ties, cut, like=newest[0], changed=newest[1])
-            else:
+        if newest is not None:  # a few queries re-graded: milliseconds, no spinner (a thread)
+            table = ordered(opened, qrels, ties, cut, like=newest[0], changed=newest[1])
+        else:
+            with st.spinner(f"Ordering the rankings of {opened.name}…"):
                 like = None
                 if regrade_from is not None and regrade_from[0] != qrels_key and ties.regradable:
                     like = ranking(
@@ -136,7 +136,7 @@ def _newest(what: tuple, lineage: Lineage | None) -> tuple[Any, set[str]] | None
     previous = SHARED.peek(newest[1])
     if previous is None or lineage.store.judgments_digest(newest[0]) != newest[2]:
         return None
-    return previous, lineage.store.queries_judged_after(newest[0])
+    return previous, lineage.store.queries_judged_after(newest[0], lineage.version)
 
 
 def _remember(what: tuple, lineage: Lineage | None, key: tuple) -> None:

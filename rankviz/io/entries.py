@@ -175,13 +175,13 @@ TABLES = ("judgments", "tags", "notes")
 #: (the record's file stamps, its last ids) -> the digests of its content and of its tags, computed
 #: once for them
 DIGESTS: dict[tuple, tuple[str, str]] = {}
-#: (the record's file stamps, a judgment id) -> the digest of the judgments up to it
-JUDGMENT_DIGESTS: dict[tuple, str] = {}
+#: (the record's file stamps, what was read) -> what was read (:meth:`RecordFile.per_state`)
+STATE_READS: dict[tuple, object] = {}
 
 
 def file_stamp(path: Path) -> tuple:
     """Device, inode, size and modification time of a record and of its WAL: what any write
-    changes."""
+    changes (``path`` resolved by the caller: resolving costs a system call per folder)."""
     found: list[tuple | None] = []
     for suffix in ("", "-wal"):
         try:
@@ -190,7 +190,7 @@ def file_stamp(path: Path) -> tuple:
             found.append(None)
             continue
         found.append((info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns))
-    return (str(path.resolve()), *found)
+    return (str(path), *found)
 
 
 def rows_digest(db: sqlite3.Connection, table: str, upto: int) -> str:

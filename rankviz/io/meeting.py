@@ -179,16 +179,18 @@ class MeetingStore(RecordViews):
                 for number, q, d, g, previous, by, at, note, via, undoes in rows.fetchall()
             ]
 
-    def queries_judged_after(self, judgment: int) -> set[str]:
+    def queries_judged_after(self, judgment: int, upto: int) -> set[str]:
         """The queries of the judgments recorded after the ``judgment``-th (the version a result was
-        built at)."""
-        with self._connection() as db:
-            return {
-                qid
-                for (qid,) in db.execute(
-                    "SELECT DISTINCT qid FROM judgments WHERE id > ?", (judgment,)
-                )
-            }
+        built at) up to the ``upto``-th (the version in force): what a revision must recompute.
+        Read once per state of the record (those entries change only when edited, which changes
+        the files)."""
+
+        def read() -> frozenset[str]:
+            with self._connection() as db:
+                sql = "SELECT DISTINCT qid FROM judgments WHERE id > ? AND id <= ?"
+                return frozenset(qid for (qid,) in db.execute(sql, (judgment, upto)))
+
+        return set(self.per_state(("queries judged", judgment, upto), read))
 
     def latest(self) -> dict[tuple[str, str], int]:
         """The grade in force of every pair the meeting judged (its latest judgment), in the order

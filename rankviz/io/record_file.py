@@ -10,12 +10,13 @@ import contextlib
 import hashlib
 import sqlite3
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 from rankviz.io.entries import (
     DIGESTS,
-    JUDGMENT_DIGESTS,
+    STATE_READS,
     TABLES,
     Lock,
     MeetingError,
@@ -26,6 +27,9 @@ from rankviz.io.entries import (
     store_path,
 )
 from rankviz.io.grades import GRADE_RANGE, Scale
+
+T = TypeVar("T")
+_UNREAD = object()
 
 # 2: a meta table naming the record (its identity survives a copy, not a new record)
 # 3: how each entry's author is known (via), the meeting's locks, and undo entries (undoes)
@@ -70,6 +74,7 @@ class RecordFile:
         collection: str | None = None,
     ) -> None:
         self.path = store_path(path)
+        self._resolved = self.path.resolve()
         self.scale = scale
         if not create and not self.path.is_file():
             raise MeetingError(f"no meeting store at {self.path}")
@@ -222,7 +227,7 @@ class RecordFile:
         The digest reads every row (0.4 s for 100,000 judgments): it is computed again only when the
         files' stamps (device, inode, size, modification time of the record and its WAL, taken
         before the read) or the last ids have changed since it was last computed."""
-        stamp = file_stamp(self.path)
+        stamp = file_stamp(self._resolved)
         with self._connection() as db:
             db.execute("BEGIN")
             try:
@@ -238,7 +243,7 @@ class RecordFile:
                     for table, upto in zip(TABLES, last):
                         rows = rows_digest(db, table, upto).encode()
                         if table == "judgments":
-                            _keep(JUDGMENT_DIGESTS, (stamp, upto), rows.decode())
+                            _keep(STATE_READS, (stamp, "judgments", upto), rows.decode())
                         digest.update(rows)
                         if table == "tags":
                             tags.update(rows)
@@ -253,16 +258,24 @@ class RecordFile:
     def judgments_digest(self, upto: int) -> str:
         """A digest of the judgments with ids up to ``upto``: equal before and after a later
         judgment is added, different when one of them was edited or the record replaced (then
-        nothing built on them may be revised, only rebuilt). Read once per state of the files
-        (their stamps, taken before the read, change with any write): every table a judgment
-        revises asks it again."""
-        stamp = file_stamp(self.path)
-        known = JUDGMENT_DIGESTS.get((stamp, upto))
-        if known is None:
+        nothing built on them may be revised, only rebuilt)."""
+
+        def read() -> str:
             with self._connection() as db:
-                known = rows_digest(db, "judgments", upto)
-            _keep(JUDGMENT_DIGESTS, (stamp, upto), known)
-        return known
+                return rows_digest(db, "judgments", upto)
+
+        return self.per_state(("judgments", upto), read)
+
+    def per_state(self, what: tuple, read: Callable[[], T]) -> T:
+        """``read()`` once per state of the record's files (their stamps, taken before the read,
+        change with any write) and ``what`` it reads: every table a judgment revises asks the
+        same questions of the record."""
+        key = (file_stamp(self._resolved), *what)
+        known = STATE_READS.get(key, _UNREAD)
+        if known is _UNREAD:
+            known = read()
+            _keep(STATE_READS, key, known)
+        return known  # type: ignore[return-value]
 
 
 def _keep(digests: dict, key: tuple, value) -> None:

@@ -28,12 +28,12 @@ if len(ctx.selected) > 1:
 styled = means.style.format("{:.4f}").apply(
     lambda col: [BEST if r in best[col.name] else "" for r in col.index]
 )
-for (run, measure), verdict in {} if marks is None else marks.stack().items():
-    if verdict != "n.s.":
-        styled = styled.format(
-            "{:.4f} " + ("▲" if verdict == "better" else "▼"),
-            subset=pd.IndexSlice[[run], [measure]],
-        )
+# one format per measure and verdict (a format per cell costs a Styler pass each)
+for measure in [] if marks is None else marks.columns:
+    for verdict, arrow in (("better", "▲"), ("worse", "▼")):
+        runs = list(marks.index[marks[measure] == verdict])
+        if runs:
+            styled = styled.format("{:.4f} " + arrow, subset=pd.IndexSlice[runs, [measure]])
 st.dataframe(styled, width="stretch")
 queries = next(iter(summaries.values()))["queries"].iloc[0]
 st.caption(
