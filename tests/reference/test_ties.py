@@ -131,6 +131,7 @@ def tied_queries(draw, max_orders: int = 2000):
     return groups, unretrieved, cutoff
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(tied_queries())
 def test_expected_equals_the_mean_over_all_orders(case) -> None:
@@ -394,6 +395,7 @@ def test_random_orders_fill_the_same_documents_as_expected() -> None:
     assert drawn == pytest.approx(expected, abs=0.03)
 
 
+@pytest.mark.slow
 def test_a_querys_expected_values_do_not_depend_on_the_queries_beside_it() -> None:
     """The stream engine evaluates blocks of queries: a query's numbers must be bit-identical
     whether it is evaluated alone or beside queries with larger tie groups."""
@@ -462,6 +464,7 @@ def test_expected_on_a_group_too_large_to_enumerate_equals_the_sum_over_its_posi
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(
     case=generated.collections(),

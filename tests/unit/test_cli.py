@@ -818,6 +818,7 @@ def test_streamlit_run_app_py_serves_this_machine_alone() -> None:
     assert config["server"]["address"] == "127.0.0.1"
 
 
+@pytest.mark.slow
 def test_the_command_lines_allocator_reuses_freed_blocks() -> None:
     """``rankviz`` sets glibc's thresholds before its work (a new process, as a user starts it): a
     freed 56 MB array is reused by the next one, where glibc's default hands it back to the kernel

@@ -428,6 +428,7 @@ def test_a_worker_killed_mid_run_loses_no_number(cluster, monkeypatch) -> None:
     _same(dask, memory)
 
 
+@pytest.mark.slow
 def test_a_piece_lost_on_its_way_to_a_worker_is_sent_again(cluster, monkeypatch) -> None:
     """A worker lost while a piece is scattered to it (the comm closes under the scatter, as when
     it is killed then): the piece is sent again, and no number is lost."""
