@@ -19,7 +19,7 @@ from rankviz.io.frames import as_qrels, as_run
 from rankviz.io.groups import NO_GROUP, QueryGroups
 from rankviz.io.model import Qrels, Run
 from rankviz.io.readers import run_names, unique_names
-from rankviz.measures import Measure, parse
+from rankviz.measures import Measure, expand
 from rankviz.ordering import rank
 from rankviz.ranking import RankingTable
 from rankviz.settings import EvalSettings
@@ -33,11 +33,12 @@ RunLike = Run | str | os.PathLike
 def as_measures(
     measures: MeasureLike | Iterable[MeasureLike], *, defaults: Mapping[str, Any] | None = None
 ) -> list[Measure]:
-    """Parse measure names (or ir_measures measure objects); one or a list. Duplicates are kept
-    once."""
+    """Parse measure names (or ir_measures measure objects); one or a list, an item of which may be
+    trec_eval's spelling of several cutoffs (``P.5,10``: :func:`rankviz.measures.expand`).
+    Duplicates are kept once."""
     single = isinstance(measures, (str, Measure)) or not isinstance(measures, Iterable)
     items: list[MeasureLike] = [measures] if single else list(measures)  # type: ignore[list-item,arg-type]
-    parsed = [parse(m, defaults=dict(defaults or {})) for m in items]
+    parsed = [one for m in items for one in expand(m, defaults=dict(defaults or {}))]
     if not parsed:
         raise OptionError("no measure given")
     return list(dict.fromkeys(parsed))

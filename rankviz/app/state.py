@@ -139,16 +139,18 @@ class UrlState:
         accept=None,
         missing=None,
         repeats: bool = False,
+        spelled=None,
     ) -> list[str]:
         """A comma-separated list; ``accept(value)`` may admit values that are not among
         ``options``;
         ``missing(values)`` says (escaped) why values were left out, instead of the plain warning.
         A value given twice is one choice, unless ``repeats`` (a list whose repeats the page refuses
-        itself)."""
+        itself). ``spelled(items)``: the items as the page writes them (other spellings read)."""
         value = self.raw(key)
         if value is None:
             return default
         items = [v for v in value.split(",") if v]
+        items = spelled(items) if spelled is not None else items
         items = items if repeats else list(dict.fromkeys(items))
         picked = [v for v in items if v in options or (accept is not None and accept(v))]
         dropped = [v for v in items if v not in picked]

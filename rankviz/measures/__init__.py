@@ -7,7 +7,16 @@ app.
 
 # registered in the order every table lists them
 from rankviz.measures import rr, hits, ap, precision, recall, ndcg, err, rprec, bpref, rbp, judged  # noqa: F401, I001
-from rankviz.measures.spec import FAMILIES, Family, Measure, Param, make, parse
+from rankviz.measures.spec import (
+    FAMILIES,
+    Family,
+    Measure,
+    Param,
+    expand,
+    make,
+    parse,
+    trec_eval_cutoffs,
+)
 from rankviz.settings import JUDGED_ONLY
 
 
@@ -49,7 +58,9 @@ __all__ = [
     "Measure",
     "Param",
     "describe_families",
+    "expand",
     "make",
     "markdown_table",
     "parse",
+    "trec_eval_cutoffs",
 ]

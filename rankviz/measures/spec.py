@@ -138,6 +138,19 @@ _SYNTAX = re.compile(
     r"^\s*(?P<name>[A-Za-z_]+)\s*(?:\((?P<params>[^()]*)\))?\s*(?:@\s*(?P<cutoff>\S+))?\s*$"
 )
 
+#: trec_eval's measures with cutoffs, as its ``-m`` takes them (``P.10``) and its output prints them
+#: (``P_10``), and the family each is (ir_measures reads them the same way: ``map_cut.10`` is AP@10)
+TREC_EVAL_CUTOFFS = {
+    "P": "P",
+    "recall": "R",
+    "ndcg_cut": "nDCG",
+    "map_cut": "AP",
+    "success": "Hits",
+}
+_TREC_EVAL = re.compile(
+    r"^\s*(?P<name>P|recall|ndcg_cut|map_cut|success)[._](?P<cutoffs>[0-9]+(?:,[0-9]+)*)\s*$"
+)
+
 
 def make(name: str, cutoff: int | None = None, **params: object) -> Measure:
     """Build a canonical measure from a family name (or alias), a cutoff and parameters."""
@@ -186,6 +199,16 @@ def parse(text: str | Measure, *, defaults: dict[str, object] | None = None) -> 
             )
         # an ir_measures measure object prints its ir_measures name, which reads here too
         text = str(text)
+    spelled = trec_eval_cutoffs(text)
+    if spelled is not None:
+        family, cutoffs = spelled
+        if len(cutoffs) > 1:
+            listed = ", ".join(f"{family}@{c}" for c in cutoffs)
+            raise MeasureError(
+                f"{text.strip()!r} is {len(cutoffs)} measures ({listed}): give it where a list of "
+                "measures is taken (-m, evaluate's measures, the link's measures=)"
+            )
+        text = f"{family}@{cutoffs[0]}"
     match = _SYNTAX.match(text)
     if not match:
         raise MeasureError(
@@ -217,3 +240,23 @@ def parse(text: str | Measure, *, defaults: dict[str, object] | None = None) -> 
             if key in names and key not in params:
                 params[key] = value
     return make(match["name"], cutoff, **params)
+
+
+def trec_eval_cutoffs(text: str) -> tuple[str, list[int]] | None:
+    """The family and cutoffs of trec_eval's spelling of a measure with cutoffs (``P.10``,
+    ``P_10``, ``ndcg_cut.5,10``), or None for any other text."""
+    spelled = _TREC_EVAL.match(text)
+    if spelled is None:
+        return None
+    return TREC_EVAL_CUTOFFS[spelled["name"]], [int(c) for c in spelled["cutoffs"].split(",")]
+
+
+def expand(text: str | Measure, *, defaults: dict[str, object] | None = None) -> list[Measure]:
+    """The measures one item of a list of measure names stands for: one, as :func:`parse` reads
+    it, or for trec_eval's spelling of several cutoffs, ``P.5,10`` or ``ndcg_cut.5,10,20``, one per
+    cutoff (as ``trec_eval -m`` and ir_measures' ``parse_trec_measure`` read it)."""
+    spelled = trec_eval_cutoffs(text) if isinstance(text, str) else None
+    if spelled is None:
+        return [parse(text, defaults=defaults)]
+    family, cutoffs = spelled
+    return [parse(f"{family}@{c}", defaults=defaults) for c in cutoffs]

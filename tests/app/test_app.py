@@ -898,6 +898,15 @@ def test_grouped_delta_bars_are_one_query_wide() -> None:
     assert bars["layout"]["barmode"] == "overlay"
 
 
+def test_a_link_may_name_measures_as_trec_eval_does() -> None:
+    """``measures=P.5,10,ndcg_cut_10,map``: the link's commas split trec_eval's ``P.5,10`` too; the
+    Overview shows P@5, P@10, nDCG@10 and AP, and no part of the link is left out."""
+    at = start(measures="P.5,10,ndcg_cut_10,map")
+    assert not at.exception
+    assert not [w.value for w in at.warning if "Link parameter" in w.value]
+    assert list(at.dataframe[0].value.columns) == ["P@5", "P@10", "nDCG@10", "AP"]
+
+
 def test_delta_bars_are_coloured_by_the_sign_of_the_delta() -> None:
     """A gain blue, a loss red, no change grey, as Plotly draws the bars' colour scale."""
     from plotly.colors import hex_to_rgb, sample_colorscale

@@ -9,7 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import rankviz as rv
-from rankviz.measures import FAMILIES, make
+from rankviz.evaluate import as_measures
+from rankviz.measures import FAMILIES, expand, make
 
 
 @given(
@@ -61,6 +62,42 @@ def test_parse_of_str_round_trips(
 )
 def test_aliases_and_defaults_print_canonically(text, canonical) -> None:
     assert str(rv.parse(text)) == canonical
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "P.10",
+        "P_10",
+        "P.5,10",
+        "ndcg_cut.10",
+        "ndcg_cut_10",
+        "ndcg_cut.5,10,20",
+        "map",
+        "map_cut.100",
+        "recip_rank",
+        "ndcg",
+        "recall.1000",
+        "recall_1000",
+        "success.1,5,10",
+        "success_10",
+        "Rprec",
+        "bpref",
+    ],
+)
+def test_trec_evals_spellings_are_the_measures_ir_measures_reads_in_them(text) -> None:
+    """Each spelling as trec_eval's -m takes it (and its output prints it) is the measures
+    ir_measures' ``parse_trec_measure`` reads in it, one per cutoff."""
+    import ir_measures
+
+    wanted = [rv.parse(str(m)) for m in ir_measures.parse_trec_measure(text)]
+    assert expand(text) == wanted
+    assert as_measures([text, "AP"]) == list(dict.fromkeys([*wanted, rv.parse("AP")]))
+    if len(wanted) == 1:
+        assert rv.parse(text) == wanted[0]
+    else:
+        with pytest.raises(rv.MeasureError, match=f"is {len(wanted)} measures"):
+            rv.parse(text)
 
 
 @pytest.mark.parametrize(

@@ -869,3 +869,17 @@ def test_the_command_lines_allocator_reuses_freed_blocks() -> None:
         [sys.executable, "-c", advice], capture_output=True, text=True, check=True, env=environment
     ).stdout.split()
     assert said[1] == "False"  # numpy's arrays in small pages from then on (whatever before)
+
+
+def test_trec_evals_spellings_give_the_same_numbers_as_the_canonical_names(capsys) -> None:
+    """``-m P.5,10 -m ndcg_cut_10 -m map``: trec_eval's spellings, several cutoffs in one, are the
+    canonical measures and print under their canonical names."""
+    files = [str(TE / "qrels.txt"), str(TE / "run_STANDARD.txt"), "--format", "json"]
+    spelled = _run_json(
+        capsys, ["evaluate", *files, "-m", "P.5,10", "-m", "ndcg_cut_10", "-m", "map"]
+    )
+    canonical = _run_json(
+        capsys, ["evaluate", *files, "-m", "P@5", "-m", "P@10", "-m", "nDCG@10", "-m", "AP"]
+    )
+    assert spelled == canonical
+    assert "P@5" in json.dumps(spelled) and "ndcg_cut" not in json.dumps(spelled)

@@ -29,9 +29,10 @@ styled = means.style.format("{:.4f}").apply(
     lambda col: [BEST if r in best[col.name] else "" for r in col.index]
 )
 # one format per measure and verdict (a format per cell costs a Styler pass each)
-for measure in [] if marks is None else marks.columns:
+marked = pd.DataFrame() if marks is None else marks
+for measure in marked.columns:
     for verdict, arrow in (("better", "▲"), ("worse", "▼")):
-        runs = list(marks.index[marks[measure] == verdict])
+        runs = list(marked.index[marked[measure] == verdict])
         if runs:
             styled = styled.format("{:.4f} " + arrow, subset=pd.IndexSlice[runs, [measure]])
 st.dataframe(styled, width="stretch")
