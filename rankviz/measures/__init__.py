@@ -6,7 +6,22 @@ app.
 """
 
 # registered in the order every table lists them
-from rankviz.measures import rr, hits, ap, precision, recall, ndcg, err, rprec, bpref, rbp, judged  # noqa: F401, I001
+from rankviz.measures import (
+    rr,
+    hits,
+    ap,
+    precision,
+    recall,
+    ndcg,
+    err,
+    rprec,
+    bpref,
+    rbp,
+    judged,
+    num_ret,
+    num_rel,
+    num_rel_ret,
+)  # noqa: F401, I001, E501
 from rankviz.measures.spec import (
     FAMILIES,
     Family,
@@ -44,9 +59,10 @@ def markdown_table() -> str:
         for row in describe_families()
     ]
     condensable = ", ".join(f"`{f.name}`" for f in FAMILIES.values() if f.condensable)
+    others = " and ".join(f"`{f.name}`" for f in FAMILIES.values() if not f.condensable)
     lines += [
         "",
-        f"Every family but `Judged` ({condensable}) also takes `judged_only=True`: "
+        f"Every family but {others} ({condensable}) also takes `judged_only=True`: "
         f"{JUDGED_ONLY.doc}.",
     ]
     return "\n".join(lines) + "\n"

@@ -233,13 +233,16 @@ def parse(text: str | Measure, *, defaults: dict[str, object] | None = None) -> 
         if cutoff is not None and cutoff != int(given):
             raise MeasureError(f"in {text!r}: two different cutoffs ({cutoff} and {int(given)})")
         cutoff = int(given)
-    family_name = _LOOKUP.get(match["name"].lower())
+    name = match["name"]
+    if name.lower() == "numret" and "rel" in params:  # how ir_measures prints NumRelRet
+        name = "NumRelRet"
+    family_name = _LOOKUP.get(name.lower())
     if family_name is not None and defaults:
         names = {p.name for p in FAMILIES[family_name].params}
         for key, value in defaults.items():
             if key in names and key not in params:
                 params[key] = value
-    return make(match["name"], cutoff, **params)
+    return make(name, cutoff, **params)
 
 
 def trec_eval_cutoffs(text: str) -> tuple[str, list[int]] | None:

@@ -83,6 +83,9 @@ def test_aliases_and_defaults_print_canonically(text, canonical) -> None:
         "success_10",
         "Rprec",
         "bpref",
+        "num_ret",
+        "num_rel",
+        "num_rel_ret",
     ],
 )
 def test_trec_evals_spellings_are_the_measures_ir_measures_reads_in_them(text) -> None:
@@ -249,3 +252,14 @@ def test_unknown_options_are_errors(tmp_path) -> None:
         rv.evaluate(qrels, run, ["RR"], ties="random-ish").to_frame()
     with pytest.raises(rv.OptionError):
         rv.evaluate(qrels, run, ["RR"], missing="drop").to_frame()
+
+
+@pytest.mark.parametrize(
+    "text", ["NumRet", "NumRet@100", "NumRel", "NumRel(rel=2)", "NumRelRet", "NumRelRet(rel=2)@10"]
+)
+def test_the_counts_round_trip_through_ir_measures(text) -> None:
+    """ir_measures writes NumRelRet as NumRet(rel=N); either spelling reads as the same measure."""
+    import ir_measures
+
+    measure = rv.parse(text)
+    assert rv.parse(str(ir_measures.parse_measure(str(measure)))) == measure

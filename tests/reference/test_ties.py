@@ -54,8 +54,13 @@ def _measures(cutoff: int) -> list[rv.Measure]:
             "RBP(residual=True)",
             "nDCG(judged_only=True)",
             "RR(judged_only=True)",
+            "NumRet",
+            "NumRelRet",
+            "NumRelRet(rel=2)",
+            "NumRet(judged_only=True)",
         )
     ]
+    names += ["NumRet", "NumRel", "NumRel(rel=2)", "NumRelRet"]
     return [rv.parse(n) for n in names]
 
 
