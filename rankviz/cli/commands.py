@@ -25,6 +25,7 @@ from rankviz.cli.study_args import (
     test_settings,
     warn,
 )
+from rankviz.cli.trec_eval import trec_eval_command
 from rankviz.errors import FormatError, OptionError, RankvizError
 from rankviz.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
 from rankviz.settings import EvalSettings
@@ -263,6 +264,7 @@ COMMANDS = {
     "agreement": agreement_command,
     "app": app_command,
     "tags": tags_command,
+    "trec-eval": trec_eval_command,
 }
 
 

@@ -8,6 +8,7 @@ import argparse
 from rankviz.cli.parse_meeting import add_meeting_commands
 from rankviz.cli.parse_numbers import add_number_commands
 from rankviz.cli.parse_reports import add_report_commands
+from rankviz.cli.trec_eval import add_trec_eval_command
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -18,4 +19,5 @@ def build_parser() -> argparse.ArgumentParser:
     add_number_commands(commands)
     add_report_commands(commands)
     add_meeting_commands(commands)
+    add_trec_eval_command(commands)
     return parser

@@ -58,6 +58,7 @@ LAYERS = [
             "rankviz.studies",
             "rankviz.run_pass",
             "rankviz.remote_pass",
+            "rankviz.trec_eval_report",
         ),
     ),
     ("figures and exports", ("rankviz.plots", "rankviz.export")),

@@ -1,0 +1,62 @@
+"""``rankviz trec-eval``: trec_eval 10's command line, so that a pipeline that parses trec_eval's
+output can swap the binary for it (the numbers and the text: :mod:`rankviz.trec_eval_report`)."""
+
+from __future__ import annotations
+
+import argparse
+
+from rankviz.trec_eval_report import FAMILIES, ORDER, OWN, TrecEvalOptions
+
+
+def add_trec_eval_command(commands) -> None:
+    te = commands.add_parser(
+        "trec-eval",
+        help="trec_eval 10's command line and output, measure for measure",
+        description="trec_eval QRELS RUN as trec_eval 10 prints it (measures: "
+        + ", ".join(m for m in ORDER if m in FAMILIES or m in OWN)
+        + "; the others are refused by name).",
+    )
+    te.add_argument("qrels", help="TREC qrels")
+    te.add_argument("run", help="TREC run")
+    te.add_argument(
+        "-q", action="store_true", help="each query's values, then the summary (default: summary)"
+    )
+    te.add_argument(
+        "-c",
+        action="store_true",
+        help="average over every judged query, a missed one on an empty ranking (default: "
+        "the run's judged queries; trec_eval 10 stops on a judged query the run misses)",
+    )
+    te.add_argument(
+        "-l", type=int, default=1, metavar="N", help="relevant from grade N (default 1)"
+    )
+    te.add_argument(
+        "-M",
+        type=int,
+        default=None,
+        metavar="N",
+        help="the first N documents of each query count (default: all)",
+    )
+    te.add_argument(
+        "-J", action="store_true", help="judged documents only (default: every document)"
+    )
+    te.add_argument(
+        "-m",
+        action="append",
+        metavar="MEASURE[.PARAMS]",
+        help="a trec_eval measure (P.5,10), repeatable (default: official)",
+    )
+
+
+def trec_eval_command(args: argparse.Namespace) -> str:
+    from rankviz.trec_eval_report import trec_eval_of_files
+
+    options = TrecEvalOptions(
+        measures=tuple(args.m or ["official"]),
+        per_query=args.q,
+        complete=args.c,
+        rel=args.l,
+        depth=args.M,
+        judged_only=args.J,
+    )
+    return trec_eval_of_files(args.qrels, args.run, options)
