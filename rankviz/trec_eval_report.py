@@ -8,6 +8,7 @@ yet is refused by name.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -44,6 +45,11 @@ FAMILIES = {
     "ndcg_cut": ("nDCG", CUTOFFS),
     "map_cut": ("AP", CUTOFFS),
     "success": ("Hits", (1, 5, 10)),
+    "set_P": ("SetP", ()),
+    "set_relative_P": ("SetP(relative=True)", ()),
+    "set_recall": ("SetR", ()),
+    "set_map": ("SetAP", ()),
+    "set_F": ("SetF", ()),
 }
 #: computed here from trec_eval's definitions (not yet measures of the catalogue)
 OWN = ("runid", "num_q", "gm_map", "iprec_at_recall")
@@ -108,7 +114,11 @@ def _columns(asked, args: TrecEvalOptions, qrels: Qrels, run: Run) -> dict[str, 
     defaults: dict[str, object] = {"rel": args.rel, "judged_only": args.judged_only}
     wanted: list[tuple[str, str, str]] = []  # (measure asked, printed name, rankviz's measure)
     for name, params in asked:
-        if name in FAMILIES or name == "gm_map":
+        if name == "set_F":  # one weight, printed as written (set_F.0.5 is set_F_0.5)
+            beta = f"(beta={float(params[0].split(',')[0])})" if params else ""
+            printed = f"set_F_{params[0]}" if params else "set_F"
+            wanted.append((name, printed, str(parse(f"SetF{beta}", defaults=defaults))))
+        elif name in FAMILIES or name == "gm_map":
             family = "AP" if name == "gm_map" else FAMILIES[name][0]
             for p in params or [None]:
                 measure = str(parse(family + ("" if p is None else f"@{p}"), defaults=defaults))
@@ -184,6 +194,10 @@ def _params(name: str, text: str) -> tuple:
     23), recall levels as numbers, sorted; none given: trec_eval's defaults."""
     if name == "iprec_at_recall":
         return tuple(sorted(float(p) for p in text.split(","))) if text else RECALL_LEVELS
+    if name == "set_F":  # trec_eval reads the first number and prints the text as given
+        if text and not re.fullmatch(r"[0-9]*\.?[0-9]+(,.*)?", text):
+            raise OptionError(f"trec-eval: set_F.{text}: {text!r} is not a weight")
+        return (text,) if text else ()
     default = FAMILIES[name][1] if name in FAMILIES else ()
     if not text:
         return default

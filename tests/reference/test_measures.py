@@ -86,6 +86,10 @@ def test_aliases_and_defaults_print_canonically(text, canonical) -> None:
         "num_ret",
         "num_rel",
         "num_rel_ret",
+        "set_P",
+        "set_recall",
+        "set_map",
+        "set_F",
     ],
 )
 def test_trec_evals_spellings_are_the_measures_ir_measures_reads_in_them(text) -> None:
@@ -255,10 +259,23 @@ def test_unknown_options_are_errors(tmp_path) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["NumRet", "NumRet@100", "NumRel", "NumRel(rel=2)", "NumRelRet", "NumRelRet(rel=2)@10"]
+    "text",
+    [
+        "NumRet",
+        "NumRet@100",
+        "NumRel",
+        "NumRel(rel=2)",
+        "NumRelRet",
+        "NumRelRet(rel=2)@10",
+        "SetP(relative=True)",
+        "SetR(rel=2)",
+        "SetF(beta=0.5)",
+        "SetAP",
+    ],
 )
-def test_the_counts_round_trip_through_ir_measures(text) -> None:
-    """ir_measures writes NumRelRet as NumRet(rel=N); either spelling reads as the same measure."""
+def test_the_counts_and_sets_round_trip_through_ir_measures(text) -> None:
+    """ir_measures writes NumRelRet as NumRet(rel=N); either spelling reads as the same measure,
+    and the set measures print as ir_measures names them."""
     import ir_measures
 
     measure = rv.parse(text)

@@ -60,7 +60,8 @@ def _measures(cutoff: int) -> list[rv.Measure]:
             "NumRet(judged_only=True)",
         )
     ]
-    names += ["NumRet", "NumRel", "NumRel(rel=2)", "NumRelRet"]
+    names += ["NumRet", "NumRel", "NumRel(rel=2)", "NumRelRet", "SetP", "SetP(relative=True)"]
+    names += ["SetR", "SetF", "SetF(beta=0.5)", "SetAP(rel=2)"]
     return [rv.parse(n) for n in names]
 
 

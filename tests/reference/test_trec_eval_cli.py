@@ -54,3 +54,70 @@ def test_a_judged_query_the_run_misses_stops_it_as_it_stops_trec_eval() -> None:
         str(ROOT / PLACES["{C}"] / "te_test" / "run_trunc.txt"),
     )
     assert done.returncode == 2 and "judged query '302'" in done.stderr
+
+
+#: exact.tsv's cases: (qrels, run, -l, -J), as SOURCE.md lists the commands
+EXACT = {
+    "fixtures": ("trec-eval-fixtures/qrels.test", "trec-eval-fixtures/results.test", 1, False),
+    "fixtures-F05": ("trec-eval-fixtures/qrels.test", "trec-eval-fixtures/results.test", 1, False),
+    "rel-level-l2": (
+        "conformance/te_rel_level/qrels.txt",
+        "conformance/te_rel_level/run_STANDARD.txt",
+        2,
+        False,
+    ),
+    "graded-good": ("conformance/graded/qrels.txt", "conformance/graded/run_good.txt", 1, False),
+    "graded-noisy-J": ("conformance/graded/qrels.txt", "conformance/graded/run_noisy.txt", 1, True),
+    "ties": ("conformance/ties/qrels.txt", "conformance/ties/run_float32.txt", 1, False),
+}
+FAMILY_OF = {
+    "num_ret": "NumRet",
+    "num_rel": "NumRel",
+    "num_rel_ret": "NumRelRet",
+    "set_P": "SetP",
+    "set_relative_P": "SetP(relative=True)",
+    "set_recall": "SetR",
+    "set_map": "SetAP",
+    "set_F": "SetF",
+    "set_F_0.5": "SetF(beta=0.5)",
+}
+
+
+@pytest.mark.parametrize("case", sorted(EXACT))
+def test_every_value_is_trec_evals_to_the_last_digits(case) -> None:
+    """trec_eval 10 printing 17 significant digits (tests/data/trec-eval-cli/exact.tsv): the count
+    and set families per query and in the mean, and iprec_at_recall per query."""
+    import csv
+
+    import rankviz as rv
+    from rankviz.measures.iprec import interpolated_precision
+    from rankviz.ordering import rank
+
+    qrels_path, run_path, rel, judged_only = EXACT[case]
+    with (KEPT / "exact.tsv").open(newline="") as handle:
+        rows = [r for r in csv.DictReader(handle, delimiter="\t") if r["case"] == case]
+    assert rows
+    data = ROOT / "tests" / "data"
+    qrels, run = rv.read_qrels(data / qrels_path), rv.read_run(data / run_path, name="run")
+    defaults = {"rel": rel, "judged_only": judged_only}
+    measures = {te: str(rv.parse(ours, defaults=defaults)) for te, ours in FAMILY_OF.items()}
+    asked = sorted({measures[r["measure"]] for r in rows if r["measure"] in measures})
+    frame = rv.evaluate(qrels, run, asked, missing="skip").to_frame(per_query=True)
+    got = {(r.measure, r.qid): r.value for r in frame.itertuples()}
+    table = rank(run, qrels, ties="trec_eval")
+    table = table.condensed() if judged_only else table
+    levels = [i / 10 for i in range(11)]
+    grid = interpolated_precision(table, levels, rel=rel)
+    at = {q: i for i, q in enumerate(table.qids)}
+    checked = 0
+    for row in rows:
+        name, qid, value = row["measure"], row["qid"], float(row["value"])
+        if name.startswith("iprec_at_recall_") and qid != "all":
+            level = levels.index(float(name.rsplit("_", 1)[1]))
+            assert grid[at[qid], level] == pytest.approx(value, abs=1e-12), (name, qid)
+        elif name in measures and not (qid == "all" and name.startswith("num_")):
+            assert got[measures[name], qid] == pytest.approx(value, abs=1e-12), (name, qid)
+        else:
+            continue
+        checked += 1
+    assert checked >= len(rows) - 20

@@ -1,0 +1,50 @@
+"""SetP: precision of the whole retrieved set (trec_eval set_P; relative=True: set_relative_P)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from rankviz.measures._common import REL
+from rankviz.measures._sets import ratio, set_counts
+from rankviz.measures.spec import Family, Param, register
+
+if TYPE_CHECKING:
+    from rankviz.ranking import RankingTable
+
+RELATIVE = Param(
+    "relative",
+    False,
+    "divide by the most relevant documents a set of this size could hold, min(retrieved, R) "
+    "(trec_eval set_relative_P)",
+    kind=bool,
+    choices=(False, True),
+)
+
+
+def set_precision(
+    table: RankingTable, cutoff: int | None, *, rel: int, relative: bool
+) -> np.ndarray:
+    """Relevant retrieved / retrieved (or / min(retrieved, R)); 0 for an empty set or R = 0."""
+    retrieved, found, relevant = set_counts(table, rel)
+    if relative:
+        return ratio(found, np.where(relevant > 0, np.minimum(retrieved, relevant), 0.0))
+    return ratio(found, retrieved)
+
+
+FAMILY = register(
+    Family(
+        name="SetP",
+        aliases=("set_P",),
+        params=(REL, RELATIVE),
+        cutoff_required=False,
+        kernel=set_precision,
+        expected=set_precision,
+        definition="relevant documents retrieved / documents retrieved (relative: / min(retrieved, "
+        "R))",
+        convention="trec_eval set_P and set_relative_P: the whole retrieved set (after -M, as "
+        "--depth), no rank cutoff",
+        cutoff_allowed=False,
+    )
+)
