@@ -1,8 +1,8 @@
 """trec_eval 10's numbers and text for ``rankviz trec-eval``: its measures named and printed as
 trec_eval does (``P_10``, ``ndcg_cut_20``, its order of measures, ``%6.4f``, counts summed over
 queries, ``-c``'s averages over every judged query), computed by rankviz's measures, and
-trec_eval's ``gm_map`` and ``iprec_at_recall`` from its definitions. What rankviz does not compute
-yet is refused by name.
+trec_eval's ``gm_map``, ``gm_bpref``, ``iprec_at_recall`` and ``11pt_avg`` from its definitions.
+What rankviz does not compute yet is refused by name.
 """
 
 from __future__ import annotations
@@ -52,7 +52,10 @@ FAMILIES = {
     "set_F": ("SetF", ()),
 }
 #: computed here from trec_eval's definitions (not yet measures of the catalogue)
-OWN = ("runid", "num_q", "gm_map", "iprec_at_recall")
+OWN = ("runid", "num_q", "gm_map", "gm_bpref", "iprec_at_recall", "11pt_avg")
+#: the measures trec_eval averages geometrically over queries (no line per query), and the family
+#: each averages
+GEOMETRIC = {"gm_map": "AP", "gm_bpref": "Bpref"}
 COUNTS = ("num_q", "num_ret", "num_rel", "num_rel_ret")
 MIN_GEO_MEAN = 0.00001  # trec_eval's floor of an AP in gm_map
 
@@ -85,12 +88,12 @@ def trec_eval_text(qrels: Qrels, run: Run, options: TrecEvalOptions, *, runid: s
     columns = _columns(asked, options, qrels, run)
     queries = _queries(columns)
     lines = []
-    if options.per_query:  # gm_map has no line of its own per query (trec_eval prints none)
+    if options.per_query:  # a geometric mean has no line per query (trec_eval prints none)
         lines = [
             _line(printed, q, column.values[q], counts=column.base in COUNTS)
             for q in queries
             for printed, column in columns.items()
-            if column.base != "gm_map"
+            if column.base not in GEOMETRIC
         ]
     return "".join(lines + _summary(asked, options, columns, queries, qrels, runid))
 
@@ -118,8 +121,8 @@ def _columns(asked, args: TrecEvalOptions, qrels: Qrels, run: Run) -> dict[str, 
             beta = f"(beta={float(params[0].split(',')[0])})" if params else ""
             printed = f"set_F_{params[0]}" if params else "set_F"
             wanted.append((name, printed, str(parse(f"SetF{beta}", defaults=defaults))))
-        elif name in FAMILIES or name == "gm_map":
-            family = "AP" if name == "gm_map" else FAMILIES[name][0]
+        elif name in FAMILIES or name in GEOMETRIC:
+            family = GEOMETRIC[name] if name in GEOMETRIC else FAMILIES[name][0]
             for p in params or [None]:
                 measure = str(parse(family + ("" if p is None else f"@{p}"), defaults=defaults))
                 wanted.append((name, name if p is None else f"{name}_{p}", measure))
@@ -138,17 +141,25 @@ def _columns(asked, args: TrecEvalOptions, qrels: Qrels, run: Run) -> dict[str, 
             "there (its exit status 4); -c scores such a query on an empty ranking"
         )
     columns = {printed: Column(name, by_measure[m]) for name, printed, m in wanted}
-    for name, levels in asked:
-        if name == "iprec_at_recall":
-            from rankviz.measures.iprec import interpolated_precision
+    table = None
+    for name, params in asked:
+        if name not in ("iprec_at_recall", "11pt_avg"):
+            continue
+        from rankviz.measures.iprec import interpolated_precision
 
+        if table is None:
             table = rank(run, qrels, ties="trec_eval", cut=RunCut(depth=args.depth))
             table = table.condensed() if args.judged_only else table
-            grid = interpolated_precision(table, levels, rel=args.rel)
-            row = {q: i for i, q in enumerate(table.qids)}
+        row = {q: i for i, q in enumerate(table.qids)}
+        levels = params if name == "iprec_at_recall" else _levels(params)
+        grid = interpolated_precision(table, levels, rel=args.rel)
+        if name == "iprec_at_recall":
             for index, level in enumerate(levels):
                 values = {q: float(grid[row[q], index]) for q in evaluated}
                 columns[f"{name}_{level:3.2f}"] = Column(name, values)
+        else:  # trec_eval sums the levels from the highest down
+            means = {q: _sum(grid[row[q], ::-1]) / len(levels) for q in evaluated}
+            columns[f"{name}_{params[0]}" if params else name] = Column(name, means)
     if args.complete:  # trec_eval -c evaluates every judged query, a missed one on an empty ranking
         relevant = _relevant_per_query(qrels, args.rel)
         for column in columns.values():
@@ -194,6 +205,10 @@ def _params(name: str, text: str) -> tuple:
     23), recall levels as numbers, sorted; none given: trec_eval's defaults."""
     if name == "iprec_at_recall":
         return tuple(sorted(float(p) for p in text.split(","))) if text else RECALL_LEVELS
+    if name == "11pt_avg":  # recall levels, printed as written
+        if text:
+            _levels((text,))
+        return (text,) if text else ()
     if name == "set_F":  # trec_eval reads the first number and prints the text as given
         if text and not re.fullmatch(r"[0-9]*\.?[0-9]+(,.*)?", text):
             raise OptionError(f"trec-eval: set_F.{text}: {text!r} is not a weight")
@@ -225,13 +240,13 @@ def _summary(
             lines.append(f"{'runid':<22}\tall\t{runid}\n")
         elif name == "num_q":
             lines.append(_line("num_q", "all", n, counts=True))
-        elif name == "gm_map":
+        elif name in GEOMETRIC:
             total = 0.0
-            for q in queries:  # a query -c adds counts as an AP of 0: the floor
-                total += math.log(max(columns["gm_map"].values[q], MIN_GEO_MEAN))
-            lines.append(_line("gm_map", "all", math.exp(total / n) if n else 0.0, counts=False))
+            for q in queries:  # a query -c adds counts as a value of 0: the floor
+                total += math.log(max(columns[name].values[q], MIN_GEO_MEAN))
+            lines.append(_line(name, "all", math.exp(total / n) if n else 0.0, counts=False))
         for printed, column in columns.items():
-            if column.base != name or name == "gm_map":
+            if column.base != name or name in GEOMETRIC:
                 continue
             total = 0.0
             for q in queries:
@@ -265,3 +280,21 @@ def runid_of(path: str) -> str:
             tail = handle.read()
     lines = [line for line in tail.splitlines() if line.strip()]
     return lines[-1].split()[-1].decode() if lines else ""
+
+
+def _levels(params: tuple) -> tuple[float, ...]:
+    """11pt_avg's recall levels: trec_eval's eleven, or the ones written (``11pt_avg..25,.5``)."""
+    if not params:
+        return RECALL_LEVELS
+    try:
+        return tuple(sorted(float(p) for p in params[0].split(",")))
+    except ValueError:
+        raise OptionError(f"trec-eval: 11pt_avg.{params[0]}: not recall levels") from None
+
+
+def _sum(values) -> float:
+    """A sum in the order given (trec_eval's), not numpy's pairwise one."""
+    total = 0.0
+    for value in values:
+        total += float(value)
+    return total
