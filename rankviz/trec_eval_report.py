@@ -204,7 +204,7 @@ def _params(name: str, text: str) -> tuple:
     """A measure's parameters as trec_eval reads them: cutoffs as whole numbers (``atol``: 23.4 is
     23), recall levels as numbers, sorted; none given: trec_eval's defaults."""
     if name == "iprec_at_recall":
-        return tuple(sorted(float(p) for p in text.split(","))) if text else RECALL_LEVELS
+        return _levels((text,)) if text else RECALL_LEVELS
     if name == "11pt_avg":  # recall levels, printed as written
         if text:
             _levels((text,))
@@ -283,13 +283,13 @@ def runid_of(path: str) -> str:
 
 
 def _levels(params: tuple) -> tuple[float, ...]:
-    """11pt_avg's recall levels: trec_eval's eleven, or the ones written (``11pt_avg..25,.5``)."""
+    """Recall levels: trec_eval's eleven, or the ones written (``11pt_avg..25,.5``), sorted."""
     if not params:
         return RECALL_LEVELS
     try:
         return tuple(sorted(float(p) for p in params[0].split(",")))
     except ValueError:
-        raise OptionError(f"trec-eval: 11pt_avg.{params[0]}: not recall levels") from None
+        raise OptionError(f"trec-eval: {params[0]!r} are not recall levels") from None
 
 
 def _sum(values) -> float:

@@ -35,6 +35,9 @@ def test_the_output_is_trec_evals_byte_for_byte(arguments, expected) -> None:
         (["-m", "all_trec"], "is not a trec_eval measure"),
         (["-m", "P.x"], "'x' is not a cutoff"),
         (["-m", "map.5"], "map takes no parameters"),
+        (["-m", "iprec_at_recall..1,x"], "are not recall levels"),
+        (["-m", "11pt_avg.y"], "are not recall levels"),
+        (["-m", "set_F.z"], "is not a weight"),
     ],
 )
 def test_what_it_does_not_compute_is_refused_by_name(arguments, said) -> None:
