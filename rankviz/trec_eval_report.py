@@ -50,13 +50,15 @@ FAMILIES = {
     "set_recall": ("SetR", ()),
     "set_map": ("SetAP", ()),
     "set_F": ("SetF", ()),
+    "relative_P": ("P(relative=True)", CUTOFFS),
+    "num_nonrel_judged_ret": ("NumNonRelJudgedRet", ()),
 }
 #: computed here from trec_eval's definitions (not yet measures of the catalogue)
 OWN = ("runid", "num_q", "gm_map", "gm_bpref", "iprec_at_recall", "11pt_avg")
 #: the measures trec_eval averages geometrically over queries (no line per query), and the family
 #: each averages
 GEOMETRIC = {"gm_map": "AP", "gm_bpref": "Bpref"}
-COUNTS = ("num_q", "num_ret", "num_rel", "num_rel_ret")
+COUNTS = ("num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret")
 MIN_GEO_MEAN = 0.00001  # trec_eval's floor of an AP in gm_map
 
 

@@ -6,21 +6,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rankviz.measures._common import REL
+from rankviz.measures._common import REL, RELATIVE
 from rankviz.measures._sets import ratio, set_counts
-from rankviz.measures.spec import Family, Param, register
+from rankviz.measures.spec import Family, register
 
 if TYPE_CHECKING:
     from rankviz.ranking import RankingTable
-
-RELATIVE = Param(
-    "relative",
-    False,
-    "divide by the most relevant documents a set of this size could hold, min(retrieved, R) "
-    "(trec_eval set_relative_P)",
-    kind=bool,
-    choices=(False, True),
-)
 
 
 def set_precision(

@@ -146,9 +146,11 @@ TREC_EVAL_CUTOFFS = {
     "ndcg_cut": "nDCG",
     "map_cut": "AP",
     "success": "Hits",
+    "relative_P": "P(relative=True)",
 }
 _TREC_EVAL = re.compile(
-    r"^\s*(?P<name>P|recall|ndcg_cut|map_cut|success)[._](?P<cutoffs>[0-9]+(?:,[0-9]+)*)\s*$"
+    r"^\s*(?P<name>P|recall|ndcg_cut|map_cut|success|relative_P)[._]"
+    r"(?P<cutoffs>[0-9]+(?:,[0-9]+)*)\s*$"
 )
 
 

@@ -61,7 +61,8 @@ def _measures(cutoff: int) -> list[rv.Measure]:
         )
     ]
     names += ["NumRet", "NumRel", "NumRel(rel=2)", "NumRelRet", "SetP", "SetP(relative=True)"]
-    names += ["SetR", "SetF", "SetF(beta=0.5)", "SetAP(rel=2)"]
+    names += ["SetR", "SetF", "SetF(beta=0.5)", "SetAP(rel=2)", "NumNonRelJudgedRet"]
+    names += [f"P(relative=True)@{cutoff}", f"P(relative=True,rel=2)@{cutoff}"]
     return [rv.parse(n) for n in names]
 
 

@@ -83,6 +83,10 @@ FAMILY_OF = {
     "set_map": "SetAP",
     "set_F": "SetF",
     "set_F_0.5": "SetF(beta=0.5)",
+    "num_nonrel_judged_ret": "NumNonRelJudgedRet",
+    **{
+        f"relative_P_{k}": f"P(relative=True)@{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+    },
 }
 
 
