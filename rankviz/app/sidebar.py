@@ -26,7 +26,7 @@ from rankviz.errors import MeasureError, RankvizError
 from rankviz.io.collection import Collection
 from rankviz.io.groups import QueryGroups
 from rankviz.io.model import Qrels, Run
-from rankviz.measures import FAMILIES, Measure, parse, trec_eval_cutoffs
+from rankviz.measures import FAMILIES, Measure, parse, split_names
 from rankviz.options import Option
 from rankviz.settings import EvalSettings
 from rankviz.tie_policy import POLICIES
@@ -37,7 +37,13 @@ NO_GROUPING = "(none)"
 TEMPLATES = tuple(
     form
     for f in FAMILIES.values()
-    for form in ((f"{f.name}@K",) if f.cutoff_required else (f.name, f"{f.name}@K"))
+    for form in (
+        (f"{f.name}@K",)
+        if f.cutoff_required
+        else (f.name, f"{f.name}@K")
+        if f.cutoff_allowed
+        else (f.name,)
+    )
 )
 # random orders: the Ties page's
 FRAME_TIES = [rule for rule in POLICIES.values() if rule.deterministic]
@@ -60,22 +66,6 @@ def _accept_measure(text: str) -> bool:
         return True
     except MeasureError:
         return False
-
-
-def _canonical_measures(items: list[str]) -> list[str]:
-    """A link's measures with trec_eval's spellings written as the sidebar writes them:
-    ``ndcg_cut.10`` is nDCG@10, and ``P.5,10`` (which the list's commas split) P@5 and P@10."""
-    joined: list[str] = []
-    for item in items:
-        if item.isdigit() and joined and trec_eval_cutoffs(joined[-1]) is not None:
-            joined[-1] += f",{item}"
-        else:
-            joined.append(item)
-    written = []
-    for item in joined:
-        spelled = trec_eval_cutoffs(item)
-        written += [item] if spelled is None else [f"{spelled[0]}@{c}" for c in spelled[1]]
-    return written
 
 
 def open_collection(
@@ -170,7 +160,7 @@ def choose_runs_and_measures(
         offered,
         list(collection.config.measures),
         accept=_accept_measure,
-        spelled=_canonical_measures,
+        spelled=split_names,
     )
     measures_key = url.key("measures", "frame", name, value=chosen_measures)
     measure_names = st.sidebar.multiselect(

@@ -17,6 +17,7 @@ from rankviz.measures.spec import (
     expand,
     make,
     parse,
+    split_names,
     trec_eval_cutoffs,
 )
 from rankviz.settings import JUDGED_ONLY
@@ -65,5 +66,6 @@ __all__ = [
     "make",
     "markdown_table",
     "parse",
+    "split_names",
     "trec_eval_cutoffs",
 ]

@@ -265,3 +265,20 @@ def expand(text: str | Measure, *, defaults: dict[str, object] | None = None) ->
         return [parse(text, defaults=defaults)]
     family, cutoffs = spelled
     return [parse(f"{family}@{c}", defaults=defaults) for c in cutoffs]
+
+
+def split_names(items: list[str]) -> list[str]:
+    """Measure names from a list split at its commas (a link's ``measures=``), trec_eval's
+    spellings written canonically: ``ndcg_cut.10`` is nDCG@10, and ``P.5,10``, which the split cut
+    in two, is joined again and is P@5 and P@10."""
+    joined: list[str] = []
+    for item in items:
+        if item.isdigit() and joined and trec_eval_cutoffs(joined[-1]) is not None:
+            joined[-1] += f",{item}"
+        else:
+            joined.append(item)
+    written = []
+    for item in joined:
+        spelled = trec_eval_cutoffs(item)
+        written += [item] if spelled is None else [f"{spelled[0]}@{c}" for c in spelled[1]]
+    return written

@@ -898,6 +898,16 @@ def test_grouped_delta_bars_are_one_query_wide() -> None:
     assert bars["layout"]["barmode"] == "overlay"
 
 
+def test_every_measure_the_sidebar_offers_can_be_chosen() -> None:
+    """Each family as the picker offers it (``@K`` only where the family takes a cutoff) is a
+    measure the Overview shows, with no error."""
+    from rankviz.app.sidebar import TEMPLATES
+
+    at = start(measures=",".join(TEMPLATES))
+    assert not at.exception and not at.error
+    assert len(at.dataframe[0].value.columns) == len(TEMPLATES)
+
+
 def test_a_link_may_name_measures_as_trec_eval_does() -> None:
     """``measures=P.5,10,ndcg_cut_10,map``: the link's commas split trec_eval's ``P.5,10`` too; the
     Overview shows P@5, P@10, nDCG@10 and AP, and no part of the link is left out."""
