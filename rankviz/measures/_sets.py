@@ -18,10 +18,3 @@ def set_counts(table: RankingTable, rel: int) -> tuple[np.ndarray, np.ndarray, n
     """(retrieved, relevant retrieved, relevant in the qrels) per query, as floats."""
     retrieved = np.diff(table.offsets).astype(np.float64)
     return retrieved, relevant_retrieved(table, rel), relevant_in_qrels(table, rel)
-
-
-def ratio(top: np.ndarray, bottom: np.ndarray) -> np.ndarray:
-    """top / bottom, 0 where bottom is 0 (trec_eval leaves the value at 0)."""
-    out = np.zeros(len(top))
-    np.divide(top, bottom, out=out, where=bottom > 0)
-    return out

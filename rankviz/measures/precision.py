@@ -12,6 +12,7 @@ from rankviz.measures._segments import (
     relevant_in_qrels,
     relevant_retrieved,
     rows_with_grade_at_least,
+    safe_divide,
 )
 from rankviz.measures.spec import Family, register
 
@@ -23,7 +24,7 @@ def precision(table: RankingTable, cutoff: int | None, *, rel: int, relative: bo
     """P@K = relevant documents in the top K / K, also when fewer than K were retrieved (trec_eval
     P.K); ``relative``: / min(K, R), 0 where the qrels hold nothing relevant (relative_P.K)."""
     found = relevant_retrieved(table.top(cutoff), rel)
-    return found / _bound(table, cutoff, rel, relative)
+    return safe_divide(found, _bound(table, cutoff, rel, relative))
 
 
 def expected_precision(
@@ -33,17 +34,17 @@ def expected_precision(
     inside K."""
     relevant = rows_with_grade_at_least(table, rel)
     found = expected_positional_sum(table, cutoff, relevant, np.ones(len(relevant)))
-    return found / _bound(table, cutoff, rel, relative)
+    return safe_divide(found, _bound(table, cutoff, rel, relative))
 
 
 def _bound(table: RankingTable, cutoff: int | None, rel: int, relative: bool) -> np.ndarray:
-    """What P@K divides by: K, or min(K, R) (infinite where R = 0: the value is 0)."""
+    """What P@K divides by: K, or min(K, R) (0 where R = 0: the value is then 0)."""
     assert cutoff is not None, "P needs a cutoff"
     k = np.full(table.n_queries, float(cutoff))
     if not relative:
         return k
     relevant = relevant_in_qrels(table, rel)
-    return np.where(relevant > 0, np.minimum(k, relevant), np.inf)
+    return np.where(relevant > 0, np.minimum(k, relevant), 0.0)
 
 
 FAMILY = register(

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rankviz.measures._common import REL
-from rankviz.measures._sets import ratio, set_counts
+from rankviz.measures._segments import safe_divide
+from rankviz.measures._sets import set_counts
 from rankviz.measures.spec import Family, register
 
 if TYPE_CHECKING:
@@ -18,7 +19,7 @@ def set_average_precision(table: RankingTable, cutoff: int | None, *, rel: int) 
     """Relevant retrieved squared / (retrieved x relevant in the qrels): set precision times set
     recall; 0 for an empty set or R = 0."""
     retrieved, found, relevant = set_counts(table, rel)
-    return ratio(found * found, retrieved * relevant)
+    return safe_divide(found * found, retrieved * relevant)
 
 
 FAMILY = register(

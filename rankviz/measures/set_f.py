@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rankviz.measures._common import REL
-from rankviz.measures._sets import ratio, set_counts
+from rankviz.measures._segments import safe_divide
+from rankviz.measures._sets import set_counts
 from rankviz.measures.spec import Family, Param, register
 
 if TYPE_CHECKING:
@@ -28,9 +29,9 @@ def set_f(table: RankingTable, cutoff: int | None, *, rel: int, beta: float) -> 
     """(beta + 1) P R / (beta P + R) of the retrieved set; 0 without a relevant document
     retrieved (trec_eval's formula, beta not squared)."""
     retrieved, found, relevant = set_counts(table, rel)
-    precision, recall = ratio(found, retrieved), ratio(found, relevant)
+    precision, recall = safe_divide(found, retrieved), safe_divide(found, relevant)
     return np.where(
-        found > 0, ratio((beta + 1.0) * precision * recall, beta * precision + recall), 0.0
+        found > 0, safe_divide((beta + 1.0) * precision * recall, beta * precision + recall), 0.0
     )
 
 

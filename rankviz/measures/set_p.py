@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rankviz.measures._common import REL, RELATIVE
-from rankviz.measures._sets import ratio, set_counts
+from rankviz.measures._segments import safe_divide
+from rankviz.measures._sets import set_counts
 from rankviz.measures.spec import Family, register
 
 if TYPE_CHECKING:
@@ -20,8 +21,8 @@ def set_precision(
     """Relevant retrieved / retrieved (or / min(retrieved, R)); 0 for an empty set or R = 0."""
     retrieved, found, relevant = set_counts(table, rel)
     if relative:
-        return ratio(found, np.where(relevant > 0, np.minimum(retrieved, relevant), 0.0))
-    return ratio(found, retrieved)
+        return safe_divide(found, np.where(relevant > 0, np.minimum(retrieved, relevant), 0.0))
+    return safe_divide(found, retrieved)
 
 
 FAMILY = register(

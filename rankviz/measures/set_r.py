@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rankviz.measures._common import REL
-from rankviz.measures._sets import ratio, set_counts
+from rankviz.measures._segments import safe_divide
+from rankviz.measures._sets import set_counts
 from rankviz.measures.spec import Family, register
 
 if TYPE_CHECKING:
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
 def set_recall(table: RankingTable, cutoff: int | None, *, rel: int) -> np.ndarray:
     """Relevant retrieved / relevant in the qrels; 0 where the qrels hold none."""
     _, found, relevant = set_counts(table, rel)
-    return ratio(found, relevant)
+    return safe_divide(found, relevant)
 
 
 FAMILY = register(
