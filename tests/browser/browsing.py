@@ -127,7 +127,8 @@ def settled(page) -> None:
 
 def choose(page, label: str, option: str) -> None:
     """Pick ``option`` of a select box, as a person does. A rerun redraws the box and closes a list
-    it had open: the click waits for the app to settle, and is made again if no list opens."""
+    it had open, also between the list showing and the click on the option: the box is opened
+    once the app has settled, and opened again if the option could not be clicked."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     box = page.locator('[data-testid="stSelectbox"]').filter(has_text=label).first
@@ -136,9 +137,8 @@ def choose(page, label: str, option: str) -> None:
         settled(page)
         box.get_by_role("combobox").click()
         try:
-            listed.wait_for(timeout=15_000)
-            break
+            listed.click(timeout=15_000)
+            return
         except PlaywrightTimeout:
             if attempt == 2:
                 raise
-    listed.click()
