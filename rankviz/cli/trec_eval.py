@@ -1,11 +1,12 @@
 """``rankviz trec-eval``: trec_eval 10's command line, so that a pipeline that parses trec_eval's
-output can swap the binary for it (the numbers and the text: :mod:`rankviz.trec_eval_report`)."""
+output can swap the binary for it (the numbers and the text: :mod:`rankviz.trec_eval.report`)."""
 
 from __future__ import annotations
 
 import argparse
 
-from rankviz.trec_eval_report import FAMILIES, ORDER, OWN, TrecEvalOptions
+from rankviz.trec_eval.names import FAMILIES, ORDER, OWN, PORTED
+from rankviz.trec_eval.report import TrecEvalOptions
 
 
 def add_trec_eval_command(commands) -> None:
@@ -13,7 +14,7 @@ def add_trec_eval_command(commands) -> None:
         "trec-eval",
         help="trec_eval 10's command line and output, measure for measure",
         description="trec_eval QRELS RUN as trec_eval 10 prints it (measures: "
-        + ", ".join(m for m in ORDER if m in FAMILIES or m in OWN)
+        + ", ".join(m for m in ORDER if m in FAMILIES or m in OWN or m in PORTED)
         + "; the others are refused by name).",
     )
     te.add_argument("qrels", help="TREC qrels")
@@ -41,6 +42,20 @@ def add_trec_eval_command(commands) -> None:
         "-J", action="store_true", help="judged documents only (default: every document)"
     )
     te.add_argument(
+        "-N",
+        type=int,
+        default=0,
+        metavar="N",
+        help="documents in the collection, for utility's fourth coefficient (default 0)",
+    )
+    te.add_argument(
+        "-Z",
+        metavar="FILE",
+        default=None,
+        help="each value as a z-score against FILE's mean and deviation (lines: qid measure "
+        "mean stddev)",
+    )
+    te.add_argument(
         "-m",
         action="append",
         metavar="MEASURE[.PARAMS]",
@@ -49,14 +64,20 @@ def add_trec_eval_command(commands) -> None:
 
 
 def trec_eval_command(args: argparse.Namespace) -> str:
-    from rankviz.trec_eval_report import trec_eval_of_files
+    from rankviz.trec_eval.report import trec_eval_of_files
 
-    options = TrecEvalOptions(
+    return trec_eval_of_files(args.qrels, args.run, options_of(args))
+
+
+def options_of(args: argparse.Namespace) -> TrecEvalOptions:
+    """trec_eval's flags as parsed."""
+    return TrecEvalOptions(
         measures=tuple(args.m or ["official"]),
         per_query=args.q,
         complete=args.c,
         rel=args.l,
         depth=args.M,
         judged_only=args.J,
+        docs_in_collection=args.N,
+        zscores=args.Z,
     )
-    return trec_eval_of_files(args.qrels, args.run, options)

@@ -28,9 +28,11 @@ def interpolated_precision(table: RankingTable, levels: Sequence[float], *, rel:
     start = np.cumsum(found) - found
     precision = (np.arange(len(hits)) - start[query] + 1) / (table.pos[hits] + 1.0)
     # the highest precision from each relevant document on, within its query: a running maximum
-    # from the end, each query lifted above the ones after it so that none carries over
-    lift = 2.0 * (table.n_queries - query[::-1])
-    best_after = (np.maximum.accumulate(precision[::-1] + lift) - lift)[::-1]
+    # from the end over the precisions' ranks, each query lifted above the ones after it so that
+    # none carries over (in integers: a lifted double would lose its last digits)
+    distinct, code = np.unique(precision, return_inverse=True)
+    lift = (table.n_queries - query[::-1]).astype(np.int64) * len(distinct)
+    best_after = distinct[(np.maximum.accumulate(code[::-1] + lift) - lift)[::-1]]
     relevant = relevant_in_qrels(table, rel)
     values = np.zeros((table.n_queries, len(levels)))
     for column, level in enumerate(levels):

@@ -31,8 +31,14 @@ def test_the_output_is_trec_evals_byte_for_byte(arguments, expected) -> None:
 @pytest.mark.parametrize(
     ("arguments", "said"),
     [
-        (["-m", "infAP"], "does not compute trec_eval's infAP yet"),
-        (["-m", "all_trec"], "is not a trec_eval measure"),
+        (["-m", "prefs_simp"], "does not compute trec_eval's prefs_simp"),
+        (["-m", "all_prefs"], "does not compute trec_eval's prefs_num_prefs_poss"),
+        (["-m", "alltrec"], "is not a trec_eval measure"),
+        (["-m", "utility.1,2"], "utility takes four coefficients"),
+        (["-m", "ndcg.1"], "malformed pair parameters"),
+        (["-m", "unj.0,5"], "cutoffs must be positive and distinct"),
+        (["-m", "Rprec_mult.1,1.0"], "duplicate cutoffs"),
+        (["-Z", str(ROOT / "tests" / "data" / "trec-eval-fixtures" / "results.test")], "line 1:"),
         (["-m", "P.x"], "'x' is not a cutoff"),
         (["-m", "map.5"], "map takes no parameters"),
         (["-m", "iprec_at_recall..1,x"], "are not recall levels"),
@@ -128,3 +134,35 @@ def test_every_value_is_trec_evals_to_the_last_digits(case) -> None:
             continue
         checked += 1
     assert checked >= len(rows) - 20
+
+
+GENERATED = ROOT / "tests" / "data" / "trec-eval-generated"
+
+
+def _generated():
+    for line in (GENERATED / "cases.tsv").read_text().splitlines():
+        if line and not line.startswith("#"):
+            name, arguments = line.split("\t")
+            yield pytest.param(arguments.split(), GENERATED / f"{name}.out", id=name)
+
+
+@pytest.mark.parametrize(("arguments", "expected"), list(_generated()))
+def test_every_measure_is_trec_evals_to_17_digits_on_inputs_made_to_reach_its_corners(
+    arguments, expected
+) -> None:
+    """Every value of ``-m all_trec`` and of trec_eval's own measures with parameters, per query and
+    in the summary, as trec_eval 10 printing ``%.17g`` prints it, text for text (ties, grades -2..4,
+    unpooled documents, a missed judged query under -c, empty lists under -J, cutoffs past the
+    lists; tests/data/trec-eval-generated)."""
+    import rankviz as rv
+    from rankviz.cli import build_parser
+    from rankviz.trec_eval.report import trec_eval_text
+
+    qrels_path, run_path = GENERATED / "qrels.txt", GENERATED / "run.txt"
+    args = build_parser().parse_args(["trec-eval", *arguments, str(qrels_path), str(run_path)])
+    from rankviz.cli.trec_eval import options_of
+
+    text = trec_eval_text(
+        rv.read_qrels(qrels_path), rv.read_run(run_path), options_of(args), runid="gen", exact=True
+    )
+    assert text == expected.read_text()

@@ -58,7 +58,7 @@ LAYERS = [
             "rankviz.studies",
             "rankviz.run_pass",
             "rankviz.remote_pass",
-            "rankviz.trec_eval_report",
+            "rankviz.trec_eval",
         ),
     ),
     ("figures and exports", ("rankviz.plots", "rankviz.export")),

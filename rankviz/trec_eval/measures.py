@@ -1,0 +1,180 @@
+"""trec_eval 10's measures that are not families of rankviz's catalogue, for ``rankviz
+trec-eval``: ``relstring``, ``infAP``, ``Rprec_mult``, ``utility``, ``binG`` and ``unj`` here, and
+those that read its gain table (:mod:`rankviz.trec_eval.gains`).
+
+Each is computed step for step as trec_eval's C source computes it (its ``m_*.c``), on each query's
+list of relevance values in trec_eval's order (:func:`rankviz.trec_eval.lists.query_lists`), so
+that the doubles, and what trec_eval prints of them, are its own. They run at Python's pace, a loop
+per document.
+"""
+
+from __future__ import annotations
+
+import math
+
+from rankviz.errors import OptionError
+from rankviz.trec_eval.gains import GAIN_TABLES, GAINED
+from rankviz.trec_eval.lists import NONPOOL, UNJUDGED, QueryList, atof, atol
+
+INFAP_EPSILON = 0.00001
+RPREC_MULTIPLES = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
+UNJ_CUTOFFS = (5, 10, 20)
+UTILITY = (1.0, -1.0, 0.0, 0.0)
+MEASURES = ("relstring", "infAP", "Rprec_mult", "utility", "binG", *GAIN_TABLES, "unj")
+
+
+def parse_params(name: str, text: str) -> tuple:
+    """A measure's parameters as trec_eval reads them (``atof``, ``atol``; cutoffs sorted), ``()``
+    for its defaults; the text as written is what trec_eval prints after the name."""
+    if not text:
+        return ()
+    if name == "Rprec_mult":
+        multiples = sorted(atof(part) for part in text.split(","))
+        if len(set(multiples)) < len(multiples):
+            raise OptionError(f"trec-eval: {name}.{text}: duplicate cutoffs")
+        return tuple(multiples)
+    if name == "unj":
+        cutoffs = sorted(atol(part) for part in text.split(","))
+        if cutoffs[0] <= 0 or len(set(cutoffs)) < len(cutoffs):
+            raise OptionError(f"trec-eval: {name}.{text}: cutoffs must be positive and distinct")
+        return tuple(cutoffs)
+    if name in GAIN_TABLES:
+        pairs = text.split(",")
+        if not all(p.count("=") == 1 and not p.startswith("=") for p in pairs):
+            raise OptionError(f"trec-eval: {name}.{text}: malformed pair parameters")
+        return (text,)
+    if name in ("utility", "relstring"):
+        if name == "utility" and len(text.split(",")) != 4:
+            raise OptionError(f"trec-eval: {name}.{text}: utility takes four coefficients")
+        return (text,)
+    raise OptionError(f"trec-eval: {name} takes no parameters here, not {text!r}")
+
+
+def columns(name: str, params: tuple, lists: dict[str, QueryList], *, rel: int, docs: int):
+    """The measure's printed names, each with its value per query (relstring: the string); on a
+    missed query, cleared where trec_eval 10 clears it after computing it: a value printed as
+    ``utility``, ``relstring`` or ``rbp_resid`` exactly (its test of the name misses them with
+    parameters), and every ``unj``."""
+    found = _columns(name, params, lists, rel=rel, docs=docs)
+    for printed, values in found.items():
+        if printed in ("utility", "relstring", "rbp_resid") or name == "unj":
+            values.update({q: "" if name == "relstring" else 0.0 for q in lists if lists[q].missed})
+    return found
+
+
+def _columns(name: str, params: tuple, lists: dict[str, QueryList], *, rel: int, docs: int):
+    if name == "Rprec_mult":
+        multiples = params or RPREC_MULTIPLES
+        values = {q: rprec_mult(ql, multiples, rel) for q, ql in lists.items()}
+        return {f"{name}_{m:3.2f}": _column(values, i) for i, m in enumerate(multiples)}
+    if name == "unj":
+        cutoffs = params or UNJ_CUTOFFS
+        values = {q: unjudged(ql.rels, cutoffs) for q, ql in lists.items()}
+        return {f"{name}_{c}": _column(values, i) for i, c in enumerate(cutoffs)}
+    printed = f"{name}_{params[0]}" if params else name
+    if name == "relstring":
+        length = int(atof(params[0].split(",")[0])) if params else 10
+        return {printed: {q: relstring(ql.rels, length) for q, ql in lists.items()}}
+    if name == "utility":
+        weights = tuple(atof(p) for p in params[0].split(",")) if params else UTILITY
+        return {printed: {q: utility(ql, weights, docs) for q, ql in lists.items()}}
+    if name in GAIN_TABLES:
+        pairs = [p.split("=") for p in params[0].split(",")] if params else []
+        table = [(key, atof(value)) for key, value in pairs]
+        gained = GAINED[name]
+        return {printed: {q: gained(ql, table) for q, ql in lists.items()}}
+    leveled = {"infAP": inf_ap, "binG": bin_g}[name]
+    return {printed: {q: leveled(ql, rel) for q, ql in lists.items()}}
+
+
+def _column(values: dict[str, list[float]], index: int) -> dict[str, float]:
+    return {q: v[index] for q, v in values.items()}
+
+
+def inf_ap(ql: QueryList, level: int) -> float:
+    """m_infap.c: precision at each judged relevant document from the judged documents above it,
+    with the unpooled ones counted as misses (Yilmaz & Aslam, CIKM 2006)."""
+    nonrel = relevant = unjudged_above = 0
+    total = 0.0
+    for j, r in enumerate(ql.rels):
+        if r == NONPOOL:
+            continue
+        if r == UNJUDGED:
+            unjudged_above += 1
+        elif 0 <= r < level:
+            nonrel += 1
+        else:
+            relevant += 1
+            if j == 0:
+                total += 1.0
+            else:
+                fj = float(j)
+                total += 1.0 / (fj + 1.0) + (fj / (fj + 1.0)) * (
+                    (relevant - 1 + nonrel + unjudged_above) / fj
+                ) * ((relevant - 1 + INFAP_EPSILON) / (relevant - 1 + nonrel + 2 * INFAP_EPSILON))
+    return total / ql.num_rel if ql.num_rel else total
+
+
+def rprec_mult(ql: QueryList, multiples, level: int) -> list[float]:
+    """m_Rprec_mult.c: precision at each multiple of R (``(long)(m * R + 0.9)`` documents)."""
+    cutoffs = [int(m * ql.num_rel + 0.9) for m in multiples]
+    values = [0.0] * len(cutoffs)
+    current = len(cutoffs) - 1
+    while current >= 0 and cutoffs[current] > len(ql.rels):
+        values[current] = ql.num_rel_ret / cutoffs[current]
+        current -= 1
+    so_far, i = ql.num_rel_ret, len(ql.rels)
+    while i > 0 and so_far > 0:
+        while current >= 0 and i == cutoffs[current]:
+            values[current] = so_far / i
+            current -= 1
+        if ql.rels[i - 1] >= level:
+            so_far -= 1
+        i -= 1
+    return values
+
+
+def utility(ql: QueryList, weights, docs: int) -> float:
+    """m_utility.c: p1 a + p2 b + p3 c + p4 d over the retrieved/relevant contingency table (d
+    needs the collection's size, ``-N``)."""
+    ret, rel_ret = len(ql.rels), ql.num_rel_ret
+    return (
+        weights[0] * rel_ret
+        + weights[1] * (ret - rel_ret)
+        + weights[2] * (ql.num_rel - rel_ret)
+        + weights[3] * (docs + rel_ret - ret - ql.num_rel)
+    )
+
+
+def bin_g(ql: QueryList, level: int) -> float:
+    """m_binG.c: the mean over relevant documents of 1 / log2(2 + non-relevant ones above it)."""
+    so_far, total = 0, 0.0
+    for i, r in enumerate(ql.rels):
+        if r >= level:
+            so_far += 1
+            total += 1.0 / math.log2(3 + i - so_far)
+    return total / ql.num_rel if so_far else 0.0
+
+
+def unjudged(rels: list[int], cutoffs) -> list[float]:
+    """m_unjudged.c: the share of the top K not judged (K past the list: the rest judged)."""
+    values, index, so_far = [0.0] * len(cutoffs), 0, 0
+    for i, r in enumerate(rels):
+        if i == cutoffs[index]:
+            values[index] = so_far / i
+            index += 1
+            if index == len(cutoffs):
+                return values
+        if r in (NONPOOL, UNJUDGED):
+            so_far += 1
+    for rest in range(index, len(cutoffs)):
+        values[rest] = so_far / cutoffs[rest]
+    return values
+
+
+def relstring(rels: list[int], length: int) -> str:
+    """m_relstring.c: the first documents' grades, ``-`` out of the pool, ``.`` unjudged in it."""
+    marks = {NONPOOL: "-", UNJUDGED: "."}
+    return "".join(
+        ">" if r > 9 else str(r) if r >= 0 else marks.get(r, "<") for r in rels[: max(length, 0)]
+    )

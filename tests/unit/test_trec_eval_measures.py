@@ -1,0 +1,69 @@
+"""trec_eval's own measures (rankviz.trec_eval) on lists small enough to compute by hand; each is
+also compared with trec_eval 10 itself, to 17 digits, in tests/reference/test_trec_eval_cli.py."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from rankviz.trec_eval.gains import GAINED
+from rankviz.trec_eval.lists import NONPOOL, UNJUDGED, QueryList, atof
+from rankviz.trec_eval.measures import bin_g, inf_ap, relstring, rprec_mult, unjudged, utility
+
+
+def test_infap_skips_the_unpooled_and_counts_the_pooled_unjudged_above_a_relevant_document():
+    # ranks: relevant, unpooled, pooled-unjudged, non-relevant, relevant; R = 2
+    ql = QueryList([1, NONPOOL, UNJUDGED, 0, 1], [1, 2], num_rel=2, num_rel_ret=2)
+    # 1 at rank 1; at rank 5: 1/5 + 4/5 * (3/4) * (1 + e) / (2 + 2e) = 0.2 + 0.3
+    assert inf_ap(ql, 1) == pytest.approx((1.0 + 0.5) / 2, abs=1e-15)
+
+
+def test_bing_discounts_each_relevant_document_by_the_non_relevant_ones_above_it():
+    ql = QueryList([1, 0, 1], [1, 3], num_rel=3, num_rel_ret=2)
+    assert bin_g(ql, 1) == (1 / math.log2(2) + 1 / math.log2(3)) / 3
+
+
+def test_unj_divides_by_the_cutoff_past_the_list():
+    assert unjudged([NONPOOL, 0, UNJUDGED], (1, 2, 5)) == [1.0, 0.5, 2 / 5]
+
+
+def test_relstring_marks_grades_above_nine_unpooled_and_pooled_unjudged():
+    assert relstring([12, 3, NONPOOL, UNJUDGED, 0], 4) == ">3-."
+
+
+def test_rprec_mult_is_precision_at_multiples_of_r_rounded_up_from_nine_tenths():
+    ql = QueryList([1, 0, 1, 0], [2, 2], num_rel=2, num_rel_ret=2)
+    # 0.5 R = 1.9 -> 1 document; 1.5 R = 3.9 -> 3; 3 R = 6.9 -> 6, past the list: 2 / 6
+    assert rprec_mult(ql, (0.5, 1.5, 3.0), 1) == [1.0, 2 / 3, 2 / 6]
+
+
+def test_utility_weighs_the_contingency_table():
+    ql = QueryList([1, 0, 0], [5, 2], num_rel=2, num_rel_ret=1)
+    assert utility(ql, (2.0, -1.0, -0.5, 0.25), 100) == 2 - 2 - 0.5 + 0.25 * (100 + 1 - 3 - 2)
+
+
+def test_a_gain_table_less_than_one_apart_keeps_its_order_as_trec_evals_sort_does():
+    """gain_init.c compares gains by their difference cast to int: 4.5 and 4 are equal to it, so
+    the ideal ranking takes them in the order the table gave (4 after 4.5 is walked first).
+    trec_eval 10 prints 6.8391838910715581 for dcg.1=4.5,2=4 and ideal_dcg.1=4.5,2=4 here."""
+    ql = QueryList([2, 1], [1, 1, 1], num_rel=2, num_rel_ret=2)
+    table = [("1", 4.5), ("2", 4.0)]
+    run_dcg = 4.0 / math.log2(2) + 4.5 / math.log2(3)
+    assert GAINED["dcg"](ql, table) == run_dcg
+    assert GAINED["ideal_dcg"](ql, table) == run_dcg  # not 4.5 first
+    assert GAINED["ndcg"](ql, table) == 1.0
+
+
+def test_rbp_residual_is_what_unjudged_ranks_and_the_rest_of_the_list_could_add():
+    ql = QueryList([1, UNJUDGED, 0], [1, 1], num_rel=1, num_rel_ret=1)
+    p = 0.5
+    assert GAINED["rbp_resid"](ql, [("p", p)]) == p**3 + (1 - p) * p
+    assert GAINED["rbp_resid"](QueryList([1, 0], [1, 1], 1, 1), []) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("text", "value"), [("0.5x", 0.5), ("x", 0.0), (".25", 0.25), ("-2", -2.0), ("1e2", 100.0)]
+)
+def test_parameters_read_as_cs_atof_reads_them(text, value):
+    assert atof(text) == value
