@@ -9,7 +9,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cmp_to_key
 
-from rankviz.trec_eval.lists import QueryList, atol, cdiv, log2, valid_int
+import numpy as np
+
+from rankviz.trec_eval.lists import UNJUDGED, QueryList, atol, cdiv, log2, valid_int
 
 GAIN_TABLES = ("G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "rbp", "rbp_resid")
 
@@ -40,8 +42,22 @@ def _by_truncated_gain(a: _Gain, b: _Gain) -> int:
     return int(a.gain - b.gain)
 
 
-def _gain_of(rel: int, gains: list[_Gain]) -> float:
-    return next((g.gain for g in gains if g.level == rel), 0.0)
+def _per_document(ql: QueryList, gains: list[_Gain]) -> list[float]:
+    """get_gain for each document retrieved: the first gain of its grade, 0 without one (looked up
+    in an array over the grades, one numpy take per query)."""
+    lookup: dict[int, float] = {}
+    for g in gains:
+        lookup.setdefault(g.level, g.gain)
+    if not ql.rels:
+        return []
+    ranked = np.asarray(ql.rels) if ql.ranked is None else ql.ranked
+    low, high = min([UNJUDGED, *lookup]), max([0, int(ranked.max()), *lookup])
+    if high - low > 4096:  # a table of far-off grades: one lookup per document
+        return [lookup.get(r, 0.0) for r in ql.rels]
+    by_grade = np.zeros(high - low + 1)
+    for level, gain in lookup.items():
+        by_grade[level - low] = gain
+    return by_grade[ranked - low].tolist()
 
 
 class _Ideal:
@@ -62,20 +78,26 @@ class _Ideal:
 def _dcgs(ql: QueryList, table) -> tuple[float, float]:
     """m_ndcg.c: the run's DCG and the ideal one."""
     gains = _gains(ql, table)
+    each = _per_document(ql, gains)
     ideal, got, best, i = _Ideal(gains), 0.0, 0.0, 0
     while i < len(ql.rels) and ideal.gain > 0.0:
-        got += _discounted(_gain_of(ql.rels[i], gains), i)
+        got += _discounted(each[i], i)
         if ideal.step() > 0.0:
             best += ideal.gain / math.log2(i + 2)
         i += 1
-    for j in range(i, len(ql.rels)):
-        got += _discounted(_gain_of(ql.rels[j], gains), j)
+    for j in _gaining(each, i):
+        got += each[j] / math.log2(j + 2)
     i = max(i, len(ql.rels))
     while ideal.gain > 0.0:
         if ideal.step() > 0.0:
             best += ideal.gain / math.log2(i + 2)
         i += 1
     return got, best
+
+
+def _gaining(each: list[float], start: int) -> list[int]:
+    """The ranks from ``start`` on whose gain is not 0 (the others add nothing to a DCG)."""
+    return [j for j in range(start, len(each)) if each[j]]
 
 
 def _discounted(gain: float, i: int) -> float:
@@ -90,10 +112,11 @@ def ndcg(ql: QueryList, table) -> float:
 def ndcg_rel(ql: QueryList, table) -> float:
     """m_ndcg_rel.c: nDCG averaged at each relevant document (a missed one: at the list's end)."""
     gains = _gains(ql, table)
+    each = _per_document(ql, gains)
     ideal, got, best, total, rel_ret, relevant, i = _Ideal(gains), 0.0, 0.0, 0.0, 0, 0, 0
     n = len(ql.rels)
     while i < n and ideal.gain > 0.0:
-        gain = _gain_of(ql.rels[i], gains)
+        gain = each[i]
         got += _discounted(gain, i)
         if ideal.step() > 0.0:
             relevant += 1
@@ -101,10 +124,9 @@ def ndcg_rel(ql: QueryList, table) -> float:
         if gain > 0:
             total, rel_ret = total + cdiv(got, best), rel_ret + 1
         i += 1
-    for j in range(i, n):
-        gain = _gain_of(ql.rels[j], gains)
-        got += _discounted(gain, j)
-        if gain > 0:
+    for j in _gaining(each, i):
+        got += each[j] / math.log2(j + 2)
+        if each[j] > 0:
             total, rel_ret = total + cdiv(got, best), rel_ret + 1
     i = max(i, n)
     while ideal.gain > 0.0:
@@ -121,10 +143,11 @@ def rndcg(ql: QueryList, table) -> float:
     if ql.num_rel == 0:
         return 0.0
     gains = _gains(ql, table)
+    each = _per_document(ql, gains)
     ideal, got, best, total, changes, i = _Ideal(gains), 0.0, 0.0, 0.0, 0, 0
     before, n = ideal.gain, len(ql.rels)
     while i < n and ideal.gain > 0.0:
-        gain = _gain_of(ql.rels[i], gains)
+        gain = each[i]
         if ideal.step() != before:
             if best > 0.0:
                 total, changes = total + got / best, changes + 1
@@ -134,8 +157,8 @@ def rndcg(ql: QueryList, table) -> float:
             best += ideal.gain / math.log2(i + 2)
         i += 1
     if i < n:
-        for j in range(i, n):
-            got += _discounted(_gain_of(ql.rels[j], gains), j)
+        for j in _gaining(each, i):
+            got += each[j] / math.log2(j + 2)
         i = n
         if best > 0.0:
             total, changes = total + got / best, changes + 1
@@ -153,10 +176,11 @@ def rndcg(ql: QueryList, table) -> float:
 def g(ql: QueryList, table) -> float:
     """m_G.c: each document's gain over log2(2 + the ideal's cost so far - the run's gain)."""
     gains = _gains(ql, table)
+    each = _per_document(ql, gains)
     ideal, found, got, best, cost, i = _Ideal(gains), 0.0, 0.0, 0.0, 0.0, 0
     n = len(ql.rels)
     while i < n and ideal.gain > 0.0:
-        gain = _gain_of(ql.rels[i], gains)
+        gain = each[i]
         got += gain
         if ideal.step() > 0.0:
             best += ideal.gain
@@ -165,7 +189,7 @@ def g(ql: QueryList, table) -> float:
             found += gain / log2(2 + cost - got)
         i += 1
     for j in range(i, n):
-        gain = _gain_of(ql.rels[j], gains)
+        gain = each[j]
         got += gain
         cost += 1.0
         if gain != 0:
@@ -187,8 +211,7 @@ def rbp(ql: QueryList, table) -> float:
         for x in gains:
             x.gain = (x.gain - low) / (high - low)
     total, weight = 0.0, 1.0
-    for r in ql.rels:
-        gain = _gain_of(r, gains)
+    for gain in _per_document(ql, gains):
         if gain != 0:
             total += gain * weight
         weight *= p

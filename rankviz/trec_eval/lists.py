@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -22,13 +22,15 @@ class QueryList:
     at each grade from 0 up, how many are relevant, and how many of those are retrieved.
 
     A judged query the run misses (``missed``, under -c) is, as trec_eval 10 evaluates it, a
-    ranking of one document out of the pool (none under -J)."""
+    ranking of one document out of the pool (none under -J). ``ranked``, when given, holds ``rels``
+    as an array."""
 
     rels: list[int]
     levels: list[int]
     num_rel: int
     num_rel_ret: int
     missed: bool = False
+    ranked: np.ndarray | None = field(default=None, repr=False)
 
 
 def query_lists(table, qrels: Qrels, rel: int, *, judged_only: bool) -> dict[str, QueryList]:
@@ -52,12 +54,15 @@ def query_lists(table, qrels: Qrels, rel: int, *, judged_only: bool) -> dict[str
         grades = table.ideal_grades[table.ideal_offsets[index] : table.ideal_offsets[index + 1]]
         ranked = rels[table.offsets[index] : table.offsets[index + 1]]
         missed = not table.in_run[index]
+        if missed:
+            ranked = np.array([] if judged_only else [NONPOOL], dtype=np.int64)
         lists[str(qid)] = QueryList(
-            ([] if judged_only else [NONPOOL]) if missed else ranked.tolist(),
+            ranked.tolist(),
             np.bincount(grades[grades >= 0]).tolist(),
             int(np.count_nonzero(grades >= rel)),
             int(np.count_nonzero(ranked >= rel)),
             missed,
+            ranked,
         )
     return lists
 
