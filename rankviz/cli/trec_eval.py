@@ -53,7 +53,7 @@ def add_trec_eval_command(commands) -> None:
         metavar="FILE",
         default=None,
         help="each value as a z-score against FILE's mean and deviation (lines: qid measure "
-        "mean stddev)",
+        "mean stddev; default: the values themselves)",
     )
     te.add_argument(
         "-m",
