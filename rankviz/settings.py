@@ -78,7 +78,7 @@ JUDGED_ONLY = Option(
 GAIN = Option(
     "gain",
     "linear",
-    "gain of a grade g in nDCG",
+    "gain of a grade g in nDCG and NCG",
     label="nDCG gain",
     choices=("linear", "exp"),
     meanings={"linear": "g (trec_eval)", "exp": "2^g - 1 (Burges, gdeval)"},

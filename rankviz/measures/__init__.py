@@ -9,6 +9,7 @@ app.
 from rankviz.measures import rr, hits, ap, precision, recall, ndcg, err, rprec  # noqa: F401, I001
 from rankviz.measures import bpref, rbp, judged, num_ret, num_rel, num_rel_ret  # noqa: F401, I001
 from rankviz.measures import set_p, set_r, set_f, set_ap, num_nonrel_judged_ret  # noqa: F401, I001
+from rankviz.measures import ncg  # noqa: F401, I001
 from rankviz.measures.spec import (
     FAMILIES,
     Family,

@@ -1,6 +1,8 @@
 """Parameters shared by several measure families (``rel`` is defined with every other option in
 :mod:`rankviz.settings`)."""
 
+import numpy as np
+
 from rankviz.options import Option
 from rankviz.settings import REL
 
@@ -13,4 +15,12 @@ RELATIVE = Option(
     choices=(False, True),
 )
 
-__all__ = ["REL", "RELATIVE"]
+
+def gain_of(grades: np.ndarray, gain: str) -> np.ndarray:
+    """The gain of each grade (``gain`` as :data:`rankviz.settings.GAIN` names it: linear ``g``
+    or exponential ``2^g - 1``); a negative grade gains 0."""
+    positive = np.maximum(grades, 0).astype(np.float64)
+    return positive if gain == "linear" else np.exp2(positive) - 1.0
+
+
+__all__ = ["REL", "RELATIVE", "gain_of"]

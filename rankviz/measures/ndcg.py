@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rankviz import settings
+from rankviz.measures._common import gain_of
 from rankviz.measures._groups import expected_positional_sum
 from rankviz.measures._segments import (
     per_query_ideal_sum,
@@ -22,11 +23,6 @@ if TYPE_CHECKING:
 GAIN = settings.GAIN
 
 
-def _gain(grades: np.ndarray, gain: str) -> np.ndarray:
-    positive = np.maximum(grades, 0).astype(np.float64)
-    return positive if gain == "linear" else np.exp2(positive) - 1.0
-
-
 def ndcg(table: RankingTable, cutoff: int | None, *, gain: str) -> np.ndarray:
     """nDCG@K = DCG@K / ideal DCG@K with DCG = sum gain(g_i) / log2(i + 1) over ranks i <= K.
 
@@ -38,7 +34,7 @@ def ndcg(table: RankingTable, cutoff: int | None, *, gain: str) -> np.ndarray:
     top = table.top(cutoff)
     gained = rows_with_grade_at_least(top, 1)
     dcg = per_query_sum(
-        top, gained, _gain(top.grade[gained], gain) / np.log2(top.pos[gained] + 2.0)
+        top, gained, gain_of(top.grade[gained], gain) / np.log2(top.pos[gained] + 2.0)
     )
     return safe_divide(dcg, _ideal_dcg(table, cutoff, gain))
 
@@ -46,7 +42,7 @@ def ndcg(table: RankingTable, cutoff: int | None, *, gain: str) -> np.ndarray:
 def _ideal_dcg(table: RankingTable, cutoff: int | None, gain: str) -> np.ndarray:
     ideal_in = np.ones(len(table.ideal_pos), bool) if cutoff is None else table.ideal_pos < cutoff
     return per_query_ideal_sum(
-        table, _gain(table.ideal_grades, gain) / np.log2(table.ideal_pos + 2.0) * ideal_in
+        table, gain_of(table.ideal_grades, gain) / np.log2(table.ideal_pos + 2.0) * ideal_in
     )
 
 
@@ -61,7 +57,7 @@ def expected_ndcg(table: RankingTable, cutoff: int | None, *, gain: str) -> np.n
         table,
         cutoff,
         gained,
-        _gain(table.grade[gained], gain),
+        gain_of(table.grade[gained], gain),
         lambda rank: 1.0 / np.log2(rank + 1.0),
     )
     return safe_divide(dcg, _ideal_dcg(table, cutoff, gain))

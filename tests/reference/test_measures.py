@@ -208,6 +208,16 @@ def test_hand_computed_ndcg(tmp_path) -> None:
     )
 
 
+def test_hand_computed_ncg(tmp_path) -> None:
+    """NCG is nDCG without its discount: the gain found in the top K over the ideal top K's."""
+    qrels, run = _one_query(tmp_path, [0, 1, -1, 2], extra_judged={"missing": 3})
+    # the ideal: 3, 2, 1 (and the judged 0s)
+    assert value(qrels, run, "NCG@2") == pytest.approx(1 / (3 + 2), abs=1e-15)
+    assert value(qrels, run, "NCG@4") == pytest.approx((1 + 2) / (3 + 2 + 1), abs=1e-15)
+    assert value(qrels, run, "NCG") == pytest.approx(3 / 6, abs=1e-15)
+    assert value(qrels, run, "NCG(gain=exp)@2") == pytest.approx(1 / (7 + 3), abs=1e-15)
+
+
 def test_missing_query_policies(tmp_path) -> None:
     (tmp_path / "qrels").write_text("a 0 d1 1\nb 0 d1 1\n")
     (tmp_path / "run").write_text("a Q0 d1 1 1.0 t\nc Q0 d1 1 1.0 t\n")

@@ -30,6 +30,8 @@ def _measures(cutoff: int) -> list[rv.Measure]:
         "RBP",
         "RBP(p=0.5,residual=True)",
         "AP(judged_only=True)",
+        "NCG",
+        "NCG(gain=exp,judged_only=True)",
     ]
     names += [
         f"{m}@{cutoff}"
@@ -44,6 +46,7 @@ def _measures(cutoff: int) -> list[rv.Measure]:
             "nDCG(gain=exp)",
             "Hits(rel=2)",
             "P(rel=2)",
+            "NCG",
         )
     ]
     names += [
