@@ -7,7 +7,7 @@ rankings, the paired tests of one measure and what follows from them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from rankviz.evaluation import Evaluation
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from rankviz.analyses.deltas import PairDeltas
+    from rankviz.analyses.precision_recall import PrecisionRecall
 
 
 class Questions:
@@ -133,3 +134,20 @@ class Questions:
                 for m in self.measures
             }
         return verdict_marks(tables, alpha=tests.alpha)
+
+    def precision_recall(self: Asked, names: Sequence[str] | None = None) -> PrecisionRecall:
+        """The runs' interpolated precision-recall curves on the qrels in force: the tie policy's
+        order when it is one order (trec_eval, run, optimistic, pessimistic), trec_eval's under
+        ``expected`` and ``random`` (interpolated precision has no closed form over orders)."""
+        from rankviz.analyses.precision_recall import precision_recall
+        from rankviz.tie_policy import TREC_EVAL
+
+        rule = self.settings.ties
+        ties = rule if rule.deterministic and not rule.closed_form else TREC_EVAL
+        return precision_recall(
+            self._one_at_a_time(names, ties),
+            rel=self.settings.rel,
+            missing=self.settings.missing,
+            order=str(ties),
+            filled=self.settings.fill_grade,
+        )

@@ -124,6 +124,13 @@ class Answers:
 
         return compute.report("standings", self.key(), details, build)
 
+    def precision_recall(self: Framed):
+        """The selected runs' interpolated precision-recall curves
+        (:meth:`rankviz.study.Study.precision_recall`), once per qrels, runs and settings."""
+        return compute.report(
+            "precision_recall", self.key(), (), lambda: self.study().precision_recall()
+        )
+
     def figure(self: Framed, names: list[str], details: tuple, build: Callable[[], Any]) -> Any:
         """A figure of these runs' results (``details``: what else it shows), built once per key: a
         chart of thousands of queries is not built again on every rerun (Next, a note, a judgment

@@ -57,4 +57,12 @@ RANKS = Option(
     kind=bool,
     label="Rank intervals and tie groups",
 )
+PR_CURVE = Option(
+    "pr_curve",
+    False,
+    "the selected runs' interpolated precision-recall curves on the Overview (off by default: "
+    "drawing them orders every run again)",
+    kind=bool,
+    label="Precision-recall curves",
+)
 RANKS_UP_TO = 1000  # queries: the Overview draws the rank intervals unasked up to this many

@@ -1,5 +1,6 @@
 """Plot builders: data in, Plotly figure out (no streamlit, no I/O), so tests can inspect them."""
 
+from rankviz.plots.curves import precision_recall
 from rankviz.plots.intervals import (
     asl_curves,
     collections_forest,
@@ -44,6 +45,7 @@ __all__ = [
     "means_with_ci",
     "measure_scatter",
     "plain",
+    "precision_recall",
     "pvalue_heatmap",
     "rank_bins",
     "relevant_rank_histogram",

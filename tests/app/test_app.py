@@ -410,6 +410,27 @@ def test_overview_ranks_runs_with_intervals_and_tukey_groups_as_the_library() ->
     )
 
 
+def _charts_titled(at: AppTest, text: str) -> list[dict]:
+    charts = [figure(at, i) for i in range(len(at.get("plotly_chart")))]
+    return [c for c in charts if text in json.dumps(c["layout"].get("title", ""))]
+
+
+def test_overview_draws_the_precision_recall_curves_of_the_library_when_asked() -> None:
+    at = start(runs="bm25,dense", measures="MAP")
+    assert not _charts_titled(at, "Interpolated precision")
+    assert any(shown(c).startswith("Off: switch it on to draw") for c in at.caption)
+    at = start(runs="bm25,dense", measures="MAP", pr_curve="1", ties="optimistic")
+    assert not at.exception and not at.error
+    (curves,) = _charts_titled(at, "Interpolated precision")
+    study = rv.Study.open(CRANFIELD, ["bm25", "dense"], options={"ties": "optimistic"})
+    expected = study.precision_recall().precision
+    assert [t["name"] for t in curves["data"]] == ["bm25", "dense"]
+    for trace in curves["data"]:
+        assert trace["x"] == [i / 10 for i in range(11)]
+        assert trace["y"] == pytest.approx(list(expected.loc[trace["name"]]), abs=1e-12)
+    assert any("ties in optimistic's order" in shown(c) for c in at.caption)
+
+
 def test_ties_page_shows_a_verdict_that_depends_on_the_tie_order() -> None:
     at = start("ties", runs="qld,rrf", measures="MRR@K", baseline="qld")
     (verdicts,) = [d.value for d in at.dataframe if "changes" in d.value.columns]

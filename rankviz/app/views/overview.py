@@ -108,6 +108,13 @@ st.caption(
     "what it found; the "
     "grey marks on the bars show it."
 )
+st.subheader("Precision-recall")
+if url_option(ctx.url, st, app_options.PR_CURVE, "overview"):
+    curves = ctx.precision_recall()
+    st.plotly_chart(plots.precision_recall(curves.precision, ctx.colours), key="overview_pr")
+    st.caption(f"Each run's {md(curves.describe())}: trec_eval's iprec_at_recall, averaged.")
+else:
+    st.caption("Off: switch it on to draw each run's eleven-point interpolated curve.")
 left, right = st.columns(2)
 left.download_button(
     "Download table (CSV)",
