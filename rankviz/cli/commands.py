@@ -17,6 +17,7 @@ from rankviz._memory import server_environment
 from rankviz.analyses.checks import TOP_K
 from rankviz.cli import render
 from rankviz.cli.meeting_commands import judgments_command, report_command, tags_command
+from rankviz.cli.ndeval import ndeval_command
 from rankviz.cli.study_args import (
     _evaluation,
     counting_bar,
@@ -265,6 +266,7 @@ COMMANDS = {
     "app": app_command,
     "tags": tags_command,
     "trec-eval": trec_eval_command,
+    "ndeval": ndeval_command,
 }
 
 

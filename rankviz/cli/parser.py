@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 
+from rankviz.cli.ndeval import add_ndeval_command
 from rankviz.cli.parse_meeting import add_meeting_commands
 from rankviz.cli.parse_numbers import add_number_commands
 from rankviz.cli.parse_reports import add_report_commands
@@ -20,4 +21,5 @@ def build_parser() -> argparse.ArgumentParser:
     add_report_commands(commands)
     add_meeting_commands(commands)
     add_trec_eval_command(commands)
+    add_ndeval_command(commands)
     return parser

@@ -59,6 +59,7 @@ LAYERS = [
             "rankviz.run_pass",
             "rankviz.remote_pass",
             "rankviz.trec_eval",
+            "rankviz.ndeval",
         ),
     ),
     ("figures and exports", ("rankviz.plots", "rankviz.export")),

@@ -1,0 +1,77 @@
+"""Diversity qrels, as ndeval reads them: ``topic subtopic docno judgment`` per line, a document
+judged for each subtopic (intent) of its topic.
+
+A TREC qrels file has four columns too (its second is the unused iteration, 0): read as TREC qrels,
+a diversity file is refused as duplicate lines; read here, each line is one subtopic's judgment.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from rankviz.errors import FormatError, quoted
+
+
+@dataclass(frozen=True)
+class SubtopicQrels:
+    """Judgments of documents per subtopic: four parallel lists, in file order."""
+
+    source: str
+    qids: tuple[str, ...]
+    subtopics: tuple[int, ...]
+    docids: tuple[str, ...]
+    judgments: tuple[int, ...]
+
+    def __len__(self) -> int:
+        return len(self.qids)
+
+
+def read_subtopic_qrels(path: str | Path) -> SubtopicQrels:
+    """The file's judgments; one line naming the file, the line and the field when a line is not
+    four fields, a subtopic or judgment not a natural number, or a (topic, subtopic, docno) judged
+    twice (ndeval would add the two judgments up)."""
+    source = str(path)
+    try:
+        text = Path(path).read_bytes().decode("utf-8", errors="strict")
+    except OSError as error:
+        raise FormatError(source, 0, None, f"cannot read the file: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise FormatError(source, 0, None, "not UTF-8 text") from None
+    qids, subtopics, docids, judgments = [], [], [], []
+    seen: dict[tuple[str, int, str], int] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) != 4:
+            raise FormatError(
+                source,
+                number,
+                line,
+                f"a diversity qrels line is 'topic subtopic docno judgment', not {len(fields)} "
+                "fields",
+            )
+        qid, subtopic, docid, judgment = fields
+        for name, value in (("subtopic", subtopic), ("judgment", judgment)):
+            if not value.isdigit():
+                raise FormatError(
+                    source, number, line, f"the {name} {quoted(value)} is not a natural number"
+                )
+        key = (qid, int(subtopic), docid)
+        if key in seen:
+            raise FormatError(
+                source,
+                number,
+                line,
+                f"document {quoted(docid)} is judged for subtopic {subtopic} of topic "
+                f"{quoted(qid)} again (first on line {seen[key]})",
+            )
+        seen[key] = number
+        qids.append(qid)
+        subtopics.append(int(subtopic))
+        docids.append(docid)
+        judgments.append(int(judgment))
+    if not qids:
+        raise FormatError(source, 0, None, "no judgments")
+    return SubtopicQrels(source, tuple(qids), tuple(subtopics), tuple(docids), tuple(judgments))
