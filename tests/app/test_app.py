@@ -31,6 +31,7 @@ def matrix(collection, runs, measure: str):
     ).matrix(measure)
 
 
+@pytest.mark.slow
 def test_app_entrypoint_opens_the_overview_of_the_default_collection() -> None:
     at = AppTest.from_file(APP, default_timeout=120).run()
     assert not at.exception and not at.error
@@ -441,6 +442,7 @@ def test_ties_page_shows_a_verdict_that_depends_on_the_tie_order() -> None:
     assert any("different verdict against qld" in shown(w) for w in at.warning)
 
 
+@pytest.mark.slow
 def test_metric_choice_page_answers_and_evidence() -> None:
     at = start("metric_choice", runs="bm25,dense,rrf,qld", measures="MRR,MRR@K,MAP,NDCG@K")
     assert not at.exception and not at.error
@@ -850,6 +852,7 @@ def test_a_link_changed_from_outside_wins_over_the_widgets_state() -> None:
     assert _widget(at.selectbox, "Measure").value == "AP" and at.query_params["measure"] == "AP"
 
 
+@pytest.mark.slow
 def test_the_chosen_measure_stays_when_k_or_the_threshold_changes() -> None:
     at = _deltas(measures="RR,nDCG@K,AP", measure="nDCG@K")
     assert _widget(at.selectbox, "Measure").value == "nDCG@K"
@@ -919,6 +922,7 @@ def test_grouped_delta_bars_are_one_query_wide() -> None:
     assert bars["layout"]["barmode"] == "overlay"
 
 
+@pytest.mark.slow
 def test_every_measure_the_sidebar_offers_can_be_chosen() -> None:
     """Each family as the picker offers it (``@K`` only where the family takes a cutoff) is a
     measure the Overview shows, with no error."""

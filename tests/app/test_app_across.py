@@ -115,6 +115,7 @@ def test_unrelated_runs_are_pooled_only_when_asked() -> None:
     assert headers.dataframe and "ci_low" in headers.dataframe[0].value.columns  # words on screen
 
 
+@pytest.mark.slow
 def test_the_choices_live_in_the_link_and_a_standardised_summary_divides_by_the_spread() -> None:
     at = start("across", compared="1")
     assert not at.exception and not at.error

@@ -94,6 +94,7 @@ def prefilled_more(store: MeetingStore, done: dict) -> int:
     return len(rows)
 
 
+@pytest.mark.slow
 def test_tags_and_notes_are_recorded_under_the_name_and_shown_literally(notes) -> None:
     at = start("deltas", query="1")
     assert not at.exception and not at.error
@@ -122,6 +123,7 @@ def test_tags_and_notes_are_recorded_under_the_name_and_shown_literally(notes) -
     assert store.tags() == {} and [e.kind for e in store.history("1")] == ["tag", "note", "untag"]
 
 
+@pytest.mark.slow
 def test_a_second_session_sees_the_first_ones_entries_on_its_next_rerun(notes) -> None:
     first, second = start("deltas", query="1"), start("deltas", query="1")
     first.text_input(key="meeting.name").input("Ann").run()
@@ -564,6 +566,7 @@ def test_judging_never_moves_the_discussion_queue(notes) -> None:
     )
 
 
+@pytest.mark.slow
 def test_two_people_editing_one_note_see_the_conflict_and_choose(notes) -> None:
     """Bob's page showed no note; Ann records one; Bob's note then is not written over hers: he sees
     both and chooses."""
@@ -732,6 +735,7 @@ def test_a_note_typed_on_a_query_whose_id_holds_a_colon_is_recorded_on_that_quer
     assert MeetingStore(notes, create=False).notes() == {"q:1": "typed on q:1"}
 
 
+@pytest.mark.slow
 def test_no_widget_gets_its_value_twice_as_the_meeting_judges_and_switches_qrels(
     notes, caplog
 ) -> None:
@@ -757,6 +761,7 @@ def test_no_widget_gets_its_value_twice_as_the_meeting_judges_and_switches_qrels
     assert not twice, twice[0].getMessage()
 
 
+@pytest.mark.slow
 def test_a_judgment_revises_the_kept_numbers_instead_of_computing_them_again(
     notes, monkeypatch
 ) -> None:

@@ -192,6 +192,7 @@ def test_the_passes_are_taken_on_a_dask_cluster(tmp_path, monkeypatch) -> None:
     cache.SHARED.clear()
 
 
+@pytest.mark.slow
 def test_an_unreachable_scheduler_stops_rankviz_app_in_one_line(monkeypatch, capsys) -> None:
     pytest.importorskip("distributed")
     from rankviz import dask_engine

@@ -69,6 +69,7 @@ def test_a_visitor_not_signed_in_sees_the_sign_in_and_no_run_or_number(team) -> 
     assert not at.sidebar.selectbox and not at.get("metric")
 
 
+@pytest.mark.slow
 def test_a_person_sees_only_the_collections_that_list_them(team) -> None:
     outsider = visit("eve@elsewhere.net", "overview")
     names = outsider.sidebar.selectbox[0].options
@@ -112,6 +113,7 @@ def test_a_viewer_sees_the_numbers_and_a_forged_write_is_refused(team) -> None:
     assert not team.exists() or not MeetingStore(team, create=False).history("1")
 
 
+@pytest.mark.slow
 def test_a_judge_records_under_the_identity_of_the_sign_in_not_a_name_sent(team) -> None:
     at = visit("judy@example.org", "deltas", collection="team", query="1")
     assert not next(d for d in at.dataframe if "note" in d.value.columns).proto.disabled
@@ -128,6 +130,7 @@ def test_a_judge_records_under_the_identity_of_the_sign_in_not_a_name_sent(team)
     assert not [b for b in at.button if b.label == "Lock the meeting"]
 
 
+@pytest.mark.slow
 def test_an_owner_locks_the_meeting_for_everyone_and_unlocks_it(team) -> None:
     owner = visit("olga@example.org", "deltas", collection="team", query="1")
     next(b for b in owner.button if b.label == "Lock the meeting").click().run()
@@ -151,6 +154,7 @@ def test_an_owner_locks_the_meeting_for_everyone_and_unlocks_it(team) -> None:
     assert MeetingStore(team, create=False).tags() == {"1": ["after the lock"]}
 
 
+@pytest.mark.slow
 def test_an_owner_imports_a_qrels_file_and_a_judge_is_not_offered_it(team) -> None:
     judge = visit("judy@example.org", "judgments", collection="team")
     assert not judge.exception and "import.file" not in [f.key for f in judge.file_uploader]

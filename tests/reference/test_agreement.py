@@ -302,6 +302,7 @@ def test_the_command_prints_the_issues_json(perturbed, capsys) -> None:
     assert capsys.readouterr().out.startswith("- qrels.txt and llm.txt agree on ")
 
 
+@pytest.mark.slow
 def test_the_meeting_starts_from_an_llms_labels_and_is_compared_with_them(
     perturbed, tmp_path, capsys
 ) -> None:

@@ -453,6 +453,7 @@ def _one_query_collection(folder: Path) -> Path:
     return folder
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "page",
     ["overview", "deltas", "histograms", "significance", "metric_choice", "ties", "unjudged"],

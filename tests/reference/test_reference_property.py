@@ -138,6 +138,7 @@ def _gdeval_script(tmp: Path) -> Path:
     return script
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("perl") is None, reason="gdeval.pl needs perl")
 @settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]

@@ -82,6 +82,7 @@ def test_depth_matches_pytrec_eval_on_the_run_cut_to_trec_evals_first_n(
             assert ours[(qid, name)] == pytest.approx(expected, abs=1e-12), (qid, name)
 
 
+@pytest.mark.slow
 @EXAMPLE
 @given(
     data=collections(),
@@ -140,6 +141,7 @@ def with_identical_ids(draw):
     return qrels, run
 
 
+@pytest.mark.slow
 @EXAMPLE
 @given(data=with_identical_ids(), ties=st.sampled_from(POLICIES), depth=st.sampled_from([None, 2]))
 def test_ignoring_identical_ids_is_the_run_file_without_those_lines(

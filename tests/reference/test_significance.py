@@ -33,6 +33,7 @@ def paired(draw, min_n: int = 3, max_n: int = 30, runs: int = 1):
     return (a[0] if runs == 1 else a), b
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(paired(runs=3), ALTERNATIVE)
 def test_paired_t_equals_scipy_row_by_row(data, alternative) -> None:
@@ -146,6 +147,7 @@ def _enumerated_pvalue(a: np.ndarray, b: np.ndarray, alternative: str) -> float:
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(paired(min_n=2, max_n=10, runs=2), ALTERNATIVE)
 def test_exact_randomization_equals_enumeration_and_scipy(data, alternative) -> None:

@@ -55,6 +55,7 @@ matrices = st.integers(2, 5).flatmap(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None)
 @given(rows=matrices, seed=st.integers(0, 2**32 - 1), level=st.sampled_from([0.8, 0.9, 0.95]))
 def test_rank_intervals_are_a_direct_paired_bootstrap_of_the_queries(rows, seed, level) -> None:
@@ -177,6 +178,7 @@ def test_evaluate_and_compare_print_the_standings_reproducibly(capsys) -> None:
     assert "randomised Tukey HSD" in text
 
 
+@pytest.mark.slow
 def test_standings_tell_their_progress_in_resamples_and_say_an_early_stop() -> None:
     """Every measure's HSD counts up to --resamples (the resamples it skipped told when it stops
     early), and the footer names the measures whose HSD stopped and after how many."""

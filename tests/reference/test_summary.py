@@ -116,6 +116,7 @@ def test_standardised_deltas_divide_by_each_collections_sd(names) -> None:
     assert row["delta"] == pytest.approx(differences.mean() / differences.std(ddof=1), abs=1e-12)
 
 
+@pytest.mark.slow
 def test_the_command_prints_json_and_gates_on_the_pooled_delta(names, capsys) -> None:
     folders = [str(f) for f in FOLDERS]
     assert (

@@ -49,6 +49,7 @@ def _ir_measures(measure, qrels: dict, run: dict) -> dict[str, float]:
     }
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(data=tie_free(), k=st.sampled_from([1, 3, 5, 20]))
 def test_judged_at_k_is_ir_measures(data, k) -> None:

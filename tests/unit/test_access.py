@@ -256,6 +256,7 @@ def test_judgments_export_log_has_the_via_column(tmp_path: Path) -> None:
     assert row.split("\t")[-2:] == ["typed name", ""]
 
 
+@pytest.mark.slow
 def test_the_report_says_who_judged_and_how_they_are_known(tmp_path: Path, capsys) -> None:
     import json
 
@@ -285,6 +286,7 @@ def test_the_report_says_who_judged_and_how_they_are_known(tmp_path: Path, capsy
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(
     before=st.lists(

@@ -61,6 +61,7 @@ def test_take_sorted_equals_take(values, cuts, picks) -> None:
     ]
 
 
+@pytest.mark.slow
 @settings(
     max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

@@ -91,6 +91,7 @@ def test_collection_folder_uses_its_defaults(capsys) -> None:
     assert round(values["RR(rel=2)"], 4) == 0.5044 and round(values["nDCG@10"], 4) == 0.3037
 
 
+@pytest.mark.slow
 def test_module_entry_point() -> None:
     done = subprocess.run(
         [
@@ -205,6 +206,7 @@ def test_evaluate_expected_and_random_ties(capsys) -> None:
     assert "40 random orders within equal scores (seed 9)" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_compare_json_records_match_the_api(capsys) -> None:
     import numpy as np
     from scipy import stats

@@ -235,6 +235,7 @@ def test_engine_options_are_checked() -> None:
         EngineSettings(block_queries=0)
 
 
+@pytest.mark.slow
 def test_no_progress_bar_when_stderr_is_not_a_terminal() -> None:
     done = subprocess.run(
         [
@@ -455,6 +456,7 @@ def test_a_piece_lost_on_its_way_to_a_worker_is_sent_again(cluster, monkeypatch)
     _same(dask, memory)
 
 
+@pytest.mark.slow
 def test_a_bad_line_on_a_worker_is_the_same_error(cluster, tmp_path, monkeypatch) -> None:
     run = tmp_path / "r.run"
     run.write_text(_lines(12, 10, "q7 Q0 d3 4 x run\n", 73))

@@ -35,6 +35,7 @@ def judged(tmp_path_factory) -> Path:
     return folder
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ties", ["trec_eval", "expected", "optimistic", "pessimistic"])
 def test_the_reports_numbers_are_two_fresh_studies(judged: Path, ties: str) -> None:
     runs = ["bm25", "dense", "rrf"]
