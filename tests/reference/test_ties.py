@@ -32,6 +32,8 @@ def _measures(cutoff: int) -> list[rv.Measure]:
         "AP(judged_only=True)",
         "NCG",
         "NCG(gain=exp,judged_only=True)",
+        "Rprec(mult=0.5)",
+        "Rprec(rel=2,mult=2.2)",
     ]
     names += [
         f"{m}@{cutoff}"

@@ -166,3 +166,25 @@ def test_every_measure_is_trec_evals_to_17_digits_on_inputs_made_to_reach_its_co
         rv.read_qrels(qrels_path), rv.read_run(run_path), options_of(args), runid="gen", exact=True
     )
     assert text == expected.read_text()
+
+
+def test_rprec_at_a_multiple_of_r_is_trec_evals_rprec_mult_to_17_digits() -> None:
+    """The family Rprec(mult=m) per query against trec_eval 10's Rprec_mult (%.17g), on the
+    generated corners: ties, unpooled documents, rankings shorter than the multiple."""
+    import rankviz as rv
+
+    qrels = rv.read_qrels(GENERATED / "qrels.txt")
+    run = rv.read_run(GENERATED / "run.txt", name="run")
+    kept = [
+        line.split("\t")
+        for line in (GENERATED / "defaults.out").read_text().splitlines()
+        if line.startswith("Rprec_mult_") and "\tall\t" not in line
+    ]
+    multiples = sorted({float(name.split("_")[-1]) for name, _, _ in kept})
+    measures = [f"Rprec(mult={m})" for m in multiples]
+    frame = rv.evaluate(qrels, run, measures, missing="zero").to_frame(per_query=True)
+    got = {(r.measure, r.qid): r.value for r in frame.itertuples()}
+    for name, qid, value in kept:
+        measure = str(rv.parse(f"Rprec(mult={float(name.split('_')[-1])})"))
+        assert got[measure, qid.strip()] == float(value), (name, qid)
+    assert len(kept) == 10 * 12  # ten multiples, every judged query (-c)
