@@ -215,8 +215,12 @@ def _number(value: float) -> str:
 
 
 def first_runid(path: str) -> str:
-    """ndeval's runid: the last field of the run file's first line."""
-    with open(path, "rb") as handle:
+    """ndeval's runid: the last field of the run file's first line (a gzip file decompressed)."""
+    import gzip
+
+    with open(path, "rb") as raw:
+        compressed = raw.read(2) == b"\x1f\x8b"
+    with gzip.open(path, "rb") if compressed else open(path, "rb") as handle:
         for line in handle:
             if line.split():
                 return line.split()[-1].decode()

@@ -85,3 +85,13 @@ def test_bad_input_is_one_line(tmp_path, qrels, run, said) -> None:
     done = run_cli("ndeval", str(tmp_path / "qrels"), str(tmp_path / "run"))
     assert done.returncode == 2 and done.stdout == ""
     assert said in done.stderr and len(done.stderr.splitlines()) == 1
+
+
+def test_a_gzipped_run_reads_as_the_plain_one(tmp_path) -> None:
+    import gzip
+
+    packed = tmp_path / "run.gz"
+    packed.write_bytes(gzip.compress(RUN.read_bytes()))
+    plain = run_cli("ndeval", str(QRELS), str(RUN))
+    zipped = run_cli("ndeval", str(QRELS), str(packed))
+    assert zipped.returncode == 0 and zipped.stdout == plain.stdout
