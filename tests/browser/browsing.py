@@ -95,9 +95,12 @@ def chromium_browser():
     if not Path(CHROMIUM).exists():
         _unavailable("no chromium found (apt-get install chromium)")
     try:
-        from playwright.sync_api import sync_playwright
+        from playwright.sync_api import expect, sync_playwright
     except ImportError:
         _unavailable("playwright is not installed")
+    # an assertion waits as long as any other wait here (its own default is 5 s: a loaded machine
+    # redraws slower than that)
+    expect.set_options(timeout=60_000)
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
