@@ -9,6 +9,7 @@ judgment groups) is refused by name.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -117,21 +118,25 @@ def _columns(asked, args: TrecEvalOptions, qrels: Qrels, run: Run) -> dict[str, 
             "there (its exit status 4); -c scores such a query on an empty ranking"
         )
     columns = {printed: Column(name, dict(by_measure[m])) for name, printed, m in wanted}
-    table = rank(run, qrels, ties="trec_eval", cut=RunCut(depth=args.depth))
-    table = table.condensed() if args.judged_only else table
+
+    @functools.cache
+    def ordered():  # trec_eval's lists, built when a measure computed here needs them
+        table = rank(run, qrels, ties="trec_eval", cut=RunCut(depth=args.depth))
+        return table.condensed() if args.judged_only else table
+
     lists = None
     for name, params in asked:
         if ported(name, params):
-            lists = lists or query_lists(table, qrels, args.rel, judged_only=args.judged_only)
+            lists = lists or query_lists(ordered(), qrels, args.rel, judged_only=args.judged_only)
             found = trec_eval_measures.columns(
                 name, params, lists, rel=args.rel, docs=args.docs_in_collection
             )
             columns.update({printed: Column(name, values) for printed, values in found.items()})
         if name not in ("iprec_at_recall", "11pt_avg"):
             continue
-        row = {q: i for i, q in enumerate(table.qids)}
+        row = {q: i for i, q in enumerate(ordered().qids)}
         levels = params if name == "iprec_at_recall" else levels_of(params)
-        grid = _interpolated(table, levels, args)
+        grid = _interpolated(ordered(), levels, args)
         scope = list(row) if args.complete else evaluated
         if name == "iprec_at_recall":
             for index, level in enumerate(levels):
