@@ -156,19 +156,26 @@ def _map_ia(rows: Sequence[Relevance], covering: list[int], actual: int) -> floa
 def ideal_order(topic: Topic, alpha: float) -> list[int]:
     """ndeval's greedy ideal ranking of the topic's documents: at each rank the document whose
     covered subtopics' gains add up most, the greatest docid among equals (its C compares docids
-    byte for byte; here they are in that order already)."""
-    n = len(topic.docids)
-    matrix = topic.matrix.astype(np.float64)
+    byte for byte; here they are in that order already).
+
+    Below alpha = 1 a gain never reaches 0, so the documents that cover nothing come last, greatest
+    docid first, as the greedy walk would place them: it runs over the others alone.
+    """
+    covering = np.flatnonzero(topic.matrix.any(axis=1))
+    if alpha >= 1.0:
+        covering = np.arange(len(topic.docids))
+    matrix = topic.matrix[covering].astype(np.float64)
     gains = np.ones(topic.subtopics)
-    ranked = np.zeros(n, dtype=bool)
+    ranked = np.zeros(len(covering), dtype=bool)
     order = []
-    for _ in range(n):
-        score = np.zeros(n)
+    for _ in range(len(covering)):
+        score = np.zeros(len(covering))
         for j in range(topic.subtopics):  # subtopic by subtopic, in ndeval's order of the sum
             score += matrix[:, j] * gains[j]
         best = score[~ranked].max()
         where = int(np.flatnonzero(~ranked & (score == best))[-1])
         ranked[where] = True
-        order.append(where)
-        gains[topic.matrix[where] > 0] *= 1.0 - alpha
-    return order
+        order.append(int(covering[where]))
+        gains[matrix[where] > 0] *= 1.0 - alpha
+    placed = set(order)
+    return order + [i for i in reversed(range(len(topic.docids))) if i not in placed]
