@@ -45,6 +45,15 @@ def judged_share(table: RankingTable, k: int) -> float:
     return float(top.judged.mean()) if top.n_rows else 0.0
 
 
+def judged_share_of(judged: np.ndarray, retrieved: np.ndarray) -> float:
+    """:func:`judged_share` from per-query values: ``judged`` is Judged@K and ``retrieved`` NumRet@K
+    of each query (NaN for a query the run does not answer): the judged documents of the top K over
+    all documents of the top K, each query weighed by what it retrieved."""
+    answered = ~np.isnan(judged) & ~np.isnan(retrieved)
+    total = float(retrieved[answered].sum())
+    return float((judged[answered] * retrieved[answered]).sum()) / total if total else 0.0
+
+
 def unjudged_holes(name: str, table: RankingTable, k: int) -> pd.DataFrame:
     """One run's unjudged documents in its top K: qid, docid, rank, run."""
     top = table.top(k)

@@ -15,7 +15,7 @@ from rankviz.measures import Measure
 from rankviz.run_pass import RunPass
 from rankviz.settings import EvalSettings
 from rankviz.significance_options import TestSettings
-from rankviz.study import Study
+from rankviz.study import Study, Ties
 from rankviz.tie_policy import TiePolicy
 
 
@@ -48,7 +48,12 @@ class Framed(Protocol):
         measures: list[Measure] | None = None,
         settings: Any = None,
     ) -> Key: ...
-    def evaluation(self, names: list[str] | None = None) -> Evaluation: ...
+    def evaluation(
+        self,
+        names: list[str] | None = None,
+        ties: Ties | None = None,
+        measures: list[Measure] | None = None,
+    ) -> Evaluation: ...
     def matrix(self, measure: Measure, *, complete: bool = True) -> pd.DataFrame: ...
     def test_settings(self) -> TestSettings: ...
     def order_key(self, ties: TiePolicy) -> str: ...

@@ -805,3 +805,51 @@ def test_a_judgment_revises_the_kept_numbers_instead_of_computing_them_again(
     for run in means.index:
         for measure in ("AP", "nDCG@10"):
             assert means.loc[run, measure] == pytest.approx(expected.loc[run, measure], abs=1e-12)
+
+
+def test_the_judged_share_warning_follows_the_meetings_judgments(tmp_path, monkeypatch) -> None:
+    """DL-HARD is half judged: under the meeting's qrels the warning gives each run's share as the
+    library gives it on the merged qrels, and judging a run's unjudged top documents raises it."""
+    import re
+
+    from conftest import DL_HARD
+
+    from rankviz.analyses.unjudged import judged_share
+    from rankviz.study import Study
+
+    monkeypatch.setenv("RANKVIZ_NOTES", str(tmp_path))
+    name = open_collection(DL_HARD).config.name
+    record = tmp_path / f"{DL_HARD.name}.sqlite"  # the folder's name
+    store = MeetingStore(record, collection=name)
+    study = Study.open(DL_HARD, ["bm25", "bm25_t5-zs"])
+    table = study.table("bm25").top(10)
+    holes = [i for i in range(table.n_rows) if not table.judged[i]][:40]
+    for i in holes:
+        qid, docid = table.qids[table.row_query[i]], table.docids([i])[0]
+        store.judge(str(qid), str(docid), 0, by="Ann", via="typed name")
+
+    def shares(at) -> dict[str, int]:
+        (warned,) = [shown(w) for w in at.warning if "judge little" in shown(w)]
+        return {run: int(share) for run, share in re.findall(r"(bm25\S*) (\d+)%", warned)}
+
+    file_shares = shares(
+        start("overview", collection="dl-hard-passage", runs="bm25,bm25_t5-zs", qrels="file")
+    )
+    at = start("overview", collection="dl-hard-passage", runs="bm25,bm25_t5-zs", qrels="meeting")
+    assert not at.exception
+    merged = Study.open(
+        DL_HARD, ["bm25", "bm25_t5-zs"], judgments=str(record), qrels_in_force="meeting"
+    )
+    expected = {n: round(100 * judged_share(merged.table(n), 10)) for n in ("bm25", "bm25_t5-zs")}
+    assert shares(at) == expected and shares(at)["bm25"] > file_shares["bm25"]
+    # judged meanwhile: the next rerun revises the share for the judged queries
+    table = study.table("bm25_t5-zs").top(10)
+    for i in [i for i in range(table.n_rows) if not table.judged[i]][:60]:
+        qid, docid = table.qids[table.row_query[i]], table.docids([i])[0]
+        store.judge(str(qid), str(docid), 0, by="Bob", via="typed name")
+    at.run()
+    merged = Study.open(
+        DL_HARD, ["bm25", "bm25_t5-zs"], judgments=str(record), qrels_in_force="meeting"
+    )
+    again = {n: round(100 * judged_share(merged.table(n), 10)) for n in ("bm25", "bm25_t5-zs")}
+    assert shares(at) == again and again["bm25_t5-zs"] > expected["bm25_t5-zs"]

@@ -283,3 +283,20 @@ def test_cli_unjudged_and_evaluate_unjudged(capsys) -> None:
         refused.value.code == 2
         and "write nonrelevant, relevant or relevant:G" in capsys.readouterr().err
     )
+
+
+@pytest.mark.parametrize(("folder", "k"), [(CRANFIELD, 10), (DL_HARD, 20), (CAST, 5)])
+def test_the_judged_share_from_per_query_measures_is_the_share_of_the_tables(folder, k) -> None:
+    """What the app reads under the meeting's judgments (Judged@K and NumRet@K of each query, which
+    a judgment revises for its query alone) is the share of the top K's documents the qrels judge,
+    as the tables give it, missed queries and short rankings included."""
+    from rankviz.analyses.unjudged import judged_share, judged_share_of
+
+    study = rv.Study.open(folder, measures=[f"Judged@{k}", f"NumRet@{k}"])
+    evaluation = study.evaluation()
+    for name in study.run_names:
+        share = judged_share_of(
+            evaluation.matrix(f"Judged@{k}", complete=False)[name].to_numpy(dtype=float),
+            evaluation.matrix(f"NumRet@{k}", complete=False)[name].to_numpy(dtype=float),
+        )
+        assert share == pytest.approx(judged_share(study.table(name), k), abs=1e-12)
