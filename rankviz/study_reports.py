@@ -321,6 +321,28 @@ class Reports:
         shares = {name: judged_share(table, k) for name, table in self._one_at_a_time(names)}
         return {name: share for name, share in shares.items() if share < JUDGED_WARNING}
 
+    @staticmethod
+    def judged_share_measures(k: int) -> list[Measure]:
+        """What :meth:`thinly_judged_in` reads: Judged@K and NumRet@K."""
+        from rankviz.measures import parse
+
+        return [parse(f"Judged@{k}"), parse(f"NumRet@{k}")]
+
+    def thinly_judged_in(self: Asked, evaluation: Evaluation, k: int) -> dict[str, float]:
+        """:meth:`thinly_judged` from an evaluation of :meth:`judged_share_measures` (which the
+        meeting's judgments revise query by query, where the tables would be re-graded whole)."""
+        from rankviz.analyses.unjudged import JUDGED_WARNING, judged_share_of
+
+        judged, retrieved = Reports.judged_share_measures(k)
+        shares = {
+            name: judged_share_of(
+                evaluation.matrix(judged, complete=False)[name].to_numpy(dtype=float),
+                evaluation.matrix(retrieved, complete=False)[name].to_numpy(dtype=float),
+            )
+            for name in evaluation.runs
+        }
+        return {name: share for name, share in shares.items() if share < JUDGED_WARNING}
+
     def compare(
         self: Asked, test: TestSettings, *, evaluation: Evaluation | None = None
     ) -> Comparison:

@@ -102,17 +102,7 @@ def _thin_from_measures(frame: Framed) -> dict[str, float]:
     """The thinly judged runs from Judged@K and NumRet@K of each query: under the meeting's
     judgments these are revised for the judged queries alone, where the tables would be re-graded
     whole (a quarter of a second per rerun for two MS MARCO-sized runs)."""
-    from rankviz.analyses.unjudged import JUDGED_WARNING, judged_share_of
-    from rankviz.measures import parse
-
-    judged, retrieved = parse(f"Judged@{frame.k}"), parse(f"NumRet@{frame.k}")
+    study = frame.study()
     ties = TREC_EVAL if frame.settings.ties.sampled else None
-    evaluation = frame.evaluation(ties=ties, measures=[judged, retrieved])
-    shares = {
-        name: judged_share_of(
-            evaluation.matrix(judged, complete=False)[name].to_numpy(dtype=float),
-            evaluation.matrix(retrieved, complete=False)[name].to_numpy(dtype=float),
-        )
-        for name in evaluation.runs
-    }
-    return {name: share for name, share in shares.items() if share < JUDGED_WARNING}
+    measures = study.judged_share_measures(frame.k)
+    return study.thinly_judged_in(frame.evaluation(ties=ties, measures=measures), frame.k)
