@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from rankviz.trec_eval.names import FAMILIES, ORDER, OWN, PORTED
+from rankviz.trec_eval.names import FAMILIES, GROUPED, ORDER, OWN, PORTED
 from rankviz.trec_eval.report import TrecEvalOptions
 
 
@@ -14,7 +14,7 @@ def add_trec_eval_command(commands) -> None:
         "trec-eval",
         help="trec_eval 10's command line and output, measure for measure",
         description="trec_eval QRELS RUN as trec_eval 10 prints it (measures: "
-        + ", ".join(m for m in ORDER if m in FAMILIES or m in OWN or m in PORTED)
+        + ", ".join(m for m in ORDER if m in FAMILIES or m in OWN + PORTED + GROUPED)
         + "; the others are refused by name).",
     )
     te.add_argument("qrels", help="TREC qrels")
@@ -49,6 +49,13 @@ def add_trec_eval_command(commands) -> None:
         help="documents in the collection, for utility's fourth coefficient (default 0)",
     )
     te.add_argument(
+        "-R",
+        default="qrels",
+        metavar="FORMAT",
+        help="the qrels' format: qrels, or qrels_jg (qid group docno rel: judgment groups, for "
+        "map_avgjg, P_avgjg and Rprec_mult_avgjg) (default: qrels)",
+    )
+    te.add_argument(
         "-Z",
         metavar="FILE",
         default=None,
@@ -80,4 +87,5 @@ def options_of(args: argparse.Namespace) -> TrecEvalOptions:
         judged_only=args.J,
         docs_in_collection=args.N,
         zscores=args.Z,
+        relevance=args.R,
     )

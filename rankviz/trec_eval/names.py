@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from rankviz.errors import OptionError
 from rankviz.trec_eval import measures as trec_eval_measures
+from rankviz.trec_eval.judgment_groups import MEASURES as GROUPED
 from rankviz.trec_eval.measures import MEASURES as PORTED
 
 #: trec_eval's measures in the order it prints them (its ``te_trec_measures``)
@@ -67,9 +68,11 @@ FAMILIES = {
 OWN = ("runid", "num_q", "gm_map", "gm_bpref", "iprec_at_recall", "11pt_avg")
 
 
-def requested(given: Sequence[str]) -> list[tuple[str, tuple]]:
+def requested(given: Sequence[str], *, groups: bool = False) -> list[tuple[str, tuple]]:
     """The measures asked for, in trec_eval's order, each with its parameters: those of the first
-    -m that gives the measure some (``-m P -m P.5 -m P.10`` is P_5), as trec_eval reads them."""
+    -m that gives the measure some (``-m P -m P.5 -m P.10`` is P_5), as trec_eval reads them.
+    ``groups``: the qrels are judgment groups (``-R qrels_jg``), which only the judgment-group
+    measures read (and the judgment-group measures read nothing else)."""
     asked: dict[str, tuple] = {}
     given_params: set[str] = set()
     for text in given:
@@ -77,13 +80,19 @@ def requested(given: Sequence[str]) -> list[tuple[str, tuple]]:
             base, _, params = name.partition(".")
             if base not in ORDER:
                 raise OptionError(f"trec-eval: {base!r} is not a trec_eval measure")
-            if base not in FAMILIES and base not in OWN and base not in PORTED:
+            if base not in FAMILIES and base not in OWN and base not in PORTED + GROUPED:
                 raise OptionError(
                     f"trec-eval: rankviz does not compute trec_eval's {base} (its preference "
-                    "and judgment-group measures, -R prefs, qrels_prefs and qrels_jg, are left "
-                    "out; it computes every other: "
-                    + ", ".join(m for m in ORDER if m in FAMILIES or m in OWN or m in PORTED)
+                    "measures, -R prefs and qrels_prefs, are left out; it computes every other: "
+                    + ", ".join(m for m in ORDER if m in FAMILIES or m in OWN + PORTED + GROUPED)
                     + ")"
+                )
+            if groups != (base in GROUPED) and base not in ("runid", "num_q"):
+                raise OptionError(
+                    f"trec-eval: {base} reads "
+                    + ("-R qrels_jg's judgment groups" if base in GROUPED else "qrels (-R qrels)")
+                    + ", not "
+                    + ("judgment groups" if groups else "plain qrels")
                 )
             if base not in given_params:
                 asked[base] = _params(base, params)
@@ -96,6 +105,8 @@ def _params(name: str, text: str) -> tuple:
     23), recall levels as numbers, sorted; none given: trec_eval's defaults."""
     if name in PORTED and (name not in FAMILIES or text):
         return trec_eval_measures.parse_params(name, text)
+    if name == "Rprec_mult_avgjg":
+        return trec_eval_measures.parse_params("Rprec_mult", text)
     if name == "iprec_at_recall":
         return levels_of((text,)) if text else RECALL_LEVELS
     if name == "11pt_avg":  # recall levels, printed as written
@@ -106,7 +117,7 @@ def _params(name: str, text: str) -> tuple:
         if text and not re.fullmatch(r"[0-9]*\.?[0-9]+(,.*)?", text):
             raise OptionError(f"trec-eval: set_F.{text}: {text!r} is not a weight")
         return (text,) if text else ()
-    default = FAMILIES[name][1] if name in FAMILIES else ()
+    default = CUTOFFS if name == "P_avgjg" else FAMILIES[name][1] if name in FAMILIES else ()
     if not text:
         return default
     if not default:

@@ -3,8 +3,9 @@ trec_eval does (``P_10``, ``ndcg_cut_20``, its order of measures, ``%6.4f``, cou
 queries, ``-c``'s averages over every judged query, ``-Z``'s z-scores), computed by rankviz's
 measures where they are the same numbers, ``gm_map``, ``gm_bpref``, ``iprec_at_recall`` and
 ``11pt_avg`` here, and trec_eval's own measures step for step
-(:mod:`rankviz.trec_eval.measures`). What rankviz does not compute (the preference measures,
-judgment groups) is refused by name.
+(:mod:`rankviz.trec_eval.measures`), and the judgment-group measures of ``-R qrels_jg``
+(:mod:`rankviz.trec_eval.judgment_groups`). What rankviz does not compute (the preference
+measures) is refused by name.
 """
 
 from __future__ import annotations
@@ -42,24 +43,42 @@ class TrecEvalOptions:
     judged_only: bool = False
     docs_in_collection: int = 0  # -N: utility's fourth cell needs it
     zscores: str | None = None  # -Z: each value as a z-score against this file's
+    relevance: str = "qrels"  # -R: "qrels", or "qrels_jg" (judgment groups)
 
 
 def trec_eval_of_files(qrels: str, run: str, options: TrecEvalOptions) -> str:
     """What trec_eval 10 prints for the qrels and run files (read as every rankviz command reads
     them: the same columns or the same one-line error)."""
     from rankviz.io.readers import read_qrels, read_run
+    from rankviz.io.subtopics import read_grouped_qrels
 
-    return trec_eval_text(read_qrels(qrels), read_run(run), options, runid=runid_of(run))
+    if options.relevance not in ("qrels", "qrels_jg"):
+        raise OptionError(
+            f"trec-eval: -R {options.relevance}: rankviz reads qrels and qrels_jg (trec_eval's "
+            "preferences, prefs and qrels_prefs, are left out)"
+        )
+    judged = read_grouped_qrels(qrels) if options.relevance == "qrels_jg" else read_qrels(qrels)
+    return trec_eval_text(judged, read_run(run), options, runid=runid_of(run))
 
 
 def trec_eval_text(
-    qrels: Qrels, run: Run, options: TrecEvalOptions, *, runid: str, exact: bool = False
+    qrels: Qrels | dict[str, Qrels],
+    run: Run,
+    options: TrecEvalOptions,
+    *,
+    runid: str,
+    exact: bool = False,
 ) -> str:
     """What trec_eval 10 prints for ``qrels`` and ``run`` under ``options`` (``runid``: the run
     file's, see :func:`runid_of`); ``exact``: numbers with 17 significant digits, as a build of
     trec_eval printing ``%.17g`` prints them (what the reference tests compare)."""
-    asked = requested(options.measures)
-    columns = _columns(asked, options, qrels, run)
+    grouped = isinstance(qrels, dict)
+    asked = requested(options.measures, groups=grouped)
+    columns = (
+        _group_columns(asked, options, qrels, run)
+        if isinstance(qrels, dict)
+        else _columns(asked, options, qrels, run)
+    )
     queries = _queries(columns)
     if options.zscores:
         _as_zscores(columns, options.zscores)
@@ -165,6 +184,30 @@ def _as_zscores(columns: dict[str, Column], path: str) -> None:
         if column.base != "relstring":
             for q, value in column.values.items():
                 column.values[q] = zscore(value, references.get(q, {}).get(printed))
+
+
+def _group_columns(
+    asked, args: TrecEvalOptions, groups: dict[str, Qrels], run: Run
+) -> dict[str, Column]:
+    """The judgment-group measures' columns (:mod:`rankviz.trec_eval.judgment_groups`), for the
+    queries trec_eval evaluates."""
+    from rankviz.trec_eval import judgment_groups
+
+    lists = judgment_groups.group_lists(
+        groups, run, rel=args.rel, depth=args.depth, judged_only=args.judged_only
+    )
+    missed = sorted(q for q, qls in lists.items() if qls[0].missed)
+    if missed and not args.complete:
+        raise OptionError(
+            f"trec-eval: the run has no line for judged query {missed[0]!r}: trec_eval 10 stops "
+            "there (its exit status 4); -c scores such a query on an empty ranking"
+        )
+    columns = {}
+    for name, params in asked:
+        if name in judgment_groups.MEASURES:
+            found = judgment_groups.columns(name, params, lists, rel=args.rel)
+            columns.update({printed: Column(name, values) for printed, values in found.items()})
+    return columns
 
 
 def _interpolated(table, levels, args: TrecEvalOptions) -> np.ndarray:

@@ -32,6 +32,8 @@ def test_the_output_is_trec_evals_byte_for_byte(arguments, expected) -> None:
     ("arguments", "said"),
     [
         (["-m", "prefs_simp"], "does not compute trec_eval's prefs_simp"),
+        (["-m", "map_avgjg"], "map_avgjg reads -R qrels_jg's judgment groups"),
+        (["-R", "prefs"], "-R prefs: rankviz reads qrels and qrels_jg"),
         (["-m", "all_prefs"], "does not compute trec_eval's prefs_num_prefs_poss"),
         (["-m", "alltrec"], "is not a trec_eval measure"),
         (["-m", "utility.1,2"], "utility takes four coefficients"),
@@ -156,15 +158,16 @@ def test_every_measure_is_trec_evals_to_17_digits_on_inputs_made_to_reach_its_co
     lists; tests/data/trec-eval-generated)."""
     import rankviz as rv
     from rankviz.cli import build_parser
+    from rankviz.cli.trec_eval import options_of
+    from rankviz.io.subtopics import read_grouped_qrels
     from rankviz.trec_eval.report import trec_eval_text
 
-    qrels_path, run_path = GENERATED / "qrels.txt", GENERATED / "run.txt"
+    grouped = "qrels_jg" in arguments  # -R qrels_jg: the judgment groups' file
+    qrels_path = GENERATED / ("qrels_jg.txt" if grouped else "qrels.txt")
+    run_path = GENERATED / "run.txt"
     args = build_parser().parse_args(["trec-eval", *arguments, str(qrels_path), str(run_path)])
-    from rankviz.cli.trec_eval import options_of
-
-    text = trec_eval_text(
-        rv.read_qrels(qrels_path), rv.read_run(run_path), options_of(args), runid="gen", exact=True
-    )
+    judged = read_grouped_qrels(qrels_path) if grouped else rv.read_qrels(qrels_path)
+    text = trec_eval_text(judged, rv.read_run(run_path), options_of(args), runid="gen", exact=True)
     assert text == expected.read_text()
 
 

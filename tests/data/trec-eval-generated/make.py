@@ -34,6 +34,17 @@ def main() -> None:
     run += [f"q99 Q0 x{i} {i + 1} {3 - i / 10} gen" for i in range(5)]  # not judged
     (HERE / "qrels.txt").write_text("\n".join(qrels) + "\n")
     (HERE / "run.txt").write_text("\n".join(run) + "\n")
+    # judgment groups (-R qrels_jg): three users, each judging part of every query's pool their own
+    # way; user "c" judges no document of q3 (a query with two groups)
+    users = random.Random(41)
+    grouped = []
+    for line in qrels:
+        qid, _, doc, grade = line.split()
+        for user in "abc":
+            if users.random() < 0.8 and not (user == "c" and qid == "q3"):
+                moved = max(-2, min(4, int(grade) + users.choice([-1, 0, 0, 1])))
+                grouped.append(f"{qid} {user} {doc} {moved}")
+    (HERE / "qrels_jg.txt").write_text("\n".join(grouped) + "\n")
 
 
 if __name__ == "__main__":
