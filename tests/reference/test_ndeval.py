@@ -95,3 +95,14 @@ def test_a_gzipped_run_reads_as_the_plain_one(tmp_path) -> None:
     plain = run_cli("ndeval", str(QRELS), str(RUN))
     zipped = run_cli("ndeval", str(QRELS), str(packed))
     assert zipped.returncode == 0 and zipped.stdout == plain.stdout
+
+
+def test_a_run_topic_may_carry_a_task_prefix_as_ndeval_reads_it(tmp_path) -> None:
+    """ndeval reads ``wt09-1`` in a run as topic 1 (its parseTopic): the same output."""
+    prefixed = tmp_path / "run"
+    prefixed.write_text(
+        "".join(f"wt09-{line}\n" for line in RUN.read_text().splitlines() if line.strip())
+    )
+    plain = run_cli("ndeval", "-traditional", str(QRELS), str(RUN))
+    done = run_cli("ndeval", "-traditional", str(QRELS), str(prefixed))
+    assert done.returncode == 0 and done.stdout == plain.stdout
