@@ -32,17 +32,21 @@ class SubtopicQrels:
         return len(self.qids)
 
 
+def _text(path: str | Path) -> str:
+    """The file as UTF-8 text, or one line saying why it cannot be read."""
+    try:
+        return Path(path).read_bytes().decode("utf-8", errors="strict")
+    except OSError as error:
+        raise FormatError(str(path), 0, None, f"cannot read the file: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise FormatError(str(path), 0, None, "not UTF-8 text") from None
+
+
 def read_subtopic_qrels(path: str | Path) -> SubtopicQrels:
     """The file's judgments; one line naming the file, the line and the field when a line is not
     four fields, a subtopic or judgment not a natural number, or a (topic, subtopic, docno) judged
     twice (ndeval would add the two judgments up)."""
-    source = str(path)
-    try:
-        text = Path(path).read_bytes().decode("utf-8", errors="strict")
-    except OSError as error:
-        raise FormatError(source, 0, None, f"cannot read the file: {error.strerror}") from None
-    except UnicodeDecodeError:
-        raise FormatError(source, 0, None, "not UTF-8 text") from None
+    source, text = str(path), _text(path)
     qids, subtopics, docids, judgments = [], [], [], []
     seen: dict[tuple[str, int, str], int] = {}
     for number, line in enumerate(text.splitlines(), start=1):
@@ -89,13 +93,7 @@ def read_grouped_qrels(path: str | Path) -> dict[str, Qrels]:
     grade not a whole number, or a document judged twice in one group."""
     from rankviz.io.frames import qrels_from_frame
 
-    source = str(path)
-    try:
-        text = Path(path).read_bytes().decode("utf-8", errors="strict")
-    except OSError as error:
-        raise FormatError(source, 0, None, f"cannot read the file: {error.strerror}") from None
-    except UnicodeDecodeError:
-        raise FormatError(source, 0, None, "not UTF-8 text") from None
+    source, text = str(path), _text(path)
     groups: dict[str, list[tuple[str, str, int]]] = {}
     seen: dict[tuple[str, str, str], int] = {}
     for number, line in enumerate(text.splitlines(), start=1):

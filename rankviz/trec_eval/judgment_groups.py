@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from rankviz.io.model import Qrels, Run
 from rankviz.trec_eval.lists import QueryList, query_lists
-from rankviz.trec_eval.measures import RPREC_MULTIPLES, rprec_mult
+from rankviz.trec_eval.measures import RPREC_MULTIPLES, rprec_mult, share_at_cutoffs
 
 MEASURES = ("map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
 P_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -68,15 +68,4 @@ def _ap(ql: QueryList, level: int) -> float:
 
 def _precision(ql: QueryList, cutoffs, level: int) -> list[float]:
     """m_P_avgjg.c for one group: relevant in the top K / K (K past the list: still over K)."""
-    values, index, so_far = [0.0] * len(cutoffs), 0, 0
-    for i, r in enumerate(ql.rels):
-        if i == cutoffs[index]:
-            values[index] = so_far / i
-            index += 1
-            if index == len(cutoffs):
-                return values
-        if r >= level:
-            so_far += 1
-    for rest in range(index, len(cutoffs)):
-        values[rest] = so_far / cutoffs[rest]
-    return values
+    return share_at_cutoffs([r >= level for r in ql.rels], cutoffs)

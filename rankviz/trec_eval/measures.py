@@ -158,15 +158,20 @@ def bin_g(ql: QueryList, level: int) -> float:
 
 def unjudged(rels: list[int], cutoffs) -> list[float]:
     """m_unjudged.c: the share of the top K not judged (K past the list: the rest judged)."""
+    return share_at_cutoffs([r in (NONPOOL, UNJUDGED) for r in rels], cutoffs)
+
+
+def share_at_cutoffs(counted: list[bool], cutoffs) -> list[float]:
+    """trec_eval's walk of a list for a measure at cutoffs (its unj and P_avgjg): the counted
+    documents in the top K over K, K past the list still over K."""
     values, index, so_far = [0.0] * len(cutoffs), 0, 0
-    for i, r in enumerate(rels):
+    for i, hit in enumerate(counted):
         if i == cutoffs[index]:
             values[index] = so_far / i
             index += 1
             if index == len(cutoffs):
                 return values
-        if r in (NONPOOL, UNJUDGED):
-            so_far += 1
+        so_far += hit
     for rest in range(index, len(cutoffs)):
         values[rest] = so_far / cutoffs[rest]
     return values

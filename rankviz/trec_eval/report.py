@@ -131,11 +131,7 @@ def _columns(asked, args: TrecEvalOptions, qrels: Qrels, run: Run) -> dict[str, 
         by_measure.setdefault(measure, {})[qid] = value
     evaluated = list(dict.fromkeys(frame.qid))
     missed = sorted(set(qrels.query_ids) - set(evaluated))
-    if missed and not args.complete:
-        raise OptionError(
-            f"trec-eval: the run has no line for judged query {missed[0]!r}: trec_eval 10 stops "
-            "there (its exit status 4); -c scores such a query on an empty ranking"
-        )
+    _stop_on_missed(missed, args)
     columns = {printed: Column(name, dict(by_measure[m])) for name, printed, m in wanted}
 
     @functools.cache
@@ -197,17 +193,23 @@ def _group_columns(
         groups, run, rel=args.rel, depth=args.depth, judged_only=args.judged_only
     )
     missed = sorted(q for q, qls in lists.items() if qls[0].missed)
-    if missed and not args.complete:
-        raise OptionError(
-            f"trec-eval: the run has no line for judged query {missed[0]!r}: trec_eval 10 stops "
-            "there (its exit status 4); -c scores such a query on an empty ranking"
-        )
+    _stop_on_missed(missed, args)
     columns = {}
     for name, params in asked:
         if name in judgment_groups.MEASURES:
             found = judgment_groups.columns(name, params, lists, rel=args.rel)
             columns.update({printed: Column(name, values) for printed, values in found.items()})
     return columns
+
+
+def _stop_on_missed(missed: list[str], args: TrecEvalOptions) -> None:
+    """Where trec_eval 10 stops: a judged query the run has no line for, unless -c."""
+    if missed and not args.complete:
+        raise OptionError(
+            f"trec-eval: the run has no line for judged query {missed[0]!r}: trec_eval 10 stops "
+            "there (its exit status 4); -c scores such a query on a ranking of one unjudged "
+            "document, as trec_eval does"
+        )
 
 
 def _interpolated(table, levels, args: TrecEvalOptions) -> np.ndarray:
