@@ -88,7 +88,7 @@ def evaluate_sources(
     the same pass."""
     settings = settings or EvalSettings()
     engine = engine or EngineSettings()
-    measures = as_measures(measures, defaults=settings.measure_defaults)
+    measures = as_measures(measures, defaults=settings.measure_defaults, ties=settings.ties)
     unique_names([s.name for s in sources])
     chosen = chosen_engine(sources, engine)
     if chosen == "memory":  # one run alive at a time

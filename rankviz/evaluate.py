@@ -23,6 +23,7 @@ from rankviz.measures import Measure, expand
 from rankviz.ordering import rank
 from rankviz.ranking import RankingTable
 from rankviz.settings import EvalSettings
+from rankviz.tie_policy import TiePolicy
 
 if TYPE_CHECKING:
     from rankviz.io.collection import Collection
@@ -31,16 +32,27 @@ RunLike = Run | str | os.PathLike
 
 
 def as_measures(
-    measures: MeasureLike | Iterable[MeasureLike], *, defaults: Mapping[str, Any] | None = None
+    measures: MeasureLike | Iterable[MeasureLike],
+    *,
+    defaults: Mapping[str, Any] | None = None,
+    ties: TiePolicy | None = None,
 ) -> list[Measure]:
     """Parse measure names (or ir_measures measure objects); one or a list, an item of which may be
     trec_eval's spelling of several cutoffs (``P.5,10``: :func:`rankviz.measures.expand`).
-    Duplicates are kept once."""
+    Duplicates are kept once. Under ``ties`` that take closed forms (``expected``), a measure
+    without one is refused."""
     single = isinstance(measures, (str, Measure)) or not isinstance(measures, Iterable)
     items: list[MeasureLike] = [measures] if single else list(measures)  # type: ignore[list-item,arg-type]
     parsed = [one for m in items for one in expand(m, defaults=dict(defaults or {}))]
     if not parsed:
         raise OptionError("no measure given")
+    if ties is not None and ties.closed_form:
+        lacking = [str(m) for m in parsed if not m.has_closed_form]
+        if lacking:
+            raise OptionError(
+                f"ties={ties}: {', '.join(lacking)} has no closed form over the orders of tied "
+                "documents; ties=random draws them"
+            )
     return list(dict.fromkeys(parsed))
 
 
@@ -112,7 +124,11 @@ def collection_measures(
     """The collection's default measures (or ``names``) under the settings; a bad name in
     collection.toml is an error naming that file."""
     try:
-        return as_measures(names or collection.config.measures, defaults=settings.measure_defaults)
+        return as_measures(
+            names or collection.config.measures,
+            defaults=settings.measure_defaults,
+            ties=settings.ties,
+        )
     except MeasureError as exc:
         if names:
             raise
@@ -144,7 +160,7 @@ def evaluate(
     settings = (settings or EvalSettings()).replace(**options)
     qrels = as_qrels(qrels)
     runs = as_runs(runs)
-    measures = as_measures(measures, defaults=settings.measure_defaults)
+    measures = as_measures(measures, defaults=settings.measure_defaults, ties=settings.ties)
     tables = (
         (run.name, rank(run, qrels, ties=settings.ties.ranked_as, cut=settings.cut)) for run in runs
     )

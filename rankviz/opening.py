@@ -103,11 +103,13 @@ def open_inputs(
             )
         found.column(settings.group_by)
     if measures:
-        chosen = as_measures(list(measures), defaults=settings.measure_defaults)
+        chosen = as_measures(list(measures), defaults=settings.measure_defaults, ties=settings.ties)
     elif collection is not None:
         chosen = collection_measures(collection, settings)
     else:
-        chosen = as_measures(DEFAULT_MEASURES, defaults=settings.measure_defaults)
+        chosen = as_measures(
+            DEFAULT_MEASURES, defaults=settings.measure_defaults, ties=settings.ties
+        )
     return Opened(
         chosen_qrels.qrels,
         tuple(chosen),

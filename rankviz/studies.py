@@ -252,7 +252,11 @@ def judges_study(
         )
     settings = EvalSettings.from_args(options or {})
     chosen = tuple(
-        as_measures(list(measures or DEFAULT_MEASURES), defaults=settings.measure_defaults)
+        as_measures(
+            list(measures or DEFAULT_MEASURES),
+            defaults=settings.measure_defaults,
+            ties=settings.ties,
+        )
     )
     return Study(a.qrels, {}, chosen, settings, sources=tuple(RunSource.of_paths(list(runs))))
 

@@ -286,16 +286,22 @@ class Study(Reports, Questions):
         again: what a new judgment costs; None when it cannot be revised."""
         return revised(previous, self.tables(names, ties), queries)
 
+    @property
+    def chance_measures(self) -> list[Measure]:
+        """The measures whose chance level is known: those with a closed form over tied orders."""
+        return [m for m in self.measures if m.has_closed_form]
+
     def chance(self, names: Sequence[str] | None = None) -> Evaluation:
         """Each run's chance level: its retrieved documents of each query in a random order, exactly
-        (:func:`rankviz.ranking.chance_table`, measured with the ``expected`` closed forms)."""
+        (:func:`rankviz.ranking.chance_table`, measured with the ``expected`` closed forms), for
+        :attr:`chance_measures`."""
         settings = self.settings.replace(ties=EXPECTED)
         tables = (
             (name, chance_table(table)) for name, table in self._one_at_a_time(names, TREC_EVAL)
         )
         return evaluate_tables(
             tables,
-            list(self.measures),
+            self.chance_measures,
             settings,
             qrels_qids=self.qrels.query_ids,
             groups=self.groups,
@@ -326,7 +332,9 @@ class Study(Reports, Questions):
         table = self.table(name)
         base = table if settings.ties.in_trec_eval_order else self.table(name, TREC_EVAL)
         values = table_values(table, self.measures, settings, tie_seed(settings))
-        chance = table_values(chance_table(base), self.measures, settings.replace(ties=EXPECTED), 0)
+        chance = table_values(
+            chance_table(base), self.chance_measures, settings.replace(ties=EXPECTED), 0
+        )
         facts = None
         if facts_k is not None:
             run = self.runs[name]
@@ -349,7 +357,7 @@ class Study(Reports, Questions):
         gathered = [(name, found.chance if chance else found.values) for name, found in passes]
         return assemble(
             gathered,
-            list(self.measures),
+            self.chance_measures if chance else list(self.measures),
             settings,
             qrels_qids=self.qrels.query_ids,
             groups=self.groups,

@@ -207,9 +207,12 @@ def report_from_tables(
         for rule in map(policy_of, REPORT_POLICIES):
             table = table_under(name, rule.name)
             under = settings.replace(ties=rule)
-            parts[rule.name].append(
-                evaluate_tables({name: table}, measures, under, groups=groups, weights=weights)
-            )
+            # the closed forms: of the measures that have one (the others' sections go without)
+            taken = [m for m in measures if m.has_closed_form or not rule.closed_form]
+            if taken:
+                parts[rule.name].append(
+                    evaluate_tables({name: table}, taken, under, groups=groups, weights=weights)
+                )
             if rule == TREC_EVAL:  # the statistics and the random orders: from trec_eval's table
                 statistics[name] = tie_statistics(table, cutoff)
                 if trials > 0:
@@ -230,12 +233,13 @@ def report_from_tables(
     evaluations = {policy: combine(found) for policy, found in parts.items() if found}
     sections = {}
     for measure in map(str, measures):
-        means = means_table(evaluations, measure, POLICIES)
+        held = {p: e for p, e in evaluations.items() if measure in map(str, e.measures)}
+        means = means_table(held, measure, POLICIES)
         if trials > 0:
-            means = with_random(means, random_means(evaluations[RANDOM.name], measure))
-        found = section(evaluations, measure, POLICIES, test, rng=generator, means=means)
+            means = with_random(means, random_means(held[RANDOM.name], measure))
+        found = section(held, measure, POLICIES, test, rng=generator, means=means)
         sections[measure] = TieSection(
-            found.measure, found.means, found.flips, found.verdicts, evaluations
+            found.measure, found.means, found.flips, found.verdicts, held
         )
     return TieReport(
         _statistics_frame(statistics),

@@ -38,7 +38,9 @@ TEMPLATES = tuple(
     form
     for f in FAMILIES.values()
     for form in (
-        (f"{f.name}@K",)
+        (f.at_example,)
+        if f.at_param is not None
+        else (f"{f.name}@K",)
         if f.cutoff_required
         else (f.name, f"{f.name}@K")
         if f.cutoff_allowed

@@ -9,7 +9,7 @@ app.
 from rankviz.measures import rr, hits, ap, precision, recall, ndcg, err, rprec  # noqa: F401, I001
 from rankviz.measures import bpref, rbp, judged, num_ret, num_rel, num_rel_ret  # noqa: F401, I001
 from rankviz.measures import set_p, set_r, set_f, set_ap, num_nonrel_judged_ret  # noqa: F401, I001
-from rankviz.measures import ncg  # noqa: F401, I001
+from rankviz.measures import ncg, iprec, infap, bing, utility  # noqa: F401, I001
 from rankviz.measures.spec import (
     FAMILIES,
     Family,
@@ -30,7 +30,18 @@ def describe_families() -> list[tuple[str, str, str, str]]:
     for family in FAMILIES.values():
         # every condensable family takes it: said once
         own = [p for p in family.params if p is not JUDGED_ONLY]
-        params = "; ".join(f"`{p.name}={p.default}`: {p.doc}{_values(p)}" for p in own) or "none"
+        params = (
+            "; ".join(
+                (
+                    f"`{p.name}` (after @)"
+                    if p.name == family.at_param
+                    else f"`{p.name}={p.default}`"
+                )
+                + f": {p.doc}{_values(p)}"
+                for p in own
+            )
+            or "none"
+        )
         rows.append((family.names, family.definition, family.convention, params))
     return rows
 

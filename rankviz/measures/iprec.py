@@ -1,8 +1,6 @@
-"""Interpolated precision at recall levels, as trec_eval's ``iprec_at_recall`` computes it.
-
-Not yet a family of the catalogue (its value over the orders of tied documents has no closed form
-here): ``rankviz trec-eval`` prints it, on trec_eval's own order.
-"""
+"""Interpolated precision at a recall level (IPrec@r; ir_measures' name, trec_eval's
+``iprec_at_recall_0.50``): the highest precision at any rank where the run has found at least that
+share of the relevant documents."""
 
 from __future__ import annotations
 
@@ -11,10 +9,23 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from rankviz.measures._common import REL
 from rankviz.measures._segments import relevant_in_qrels, rows_with_grade_at_least
+from rankviz.measures.spec import Family, register
+from rankviz.options import Option
 
 if TYPE_CHECKING:
     from rankviz.ranking import RankingTable
+
+RECALL = Option(
+    "recall",
+    None,
+    "the recall level, from 0 to 1 (trec_eval's eleven: 0.0, 0.1, .., 1.0)",
+    kind=float,
+    low=0.0,
+    high=1.0,
+    optional=True,
+)
 
 
 def interpolated_precision(table: RankingTable, levels: Sequence[float], *, rel: int) -> np.ndarray:
@@ -41,3 +52,26 @@ def interpolated_precision(table: RankingTable, levels: Sequence[float], *, rel:
         reached = (needed <= found) & (found > 0)
         values[reached, column] = best_after[at[reached]]
     return values
+
+
+def iprec(table: RankingTable, cutoff: None, *, recall: float, rel: int) -> np.ndarray:
+    """IPrec@r, as trec_eval's ``iprec_at_recall`` computes it on the table's order."""
+    return interpolated_precision(table, [recall], rel=rel)[:, 0]
+
+
+FAMILY = register(
+    Family(
+        name="IPrec",
+        aliases=("iprec_at_recall",),
+        params=(RECALL, REL),
+        cutoff_required=False,
+        cutoff_allowed=False,
+        at_param="recall",
+        kernel=iprec,
+        expected=None,  # a maximum over ranks: no closed form over the orders of tied documents
+        definition="the highest precision at any rank where recall is at least r "
+        "(round(r x R) relevant documents found; 0 if never)",
+        convention="trec_eval iprec_at_recall (recall rounded as its lround); level 0: the "
+        "highest precision anywhere; no closed form under ties=expected",
+    )
+)

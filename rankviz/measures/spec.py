@@ -31,7 +31,8 @@ class Family:
 
     ``kernel(table, cutoff, **params)`` returns one float per query of the table, aligned with
     ``table.qids``; ``expected`` has the same signature and returns the exact mean over all orders
-    inside each group of equal scores (the ``expected`` tie policy).
+    inside each group of equal scores (the ``expected`` tie policy), or is None where no closed
+    form is known (``ties=expected`` then refuses the measure, and its chance level is not drawn).
     """
 
     name: str
@@ -39,7 +40,7 @@ class Family:
     params: tuple[Param, ...]
     cutoff_required: bool
     kernel: Callable[..., np.ndarray]
-    expected: Callable[..., np.ndarray]
+    expected: Callable[..., np.ndarray] | None
     definition: str
     convention: str
     cutoff_allowed: bool = True
@@ -50,17 +51,28 @@ class Family:
     #: boolean parameters that turn the value into one where lower is better (RBP's residual: what
     #: is still unknown); every other value is better higher (a gain, or Judged's share judged)
     lower_is_better_with: tuple[str, ...] = ()
+    #: the parameter written after ``@`` in place of a cutoff, as ir_measures writes it
+    #: (``IPrec@0.5`` is the interpolated precision at recall 0.5); it must be given
+    at_param: str | None = None
 
     @property
     def names(self) -> str:
         """How the family is written: ``RR``, ``RR@K`` (and its aliases)."""
-        forms = (
-            [f"{self.name}@K"]
-            if self.cutoff_required
-            else [self.name] + ([f"{self.name}@K"] if self.cutoff_allowed else [])
-        )
+        if self.at_param is not None:
+            forms = [f"{self.name}@{self.at_param}"]
+        elif self.cutoff_required:
+            forms = [f"{self.name}@K"]
+        else:
+            forms = [self.name] + ([f"{self.name}@K"] if self.cutoff_allowed else [])
         shown = [a for a in self.aliases if a.lower() != self.name.lower()][:1]
         return ", ".join(f"`{f}`" for f in forms) + (f" (alias {shown[0]})" if shown else "")
+
+    @property
+    def at_example(self) -> str:
+        """How a family with an :attr:`at_param` is written, at the middle of its range
+        (``IPrec@0.5``)."""
+        option = self.param(str(self.at_param))
+        return f"{self.name}@{((option.low or 0) + (option.high or 1)) / 2}"
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -117,21 +129,35 @@ class Measure:
         minimises)."""
         return not any(self.value_of(p) for p in self.family.lower_is_better_with)
 
+    @property
+    def has_closed_form(self) -> bool:
+        """Whether its exact mean over the orders of tied documents is known (``ties=expected``,
+        the chance level)."""
+        return self.family.expected is not None
+
     def __str__(self) -> str:
         text = self.name
-        if self.params:
-            text += "(" + ",".join(f"{k}={v}" for k, v in self.params) + ")"
-        if self.cutoff is not None:
+        at = self.family.at_param
+        shown = [(k, v) for k, v in self.params if k != at]
+        if shown:
+            text += "(" + ",".join(f"{k}={v}" for k, v in shown) + ")"
+        if at is not None:
+            text += f"@{self.value_of(at)}"
+        elif self.cutoff is not None:
             text += f"@{self.cutoff}"
         return text
 
     def __call__(self, table) -> np.ndarray:
-        """Per-query values on a :class:`~rankviz.ranking.RankingTable`, aligned with its qids."""
+        """Per-query values on a :class:`~rankviz.ranking.RankingTable`, aligned with its qids;
+        NaN under a closed-form tie policy for a measure without one (a chance level not known)."""
         values = {p.name: self.value_of(p.name) for p in self.family.params if p is not JUDGED_ONLY}
         if self.family.condensable and self.value_of("judged_only"):
             table = table.condensed()
-        kernel = self.family.expected if table.ties.closed_form else self.family.kernel
-        return kernel(table, self.cutoff, **values)
+        if not table.ties.closed_form:
+            return self.family.kernel(table, self.cutoff, **values)
+        if self.family.expected is None:
+            return np.full(table.n_queries, np.nan)
+        return self.family.expected(table, self.cutoff, **values)
 
 
 _SYNTAX = re.compile(
@@ -148,6 +174,10 @@ TREC_EVAL_CUTOFFS = {
     "success": "Hits",
     "relative_P": "P(relative=True)",
 }
+#: trec_eval's interpolated precision at a recall level (``iprec_at_recall_0.50``), ir_measures'
+#: ``IPrec@0.5``; the bare name, in a list, is its eleven levels
+_IPREC = re.compile(r"^\s*iprec_at_recall(?:[._](?P<level>[0-9]*\.?[0-9]+))?\s*$")
+IPREC_LEVELS = tuple(i / 10 for i in range(11))
 _TREC_EVAL = re.compile(
     r"^\s*(?P<name>P|recall|ndcg_cut|map_cut|success|relative_P)[._]"
     r"(?P<cutoffs>[0-9]+(?:,[0-9]+)*)\s*$"
@@ -172,6 +202,10 @@ def make(name: str, cutoff: int | None = None, **params: object) -> Measure:
             given[key] = value
     for key in family.always_named:
         given.setdefault(key, family.param(key).default)
+    if family.at_param is not None and given.get(family.at_param) is None:
+        raise MeasureError(
+            f"{family.name} needs its {family.at_param} after @, e.g. {family.at_example}"
+        )
     ordered = tuple((p.name, given[p.name]) for p in family.params if p.name in given)
     if cutoff is not None and (
         not isinstance(cutoff, (int, np.integer)) or not 1 <= cutoff <= MAX_CUTOFF
@@ -201,6 +235,14 @@ def parse(text: str | Measure, *, defaults: dict[str, object] | None = None) -> 
             )
         # an ir_measures measure object prints its ir_measures name, which reads here too
         text = str(text)
+    iprec = _IPREC.match(text)
+    if iprec is not None:
+        if iprec["level"] is None:
+            raise MeasureError(
+                "'iprec_at_recall' is 11 measures (IPrec@0.0 .. IPrec@1.0): give it where a list "
+                "of measures is taken, or one level (iprec_at_recall_0.50, IPrec@0.5)"
+            )
+        text = f"IPrec@{iprec['level']}"
     spelled = trec_eval_cutoffs(text)
     if spelled is not None:
         family, cutoffs = spelled
@@ -225,7 +267,16 @@ def parse(text: str | Measure, *, defaults: dict[str, object] | None = None) -> 
                     f"in {text!r}: parameter {item.strip()!r} should look like name=value"
                 )
             params[key.strip()] = value.strip()
-    written = [match["cutoff"]] if match["cutoff"] is not None else []
+    name = match["name"]
+    if name.lower() == "numret" and "rel" in params:  # how ir_measures prints NumRelRet
+        name = "NumRelRet"
+    family_name = _LOOKUP.get(name.lower())
+    at = FAMILIES[family_name].at_param if family_name is not None else None
+    if at is not None and match["cutoff"] is not None:  # IPrec@0.5: a parameter, not a cutoff
+        if at in params:
+            raise MeasureError(f"in {text!r}: {at} is given twice")
+        params[at] = match["cutoff"]
+    written = [match["cutoff"]] if match["cutoff"] is not None and at is None else []
     if "cutoff" in params:  # ir_measures' other spelling: nDCG(cutoff=10) is nDCG@10
         written.append(str(params.pop("cutoff")))
     cutoff = None
@@ -235,10 +286,6 @@ def parse(text: str | Measure, *, defaults: dict[str, object] | None = None) -> 
         if cutoff is not None and cutoff != int(given):
             raise MeasureError(f"in {text!r}: two different cutoffs ({cutoff} and {int(given)})")
         cutoff = int(given)
-    name = match["name"]
-    if name.lower() == "numret" and "rel" in params:  # how ir_measures prints NumRelRet
-        name = "NumRelRet"
-    family_name = _LOOKUP.get(name.lower())
     if family_name is not None and defaults:
         names = {p.name for p in FAMILIES[family_name].params}
         for key, value in defaults.items():
@@ -260,6 +307,8 @@ def expand(text: str | Measure, *, defaults: dict[str, object] | None = None) ->
     """The measures one item of a list of measure names stands for: one, as :func:`parse` reads
     it, or for trec_eval's spelling of several cutoffs, ``P.5,10`` or ``ndcg_cut.5,10,20``, one per
     cutoff (as ``trec_eval -m`` and ir_measures' ``parse_trec_measure`` read it)."""
+    if isinstance(text, str) and text.strip() == "iprec_at_recall":
+        return [parse(f"IPrec@{level}", defaults=defaults) for level in IPREC_LEVELS]
     spelled = trec_eval_cutoffs(text) if isinstance(text, str) else None
     if spelled is None:
         return [parse(text, defaults=defaults)]

@@ -53,7 +53,8 @@ def means_with_ci(
                     "type": "scatter",
                     "name": "chance level (random order)",
                     "x": measures,
-                    "y": [chance.at[run, m] for m in measures],
+                    # a measure without a closed form has no chance level: no mark
+                    "y": [chance.at[run, m] if m in chance.columns else None for m in measures],
                     "mode": "markers",
                     "offsetgroup": run,
                     "marker": {

@@ -22,9 +22,12 @@ from rankviz.measures import FAMILIES, expand, make
     judged_only=st.booleans(),
     p=st.sampled_from([0.5, 0.8, 0.95]),
     residual=st.booleans(),
+    recall=st.floats(0, 1),
+    weight=st.floats(-1e6, 1e6),
+    docs=st.integers(0, 10**9),
 )
 def test_parse_of_str_round_trips(
-    family, cutoff, rel, gain, gmax, judged_only, p, residual
+    family, cutoff, rel, gain, gmax, judged_only, p, residual, recall, weight, docs
 ) -> None:
     names = {p.name for p in FAMILIES[family].params}
     given = {
@@ -34,6 +37,10 @@ def test_parse_of_str_round_trips(
         "judged_only": judged_only,
         "p": p,
         "residual": residual,
+        "recall": recall,
+        "rel_ret": weight,
+        "nonrel_nonret": -weight,
+        "docs": docs,
     }
     params = {k: v for k, v in given.items() if k in names}
     if FAMILIES[family].cutoff_required and cutoff is None:

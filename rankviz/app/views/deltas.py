@@ -39,7 +39,7 @@ label = str(measure)
 evaluation = ctx.evaluation([baseline, run])
 pair = ctx.pair(measure, baseline, run)
 frame = pair.frame
-chance = ctx.chance([baseline, run]).means()[label]
+chance = ctx.chance([baseline, run]).means().get(label)  # None: no closed form
 wins, ties, losses = pair.wins_ties_losses()
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("Wins", wins)
@@ -50,13 +50,14 @@ m4.metric(
     f"{evaluation.aggregation.mean(frame['delta'].to_numpy(), frame.index):+.4f}",
 )
 means = {
-    name: f"{evaluation.mean(measure, name):.4f} (chance level {chance[name]:.4f})"
+    name: f"{evaluation.mean(measure, name):.4f}"
+    + ("" if chance is None else f" (chance level {chance[name]:.4f})")
     for name in (baseline, run)
 }
 st.caption(
     message("Mean {}: {} {}, {} {}. ", label, baseline, means[baseline], run, means[run])
-    + "The chance level is what a random order of the run's own retrieved documents would get, "
-    "exactly."
+    + ("" if chance is None else "The chance level is what a random order of the run's own ")
+    + ("" if chance is None else "retrieved documents would get, exactly.")
 )
 
 tables = ctx.tables([baseline, run])

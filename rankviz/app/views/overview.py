@@ -107,6 +107,11 @@ st.caption(
     "documents equally likely). A mean near it says the run ranks no better than guessing among "
     "what it found; the "
     "grey marks on the bars show it."
+    + "".join(
+        f" {md(m)} has none: no closed form over tied orders."
+        for m in ctx.measure_names
+        if m not in chance.columns
+    )
 )
 st.subheader("Precision-recall")
 if url_option(ctx.url, st, app_options.PR_CURVE, "overview"):
