@@ -19,7 +19,7 @@ from rankviz.io.frames import as_qrels, as_run
 from rankviz.io.groups import NO_GROUP, QueryGroups
 from rankviz.io.model import Qrels, Run
 from rankviz.io.readers import run_names, unique_names
-from rankviz.measures import Measure, expand
+from rankviz.measures import Measure, expand, refuse_without_closed_form
 from rankviz.ordering import rank
 from rankviz.ranking import RankingTable
 from rankviz.settings import EvalSettings
@@ -46,13 +46,8 @@ def as_measures(
     parsed = [one for m in items for one in expand(m, defaults=dict(defaults or {}))]
     if not parsed:
         raise OptionError("no measure given")
-    if ties is not None and ties.closed_form:
-        lacking = [str(m) for m in parsed if not m.has_closed_form]
-        if lacking:
-            raise OptionError(
-                f"ties={ties}: {', '.join(lacking)} has no closed form over the orders of tied "
-                "documents; ties=random draws them"
-            )
+    if ties is not None:
+        refuse_without_closed_form(parsed, ties)
     return list(dict.fromkeys(parsed))
 
 

@@ -26,7 +26,7 @@ from rankviz.errors import MeasureError, RankvizError
 from rankviz.io.collection import Collection
 from rankviz.io.groups import QueryGroups
 from rankviz.io.model import Qrels, Run
-from rankviz.measures import FAMILIES, Measure, parse, split_names
+from rankviz.measures import FAMILIES, Measure, parse, refuse_without_closed_form, split_names
 from rankviz.options import Option
 from rankviz.settings import EvalSettings
 from rankviz.tie_policy import POLICIES
@@ -181,7 +181,9 @@ def measures_at(names: list[str], k: int, settings: EvalSettings) -> list[Measur
     """The measures as written in the sidebar, ``@K`` at the frame's K, under the settings'
     defaults."""
     defaults = settings.measure_defaults
-    return [parse(name.replace("@K", f"@{k}"), defaults=defaults) for name in names]
+    measures = [parse(name.replace("@K", f"@{k}"), defaults=defaults) for name in names]
+    refuse_without_closed_form(measures, settings.ties)
+    return measures
 
 
 def choose_group(url: UrlState, groups: QueryGroups | None) -> str:

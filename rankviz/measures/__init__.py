@@ -18,6 +18,7 @@ from rankviz.measures.spec import (
     expand,
     make,
     parse,
+    refuse_without_closed_form,
     split_names,
     trec_eval_cutoffs,
 )
@@ -78,6 +79,7 @@ __all__ = [
     "make",
     "markdown_table",
     "parse",
+    "refuse_without_closed_form",
     "split_names",
     "trec_eval_cutoffs",
 ]

@@ -8,7 +8,7 @@ their default are dropped, so ``str(parse("RR(rel=1)@10")) == "RR@10"`` and ``pa
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -16,6 +16,7 @@ import numpy as np
 from rankviz.errors import MeasureError, OptionError
 from rankviz.options import Option
 from rankviz.settings import JUDGED_ONLY
+from rankviz.tie_policy import TiePolicy
 
 #: A measure's parameter is an option like any other (:mod:`rankviz.settings`): its name, default,
 #: values and doc are the same in a measure's name, on the command line and in the app.
@@ -158,6 +159,17 @@ class Measure:
         if self.family.expected is None:
             return np.full(table.n_queries, np.nan)
         return self.family.expected(table, self.cutoff, **values)
+
+
+def refuse_without_closed_form(measures: Sequence[Measure], ties: TiePolicy) -> None:
+    """An OptionError naming the measures without a closed form over tied orders, when ``ties``
+    takes closed forms (``expected``)."""
+    lacking = [str(m) for m in measures if not m.has_closed_form]
+    if ties.closed_form and lacking:
+        raise OptionError(
+            f"ties={ties}: no closed form over the orders of tied documents for "
+            f"{', '.join(lacking)}; ties=random draws orders"
+        )
 
 
 _SYNTAX = re.compile(

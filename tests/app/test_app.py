@@ -233,6 +233,35 @@ def test_the_chance_level_is_the_expected_value_of_one_tie_group_per_query() -> 
     assert _chance_of_two() == pytest.approx(0.75)
 
 
+def test_a_measure_without_a_closed_form_is_shown_without_a_chance_level() -> None:
+    """infAP (trec_eval's, no closed form over tied orders): its means are the library's, the
+    chance level lists the other measures only and says why, the Ties page goes without
+    ``expected`` for it."""
+    at = start(runs="rrf,bm25", measures="infAP,AP")
+    assert not at.exception and not at.error
+    means = at.dataframe[0].value
+    chance = next(d.value for d in at.dataframe[2:] if "interval" not in d.value.columns)
+    collection = open_collection(CRANFIELD)
+    library = rv.evaluate(collection.read_qrels(), collection.read_run("rrf"), ["infAP"])
+    assert means.loc["rrf", "infAP"] == pytest.approx(library.mean("infAP", "rrf"), abs=1e-12)
+    assert list(chance.columns) == ["AP"]
+    assert any("infAP has none: no closed form" in shown(c) for c in at.caption)
+    ties = start("ties", runs="rrf,bm25", measures="infAP")
+    assert not ties.exception and not ties.error
+    assert list(ties.dataframe[1].value.columns) == [
+        "pessimistic",
+        "trec_eval",
+        "run",
+        "optimistic",
+        "width",
+    ]
+    refused = start(runs="rrf", measures="infAP", ties="expected")
+    assert [shown(e) for e in refused.error] == [
+        "ties=expected: no closed form over the orders of tied documents for infAP; ties=random "
+        "draws orders"
+    ]
+
+
 def _chance_of_two() -> float:
     qrels = rv.qrels_from_dict({"q": {"a": 1}})
     run = rv.run_from_dict({"q": {"a": 2.0, "b": 1.0}})

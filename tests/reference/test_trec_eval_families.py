@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import ROOT
+from conftest import ROOT, run_cli
 
 import rankviz as rv
 from rankviz.measures import expand
@@ -98,3 +98,36 @@ def test_under_every_order_the_families_are_trec_evals_on_that_order(ties: str, 
     assert {k for k in got if k[1] != "all"} >= set(expected)
     for key, value in expected.items():
         assert got[key] == value, key
+
+
+def test_expected_ties_refuse_a_family_without_a_closed_form_in_one_line() -> None:
+    done = run_cli(
+        "evaluate",
+        str(GENERATED / "qrels.txt"),
+        str(GENERATED / "run.txt"),
+        "-m",
+        "AP",
+        "-m",
+        "IPrec@0.5",
+        "-m",
+        "infAP",
+        "--ties",
+        "expected",
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip().splitlines() == [
+        "rankviz: error: ties=expected: no closed form over the orders of tied documents for "
+        "IPrec@0.5, infAP; ties=random draws orders"
+    ]
+    drawn = run_cli(
+        "evaluate",
+        str(GENERATED / "qrels.txt"),
+        str(GENERATED / "run.txt"),
+        "-m",
+        "infAP",
+        "--ties",
+        "random",
+        "--format",
+        "tsv",
+    )
+    assert drawn.returncode == 0 and "infAP" in drawn.stdout
