@@ -37,6 +37,7 @@ from rankviz.run_facts import RunFacts, gather, sample_stride
 from rankviz.run_pass import RunPass
 from rankviz.settings import EvalSettings, RunCut
 from rankviz.significance_options import TestSettings
+from rankviz.study_chance import ChanceLevel
 from rankviz.study_questions import Questions
 from rankviz.study_reports import Reports
 from rankviz.tie_policy import EXPECTED, TREC_EVAL, TiePolicy, policy
@@ -49,7 +50,7 @@ Ties = str | TiePolicy  # a policy, or its name (the API's convenience; the sett
 
 
 @dataclass(frozen=True, eq=False)
-class Study(Reports, Questions):
+class Study(Reports, Questions, ChanceLevel):
     """Runs against qrels under one set of conventions. Build it with :meth:`open` (files, a
     collection folder, the meeting's judgments) or directly from objects already read."""
 
@@ -285,36 +286,6 @@ class Study(Reports, Questions):
         """``previous`` (an evaluation of these runs under older qrels) with ``queries`` evaluated
         again: what a new judgment costs; None when it cannot be revised."""
         return revised(previous, self.tables(names, ties), queries)
-
-    @property
-    def chance_measures(self) -> list[Measure]:
-        """The measures whose chance level is known: those with a closed form over tied orders."""
-        return [m for m in self.measures if m.has_closed_form]
-
-    def chance(self, names: Sequence[str] | None = None) -> Evaluation:
-        """Each run's chance level: its retrieved documents of each query in a random order, exactly
-        (:func:`rankviz.ranking.chance_table`, measured with the ``expected`` closed forms), for
-        :attr:`chance_measures`."""
-        settings = self.settings.replace(ties=EXPECTED)
-        tables = (
-            (name, chance_table(table)) for name, table in self._one_at_a_time(names, TREC_EVAL)
-        )
-        return evaluate_tables(
-            tables,
-            self.chance_measures,
-            settings,
-            qrels_qids=self.qrels.query_ids,
-            groups=self.groups,
-            weights=self.weights,
-        )
-
-    def chance_revised(
-        self, previous: Evaluation, queries: Iterable[str], names: Sequence[str] | None = None
-    ) -> Evaluation | None:
-        tables = {
-            name: chance_table(table) for name, table in self.tables(names, TREC_EVAL).items()
-        }
-        return revised(previous, tables, queries)
 
     # --- one pass per run (what the app's pages show first, kept per run) ---------------------
 

@@ -1,0 +1,58 @@
+"""A run's chance level: its own retrieved documents of each query in a random order, measured
+exactly with the ``expected`` closed forms, for the measures that have one.
+
+:class:`ChanceLevel` is mixed into :class:`~rankviz.study.Study` beside its reports and questions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from rankviz.assembly import revised
+from rankviz.evaluate import evaluate_tables
+from rankviz.evaluation import Evaluation
+from rankviz.measures import Measure
+from rankviz.ordering import chance_table
+from rankviz.study_reports import Asked
+from rankviz.tie_policy import EXPECTED, TREC_EVAL
+
+
+def with_closed_form(measures: Iterable[Measure]) -> list[Measure]:
+    return [m for m in measures if m.has_closed_form]
+
+
+class ChanceLevel:
+    """The chance level of a study's runs (mixed into :class:`~rankviz.study.Study`)."""
+
+    @property
+    def chance_measures(self: Asked) -> list[Measure]:
+        """The measures whose chance level is known: those with a closed form over tied orders."""
+        return with_closed_form(self.measures)
+
+    def chance(self: Asked, names: Sequence[str] | None = None) -> Evaluation:
+        """Each run's chance level: its retrieved documents of each query in a random order, exactly
+        (:func:`rankviz.ranking.chance_table`, measured with the ``expected`` closed forms), for
+        :attr:`chance_measures`."""
+        settings = self.settings.replace(ties=EXPECTED)
+        tables = (
+            (name, chance_table(table)) for name, table in self._one_at_a_time(names, TREC_EVAL)
+        )
+        return evaluate_tables(
+            tables,
+            with_closed_form(self.measures),
+            settings,
+            qrels_qids=self.qrels.query_ids,
+            groups=self.groups,
+            weights=self.weights,
+        )
+
+    def chance_revised(
+        self: Asked,
+        previous: Evaluation,
+        queries: Iterable[str],
+        names: Sequence[str] | None = None,
+    ) -> Evaluation | None:
+        tables = {
+            name: chance_table(table) for name, table in self.tables(names, TREC_EVAL).items()
+        }
+        return revised(previous, tables, queries)
