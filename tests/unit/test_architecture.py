@@ -55,6 +55,7 @@ LAYERS = [
             "rankviz.study",
             "rankviz.study_reports",
             "rankviz.study_questions",
+            "rankviz.study_chance",
             "rankviz.studies",
             "rankviz.run_pass",
             "rankviz.remote_pass",
