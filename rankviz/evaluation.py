@@ -10,7 +10,7 @@ queries the qrels do not judge, group-file queries that are not judged). Means c
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -25,6 +25,8 @@ from rankviz.run_facts import RunFacts
 from rankviz.settings import ALL, EvalSettings
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import pandas as pd
 
 MeasureLike = Measure | str
@@ -80,6 +82,48 @@ class Evaluation:
     coverage: Coverage | None = None  # of the groups or weights file
     # per run: what the checks need, when gathered with the values
     facts: Mapping[str, RunFacts] | None = None
+    # read from per-query scores (:meth:`from_scores`): where from, and their coverage
+    scores_notes: tuple[str, ...] = ()
+
+    @classmethod
+    def from_scores(
+        cls,
+        *sources: str | Path | pd.DataFrame,
+        runs: Sequence[str] | None = None,
+        measures: Sequence[str] | None = None,
+        settings: EvalSettings | None = None,
+        lower_is_better: Sequence[str] = (),
+    ) -> Evaluation:
+        """The evaluation of per-query scores from any evaluator (:mod:`rankviz.io.scores`).
+
+        Parameters
+        ----------
+        sources
+            Files of scores (a long or wide table, ``trec_eval -q`` or ir_measures ``-q`` output,
+            pytrec_eval's JSON, a TREC AutoJudge leaderboard), or frames with columns run, query,
+            measure, value.
+        runs, measures
+            Which to keep (default: all, in order of first appearance).
+        settings
+            ``missing`` (a query another run has a score for) and ``aggregate`` apply.
+        lower_is_better
+            Scores where less is better (a latency, a cost).
+
+        Returns
+        -------
+        The evaluation, with the sources and their coverage in :meth:`conventions`.
+        """
+        import pandas as pd
+
+        from rankviz.io.scores import read_scores, scores_of_frame
+        from rankviz.score_evaluation import evaluation_of_scores
+
+        read = [
+            scores_of_frame(s) if isinstance(s, pd.DataFrame) else read_scores(s) for s in sources
+        ]
+        return evaluation_of_scores(
+            read, runs=runs, measures=measures, settings=settings, lower_is_better=lower_is_better
+        )
 
     def __repr__(self) -> str:
         return (
@@ -98,6 +142,8 @@ class Evaluation:
     # --- per-query values --------------------------------------------------------------------
 
     def _key(self, measure: MeasureLike) -> str:
+        if isinstance(measure, str) and measure in self.values:  # a score's own name
+            return measure
         key = str(parse(measure, defaults=self.settings.measure_defaults))
         if key not in self.values:
             raise OptionError(
@@ -137,8 +183,10 @@ class Evaluation:
     # --- means (all through the aggregation) -------------------------------------------------
 
     def mean(self, measure: MeasureLike, run: str) -> float:
+        """The run's mean under the aggregate; NaN when it has no value at all (a score file that
+        does not score this run on this measure)."""
         qids, values = self.run_values(measure, run)
-        return float(self.aggregation.mean(values, qids))
+        return float(self.aggregation.mean(values, qids)) if len(values) else float("nan")
 
     def means(self) -> pd.DataFrame:
         """Runs x measures means under the aggregate in force."""
@@ -204,7 +252,14 @@ class Evaluation:
     # --- output ------------------------------------------------------------------------------
 
     def conventions(self) -> list[str]:
-        return self.settings.conventions()
+        if not self.scores_notes:
+            return self.settings.conventions()
+        missing = {
+            "zero": "a query another run has a score for scores 0 where a run has none",
+            "skip": "a run's mean covers the queries it has a score for; a paired test, those "
+            "both runs have",
+        }[self.settings.missing]
+        return [*self.scores_notes, missing, self.settings.conventions()[-1]]
 
     def records(self, *, per_query: bool = False) -> list[dict]:
         """Rows of the tidy table without pandas: every per-query row first (when asked, as
@@ -246,7 +301,7 @@ class Evaluation:
                     **head,
                     **({"group": ALL} if grouped else {}),
                     "qid": ALL,
-                    "value": self.aggregation.mean(values, qids),
+                    "value": self.mean(measure, run),
                 }
                 mean_rows.append(
                     overall if std is None else {**overall, "std": self.mean_std(measure, run)}

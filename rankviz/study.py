@@ -111,8 +111,19 @@ class Study(Reports, Questions, ChanceLevel):
 
         Returns
         -------
-        The study, with what opening found worth saying in :attr:`notes`.
+        The study, with what opening found worth saying in :attr:`notes`. When ``qrels`` is a
+        file of per-query scores, a :class:`~rankviz.scores_study.ScoresStudy` of it and of the
+        score files among ``runs`` (the other items name the runs kept).
         """
+        from rankviz.scores_study import ScoresStudy, is_scores
+
+        if is_scores(qrels):
+            return ScoresStudy.of_files(
+                [qrels, *(r for r in runs if is_scores(r))],
+                runs=[str(r) for r in runs if not is_scores(r)],
+                measures=measures,
+                options={**(options or {}), **({"aggregate": aggregate} if aggregate else {})},
+            )
         opened = open_inputs(
             qrels,
             runs,

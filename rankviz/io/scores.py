@@ -1,0 +1,264 @@
+"""Per-query scores of any evaluator, read into one long table (run, query, measure, value).
+
+The forms read, each recognised by its content (never by the name alone):
+
+- a table with a header naming a run column and a query column (TSV, CSV, Parquet, JSON lines),
+  long (a ``measure`` and a ``value`` column) or wide (every other numeric column a measure);
+- ``trec_eval -q`` output (``measure qid value``; the run named by its ``runid`` line, else by the
+  file), ir_measures' ``-q`` output (``qid measure value``), pytrec_eval's JSON
+  (``{qid: {measure: value}}``), both named by the file;
+- a TREC AutoJudge leaderboard (``run measure topic value``), whose ``all`` rows are checked
+  against the mean of the topics and then left out.
+
+Every problem is one line naming the file and the line: a value that is not a number, a second value
+for the same run, query and measure.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from rankviz.errors import FormatError, quoted
+from rankviz.io.sources import open_binary
+
+RUN_NAMES = ("run", "runid", "run_id", "system", "run_name")
+QUERY_NAMES = ("query", "qid", "query_id", "topic", "topic_id", "qno")
+MEASURE_NAMES = ("measure", "metric")
+VALUE_NAMES = ("value", "score")
+#: trec_eval -q lines that are not per-query numbers
+NOT_NUMBERS = ("runid", "relstring")
+SNIFFED_LINES = 200
+
+
+@dataclass(frozen=True)
+class Scores:
+    """One file's scores: ``frame`` has columns run, query, measure, value and line (1-based, 0
+    where the form has no lines); ``form`` says how it was read; ``notes`` what reading found."""
+
+    source: str
+    form: str
+    frame: pd.DataFrame
+    notes: tuple[str, ...] = ()
+
+
+def read_scores(path: str | Path) -> Scores:
+    """The scores of a file, in whichever form it holds them; a FormatError otherwise."""
+    label = str(path)
+    form = scores_form(path)
+    if form is None:
+        raise FormatError(label, 0, None, "not a file of per-query scores (see docs/scores.md)")
+    if form == "parquet table":
+        return _table(label, form, pd.read_parquet(path), lines=False)
+    text = _text(label, path)
+    if form == "pytrec_eval json":
+        return _pytrec_json(label, text, Path(path).stem)
+    if form == "json lines table":
+        rows = [json.loads(line) for line in text.splitlines() if line.strip()]
+        return _table(label, form, pd.DataFrame(rows), lines=True)
+    if form in ("tsv table", "csv table"):
+        separator = "\t" if form == "tsv table" else ","
+        frame = pd.read_csv(io.StringIO(text), sep=separator, dtype=str, keep_default_na=False)
+        return _table(label, form, frame, lines=True)
+    rows = [(n, line.split()) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+    if form == "autojudge leaderboard":
+        return _autojudge(label, rows)
+    return _three_columns(label, form, rows, Path(path).stem)
+
+
+def scores_of_frame(frame: pd.DataFrame, *, source: str = "frame") -> Scores:
+    """The scores of a frame with a run and a query column, long or wide, as a table file's."""
+    return _table(source, "frame", frame.copy(), lines=False)
+
+
+def scores_form(path: str | Path) -> str | None:
+    """The form of the scores a file holds, or None when it holds something else (qrels, a run)."""
+    if str(path).endswith(".parquet"):
+        import pyarrow.parquet as pq
+
+        names = [n.lower() for n in pq.read_schema(path).names]
+        return "parquet table" if _named(names, RUN_NAMES) and _named(names, QUERY_NAMES) else None
+    try:
+        with open_binary(str(path), str(path)) as stream:
+            head = stream.read(1 << 16).decode("utf-8", errors="replace")
+    except FormatError:
+        return None
+    lines = [line for line in head.splitlines() if line.strip()][:SNIFFED_LINES]
+    if not lines:
+        return None
+    first = lines[0].strip()
+    if first.startswith("{"):
+        return "json lines table" if first.endswith("}") and len(lines) > 1 else "pytrec_eval json"
+    for separator, form in (("\t", "tsv table"), (",", "csv table")):
+        names = [n.strip().lower() for n in first.split(separator)]
+        if _named(names, RUN_NAMES) and _named(names, QUERY_NAMES):
+            return form
+    fields = [line.split() for line in lines]
+    if all(len(f) == 3 for f in fields):
+        return _which_three_columns(path)
+    if all(len(f) == 4 for f in fields) and _leaderboard(fields):
+        return "autojudge leaderboard"
+    return None
+
+
+def _which_three_columns(path: str | Path) -> str:
+    """trec_eval's (its ``runid`` line, its ``all`` rows in the second column, at the end) or
+    ir_measures' (``all`` in the first, or none under its ``-n``): the whole file decides."""
+    for line in _text(str(path), path).splitlines():
+        fields = line.split()
+        if len(fields) == 3 and (fields[0] == "runid" or fields[1] == "all"):
+            return "trec_eval -q"
+    return "ir_measures -q"
+
+
+def _named(names: list[str], wanted: tuple[str, ...]) -> bool:
+    return any(n in wanted for n in names)
+
+
+def _leaderboard(fields: list[list[str]]) -> bool:
+    """``run measure topic value``: a measure where qrels hold an iteration, a value that is not a
+    grade (a fraction), or an ``all`` row."""
+    named = all(not f[1].lstrip("+-").isdigit() and f[1] != "Q0" for f in fields)
+    return named and any(f[2] == "all" or not f[3].lstrip("+-").isdigit() for f in fields)
+
+
+def _text(label: str, path: str | Path) -> str:
+    with open_binary(str(path), label) as stream:
+        data = stream.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise FormatError(label, line, None, "not UTF-8 text") from None
+
+
+def _number(label: str, line: int, text: object) -> float:
+    try:
+        value = float(str(text).strip())
+    except ValueError:
+        raise FormatError(
+            label, line, None, f"the value {quoted(str(text))} is not a number"
+        ) from None
+    if math.isnan(value):
+        raise FormatError(label, line, None, "the value is NaN: leave the row out instead")
+    return value
+
+
+def _column(label: str, frame: pd.DataFrame, wanted: tuple[str, ...], what: str) -> str | None:
+    found = [c for c in frame.columns if str(c).strip().lower() in wanted]
+    if len(found) > 1:
+        raise FormatError(label, 1, None, f"two {what} columns ({', '.join(map(str, found))})")
+    return found[0] if found else None
+
+
+def _table(label: str, form: str, frame: pd.DataFrame, *, lines: bool) -> Scores:
+    """A long table (run, query, measure, value) or a wide one (run, query, then a column per
+    measure); ``lines``: the file has a header line, so row i is line i + 2."""
+    run = _column(label, frame, RUN_NAMES, "run")
+    query = _column(label, frame, QUERY_NAMES, "query")
+    if run is None or query is None:
+        raise FormatError(label, 1, None, "needs a run column and a query column")
+    measure = _column(label, frame, MEASURE_NAMES, "measure")
+    value = _column(label, frame, VALUE_NAMES, "value")
+    line = pd.Series(range(2, len(frame) + 2) if lines else [0] * len(frame), index=frame.index)
+    if measure is not None and value is not None:
+        long = frame[[run, query, measure, value]].set_axis(
+            ["run", "query", "measure", "value"], axis=1
+        )
+        long = long.assign(line=line)
+    else:
+        kept = [run, query, *(c for c in frame.columns if c not in (run, query))]
+        if len(kept) == 2:
+            raise FormatError(label, 1, None, "names no measure column, and no measure and value")
+        long = (
+            frame[kept]
+            .assign(line=line)
+            .melt(id_vars=[run, query, "line"], var_name="measure", value_name="value")
+            .rename(columns={run: "run", query: "query"})
+        )
+        long = long[long["value"].astype(str).str.strip() != ""]  # a blank cell: no score
+    return _checked(label, form, long, ())
+
+
+def _checked(label: str, form: str, long: pd.DataFrame, notes: tuple[str, ...]) -> Scores:
+    """Values as numbers, names as text, and no (run, query, measure) twice."""
+    for column in ("run", "query", "measure"):
+        long[column] = long[column].astype(str).str.strip()
+    long["value"] = [
+        _number(label, int(n), v) for n, v in zip(long["line"], long["value"], strict=True)
+    ]
+    twice = long.duplicated(["run", "query", "measure"], keep=False)
+    if twice.any():
+        rows = long[twice]
+        first, second = rows.iloc[0], rows[rows.duplicated(["run", "query", "measure"])].iloc[0]
+        raise FormatError(
+            label,
+            int(second["line"]),
+            None,
+            f"a second value for run {quoted(first['run'])}, query {quoted(first['query'])}, "
+            f"measure {quoted(first['measure'])}"
+            + (f" (the first at line {int(first['line'])})" if first["line"] else ""),
+        )
+    frame = long[["run", "query", "measure", "value", "line"]].reset_index(drop=True)
+    return Scores(label, form, frame, notes)
+
+
+def _three_columns(label: str, form: str, rows: list[tuple[int, list[str]]], stem: str) -> Scores:
+    """trec_eval -q (measure qid value; its ``all`` rows are its summary) or ir_measures -q (qid
+    measure value)."""
+    run = stem
+    kept = []
+    for n, (a, b, c) in rows:
+        measure, query = (a, b) if form == "trec_eval -q" else (b, a)
+        if form == "trec_eval -q" and measure == "runid":
+            run = c
+        if query == "all" or measure in NOT_NUMBERS:
+            continue
+        kept.append((measure, query, c, n))
+    long = pd.DataFrame(kept, columns=["measure", "query", "value", "line"]).assign(run=run)
+    return _checked(label, form, long, ())
+
+
+def _pytrec_json(label: str, text: str, stem: str) -> Scores:
+    try:
+        found = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise FormatError(label, exc.lineno, None, f"not JSON ({exc.msg})") from None
+    if not isinstance(found, dict) or not all(isinstance(v, dict) for v in found.values()):
+        raise FormatError(label, 0, None, "pytrec_eval's JSON is {query: {measure: value}}")
+    rows = [(stem, q, m, v, 0) for q, by in found.items() for m, v in by.items()]
+    return _checked(
+        label,
+        "pytrec_eval json",
+        pd.DataFrame(rows, columns=["run", "query", "measure", "value", "line"]),
+        (),
+    )
+
+
+def _autojudge(label: str, rows: list[tuple[int, list[str]]]) -> Scores:
+    """``run measure topic value``; each ``all`` row must be the mean of the run's topics (1e-6),
+    then it is left out."""
+    frame = pd.DataFrame(
+        [(r, m, t, v, n) for n, (r, m, t, v) in rows],
+        columns=["run", "measure", "query", "value", "line"],
+    )
+    summary = frame[frame["query"] == "all"]
+    scores = _checked(label, "autojudge leaderboard", frame[frame["query"] != "all"].copy(), ())
+    means = scores.frame.groupby(["run", "measure"])["value"].mean()
+    for row in summary.itertuples():
+        stated = _number(label, int(row.line), row.value)
+        mean = means.get((row.run, row.measure))
+        if mean is not None and not math.isclose(stated, mean, rel_tol=1e-6, abs_tol=1e-6):
+            raise FormatError(
+                label,
+                int(row.line),
+                None,
+                f"the 'all' row of run {quoted(row.run)}, measure {quoted(row.measure)} says "
+                f"{stated:g}, the mean of its topics is {mean:g}",
+            )
+    return scores

@@ -1,0 +1,148 @@
+"""An evaluation from per-query scores read from files (:mod:`rankviz.io.scores`): the same object
+every analysis takes, its values the files' own.
+
+A score whose name is a measure of the catalogue (``map``, ``P_10``, ``nDCG@10``: trec_eval's and
+ir_measures' spellings) is that measure, so it joins the same measure computed from runs; any other
+name (``nugget_vital``, ``alpha-nDCG@20``) is a :class:`~rankviz.measures.score.Score`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from rankviz.aggregate import Aggregation
+from rankviz.errors import FormatError, MeasureError, OptionError, quoted
+from rankviz.evaluation import Evaluation
+from rankviz.io.scores import Scores
+from rankviz.measures import Measure, parse
+from rankviz.measures.score import Score
+from rankviz.settings import EvalSettings
+
+
+def as_measure(name: str, *, lower_is_better: bool = False) -> Measure:
+    """The catalogue's measure a score's name spells, else a Score of that name."""
+    if not lower_is_better:
+        try:
+            return parse(name)
+        except MeasureError:
+            pass
+    return Score(name, lower_is_better=lower_is_better)
+
+
+def evaluation_of_scores(
+    scores: Sequence[Scores],
+    *,
+    runs: Sequence[str] | None = None,
+    measures: Sequence[str] | None = None,
+    settings: EvalSettings | None = None,
+    lower_is_better: Sequence[str] = (),
+) -> Evaluation:
+    """The evaluation the files' scores make: runs and measures as given (default: every one, in
+    order of first appearance); a query a run has no score for, among those another run scored on
+    that measure, scores 0 (``missing="zero"``) or is left out (``"skip"``); the coverage said."""
+    settings = settings or EvalSettings()
+    if not scores:
+        raise OptionError("no scores given")
+    frame = pd.concat([s.frame.assign(source=s.source) for s in scores], ignore_index=True)
+    named = {
+        n: as_measure(n, lower_is_better=n in lower_is_better) for n in frame["measure"].unique()
+    }
+    for source in scores:  # two names of one measure in one file: which is it?
+        _one_name_each({n: named[n] for n in source.frame["measure"].unique()})
+    frame["key"] = frame["measure"].map(lambda n: str(named[n]))
+    _refuse_twice(frame)
+    by_key = {str(m): m for m in named.values()}
+    chosen = _chosen(measures, by_key)
+    every_run = list(dict.fromkeys(frame["run"]))
+    picked = list(runs) if runs else every_run
+    unknown = [r for r in picked if r not in every_run]
+    if unknown:
+        raise OptionError(f"no scores for run {quoted(unknown[0])}; runs: {', '.join(every_run)}")
+    frame = frame[frame["run"].isin(picked) & frame["key"].isin([str(m) for m in chosen])]
+    qids = np.array(sorted(frame["query"].unique(), key=lambda q: q.encode()), dtype=object)
+    row = {q: i for i, q in enumerate(qids)}
+    values, notes = {}, [f"per-query scores read from {', '.join(_sources(scores))}"]
+    for measure in chosen:
+        key = str(measure)
+        part = frame[frame["key"] == key]
+        matrix = np.full((len(qids), len(picked)), np.nan)
+        matrix[part["query"].map(row).to_numpy(), part["run"].map(picked.index).to_numpy()] = part[
+            "value"
+        ].to_numpy()
+        universe = np.zeros(len(qids), bool)
+        universe[part["query"].map(row).to_numpy()] = True
+        for column, run in enumerate(picked):
+            held = ~np.isnan(matrix[universe, column])
+            if not held.any():
+                notes.append(f"{key}: no score for run {run}")
+                continue
+            if not held.all():
+                gone = "scored 0" if settings.missing == "zero" else "left out"
+                notes.append(
+                    f"{key}: run {run} has no score for {int((~held).sum())} of "
+                    f"{int(universe.sum())} queries: {gone}"
+                )
+                if settings.missing == "zero":
+                    matrix[universe & np.isnan(matrix[:, column]), column] = 0.0
+        values[key] = matrix
+    return Evaluation(
+        settings,
+        tuple(chosen),
+        tuple(picked),
+        qids,
+        values,
+        aggregation=Aggregation(settings.aggregate),
+        scores_notes=tuple(notes),
+    )
+
+
+def _refuse_twice(frame: pd.DataFrame) -> None:
+    """A (run, query, measure) scored twice (in two files, or under two names) refused."""
+    twice = frame.duplicated(["run", "query", "key"], keep="first")
+    if twice.any():
+        second = frame[twice].iloc[0]
+        same = (frame["run"] == second["run"]) & (frame["query"] == second["query"])
+        first = frame[same & (frame["key"] == second["key"])].iloc[0]
+        raise FormatError(
+            second["source"],
+            int(second["line"]),
+            None,
+            f"run {quoted(second['run'])}, query {quoted(second['query'])}, measure "
+            f"{quoted(second['measure'])} is scored in {first['source']} too",
+        )
+
+
+def _one_name_each(named: dict[str, Measure]) -> None:
+    seen: dict[str, str] = {}
+    for name, measure in named.items():
+        other = seen.setdefault(str(measure), name)
+        if other != name:
+            raise OptionError(
+                f"the scores name one measure twice: {other!r} and {name!r} are {measure}"
+            )
+
+
+def _chosen(asked: Sequence[str] | None, by_key: dict[str, Measure]) -> list[Measure]:
+    if not asked:
+        return list(by_key.values())
+    chosen = []
+    for text in asked:
+        found = by_key.get(text) or by_key.get(_canonical(text))
+        if found is None:
+            raise OptionError(f"no scores for measure {text!r}; measures: {', '.join(by_key)}")
+        chosen.append(found)
+    return list(dict.fromkeys(chosen))
+
+
+def _canonical(text: str) -> str:
+    try:
+        return str(parse(text))
+    except MeasureError:
+        return text
+
+
+def _sources(scores: Sequence[Scores]) -> list[str]:
+    return [f"{s.source} ({s.form})" for s in scores]

@@ -1,0 +1,117 @@
+"""A study of per-query scores read from files (:mod:`rankviz.io.scores`) instead of runs and
+qrels: every question that needs only the values (means, paired tests, ranks, groups) is answered
+as for runs; one that needs rankings is refused in one line that says why."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from rankviz.analyses.checks.findings import CheckReport
+from rankviz.errors import OptionError
+from rankviz.evaluation import Evaluation
+from rankviz.io.model import Qrels
+from rankviz.io.scores import read_scores, scores_form
+from rankviz.measures import Measure
+from rankviz.score_evaluation import evaluation_of_scores
+from rankviz.settings import EvalSettings
+from rankviz.study import Study
+
+NO_QRELS = Qrels(
+    query_ids=np.array([], dtype=object),
+    qid_codes=np.array([], dtype=np.int32),
+    doc_ids=pa.array([], pa.string()),
+    doc_codes=np.array([], dtype=np.int32),
+    source="(per-query scores: no qrels)",
+)
+
+
+@dataclass(frozen=True, eq=False)
+class ScoresStudy(Study):
+    """A study whose numbers are the files' scores (:attr:`scored`)."""
+
+    scored: Evaluation | None = None
+
+    @classmethod
+    def of_files(
+        cls,
+        paths: Sequence[str | Path],
+        *,
+        runs: Sequence[str] = (),
+        measures: Sequence[str | Measure] | None = None,
+        options: Mapping[str, Any] | None = None,
+        lower_is_better: Sequence[str] = (),
+    ) -> ScoresStudy:
+        """The scores of ``paths``, of the runs and measures named (default: all)."""
+        settings = EvalSettings.from_args(dict(options or {}))
+        scored = evaluation_of_scores(
+            [read_scores(p) for p in paths],
+            runs=list(runs) or None,
+            measures=[str(m) for m in measures] if measures else None,
+            settings=settings,
+            lower_is_better=lower_is_better,
+        )
+        return cls(NO_QRELS, measures=scored.measures, settings=settings, scored=scored)
+
+    @property
+    def _scores(self) -> Evaluation:
+        assert self.scored is not None, "a ScoresStudy is opened with its scores"
+        return self.scored
+
+    @property
+    def run_names(self) -> list[str]:
+        return list(self._scores.runs)
+
+    def table(self, name: str, ties=None, cut=None):
+        raise OptionError(
+            "this needs the runs' rankings; per-query scores (from "
+            f"{self._scores.scores_notes[0].removeprefix('per-query scores read from ')}) hold "
+            "only values: means, comparisons, ranks and groups work on them"
+        )
+
+    def evaluation(self, names=None, *, ties=None, measures=None, **ignored) -> Evaluation:
+        """The scores of ``names`` on ``measures`` (default: all); another tie order needs
+        rankings."""
+        if ties is not None:
+            self.table("", ties)
+        scored = self._scores
+        runs = list(names or scored.runs)
+        keys = [str(m) for m in (measures or scored.measures)]
+        return dataclasses.replace(
+            scored,
+            runs=tuple(runs),
+            measures=tuple(m for m in scored.measures if str(m) in keys),
+            values={
+                k: v[:, [scored.runs.index(r) for r in runs]]
+                for k, v in scored.values.items()
+                if k in keys
+            },
+        )
+
+    def chance(self, names=None) -> Evaluation:
+        self.table("")
+        raise AssertionError  # unreachable: table refuses
+
+    def check(self, k: int = 0, *, evaluation=None, facts=None) -> CheckReport:
+        """Nothing to check: the checks read rankings and qrels, and scores hold neither."""
+        return CheckReport()
+
+    def conventions(self) -> list[str]:
+        return self._scores.conventions()
+
+    def coverage_notes(self) -> list[str]:
+        return []
+
+    def bytes_to_read(self) -> int:
+        return 0
+
+
+def is_scores(path: str | Path) -> bool:
+    """Whether a file holds per-query scores (not qrels, not a run, not a folder)."""
+    return Path(path).is_file() and scores_form(path) is not None
