@@ -92,7 +92,7 @@ def assemble(
                 trial_columns[key].append(values)
                 values = values.mean(axis=0)
             columns[key].append(values)
-    aggregation = _aggregation(settings, groups, weights)
+    aggregation = aggregation_of(settings, groups, weights)
     covered = None
     if groups is not None and settings.group_by is not None:
         covered = coverage(groups.frame.index, qids if qrels_qids is None else qrels_qids)
@@ -225,9 +225,10 @@ def _measure_values(
         yield measure, np.vstack(trials[measure]).reshape(settings.trials, table.n_queries)
 
 
-def _aggregation(
+def aggregation_of(
     settings: EvalSettings, groups: QueryGroups | None, weights: Mapping[str, float] | None
 ) -> Aggregation:
+    """The aggregation the settings ask for, over the groups' column or the weights."""
     group_of = None
     if settings.group_by is not None:
         if groups is None:

@@ -8,14 +8,15 @@ name (``nugget_vital``, ``alpha-nDCG@20``) is a :class:`~rankviz.measures.score.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
-from rankviz.aggregate import Aggregation
+from rankviz.assembly import aggregation_of
 from rankviz.errors import FormatError, MeasureError, OptionError, quoted
 from rankviz.evaluation import Evaluation
+from rankviz.io.groups import QueryGroups
 from rankviz.io.scores import Scores
 from rankviz.measures import Measure, parse
 from rankviz.measures.score import Score
@@ -39,6 +40,8 @@ def evaluation_of_scores(
     measures: Sequence[str] | None = None,
     settings: EvalSettings | None = None,
     lower_is_better: Sequence[str] = (),
+    groups: QueryGroups | None = None,
+    weights: Mapping[str, float] | None = None,
 ) -> Evaluation:
     """The evaluation the files' scores make: runs and measures as given (default: every one, in
     order of first appearance); a query a run has no score for, among those another run scored on
@@ -94,7 +97,7 @@ def evaluation_of_scores(
         tuple(picked),
         qids,
         values,
-        aggregation=Aggregation(settings.aggregate),
+        aggregation=aggregation_of(settings, groups, weights),
         scores_notes=tuple(notes),
     )
 

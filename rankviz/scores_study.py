@@ -13,9 +13,11 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from rankviz.aggregate import aggregate_option
 from rankviz.analyses.checks.findings import CheckReport
 from rankviz.errors import OptionError
 from rankviz.evaluation import Evaluation
+from rankviz.io.groups import read_groups
 from rankviz.io.model import Qrels
 from rankviz.io.scores import read_scores, scores_form
 from rankviz.measures import Measure
@@ -46,18 +48,33 @@ class ScoresStudy(Study):
         runs: Sequence[str] = (),
         measures: Sequence[str | Measure] | None = None,
         options: Mapping[str, Any] | None = None,
+        groups: str | None = None,
+        aggregate: str | None = None,
         lower_is_better: Sequence[str] = (),
     ) -> ScoresStudy:
-        """The scores of ``paths``, of the runs and measures named (default: all)."""
-        settings = EvalSettings.from_args(dict(options or {}))
+        """The scores of ``paths``, of the runs and measures named (default: all); ``groups`` and
+        ``aggregate`` as for runs (:meth:`Study.open`)."""
+        how, weights = aggregate_option(aggregate, None)
+        given = {**(options or {}), **({"aggregate": how} if how else {})}
+        settings = EvalSettings.from_args(given)
+        found = read_groups(groups) if groups else None
         scored = evaluation_of_scores(
             [read_scores(p) for p in paths],
             runs=list(runs) or None,
             measures=[str(m) for m in measures] if measures else None,
             settings=settings,
             lower_is_better=lower_is_better,
+            groups=found,
+            weights=weights,
         )
-        return cls(NO_QRELS, measures=scored.measures, settings=settings, scored=scored)
+        return cls(
+            NO_QRELS,
+            measures=scored.measures,
+            settings=settings,
+            groups=found,
+            weights=weights,
+            scored=scored,
+        )
 
     @property
     def _scores(self) -> Evaluation:

@@ -83,6 +83,7 @@ class Study(Reports, Questions, ChanceLevel):
         groups: str | None = None,
         aggregate: str | None = None,
         options: Mapping[str, Any] | None = None,
+        lower_is_better: Sequence[str] = (),
     ) -> Study:
         """A study of files (:func:`rankviz.opening.open_inputs`).
 
@@ -108,6 +109,8 @@ class Study(Reports, Questions, ChanceLevel):
             ``query``, ``macro`` or ``weights[:FILE]``.
         options
             Evaluation options by name (``{"rel": 2, "ties": "expected"}``), over the collection's.
+        lower_is_better
+            Scores (of a scores file) where less is better.
 
         Returns
         -------
@@ -122,7 +125,10 @@ class Study(Reports, Questions, ChanceLevel):
                 [qrels, *(r for r in runs if is_scores(r))],
                 runs=[str(r) for r in runs if not is_scores(r)],
                 measures=measures,
-                options={**(options or {}), **({"aggregate": aggregate} if aggregate else {})},
+                options=options,
+                groups=groups,
+                aggregate=aggregate,
+                lower_is_better=lower_is_better,
             )
         opened = open_inputs(
             qrels,

@@ -7,7 +7,7 @@ rankings, the paired tests of one measure and what follows from them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from rankviz.evaluation import Evaluation
@@ -20,6 +20,12 @@ if TYPE_CHECKING:
 
     from rankviz.analyses.deltas import PairDeltas
     from rankviz.analyses.precision_recall import PrecisionRecall
+
+
+def lower_is_better(measures: Iterable[Measure]) -> frozenset[str]:
+    """The names of the measures where less is better (their verdicts read a negative delta as
+    better)."""
+    return frozenset(str(m) for m in measures if not m.higher_is_better)
 
 
 class Questions:
@@ -71,7 +77,12 @@ class Questions:
 
         values = (evaluation or self.evaluation()).matrix(measure, complete=False)
         table = compare_runs(values, tests, measure=str(measure))
-        return table.assign(verdict=verdicts(table, alpha=tests.alpha)) if verdict else table
+        lower = lower_is_better([measure])
+        return (
+            table.assign(verdict=verdicts(table, alpha=tests.alpha, lower_is_better=lower))
+            if verdict
+            else table
+        )
 
     def paired_tests_by_group(
         self: Asked, measure: Measure, tests: TestSettings, *, evaluation: Evaluation | None = None
@@ -82,7 +93,8 @@ class Questions:
         values = (evaluation or self.evaluation()).matrix(measure, complete=False)
         table = compare_by_group(values, self.group_of(values.index), tests, measure=str(measure))
         tested = table.fillna({"p_adjusted": 1.0})
-        return table.assign(verdict=verdicts(tested, alpha=tests.alpha))
+        lower = lower_is_better([measure])
+        return table.assign(verdict=verdicts(tested, alpha=tests.alpha, lower_is_better=lower))
 
     def best_per_measure(
         self: Asked, *, evaluation: Evaluation | None = None
@@ -133,7 +145,9 @@ class Questions:
                 str(m): Questions.paired_tests(self, m, tests, evaluation=found)
                 for m in self.measures
             }
-        return verdict_marks(tables, alpha=tests.alpha)
+        return verdict_marks(
+            tables, alpha=tests.alpha, lower_is_better=lower_is_better(self.measures)
+        )
 
     def precision_recall(self: Asked, names: Sequence[str] | None = None) -> PrecisionRecall:
         """The runs' interpolated precision-recall curves on the qrels in force: the tie policy's

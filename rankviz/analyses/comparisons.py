@@ -33,6 +33,8 @@ class Comparison:
 
     table: pd.DataFrame
     settings: TestSettings
+    #: the measures where less is better (a cost, a residual): a negative delta is their better
+    lower_is_better: frozenset[str] = frozenset()
 
     @property
     def statistic(self) -> np.ndarray:
@@ -48,7 +50,7 @@ class Comparison:
         return ConfidenceInterval(self.table["ci_low"].to_numpy(), self.table["ci_high"].to_numpy())
 
     def verdicts(self) -> list[str]:
-        return verdicts(self.table, alpha=self.settings.alpha)
+        return verdicts(self.table, alpha=self.settings.alpha, lower_is_better=self.lower_is_better)
 
     def to_frames(self) -> dict[str, pd.DataFrame]:
         """``comparisons``: one row per (measure, baseline, run) with the :data:`COLUMNS` (and
@@ -129,7 +131,9 @@ class Comparison:
                 queries_needed(matrix, baseline, difference, alpha=self.settings.alpha).get(run)
             )
         return Comparison(
-            self.table.assign(queries_needed=pd.array(needed, dtype="Int64")), self.settings
+            self.table.assign(queries_needed=pd.array(needed, dtype="Int64")),
+            self.settings,
+            self.lower_is_better,
         )
 
     def __repr__(self) -> str:
@@ -165,4 +169,8 @@ def compare(
         compare_runs(evaluation.matrix(m, complete=False), settings, measure=str(m), rng=generator)
         for m in names
     ]
-    return Comparison(pd.concat(frames, ignore_index=True), settings)
+    lower = frozenset(str(m) for m in evaluation.measures if not m.higher_is_better)
+    table = pd.concat(frames, ignore_index=True)
+    flipped = table["measure"].isin(lower)  # a win is a query where the run is better
+    table.loc[flipped, ["wins", "losses"]] = table.loc[flipped, ["losses", "wins"]].to_numpy()
+    return Comparison(table, settings, lower)

@@ -20,23 +20,35 @@ if TYPE_CHECKING:
 from rankviz.analyses.pair_tests import compare_runs
 
 
-def verdicts(table: pd.DataFrame, *, alpha: float = 0.05) -> list[str]:
+def verdicts(
+    table: pd.DataFrame, *, alpha: float = 0.05, lower_is_better: frozenset[str] = frozenset()
+) -> list[str]:
     """Per row of :func:`compare_runs`: ``better`` / ``worse`` where the adjusted p is below alpha,
-    else ``n.s.`` (untested rows, whose p is NaN, are ``n.s.`` too)."""
+    else ``n.s.`` (untested rows, whose p is NaN, are ``n.s.`` too); better is a positive delta,
+    or a negative one on the measures in ``lower_is_better``."""
     return [
-        ("better" if delta > 0 else "worse") if p < alpha else "n.s."
-        for delta, p in zip(table["delta"], table["p_adjusted"])
+        ("better" if (delta < 0 if measure in lower_is_better else delta > 0) else "worse")
+        if p < alpha
+        else "n.s."
+        for measure, delta, p in zip(table["measure"], table["delta"], table["p_adjusted"])
     ]
 
 
-def verdict_marks(tables: Mapping[str, pd.DataFrame], *, alpha: float = 0.05) -> pd.DataFrame:
+def verdict_marks(
+    tables: Mapping[str, pd.DataFrame],
+    *,
+    alpha: float = 0.05,
+    lower_is_better: frozenset[str] = frozenset(),
+) -> pd.DataFrame:
     """Runs x measures: each run's verdict against the baseline, from one :func:`compare_runs` table
     per measure."""
     import pandas as pd
 
     return pd.DataFrame(
         {
-            name: pd.Series(verdicts(table, alpha=alpha), index=table["run"])
+            name: pd.Series(
+                verdicts(table, alpha=alpha, lower_is_better=lower_is_better), index=table["run"]
+            )
             for name, table in tables.items()
         }
     )

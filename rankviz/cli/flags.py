@@ -55,13 +55,14 @@ def inputs(parser: argparse.ArgumentParser) -> None:
     """What every command reads: qrels or a collection folder, runs, measures, output format."""
     parser.add_argument(
         "qrels",
-        help="TREC qrels (or CSV/TSV/Parquet), a collection folder, or "
-        "irds:DATASET_ID (rankviz[irds])",
+        help="TREC qrels (or CSV/TSV/Parquet), a collection folder, "
+        "irds:DATASET_ID (rankviz[irds]), or a file of per-query scores (docs/scores.md)",
     )
     parser.add_argument(
         "runs",
         nargs="*",
-        help="run files (TREC, .gz, CSV, TSV, Parquet); names of runs in a collection folder",
+        help="run files (TREC, .gz, CSV, TSV, Parquet); names of runs in a collection folder; "
+        "after a scores file, more score files or the names of the runs to keep",
     )
     parser.add_argument(
         "-m",
@@ -112,6 +113,16 @@ def conventions(parser: argparse.ArgumentParser, *, ties: bool = True) -> None:
         default=None,
         dest="ignore_identical_ids",
         help=s.IGNORE_IDENTICAL_IDS.help(),
+    )
+
+
+def scores(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--lower-is-better",
+        action="append",
+        default=[],
+        metavar="MEASURE",
+        help="a score read from a scores file where less is better (a latency, a cost); repeatable",
     )
 
 

@@ -14,6 +14,7 @@ from rankviz.cli.flags import (
     grouping,
     inputs,
     ranks,
+    scores,
     test_flags,
 )
 from rankviz.report_settings import FAIL_IF, MARGIN, STANDARDISED
@@ -31,6 +32,7 @@ def add_number_commands(commands) -> None:
     add(ev, s.SEED)
     add(ev, s.UNJUDGED, metavar="nonrelevant|relevant[:G]")
     grouping(ev)
+    scores(ev)
     ev.add_argument(
         "--protocol",
         action="store_true",
@@ -73,6 +75,7 @@ def add_number_commands(commands) -> None:
     add(co, FAIL_IF)
     add(co, MARGIN, metavar="DELTA")
     grouping(co)
+    scores(co)
     checked(co)
     ranks(co)
 

@@ -1,0 +1,191 @@
+"""Per-query scores of any evaluator (#41): every form read gives the values its writer wrote;
+means are numpy's, paired t tests scipy's on the queries both runs have; problems are one line."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import CRANFIELD, run_cli
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+import rankviz as rv
+from rankviz.errors import FormatError
+from rankviz.io.scores import read_scores, scores_form
+
+QRELS = CRANFIELD / "qrels.txt"
+RUNS = {name: CRANFIELD / "runs" / f"{name}.run.gz" for name in ("bm25", "dense")}
+
+
+def _evaluated(measures: list[str]) -> rv.Evaluation:
+    return rv.evaluate(rv.read_qrels(QRELS), [rv.read_run(p) for p in RUNS.values()], measures)
+
+
+def test_trec_eval_and_ir_measures_outputs_are_the_values_they_print(tmp_path: Path) -> None:
+    """``rankviz trec-eval -q`` (trec_eval's bytes) and ir_measures' ``-q`` of the same runs read
+    back as the engine's values at the digits they print; trec_eval's names are the catalogue's."""
+    files = []
+    for name, path in RUNS.items():
+        out = tmp_path / f"te-{name}.txt"
+        done = run_cli("trec-eval", "-q", "-c", "-m", "map", "-m", "P.10", str(QRELS), str(path))
+        out.write_text(done.stdout)
+        files.append(out)
+        measured = subprocess.run(
+            [sys.executable, "-m", "ir_measures", str(QRELS), str(path), "RR@10", "-q", "-p", "6"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        (tmp_path / f"irm-{name}.txt").write_text(measured.stdout)
+    assert [scores_form(f) for f in files] == ["trec_eval -q"] * 2
+    assert scores_form(tmp_path / "irm-bm25.txt") == "ir_measures -q"
+    trec = rv.Evaluation.from_scores(*files)
+    assert [str(m) for m in trec.measures] == ["AP", "P@10"]
+    engine = _evaluated(["AP", "P@10", "RR@10"])
+    runid = {r: read_scores(f).frame["run"].iloc[0] for r, f in zip(RUNS, files, strict=True)}
+    for run in RUNS:
+        for measure in ("AP", "P@10"):
+            ours = engine.per_query(measure, run)
+            theirs = trec.per_query(measure, runid[run]).reindex(ours.index)
+            assert np.allclose(theirs, ours, atol=5.000001e-5, rtol=0)  # printed %6.4f
+        irm = rv.Evaluation.from_scores(tmp_path / f"irm-{run}.txt")
+        assert irm.runs == (f"irm-{run}",)
+        ours = engine.per_query("RR@10", run)
+        theirs = irm.per_query("RR@10", f"irm-{run}").reindex(ours.index)
+        assert np.allclose(theirs, ours, atol=5e-7, rtol=0)
+
+
+def _table(seed: int, *, gaps: bool) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    rows = [
+        (run, f"t{q}", measure, float(rng.random()))
+        for run in ("a", "b", "c")
+        for q in range(1, 31)
+        for measure in ("nugget_all", "support")
+        if not gaps or rng.random() > 0.15
+    ]
+    return pd.DataFrame(rows, columns=["run", "query", "measure", "value"])
+
+
+@pytest.mark.parametrize("form", ["tsv", "csv", "parquet", "jsonl", "wide csv", "json"])
+def test_every_table_form_reads_the_same_scores(tmp_path: Path, form: str) -> None:
+    frame = _table(1, gaps=False)
+    path = tmp_path / "scores"
+    if form == "tsv":
+        frame.to_csv(path, sep="\t", index=False)
+    elif form == "csv":
+        frame.rename(columns={"query": "Topic", "run": "System"}).to_csv(path, index=False)
+    elif form == "parquet":
+        path = tmp_path / "scores.parquet"
+        frame.to_parquet(path)
+    elif form == "jsonl":
+        path.write_text("".join(json.dumps(r) + "\n" for r in frame.to_dict("records")))
+    elif form == "wide csv":
+        frame.pivot_table(
+            index=["run", "query"], columns="measure", values="value"
+        ).reset_index().to_csv(path, index=False)
+    else:  # pytrec_eval's: one run per file, named by it
+        frame = frame[frame["run"] == "a"]
+        path = tmp_path / "a.json"
+        nested: dict = {}
+        for row in frame.itertuples():
+            nested.setdefault(row.query, {})[row.measure] = row.value
+        path.write_text(json.dumps(nested))
+    got = rv.Evaluation.from_scores(path)
+    for (run, measure), part in frame.groupby(["run", "measure"]):
+        assert got.per_query(measure, run).to_dict() == dict(zip(part["query"], part["value"]))
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(seed=st.integers(0, 10**6), missing=st.sampled_from(["zero", "skip"]))
+def test_means_are_numpys_and_t_tests_scipys(tmp_path: Path, seed: int, missing: str) -> None:
+    frame = _table(seed, gaps=True)
+    path = tmp_path / "scores.tsv"
+    frame.to_csv(path, sep="\t", index=False)
+    got = rv.Evaluation.from_scores(path, settings=rv.EvalSettings(missing=missing))
+    for measure in ("nugget_all", "support"):
+        # a measure's queries: those some run has a score for
+        table = frame[frame["measure"] == measure].pivot(
+            index="query", columns="run", values="value"
+        )
+        if missing == "zero":
+            table = table.fillna(0.0)
+        for run in "abc":
+            assert got.mean(measure, run) == pytest.approx(np.nanmean(table[run]), abs=1e-12)
+        study = rv.Study.open(path, measures=[measure], options={"missing": missing})
+        tests = rv.TestSettings(test="t", baseline="a", correction="none")
+        compared = study.compare(tests).to_frames()["comparisons"].set_index("run")
+        for run in "bc":
+            both = table[["a", run]].dropna()
+            reference = stats.ttest_rel(both[run], both["a"])
+            assert compared.at[run, "n"] == len(both)
+            assert compared.at[run, "p_value"] == pytest.approx(reference.pvalue, abs=1e-12)
+
+
+def test_a_measure_one_run_lacks_is_said_and_has_no_mean(tmp_path: Path) -> None:
+    frame = _table(2, gaps=False)
+    frame = frame[(frame["run"] != "c") | (frame["measure"] != "support")]
+    path = tmp_path / "scores.tsv"
+    frame.to_csv(path, sep="\t", index=False)
+    got = rv.Evaluation.from_scores(path)
+    assert (
+        math.isnan(got.mean("support", "c")) and "support: no score for run c" in got.conventions()
+    )
+
+
+def test_an_autojudge_leaderboard_checks_its_all_rows(tmp_path: Path) -> None:
+    rows = [f"run1 nugget t{q} {q / 10:.1f}" for q in range(1, 5)]
+    good, bad = tmp_path / "good.txt", tmp_path / "bad.txt"
+    good.write_text("\n".join([*rows, "run1 nugget all 0.25"]) + "\n")
+    bad.write_text("\n".join([*rows, "run1 nugget all 0.3"]) + "\n")
+    assert scores_form(good) == "autojudge leaderboard"
+    assert rv.Evaluation.from_scores(good).mean("nugget", "run1") == pytest.approx(0.25)
+    with pytest.raises(
+        FormatError, match="line 5: the 'all' row of run 'run1'.*mean of its topics"
+    ):
+        read_scores(bad)
+
+
+def test_qrels_and_runs_are_not_taken_for_scores() -> None:
+    assert scores_form(QRELS) is None and scores_form(RUNS["bm25"]) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        (
+            "run\tquery\tmeasure\tvalue\na\tq1\tm\t0.5\na\tq1\tm\t0.7\n",
+            "line 3: a second value for run 'a', query 'q1', measure 'm' (the first at line 2)",
+        ),
+        (
+            "run\tquery\tmeasure\tvalue\na\tq1\tm\thigh\n",
+            "line 2: the value 'high' is not a number",
+        ),
+    ],
+)
+def test_a_bad_row_is_one_line_naming_it(tmp_path: Path, text: str, said: str) -> None:
+    path = tmp_path / "scores.tsv"
+    path.write_text(text)
+    done = run_cli("evaluate", str(path))
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip() == f"rankviz: error: {path}, {said}"
+
+
+@pytest.mark.parametrize("command", [["ties"], ["unjudged"]])
+def test_what_needs_rankings_is_refused_in_one_line(tmp_path: Path, command: list[str]) -> None:
+    path = tmp_path / "scores.tsv"
+    _table(3, gaps=False).to_csv(path, sep="\t", index=False)
+    done = run_cli(*command, str(path), "-m", "support")
+    assert done.returncode == 2 and done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "needs the runs' rankings" in lines[0]
