@@ -31,6 +31,7 @@ from rankviz.ordering import rank
 from rankviz.pieces import RunSource
 from rankviz.ranking import TIE_POLICIES, RankingTable
 from rankviz.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
+from rankviz.scores_study import ScoresStudy
 from rankviz.settings import EvalSettings
 from rankviz.significance_options import TestSettings
 from rankviz.study import Study
@@ -71,6 +72,7 @@ __all__ = [
     "RankvizError",
     "Run",
     "RunSource",
+    "ScoresStudy",
     "Study",
     "TestSettings",
     "TieReportSettings",

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rankviz.errors import OptionError
-from rankviz.io.groups import NO_GROUP, read_weights
-from rankviz.settings import AGGREGATE
+from rankviz.io.groups import NO_GROUP, QueryGroups, read_weights
+from rankviz.settings import AGGREGATE, EvalSettings
 
 if TYPE_CHECKING:
     from rankviz.io.collection import Collection
@@ -117,4 +117,22 @@ def aggregate_option(
         return how, collection.weights.to_dict()
     raise OptionError(
         "--aggregate weights needs a file: weights:FILE (or a collection with query_weights.tsv)"
+    )
+
+
+def aggregation_of(
+    settings: EvalSettings, groups: QueryGroups | None, weights: Mapping[str, float] | None
+) -> Aggregation:
+    """The aggregation the settings ask for, over the groups' column or the weights."""
+    group_of = None
+    if settings.group_by is not None:
+        if groups is None:
+            raise OptionError(
+                "group_by needs query groups (a groups file or a collection with groups)"
+            )
+        group_of = groups.column(settings.group_by).to_dict()
+    return Aggregation(
+        settings.aggregate,
+        group_of=group_of,
+        weights=weights if settings.aggregate == "weights" else None,
     )

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rankviz.aggregate import Aggregation
+from rankviz.aggregate import aggregation_of
 from rankviz.errors import OptionError, RankvizError
 from rankviz.evaluation import Evaluation
 from rankviz.io.groups import QueryGroups, coverage
@@ -223,24 +223,6 @@ def _measure_values(
             trials[measure].append(measure(shuffled[depth[measure]]))
     for measure in measures:
         yield measure, np.vstack(trials[measure]).reshape(settings.trials, table.n_queries)
-
-
-def aggregation_of(
-    settings: EvalSettings, groups: QueryGroups | None, weights: Mapping[str, float] | None
-) -> Aggregation:
-    """The aggregation the settings ask for, over the groups' column or the weights."""
-    group_of = None
-    if settings.group_by is not None:
-        if groups is None:
-            raise OptionError(
-                "group_by needs query groups (a groups file or a collection with groups)"
-            )
-        group_of = groups.column(settings.group_by).to_dict()
-    return Aggregation(
-        settings.aggregate,
-        group_of=group_of,
-        weights=weights if settings.aggregate == "weights" else None,
-    )
 
 
 def tie_seed(settings: EvalSettings, rng: np.random.Generator | int | None = None) -> int:

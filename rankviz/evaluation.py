@@ -18,7 +18,7 @@ import numpy as np
 
 from rankviz.aggregate import Aggregation
 from rankviz.errors import OptionError
-from rankviz.io.groups import Coverage
+from rankviz.io.groups import Coverage, QueryGroups
 from rankviz.measures import Measure, parse
 from rankviz.ranking import RankingTable
 from rankviz.run_facts import RunFacts
@@ -93,6 +93,8 @@ class Evaluation:
         measures: Sequence[str] | None = None,
         settings: EvalSettings | None = None,
         lower_is_better: Sequence[str] = (),
+        groups: QueryGroups | None = None,
+        weights: Mapping[str, float] | None = None,
     ) -> Evaluation:
         """The evaluation of per-query scores from any evaluator (:mod:`rankviz.io.scores`).
 
@@ -100,14 +102,16 @@ class Evaluation:
         ----------
         sources
             Files of scores (a long or wide table, ``trec_eval -q`` or ir_measures ``-q`` output,
-            pytrec_eval's JSON, a TREC AutoJudge leaderboard), or frames with columns run, query,
-            measure, value.
+            pytrec_eval's JSON, a TREC AutoJudge leaderboard), or frames with a run and a query
+            column (long: measure and value; wide: a column per measure).
         runs, measures
             Which to keep (default: all, in order of first appearance).
         settings
-            ``missing`` (a query another run has a score for) and ``aggregate`` apply.
+            ``missing`` (a query another run has a score for), ``aggregate`` and ``group_by``.
         lower_is_better
             Scores where less is better (a latency, a cost).
+        groups, weights
+            What ``group_by`` and ``aggregate="weights"`` read.
 
         Returns
         -------
@@ -115,14 +119,29 @@ class Evaluation:
         """
         import pandas as pd
 
+        from rankviz.aggregate import aggregation_of
         from rankviz.io.scores import read_scores, scores_of_frame
-        from rankviz.score_evaluation import evaluation_of_scores
+        from rankviz.score_evaluation import scored_values
 
-        read = [
-            scores_of_frame(s) if isinstance(s, pd.DataFrame) else read_scores(s) for s in sources
-        ]
-        return evaluation_of_scores(
-            read, runs=runs, measures=measures, settings=settings, lower_is_better=lower_is_better
+        settings = settings or EvalSettings()
+        found = scored_values(
+            [
+                scores_of_frame(s) if isinstance(s, pd.DataFrame) else read_scores(s)
+                for s in sources
+            ],
+            runs=runs,
+            measures=measures,
+            settings=settings,
+            lower_is_better=lower_is_better,
+        )
+        return cls(
+            settings,
+            found.measures,
+            found.runs,
+            found.qids,
+            found.values,
+            aggregation=aggregation_of(settings, groups, weights),
+            scores_notes=found.notes,
         )
 
     def __repr__(self) -> str:

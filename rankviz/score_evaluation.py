@@ -1,5 +1,5 @@
-"""An evaluation from per-query scores read from files (:mod:`rankviz.io.scores`): the same object
-every analysis takes, its values the files' own.
+"""The values of an evaluation from per-query scores read from files (:mod:`rankviz.io.scores`),
+which :meth:`rankviz.evaluation.Evaluation.from_scores` makes the object every analysis takes.
 
 A score whose name is a measure of the catalogue (``map``, ``P_10``, ``nDCG@10``: trec_eval's and
 ir_measures' spellings) is that measure, so it joins the same measure computed from runs; any other
@@ -8,15 +8,13 @@ name (``nugget_vital``, ``alpha-nDCG@20``) is a :class:`~rankviz.measures.score.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from rankviz.assembly import aggregation_of
 from rankviz.errors import FormatError, MeasureError, OptionError, quoted
-from rankviz.evaluation import Evaluation
-from rankviz.io.groups import QueryGroups
 from rankviz.io.scores import Scores
 from rankviz.measures import Measure, parse
 from rankviz.measures.score import Score
@@ -33,20 +31,28 @@ def as_measure(name: str, *, lower_is_better: bool = False) -> Measure:
     return Score(name, lower_is_better=lower_is_better)
 
 
-def evaluation_of_scores(
+@dataclass(frozen=True, eq=False)
+class ScoredValues:
+    """An evaluation's values from scores: queries x runs per measure, and what reading said."""
+
+    measures: tuple[Measure, ...]
+    runs: tuple[str, ...]
+    qids: np.ndarray
+    values: dict[str, np.ndarray]
+    notes: tuple[str, ...]
+
+
+def scored_values(
     scores: Sequence[Scores],
     *,
     runs: Sequence[str] | None = None,
     measures: Sequence[str] | None = None,
-    settings: EvalSettings | None = None,
+    settings: EvalSettings,
     lower_is_better: Sequence[str] = (),
-    groups: QueryGroups | None = None,
-    weights: Mapping[str, float] | None = None,
-) -> Evaluation:
-    """The evaluation the files' scores make: runs and measures as given (default: every one, in
+) -> ScoredValues:
+    """The values the files' scores make: runs and measures as given (default: every one, in
     order of first appearance); a query a run has no score for, among those another run scored on
     that measure, scores 0 (``missing="zero"``) or is left out (``"skip"``); the coverage said."""
-    settings = settings or EvalSettings()
     if not scores:
         raise OptionError("no scores given")
     frame = pd.concat([s.frame.assign(source=s.source) for s in scores], ignore_index=True)
@@ -91,15 +97,7 @@ def evaluation_of_scores(
                 if settings.missing == "zero":
                     matrix[universe & np.isnan(matrix[:, column]), column] = 0.0
         values[key] = matrix
-    return Evaluation(
-        settings,
-        tuple(chosen),
-        tuple(picked),
-        qids,
-        values,
-        aggregation=aggregation_of(settings, groups, weights),
-        scores_notes=tuple(notes),
-    )
+    return ScoredValues(tuple(chosen), tuple(picked), qids, values, tuple(notes))
 
 
 def _refuse_twice(frame: pd.DataFrame) -> None:

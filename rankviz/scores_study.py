@@ -14,24 +14,25 @@ import numpy as np
 import pyarrow as pa
 
 from rankviz.aggregate import aggregate_option
-from rankviz.analyses.checks.findings import CheckReport
 from rankviz.errors import OptionError
 from rankviz.evaluation import Evaluation
 from rankviz.io.groups import read_groups
 from rankviz.io.model import Qrels
-from rankviz.io.scores import read_scores, scores_form
+from rankviz.io.score_forms import is_scores
 from rankviz.measures import Measure
-from rankviz.score_evaluation import evaluation_of_scores
 from rankviz.settings import EvalSettings
 from rankviz.study import Study
 
-NO_QRELS = Qrels(
-    query_ids=np.array([], dtype=object),
-    qid_codes=np.array([], dtype=np.int32),
-    doc_ids=pa.array([], pa.string()),
-    doc_codes=np.array([], dtype=np.int32),
-    source="(per-query scores: no qrels)",
-)
+
+def _no_qrels() -> Qrels:
+    """The qrels of a study of scores: none (built when opened: pyarrow's arrays bring pandas)."""
+    return Qrels(
+        query_ids=np.array([], dtype=object),
+        qid_codes=np.array([], dtype=np.int32),
+        doc_ids=pa.array([], pa.string()),
+        doc_codes=np.array([], dtype=np.int32),
+        source="(per-query scores: no qrels)",
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -39,6 +40,18 @@ class ScoresStudy(Study):
     """A study whose numbers are the files' scores (:attr:`scored`)."""
 
     scored: Evaluation | None = None
+
+    @classmethod
+    def opened(
+        cls,
+        first: str | Path,
+        runs: Sequence[str | Path] = (),
+        **given: Any,
+    ) -> ScoresStudy:
+        """What a command's inputs open when ``first`` is a file of scores: it and the score files
+        among ``runs``, whose other items name the runs kept (:meth:`of_files`'s options)."""
+        files = [first, *(r for r in runs if is_scores(r))]
+        return cls.of_files(files, runs=[str(r) for r in runs if not is_scores(r)], **given)
 
     @classmethod
     def of_files(
@@ -58,8 +71,8 @@ class ScoresStudy(Study):
         given = {**(options or {}), **({"aggregate": how} if how else {})}
         settings = EvalSettings.from_args(given)
         found = read_groups(groups) if groups else None
-        scored = evaluation_of_scores(
-            [read_scores(p) for p in paths],
+        scored = Evaluation.from_scores(
+            *paths,
             runs=list(runs) or None,
             measures=[str(m) for m in measures] if measures else None,
             settings=settings,
@@ -68,7 +81,7 @@ class ScoresStudy(Study):
             weights=weights,
         )
         return cls(
-            NO_QRELS,
+            _no_qrels(),
             measures=scored.measures,
             settings=settings,
             groups=found,
@@ -115,8 +128,10 @@ class ScoresStudy(Study):
         self.table("")
         raise AssertionError  # unreachable: table refuses
 
-    def check(self, k: int = 0, *, evaluation=None, facts=None) -> CheckReport:
+    def check(self, k: int = 0, *, evaluation=None, facts=None):
         """Nothing to check: the checks read rankings and qrels, and scores hold neither."""
+        from rankviz.analyses.checks.findings import CheckReport
+
         return CheckReport()
 
     def conventions(self) -> list[str]:
@@ -129,6 +144,4 @@ class ScoresStudy(Study):
         return 0
 
 
-def is_scores(path: str | Path) -> bool:
-    """Whether a file holds per-query scores (not qrels, not a run, not a folder)."""
-    return Path(path).is_file() and scores_form(path) is not None
+__all__ = ["ScoresStudy", "is_scores"]

@@ -83,7 +83,6 @@ class Study(Reports, Questions, ChanceLevel):
         groups: str | None = None,
         aggregate: str | None = None,
         options: Mapping[str, Any] | None = None,
-        lower_is_better: Sequence[str] = (),
     ) -> Study:
         """A study of files (:func:`rankviz.opening.open_inputs`).
 
@@ -109,26 +108,18 @@ class Study(Reports, Questions, ChanceLevel):
             ``query``, ``macro`` or ``weights[:FILE]``.
         options
             Evaluation options by name (``{"rel": 2, "ties": "expected"}``), over the collection's.
-        lower_is_better
-            Scores (of a scores file) where less is better.
 
         Returns
         -------
-        The study, with what opening found worth saying in :attr:`notes`. When ``qrels`` is a
-        file of per-query scores, a :class:`~rankviz.scores_study.ScoresStudy` of it and of the
-        score files among ``runs`` (the other items name the runs kept).
+        The study, with what opening found worth saying in :attr:`notes` (a file of per-query
+        scores is refused: :class:`~rankviz.scores_study.ScoresStudy` opens it).
         """
-        from rankviz.scores_study import ScoresStudy, is_scores
+        from rankviz.io.score_forms import is_scores
 
         if is_scores(qrels):
-            return ScoresStudy.of_files(
-                [qrels, *(r for r in runs if is_scores(r))],
-                runs=[str(r) for r in runs if not is_scores(r)],
-                measures=measures,
-                options=options,
-                groups=groups,
-                aggregate=aggregate,
-                lower_is_better=lower_is_better,
+            raise OptionError(
+                f"{qrels} holds per-query scores, not qrels: open it with "
+                "rankviz.ScoresStudy.of_files (or rankviz.Evaluation.from_scores)"
             )
         opened = open_inputs(
             qrels,

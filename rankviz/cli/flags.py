@@ -122,7 +122,8 @@ def scores(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="MEASURE",
-        help="a score read from a scores file where less is better (a latency, a cost); repeatable",
+        help="a score read from a scores file where less is better (a latency, a cost); "
+        "repeatable; default: none (higher is better)",
     )
 
 

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from rankviz.analyses.checks import TOP_K
 from rankviz.engine_settings import EngineSettings
 from rankviz.evaluation import Evaluation
+from rankviz.scores_study import ScoresStudy, is_scores
 from rankviz.settings import EvalSettings
 from rankviz.significance_options import TestSettings
 from rankviz.study import Study
@@ -23,6 +24,16 @@ def open_study(args: argparse.Namespace, *, quiet: bool = False) -> Study:
     """The study the shared arguments name (a collection folder supplies defaults); what opening
     found worth saying goes to stderr (unless ``quiet``)."""
     given = {n: v for n, v in vars(args).items() if n in EvalSettings.OPTIONS and n != "aggregate"}
+    if is_scores(args.qrels):
+        return ScoresStudy.opened(
+            args.qrels,
+            args.runs or (),
+            measures=args.measures or None,
+            options=given,
+            groups=getattr(args, "groups", None),
+            aggregate=getattr(args, "aggregate", None),
+            lower_is_better=getattr(args, "lower_is_better", ()),
+        )
     study = Study.open(
         args.qrels,
         args.runs or (),
@@ -32,7 +43,6 @@ def open_study(args: argparse.Namespace, *, quiet: bool = False) -> Study:
         groups=getattr(args, "groups", None),
         aggregate=getattr(args, "aggregate", None),
         options=given,
-        lower_is_better=getattr(args, "lower_is_better", ()),
     )
     for line in () if quiet else study.notes:
         warn(line)

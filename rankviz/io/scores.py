@@ -25,15 +25,12 @@ from pathlib import Path
 import pandas as pd
 
 from rankviz.errors import FormatError, quoted
-from rankviz.io.sources import open_binary
+from rankviz.io.score_forms import QUERY_NAMES, RUN_NAMES, read_text, scores_form
 
-RUN_NAMES = ("run", "runid", "run_id", "system", "run_name")
-QUERY_NAMES = ("query", "qid", "query_id", "topic", "topic_id", "qno")
 MEASURE_NAMES = ("measure", "metric")
 VALUE_NAMES = ("value", "score")
 #: trec_eval -q lines that are not per-query numbers
 NOT_NUMBERS = ("runid", "relstring")
-SNIFFED_LINES = 200
 
 
 @dataclass(frozen=True)
@@ -55,7 +52,7 @@ def read_scores(path: str | Path) -> Scores:
         raise FormatError(label, 0, None, "not a file of per-query scores (see docs/scores.md)")
     if form == "parquet table":
         return _table(label, form, pd.read_parquet(path), lines=False)
-    text = _text(label, path)
+    text = read_text(label, path)
     if form == "pytrec_eval json":
         return _pytrec_json(label, text, Path(path).stem)
     if form == "json lines table":
@@ -74,67 +71,6 @@ def read_scores(path: str | Path) -> Scores:
 def scores_of_frame(frame: pd.DataFrame, *, source: str = "frame") -> Scores:
     """The scores of a frame with a run and a query column, long or wide, as a table file's."""
     return _table(source, "frame", frame.copy(), lines=False)
-
-
-def scores_form(path: str | Path) -> str | None:
-    """The form of the scores a file holds, or None when it holds something else (qrels, a run)."""
-    if str(path).endswith(".parquet"):
-        import pyarrow.parquet as pq
-
-        names = [n.lower() for n in pq.read_schema(path).names]
-        return "parquet table" if _named(names, RUN_NAMES) and _named(names, QUERY_NAMES) else None
-    try:
-        with open_binary(str(path), str(path)) as stream:
-            head = stream.read(1 << 16).decode("utf-8", errors="replace")
-    except FormatError:
-        return None
-    lines = [line for line in head.splitlines() if line.strip()][:SNIFFED_LINES]
-    if not lines:
-        return None
-    first = lines[0].strip()
-    if first.startswith("{"):
-        return "json lines table" if first.endswith("}") and len(lines) > 1 else "pytrec_eval json"
-    for separator, form in (("\t", "tsv table"), (",", "csv table")):
-        names = [n.strip().lower() for n in first.split(separator)]
-        if _named(names, RUN_NAMES) and _named(names, QUERY_NAMES):
-            return form
-    fields = [line.split() for line in lines]
-    if all(len(f) == 3 for f in fields):
-        return _which_three_columns(path)
-    if all(len(f) == 4 for f in fields) and _leaderboard(fields):
-        return "autojudge leaderboard"
-    return None
-
-
-def _which_three_columns(path: str | Path) -> str:
-    """trec_eval's (its ``runid`` line, its ``all`` rows in the second column, at the end) or
-    ir_measures' (``all`` in the first, or none under its ``-n``): the whole file decides."""
-    for line in _text(str(path), path).splitlines():
-        fields = line.split()
-        if len(fields) == 3 and (fields[0] == "runid" or fields[1] == "all"):
-            return "trec_eval -q"
-    return "ir_measures -q"
-
-
-def _named(names: list[str], wanted: tuple[str, ...]) -> bool:
-    return any(n in wanted for n in names)
-
-
-def _leaderboard(fields: list[list[str]]) -> bool:
-    """``run measure topic value``: a measure where qrels hold an iteration, a value that is not a
-    grade (a fraction), or an ``all`` row."""
-    named = all(not f[1].lstrip("+-").isdigit() and f[1] != "Q0" for f in fields)
-    return named and any(f[2] == "all" or not f[3].lstrip("+-").isdigit() for f in fields)
-
-
-def _text(label: str, path: str | Path) -> str:
-    with open_binary(str(path), label) as stream:
-        data = stream.read()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise FormatError(label, line, None, "not UTF-8 text") from None
 
 
 def _number(label: str, line: int, text: object) -> float:

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import CRANFIELD, run_cli
+from conftest import CRANFIELD, ROOT, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy import stats
@@ -122,7 +122,7 @@ def test_means_are_numpys_and_t_tests_scipys(tmp_path: Path, seed: int, missing:
             table = table.fillna(0.0)
         for run in "abc":
             assert got.mean(measure, run) == pytest.approx(np.nanmean(table[run]), abs=1e-12)
-        study = rv.Study.open(path, measures=[measure], options={"missing": missing})
+        study = rv.ScoresStudy.of_files([path], measures=[measure], options={"missing": missing})
         tests = rv.TestSettings(test="t", baseline="a", correction="none")
         compared = study.compare(tests).to_frames()["comparisons"].set_index("run")
         for run in "bc":
@@ -189,3 +189,38 @@ def test_what_needs_rankings_is_refused_in_one_line(tmp_path: Path, command: lis
     assert done.returncode == 2 and done.stdout == ""
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "needs the runs' rankings" in lines[0]
+
+
+def test_the_rag_sample_is_what_its_generator_makes_and_scores_by_hand(tmp_path: Path) -> None:
+    """sample_data/rag-nuggets: the kept files are make.py's output, byte for byte, and one
+    answer's five scores follow from its nugget assignments by hand."""
+    folder = ROOT / "sample_data" / "rag-nuggets"
+    sys.path.insert(0, str(folder))
+    try:
+        import make  # type: ignore[import-not-found]
+    finally:
+        sys.path.remove(str(folder))
+    rows = make.assignments()
+    make.write(rows, tmp_path / "assignments.tsv")
+    make.write(make.scores(rows), tmp_path / "scores.tsv", digits=True)
+    for name in ("assignments.tsv", "scores.tsv"):
+        assert (tmp_path / name).read_text() == (folder / name).read_text()
+    answer = [r for r in rows if r["run"] == "dense-gpt" and r["topic"] == "2024-001"]
+    vital = [r for r in answer if r["importance"] == "vital"]
+    supported = [r for r in answer if r["support"] == "support"]
+    partial = [r for r in answer if r["support"] == "partial_support"]
+    got = rv.Evaluation.from_scores(folder / "scores.tsv")
+    value = {m: got.per_query(m, "dense-gpt")["2024-001"] for m in ("all_strict", "all", "vital")}
+    assert value["all_strict"] == pytest.approx(len(supported) / len(answer), abs=1e-6)
+    assert value["all"] == pytest.approx(
+        (len(supported) + len(partial) / 2) / len(answer), abs=1e-6
+    )
+    credit = sum({"support": 1, "partial_support": 0.5}.get(r["support"], 0) for r in vital)
+    assert value["vital"] == pytest.approx(credit / len(vital), abs=1e-6)
+
+
+def test_a_study_of_files_refuses_a_scores_file_and_says_what_opens_it(tmp_path: Path) -> None:
+    path = tmp_path / "scores.tsv"
+    _table(4, gaps=False).to_csv(path, sep="\t", index=False)
+    with pytest.raises(rv.OptionError, match="holds per-query scores, not qrels.*ScoresStudy"):
+        rv.Study.open(path, [path])

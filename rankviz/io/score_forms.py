@@ -1,0 +1,81 @@
+"""Which form of per-query scores a file holds, if any, told from its first lines (the whole file
+for the three-column forms): what decides, before anything is read, whether a command's first file
+is qrels or scores. No pandas here: a command on qrels and runs never pays for it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rankviz.errors import FormatError
+from rankviz.io.sources import open_binary
+
+RUN_NAMES = ("run", "runid", "run_id", "system", "run_name")
+QUERY_NAMES = ("query", "qid", "query_id", "topic", "topic_id", "qno")
+SNIFFED_LINES = 200
+
+
+def is_scores(path: str | Path) -> bool:
+    """Whether a file holds per-query scores (not qrels, not a run, not a folder)."""
+    return Path(path).is_file() and scores_form(path) is not None
+
+
+def scores_form(path: str | Path) -> str | None:
+    """The form of the scores a file holds, or None when it holds something else (qrels, a run)."""
+    if str(path).endswith(".parquet"):
+        import pyarrow.parquet as pq
+
+        names = [n.lower() for n in pq.read_schema(path).names]
+        return "parquet table" if _named(names, RUN_NAMES) and _named(names, QUERY_NAMES) else None
+    try:
+        with open_binary(str(path), str(path)) as stream:
+            head = stream.read(1 << 16).decode("utf-8", errors="replace")
+    except FormatError:
+        return None
+    lines = [line for line in head.splitlines() if line.strip()][:SNIFFED_LINES]
+    if not lines:
+        return None
+    first = lines[0].strip()
+    if first.startswith("{"):
+        return "json lines table" if first.endswith("}") and len(lines) > 1 else "pytrec_eval json"
+    for separator, form in (("\t", "tsv table"), (",", "csv table")):
+        names = [n.strip().lower() for n in first.split(separator)]
+        if _named(names, RUN_NAMES) and _named(names, QUERY_NAMES):
+            return form
+    fields = [line.split() for line in lines]
+    if all(len(f) == 3 for f in fields):
+        return _which_three_columns(path)
+    if all(len(f) == 4 for f in fields) and _leaderboard(fields):
+        return "autojudge leaderboard"
+    return None
+
+
+def _which_three_columns(path: str | Path) -> str:
+    """trec_eval's (its ``runid`` line, its ``all`` rows in the second column, at the end) or
+    ir_measures' (``all`` in the first, or none under its ``-n``): the whole file decides."""
+    for line in read_text(str(path), path).splitlines():
+        fields = line.split()
+        if len(fields) == 3 and (fields[0] == "runid" or fields[1] == "all"):
+            return "trec_eval -q"
+    return "ir_measures -q"
+
+
+def _named(names: list[str], wanted: tuple[str, ...]) -> bool:
+    return any(n in wanted for n in names)
+
+
+def _leaderboard(fields: list[list[str]]) -> bool:
+    """``run measure topic value``: a measure where qrels hold an iteration, a value that is not a
+    grade (a fraction), or an ``all`` row."""
+    named = all(not f[1].lstrip("+-").isdigit() and f[1] != "Q0" for f in fields)
+    return named and any(f[2] == "all" or not f[3].lstrip("+-").isdigit() for f in fields)
+
+
+def read_text(label: str, path: str | Path) -> str:
+    """The file's text (decompressed), or a FormatError naming the line that is not UTF-8."""
+    with open_binary(str(path), label) as stream:
+        data = stream.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise FormatError(label, line, None, "not UTF-8 text") from None
