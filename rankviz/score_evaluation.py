@@ -74,6 +74,7 @@ def scored_values(
     qids = np.array(sorted(frame["query"].unique(), key=lambda q: q.encode()), dtype=object)
     row = {q: i for i, q in enumerate(qids)}
     values, notes = {}, [f"per-query scores read from {', '.join(_sources(scores))}"]
+    notes += [f"{s.source}: {note}" for s in scores for note in s.notes]
     for measure in chosen:
         key = str(measure)
         part = frame[frame["key"] == key]

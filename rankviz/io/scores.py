@@ -29,6 +29,8 @@ from rankviz.io.score_forms import QUERY_NAMES, RUN_NAMES, read_text, scores_for
 
 MEASURE_NAMES = ("measure", "metric")
 VALUE_NAMES = ("value", "score")
+#: a table's rows that summarise the queries (ir_measures' and trec_eval's all, ndeval's amean)
+SUMMARY_ROWS = ("all", "amean")
 #: trec_eval -q lines that are not per-query numbers
 NOT_NUMBERS = ("runid", "relstring")
 
@@ -80,8 +82,6 @@ def _number(label: str, line: int, text: object) -> float:
         raise FormatError(
             label, line, None, f"the value {quoted(str(text))} is not a number"
         ) from None
-    if math.isnan(value):
-        raise FormatError(label, line, None, "the value is NaN: leave the row out instead")
     return value
 
 
@@ -118,7 +118,13 @@ def _table(label: str, form: str, frame: pd.DataFrame, *, lines: bool) -> Scores
             .rename(columns={run: "run", query: "query"})
         )
         long = long[long["value"].astype(str).str.strip() != ""]  # a blank cell: no score
-    return _checked(label, form, long, ())
+    summary = long["query"].astype(str).str.strip().isin(SUMMARY_ROWS)
+    notes = (
+        (f"{int(summary.sum())} summary rows (query all or amean) left out",)
+        if summary.any()
+        else ()
+    )
+    return _checked(label, form, long[~summary].copy(), notes)
 
 
 def _checked(label: str, form: str, long: pd.DataFrame, notes: tuple[str, ...]) -> Scores:
@@ -140,8 +146,11 @@ def _checked(label: str, form: str, long: pd.DataFrame, notes: tuple[str, ...]) 
             f"measure {quoted(first['measure'])}"
             + (f" (the first at line {int(first['line'])})" if first["line"] else ""),
         )
-    frame = long[["run", "query", "measure", "value", "line"]].reset_index(drop=True)
-    return Scores(label, form, frame, notes)
+    undefined = long["value"].isna()  # trec_eval's and ndeval's -nan: 0/0, no score
+    if undefined.any():
+        notes += (f"NaN values (undefined, 0/0) left out: {int(undefined.sum())}",)
+    frame = long.loc[~undefined, ["run", "query", "measure", "value", "line"]]
+    return Scores(label, form, frame.reset_index(drop=True), notes)
 
 
 def _three_columns(label: str, form: str, rows: list[tuple[int, list[str]]], stem: str) -> Scores:

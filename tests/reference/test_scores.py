@@ -224,3 +224,27 @@ def test_a_study_of_files_refuses_a_scores_file_and_says_what_opens_it(tmp_path:
     _table(4, gaps=False).to_csv(path, sep="\t", index=False)
     with pytest.raises(rv.OptionError, match="holds per-query scores, not qrels.*ScoresStudy"):
         rv.Study.open(path, [path])
+
+
+def test_ndevals_csv_is_a_wide_table_of_its_topics(tmp_path: Path) -> None:
+    """``rankviz ndeval``'s CSV (ndeval's bytes): its topics' values, its ``amean`` row and its
+    ``-nan`` (0/0) left out and said: the diversity measures get every analysis of scores."""
+    from rankviz.io.subtopics import read_subtopic_qrels
+    from rankviz.ndeval.report import NdevalOptions, ndeval_values
+
+    folder = ROOT / "tests" / "data" / "ndeval-generated"
+    done = run_cli("ndeval", str(folder / "qrels.txt"), str(folder / "run.txt"))
+    path = tmp_path / "ndeval.csv"
+    path.write_text(done.stdout)
+    assert "-nan" in done.stdout and ",amean," in done.stdout
+    got = rv.Evaluation.from_scores(path)
+    reference = ndeval_values(
+        read_subtopic_qrels(folder / "qrels.txt"), rv.read_run(folder / "run.txt"), NdevalOptions()
+    )
+    reference.index = reference.index.astype(str)
+    for measure in ("alpha-nDCG@20", "ERR-IA@10", "NRBP", "nNRBP", "P-IA@5", "strec@20"):
+        defined = reference[measure].dropna()
+        ours = got.per_query(measure, "gen").reindex(defined.index)
+        assert np.allclose(ours, defined, atol=5.000001e-7, rtol=0), measure  # printed %.6f
+    notes = " ".join(got.conventions())
+    assert "summary values (query all or amean) left out" in notes and "NaN values" in notes
