@@ -119,11 +119,8 @@ def _table(label: str, form: str, frame: pd.DataFrame, *, lines: bool) -> Scores
         )
         long = long[long["value"].astype(str).str.strip() != ""]  # a blank cell: no score
     summary = long["query"].astype(str).str.strip().isin(SUMMARY_ROWS)
-    notes = (
-        (f"{int(summary.sum())} summary rows (query all or amean) left out",)
-        if summary.any()
-        else ()
-    )
+    left = int(summary.sum())
+    notes = (f"summary values (query all or amean) left out: {left}",) if left else ()
     return _checked(label, form, long[~summary].copy(), notes)
 
 
