@@ -20,6 +20,7 @@ from rankviz.aggregate import Aggregation
 from rankviz.errors import OptionError
 from rankviz.io.groups import Coverage, QueryGroups
 from rankviz.measures import Measure, parse
+from rankviz.measures.score import Score
 from rankviz.ranking import RankingTable
 from rankviz.run_facts import RunFacts
 from rankviz.settings import ALL, EvalSettings
@@ -272,7 +273,8 @@ class Evaluation:
 
     def conventions(self) -> list[str]:
         if not self.scores_notes:
-            return self.settings.conventions()
+            beside = [m.describe() for m in self.measures if isinstance(m, Score) and m.values]
+            return [*self.settings.conventions(), *beside]
         missing = {
             "zero": "a query another run has a score for scores 0 where a run has none",
             "skip": "a run's mean covers the queries it has a score for; a paired test, those "

@@ -61,6 +61,8 @@ def open_inputs(
     groups: str | None = None,
     aggregate: str | None = None,
     options: Mapping[str, Any] | None = None,
+    scores: Sequence[str | Path] = (),
+    lower_is_better: Sequence[str] = (),
 ) -> Opened:
     """The inputs :meth:`Study.open <rankviz.study.Study.open>` describes (its parameters, the
     same)."""
@@ -102,14 +104,15 @@ def open_inputs(
                 "--group-by needs --groups FILE (or a collection folder with query groups)"
             )
         found.column(settings.group_by)
+    scored = read_scores_beside(scores, settings, lower_is_better)
     if measures:
-        chosen = as_measures(list(measures), defaults=settings.measure_defaults, ties=settings.ties)
+        chosen = with_scores(measures, scored, settings)
     elif collection is not None:
-        chosen = collection_measures(collection, settings)
+        chosen = [*collection_measures(collection, settings), *scored]
     else:
-        chosen = as_measures(
-            DEFAULT_MEASURES, defaults=settings.measure_defaults, ties=settings.ties
-        )
+        chosen = [*with_scores(DEFAULT_MEASURES, scored, settings), *scored]
+    if scored:
+        notes += beside_notes(scored, chosen_qrels.qrels, [s.name for s in sources])
     return Opened(
         chosen_qrels.qrels,
         tuple(chosen),
@@ -121,6 +124,64 @@ def open_inputs(
         tuple(notes),
         record,
     )
+
+
+def read_scores_beside(
+    paths: Sequence[str | Path], settings: EvalSettings, lower_is_better: Sequence[str]
+) -> list[Measure]:
+    """The scores of these files (:mod:`rankviz.io.scores`) as measures that carry their values
+    (:class:`~rankviz.measures.score.Score`), each query without a score handled by ``missing``."""
+    if not paths:
+        return []
+    from rankviz.io.scores import read_scores
+    from rankviz.measures.score import scores_as_measures
+
+    return list(
+        scores_as_measures(
+            [read_scores(p) for p in paths],
+            zero=settings.missing == "zero",
+            lower_is_better=lower_is_better,
+        )
+    )
+
+
+def with_scores(
+    asked: Sequence[str | Measure], scores: Sequence[Measure], settings: EvalSettings
+) -> list[Measure]:
+    """The measures asked, in their order: a score's name is that score, any other is parsed; a
+    measure computed from the runs under a score's name is refused (which would it be?)."""
+    by_name = {str(s): s for s in scores}
+    chosen: list[Measure] = []
+    for item in asked:
+        if str(item) in by_name:
+            chosen.append(by_name[str(item)])
+            continue
+        for measure in as_measures(item, defaults=settings.measure_defaults, ties=settings.ties):
+            if str(measure) in by_name:
+                raise OptionError(f"{measure} is both computed from the runs and a score of a file")
+            chosen.append(measure)
+    return list(dict.fromkeys(chosen))
+
+
+def beside_notes(scores: Sequence[Measure], qrels: Qrels, runs: Sequence[str]) -> list[str]:
+    """What the scores beside the runs leave out: queries the qrels do not judge, runs not in the
+    study, runs of the study without a score."""
+    from rankviz.measures.score import Score
+
+    notes = []
+    judged = set(map(str, qrels.query_ids))
+    for score in scores:
+        assert isinstance(score, Score) and score.values is not None
+        outside = score.values.queries - judged
+        if outside:
+            notes.append(f"score {score}: {len(outside)} queries the qrels do not judge left out")
+        extra = sorted(set(score.values.by_run) - set(runs))
+        if extra:
+            notes.append(f"score {score}: runs not in the study left out: {', '.join(extra)}")
+        lacking = [r for r in runs if r not in score.values.by_run]
+        if lacking:
+            notes.append(f"score {score}: no score for run {', '.join(lacking)} (no mean)")
+    return notes
 
 
 def _collection_runs(collection: Collection, named: list[str]) -> tuple[RunSource, ...]:

@@ -83,6 +83,8 @@ class Study(Reports, Questions, ChanceLevel):
         groups: str | None = None,
         aggregate: str | None = None,
         options: Mapping[str, Any] | None = None,
+        scores: Sequence[str | Path] = (),
+        lower_is_better: Sequence[str] = (),
     ) -> Study:
         """A study of files (:func:`rankviz.opening.open_inputs`).
 
@@ -108,6 +110,10 @@ class Study(Reports, Questions, ChanceLevel):
             ``query``, ``macro`` or ``weights[:FILE]``.
         options
             Evaluation options by name (``{"rel": 2, "ties": "expected"}``), over the collection's.
+        scores, lower_is_better
+            Files of per-query scores (:mod:`rankviz.io.scores`) whose scores stand beside the
+            measures computed from the runs (named as the files name them; all of them unless
+            ``measures`` names some), and those where less is better.
 
         Returns
         -------
@@ -130,6 +136,8 @@ class Study(Reports, Questions, ChanceLevel):
             groups=groups,
             aggregate=aggregate,
             options=options,
+            scores=scores,
+            lower_is_better=lower_is_better,
         )
         study = cls(
             opened.qrels,

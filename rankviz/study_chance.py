@@ -18,7 +18,8 @@ from rankviz.tie_policy import EXPECTED, TREC_EVAL
 
 
 def with_closed_form(measures: Iterable[Measure]) -> list[Measure]:
-    return [m for m in measures if m.has_closed_form]
+    """The measures with a chance level: computed from rankings, with a closed form."""
+    return [m for m in measures if m.has_closed_form and m.from_rankings]
 
 
 class ChanceLevel:
@@ -26,7 +27,8 @@ class ChanceLevel:
 
     @property
     def chance_measures(self: Asked) -> list[Measure]:
-        """The measures whose chance level is known: those with a closed form over tied orders."""
+        """The measures whose chance level is known: those computed from the rankings with a
+        closed form over tied orders."""
         return with_closed_form(self.measures)
 
     def chance(self: Asked, names: Sequence[str] | None = None) -> Evaluation:

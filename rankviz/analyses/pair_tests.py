@@ -115,9 +115,9 @@ def compare_runs(
             "measure": measure,
             "test": test,
             "n": values.shape[0],
-            "mean_baseline": left.mean(1),
-            "mean_run": right.mean(1),
-            "delta": d.mean(1),
+            "mean_baseline": _means(left),
+            "mean_run": _means(right),
+            "delta": _means(d),
             "statistic": statistic,
             "p_value": pvalue,
             "p_adjusted": adjusted,
@@ -176,3 +176,8 @@ def _pair_by_pair(
         table.loc[tested, "p_value"].to_numpy(dtype=np.float64), method=settings.correction
     )
     return table
+
+
+def _means(values: np.ndarray) -> np.ndarray:
+    """Each row's mean; NaN without a query (a run without a score for the measure)."""
+    return values.mean(1) if values.shape[1] else np.full(values.shape[0], np.nan)

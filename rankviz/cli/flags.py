@@ -118,6 +118,15 @@ def conventions(parser: argparse.ArgumentParser, *, ties: bool = True) -> None:
 
 def scores(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
+        "--scores",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="a file of per-query scores (any evaluator's: docs/scores.md) whose scores stand "
+        "beside the measures computed from the runs, named as it names them; repeatable; "
+        "default: none",
+    )
+    parser.add_argument(
         "--lower-is-better",
         action="append",
         default=[],

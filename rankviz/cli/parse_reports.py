@@ -11,6 +11,7 @@ from rankviz.cli.flags import (
     conventions,
     grouping,
     inputs,
+    scores,
     test_flags,
 )
 from rankviz.cli.parse_meeting import JUDGES
@@ -156,6 +157,7 @@ def add_report_commands(commands) -> None:
     add(mr, r.SPLITS, "--splits")
     add(mr, s.SEED)
     grouping(mr)
+    scores(mr)
 
     un = commands.add_parser(
         "unjudged", help="how much each run's numbers rest on documents the qrels do not judge"

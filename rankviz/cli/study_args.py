@@ -43,6 +43,8 @@ def open_study(args: argparse.Namespace, *, quiet: bool = False) -> Study:
         groups=getattr(args, "groups", None),
         aggregate=getattr(args, "aggregate", None),
         options=given,
+        scores=getattr(args, "scores", ()),
+        lower_is_better=getattr(args, "lower_is_better", ()),
     )
     for line in () if quiet else study.notes:
         warn(line)

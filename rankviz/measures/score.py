@@ -1,25 +1,33 @@
 """A score read from a file, not computed here: a nugget score, an LLM judge's grade, any per-query
 number of another evaluator, named as the file names it.
 
-It stands where a measure of the catalogue stands in an evaluation (means, paired tests, ranks),
-and has no kernel: nothing here can compute it from a ranking.
+It stands where a measure of the catalogue stands in an evaluation (means, paired tests, ranks).
+Beside runs (:func:`scores_as_measures`), it carries its values and gives each run's table the run's
+scores for the table's queries: the same under every order of the documents (so under every tie
+policy, and its closed form is itself), none for its chance level. Alone (a study of scores only),
+it names a column and computes nothing.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from rankviz.errors import MeasureError
 from rankviz.measures.spec import Family, Measure
 
+if TYPE_CHECKING:
+    from rankviz.io.scores import Scores
+
 
 def _no_kernel(*args: object, **kwargs: object) -> np.ndarray:
     raise MeasureError("a score read from a file cannot be computed from a ranking")
 
 
-#: what a score's family says of it (no parameters, no closed form, no kernel)
+#: what a score's family says of it (no parameters, no kernel of its own)
 SCORE_FAMILY = Family(
     name="score",
     aliases=(),
@@ -34,11 +42,35 @@ SCORE_FAMILY = Family(
 )
 
 
+@dataclass(frozen=True, eq=False)
+class ScoreValues:
+    """One score's values: run -> query -> value, and the queries some run has a score for (a
+    query of those a run has none for scores 0 when ``zero``, else is left out)."""
+
+    by_run: Mapping[str, Mapping[str, float]]
+    queries: frozenset[str]
+    zero: bool
+    source: str = ""  # the files it was read from
+
+    def of(self, run: str, qids: Sequence[str]) -> np.ndarray:
+        """The run's values for these queries (NaN: no score, or a query outside the score's)."""
+        own = self.by_run.get(run)
+        if own is None:
+            return np.full(len(qids), np.nan)
+        gap = 0.0 if self.zero else np.nan
+        return np.array(
+            [own.get(q, gap if q in self.queries else np.nan) for q in map(str, qids)],
+            dtype=np.float64,
+        )
+
+
 @dataclass(frozen=True)
 class Score(Measure):
-    """A per-query score named ``name`` by its file; ``lower_is_better`` for a cost (latency)."""
+    """A per-query score named ``name`` by its file; ``lower_is_better`` for a cost (latency);
+    ``values`` when it stands beside runs."""
 
     lower_is_better: bool = False
+    values: ScoreValues | None = field(default=None, compare=False, repr=False)
 
     @property
     def family(self) -> Family:
@@ -48,8 +80,63 @@ class Score(Measure):
     def higher_is_better(self) -> bool:
         return not self.lower_is_better
 
+    @property
+    def has_closed_form(self) -> bool:
+        """The mean over the orders of tied documents is the score itself (it reads no order)."""
+        return self.values is not None
+
+    @property
+    def from_rankings(self) -> bool:
+        return False
+
+    def describe(self) -> str:
+        """Where its values come from, and what a query without one scores (the footer's line)."""
+        if self.values is None:
+            return f"{self.name}: a per-query score read from a file"
+        gap = "scores 0" if self.values.zero else "is left out"
+        return (
+            f"{self.name}: a per-query score read from {self.values.source}; a query it scores "
+            f"for another run and not for one {gap}"
+        )
+
     def __str__(self) -> str:
         return self.name
 
     def __call__(self, table) -> np.ndarray:
-        raise MeasureError(f"{self.name} is a score read from a file: no ranking computes it")
+        if self.values is None:
+            raise MeasureError(f"{self.name} is a score read from a file: no ranking computes it")
+        return self.values.of(table.run_name, table.qids)
+
+
+def scores_as_measures(
+    scores: Sequence[Scores], *, zero: bool, lower_is_better: Sequence[str] = ()
+) -> list[Score]:
+    """Each score of the files, named as they name it, carrying its values (one run, query and
+    score twice, across files, is refused by the reader of each file and here)."""
+    by_name: dict[str, dict[str, dict[str, float]]] = {}
+    sources: dict[str, list[str]] = {}
+    for source in scores:
+        for name in source.frame["measure"].unique():
+            sources.setdefault(name, []).append(f"{source.source} ({source.form})")
+        for run, query, name, value in source.frame[
+            ["run", "query", "measure", "value"]
+        ].itertuples(index=False):
+            held = by_name.setdefault(name, {}).setdefault(run, {})
+            if query in held:
+                raise MeasureError(
+                    f"{source.source}: run {run!r}, query {query!r}, score {name!r} is given twice"
+                )
+            held[query] = float(value)
+    return [
+        Score(
+            name,
+            lower_is_better=name in lower_is_better,
+            values=ScoreValues(
+                runs,
+                frozenset(q for held in runs.values() for q in held),
+                zero,
+                ", ".join(sources[name]),
+            ),
+        )
+        for name, runs in by_name.items()
+    ]

@@ -131,6 +131,12 @@ class Measure:
         return not any(self.value_of(p) for p in self.family.lower_is_better_with)
 
     @property
+    def from_rankings(self) -> bool:
+        """Whether it is computed from the ranked documents (a score read from a file is not: it
+        has no chance level)."""
+        return True
+
+    @property
     def has_closed_form(self) -> bool:
         """Whether its exact mean over the orders of tied documents is known (``ties=expected``,
         the chance level)."""

@@ -248,3 +248,90 @@ def test_ndevals_csv_is_a_wide_table_of_its_topics(tmp_path: Path) -> None:
         assert np.allclose(ours, defined, atol=5.000001e-7, rtol=0), measure  # printed %.6f
     notes = " ".join(got.conventions())
     assert "summary values (query all or amean) left out" in notes and "NaN values" in notes
+
+
+def _judge_file(tmp_path: Path, runs: tuple[str, ...], *, drop: int = 0) -> Path:
+    """An LLM judge's made-up score per (run, query) of Cranfield: the last run without a score
+    for the first ``drop`` queries, and one query the qrels do not judge."""
+    rng = np.random.default_rng(7)
+    queries = [str(q) for q in rv.read_qrels(QRELS).query_ids]
+    rows = [
+        (run, q, "judge", float(rng.random()))
+        for run in runs
+        for q in [*(queries[drop:] if run == runs[-1] else queries), "999"]
+    ]
+    path = tmp_path / "judge.tsv"
+    pd.DataFrame(rows, columns=["run", "query", "measure", "value"]).to_csv(
+        path, sep="\t", index=False
+    )
+    return path
+
+
+@pytest.mark.parametrize("missing", ["zero", "skip"])
+def test_scores_beside_runs_are_the_files_values_under_every_tie_policy(
+    tmp_path: Path, missing: str
+) -> None:
+    """A mixed study: nDCG@10 computed from the runs beside a judge's score from a file. The
+    score's values are the file's on every judged query (the gaps by ``missing``), under every
+    tie policy; nDCG@10 is the engine's; the score's paired t test is scipy's on the queries both
+    runs have; it has no chance level; the footer and the notes say where it comes from."""
+    path = _judge_file(tmp_path, ("bm25", "dense"), drop=5)
+    written = pd.read_csv(path, sep="\t", dtype={"query": str}).query("query != '999'")
+    for ties in ("trec_eval", "expected", "optimistic"):
+        study = rv.Study.open(
+            CRANFIELD,
+            ["bm25", "dense"],
+            measures=["nDCG@10", "judge"],
+            scores=[path],
+            options={"missing": missing, "ties": ties},
+        )
+        assert any("queries the qrels do not judge left out" in n for n in study.notes)
+        evaluation = study.evaluation()
+        for run in ("bm25", "dense"):
+            got = evaluation.per_query("judge", run)
+            expected = written[written["run"] == run].set_index("query")["value"]
+            assert got.reindex(expected.index).to_dict() == expected.to_dict()
+            gaps = got.drop(expected.index)  # dense's first five: bm25 has them
+            assert list(gaps) == ([0.0] * 5 if missing == "zero" and run == "dense" else [])
+        engine = rv.evaluate(
+            rv.read_qrels(QRELS), [rv.read_run(p) for p in RUNS.values()], ["nDCG@10"], ties=ties
+        )
+        assert np.array_equal(evaluation.matrix("nDCG@10"), engine.matrix("nDCG@10"))
+    compared = study.compare(rv.TestSettings(test="t", correction="none")).table
+    row = compared[compared["measure"] == "judge"].iloc[0]
+    both = evaluation.matrix("judge").dropna()
+    assert row["n"] == len(both) == 225 - (5 if missing == "skip" else 0)
+    assert row["p_value"] == pytest.approx(
+        stats.ttest_rel(both["dense"], both["bm25"]).pvalue, abs=1e-12
+    )
+    assert list(study.chance().means().columns) == ["nDCG@10"]
+    assert any(
+        line.startswith("judge: a per-query score read from") for line in evaluation.conventions()
+    )
+
+
+def test_a_score_named_as_a_computed_measure_is_refused_in_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "clash.tsv"
+    path.write_text("run\tquery\tmeasure\tvalue\nbm25\t1\tAP\t0.5\n")
+    done = run_cli("evaluate", str(CRANFIELD), "bm25", "-m", "AP", "--scores", str(path))
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "rankviz: error: AP is both computed from the runs and a score of a file"
+    ]
+
+
+def test_metric_choice_says_how_far_a_score_agrees_with_the_measures(tmp_path: Path) -> None:
+    """metrics-report with a judge's score beside nDCG@10: Kendall's tau between their orderings
+    of the runs is scipy's on the runs' means."""
+    runs = ("bm25", "dense", "rrf", "qld")
+    path = _judge_file(tmp_path, runs)
+    done = run_cli(
+        "metrics-report", str(CRANFIELD), *runs, "-m", "nDCG@10", "-m", "judge",
+        "--scores", str(path), "--format", "json",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    study = rv.Study.open(CRANFIELD, list(runs), measures=["nDCG@10", "judge"], scores=[path])
+    means = study.evaluation().means()
+    tau = stats.kendalltau(means["nDCG@10"], means["judge"]).statistic
+    assert report["kendall"]["nDCG@10"]["judge"] == pytest.approx(tau, abs=1e-12)
