@@ -104,7 +104,8 @@ def open_inputs(
                 "--group-by needs --groups FILE (or a collection folder with query groups)"
             )
         found.column(settings.group_by)
-    scored = read_scores_beside(scores, settings, lower_is_better)
+    own = collection.score_paths if collection is not None else ()
+    scored = read_scores_beside([*own, *scores], settings, lower_is_better)
     if measures:
         chosen = with_scores(measures, scored, settings)
     elif collection is not None:

@@ -80,11 +80,11 @@ def stamp(path: Path) -> Stamp:
 
 
 def folder_stamp(root: Path) -> tuple[tuple[str, Stamp | None], ...]:
-    """The stamps of every file of a collection folder and of its runs/ folder (the listing
-    included), but the meeting's record, whose changes are followed by its own version
+    """The stamps of every file of a collection folder and of its runs/ and scores/ folders (the
+    listings included), but the meeting's record, whose changes are followed by its own version
     (:func:`rankviz.served.open_record`)."""
     entries: list[tuple[str, Stamp | None]] = []
-    for folder in (root, root / "runs"):
+    for folder in (root, root / "runs", root / "scores"):
         try:
             names = sorted(os.listdir(folder))
         except OSError:

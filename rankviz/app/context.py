@@ -105,7 +105,7 @@ class Context(Answers, Passes):
         return Key(
             runs,
             self.qrels_key,
-            tuple(map(str, measures or self.measures)),
+            tuple(m.key for m in measures or self.measures),
             settings_text(settings or self.settings),
             self.grouping,
         )

@@ -14,7 +14,7 @@ import streamlit as st
 from rankviz import plots, served
 from rankviz import report_settings as r
 from rankviz import settings as s
-from rankviz.app import browser, drafts, kept, recorder, sidebar
+from rankviz.app import browser, drafts, inputs, kept, measure_picker, recorder, sidebar
 from rankviz.app import in_force as qrels_in_force
 from rankviz.app import options as app_options
 from rankviz.app.arriving import take_passes
@@ -55,8 +55,9 @@ def frame(page: str = "") -> Context | None:
     else:
         meeting = qrels_in_force.open_meeting(folder, collection, qrels, qrels_key)
     run_names = list(runs)
-    selected, measure_names = sidebar.choose_runs_and_measures(
-        url, name, collection, run_names, new_uploads
+    scores = inputs.collection_scores(collection)
+    selected, measure_names = measure_picker.choose_runs_and_measures(
+        url, name, collection, run_names, new_uploads, list(scores)
     )
     k = url_option(url, st.sidebar, r.K, "frame", label="K (cutoff of the @K measures)")
     defaults = collection_settings(collection)
@@ -100,7 +101,7 @@ def frame(page: str = "") -> Context | None:
     given = {**conventions, "aggregate": aggregate, "group_by": group_by if grouped else None}
     try:
         settings = EvalSettings.from_args(given, base=defaults).replace(seed=0)
-        measures = sidebar.measures_at(measure_names, int(k), settings)
+        measures = measure_picker.measures_at(measure_names, int(k), settings, scores)
     except RankvizError as exc:
         st.error(md(exc))
         return None

@@ -20,11 +20,14 @@ from pathlib import Path
 import streamlit as st
 
 from rankviz import served
-from rankviz.app.cache import SHARED, store
+from rankviz.app.cache import SHARED, stamp, store
 from rankviz.errors import RankvizError
 from rankviz.io.collection import Collection
 from rankviz.io.docs import Documents
 from rankviz.io.model import Qrels, Run
+from rankviz.measures.score import Score
+from rankviz.opening import read_scores_beside
+from rankviz.settings import EvalSettings
 
 # a checkout's root (app.py, pages/, sample_data/), or site-packages
 _ROOT = Path(__file__).resolve().parents[2]
@@ -68,6 +71,21 @@ def notes_path(folder: Path) -> Path:
 
 def collection(path: str, stamp: tuple) -> Collection:
     return SHARED.get(("collection", path, stamp), lambda: served.open_served(path))
+
+
+def collection_scores(collection: Collection) -> dict[str, Score]:
+    """The collection's per-query scores (``scores.*``, ``scores/``) by name, read once per content
+    of the files (their stamps key it)."""
+    paths = collection.score_paths
+    if not paths:
+        return {}
+    key = ("scores", *((str(p), stamp(p)) for p in paths))
+
+    def read() -> dict[str, Score]:
+        found = read_scores_beside(paths, EvalSettings(), ())
+        return {str(s): s for s in found if isinstance(s, Score)}
+
+    return SHARED.get(key, read)
 
 
 def qrels_file(key: str, path: str) -> Qrels:

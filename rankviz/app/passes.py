@@ -53,7 +53,7 @@ class Passes:
             n: (
                 self.run_keys[n],
                 self.qrels_key,
-                tuple(map(str, self.measures)),
+                tuple(m.key for m in self.measures),
                 counted,
                 self.k,
                 facts_k,

@@ -22,52 +22,18 @@ from rankviz.app.cache import file_key, folder_stamp
 from rankviz.app.state import UrlState
 from rankviz.app.text import md, message
 from rankviz.app.widgets import held, url_option
-from rankviz.errors import MeasureError, RankvizError
+from rankviz.errors import RankvizError
 from rankviz.io.collection import Collection
 from rankviz.io.groups import QueryGroups
 from rankviz.io.model import Qrels, Run
-from rankviz.measures import FAMILIES, Measure, parse, refuse_without_closed_form, split_names
 from rankviz.options import Option
 from rankviz.settings import EvalSettings
 from rankviz.tie_policy import POLICIES
 
 DEFAULT_COLLECTION = "cranfield"
 NO_GROUPING = "(none)"
-#: Measures offered besides the collection's: every family, at K where it takes a cutoff.
-TEMPLATES = tuple(
-    form
-    for f in FAMILIES.values()
-    for form in (
-        (f.at_example,)
-        if f.at_param is not None
-        else (f"{f.name}@K",)
-        if f.cutoff_required
-        else (f.name, f"{f.name}@K")
-        if f.cutoff_allowed
-        else (f.name,)
-    )
-)
 # random orders: the Ties page's
 FRAME_TIES = [rule for rule in POLICIES.values() if rule.deterministic]
-
-
-def _missing_runs(names: list[str]) -> str:
-    return message(
-        "Link parameter runs: {} not in this collection; left out. Runs uploaded in another "
-        "browser session are not "
-        "shared with this one: upload the file here to see it (an uploaded run is named after its "
-        "file: {}).",
-        ", ".join(map(repr, names)),
-        " or ".join(f"{name}.txt, {name}.run.gz, ..." for name in names),
-    )
-
-
-def _accept_measure(text: str) -> bool:
-    try:
-        parse(text.replace("@K", "@10"))
-        return True
-    except MeasureError:
-        return False
 
 
 def open_collection(
@@ -143,47 +109,6 @@ def add_uploads(
 
 def _given(run: Run) -> Run:
     return run
-
-
-def choose_runs_and_measures(
-    url: UrlState, name: str, collection: Collection, run_names: list[str], new_uploads: list[str]
-) -> tuple[list[str], list[str]]:
-    default_runs = url.choices("runs", run_names, run_names, missing=_missing_runs)
-    runs_key = url.key("runs", "frame", name, run_names, value=default_runs)
-    if new_uploads:  # an upload just made joins the selection at once, and says so
-        st.session_state[runs_key] = list(
-            dict.fromkeys([*st.session_state.get(runs_key, default_runs), *new_uploads])
-        )
-    given = None if held(runs_key) else default_runs
-    selected = st.sidebar.multiselect("Runs", run_names, default=given, key=runs_key)
-    offered = list(dict.fromkeys([*collection.config.measures, *TEMPLATES]))
-    chosen_measures = url.choices(
-        "measures",
-        offered,
-        list(collection.config.measures),
-        accept=_accept_measure,
-        spelled=split_names,
-    )
-    measures_key = url.key("measures", "frame", name, value=chosen_measures)
-    measure_names = st.sidebar.multiselect(
-        "Measures",
-        list(dict.fromkeys([*offered, *chosen_measures])),
-        default=None if held(measures_key) else chosen_measures,
-        accept_new_options=True,
-        help="The collection's measures, every family at K, or type one: RR(rel=2)@5, "
-        "nDCG(gain=exp)@20, ...",
-        key=measures_key,
-    )
-    return selected, measure_names
-
-
-def measures_at(names: list[str], k: int, settings: EvalSettings) -> list[Measure]:
-    """The measures as written in the sidebar, ``@K`` at the frame's K, under the settings'
-    defaults."""
-    defaults = settings.measure_defaults
-    measures = [parse(name.replace("@K", f"@{k}"), defaults=defaults) for name in names]
-    refuse_without_closed_form(measures, settings.ties)
-    return measures
 
 
 def choose_group(url: UrlState, groups: QueryGroups | None) -> str:

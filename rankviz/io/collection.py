@@ -13,6 +13,8 @@
       queries (optional): another
                                                assessor, an LLM judge (see rankviz.io.judges)
       collection.toml                          display name and defaults (optional)
+      scores.* | scores/*                      per-query scores of any evaluator (optional;
+                                               rankviz.io.scores), measures beside the runs'
 
 ``collection.toml`` keys: ``name``, ``description``, ``rel`` (relevance threshold of the binary
 measures), ``gmax`` (ERR), ``measures`` (default list), ``source`` (one line of attribution),
@@ -70,6 +72,8 @@ class Collection:
     outside: tuple[str, ...] = ()
     # its sources of judgments, the qrels file first
     judges: dict[str, QrelsSource] = field(default_factory=dict)
+    # files of per-query scores (scores.* and scores/*), whose scores stand beside the runs'
+    score_paths: tuple[Path, ...] = ()
 
     @property
     def name(self) -> str:
@@ -186,7 +190,27 @@ def open_collection(path: str | os.PathLike, *, confined: bool = False) -> Colle
         weights=read_weights(weights_path) if weights_path.is_file() else None,
         outside=tuple(outside),
         judges=judges,
+        score_paths=_score_paths(root, confined),
     )
+
+
+def _score_paths(root: Path, confined: bool) -> tuple[Path, ...]:
+    """``scores.*`` beside the qrels and every file of ``scores/`` (not hidden), in name order;
+    on a server, none that links out of the folder."""
+    found = [p for p in sorted(root.glob("scores.*")) if p.is_file()]
+    if (root / "scores").is_dir():
+        found += [
+            p
+            for p in sorted((root / "scores").iterdir())
+            if p.is_file() and not p.name.startswith(".")
+        ]
+    for path in found:
+        if confined and not _within(root, path):
+            raise CollectionError(
+                f"{root.name}/{path.relative_to(root)} links outside the collection folder, which "
+                "a server does not follow"
+            )
+    return tuple(found)
 
 
 def _judges(

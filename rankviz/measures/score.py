@@ -10,6 +10,8 @@ it names a column and computes nothing.
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -51,6 +53,7 @@ class ScoreValues:
     queries: frozenset[str]
     zero: bool
     source: str = ""  # the files it was read from
+    digest: str = ""  # of the values: what a cache keys it on
 
     def of(self, run: str, qids: Sequence[str]) -> np.ndarray:
         """The run's values for these queries (NaN: no score, or a query outside the score's)."""
@@ -88,6 +91,20 @@ class Score(Measure):
     @property
     def from_rankings(self) -> bool:
         return False
+
+    @property
+    def key(self) -> str:
+        """Its name, its values' digest and how a gap scores: a cache never serves the values of
+        an older file under the same name."""
+        if self.values is None:
+            return self.name
+        return f"{self.name} [{self.values.digest}, {'zero' if self.values.zero else 'skip'}]"
+
+    def under(self, *, zero: bool) -> Score:
+        """The score with a query without a value scoring 0 (``zero``) or left out."""
+        if self.values is None or self.values.zero == zero:
+            return self
+        return dataclasses.replace(self, values=dataclasses.replace(self.values, zero=zero))
 
     def describe(self) -> str:
         """Where its values come from, and what a query without one scores (the footer's line)."""
@@ -136,7 +153,18 @@ def scores_as_measures(
                 frozenset(q for held in runs.values() for q in held),
                 zero,
                 ", ".join(sources[name]),
+                _digest(runs),
             ),
         )
         for name, runs in by_name.items()
     ]
+
+
+def _digest(runs: Mapping[str, Mapping[str, float]]) -> str:
+    """A hash of every (run, query, value), in a fixed order (the values' exact doubles)."""
+    text = "\n".join(
+        f"{run}\t{query}\t{value!r}"
+        for run in sorted(runs)
+        for query, value in sorted(runs[run].items())
+    )
+    return hashlib.sha256(text.encode()).hexdigest()[:16]

@@ -131,6 +131,11 @@ class Measure:
         return not any(self.value_of(p) for p in self.family.lower_is_better_with)
 
     @property
+    def key(self) -> str:
+        """What identifies its values in a cache: its name (a score's adds its content)."""
+        return str(self)
+
+    @property
     def from_rankings(self) -> bool:
         """Whether it is computed from the ranked documents (a score read from a file is not: it
         has no chance level)."""

@@ -1,0 +1,108 @@
+"""The runs and measures a frame shows: chosen in the sidebar (the collection's measures and
+scores by default, every family at K, or one typed), then made measures at the frame's K."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import streamlit as st
+
+from rankviz.app.state import UrlState
+from rankviz.app.text import message
+from rankviz.app.widgets import held
+from rankviz.errors import MeasureError
+from rankviz.io.collection import Collection
+from rankviz.measures import FAMILIES, Measure, parse, refuse_without_closed_form, split_names
+from rankviz.measures.score import Score
+from rankviz.settings import EvalSettings
+
+#: Measures offered besides the collection's: every family, at K where it takes a cutoff.
+TEMPLATES = tuple(
+    form
+    for f in FAMILIES.values()
+    for form in (
+        (f.at_example,)
+        if f.at_param is not None
+        else (f"{f.name}@K",)
+        if f.cutoff_required
+        else (f.name, f"{f.name}@K")
+        if f.cutoff_allowed
+        else (f.name,)
+    )
+)
+
+
+def _missing_runs(names: list[str]) -> str:
+    return message(
+        "Link parameter runs: {} not in this collection; left out. Runs uploaded in another "
+        "browser session are not "
+        "shared with this one: upload the file here to see it (an uploaded run is named after its "
+        "file: {}).",
+        ", ".join(map(repr, names)),
+        " or ".join(f"{name}.txt, {name}.run.gz, ..." for name in names),
+    )
+
+
+def _accept_measure(text: str) -> bool:
+    try:
+        parse(text.replace("@K", "@10"))
+        return True
+    except MeasureError:
+        return False
+
+
+def choose_runs_and_measures(
+    url: UrlState,
+    name: str,
+    collection: Collection,
+    run_names: list[str],
+    new_uploads: list[str],
+    scores: list[str],
+) -> tuple[list[str], list[str]]:
+    """The runs and the measures chosen: the collection's measures and its scores (``scores``, read
+    from its files) by default, every family at K, or one typed."""
+    default_runs = url.choices("runs", run_names, run_names, missing=_missing_runs)
+    runs_key = url.key("runs", "frame", name, run_names, value=default_runs)
+    if new_uploads:  # an upload just made joins the selection at once, and says so
+        st.session_state[runs_key] = list(
+            dict.fromkeys([*st.session_state.get(runs_key, default_runs), *new_uploads])
+        )
+    given = None if held(runs_key) else default_runs
+    selected = st.sidebar.multiselect("Runs", run_names, default=given, key=runs_key)
+    own = [*collection.config.measures, *scores]
+    offered = list(dict.fromkeys([*own, *TEMPLATES]))
+    chosen_measures = url.choices(
+        "measures",
+        offered,
+        own,
+        accept=_accept_measure,
+        spelled=split_names,
+    )
+    measures_key = url.key("measures", "frame", name, value=chosen_measures)
+    measure_names = st.sidebar.multiselect(
+        "Measures",
+        list(dict.fromkeys([*offered, *chosen_measures])),
+        default=None if held(measures_key) else chosen_measures,
+        accept_new_options=True,
+        help="The collection's measures, every family at K, or type one: RR(rel=2)@5, "
+        "nDCG(gain=exp)@20, ...",
+        key=measures_key,
+    )
+    return selected, measure_names
+
+
+def measures_at(
+    names: list[str], k: int, settings: EvalSettings, scores: Mapping[str, Score]
+) -> list[Measure]:
+    """The measures as written in the sidebar, ``@K`` at the frame's K, under the settings'
+    defaults; a score's name is that score, its gaps scored as ``missing`` says."""
+    defaults = settings.measure_defaults
+    zero = settings.missing == "zero"
+    measures = [
+        scores[name].under(zero=zero)
+        if name in scores
+        else parse(name.replace("@K", f"@{k}"), defaults=defaults)
+        for name in names
+    ]
+    refuse_without_closed_form(measures, settings.ties)
+    return measures

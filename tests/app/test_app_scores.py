@@ -1,0 +1,88 @@
+"""A collection's per-query scores (``scores.tsv``: here an LLM judge's) in the app, beside the
+measures computed from its runs: the Overview, Per-query deltas and Significance pages show the
+library's numbers, a changed file is read again, and the score has no chance level."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from apptest import shown, start
+from conftest import CRANFIELD
+from scipy import stats
+
+import rankviz as rv
+
+RUNS = ("bm25", "dense", "rrf")
+
+
+@pytest.fixture
+def judged(tmp_path: Path, monkeypatch) -> Path:
+    """Cranfield with three runs and a judge's score of each answer (dense lacks five queries)."""
+    folder = tmp_path / "judged"
+    (folder / "runs").mkdir(parents=True)
+    for name in ("qrels.txt", "queries.tsv"):
+        shutil.copy(CRANFIELD / name, folder / name)
+    for run in RUNS:
+        shutil.copy(CRANFIELD / "runs" / f"{run}.run.gz", folder / "runs" / f"{run}.run.gz")
+    _write_scores(folder, seed=1)
+    monkeypatch.setattr("sys.argv", ["app.py", "--data", str(folder)])
+    return folder
+
+
+def _write_scores(folder: Path, *, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    queries = [str(q) for q in rv.read_qrels(folder / "qrels.txt").query_ids]
+    rows = [
+        (run, q, "judge", float(rng.random()))
+        for run in RUNS
+        for q in (queries[5:] if run == "dense" else queries)
+    ]
+    frame = pd.DataFrame(rows, columns=["run", "query", "measure", "value"])
+    frame.to_csv(folder / "scores.tsv", sep="\t", index=False)
+
+
+def _library(folder: Path) -> rv.Evaluation:
+    return rv.Study.open(folder, list(RUNS), measures=["AP", "judge"]).evaluation()
+
+
+def test_the_overview_shows_the_score_beside_the_measures_as_the_library(judged: Path) -> None:
+    at = start(collection="judged", runs=",".join(RUNS), measures="AP,judge")
+    assert not at.exception and not at.error
+    means = at.dataframe[0].value
+    library = _library(judged)
+    for run in RUNS:
+        for measure in ("AP", "judge"):
+            assert means.loc[run, measure] == pytest.approx(library.mean(measure, run), abs=1e-12)
+    chance = next(d.value for d in at.dataframe[2:] if "interval" not in d.value.columns)
+    assert list(chance.columns) == ["AP"]
+    assert any("judge has none" in shown(c) for c in at.caption)
+    before = means.loc["bm25", "judge"]
+    _write_scores(judged, seed=2)  # the file rewritten: read again, never served stale
+    os.utime(judged / "scores.tsv")
+    at.run()
+    after = at.dataframe[0].value.loc["bm25", "judge"]
+    assert after != pytest.approx(before)
+    assert after == pytest.approx(_library(judged).mean("judge", "bm25"), abs=1e-12)
+
+
+def test_deltas_and_significance_on_the_score_are_the_librarys(judged: Path) -> None:
+    library = _library(judged)
+    deltas = start("deltas", collection="judged", baseline="bm25", run="dense", measure="judge")
+    assert not deltas.exception and not deltas.error
+    paired = library.matrix("judge")[["bm25", "dense"]]
+    metrics = {m.label: m.value for m in deltas.metric}
+    assert metrics["Mean delta judge"] == f"{(paired['dense'] - paired['bm25']).mean():+.4f}"
+    assert not any("chance level" in shown(c) for c in deltas.caption)
+    significance = start(
+        "significance", collection="judged", runs=",".join(RUNS), measures="judge", baseline="bm25"
+    )
+    assert not significance.exception and not significance.error
+    table = significance.dataframe[0].value
+    both = library.matrix("judge", complete=False)[["bm25", "rrf"]].dropna()
+    reference = stats.ttest_rel(both["rrf"], both["bm25"])
+    assert table.loc["rrf", "p_value"] == pytest.approx(reference.pvalue, rel=1e-12)
