@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from rankviz.aggregate import aggregate_option
-from rankviz.errors import OptionError
+from rankviz.errors import MeasureError, OptionError
 from rankviz.evaluate import as_measures, collection_measures
 from rankviz.in_force import FILE, MEETING, decide, with_record
 from rankviz.io.collection import Collection, open_collection
@@ -23,7 +23,7 @@ from rankviz.io.irds import is_irds
 from rankviz.io.meeting import MeetingStore
 from rankviz.io.model import Qrels
 from rankviz.io.readers import read_qrels
-from rankviz.measures import Measure
+from rankviz.measures import Measure, parse
 from rankviz.pieces import RunSource
 from rankviz.settings import DEFAULT_MEASURES, EvalSettings
 
@@ -137,30 +137,41 @@ def read_scores_beside(
     from rankviz.io.scores import read_scores
     from rankviz.measures.score import scores_as_measures
 
-    return list(
-        scores_as_measures(
-            [read_scores(p) for p in paths],
-            zero=settings.missing == "zero",
-            lower_is_better=lower_is_better,
-        )
+    found = scores_as_measures(
+        [read_scores(p) for p in paths],
+        zero=settings.missing == "zero",
+        lower_is_better=lower_is_better,
     )
+    for score in found:
+        if _computed_name(str(score)):
+            raise OptionError(
+                f"score {str(score)!r} ({score.describe().split('read from ')[-1].split(';')[0]}) "
+                "is named as a measure rankviz computes from the runs: rename it in the file"
+            )
+    return list(found)
+
+
+def _computed_name(name: str) -> bool:
+    """Whether a name spells a measure of the catalogue (``AP``, ``map``, ``P_10``)."""
+    try:
+        parse(name)
+    except MeasureError:
+        return False
+    return True
 
 
 def with_scores(
     asked: Sequence[str | Measure], scores: Sequence[Measure], settings: EvalSettings
 ) -> list[Measure]:
-    """The measures asked, in their order: a score's name is that score, any other is parsed; a
-    measure computed from the runs under a score's name is refused (which would it be?)."""
+    """The measures asked, in their order: a score's name is that score (a score is never named as
+    a computed measure: :func:`read_scores_beside`), any other is parsed."""
     by_name = {str(s): s for s in scores}
     chosen: list[Measure] = []
     for item in asked:
         if str(item) in by_name:
             chosen.append(by_name[str(item)])
             continue
-        for measure in as_measures(item, defaults=settings.measure_defaults, ties=settings.ties):
-            if str(measure) in by_name:
-                raise OptionError(f"{measure} is both computed from the runs and a score of a file")
-            chosen.append(measure)
+        chosen += as_measures(item, defaults=settings.measure_defaults, ties=settings.ties)
     return list(dict.fromkeys(chosen))
 
 

@@ -128,11 +128,13 @@ class ScoresStudy(Study):
         self.table("")
         raise AssertionError  # unreachable: table refuses
 
-    def check(self, k: int = 0, *, evaluation=None, facts=None):
-        """Nothing to check: the checks read rankings and qrels, and scores hold neither."""
-        from rankviz.analyses.checks.findings import CheckReport
+    @property
+    def ranked(self) -> bool:
+        return False
 
-        return CheckReport()
+    def check(self, k: int = 0, *, evaluation=None, facts=None):
+        """Refused: the checks read rankings and qrels, and scores hold neither."""
+        self.table("")
 
     def conventions(self) -> list[str]:
         return self._scores.conventions()

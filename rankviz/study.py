@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rankviz.assembly import assemble, revised, table_values, tie_seed
+from rankviz.assembly import revised
 from rankviz.engine_settings import EngineSettings
 from rankviz.engines import evaluate_sources, file_size
 from rankviz.errors import OptionError
@@ -29,18 +29,18 @@ from rankviz.io.model import Qrels, Run
 from rankviz.io.readers import read_run
 from rankviz.measures import Measure
 from rankviz.opening import open_inputs
-from rankviz.ordering import chance_table, graded_within_ties, retagged
+from rankviz.ordering import graded_within_ties, retagged
 from rankviz.pieces import Progress, RunSource
 from rankviz.ranking import RankingTable
 from rankviz.regrading import Orderer, fresh
 from rankviz.run_facts import RunFacts, gather, sample_stride
-from rankviz.run_pass import RunPass
 from rankviz.settings import EvalSettings, RunCut
 from rankviz.significance_options import TestSettings
 from rankviz.study_chance import ChanceLevel
+from rankviz.study_passes import RunPasses
 from rankviz.study_questions import Questions
 from rankviz.study_reports import Reports
-from rankviz.tie_policy import EXPECTED, TREC_EVAL, TiePolicy, policy
+from rankviz.tie_policy import TREC_EVAL, TiePolicy, policy
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -50,7 +50,7 @@ Ties = str | TiePolicy  # a policy, or its name (the API's convenience; the sett
 
 
 @dataclass(frozen=True, eq=False)
-class Study(Reports, Questions, ChanceLevel):
+class Study(Reports, Questions, ChanceLevel, RunPasses):
     """Runs against qrels under one set of conventions. Build it with :meth:`open` (files, a
     collection folder, the meeting's judgments) or directly from objects already read."""
 
@@ -172,6 +172,11 @@ class Study(Reports, Questions, ChanceLevel):
         runs read once (or ``runs``, the twin's, read once for both)."""
         given = self.runs if runs is None else runs
         return dataclasses.replace(self, runs_given=given, sources=(), orderer=orderer)
+
+    @property
+    def ranked(self) -> bool:
+        """Whether its runs' rankings are at hand (not for scores alone): what the checks read."""
+        return True
 
     @property
     def run_names(self) -> list[str]:
@@ -302,54 +307,6 @@ class Study(Reports, Questions, ChanceLevel):
         """``previous`` (an evaluation of these runs under older qrels) with ``queries`` evaluated
         again: what a new judgment costs; None when it cannot be revised."""
         return revised(previous, self.tables(names, ties), queries)
-
-    # --- one pass per run (what the app's pages show first, kept per run) ---------------------
-
-    def run_pass(self, name: str, *, k: int, facts_k: int | None = None) -> RunPass:
-        """One run in one pass (:mod:`rankviz.run_pass`): its table under the study's tie policy
-        (and, when that policy orders otherwise, in trec_eval's order for the chance level and the
-        facts), then every number. ``k``: the top K of the judged share; ``facts_k``: gather the
-        checks' facts at that K (the study's qrels must then be the qrels file the checks compare
-        with). Not under random ties (their draws are shared by every run of an evaluation)."""
-        from rankviz.analyses.unjudged import judged_share  # pandas: not on the CLI's road
-
-        settings = self.settings
-        if settings.ties.sampled:
-            raise ValueError("a run's pass is not taken under random ties")
-        table = self.table(name)
-        base = table if settings.ties.in_trec_eval_order else self.table(name, TREC_EVAL)
-        values = table_values(table, self.measures, settings, tie_seed(settings))
-        chance = table_values(
-            chance_table(base), self.chance_measures, settings.replace(ties=EXPECTED), 0
-        )
-        facts = None
-        if facts_k is not None:
-            run = self.runs[name]
-            facts = gather(
-                run,
-                base,
-                self.qrels.doc_ids,
-                k=facts_k,
-                rel=settings.rel,
-                stride=sample_stride(len(run)),
-            )
-        return RunPass(values, chance, judged_share(table, k), facts)
-
-    def from_passes(
-        self, passes: Sequence[tuple[str, RunPass]], *, chance: bool = False
-    ) -> Evaluation:
-        """The evaluation of these runs (``chance``: their chance level) from their passes: what
-        :meth:`Study.evaluation` (:meth:`Study.chance`) gives for them."""
-        settings = self.settings.replace(ties=EXPECTED) if chance else self.settings
-        gathered = [(name, found.chance if chance else found.values) for name, found in passes]
-        return assemble(
-            gathered,
-            self.chance_measures if chance else list(self.measures),
-            settings,
-            qrels_qids=self.qrels.query_ids,
-            groups=self.groups,
-            weights=self.weights,
-        )
 
     def test_settings(self, tests: TestSettings | None = None) -> TestSettings:
         """The test in force (``tests``, else every option's default), its baseline checked: one of

@@ -122,7 +122,7 @@ def _evaluation(study: Study, args: argparse.Namespace) -> Evaluation:
 def checked(study: Study, args: argparse.Namespace, evaluation: Evaluation) -> None:
     """The checks' warnings and errors (from the facts the evaluation gathered), once, on stderr
     before any number is printed (unless ``--no-check``)."""
-    if args.no_check:
+    if args.no_check or not study.ranked:  # scores alone: nothing the checks read
         return
     for finding in study.check(TOP_K, evaluation=evaluation).at_least("warning"):
         warn(finding.line())

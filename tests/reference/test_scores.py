@@ -316,7 +316,8 @@ def test_a_score_named_as_a_computed_measure_is_refused_in_one_line(tmp_path: Pa
     done = run_cli("evaluate", str(CRANFIELD), "bm25", "-m", "AP", "--scores", str(path))
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
-        "rankviz: error: AP is both computed from the runs and a score of a file"
+        f"rankviz: error: score 'AP' ({path} (tsv table)) is named as a measure rankviz computes "
+        "from the runs: rename it in the file"
     ]
 
 

@@ -57,6 +57,7 @@ LAYERS = [
             "rankviz.study_reports",
             "rankviz.study_questions",
             "rankviz.study_chance",
+            "rankviz.study_passes",
             "rankviz.scores_study",
             "rankviz.studies",
             "rankviz.run_pass",
@@ -190,6 +191,7 @@ TYPES = {
     "Run",
     "RankingTable",
     "Measure",
+    "Score",
     "Evaluation",
     "Collection",
     "Documents",
@@ -230,8 +232,8 @@ def handed_out(name: str) -> bool:
 #: (front-end module, library module) -> why it may import more than types from it.
 EXCEPTIONS = {
     ("rankviz.app.cache", "rankviz.io.store"): "the disk store of parsed runs is the app's cache",
-    ("rankviz.app.sidebar", "rankviz.measures"): "the measure catalogue: the sidebar offers every "
-    "family and checks a typed name",
+    ("rankviz.app.measure_picker", "rankviz.measures"): "the measure catalogue: the sidebar offers "
+    "every family and checks a typed name",
     ("rankviz.cli.render", "rankviz.measures"): "the measure catalogue: `rankviz measures` lists "
     "the families",
 }
