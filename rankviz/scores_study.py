@@ -8,20 +8,28 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
 
 from rankviz.aggregate import aggregate_option
+from rankviz.analyses.checks import TOP_K
+from rankviz.engine_settings import EngineSettings
 from rankviz.errors import OptionError
 from rankviz.evaluation import Evaluation
 from rankviz.io.groups import read_groups
 from rankviz.io.model import Qrels
 from rankviz.io.score_forms import is_scores
 from rankviz.measures import Measure
-from rankviz.settings import EvalSettings
-from rankviz.study import Study
+from rankviz.pieces import Progress
+from rankviz.ranking import RankingTable
+from rankviz.run_facts import RunFacts
+from rankviz.settings import EvalSettings, RunCut
+from rankviz.study import Study, Ties
+
+if TYPE_CHECKING:
+    from rankviz.analyses.checks.findings import CheckReport
 
 
 def _no_qrels() -> Qrels:
@@ -94,22 +102,37 @@ class ScoresStudy(Study):
         assert self.scored is not None, "a ScoresStudy is opened with its scores"
         return self.scored
 
+    def _needs_rankings(self) -> OptionError:
+        return OptionError(
+            f"this needs the runs' rankings; {', '.join(self._scores.runs)} are per-query scores "
+            "only: means, comparisons, ranks and groups work on them"
+        )
+
     @property
     def run_names(self) -> list[str]:
         return list(self._scores.runs)
 
-    def table(self, name: str, ties=None, cut=None):
-        raise OptionError(
-            "this needs the runs' rankings; per-query scores (from "
-            f"{self._scores.scores_notes[0].removeprefix('per-query scores read from ')}) hold "
-            "only values: means, comparisons, ranks and groups work on them"
-        )
+    @property
+    def ranked(self) -> bool:
+        return False
 
-    def evaluation(self, names=None, *, ties=None, measures=None, **ignored) -> Evaluation:
-        """The scores of ``names`` on ``measures`` (default: all); another tie order needs
-        rankings."""
+    def table(self, name: str, ties: Ties | None = None, cut: RunCut | None = None) -> RankingTable:
+        raise self._needs_rankings()
+
+    def evaluation(
+        self,
+        names: Sequence[str] | None = None,
+        *,
+        ties: Ties | None = None,
+        measures: Sequence[Measure] | None = None,
+        engine: EngineSettings | None = None,
+        progress: Progress | None = None,
+        check_k: int | None = None,
+    ) -> Evaluation:
+        """The scores of ``names`` on ``measures`` (default: all). Another tie order needs
+        rankings; ``engine``, ``progress`` and ``check_k`` have nothing to read."""
         if ties is not None:
-            self.table("", ties)
+            raise self._needs_rankings()
         scored = self._scores
         runs = list(names or scored.runs)
         keys = [str(m) for m in (measures or scored.measures)]
@@ -124,26 +147,24 @@ class ScoresStudy(Study):
             },
         )
 
-    def chance(self, names=None) -> Evaluation:
-        self.table("")
-        raise AssertionError  # unreachable: table refuses
+    def chance(self, names: Sequence[str] | None = None) -> Evaluation:
+        raise self._needs_rankings()
 
-    @property
-    def ranked(self) -> bool:
-        return False
-
-    def check(self, k: int = 0, *, evaluation=None, facts=None):
+    def check(
+        self,
+        k: int = TOP_K,
+        *,
+        evaluation: Evaluation | None = None,
+        facts: Mapping[str, RunFacts] | None = None,
+    ) -> CheckReport:
         """Refused: the checks read rankings and qrels, and scores hold neither."""
-        self.table("")
+        raise self._needs_rankings()
 
     def conventions(self) -> list[str]:
         return self._scores.conventions()
 
     def coverage_notes(self) -> list[str]:
         return []
-
-    def bytes_to_read(self) -> int:
-        return 0
 
 
 __all__ = ["ScoresStudy", "is_scores"]
