@@ -25,12 +25,18 @@ def verdicts(
 ) -> list[str]:
     """Per row of :func:`compare_runs`: ``better`` / ``worse`` where the adjusted p is below alpha,
     else ``n.s.`` (untested rows, whose p is NaN, are ``n.s.`` too); better is a positive delta,
-    or a negative one on the measures in ``lower_is_better``."""
+    or a negative one on the measures in ``lower_is_better`` (a table of one measure without a
+    ``measure`` column, per group: all its rows when the set holds that measure)."""
+    measures = (
+        table["measure"]
+        if "measure" in table.columns
+        else [next(iter(lower_is_better), "")] * len(table)
+    )
     return [
         ("better" if (delta < 0 if measure in lower_is_better else delta > 0) else "worse")
         if p < alpha
         else "n.s."
-        for measure, delta, p in zip(table["measure"], table["delta"], table["p_adjusted"])
+        for measure, delta, p in zip(measures, table["delta"], table["p_adjusted"])
     ]
 
 

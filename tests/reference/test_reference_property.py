@@ -63,10 +63,10 @@ PYTREC = {
     "bpref": "Bpref",
     "Rprec": "Rprec",
     "infAP": "infAP",
-    "iprec_at_recall_0.00": "IPrec@0",
+    "iprec_at_recall_0.00": "IPrec@0.0",
     # the levels between: trec_eval 10 rounds where pytrec_eval's trec_eval 9 added 0.9 and cut
     # (tests/reference/test_trec_eval_cli.py checks them against trec_eval 10)
-    "iprec_at_recall_1.00": "IPrec@1",
+    "iprec_at_recall_1.00": "IPrec@1.0",
     "binG": "binG",
     "utility": "Utility",
 }

@@ -336,3 +336,30 @@ def test_metric_choice_says_how_far_a_score_agrees_with_the_measures(tmp_path: P
     means = study.evaluation().means()
     tau = stats.kendalltau(means["nDCG@10"], means["judge"]).statistic
     assert report["kendall"]["nDCG@10"]["judge"] == pytest.approx(tau, abs=1e-12)
+
+
+def test_a_score_where_less_is_better_is_better_lower(tmp_path: Path) -> None:
+    """--lower-is-better latency: the faster run's significant negative delta is ``better``, and
+    its wins are the queries where it is faster, in the comparisons, the marks and per group."""
+    rng = np.random.default_rng(5)
+    base = rng.uniform(20, 40, 40)
+    rows = [("slow", f"t{i}", "latency", v) for i, v in enumerate(base)]
+    rows += [("fast", f"t{i}", "latency", v - rng.uniform(1, 5)) for i, v in enumerate(base)]
+    rows[-1] = ("fast", "t39", "latency", base[-1] + 1.0)  # one query where it is slower
+    path = tmp_path / "latency.tsv"
+    pd.DataFrame(rows, columns=["run", "query", "measure", "value"]).to_csv(
+        path, sep="\t", index=False
+    )
+    groups = tmp_path / "groups.tsv"
+    groups.write_text("qid\tkind\n" + "".join(f"t{i}\t{'ab'[i % 2]}\n" for i in range(40)))
+    study = rv.ScoresStudy.of_files(
+        [path], lower_is_better=["latency"], groups=str(groups), options={"group_by": "kind"}
+    )
+    tests = rv.TestSettings(test="t", baseline="slow")
+    comparison = study.compare(tests)
+    row = comparison.table.iloc[0]
+    assert row["delta"] < 0 and comparison.verdicts() == ["better"]
+    assert (row["wins"], row["losses"]) == (39, 1)
+    assert study.verdict_marks(tests).loc["fast", "latency"] == "better"
+    by_group = study.paired_tests_by_group(study.measures[0], tests)
+    assert set(by_group["verdict"]) == {"better"}
