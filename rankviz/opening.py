@@ -23,7 +23,7 @@ from rankviz.io.irds import is_irds
 from rankviz.io.meeting import MeetingStore
 from rankviz.io.model import Qrels
 from rankviz.io.readers import read_qrels
-from rankviz.measures import Measure, parse
+from rankviz.measures import Measure, parse, refuse_without_closed_form
 from rankviz.pieces import RunSource
 from rankviz.settings import DEFAULT_MEASURES, EvalSettings
 
@@ -171,7 +171,8 @@ def with_scores(
         if str(item) in by_name:
             chosen.append(by_name[str(item)])
             continue
-        chosen += as_measures(item, defaults=settings.measure_defaults, ties=settings.ties)
+        chosen += as_measures(item, defaults=settings.measure_defaults)
+    refuse_without_closed_form(chosen, settings.ties)  # every one lacking said at once
     return list(dict.fromkeys(chosen))
 
 

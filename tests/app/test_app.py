@@ -955,7 +955,7 @@ def test_grouped_delta_bars_are_one_query_wide() -> None:
 def test_every_measure_the_sidebar_offers_can_be_chosen() -> None:
     """Each family as the picker offers it (``@K`` only where the family takes a cutoff) is a
     measure the Overview shows, with no error."""
-    from rankviz.app.sidebar import TEMPLATES
+    from rankviz.app.measure_picker import TEMPLATES
 
     at = start(measures=",".join(TEMPLATES))
     assert not at.exception and not at.error
