@@ -50,6 +50,7 @@ def _library(folder: Path) -> rv.Evaluation:
     return rv.Study.open(folder, list(RUNS), measures=["AP", "judge"]).evaluation()
 
 
+@pytest.mark.slow
 def test_the_overview_shows_the_score_beside_the_measures_as_the_library(judged: Path) -> None:
     at = start(collection="judged", runs=",".join(RUNS), measures="AP,judge")
     assert not at.exception and not at.error
