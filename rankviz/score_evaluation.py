@@ -2,8 +2,10 @@
 which :meth:`rankviz.evaluation.Evaluation.from_scores` makes the object every analysis takes.
 
 A score whose name is a measure of the catalogue (``map``, ``P_10``, ``nDCG@10``: trec_eval's and
-ir_measures' spellings) is that measure, so it joins the same measure computed from runs; any other
-name (``nugget_vital``, ``alpha-nDCG@20``) is a :class:`~rankviz.measures.score.Score`.
+ir_measures' spellings) is that measure, so ``-m AP`` finds trec_eval's ``map`` and two files that
+spell it differently are one measure; any other name (``nugget_vital``, ``alpha-nDCG@20``) is a
+:class:`~rankviz.measures.score.Score`. (Beside runs, scores keep their files' names:
+:func:`rankviz.opening.read_scores_beside`.)
 """
 
 from __future__ import annotations
