@@ -63,11 +63,11 @@ def scored_values(
     }
     for source in scores:  # two names of one measure in one file: which is it?
         _one_name_each({n: named[n] for n in source.frame["measure"].unique()})
-    frame["key"] = frame["measure"].map(lambda n: str(named[n]))
+    frame["key"] = frame["measure"].map({n: str(m) for n, m in named.items()})
     _refuse_twice(frame)
     by_key = {str(m): m for m in named.values()}
     chosen = _chosen(measures, by_key)
-    every_run = list(dict.fromkeys(frame["run"]))
+    every_run = [str(r) for r in frame["run"].unique()]  # in order of first appearance
     picked = list(runs) if runs else every_run
     unknown = [r for r in picked if r not in every_run]
     if unknown:
@@ -75,17 +75,17 @@ def scored_values(
     frame = frame[frame["run"].isin(picked) & frame["key"].isin([str(m) for m in chosen])]
     qids = np.array(sorted(frame["query"].unique(), key=lambda q: q.encode()), dtype=object)
     row = {q: i for i, q in enumerate(qids)}
+    run_column = {r: i for i, r in enumerate(picked)}
     values, notes = {}, [f"per-query scores read from {', '.join(_sources(scores))}"]
     notes += [f"{s.source}: {note}" for s in scores for note in s.notes]
     for measure in chosen:
         key = str(measure)
         part = frame[frame["key"] == key]
         matrix = np.full((len(qids), len(picked)), np.nan)
-        matrix[part["query"].map(row).to_numpy(), part["run"].map(picked.index).to_numpy()] = part[
-            "value"
-        ].to_numpy()
+        at = part["query"].map(row).to_numpy()
+        matrix[at, part["run"].map(run_column).to_numpy()] = part["value"].to_numpy()
         universe = np.zeros(len(qids), bool)
-        universe[part["query"].map(row).to_numpy()] = True
+        universe[at] = True
         for column, run in enumerate(picked):
             held = ~np.isnan(matrix[universe, column])
             if not held.any():

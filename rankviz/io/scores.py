@@ -22,6 +22,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from rankviz.errors import FormatError, quoted
@@ -85,6 +86,17 @@ def _number(label: str, line: int, text: object) -> float:
     return value
 
 
+def _numbers(label: str, long: pd.DataFrame) -> pd.Series:
+    """The values as numbers (``nan`` and ``-nan`` too), or the first row that is not one named."""
+    text = long["value"].astype(str).str.strip()
+    value = pd.to_numeric(text, errors="coerce")
+    bad = value.isna() & ~text.str.lower().isin(("nan", "-nan", "+nan"))
+    if bad.any():
+        first = long.index[bad.to_numpy()][0]
+        _number(label, int(long.at[first, "line"]), long.at[first, "value"])  # says which
+    return value.astype(np.float64)
+
+
 def _column(label: str, frame: pd.DataFrame, wanted: tuple[str, ...], what: str) -> str | None:
     found = [c for c in frame.columns if str(c).strip().lower() in wanted]
     if len(found) > 1:
@@ -128,9 +140,7 @@ def _checked(label: str, form: str, long: pd.DataFrame, notes: tuple[str, ...]) 
     """Values as numbers, names as text, and no (run, query, measure) twice."""
     for column in ("run", "query", "measure"):
         long[column] = long[column].astype(str).str.strip()
-    long["value"] = [
-        _number(label, int(n), v) for n, v in zip(long["line"], long["value"], strict=True)
-    ]
+    long["value"] = _numbers(label, long)
     twice = long.duplicated(["run", "query", "measure"], keep=False)
     if twice.any():
         rows = long[twice]
