@@ -16,6 +16,7 @@ for the same run, query and measure.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import math
@@ -30,6 +31,8 @@ from rankviz.io.score_forms import QUERY_NAMES, RUN_NAMES, read_text, scores_for
 
 MEASURE_NAMES = ("measure", "metric")
 VALUE_NAMES = ("value", "score")
+#: a table's column of the answers the scores judge (RAG answers, an LLM's responses)
+TEXT_NAMES = ("answer", "text", "response")
 #: a table's rows that summarise the queries (ir_measures' and trec_eval's all, ndeval's amean)
 SUMMARY_ROWS = ("all", "amean")
 #: trec_eval -q lines that are not per-query numbers
@@ -45,6 +48,8 @@ class Scores:
     form: str
     frame: pd.DataFrame
     notes: tuple[str, ...] = ()
+    #: a table's answers (an ``answer`` or ``text`` column): run, query, text, one per pair
+    texts: pd.DataFrame | None = None
 
 
 def read_scores(path: str | Path) -> Scores:
@@ -113,6 +118,10 @@ def _table(label: str, form: str, frame: pd.DataFrame, *, lines: bool) -> Scores
         raise FormatError(label, 1, None, "needs a run column and a query column")
     measure = _column(label, frame, MEASURE_NAMES, "measure")
     value = _column(label, frame, VALUE_NAMES, "value")
+    text = _column(label, frame, TEXT_NAMES, "answer")
+    texts = None if text is None else _texts(frame, run, query, text)
+    if text is not None:
+        frame = frame.drop(columns=[text])
     line = pd.Series(range(2, len(frame) + 2) if lines else [0] * len(frame), index=frame.index)
     if measure is not None and value is not None:
         long = frame[[run, query, measure, value]].set_axis(
@@ -133,7 +142,14 @@ def _table(label: str, form: str, frame: pd.DataFrame, *, lines: bool) -> Scores
     summary = long["query"].astype(str).str.strip().isin(SUMMARY_ROWS)
     left = int(summary.sum())
     notes = (f"summary values (query all or amean) left out: {left}",) if left else ()
-    return _checked(label, form, long[~summary].copy(), notes)
+    return dataclasses.replace(_checked(label, form, long[~summary].copy(), notes), texts=texts)
+
+
+def _texts(frame: pd.DataFrame, run: str, query: str, text: str) -> pd.DataFrame:
+    """Each (run, query)'s answer: the first one written (a long table repeats it per measure)."""
+    found = frame[[run, query, text]].set_axis(["run", "query", "text"], axis=1).astype(str)
+    found = found[found["text"].str.strip() != ""]
+    return found.drop_duplicates(["run", "query"]).reset_index(drop=True)
 
 
 def _checked(label: str, form: str, long: pd.DataFrame, notes: tuple[str, ...]) -> Scores:

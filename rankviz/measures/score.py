@@ -54,6 +54,8 @@ class ScoreValues:
     zero: bool
     source: str = ""  # the files it was read from
     digest: str = ""  # of the values: what a cache keys it on
+    #: run -> query -> the answer the score judges, when its file carries them
+    texts: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
     def of(self, run: str, qids: Sequence[str]) -> np.ndarray:
         """The run's values for these queries (NaN: no score, or a query outside the score's)."""
@@ -100,6 +102,10 @@ class Score(Measure):
             return self.name
         return f"{self.name} [{self.values.digest}, {'zero' if self.values.zero else 'skip'}]"
 
+    def answer(self, run: str, query: str) -> str | None:
+        """The answer of ``run`` to ``query`` that the score judges, when its file carries it."""
+        return None if self.values is None else self.values.texts.get(run, {}).get(query)
+
     def under(self, *, zero: bool) -> Score:
         """The score with a query without a value scoring 0 (``zero``) or left out."""
         if self.values is None or self.values.zero == zero:
@@ -132,9 +138,16 @@ def scores_as_measures(
     score twice, across files, is refused by the reader of each file and here)."""
     by_name: dict[str, dict[str, dict[str, float]]] = {}
     sources: dict[str, list[str]] = {}
+    texts: dict[str, dict[str, dict[str, str]]] = {}
     for source in scores:
+        answers: dict[str, dict[str, str]] = {}
+        if source.texts is not None:
+            for run, query, text in source.texts.itertuples(index=False):
+                answers.setdefault(run, {})[query] = text
         for name in source.frame["measure"].unique():
             sources.setdefault(name, []).append(f"{source.source} ({source.form})")
+            for run, written in answers.items():
+                texts.setdefault(name, {}).setdefault(run, {}).update(written)
         for run, query, name, value in source.frame[
             ["run", "query", "measure", "value"]
         ].itertuples(index=False):
@@ -154,6 +167,7 @@ def scores_as_measures(
                 zero,
                 ", ".join(sources[name]),
                 _digest(runs),
+                texts.get(name, {}),
             ),
         )
         for name, runs in by_name.items()

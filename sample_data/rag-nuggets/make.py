@@ -12,6 +12,9 @@ Scores per answer, each a share of the topic's nuggets:
   all           (supported + 0.5 partially supported) / nuggets
   vital         the same over vital nuggets
   weighted      as ``all``, a vital nugget weighing 1 and an okay one 0.5
+
+Each row also carries the answer (``answer``: a stand-in naming the nuggets it states), which the
+app's query view shows beside the scores.
 """
 
 from __future__ import annotations
@@ -76,8 +79,23 @@ def scores(rows: list[dict[str, str]]) -> list[dict[str, object]]:
             "weighted": sum(WEIGHT[n["importance"]] * CREDIT[n["support"]] for n in nuggets)
             / sum(WEIGHT[n["importance"]] for n in nuggets),
         }
-        table += [{"run": run, "query": topic, "measure": m, "value": v} for m, v in found.items()]
+        answer = _answer(run, topic, nuggets)
+        table += [
+            {"run": run, "query": topic, "measure": m, "value": v, "answer": answer}
+            for m, v in found.items()
+        ]
     return table
+
+
+def _answer(run: str, topic: str, nuggets: list[dict[str, str]]) -> str:
+    """A stand-in for the system's answer: which nuggets it states, which only in part."""
+    stated = [n["nugget"] for n in nuggets if n["support"] == "support"]
+    partly = [n["nugget"] for n in nuggets if n["support"] == "partial_support"]
+    return (
+        f"{run} on {topic}: states {', '.join(stated) or 'no nugget'}"
+        + (f"; touches {', '.join(partly)}" if partly else "")
+        + "."
+    )
 
 
 def _share(nuggets: list[dict[str, str]], *, strict: bool) -> float:

@@ -87,3 +87,22 @@ def test_deltas_and_significance_on_the_score_are_the_librarys(judged: Path) -> 
     both = library.matrix("judge", complete=False)[["bm25", "rrf"]].dropna()
     reference = stats.ttest_rel(both["rrf"], both["bm25"])
     assert table.loc["rrf", "p_value"] == pytest.approx(reference.pvalue, rel=1e-12)
+
+
+def test_the_query_view_shows_the_answers_a_score_judges_as_plain_text(judged: Path) -> None:
+    """An ``answer`` column: the Per-query deltas page shows both runs' answers to the query in
+    view, as written (markup in them shown, never rendered)."""
+    frame = pd.read_csv(judged / "scores.tsv", sep="\t", dtype={"query": str})
+    frame["answer"] = [f"<b>{r}</b> says *{q}*" for r, q in zip(frame["run"], frame["query"])]
+    frame.to_csv(judged / "scores.tsv", sep="\t", index=False)
+    view = dict(collection="judged", baseline="bm25", run="dense", measure="judge")
+    at = start("deltas", query="30", **view)
+    assert not at.exception and not at.error
+    texts = [shown(m) for m in at.markdown]
+    assert "**Answers** that judge judges" in texts
+    assert "**bm25**  \n<b>bm25</b> says *30*" in texts
+    assert "**dense**  \n<b>dense</b> says *30*" in texts
+    gap = [shown(m) for m in start("deltas", query="3", **view).markdown]  # dense: no score
+    assert "**dense**  \n_no answer in the file_" in gap
+    nothing = start("deltas", collection="judged", baseline="bm25", run="dense", measure="AP")
+    assert not any("Answers" in shown(m) for m in nothing.markdown)

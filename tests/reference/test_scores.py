@@ -363,3 +363,25 @@ def test_a_score_where_less_is_better_is_better_lower(tmp_path: Path) -> None:
     assert study.verdict_marks(tests).loc["fast", "latency"] == "better"
     by_group = study.paired_tests_by_group(study.measures[0], tests)
     assert set(by_group["verdict"]) == {"better"}
+
+
+def test_an_answer_column_is_the_answers_not_a_measure(tmp_path: Path) -> None:
+    """``answer`` (or ``text``, ``response``) in a long or a wide table: each (run, query)'s answer,
+    never a measure; the scores beside runs carry them (the query view shows them)."""
+    wide = tmp_path / "wide.csv"
+    wide.write_text("system,topic,judge,Response\na,1,0.5,first answer\nb,1,0.25,second\n")
+    read = read_scores(wide)
+    assert sorted(read.frame["measure"]) == ["judge", "judge"]
+    assert read.texts is not None
+    assert read.texts.to_dict("records") == [
+        {"run": "a", "query": "1", "text": "first answer"},
+        {"run": "b", "query": "1", "text": "second"},
+    ]
+    from rankviz.measures.score import scores_as_measures
+
+    sample = read_scores(ROOT / "sample_data" / "rag-nuggets" / "scores.tsv")
+    score = scores_as_measures([sample], zero=True)[0]
+    assert (
+        score.answer("dense-gpt", "2024-001")
+        == "dense-gpt on 2024-001: states n1, n3; touches n2, n4."
+    )

@@ -8,6 +8,7 @@ from rankviz.app import options as app_options
 from rankviz.app.documents import documents_panel
 from rankviz.app.frame import open_page
 from rankviz.app.pair_views import every_query, queue_selection
+from rankviz.app.scored_answers import answers_panel
 from rankviz.app.text import md, message
 from rankviz.app.widgets import grade_style, url_option, url_selectbox, widget_key
 
@@ -164,6 +165,7 @@ screen.markdown(
     + message("{}: {} {}, {} {}, delta {}; ", label, baseline, values[0], run, values[1], values[2])
     + f"rank-biased overlap {overlap.get(query, float('nan')):.3f}"
 )
+answers_panel(measure, baseline, run, query, box=screen)  # a score's answers, when it has them
 for finding in checks.of_query(query):  # the mistakes that change what this query's numbers mean
     screen.info(message("Check: {}", finding.line()))
 view = ctx.aligned(baseline, run, query, int(depth))
