@@ -29,6 +29,7 @@ from rankviz.cli.study_args import (
 from rankviz.cli.trec_eval import trec_eval_command
 from rankviz.errors import FormatError, OptionError, RankvizError
 from rankviz.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
+from rankviz.scores_study import ScoresStudy
 from rankviz.settings import EvalSettings
 from rankviz.significance_options import TestSettings
 
@@ -164,6 +165,8 @@ def metrics_report_command(args: argparse.Namespace) -> str:
         "graded": None if args.graded is None else args.graded == "yes",
         "stops_when_satisfied": None if args.stops is None else args.stops == "yes",
     }
+    if isinstance(study, ScoresStudy):  # values alone: no task, no rankings to weigh
+        return render.metric_report(study.values_evidence(options), args.format)
     report = study.metric_report(options, task=study.infer_task(options.k).answered(**answers))
     return render.metric_report(report, args.format)
 

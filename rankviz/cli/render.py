@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from rankviz.analyses.summary import Summary
     from rankviz.analyses.ties import TieReport
     from rankviz.analyses.unjudged import UnjudgedReport
+    from rankviz.analyses.values_evidence import ValuesEvidence
     from rankviz.evaluation import Evaluation
 
 
@@ -233,8 +234,11 @@ REPORT_TITLES = {
 }
 
 
-def metric_report(report: MetricReport, fmt: str) -> str:
-    """The metric-choice report as JSON, long TSV (section, row, column, value) or readable text."""
+def metric_report(report: MetricReport | ValuesEvidence, fmt: str) -> str:
+    """The metric-choice report as JSON, long TSV (section, row, column, value) or readable text
+    (of per-query scores alone: the evidence their values give, said so)."""
+    from rankviz.analyses.values_evidence import ValuesEvidence
+
     tables = report.to_frames()
     del tables["asl"]
     if fmt == "json":
@@ -247,6 +251,8 @@ def metric_report(report: MetricReport, fmt: str) -> str:
                     f"{name}\t{row}\t{column}\t{full(value)}" for column, value in values.items()
                 ]
         return "\n".join(lines) + "\n"
+    if isinstance(report, ValuesEvidence):
+        return "\n\n".join([report.describe() + ".", *_evidence(tables)]) + "\n"
     task = report.task
     parts = [
         "Task: "
@@ -265,20 +271,26 @@ def metric_report(report: MetricReport, fmt: str) -> str:
             f"- {r.measure}: {r.reason}. Hides: {r.hides}." for r in report.recommendations
         ),
     ]
-    notes = {"kendall": {"": "a measure gives every run the same mean"}}
-    for name, frame in tables.items():
-        text = f"{REPORT_TITLES[name]}\n" + frame_table(frame, digits=3).rstrip("\n")
-        reasons = STABILITY_NOTES if name == "stability" else {}
-        lines = na_notes(frame, reasons)
-        if name in ("kendall", "tau_ap") and frame.isna().to_numpy().any():
-            lines.append(f"n/a: {notes['kendall']['']}")
-        parts.append(text + ("\n" + footer(lines).rstrip("\n") if lines else ""))
+    parts += _evidence(tables)
     if report.warnings.messages():
         parts.append(
             "Warnings from the collection\n"
             + "\n".join(f"- {m}" for m in report.warnings.messages())
         )
     return "\n\n".join(parts) + "\n"
+
+
+def _evidence(tables: dict) -> list[str]:
+    """Each table of the evidence on measures, titled, with what its n/a cells mean."""
+    parts = []
+    for name, frame in tables.items():
+        text = f"{REPORT_TITLES[name]}\n" + frame_table(frame, digits=3).rstrip("\n")
+        reasons = STABILITY_NOTES if name == "stability" else {}
+        lines = na_notes(frame, reasons)
+        if name in ("kendall", "tau_ap") and frame.isna().to_numpy().any():
+            lines.append("n/a: a measure gives every run the same mean")
+        parts.append(text + ("\n" + footer(lines).rstrip("\n") if lines else ""))
+    return parts
 
 
 # --- measures ------------------------------------------------------------------------------------

@@ -385,3 +385,31 @@ def test_an_answer_column_is_the_answers_not_a_measure(tmp_path: Path) -> None:
         score.answer("dense-gpt", "2024-001")
         == "dense-gpt on 2024-001: states n1, n3; touches n2, n4."
     )
+
+
+def test_metrics_report_on_scores_alone_gives_the_evidence_of_the_values() -> None:
+    """The nugget sample: Kendall's tau of the measures' means is scipy's, and each measure's
+    discriminative power under the paired t test is the share of run pairs whose Holm-adjusted
+    p (statsmodels) lies below 0.05; the task and the stability that read qrels and rankings are
+    said to be left out."""
+    from itertools import combinations
+
+    from statsmodels.stats.multitest import multipletests
+
+    path = ROOT / "sample_data" / "rag-nuggets" / "scores.tsv"
+    done = run_cli("metrics-report", str(path), "--test", "t", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    scores = rv.Evaluation.from_scores(path)
+    means = scores.means()
+    tau = stats.kendalltau(means["all_strict"], means["vital"]).statistic
+    assert report["kendall"]["all_strict"]["vital"] == pytest.approx(tau, abs=1e-12)
+    for measure in ("all_strict", "vital_strict", "weighted"):
+        matrix = scores.matrix(measure)
+        p = [stats.ttest_rel(matrix[b], matrix[a]).pvalue for a, b in combinations(matrix, 2)]
+        holm = multipletests(p, method="holm")[1]
+        power = report["discriminative_power"][measure]
+        assert power["power"] == pytest.approx((holm < 0.05).mean(), abs=1e-12)
+    assert set(report["stability"]["vital"]) == {"swap rate"}
+    text = run_cli("metrics-report", str(path)).stdout
+    assert text.startswith("From the per-query values alone: no task and no recommendations")

@@ -192,6 +192,7 @@ TYPES = {
     "RankingTable",
     "Measure",
     "Score",
+    "ValuesEvidence",
     "Evaluation",
     "Collection",
     "Documents",
