@@ -4,7 +4,11 @@ or not supported by each answer (as AutoNuggetizer assigns them), and the per-qu
 follow (Pradeep et al., "Initial Nugget Evaluation Results for the TREC 2024 RAG Track with the
 AutoNuggetizer Framework", 2024).
 
-    python sample_data/rag-nuggets/make.py   # rewrites assignments.tsv and scores.tsv here
+    python sample_data/rag-nuggets/make.py   # rewrites every file here but SOURCE.md
+
+It is a collection folder too: each system's retrieval (``runs/``, 20 segments a topic) against
+graded judgments of 40 segments a topic (``qrels.txt``, 0-3), so the app shows retrieval measures
+(nDCG@10) beside the answers' nugget scores, and metric choice says how far they agree.
 
 Scores per answer, each a share of the topic's nuggets:
   all_strict    supported nuggets / nuggets
@@ -63,6 +67,27 @@ def assignments(seed: int = 2024) -> list[dict[str, str]]:
     return rows
 
 
+def retrieval(seed: int = 2025) -> tuple[list[str], dict[str, list[str]], list[str]]:
+    """Graded judgments of 40 segments a topic, and each system's top 20 (a better system ranks
+    relevant segments higher): qrels lines, run lines by system, queries.tsv lines."""
+    rng = np.random.default_rng(seed)
+    qrels, runs, queries = [], {system: [] for system in SYSTEMS}, ["qid\ttext"]
+    for topic in range(1, TOPICS + 1):
+        qid = f"2024-{topic:03d}"
+        queries.append(f"{qid}\tstand-in question {topic} (generated)")
+        grades = rng.choice(4, size=40, p=[0.55, 0.2, 0.15, 0.1])
+        segments = [f"seg-{topic:03d}-{k:02d}" for k in range(40)]
+        qrels += [f"{qid} 0 {seg} {grade}" for seg, grade in zip(segments, grades, strict=True)]
+        for system, quality in SYSTEMS.items():
+            score = quality * grades + rng.normal(0, 0.6, size=40)
+            top = np.argsort(-score, kind="stable")[:20]
+            runs[system] += [
+                f"{qid} Q0 {segments[k]} {rank} {score[k]:.4f} {system}"
+                for rank, k in enumerate(top, 1)
+            ]
+    return qrels, runs, queries
+
+
 def scores(rows: list[dict[str, str]]) -> list[dict[str, object]]:
     """The five scores of each (system, topic): a long table (run, query, measure, value)."""
     grouped: dict[tuple[str, str], list[dict[str, str]]] = {}
@@ -118,7 +143,17 @@ def write(rows: list[dict], path: Path, *, digits: bool = False) -> None:
             )
 
 
+def write_lines(lines: list[str], path: Path) -> None:
+    path.write_text("\n".join(lines) + "\n")
+
+
 if __name__ == "__main__":
     made = assignments()
     write(made, HERE / "assignments.tsv")
     write(scores(made), HERE / "scores.tsv", digits=True)
+    qrels, runs, queries = retrieval()
+    write_lines(qrels, HERE / "qrels.txt")
+    write_lines(queries, HERE / "queries.tsv")
+    (HERE / "runs").mkdir(exist_ok=True)
+    for system, lines in runs.items():
+        write_lines(lines, HERE / "runs" / f"{system}.run")

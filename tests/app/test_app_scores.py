@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from apptest import shown, start
-from conftest import CRANFIELD
+from conftest import CRANFIELD, ROOT
 from scipy import stats
 
 import rankviz as rv
@@ -106,3 +106,44 @@ def test_the_query_view_shows_the_answers_a_score_judges_as_plain_text(judged: P
     assert "**dense**  \n_no answer in the file_" in gap
     nothing = start("deltas", collection="judged", baseline="bm25", run="dense", measure="AP")
     assert not any("Answers" in shown(m) for m in nothing.markdown)
+
+
+@pytest.mark.slow
+def test_the_nugget_sample_shows_nugget_scores_beside_retrieval_on_three_pages() -> None:
+    """sample_data/rag-nuggets (generated): the Overview's means of a nugget score and of nDCG@10
+    are the library's, the Per-query deltas page's mean delta and the Significance page's t test
+    on the nugget score are numpy's and scipy's on the file's values."""
+    folder = ROOT / "sample_data" / "rag-nuggets"
+    written = pd.read_csv(folder / "scores.tsv", sep="\t", dtype={"query": str})
+    vital = written[written["measure"] == "vital_strict"].pivot(
+        index="query", columns="run", values="value"
+    )
+    overview = start(collection="rag-nuggets", measures="nDCG@10,vital_strict")
+    assert not overview.exception and not overview.error
+    means = overview.dataframe[0].value
+    library = rv.Study.open(folder, measures=["nDCG@10"]).evaluation()
+    for run in vital.columns:
+        assert means.loc[run, "vital_strict"] == pytest.approx(vital[run].mean(), abs=1e-12)
+        assert means.loc[run, "nDCG@10"] == pytest.approx(library.mean("nDCG@10", run), abs=1e-12)
+    deltas = start(
+        "deltas",
+        collection="rag-nuggets",
+        baseline="bm25-gpt",
+        run="hybrid-rerank-gpt",
+        measure="vital_strict",
+    )
+    assert not deltas.exception and not deltas.error
+    delta = (vital["hybrid-rerank-gpt"] - vital["bm25-gpt"]).mean()
+    labels = {m.label.replace("\\", ""): m.value for m in deltas.metric}  # markdown-escaped
+    assert labels["Mean delta vital_strict"] == f"{delta:+.4f}"
+    significance = start(
+        "significance",
+        collection="rag-nuggets",
+        measures="vital_strict",
+        baseline="bm25-gpt",
+        test="t",
+    )
+    assert not significance.exception and not significance.error
+    table = significance.dataframe[0].value
+    reference = stats.ttest_rel(vital["hybrid-rerank-gpt"], vital["bm25-gpt"])
+    assert table.loc["hybrid-rerank-gpt", "p_value"] == pytest.approx(reference.pvalue, rel=1e-12)

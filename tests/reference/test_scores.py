@@ -203,7 +203,16 @@ def test_the_rag_sample_is_what_its_generator_makes_and_scores_by_hand(tmp_path:
     rows = make.assignments()
     make.write(rows, tmp_path / "assignments.tsv")
     make.write(make.scores(rows), tmp_path / "scores.tsv", digits=True)
-    for name in ("assignments.tsv", "scores.tsv"):
+    qrels, runs, queries = make.retrieval()
+    make.write_lines(qrels, tmp_path / "qrels.txt")
+    make.write_lines(queries, tmp_path / "queries.tsv")
+    kept = ["assignments.tsv", "scores.tsv", "qrels.txt", "queries.tsv"]
+    for system, lines in runs.items():
+        make.write_lines(lines, tmp_path / f"{system}.run")
+        assert (tmp_path / f"{system}.run").read_text() == (
+            folder / "runs" / f"{system}.run"
+        ).read_text()
+    for name in kept:
         assert (tmp_path / name).read_text() == (folder / name).read_text()
     answer = [r for r in rows if r["run"] == "dense-gpt" and r["topic"] == "2024-001"]
     vital = [r for r in answer if r["importance"] == "vital"]
