@@ -15,7 +15,9 @@ from rankviz.cli import main
 from rankviz.errors import OptionError
 
 SAMPLES = ROOT / "sample_data"
+THREE = "cranfield,dl-hard-passage,trec-cast-2021"  # the samples with real runs
 ROWS = {
+    "collections": THREE,
     "rows.cranfield": "bm25,rrf",
     "rows.dl-hard-passage": "bm25,bm25_t5-zs",
     "rows.trec-cast-2021": "org_manual_bm25,org_manual_ance_bert",
