@@ -4,6 +4,7 @@ is qrels or scores. No pandas here: a command on qrels and runs never pays for i
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from rankviz.errors import FormatError
@@ -36,7 +37,7 @@ def scores_form(path: str | Path) -> str | None:
         return None
     first = lines[0].strip()
     if first.startswith("{"):
-        return "json lines table" if first.endswith("}") and len(lines) > 1 else "pytrec_eval json"
+        return "json lines table" if _a_record(first) else "pytrec_eval json"
     for separator, form in (("\t", "tsv table"), (",", "csv table")):
         names = [n.strip().lower() for n in first.split(separator)]
         if _named(names, RUN_NAMES) and _named(names, QUERY_NAMES):
@@ -57,6 +58,17 @@ def _which_three_columns(path: str | Path) -> str:
         if len(fields) == 3 and (fields[0] == "runid" or fields[1] == "all"):
             return "trec_eval -q"
     return "ir_measures -q"
+
+
+def _a_record(line: str) -> bool:
+    """Whether a line is one JSON object naming a run and a query (a line of a JSON lines table),
+    not the start of pytrec_eval's ``{query: {measure: value}}``."""
+    try:
+        found = json.loads(line)
+    except json.JSONDecodeError:
+        return False
+    names = [str(k).strip().lower() for k in found] if isinstance(found, dict) else []
+    return _named(names, RUN_NAMES) and _named(names, QUERY_NAMES)
 
 
 def _named(names: list[str], wanted: tuple[str, ...]) -> bool:

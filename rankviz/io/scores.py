@@ -39,7 +39,7 @@ SUMMARY_ROWS = ("all", "amean")
 NOT_NUMBERS = ("runid", "relstring")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Scores:
     """One file's scores: ``frame`` has columns run, query, measure, value and line (1-based, 0
     where the form has no lines); ``form`` says how it was read; ``notes`` what reading found."""
@@ -64,16 +64,37 @@ def read_scores(path: str | Path) -> Scores:
     if form == "pytrec_eval json":
         return _pytrec_json(label, text, Path(path).stem)
     if form == "json lines table":
-        rows = [json.loads(line) for line in text.splitlines() if line.strip()]
-        return _table(label, form, pd.DataFrame(rows), lines=True)
+        return _table(label, form, pd.DataFrame(_json_lines(label, text)), lines=True)
     if form in ("tsv table", "csv table"):
         separator = "\t" if form == "tsv table" else ","
         frame = pd.read_csv(io.StringIO(text), sep=separator, dtype=str, keep_default_na=False)
         return _table(label, form, frame, lines=True)
+    fields = 4 if form == "autojudge leaderboard" else 3
     rows = [(n, line.split()) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+    for n, row in rows:
+        if len(row) != fields:
+            raise FormatError(
+                label, n, None, f"{len(row)} fields where {form} has {fields} on every line"
+            )
     if form == "autojudge leaderboard":
         return _autojudge(label, rows)
     return _three_columns(label, form, rows, Path(path).stem)
+
+
+def _json_lines(label: str, text: str) -> list[dict]:
+    """One JSON object a line (blank lines skipped), or the line that is not one named."""
+    rows = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise FormatError(label, n, None, f"not JSON ({exc.msg})") from None
+        if not isinstance(row, dict):
+            raise FormatError(label, n, None, "not a JSON object")
+        rows.append(row)
+    return rows
 
 
 def scores_of_frame(frame: pd.DataFrame, *, source: str = "frame") -> Scores:

@@ -422,3 +422,35 @@ def test_metrics_report_on_scores_alone_gives_the_evidence_of_the_values() -> No
     assert set(report["stability"]["vital"]) == {"swap rate"}
     text = run_cli("metrics-report", str(path)).stdout
     assert text.startswith("From the per-query values alone: no task and no recommendations")
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "said"),
+    [
+        (
+            "te.txt",
+            "map\tq1\t0.5\n" * 250 + "map\tq2\t0.5\textra\nrunid\tall\tx\n",
+            "line 251: 4 fields where trec_eval -q has 3 on every line",
+        ),
+        (
+            "s.jsonl",
+            '{"run": "a", "query": "1", "measure": "m", "value": 1}\n{"run": "a",\n',
+            "line 2: not JSON (Expecting property name enclosed in double quotes)",
+        ),
+    ],
+)
+def test_a_ragged_line_far_down_is_one_line_naming_it(
+    tmp_path: Path, name: str, text: str, said: str
+) -> None:
+    path = tmp_path / name
+    path.write_text(text)
+    done = run_cli("evaluate", str(path))
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip().splitlines() == [f"rankviz: error: {path}, {said}"]
+
+
+def test_one_json_line_naming_a_run_and_a_query_is_a_table(tmp_path: Path) -> None:
+    path = tmp_path / "one.jsonl"
+    path.write_text('{"run": "a", "query": "1", "measure": "judge", "value": 0.5}\n')
+    assert scores_form(path) == "json lines table"
+    assert rv.Evaluation.from_scores(path).mean("judge", "a") == 0.5
