@@ -144,9 +144,10 @@ def read_scores_beside(
     )
     for score in found:
         if _computed_name(str(score)):
+            source = score.values.source if score.values is not None else "a file"
             raise OptionError(
-                f"score {str(score)!r} ({score.describe().split('read from ')[-1].split(';')[0]}) "
-                "is named as a measure rankviz computes from the runs: rename it in the file"
+                f"score {str(score)!r} ({source}) is named as a measure rankviz computes from the "
+                "runs: rename it in the file"
             )
     return list(found)
 
