@@ -56,12 +56,24 @@ class ScoresStudy(Study):
         cls,
         first: str | Path,
         runs: Sequence[str | Path] = (),
-        **given: Any,
+        *,
+        measures: Sequence[str | Measure] | None = None,
+        options: Mapping[str, Any] | None = None,
+        groups: str | None = None,
+        aggregate: str | None = None,
+        lower_is_better: Sequence[str] = (),
     ) -> ScoresStudy:
         """What a command's inputs open when ``first`` is a file of scores: it and the score files
-        among ``runs``, whose other items name the runs kept (:meth:`of_files`'s options)."""
-        files = [first, *(r for r in runs if is_scores(r))]
-        return cls.of_files(files, runs=[str(r) for r in runs if not is_scores(r)], **given)
+        among ``runs``, whose other items name the runs kept (the rest as :meth:`of_files`)."""
+        return cls.of_files(
+            [first, *(r for r in runs if is_scores(r))],
+            runs=[str(r) for r in runs if not is_scores(r)],
+            measures=measures,
+            options=options,
+            groups=groups,
+            aggregate=aggregate,
+            lower_is_better=lower_is_better,
+        )
 
     @classmethod
     def of_files(
