@@ -25,7 +25,8 @@ if TYPE_CHECKING:
     from rankviz.io.scores import Scores
 
 
-def _no_kernel(*args: object, **kwargs: object) -> np.ndarray:
+def _no_kernel(table: object, cutoff: object) -> np.ndarray:
+    """A score's family computes nothing (a :class:`Score` answers for itself)."""
     raise MeasureError("a score read from a file cannot be computed from a ranking")
 
 
