@@ -65,9 +65,10 @@ class ScoresStudy(Study):
     ) -> ScoresStudy:
         """What a command's inputs open when ``first`` is a file of scores: it and the score files
         among ``runs``, whose other items name the runs kept (the rest as :meth:`of_files`)."""
+        scored = {r: is_scores(r) for r in runs}  # each file sniffed once
         return cls.of_files(
-            [first, *(r for r in runs if is_scores(r))],
-            runs=[str(r) for r in runs if not is_scores(r)],
+            [first, *(r for r in runs if scored[r])],
+            runs=[str(r) for r in runs if not scored[r]],
             measures=measures,
             options=options,
             groups=groups,

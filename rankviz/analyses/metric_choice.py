@@ -25,10 +25,7 @@ import pandas as pd
 from scipy import stats
 
 from rankviz.analyses.measure_evidence import (
-    agreement,
-    discriminative_power,
     parameter_sensitivity,
-    swap_rates,
     tie_widths,
 )
 from rankviz.analyses.task import (
@@ -41,6 +38,7 @@ from rankviz.analyses.task import (
     infer_task,
     recommend,
 )
+from rankviz.analyses.values_evidence import values_evidence
 from rankviz.errors import OptionError
 from rankviz.evaluate import as_measures, evaluate_tables
 from rankviz.evaluation import Evaluation
@@ -171,23 +169,13 @@ def metric_report(
         for name in BOUNDS
     }
     evaluation = evaluations["trec_eval"]
-    matrices = {str(m): evaluation.matrix(m) for m in every}
-    means = evaluation.means()
-    # each randomised analysis draws from its own stream: the swap rates do not move when the test
-    # draws differently
-    tests_rng = np.random.default_rng(options.seed if rng is None else rng)
-    (halves_rng,) = tests_rng.spawn(1)
-    power, asl = discriminative_power(
-        matrices,
-        test=options.test,
-        alpha=options.alpha,
-        n_resamples=options.n_resamples,
-        rng=tests_rng,
-    )
+    # what the values alone say (agreement, discriminative power, swap rates), then what the
+    # rankings and qrels add to the stability
+    evidence = values_evidence(evaluation, options, rng=rng)
     top_grade = int(next(iter(default.values())).ideal_grades.max(initial=1))
     stability = pd.concat(
         [
-            swap_rates(matrices, trials=options.splits, rng=halves_rng),
+            evidence.stability,
             tie_widths(evaluations["pessimistic"], evaluations["optimistic"]),
             parameter_sensitivity(default, every, settings, top_grade=top_grade, **aggregation),
         ],
@@ -198,11 +186,11 @@ def metric_report(
         recommendations=recommendations,
         measures=tuple(map(str, every)),
         evaluation=evaluation,
-        means=means,
-        kendall=agreement(means),
-        tau_ap=agreement(means, method="tau_ap"),
-        power=power,
-        asl=asl,
+        means=evidence.means,
+        kendall=evidence.kendall,
+        tau_ap=evidence.tau_ap,
+        power=evidence.power,
+        asl=evidence.asl,
         stability=stability,
         warnings=warnings,
         graded_share=share,

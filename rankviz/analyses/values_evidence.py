@@ -3,8 +3,8 @@ query scores of any evaluator): how far the measures agree on the runs' order (K
 tau-AP), how many run pairs each separates (discriminative power, Sakai 2006) and how often two
 halves of the queries swap a pair (swap rate, Voorhees & Buckley 2002). The task, the
 recommendations and the tie, threshold and gmax stability of the metric-choice report need the
-qrels and the rankings (:mod:`rankviz.analyses.metric_choice`); the evidence here is drawn the same
-way, from the same random streams, so a measure's rows equal that report's."""
+qrels and the rankings (:mod:`rankviz.analyses.metric_choice`), which takes its evidence from here
+and adds them."""
 
 from __future__ import annotations
 
