@@ -94,6 +94,7 @@ class Evaluation:
         measures: Sequence[str] | None = None,
         settings: EvalSettings | None = None,
         lower_is_better: Sequence[str] = (),
+        ranges: Mapping[str, Sequence[float]] | None = None,
         groups: QueryGroups | None = None,
         weights: Mapping[str, float] | None = None,
     ) -> Evaluation:
@@ -111,6 +112,9 @@ class Evaluation:
             ``missing`` (a query another run has a score for), ``aggregate`` and ``group_by``.
         lower_is_better
             Scores where less is better (a latency, a cost).
+        ranges
+            Each score's range where known (``{"nugget_all": (0, 1)}``): a value outside it is
+            refused, naming its file and line.
         groups, weights
             What ``group_by`` and ``aggregate="weights"`` read.
 
@@ -121,6 +125,7 @@ class Evaluation:
         import pandas as pd
 
         from rankviz.aggregate import aggregation_of
+        from rankviz.io.score_rules import score_rules
         from rankviz.io.scores import read_scores, scores_of_frame
         from rankviz.score_evaluation import scored_values
 
@@ -133,7 +138,7 @@ class Evaluation:
             runs=runs,
             measures=measures,
             settings=settings,
-            lower_is_better=lower_is_better,
+            rules=score_rules(lower_is_better, ranges),
         )
         return cls(
             settings,
@@ -280,7 +285,8 @@ class Evaluation:
             "skip": "a run's mean covers the queries it has a score for; a paired test, those "
             "both runs have",
         }[self.settings.missing]
-        return [*self.scores_notes, missing, self.settings.conventions()[-1]]
+        known = [f"{m}: {m.known()}" for m in self.measures if isinstance(m, Score) and m.known()]
+        return [*self.scores_notes, *known, missing, self.settings.conventions()[-1]]
 
     def records(self, *, per_query: bool = False) -> list[dict]:
         """Rows of the tidy table without pandas: every per-query row first (when asked, as

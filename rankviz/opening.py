@@ -23,6 +23,7 @@ from rankviz.io.irds import is_irds
 from rankviz.io.meeting import MeetingStore
 from rankviz.io.model import Qrels
 from rankviz.io.readers import read_qrels
+from rankviz.io.score_rules import ScoreRules, parse_range, score_rules
 from rankviz.measures import Measure, parse, refuse_without_closed_form
 from rankviz.pieces import RunSource
 from rankviz.settings import DEFAULT_MEASURES, EvalSettings
@@ -63,6 +64,7 @@ def open_inputs(
     options: Mapping[str, Any] | None = None,
     scores: Sequence[str | Path] = (),
     lower_is_better: Sequence[str] = (),
+    ranges: Mapping[str, Sequence[float]] | None = None,
 ) -> Opened:
     """The inputs :meth:`Study.open <rankviz.study.Study.open>` describes (its parameters, the
     same)."""
@@ -73,6 +75,11 @@ def open_inputs(
         )
     if is_irds(str(qrels)) or Path(qrels).is_dir():
         collection = open_collection(qrels)
+        if collection.scores_only:
+            raise OptionError(
+                f"{qrels} holds per-query scores only (no runs/): open it with "
+                "rankviz.ScoresStudy.of_collection"
+            )
         read = collection.read_qrels()
         sources = _collection_runs(collection, [str(n) for n in runs or collection.run_paths])
     else:
@@ -105,7 +112,8 @@ def open_inputs(
             )
         found.column(settings.group_by)
     own = collection.score_paths if collection is not None else ()
-    scored = read_scores_beside([*own, *scores], settings, lower_is_better)
+    rules = rules_in_force(collection, lower_is_better, ranges)
+    scored = read_scores_beside([*own, *scores], settings, rules)
     if measures:
         chosen = with_scores(measures, scored, settings)
     elif collection is not None:
@@ -127,11 +135,27 @@ def open_inputs(
     )
 
 
+def ranges_given(texts: Sequence[str]) -> dict[str, tuple[float, float]]:
+    """The ranges of ``--score-range NAME=LOW:HIGH`` (repeatable), by score name."""
+    return dict(parse_range(text) for text in texts)
+
+
+def rules_in_force(
+    collection: Collection | None,
+    lower_is_better: Sequence[str] = (),
+    ranges: Mapping[str, Sequence[float]] | None = None,
+) -> ScoreRules:
+    """What is known of the scores: the collection's ``[scores]`` and what was given over them."""
+    own = collection.config.scores if collection is not None else ScoreRules()
+    return own.joined(score_rules(lower_is_better, ranges))
+
+
 def read_scores_beside(
-    paths: Sequence[str | Path], settings: EvalSettings, lower_is_better: Sequence[str]
+    paths: Sequence[str | Path], settings: EvalSettings, rules: ScoreRules
 ) -> list[Measure]:
     """The scores of these files (:mod:`rankviz.io.scores`) as measures that carry their values
-    (:class:`~rankviz.measures.score.Score`), each query without a score handled by ``missing``."""
+    (:class:`~rankviz.measures.score.Score`) and what ``rules`` say of them, each query without a
+    score handled by ``missing``."""
     if not paths:
         return []
     from rankviz.io.scores import read_scores
@@ -140,7 +164,7 @@ def read_scores_beside(
     found = scores_as_measures(
         [read_scores(p) for p in paths],
         zero=settings.missing == "zero",
-        lower_is_better=lower_is_better,
+        rules=rules,
     )
     for score in found:
         if _computed_name(str(score)):

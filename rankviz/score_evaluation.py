@@ -10,27 +10,34 @@ spell it differently are one measure; any other name (``nugget_vital``, ``alpha-
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from rankviz.errors import FormatError, MeasureError, OptionError, quoted
+from rankviz.io.score_rules import NO_RULES, ScoreRules
 from rankviz.io.scores import Scores
 from rankviz.measures import Measure, parse
-from rankviz.measures.score import Score
+from rankviz.measures.score import Score, answers_of
 from rankviz.settings import EvalSettings
 
 
-def as_measure(name: str, *, lower_is_better: bool = False) -> Measure:
-    """The catalogue's measure a score's name spells, else a Score of that name."""
+def as_measure(
+    name: str, rules: ScoreRules, answers: Mapping[str, Mapping[str, str]] | None = None
+) -> Measure:
+    """The catalogue's measure a score's name spells, else a Score of that name (with its
+    direction, range and the answers it judges)."""
+    lower_is_better = name in rules.lower_is_better
     if not lower_is_better:
         try:
             return parse(name)
         except MeasureError:
             pass
-    return Score(name, lower_is_better=lower_is_better)
+    return Score(
+        name, lower_is_better=lower_is_better, bounds=rules.range_of(name), answers=answers or {}
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -50,17 +57,19 @@ def scored_values(
     runs: Sequence[str] | None = None,
     measures: Sequence[str] | None = None,
     settings: EvalSettings,
-    lower_is_better: Sequence[str] = (),
+    rules: ScoreRules = NO_RULES,
 ) -> ScoredValues:
     """The values the files' scores make: runs and measures as given (default: every one, in
     order of first appearance); a query a run has no score for, among those another run scored on
-    that measure, scores 0 (``missing="zero"``) or is left out (``"skip"``); the coverage said."""
+    that measure, scores 0 (``missing="zero"``) or is left out (``"skip"``); the coverage said. A
+    value outside the range ``rules`` declare for its score is refused with its line."""
     if not scores:
         raise OptionError("no scores given")
+    for source in scores:
+        rules.check(source)
     frame = pd.concat([s.frame.assign(source=s.source) for s in scores], ignore_index=True)
-    named = {
-        n: as_measure(n, lower_is_better=n in lower_is_better) for n in frame["measure"].unique()
-    }
+    texts = answers_of(scores)
+    named = {n: as_measure(n, rules, texts.get(n, {})) for n in frame["measure"].unique()}
     for source in scores:  # two names of one measure in one file: which is it?
         _one_name_each({n: named[n] for n in source.frame["measure"].unique()})
     frame["key"] = frame["measure"].map({n: str(m) for n, m in named.items()})

@@ -18,9 +18,12 @@ from rankviz.analyses.checks import TOP_K
 from rankviz.engine_settings import EngineSettings
 from rankviz.errors import OptionError
 from rankviz.evaluation import Evaluation
-from rankviz.io.groups import read_groups
+from rankviz.io.collection import Collection, open_collection
+from rankviz.io.groups import QueryGroups, read_groups
+from rankviz.io.irds import is_irds
 from rankviz.io.model import Qrels
 from rankviz.io.score_forms import is_scores
+from rankviz.io.score_rules import ScoreRules, score_rules
 from rankviz.measures import Measure
 from rankviz.pieces import Progress
 from rankviz.ranking import RankingTable
@@ -32,6 +35,16 @@ from rankviz.study import Study, Ties
 if TYPE_CHECKING:
     from rankviz.analyses.checks.findings import CheckReport
     from rankviz.analyses.values_evidence import ValuesEvidence
+
+
+def scores_folder(path: str | Path | Collection) -> Collection | None:
+    """The collection ``path`` opens when it is a folder of per-query scores alone, else None."""
+    if isinstance(path, Collection):
+        return path if path.scores_only else None
+    if is_irds(str(path)) or not Path(path).is_dir():
+        return None
+    collection = open_collection(path)
+    return collection if collection.scores_only else None
 
 
 def _no_qrels() -> Qrels:
@@ -62,6 +75,7 @@ class ScoresStudy(Study):
         groups: str | None = None,
         aggregate: str | None = None,
         lower_is_better: Sequence[str] = (),
+        ranges: Mapping[str, Sequence[float]] | None = None,
     ) -> ScoresStudy:
         """What a command's inputs open when ``first`` is a file of scores: it and the score files
         among ``runs``, whose other items name the runs kept (the rest as :meth:`of_files`)."""
@@ -74,6 +88,39 @@ class ScoresStudy(Study):
             groups=groups,
             aggregate=aggregate,
             lower_is_better=lower_is_better,
+            ranges=ranges,
+        )
+
+    @classmethod
+    def of_collection(
+        cls,
+        folder: str | Path | Collection,
+        runs: Sequence[str | Path] = (),
+        *,
+        scores: Sequence[str | Path] = (),
+        measures: Sequence[str | Measure] | None = None,
+        options: Mapping[str, Any] | None = None,
+        groups: str | None = None,
+        aggregate: str | None = None,
+        lower_is_better: Sequence[str] = (),
+        ranges: Mapping[str, Sequence[float]] | None = None,
+    ) -> ScoresStudy:
+        """A collection folder of scores alone (``scores.*``, ``scores/``; no runs/): its scores
+        and ``scores``, its queries, groups, weights and ``[scores]`` as defaults (what is given
+        over them), the runs named in ``runs`` (default: all)."""
+        collection = folder if isinstance(folder, Collection) else open_collection(folder)
+        if not collection.scores_only:
+            raise OptionError(f"{collection.path}: has runs; open it with rankviz.Study.open")
+        rules = collection.config.scores.joined(score_rules(lower_is_better, ranges))
+        return cls._of(
+            [*collection.score_paths, *scores],
+            runs=[str(r) for r in runs],
+            measures=measures,
+            options=options,
+            groups=read_groups(groups) if groups else collection.groups,
+            aggregate=aggregate,
+            rules=rules,
+            collection=collection,
         )
 
     @classmethod
@@ -87,30 +134,62 @@ class ScoresStudy(Study):
         groups: str | None = None,
         aggregate: str | None = None,
         lower_is_better: Sequence[str] = (),
+        ranges: Mapping[str, Sequence[float]] | None = None,
     ) -> ScoresStudy:
         """The scores of ``paths``, of the runs and measures named (default: all); ``groups`` and
-        ``aggregate`` as for runs (:meth:`Study.open`)."""
-        how, weights = aggregate_option(aggregate, None)
+        ``aggregate`` as for runs (:meth:`Study.open`); ``lower_is_better`` and ``ranges`` as
+        :meth:`Evaluation.from_scores` takes them."""
+        return cls._of(
+            paths,
+            runs=runs,
+            measures=measures,
+            options=options,
+            groups=read_groups(groups) if groups else None,
+            aggregate=aggregate,
+            rules=score_rules(lower_is_better, ranges),
+        )
+
+    @classmethod
+    def _of(
+        cls,
+        paths: Sequence[str | Path],
+        *,
+        runs: Sequence[str],
+        measures: Sequence[str | Measure] | None,
+        options: Mapping[str, Any] | None,
+        groups: QueryGroups | None,
+        aggregate: str | None,
+        rules: ScoreRules,
+        collection: Collection | None = None,
+    ) -> ScoresStudy:
+        how, weights = aggregate_option(aggregate, collection)
         given = {**(options or {}), **({"aggregate": how} if how else {})}
         settings = EvalSettings.from_args(given)
-        found = read_groups(groups) if groups else None
         scored = Evaluation.from_scores(
             *paths,
             runs=list(runs) or None,
             measures=[str(m) for m in measures] if measures else None,
             settings=settings,
-            lower_is_better=lower_is_better,
-            groups=found,
+            lower_is_better=sorted(rules.lower_is_better),
+            ranges=rules.ranges,
+            groups=groups,
             weights=weights,
         )
         return cls(
             _no_qrels(),
             measures=scored.measures,
             settings=settings,
-            groups=found,
+            collection=collection,
+            groups=groups,
             weights=weights,
             scored=scored,
         )
+
+    def only(self, names: Sequence[str], measures: Sequence[Measure] | None = None) -> ScoresStudy:
+        """The study of these runs (and measures) alone: what a question about them reads by
+        default."""
+        scored = self.evaluation(names, measures=measures)
+        return dataclasses.replace(self, measures=scored.measures, scored=scored)
 
     @property
     def _scores(self) -> Evaluation:

@@ -85,6 +85,7 @@ class Study(Reports, Questions, ChanceLevel, RunPasses):
         options: Mapping[str, Any] | None = None,
         scores: Sequence[str | Path] = (),
         lower_is_better: Sequence[str] = (),
+        ranges: Mapping[str, Sequence[float]] | None = None,
     ) -> Study:
         """A study of files (:func:`rankviz.opening.open_inputs`).
 
@@ -110,15 +111,17 @@ class Study(Reports, Questions, ChanceLevel, RunPasses):
             ``query``, ``macro`` or ``weights[:FILE]``.
         options
             Evaluation options by name (``{"rel": 2, "ties": "expected"}``), over the collection's.
-        scores, lower_is_better
+        scores, lower_is_better, ranges
             Files of per-query scores (:mod:`rankviz.io.scores`) whose scores stand beside the
             measures computed from the runs (named as the files name them; all of them unless
-            ``measures`` names some), and those where less is better.
+            ``measures`` names some), those where less is better, and each one's range where known
+            (``{"nugget_all": (0, 1)}``; a value outside is refused with its line).
 
         Returns
         -------
         The study, with what opening found worth saying in :attr:`notes` (a file of per-query
-        scores is refused: :class:`~rankviz.scores_study.ScoresStudy` opens it).
+        scores, or a collection folder of scores alone, is refused:
+        :class:`~rankviz.scores_study.ScoresStudy` opens it).
         """
         from rankviz.io.score_forms import is_scores
 
@@ -138,6 +141,7 @@ class Study(Reports, Questions, ChanceLevel, RunPasses):
             options=options,
             scores=scores,
             lower_is_better=lower_is_better,
+            ranges=ranges,
         )
         study = cls(
             opened.qrels,

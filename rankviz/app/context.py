@@ -29,6 +29,7 @@ from rankviz.io.groups import QueryGroups
 from rankviz.io.model import Qrels, Run
 from rankviz.measures import Measure
 from rankviz.ranking import RankingTable
+from rankviz.scores_study import ScoresStudy
 from rankviz.settings import EvalSettings
 from rankviz.significance_options import TestSettings
 from rankviz.study import Study, Ties
@@ -60,6 +61,12 @@ class Context(Answers, Passes):
     present: bool = False  # projector mode
     top: Any = None  # where the conventions' line goes (beside the qrels in force), else the page
     meeting: Meeting | None = None  # the meeting's record (None: uploaded qrels are in force)
+    scores: ScoresStudy | None = None  # a collection of per-query scores alone: its study
+
+    @property
+    def ranked(self) -> bool:
+        """Whether the runs' rankings are at hand (not for a collection of scores alone)."""
+        return self.scores is None
 
     @property
     def collection_name(self) -> str:
@@ -72,10 +79,12 @@ class Context(Answers, Passes):
     def study(self, names: list[str] | None = None, measures: list[Measure] | None = None) -> Study:
         """The selected runs (or ``names``) as a study, ordered by the app's cache of ranking
         tables."""
+        chosen = names or self.selected
+        if self.scores is not None:
+            return self.scores.only(chosen, measures or self.measures)
         meeting = self.meeting
         # the meeting's qrels re-grade it
         base = (meeting.file_key, meeting.file_qrels) if meeting is not None else None
-        chosen = names or self.selected
         order = orderer(self.run_keys, self.qrels_key, base, self.lineage())
         runs = (
             self.runs.only(chosen)
@@ -205,6 +214,8 @@ class Context(Answers, Passes):
         return TestSettings(**values, baseline=baseline)
 
     def conventions(self) -> list[str]:
+        if self.scores is not None:  # the scores' files, coverage, direction and ranges
+            return self.study().conventions()
         return [*self.settings.conventions(), *([self.meeting.in_force()] if self.meeting else [])]
 
     def export_name(self, stem: str, extension: str) -> str:

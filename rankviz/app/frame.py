@@ -21,6 +21,7 @@ from rankviz.app.arriving import take_passes
 from rankviz.app.cache import environment_problems, folder_stamp
 from rankviz.app.context import Context
 from rankviz.app.pages import spec
+from rankviz.app.scores_frame import needs_rankings, scores_frame
 from rankviz.app.server import open_to_all
 from rankviz.app.state import UrlState
 from rankviz.app.text import md, message
@@ -48,6 +49,8 @@ def frame(page: str = "") -> Context | None:
     if opened is None:
         return None
     name, folder, collection, qrels, qrels_key, runs, run_keys = opened
+    if qrels is None:
+        return scores_frame(url, name, folder, collection)
     uploaded_qrels, new_uploads = sidebar.add_uploads(runs, run_keys)
     meeting = None
     if uploaded_qrels is not None:
@@ -177,6 +180,8 @@ def open_page(key: str) -> Context:
     if ctx.present:  # our own constant CSS, no user text in it
         st.html(PROJECTOR_CSS)
     open_to_all()
+    if page.needs_rankings:
+        needs_rankings(ctx, page.title)
     for warning in ctx.url.warnings:
         st.warning(warning)
     ctx.url.immediate = True
@@ -190,7 +195,8 @@ def open_page(key: str) -> Context:
     recorder.say(ctx.meeting)
     try:
         take_passes(ctx)
-        _checks_banner(ctx, key)
+        if ctx.ranked:  # scores alone: nothing the checks read
+            _checks_banner(ctx, key)
         thin = ctx.thinly_judged()
     # a run file that breaks the format: named with its line, never a traceback
     except RankvizError as exc:

@@ -82,7 +82,7 @@ def collection_scores(collection: Collection) -> dict[str, Score]:
     key = ("scores", *((str(p), stamp(p)) for p in paths))
 
     def read() -> dict[str, Score]:
-        found = read_scores_beside(paths, EvalSettings(), ())
+        found = read_scores_beside(paths, EvalSettings(), collection.config.scores)
         return {str(s): s for s in found if isinstance(s, Score)}
 
     return SHARED.get(key, read)

@@ -28,6 +28,8 @@ class PageSpec:
     title: str
     # the page shows one collection, in the frame (the sidebar): every page but Across collections
     framed: bool = True
+    # it reads rankings or qrels: a collection of scores alone is told so
+    needs_rankings: bool = False
 
     @property
     def file(self) -> Path:
@@ -37,12 +39,12 @@ class PageSpec:
 PAGES = (
     PageSpec("overview", "Overview"),
     PageSpec("deltas", "Per-query deltas"),
-    PageSpec("histograms", "Rank histograms"),
+    PageSpec("histograms", "Rank histograms", needs_rankings=True),
     PageSpec("significance", "Significance"),
-    PageSpec("ties", "Ties"),
-    PageSpec("unjudged", "Unjudged documents"),
-    PageSpec("metric_choice", "Metric choice"),
-    PageSpec("judgments", "Judgments"),
+    PageSpec("ties", "Ties", needs_rankings=True),
+    PageSpec("unjudged", "Unjudged documents", needs_rankings=True),
+    PageSpec("metric_choice", "Metric choice", needs_rankings=True),
+    PageSpec("judgments", "Judgments", needs_rankings=True),
     PageSpec("across", "Across collections", framed=False),
 )
 DEFAULT_PAGE = PAGES[0]

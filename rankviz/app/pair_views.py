@@ -9,7 +9,35 @@ import streamlit as st
 from rankviz import export, plots
 from rankviz.analyses.deltas import PairDeltas
 from rankviz.app.context import Context
-from rankviz.app.text import md
+from rankviz.app.text import md, message
+from rankviz.measures import Measure
+
+
+def pair_summary(ctx: Context, pair: PairDeltas, measure: Measure) -> None:
+    """Wins, ties and losses of the run against the baseline, the mean delta, both means and (with
+    rankings) their chance levels."""
+    baseline, run, label, frame = pair.baseline, pair.run, str(measure), pair.frame
+    evaluation = ctx.evaluation([baseline, run])
+    chance = ctx.chance([baseline, run]).means().get(label) if ctx.ranked else None
+    wins, ties, losses = pair.wins_ties_losses()
+    m1, m2, m3, m4 = st.columns(4)
+    m1.metric("Wins", wins)
+    m2.metric("Ties", ties)
+    m3.metric("Losses", losses)
+    m4.metric(
+        f"Mean delta {md(label)}",
+        f"{evaluation.aggregation.mean(frame['delta'].to_numpy(), frame.index):+.4f}",
+    )
+    means = {
+        name: f"{evaluation.mean(measure, name):.4f}"
+        + ("" if chance is None else f" (chance level {chance[name]:.4f})")
+        for name in (baseline, run)
+    }
+    st.caption(
+        message("Mean {}: {} {}, {} {}. ", label, baseline, means[baseline], run, means[run])
+        + ("" if chance is None else "The chance level is what a random order of the run's own ")
+        + ("" if chance is None else "retrieved documents would get, exactly.")
+    )
 
 
 def queue_selection(queue_table: pd.DataFrame, baseline: str, run: str, label: str) -> list[int]:

@@ -27,7 +27,12 @@ class Passes:
         (:mod:`rankviz.run_pass`): not with an upload among them (kept per session), nor under the
         meeting's judgments (a judgment revises the newest numbers instead), nor under random ties
         (drawn for all runs at once)."""
-        return self.key(names).shared and self.lineage() is None and not self.settings.ties.sampled
+        return (
+            self.ranked
+            and self.key(names).shared
+            and self.lineage() is None
+            and not self.settings.ties.sampled
+        )
 
     def _facts_k(self: Framed) -> int | None:
         """The checks' K when the qrels in force are those the checks compare with (the file), else
@@ -85,6 +90,8 @@ class Passes:
     def thinly_judged(self: Framed) -> dict[str, float]:
         """The selected runs whose top K the qrels judge less than the warning share, with that
         share."""
+        if not self.ranked:
+            return {}
         if self.passing():
             from rankviz.analyses.unjudged import JUDGED_WARNING
 

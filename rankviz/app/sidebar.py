@@ -38,9 +38,9 @@ FRAME_TIES = [rule for rule in POLICIES.values() if rule.deterministic]
 
 def open_collection(
     url: UrlState,
-) -> tuple[str, Path, Collection, Qrels, str, inputs.Runs, dict[str, str]] | None:
-    """The collection the URL chooses, its qrels and runs (read through the caches), or None (said
-    why)."""
+) -> tuple[str, Path, Collection, Qrels | None, str, inputs.Runs, dict[str, str]] | None:
+    """The collection the URL chooses, its qrels and runs (read through the caches; None and none
+    for a collection of scores alone), or None (said why)."""
     folders = signin.collections()
     names = list(folders)
     if not names and signin.required():
@@ -64,8 +64,12 @@ def open_collection(
         collection = inputs.collection(str(folder), folder_stamp(folder))
         # where its files are (an irds:ID dataset's: its qrels in the disk store)
         folder = collection.path
-        qrels_key = file_key(collection.qrels_path)
-        qrels = inputs.qrels_file(qrels_key, str(collection.qrels_path))
+        qrels_path = collection.qrels_path
+        if collection.scores_only or qrels_path is None:  # the scores' frame reads its files
+            st.sidebar.caption(md(collection.config.description or folder.name))
+            return name, folder, collection, None, "", inputs.Runs(), {}
+        qrels_key = file_key(qrels_path)
+        qrels = inputs.qrels_file(qrels_key, str(qrels_path))
         run_keys = {n: file_key(p) for n, p in collection.run_paths.items()}
         runs = inputs.Runs()
         for n, p in collection.run_paths.items():

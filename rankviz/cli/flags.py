@@ -134,6 +134,14 @@ def scores(parser: argparse.ArgumentParser) -> None:
         help="a score read from a scores file where less is better (a latency, a cost); "
         "repeatable; default: none (higher is better)",
     )
+    parser.add_argument(
+        "--score-range",
+        action="append",
+        default=[],
+        metavar="NAME=LOW:HIGH",
+        help="the range of a score read from a scores file (nugget_all=0:1): a value outside is "
+        "an error naming its line; repeatable; default: none (a collection's [scores.range])",
+    )
 
 
 def checked(parser: argparse.ArgumentParser) -> None:

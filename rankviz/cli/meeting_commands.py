@@ -97,7 +97,8 @@ def report_command(args: argparse.Namespace) -> str:
         *(Path(s.path).resolve() for s in meeting.sources),
     }
     if meeting.collection is not None:
-        inputs.add(meeting.collection.qrels_path.resolve())
+        if meeting.collection.qrels_path is not None:
+            inputs.add(meeting.collection.qrels_path.resolve())
         if target.parent == (meeting.collection.path / "runs").resolve():
             raise OptionError(
                 f"-o {args.output}: inside the collection's runs folder, it would become a run"

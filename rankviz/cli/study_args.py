@@ -9,8 +9,10 @@ from collections.abc import Mapping
 
 from rankviz.analyses.checks import TOP_K
 from rankviz.engine_settings import EngineSettings
+from rankviz.errors import OptionError
 from rankviz.evaluation import Evaluation
-from rankviz.scores_study import ScoresStudy, is_scores
+from rankviz.opening import ranges_given
+from rankviz.scores_study import ScoresStudy, is_scores, scores_folder
 from rankviz.settings import EvalSettings
 from rankviz.significance_options import TestSettings
 from rankviz.study import Study
@@ -24,6 +26,22 @@ def open_study(args: argparse.Namespace, *, quiet: bool = False) -> Study:
     """The study the shared arguments name (a collection folder supplies defaults); what opening
     found worth saying goes to stderr (unless ``quiet``)."""
     given = {n: v for n, v in vars(args).items() if n in EvalSettings.OPTIONS and n != "aggregate"}
+    ranges = ranges_given(getattr(args, "score_range", ()))
+    folder = scores_folder(args.qrels)
+    if folder is not None:
+        if getattr(args, "judgments", None) is not None:
+            raise OptionError(f"{folder.path}: per-query scores only: no qrels to judge")
+        return ScoresStudy.of_collection(
+            folder,
+            args.runs or (),
+            scores=getattr(args, "scores", ()),
+            measures=args.measures or None,
+            options=given,
+            groups=getattr(args, "groups", None),
+            aggregate=getattr(args, "aggregate", None),
+            lower_is_better=getattr(args, "lower_is_better", ()),
+            ranges=ranges,
+        )
     if is_scores(args.qrels):
         return ScoresStudy.opened(
             args.qrels,
@@ -33,6 +51,7 @@ def open_study(args: argparse.Namespace, *, quiet: bool = False) -> Study:
             groups=getattr(args, "groups", None),
             aggregate=getattr(args, "aggregate", None),
             lower_is_better=getattr(args, "lower_is_better", ()),
+            ranges=ranges,
         )
     study = Study.open(
         args.qrels,
@@ -45,6 +64,7 @@ def open_study(args: argparse.Namespace, *, quiet: bool = False) -> Study:
         options=given,
         scores=getattr(args, "scores", ()),
         lower_is_better=getattr(args, "lower_is_better", ()),
+        ranges=ranges,
     )
     for line in () if quiet else study.notes:
         warn(line)

@@ -3,8 +3,10 @@
 ::
 
     DIR/
-      qrels.txt | qrels.tsv | qrels.parquet   judgments (required)
-      runs/*                                   runs, any supported format (at least one)
+      qrels.txt | qrels.tsv | qrels.parquet   judgments (required, unless the folder holds scores
+                                               only)
+      runs/*                                   runs, any supported format (at least one, unless
+                                               the folder holds scores only)
       queries.tsv                              qid<TAB>text (optional; with a header, extra columns
       are query groups) query_groups.tsv                         qid plus categorical columns
       (optional) query_weights.tsv                        qid<TAB>weight (optional)
@@ -14,7 +16,8 @@
                                                assessor, an LLM judge (see rankviz.io.judges)
       collection.toml                          display name and defaults (optional)
       scores.* | scores/*                      per-query scores of any evaluator (optional;
-                                               rankviz.io.scores), measures beside the runs'
+                                               rankviz.io.scores), measures beside the runs';
+                                               without runs/, the folder's only numbers
 
 ``collection.toml`` keys: ``name``, ``description``, ``rel`` (relevance threshold of the binary
 measures), ``gmax`` (ERR), ``measures`` (default list), ``source`` (one line of attribution),
@@ -25,7 +28,9 @@ an optional ``[protocol]`` table: ``group_by`` (a group column), ``default`` (th
 and ``primary`` (group -> measure), e.g. Hit@1 for one subtask and nDCG@10 for the rest; an optional
 ``[qrels]`` table: ``kind`` (of the qrels file: ``human`` by default) and one table per other
 source,
-``[qrels.NAME]`` with ``file`` and ``kind`` (``human``, ``llm:MODEL``, ``meeting``).
+``[qrels.NAME]`` with ``file`` and ``kind`` (``human``, ``llm:MODEL``, ``meeting``); an optional
+``[scores]`` table: ``lower_is_better`` (names of scores where less is better) and
+``[scores.range]`` (``NAME = [LOW, HIGH]``: a value outside is refused, naming its line).
 """
 
 from __future__ import annotations
@@ -62,7 +67,7 @@ class Collection:
 
     path: Path
     config: CollectionConfig
-    qrels_path: Path
+    qrels_path: Path | None  # None: a folder of scores only
     run_paths: dict[str, Path]
     queries: dict[str, str] = field(default_factory=dict)
     docs: Documents | None = None
@@ -78,6 +83,12 @@ class Collection:
     @property
     def name(self) -> str:
         return self.config.name
+
+    @property
+    def scores_only(self) -> bool:
+        """Whether its numbers are per-query scores alone (no runs/ folder): what needs rankings or
+        qrels is not asked of it."""
+        return not self.run_paths and bool(self.score_paths)
 
     # its queries and texts stay out: a notebook shows one line, not 30,000 characters
     def __repr__(self) -> str:
@@ -96,6 +107,11 @@ class Collection:
         return read_qrels(self.judges[name].path)
 
     def read_qrels(self) -> Qrels:
+        if self.qrels_path is None:
+            raise CollectionError(
+                f"{self.path}: per-query scores only: no qrels (a question that needs them "
+                "needs qrels.txt and runs/)"
+            )
         return read_qrels(self.qrels_path)
 
     def grade_scale(self, qrels: Qrels) -> Scale:
@@ -131,14 +147,17 @@ def open_collection(path: str | os.PathLike, *, confined: bool = False) -> Colle
         _refuse_links_out(root)
     config = _read_config(root)
     qrels_path = next((root / n for n in QRELS_NAMES if (root / n).is_file()), None)
+    runs_dir = root / "runs"
+    score_paths = _score_paths(root, confined)
+    if score_paths and not runs_dir.is_dir():
+        return _scores_collection(root, config, qrels_path, score_paths)
     if qrels_path is None and config.irds:
         qrels_path = irds.qrels_file(config.irds, _irds_home())
     if qrels_path is None:
         raise CollectionError(
             f"{root}: no judgments; expected one of {', '.join(QRELS_NAMES)} (or "
-            "irds = ID in collection.toml)"
+            "irds = ID in collection.toml, or scores.* alone)"
         )
-    runs_dir = root / "runs"
     if not runs_dir.is_dir():
         raise CollectionError(f"{root}: no runs/ folder")
     run_paths: dict[str, Path] = {}
@@ -190,7 +209,27 @@ def open_collection(path: str | os.PathLike, *, confined: bool = False) -> Colle
         weights=read_weights(weights_path) if weights_path.is_file() else None,
         outside=tuple(outside),
         judges=judges,
-        score_paths=_score_paths(root, confined),
+        score_paths=score_paths,
+    )
+
+
+def _scores_collection(
+    root: Path, config: CollectionConfig, qrels_path: Path | None, score_paths: tuple[Path, ...]
+) -> Collection:
+    """A folder of per-query scores without runs: its scores, queries, groups and weights (a qrels
+    file beside them is kept for its path alone: no ranking to judge)."""
+    queries_path = root / "queries.tsv"
+    queries = _read_queries(queries_path) if queries_path.is_file() else {}
+    weights_path = root / "query_weights.tsv"
+    return Collection(
+        path=root,
+        config=config,
+        qrels_path=qrels_path,
+        run_paths={},
+        queries=queries,
+        groups=_collection_groups(root, queries),
+        weights=read_weights(weights_path) if weights_path.is_file() else None,
+        score_paths=score_paths,
     )
 
 

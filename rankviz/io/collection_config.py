@@ -12,6 +12,7 @@ from rankviz.io import irds
 from rankviz.io.access import Access, read_access
 from rankviz.io.grades import GRADE_RANGE
 from rankviz.io.judges import FILE, KIND
+from rankviz.io.score_rules import ScoreRules, rules_of_table
 from rankviz.settings import DEFAULT_MEASURES, GMAX, REL
 
 
@@ -46,6 +47,7 @@ class CollectionConfig:
     irds: str = ""  # an ir_datasets id: the qrels, queries and texts the folder does not have
     sources: tuple[tuple[str, str, str], ...] = ()  # other sources declared: (name, file, kind)
     access: Access = Access()  # who may see and judge it on a server with sign-in ([access])
+    scores: ScoreRules = ScoreRules()  # its scores' directions and ranges ([scores])
 
 
 CONFIG_BYTES = 64 * 1024
@@ -80,6 +82,7 @@ def _read_config(root: Path) -> CollectionConfig:
         "qrels",
         "irds",
         "access",
+        "scores",
     }
     unknown = sorted(set(data) - known)
     if unknown:
@@ -108,6 +111,7 @@ def _read_config(root: Path) -> CollectionConfig:
             grades=_grades(data.get("grades")),
             irds=dataset,
             access=read_access(data.get("access")),
+            scores=rules_of_table(data.get("scores", {})),
             **_qrels_table(data.get("qrels", {})),
         )
     except (TypeError, ValueError) as exc:

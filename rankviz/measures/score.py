@@ -22,6 +22,7 @@ from rankviz.errors import MeasureError
 from rankviz.measures.spec import Family, Measure
 
 if TYPE_CHECKING:
+    from rankviz.io.score_rules import ScoreRules
     from rankviz.io.scores import Scores
 
 
@@ -55,8 +56,6 @@ class ScoreValues:
     zero: bool
     source: str = ""  # the files it was read from
     digest: str = ""  # of the values: what a cache keys it on
-    #: run -> query -> the answer the score judges, when its file carries them
-    texts: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
     def of(self, run: str, qids: Sequence[str]) -> np.ndarray:
         """The run's values for these queries (NaN: no score, or a query outside the score's)."""
@@ -73,9 +72,14 @@ class ScoreValues:
 @dataclass(frozen=True)
 class Score(Measure):
     """A per-query score named ``name`` by its file; ``lower_is_better`` for a cost (latency);
-    ``values`` when it stands beside runs."""
+    ``bounds`` its range when declared; ``values`` when it stands beside runs."""
 
     lower_is_better: bool = False
+    bounds: tuple[float, float] | None = None
+    #: run -> query -> the answer the score judges, when its file carries them
+    answers: Mapping[str, Mapping[str, str]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
     values: ScoreValues | None = field(default=None, compare=False, repr=False)
 
     @property
@@ -105,7 +109,7 @@ class Score(Measure):
 
     def answer(self, run: str, query: str) -> str | None:
         """The answer of ``run`` to ``query`` that the score judges, when its file carries it."""
-        return None if self.values is None else self.values.texts.get(run, {}).get(query)
+        return self.answers.get(run, {}).get(query)
 
     def under(self, *, zero: bool) -> Score:
         """The score with a query without a value scoring 0 (``zero``) or left out."""
@@ -113,14 +117,25 @@ class Score(Measure):
             return self
         return dataclasses.replace(self, values=dataclasses.replace(self.values, zero=zero))
 
+    def known(self) -> str:
+        """What is known of it beyond its values: ``in [0, 1]``, ``lower is better``, both or
+        ""."""
+        return ", ".join(
+            [
+                *([f"in [{self.bounds[0]:g}, {self.bounds[1]:g}]"] if self.bounds else []),
+                *(["lower is better"] if self.lower_is_better else []),
+            ]
+        )
+
     def describe(self) -> str:
         """Where its values come from, and what a query without one scores (the footer's line)."""
+        said = f" ({self.known()})" if self.known() else ""
         if self.values is None:
-            return f"{self.name}: a per-query score read from a file"
+            return f"{self.name}{said}: a per-query score read from a file"
         gap = "scores 0" if self.values.zero else "is left out"
         return (
-            f"{self.name}: a per-query score read from {self.values.source}; a query it scores "
-            f"for another run and not for one {gap}"
+            f"{self.name}{said}: a per-query score read from {self.values.source}; a query it "
+            f"scores for another run and not for one {gap}"
         )
 
     def __str__(self) -> str:
@@ -133,22 +148,19 @@ class Score(Measure):
 
 
 def scores_as_measures(
-    scores: Sequence[Scores], *, zero: bool, lower_is_better: Sequence[str] = ()
+    scores: Sequence[Scores], *, zero: bool, rules: ScoreRules | None = None
 ) -> list[Score]:
-    """Each score of the files, named as they name it, carrying its values (one run, query and
-    score twice, across files, is refused by the reader of each file and here)."""
+    """Each score of the files, named as they name it, carrying its values and what ``rules`` say
+    of it (one run, query and score twice, across files, is refused by the reader of each file and
+    here; a value outside its declared range, here)."""
     by_name: dict[str, dict[str, dict[str, float]]] = {}
     sources: dict[str, list[str]] = {}
-    texts: dict[str, dict[str, dict[str, str]]] = {}
+    texts = answers_of(scores)
     for source in scores:
-        answers: dict[str, dict[str, str]] = {}
-        if source.texts is not None:
-            for run, query, text in source.texts.itertuples(index=False):
-                answers.setdefault(run, {})[query] = text
+        if rules is not None:
+            rules.check(source)
         for name in source.frame["measure"].unique():
             sources.setdefault(name, []).append(f"{source.source} ({source.form})")
-            for run, written in answers.items():
-                texts.setdefault(name, {}).setdefault(run, {}).update(written)
         for run, query, name, value in source.frame[
             ["run", "query", "measure", "value"]
         ].itertuples(index=False):
@@ -161,18 +173,35 @@ def scores_as_measures(
     return [
         Score(
             name,
-            lower_is_better=name in lower_is_better,
+            lower_is_better=rules is not None and name in rules.lower_is_better,
+            bounds=rules.range_of(name) if rules is not None else None,
             values=ScoreValues(
                 runs,
                 frozenset(q for held in runs.values() for q in held),
                 zero,
                 ", ".join(sources[name]),
                 _digest(runs),
-                texts.get(name, {}),
             ),
+            answers=texts.get(name, {}),
         )
         for name, runs in by_name.items()
     ]
+
+
+def answers_of(scores: Sequence[Scores]) -> dict[str, dict[str, dict[str, str]]]:
+    """Per score name, run -> query -> the answer it judges: a file's answers are those of every
+    score it holds."""
+    texts: dict[str, dict[str, dict[str, str]]] = {}
+    for source in scores:
+        if source.texts is None:
+            continue
+        answers: dict[str, dict[str, str]] = {}
+        for run, query, text in source.texts.itertuples(index=False):
+            answers.setdefault(run, {})[query] = text
+        for name in source.frame["measure"].unique():
+            for run, written in answers.items():
+                texts.setdefault(name, {}).setdefault(run, {}).update(written)
+    return texts
 
 
 def _digest(runs: Mapping[str, Mapping[str, float]]) -> str:

@@ -7,14 +7,14 @@ from rankviz.app import meeting
 from rankviz.app import options as app_options
 from rankviz.app.documents import documents_panel
 from rankviz.app.frame import open_page
-from rankviz.app.pair_views import every_query, queue_selection
+from rankviz.app.pair_views import every_query, pair_summary, queue_selection
+from rankviz.app.score_deltas import scores_page
 from rankviz.app.scored_answers import answers_panel
 from rankviz.app.text import md, message
 from rankviz.app.widgets import grade_style, url_option, url_selectbox, widget_key
 
 ctx = open_page("deltas")
-# projector mode: one screen per query (Previous/Next, the query, both rankings with their grade
-# cells, tags and note) first; the rest of the page follows below it
+# projector: one screen per query (Previous/Next, the query, both rankings, tags, note) first
 screen = st.container() if ctx.present else st
 st.header("Per-query deltas")
 names = ctx.selected
@@ -37,29 +37,12 @@ measure_name = url_selectbox(
 ctx.url.write(baseline=baseline, run=run, measure=measure_name)
 measure = ctx.measure(measure_name)
 label = str(measure)
-evaluation = ctx.evaluation([baseline, run])
 pair = ctx.pair(measure, baseline, run)
 frame = pair.frame
-chance = ctx.chance([baseline, run]).means().get(label)  # None: no closed form
-wins, ties, losses = pair.wins_ties_losses()
-m1, m2, m3, m4 = st.columns(4)
-m1.metric("Wins", wins)
-m2.metric("Ties", ties)
-m3.metric("Losses", losses)
-m4.metric(
-    f"Mean delta {md(label)}",
-    f"{evaluation.aggregation.mean(frame['delta'].to_numpy(), frame.index):+.4f}",
-)
-means = {
-    name: f"{evaluation.mean(measure, name):.4f}"
-    + ("" if chance is None else f" (chance level {chance[name]:.4f})")
-    for name in (baseline, run)
-}
-st.caption(
-    message("Mean {}: {} {}, {} {}. ", label, baseline, means[baseline], run, means[run])
-    + ("" if chance is None else "The chance level is what a random order of the run's own ")
-    + ("" if chance is None else "retrieved documents would get, exactly.")
-)
+pair_summary(ctx, pair, measure)
+if not ctx.ranked:  # per-query scores alone: no rankings to show
+    scores_page(ctx, pair, measure)
+    st.stop()
 
 tables = ctx.tables([baseline, run])
 overlap = ctx.overlap(baseline, run)

@@ -97,29 +97,39 @@ if thin:
         "count as not relevant, so "
         "these means may understate them. The Unjudged documents page shows by how much."
     )
-chance = ctx.chance().means()
-st.plotly_chart(plots.means_with_ci(summaries, ctx.colours, chance), key="overview_means")
-st.markdown("**Chance level**")
-tables.numbers(chance)
-st.caption(
-    "What a random order of each run's own retrieved documents would get (exactly: every order of "
-    "each query's "
-    "documents equally likely). A mean near it says the run ranks no better than guessing among "
-    "what it found; the "
-    "grey marks on the bars show it."
-    + "".join(
-        f" {md(m)} has none: no closed form over tied orders."
-        for m in ctx.measure_names
-        if m not in chance.columns
+
+
+def chance_and_curves() -> None:
+    """The chance level under the means and the precision-recall curves: what the runs' rankings
+    give."""
+    chance = ctx.chance().means()
+    st.plotly_chart(plots.means_with_ci(summaries, ctx.colours, chance), key="overview_means")
+    st.markdown("**Chance level**")
+    tables.numbers(chance)
+    st.caption(
+        "What a random order of each run's own retrieved documents would get (exactly: every order "
+        "of each query's documents equally likely). A mean near it says the run ranks no better "
+        "than guessing among what it found; the grey marks on the bars show it."
+        + "".join(
+            f" {md(m)} has none: no closed form over tied orders."
+            for m in ctx.measure_names
+            if m not in chance.columns
+        )
     )
-)
-st.subheader("Precision-recall")
-if url_option(ctx.url, st, app_options.PR_CURVE, "overview"):
-    curves = ctx.precision_recall()
-    st.plotly_chart(plots.precision_recall(curves.precision, ctx.colours), key="overview_pr")
-    st.caption(f"Each run's {md(curves.describe())}: trec_eval's iprec_at_recall, averaged.")
+    st.subheader("Precision-recall")
+    if url_option(ctx.url, st, app_options.PR_CURVE, "overview"):
+        curves = ctx.precision_recall()
+        st.plotly_chart(plots.precision_recall(curves.precision, ctx.colours), key="overview_pr")
+        st.caption(f"Each run's {md(curves.describe())}: trec_eval's iprec_at_recall, averaged.")
+    else:
+        st.caption("Off: switch it on to draw each run's eleven-point interpolated curve.")
+
+
+if ctx.ranked:
+    chance_and_curves()
 else:
-    st.caption("Off: switch it on to draw each run's eleven-point interpolated curve.")
+    st.plotly_chart(plots.means_with_ci(summaries, ctx.colours), key="overview_means")
+    st.caption("Per-query scores alone: no chance level, precision-recall curve or checks.")
 left, right = st.columns(2)
 left.download_button(
     "Download table (CSV)",
@@ -148,18 +158,17 @@ if ctx.settings.group_by is not None:
         plots.group_bars(per_group, str(ctx.measure(group_measure)), ctx.colours), key="group_bars"
     )
 meeting_summary.summary(ctx)
-st.subheader("Checks")
-checks = ctx.check()
-if checks.findings:
-    st.dataframe(checks.to_frames()["findings"], hide_index=True, width="stretch")
-st.caption(
-    md(checks.summary()) + ". The mistakes that change what a number means while every number "
-    "still computes (ids written "
-    "another way, query sets and depths that differ, a top K that touches no judgment, ...): each "
-    "with its code, "
-    "severity, run, count, examples and what to do. `rankviz check` gives the same list and exits "
-    "0, 1 or 2."
-)
+if ctx.ranked:
+    st.subheader("Checks")
+    checks = ctx.check()
+    if checks.findings:
+        st.dataframe(checks.to_frames()["findings"], hide_index=True, width="stretch")
+    st.caption(
+        md(checks.summary()) + ". The mistakes that change what a number means while every "
+        "number still computes (ids written another way, query sets and depths that differ, a "
+        "top K that touches no judgment, ...): each with its code, severity, run, count, examples "
+        "and what to do. `rankviz check` gives the same list and exits 0, 1 or 2."
+    )
 st.subheader("Conventions in force")
 for line in ctx.conventions():
     st.markdown(f"- {md(line)}")

@@ -1,0 +1,115 @@
+"""The frame of a collection of per-query scores alone (``scores.*`` or ``scores/``, no runs/): its
+runs and scores, how a query without a score counts, the groups; the study is a
+:class:`~rankviz.scores_study.ScoresStudy`, read once per content of the files.
+
+The conventions of rankings (relevance threshold, gain, ties, depth) have nothing to act on, so the
+sidebar does not offer them; the pages that read rankings or qrels say so in one line
+(:func:`needs_rankings`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from rankviz import plots
+from rankviz import report_settings as r
+from rankviz import settings as s
+from rankviz.app import options as app_options
+from rankviz.app import sidebar
+from rankviz.app.cache import SHARED, folder_stamp
+from rankviz.app.context import Context
+from rankviz.app.state import UrlState
+from rankviz.app.widgets import held, url_option
+from rankviz.io.collection import Collection
+from rankviz.scores_study import ScoresStudy
+
+
+def scores_study(
+    collection: Collection, missing: str, aggregate: str, group_by: str | None
+) -> ScoresStudy:
+    """The collection's scores as a study under ``missing``, ``aggregate`` and ``group_by`` (the
+    settings that change its numbers), shared by every session while its files stay as they are."""
+    stamp = folder_stamp(collection.path)
+    key = ("scores study", str(collection.path), stamp, missing, aggregate, group_by)
+    options = {"missing": missing, "group_by": group_by}
+    return SHARED.get(
+        key, lambda: ScoresStudy.of_collection(collection, options=options, aggregate=aggregate)
+    )
+
+
+def scores_frame(url: UrlState, name: str, folder: Path, collection: Collection) -> Context | None:
+    """The sidebar of a collection of scores alone, and the context it decides (None: said why)."""
+    missing = url_option(url, st.sidebar, s.MISSING, "frame", horizontal=False)
+    group_by = sidebar.choose_group(url, collection.groups)
+    grouped = group_by != sidebar.NO_GROUPING
+    has_weights = collection.weights is not None
+    aggregates = ["query", *(["macro"] if grouped else []), *(["weights"] if has_weights else [])]
+    aggregate = url_option(
+        url, st.sidebar, s.AGGREGATE, "frame", choices=aggregates, context=(aggregates,)
+    )
+    whole = scores_study(collection, missing, aggregate, group_by if grouped else None)
+    run_names = whole.run_names
+    measure_names = [str(m) for m in whole.measures]
+    chosen_runs = url.choices("runs", run_names, run_names)
+    runs_key = url.key("runs", "frame", name, run_names, value=chosen_runs)
+    selected = st.sidebar.multiselect(
+        "Runs", run_names, default=None if held(runs_key) else chosen_runs, key=runs_key
+    )
+    chosen = url.choices("measures", measure_names, measure_names)
+    measures_key = url.key("measures", "frame", name, measure_names, value=chosen)
+    picked = st.sidebar.multiselect(
+        "Scores",
+        measure_names,
+        default=None if held(measures_key) else chosen,
+        help="The per-query scores of the collection's files (docs/scores.md)",
+        key=measures_key,
+    )
+    present = url_option(url, st.sidebar, app_options.PRESENT, "frame")
+    url.write(
+        collection=name,
+        runs=selected,
+        measures=picked,
+        missing=missing,
+        group_by=group_by,
+        aggregate=aggregate,
+        present="1" if present else None,
+    )
+    if not selected or not picked:
+        st.warning("Choose at least one run and one score in the sidebar.")
+        return None
+    measures = [whole.measures[measure_names.index(m)] for m in picked]
+    stamp = folder_stamp(folder)
+    return Context(
+        collection=collection,
+        qrels=whole.qrels,
+        qrels_key=f"scores:{folder}:{stamp}",
+        runs={},
+        run_keys={n: f"scores:{n}" for n in run_names},
+        selected=selected,
+        measure_names=picked,
+        measures=measures,
+        settings=whole.settings,
+        k=r.K.default,
+        url=url,
+        groups=collection.groups if grouped else None,
+        weights=collection.weights.to_dict() if has_weights else None,  # type: ignore[union-attr]
+        queries=collection.queries,
+        grouping=f"scores:{folder}:{stamp}",
+        colours=plots.run_colours(run_names),
+        present=present,
+        scores=whole,
+    )
+
+
+def needs_rankings(ctx: Context, what: str) -> None:
+    """On a page that reads rankings or qrels: with scores alone, one line that says so, and the
+    page stops."""
+    if ctx.ranked:
+        return
+    st.info(
+        f"{what} needs the runs' rankings and qrels; {ctx.collection_name} holds per-query scores "
+        "only. The Overview, Per-query deltas and Significance pages work on them."
+    )
+    st.stop()

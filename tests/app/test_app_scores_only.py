@@ -1,0 +1,120 @@
+"""A collection folder of per-query scores alone (``scores.tsv`` and ``queries.tsv``, no runs, no
+qrels) in the app: the Overview, Per-query deltas and Significance pages show numpy's and scipy's
+numbers on the file's values, the answers as plain text, and the pages that read rankings say so
+in one line."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from apptest import shown, start
+from conftest import ROOT
+from scipy import stats
+
+NUGGETS = ROOT / "sample_data" / "rag-nuggets"
+RUNS = ("bm25-gpt", "dense-gpt", "hybrid-rerank-gpt")
+
+
+@pytest.fixture
+def alone(tmp_path: Path, monkeypatch) -> Path:
+    """The nugget sample's scores and queries, without its runs and qrels; ``hybrid-rerank-gpt``
+    lacks its first four queries (scored 0 by default)."""
+    folder = tmp_path / "alone"
+    folder.mkdir()
+    shutil.copy(NUGGETS / "queries.tsv", folder / "queries.tsv")
+    frame = _written()
+    first = sorted(frame["query"].unique())[:4]
+    gap = (frame["run"] == RUNS[2]) & frame["query"].isin(first)
+    frame[~gap].to_csv(folder / "scores.tsv", sep="\t", index=False)
+    (folder / "collection.toml").write_text(
+        'name = "alone"\n[scores.range]\nvital = [0, 1]\n', encoding="utf-8"
+    )
+    monkeypatch.setattr("sys.argv", ["app.py", "--data", str(folder)])
+    return folder
+
+
+def _written() -> pd.DataFrame:
+    return pd.read_csv(NUGGETS / "scores.tsv", sep="\t", dtype={"query": str})
+
+
+def _matrix(folder: Path, measure: str) -> pd.DataFrame:
+    """Queries x runs of the file's values, a query one run lacks scored 0 (``missing=zero``)."""
+    frame = pd.read_csv(folder / "scores.tsv", sep="\t", dtype={"query": str})
+    part = frame[frame["measure"] == measure]
+    return part.pivot(index="query", columns="run", values="value").fillna(0.0)
+
+
+@pytest.mark.slow
+def test_the_overview_of_scores_alone_gives_numpys_means(alone: Path) -> None:
+    at = start(collection="alone")
+    assert not at.exception and not at.error
+    means = at.dataframe[0].value
+    assert list(means.columns) == list(_written()["measure"].unique())
+    for measure in means.columns:
+        values = _matrix(alone, measure)
+        for run in RUNS:
+            assert means.loc[run, measure] == pytest.approx(values[run].mean(), abs=1e-12)
+    captions = [shown(c) for c in at.caption]
+    assert any("no chance level" in c for c in captions)
+    lines = [shown(m) for m in at.markdown]
+    assert any("vital: in [0, 1]" in line for line in lines)  # the declared range, said
+    assert any("has no score for 4 of 30 queries" in line for line in lines)
+
+
+def test_deltas_of_scores_alone_show_the_values_and_the_answers_as_text(alone: Path) -> None:
+    values = _matrix(alone, "vital")
+    at = start(
+        "deltas",
+        collection="alone",
+        baseline=RUNS[0],
+        run=RUNS[2],
+        measure="vital",
+        query="2024-010",
+    )
+    assert not at.exception and not at.error
+    metrics = {m.label.replace("\\", ""): m.value for m in at.metric}
+    assert metrics["Mean delta vital"] == f"{(values[RUNS[2]] - values[RUNS[0]]).mean():+.4f}"
+    wins = int((values[RUNS[2]] > values[RUNS[0]]).sum())
+    assert metrics["Wins"] == str(wins)
+    queue = at.dataframe[0].value
+    losses = (values[RUNS[2]] - values[RUNS[0]]).sort_values(kind="stable")
+    assert queue.index[0] == losses.index[0]  # the largest loss first
+    written = _written().set_index(["run", "query", "measure"])["answer"]
+    texts = [shown(m) for m in at.markdown]
+    for run in (RUNS[0], RUNS[2]):
+        assert f"**{run}**  \n{written[(run, '2024-010', 'vital')]}" in texts
+    assert not any("rank-biased" in t for t in texts)
+
+
+def test_significance_of_scores_alone_is_scipys_t_test(alone: Path) -> None:
+    at = start(
+        "significance", collection="alone", runs=",".join(RUNS), measures="all", baseline=RUNS[0]
+    )
+    assert not at.exception and not at.error
+    table = at.dataframe[0].value
+    values = _matrix(alone, "all")
+    for run in RUNS[1:]:
+        reference = stats.ttest_rel(values[run], values[RUNS[0]])
+        assert table.loc[run, "p_value"] == pytest.approx(reference.pvalue, rel=1e-12)
+
+
+@pytest.mark.parametrize("page", ["histograms", "ties", "unjudged", "judgments", "metric_choice"])
+def test_a_page_that_reads_rankings_says_so_in_one_line(alone: Path, page: str) -> None:
+    at = start(page, collection="alone")
+    assert not at.exception and not at.error
+    said = [shown(i) for i in at.info]
+    assert len(said) == 1 and "holds per-query scores only" in said[0]
+
+
+def test_skip_leaves_a_missing_query_out_of_the_mean(alone: Path) -> None:
+    at = start(collection="alone", missing="skip", measures="vital")
+    assert not at.exception and not at.error
+    frame = pd.read_csv(alone / "scores.tsv", sep="\t", dtype={"query": str})
+    part = frame[(frame["measure"] == "vital") & (frame["run"] == RUNS[2])]
+    assert at.dataframe[0].value.loc[RUNS[2], "vital"] == pytest.approx(
+        np.mean(part["value"]), abs=1e-12
+    )
