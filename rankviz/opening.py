@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rankviz.aggregate import aggregate_option
 from rankviz.errors import MeasureError, OptionError
@@ -27,6 +27,9 @@ from rankviz.io.score_rules import ScoreRules, parse_range, score_rules
 from rankviz.measures import Measure, parse, refuse_without_closed_form
 from rankviz.pieces import RunSource
 from rankviz.settings import DEFAULT_MEASURES, EvalSettings
+
+if TYPE_CHECKING:
+    from rankviz.io.scores import Scores
 
 
 def collection_settings(collection: Collection | None) -> EvalSettings:
@@ -159,13 +162,18 @@ def read_scores_beside(
     if not paths:
         return []
     from rankviz.io.scores import read_scores
+
+    return scores_beside([read_scores(p) for p in paths], settings, rules)
+
+
+def scores_beside(
+    scores: Sequence[Scores], settings: EvalSettings, rules: ScoreRules
+) -> list[Measure]:
+    """The scores read as measures that stand beside runs (:func:`read_scores_beside`); one named
+    as a measure computed from the runs is refused."""
     from rankviz.measures.score import scores_as_measures
 
-    found = scores_as_measures(
-        [read_scores(p) for p in paths],
-        zero=settings.missing == "zero",
-        rules=rules,
-    )
+    found = scores_as_measures(scores, zero=settings.missing == "zero", rules=rules)
     for score in found:
         if _computed_name(str(score)):
             source = score.values.source if score.values is not None else "a file"

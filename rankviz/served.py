@@ -21,7 +21,10 @@ from rankviz.io.irds import is_irds
 from rankviz.io.meeting import STORE_NAME, MeetingError, MeetingStore, unwritable
 from rankviz.io.model import Qrels, Run
 from rankviz.io.readers import read_qrels, read_run, run_name_from_path
+from rankviz.io.score_rules import NO_RULES
 from rankviz.io.sources import decompressed, is_gzip
+from rankviz.measures import Measure
+from rankviz.settings import EvalSettings
 
 #: Said when a server listens beyond its machine without sign-in (the CLI's warning, the banner).
 OPEN_TO_ALL = (
@@ -176,6 +179,26 @@ def large_run(
 def upload_content(data: bytes, filename: str, limit: int) -> bytes:
     """An upload's bytes, decompressed, refused past ``limit`` bytes (a FormatError says so)."""
     return decompressed(data, filename, limit=limit)
+
+
+def served_scores(content: bytes, filename: str) -> list[Measure]:
+    """An uploaded file of per-query scores (decompressed) as scores beside the runs (a gap scored
+    0 until the frame says otherwise: :meth:`~rankviz.measures.score.Score.under`), named in
+    messages by the upload's own name: read from a private temporary copy (the readers sniff and
+    read files), which is gone when they are read."""
+    import re
+    import tempfile
+
+    from rankviz.io.scores import read_scores
+    from rankviz.opening import scores_beside
+
+    # its own name's letters, never a path: the suffix says a Parquet file
+    name = re.sub(r"[^A-Za-z0-9._-]", "_", Path(filename).name.removesuffix(".gz")).lstrip(".")
+    name = name or "scores"
+    with tempfile.TemporaryDirectory(prefix="rankviz-scores-") as folder:
+        path = Path(folder) / name
+        path.write_bytes(content)
+        return scores_beside([read_scores(path, label=filename)], EvalSettings(), NO_RULES)
 
 
 def upload_name(filename: str) -> str:

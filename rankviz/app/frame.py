@@ -51,14 +51,14 @@ def frame(page: str = "") -> Context | None:
     name, folder, collection, qrels, qrels_key, runs, run_keys = opened
     if qrels is None:
         return scores_frame(url, name, folder, collection)
-    uploaded_qrels, new_uploads = sidebar.add_uploads(runs, run_keys)
+    uploaded_qrels, new_uploads, uploaded_scores = sidebar.add_uploads(runs, run_keys)
     meeting = None
     if uploaded_qrels is not None:
         qrels_key, qrels = uploaded_qrels
     else:
         meeting = qrels_in_force.open_meeting(folder, collection, qrels, qrels_key)
     run_names = list(runs)
-    scores = inputs.collection_scores(collection)
+    scores = inputs.with_uploaded(inputs.collection_scores(collection), uploaded_scores)
     selected, measure_names = measure_picker.choose_runs_and_measures(
         url, name, collection, run_names, new_uploads, list(scores)
     )

@@ -10,6 +10,7 @@ remembered as its message) and may not decompress to more than ``RANKVIZ_MAX_UPL
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import os
 import sys
@@ -86,6 +87,16 @@ def collection_scores(collection: Collection) -> dict[str, Score]:
         return {str(s): s for s in found if isinstance(s, Score)}
 
     return SHARED.get(key, read)
+
+
+def with_uploaded(own: dict[str, Score], uploaded: list) -> dict[str, Score]:
+    """The collection's scores and the session's uploaded ones (``NAME (upload)`` where the
+    collection has a score of that name)."""
+    found = dict(own)
+    for score in uploaded:
+        name = str(score) if str(score) not in found else f"{score} (upload)"
+        found[name] = score if name == str(score) else dataclasses.replace(score, name=name)
+    return found
 
 
 def qrels_file(key: str, path: str) -> Qrels:

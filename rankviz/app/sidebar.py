@@ -26,6 +26,7 @@ from rankviz.errors import RankvizError
 from rankviz.io.collection import Collection
 from rankviz.io.groups import QueryGroups
 from rankviz.io.model import Qrels, Run
+from rankviz.measures import Measure
 from rankviz.options import Option
 from rankviz.settings import EvalSettings
 from rankviz.tie_policy import POLICIES
@@ -94,10 +95,10 @@ def open_collection(
 
 def add_uploads(
     runs: inputs.Runs, run_keys: dict[str, str]
-) -> tuple[tuple[str, Qrels] | None, list[str]]:
+) -> tuple[tuple[str, Qrels] | None, list[str], list[Measure]]:
     """The session's uploaded runs joined to the collection's (renamed where a name is taken); the
-    uploaded qrels if any, and the runs uploaded in this rerun."""
-    uploaded_runs, uploaded_qrels, fresh, notes = uploads.uploads()
+    uploaded qrels if any, the runs uploaded in this rerun, and the scores uploaded."""
+    uploaded_runs, uploaded_qrels, fresh, notes, scores = uploads.uploads()
     new_uploads = []
     for key, run in uploaded_runs:
         run_name = run.name if run.name not in runs else f"{run.name} (upload)"
@@ -108,7 +109,7 @@ def add_uploads(
             new_uploads.append(run_name)
     for kind, text in notes:
         (st.success if kind == "success" else st.error)(text)
-    return uploaded_qrels, new_uploads
+    return uploaded_qrels, new_uploads, scores
 
 
 def _given(run: Run) -> Run:

@@ -14,6 +14,7 @@ from rankviz.app.cache import MB, digest, give_back, max_upload_bytes
 from rankviz.app.text import md, message
 from rankviz.errors import RankvizError
 from rankviz.io.model import Qrels, Run
+from rankviz.measures import Measure
 
 
 def _read_with_progress(source: str | bytes, name: str, filename: str | None = None) -> Run:
@@ -47,9 +48,9 @@ def _read_with_progress(source: str | bytes, name: str, filename: str | None = N
         return served.served_run(source, name, filename)
 
 
-def upload(key: str, data: bytes, filename: str, kind: str) -> Run | Qrels:
-    """An uploaded run or qrels file, parsed once per session (a failure too, remembered as its
-    message)."""
+def upload(key: str, data: bytes, filename: str, kind: str) -> Run | Qrels | list[Measure]:
+    """An uploaded run, qrels or scores file, parsed once per session (a failure too, remembered as
+    its message)."""
     failures = st.session_state.setdefault("rankviz.upload_failures", {})
     if key in failures:
         raise RankvizError(failures[key])
@@ -61,61 +62,73 @@ def upload(key: str, data: bytes, filename: str, kind: str) -> Run | Qrels:
 
 
 @st.cache_resource(show_spinner=False, max_entries=16, scope="session", on_release=give_back)
-def _upload(key: str, _data: bytes, filename: str, kind: str) -> Run | Qrels:
+def _upload(key: str, _data: bytes, filename: str, kind: str) -> Run | Qrels | list[Measure]:
     content = served.upload_content(_data, filename, max_upload_bytes())
     if kind == "run":
         return _read_with_progress(content, served.upload_name(filename), filename)
+    if kind == "scores":  # their gaps scored as the frame says (Score.under)
+        with st.spinner("Reading the scores…"):
+            return served.served_scores(content, filename)
     with st.spinner("Reading the judgments…"):
         return served.served_qrels(content, filename)
 
 
 UPLOADS_SEEN = "rankviz.uploads_seen"
 #: The session's uploads, kept apart from the uploader (a widget of one page): {"runs": {key: (name,
-#: bytes)}, "qrels": (key, name, bytes) or None}. They stay across page switches until the person
-#: removes them.
+#: bytes)}, "qrels": (key, name, bytes) or None, "scores": {key: (name, bytes)}}. They stay across
+#: page switches until the person removes them.
 UPLOADS = "rankviz.uploads"
 _UPLOADER = "rankviz.uploader_generation"  # a new uploader once its files are kept
 
 
 def _kept() -> dict:
-    return st.session_state.setdefault(UPLOADS, {"runs": {}, "qrels": None})
+    kept = st.session_state.setdefault(UPLOADS, {"runs": {}, "qrels": None})
+    kept.setdefault("scores", {})
+    return kept
 
 
-def _take_uploads(run_files, qrels_given) -> None:
+def _take_uploads(run_files, qrels_given, score_files) -> None:
     """Keep what the uploader holds in the session, and give the next run an empty uploader."""
     kept = _kept()
-    for given in run_files or []:
-        data = given.getvalue()
-        kept["runs"][f"upload:{digest(data)}"] = (given.name, data)
+    for kind, files in (("runs", run_files), ("scores", score_files)):
+        for given in files or []:
+            data = given.getvalue()
+            kept[kind][f"upload:{digest(data)}"] = (given.name, data)
     if qrels_given is not None:
         data = qrels_given.getvalue()
         kept["qrels"] = (f"upload:{digest(data)}", qrels_given.name, data)
-    if run_files or qrels_given is not None:
+    if run_files or score_files or qrels_given is not None:
         st.session_state[_UPLOADER] = st.session_state.get(_UPLOADER, 0) + 1
 
 
 def _remove(key: str) -> None:
     kept = _kept()
     kept["runs"].pop(key, None)
+    kept["scores"].pop(key, None)
     if kept["qrels"] is not None and kept["qrels"][0] == key:
         kept["qrels"] = None
 
 
 def uploads() -> tuple[
-    list[tuple[str, Run]], tuple[str, Qrels] | None, list[str], list[tuple[str, str]]
+    list[tuple[str, Run]],
+    tuple[str, Qrels] | None,
+    list[str],
+    list[tuple[str, str]],
+    list[Measure],
 ]:
     """The session's uploads: (key, run) pairs, the qrels if any, the runs uploaded in this rerun,
-    and the messages (kind, escaped text) about them, which the page shows at its top."""
+    the messages (kind, escaped text) about them, which the page shows at its top, and the scores
+    uploaded."""
     kept = _kept()
     with st.sidebar.expander(
-        "Add your own runs and qrels", expanded=bool(kept["runs"] or kept["qrels"])
+        "Add your own runs, qrels and scores",
+        expanded=bool(kept["runs"] or kept["qrels"] or kept["scores"]),
     ):
         st.caption(
-            "TREC run or qrels files, .gz, CSV, TSV or Parquet. Uploaded runs join the runs "
-            "of the collection. "
-            "They stay on every page of this browser session until you remove them; a link "
-            "you share does not "
-            "carry them."
+            "TREC run or qrels files, .gz, CSV, TSV or Parquet. Uploaded runs join the runs of the "
+            "collection; uploaded per-query scores (any evaluator's, docs/scores.md) join its "
+            "measures. They stay on every page of this browser session until you remove them; a "
+            "link you share does not carry them."
         )
         generation = st.session_state.get(_UPLOADER, 0)
         run_files = st.file_uploader(
@@ -124,8 +137,13 @@ def uploads() -> tuple[
         qrels_given = st.file_uploader(
             "Qrels (replace the collection's)", key=f"upload_qrels:{generation}"
         )
-        _take_uploads(run_files, qrels_given)
-        every = [(key, name) for key, (name, _) in kept["runs"].items()]
+        score_files = st.file_uploader(
+            "Per-query scores (beside the runs)",
+            accept_multiple_files=True,
+            key=f"upload_scores:{generation}",
+        )
+        _take_uploads(run_files, qrels_given, score_files)
+        every = [(key, name) for key, (name, _) in [*kept["runs"].items(), *kept["scores"].items()]]
         every += (
             [(kept["qrels"][0], f"{kept['qrels'][1]} (qrels)")] if kept["qrels"] is not None else []
         )
@@ -174,4 +192,16 @@ def uploads() -> tuple[
                 )
         except RankvizError as exc:
             notes.append(("error", "Qrels not loaded: " + md(exc)))
-    return runs, qrels, fresh, notes
+    scores: list[Measure] = []
+    for key, (filename, data) in kept["scores"].items():
+        try:
+            read = cast(list[Measure], upload(key, data, filename, "scores"))
+        except RankvizError as exc:
+            notes.append(("error", "Scores not loaded: " + md(exc)))
+            continue
+        scores += read
+        if key not in seen:
+            seen.add(key)
+            names = ", ".join(str(s) for s in read)
+            notes.append(("success", message("Added the scores {} from {}.", names, filename)))
+    return runs, qrels, fresh, notes, scores

@@ -52,9 +52,11 @@ class Scores:
     texts: pd.DataFrame | None = None
 
 
-def read_scores(path: str | Path) -> Scores:
-    """The scores of a file, in whichever form it holds them; a FormatError otherwise."""
-    label = str(path)
+def read_scores(path: str | Path, *, label: str | None = None) -> Scores:
+    """The scores of a file, in whichever form it holds them; a FormatError otherwise. ``label``:
+    the file's name in messages and notes, and what names its run where the form does not (an
+    upload's own name, not the path it was saved at)."""
+    label = label or str(path)
     form = scores_form(path)
     if form is None:
         raise FormatError(label, 0, None, "not a file of per-query scores (see docs/scores.md)")
@@ -62,7 +64,7 @@ def read_scores(path: str | Path) -> Scores:
         return _table(label, form, pd.read_parquet(path), lines=False)
     text = read_text(label, path)
     if form == "pytrec_eval json":
-        return _pytrec_json(label, text, Path(path).stem)
+        return _pytrec_json(label, text, Path(label).stem)
     if form == "json lines table":
         return _table(label, form, pd.DataFrame(_json_lines(label, text)), lines=True)
     if form in ("tsv table", "csv table"):
@@ -78,7 +80,7 @@ def read_scores(path: str | Path) -> Scores:
             )
     if form == "autojudge leaderboard":
         return _autojudge(label, rows)
-    return _three_columns(label, form, rows, Path(path).stem)
+    return _three_columns(label, form, rows, Path(label).stem)
 
 
 def _json_lines(label: str, text: str) -> list[dict]:

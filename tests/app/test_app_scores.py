@@ -14,6 +14,7 @@ import pytest
 from apptest import shown, start
 from conftest import CRANFIELD, ROOT
 from scipy import stats
+from streamlit.testing.v1 import AppTest
 
 import rankviz as rv
 
@@ -147,3 +148,40 @@ def test_the_nugget_sample_shows_nugget_scores_beside_retrieval_on_three_pages()
     table = significance.dataframe[0].value
     reference = stats.ttest_rel(vital["hybrid-rerank-gpt"], vital["bm25-gpt"])
     assert table.loc["hybrid-rerank-gpt", "p_value"] == pytest.approx(reference.pvalue, rel=1e-12)
+
+
+def test_an_uploaded_scores_file_stands_beside_the_measures(tmp_path: Path) -> None:
+    """Per-query scores uploaded in the session (as the sidebar's uploader keeps them) join the
+    collection's measures: the Overview's mean of the score is numpy's on the file's values, and a
+    bad file is one line naming it by its own name (not where it was saved to be read)."""
+    queries = [str(q) for q in rv.read_qrels(CRANFIELD / "qrels.txt").query_ids]
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame(
+        [(run, q, "judge", float(rng.random())) for run in RUNS for q in queries],
+        columns=["run", "query", "measure", "value"],
+    )
+    data = frame.to_csv(sep="\t", index=False).encode()
+    at = AppTest.from_string(
+        "from rankviz.app.pages import navigate\nnavigate(default='overview')\n",
+        default_timeout=120,
+    )
+    at.session_state["rankviz.uploads"] = {
+        "runs": {},
+        "qrels": None,
+        "scores": {"upload:judge": ("judge.tsv", data), "upload:bad": ("bad.tsv", b"run\tquery\n")},
+    }
+    for key, value in dict(
+        collection="cranfield", runs=",".join(RUNS), measures="AP,judge"
+    ).items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception
+    assert any("Added the scores judge from judge.tsv" in shown(s) for s in at.success)
+    assert [shown(e) for e in at.error] == [
+        "Scores not loaded: bad.tsv, line 1: names no measure column, and no measure and value"
+    ]
+    means = at.dataframe[0].value
+    for run in RUNS:
+        assert means.loc[run, "judge"] == pytest.approx(
+            frame[frame["run"] == run]["value"].mean(), abs=1e-12
+        )

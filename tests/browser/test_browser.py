@@ -85,7 +85,7 @@ def test_change_measure_and_open_a_query_view(page, server) -> None:
 
 def _upload_run(page, name: str, data: bytes) -> None:
     """Open the sidebar's uploader and give it one run file, as a person does."""
-    page.get_by_text("Add your own runs and qrels").click()
+    page.get_by_text("Add your own runs, qrels and scores").click()
     kind = "application/gzip" if name.endswith(".gz") else "text/plain"
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(
         files=[{"name": name, "mimeType": kind, "buffer": data}]
@@ -194,6 +194,24 @@ def test_an_upload_joins_the_selection_and_says_so(page, server) -> None:
     )
     notice = page.get_by_text("Added the run mine from mine.run.gz").bounding_box()
     assert notice["y"] < 400  # at the top of the page, not below the fold
+    assert page.get_by_text("Traceback").count() == 0
+
+
+def test_an_uploaded_scores_file_joins_the_measures(page, server) -> None:
+    """The third uploader takes per-query scores: named at the top, offered among the measures."""
+    open_page(page, server)
+    page.get_by_text("Add your own runs, qrels and scores").click()
+    rows = "run\tquery\tmeasure\tvalue\n" + "".join(
+        f"{run}\t{q}\tjudge\t0.{q}\n" for run in ("bm25", "dense") for q in range(1, 9)
+    )
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').nth(2).set_input_files(
+        files=[{"name": "judge.tsv", "mimeType": "text/plain", "buffer": rows.encode()}]
+    )
+    page.get_by_text("Added the scores judge from judge.tsv").wait_for()
+    measures = page.locator('[data-testid="stMultiSelect"]').filter(has_text="Measures").first
+    measures.click()
+    page.keyboard.type("judg")  # the list is long: filtered as a person does
+    page.get_by_role("option", name="judge", exact=True).wait_for()
     assert page.get_by_text("Traceback").count() == 0
 
 
