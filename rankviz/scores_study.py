@@ -27,14 +27,12 @@ from rankviz.io.score_rules import ScoreRules, score_rules
 from rankviz.measures import Measure
 from rankviz.pieces import Progress
 from rankviz.ranking import RankingTable
-from rankviz.report_settings import MetricSettings
 from rankviz.run_facts import RunFacts
 from rankviz.settings import EvalSettings, RunCut
 from rankviz.study import Study, Ties
 
 if TYPE_CHECKING:
     from rankviz.analyses.checks.findings import CheckReport
-    from rankviz.analyses.values_evidence import ValuesEvidence
 
 
 def scores_folder(path: str | Path | Collection) -> Collection | None:
@@ -253,16 +251,6 @@ class ScoresStudy(Study):
     ) -> CheckReport:
         """Refused: the checks read rankings and qrels, and scores hold neither."""
         raise self._needs_rankings()
-
-    def values_evidence(self, options: MetricSettings | None = None) -> ValuesEvidence:
-        """What the values alone say of the measures, metrics-report's evidence without the task
-        and the stability that read qrels and rankings
-        (:func:`rankviz.analyses.values_evidence.values_evidence`)."""
-        from rankviz.analyses.values_evidence import values_evidence
-
-        if len(self.run_names) < 2:
-            raise OptionError("metrics-report compares measures on two or more runs")
-        return values_evidence(self.evaluation(), options)
 
     def conventions(self) -> list[str]:
         return self._scores.conventions()

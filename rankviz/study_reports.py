@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from rankviz.analyses.task import Task
     from rankviz.analyses.ties import TieReport
     from rankviz.analyses.unjudged import UnjudgedReport
+    from rankviz.analyses.values_evidence import ValuesEvidence
 
 
 class Asked(Protocol):
@@ -295,6 +296,16 @@ class Reports:
             weights=self.weights,
             every_candidate=every_candidate,
         )
+
+    def values_evidence(self: Asked, options: MetricSettings | None = None) -> ValuesEvidence:
+        """What the values alone say of the measures: metrics-report's evidence without the task
+        and the stability that read qrels and rankings
+        (:func:`rankviz.analyses.values_evidence.values_evidence`); all a study of scores has."""
+        from rankviz.analyses.values_evidence import values_evidence
+
+        if len(self.run_names) < 2:
+            raise OptionError("metrics-report compares measures on two or more runs")
+        return values_evidence(self.evaluation(), options)
 
     def protocol(self: Asked):
         """Each group of queries scored by the collection's protocol measure, and their macro

@@ -176,6 +176,13 @@ class Answers:
         )
         return compute.report("meeting", with_record.key(), details, build)
 
+    def values_evidence(self: Framed, test: str):
+        """What the selected runs' values say of the chosen measures (scores alone: the Metric
+        choice page's evidence without the task), seeded as :meth:`metric_report`."""
+        options = MetricSettings(k=self.k, test=test, seed=0)
+        build = lambda: self.study().values_evidence(options)  # noqa: E731
+        return compute.report("values evidence", self.key(), settings_text(options), build)
+
     def metric_report(self: Framed, test: str):
         """The Metric choice evidence of the selected runs and measures, and of every measure some
         answer about the task would recommend, so a changed answer needs no new computation (seeded:

@@ -43,7 +43,7 @@ PAGES = (
     PageSpec("significance", "Significance"),
     PageSpec("ties", "Ties", needs_rankings=True),
     PageSpec("unjudged", "Unjudged documents", needs_rankings=True),
-    PageSpec("metric_choice", "Metric choice", needs_rankings=True),
+    PageSpec("metric_choice", "Metric choice"),
     PageSpec("judgments", "Judgments", needs_rankings=True),
     PageSpec("across", "Across collections", framed=False),
 )

@@ -110,6 +110,6 @@ def needs_rankings(ctx: Context, what: str) -> None:
         return
     st.info(
         f"{what} needs the runs' rankings and qrels; {ctx.collection_name} holds per-query scores "
-        "only. The Overview, Per-query deltas and Significance pages work on them."
+        "only. The Overview, Per-query deltas, Significance and Metric choice pages work on them."
     )
     st.stop()

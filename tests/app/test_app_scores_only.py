@@ -11,9 +11,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from apptest import shown, start
+from apptest import figure, shown, start
 from conftest import ROOT
 from scipy import stats
+
+from rankviz import MetricSettings, ScoresStudy
 
 NUGGETS = ROOT / "sample_data" / "rag-nuggets"
 RUNS = ("bm25-gpt", "dense-gpt", "hybrid-rerank-gpt")
@@ -102,7 +104,23 @@ def test_significance_of_scores_alone_is_scipys_t_test(alone: Path) -> None:
         assert table.loc[run, "p_value"] == pytest.approx(reference.pvalue, rel=1e-12)
 
 
-@pytest.mark.parametrize("page", ["histograms", "ties", "unjudged", "judgments", "metric_choice"])
+def test_metric_choice_of_scores_alone_gives_the_values_evidence(alone: Path) -> None:
+    """Kendall's tau between two scores' orderings of the runs is scipy's on the file's means;
+    the discriminative power is the library's values evidence (seed 0, as the page says)."""
+    at = start("metric_choice", collection="alone", measures="vital,all_strict")
+    assert not at.exception and not at.error
+    heat = figure(at, 0)["data"][0]
+    means = {m: _matrix(alone, m).mean() for m in ("vital", "all_strict")}
+    tau = stats.kendalltau(means["vital"], means["all_strict"]).statistic
+    assert heat["z"][0][1] == pytest.approx(tau, abs=1e-12)
+    study = ScoresStudy.of_collection(alone, measures=["vital", "all_strict"])
+    power = study.values_evidence(MetricSettings(test="tukey", seed=0)).power
+    shown_power = at.dataframe[0].value
+    assert shown_power["power"].to_dict() == pytest.approx(power["power"].to_dict(), abs=0)
+    assert any("no task questions" in shown(c) for c in at.caption)
+
+
+@pytest.mark.parametrize("page", ["histograms", "ties", "unjudged", "judgments"])
 def test_a_page_that_reads_rankings_says_so_in_one_line(alone: Path, page: str) -> None:
     at = start(page, collection="alone")
     assert not at.exception and not at.error

@@ -5,6 +5,7 @@ import streamlit as st
 from rankviz import plots
 from rankviz.analyses.task import Task
 from rankviz.app.frame import open_page
+from rankviz.app.score_metrics import scores_page
 from rankviz.app.text import md
 from rankviz.app.widgets import url_selectbox
 from rankviz.report_settings import POWER_TEST
@@ -15,6 +16,9 @@ if len(ctx.selected) < 2:
     st.info(
         "Choose two or more runs in the sidebar: the evidence compares how measures order runs."
     )
+    st.stop()
+if not ctx.ranked:  # per-query scores alone: the values' evidence
+    scores_page(ctx)
     st.stop()
 inferred = ctx.task_of()
 yes_no = ["yes", "no"]

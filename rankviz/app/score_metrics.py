@@ -1,0 +1,66 @@
+"""The Metric choice page of a collection of per-query scores alone: what the values say of the
+scores (how far they agree on the runs' order, how many run pairs each separates, how often two
+halves of the queries swap a pair). The task's questions, the recommendations and the tie and
+threshold stability read qrels and rankings, and the page says so."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from rankviz import plots
+from rankviz.app.context import Context
+from rankviz.app.text import md
+from rankviz.report_settings import POWER_TEST
+
+POWER_TESTS = ["tukey", "bootstrap"]
+METHODS = ["Kendall's tau", "tau-AP"]
+
+
+def scores_page(ctx: Context) -> None:
+    """The evidence of the chosen scores on the chosen runs."""
+    st.caption(
+        "Per-query scores alone: no task questions or recommendations (they read the qrels) and "
+        "no tie or threshold stability (they read the rankings). What the values say:"
+    )
+    if len(ctx.measures) < 2:
+        st.info("Choose two or more scores in the sidebar to compare them.")
+        return
+    left, right = st.columns(2)
+    power_test = ctx.url.choice("power_test", POWER_TESTS, "tukey")
+    power_test = right.radio(
+        "Test over the run pairs",
+        POWER_TESTS,
+        index=POWER_TESTS.index(power_test),
+        horizontal=True,
+        format_func=lambda t: POWER_TEST.meanings[t],
+        key=ctx.url.key("power_test", "metric", value=power_test),
+    )
+    shown_method = "tau-AP" if ctx.url.raw("agreement") == "tau-AP" else "Kendall's tau"
+    method = left.radio(
+        "Correlation of the run orderings",
+        METHODS,
+        horizontal=True,
+        index=METHODS.index(shown_method),
+        key=ctx.url.key("agreement", "metric", value=shown_method),
+    )
+    ctx.url.write(
+        power_test=power_test if power_test != "tukey" else None,
+        agreement=None if method == "Kendall's tau" else method,
+    )
+    evidence = ctx.values_evidence(power_test)
+    st.subheader("Agreement between scores")
+    agreement = evidence.kendall if method == "Kendall's tau" else evidence.tau_ap
+    st.plotly_chart(
+        plots.correlation_heatmap(agreement, f"{method} between the run orderings"),
+        key="agreement",
+    )
+    st.subheader("Discriminative power")
+    st.dataframe(evidence.power.style.format({"power": "{:.1%}"}), width="stretch")
+    st.plotly_chart(plots.asl_curves(evidence.asl, evidence.options.alpha), key="asl")
+    st.caption(f"Share of run pairs separated: {md(evidence.options.describe())}.")
+    st.subheader("Stability")
+    st.dataframe(evidence.stability.style.format("{:.3f}", na_rep="n/a"), width="stretch")
+    st.caption(
+        "swap rate: how often two runs swap order between two random halves of the queries "
+        f"({evidence.options.splits:,} splits)."
+    )
