@@ -24,6 +24,7 @@ from rankviz.io.model import Qrels
 from rankviz.io.readers import read_qrels
 from rankviz.pieces import RunSource
 from rankviz.regrading import fresh
+from rankviz.scores_study import ScoresStudy, scores_folder
 from rankviz.settings import DEFAULT_MEASURES, EvalSettings
 from rankviz.significance_options import TestSettings
 from rankviz.study import Study
@@ -95,7 +96,7 @@ def summarise(
         raise OptionError("summary needs two or more collections")
     wanted = list(measures or [DEFAULT_MEASURE])
     opened = {}
-    studies = [(folder, Study.open(folder, measures=wanted, options=options)) for folder in folders]
+    studies = [(folder, _opened(folder, (), wanted, options)) for folder in folders]
     for folder, study in studies:
         collection = _summary_name(folder, study, studies)
         if collection in opened:
@@ -129,11 +130,25 @@ def summarise(
     per_collection = {}
     for collection, (folder, study, by_name) in opened.items():
         local = [by_name[name] for name in (baseline, *chosen)]
-        evaluation = Study.open(folder, local, measures=wanted, options=options).evaluation()
+        evaluation = _opened(folder, local, wanted, options).evaluation()
         # the summary's names
         evaluation = dataclasses.replace(evaluation, runs=(baseline, *chosen))
         per_collection[collection] = (evaluation, dict(zip(wanted, study.measures, strict=True)))
     return summary(per_collection, baseline, chosen, standardised=standardised, level=level)
+
+
+def _opened(
+    folder: str | Path,
+    runs: Sequence[str],
+    measures: Sequence[str],
+    options: Mapping[str, Any] | None,
+) -> Study:
+    """A collection folder's study: of its runs, or of its per-query scores when it has only
+    those."""
+    scores = scores_folder(folder)
+    if scores is not None:
+        return ScoresStudy.of_collection(scores, runs, measures=measures, options=options)
+    return Study.open(folder, runs, measures=measures, options=options)
 
 
 # --- judges side by side

@@ -96,7 +96,9 @@ def collection_rows(
                 variance = 1 / n + delta**2 / (2 * n)
             half = stats.t.ppf((1 + level) / 2, n - 1) * np.sqrt(variance)
             conventions = (
-                f"relevant from grade {evaluation.settings.rel}, ERR gmax "
+                "per-query scores read from files"
+                if evaluation.scores_notes
+                else f"relevant from grade {evaluation.settings.rel}, ERR gmax "
                 f"{evaluation.settings.gmax}"
             )
             means = {

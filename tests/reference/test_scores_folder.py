@@ -153,3 +153,35 @@ def test_a_folder_with_runs_but_no_qrels_is_still_refused(tmp_path: Path) -> Non
     shutil.copy(NUGGETS / "scores.tsv", folder / "scores.tsv")
     with pytest.raises(CollectionError, match="no judgments"):
         rv.open_collection(folder)
+
+
+def test_summary_pools_folders_of_scores_alone(tmp_path: Path) -> None:
+    """Two folders of scores (the second's values shifted for one run): each collection's delta is
+    numpy's mean of the per-query differences with scipy's t interval, and the pooled delta of two
+    equal-variance collections lies between them."""
+    first = _folder(tmp_path)
+    second = tmp_path / "second"
+    second.mkdir()
+    frame = pd.read_csv(NUGGETS / "scores.tsv", sep="\t", dtype={"query": str})
+    shifted = (frame["run"] == "dense-gpt") & (frame["measure"] == "vital")
+    frame.loc[shifted, "value"] = (frame.loc[shifted, "value"] - 0.05).clip(lower=0)
+    frame.to_csv(second / "scores.tsv", sep="\t", index=False)
+    done = run_cli(
+        "summary", str(first), str(second), "--baseline", "bm25-gpt", "-m", "vital",
+        "--runs", "dense-gpt", "--format", "json",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    rows = {row["collection"]: row for row in json.loads(done.stdout)["collections"]}
+    original = pd.read_csv(NUGGETS / "scores.tsv", sep="\t", dtype={"query": str})
+    for folder, written in ((first, original), (second, frame)):
+        part = written[written["measure"] == "vital"]
+        values = part.pivot(index="query", columns="run", values="value")
+        differences = values["dense-gpt"] - values["bm25-gpt"]
+        row = rows[folder.name]
+        assert row["delta"] == pytest.approx(differences.mean(), abs=1e-12)
+        half = stats.t.ppf(0.975, len(differences) - 1) * differences.std(ddof=1)
+        half /= len(differences) ** 0.5
+        assert row["ci_high"] - row["delta"] == pytest.approx(half, rel=1e-9)
+    pooled = json.loads(done.stdout)["pooled"][0]
+    low, high = sorted(r["delta"] for r in rows.values())
+    assert low < pooled["delta"] < high
