@@ -201,6 +201,8 @@ TREC_EVAL_CUTOFFS = {
 #: ``IPrec@0.5``; the bare name, in a list, is its eleven levels
 _IPREC = re.compile(r"^\s*iprec_at_recall(?:[._](?P<level>[0-9]*\.?[0-9]+))?\s*$")
 IPREC_LEVELS = tuple(i / 10 for i in range(11))
+#: trec_eval's ``11pt_avg``: IPrec averaged over :data:`IPREC_LEVELS`
+_ELEVEN = re.compile(r"^\s*11pt_avg\s*$")
 _TREC_EVAL = re.compile(
     r"^\s*(?P<name>P|recall|ndcg_cut|map_cut|success|relative_P)[._]"
     r"(?P<cutoffs>[0-9]+(?:,[0-9]+)*)\s*$"
@@ -258,6 +260,8 @@ def parse(text: str | Measure, *, defaults: dict[str, object] | None = None) -> 
             )
         # an ir_measures measure object prints its ir_measures name, which reads here too
         text = str(text)
+    if _ELEVEN.match(text):  # trec_eval's name begins with a digit
+        text = "IPrecAvg"
     iprec = _IPREC.match(text)
     if iprec is not None:
         if iprec["level"] is None:

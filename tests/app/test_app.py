@@ -47,6 +47,7 @@ def cranfield_means():
     return frame.pivot(index="run", columns="measure", values="value")
 
 
+@pytest.mark.slow
 @pytest.mark.few
 def test_overview_shows_the_engine_numbers(cranfield_means) -> None:
     at = start()

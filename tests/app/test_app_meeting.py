@@ -807,6 +807,7 @@ def test_a_judgment_revises_the_kept_numbers_instead_of_computing_them_again(
             assert means.loc[run, measure] == pytest.approx(expected.loc[run, measure], abs=1e-12)
 
 
+@pytest.mark.slow
 def test_the_judged_share_warning_follows_the_meetings_judgments(tmp_path, monkeypatch) -> None:
     """DL-HARD is half judged: under the meeting's qrels the warning gives each run's share as the
     library gives it on the merged qrels, and judging a run's unjudged top documents raises it."""

@@ -96,6 +96,7 @@ def test_a_server_with_sign_in_beyond_its_machine_shows_no_open_banner(team) -> 
         config.set_option("server.address", before)
 
 
+@pytest.mark.slow
 def test_a_viewer_sees_the_numbers_and_a_forged_write_is_refused(team) -> None:
     at = visit("vic@example.org", "deltas", collection="team", query="1")
     assert not at.exception and at.dataframe

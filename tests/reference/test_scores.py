@@ -104,6 +104,7 @@ def test_every_table_form_reads_the_same_scores(tmp_path: Path, form: str) -> No
         assert got.per_query(measure, run).to_dict() == dict(zip(part["query"], part["value"]))
 
 
+@pytest.mark.slow
 @settings(
     max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

@@ -1,9 +1,10 @@
-"""trec_eval's own measures as families of the catalogue (infAP, IPrec@r, binG, Utility): per
+"""trec_eval's own measures as families of the catalogue (infAP, IPrec@r, binG, Utility, 11pt_avg
+as IPrecAvg, G, ndcg_rel, Rndcg): per
 query equal to trec_eval 10 built with ``%.17g`` (tests/data/trec-eval-generated: ties, grades
 -2..4, a missed query, -J, -M, -l), and under every other tie order infAP and binG equal to
 ``rankviz trec-eval``'s loops over each document (byte for byte with trec_eval on its test suite)
-run on that order. (IPrec's kernel is the one ``rankviz trec-eval`` prints: the first test is its
-reference.)"""
+run on that order, and so are G, ndcg_rel, Rndcg and 11pt_avg. (IPrec's kernel is the one
+``rankviz trec-eval`` prints: the first test is its reference.)"""
 
 from __future__ import annotations
 
@@ -83,6 +84,51 @@ def _port_values(qrels, run, *, rel: int) -> dict[tuple[str, str], float]:
         if qid != "all" and name != "runid":
             values[str(rv.parse(name, defaults={"rel": rel})), qid] = float(value)
     return values
+
+
+#: trec_eval's names of the gain-table measures and of 11pt_avg, and the catalogue's
+GAINED = {"11pt_avg": "IPrecAvg", "G": "G", "ndcg_rel": "ndcg_rel", "Rndcg": "Rndcg"}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_11pt_avg_and_the_gain_measures_are_trec_evals_values_to_17_digits(case: str) -> None:
+    """trec_eval's default gain table (a grade is its gain); -l2 changes only 11pt_avg and
+    Rndcg's queries without a relevant document, which is the only one the case prints; -J -M7
+    the condensed, cut list. A ``-nan`` (an empty condensed list) is 0 here, as for IPrec."""
+    options, defaults, _ = CASES[case]
+    measures = {name: rv.parse(ours, defaults=defaults) for name, ours in GAINED.items()}
+    qrels = rv.read_qrels(GENERATED / "qrels.txt")
+    run = rv.read_run(GENERATED / "run.txt", name="run")
+    evaluated = rv.evaluate(qrels, run, list(measures.values()), missing="zero", **options)
+    got = {(r.measure, r.qid): r.value for r in evaluated.to_frame(per_query=True).itertuples()}
+    lines = (GENERATED / f"{case}.out").read_text().splitlines()
+    rows = [[part.strip() for part in line.split("\t")] for line in lines]
+    printed = [r for r in rows if r[0] in GAINED and r[1] != "all"]
+    assert len(printed) >= 12
+    for name, qid, value in printed:
+        ours = got[str(measures[name]), qid]
+        assert ours == (0.0 if value == "-nan" else float(value)), (name, qid)
+
+
+@pytest.mark.parametrize("ties", ["optimistic", "pessimistic", "run"])
+def test_under_every_order_the_gain_measures_are_the_ports_on_that_order(ties: str) -> None:
+    qrels = rv.read_qrels(GENERATED / "qrels.txt")
+    run = rv.read_run(GENERATED / "run.txt", name="run")
+    ordered = _ordered_as(rv.rank(run, qrels, ties=ties))
+    options = TrecEvalOptions(
+        measures=("G", "ndcg_rel", "Rndcg", "11pt_avg"), per_query=True, complete=True
+    )
+    text = trec_eval_text(qrels, ordered, options, runid="ordered", exact=True)
+    measures = [rv.parse(name) for name in GAINED.values()]
+    frame = rv.evaluate(qrels, run, measures, ties=ties).to_frame(per_query=True)
+    got = {(r.measure, r.qid): r.value for r in frame.itertuples()}
+    compared = 0
+    for line in text.splitlines():
+        name, qid, value = (part.strip() for part in line.split("\t"))
+        if qid != "all" and name in GAINED:
+            assert got[GAINED[name], qid] == float(value), (name, qid)
+            compared += 1
+    assert compared == 4 * len(qrels.query_ids)
 
 
 @pytest.mark.parametrize("ties", ["optimistic", "pessimistic", "run"])

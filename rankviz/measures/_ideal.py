@@ -1,0 +1,77 @@
+"""The running sums trec_eval's gain measures (``G``, ``ndcg_rel``, ``Rndcg``) walk down a run and
+its ideal ranking side by side, as arrays: each gained row's DCG so far, the ideal DCG or gain up to
+a position. Sums run in rank order within each query, as trec_eval adds them, so the values are its
+own to the last digit. A grade is its gain (trec_eval's default gain table); negative grades and
+unjudged documents gain 0."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from rankviz.measures._segments import rows_with_grade_at_least, segment_prefix_sum
+
+if TYPE_CHECKING:
+    from rankviz.ranking import RankingTable
+
+
+@dataclass(frozen=True)
+class GainWalk:
+    """A run's gained rows and its ideal ranking's positive gains, with their running sums."""
+
+    rows: np.ndarray  # the run's rows with a gain, in table order
+    query: np.ndarray  # each gained row's query
+    gain: np.ndarray  # each gained row's gain
+    dcg: np.ndarray  # the run's DCG up to and with each gained row
+    ideal_start: np.ndarray  # per query: its first ideal row
+    ideal_count: np.ndarray  # per query: its positive ideal gains (R_g)
+    ideal_gain: np.ndarray  # per ideal row: its gain (0 past the positive ones)
+    ideal_dcg: np.ndarray  # per ideal row: the ideal DCG up to and with it
+
+    @classmethod
+    def of(cls, table: RankingTable) -> GainWalk:
+        rows = rows_with_grade_at_least(table, 1)
+        query = table.row_query[rows]
+        gain = table.grade[rows].astype(np.float64)
+        discounted = gain / np.log2(table.pos[rows] + 2.0)
+        dcg = segment_prefix_sum(query, discounted) + discounted
+        ideal_gain = np.maximum(table.ideal_grades, 0).astype(np.float64)
+        ideal_discounted = ideal_gain / np.log2(table.ideal_pos + 2.0)
+        ideal_dcg = segment_prefix_sum(table.ideal_query, ideal_discounted) + ideal_discounted
+        count = np.bincount(
+            table.ideal_query, weights=ideal_gain > 0, minlength=table.n_queries
+        ).astype(np.int64)
+        return cls(
+            rows,
+            query,
+            gain,
+            dcg,
+            table.ideal_offsets[:-1].astype(np.int64),
+            count,
+            ideal_gain,
+            ideal_dcg,
+        )
+
+    def ideal_dcg_at(self, query: np.ndarray, position: np.ndarray) -> np.ndarray:
+        """The ideal DCG of ``query`` through 0-based ``position`` (its whole DCG past its last
+        positive gain); 0 where the query has none."""
+        last = np.minimum(position, self.ideal_count[query] - 1)
+        out = np.zeros(len(query))
+        held = last >= 0
+        out[held] = self.ideal_dcg[self.ideal_start[query[held]] + last[held]]
+        return out
+
+    def run_dcg_before(
+        self, table: RankingTable, query: np.ndarray, rank: np.ndarray
+    ) -> np.ndarray:
+        """The run's DCG of ``query`` over its first ``rank`` documents."""
+        keys = self.query.astype(np.int64) * (table.n_rows + 1) + table.pos[self.rows]
+        wanted = query.astype(np.int64) * (table.n_rows + 1) + rank
+        last = np.searchsorted(keys, wanted, side="left") - 1
+        out = np.zeros(len(query))
+        held = last >= 0
+        held[held] = self.query[last[held]] == query[held]
+        out[held] = self.dcg[last[held]]
+        return out
