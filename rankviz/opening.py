@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rankviz.aggregate import aggregate_option
+from rankviz.diversity import diversity_name, diversity_scores, needs_qrels, split_diversity
 from rankviz.errors import MeasureError, OptionError
 from rankviz.evaluate import as_measures, collection_measures
 from rankviz.in_force import FILE, MEETING, decide, with_record
@@ -22,7 +23,7 @@ from rankviz.io.groups import QueryGroups, read_groups
 from rankviz.io.irds import is_irds
 from rankviz.io.meeting import MeetingStore
 from rankviz.io.model import Qrels
-from rankviz.io.readers import read_qrels
+from rankviz.io.readers import read_qrels, read_run
 from rankviz.io.score_rules import ScoreRules, parse_range, score_rules
 from rankviz.measures import Measure, parse, refuse_without_closed_form
 from rankviz.pieces import RunSource
@@ -68,6 +69,7 @@ def open_inputs(
     scores: Sequence[str | Path] = (),
     lower_is_better: Sequence[str] = (),
     ranges: Mapping[str, Sequence[float]] | None = None,
+    diversity: str | Path | None = None,
 ) -> Opened:
     """The inputs :meth:`Study.open <rankviz.study.Study.open>` describes (its parameters, the
     same)."""
@@ -117,10 +119,22 @@ def open_inputs(
     own = collection.score_paths if collection is not None else ()
     rules = rules_in_force(collection, lower_is_better, ranges)
     scored = read_scores_beside([*own, *scores], settings, rules)
+    asked = list(measures or (collection.config.measures if collection is not None else ()))
+    diverse, others = split_diversity(asked)
+    if diverse:
+        path = diversity or (collection.subtopics_path if collection is not None else None)
+        if path is None:
+            raise needs_qrels(diverse)
+        runs_read = {s.name: read_run(s.path, name=s.name) for s in sources}
+        zero, by_rank = settings.missing == "zero", settings.ties.by_rank_column
+        scored += diversity_scores(path, runs_read, diverse, zero=zero, by_rank=by_rank)
     if measures:
-        chosen = with_scores(measures, scored, settings)
+        chosen = with_scores([diversity_name(m) or m for m in measures], scored, settings)
     elif collection is not None:
-        chosen = [*collection_measures(collection, settings), *scored]
+        own_measures = (
+            collection_measures(collection, settings, [str(n) for n in others]) if others else []
+        )
+        chosen = list(dict.fromkeys([*own_measures, *scored]))
     else:
         chosen = [*with_scores(DEFAULT_MEASURES, scored, settings), *scored]
     if scored:

@@ -86,6 +86,7 @@ class Study(Reports, Questions, ChanceLevel, RunPasses):
         scores: Sequence[str | Path] = (),
         lower_is_better: Sequence[str] = (),
         ranges: Mapping[str, Sequence[float]] | None = None,
+        diversity: str | Path | None = None,
     ) -> Study:
         """A study of files (:func:`rankviz.opening.open_inputs`).
 
@@ -116,6 +117,10 @@ class Study(Reports, Questions, ChanceLevel, RunPasses):
             measures computed from the runs (named as the files name them; all of them unless
             ``measures`` names some), those where less is better, and each one's range where known
             (``{"nugget_all": (0, 1)}``; a value outside is refused with its line).
+        diversity
+            Diversity qrels (``topic subtopic docno judgment``; default: a collection's
+            ``subtopics.txt``) for ndeval's measures among ``measures`` (``alpha-nDCG@20``,
+            ``ERR_IA@20``, ``NRBP``: :mod:`rankviz.diversity`).
 
         Returns
         -------
@@ -142,6 +147,7 @@ class Study(Reports, Questions, ChanceLevel, RunPasses):
             scores=scores,
             lower_is_better=lower_is_better,
             ranges=ranges,
+            diversity=diversity,
         )
         study = cls(
             opened.qrels,

@@ -26,6 +26,7 @@ from rankviz.app.server import open_to_all
 from rankviz.app.state import UrlState
 from rankviz.app.text import md, message
 from rankviz.app.widgets import url_option
+from rankviz.diversity import diversity_name, split_diversity
 from rankviz.errors import RankvizError
 from rankviz.opening import collection_settings
 from rankviz.settings import EvalSettings
@@ -62,6 +63,7 @@ def frame(page: str = "") -> Context | None:
     selected, measure_names = measure_picker.choose_runs_and_measures(
         url, name, collection, run_names, new_uploads, list(scores)
     )
+    diverse, _ = split_diversity(measure_names)
     k = url_option(url, st.sidebar, r.K, "frame", label="K (cutoff of the @K measures)")
     defaults = collection_settings(collection)
     conventions = sidebar.choose_conventions(url, name, defaults)
@@ -104,7 +106,11 @@ def frame(page: str = "") -> Context | None:
     given = {**conventions, "aggregate": aggregate, "group_by": group_by if grouped else None}
     try:
         settings = EvalSettings.from_args(given, base=defaults).replace(seed=0)
-        measures = measure_picker.measures_at(measure_names, int(k), settings, scores)
+        by_rank = settings.ties.by_rank_column
+        scores |= inputs.collection_diversity(collection, runs, diverse, by_rank=by_rank)
+        measures = measure_picker.measures_at(
+            [diversity_name(m) or m for m in measure_names], int(k), settings, scores
+        )
     except RankvizError as exc:
         st.error(md(exc))
         return None

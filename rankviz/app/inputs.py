@@ -22,6 +22,7 @@ import streamlit as st
 
 from rankviz import served
 from rankviz.app.cache import SHARED, stamp, store
+from rankviz.diversity import diversity_scores
 from rankviz.errors import RankvizError
 from rankviz.io.collection import Collection
 from rankviz.io.docs import Documents
@@ -87,6 +88,26 @@ def collection_scores(collection: Collection) -> dict[str, Score]:
         return {str(s): s for s in found if isinstance(s, Score)}
 
     return SHARED.get(key, read)
+
+
+def collection_diversity(
+    collection: Collection, runs: Mapping[str, Run], names: list[str], *, by_rank: bool
+) -> dict[str, Score]:
+    """ndeval's measures ``names`` of the collection's runs against its ``subtopics.txt``
+    (:mod:`rankviz.diversity`), computed once per content of the folder and order."""
+    path = collection.subtopics_path
+    if path is None or not names:
+        return {}
+    files = tuple((n, stamp(p)) for n, p in collection.run_paths.items())
+    key = ("diversity", str(collection.path), stamp(path), tuple(names), by_rank, files)
+
+    def compute() -> dict[str, Score]:
+        own = {n: runs[n] for n in collection.run_paths}
+        found = diversity_scores(path, own, names, zero=True, by_rank=by_rank)
+        return {str(s): s for s in found}
+
+    with st.spinner("Computing the diversity measures…"):
+        return SHARED.get(key, compute)
 
 
 def with_uploaded(own: dict[str, Score], uploaded: list) -> dict[str, Score]:

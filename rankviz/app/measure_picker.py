@@ -10,6 +10,7 @@ import streamlit as st
 from rankviz.app.state import UrlState
 from rankviz.app.text import message
 from rankviz.app.widgets import held
+from rankviz.diversity import DIVERSITY_MEASURES, diversity_name
 from rankviz.errors import MeasureError
 from rankviz.io.collection import Collection
 from rankviz.measures import FAMILIES, Measure, parse, refuse_without_closed_form, split_names
@@ -44,6 +45,8 @@ def _missing_runs(names: list[str]) -> str:
 
 
 def _accept_measure(text: str) -> bool:
+    if diversity_name(text) is not None:
+        return True
     try:
         parse(text.replace("@K", "@10"))
         return True
@@ -70,7 +73,8 @@ def choose_runs_and_measures(
     given = None if held(runs_key) else default_runs
     selected = st.sidebar.multiselect("Runs", run_names, default=given, key=runs_key)
     own = [*collection.config.measures, *scores]
-    offered = list(dict.fromkeys([*own, *TEMPLATES]))
+    diverse = list(DIVERSITY_MEASURES) if collection.subtopics_path is not None else []
+    offered = list(dict.fromkeys([*own, *TEMPLATES, *diverse]))
     chosen_measures = url.choices(
         "measures",
         offered,

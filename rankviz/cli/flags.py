@@ -135,6 +135,13 @@ def scores(parser: argparse.ArgumentParser) -> None:
         "repeatable; default: none (higher is better)",
     )
     parser.add_argument(
+        "--diversity",
+        metavar="FILE",
+        help="diversity qrels (topic subtopic docno judgment, as ndeval reads them) for ndeval's "
+        "measures beside the others (-m alpha-nDCG@20, ERR-IA@20, NRBP, ...); default: a "
+        "collection's subtopics.txt",
+    )
+    parser.add_argument(
         "--score-range",
         action="append",
         default=[],

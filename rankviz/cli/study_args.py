@@ -65,6 +65,7 @@ def open_study(args: argparse.Namespace, *, quiet: bool = False) -> Study:
         scores=getattr(args, "scores", ()),
         lower_is_better=getattr(args, "lower_is_better", ()),
         ranges=ranges,
+        diversity=getattr(args, "diversity", None),
     )
     for line in () if quiet else study.notes:
         warn(line)

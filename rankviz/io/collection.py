@@ -15,6 +15,8 @@
       queries (optional): another
                                                assessor, an LLM judge (see rankviz.io.judges)
       collection.toml                          display name and defaults (optional)
+      subtopics.txt                            diversity qrels, topic subtopic docno judgment
+                                               (optional): ndeval's measures beside the others
       scores.* | scores/*                      per-query scores of any evaluator (optional;
                                                rankviz.io.scores), measures beside the runs';
                                                without runs/, the folder's only numbers
@@ -42,13 +44,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rankviz.errors import CollectionError, FormatError
+from rankviz.errors import CollectionError
 from rankviz.io import irds
 from rankviz.io.docs import DOCS_NAMES, Documents, DocumentTexts
 from rankviz.io.grades import Scale, grade_scale
-from rankviz.io.groups import QueryGroups, derived_groups, read_groups, read_weights
+from rankviz.io.groups import QueryGroups, read_weights
 from rankviz.io.judges import FILE, QrelsSource
 from rankviz.io.model import Qrels, Run
+from rankviz.io.queries import collection_groups, read_queries
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -58,6 +61,7 @@ from rankviz.settings import DEFAULT_MEASURES, REL
 
 QRELS_NAMES = ("qrels.txt", "qrels.tsv", "qrels.parquet", "qrels.txt.gz")
 RUN_SUFFIXES_SKIPPED = (".md", ".json", ".toml", ".yaml", ".yml")
+SUBTOPICS = "subtopics.txt"  # diversity qrels (rankviz.diversity)
 MORE_QRELS = re.compile(r"^qrels\.([A-Za-z0-9_-]+)\.(txt\.gz|txt|tsv|parquet)$")
 
 
@@ -79,6 +83,8 @@ class Collection:
     judges: dict[str, QrelsSource] = field(default_factory=dict)
     # files of per-query scores (scores.* and scores/*), whose scores stand beside the runs'
     score_paths: tuple[Path, ...] = ()
+    # diversity qrels (subtopics.txt: topic subtopic docno judgment), for ndeval's measures
+    subtopics_path: Path | None = None
 
     @property
     def name(self) -> str:
@@ -183,14 +189,14 @@ def open_collection(path: str | os.PathLike, *, confined: bool = False) -> Colle
         raise CollectionError(f"{runs_dir}: no run files")
     queries_path = root / "queries.tsv"
     queries = (
-        _read_queries(queries_path)
+        read_queries(queries_path)
         if queries_path.is_file()
         else irds.queries(config.irds)
         if config.irds
         else {}
     )
     docs_path = next((root / n for n in DOCS_NAMES if (root / n).is_file()), None)
-    groups = _collection_groups(root, queries)
+    groups = collection_groups(root, queries)
     if config.protocol and (groups is None or config.protocol.group_by not in groups.columns):
         raise CollectionError(
             f"{root / 'collection.toml'}: [protocol] group_by {config.protocol.group_by!r} is not "
@@ -210,6 +216,7 @@ def open_collection(path: str | os.PathLike, *, confined: bool = False) -> Colle
         outside=tuple(outside),
         judges=judges,
         score_paths=score_paths,
+        subtopics_path=root / SUBTOPICS if (root / SUBTOPICS).is_file() else None,
     )
 
 
@@ -219,7 +226,7 @@ def _scores_collection(
     """A folder of per-query scores without runs: its scores, queries, groups and weights (a qrels
     file beside them is kept for its path alone: no ranking to judge)."""
     queries_path = root / "queries.tsv"
-    queries = _read_queries(queries_path) if queries_path.is_file() else {}
+    queries = read_queries(queries_path) if queries_path.is_file() else {}
     weights_path = root / "query_weights.tsv"
     return Collection(
         path=root,
@@ -227,7 +234,7 @@ def _scores_collection(
         qrels_path=qrels_path,
         run_paths={},
         queries=queries,
-        groups=_collection_groups(root, queries),
+        groups=collection_groups(root, queries),
         weights=read_weights(weights_path) if weights_path.is_file() else None,
         score_paths=score_paths,
     )
@@ -333,6 +340,7 @@ def _refuse_links_out(root: Path) -> None:
         "query_groups.tsv",
         "query_groups.csv",
         "query_weights.tsv",
+        SUBTOPICS,
         "runs",
     ]
     for name in names:
@@ -341,52 +349,3 @@ def _refuse_links_out(root: Path) -> None:
                 f"{root.name}/{name} links outside the collection folder, which "
                 "a server does not follow"
             )
-
-
-def _collection_groups(root: Path, queries: dict[str, str]) -> QueryGroups | None:
-    """Groups from query_groups.tsv, then extra columns of queries.tsv, then topic_turn ids."""
-    found = []
-    for name in ("query_groups.tsv", "query_groups.csv"):
-        if (root / name).is_file():
-            found.append(read_groups(root / name))
-    queries_path = root / "queries.tsv"
-    if queries_path.is_file() and _has_header(queries_path):
-        try:
-            found.append(read_groups(queries_path))
-        except FormatError as exc:
-            if "no group column" not in exc.reason:
-                raise
-    derived = derived_groups(queries)
-    if derived is not None:
-        found.append(derived)
-    if not found:
-        return None
-    merged = found[0]
-    for more in found[1:]:
-        merged = merged.merged(more)
-    return merged
-
-
-def _has_header(path: Path) -> bool:
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        return handle.readline().split("\t", 1)[0].strip().lower() in ("qid", "query_id")
-
-
-def _read_queries(path: Path) -> dict[str, str]:
-    """``qid<TAB>text`` lines; a first line ``qid<TAB>...`` is taken as a header."""
-    queries: dict[str, str] = {}
-    with open(path, encoding="utf-8", errors="strict") as handle:
-        try:
-            for line_no, line in enumerate(handle, start=1):
-                line = line.rstrip("\r\n")
-                if not line.strip():
-                    continue
-                qid, tab, text = line.partition("\t")
-                if not tab:
-                    raise FormatError(str(path), line_no, line, "expected 'qid<TAB>text'")
-                if line_no == 1 and qid.strip().lower() in ("qid", "query_id"):
-                    continue
-                queries[qid.strip()] = text.split("\t", 1)[0].strip()
-        except UnicodeDecodeError:
-            raise FormatError(str(path), 0, None, "not UTF-8 text") from None
-    return queries

@@ -131,10 +131,10 @@ class Score(Measure):
         """Where its values come from, and what a query without one scores (the footer's line)."""
         said = f" ({self.known()})" if self.known() else ""
         if self.values is None:
-            return f"{self.name}{said}: a per-query score read from a file"
+            return f"{self.name}{said}: a per-query score from a file"
         gap = "scores 0" if self.values.zero else "is left out"
         return (
-            f"{self.name}{said}: a per-query score read from {self.values.source}; a query it "
+            f"{self.name}{said}: a per-query score from {self.values.source}; a query it "
             f"scores for another run and not for one {gap}"
         )
 

@@ -316,7 +316,7 @@ def test_scores_beside_runs_are_the_files_values_under_every_tie_policy(
     )
     assert list(study.chance().means().columns) == ["nDCG@10"]
     assert any(
-        line.startswith("judge: a per-query score read from") for line in evaluation.conventions()
+        line.startswith("judge: a per-query score from") for line in evaluation.conventions()
     )
 
 

@@ -64,6 +64,7 @@ LAYERS = [
             "rankviz.remote_pass",
             "rankviz.trec_eval",
             "rankviz.ndeval",
+            "rankviz.diversity",
         ),
     ),
     ("figures and exports", ("rankviz.plots", "rankviz.export")),

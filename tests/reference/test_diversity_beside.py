@@ -1,0 +1,164 @@
+"""ndeval's diversity measures beside the others (#40): with diversity qrels (``--diversity``, a
+collection's ``subtopics.txt``), alpha-nDCG@K, ERR-IA@K, NRBP, ... are measures of evaluate,
+compare and the app, per topic equal to pyndeval on the same order of each topic, their paired t
+tests scipy's, their means ndeval's ``amean`` under ``-c``."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import ROOT, run_cli
+from scipy import stats
+
+import rankviz as rv
+
+KEPT = ROOT / "tests" / "data" / "ndeval-generated"
+MEASURES = ["alpha-nDCG@20", "ERR_IA@10", "nNRBP", "StRecall@5"]
+NDEVAL = {"alpha-nDCG@20": "alpha-nDCG@20", "ERR_IA@10": "ERR-IA@10", "nNRBP": "nNRBP"}
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory) -> Path:
+    """A collection: ndeval-generated's diversity qrels as subtopics.txt, the ad hoc qrels each
+    document's highest judgment, its run and a second one of shuffled scores."""
+    root = tmp_path_factory.mktemp("diverse")
+    (root / "runs").mkdir()
+    shutil.copy(KEPT / "qrels.txt", root / "subtopics.txt")
+    judged = pd.read_csv(
+        KEPT / "qrels.txt", sep=" ", header=None, names=["qid", "sub", "doc", "j"], dtype=str
+    )
+    judged["j"] = judged["j"].astype(int)
+    adhoc = judged.groupby(["qid", "doc"], sort=False)["j"].max().reset_index()
+    adhoc.insert(1, "it", 0)
+    adhoc.to_csv(root / "qrels.txt", sep=" ", header=False, index=False)
+    run = pd.read_csv(
+        KEPT / "run.txt",
+        sep=" ",
+        header=None,
+        names=["qid", "q0", "doc", "rank", "score", "tag"],
+        dtype={"qid": str},
+    )
+    run.to_csv(root / "runs" / "a.run", sep=" ", header=False, index=False)
+    shuffled = run.assign(score=np.random.default_rng(1).random(len(run)), tag="b")
+    shuffled.to_csv(root / "runs" / "b.run", sep=" ", header=False, index=False)
+    return root
+
+
+def _pyndeval(folder: Path, run: str, *, by_rank: bool) -> dict[str, dict[str, float]]:
+    """pyndeval's values of the run, each topic given in rankviz's order as falling scores."""
+    import pyndeval
+
+    order = "run" if by_rank else "trec_eval"
+    table = rv.rank(rv.read_run(folder / "runs" / f"{run}.run"), _subtopic_docs(folder), ties=order)
+    scored = [
+        (str(q), str(d), -float(i))
+        for k, q in enumerate(table.qids)
+        if table.in_run[k]
+        for i, d in enumerate(table.docids(slice(table.offsets[k], table.offsets[k + 1])))
+    ]
+    lines = (folder / "subtopics.txt").read_text().split("\n")
+    judged = [tuple(line.split()) for line in lines if line.strip()]
+    judged = [(q, s, d, int(j)) for q, s, d, j in judged]
+    names = ["alpha-nDCG@20", "ERR-IA@10", "nNRBP", "strec@5"]
+    return pyndeval.ndeval(judged, scored, measures=names)
+
+
+def _subtopic_docs(folder: Path) -> rv.Qrels:
+    """Every document the diversity qrels judge, as ndeval's lists hold them (its order)."""
+    lines = [line.split() for line in (folder / "subtopics.txt").read_text().splitlines()]
+    frame = pd.DataFrame(sorted({(q, d) for q, _, d, _ in lines}), columns=["qid", "docid"]).assign(
+        rel=1
+    )
+    return rv.qrels_from_frame(frame)
+
+
+@pytest.mark.parametrize("ties", ["trec_eval", "run"])
+def test_every_topic_is_pyndevals_on_the_same_order(folder: Path, ties: str) -> None:
+    study = rv.Study.open(folder, measures=MEASURES, options={"ties": ties})
+    assert [str(m) for m in study.measures] == [
+        "alpha-nDCG@20",
+        "ERR-IA@10",
+        "nNRBP",
+        "strec@5",
+    ]
+    evaluation = study.evaluation()
+    compared = 0
+    for run in ("a", "b"):
+        theirs = _pyndeval(folder, run, by_rank=ties == "run")
+        for measure in ("alpha-nDCG@20", "ERR-IA@10", "nNRBP", "strec@5"):
+            ours = evaluation.per_query(measure, run)
+            for topic, values in theirs.items():
+                if topic not in ours.index:  # a topic the qrels do not judge
+                    continue
+                want = values[measure]
+                if want != want:  # nNRBP's 0 / 0: no value, the topic left out of that mean
+                    assert np.isnan(ours[topic]) or ours[topic] == 0.0
+                    continue
+                assert ours[topic] == pytest.approx(want, abs=1e-12), (run, measure, topic)
+                compared += 1
+    assert compared >= 50
+
+
+def test_the_mean_is_ndevals_amean_with_c(folder: Path) -> None:
+    done = run_cli(
+        "ndeval",
+        "-c",
+        "-traditional",
+        str(folder / "subtopics.txt"),
+        str(folder / "runs" / "a.run"),
+    )
+    amean = done.stdout.strip().splitlines()[-1].split(",")
+    header = done.stdout.splitlines()[0].split(",")
+    evaluation = rv.Study.open(folder, ["a"], measures=["alpha-nDCG@20", "ERR-IA@10"]).evaluation()
+    for measure in ("alpha-nDCG@20", "ERR-IA@10"):
+        printed = float(amean[header.index(measure)])
+        assert evaluation.mean(measure, "a") == pytest.approx(printed, abs=5e-7)
+
+
+def test_compare_is_scipys_paired_t_test_on_the_topics(folder: Path) -> None:
+    done = run_cli(
+        "compare", str(folder), "-m", "alpha_nDCG@20", "--baseline", "a", "--test", "t",
+        "--format", "tsv",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    row = pd.read_csv(pd.io.common.StringIO(done.stdout), sep="\t", comment="#").iloc[0]
+    matrix = rv.Study.open(folder, measures=["alpha-nDCG@20"]).evaluation().matrix("alpha-nDCG@20")
+    reference = stats.ttest_rel(matrix["b"], matrix["a"])
+    assert row["p_value"] == pytest.approx(reference.pvalue, rel=1e-12)
+    assert int(row["n"]) == len(matrix)
+
+
+def test_without_diversity_qrels_the_measure_is_refused_in_one_line(folder: Path) -> None:
+    done = run_cli(
+        "evaluate", str(folder / "qrels.txt"), str(folder / "runs" / "a.run"), "-m", "NRBP"
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip() == (
+        "rankviz: error: NRBP needs diversity qrels (topic subtopic docno judgment, as ndeval "
+        "reads them): --diversity FILE, or a collection folder's subtopics.txt"
+    )
+    given = run_cli(
+        "evaluate", str(folder / "qrels.txt"), str(folder / "runs" / "a.run"), "-m", "NRBP",
+        "--diversity", str(folder / "subtopics.txt"), "--format", "tsv",
+    )  # fmt: skip
+    assert given.returncode == 0 and "NRBP" in given.stdout
+
+
+def test_the_app_offers_them_and_shows_the_librarys_means(folder: Path, monkeypatch) -> None:
+    from apptest import start
+
+    monkeypatch.setattr("sys.argv", ["app.py", "--data", str(folder)])
+    at = start(collection=folder.name, runs="a,b", measures="nDCG@10,alpha_nDCG@20,NRBP")
+    assert not at.exception and not at.error
+    means = at.dataframe[0].value
+    library = rv.Study.open(folder, measures=["nDCG@10", "alpha-nDCG@20", "NRBP"]).evaluation()
+    assert list(means.columns) == ["nDCG@10", "alpha-nDCG@20", "NRBP"]
+    for run in ("a", "b"):
+        for measure in means.columns:
+            assert means.loc[run, measure] == pytest.approx(library.mean(measure, run), abs=1e-12)
+    offered = at.sidebar.multiselect[1].options
+    assert "ERR-IA@20" in offered and "strec@10" in offered
