@@ -14,13 +14,15 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rankviz.errors import OptionError
 from rankviz.io.collection import SUBTOPICS
-from rankviz.io.model import Run
-from rankviz.io.subtopics import read_subtopic_qrels
-from rankviz.measures.score import Score, ScoreValues
-from rankviz.ndeval.report import COLUMNS, NdevalOptions, ndeval_values, topics_of
+from rankviz.ndeval.names import COLUMNS
+
+if TYPE_CHECKING:
+    from rankviz.io.model import Run
+    from rankviz.measures.score import Score
 
 #: ndeval's measures by its names, in its order
 DIVERSITY_MEASURES = tuple(COLUMNS)
@@ -49,6 +51,10 @@ def diversity_scores(
     """The measures ``names`` (ndeval's, in their order) of each run against the diversity qrels
     at ``path``; ``by_rank``: each topic ordered by the run's rank column (ndeval's default), else
     by score as trec_eval orders it."""
+    from rankviz.io.subtopics import read_subtopic_qrels
+    from rankviz.measures.score import Score, ScoreValues
+    from rankviz.ndeval.report import NdevalOptions, ndeval_values, topics_of
+
     qrels = read_subtopic_qrels(path)
     options = NdevalOptions(traditional=not by_rank)
     judged = frozenset(topics_of(qrels, options.rel))
