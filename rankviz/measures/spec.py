@@ -52,6 +52,8 @@ class Family:
     #: boolean parameters that turn the value into one where lower is better (RBP's residual: what
     #: is still unknown); every other value is better higher (a gain, or Judged's share judged)
     lower_is_better_with: tuple[str, ...] = ()
+    #: every value is better lower (Unjudged's share unjudged: less rests on guesses)
+    lower_is_better: bool = False
     #: the parameter written after ``@`` in place of a cutoff, as ir_measures writes it
     #: (``IPrec@0.5`` is the interpolated precision at recall 0.5); it must be given
     at_param: str | None = None
@@ -128,7 +130,10 @@ class Measure:
     def higher_is_better(self) -> bool:
         """Which way a value is better: what the optimistic tie order maximises (or, when False,
         minimises)."""
-        return not any(self.value_of(p) for p in self.family.lower_is_better_with)
+        return not (
+            self.family.lower_is_better
+            or any(self.value_of(p) for p in self.family.lower_is_better_with)
+        )
 
     @property
     def key(self) -> str:
@@ -196,6 +201,7 @@ TREC_EVAL_CUTOFFS = {
     "map_cut": "AP",
     "success": "Hits",
     "relative_P": "P(relative=True)",
+    "unj": "Unjudged",
 }
 #: trec_eval's interpolated precision at a recall level (``iprec_at_recall_0.50``), ir_measures'
 #: ``IPrec@0.5``; the bare name, in a list, is its eleven levels
@@ -204,7 +210,7 @@ IPREC_LEVELS = tuple(i / 10 for i in range(11))
 #: trec_eval's ``11pt_avg``: IPrec averaged over :data:`IPREC_LEVELS`
 _ELEVEN = re.compile(r"^\s*11pt_avg\s*$")
 _TREC_EVAL = re.compile(
-    r"^\s*(?P<name>P|recall|ndcg_cut|map_cut|success|relative_P)[._]"
+    r"^\s*(?P<name>P|recall|ndcg_cut|map_cut|success|relative_P|unj)[._]"
     r"(?P<cutoffs>[0-9]+(?:,[0-9]+)*)\s*$"
 )
 

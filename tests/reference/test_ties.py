@@ -49,6 +49,9 @@ def _measures(cutoff: int) -> list[rv.Measure]:
             "Hits(rel=2)",
             "P(rel=2)",
             "NCG",
+            "DCG",
+            "DCG(gain=exp)",
+            "Unjudged",
         )
     ]
     names += [

@@ -110,6 +110,43 @@ def test_11pt_avg_and_the_gain_measures_are_trec_evals_values_to_17_digits(case:
         assert ours == (0.0 if value == "-nan" else float(value)), (name, qid)
 
 
+@pytest.mark.parametrize("case", ["defaults", "graded-l2"])
+def test_dcg_and_unj_are_trec_evals_values_to_17_digits(case: str) -> None:
+    options, defaults, _ = CASES[case]
+    names = {"dcg": "DCG", "unj_5": "Unjudged@5", "unj_10": "Unjudged@10", "unj_20": "Unjudged@20"}
+    measures = [rv.parse(n) for n in names.values()]
+    qrels = rv.read_qrels(GENERATED / "qrels.txt")
+    run = rv.read_run(GENERATED / "run.txt", name="run")
+    frame = rv.evaluate(qrels, run, measures, missing="zero", **options).to_frame(per_query=True)
+    got = {(r.measure, r.qid): r.value for r in frame.itertuples()}
+    rows = [
+        [part.strip() for part in line.split("\t")]
+        for line in (GENERATED / f"{case}.out").read_text().splitlines()
+    ]
+    printed = [r for r in rows if r[0] in names and r[1] != "all"]
+    assert len(printed) == 4 * 12 if case == "defaults" else len(printed) == 3 * 12
+    for name, qid, value in printed:
+        assert got[names[name], qid] == float(value), (name, qid)
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_exp_of_the_mean_log_is_trec_evals_gm_map_and_gm_bpref(case: str) -> None:
+    """trec_eval prints gm_map and gm_bpref on its summary line only: exp of the mean over the
+    queries (-c: a missed one's log(1e-5) among them) of logAP and logBpref, to 1e-12 relative
+    (the logs are summed in another order)."""
+    options, defaults, _ = CASES[case]
+    qrels = rv.read_qrels(GENERATED / "qrels.txt")
+    run = rv.read_run(GENERATED / "run.txt", name="run")
+    measures = [rv.parse(n, defaults=defaults) for n in ("logAP", "logBpref")]
+    evaluation = rv.evaluate(qrels, run, measures, missing="zero", **options)
+    rows = [line.split("\t") for line in (GENERATED / f"{case}.out").read_text().splitlines()]
+    summary = {r[0].strip(): r[2] for r in rows if r[1].strip() == "all"}
+    for name, measure in zip(("gm_map", "gm_bpref"), measures, strict=True):
+        ours = np.exp(evaluation.mean(measure, "run"))
+        assert ours == pytest.approx(float(summary[name]), rel=1e-12, abs=0)
+        assert evaluation.mean(measure, "run") < 0  # a log of means below 1
+
+
 @pytest.mark.parametrize("ties", ["optimistic", "pessimistic", "run"])
 def test_under_every_order_the_gain_measures_are_the_ports_on_that_order(ties: str) -> None:
     qrels = rv.read_qrels(GENERATED / "qrels.txt")
