@@ -18,6 +18,7 @@ from rankviz.study_reports import Asked
 if TYPE_CHECKING:
     import pandas as pd
 
+    from rankviz.analyses.anova import TwoWayAnova
     from rankviz.analyses.deltas import PairDeltas
     from rankviz.analyses.precision_recall import PrecisionRecall
 
@@ -83,6 +84,20 @@ class Questions:
             if verdict
             else table
         )
+
+    def anova(
+        self: Asked,
+        measure: Measure,
+        *,
+        confidence_level: float = 0.95,
+        evaluation: Evaluation | None = None,
+    ) -> TwoWayAnova:
+        """The two-way ANOVA (system x topic) of the runs on one measure, on the topics every run
+        answers (:func:`rankviz.analyses.anova.two_way_anova`)."""
+        from rankviz.analyses.anova import two_way_anova
+
+        values = (evaluation or self.evaluation()).matrix(measure, complete=False)
+        return two_way_anova(values, measure=str(measure), confidence_level=confidence_level)
 
     def paired_tests_by_group(
         self: Asked, measure: Measure, tests: TestSettings, *, evaluation: Evaluation | None = None

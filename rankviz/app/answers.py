@@ -41,6 +41,15 @@ class Answers:
         ask = lambda: study.paired_tests(measure, tests, evaluation=evaluation, verdict=verdict)  # noqa: E731
         return compute.on_values("paired tests", values, details, _ask=ask)
 
+    def anova(self: Framed, measure: Measure, confidence_level: float):
+        """The two-way ANOVA of the selected runs on ``measure``, kept under its values."""
+        values = self.matrix(measure, complete=False)
+        study, evaluation = self.study(), self.evaluation()
+        ask = lambda: study.anova(  # noqa: E731
+            measure, confidence_level=confidence_level, evaluation=evaluation
+        )
+        return compute.on_values("anova", values, (str(measure), confidence_level), _ask=ask)
+
     def paired_tests_by_group(self: Framed, measure: Measure, tests: TestSettings) -> pd.DataFrame:
         """The paired tests within each group of the frame's "group by", with their verdicts."""
         values = self.matrix(measure, complete=False)

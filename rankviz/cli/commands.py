@@ -16,6 +16,7 @@ from rankviz import served
 from rankviz._memory import server_environment
 from rankviz.analyses.checks import TOP_K
 from rankviz.cli import render
+from rankviz.cli.anova import anova_command
 from rankviz.cli.meeting_commands import judgments_command, report_command, tags_command
 from rankviz.cli.ndeval import ndeval_command
 from rankviz.cli.study_args import (
@@ -270,6 +271,7 @@ COMMANDS = {
     "tags": tags_command,
     "trec-eval": trec_eval_command,
     "ndeval": ndeval_command,
+    "anova": anova_command,
 }
 
 

@@ -8,6 +8,7 @@ from rankviz import settings as s
 from rankviz import significance_options as t
 from rankviz.analyses.significance import ASSUMPTIONS
 from rankviz.analyses.verdicts import MIN_GROUP_QUERIES
+from rankviz.app.anova_panel import anova_panel
 from rankviz.app.frame import open_page
 from rankviz.app.text import md, queries_text
 from rankviz.app.widgets import url_option, url_selectbox
@@ -158,6 +159,7 @@ st.caption(
     "topic set size design)."
 )
 
+anova_panel(ctx, measure, tests.confidence_level)
 st.subheader("All pairs")
 every = ctx.paired_tests(measure, tests.replace(pairs="all"))
 st.plotly_chart(plots.pvalue_heatmap(every, names, label, tests.alpha), key="pairs")
