@@ -37,6 +37,7 @@ from rankviz.run_facts import RunFacts, gather, sample_stride
 from rankviz.settings import EvalSettings, RunCut
 from rankviz.significance_options import TestSettings
 from rankviz.study_chance import ChanceLevel
+from rankviz.study_features import Features
 from rankviz.study_passes import RunPasses
 from rankviz.study_questions import Questions
 from rankviz.study_reports import Reports
@@ -50,7 +51,7 @@ Ties = str | TiePolicy  # a policy, or its name (the API's convenience; the sett
 
 
 @dataclass(frozen=True, eq=False)
-class Study(Reports, Questions, ChanceLevel, RunPasses):
+class Study(Reports, Questions, Features, ChanceLevel, RunPasses):
     """Runs against qrels under one set of conventions. Build it with :meth:`open` (files, a
     collection folder, the meeting's judgments) or directly from objects already read."""
 

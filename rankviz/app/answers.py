@@ -50,6 +50,13 @@ class Answers:
         )
         return compute.on_values("anova", values, (str(measure), confidence_level), _ask=ask)
 
+    def feature_report(self: Framed, measure: Measure, run: str, baseline: str):
+        """``run``'s per-query delta against ``baseline`` on ``measure`` against the queries'
+        features, at the frame's K (:meth:`rankviz.study.Study.feature_report`)."""
+        details = (str(measure), run, baseline, self.k)
+        build = lambda: self.study().feature_report(measure, run, baseline, k=self.k)  # noqa: E731
+        return compute.report("features", self.key(), details, build)
+
     def paired_tests_by_group(self: Framed, measure: Measure, tests: TestSettings) -> pd.DataFrame:
         """The paired tests within each group of the frame's "group by", with their verdicts."""
         values = self.matrix(measure, complete=False)

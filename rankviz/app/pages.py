@@ -41,6 +41,7 @@ PAGES = (
     PageSpec("deltas", "Per-query deltas"),
     PageSpec("histograms", "Rank histograms", needs_rankings=True),
     PageSpec("significance", "Significance"),
+    PageSpec("features", "Query features"),
     PageSpec("ties", "Ties", needs_rankings=True),
     PageSpec("unjudged", "Unjudged documents", needs_rankings=True),
     PageSpec("metric_choice", "Metric choice"),

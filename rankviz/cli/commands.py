@@ -17,6 +17,7 @@ from rankviz._memory import server_environment
 from rankviz.analyses.checks import TOP_K
 from rankviz.cli import render
 from rankviz.cli.anova import anova_command
+from rankviz.cli.features import features_command
 from rankviz.cli.meeting_commands import judgments_command, report_command, tags_command
 from rankviz.cli.ndeval import ndeval_command
 from rankviz.cli.study_args import (
@@ -272,6 +273,7 @@ COMMANDS = {
     "trec-eval": trec_eval_command,
     "ndeval": ndeval_command,
     "anova": anova_command,
+    "features": features_command,
 }
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 
 from rankviz.cli.anova import add_anova_command
+from rankviz.cli.features import add_features_command
 from rankviz.cli.ndeval import add_ndeval_command
 from rankviz.cli.parse_meeting import add_meeting_commands
 from rankviz.cli.parse_numbers import add_number_commands
@@ -20,6 +21,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     add_number_commands(commands)
     add_anova_command(commands)
+    add_features_command(commands)
     add_report_commands(commands)
     add_meeting_commands(commands)
     add_trec_eval_command(commands)

@@ -1,6 +1,7 @@
 """Plot builders: data in, Plotly figure out (no streamlit, no I/O), so tests can inspect them."""
 
 from rankviz.plots.curves import precision_recall
+from rankviz.plots.features import feature_scatter
 from rankviz.plots.intervals import (
     asl_curves,
     collections_forest,
@@ -36,6 +37,7 @@ __all__ = [
     "baseline_scatter",
     "correlation_heatmap",
     "delta_bars",
+    "feature_scatter",
     "first_relevant_histogram",
     "forest",
     "group_bars",

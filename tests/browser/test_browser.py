@@ -1017,3 +1017,21 @@ def test_judging_keeps_the_place_in_the_discussion_queue(browser, tmp_path) -> N
         assert page.get_by_text("Query 3 of").count() == 1  # the queue kept its order and the place
         context.close()
     assert [j.qid for j in MeetingStore(db, create=False).judgments()] == [third]
+
+
+def test_a_click_on_a_query_of_a_feature_chart_links_it_into_the_deltas_page(page, server) -> None:
+    open_page(page, f"{server}/features?baseline=bm25&run=dense&measure=AP")
+    page.get_by_role("heading", name="Query features").wait_for()
+    chart = page.locator(".js-plotly-plot").first
+    chart.scroll_into_view_if_needed()
+    point = chart.locator("g.points path.point").first.bounding_box()
+    page.mouse.click(point["x"] + point["width"] / 2, point["y"] + point["height"] / 2)
+    link = page.get_by_role("link", name="open")
+    link.wait_for()
+    href = link.get_attribute("href")
+    assert href.startswith("deltas?") and "query=" in href and "baseline=bm25" in href
+    page.goto(f"{server}/{href}")  # a markdown link opens a new tab: followed here in this one
+    page.get_by_role("heading", name="Per-query deltas").wait_for()
+    query = href.split("query=")[1].split("&")[0]
+    page.wait_for_function(f"new URLSearchParams(location.search).get('query') === {query!r}")
+    assert page.get_by_text("Traceback").count() == 0

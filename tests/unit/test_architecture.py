@@ -58,6 +58,7 @@ LAYERS = [
             "rankviz.study_questions",
             "rankviz.study_chance",
             "rankviz.study_passes",
+            "rankviz.study_features",
             "rankviz.scores_study",
             "rankviz.studies",
             "rankviz.run_pass",

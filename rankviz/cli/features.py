@@ -1,0 +1,72 @@
+"""``rankviz features``: on what kind of query a run wins. A run's per-query delta against a
+baseline (or its values) against the queries' features: Spearman's rho with its p-value, a trend
+with its band, buckets of equal width and frequency, the means per category
+(:mod:`rankviz.analyses.features`)."""
+
+from __future__ import annotations
+
+import argparse
+
+from rankviz import report_settings as r
+from rankviz import significance_options as t
+from rankviz.cli.flags import add, checked, conventions, inputs, scores
+from rankviz.cli.study_args import _evaluation, open_study
+from rankviz.cli.tables import footer, frame_table, frame_tsv
+from rankviz.errors import OptionError
+from rankviz.numbers import to_json
+
+
+def add_features_command(commands) -> None:
+    fe = commands.add_parser(
+        "features",
+        help="a run's per-query delta (or values) against the queries' features: rank "
+        "correlation, trend, buckets, categories",
+    )
+    inputs(fe)
+    conventions(fe)
+    fe.add_argument("--baseline", default=None, help="the baseline run; default: the first run")
+    fe.add_argument(
+        "--run", default=None, help="the run whose delta is analysed; default: the second run"
+    )
+    fe.add_argument(
+        "--values",
+        action="store_true",
+        help="the run's values instead of its delta against a baseline; default: the delta",
+    )
+    fe.add_argument(
+        "--bins", type=int, default=5, help="buckets of each numeric feature; default 5"
+    )
+    add(fe, r.K, "-k", "--cutoff", note=" (the top K whose judged share is a feature)")
+    add(fe, t.CONFIDENCE)
+    scores(fe)
+    checked(fe)
+
+
+def features_command(args: argparse.Namespace) -> str:
+    study = open_study(args)
+    names = study.run_names
+    run = args.run or (names[0] if args.values or len(names) < 2 else names[1])
+    baseline = None if args.values else (args.baseline or names[0])
+    if baseline == run:
+        raise OptionError("--run and --baseline name the same run: give two, or --values")
+    if args.bins < 2:
+        raise OptionError(f"--bins must be 2 or more, not {args.bins}")
+    evaluation = _evaluation(study, args)
+    report = study.feature_report(
+        study.measures[0],
+        run,
+        baseline,
+        k=args.k or r.K.default,
+        bins=args.bins,
+        confidence_level=args.confidence_level or t.CONFIDENCE.default,
+    )
+    if args.format == "json":
+        return to_json(report.to_dict())
+    frames = report.to_frames()
+    if args.format == "tsv":
+        return frame_tsv(frames["correlations"], index=False)
+    text = frame_table(frames["correlations"], index=False)
+    if len(frames["categories"]):
+        text += "\n" + frame_table(frames["categories"], index=False)
+    notes = [report.describe(), *report.left_out, *evaluation.conventions()]
+    return text + footer(notes)

@@ -1,0 +1,33 @@
+"""The Query features page: the correlations are the library's (scipy's rho, tested in
+tests/reference/test_features.py), one chart per numeric feature, a click on a query links it
+into the Per-query deltas page."""
+
+from __future__ import annotations
+
+import pytest
+from apptest import figure, shown, start
+from conftest import ROOT
+
+import rankviz as rv
+
+
+def test_the_page_shows_the_librarys_correlations_and_a_chart_each() -> None:
+    folder = ROOT / "sample_data" / "dl-hard-passage"
+    study = rv.Study.open(folder, measures=["nDCG@10"])
+    baseline, run = study.run_names[:2]
+    at = start(
+        "features", collection="dl-hard-passage", baseline=baseline, run=run, measure="nDCG@10",
+        measures="nDCG@10",
+    )  # fmt: skip
+    assert not at.exception and not at.error
+    table = at.dataframe[0].value.set_index("feature")
+    report = study.feature_report(rv.parse("nDCG@10"), run, baseline, k=10)
+    for feature in report.numeric:
+        assert table.loc[feature.name, "spearman_rho"] == pytest.approx(feature.rho, abs=1e-12)
+    charts = at.get("plotly_chart")
+    assert len(charts) == len(report.numeric)
+    points = figure(at, 0)["data"][2]
+    assert len(points["x"]) == report.numeric[0].queries
+    assert [shown(h) for h in at.subheader][: len(report.numeric)] == [
+        f.name for f in report.numeric
+    ]
