@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
-import pandas as pd
 
 from rankviz.errors import OptionError
 from rankviz.evaluation import Evaluation
@@ -16,6 +15,8 @@ from rankviz.measures import Measure, parse
 from rankviz.study_reports import Asked
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from rankviz.analyses.features import FeatureReport
 
 
@@ -36,6 +37,8 @@ class Features:
         and ``judged`` (documents the qrels judge relevant, and at all), ``judged@K`` (the runs'
         mean share of their top K the qrels judge), ``difficulty`` (the runs' mean of
         ``measure``), then the query groups' columns (numbers where every value is one)."""
+        import pandas as pd
+
         evaluation = self.evaluation(measures=[measure])
         matrix = evaluation.matrix(measure, complete=False)
         frame = pd.DataFrame(index=matrix.index)
