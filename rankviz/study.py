@@ -41,6 +41,7 @@ from rankviz.study_features import Features
 from rankviz.study_passes import RunPasses
 from rankviz.study_questions import Questions
 from rankviz.study_reports import Reports
+from rankviz.study_repro import Reproducing
 from rankviz.tie_policy import TREC_EVAL, TiePolicy, policy
 
 if TYPE_CHECKING:
@@ -51,7 +52,7 @@ Ties = str | TiePolicy  # a policy, or its name (the API's convenience; the sett
 
 
 @dataclass(frozen=True, eq=False)
-class Study(Reports, Questions, Features, ChanceLevel, RunPasses):
+class Study(Reports, Questions, Features, Reproducing, ChanceLevel, RunPasses):
     """Runs against qrels under one set of conventions. Build it with :meth:`open` (files, a
     collection folder, the meeting's judgments) or directly from objects already read."""
 

@@ -57,6 +57,13 @@ class Answers:
         build = lambda: self.study().feature_report(measure, run, baseline, k=self.k)  # noqa: E731
         return compute.report("features", self.key(), details, build)
 
+    def reproduction(self: Framed, original: list[str], reproduced: list[str]):
+        """The reproduction of ``original`` (baseline, advanced) by ``reproduced``, on the frame's
+        measures (:meth:`rankviz.study.Study.reproduction`)."""
+        names = [*original, *reproduced]
+        build = lambda: self.study(names).reproduction(original, reproduced)  # noqa: E731
+        return compute.report("repro", self.key(names), (), build)
+
     def paired_tests_by_group(self: Framed, measure: Measure, tests: TestSettings) -> pd.DataFrame:
         """The paired tests within each group of the frame's "group by", with their verdicts."""
         values = self.matrix(measure, complete=False)

@@ -42,6 +42,7 @@ PAGES = (
     PageSpec("histograms", "Rank histograms", needs_rankings=True),
     PageSpec("significance", "Significance"),
     PageSpec("features", "Query features"),
+    PageSpec("repro", "Reproducibility", needs_rankings=True),
     PageSpec("ties", "Ties", needs_rankings=True),
     PageSpec("unjudged", "Unjudged documents", needs_rankings=True),
     PageSpec("metric_choice", "Metric choice"),

@@ -20,6 +20,7 @@ from rankviz.cli.anova import anova_command
 from rankviz.cli.features import features_command
 from rankviz.cli.meeting_commands import judgments_command, report_command, tags_command
 from rankviz.cli.ndeval import ndeval_command
+from rankviz.cli.repro import repro_command
 from rankviz.cli.study_args import (
     _evaluation,
     counting_bar,
@@ -274,6 +275,7 @@ COMMANDS = {
     "ndeval": ndeval_command,
     "anova": anova_command,
     "features": features_command,
+    "repro": repro_command,
 }
 
 

@@ -11,6 +11,7 @@ from rankviz.cli.ndeval import add_ndeval_command
 from rankviz.cli.parse_meeting import add_meeting_commands
 from rankviz.cli.parse_numbers import add_number_commands
 from rankviz.cli.parse_reports import add_report_commands
+from rankviz.cli.repro import add_repro_command
 from rankviz.cli.trec_eval import add_trec_eval_command
 
 
@@ -22,6 +23,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_number_commands(commands)
     add_anova_command(commands)
     add_features_command(commands)
+    add_repro_command(commands)
     add_report_commands(commands)
     add_meeting_commands(commands)
     add_trec_eval_command(commands)

@@ -59,6 +59,7 @@ LAYERS = [
             "rankviz.study_chance",
             "rankviz.study_passes",
             "rankviz.study_features",
+            "rankviz.study_repro",
             "rankviz.scores_study",
             "rankviz.studies",
             "rankviz.run_pass",

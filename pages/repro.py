@@ -1,0 +1,9 @@
+"""Reproducibility: a thin entry for Streamlit's `pages/` folder; the page is
+`rankviz/app/views/repro.py`.
+
+Reached through the folder (a fresh server's first request), it hands over to the navigation, which
+runs the page the URL asks for."""
+
+from rankviz.app.pages import navigate
+
+navigate()

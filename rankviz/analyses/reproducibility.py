@@ -1,0 +1,147 @@
+"""Did the reproduction reproduce (Breuer et al., SIGIR 2020, as repro_eval measures it): an
+original baseline and advanced run against their reproductions, at three levels. The document
+orderings: Kendall's tau union (KTU) and rank-biased overlap (RBO) per topic; the effectiveness:
+the root mean square error of the per-topic scores (and normalised by its largest possible value);
+the overall effect: the effect ratio (ER) and the delta of relative improvement (delta RI); and
+the t tests of each reproduced run's scores against its original, paired (a reproduction, the same
+topics) and unpaired (a replication, other topics)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+#: repro_eval's defaults: the first 1000 documents; RBO's persistence and depth
+DEPTH = 1000
+RBO_P = 0.95
+ROLES = ("baseline", "advanced")
+
+
+def kendall_tau_union(original: Sequence[str], reproduced: Sequence[str]) -> float:
+    """Kendall's tau (b) between the two orderings of the union of their documents: each list's
+    documents as their places in the union sorted by docid, compared rank by rank (repro_eval's
+    KTU); the lists cut to the shorter one's length, rounded to 14 digits as repro_eval does."""
+    n = min(len(original), len(reproduced))
+    if n < 2:
+        return float("nan")
+    union = {d: i for i, d in enumerate(sorted(set(original[:n]) | set(reproduced[:n])))}
+    tau = stats.kendalltau([union[d] for d in original[:n]], [union[d] for d in reproduced[:n]])
+    return float(round(tau.statistic, 14))
+
+
+def rank_biased_overlap(
+    original: Sequence[str], reproduced: Sequence[str], *, p: float = RBO_P, depth: int = DEPTH
+) -> float:
+    """RBO at ``depth`` normalised by its weights (Clarke et al.'s form, which repro_eval uses):
+    the weighted mean over ranks i of the share of the top i the two lists share."""
+    seen_original: set[str] = set()
+    seen_reproduced: set[str] = set()
+    score = normaliser = 0.0
+    weight = 1.0
+    for i in range(depth):
+        if i < len(reproduced):
+            seen_reproduced.add(reproduced[i])
+        if i < len(original):
+            seen_original.add(original[i])
+        score += weight * len(seen_original & seen_reproduced) / (i + 1)
+        normaliser += weight
+        weight *= p
+    return score / normaliser
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    """The four runs' comparison (see the module): ``orderings`` per topic and role (ktu, rbo),
+    ``effects`` per measure."""
+
+    orderings: pd.DataFrame  # topic, role, ktu, rbo
+    effects: pd.DataFrame  # measure, rmse/nrmse/p per role, er, delta_ri
+    runs: Mapping[str, tuple[str, str]]  # role -> (original, reproduced)
+    depth: int
+    rbo_p: float
+
+    def means(self) -> pd.DataFrame:
+        """Per role, KTU and RBO averaged over the topics."""
+        return self.orderings.groupby("role", sort=False)[["ktu", "rbo"]].mean()
+
+    def describe(self) -> str:
+        pairs = "; ".join(f"{role}: {o} -> {r}" for role, (o, r) in self.runs.items())
+        return (
+            f"reproduction of {pairs}: KTU and RBO (p = {self.rbo_p:g}) on the first "
+            f"{self.depth} documents, RMSE of the per-topic scores, ER and delta RI, t tests "
+            "(paired: reproducibility; unpaired: replicability), as repro_eval computes them"
+        )
+
+    def to_frames(self) -> dict[str, pd.DataFrame]:
+        return {
+            "orderings": self.means().reset_index(),
+            "per_topic": self.orderings,
+            "effects": self.effects,
+        }
+
+    def to_dict(self) -> dict:
+        return {
+            "runs": {role: list(pair) for role, pair in self.runs.items()},
+            "orderings": self.means().to_dict(orient="index"),
+            "per_topic": self.orderings.to_dict(orient="records"),
+            "effects": self.effects.to_dict(orient="records"),
+        }
+
+
+def reproduction(
+    orderings: Mapping[str, Mapping[str, Sequence[str]]],
+    scores: Mapping[str, pd.DataFrame],
+    runs: Mapping[str, tuple[str, str]],
+    *,
+    depth: int = DEPTH,
+    rbo_p: float = RBO_P,
+) -> Reproduction:
+    """``orderings``: run -> topic -> docids in order; ``scores``: measure -> topics x runs;
+    ``runs``: role (baseline, advanced) -> (original, reproduced) run names."""
+    rows = []
+    for role, (original, reproduced) in runs.items():
+        for topic, reproduced_docs in orderings[reproduced].items():
+            original_docs = list(orderings[original].get(topic, ()))[:depth]
+            docs = list(reproduced_docs)[:depth]
+            rows.append(
+                {
+                    "topic": topic,
+                    "role": role,
+                    "ktu": kendall_tau_union(original_docs, docs),
+                    "rbo": rank_biased_overlap(original_docs, docs, p=rbo_p, depth=depth),
+                }
+            )
+    effects = [_effects(measure, values, runs) for measure, values in scores.items()]
+    return Reproduction(
+        pd.DataFrame(rows, columns=["topic", "role", "ktu", "rbo"]),
+        pd.DataFrame(effects),
+        dict(runs),
+        depth,
+        rbo_p,
+    )
+
+
+def _effects(measure: str, values: pd.DataFrame, runs: Mapping[str, tuple[str, str]]) -> dict:
+    found: dict[str, object] = {"measure": measure}
+    for role, (original, reproduced) in runs.items():
+        o, r = values[original].to_numpy(), values[reproduced].to_numpy()
+        rmse = float(np.sqrt(np.sum(np.square(o - r)) / len(o)))
+        largest = float(np.sqrt(np.sum(np.square(np.maximum(o, 1 - o))) / len(o)))
+        found[f"rmse_{role}"] = rmse
+        found[f"nrmse_{role}"] = rmse / largest if largest else float("nan")
+        found[f"p_paired_{role}"] = float(stats.ttest_rel(o, r).pvalue)
+        found[f"p_unpaired_{role}"] = float(stats.ttest_ind(o, r).pvalue)
+    if len(runs) == 2:
+        (b_orig, b_rep), (a_orig, a_rep) = runs["baseline"], runs["advanced"]
+        improvement_orig = (values[a_orig] - values[b_orig]).mean()
+        improvement_rep = (values[a_rep] - values[b_rep]).mean()
+        found["er"] = float(improvement_rep / improvement_orig)
+        means = values.mean()
+        ri_orig = (means[a_orig] - means[b_orig]) / means[b_orig]
+        ri_rep = (means[a_rep] - means[b_rep]) / means[b_rep]
+        found["delta_ri"] = float(ri_orig - ri_rep)
+    return found

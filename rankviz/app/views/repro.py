@@ -1,0 +1,50 @@
+"""Reproducibility: did the reproduction reproduce. Two runs of the collection taken as the
+original baseline and advanced run, two as their reproductions: the orderings' KTU and RBO, the
+effects' RMSE, effect ratio and delta RI, and the t tests, per measure of the frame."""
+
+import streamlit as st
+
+from rankviz.app.frame import open_page
+from rankviz.app.text import md
+from rankviz.app.widgets import url_selectbox
+
+ctx = open_page("repro")
+st.header("Reproducibility")
+names = ctx.selected
+if len(names) < 4:
+    st.info(
+        "Choose four runs in the sidebar: an original baseline and advanced run and their "
+        "reproductions."
+    )
+    st.stop()
+left, right = st.columns(2)
+roles = [
+    ("orig_b", "Original baseline", left, 0),
+    ("orig_a", "Original advanced", left, 1),
+    ("rep_b", "Reproduced baseline", right, 2),
+    ("rep_a", "Reproduced advanced", right, 3),
+]
+chosen = {}
+for key, label, column, default in roles:
+    offered = [names[default], *(n for n in names if n != names[default])]
+    chosen[key] = url_selectbox(ctx, column, label, offered, key, "repro")
+ctx.url.write(**chosen)
+if len(set(chosen.values())) < 4:
+    st.warning("Choose four different runs.")
+    st.stop()
+result = ctx.reproduction([chosen["orig_b"], chosen["orig_a"]], [chosen["rep_b"], chosen["rep_a"]])
+frames = result.to_frames()
+st.subheader("The orderings")
+st.dataframe(frames["orderings"].style.format({"ktu": "{:.3f}", "rbo": "{:.3f}"}), hide_index=True)
+st.caption(
+    "Kendall's tau union (1: the same order of the documents both rankings hold) and rank-biased "
+    f"overlap (p = {result.rbo_p:g}) of each reproduced run's rankings with its original's, "
+    "averaged over the topics."
+)
+st.subheader("The effects")
+st.dataframe(frames["effects"], hide_index=True, width="stretch")
+st.caption(
+    md(result.describe())
+    + ". RMSE near 0 and ER near 1 mean the per-topic scores and the improvement were reproduced; "
+    "a small p says the reproduced scores differ from the original's."
+)

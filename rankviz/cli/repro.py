@@ -1,0 +1,69 @@
+"""``rankviz repro``: did the reproduction reproduce. An original baseline and advanced run against
+their reproductions: KTU and RBO of the orderings, RMSE, ER and delta RI of the effects, paired and
+unpaired t tests (:mod:`rankviz.analyses.reproducibility`; repro_eval's measures)."""
+
+from __future__ import annotations
+
+import argparse
+
+from rankviz.cli.flags import FORMATS
+from rankviz.cli.study_args import warn
+from rankviz.cli.tables import footer, frame_table, frame_tsv
+from rankviz.errors import OptionError
+from rankviz.numbers import to_json
+from rankviz.study import Study
+
+
+def add_repro_command(commands) -> None:
+    rp = commands.add_parser(
+        "repro",
+        help="did the reproduction reproduce: KTU, RBO, RMSE, effect ratio, delta RI, t tests",
+    )
+    rp.add_argument("qrels", help="the qrels (or a collection folder, whose runs can be named)")
+    rp.add_argument(
+        "--original",
+        nargs="+",
+        required=True,
+        metavar="RUN",
+        help="the original BASELINE [ADVANCED]",
+    )
+    rp.add_argument(
+        "--reproduced",
+        nargs="+",
+        required=True,
+        metavar="RUN",
+        help="their reproductions, in the same order",
+    )
+    rp.add_argument(
+        "-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+        help="measures of the effects (repeatable); default: the collection's, else rankviz's",
+    )  # fmt: skip
+    rp.add_argument("--depth", type=int, default=1000, help="documents compared; default 1000")
+    rp.add_argument("--rbo-p", type=float, default=0.95, help="RBO's persistence; default 0.95")
+    rp.add_argument(
+        "--format", choices=FORMATS, default="table", help="output format; default table"
+    )
+
+
+def repro_command(args: argparse.Namespace) -> str:
+    if len(args.original) != len(args.reproduced) or len(args.original) > 2:
+        raise OptionError("--original and --reproduced take the same runs: BASELINE [ADVANCED]")
+    study = Study.open(args.qrels, [*args.original, *args.reproduced], measures=args.measures)
+    for line in study.notes:
+        warn(line)
+    names = study.run_names
+    if len(set(names)) < len(names):
+        raise OptionError(f"two of the runs are named alike ({', '.join(names)}): rename a file")
+    half = len(args.original)
+    result = study.reproduction(names[:half], names[half:], depth=args.depth, rbo_p=args.rbo_p)
+    if args.format == "json":
+        return to_json(result.to_dict())
+    frames = result.to_frames()
+    if args.format == "tsv":
+        return frame_tsv(frames["effects"], index=False)
+    return (
+        frame_table(frames["orderings"], index=False)
+        + "\n"
+        + frame_table(frames["effects"], index=False)
+        + footer([result.describe(), *study.conventions()])
+    )

@@ -1,0 +1,33 @@
+"""The Reproducibility page shows the library's reproduction (repro_eval's numbers: see
+tests/reference/test_reproducibility.py) of the four runs chosen."""
+
+from __future__ import annotations
+
+import pytest
+from apptest import start
+from conftest import CRANFIELD
+
+import rankviz as rv
+
+
+def test_the_page_shows_the_librarys_numbers() -> None:
+    runs = dict(orig_b="bm25", orig_a="rrf", rep_b="bm25-raw", rep_a="dense")
+    at = start("repro", collection="cranfield", measures="AP,nDCG@10", **runs)
+    assert not at.exception and not at.error
+    orderings, effects = at.dataframe[0].value, at.dataframe[1].value
+    study = rv.Study.open(CRANFIELD, list(runs.values()), measures=["AP", "nDCG@10"])
+    want = study.reproduction(["bm25", "rrf"], ["bm25-raw", "dense"])
+    means = want.means()
+    for row in orderings.itertuples():
+        assert row.ktu == pytest.approx(means.loc[row.role, "ktu"], abs=1e-12)
+        assert row.rbo == pytest.approx(means.loc[row.role, "rbo"], abs=1e-12)
+    expected = want.effects.set_index("measure")
+    for row in effects.itertuples():
+        assert row.er == pytest.approx(expected.loc[row.measure, "er"], rel=1e-12)
+        assert row.rmse_baseline == pytest.approx(expected.loc[row.measure, "rmse_baseline"])
+
+
+def test_fewer_than_four_runs_say_what_to_choose() -> None:
+    at = start("repro", collection="cranfield", runs="bm25,dense")
+    assert not at.exception and not at.error
+    assert "Choose four runs" in at.info[0].value

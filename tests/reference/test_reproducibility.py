@@ -1,0 +1,113 @@
+"""Did the reproduction reproduce (#42): KTU and RBO per topic, RMSE and nRMSE, ER, delta RI and the
+paired and unpaired t tests equal repro_eval's (its RpdEvaluator on the same files) on generated
+runs with ties, written in trec_eval's order as repro_eval reads them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import run_cli
+from scipy import stats
+
+import rankviz as rv
+
+MEASURES = {"AP": "AP", "P@10": "P@10", "nDCG@10": "nDCG@10"}
+
+
+def _write(tmp_path: Path, seed: int) -> dict[str, Path]:
+    """Qrels of 25 topics and four runs of 100 documents a topic: an original baseline and
+    advanced run, and reproductions that keep most of each ranking (scores rounded: ties)."""
+    rng = np.random.default_rng(seed)
+    topics = [f"{100 + t}" for t in range(25)]
+    docs = [f"d{i:03d}" for i in range(150)]
+    qrels = [
+        f"{t} 0 {d} {int(g)}\n"
+        for t in topics
+        for d, g in zip(docs[:60], rng.choice([0, 0, 0, 1, 2], 60), strict=True)
+    ]
+    (tmp_path / "qrels.txt").write_text("".join(qrels))
+    base = {t: rng.random(len(docs)) for t in topics}
+    lift = {t: rng.random(len(docs)) * 0.3 * (np.arange(len(docs)) < 60) for t in topics}
+    paths = {}
+    for name, scores in {
+        "orig_b": {t: base[t] for t in topics},
+        "orig_a": {t: base[t] + lift[t] for t in topics},
+        "rep_b": {t: base[t] + rng.normal(0, 0.05, len(docs)) for t in topics},
+        "rep_a": {t: base[t] + lift[t] + rng.normal(0, 0.05, len(docs)) for t in topics},
+    }.items():
+        lines = []
+        for t in topics:
+            rounded = np.round(scores[t], 2)  # ties
+            order = sorted(range(len(docs)), key=lambda i: (-rounded[i], docs[i]), reverse=False)
+            # trec_eval's order: score descending, then docid descending within a tie
+            order = sorted(order, key=lambda i: (-rounded[i], [-ord(c) for c in docs[i]]))
+            lines += [
+                f"{t} Q0 {docs[i]} {r + 1} {rounded[i]:.2f} {name}\n"
+                for r, i in enumerate(order[:100])
+            ]
+        paths[name] = tmp_path / f"{name}.txt"
+        paths[name].write_text("".join(lines))
+    return paths
+
+
+@pytest.mark.parametrize("seed", [3, 11])
+def test_every_number_is_repro_evals(tmp_path: Path, seed: int) -> None:
+    from repro_eval.Evaluator import RpdEvaluator
+
+    paths = _write(tmp_path, seed)
+    theirs = RpdEvaluator(
+        qrels_orig_path=str(tmp_path / "qrels.txt"),
+        run_b_orig_path=str(paths["orig_b"]),
+        run_a_orig_path=str(paths["orig_a"]),
+        run_b_rep_path=str(paths["rep_b"]),
+        run_a_rep_path=str(paths["rep_a"]),
+    )
+    theirs.trim()
+    theirs.evaluate()
+    study = rv.Study.open(
+        tmp_path / "qrels.txt", [str(p) for p in paths.values()], measures=list(MEASURES)
+    )
+    ours = study.reproduction(["orig_b", "orig_a"], ["rep_b", "rep_a"])
+    ktu = theirs.ktu(per_topic=True)
+    rbo = theirs.rbo(per_topic=True)
+    topics = ours.orderings.set_index(["role", "topic"])
+    for role in ("baseline", "advanced"):
+        for topic, value in ktu[role].items():
+            assert topics.loc[(role, topic), "ktu"] == pytest.approx(value, abs=1e-13)
+        for topic, value in rbo[role].items():
+            assert topics.loc[(role, topic), "rbo"] == pytest.approx(value, abs=1e-12)
+    effects = ours.effects.set_index("measure")
+    rmse, nrmse = theirs.rmse(), theirs.nrmse()
+    er, dri = theirs.er(), theirs.dri()
+    pvalues = theirs.ttest()
+    for ours_name, theirs_name in MEASURES.items():
+        row = effects.loc[ours_name]
+        for role in ("baseline", "advanced"):
+            assert row[f"rmse_{role}"] == pytest.approx(rmse[role][theirs_name], rel=1e-9)
+            assert row[f"nrmse_{role}"] == pytest.approx(nrmse[role][theirs_name], rel=1e-9)
+            assert row[f"p_paired_{role}"] == pytest.approx(pvalues[role][theirs_name], rel=1e-9)
+            paired = study.evaluation().matrix(ours_name)
+            original, reproduced = {
+                "baseline": ("orig_b", "rep_b"),
+                "advanced": ("orig_a", "rep_a"),
+            }[role]
+            unpaired = stats.ttest_ind(paired[original], paired[reproduced]).pvalue
+            assert row[f"p_unpaired_{role}"] == pytest.approx(unpaired, rel=1e-12)
+        assert row["er"] == pytest.approx(er[theirs_name], rel=1e-9)
+        assert row["delta_ri"] == pytest.approx(dri[theirs_name], rel=1e-9, abs=1e-15)
+
+
+def test_the_command_gives_json(tmp_path: Path) -> None:
+    paths = _write(tmp_path, 5)
+    done = run_cli(
+        "repro", str(tmp_path / "qrels.txt"), "-m", "AP",
+        "--original", str(paths["orig_b"]), str(paths["orig_a"]),
+        "--reproduced", str(paths["rep_b"]), str(paths["rep_a"]), "--format", "json",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    payload = json.loads(done.stdout)
+    assert set(payload["orderings"]) == {"baseline", "advanced"}
+    assert {"rmse_baseline", "er", "delta_ri", "p_unpaired_advanced"} <= set(payload["effects"][0])
