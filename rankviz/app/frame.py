@@ -20,6 +20,7 @@ from rankviz.app import options as app_options
 from rankviz.app.arriving import take_passes
 from rankviz.app.cache import environment_problems, folder_stamp
 from rankviz.app.context import Context
+from rankviz.app.fusion_panel import add_fused_run
 from rankviz.app.pages import spec
 from rankviz.app.scores_frame import needs_rankings, scores_frame
 from rankviz.app.server import open_to_all
@@ -64,6 +65,7 @@ def frame(page: str = "") -> Context | None:
         url, name, collection, run_names, new_uploads, list(scores)
     )
     diverse, _ = split_diversity(measure_names)
+    add_fused_run(runs, run_names)
     k = url_option(url, st.sidebar, r.K, "frame", label="K (cutoff of the @K measures)")
     defaults = collection_settings(collection)
     conventions = sidebar.choose_conventions(url, name, defaults)

@@ -101,6 +101,12 @@ def _take_uploads(run_files, qrels_given, score_files) -> None:
         st.session_state[_UPLOADER] = st.session_state.get(_UPLOADER, 0) + 1
 
 
+def keep_run(filename: str, data: bytes) -> None:
+    """A run made in the session (a fused run) kept as an uploaded one: read, selected and
+    removable the same way."""
+    _kept()["runs"][f"upload:{digest(data)}"] = (filename, data)
+
+
 def _remove(key: str) -> None:
     kept = _kept()
     kept["runs"].pop(key, None)

@@ -18,6 +18,7 @@ from rankviz.analyses.checks import TOP_K
 from rankviz.cli import render
 from rankviz.cli.anova import anova_command
 from rankviz.cli.features import features_command
+from rankviz.cli.fuse import fuse_command
 from rankviz.cli.meeting_commands import judgments_command, report_command, tags_command
 from rankviz.cli.ndeval import ndeval_command
 from rankviz.cli.repro import repro_command
@@ -276,6 +277,7 @@ COMMANDS = {
     "anova": anova_command,
     "features": features_command,
     "repro": repro_command,
+    "fuse": fuse_command,
 }
 
 

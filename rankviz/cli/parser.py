@@ -7,6 +7,7 @@ import argparse
 
 from rankviz.cli.anova import add_anova_command
 from rankviz.cli.features import add_features_command
+from rankviz.cli.fuse import add_fuse_command
 from rankviz.cli.ndeval import add_ndeval_command
 from rankviz.cli.parse_meeting import add_meeting_commands
 from rankviz.cli.parse_numbers import add_number_commands
@@ -24,6 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_anova_command(commands)
     add_features_command(commands)
     add_repro_command(commands)
+    add_fuse_command(commands)
     add_report_commands(commands)
     add_meeting_commands(commands)
     add_trec_eval_command(commands)

@@ -31,3 +31,22 @@ def test_the_page_shows_the_librarys_correlations_and_a_chart_each() -> None:
     assert [shown(h) for h in at.subheader][: len(report.numeric)] == [
         f.name for f in report.numeric
     ]
+
+
+def test_a_fused_run_joins_the_runs_with_the_librarys_numbers() -> None:
+    """The sidebar's "Add a fused run": bm25 and dense by RRF join the runs as
+    ``rrf60(bm25+dense)``, selected, with the AP of the library's fusion of the same runs."""
+    from rankviz.fusing import Recipe, fused_run
+
+    at = start(collection="cranfield", runs="bm25,dense", measures="AP")
+    assert not at.exception and not at.error
+    at.sidebar.multiselect(key="fuse.runs").set_value(["bm25", "dense"]).run()
+    at.sidebar.button(key="fuse.add").click().run()
+    assert not at.exception and not at.error
+    means = at.dataframe[0].value
+    assert "rrf60(bm25+dense)" in means.index
+    folder = ROOT / "sample_data" / "cranfield"
+    runs = [rv.read_run(folder / "runs" / f"{n}.run.gz", name=n) for n in ("bm25", "dense")]
+    fused = fused_run(runs, Recipe("rrf", 60), depth=1000)
+    want = rv.evaluate(rv.read_qrels(folder / "qrels.txt"), fused, ["AP"]).mean("AP", fused.name)
+    assert means.loc["rrf60(bm25+dense)", "AP"] == pytest.approx(want, abs=1e-12)

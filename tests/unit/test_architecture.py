@@ -60,6 +60,7 @@ LAYERS = [
             "rankviz.study_passes",
             "rankviz.study_features",
             "rankviz.study_repro",
+            "rankviz.fusing",
             "rankviz.scores_study",
             "rankviz.studies",
             "rankviz.run_pass",

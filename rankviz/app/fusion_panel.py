@@ -1,0 +1,37 @@
+"""The sidebar's "Add a fused run": runs of the frame fused (RRF, CombSUM, CombMNZ, BordaFuse) into
+a run named by its recipe, which joins the session's runs as an upload does (kept on every page
+until removed; :mod:`rankviz.fusing`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import streamlit as st
+
+from rankviz.app import uploads
+from rankviz.app.text import md
+from rankviz.errors import RankvizError
+from rankviz.fusing import METHODS, NORMS, Recipe, fused_run, trec_text
+from rankviz.io.model import Run
+
+#: documents kept a query in a fused run (a run file's usual depth)
+DEPTH = 1000
+
+
+def add_fused_run(runs: Mapping[str, Run], names: list[str]) -> None:
+    with st.sidebar.expander("Add a fused run"):
+        chosen = st.multiselect("Runs to fuse", names, key="fuse.runs")
+        method = st.selectbox("Method", METHODS, key="fuse.method")
+        k = st.number_input("RRF's k", 0, 10_000, 60, key="fuse.k") if method == "rrf" else 60
+        scored = method in ("combsum", "combmnz")
+        norm = st.selectbox("Normalisation", NORMS, key="fuse.norm") if scored else "minmax"
+        if st.button("Add the fused run", disabled=len(chosen) < 2, key="fuse.add"):
+            try:
+                run = fused_run(
+                    [runs[n] for n in chosen], Recipe(method, int(k), norm), depth=DEPTH
+                )
+            except RankvizError as exc:
+                st.error(md(str(exc)))
+                return
+            uploads.keep_run(f"{run.name}.run", trec_text(run).encode())
+            st.rerun()
