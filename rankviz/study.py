@@ -190,6 +190,20 @@ class Study(Reports, Questions, Features, Reproducing, ChanceLevel, RunPasses):
         """Whether its runs' rankings are at hand (not for scores alone): what the checks read."""
         return True
 
+    def run_headers(self) -> dict[str, tuple[str, ...]]:
+        """Each run file's comment lines at its top (an ``ir_metadata`` block, a note), by run
+        name: the files opened, else the collection's of those names; none for a run given as an
+        object (:mod:`rankviz.io.run_header`)."""
+        from rankviz.io.run_header import header_comments
+
+        paths = {
+            name: str(p)
+            for name, p in (self.collection.run_paths if self.collection else {}).items()
+        }
+        paths |= {s.name: s.path for s in self.sources}
+        found = {name: header_comments(paths[name]) for name in self.run_names if name in paths}
+        return {name: lines for name, lines in found.items() if lines}
+
     @property
     def run_names(self) -> list[str]:
         return [*self.runs_given, *(source.name for source in self.sources)]

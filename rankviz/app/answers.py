@@ -64,6 +64,12 @@ class Answers:
         build = lambda: self.study(names).reproduction(original, reproduced)  # noqa: E731
         return compute.report("repro", self.key(names), (), build)
 
+    def run_headers(self: Framed) -> dict[str, tuple[str, ...]]:
+        """The selected run files' comment lines at their tops (an ``ir_metadata`` block), read
+        once per content of the files."""
+        build = lambda: self.study().run_headers()  # noqa: E731
+        return compute.report("run headers", self.key(), (), build)
+
     def paired_tests_by_group(self: Framed, measure: Measure, tests: TestSettings) -> pd.DataFrame:
         """The paired tests within each group of the frame's "group by", with their verdicts."""
         values = self.matrix(measure, complete=False)

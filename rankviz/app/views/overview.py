@@ -172,3 +172,9 @@ if ctx.ranked:
 st.subheader("Conventions in force")
 for line in ctx.conventions():
     st.markdown(f"- {md(line)}")
+headers = ctx.run_headers()
+if headers:
+    st.subheader("What the run files say of themselves")
+    for name, lines in headers.items():  # as text, never rendered
+        with st.expander(message("{}: {} comment lines", name, len(lines))):
+            st.code("\n".join(lines), language="yaml")
