@@ -65,7 +65,6 @@ def frame(page: str = "") -> Context | None:
         url, name, collection, run_names, new_uploads, list(scores)
     )
     diverse, _ = split_diversity(measure_names)
-    add_fused_run(runs, run_names)
     k = url_option(url, st.sidebar, r.K, "frame", label="K (cutoff of the @K measures)")
     defaults = collection_settings(collection)
     conventions = sidebar.choose_conventions(url, name, defaults)
@@ -90,6 +89,7 @@ def frame(page: str = "") -> Context | None:
     if meeting is not None:
         qrels, qrels_key, top = qrels_in_force.choose(url, collection, meeting)
     present = url_option(url, st.sidebar, app_options.PRESENT, "frame")
+    add_fused_run(runs, run_names)  # last: the sidebar's own widgets keep their places
     chosen_qrels = meeting.mode if meeting and meeting.mode != meeting.default_mode else None
     url.write(
         collection=name,

@@ -21,10 +21,14 @@ DEPTH = 1000
 def add_fused_run(runs: Mapping[str, Run], names: list[str]) -> None:
     with st.sidebar.expander("Add a fused run"):
         chosen = st.multiselect("Runs to fuse", names, key="fuse.runs")
-        method = st.selectbox("Method", METHODS, key="fuse.method")
+        method = st.radio("Method", METHODS, horizontal=True, key="fuse.method")
         k = st.number_input("RRF's k", 0, 10_000, 60, key="fuse.k") if method == "rrf" else 60
         scored = method in ("combsum", "combmnz")
-        norm = st.selectbox("Normalisation", NORMS, key="fuse.norm") if scored else "minmax"
+        norm = (
+            st.radio("Normalisation", NORMS, horizontal=True, key="fuse.norm")
+            if scored
+            else "minmax"
+        )
         if st.button("Add the fused run", disabled=len(chosen) < 2, key="fuse.add"):
             try:
                 run = fused_run(
