@@ -55,9 +55,6 @@ class FeatureReport:
     confidence_level: float
     left_out: tuple[str, ...] = ()  # features without two distinct values, and why
 
-    def feature(self, name: str) -> NumericFeature:
-        return next(f for f in self.numeric if f.name == name)
-
     def describe(self) -> str:
         return (
             f"{self.value} against each query's features: Spearman's rho (scipy), a least-squares "
