@@ -21,9 +21,12 @@ from rankviz.app import sidebar
 from rankviz.app.cache import SHARED, folder_stamp
 from rankviz.app.context import Context
 from rankviz.app.state import UrlState
+from rankviz.app.text import message
 from rankviz.app.widgets import held, url_option
+from rankviz.errors import RankvizError
 from rankviz.io.collection import Collection
 from rankviz.scores_study import ScoresStudy
+from rankviz.served import served_text
 
 
 def scores_study(
@@ -49,7 +52,13 @@ def scores_frame(url: UrlState, name: str, folder: Path, collection: Collection)
     aggregate = url_option(
         url, st.sidebar, s.AGGREGATE, "frame", choices=aggregates, context=(aggregates,)
     )
-    whole = scores_study(collection, missing, aggregate, group_by if grouped else None)
+    try:
+        whole = scores_study(collection, missing, aggregate, group_by if grouped else None)
+    except RankvizError as exc:  # a file of scores that breaks its form: its line, no traceback
+        st.error(
+            message("The collection {} cannot be opened: {}", name, served_text(str(exc), folder))
+        )
+        return None
     run_names = whole.run_names
     measure_names = [str(m) for m in whole.measures]
     chosen_runs = url.choices("runs", run_names, run_names)

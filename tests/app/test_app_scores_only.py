@@ -128,6 +128,14 @@ def test_a_page_that_reads_rankings_says_so_in_one_line(alone: Path, page: str) 
     assert len(said) == 1 and "holds per-query scores only" in said[0]
 
 
+def test_a_value_outside_its_declared_range_is_one_error_naming_its_line(alone: Path) -> None:
+    (alone / "collection.toml").write_text("[scores.range]\nvital = [0, 0.5]\n", encoding="utf-8")
+    at = start(collection="alone")
+    assert not at.exception
+    (said,) = [shown(e) for e in at.error]
+    assert "alone/scores.tsv, line 5: vital of run 'bm25-gpt'" in said and "outside its range [0, 0.5]" in said
+
+
 def test_skip_leaves_a_missing_query_out_of_the_mean(alone: Path) -> None:
     at = start(collection="alone", missing="skip", measures="vital")
     assert not at.exception and not at.error
