@@ -133,7 +133,10 @@ def test_a_value_outside_its_declared_range_is_one_error_naming_its_line(alone: 
     at = start(collection="alone")
     assert not at.exception
     (said,) = [shown(e) for e in at.error]
-    assert "alone/scores.tsv, line 5: vital of run 'bm25-gpt'" in said and "outside its range [0, 0.5]" in said
+    assert (
+        "alone/scores.tsv, line 5: vital of run 'bm25-gpt'" in said
+        and "outside its range [0, 0.5]" in said
+    )
 
 
 def test_skip_leaves_a_missing_query_out_of_the_mean(alone: Path) -> None:

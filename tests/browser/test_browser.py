@@ -1035,3 +1035,28 @@ def test_a_click_on_a_query_of_a_feature_chart_links_it_into_the_deltas_page(pag
     query = href.split("query=")[1].split("&")[0]
     page.wait_for_function(f"new URLSearchParams(location.search).get('query') === {query!r}")
     assert page.get_by_text("Traceback").count() == 0
+
+
+def test_a_folder_of_scores_alone_in_a_browser(browser, tmp_path) -> None:
+    """A collection of nugget scores alone (no runs, no qrels): the Overview's table and the
+    Per-query deltas page with both answers, at 1280x720; a page that reads rankings says so."""
+    folder = tmp_path / "nuggets"
+    folder.mkdir()
+    for name in ("scores.tsv", "queries.tsv"):
+        shutil.copy(ROOT / "sample_data" / "rag-nuggets" / name, folder / name)
+    with streamlit_server("--data", str(folder)) as url:
+        context = browser.new_context(viewport={"width": 1280, "height": 720})
+        page = context.new_page()
+        page.set_default_timeout(60_000)
+        open_page(page, f"{url}/?collection=nuggets")
+        page.get_by_role("heading", name="Overview").wait_for()
+        page.get_by_text("Per-query scores alone: no chance level").wait_for()
+        open_page(
+            page, f"{url}/deltas?collection=nuggets&baseline=bm25-gpt&run=dense-gpt&measure=vital"
+        )
+        page.get_by_role("heading", name="Discussion queue").wait_for()
+        page.get_by_text("Answers").first.wait_for()
+        open_page(page, f"{url}/ties?collection=nuggets")
+        page.get_by_text("holds per-query scores only").wait_for()
+        assert page.get_by_text("Traceback").count() == 0
+        context.close()
