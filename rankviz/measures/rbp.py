@@ -23,6 +23,14 @@ P = Option(
     low=0.01,
     high=0.99,
 )
+GRADED = Option(
+    "graded",
+    False,
+    "graded gains instead of binary at rel: a grade over the query's highest judged grade when "
+    "that is above 1 (trec_eval rbp's default gains; negative grades gain 0)",
+    kind=bool,
+    choices=(False, True),
+)
 RESIDUAL = Option(
     "residual",
     False,
@@ -38,8 +46,34 @@ def _depth(table: RankingTable, cutoff: int | None) -> np.ndarray:
     return np.diff(table.top(cutoff).offsets).astype(np.float64)
 
 
+def _graded(table: RankingTable, rows: np.ndarray) -> np.ndarray:
+    """Each row's gain as trec_eval's rbp scales it: its grade, over the query's highest judged
+    grade when that is above 1."""
+    starts = table.ideal_offsets[:-1]
+    has = np.diff(table.ideal_offsets) > 0
+    highest = np.zeros(table.n_queries)
+    highest[has] = table.ideal_grades[starts[has]]
+    top = highest[table.row_query[rows]]
+    grade = table.grade[rows].astype(np.float64)
+    return np.where(top > 1, grade / np.where(top > 1, top, 1.0), grade)
+
+
+def _weights(p: float, pos: np.ndarray) -> np.ndarray:
+    """p^pos as trec_eval makes it: one multiplication a rank (a power would differ in its last
+    bits)."""
+    if len(pos) == 0:
+        return np.zeros(0)
+    return np.cumprod(np.r_[1.0, np.full(int(pos.max()), p)])[pos]
+
+
 def rbp(
-    table: RankingTable, cutoff: int | None, *, rel: int, p: float, residual: bool
+    table: RankingTable,
+    cutoff: int | None,
+    *,
+    rel: int,
+    p: float,
+    residual: bool,
+    graded: bool,
 ) -> np.ndarray:
     """RBP@K = (1 - p) sum over ranks i <= K of r_i p^(i-1), r_i = 1 for grade >= rel (binary).
 
@@ -53,35 +87,48 @@ def rbp(
         return (1 - p) * per_query_sum(
             top, holes, p ** top.pos[holes].astype(np.float64)
         ) + p ** _depth(table, cutoff)
+    if graded:
+        hits = rows_with_grade_at_least(top, 1)
+        gains = _graded(top, hits) * _weights(p, top.pos[hits])
+        return (1 - p) * per_query_sum(top, hits, gains)
     hits = rows_with_grade_at_least(top, rel)
     return (1 - p) * per_query_sum(top, hits, p ** top.pos[hits].astype(np.float64))
 
 
 def expected_rbp(
-    table: RankingTable, cutoff: int | None, *, rel: int, p: float, residual: bool
+    table: RankingTable,
+    cutoff: int | None,
+    *,
+    rel: int,
+    p: float,
+    residual: bool,
+    graded: bool,
 ) -> np.ndarray:
     """E[RBP@K] (or of its residual) over random orders inside tie groups: each position of a group
-    holds the group's mean relevance (or share of unjudged documents)."""
-    rows = np.flatnonzero(~table.judged) if residual else rows_with_grade_at_least(table, rel)
-    found = expected_positional_sum(
-        table, cutoff, rows, np.ones(len(rows)), lambda rank: p ** (rank - 1.0)
-    )
+    holds the group's mean gain (or share of unjudged documents)."""
+    if residual:
+        rows = np.flatnonzero(~table.judged)
+        gains = np.ones(len(rows))
+    else:
+        rows = rows_with_grade_at_least(table, 1 if graded else rel)
+        gains = _graded(table, rows) if graded else np.ones(len(rows))
+    found = expected_positional_sum(table, cutoff, rows, gains, lambda rank: p ** (rank - 1.0))
     return (1 - p) * found + (p ** _depth(table, cutoff) if residual else 0.0)
 
 
 FAMILY = register(
     Family(
         name="RBP",
-        aliases=("rbp",),
-        params=(REL, P, RESIDUAL),
+        aliases=(),
+        params=(REL, P, RESIDUAL, GRADED),
         cutoff_required=False,
         kernel=rbp,
         expected=expected_rbp,
-        definition="(1 - p) sum over ranks i <= K of r_i p^(i-1); residual=True: what unjudged and "
-        "unretrieved ranks could add",
+        definition="(1 - p) sum over ranks i <= K of r_i p^(i-1); graded=True: r_i a grade over "
+        "the query's highest; residual=True: what unjudged and unretrieved ranks could add",
         convention="Moffat & Zobel 2008, binary at grade >= rel, always printed as RBP(rel=...): "
         "ir_measures reads a "
-        "bare RBP as graded; p = 0.8",
+        "bare RBP as graded; p = 0.8; trec_eval's rbp is RBP(p=0.9,graded=True)",
         always_named=("rel",),
         lower_is_better_with=("residual",),
     )

@@ -268,6 +268,8 @@ def parse(text: str | Measure, *, defaults: dict[str, object] | None = None) -> 
         text = str(text)
     if _ELEVEN.match(text):  # trec_eval's name begins with a digit
         text = "IPrecAvg"
+    if text.strip() == "rbp":  # trec_eval's: graded, p = 0.9 (the catalogue's RBP is binary)
+        text = "RBP(p=0.9,graded=True)"
     iprec = _IPREC.match(text)
     if iprec is not None:
         if iprec["level"] is None:

@@ -52,6 +52,7 @@ def _measures(cutoff: int) -> list[rv.Measure]:
             "DCG",
             "DCG(gain=exp)",
             "Unjudged",
+            "RBP(graded=True,p=0.9)",
         )
     ]
     names += [

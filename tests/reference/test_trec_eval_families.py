@@ -111,9 +111,18 @@ def test_11pt_avg_and_the_gain_measures_are_trec_evals_values_to_17_digits(case:
 
 
 @pytest.mark.parametrize("case", ["defaults", "graded-l2"])
-def test_dcg_and_unj_are_trec_evals_values_to_17_digits(case: str) -> None:
+def test_dcg_unj_and_rbp_are_trec_evals_values_to_17_digits(case: str) -> None:
+    """DCG, Unjudged@K and trec_eval's spelling ``rbp`` (graded, p 0.9: the catalogue's RBP is
+    binary at p 0.8) per query as trec_eval prints them."""
     options, defaults, _ = CASES[case]
-    names = {"dcg": "DCG", "unj_5": "Unjudged@5", "unj_10": "Unjudged@10", "unj_20": "Unjudged@20"}
+    names = {
+        "dcg": "DCG",
+        "unj_5": "Unjudged@5",
+        "unj_10": "Unjudged@10",
+        "unj_20": "Unjudged@20",
+        "rbp": "RBP(rel=1,p=0.9,graded=True)",
+    }
+    assert str(rv.parse("rbp")) == names["rbp"]
     measures = [rv.parse(n) for n in names.values()]
     qrels = rv.read_qrels(GENERATED / "qrels.txt")
     run = rv.read_run(GENERATED / "run.txt", name="run")
@@ -124,7 +133,7 @@ def test_dcg_and_unj_are_trec_evals_values_to_17_digits(case: str) -> None:
         for line in (GENERATED / f"{case}.out").read_text().splitlines()
     ]
     printed = [r for r in rows if r[0] in names and r[1] != "all"]
-    assert len(printed) == 4 * 12 if case == "defaults" else len(printed) == 3 * 12
+    assert len(printed) == (5 if case == "defaults" else 4) * 12
     for name, qid, value in printed:
         assert got[names[name], qid] == float(value), (name, qid)
 
