@@ -1020,14 +1020,25 @@ def test_judging_keeps_the_place_in_the_discussion_queue(browser, tmp_path) -> N
 
 
 def test_a_click_on_a_query_of_a_feature_chart_links_it_into_the_deltas_page(page, server) -> None:
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     open_page(page, f"{server}/features?baseline=bm25&run=dense&measure=AP")
     page.get_by_role("heading", name="Query features").wait_for()
-    chart = page.locator(".js-plotly-plot").first
-    chart.scroll_into_view_if_needed()
-    point = chart.locator("g.points path.point").first.bounding_box()
-    page.mouse.click(point["x"] + point["width"] / 2, point["y"] + point["height"] / 2)
     link = page.get_by_role("link", name="open")
-    link.wait_for()
+    for attempt in range(3):  # a click while a rerun redraws the chart is lost: click again
+        settled(page)  # the page drawn, its charts ready for a click
+        chart = page.locator(".js-plotly-plot").first
+        chart.scroll_into_view_if_needed()
+        point = chart.locator("g.points path.point").first
+        point.wait_for()
+        box = point.bounding_box()
+        page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        try:
+            link.wait_for(timeout=20_000)
+            break
+        except PlaywrightTimeout:
+            if attempt == 2:
+                raise
     href = link.get_attribute("href")
     assert href.startswith("deltas?") and "query=" in href and "baseline=bm25" in href
     page.goto(f"{server}/{href}")  # a markdown link opens a new tab: followed here in this one
