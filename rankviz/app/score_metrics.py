@@ -16,6 +16,36 @@ POWER_TESTS = ["tukey", "bootstrap"]
 METHODS = ["Kendall's tau", "tau-AP"]
 
 
+def power_test_choice(ctx: Context, box) -> str:
+    """The test of the discriminative power (its radio in ``box``; the link's ``power_test``)."""
+    chosen = ctx.url.choice("power_test", POWER_TESTS, "tukey")
+    chosen = box.radio(
+        "Test over the run pairs",
+        POWER_TESTS,
+        index=POWER_TESTS.index(chosen),
+        horizontal=True,
+        format_func=lambda t: POWER_TEST.meanings[t],
+        key=ctx.url.key("power_test", "metric", value=chosen),
+    )
+    ctx.url.write(power_test=chosen if chosen != "tukey" else None)
+    return chosen
+
+
+def agreement_choice(ctx: Context, box) -> str:
+    """How the measures' orderings of the runs are compared (its radio in ``box``; the link's
+    ``agreement``)."""
+    shown = "tau-AP" if ctx.url.raw("agreement") == "tau-AP" else "Kendall's tau"
+    method = box.radio(
+        "Correlation of the run orderings",
+        METHODS,
+        horizontal=True,
+        index=METHODS.index(shown),
+        key=ctx.url.key("agreement", "metric", value=shown),
+    )
+    ctx.url.write(agreement=None if method == "Kendall's tau" else method)
+    return method
+
+
 def scores_page(ctx: Context) -> None:
     """The evidence of the chosen scores on the chosen runs."""
     st.caption(
@@ -26,27 +56,8 @@ def scores_page(ctx: Context) -> None:
         st.info("Choose two or more scores in the sidebar to compare them.")
         return
     left, right = st.columns(2)
-    power_test = ctx.url.choice("power_test", POWER_TESTS, "tukey")
-    power_test = right.radio(
-        "Test over the run pairs",
-        POWER_TESTS,
-        index=POWER_TESTS.index(power_test),
-        horizontal=True,
-        format_func=lambda t: POWER_TEST.meanings[t],
-        key=ctx.url.key("power_test", "metric", value=power_test),
-    )
-    shown_method = "tau-AP" if ctx.url.raw("agreement") == "tau-AP" else "Kendall's tau"
-    method = left.radio(
-        "Correlation of the run orderings",
-        METHODS,
-        horizontal=True,
-        index=METHODS.index(shown_method),
-        key=ctx.url.key("agreement", "metric", value=shown_method),
-    )
-    ctx.url.write(
-        power_test=power_test if power_test != "tukey" else None,
-        agreement=None if method == "Kendall's tau" else method,
-    )
+    power_test = power_test_choice(ctx, right)
+    method = agreement_choice(ctx, left)
     evidence = ctx.values_evidence(power_test)
     st.subheader("Agreement between scores")
     agreement = evidence.kendall if method == "Kendall's tau" else evidence.tau_ap

@@ -5,10 +5,14 @@ import streamlit as st
 from rankviz import plots
 from rankviz.analyses.task import Task
 from rankviz.app.frame import open_page
-from rankviz.app.score_metrics import scores_page
+from rankviz.app.score_metrics import (
+    POWER_TESTS,
+    agreement_choice,
+    power_test_choice,
+    scores_page,
+)
 from rankviz.app.text import md
 from rankviz.app.widgets import url_selectbox
-from rankviz.report_settings import POWER_TEST
 
 ctx = open_page("metric_choice")
 st.header("Metric choice")
@@ -70,8 +74,7 @@ st.caption(
 yes = {key: value == "yes" for key, value in answers.items()}
 task = Task(yes["one_answer"], ctx.k if yes["top_only"] else None, yes["graded"], yes["stops"])
 
-power_tests = ["tukey", "bootstrap"]
-power_test = ctx.url.choice("power_test", power_tests, "tukey")
+power_test = ctx.url.choice("power_test", POWER_TESTS, "tukey")
 report = ctx.metric_report(power_test)
 picks, names = report.for_task(task, [str(m) for m in ctx.measures])
 for pick in picks:
@@ -115,16 +118,7 @@ if len(duel.disagreements):
     )
 
 st.subheader("Agreement between measures")
-METHODS = ["Kendall's tau", "tau-AP"]
-shown_method = "tau-AP" if ctx.url.raw("agreement") == "tau-AP" else "Kendall's tau"
-method = st.radio(
-    "Correlation of the run orderings",
-    METHODS,
-    horizontal=True,
-    index=METHODS.index(shown_method),
-    key=ctx.url.key("agreement", "metric", value=shown_method),
-)
-ctx.url.write(agreement=None if method == "Kendall's tau" else method)
+method = agreement_choice(ctx, st)
 agreement = (report.kendall if method == "Kendall's tau" else report.tau_ap).loc[names, names]
 st.plotly_chart(
     plots.correlation_heatmap(agreement, f"{method} between the run orderings"), key="agreement"
@@ -147,15 +141,7 @@ if ctx.settings.group_by is not None:
     )
 
 st.subheader("Discriminative power")
-power_test = st.radio(
-    "Test over the run pairs",
-    power_tests,
-    index=power_tests.index(power_test),
-    horizontal=True,
-    format_func=lambda t: POWER_TEST.meanings[t],
-    key=ctx.url.key("power_test", "metric", value=power_test),
-)
-ctx.url.write(power_test=power_test if power_test != "tukey" else None)
+power_test_choice(ctx, st)
 st.dataframe(report.power.loc[names].style.format({"power": "{:.1%}"}), width="stretch")
 st.plotly_chart(
     plots.asl_curves(report.asl[report.asl["measure"].isin(names)], report.options.alpha), key="asl"
