@@ -30,11 +30,11 @@ from rankviz.served import served_text
 
 
 def scores_study(
-    collection: Collection, missing: str, aggregate: str, group_by: str | None
+    collection: Collection, stamp: tuple, missing: str, aggregate: str, group_by: str | None
 ) -> ScoresStudy:
     """The collection's scores as a study under ``missing``, ``aggregate`` and ``group_by`` (the
-    settings that change its numbers), shared by every session while its files stay as they are."""
-    stamp = folder_stamp(collection.path)
+    settings that change its numbers), shared by every session while its files stay as they are
+    (``stamp``: the folder's)."""
     key = ("scores study", str(collection.path), stamp, missing, aggregate, group_by)
     options = {"missing": missing, "group_by": group_by}
     return SHARED.get(
@@ -44,6 +44,7 @@ def scores_study(
 
 def scores_frame(url: UrlState, name: str, folder: Path, collection: Collection) -> Context | None:
     """The sidebar of a collection of scores alone, and the context it decides (None: said why)."""
+    stamp = folder_stamp(folder)  # once a rerun: what every cache of the frame keys on
     missing = url_option(url, st.sidebar, s.MISSING, "frame", horizontal=False)
     group_by = sidebar.choose_group(url, collection.groups)
     grouped = group_by != sidebar.NO_GROUPING
@@ -53,7 +54,7 @@ def scores_frame(url: UrlState, name: str, folder: Path, collection: Collection)
         url, st.sidebar, s.AGGREGATE, "frame", choices=aggregates, context=(aggregates,)
     )
     try:
-        whole = scores_study(collection, missing, aggregate, group_by if grouped else None)
+        whole = scores_study(collection, stamp, missing, aggregate, group_by if grouped else None)
     except RankvizError as exc:  # a file of scores that breaks its form: its line, no traceback
         st.error(
             message("The collection {} cannot be opened: {}", name, served_text(str(exc), folder))
@@ -89,7 +90,6 @@ def scores_frame(url: UrlState, name: str, folder: Path, collection: Collection)
         st.warning("Choose at least one run and one score in the sidebar.")
         return None
     measures = [whole.measures[measure_names.index(m)] for m in picked]
-    stamp = folder_stamp(folder)
     return Context(
         collection=collection,
         qrels=whole.qrels,

@@ -207,8 +207,9 @@ TREC_EVAL_CUTOFFS = {
 #: ``IPrec@0.5``; the bare name, in a list, is its eleven levels
 _IPREC = re.compile(r"^\s*iprec_at_recall(?:[._](?P<level>[0-9]*\.?[0-9]+))?\s*$")
 IPREC_LEVELS = tuple(i / 10 for i in range(11))
-#: trec_eval's ``11pt_avg``: IPrec averaged over :data:`IPREC_LEVELS`
-_ELEVEN = re.compile(r"^\s*11pt_avg\s*$")
+#: trec_eval's names whose measure the family's own name would not give: ``11pt_avg`` begins
+#: with a digit; ``rbp`` is graded at p = 0.9 where the catalogue's RBP is binary at 0.8
+TREC_EVAL_NAMES = {"11pt_avg": "IPrecAvg", "rbp": "RBP(p=0.9,graded=True)"}
 _TREC_EVAL = re.compile(
     r"^\s*(?P<name>P|recall|ndcg_cut|map_cut|success|relative_P|unj)[._]"
     r"(?P<cutoffs>[0-9]+(?:,[0-9]+)*)\s*$"
@@ -266,10 +267,7 @@ def parse(text: str | Measure, *, defaults: dict[str, object] | None = None) -> 
             )
         # an ir_measures measure object prints its ir_measures name, which reads here too
         text = str(text)
-    if _ELEVEN.match(text):  # trec_eval's name begins with a digit
-        text = "IPrecAvg"
-    if text.strip() == "rbp":  # trec_eval's: graded, p = 0.9 (the catalogue's RBP is binary)
-        text = "RBP(p=0.9,graded=True)"
+    text = TREC_EVAL_NAMES.get(text.strip(), text)
     iprec = _IPREC.match(text)
     if iprec is not None:
         if iprec["level"] is None:
