@@ -21,9 +21,8 @@ from rankviz.measures.spec import (
     make,
     parse,
     refuse_without_closed_form,
-    split_names,
-    trec_eval_cutoffs,
 )
+from rankviz.measures.spellings import split_names, trec_eval_cutoffs
 from rankviz.settings import JUDGED_ONLY
 
 
@@ -39,6 +38,8 @@ def describe_families() -> list[tuple[str, str, str, str]]:
                     f"`{p.name}` (after @)"
                     if p.name == family.at_param
                     else f"`{p.name}={p.default}`"
+                    if p.default is not None
+                    else f"`{p.name}` (none)"
                 )
                 + f": {p.doc}{_values(p)}"
                 for p in own

@@ -1,8 +1,8 @@
 """The running sums trec_eval's gain measures (``G``, ``ndcg_rel``, ``Rndcg``) walk down a run and
 its ideal ranking side by side, as arrays: each gained row's DCG so far, the ideal DCG or gain up to
 a position. Sums run in rank order within each query, as trec_eval adds them, so the values are its
-own to the last digit. A grade is its gain (trec_eval's default gain table); negative grades and
-unjudged documents gain 0."""
+own to the last digit. A grade is its gain (trec_eval's default gain table) unless a gain table
+says otherwise; negative grades and unjudged documents gain 0."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rankviz.measures._segments import rows_with_grade_at_least, segment_prefix_sum
+from rankviz.measures._gains import ideal_gains, row_gains
+from rankviz.measures._segments import segment_prefix_sum
 
 if TYPE_CHECKING:
     from rankviz.ranking import RankingTable
@@ -21,23 +22,23 @@ if TYPE_CHECKING:
 class GainWalk:
     """A run's gained rows and its ideal ranking's positive gains, with their running sums."""
 
-    rows: np.ndarray  # the run's rows with a gain, in table order
+    rows: np.ndarray  # the run's rows with a gain (a cost: below 0), in table order
     query: np.ndarray  # each gained row's query
     gain: np.ndarray  # each gained row's gain
     dcg: np.ndarray  # the run's DCG up to and with each gained row
     ideal_start: np.ndarray  # per query: its first ideal row
     ideal_count: np.ndarray  # per query: its positive ideal gains (R_g)
-    ideal_gain: np.ndarray  # per ideal row: its gain (0 past the positive ones)
+    ideal_gain: np.ndarray  # per ideal row: its gain, highest first (0 past the positive ones)
     ideal_dcg: np.ndarray  # per ideal row: the ideal DCG up to and with it
 
     @classmethod
-    def of(cls, table: RankingTable) -> GainWalk:
-        rows = rows_with_grade_at_least(table, 1)
+    def of(cls, table: RankingTable, gains: str | None = None) -> GainWalk:
+        """The walk under trec_eval's gains: a grade's own value, or the gain table's."""
+        rows, gain = row_gains(table, "linear", gains)
         query = table.row_query[rows]
-        gain = table.grade[rows].astype(np.float64)
         discounted = gain / np.log2(table.pos[rows] + 2.0)
         dcg = segment_prefix_sum(query, discounted) + discounted
-        ideal_gain = np.maximum(table.ideal_grades, 0).astype(np.float64)
+        ideal_gain = ideal_gains(table, "linear", gains)
         ideal_discounted = ideal_gain / np.log2(table.ideal_pos + 2.0)
         ideal_dcg = segment_prefix_sum(table.ideal_query, ideal_discounted) + ideal_discounted
         count = np.bincount(

@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rankviz.measures._common import gain_of
+from rankviz.measures._gains import GAINS, row_gains
 from rankviz.measures._groups import expected_positional_sum
-from rankviz.measures._segments import per_query_sum, rows_with_grade_at_least
+from rankviz.measures._segments import per_query_sum
 from rankviz.measures.ndcg import GAIN
 from rankviz.measures.spec import Family, register
 
@@ -16,26 +16,22 @@ if TYPE_CHECKING:
     from rankviz.ranking import RankingTable
 
 
-def dcg(table: RankingTable, cutoff: int | None, *, gain: str) -> np.ndarray:
+def dcg(table: RankingTable, cutoff: int | None, *, gain: str, gains: str | None) -> np.ndarray:
     """sum over ranks i <= K of gain(g_i) / log2(i + 1); negative grades and unjudged documents
-    gain 0."""
+    gain 0 (a gain table may give a grade a gain below 0)."""
     top = table.top(cutoff)
-    gained = rows_with_grade_at_least(top, 1)
-    return per_query_sum(
-        top, gained, gain_of(top.grade[gained], gain) / np.log2(top.pos[gained] + 2.0)
-    )
+    gained, values = row_gains(top, gain, gains)
+    return per_query_sum(top, gained, values / np.log2(top.pos[gained] + 2.0))
 
 
-def expected_dcg(table: RankingTable, cutoff: int | None, *, gain: str) -> np.ndarray:
+def expected_dcg(
+    table: RankingTable, cutoff: int | None, *, gain: str, gains: str | None
+) -> np.ndarray:
     """E[DCG@K] over random orders inside tie groups: each position of a group gains the group's
     mean gain."""
-    gained = rows_with_grade_at_least(table, 1)
+    gained, values = row_gains(table, gain, gains)
     return expected_positional_sum(
-        table,
-        cutoff,
-        gained,
-        gain_of(table.grade[gained], gain),
-        lambda rank: 1.0 / np.log2(rank + 1.0),
+        table, cutoff, gained, values, lambda rank: 1.0 / np.log2(rank + 1.0)
     )
 
 
@@ -43,11 +39,12 @@ FAMILY = register(
     Family(
         name="DCG",
         aliases=("dcg",),
-        params=(GAIN,),
+        params=(GAIN, GAINS),
         cutoff_required=False,
         kernel=dcg,
         expected=expected_dcg,
         definition="sum of gain / log2(rank + 1) over the top K (not normalised)",
-        convention="linear gain (trec_eval dcg, whole run) or gain=exp; negative grades gain 0",
+        convention="linear gain (trec_eval dcg, whole run) or gain=exp, or a gain table "
+        "(trec_eval dcg.1=3,2=9); negative grades gain 0",
     )
 )

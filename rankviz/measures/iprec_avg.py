@@ -9,7 +9,8 @@ import numpy as np
 
 from rankviz.measures._common import REL
 from rankviz.measures.iprec import interpolated_precision
-from rankviz.measures.spec import IPREC_LEVELS, Family, register
+from rankviz.measures.spec import Family, register
+from rankviz.measures.spellings import IPREC_LEVELS
 
 if TYPE_CHECKING:
     from rankviz.ranking import RankingTable

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from rankviz.measures._gains import GAINS
 from rankviz.measures._ideal import GainWalk
 from rankviz.measures._segments import safe_divide
 from rankviz.measures.spec import Family, register
@@ -15,14 +16,16 @@ if TYPE_CHECKING:
     from rankviz.ranking import RankingTable
 
 
-def ndcg_rel(table: RankingTable, cutoff: None) -> np.ndarray:
+def ndcg_rel(table: RankingTable, cutoff: None, *, gains: str | None) -> np.ndarray:
     """(1/R_g) (sum over retrieved documents with a gain of DCG / ideal DCG at its rank + (R_g -
     those retrieved) x the run's DCG / the whole ideal DCG); R_g: the judged documents with a
-    gain."""
-    walk = GainWalk.of(table)
-    at_rank = walk.dcg / walk.ideal_dcg_at(walk.query, table.pos[walk.rows])
-    total = np.bincount(walk.query, weights=at_rank, minlength=table.n_queries)
-    found = np.bincount(walk.query, minlength=table.n_queries)
+    gain (a document whose gain is below 0 costs in the DCG, and is not averaged at)."""
+    walk = GainWalk.of(table, gains)
+    gaining = walk.gain > 0
+    query = walk.query[gaining]
+    at_rank = walk.dcg[gaining] / walk.ideal_dcg_at(query, table.pos[walk.rows[gaining]])
+    total = np.bincount(query, weights=at_rank, minlength=table.n_queries)
+    found = np.bincount(query, minlength=table.n_queries)
     queries = np.arange(table.n_queries)
     whole = walk.run_dcg_before(table, queries, np.full(table.n_queries, table.n_rows + 1))
     ideal = walk.ideal_dcg_at(queries, np.full(table.n_queries, table.n_rows))
@@ -34,14 +37,14 @@ FAMILY = register(
     Family(
         name="ndcg_rel",
         aliases=(),
-        params=(),
+        params=(GAINS,),
         cutoff_required=False,
         cutoff_allowed=False,
         kernel=ndcg_rel,
         expected=None,  # an average of ratios at the relevant documents' ranks: no closed form
         definition="nDCG averaged at the rank of each judged document with a gain (a missed one "
         "counts the run's whole DCG over the whole ideal DCG)",
-        convention="trec_eval ndcg_rel with its default gains (a grade is its gain; negative "
-        "grades gain 0); no closed form under ties=expected",
+        convention="trec_eval ndcg_rel: a grade is its gain, or a gain table's (ndcg_rel.1=3,2=9: "
+        "gains={1:3,2:9}); negative grades gain 0; no closed form under ties=expected",
     )
 )

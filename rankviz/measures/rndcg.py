@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rankviz.measures._common import REL
+from rankviz.measures._gains import GAINS
 from rankviz.measures._ideal import GainWalk
 from rankviz.measures._segments import relevant_in_qrels, safe_divide
 from rankviz.measures.spec import Family, register
@@ -16,11 +17,11 @@ if TYPE_CHECKING:
     from rankviz.ranking import RankingTable
 
 
-def rndcg(table: RankingTable, cutoff: None, *, rel: int) -> np.ndarray:
+def rndcg(table: RankingTable, cutoff: None, *, rel: int, gains: str | None) -> np.ndarray:
     """The mean over the steps b of the ideal gains (b documents at or above the step) of the
     run's DCG@b / ideal DCG@b, with the run's whole DCG / ideal DCG when it ranks R_g + 2 or more
     documents; 0 for a query with no relevant document at ``rel``."""
-    walk = GainWalk.of(table)
+    walk = GainWalk.of(table, gains)
     gains = walk.ideal_gain
     own = table.ideal_query
     at = table.ideal_pos
@@ -53,14 +54,14 @@ FAMILY = register(
     Family(
         name="Rndcg",
         aliases=(),
-        params=(REL,),
+        params=(REL, GAINS),
         cutoff_required=False,
         cutoff_allowed=False,
         kernel=rndcg,
         expected=None,  # an average of ratios at fixed ranks of one query: no closed form here
         definition="nDCG averaged at each rank where the ideal ranking's gain steps down, and at "
         "the run's end past R_g + 1",
-        convention="trec_eval Rndcg with its default gains (a grade is its gain); 0 without a "
-        "relevant document at rel; no closed form under ties=expected",
+        convention="trec_eval Rndcg: a grade is its gain, or a gain table's (Rndcg.2=-1: "
+        "gains={2:-1}); 0 without a relevant document at rel; no closed form under ties=expected",
     )
 )

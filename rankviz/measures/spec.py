@@ -14,6 +14,12 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from rankviz.errors import MeasureError, OptionError
+from rankviz.measures.spellings import (
+    IPREC_LEVELS,
+    rewritten,
+    split_outside_brackets,
+    trec_eval_cutoffs,
+)
 from rankviz.options import Option
 from rankviz.settings import JUDGED_ONLY
 from rankviz.tie_policy import TiePolicy
@@ -57,6 +63,8 @@ class Family:
     #: the parameter written after ``@`` in place of a cutoff, as ir_measures writes it
     #: (``IPrec@0.5`` is the interpolated precision at recall 0.5); it must be given
     at_param: str | None = None
+    #: parameters that mean something only with another set: (parameter, the boolean it needs)
+    needs: tuple[tuple[str, str], ...] = ()
 
     @property
     def names(self) -> str:
@@ -192,29 +200,6 @@ _SYNTAX = re.compile(
     r"^\s*(?P<name>[A-Za-z_]+)\s*(?:\((?P<params>[^()]*)\))?\s*(?:@\s*(?P<cutoff>\S+))?\s*$"
 )
 
-#: trec_eval's measures with cutoffs, as its ``-m`` takes them (``P.10``) and its output prints them
-#: (``P_10``), and the family each is (ir_measures reads them the same way: ``map_cut.10`` is AP@10)
-TREC_EVAL_CUTOFFS = {
-    "P": "P",
-    "recall": "R",
-    "ndcg_cut": "nDCG",
-    "map_cut": "AP",
-    "success": "Hits",
-    "relative_P": "P(relative=True)",
-    "unj": "Unjudged",
-}
-#: trec_eval's interpolated precision at a recall level (``iprec_at_recall_0.50``), ir_measures'
-#: ``IPrec@0.5``; the bare name, in a list, is its eleven levels
-_IPREC = re.compile(r"^\s*iprec_at_recall(?:[._](?P<level>[0-9]*\.?[0-9]+))?\s*$")
-IPREC_LEVELS = tuple(i / 10 for i in range(11))
-#: trec_eval's names whose measure the family's own name would not give: ``11pt_avg`` begins
-#: with a digit; ``rbp`` is graded at p = 0.9 where the catalogue's RBP is binary at 0.8
-TREC_EVAL_NAMES = {"11pt_avg": "IPrecAvg", "rbp": "RBP(p=0.9,graded=True)"}
-_TREC_EVAL = re.compile(
-    r"^\s*(?P<name>P|recall|ndcg_cut|map_cut|success|relative_P|unj)[._]"
-    r"(?P<cutoffs>[0-9]+(?:,[0-9]+)*)\s*$"
-)
-
 
 def make(name: str, cutoff: int | None = None, **params: object) -> Measure:
     """Build a canonical measure from a family name (or alias), a cutoff and parameters."""
@@ -234,6 +219,9 @@ def make(name: str, cutoff: int | None = None, **params: object) -> Measure:
             given[key] = value
     for key in family.always_named:
         given.setdefault(key, family.param(key).default)
+    for key, needed in family.needs:
+        if given.get(key) is not None and not given.get(needed):
+            raise MeasureError(f"{family.name}: {key} needs {needed}=True")
     if family.at_param is not None and given.get(family.at_param) is None:
         raise MeasureError(
             f"{family.name} needs its {family.at_param} after @, e.g. {family.at_example}"
@@ -267,25 +255,7 @@ def parse(text: str | Measure, *, defaults: dict[str, object] | None = None) -> 
             )
         # an ir_measures measure object prints its ir_measures name, which reads here too
         text = str(text)
-    text = TREC_EVAL_NAMES.get(text.strip(), text)
-    iprec = _IPREC.match(text)
-    if iprec is not None:
-        if iprec["level"] is None:
-            raise MeasureError(
-                "'iprec_at_recall' is 11 measures (IPrec@0.0 .. IPrec@1.0): give it where a list "
-                "of measures is taken, or one level (iprec_at_recall_0.50, IPrec@0.5)"
-            )
-        text = f"IPrec@{iprec['level']}"
-    spelled = trec_eval_cutoffs(text)
-    if spelled is not None:
-        family, cutoffs = spelled
-        if len(cutoffs) > 1:
-            listed = ", ".join(f"{family}@{c}" for c in cutoffs)
-            raise MeasureError(
-                f"{text.strip()!r} is {len(cutoffs)} measures ({listed}): give it where a list of "
-                "measures is taken (-m, evaluate's measures, the link's measures=)"
-            )
-        text = f"{family}@{cutoffs[0]}"
+    text = rewritten(text)
     match = _SYNTAX.match(text)
     if not match:
         raise MeasureError(
@@ -293,7 +263,7 @@ def parse(text: str | Measure, *, defaults: dict[str, object] | None = None) -> 
         )
     params: dict[str, object] = {}
     if match["params"] and match["params"].strip():
-        for item in match["params"].split(","):
+        for item in split_outside_brackets(match["params"]):
             key, eq, value = item.partition("=")
             if not eq or not key.strip() or not value.strip():
                 raise MeasureError(
@@ -327,15 +297,6 @@ def parse(text: str | Measure, *, defaults: dict[str, object] | None = None) -> 
     return make(name, cutoff, **params)
 
 
-def trec_eval_cutoffs(text: str) -> tuple[str, list[int]] | None:
-    """The family and cutoffs of trec_eval's spelling of a measure with cutoffs (``P.10``,
-    ``P_10``, ``ndcg_cut.5,10``), or None for any other text."""
-    spelled = _TREC_EVAL.match(text)
-    if spelled is None:
-        return None
-    return TREC_EVAL_CUTOFFS[spelled["name"]], [int(c) for c in spelled["cutoffs"].split(",")]
-
-
 def expand(text: str | Measure, *, defaults: dict[str, object] | None = None) -> list[Measure]:
     """The measures one item of a list of measure names stands for: one, as :func:`parse` reads
     it, or for trec_eval's spelling of several cutoffs, ``P.5,10`` or ``ndcg_cut.5,10,20``, one per
@@ -347,20 +308,3 @@ def expand(text: str | Measure, *, defaults: dict[str, object] | None = None) ->
         return [parse(text, defaults=defaults)]
     family, cutoffs = spelled
     return [parse(f"{family}@{c}", defaults=defaults) for c in cutoffs]
-
-
-def split_names(items: list[str]) -> list[str]:
-    """Measure names from a list split at its commas (a link's ``measures=``), trec_eval's
-    spellings written canonically: ``ndcg_cut.10`` is nDCG@10, and ``P.5,10``, which the split cut
-    in two, is joined again and is P@5 and P@10."""
-    joined: list[str] = []
-    for item in items:
-        if item.isdigit() and joined and trec_eval_cutoffs(joined[-1]) is not None:
-            joined[-1] += f",{item}"
-        else:
-            joined.append(item)
-    written = []
-    for item in joined:
-        spelled = trec_eval_cutoffs(item)
-        written += [item] if spelled is None else [f"{spelled[0]}@{c}" for c in spelled[1]]
-    return written

@@ -972,6 +972,24 @@ def test_a_link_may_name_measures_as_trec_eval_does() -> None:
     assert list(at.dataframe[0].value.columns) == ["P@5", "P@10", "nDCG@10", "AP"]
 
 
+@pytest.mark.slow
+def test_a_link_keeps_a_measure_whose_parameters_hold_commas() -> None:
+    """A gain table and a measure of several parameters are one measure each, though the link's
+    list is split at its commas; trec_eval's ``ndcg.1=3,2=9`` too. The Overview's values are the
+    library's."""
+    at = start(measures="nDCG(gains={1:3,2:9})@10,RBP(p=0.9,graded=True),ndcg.1=3,2=9")
+    assert not at.exception
+    assert not [w.value for w in at.warning if "Link parameter" in w.value]
+    columns = ["nDCG(gains={1:3,2:9})@10", "RBP(rel=1,p=0.9,graded=True)", "nDCG(gains={1:3,2:9})"]
+    table = at.dataframe[0].value
+    assert list(table.columns) == columns
+    study = rv.Study.open(CRANFIELD, list(table.index), measures=columns)
+    for measure in columns:
+        assert table[measure].tolist() == pytest.approx(
+            [study.evaluation().mean(measure, run) for run in table.index], abs=1e-12
+        )
+
+
 def test_delta_bars_are_coloured_by_the_sign_of_the_delta() -> None:
     """A gain blue, a loss red, no change grey, as Plotly draws the bars' colour scale."""
     from plotly.colors import hex_to_rgb, sample_colorscale

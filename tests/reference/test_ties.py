@@ -34,6 +34,7 @@ def _measures(cutoff: int) -> list[rv.Measure]:
         "NCG(gain=exp,judged_only=True)",
         "Rprec(mult=0.5)",
         "Rprec(rel=2,mult=2.2)",
+        "nDCG(gains={1:3,2:9,3:20,4:40})",
     ]
     names += [
         f"{m}@{cutoff}"
@@ -53,6 +54,10 @@ def _measures(cutoff: int) -> list[rv.Measure]:
             "DCG(gain=exp)",
             "Unjudged",
             "RBP(graded=True,p=0.9)",
+            "nDCG(gains={0:0.5,1:2,2:3,3:7,4:9})",
+            "DCG(gains={1:3,2:9,3:20,4:40})",
+            "NCG(gains={1:1.5,4:6})",
+            "RBP(graded=True,gains={1:2,2:3,3:6,4:8})",
         )
     ]
     names += [

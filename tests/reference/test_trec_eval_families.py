@@ -138,6 +138,52 @@ def test_dcg_unj_and_rbp_are_trec_evals_values_to_17_digits(case: str) -> None:
         assert got[names[name], qid] == float(value), (name, qid)
 
 
+def _printed_tables(case: str) -> list[list[str]]:
+    """trec_eval's per-query lines of the measures it printed with a gain table
+    (``ndcg_1=3,2=9``)."""
+    lines = (GENERATED / f"{case}.out").read_text().splitlines()
+    rows = [[part.strip() for part in line.split("\t")] for line in lines]
+    return [r for r in rows if "=" in r[0] and r[1] != "all"]
+
+
+@pytest.mark.parametrize(
+    "case", ["graded-l2", "dcg-table", "gain-tables", "rbp-table", "judged-depth"]
+)
+def test_gain_tables_are_trec_evals_values_to_17_digits(case: str) -> None:
+    """trec_eval's spelling of a measure with a gain table (``ndcg.1=3,2=9``, ``G.0=0.5,3=1``,
+    ``rbp.p=0.5,2=0.7`` (scaled into [0, 1]), gains below 0 among them) is the family with
+    ``gains=`` and its values per query; judged-depth: under -J -M7."""
+    options, defaults, _ = CASES.get(case, ({}, {}, ""))
+    printed = [r for r in _printed_tables(case) if not r[0].startswith("rbp_resid")]
+    measures = {name: rv.parse(name, defaults=defaults) for name, _, _ in printed}
+    assert all(m.value_of("gains") is not None for m in measures.values())
+    qrels = rv.read_qrels(GENERATED / "qrels.txt")
+    run = rv.read_run(GENERATED / "run.txt", name="run")
+    frame = rv.evaluate(qrels, run, list(measures.values()), missing="zero", **options).to_frame(
+        per_query=True
+    )
+    got = {(r.measure, r.qid): r.value for r in frame.itertuples()}
+    assert len(printed) == 12 * len(measures)
+    for name, qid, value in printed:
+        assert got[str(measures[name]), qid] == float(value), (name, qid)
+
+
+def test_a_gain_under_one_is_in_the_ideal_ranking_by_its_value() -> None:
+    """trec_eval sorts a gain table's levels comparing gains truncated to whole numbers, so a gain
+    in (0, 1) can sort below grade 0's and leave the ideal ranking; rankviz sorts by the gain. nDCG
+    does not change when every gain doubles, and doubled, trec_eval's comparison is exact: its
+    values for the doubled table are rankviz's for the table."""
+    printed = _printed_tables("gain-table-doubled")
+    measure = rv.parse("nDCG(gains={1:2,2:-1,3:0.5,4:6})")
+    qrels = rv.read_qrels(GENERATED / "qrels.txt")
+    run = rv.read_run(GENERATED / "run.txt", name="run")
+    frame = rv.evaluate(qrels, run, [measure], missing="zero").to_frame(per_query=True)
+    got = dict(zip(frame.qid, frame.value, strict=True))
+    assert len(printed) == 12
+    for _, qid, value in printed:
+        assert got[qid] == float(value), qid
+
+
 @pytest.mark.parametrize("case", list(CASES))
 def test_exp_of_the_mean_log_is_trec_evals_gm_map_and_gm_bpref(case: str) -> None:
     """trec_eval prints gm_map and gm_bpref on its summary line only: exp of the mean over the

@@ -1,0 +1,136 @@
+"""The other ways a measure is written: trec_eval's (``P.5,10``, ``P_10``, ``ndcg_cut.10``,
+``iprec_at_recall_0.50``, ``11pt_avg``, ``rbp``, a gain table ``ndcg.1=3,2=9``), rewritten as
+the catalogue writes them, and the splits of a list or a parameter list at the commas that
+separate (not those inside ``(...)`` or ``{...}``)."""
+
+from __future__ import annotations
+
+import re
+
+from rankviz.errors import MeasureError
+
+#: trec_eval's measures with cutoffs, as its ``-m`` takes them (``P.10``) and its output prints them
+#: (``P_10``), and the family each is (ir_measures reads them the same way: ``map_cut.10`` is AP@10)
+TREC_EVAL_CUTOFFS = {
+    "P": "P",
+    "recall": "R",
+    "ndcg_cut": "nDCG",
+    "map_cut": "AP",
+    "success": "Hits",
+    "relative_P": "P(relative=True)",
+    "unj": "Unjudged",
+}
+#: trec_eval's interpolated precision at a recall level (``iprec_at_recall_0.50``), ir_measures'
+#: ``IPrec@0.5``; the bare name, in a list, is its eleven levels
+_IPREC = re.compile(r"^\s*iprec_at_recall(?:[._](?P<level>[0-9]*\.?[0-9]+))?\s*$")
+IPREC_LEVELS = tuple(i / 10 for i in range(11))
+#: trec_eval's names whose measure the family's own name would not give: ``11pt_avg`` begins
+#: with a digit; ``rbp`` is graded at p = 0.9 where the catalogue's RBP is binary at 0.8
+TREC_EVAL_NAMES = {"11pt_avg": "IPrecAvg", "rbp": "RBP(p=0.9,graded=True)"}
+_TREC_EVAL = re.compile(
+    r"^\s*(?P<name>P|recall|ndcg_cut|map_cut|success|relative_P|unj)[._]"
+    r"(?P<cutoffs>[0-9]+(?:,[0-9]+)*)\s*$"
+)
+#: trec_eval's measures that read a gain table (``ndcg.1=3,2=9``; printed ``ndcg_1=3,2=9``)
+TREC_EVAL_GAINED = {
+    "ndcg_rel": "ndcg_rel",
+    "ndcg": "nDCG",
+    "Rndcg": "Rndcg",
+    "dcg": "DCG",
+    "G": "G",
+}
+#: trec_eval's rbp with parameters: its persistence ``p=`` and a gain table (``rbp.p=0.5,2=3``)
+_RBP_ITEM = r"(?:p=[^,=]+|[0-9]+=[^,=]+)"
+_RBP = re.compile(rf"^\s*rbp[._](?P<params>{_RBP_ITEM}(?:,{_RBP_ITEM})*)\s*$")
+_GAIN_TABLE = re.compile(
+    r"^\s*(?P<name>ndcg_rel|ndcg|Rndcg|dcg|G)[._]"
+    r"(?P<table>[0-9]+=[^,=]+(?:,[0-9]+=[^,=]+)*)\s*$"
+)
+
+
+def rewritten(text: str) -> str:
+    """One measure in trec_eval's spelling as the catalogue writes it (``P_10``: ``P@10``,
+    ``ndcg.1=3,2=9``: ``nDCG(gains={1:3,2:9})``); any other text as it is. A MeasureError for a
+    spelling of several measures (``P.5,10``, the bare ``iprec_at_recall``)."""
+    text = TREC_EVAL_NAMES.get(text.strip(), text)
+    iprec = _IPREC.match(text)
+    if iprec is not None:
+        if iprec["level"] is None:
+            raise MeasureError(
+                "'iprec_at_recall' is 11 measures (IPrec@0.0 .. IPrec@1.0): give it where a list "
+                "of measures is taken, or one level (iprec_at_recall_0.50, IPrec@0.5)"
+            )
+        return f"IPrec@{iprec['level']}"
+    rbp = _RBP.match(text)
+    if rbp is not None:
+        items = rbp["params"].split(",")
+        persistence = [i for i in items if i.startswith("p=")][-1:] or ["p=0.9"]
+        table = ",".join(i.replace("=", ":") for i in items if not i.startswith("p="))
+        gains = [f"gains={{{table}}}"] if table else []
+        return f"RBP({','.join([*persistence, 'graded=True', *gains])})"
+    gained = _GAIN_TABLE.match(text)
+    if gained is not None:
+        table = gained["table"].replace("=", ":")
+        return f"{TREC_EVAL_GAINED[gained['name']]}(gains={{{table}}})"
+    spelled = trec_eval_cutoffs(text)
+    if spelled is None:
+        return text
+    family, cutoffs = spelled
+    if len(cutoffs) > 1:
+        listed = ", ".join(f"{family}@{c}" for c in cutoffs)
+        raise MeasureError(
+            f"{text.strip()!r} is {len(cutoffs)} measures ({listed}): give it where a list of "
+            "measures is taken (-m, evaluate's measures, the link's measures=)"
+        )
+    return f"{family}@{cutoffs[0]}"
+
+
+def trec_eval_cutoffs(text: str) -> tuple[str, list[int]] | None:
+    """The family and cutoffs of trec_eval's spelling of a measure with cutoffs (``P.10``,
+    ``P_10``, ``ndcg_cut.5,10``), or None for any other text."""
+    spelled = _TREC_EVAL.match(text)
+    if spelled is None:
+        return None
+    return TREC_EVAL_CUTOFFS[spelled["name"]], [int(c) for c in spelled["cutoffs"].split(",")]
+
+
+def split_outside_brackets(text: str) -> list[str]:
+    """``text`` split at the commas outside ``(...)`` and ``{...}``: ``p=0.9,gains={1:3,2:9}`` is
+    two parameters."""
+    items, depth, start = [], 0, 0
+    for at, char in enumerate(text):
+        depth += (char in "({") - (char in ")}")
+        if char == "," and depth == 0:
+            items.append(text[start:at])
+            start = at + 1
+    items.append(text[start:])
+    return items
+
+
+def split_names(items: list[str]) -> list[str]:
+    """Measure names from a list split at its commas (a link's ``measures=``), joined again where
+    the split cut one (``RBP(p=0.9,graded=True)``, ``nDCG(gains={1:3,2:9})``, trec_eval's
+    ``ndcg.1=3,2=9``), trec_eval's spellings written canonically: ``ndcg_cut.10`` is nDCG@10, and
+    ``P.5,10`` is P@5 and P@10."""
+    joined = split_outside_brackets(",".join(items))
+    whole: list[str] = []
+    for item in joined:
+        continues = bool(whole) and (
+            (item.isdigit() and trec_eval_cutoffs(whole[-1]) is not None)
+            or (
+                re.fullmatch(r"[0-9]+=[^,=]+|p=[^,=]+", item)
+                and (_GAIN_TABLE.match(whole[-1]) or _RBP.match(whole[-1]))
+            )
+        )
+        if continues:
+            whole[-1] += f",{item}"
+        elif item:
+            whole.append(item)
+    written = []
+    for item in whole:
+        spelled = trec_eval_cutoffs(item)
+        if spelled is not None:
+            written += [f"{spelled[0]}@{c}" for c in spelled[1]]
+        else:
+            written.append(rewritten(item) if _GAIN_TABLE.match(item) or _RBP.match(item) else item)
+    return written
