@@ -22,15 +22,15 @@ def rndcg(table: RankingTable, cutoff: None, *, rel: int, gains: str | None) -> 
     run's DCG@b / ideal DCG@b, with the run's whole DCG / ideal DCG when it ranks R_g + 2 or more
     documents; 0 for a query with no relevant document at ``rel``."""
     walk = GainWalk.of(table, gains)
-    gains = walk.ideal_gain
+    ladder = walk.ideal_gain
     own = table.ideal_query
     at = table.ideal_pos
     # a step: the ideal's gain differs from the one above it, or its positive gains end below it
     steps = np.flatnonzero(
-        (gains > 0)
+        (ladder > 0)
         & (
             (at >= walk.ideal_count[own] - 1)
-            | ~np.r_[gains[1:] == gains[:-1], False]
+            | ~np.r_[ladder[1:] == ladder[:-1], False]
             | (np.r_[own[1:], -1] != own)
         )
     )

@@ -291,9 +291,9 @@ def parse(text: str | Measure, *, defaults: dict[str, object] | None = None) -> 
         cutoff = int(given)
     if family_name is not None and defaults:
         names = {p.name for p in FAMILIES[family_name].params}
-        for key, value in defaults.items():
+        for key, default in defaults.items():
             if key in names and key not in params:
-                params[key] = value
+                params[key] = default
     return make(name, cutoff, **params)
 
 
