@@ -5,18 +5,21 @@ them (ndeval 4.5's values), then carried by each run as a per-query score
 app take them as they take any measure.
 
 The order of each topic's documents is the study's: trec_eval's (ndeval's ``-traditional``), or the
-run's rank column under ``ties=run`` (ndeval's default); alpha and beta are ndeval's 0.5. A judged
-topic the run does not answer scores 0 (ndeval's ``-c``), or is left out under ``missing=skip``.
+run's rank column under ``ties=run`` (ndeval's default); alpha and beta are ndeval's 0.5 unless the
+name sets them (``alpha_nDCG(alpha=0.3)@10``, ``NRBP(alpha=0.3,beta=0.8)``: ndeval's ``-alpha`` and
+``-beta``). A judged topic the run does not answer scores 0 (ndeval's ``-c``), or is left out under
+``missing=skip``.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rankviz.errors import OptionError
+from rankviz.errors import MeasureError, OptionError
 from rankviz.io.collection import SUBTOPICS
 from rankviz.ndeval.names import COLUMNS
 
@@ -34,10 +37,56 @@ SPELLINGS = {
 }
 
 
+#: the parameters each measure reads: alpha every measure of gains, beta NRBP's
+_ALPHA = ("ERR-IA", "nERR-IA", "alpha-DCG", "alpha-nDCG", "NRBP", "nNRBP")
+_NAMED = re.compile(
+    r"^\s*(?P<base>[A-Za-z_-]+)\s*(?:\((?P<params>[^()]*)\))?\s*(?P<at>@\s*[0-9]+)?\s*$"
+)
+
+
 def diversity_name(name: str | object) -> str | None:
-    """ndeval's name of the diversity measure ``name`` spells (``alpha_nDCG@20``, ``ERR-IA@10``),
-    else None."""
-    return SPELLINGS.get(str(name).strip().lower())
+    """ndeval's name of the diversity measure ``name`` spells (``alpha_nDCG@20``, ``ERR-IA@10``,
+    ``alpha_nDCG(alpha=0.3)@10`` as ``alpha-nDCG(alpha=0.3)@10``), else None; a MeasureError for a
+    parameter the measure does not read or a value outside [0, 1]."""
+    named = _NAMED.match(str(name))
+    if named is None:
+        return None
+    at = (named["at"] or "").replace(" ", "")
+    column = SPELLINGS.get(f"{named['base']}{at}".lower())
+    if column is None:
+        return None
+    base, at = column.split("@")[0], column[len(column.split("@")[0]) :]
+    reads = [k for k, used in (("alpha", base in _ALPHA), ("beta", "NRBP" in base)) if used]
+    params = {"alpha": 0.5, "beta": 0.5}
+    for item in filter(str.strip, (named["params"] or "").split(",")):
+        key, _, value = (part.strip() for part in item.partition("="))
+        if key not in reads:
+            raise MeasureError(
+                f"{column}: no parameter {key!r} (it reads {', '.join(reads) or 'none'})"
+            )
+        number = _unit(value)
+        if number is None:
+            raise MeasureError(f"{column}: {key}={value} must be a number in [0, 1]")
+        params[key] = number
+    shown = ",".join(f"{k}={v:g}" for k, v in params.items() if v != 0.5)
+    return f"{base}({shown}){at}" if shown else column
+
+
+def _unit(text: str) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if 0.0 <= value <= 1.0 else None
+
+
+def _settings(name: str) -> tuple[str, float, float]:
+    """(ndeval's column, alpha, beta) of a name :func:`diversity_name` wrote."""
+    named = _NAMED.match(name)
+    assert named is not None
+    values = dict(item.split("=") for item in filter(None, (named["params"] or "").split(",")))
+    column = f"{named['base']}{named['at'] or ''}"
+    return column, float(values.get("alpha", 0.5)), float(values.get("beta", 0.5))
 
 
 def diversity_scores(
@@ -56,12 +105,18 @@ def diversity_scores(
     from rankviz.ndeval.report import NdevalOptions, ndeval_values, topics_of
 
     qrels = read_subtopic_qrels(path)
-    options = NdevalOptions(traditional=not by_rank)
-    judged = frozenset(topics_of(qrels, options.rel))
-    values = {name: ndeval_values(qrels, run, options) for name, run in runs.items()}
+    judged = frozenset(topics_of(qrels, NdevalOptions().rel))
+    computed: dict[tuple[float, float], dict] = {}  # each (alpha, beta) asked: every run's values
     order = "the runs' rank column" if by_rank else "trec_eval's order"
     found = []
-    for column in dict.fromkeys(names):
+    for name in dict.fromkeys(names):
+        column, alpha, beta = _settings(name)
+        if (alpha, beta) not in computed:
+            options = NdevalOptions(alpha=alpha, beta=beta, traditional=not by_rank)
+            computed[alpha, beta] = {
+                r: ndeval_values(qrels, run, options) for r, run in runs.items()
+            }
+        values = computed[alpha, beta]
         by_run = {
             run: {
                 str(topic): float(v)
@@ -73,12 +128,13 @@ def diversity_scores(
         text = "\n".join(f"{r}\t{q}\t{v!r}" for r in sorted(by_run) for q, v in by_run[r].items())
         found.append(
             Score(
-                column,
+                name,
                 values=ScoreValues(
                     by_run,
                     judged,
                     zero,
-                    f"{path} (ndeval 4.5's measure, alpha = beta = 0.5, on {order})",
+                    f"{path} (ndeval 4.5's measure, alpha = {alpha:g}, beta = {beta:g}, on "
+                    f"{order})",
                     hashlib.sha256(text.encode()).hexdigest()[:16],
                 ),
             )

@@ -45,10 +45,9 @@ def _missing_runs(names: list[str]) -> str:
 
 
 def _accept_measure(text: str) -> bool:
-    if diversity_name(text) is not None:
-        return True
     try:
-        parse(text.replace("@K", "@10"))
+        if diversity_name(text) is None:
+            parse(text.replace("@K", "@10"))
         return True
     except MeasureError:
         return False

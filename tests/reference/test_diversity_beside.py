@@ -48,7 +48,15 @@ def folder(tmp_path_factory) -> Path:
     return root
 
 
-def _pyndeval(folder: Path, run: str, *, by_rank: bool) -> dict[str, dict[str, float]]:
+def _pyndeval(
+    folder: Path,
+    run: str,
+    *,
+    by_rank: bool,
+    alpha: float = 0.5,
+    beta: float = 0.5,
+    names: tuple[str, ...] = ("alpha-nDCG@20", "ERR-IA@10", "nNRBP", "strec@5"),
+) -> dict[str, dict[str, float]]:
     """pyndeval's values of the run, each topic given in rankviz's order as falling scores."""
     import pyndeval
 
@@ -63,8 +71,7 @@ def _pyndeval(folder: Path, run: str, *, by_rank: bool) -> dict[str, dict[str, f
     lines = (folder / "subtopics.txt").read_text().split("\n")
     judged = [tuple(line.split()) for line in lines if line.strip()]
     judged = [(q, s, d, int(j)) for q, s, d, j in judged]
-    names = ["alpha-nDCG@20", "ERR-IA@10", "nNRBP", "strec@5"]
-    return pyndeval.ndeval(judged, scored, measures=names)
+    return pyndeval.ndeval(judged, scored, measures=list(names), alpha=alpha, beta=beta)
 
 
 def _subtopic_docs(folder: Path) -> rv.Qrels:
@@ -101,6 +108,52 @@ def test_every_topic_is_pyndevals_on_the_same_order(folder: Path, ties: str) -> 
                 assert ours[topic] == pytest.approx(want, abs=1e-12), (run, measure, topic)
                 compared += 1
     assert compared >= 50
+
+
+#: measures with ndeval's -alpha and -beta, and what pyndeval is asked for each
+WITH_PARAMETERS = {
+    "alpha_nDCG(alpha=0.3)@20": ("alpha-nDCG(alpha=0.3)@20", 0.3, 0.5, "alpha-nDCG@20"),
+    "ERR_IA(alpha=0.9)@10": ("ERR-IA(alpha=0.9)@10", 0.9, 0.5, "ERR-IA@10"),
+    "NRBP(alpha=0.3,beta=0.8)": ("NRBP(alpha=0.3,beta=0.8)", 0.3, 0.8, "NRBP"),
+    "nNRBP(beta=0.2)": ("nNRBP(beta=0.2)", 0.5, 0.2, "nNRBP"),
+    "alpha_nDCG@20": ("alpha-nDCG@20", 0.5, 0.5, "alpha-nDCG@20"),
+}
+
+
+def test_alpha_and_beta_set_in_the_name_are_pyndevals_with_them(folder: Path) -> None:
+    """ndeval's -alpha and -beta as the measure's parameters, ir_measures' spelling
+    (``alpha_nDCG(alpha=0.3)@20``, ``NRBP(alpha=0.3,beta=0.8)``), beside the defaults' measure in
+    one study; every topic equals pyndeval run with that alpha and beta."""
+    study = rv.Study.open(folder, ["a", "b"], measures=list(WITH_PARAMETERS))
+    assert [str(m) for m in study.measures] == [w[0] for w in WITH_PARAMETERS.values()]
+    evaluation = study.evaluation()
+    compared = 0
+    for run in ("a", "b"):
+        for shown, alpha, beta, column in WITH_PARAMETERS.values():
+            theirs = _pyndeval(folder, run, by_rank=False, alpha=alpha, beta=beta, names=(column,))
+            ours = evaluation.per_query(shown, run)
+            for topic, values in theirs.items():
+                if topic in ours.index and values[column] == values[column]:
+                    assert ours[topic] == pytest.approx(values[column], abs=1e-12), (shown, topic)
+                    compared += 1
+    assert compared >= 80  # five measures, two runs, nine topics or more (nNRBP 0 / 0 aside)
+    a, b = (evaluation.mean(m, "a") for m in ("alpha-nDCG(alpha=0.3)@20", "alpha-nDCG@20"))
+    assert a != b  # the parameter reached the computation
+
+
+@pytest.mark.parametrize(
+    ("name", "says"),
+    [
+        ("P_IA(alpha=0.3)@10", "P-IA@10: no parameter 'alpha' (it reads none)"),
+        ("NRBP(beta=2)", "NRBP: beta=2 must be a number in [0, 1]"),
+    ],
+)
+def test_a_parameter_a_measure_does_not_read_is_refused_in_one_line(
+    folder: Path, name: str, says: str
+) -> None:
+    done = run_cli("evaluate", str(folder), "-m", name)
+    assert done.returncode == 2 and done.stdout == ""
+    assert says in done.stderr and len(done.stderr.strip().splitlines()) == 1
 
 
 def test_the_mean_is_ndevals_amean_with_c(folder: Path) -> None:
@@ -152,11 +205,16 @@ def test_the_app_offers_them_and_shows_the_librarys_means(folder: Path, monkeypa
     from apptest import start
 
     monkeypatch.setattr("sys.argv", ["app.py", "--data", str(folder)])
-    at = start(collection=folder.name, runs="a,b", measures="nDCG@10,alpha_nDCG@20,NRBP")
+    linked = "nDCG@10,alpha_nDCG@20,NRBP,NRBP(alpha=0.3,beta=0.8),NRBP(beta=2)"
+    at = start(collection=folder.name, runs="a,b", measures=linked)
     assert not at.exception and not at.error
+    # a value a measure cannot take is left out of the link, said once
+    (warned,) = [w.value for w in at.warning if "Link parameter" in w.value]
+    assert "NRBP(beta=2)" in warned.replace("\\", "")  # escaped for Markdown
     means = at.dataframe[0].value
-    library = rv.Study.open(folder, measures=["nDCG@10", "alpha-nDCG@20", "NRBP"]).evaluation()
-    assert list(means.columns) == ["nDCG@10", "alpha-nDCG@20", "NRBP"]
+    shown = ["nDCG@10", "alpha-nDCG@20", "NRBP", "NRBP(alpha=0.3,beta=0.8)"]
+    library = rv.Study.open(folder, measures=shown).evaluation()
+    assert list(means.columns) == shown
     for run in ("a", "b"):
         for measure in means.columns:
             assert means.loc[run, measure] == pytest.approx(library.mean(measure, run), abs=1e-12)
