@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -37,17 +38,35 @@ SPELLINGS = {
 }
 
 
-#: the parameters each measure reads: alpha every measure of gains, beta NRBP's
+#: the measures alpha reaches (every measure of gains); beta reaches NRBP's
 _ALPHA = ("ERR-IA", "nERR-IA", "alpha-DCG", "alpha-nDCG", "NRBP", "nNRBP")
 _NAMED = re.compile(
     r"^\s*(?P<base>[A-Za-z_-]+)\s*(?:\((?P<params>[^()]*)\))?\s*(?P<at>@\s*[0-9]+)?\s*$"
 )
 
 
-def diversity_name(name: str | object) -> str | None:
-    """ndeval's name of the diversity measure ``name`` spells (``alpha_nDCG@20``, ``ERR-IA@10``,
-    ``alpha_nDCG(alpha=0.3)@10`` as ``alpha-nDCG(alpha=0.3)@10``), else None; a MeasureError for a
-    parameter the measure does not read or a value outside [0, 1]."""
+@dataclass(frozen=True)
+class DiversityMeasure:
+    """One of ndeval's measures (its column) under an alpha and a beta (ndeval's ``-alpha``,
+    ``-beta``); printed as ndeval names it, the parameters that are not 0.5 before its cutoff:
+    ``alpha-nDCG(alpha=0.3)@20``."""
+
+    column: str
+    alpha: float = 0.5
+    beta: float = 0.5
+
+    def __str__(self) -> str:
+        base, at, cutoff = self.column.partition("@")
+        shown = ",".join(
+            f"{k}={v:g}" for k, v in (("alpha", self.alpha), ("beta", self.beta)) if v != 0.5
+        )
+        return f"{base}({shown}){at}{cutoff}" if shown else self.column
+
+
+def diversity_measure(name: str | object) -> DiversityMeasure | None:
+    """The diversity measure ``name`` spells (``alpha_nDCG@20``, ``ERR-IA@10``,
+    ``alpha_nDCG(alpha=0.3)@10``), else None; a MeasureError for a parameter the measure does not
+    read or a value outside [0, 1]."""
     named = _NAMED.match(str(name))
     if named is None:
         return None
@@ -55,9 +74,9 @@ def diversity_name(name: str | object) -> str | None:
     column = SPELLINGS.get(f"{named['base']}{at}".lower())
     if column is None:
         return None
-    base, at = column.split("@")[0], column[len(column.split("@")[0]) :]
+    base = column.partition("@")[0]
     reads = [k for k, used in (("alpha", base in _ALPHA), ("beta", "NRBP" in base)) if used]
-    params = {"alpha": 0.5, "beta": 0.5}
+    params = {}
     for item in filter(str.strip, (named["params"] or "").split(",")):
         key, _, value = (part.strip() for part in item.partition("="))
         if key not in reads:
@@ -68,8 +87,14 @@ def diversity_name(name: str | object) -> str | None:
         if number is None:
             raise MeasureError(f"{column}: {key}={value} must be a number in [0, 1]")
         params[key] = number
-    shown = ",".join(f"{k}={v:g}" for k, v in params.items() if v != 0.5)
-    return f"{base}({shown}){at}" if shown else column
+    return DiversityMeasure(column, **params)
+
+
+def diversity_name(name: str | object) -> str | None:
+    """How the diversity measure ``name`` spells is printed (``alpha_nDCG@20``:
+    ``alpha-nDCG@20``), else None (see :func:`diversity_measure`)."""
+    measure = diversity_measure(name)
+    return None if measure is None else str(measure)
 
 
 def _unit(text: str) -> float | None:
@@ -78,15 +103,6 @@ def _unit(text: str) -> float | None:
     except ValueError:
         return None
     return value if 0.0 <= value <= 1.0 else None
-
-
-def _settings(name: str) -> tuple[str, float, float]:
-    """(ndeval's column, alpha, beta) of a name :func:`diversity_name` wrote."""
-    named = _NAMED.match(name)
-    assert named is not None
-    values = dict(item.split("=") for item in filter(None, (named["params"] or "").split(",")))
-    column = f"{named['base']}{named['at'] or ''}"
-    return column, float(values.get("alpha", 0.5)), float(values.get("beta", 0.5))
 
 
 def diversity_scores(
@@ -110,7 +126,9 @@ def diversity_scores(
     order = "the runs' rank column" if by_rank else "trec_eval's order"
     found = []
     for name in dict.fromkeys(names):
-        column, alpha, beta = _settings(name)
+        measure = diversity_measure(name)
+        assert measure is not None, name  # the names are diversity_name's
+        column, alpha, beta = measure.column, measure.alpha, measure.beta
         if (alpha, beta) not in computed:
             options = NdevalOptions(alpha=alpha, beta=beta, traditional=not by_rank)
             computed[alpha, beta] = {
