@@ -1,8 +1,8 @@
 """A gain table: the gain of each grade it lists, as trec_eval's ``ndcg.1=3,2=9`` and ir_measures'
 ``nDCG(gains={1:3,2:9})`` give one; a grade it does not list gains as the measure's ``gain`` says
 (linear: the grade itself, trec_eval's default). The table is a parameter of the gain measures
-(nDCG, DCG, NCG, G, ndcg_rel, Rndcg, the graded RBP), held as its canonical text so a measure stays a frozen,
-printable value; the ideal ranking is the judged documents sorted by their gains."""
+(nDCG, DCG, NCG, G, ndcg_rel, Rndcg, the graded RBP), held as its canonical text so a measure
+stays a frozen, printable value; the ideal ranking is the judged documents sorted by their gains."""
 
 from __future__ import annotations
 
