@@ -160,12 +160,6 @@ def diversity_scores(
     return found
 
 
-def split_diversity(names: Sequence[str | object]) -> tuple[list[str], list]:
-    """(the diversity measures among ``names``, by ndeval's names; the other names)."""
-    diverse = [d for d in (diversity_name(n) for n in names) if d is not None]
-    return diverse, [n for n in names if diversity_name(n) is None]
-
-
 def needs_qrels(names: Sequence[str]) -> OptionError:
     return OptionError(
         f"{', '.join(names)} {'needs' if len(names) == 1 else 'need'} diversity qrels (topic "

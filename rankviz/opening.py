@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rankviz.aggregate import aggregate_option
-from rankviz.diversity import diversity_name, diversity_scores, needs_qrels, split_diversity
 from rankviz.errors import MeasureError, OptionError
 from rankviz.evaluate import as_measures, collection_measures
 from rankviz.in_force import FILE, MEETING, decide, with_record
@@ -28,6 +27,7 @@ from rankviz.io.score_rules import ScoreRules, parse_range, score_rules
 from rankviz.measures import Measure, parse, refuse_without_closed_form
 from rankviz.pieces import RunSource
 from rankviz.settings import DEFAULT_MEASURES, EvalSettings
+from rankviz.side_measures import SIDES, side_name, side_scores, split_sides
 
 if TYPE_CHECKING:
     from rankviz.io.scores import Scores
@@ -70,6 +70,7 @@ def open_inputs(
     lower_is_better: Sequence[str] = (),
     ranges: Mapping[str, Sequence[float]] | None = None,
     diversity: str | Path | None = None,
+    judgment_groups: str | Path | None = None,
 ) -> Opened:
     """The inputs :meth:`Study.open <rankviz.study.Study.open>` describes (its parameters, the
     same)."""
@@ -120,16 +121,17 @@ def open_inputs(
     rules = rules_in_force(collection, lower_is_better, ranges)
     scored = read_scores_beside([*own, *scores], settings, rules)
     asked = list(measures or (collection.config.measures if collection is not None else ()))
-    diverse, others = split_diversity(asked)
-    if diverse:
-        path = diversity or (collection.subtopics_path if collection is not None else None)
-        if path is None:
-            raise needs_qrels(diverse)
+    beside, others = split_sides(asked)
+    if beside:
+        given = {"diversity": diversity, "judgment_groups": judgment_groups}
+        paths = {
+            kind: given[kind] or (side.path_in(collection) if collection is not None else None)
+            for kind, side in SIDES.items()
+        }
         runs_read = {s.name: read_run(s.path, name=s.name) for s in sources}
-        zero, by_rank = settings.missing == "zero", settings.ties.by_rank_column
-        scored += diversity_scores(path, runs_read, diverse, zero=zero, by_rank=by_rank)
+        scored += side_scores(beside, paths, runs_read, settings)
     if measures:
-        chosen = with_scores([diversity_name(m) or m for m in measures], scored, settings)
+        chosen = with_scores([side_name(m) or m for m in measures], scored, settings)
     elif collection is not None:
         own_measures = (
             collection_measures(collection, settings, [str(n) for n in others]) if others else []

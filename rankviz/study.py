@@ -89,6 +89,7 @@ class Study(Reports, Questions, Features, Reproducing, ChanceLevel, RunPasses):
         lower_is_better: Sequence[str] = (),
         ranges: Mapping[str, Sequence[float]] | None = None,
         diversity: str | Path | None = None,
+        judgment_groups: str | Path | None = None,
     ) -> Study:
         """A study of files (:func:`rankviz.opening.open_inputs`).
 
@@ -123,6 +124,10 @@ class Study(Reports, Questions, Features, Reproducing, ChanceLevel, RunPasses):
             Diversity qrels (``topic subtopic docno judgment``; default: a collection's
             ``subtopics.txt``) for ndeval's measures among ``measures`` (``alpha-nDCG@20``,
             ``ERR_IA@20``, ``NRBP``: :mod:`rankviz.diversity`).
+        judgment_groups
+            trec_eval's judgment groups (``qid group docno rel``, its ``-R qrels_jg`` file;
+            default: a collection's ``qrels_jg.txt``) for its measures among ``measures``
+            (``map_avgjg``, ``P_avgjg_10``: :mod:`rankviz.judgment_groups`).
 
         Returns
         -------
@@ -150,6 +155,7 @@ class Study(Reports, Questions, Features, Reproducing, ChanceLevel, RunPasses):
             lower_is_better=lower_is_better,
             ranges=ranges,
             diversity=diversity,
+            judgment_groups=judgment_groups,
         )
         study = cls(
             opened.qrels,

@@ -27,10 +27,10 @@ from rankviz.app.server import open_to_all
 from rankviz.app.state import UrlState
 from rankviz.app.text import md, message
 from rankviz.app.widgets import url_option
-from rankviz.diversity import diversity_name, split_diversity
 from rankviz.errors import RankvizError
 from rankviz.opening import collection_settings
 from rankviz.settings import EvalSettings
+from rankviz.side_measures import side_name, split_sides
 
 #: Projector mode: larger text, less padding, the page as wide as the screen (our own CSS, no user
 #: text; st.html sends a style-only string to the page's head, no markdown with raw HTML allowed
@@ -64,7 +64,7 @@ def frame(page: str = "") -> Context | None:
     selected, measure_names = measure_picker.choose_runs_and_measures(
         url, name, collection, run_names, new_uploads, list(scores)
     )
-    diverse, _ = split_diversity(measure_names)
+    beside, _ = split_sides(measure_names)
     k = url_option(url, st.sidebar, r.K, "frame", label="K (cutoff of the @K measures)")
     defaults = collection_settings(collection)
     conventions = sidebar.choose_conventions(url, name, defaults)
@@ -108,10 +108,9 @@ def frame(page: str = "") -> Context | None:
     given = {**conventions, "aggregate": aggregate, "group_by": group_by if grouped else None}
     try:
         settings = EvalSettings.from_args(given, base=defaults).replace(seed=0)
-        by_rank = settings.ties.by_rank_column
-        scores |= inputs.collection_diversity(collection, runs, diverse, by_rank=by_rank)
+        scores |= inputs.collection_sides(collection, runs, beside, settings)
         measures = measure_picker.measures_at(
-            [diversity_name(m) or m for m in measure_names], int(k), settings, scores
+            [side_name(m) or m for m in measure_names], int(k), settings, scores
         )
     except RankvizError as exc:
         st.error(md(exc))

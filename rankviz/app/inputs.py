@@ -22,7 +22,6 @@ import streamlit as st
 
 from rankviz import served
 from rankviz.app.cache import SHARED, stamp, store
-from rankviz.diversity import diversity_scores
 from rankviz.errors import RankvizError
 from rankviz.io.collection import Collection
 from rankviz.io.docs import Documents
@@ -30,6 +29,7 @@ from rankviz.io.model import Qrels, Run
 from rankviz.measures.score import Score
 from rankviz.opening import read_scores_beside
 from rankviz.settings import EvalSettings
+from rankviz.side_measures import SIDES, side_scores
 
 # a checkout's root (app.py, pages/, sample_data/), or site-packages
 _ROOT = Path(__file__).resolve().parents[2]
@@ -90,23 +90,31 @@ def collection_scores(collection: Collection) -> dict[str, Score]:
     return SHARED.get(key, read)
 
 
-def collection_diversity(
-    collection: Collection, runs: Mapping[str, Run], names: list[str], *, by_rank: bool
+def collection_sides(
+    collection: Collection,
+    runs: Mapping[str, Run],
+    wanted: Mapping[str, list[str]],
+    settings: EvalSettings,
 ) -> dict[str, Score]:
-    """ndeval's measures ``names`` of the collection's runs against its ``subtopics.txt``
-    (:mod:`rankviz.diversity`), computed once per content of the folder and order."""
-    path = collection.subtopics_path
-    if path is None or not names:
+    """The measures of judgments beside the qrels (:mod:`rankviz.side_measures`: ndeval's against
+    the collection's ``subtopics.txt``, trec_eval's judgment groups' against its
+    ``qrels_jg.txt``) of the collection's runs, computed once per content of the folder and the
+    conventions they read; a gap scores as ``missing`` says where they are measured."""
+    if not wanted:
         return {}
+    paths = {kind: side.path_in(collection) for kind, side in SIDES.items()}
     files = tuple((n, stamp(p)) for n, p in collection.run_paths.items())
-    key = ("diversity", str(collection.path), stamp(path), tuple(names), by_rank, files)
+    stamps = tuple((kind, stamp(p) if p is not None else None) for kind, p in paths.items())
+    read = (settings.ties.by_rank_column, settings.rel, settings.depth)
+    asked = tuple((kind, tuple(names)) for kind, names in wanted.items())
+    key = ("beside", str(collection.path), stamps, asked, read, files)
 
     def compute() -> dict[str, Score]:
         own = {n: runs[n] for n in collection.run_paths}
-        found = diversity_scores(path, own, names, zero=True, by_rank=by_rank)
+        found = side_scores(wanted, paths, own, settings.replace(missing="zero"))
         return {str(s): s for s in found}
 
-    with st.spinner("Computing the diversity measures…"):
+    with st.spinner("Computing the measures of the judgments beside the qrels…"):
         return SHARED.get(key, compute)
 
 

@@ -10,12 +10,12 @@ import streamlit as st
 from rankviz.app.state import UrlState
 from rankviz.app.text import message
 from rankviz.app.widgets import held
-from rankviz.diversity import DIVERSITY_MEASURES, diversity_name
 from rankviz.errors import MeasureError
 from rankviz.io.collection import Collection
 from rankviz.measures import FAMILIES, Measure, parse, refuse_without_closed_form, split_names
 from rankviz.measures.score import Score
 from rankviz.settings import EvalSettings
+from rankviz.side_measures import offered, side_name
 
 #: Measures offered besides the collection's: every family, at K where it takes a cutoff.
 TEMPLATES = tuple(
@@ -46,11 +46,23 @@ def _missing_runs(names: list[str]) -> str:
 
 def _accept_measure(text: str) -> bool:
     try:
-        if diversity_name(text) is None:
+        if side_name(text) is None:
             parse(text.replace("@K", "@10"))
         return True
     except MeasureError:
         return False
+
+
+def _as_printed(items: list[str]) -> list[str]:
+    """A link's measures as the page prints them (``P.5,10``: ``P@5``, ``P@10``;
+    ``P_avgjg.10``: ``P_avgjg_10``); one a measure cannot be is left for the link's warning."""
+    printed = []
+    for item in split_names(items):
+        try:
+            printed.append(side_name(item) or item)
+        except MeasureError:
+            printed.append(item)
+    return printed
 
 
 def choose_runs_and_measures(
@@ -72,19 +84,19 @@ def choose_runs_and_measures(
     given = None if held(runs_key) else default_runs
     selected = st.sidebar.multiselect("Runs", run_names, default=given, key=runs_key)
     own = [*collection.config.measures, *scores]
-    diverse = list(DIVERSITY_MEASURES) if collection.subtopics_path is not None else []
-    offered = list(dict.fromkeys([*own, *TEMPLATES, *diverse]))
+    beside = offered(collection)
+    choices = list(dict.fromkeys([*own, *TEMPLATES, *beside]))
     chosen_measures = url.choices(
         "measures",
-        offered,
+        choices,
         own,
         accept=_accept_measure,
-        spelled=split_names,
+        spelled=_as_printed,
     )
     measures_key = url.key("measures", "frame", name, value=chosen_measures)
     measure_names = st.sidebar.multiselect(
         "Measures",
-        list(dict.fromkeys([*offered, *chosen_measures])),
+        list(dict.fromkeys([*choices, *chosen_measures])),
         default=None if held(measures_key) else chosen_measures,
         accept_new_options=True,
         help="The collection's measures, every family at K, or type one: RR(rel=2)@5, "

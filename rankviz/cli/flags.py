@@ -142,6 +142,13 @@ def scores(parser: argparse.ArgumentParser) -> None:
         "collection's subtopics.txt",
     )
     parser.add_argument(
+        "--judgment-groups",
+        metavar="FILE",
+        help="trec_eval's judgment groups (qid group docno rel, its -R qrels_jg file) for its "
+        "measures beside the others (-m map_avgjg, P_avgjg_10, Rprec_mult_avgjg_0.50); default: "
+        "a collection's qrels_jg.txt",
+    )
+    parser.add_argument(
         "--score-range",
         action="append",
         default=[],

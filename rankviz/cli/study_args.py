@@ -66,6 +66,7 @@ def open_study(args: argparse.Namespace, *, quiet: bool = False) -> Study:
         lower_is_better=getattr(args, "lower_is_better", ()),
         ranges=ranges,
         diversity=getattr(args, "diversity", None),
+        judgment_groups=getattr(args, "judgment_groups", None),
     )
     for line in () if quiet else study.notes:
         warn(line)

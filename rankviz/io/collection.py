@@ -17,6 +17,8 @@
       collection.toml                          display name and defaults (optional)
       subtopics.txt                            diversity qrels, topic subtopic docno judgment
                                                (optional): ndeval's measures beside the others
+      qrels_jg.txt                             judgment groups, qid group docno rel (optional):
+                                               trec_eval's *_avgjg measures beside the others
       scores.* | scores/*                      per-query scores of any evaluator (optional;
                                                rankviz.io.scores), measures beside the runs';
                                                without runs/, the folder's only numbers
@@ -62,6 +64,7 @@ from rankviz.settings import DEFAULT_MEASURES, REL
 QRELS_NAMES = ("qrels.txt", "qrels.tsv", "qrels.parquet", "qrels.txt.gz")
 RUN_SUFFIXES_SKIPPED = (".md", ".json", ".toml", ".yaml", ".yml")
 SUBTOPICS = "subtopics.txt"  # diversity qrels (rankviz.diversity)
+JUDGMENT_GROUPS = "qrels_jg.txt"  # trec_eval's judgment groups (rankviz.judgment_groups)
 MORE_QRELS = re.compile(r"^qrels\.([A-Za-z0-9_-]+)\.(txt\.gz|txt|tsv|parquet)$")
 
 
@@ -85,6 +88,8 @@ class Collection:
     score_paths: tuple[Path, ...] = ()
     # diversity qrels (subtopics.txt: topic subtopic docno judgment), for ndeval's measures
     subtopics_path: Path | None = None
+    # judgment groups (qrels_jg.txt: qid group docno rel), for trec_eval's *_avgjg measures
+    judgment_groups_path: Path | None = None
 
     @property
     def name(self) -> str:
@@ -217,6 +222,9 @@ def open_collection(path: str | os.PathLike, *, confined: bool = False) -> Colle
         judges=judges,
         score_paths=score_paths,
         subtopics_path=root / SUBTOPICS if (root / SUBTOPICS).is_file() else None,
+        judgment_groups_path=(
+            root / JUDGMENT_GROUPS if (root / JUDGMENT_GROUPS).is_file() else None
+        ),
     )
 
 
@@ -341,6 +349,7 @@ def _refuse_links_out(root: Path) -> None:
         "query_groups.csv",
         "query_weights.tsv",
         SUBTOPICS,
+        JUDGMENT_GROUPS,
         "runs",
     ]
     for name in names:

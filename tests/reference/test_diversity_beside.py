@@ -201,6 +201,7 @@ def test_without_diversity_qrels_the_measure_is_refused_in_one_line(folder: Path
     assert given.returncode == 0 and "NRBP" in given.stdout
 
 
+@pytest.mark.slow
 def test_the_app_offers_them_and_shows_the_librarys_means(folder: Path, monkeypatch) -> None:
     from apptest import start
 

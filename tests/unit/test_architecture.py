@@ -68,6 +68,8 @@ LAYERS = [
             "rankviz.trec_eval",
             "rankviz.ndeval",
             "rankviz.diversity",
+            "rankviz.judgment_groups",
+            "rankviz.side_measures",
         ),
     ),
     ("figures and exports", ("rankviz.plots", "rankviz.export")),
