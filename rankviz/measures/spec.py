@@ -16,6 +16,7 @@ import numpy as np
 from rankviz.errors import MeasureError, OptionError
 from rankviz.measures.spellings import (
     IPREC_LEVELS,
+    TREC_EVAL_SETS,
     rewritten,
     split_outside_brackets,
     trec_eval_cutoffs,
@@ -300,9 +301,12 @@ def parse(text: str | Measure, *, defaults: dict[str, object] | None = None) -> 
 def expand(text: str | Measure, *, defaults: dict[str, object] | None = None) -> list[Measure]:
     """The measures one item of a list of measure names stands for: one, as :func:`parse` reads
     it, or for trec_eval's spelling of several cutoffs, ``P.5,10`` or ``ndcg_cut.5,10,20``, one per
-    cutoff (as ``trec_eval -m`` and ir_measures' ``parse_trec_measure`` read it)."""
+    cutoff (as ``trec_eval -m`` and ir_measures' ``parse_trec_measure`` read it), and for
+    trec_eval's sets ``official`` and ``all_trec`` their measures of the catalogue."""
     if isinstance(text, str) and text.strip() == "iprec_at_recall":
         return [parse(f"IPrec@{level}", defaults=defaults) for level in IPREC_LEVELS]
+    if isinstance(text, str) and text.strip() in TREC_EVAL_SETS:
+        return [parse(name, defaults=defaults) for name in TREC_EVAL_SETS[text.strip()]]
     spelled = trec_eval_cutoffs(text) if isinstance(text, str) else None
     if spelled is None:
         return [parse(text, defaults=defaults)]

@@ -48,6 +48,31 @@ _GAIN_TABLE = re.compile(
 )
 
 
+_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+_AT = [f"@{c}" for c in _CUTOFFS]
+#: trec_eval's sets of measures (``-m official``, ``-m all_trec``) as the catalogue's measures, in
+#: the order trec_eval prints them; left out: runid and num_q (not per query), gm_map and
+#: gm_bpref (summaries: the families logAP and logBpref hold their logs), relstring (a text) and
+#: rbp_resid (trec_eval's 0 where nothing retrieved is unjudged; RBP(residual=True) keeps what the
+#: ranks past the list could add)
+TREC_EVAL_SETS = {
+    "official": [
+        "NumRet", "NumRel", "NumRelRet", "AP", "Rprec", "Bpref", "RR",
+        *(f"IPrec@{level}" for level in IPREC_LEVELS), *(f"P{at}" for at in _AT),
+    ],
+    "all_trec": [
+        "NumRet", "NumRel", "NumRelRet", "AP", "Rprec", "Bpref", "RR",
+        *(f"IPrec@{level}" for level in IPREC_LEVELS), *(f"P{at}" for at in _AT),
+        *(f"R{at}" for at in _AT), "infAP", *(f"Rprec(mult={m / 10:g})" for m in range(2, 22, 2)),
+        "Utility", "IPrecAvg", "binG", "G", "nDCG", "ndcg_rel", "Rndcg",
+        *(f"nDCG{at}" for at in _AT), *(f"AP{at}" for at in _AT),
+        *(f"P(relative=True){at}" for at in _AT), "Hits@1", "Hits@5", "Hits@10",
+        "SetP", "SetP(relative=True)", "SetR", "SetAP", "SetF", "NumNonRelJudgedRet",
+        "RBP(p=0.9,graded=True)", "Unjudged@5", "Unjudged@10", "Unjudged@20",
+    ],
+}  # fmt: skip
+
+
 def rewritten(text: str) -> str:
     """One measure in trec_eval's spelling as the catalogue writes it (``P_10``: ``P@10``,
     ``ndcg.1=3,2=9``: ``nDCG(gains={1:3,2:9})``); any other text as it is. A MeasureError for a
