@@ -101,6 +101,7 @@ def test_a_second_change_to_the_same_widget_is_kept() -> None:
         assert at.query_params["measure"] == measure
 
 
+@pytest.mark.slow
 def test_query_parameters_restore_a_view() -> None:
     at = start(
         collection="dl-hard-passage",
@@ -146,6 +147,7 @@ def _widget(elements, label: str):
     return next(e for e in elements if e.label == label)
 
 
+@pytest.mark.slow
 def test_deltas_page_counts_queue_and_aligned_query_view() -> None:
     at = _deltas()
     assert not at.exception
@@ -359,6 +361,7 @@ def test_ties_page_random_orders_are_reproducible() -> None:
     assert means.loc["rrf", "random std"] > 0 and means.loc["bm25", "random std"] == 0
 
 
+@pytest.mark.slow
 def test_significance_page_matches_the_engine() -> None:
     at = start(
         "significance",

@@ -49,6 +49,7 @@ def test_rows_are_guessed_from_names_and_their_words() -> None:
     assert matched_rows(fewer) == 2
 
 
+@pytest.mark.slow
 def test_the_page_gives_the_summary_commands_numbers(tmp_path, capsys) -> None:
     at = start("across", compared="1", across_measure="AP", **ROWS)
     assert not at.exception and not at.error

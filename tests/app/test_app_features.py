@@ -11,6 +11,7 @@ from conftest import ROOT
 import rankviz as rv
 
 
+@pytest.mark.slow
 def test_the_page_shows_the_librarys_correlations_and_a_chart_each() -> None:
     folder = ROOT / "sample_data" / "dl-hard-passage"
     study = rv.Study.open(folder, measures=["nDCG@10"])
@@ -33,6 +34,7 @@ def test_the_page_shows_the_librarys_correlations_and_a_chart_each() -> None:
     ]
 
 
+@pytest.mark.slow
 def test_a_fused_run_joins_the_runs_with_the_librarys_numbers() -> None:
     """The sidebar's "Add a fused run": bm25 and dense by RRF join the runs as
     ``rrf60(bm25+dense)``, selected, with the AP of the library's fusion of the same runs."""

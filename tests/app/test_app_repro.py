@@ -10,6 +10,7 @@ from conftest import CRANFIELD
 import rankviz as rv
 
 
+@pytest.mark.slow
 def test_the_page_shows_the_librarys_numbers() -> None:
     runs = dict(orig_b="bm25", orig_a="rrf", rep_b="bm25-raw", rep_a="dense")
     at = start("repro", collection="cranfield", measures="AP,nDCG@10", **runs)

@@ -8,6 +8,7 @@ import re
 import shutil
 from pathlib import Path
 
+import pytest
 from apptest import start
 from conftest import CRANFIELD
 
@@ -21,6 +22,7 @@ HEADER = [
 ]
 
 
+@pytest.mark.slow
 def test_the_header_is_read_and_shown_as_text(tmp_path: Path, monkeypatch) -> None:
     folder = tmp_path / "headed"
     (folder / "runs").mkdir(parents=True)

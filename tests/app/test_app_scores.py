@@ -90,6 +90,7 @@ def test_deltas_and_significance_on_the_score_are_the_librarys(judged: Path) -> 
     assert table.loc["rrf", "p_value"] == pytest.approx(reference.pvalue, rel=1e-12)
 
 
+@pytest.mark.slow
 def test_the_query_view_shows_the_answers_a_score_judges_as_plain_text(judged: Path) -> None:
     """An ``answer`` column: the Per-query deltas page shows both runs' answers to the query in
     view, as written (markup in them shown, never rendered)."""

@@ -475,6 +475,7 @@ def test_a_paired_test_of_one_query_is_untested_not_an_error(tmp_path, capsys) -
     assert [r["n"] for r in rows] == [1, 1] and all(r["p_value"] is None for r in rows)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("variable", "value"),
     [

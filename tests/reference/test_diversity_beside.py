@@ -120,6 +120,7 @@ WITH_PARAMETERS = {
 }
 
 
+@pytest.mark.slow
 def test_alpha_and_beta_set_in_the_name_are_pyndevals_with_them(folder: Path) -> None:
     """ndeval's -alpha and -beta as the measure's parameters, ir_measures' spelling
     (``alpha_nDCG(alpha=0.3)@20``, ``NRBP(alpha=0.3,beta=0.8)``), beside the defaults' measure in
@@ -141,6 +142,7 @@ def test_alpha_and_beta_set_in_the_name_are_pyndevals_with_them(folder: Path) ->
     assert a != b  # the parameter reached the computation
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("name", "says"),
     [

@@ -135,6 +135,7 @@ def test_a_bad_table_is_refused_saying_why(text: str, says: str) -> None:
     assert says in str(raised.value)
 
 
+@pytest.mark.slow
 def test_the_command_line_takes_trec_evals_spelling_and_prints_the_catalogues(tmp_path) -> None:
     qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
     qrels.write_text("q 0 a 2\nq 0 b 1\n")

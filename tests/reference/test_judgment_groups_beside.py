@@ -45,6 +45,7 @@ def test_every_query_is_trec_evals_to_17_digits(case: str) -> None:
     assert len(printed) >= 5 * 12
 
 
+@pytest.mark.slow
 def test_trec_evals_spellings_read_as_the_printed_names(tmp_path: Path) -> None:
     done = run_cli(
         "evaluate", str(GENERATED / "qrels.txt"), str(GENERATED / "run.txt"),
@@ -63,6 +64,7 @@ def test_trec_evals_spellings_read_as_the_printed_names(tmp_path: Path) -> None:
         assert row.qid == "all" and row.value == summary[row.measure]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("arguments", "says"),
     [
@@ -97,6 +99,7 @@ def folder(tmp_path_factory) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_compare_is_scipys_paired_t_test_on_the_queries(folder: Path) -> None:
     done = run_cli(
         "compare", str(folder), "-m", "map_avgjg", "--baseline", "a", "--test", "t",

@@ -53,6 +53,7 @@ def _write(tmp_path: Path, seed: int) -> dict[str, Path]:
     return paths
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [3, 11])
 def test_every_number_is_repro_evals(tmp_path: Path, seed: int) -> None:
     from repro_eval.Evaluator import RpdEvaluator

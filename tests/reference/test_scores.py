@@ -29,6 +29,7 @@ def _evaluated(measures: list[str]) -> rv.Evaluation:
     return rv.evaluate(rv.read_qrels(QRELS), [rv.read_run(p) for p in RUNS.values()], measures)
 
 
+@pytest.mark.slow
 def test_trec_eval_and_ir_measures_outputs_are_the_values_they_print(tmp_path: Path) -> None:
     """``rankviz trec-eval -q`` (trec_eval's bytes) and ir_measures' ``-q`` of the same runs read
     back as the engine's values at the digits they print; trec_eval's names are the catalogue's."""
@@ -397,6 +398,7 @@ def test_an_answer_column_is_the_answers_not_a_measure(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_metrics_report_on_scores_alone_gives_the_evidence_of_the_values() -> None:
     """The nugget sample: Kendall's tau of the measures' means is scipy's, and each measure's
     discriminative power under the paired t test is the share of run pairs whose Holm-adjusted

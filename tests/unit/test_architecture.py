@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 from collections import defaultdict
 
+import pytest
 from conftest import PAGES, ROOT
 
 PACKAGE = ROOT / "rankviz"
@@ -154,6 +155,7 @@ def test_no_import_cycles() -> None:
             assert cycle is None, " -> ".join(cycle[cycle.index(cycle[-1]) :])
 
 
+@pytest.mark.slow
 def test_only_the_app_and_the_pages_import_streamlit() -> None:
     importers = {
         module_name(p)
