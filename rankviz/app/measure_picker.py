@@ -100,7 +100,7 @@ def choose_runs_and_measures(
         default=None if held(measures_key) else chosen_measures,
         accept_new_options=True,
         help="The collection's measures, every family at K, or type one: RR(rel=2)@5, "
-        "nDCG(gain=exp)@20, ...",
+        "nDCG(gain=exp)@20, nDCG(gains={1:3,2:9})@10, ...",
         key=measures_key,
     )
     return selected, measure_names
