@@ -85,10 +85,13 @@ def test_f_p_and_the_residual_are_statsmodels(systems: int, topics: int, seed: i
 
 def test_the_topic_set_size_is_the_fewest_topics_reaching_the_target() -> None:
     result = two_way_anova(TABLE_5_1)
-    for target in (0.1, 0.05, 0.02):
+    for target in (0.1, 0.05, 0.02, 0.001, 1e-4):  # up to some hundred thousand topics
         n = result.topics_for(target)
         assert result.margin_of_error(n) <= target < result.margin_of_error(n - 1)
     assert result.topics_for(result.moe) <= 20  # the margin the table itself has
+    assert result.topics_for(10.0) == 2  # any two topics reach it
+    with pytest.raises(OptionError, match="up to 10\\^7 topics"):
+        result.topics_for(1e-7)
 
 
 def test_a_topic_some_system_lacks_is_left_out() -> None:
