@@ -1,6 +1,8 @@
 """Across collections: the same runs on several collections against a baseline, per collection and
 pooled (random effects), with a forest plot per run."""
 
+import functools
+
 import streamlit as st
 
 from rankviz import export, plots, served
@@ -171,13 +173,13 @@ for row in frames["pooled"].itertuples(index=False):
 left, right = st.columns(2)
 left.download_button(
     "Download per collection (CSV)",
-    export.csv(per_collection, index=False),
+    functools.partial(export.csv, per_collection, index=False),
     file_name="rankviz_across_collections.csv",
     mime="text/csv",
 )
 right.download_button(
     "Download pooled (CSV)",
-    export.csv(frames["pooled"], index=False),
+    functools.partial(export.csv, frames["pooled"], index=False),
     file_name="rankviz_pooled.csv",
     mime="text/csv",
 )

@@ -2,6 +2,8 @@
 on one measure, against each feature of the queries (one chart each, a click opens the query in
 the Per-query deltas page), and its mean per category of each query group."""
 
+import functools
+
 import streamlit as st
 
 from rankviz import export, plots
@@ -57,7 +59,7 @@ for name, means in report.categorical.items():
     st.dataframe(means.style.format({"mean": "{:+.4f}"}), hide_index=True, width="stretch")
 st.download_button(
     "Download the correlations (CSV)",
-    export.csv(frames["correlations"]),
+    functools.partial(export.csv, frames["correlations"]),
     file_name=ctx.export_name("rankviz_features", "csv"),
     mime="text/csv",
 )

@@ -29,7 +29,7 @@ st.plotly_chart(
 )
 st.download_button(
     "Download first relevant ranks (CSV)",
-    export.csv(report.to_frames()["first_relevant_rank"]),
+    lambda: export.csv(report.to_frames()["first_relevant_rank"]),
     file_name=ctx.export_name("rankviz_first_relevant_rank", "csv"),
     mime="text/csv",
 )

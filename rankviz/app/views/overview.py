@@ -1,5 +1,7 @@
 """Overview: every selected run against every chosen measure, with confidence intervals."""
 
+import functools
+
 import pandas as pd
 import streamlit as st
 
@@ -133,13 +135,13 @@ else:
 left, right = st.columns(2)
 left.download_button(
     "Download table (CSV)",
-    export.csv(means),
+    functools.partial(export.csv, means),
     file_name=ctx.export_name("rankviz_overview", "csv"),
     mime="text/csv",
 )
 right.download_button(
     "Download table (LaTeX)",
-    export.latex(means, best=best).encode(),
+    lambda: export.latex(means, best=best).encode(),
     file_name=ctx.export_name("rankviz_overview", "tex"),
     mime="text/x-tex",
 )

@@ -1,5 +1,7 @@
 """Significance: which differences between runs can be trusted, and by how much."""
 
+import functools
+
 import streamlit as st
 
 from rankviz import export, plots
@@ -131,7 +133,7 @@ st.caption(
 st.plotly_chart(plots.forest(table, label, baseline), key="forest")
 st.download_button(
     "Download comparisons (CSV)",
-    export.csv(table, index=False),
+    functools.partial(export.csv, table, index=False),
     file_name=ctx.export_name(f"rankviz_significance_{label}", "csv"),
     mime="text/csv",
 )

@@ -1,5 +1,7 @@
 """Ties: how much each run's values depend on the order of documents with equal scores."""
 
+import functools
+
 import streamlit as st
 
 from rankviz import export, plots
@@ -49,7 +51,7 @@ st.dataframe(means.style.format("{:.4f}"), width="stretch")
 st.plotly_chart(plots.tie_intervals(means, label, ctx.colours), key="tie_intervals")
 st.download_button(
     "Download values per tie policy (CSV)",
-    export.csv(means),
+    functools.partial(export.csv, means),
     file_name=ctx.export_name("rankviz_ties", "csv"),
     mime="text/csv",
 )

@@ -1,6 +1,8 @@
 """Unjudged documents: how much every number rests on documents nobody judged, and which to judge
 first."""
 
+import functools
+
 import streamlit as st
 
 from rankviz import export, plots
@@ -120,7 +122,7 @@ else:
     )
     st.download_button(
         "Download documents to judge (CSV)",
-        export.csv(report.documents, index=False),
+        functools.partial(export.csv, report.documents, index=False),
         file_name=ctx.export_name("rankviz_to_judge", "csv"),
         mime="text/csv",
     )
