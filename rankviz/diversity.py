@@ -13,7 +13,6 @@ name sets them (``alpha_nDCG(alpha=0.3)@10``, ``NRBP(alpha=0.3,beta=0.8)``: ndev
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -117,7 +116,7 @@ def diversity_scores(
     at ``path``; ``by_rank``: each topic ordered by the run's rank column (ndeval's default), else
     by score as trec_eval orders it."""
     from rankviz.io.subtopics import read_subtopic_qrels
-    from rankviz.measures.score import Score, ScoreValues
+    from rankviz.measures.score import Score, ScoreValues, values_digest
     from rankviz.ndeval.report import NdevalOptions, ndeval_values, topics_of
 
     qrels = read_subtopic_qrels(path)
@@ -143,7 +142,6 @@ def diversity_scores(
             }
             for run, frame in values.items()
         }
-        text = "\n".join(f"{r}\t{q}\t{v!r}" for r in sorted(by_run) for q, v in by_run[r].items())
         found.append(
             Score(
                 name,
@@ -153,7 +151,7 @@ def diversity_scores(
                     zero,
                     f"{path} (ndeval 4.5's measure, alpha = {alpha:g}, beta = {beta:g}, on "
                     f"{order})",
-                    hashlib.sha256(text.encode()).hexdigest()[:16],
+                    values_digest(by_run),
                 ),
             )
         )

@@ -14,7 +14,6 @@ under the study's relevance threshold (``rel``, trec_eval's ``-l``) and run dept
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -103,14 +102,14 @@ def group_scores(
     """The measures ``names`` (as :func:`group_name` prints them) of each run against the
     judgment groups at ``path``, each group's ranking in trec_eval's order."""
     from rankviz.io.subtopics import read_grouped_qrels
-    from rankviz.measures.score import Score, ScoreValues
+    from rankviz.measures.score import Score, ScoreValues, values_digest
     from rankviz.trec_eval.judgment_groups import columns, group_lists
 
     groups = read_grouped_qrels(path)
     judged = frozenset(str(q) for qrels in groups.values() for q in qrels.query_ids)
     lists = {
-        run: group_lists(groups, found, rel=rel, depth=depth, judged_only=False)
-        for run, found in runs.items()
+        name: group_lists(groups, run, rel=rel, depth=depth, judged_only=False)
+        for name, run in runs.items()
     }
     found = []
     for name in dict.fromkeys(names):
@@ -124,13 +123,10 @@ def group_scores(
             }
             for run, own in lists.items()
         }
-        text = "\n".join(f"{r}\t{q}\t{v!r}" for r in sorted(by_run) for q, v in by_run[r].items())
         source = (
             f"{path} (trec_eval 10's {measure.name}, each group's ranking in trec_eval's order)"
         )
-        values = ScoreValues(
-            by_run, judged, zero, source, hashlib.sha256(text.encode()).hexdigest()[:16]
-        )
+        values = ScoreValues(by_run, judged, zero, source, values_digest(by_run))
         found.append(Score(name, values=values))
     return found
 

@@ -180,7 +180,7 @@ def scores_as_measures(
                 frozenset(q for held in runs.values() for q in held),
                 zero,
                 ", ".join(sources[name]),
-                _digest(runs),
+                values_digest(runs),
             ),
             answers=texts.get(name, {}),
         )
@@ -204,7 +204,7 @@ def answers_of(scores: Sequence[Scores]) -> dict[str, dict[str, dict[str, str]]]
     return texts
 
 
-def _digest(runs: Mapping[str, Mapping[str, float]]) -> str:
+def values_digest(runs: Mapping[str, Mapping[str, float]]) -> str:
     """A hash of every (run, query, value), in a fixed order (the values' exact doubles)."""
     text = "\n".join(
         f"{run}\t{query}\t{value!r}"
