@@ -3,6 +3,7 @@ the same queries, in full or, when only a few queries were judged since, for tho
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Collection, Set
 from dataclasses import replace
 
@@ -133,26 +134,26 @@ class Keeping:
 
 
 class LastRunKept:
-    """An orderer that keeps the tables of the run asked for last (one per policy and cut) and
-    forgets them when another run is asked for: a report that asks for each run's tables under
-    several policies, run after run, builds trec_eval's once per run (the policies derived from it
-    ask for it again) and holds one run's tables at a time."""
+    """An orderer that keeps the tables of the run asked for last in each thread (one per policy
+    and cut) and forgets them when that thread asks for another run: a report that asks for each
+    run's tables under several policies, run after run, builds trec_eval's once per run (the
+    policies derived from it ask for it again) and holds one run's tables per thread at a time."""
 
     def __init__(self, base: Orderer) -> None:
         self.base = base
-        self.name: str | None = None
-        self.tables: list[tuple[Qrels, TiePolicy, RunCut, RankingTable]] = []
+        self.kept = threading.local()  # .name, .tables: this thread's run and its tables
 
     def __call__(
         self, name: str, run: Callable[[], Run], qrels: Qrels, ties: TiePolicy, cut: RunCut
     ) -> RankingTable:
-        if name != self.name:
-            self.name, self.tables = name, []
-        for judged, rule, kept_cut, table in self.tables:
+        if getattr(self.kept, "name", None) != name:
+            self.kept.name, self.kept.tables = name, []
+        tables: list[tuple[Qrels, TiePolicy, RunCut, RankingTable]] = self.kept.tables
+        for judged, rule, kept_cut, table in tables:
             if judged is qrels and rule == ties and kept_cut == cut:
                 return table
         table = self.base(name, run, qrels, ties, cut)
-        self.tables.append((qrels, ties, cut, table))
+        tables.append((qrels, ties, cut, table))
         return table
 
 

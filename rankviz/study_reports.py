@@ -108,9 +108,11 @@ class Reports:
         *,
         rng: np.random.Generator | int | None = None,
         progress: Callable[[int], None] | None = None,
+        runs_at_once: int = 1,
     ) -> TieReport:
         """Every run under every report policy (:func:`rankviz.analyses.ties.tie_report`);
-        ``progress`` is told each run done."""
+        ``progress`` is told each run done; ``runs_at_once`` runs side by side (the app's two, as
+        its passes; the command line's one, which holds one run's tables at a time)."""
         from rankviz.analyses.ties import report_from_tables
 
         study = self.sharing(LastRunKept(self.orderer))
@@ -125,6 +127,7 @@ class Reports:
             weights=self.weights,
             rng=rng,
             progress=progress,
+            runs_at_once=runs_at_once,
         )
 
     def unjudged_report(

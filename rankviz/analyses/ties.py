@@ -9,6 +9,7 @@ runs can swap places. Shared by ``rankviz ties`` and the app's Ties page.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -185,6 +186,7 @@ def report_from_tables(
     weights: Mapping[str, float] | None = None,
     rng: np.random.Generator | int | None = None,
     progress: Callable[[int], None] | None = None,
+    runs_at_once: int = 1,
 ) -> TieReport:
     """Every run under every policy of :data:`REPORT_POLICIES`; with ``options.trials`` > 0 also the
     mean of that many random orders (column ``random``) and its spread over trials (``random std``).
@@ -192,44 +194,59 @@ def report_from_tables(
     each policy (:func:`verdict_changes`).
 
     ``table_under(name, policy)``: the run's ranking table under that policy, asked run after run
-    (every policy of one run, then the next run's), so an orderer that keeps one run's tables
-    builds trec_eval's once for the policies derived from it. What the report needs from a table
-    (per-query values, tie statistics, random trials) is taken before the next is asked for.
-    ``progress`` is told each run done.
+    in each thread (every policy of one run, then that thread's next run's), so an orderer that
+    keeps one run's tables per thread builds trec_eval's once for the policies derived from it.
+    What the report needs from a table (per-query values, tie statistics, random trials) is taken
+    before the next is asked for. ``runs_at_once`` runs are taken side by side (NumPy and Arrow
+    release the interpreter for most of the work; each holds its tables meanwhile), except with
+    random orders, whose draws follow the runs' order. ``progress`` is told each run done (in the
+    calling thread).
     """
     settings = settings or EvalSettings()
     options = options or TieReportSettings()
     cutoff, trials = options.k, options.trials
     generator = np.random.default_rng(settings.seed if rng is None else rng)
-    parts: dict[str, list[Evaluation]] = {policy: [] for policy in (*REPORT_POLICIES, RANDOM.name)}
-    statistics = {}
-    for name in names:
+
+    def one_run(name: str) -> tuple[dict[str, Evaluation], pd.DataFrame]:
+        found, statistics = {}, None
         for rule in map(policy_of, REPORT_POLICIES):
             table = table_under(name, rule.name)
             under = settings.replace(ties=rule)
             # the closed forms: of the measures that have one (the others' sections go without)
             taken = [m for m in measures if m.has_closed_form or not rule.closed_form]
             if taken:
-                parts[rule.name].append(
-                    evaluate_tables({name: table}, taken, under, groups=groups, weights=weights)
+                found[rule.name] = evaluate_tables(
+                    {name: table}, taken, under, groups=groups, weights=weights
                 )
             if rule == TREC_EVAL:  # the statistics and the random orders: from trec_eval's table
-                statistics[name] = tie_statistics(table, cutoff)
+                statistics = tie_statistics(table, cutoff)
                 if trials > 0:
                     drawn = settings.replace(ties=RANDOM, trials=trials)
-                    parts[RANDOM.name].append(
-                        evaluate_tables(
-                            {name: table},
-                            measures,
-                            drawn,
-                            groups=groups,
-                            weights=weights,
-                            rng=generator,
-                        )
+                    found[RANDOM.name] = evaluate_tables(
+                        {name: table},
+                        measures,
+                        drawn,
+                        groups=groups,
+                        weights=weights,
+                        rng=generator,
                     )
             del table
-        if progress is not None:
-            progress(1)
+        assert statistics is not None  # trec_eval's order is among the report's policies
+        return found, statistics
+
+    done = {}
+    with ThreadPoolExecutor(max_workers=1 if trials > 0 else max(1, runs_at_once)) as pool:
+        futures = {pool.submit(one_run, name): name for name in names}
+        for future in as_completed(futures):
+            done[futures[future]] = future.result()
+            if progress is not None:
+                progress(1)
+    parts: dict[str, list[Evaluation]] = {policy: [] for policy in (*REPORT_POLICIES, RANDOM.name)}
+    statistics = {}
+    for name in names:  # in the runs' order, whichever finished first
+        by_policy, statistics[name] = done[name]
+        for policy, evaluation in by_policy.items():
+            parts[policy].append(evaluation)
     evaluations = {policy: combine(found) for policy, found in parts.items() if found}
     sections = {}
     for measure in map(str, measures):

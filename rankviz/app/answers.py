@@ -14,7 +14,7 @@ import pandas as pd
 
 from rankviz.analyses.checks import TOP_K
 from rankviz.app import compute
-from rankviz.app.compute import settings_text
+from rankviz.app.compute import PASS_WORKERS, settings_text
 from rankviz.app.framed import Framed
 from rankviz.app.progressing import counted
 from rankviz.measures import Measure
@@ -126,7 +126,9 @@ class Answers:
 
         def build():
             with counted(len(self.selected), "Runs under every tie order") as progress:
-                return self.study().tie_report(tests, options, rng=seed, progress=progress)
+                return self.study().tie_report(
+                    tests, options, rng=seed, progress=progress, runs_at_once=PASS_WORKERS
+                )
 
         return compute.report("ties", self.key(), details, build)
 

@@ -202,3 +202,20 @@ def test_the_tie_report_tells_each_run_done() -> None:
     told: list[int] = []
     study.tie_report(progress=told.append)
     assert told == [1] * len(study.run_names)
+
+
+@pytest.mark.parametrize("trials", [0, 3])
+def test_the_tie_report_of_runs_side_by_side_is_the_one_of_runs_in_turn(trials: int) -> None:
+    """The app takes two runs at once (each thread keeps its own run's tables): the same report,
+    number for number and in the runs' order, as one run after another; with random orders (whose
+    draws follow the runs' order) too, since those are then taken in turn."""
+    from rankviz.report_settings import TieReportSettings
+
+    study = rv.Study.open(SAMPLES / "cranfield", measures=["AP", "nDCG@10", "RR"])
+    options = TieReportSettings(trials=trials)
+    told: list[int] = []
+    side_by_side = study.tie_report(options=options, rng=5, progress=told.append, runs_at_once=2)
+    in_turn = study.tie_report(options=options, rng=5)
+    assert told == [1] * len(study.run_names)
+    assert side_by_side.to_dict() == in_turn.to_dict()
+    assert list(side_by_side.statistics.index) == study.run_names
