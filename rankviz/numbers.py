@@ -11,6 +11,22 @@ import numpy as np
 
 P_FLOOR = 1e-4
 
+#: Two sums of the same numbers in another order (another BLAS kernel, another CPU) differ in their
+#: last bits: a decision (a sign, an order, a tie) takes values closer than this, relative to the
+#: size of what was summed, as equal. Far above rounding (1e-16 a term), far below any digit a
+#: measure reports.
+ROUNDING = 1e-9
+
+
+def decided_signs(totals, sizes) -> np.ndarray:
+    """The signs of ``totals`` (sums or means), 0 where a total is within :data:`ROUNDING` of zero
+    relative to ``sizes`` (the same sums of the terms' absolute values): a sign that the last bits
+    of a sum would decide is no sign."""
+    totals = np.asarray(totals, dtype=np.float64)
+    return np.where(
+        np.abs(totals) <= ROUNDING * np.asarray(sizes, dtype=np.float64), 0.0, np.sign(totals)
+    )
+
 
 def p_text(p: float) -> str:
     """A p-value as a reader wants it: 4 significant digits, ``< 1e-4`` below that (a resampling

@@ -35,6 +35,8 @@ OPEN_TO_ALL = (
 
 #: What a provider's section of ``[auth]`` needs (Streamlit's OpenID Connect sign-in).
 PROVIDER_KEYS = ("client_id", "client_secret", "server_metadata_url")
+#: The fewest characters of a cookie secret (Streamlit signs every session's cookie with it).
+COOKIE_SECRET_LENGTH = 32
 
 
 def checked_auth(path: str) -> Path:
@@ -55,18 +57,47 @@ def checked_auth(path: str) -> Path:
     for key in ("redirect_uri", "cookie_secret"):
         if not isinstance(auth.get(key), str) or not auth[key]:
             raise OptionError(f"--auth {path}: [auth] needs {key}")
+    if problem := _web_address(auth["redirect_uri"]):
+        raise OptionError(f"--auth {path}: redirect_uri {problem}")
     if not auth["redirect_uri"].rstrip("/").endswith("/oauth2callback"):
         raise OptionError(
             f"--auth {path}: redirect_uri is the app's address followed by /oauth2callback, "
             f"e.g. https://rankviz.example.org/oauth2callback, not {auth['redirect_uri']!r}"
         )
+    if len(auth["cookie_secret"]) < COOKIE_SECRET_LENGTH:
+        raise OptionError(
+            f"--auth {path}: cookie_secret signs every session's cookie: give at least "
+            f"{COOKIE_SECRET_LENGTH} random characters (python3 -c 'import secrets; "
+            "print(secrets.token_urlsafe(32))'), not "
+            f"{len(auth['cookie_secret'])}"
+        )
     sections = [auth, *(v for v in auth.values() if isinstance(v, dict))]
-    if not any(all(isinstance(s.get(k), str) and s[k] for k in PROVIDER_KEYS) for s in sections):
+    providers = [
+        s for s in sections if all(isinstance(s.get(k), str) and s[k] for k in PROVIDER_KEYS)
+    ]
+    if not providers:
         raise OptionError(
             f"--auth {path}: no provider: [auth] (or an [auth.NAME] section) needs "
             + ", ".join(PROVIDER_KEYS)
         )
+    for section in providers:
+        if problem := _web_address(section["server_metadata_url"]):
+            raise OptionError(f"--auth {path}: server_metadata_url {problem}")
     return file
+
+
+def _web_address(text: str) -> str:
+    """Why ``text`` is not an http(s) address with a host ("" when it is one)."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(text.strip())
+        parts.port  # noqa: B018 (raises on a port that is not a number)
+    except ValueError:
+        return f"is not a web address: {text!r}"
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return f"is not an http:// or https:// address with a host: {text!r}"
+    return ""
 
 
 def loopback(address: str) -> bool:
@@ -86,11 +117,12 @@ IN_PIECES_ABOVE = 128 * 2**20
 
 
 def collection_folders(samples: Path, extra: list[str]) -> dict[str, Path]:
-    """The sample collections in ``samples`` plus the folders (or ``irds:ID`` datasets) given, by
-    the name a visitor sees: two folders of one name are numbered, never shown by their path."""
+    """The folders (or ``irds:ID`` datasets) given, by the name a visitor sees (two folders of one
+    name are numbered, never shown by their path); the sample collections in ``samples`` only when
+    none is given: a server serves the collections it is given and nothing beside them."""
     found = (
         {p.name: p for p in sorted(samples.iterdir()) if (p / "runs").is_dir()}
-        if samples.is_dir()
+        if samples.is_dir() and not extra
         else {}
     )
     for folder in extra:

@@ -14,6 +14,7 @@ from rankviz.errors import OptionError
 from rankviz.evaluate import evaluate_tables
 from rankviz.evaluation import Evaluation
 from rankviz.measures import Measure, make
+from rankviz.numbers import decided_signs
 from rankviz.ranking import RankingTable
 from rankviz.settings import EvalSettings
 from rankviz.significance_options import TestSettings
@@ -120,9 +121,15 @@ def swap_rate(
     np.put_along_axis(first, order[:, :half], 1.0 / half, axis=1)
     np.put_along_axis(second, order[:, half : 2 * half], 1.0 / half, axis=1)
     left, right = np.triu_indices(runs, 1)
-    sign_first = np.sign((first @ values)[:, left] - (first @ values)[:, right])
-    sign_second = np.sign((second @ values)[:, left] - (second @ values)[:, right])
-    return float(np.mean(sign_first * sign_second < 0))
+    magnitudes = np.abs(values)
+
+    def signs(half_weights: np.ndarray) -> np.ndarray:
+        # a matrix product's last bits depend on the BLAS kernel: two half-means equal to the
+        # last bits are tied, on every CPU
+        means, sizes = half_weights @ values, half_weights @ magnitudes
+        return decided_signs(means[:, left] - means[:, right], sizes[:, left] + sizes[:, right])
+
+    return float(np.mean(signs(first) * signs(second) < 0))
 
 
 def swap_rates(

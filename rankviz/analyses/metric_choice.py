@@ -44,6 +44,7 @@ from rankviz.evaluate import as_measures, evaluate_tables
 from rankviz.evaluation import Evaluation
 from rankviz.io.groups import QueryGroups
 from rankviz.measures import Measure, parse
+from rankviz.numbers import decided_signs
 from rankviz.ranking import RankingTable
 from rankviz.report_settings import MetricSettings
 from rankviz.settings import EvalSettings
@@ -256,7 +257,9 @@ def head_to_head(report: MetricReport, a: str, b: str) -> HeadToHead:
     rows = []
     for first, second in combinations(runs, 2):
         da, db = means.at[first, a] - means.at[second, a], means.at[first, b] - means.at[second, b]
-        if np.sign(da) != np.sign(db):
+        size_a = abs(means.at[first, a]) + abs(means.at[second, a])
+        size_b = abs(means.at[first, b]) + abs(means.at[second, b])
+        if decided_signs(da, size_a) != decided_signs(db, size_b):
             rows.append({"run 1": first, "run 2": second, f"delta {a}": da, f"delta {b}": db})
     return HeadToHead(
         a=a,

@@ -122,7 +122,9 @@ def bootstrap(
         [_bootstrap_counts(generator, m, n) @ rows.T / n for m in _batches(n_resamples, batch)]
     )
     shifted = means - observed
-    gamma = np.abs(np.finfo(np.float64).eps * 100 * observed)
+    # as the randomization test's: a bound on a mean's error summed by another kernel, not zero at
+    # a mean of zero
+    gamma = np.finfo(np.float64).eps * 100 * np.maximum(np.abs(observed), np.abs(rows).sum(-1))
     if alternative == "greater":
         count = (shifted >= observed - gamma).sum(0)
     elif alternative == "less":

@@ -20,6 +20,7 @@ import numpy as np
 
 from rankviz.analyses.tukey import Progress, TukeyResult, tukey_hsd
 from rankviz.errors import OptionError
+from rankviz.numbers import ROUNDING
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -27,9 +28,6 @@ if TYPE_CHECKING:
     from rankviz.evaluation import Evaluation
     from rankviz.significance_options import TestSettings
 
-#: Two resampled means closer than this (relative) are tied: sums in another order differ in the
-#: last bits.
-TIED = 1e-9
 COLUMNS = ["measure", "run", "mean", "rank", "rank_low", "rank_high", "group", "queries"]
 
 
@@ -37,7 +35,7 @@ def competition_ranks(means: np.ndarray) -> np.ndarray:
     """Ranks of the runs (last axis), 1 = best: one plus the runs whose mean is higher (ties share a
     rank)."""
     means = np.asarray(means, dtype=np.float64)
-    tolerance = TIED * np.maximum(1.0, np.abs(means))
+    tolerance = ROUNDING * np.maximum(1.0, np.abs(means))
     higher = means[..., None, :] > (means + tolerance)[..., :, None]
     return 1 + higher.sum(axis=-1)
 

@@ -28,8 +28,8 @@ def add_report_commands(commands) -> None:
         nargs="*",
         metavar="DIR",
         help="collection folders (or "
-        "irds:DATASET_ID) to serve; default: the "
-        "sample collections (a checkout's three, else the Cranfield collection the "
+        "irds:DATASET_ID) to serve, and nothing beside them; with none: the "
+        "sample collections (a checkout's, else the Cranfield collection the "
         "package ships)",
     )
     ap.add_argument(

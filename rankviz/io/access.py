@@ -10,6 +10,7 @@ judges; without sign-in (one person on their own machine) whoever uses the app o
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -34,21 +35,61 @@ NEEDS = {
     "lock": Role.OWNER,
     "unlock": Role.OWNER,
 }
-_PATTERN = re.compile(r"\*|\*@[^@\s*]+|[^@\s*]+@[^@\s*]+")
 LISTS = ("viewers", "judges", "owners")
+_DOMAIN = re.compile(r"(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]*[a-z0-9])?")
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
-def _matches(pattern: str, email: str) -> bool:
+def mail_address(raw: object) -> str:
+    """An e-mail address as the roles compare it, as the mail standards do: one ``@``, the domain
+    case-folded as ASCII (an internationalised domain in its ``xn--`` form), the local part's ASCII
+    letters lower-cased and nothing else folded. ``str.lower`` would fold the KELVIN SIGN of
+    ``\u212aate@example.org`` into kate's address; such an address is refused instead, as is
+    anything that is not one address (a list, two ``@``, spaces). Raises ValueError saying why."""
+    if not isinstance(raw, str):
+        raise ValueError(f"the e-mail address given is not one address but a {type(raw).__name__}")
+    text = raw.strip()
+    local, _, domain = text.rpartition("@")
+    if text.count("@") != 1 or not local or not domain:
+        raise ValueError(f"{text!r} is not one e-mail address (one @ between a name and a domain)")
+    if any(c.isspace() or unicodedata.category(c).startswith("C") for c in text):
+        raise ValueError(f"{text!r} holds spaces or control characters: not an e-mail address")
+    domain = domain.translate(_ASCII_LOWER)
+    if not _DOMAIN.fullmatch(domain):
+        raise ValueError(
+            f"{text!r}: its domain is not letters, digits, dots and hyphens (an internationalised "
+            "domain is written in its xn-- form)"
+        )
+    if unicodedata.normalize("NFKC", local) != local:
+        raise ValueError(
+            f"{text!r}: its name holds compatibility characters (such as U+212A KELVIN SIGN) that "
+            "would read as another address"
+        )
+    return f"{local.translate(_ASCII_LOWER)}@{domain}"
+
+
+def _pattern(text: str) -> str:
+    """An ``[access]`` entry in the form :func:`mail_address` gives: ``*``, ``*@domain`` or an
+    address. Raises ValueError."""
+    if text.strip() == "*":
+        return "*"
+    if text.strip().startswith("*@"):
+        return "*@" + mail_address("x" + text.strip()[1:]).partition("@")[2]
+    return mail_address(text)
+
+
+def _matches(pattern: str, address: str) -> bool:
     if pattern == "*":
         return True
     if pattern.startswith("*@"):
-        return email.endswith(pattern[1:])
-    return email == pattern
+        return address.partition("@")[2] == pattern[2:]
+    return address == pattern
 
 
 @dataclass(frozen=True)
 class Access:
-    """A collection's ``[access]`` lists (lower-cased); ``declared``: whether it has the table."""
+    """A collection's ``[access]`` lists (as :func:`mail_address` writes them); ``declared``:
+    whether it has the table."""
 
     viewers: tuple[str, ...] = ()
     judges: tuple[str, ...] = ()
@@ -56,16 +97,20 @@ class Access:
     declared: bool = False
 
     def role(self, email: str) -> Role:
-        """The role of a signed-in person, by the e-mail address the provider vouches for."""
+        """The role of a signed-in person, by the e-mail address the provider vouches for (not
+        one address, :func:`mail_address`: no role)."""
+        try:
+            address = mail_address(email)
+        except ValueError:
+            return Role.NONE
         if not self.declared:
             return Role.JUDGE
-        address = email.strip().lower()
         for role, patterns in (
             (Role.OWNER, self.owners),
             (Role.JUDGE, self.judges),
             (Role.VIEWER, self.viewers),
         ):
-            if address and any(_matches(p, address) for p in patterns):
+            if any(_matches(p, address) for p in patterns):
                 return role
         return Role.NONE
 
@@ -83,12 +128,12 @@ def read_access(table: object) -> Access:
         value = table.get(key, [])
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ValueError(f'[access] {key} must be a list, e.g. {key} = ["ann@example.org"]')
-        for pattern in value:
-            if not _PATTERN.fullmatch(pattern.strip()):
-                raise ValueError(
-                    f"[access] {key}: {pattern!r} is neither an e-mail address nor *@domain"
-                )
-        found[key] = tuple(v.strip().lower() for v in value)
+        try:
+            found[key] = tuple(_pattern(pattern) for pattern in value)
+        except ValueError as exc:
+            raise ValueError(
+                f"[access] {key}: {exc}; write an e-mail address or *@domain"
+            ) from None
     return Access(**found, declared=True)
 
 

@@ -45,13 +45,20 @@ def team(tmp_path, monkeypatch):
     return tmp_path / "notes" / "team.sqlite"
 
 
-def visit(email: str | None, page: str = "deltas", **params: str) -> AppTest:
-    """The app with sign-in configured, as ``email`` signed in (None: not signed in)."""
+def visit(
+    email: object, page: str = "deltas", *, verified: object = True, **params: str
+) -> AppTest:
+    """The app with sign-in configured, as ``email`` signed in (None: not signed in), the provider
+    saying ``email_verified = verified``."""
     at = AppTest.from_string(
         f"from rankviz.app.pages import navigate\nnavigate(default={page!r})\n", default_timeout=120
     )
     at.secrets["auth"] = AUTH
-    at.user = {"is_logged_in": False} if email is None else {"is_logged_in": True, "email": email}
+    at.user = (
+        {"is_logged_in": False}
+        if email is None
+        else {"is_logged_in": True, "email": email, "email_verified": verified}
+    )
     for key, value in params.items():
         at.query_params[key] = value
     return at.run()
@@ -70,10 +77,23 @@ def test_a_visitor_not_signed_in_sees_the_sign_in_and_no_run_or_number(team) -> 
 
 
 @pytest.mark.slow
-def test_a_person_sees_only_the_collections_that_list_them(team) -> None:
+def test_a_person_sees_only_the_collections_that_list_them(team, monkeypatch) -> None:
     outsider = visit("eve@elsewhere.net", "overview")
-    names = outsider.sidebar.selectbox[0].options
-    assert "team" not in names and "cranfield" in names  # the samples have no [access]
+    assert not outsider.exception and not outsider.sidebar.selectbox  # no sample beside team
+    assert any("No collection of this server lists eve@" in i for i in said(outsider, "info"))
+    # a second collection, without [access]: every signed-in person sees it
+    shutil.copytree(
+        CRANFIELD, team.parent.parent / "open", ignore=shutil.ignore_patterns("*.sqlite*")
+    )
+    served = [
+        "app.py",
+        "--data",
+        str(team.parent.parent / "team"),
+        "--data",
+        str(team.parent.parent / "open"),
+    ]
+    monkeypatch.setattr("sys.argv", served)
+    assert visit("eve@elsewhere.net", "overview").sidebar.selectbox[0].options == ["open"]
     viewer = visit("vic@example.org", "overview", collection="team")
     assert viewer.sidebar.selectbox[0].value == "team" and not viewer.exception
     assert any("Signed in as vic@example.org" in c for c in said(viewer.sidebar, "caption"))
@@ -82,6 +102,36 @@ def test_a_person_sees_only_the_collections_that_list_them(team) -> None:
         across = visit(email, "across")
         options = [option for widget in across.multiselect for option in widget.options]
         assert not across.exception and ("team" in options) == offered, email
+
+
+@pytest.mark.parametrize(
+    ("email", "verified", "says"),
+    [
+        ("olga@example.org", False, "did not say it verified your e-mail address"),
+        ("olga@example.org", None, "did not say it verified your e-mail address"),
+        ("olga@example.org", "false", "did not say it verified your e-mail address"),
+        ("\u212aate@example.org", True, "compatibility characters"),
+        (["olga@example.org"], True, "not one address but a list"),
+        ("mallory@evil.com@example.org", True, "not one e-mail address"),
+    ],
+)
+def test_a_sign_in_the_provider_did_not_vouch_for_gets_no_role(
+    team, email: object, verified: object, says: str
+) -> None:
+    """The owner's address unverified, a KELVIN SIGN that lowers to a k, a list, two @: each is
+    told why on the page, sees no collection, and is named nowhere as signed in."""
+    at = visit(email, "deltas", verified=verified, collection="team", query="1")
+    assert not at.exception
+    assert [e for e in said(at, "error") if says in e.replace("\u2060", "")], said(at, "error")
+    assert not at.dataframe and not at.sidebar.selectbox and not at.get("metric")
+    assert not any("Signed in as" in c for c in said(at.sidebar, "caption"))
+    assert [b.label for b in at.button] == ["Sign out"]
+
+
+def test_a_verified_address_in_cognitos_string_form_signs_in(team) -> None:
+    at = visit("Olga@Example.org", "overview", verified="true", collection="team")
+    assert not at.exception
+    assert any("Signed in as olga@example.org" in c for c in said(at.sidebar, "caption"))
 
 
 def test_a_server_with_sign_in_beyond_its_machine_shows_no_open_banner(team) -> None:

@@ -72,19 +72,39 @@ def team_server(provider, tmp_path_factory):
         yield url, root / "notes" / "team.sqlite"
 
 
-def signed_in(browser, url: str, email: str | None, path: str):
+def vouch(provider: str, subject: str, claims: dict) -> None:
+    """The provider's account ``subject`` given ``claims`` (its ``PUT /users/SUB``), as an account
+    of a real provider holds what its owner typed into a profile."""
+    import json
+    import urllib.parse
+    import urllib.request
+
+    request = urllib.request.Request(
+        f"{provider}/users/{urllib.parse.quote(subject)}",
+        data=json.dumps(claims).encode(),
+        method="PUT",
+        headers={"Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        assert answer.status == 204
+
+
+def signed_in(browser, url: str, email: str | None, path: str, *, provider: str, claims=None):
     """A new browser context signed in as ``email`` through the provider's form (None: not signed
-    in), showing ``path``."""
+    in), showing ``path``; the account's claims are ``claims``, by default ``email`` verified."""
     context = browser.new_context(viewport={"width": 1280, "height": 720})
     page = context.new_page()
     page.set_default_timeout(60_000)
     if email is not None:
+        vouch(provider, email, claims or {"email": email, "email_verified": True})
         open_page(page, url)
         page.get_by_role("button", name="Sign in").click()
         page.locator('input[name="sub"]').fill(email)  # the provider's authorization form
         page.get_by_role("button", name="Authorize").click()
-        says(page, f"Signed in as {email}")
-    open_page(page, f"{url}{path}")
+        if claims is None:
+            says(page, f"Signed in as {email}")
+    if claims is None:
+        open_page(page, f"{url}{path}")
     return context, page
 
 
@@ -102,15 +122,17 @@ def says(page, text: str) -> None:
 QUERY_VIEW = "/deltas?collection=team&runs=bm25,dense&baseline=bm25&run=dense&query=1"
 
 
-def test_nothing_shows_before_sign_in_and_a_viewer_reads_only(browser, team_server) -> None:
+def test_nothing_shows_before_sign_in_and_a_viewer_reads_only(
+    browser, team_server, provider
+) -> None:
     url, _ = team_server
-    context, page = signed_in(browser, url, None, QUERY_VIEW)
+    context, page = signed_in(browser, url, None, QUERY_VIEW, provider=provider)
     page.get_by_role("button", name="Sign in").wait_for()
     for shown in ("stDataFrame", "stMetric", "stPlotlyChart", "stSelectbox", "stSidebarNav"):
         assert page.locator(f'[data-testid="{shown}"]').count() == 0
     assert "bm25" not in page.inner_text("body") and "Cranfield" not in page.inner_text("body")
     context.close()
-    context, page = signed_in(browser, url, "vic@example.org", QUERY_VIEW)
+    context, page = signed_in(browser, url, "vic@example.org", QUERY_VIEW, provider=provider)
     says(page, "you are a viewer of this collection")
     from playwright.sync_api import expect  # here: without playwright the module still skips
 
@@ -127,17 +149,21 @@ def test_nothing_shows_before_sign_in_and_a_viewer_reads_only(browser, team_serv
 
 
 def test_a_judge_records_under_the_providers_identity_and_an_owner_locks(
-    browser, team_server
+    browser, team_server, provider
 ) -> None:
     url, record = team_server
-    judge_context, judge = signed_in(browser, url, "judy@example.org", QUERY_VIEW)
+    judge_context, judge = signed_in(
+        browser, url, "judy@example.org", QUERY_VIEW, provider=provider
+    )
     tag = judge.get_by_role("textbox", name="New tag")
     tag.fill("needs synonyms")
     tag.press("Enter")
     says(judge, "Recorded by judy@example.org")
     entries = MeetingStore(record, create=False).history("1")
     assert [(e.kind, e.by, e.via) for e in entries] == [("tag", "judy@example.org", "sign-in")]
-    owner_context, owner = signed_in(browser, url, "olga@example.org", QUERY_VIEW)
+    owner_context, owner = signed_in(
+        browser, url, "olga@example.org", QUERY_VIEW, provider=provider
+    )
     owner.get_by_role("button", name="Lock the meeting").click()
     says(owner, "The meeting is locked by olga@example.org.")
     assert MeetingStore(record, create=False).lock_state().locked
@@ -154,6 +180,52 @@ def test_a_judge_records_under_the_providers_identity_and_an_owner_locks(
     assert not judge.get_by_role("textbox", name="New tag").is_disabled()
     judge_context.close()
     owner_context.close()
+
+
+@pytest.mark.parametrize(
+    ("subject", "claims", "told"),
+    [
+        (
+            "olga-unverified",
+            {"email": "olga@example.org", "email_verified": False},
+            "did not say it verified your e-mail address",
+        ),
+        (
+            "kelvin",
+            {"email": "\u212aate@example.org", "email_verified": True},
+            "compatibility characters",
+        ),
+        (
+            "listed",
+            {"email": ["olga@example.org"], "email_verified": True},
+            "not one address but a list",
+        ),
+    ],
+)
+def test_an_address_the_provider_did_not_vouch_for_gets_no_role(
+    browser, team_server, provider, subject: str, claims: dict, told: str
+) -> None:
+    """Signed in through the provider with the owner's address unverified, a KELVIN SIGN address
+    that lowers to kate's, or a list: the page says why, and shows no collection, no number and
+    no judging, on the sign-in's landing page and on a deep link alike."""
+    url, record = team_server
+
+    def entries() -> list:
+        return MeetingStore(record, create=False).history("1") if record.exists() else []
+
+    before = entries()
+    context, page = signed_in(browser, url, subject, QUERY_VIEW, provider=provider, claims=claims)
+    for address in ("", QUERY_VIEW):
+        if address:
+            open_page(page, f"{url}{address}")
+        says(page, told)
+        page.get_by_role("button", name="Sign out").wait_for()
+        for shown in ("stDataFrame", "stMetric", "stSelectbox", "stTextArea"):
+            assert page.locator(f'[data-testid="{shown}"]').count() == 0, shown
+        body = page.inner_text("body")
+        assert "Signed in as" not in body and "owner" not in body and "bm25" not in body
+    assert entries() == before  # nothing recorded under any name
+    context.close()
 
 
 def _listening(port: int) -> list[str]:

@@ -66,6 +66,18 @@ def test_a_measure_that_cannot_separate_runs_has_no_power_and_no_swaps() -> None
     assert 0.0 < evidence.swap_rate(noisy, trials=500, rng=1) < 1.0
 
 
+def test_half_means_equal_but_for_their_last_bits_are_tied_not_swapped() -> None:
+    """Run b is run a moved by one unit in the last place, up or down at random: its half-means
+    differ from a's only where a sum's rounding falls, which a BLAS kernel decides; no swap."""
+    rng = np.random.default_rng(4)
+    base = rng.random(200)
+    nudged = np.where(rng.random(200) < 0.5, np.nextafter(base, 2.0), np.nextafter(base, -1.0))
+    assert (nudged != base).all()
+    matrix = pd.DataFrame({"a": base, "b": nudged, "c": base + 0.5})
+    assert evidence.swap_rate(matrix, trials=300, rng=1) == 0.0
+    assert evidence.swap_rate(matrix[["c", "b", "a"]], trials=300, rng=1) == 0.0
+
+
 def test_warnings_match_the_qrels_and_runs(dl_hard) -> None:
     collection, qrels, runs, tables = dl_hard
     warnings = task.collection_warnings(tables["trec_eval"], rel=2, k=10)

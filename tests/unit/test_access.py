@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from rankviz.cli import main
 from rankviz.errors import CollectionError
-from rankviz.io.access import Access, Role, read_access, refusal
+from rankviz.io.access import Access, Role, mail_address, read_access, refusal
 from rankviz.io.collection import open_collection
 from rankviz.io.meeting import MeetingError, MeetingLocked, MeetingStore
 from rankviz.record import Writer
@@ -40,6 +40,12 @@ TEAM = Access(
         ("eve@example.org.evil.net", Role.NONE),  # a domain is matched whole, at the end
         ("eve@notexample.org", Role.NONE),
         ("", Role.NONE),
+        ("\u212aate@example.org", Role.NONE),  # KELVIN SIGN: not kate's, not a viewer's either
+        ("mallory@evil.com@example.org", Role.NONE),  # two @: not an address of example.org
+        ("olga@EXAMPLE.org", Role.OWNER),
+        ("vic@sub.example.org", Role.NONE),  # *@example.org names one domain, not its subdomains
+        ("vic@example.org\n", Role.VIEWER),
+        ("v ic@example.org", Role.NONE),
     ],
 )
 def test_the_highest_role_a_person_is_listed_for(email: str, role: Role) -> None:
@@ -53,6 +59,36 @@ def test_the_highest_role_a_person_is_listed_for(email: str, role: Role) -> None
     assert listed == TEAM and listed.role(email) == role
 
 
+@pytest.mark.parametrize(
+    ("claim", "says"),
+    [
+        ("\u212aate@example.org", "compatibility characters"),
+        ("mallory@evil.com@example.org", "not one e-mail address"),
+        (["olga@example.org"], "not one address but a list"),
+        ("olga@ex ample.org", "spaces or control characters"),
+        ("olga@exämple.org", "xn-- form"),
+        ("olga@", "not one e-mail address"),
+        (None, "not one address but a NoneType"),
+    ],
+)
+def test_anything_but_one_address_is_refused_in_one_sentence(claim: object, says: str) -> None:
+    with pytest.raises(ValueError, match=says) as refused:
+        mail_address(claim)
+    assert "\n" not in str(refused.value)
+    assert Access().role(claim) is Role.NONE  # type: ignore[arg-type]
+
+
+def test_an_address_is_compared_as_mail_compares_it() -> None:
+    assert mail_address(" Kate@Example.ORG ") == "kate@example.org"
+    assert mail_address("Émile@xn--exmple-cua.org") == "Émile@xn--exmple-cua.org"  # ASCII only
+    assert mail_address("\u212aate@example.org".replace("\u212a", "K")) == "kate@example.org"
+    with pytest.raises(ValueError, match="owners: .* xn-- form"):
+        read_access({"owners": ["olga@exämple.org"]})
+    with pytest.raises(ValueError, match="viewers: .*not one e-mail address"):
+        read_access({"viewers": ["*@a@b.org"]})
+    assert read_access({"owners": ["*@Example.ORG"]}).role("x@example.org") == Role.OWNER
+
+
 def test_without_access_every_signed_in_person_judges_and_star_lists_everyone() -> None:
     assert Access().role("anyone@anywhere.net") == Role.JUDGE
     assert read_access({"viewers": ["*"]}).role("anyone@anywhere.net") == Role.VIEWER
@@ -64,9 +100,9 @@ def test_without_access_every_signed_in_person_judges_and_star_lists_everyone() 
     [
         ({"viewer": ["a@b.c"]}, "takes viewers, judges and owners"),
         ({"judges": "a@b.c"}, "judges must be a list"),
-        ({"owners": ["olga"]}, "neither an e-mail address nor *@domain"),
-        ({"owners": ["*@"]}, "neither an e-mail address nor *@domain"),
-        ({"owners": ["a@*.org"]}, "neither an e-mail address nor *@domain"),
+        ({"owners": ["olga"]}, "is not one e-mail address"),
+        ({"owners": ["*@"]}, "is not one e-mail address"),
+        ({"owners": ["a@*.org"]}, "its domain is not letters, digits, dots and hyphens"),
     ],
 )
 def test_a_malformed_access_table_is_refused_in_one_line(tmp_path: Path, table, says) -> None:
@@ -219,6 +255,32 @@ PROVIDER = (
             AUTH.format(provider=PROVIDER).replace("cookie_secret", "x"),
             "auth.toml",
             "cookie_secret",
+        ),
+        (
+            AUTH.format(provider=PROVIDER).replace(
+                "https://rankviz.example.org/oauth2callback", "javascript:alert(1)//oauth2callback"
+            ),
+            "auth.toml",
+            "redirect_uri is not an http:// or https:// address",
+        ),
+        (
+            AUTH.format(provider=PROVIDER).replace("0123456789abcdef0123456789abcdef", "a"),
+            "auth.toml",
+            "cookie_secret signs every session's cookie: give at least 32 random characters",
+        ),
+        (
+            AUTH.format(provider=PROVIDER).replace(
+                "https://accounts.google.com/.well-known/openid-configuration", "not a url"
+            ),
+            "auth.toml",
+            "server_metadata_url is not an http:// or https:// address",
+        ),
+        (
+            AUTH.format(provider="[auth.google]\n" + PROVIDER).replace(
+                "https://accounts", "https://:x/accounts"
+            ),
+            "auth.toml",
+            "server_metadata_url is not",
         ),
         ("[server]\n", "auth.toml", r"no \[auth\] section"),
         ("[auth\n", "auth.toml", "not valid TOML"),
