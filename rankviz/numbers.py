@@ -37,15 +37,22 @@ def p_text(p: float) -> str:
 
 
 def clean(value: object) -> object:
-    """NumPy scalars as Python values and NaN as None, recursively (strict JSON has no NaN)."""
+    """NumPy scalars as Python values and NaN as None, recursively (strict JSON has neither NaN nor
+    infinity). An infinite value in a mapping is None too, with ``KEY_not_finite`` beside it
+    saying which (``+inf``, ``-inf``): a division by zero is shown, never a crash or a number."""
     if isinstance(value, Mapping):
-        return {str(k): clean(v) for k, v in value.items()}
+        cleaned: dict[str, object] = {}
+        for key, item in value.items():
+            cleaned[str(key)] = clean(item)
+            if isinstance(item, (float, np.floating)) and math.isinf(item):
+                cleaned[f"{key}_not_finite"] = "+inf" if item > 0 else "-inf"
+        return cleaned
     if isinstance(value, (list, tuple)):
         return [clean(v) for v in value]
     if isinstance(value, (np.integer, np.bool_)):
         return value.item()
     if isinstance(value, (float, np.floating)):
-        return None if math.isnan(value) else float(value)
+        return float(value) if math.isfinite(value) else None
     if value is None or type(value).__name__ == "NAType":
         return None
     return value

@@ -74,16 +74,20 @@ os.environ["IR_DATASETS_HOME"] = tempfile.mkdtemp(prefix="rankviz-irds-")
 
 def run_cli(*args: str):
     """``rankviz ARGS`` in this process (a second of imports saved per call): its exit code and what
-    it printed, as :func:`subprocess.run` gives them. Tests of a real process (the entry point,
-    concurrent writers) start one themselves."""
+    it printed, as :func:`subprocess.run` gives them, every warning an error. Tests of a real
+    process (the entry point, concurrent writers) start one themselves."""
     import contextlib
     import io
     import subprocess
+    import warnings
 
     from rankviz.cli import main
 
     out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    # a warning the command would print on stderr (numpy's divide by zero) fails the test
+    loud = warnings.catch_warnings()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), loud:
+        warnings.simplefilter("error")
         try:
             code = main(list(args))
         except SystemExit as exc:  # argparse refuses its arguments

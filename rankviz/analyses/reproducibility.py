@@ -8,12 +8,15 @@ topics) and unpaired (a replication, other topics)."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy import stats
+
+from rankviz.errors import OptionError
 
 #: repro_eval's defaults: the first 1000 documents; RBO's persistence and depth
 DEPTH = 1000
@@ -102,6 +105,10 @@ def reproduction(
 ) -> Reproduction:
     """``orderings``: run -> topic -> docids in order; ``scores``: measure -> topics x runs;
     ``runs``: role (baseline, advanced) -> (original, reproduced) run names."""
+    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
+        raise OptionError(f"the depth compared is a whole number of documents, 1 or more: {depth}")
+    if not 0 < rbo_p < 1:  # NaN fails too
+        raise OptionError(f"RBO's persistence p is between 0 and 1, both excluded: {rbo_p}")
     rows = []
     for role, (original, reproduced) in runs.items():
         for topic, reproduced_docs in orderings[reproduced].items():
@@ -126,22 +133,43 @@ def reproduction(
 
 
 def _effects(measure: str, values: pd.DataFrame, runs: Mapping[str, tuple[str, str]]) -> dict:
+    """One measure's effects; a value that is not defined on these runs is NaN, and ``undefined``
+    says which and why (an effect ratio of runs with one mean, a t test of identical scores)."""
     found: dict[str, object] = {"measure": measure}
+    undefined = []
     for role, (original, reproduced) in runs.items():
         o, r = values[original].to_numpy(), values[reproduced].to_numpy()
         rmse = float(np.sqrt(np.sum(np.square(o - r)) / len(o)))
         largest = float(np.sqrt(np.sum(np.square(np.maximum(o, 1 - o))) / len(o)))
         found[f"rmse_{role}"] = rmse
         found[f"nrmse_{role}"] = rmse / largest if largest else float("nan")
-        found[f"p_paired_{role}"] = float(stats.ttest_rel(o, r).pvalue)
-        found[f"p_unpaired_{role}"] = float(stats.ttest_ind(o, r).pvalue)
+        paired, unpaired = _pvalue(stats.ttest_rel, o, r), _pvalue(stats.ttest_ind, o, r)
+        found[f"p_paired_{role}"], found[f"p_unpaired_{role}"] = paired, unpaired
+        if np.isnan(paired):
+            undefined.append(f"p_paired_{role}: the {role}'s differences do not vary")
+        if np.isnan(unpaired):
+            undefined.append(f"p_unpaired_{role}: neither {role} run's scores vary")
     if len(runs) == 2:
         (b_orig, b_rep), (a_orig, a_rep) = runs["baseline"], runs["advanced"]
         improvement_orig = (values[a_orig] - values[b_orig]).mean()
         improvement_rep = (values[a_rep] - values[b_rep]).mean()
-        found["er"] = float(improvement_rep / improvement_orig)
+        found["er"] = float(improvement_rep / improvement_orig) if improvement_orig else np.nan
+        if not improvement_orig:
+            undefined.append("er: the original runs have the same mean (no effect to reproduce)")
         means = values.mean()
-        ri_orig = (means[a_orig] - means[b_orig]) / means[b_orig]
-        ri_rep = (means[a_rep] - means[b_rep]) / means[b_rep]
-        found["delta_ri"] = float(ri_orig - ri_rep)
+        if means[b_orig] and means[b_rep]:
+            ri_orig = (means[a_orig] - means[b_orig]) / means[b_orig]
+            ri_rep = (means[a_rep] - means[b_rep]) / means[b_rep]
+            found["delta_ri"] = float(ri_orig - ri_rep)
+        else:
+            found["delta_ri"] = np.nan
+            undefined.append("delta_ri: a baseline's mean is 0 (no relative improvement)")
+    found["undefined"] = "; ".join(undefined)
     return found
+
+
+def _pvalue(test, a: np.ndarray, b: np.ndarray) -> float:
+    """A t test's p-value, NaN (without numpy's warnings) where the test's variance is zero."""
+    with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return float(test(a, b).pvalue)

@@ -13,6 +13,16 @@ from rankviz.io.sources import open_binary
 RUN_NAMES = ("run", "runid", "run_id", "system", "run_name")
 QUERY_NAMES = ("query", "qid", "query_id", "topic", "topic_id", "qno")
 SNIFFED_LINES = 200
+#: The tables' separators by form; Excel's CSV where a comma is the decimal mark separates by ;
+TABLE_FORMS = {"\t": "tsv table", ",": "csv table", ";": "semicolon csv table"}
+#: A byte order mark, which Excel and Notepad write before a UTF-8 file's first line.
+BOM = "\ufeff"
+
+
+def excel_separator(line: str) -> str | None:
+    """The separator Excel's first line ``sep=;`` names, or None when the line is not one."""
+    text = line.strip()
+    return text[4] if len(text) == 5 and text.lower().startswith("sep=") else None
 
 
 def is_scores(path: str | Path) -> bool:
@@ -25,22 +35,30 @@ def scores_form(path: str | Path) -> str | None:
     if str(path).endswith(".parquet"):
         import pyarrow.parquet as pq
 
-        names = [n.lower() for n in pq.read_schema(path).names]
+        try:
+            names = [n.lower() for n in pq.read_schema(path).names]
+        except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
+            raise FormatError(
+                str(path), 0, None, f"not a readable Parquet file ({str(exc).splitlines()[0]})"
+            ) from None
         return "parquet table" if _named(names, RUN_NAMES) and _named(names, QUERY_NAMES) else None
     try:
         with open_binary(str(path), str(path)) as stream:
             head = stream.read(1 << 16).decode("utf-8", errors="replace")
     except FormatError:
         return None
-    lines = [line for line in head.splitlines() if line.strip()][:SNIFFED_LINES]
+    lines = [line for line in head.removeprefix(BOM).splitlines() if line.strip()][:SNIFFED_LINES]
     if not lines:
         return None
     first = lines[0].strip()
     if first.startswith("{"):
         return "json lines table" if _a_record(first) else "pytrec_eval json"
-    for separator, form in (("\t", "tsv table"), (",", "csv table")):
-        names = [n.strip().lower() for n in first.split(separator)]
-        if _named(names, RUN_NAMES) and _named(names, QUERY_NAMES):
+    given = excel_separator(first)
+    if given is not None:
+        first = lines[1].strip() if len(lines) > 1 else ""
+    for separator, form in TABLE_FORMS.items():
+        names = [n.strip().strip('"').strip().lower() for n in first.split(separator)]
+        if given in (None, separator) and _named(names, RUN_NAMES) and _named(names, QUERY_NAMES):
             return form
     fields = [line.split() for line in lines]
     if all(len(f) == 3 for f in fields):
@@ -83,11 +101,12 @@ def _leaderboard(fields: list[list[str]]) -> bool:
 
 
 def read_text(label: str, path: str | Path) -> str:
-    """The file's text (decompressed), or a FormatError naming the line that is not UTF-8."""
+    """The file's text (decompressed, without a byte order mark), or a FormatError naming the line
+    that is not UTF-8."""
     with open_binary(str(path), label) as stream:
         data = stream.read()
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8").removeprefix(BOM)
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise FormatError(label, line, None, "not UTF-8 text") from None

@@ -20,6 +20,7 @@ import dataclasses
 import io
 import json
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,7 +28,14 @@ import numpy as np
 import pandas as pd
 
 from rankviz.errors import FormatError, quoted
-from rankviz.io.score_forms import QUERY_NAMES, RUN_NAMES, read_text, scores_form
+from rankviz.io.score_forms import (
+    QUERY_NAMES,
+    RUN_NAMES,
+    TABLE_FORMS,
+    excel_separator,
+    read_text,
+    scores_form,
+)
 
 MEASURE_NAMES = ("measure", "metric")
 VALUE_NAMES = ("value", "score")
@@ -61,16 +69,19 @@ def read_scores(path: str | Path, *, label: str | None = None) -> Scores:
     if form is None:
         raise FormatError(label, 0, None, "not a file of per-query scores (see docs/scores.md)")
     if form == "parquet table":
-        return _table(label, form, pd.read_parquet(path), lines=False)
+        try:
+            frame = pd.read_parquet(path)
+        except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
+            reason = str(exc).splitlines()[0]
+            raise FormatError(label, 0, None, f"not a readable Parquet file ({reason})") from None
+        return _table(label, form, frame, first_row=0)
     text = read_text(label, path)
     if form == "pytrec_eval json":
         return _pytrec_json(label, text, Path(label).stem)
     if form == "json lines table":
-        return _table(label, form, pd.DataFrame(_json_lines(label, text)), lines=True)
-    if form in ("tsv table", "csv table"):
-        separator = "\t" if form == "tsv table" else ","
-        frame = pd.read_csv(io.StringIO(text), sep=separator, dtype=str, keep_default_na=False)
-        return _table(label, form, frame, lines=True)
+        return _table(label, form, pd.DataFrame(_json_lines(label, text)), first_row=2)
+    if form in TABLE_FORMS.values():
+        return _table(label, form, *_delimited(label, form, text))
     fields = 4 if form == "autojudge leaderboard" else 3
     rows = [(n, line.split()) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
     for n, row in rows:
@@ -81,6 +92,39 @@ def read_scores(path: str | Path, *, label: str | None = None) -> Scores:
     if form == "autojudge leaderboard":
         return _autojudge(label, rows)
     return _three_columns(label, form, rows, Path(label).stem)
+
+
+#: A table's header is at most this long: a longer one is no table of scores (and pandas would
+#: take minutes over it).
+HEADER_BYTES = 1 << 20
+
+
+def _delimited(label: str, form: str, text: str) -> tuple[pd.DataFrame, int]:
+    """A TSV or CSV table as text cells (Excel's ``sep=`` line skipped), and the line of its first
+    row; a row with more fields than the header, or a header too long, named in one line."""
+    separator = next(s for s, f in TABLE_FORMS.items() if f == form)
+    header_line = 1
+    first, _, rest = text.partition("\n")
+    if excel_separator(first) is not None:
+        text, header_line = rest, 2
+    if len(text.partition("\n")[0].encode()) > HEADER_BYTES:
+        raise FormatError(
+            label, header_line, None, f"a header line longer than {HEADER_BYTES:,} bytes"
+        )
+    try:
+        frame = pd.read_csv(io.StringIO(text), sep=separator, dtype=str, keep_default_na=False)
+    except pd.errors.ParserError as exc:
+        found = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(exc))
+        if found is None:
+            raise FormatError(label, 0, None, f"not a {form} ({exc})") from None
+        expected, line, saw = map(int, found.groups())
+        raise FormatError(
+            label,
+            line + header_line - 1,
+            None,
+            f"{saw} fields where the header has {expected}",
+        ) from None
+    return frame, header_line + 1
 
 
 def _json_lines(label: str, text: str) -> list[dict]:
@@ -101,7 +145,7 @@ def _json_lines(label: str, text: str) -> list[dict]:
 
 def scores_of_frame(frame: pd.DataFrame, *, source: str = "frame") -> Scores:
     """The scores of a frame with a run and a query column, long or wide, as a table file's."""
-    return _table(source, "frame", frame.copy(), lines=False)
+    return _table(source, "frame", frame.copy(), first_row=0)
 
 
 def _number(label: str, line: int, text: object) -> float:
@@ -114,15 +158,33 @@ def _number(label: str, line: int, text: object) -> float:
     return value
 
 
-def _numbers(label: str, long: pd.DataFrame) -> pd.Series:
-    """The values as numbers (``nan`` and ``-nan`` too), or the first row that is not one named."""
+def _numbers(label: str, long: pd.DataFrame, *, decimal_comma: bool) -> pd.Series:
+    """The values as numbers (``nan`` and ``-nan`` too: no score), or the first row that is not
+    one named: not a number, infinite (as run files refuse it), or so large that a sum of the
+    table's values could overflow (a mean of ``inf``)."""
     text = long["value"].astype(str).str.strip()
-    value = pd.to_numeric(text, errors="coerce")
+    if decimal_comma:  # Excel's 0,5
+        text = text.str.replace(",", ".", regex=False)
+    value = pd.to_numeric(text, errors="coerce").astype(np.float64)
     bad = value.isna() & ~text.str.lower().isin(("nan", "-nan", "+nan"))
     if bad.any():
         first = long.index[bad.to_numpy()][0]
         _number(label, int(long.at[first, "line"]), long.at[first, "value"])  # says which
-    return value.astype(np.float64)
+    largest = np.finfo(np.float64).max / max(len(value), 1)
+    beyond = np.abs(value.to_numpy()) > largest  # inf too; NaN is not beyond
+    if beyond.any():
+        first = long.index[beyond][0]
+        shown = quoted(str(long.at[first, "value"]).strip())
+        raise FormatError(
+            label,
+            int(long.at[first, "line"]),
+            None,
+            f"the value {shown} is not a finite number"
+            if np.isinf(value.at[first])
+            else f"the value {shown} is too large to be averaged with the table's "
+            f"{len(value):,} values (at most {largest:.3g}): scale the scores",
+        )
+    return value
 
 
 def _column(label: str, frame: pd.DataFrame, wanted: tuple[str, ...], what: str) -> str | None:
@@ -132,9 +194,9 @@ def _column(label: str, frame: pd.DataFrame, wanted: tuple[str, ...], what: str)
     return found[0] if found else None
 
 
-def _table(label: str, form: str, frame: pd.DataFrame, *, lines: bool) -> Scores:
+def _table(label: str, form: str, frame: pd.DataFrame, first_row: int) -> Scores:
     """A long table (run, query, measure, value) or a wide one (run, query, then a column per
-    measure); ``lines``: the file has a header line, so row i is line i + 2."""
+    measure); ``first_row``: the file's line of row 0 (0: the form has no lines)."""
     run = _column(label, frame, RUN_NAMES, "run")
     query = _column(label, frame, QUERY_NAMES, "query")
     if run is None or query is None:
@@ -145,7 +207,8 @@ def _table(label: str, form: str, frame: pd.DataFrame, *, lines: bool) -> Scores
     texts = None if text is None else _texts(frame, run, query, text)
     if text is not None:
         frame = frame.drop(columns=[text])
-    line = pd.Series(range(2, len(frame) + 2) if lines else [0] * len(frame), index=frame.index)
+    rows = range(first_row, len(frame) + first_row) if first_row else [0] * len(frame)
+    line = pd.Series(rows, index=frame.index)
     if measure is not None and value is not None:
         long = frame[[run, query, measure, value]].set_axis(
             ["run", "query", "measure", "value"], axis=1
@@ -179,7 +242,7 @@ def _checked(label: str, form: str, long: pd.DataFrame, notes: tuple[str, ...]) 
     """Values as numbers, names as text, and no (run, query, measure) twice."""
     for column in ("run", "query", "measure"):
         long[column] = long[column].astype(str).str.strip()
-    long["value"] = _numbers(label, long)
+    long["value"] = _numbers(label, long, decimal_comma=form == "semicolon csv table")
     twice = long.duplicated(["run", "query", "measure"], keep=False)
     if twice.any():
         rows = long[twice]

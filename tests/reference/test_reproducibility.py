@@ -112,3 +112,80 @@ def test_the_command_gives_json(tmp_path: Path) -> None:
     payload = json.loads(done.stdout)
     assert set(payload["orderings"]) == {"baseline", "advanced"}
     assert {"rmse_baseline", "er", "delta_ri", "p_unpaired_advanced"} <= set(payload["effects"][0])
+
+
+def _copies(tmp_path: Path, paths: dict[str, Path]) -> dict[str, Path]:
+    """Each run copied under another name (a perfect reproduction), and a constant run."""
+    copies = {}
+    for name, path in paths.items():
+        copies[name] = tmp_path / f"copy_{name}.txt"
+        copies[name].write_text(path.read_text().replace(f" {name}\n", f" copy_{name}\n"))
+    lines = paths["orig_b"].read_text().splitlines()
+    copies["constant"] = tmp_path / "constant.txt"
+    copies["constant"].write_text(
+        "".join(f"{line.split()[0]} Q0 {line.split()[2]} 1 1.0 constant\n" for line in lines)
+    )
+    return copies
+
+
+def test_an_effect_of_nothing_is_null_with_its_reason_never_a_crash(tmp_path: Path) -> None:
+    """The advanced run the same as the baseline (no effect to reproduce: ER is x/0), a perfect
+    reproduction (t tests of zero differences) and a constant run: exit 0, strict JSON, every
+    undefined value null with why, and no numpy warning (run_cli makes warnings errors)."""
+    paths = _write(tmp_path, 5)
+    copies = _copies(tmp_path, paths)
+    qrels = str(tmp_path / "qrels.txt")
+    done = run_cli(
+        "repro", qrels, "-m", "AP", "-m", "P@10",
+        "--original", str(paths["orig_b"]), str(copies["orig_b"]),
+        "--reproduced", str(paths["rep_b"]), str(paths["rep_a"]), "--format", "json",
+    )  # fmt: skip
+    assert done.returncode == 0 and not done.stderr, done.stderr
+    effects = json.loads(done.stdout)["effects"]
+    assert [e["er"] for e in effects] == [None, None]
+    assert all("er: the original runs have the same mean" in e["undefined"] for e in effects)
+    done = run_cli(
+        "repro", qrels, "-m", "AP",
+        "--original", str(paths["orig_b"]), str(paths["orig_a"]),
+        "--reproduced", str(copies["orig_b"]), str(copies["orig_a"]), "--format", "json",
+    )  # fmt: skip
+    assert done.returncode == 0 and not done.stderr, done.stderr
+    (effect,) = json.loads(done.stdout)["effects"]
+    assert effect["er"] == 1.0 and effect["delta_ri"] == 0.0 and effect["rmse_baseline"] == 0.0
+    assert effect["p_paired_baseline"] is None and effect["p_unpaired_baseline"] == 1.0
+    assert "p_paired_baseline: the baseline's differences do not vary" in effect["undefined"]
+    done = run_cli(
+        "repro", qrels, "-m", "AP",
+        "--original", str(paths["orig_b"]), "--reproduced", str(copies["constant"]),
+    )  # fmt: skip
+    assert done.returncode == 0 and not done.stderr, done.stderr
+
+
+@pytest.mark.parametrize(
+    ("option", "says"),
+    [
+        (("--depth", "0"), "the depth compared is a whole number of documents, 1 or more: 0"),
+        (("--depth", "-3"), "1 or more: -3"),
+        (("--rbo-p", "0"), "RBO's persistence p is between 0 and 1, both excluded: 0"),
+        (("--rbo-p", "1"), "both excluded: 1"),
+        (("--rbo-p", "nan"), "both excluded: nan"),
+    ],
+)
+def test_a_depth_or_persistence_that_defines_nothing_is_one_line(
+    tmp_path: Path, option: tuple[str, str], says: str
+) -> None:
+    paths = _write(tmp_path, 6)
+    done = run_cli(
+        "repro", str(tmp_path / "qrels.txt"), "-m", "AP",
+        "--original", str(paths["orig_b"]), "--reproduced", str(paths["rep_b"]), *option,
+    )  # fmt: skip
+    (line,) = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and line.startswith("rankviz: error: ") and says in line, line
+
+
+def test_json_says_why_a_value_is_null() -> None:
+    from rankviz.numbers import to_json
+
+    payload = json.loads(to_json({"er": np.float64("inf"), "low": -np.inf, "p": np.nan, "n": 3}))
+    assert payload == {"er": None, "er_not_finite": "+inf", "low": None,
+                       "low_not_finite": "-inf", "p": None, "n": 3}  # fmt: skip

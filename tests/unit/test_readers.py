@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -484,3 +485,80 @@ def test_reading_a_gzipped_file_leaves_no_file_open(tmp_path) -> None:
         assert len(rv.read_run(path)) == 2
         gc.collect()
     assert not [w for w in caught if issubclass(w.category, ResourceWarning)]
+
+
+def _parquet_bytes() -> bytes:
+    import io as _io
+
+    buffer = _io.BytesIO()
+    pd.DataFrame({"run": ["A", "B"], "query": ["1", "1"], "AP": [0.5, 0.25]}).to_parquet(buffer)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "says"),
+    [
+        ("extra.csv", b"run,query,AP\nA,1,0.5\nA,2,0.25,9\n", "line 3: 4 fields where the header"),
+        ("inf.tsv", b"run\tquery\tAP\nA\t1\tinf\nB\t1\t0.2\n", "line 2: the value 'inf' is not a"),
+        ("pytrec.json", b'{"1": {"AP": Infinity}}', "the value 'inf' is not a finite number"),
+        (
+            "big.tsv",
+            b"run\tquery\tAP\n"
+            + b"".join(b"%s\t%d\t1e308\n" % (r, q) for r in (b"A", b"B") for q in range(10)),
+            "line 2: the value '1e308' is too large to be averaged with the table's 20 values",
+        ),
+        ("corrupt.parquet", _parquet_bytes()[:200], "not a readable Parquet file"),
+        ("text.parquet", b"not parquet", "not a readable Parquet file"),
+        (
+            "wide.tsv",
+            b"run\tquery\t" + b"\t".join(b"m%d" % i for i in range(200_000)) + b"\n",
+            "line 1: a header line longer than 1,048,576 bytes",
+        ),
+    ],
+)
+def test_a_score_table_that_breaks_a_guard_is_one_line(
+    tmp_path: Path, name: str, content: bytes, says: str
+) -> None:
+    """The guards run files have, on every table of scores: one line naming the file and the line,
+    exit 2, never a pandas or pyarrow traceback, a mean of inf or numpy's overflow warning."""
+    path = tmp_path / name
+    path.write_bytes(content)
+    done = run_cli("compare", str(path), "-m", "AP")
+    (line,) = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and line.startswith(f"rankviz: error: {path}") and says in line
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("bom.tsv", "\ufeffrun\tquery\tAP\nA\t1\t0.5\nB\t1\t0.25\nA\t2\t1.0\nB\t2\t0\n".encode()),
+        (
+            "excel.csv",
+            b'sep=;\r\n"run";"query";"AP"\r\n"A";"1";"0,5"\r\n"B";"1";"0,25"\r\n'
+            b'"A";"2";"1,0"\r\n"B";"2";"0"\r\n',
+        ),
+        ("semicolons.csv", b"run;query;AP\nA;1;0,5\nB;1;0,25\nA;2;1\nB;2;0\n"),
+    ],
+)
+def test_a_table_from_excel_or_notepad_reads_as_its_numbers(
+    tmp_path: Path, name: str, content: bytes
+) -> None:
+    """A UTF-8 byte order mark before the header, Excel's ``sep=;`` line, quoted fields and
+    decimal commas: the same scores as a plain TSV, each value on its own line."""
+    from rankviz.io.scores import read_scores
+
+    path = tmp_path / name
+    path.write_bytes(content)
+    frame = read_scores(path).frame
+    assert list(frame["value"]) == [0.5, 0.25, 1.0, 0.0]
+    assert list(frame["run"]) == ["A", "B", "A", "B"] and list(frame["query"]) == [
+        "1",
+        "1",
+        "2",
+        "2",
+    ]
+    first = 3 if name == "excel.csv" else 2
+    assert list(frame["line"]) == list(range(first, first + 4))
+    done = run_cli("compare", str(path), "-m", "AP", "--format", "tsv")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[1].split("\t")[5:7] == ["0.75", "0.125"]
