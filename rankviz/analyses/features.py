@@ -152,8 +152,9 @@ def _numeric(
         float(fit.slope),
         float(fit.intercept),
         band,
-        _buckets(x, y, pd.cut(x, bins)),
-        _buckets(x, y, pd.qcut(x, bins, duplicates="drop")),
+        # never more buckets than queries: pandas would build every empty bucket of a billion
+        _buckets(x, y, pd.cut(x, min(bins, n))),
+        _buckets(x, y, pd.qcut(x, min(bins, n), duplicates="drop")),
     )
 
 

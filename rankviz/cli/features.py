@@ -34,7 +34,10 @@ def add_features_command(commands) -> None:
         help="the run's values instead of its delta against a baseline; default: the delta",
     )
     fe.add_argument(
-        "--bins", type=int, default=5, help="buckets of each numeric feature; default 5"
+        "--bins",
+        type=int,
+        default=5,
+        help="buckets of each numeric feature (at most one a query); default 5",
     )
     add(fe, r.K, "-k", "--cutoff", note=" (the top K whose judged share is a feature)")
     add(fe, t.CONFIDENCE)

@@ -23,6 +23,12 @@ def add_trec_eval_command(commands) -> None:
         "-q", action="store_true", help="each query's values, then the summary (default: summary)"
     )
     te.add_argument(
+        "-n",
+        "--nosummary",
+        action="store_true",
+        help="no summary: with -q each query's values alone (default: the summary)",
+    )
+    te.add_argument(
         "-c",
         action="store_true",
         help="average over every judged query, a missed one on an empty ranking (default: "
@@ -88,4 +94,5 @@ def options_of(args: argparse.Namespace) -> TrecEvalOptions:
         docs_in_collection=args.N,
         zscores=args.Z,
         relevance=args.R,
+        summary=not args.nosummary,
     )

@@ -11,6 +11,7 @@ per document.
 from __future__ import annotations
 
 import math
+import re
 
 from rankviz.errors import OptionError
 from rankviz.trec_eval.gains import GAIN_TABLES, GAINED
@@ -42,12 +43,28 @@ def parse_params(name: str, text: str) -> tuple:
         pairs = text.split(",")
         if not all(p.count("=") == 1 and not p.startswith("=") for p in pairs):
             raise OptionError(f"trec-eval: {name}.{text}: malformed pair parameters")
+        for key, value in (p.split("=") for p in pairs):
+            number = _finite(name, text, value)
+            if key == "p" and name.startswith("rbp") and not 0 < number < 1:
+                raise OptionError(
+                    f"trec-eval: {name}.{text}: p={value} is RBP's persistence, between 0 and 1 "
+                    "(both excluded)"
+                )
         return (text,)
     if name in ("utility", "relstring"):
         if name == "utility" and len(text.split(",")) != 4:
             raise OptionError(f"trec-eval: {name}.{text}: utility takes four coefficients")
         return (text,)
     raise OptionError(f"trec-eval: {name} takes no parameters here, not {text!r}")
+
+
+def _finite(name: str, text: str, value: str) -> float:
+    """A parameter's number as trec_eval's ``atof`` reads it, refused where it is not finite
+    (``nan``, ``inf``: trec_eval would print a number computed from it)."""
+    number = atof(value)  # C's atof also reads nan and inf(inity), which it leaves out
+    if not math.isfinite(number) or re.match(r"\s*[+-]?(nan|inf)", value, re.IGNORECASE):
+        raise OptionError(f"trec-eval: {name}.{text}: {value!r} is not a finite number")
+    return number
 
 
 def columns(name: str, params: tuple, lists: dict[str, QueryList], *, rel: int, docs: int):

@@ -33,7 +33,7 @@ MIN_GEO_MEAN = 0.00001  # trec_eval's floor of an AP in gm_map
 class TrecEvalOptions:
     """trec_eval's flags: ``-q`` (each query), ``-c`` (every judged query), ``-l`` (relevant from
     grade), ``-M`` (depth), ``-J`` (judged documents only), ``-N`` (documents in the collection),
-    ``-Z`` (z-scores) and the ``-m`` measures asked."""
+    ``-Z`` (z-scores), ``-n`` (no summary) and the ``-m`` measures asked."""
 
     measures: tuple[str, ...] = ("official",)
     per_query: bool = False
@@ -44,6 +44,7 @@ class TrecEvalOptions:
     docs_in_collection: int = 0  # -N: utility's fourth cell needs it
     zscores: str | None = None  # -Z: each value as a z-score against this file's
     relevance: str = "qrels"  # -R: "qrels", or "qrels_jg" (judgment groups)
+    summary: bool = True  # -n: no summary (the all lines, runid's too)
 
 
 def trec_eval_of_files(qrels: str, run: str, options: TrecEvalOptions) -> str:
@@ -91,7 +92,9 @@ def trec_eval_text(
             for printed, column in columns.items()
             if column.base not in GEOMETRIC
         ]
-    return "".join(lines + _summary(asked, options, columns, queries, qrels, runid, form))
+    if options.summary:
+        lines += _summary(asked, options, columns, queries, qrels, runid, form)
+    return "".join(lines)
 
 
 @dataclass(frozen=True)

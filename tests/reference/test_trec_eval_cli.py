@@ -46,6 +46,11 @@ def test_the_output_is_trec_evals_byte_for_byte(arguments, expected) -> None:
         (["-m", "iprec_at_recall..1,x"], "are not recall levels"),
         (["-m", "11pt_avg.y"], "are not recall levels"),
         (["-m", "set_F.z"], "is not a weight"),
+        (["-m", "rbp.p=1.5"], "p=1.5 is RBP's persistence, between 0 and 1"),
+        (["-m", "rbp_resid.p=0,2=3"], "p=0 is RBP's persistence, between 0 and 1"),
+        (["-m", "ndcg.1=nan"], "ndcg.1=nan: 'nan' is not a finite number"),
+        (["-m", "G.2=-inf"], "'-inf' is not a finite number"),
+        (["-m", "Rndcg.1=3,2=Infinity"], "'Infinity' is not a finite number"),
     ],
 )
 def test_what_it_does_not_compute_is_refused_by_name(arguments, said) -> None:
