@@ -92,10 +92,56 @@ def import_file(
     """Every judgment of a qrels file recorded, under ``source`` (a label: ``llm:NAME``) when
     given, else under ``by``; the judgments and who they are recorded under."""
     name, scale, _ = owner(db, collection)
+    log = read_log(path)
+    if log is not None:  # a record's own log: restored as it was
+        if source is not None:
+            raise OptionError(
+                f"{path} is a judgment log, whose entries name their authors: no --source"
+            )
+        store = MeetingStore(db, scale=scale, collection=name)
+        Writer(store, by, COMMAND_LINE).allowed("import")
+        return store.restore(log), "their authors, as the log says"
     qrels = read_qrels(path)
     check_grades(sorted(set(qrels.grade.tolist())), scale)
     store = MeetingStore(db, scale=scale, collection=name)
     return Writer(store, by, COMMAND_LINE).import_qrels(qrels, source=source, filename=path)
+
+
+def read_log(path: str) -> list[Judgment] | None:
+    """The entries of a judgment log (``judgments export --format tsv``: a header of
+    :data:`LOG_COLUMNS`), or None when the file is not one (qrels)."""
+    import csv
+
+    header = "\t".join(LOG_COLUMNS).encode()
+    with open(path, "rb") as handle:  # a gzip'd or binary qrels file is no log
+        if handle.readline().rstrip(b"\r\n") != header:
+            return None
+    with open(path, encoding="utf-8", newline="") as handle:
+        rows = list(csv.reader(handle, delimiter="\t"))[1:]
+    entries = []
+    for line, row in enumerate(rows, 2):
+        if len(row) != len(LOG_COLUMNS):
+            raise OptionError(f"{path}, line {line}: {len(row)} fields where the log has 9")
+        qid, docid, grade, previous, by, at, note, via, undoes = row
+        try:
+            entries.append(
+                Judgment(
+                    qid,
+                    docid,
+                    int(grade),
+                    int(previous) if previous else None,
+                    by,
+                    at,
+                    note,
+                    via,
+                    undoes=int(undoes) if undoes else None,
+                )  # fmt: skip
+            )
+        except ValueError:
+            raise OptionError(
+                f"{path}, line {line}: grade, previous_grade and undoes are whole numbers"
+            ) from None
+    return entries
 
 
 def export(store: MeetingStore, *, qrels: Qrels | str | None = None) -> str:

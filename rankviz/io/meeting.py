@@ -165,6 +165,43 @@ class MeetingStore(RecordViews):
         rows = zip(frame["qid"], frame["docid"], map(int, frame["rel"]), strict=True)
         return self.judge_many(rows, by=by, via=via, note=note)
 
+    def restore(self, log: Iterable[Judgment]) -> list[Judgment]:
+        """A judgment log (``judgments export --format tsv``) recorded as it was, in one
+        transaction: each entry keeps its author, time, note, the grade it replaced and how its
+        author was known (``via``); an undo's ``undoes`` names the entry it takes back by its place
+        in the log (the log is a whole record's, whose entries are numbered 1, 2, ... in order)."""
+        done: list[Judgment] = []
+        with self._writing() as db:
+            for place, entry in enumerate(log, 1):
+                line = f"entry {place} of the log"
+                try:
+                    datetime.fromisoformat(entry.at.replace("Z", "+00:00"))
+                except ValueError:
+                    raise MeetingError(f"{line}: {entry.at!r} is not a time") from None
+                if entry.undoes is not None and not 1 <= entry.undoes < place:
+                    raise MeetingError(
+                        f"{line}: it undoes entry {entry.undoes}, not an earlier one"
+                    )
+                undoes = None if entry.undoes is None else done[entry.undoes - 1].number
+                row = (
+                    checked("qid", entry.qid),
+                    checked("docid", entry.docid),
+                    self._grade(entry.qid, entry.docid, entry.grade),
+                    entry.previous,
+                    checked("name", entry.by),
+                    entry.at,
+                    checked("note", entry.note, empty=True),
+                    _checked_via(entry.via),
+                    undoes,
+                )
+                cursor = db.execute(
+                    "INSERT INTO judgments (qid, docid, grade, previous, by, at, note, via, "
+                    "undoes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    row,
+                )
+                done.append(Judgment(*row[:8], number=cursor.lastrowid or 0, undoes=undoes))
+        return done
+
     def judgments(self, qid: str | None = None) -> list[Judgment]:
         """The judgment log, oldest first (of one query, or all), undo entries included."""
         with self._connection() as db:

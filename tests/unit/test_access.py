@@ -420,3 +420,66 @@ def test_the_command_line_undoes_the_latest_import(tmp_path: Path, capsys) -> No
     ]
     assert main(["judgments", "undo", str(folder), "--by", "Olga"]) == 2  # nothing left to undo
     assert "the record holds no import to undo" in capsys.readouterr().err
+
+
+def test_a_records_log_imported_again_keeps_every_entrys_provenance(tmp_path: Path) -> None:
+    """``judgments export --format tsv`` then ``judgments import`` of that log into a new record:
+    the same log again, byte for byte (authors, times, notes with a tab and a line break, how each
+    author was known, the grades replaced, an import and its undo), and the same grades in force."""
+    collection = str(CRANFIELD)
+    first, second = str(tmp_path / "first.sqlite"), str(tmp_path / "second.sqlite")
+    qrels = tmp_path / "more.txt"
+    qrels.write_text("1 0 13 3\n1 0 14 1\n")
+    for command in (
+        ("add", first, "1", "13", "2", "--by", "Ann", "--note", "a tab\there\nand a line"),
+        ("import", first, str(qrels), "--by", "Olga", "--collection", collection),
+        ("undo", first, "--by", "Olga"),
+    ):
+        if command[0] == "add":
+            command += ("--collection", collection)
+        assert run_cli("judgments", *command).returncode == 0
+    store = MeetingStore(Path(first), create=False)
+    store.judge("2", "5", 1, by="judy@example.org", via="sign-in")  # as the app records it
+    log = tmp_path / "log.tsv"
+    log.write_text(run_cli("judgments", "export", first, "--format", "tsv").stdout)
+    done = run_cli(
+        "judgments", "import", second, str(log), "--by", "Bob", "--collection", collection
+    )
+    assert done.returncode == 0, done.stderr
+    again = run_cli("judgments", "export", second, "--format", "tsv").stdout
+    assert again == log.read_text()
+    assert {j.via for j in MeetingStore(Path(second), create=False).judgments()} == {
+        "command line",
+        "import",
+        "sign-in",
+    }
+    assert (
+        run_cli("judgments", "export", second).stdout
+        == run_cli("judgments", "export", first).stdout
+    )
+
+
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        (lambda row: row[:8] + ["9"], "undoes entry 9, not an earlier one"),
+        (lambda row: row[:7] + ["a wizard", ""], "how the author is known must be one of"),
+        (lambda row: row[:5] + ["yesterday"] + row[6:], "'yesterday' is not a time"),
+        (lambda row: row[:2] + ["two"] + row[3:], "line 2: grade, previous_grade and undoes"),
+        (lambda row: row[:4], "line 2: 4 fields where the log has 9"),
+    ],
+)
+def test_a_log_that_breaks_the_records_rules_is_refused_in_one_line(
+    tmp_path: Path, change, says: str
+) -> None:
+    row = ["1", "13", "2", "1", "Ann", "2026-12-04T10:00:00.000Z", "", "command line", ""]
+    log = tmp_path / "log.tsv"
+    header = "qid\tdocid\tgrade\tprevious_grade\tby\tat\tnote\tvia\tundoes\n"
+    log.write_text(header + "\t".join(change(row)) + "\n")
+    record = tmp_path / "r.sqlite"
+    done = run_cli(
+        "judgments", "import", str(record), str(log), "--by", "Bob", "--collection", str(CRANFIELD)
+    )
+    (line,) = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and says in line, line
+    assert not record.exists() or not MeetingStore(record, create=False).judgments()
