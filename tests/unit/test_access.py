@@ -483,3 +483,18 @@ def test_a_log_that_breaks_the_records_rules_is_refused_in_one_line(
     (line,) = done.stderr.strip().splitlines()
     assert done.returncode == 2 and says in line, line
     assert not record.exists() or not MeetingStore(record, create=False).judgments()
+
+
+def test_a_server_given_folders_serves_them_alone_and_the_samples_only_without(
+    tmp_path: Path,
+) -> None:
+    """``rankviz app team --auth FILE`` served Cranfield, DL-HARD, CAsT and the RAG sample beside
+    ``team``, with no [access]: every signed-in person could judge there."""
+    from rankviz.served import collection_folders
+
+    samples = CRANFIELD.parent
+    team = tmp_path / "team"
+    shutil.copytree(CRANFIELD, team, ignore=shutil.ignore_patterns("*.sqlite*"))
+    assert collection_folders(samples, [str(team)]) == {"team": team.resolve()}
+    served = collection_folders(samples, [])
+    assert "cranfield" in served and "team" not in served
