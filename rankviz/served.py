@@ -8,11 +8,11 @@ of rankviz's numbers would make the same choices here.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from rankviz.errors import OptionError
-from rankviz.io.access import Access
+from rankviz.io.access import Access, mail_address
 from rankviz.io.blocks import read_in_pieces
 from rankviz.io.collection import Collection, open_collection
 from rankviz.io.collection_config import access_of
@@ -98,6 +98,35 @@ def _web_address(text: str) -> str:
     if parts.scheme not in ("http", "https") or not parts.hostname:
         return f"is not an http:// or https:// address with a host: {text!r}"
     return ""
+
+
+#: The claims by which a provider vouches for the e-mail address: OpenID Connect's, and Microsoft
+#: Entra's ``xms_edov`` (the address's domain owner verified it; Entra sends no email_verified).
+VERIFIED_CLAIMS = ("email_verified", "xms_edov")
+
+
+def vouched_address(claims: Mapping[str, object]) -> tuple[str, str]:
+    """The identity a sign-in's claims give, as the roles compare it
+    (:func:`~rankviz.io.access.mail_address`), and "", or "" and why they give none: no address;
+    an address the provider does not say it verified (on Microsoft Entra, Keycloak, Okta or GitLab
+    anyone may type another's address into a profile); or something that is not one address (a
+    list, two ``@``, a KELVIN SIGN that would read as a k)."""
+    if not claims.get("email"):
+        return "", (
+            "Your sign-in gave no e-mail address, which this server's roles are written in: ask "
+            "its administrator to request the email scope from the provider."
+        )
+    # Cognito sends the string "true"
+    if not any(claims.get(claim) in (True, "true") for claim in VERIFIED_CLAIMS):
+        return "", (
+            "Your provider did not say it verified your e-mail address (its email_verified claim "
+            "is not true), so this server cannot know the address is yours: verify it with the "
+            "provider, or ask this server's administrator which claim to use (docs/team-server.md)."
+        )
+    try:
+        return mail_address(claims.get("email")), ""
+    except ValueError as exc:
+        return "", f"Your sign-in's e-mail address cannot be used here: {exc}."
 
 
 def loopback(address: str) -> bool:

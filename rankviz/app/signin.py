@@ -21,7 +21,7 @@ from rankviz.app.cache import SHARED, file_key
 from rankviz.app.kept import NAME
 from rankviz.app.text import message
 from rankviz.errors import RankvizError
-from rankviz.io.access import Access, Role, mail_address
+from rankviz.io.access import Access, Role
 from rankviz.record import SIGNED_IN, TYPED
 
 
@@ -54,40 +54,17 @@ def providers() -> list[str | None]:
     return [key for key in named if section[key].get("client_id")] or [None]
 
 
-#: The claims by which a provider vouches for the e-mail address (OpenID Connect's, Entra's).
-VERIFIED_CLAIMS = ("email_verified", "xms_edov")
-
-
 def email() -> str:
-    """The signed-in person's e-mail address as the roles compare it (:func:`mail_address`), ""
-    when the provider did not vouch for one (:func:`refused`)."""
-    return "" if refused() else mail_address(st.user.get("email"))
+    """The signed-in person's e-mail address as the roles compare it, "" when the provider did
+    not vouch for one (:func:`refused`)."""
+    return served.vouched_address(st.user)[0]
 
 
 def refused() -> str:
-    """Why this sign-in gives no identity ("" when it gives one): the provider gave no address,
-    did not say it verified it (``email_verified``: on Microsoft Entra, Keycloak, Okta or GitLab
-    anyone may type another's address into a profile), or gave something that is not one address
-    (a list, two ``@``, a KELVIN SIGN that would read as a k)."""
-    claims = st.user
-    if not claims.get("email"):
-        return (
-            "Your sign-in gave no e-mail address, which this server's roles are written in: ask "
-            "its administrator to request the email scope from the provider."
-        )
-    # Cognito sends the string; Microsoft Entra says it as xms_edov (the e-mail's domain owner
-    # verified it), an optional claim the app registration must add
-    if not any(claims.get(claim) in (True, "true") for claim in VERIFIED_CLAIMS):
-        return (
-            "Your provider did not say it verified your e-mail address (its email_verified claim "
-            "is not true), so this server cannot know the address is yours: verify it with the "
-            "provider, or ask this server's administrator which claim to use (docs/team-server.md)."
-        )
-    try:
-        mail_address(claims.get("email"))
-    except ValueError as exc:
-        return message("Your sign-in's e-mail address cannot be used here: {}.", exc)
-    return ""
+    """Why this sign-in gives no identity ("" when it gives one), for the page
+    (:func:`rankviz.served.vouched_address`)."""
+    problem = served.vouched_address(st.user)[1]
+    return message("{}", problem) if problem else ""
 
 
 def gate(paths: list[str], default: str) -> None:
