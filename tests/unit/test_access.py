@@ -244,6 +244,11 @@ PROVIDER = (
 )
 
 
+def _auth(old: str, new: str, *, named: bool = False) -> str:
+    """The [auth] file with ``old`` written ``new`` (``named``: the provider in [auth.google])."""
+    return AUTH.format(provider=("[auth.google]\n" if named else "") + PROVIDER).replace(old, new)
+
+
 @pytest.mark.parametrize(
     ("text", "name", "says"),
     [
@@ -257,28 +262,25 @@ PROVIDER = (
             "cookie_secret",
         ),
         (
-            AUTH.format(provider=PROVIDER).replace(
-                "https://rankviz.example.org/oauth2callback", "javascript:alert(1)//oauth2callback"
+            _auth(
+                "https://rankviz.example.org/oauth2callback",
+                "javascript:alert(1)//oauth2callback",
             ),
             "auth.toml",
             "redirect_uri is not an http:// or https:// address",
         ),
         (
-            AUTH.format(provider=PROVIDER).replace("0123456789abcdef0123456789abcdef", "a"),
+            _auth("0123456789abcdef0123456789abcdef", "a"),
             "auth.toml",
             "cookie_secret signs every session's cookie: give at least 32 random characters",
         ),
         (
-            AUTH.format(provider=PROVIDER).replace(
-                "https://accounts.google.com/.well-known/openid-configuration", "not a url"
-            ),
+            _auth("https://accounts.google.com/.well-known/openid-configuration", "not a url"),
             "auth.toml",
             "server_metadata_url is not an http:// or https:// address",
         ),
         (
-            AUTH.format(provider="[auth.google]\n" + PROVIDER).replace(
-                "https://accounts", "https://:x/accounts"
-            ),
+            _auth("https://accounts", "https://:x/accounts", named=True),
             "auth.toml",
             "server_metadata_url is not",
         ),
