@@ -64,6 +64,11 @@ class GainWalk:
         out[held] = self.ideal_dcg[self.ideal_start[query[held]] + last[held]]
         return out
 
+    def whole_ideal_dcg(self, query: np.ndarray) -> np.ndarray:
+        """The ideal DCG of ``query`` over all its positive gains (R_g of them, however few the
+        run retrieves); 0 where the query has none."""
+        return self.ideal_dcg_at(query, self.ideal_count[query] - 1)
+
     def run_dcg_before(
         self, table: RankingTable, query: np.ndarray, rank: np.ndarray
     ) -> np.ndarray:

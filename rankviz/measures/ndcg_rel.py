@@ -28,7 +28,7 @@ def ndcg_rel(table: RankingTable, cutoff: None, *, gains: str | None) -> np.ndar
     found = np.bincount(query, minlength=table.n_queries)
     queries = np.arange(table.n_queries)
     whole = walk.run_dcg_before(table, queries, np.full(table.n_queries, table.n_rows + 1))
-    ideal = walk.ideal_dcg_at(queries, np.full(table.n_queries, table.n_rows))
+    ideal = walk.whole_ideal_dcg(queries)
     total = total + safe_divide((walk.ideal_count - found) * whole, ideal)
     return np.where(total > 0, safe_divide(total, walk.ideal_count.astype(np.float64)), 0.0)
 

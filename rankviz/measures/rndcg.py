@@ -42,7 +42,7 @@ def rndcg(table: RankingTable, cutoff: None, *, rel: int, gains: str | None) -> 
     longer = ranked >= walk.ideal_count + 2
     queries = np.flatnonzero(longer)
     whole = walk.run_dcg_before(table, queries, np.full(len(queries), table.n_rows + 1))
-    ideal = walk.ideal_dcg_at(queries, np.full(len(queries), table.n_rows))
+    ideal = walk.whole_ideal_dcg(queries)
     total[queries] += safe_divide(whole, ideal)
     changes[queries] += 1
     value = safe_divide(total, changes)

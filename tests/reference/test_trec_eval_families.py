@@ -307,3 +307,37 @@ def test_all_trec_is_the_catalogues_measures_of_what_trec_eval_prints() -> None:
                 ours *= len(qrels.query_ids)
             assert ours == pytest.approx(float(value), rel=1e-15), (name, qid)
     assert [str(m) for m in expand("official")] == [str(m) for m in measures[:27]]
+
+
+SHORT = ROOT / "tests" / "data" / "trec-eval-short"
+
+
+def _short_cases():
+    for line in (SHORT / "cases.tsv").read_text().splitlines():
+        if line and not line.startswith("#"):
+            name, qrels, run, flags = line.split("\t")
+            yield pytest.param(name, qrels, run, flags.split(), id=name)
+
+
+@pytest.mark.parametrize(("name", "qrels", "run", "flags"), list(_short_cases()))
+def test_gain_measures_of_rankings_shorter_than_the_relevant_documents_are_trec_evals(
+    name: str, qrels: str, run: str, flags: list[str]
+) -> None:
+    """ndcg_rel, Rndcg and G per query and in the mean, ``evaluate`` (``--depth`` for ``-M``) ==
+    trec_eval 10 printing ``%.17g`` (tests/data/trec-eval-short): a query with more documents with
+    a gain than the run retrieves, alone and beside another query."""
+    depth = next((int(f[2:]) for f in flags if f.startswith("-M")), None)
+    arguments = ["--depth", str(depth)] if depth else []
+    done = run_cli(
+        "evaluate", str(SHORT / qrels), str(SHORT / run), "-m", "ndcg_rel", "-m", "Rndcg",
+        "-m", "G", "--per-query", "--format", "tsv", *arguments,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    got = {
+        (measure, qid): float(value)
+        for _, measure, qid, value in (line.split("\t") for line in done.stdout.splitlines()[1:])
+    }
+    expected = [line.split("\t") for line in (SHORT / f"{name}.out").read_text().splitlines()]
+    assert len(expected) == len(got)
+    for printed, qid, value in expected:
+        assert got[printed.strip(), qid] == float(value), (printed, qid)
