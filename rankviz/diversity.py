@@ -111,16 +111,21 @@ def diversity_scores(
     *,
     zero: bool,
     by_rank: bool,
+    rel: int = 1,
+    depth: int | None = None,
 ) -> list[Score]:
     """The measures ``names`` (ndeval's, in their order) of each run against the diversity qrels
     at ``path``; ``by_rank``: each topic ordered by the run's rank column (ndeval's default), else
-    by score as trec_eval orders it."""
+    by score as trec_eval orders it; ``rel``: a judgment counts from this grade; ``depth``: the
+    first documents of each topic that count (the study's ``--rel`` and ``--depth``, ndeval's
+    relevance level and ``-M``). A topic with no relevant document scores 0 on every measure,
+    nNRBP's 0 / 0 included, so every measure's mean covers the same topics."""
     from rankviz.io.subtopics import read_subtopic_qrels
     from rankviz.measures.score import Score, ScoreValues, values_digest
     from rankviz.ndeval.report import NdevalOptions, ndeval_values, topics_of
 
     qrels = read_subtopic_qrels(path)
-    judged = frozenset(topics_of(qrels, NdevalOptions().rel))
+    judged = frozenset(topics_of(qrels, rel))
     computed: dict[tuple[float, float], dict] = {}  # each (alpha, beta) asked: every run's values
     order = "the runs' rank column" if by_rank else "trec_eval's order"
     found = []
@@ -129,16 +134,18 @@ def diversity_scores(
         assert measure is not None, name  # the names are diversity_name's
         column, alpha, beta = measure.column, measure.alpha, measure.beta
         if (alpha, beta) not in computed:
-            options = NdevalOptions(alpha=alpha, beta=beta, traditional=not by_rank)
+            options = NdevalOptions(
+                alpha=alpha, beta=beta, traditional=not by_rank, rel=rel, depth=depth
+            )
             computed[alpha, beta] = {
                 r: ndeval_values(qrels, run, options) for r, run in runs.items()
             }
         values = computed[alpha, beta]
         by_run = {
             run: {
-                str(topic): float(v)
+                str(topic): float(v) if v == v else 0.0  # nNRBP's 0 / 0: nothing to find
                 for topic, v in frame[column].items()
-                if str(topic) in judged and v == v  # nNRBP's 0 / 0: no value
+                if str(topic) in judged
             }
             for run, frame in values.items()
         }
@@ -150,7 +157,8 @@ def diversity_scores(
                     judged,
                     zero,
                     f"{path} (ndeval 4.5's measure, alpha = {alpha:g}, beta = {beta:g}, on "
-                    f"{order})",
+                    f"{order}, relevant from grade {rel}"
+                    + (f", the first {depth} documents)" if depth else ")"),
                     values_digest(by_run),
                 ),
             )

@@ -44,6 +44,8 @@ SIDES = {
             names,
             zero=settings.missing == "zero",
             by_rank=settings.ties.by_rank_column,
+            rel=settings.rel,
+            depth=settings.depth,
         ),
         needs_qrels,
     ),

@@ -56,8 +56,11 @@ def _pyndeval(
     alpha: float = 0.5,
     beta: float = 0.5,
     names: tuple[str, ...] = ("alpha-nDCG@20", "ERR-IA@10", "nNRBP", "strec@5"),
+    rel: int = 1,
+    depth: int | None = None,
 ) -> dict[str, dict[str, float]]:
-    """pyndeval's values of the run, each topic given in rankviz's order as falling scores."""
+    """pyndeval's values of the run, each topic given in rankviz's order as falling scores (its
+    first ``depth`` documents), a judgment below ``rel`` given as 0 (not relevant)."""
     import pyndeval
 
     order = "run" if by_rank else "trec_eval"
@@ -67,10 +70,11 @@ def _pyndeval(
         for k, q in enumerate(table.qids)
         if table.in_run[k]
         for i, d in enumerate(table.docids(slice(table.offsets[k], table.offsets[k + 1])))
+        if depth is None or i < depth
     ]
     lines = (folder / "subtopics.txt").read_text().split("\n")
     judged = [tuple(line.split()) for line in lines if line.strip()]
-    judged = [(q, s, d, int(j)) for q, s, d, j in judged]
+    judged = [(q, s, d, int(j) if int(j) >= rel else 0) for q, s, d, j in judged]
     return pyndeval.ndeval(judged, scored, measures=list(names), alpha=alpha, beta=beta)
 
 
@@ -102,12 +106,51 @@ def test_every_topic_is_pyndevals_on_the_same_order(folder: Path, ties: str) -> 
                 if topic not in ours.index:  # a topic the qrels do not judge
                     continue
                 want = values[measure]
-                if want != want:  # nNRBP's 0 / 0: no value, the topic left out of that mean
-                    assert np.isnan(ours[topic]) or ours[topic] == 0.0
+                if want != want:  # nNRBP's 0 / 0: nothing to find, 0 as on every measure
+                    assert ours[topic] == 0.0
                     continue
                 assert ours[topic] == pytest.approx(want, abs=1e-12), (run, measure, topic)
                 compared += 1
     assert compared >= 50
+
+
+@pytest.mark.parametrize(("rel", "depth"), [(2, None), (1, 1), (2, 5), (3, 3)])
+def test_the_studys_rel_and_depth_reach_the_diversity_measures(
+    folder: Path, rel: int, depth: int | None
+) -> None:
+    """``--rel`` and ``--depth`` move alpha-nDCG, ERR-IA, nNRBP and strec as they move nDCG: every
+    topic equals pyndeval's with judgments below ``rel`` not relevant, on the first ``depth``
+    documents (ndeval's -M); nNRBP's 0 / 0 is 0, so every mean covers the same topics."""
+    options = {"rel": rel, **({"depth": depth} if depth else {})}
+    evaluation = rv.Study.open(folder, measures=MEASURES, options=options).evaluation()
+    compared = 0
+    for run in ("a", "b"):
+        theirs = _pyndeval(folder, run, by_rank=False, rel=rel, depth=depth)
+        for measure in ("alpha-nDCG@20", "ERR-IA@10", "nNRBP", "strec@5"):
+            ours = evaluation.per_query(measure, run)
+            assert set(ours.index) == set(evaluation.per_query("strec@5", run).index)
+            for topic, values in theirs.items():
+                if topic in ours.index:
+                    want = values[measure] if values[measure] == values[measure] else 0.0
+                    assert ours[topic] == pytest.approx(want, abs=1e-12), (run, measure, topic)
+                    compared += 1
+    assert compared >= 50
+
+
+def test_missing_skip_leaves_no_topic_out_of_one_measure_alone(folder: Path) -> None:
+    """``--missing skip`` dropped a topic with nothing relevant from nNRBP's mean alone (its 0 / 0),
+    so one table's means covered different topics."""
+    evaluation = rv.Study.open(
+        folder, measures=[*MEASURES, "nDCG@10"], options={"missing": "skip", "rel": 2}
+    ).evaluation()
+    shown = ["alpha-nDCG@20", "ERR-IA@10", "nNRBP", "strec@5", "nDCG@10"]
+    judged = [line.split() for line in (folder / "subtopics.txt").read_text().splitlines()]
+    nothing = {q for q, *_ in judged} - {q for q, _, _, j in judged if int(j) >= 2}
+    for run in ("a", "b"):
+        topics = {m: set(evaluation.per_query(m, run).dropna().index) for m in shown}
+        assert len({frozenset(t) for t in topics.values()}) == 1, topics
+        assert all(evaluation.per_query("nNRBP", run)[t] == 0.0 for t in nothing)
+    assert nothing  # topics judged, none of their documents at grade 2: nNRBP's 0 / 0
 
 
 #: measures with ndeval's -alpha and -beta, and what pyndeval is asked for each
