@@ -67,16 +67,23 @@ def query_lists(table, qrels: Qrels, rel: int, *, judged_only: bool) -> dict[str
     return lists
 
 
+#: The NaN an x86-64 CPU makes of an invalid operation (0 / 0, the log of a negative number): its
+#: sign bit set, so C's printf, and trec_eval 10 built there, prints it ``-nan``.
+C_NAN = -math.nan
+
+
 def cdiv(a: float, b: float) -> float:
     """a / b as C divides doubles: inf or nan where b is 0."""
     if b:
         return a / b
-    return math.nan if a == 0 or math.isnan(a) else math.copysign(math.inf, a)
+    if math.isnan(a):
+        return a
+    return C_NAN if a == 0 else math.copysign(math.inf, a)
 
 
 def log2(x: float) -> float:
     """C's log2, -inf at 0 and nan below."""
-    return math.log2(x) if x > 0 else -math.inf if x == 0 else math.nan
+    return math.log2(x) if x > 0 else -math.inf if x == 0 else C_NAN
 
 
 _FLOAT = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")

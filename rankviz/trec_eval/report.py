@@ -19,7 +19,7 @@ import numpy as np
 from rankviz.errors import OptionError
 from rankviz.io.model import Qrels, Run
 from rankviz.trec_eval import measures as trec_eval_measures
-from rankviz.trec_eval.lists import query_lists
+from rankviz.trec_eval.lists import C_NAN, query_lists
 from rankviz.trec_eval.names import FAMILIES, levels_of, ported, requested
 
 #: the measures trec_eval averages geometrically over queries (no line per query), and the family
@@ -227,7 +227,7 @@ def _interpolated(table, levels, args: TrecEvalOptions) -> np.ndarray:
         table.ideal_query[table.ideal_grades >= args.rel], minlength=table.n_queries
     )
     needs_none = np.floor(np.outer(relevant, levels) + 0.5) == 0  # lround, as trec_eval
-    grid[empty[:, None] & needs_none] = -math.nan  # x86's 0.0 / 0.0
+    grid[empty[:, None] & needs_none] = C_NAN
     return grid
 
 

@@ -196,3 +196,16 @@ def test_rprec_at_a_multiple_of_r_is_trec_evals_rprec_mult_to_17_digits() -> Non
         measure = str(rv.parse(f"Rprec(mult={float(name.split('_')[-1])})"))
         assert got[measure, qid.strip()] == float(value), (name, qid)
     assert len(kept) == 10 * 12  # ten multiples, every judged query (-c)
+
+
+def test_a_nan_prints_with_the_sign_trec_eval_prints() -> None:
+    """trec_eval 10 on x86-64 prints 0 / 0 as ``-nan`` (the CPU's NaN has its sign bit set);
+    ``rankviz trec-eval`` printed ``nan`` (tests/data/trec-eval-short/negative-gain*)."""
+    short = ROOT / "tests" / "data" / "trec-eval-short"
+    done = run_cli(
+        "trec-eval", "-q", "-m", "Rndcg.2=-1", "-m", "ndcg_rel.2=-1", "-m", "G.2=-1",
+        str(short / "negative-gain.qrels"), str(short / "negative-gain.run"),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == (short / "negative-gain-printed.out").read_text()
+    assert done.stdout.count("  -nan\n") == 2
