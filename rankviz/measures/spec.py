@@ -18,6 +18,7 @@ from rankviz.measures.spellings import (
     IPREC_LEVELS,
     TREC_EVAL_SETS,
     rewritten,
+    rprec_multiples,
     split_outside_brackets,
     trec_eval_cutoffs,
 )
@@ -307,6 +308,9 @@ def expand(text: str | Measure, *, defaults: dict[str, object] | None = None) ->
         return [parse(f"IPrec@{level}", defaults=defaults) for level in IPREC_LEVELS]
     if isinstance(text, str) and text.strip() in TREC_EVAL_SETS:
         return [parse(name, defaults=defaults) for name in TREC_EVAL_SETS[text.strip()]]
+    multiples = rprec_multiples(text) if isinstance(text, str) else None
+    if multiples is not None:
+        return [parse(name, defaults=defaults) for name in multiples]
     spelled = trec_eval_cutoffs(text) if isinstance(text, str) else None
     if spelled is None:
         return [parse(text, defaults=defaults)]

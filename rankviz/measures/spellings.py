@@ -26,7 +26,20 @@ _IPREC = re.compile(r"^\s*iprec_at_recall(?:[._](?P<level>[0-9]*\.?[0-9]+))?\s*$
 IPREC_LEVELS = tuple(i / 10 for i in range(11))
 #: trec_eval's names whose measure the family's own name would not give: ``11pt_avg`` begins
 #: with a digit; ``rbp`` is graded at p = 0.9 where the catalogue's RBP is binary at 0.8
-TREC_EVAL_NAMES = {"11pt_avg": "IPrecAvg", "rbp": "RBP(p=0.9,graded=True)"}
+TREC_EVAL_NAMES = {
+    "11pt_avg": "IPrecAvg",
+    "rbp": "RBP(p=0.9,graded=True)",
+    "set_relative_P": "SetP(relative=True)",
+}
+_NUMBER = r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)"
+#: trec_eval's utility with its four coefficients, set_F with its beta (``utility.2,-1,0,0``,
+#: ``set_F.0.5``), as the catalogue's parameters
+_UTILITY = re.compile(rf"^\s*utility[._](?P<c>{_NUMBER}(?:,{_NUMBER}){{3}})\s*$")
+_UTILITY_PARAMS = ("rel_ret", "nonrel_ret", "rel_nonret", "nonrel_nonret")
+_SET_F = re.compile(rf"^\s*set_F[._](?P<beta>{_NUMBER})\s*$")
+#: trec_eval's R-precision at multiples of R (``Rprec_mult.0.5,2``; bare: its ten defaults)
+_RPREC_MULT = re.compile(rf"^\s*Rprec_mult(?:[._](?P<m>{_NUMBER}(?:,{_NUMBER})*))?\s*$")
+RPREC_MULTIPLES = tuple(m / 10 for m in range(2, 22, 2))
 _TREC_EVAL = re.compile(
     r"^\s*(?P<name>P|recall|ndcg_cut|map_cut|success|relative_P|unj)[._]"
     r"(?P<cutoffs>[0-9]+(?:,[0-9]+)*)\s*$"
@@ -78,6 +91,21 @@ def rewritten(text: str) -> str:
     ``ndcg.1=3,2=9``: ``nDCG(gains={1:3,2:9})``); any other text as it is. A MeasureError for a
     spelling of several measures (``P.5,10``, the bare ``iprec_at_recall``)."""
     text = TREC_EVAL_NAMES.get(text.strip(), text)
+    utility = _UTILITY.match(text)
+    if utility is not None:
+        pairs = zip(_UTILITY_PARAMS, utility["c"].split(","), strict=True)
+        return f"Utility({','.join(f'{k}={float(v):g}' for k, v in pairs)})"
+    set_f = _SET_F.match(text)
+    if set_f is not None:
+        return f"SetF(beta={float(set_f['beta']):g})"
+    multiples = rprec_multiples(text)
+    if multiples is not None:
+        if len(multiples) > 1:
+            raise MeasureError(
+                f"{text.strip()!r} is {len(multiples)} measures ({', '.join(multiples)}): give it "
+                "where a list of measures is taken"
+            )
+        return multiples[0]
     iprec = _IPREC.match(text)
     if iprec is not None:
         if iprec["level"] is None:
@@ -119,6 +147,18 @@ def trec_eval_cutoffs(text: str) -> tuple[str, list[int]] | None:
     return TREC_EVAL_CUTOFFS[spelled["name"]], [int(c) for c in spelled["cutoffs"].split(",")]
 
 
+def rprec_multiples(text: str) -> list[str] | None:
+    """trec_eval's ``Rprec_mult`` (its ten multiples) or ``Rprec_mult.0.5,2`` as the catalogue's
+    measures, ``Rprec(mult=0.5)``; None for any other text."""
+    spelled = _RPREC_MULT.match(text)
+    if spelled is None:
+        return None
+    multiples = (
+        [float(m) for m in spelled["m"].split(",")] if spelled["m"] else list(RPREC_MULTIPLES)
+    )
+    return [f"Rprec(mult={m:g})" for m in dict.fromkeys(sorted(multiples))]
+
+
 def split_outside_brackets(text: str) -> list[str]:
     """``text`` split at the commas outside ``(...)`` and ``{...}``: ``p=0.9,gains={1:3,2:9}`` is
     two parameters."""
@@ -143,6 +183,10 @@ def split_names(items: list[str]) -> list[str]:
         continues = bool(whole) and (
             (item.isdigit() and trec_eval_cutoffs(whole[-1]) is not None)
             or (
+                re.fullmatch(_NUMBER, item)
+                and re.match(r"\s*(Rprec_mult|utility)[._]", whole[-1])
+            )
+            or (
                 re.fullmatch(r"[0-9]+=[^,=]+|p=[^,=]+", item)
                 and (_GAIN_TABLE.match(whole[-1]) or _RBP.match(whole[-1]))
             )
@@ -154,8 +198,13 @@ def split_names(items: list[str]) -> list[str]:
     written = []
     for item in whole:
         spelled = trec_eval_cutoffs(item)
+        multiples = rprec_multiples(item)
         if spelled is not None:
             written += [f"{spelled[0]}@{c}" for c in spelled[1]]
+        elif multiples is not None:
+            written += multiples
+        elif _UTILITY.match(item) or _SET_F.match(item):
+            written.append(rewritten(item))
         else:
             written.append(rewritten(item) if _GAIN_TABLE.match(item) or _RBP.match(item) else item)
     return written

@@ -169,3 +169,27 @@ def test_a_study_shows_itself_in_a_notebook_in_a_few_lines() -> None:
     study = rv.Study.open(CRANFIELD)
     assert len(repr(study)) < 2000 and "Cranfield" in repr(study)
     assert repr(study.collection).startswith("Collection(") and "\n" not in repr(study.collection)
+
+
+def test_trec_evals_spellings_with_parameters_read_in_a_links_list() -> None:
+    """A link's ``measures=`` is split at its commas: trec_eval's parameter lists join again."""
+    from rankviz.measures import split_names
+
+    items = "Rprec_mult.0.5,2,utility.2,-1,0,0,set_F.0.5,AP,P.5,10,set_relative_P".split(",")
+    assert split_names(items) == [
+        "Rprec(mult=0.5)",
+        "Rprec(mult=2)",
+        "Utility(rel_ret=2,nonrel_ret=-1,rel_nonret=0,nonrel_nonret=0)",
+        "SetF(beta=0.5)",
+        "AP",
+        "P@5",
+        "P@10",
+        "set_relative_P",
+    ]
+    assert [str(rv.parse(name)) for name in ("set_relative_P", "set_F.0.5")] == [
+        "SetP(relative=True)",
+        "SetF(beta=0.5)",
+    ]
+    from rankviz.measures import expand
+
+    assert [str(m) for m in expand("Rprec_mult")][:2] == ["Rprec(mult=0.2)", "Rprec(mult=0.4)"]
