@@ -18,7 +18,11 @@ def add_trec_eval_command(commands) -> None:
         + "; the others are refused by name).",
     )
     te.add_argument("qrels", help="TREC qrels")
-    te.add_argument("run", help="TREC run")
+    te.add_argument(
+        "run",
+        nargs="+",
+        help="TREC runs: each one's output as trec_eval prints it, one after another",
+    )
     te.add_argument(
         "-q", action="store_true", help="each query's values, then the summary (default: summary)"
     )
@@ -79,7 +83,8 @@ def add_trec_eval_command(commands) -> None:
 def trec_eval_command(args: argparse.Namespace) -> str:
     from rankviz.trec_eval.report import trec_eval_of_files
 
-    return trec_eval_of_files(args.qrels, args.run, options_of(args))
+    options = options_of(args)
+    return "".join(trec_eval_of_files(args.qrels, run, options) for run in args.run)
 
 
 def options_of(args: argparse.Namespace) -> TrecEvalOptions:

@@ -209,3 +209,20 @@ def test_a_nan_prints_with_the_sign_trec_eval_prints() -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout == (short / "negative-gain-printed.out").read_text()
     assert done.stdout.count("  -nan\n") == 2
+
+
+def test_several_runs_print_one_after_another_as_trec_eval_prints_each() -> None:
+    """``rankviz trec-eval QRELS RUN RUN``: each run's output as trec_eval prints it alone (the kept
+    outputs of two cases), in the order given: a pipeline over many runs pays the start once."""
+    fixtures, conformance = ROOT / PLACES["{F}"], ROOT / PLACES["{C}"]
+    done = run_cli(
+        "trec-eval", "-q", "-c", "-m", "official", "-m", "recall", "-m", "ndcg", "-m", "ndcg_cut",
+        "-m", "map_cut", "-m", "success", str(fixtures / "qrels.test"),
+        str(conformance / "te_test" / "run_trunc.txt"), str(fixtures / "results.test"),
+        str(conformance / "te_test" / "run_trunc.txt"),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    alone = run_cli("trec-eval", "-q", str(fixtures / "qrels.test"), str(fixtures / "results.test"))
+    every = (KEPT / "every-qc.out").read_text()
+    assert done.stdout.startswith(every) and done.stdout.endswith(every)
+    assert len(done.stdout) > 2 * len(every) and alone.stdout != every
