@@ -281,7 +281,8 @@ class Evaluation:
             beside = [m.describe() for m in self.measures if isinstance(m, Score) and m.values]
             return [*self.settings.conventions(), *beside]
         missing = {
-            "zero": "a query another run has a score for scores 0 where a run has none",
+            "zero": "a query another run has a score for scores the score's worst where a run has "
+            "none (0 without a declared range; a cost without one is refused)",
             "skip": "a run's mean covers the queries it has a score for; a paired test, those "
             "both runs have",
         }[self.settings.missing]

@@ -20,7 +20,7 @@ from rankviz.errors import FormatError, MeasureError, OptionError, quoted
 from rankviz.io.score_rules import NO_RULES, ScoreRules
 from rankviz.io.scores import Scores
 from rankviz.measures import Measure, parse
-from rankviz.measures.score import Score, answers_of
+from rankviz.measures.score import Score, answers_of, gap_text, no_worst, worst_value
 from rankviz.settings import EvalSettings
 
 
@@ -95,19 +95,28 @@ def scored_values(
         matrix[at, part["run"].map(run_column).to_numpy()] = part["value"].to_numpy()
         universe = np.zeros(len(qids), bool)
         universe[at] = True
+        bounds = measure.bounds if isinstance(measure, Score) else rules.range_of(key)
+        worst = worst_value(lower_is_better=not measure.higher_is_better, bounds=bounds)
         for column, run in enumerate(picked):
             held = ~np.isnan(matrix[universe, column])
             if not held.any():
                 notes.append(f"{key}: no score for run {run}")
                 continue
             if not held.all():
-                gone = "scored 0" if settings.missing == "zero" else "left out"
+                gaps = universe & np.isnan(matrix[:, column])
+                if settings.missing == "zero" and worst is None:
+                    raise no_worst(key, run, [str(q) for q in qids[gaps]])
+                gone = (
+                    gap_text(worst).replace("scores", "scored")
+                    if settings.missing == "zero"
+                    else "left out"
+                )
                 notes.append(
                     f"{key}: run {run} has no score for {int((~held).sum())} of "
                     f"{int(universe.sum())} queries: {gone}"
                 )
                 if settings.missing == "zero":
-                    matrix[universe & np.isnan(matrix[:, column]), column] = 0.0
+                    matrix[gaps, column] = worst
         values[key] = matrix
     return ScoredValues(tuple(chosen), tuple(picked), qids, values, tuple(notes))
 

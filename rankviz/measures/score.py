@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rankviz.errors import MeasureError
+from rankviz.errors import MeasureError, OptionError
 from rankviz.measures.spec import Family, Measure
 
 if TYPE_CHECKING:
@@ -56,15 +56,24 @@ class ScoreValues:
     zero: bool
     source: str = ""  # the files it was read from
     digest: str = ""  # of the values: what a cache keys it on
+    #: what a gap scores under ``zero``: the score's worst value (trec_eval's 0 for a higher-is-
+    #: better one); None where no worst is known (a cost without a range): a gap is refused there,
+    #: never given 0, the best a cost could have
+    worst: float | None = 0.0
+    name: str = ""  # the score's, for that refusal
 
     def of(self, run: str, qids: Sequence[str]) -> np.ndarray:
         """The run's values for these queries (NaN: no score, or a query outside the score's)."""
         own = self.by_run.get(run)
         if own is None:
             return np.full(len(qids), np.nan)
-        gap = 0.0 if self.zero else np.nan
+        gaps = [q for q in map(str, qids) if q in self.queries and q not in own]
+        if self.zero and self.worst is None and gaps:
+            raise no_worst(self.name, run, gaps)
+        gap = (self.worst if self.zero else None) if gaps else None
+        fill = np.nan if gap is None else gap
         return np.array(
-            [own.get(q, gap if q in self.queries else np.nan) for q in map(str, qids)],
+            [own.get(q, fill if q in self.queries else np.nan) for q in map(str, qids)],
             dtype=np.float64,
         )
 
@@ -132,7 +141,7 @@ class Score(Measure):
         said = f" ({self.known()})" if self.known() else ""
         if self.values is None:
             return f"{self.name}{said}: a per-query score from a file"
-        gap = "scores 0" if self.values.zero else "is left out"
+        gap = gap_text(self.values.worst) if self.values.zero else "is left out"
         return (
             f"{self.name}{said}: a per-query score from {self.values.source}; a query it "
             f"scores for another run and not for one {gap}"
@@ -170,22 +179,56 @@ def scores_as_measures(
                     f"{source.source}: run {run!r}, query {query!r}, score {name!r} is given twice"
                 )
             held[query] = float(value)
-    return [
-        Score(
+    found = []
+    for name, runs in by_name.items():
+        lower = rules is not None and name in rules.lower_is_better
+        bounds = rules.range_of(name) if rules is not None else None
+        values = ScoreValues(
+            runs,
+            frozenset(q for held in runs.values() for q in held),
+            zero,
+            ", ".join(sources[name]),
+            values_digest(runs),
+            worst_value(lower_is_better=lower, bounds=bounds),
             name,
-            lower_is_better=rules is not None and name in rules.lower_is_better,
-            bounds=rules.range_of(name) if rules is not None else None,
-            values=ScoreValues(
-                runs,
-                frozenset(q for held in runs.values() for q in held),
-                zero,
-                ", ".join(sources[name]),
-                values_digest(runs),
-            ),
-            answers=texts.get(name, {}),
         )
-        for name, runs in by_name.items()
-    ]
+        found.append(
+            Score(
+                name,
+                lower_is_better=lower,
+                bounds=bounds,
+                values=values,
+                answers=texts.get(name, {}),
+            )
+        )
+    return found
+
+
+def gap_text(worst: float | None) -> str:
+    """What a query without a value does under ``--missing zero``, in words."""
+    if worst is None:
+        return "is refused (lower is better, no worst value known)"
+    return "scores 0" if worst == 0 else f"scores {worst:g}, its worst"
+
+
+def no_worst(name: str, run: str, gaps: Sequence[str]) -> OptionError:
+    """The refusal of a gap in a cost whose worst value is not known (never scored 0, its best)."""
+    return OptionError(
+        f"{name}: lower is better and no worst value is known, so the {len(gaps)} queries run "
+        f"{run!r} has no value for (e.g. {gaps[0]}) cannot score 0, the best a cost could have: "
+        f"give --missing skip to leave them out, or --score-range {name}=LOW:HIGH so that a gap "
+        "scores its worst"
+    )
+
+
+def worst_value(*, lower_is_better: bool, bounds: tuple[float, float] | None) -> float | None:
+    """What a query without a value scores under ``--missing zero``: the score's worst value, the
+    bottom of its range (the top for a cost), trec_eval's 0 for a higher-is-better score without
+    one; None for a cost without a range, whose worst is not known: a missing value never counts
+    as the best one."""
+    if bounds is not None:
+        return bounds[1] if lower_is_better else bounds[0]
+    return None if lower_is_better else 0.0
 
 
 def answers_of(scores: Sequence[Scores]) -> dict[str, dict[str, dict[str, str]]]:

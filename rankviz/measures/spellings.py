@@ -182,10 +182,7 @@ def split_names(items: list[str]) -> list[str]:
     for item in joined:
         continues = bool(whole) and (
             (item.isdigit() and trec_eval_cutoffs(whole[-1]) is not None)
-            or (
-                re.fullmatch(_NUMBER, item)
-                and re.match(r"\s*(Rprec_mult|utility)[._]", whole[-1])
-            )
+            or (re.fullmatch(_NUMBER, item) and re.match(r"\s*(Rprec_mult|utility)[._]", whole[-1]))
             or (
                 re.fullmatch(r"[0-9]+=[^,=]+|p=[^,=]+", item)
                 and (_GAIN_TABLE.match(whole[-1]) or _RBP.match(whole[-1]))

@@ -147,3 +147,16 @@ def test_skip_leaves_a_missing_query_out_of_the_mean(alone: Path) -> None:
     assert at.dataframe[0].value.loc[RUNS[2], "vital"] == pytest.approx(
         np.mean(part["value"]), abs=1e-12
     )
+
+
+def test_a_cost_with_gaps_and_no_range_is_refused_on_the_page(alone: Path) -> None:
+    """A lower-is-better score without a range whose run lacks queries: the page says why and how
+    on (never a mean that scores the gaps 0, the best a cost could have), without a traceback."""
+    (alone / "collection.toml").write_text(
+        'name = "alone"\n[scores]\nlower_is_better = ["vital"]\n', encoding="utf-8"
+    )
+    at = start(collection="alone", measures="vital")
+    assert not at.exception
+    said = " ".join(e.value for e in at.error).replace("\\", "")  # markdown's escapes
+    assert "vital: lower is better and no worst value is known" in said
+    assert "hybrid-rerank-gpt" in said and "--missing skip" in said

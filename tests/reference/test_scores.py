@@ -457,3 +457,68 @@ def test_one_json_line_naming_a_run_and_a_query_is_a_table(tmp_path: Path) -> No
     path.write_text('{"run": "a", "query": "1", "measure": "judge", "value": 0.5}\n')
     assert scores_form(path) == "json lines table"
     assert rv.Evaluation.from_scores(path).mean("judge", "a") == 0.5
+
+
+def _latencies(tmp_path: Path, runs=("sysA", "sysB"), queries=None) -> tuple[Path, pd.DataFrame]:
+    """A long CSV of a cost, latency_ms: the second run lacks its first 10 queries."""
+    rng = np.random.default_rng(7)
+    queries = queries or [f"q{q}" for q in range(40)]
+    rows = [
+        (run, q, float(rng.integers(150, 300)))
+        for k, run in enumerate(runs)
+        for i, q in enumerate(queries)
+        if not (k == 1 and i < 10)
+    ]
+    frame = pd.DataFrame(rows, columns=["run", "query", "latency_ms"])
+    path = tmp_path / "long.csv"
+    frame.to_csv(path, index=False)
+    return path, frame
+
+
+def test_a_missing_cost_never_scores_the_best_value(tmp_path: Path) -> None:
+    """sysB lacks latency_ms for 10 of 40 queries: scored 0 by default, the best a cost can have,
+    it turned from slower into faster. Without a known worst the default refuses in one line naming
+    --missing skip; with a range a gap scores its worst (the top); skip leaves the gaps out."""
+    path, frame = _latencies(tmp_path)
+    common = ["compare", str(path), "-m", "latency_ms", "--lower-is-better", "latency_ms"]
+    common += ["--baseline", "sysA", "--format", "tsv"]
+    refused = run_cli(*common)
+    (line,) = refused.stderr.strip().splitlines()
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert "latency_ms: lower is better and no worst value is known" in line
+    assert "--missing skip" in line and "10 queries run 'sysB'" in line
+    worst = run_cli(*common, "--score-range", "latency_ms=0:1000")
+    row = dict(zip(*(line.split("\t") for line in worst.stdout.splitlines()[:2]), strict=True))
+    b = frame[frame.run == "sysB"]["latency_ms"]
+    assert float(row["mean_run"]) == pytest.approx((b.sum() + 10 * 1000) / 40, rel=1e-12)
+    assert int(row["n"]) == 40
+    table = run_cli(*common[:-2], "--score-range", "latency_ms=0:1000")
+    assert "run sysB has no score for 10 of 40 queries: scored 1000, its worst" in table.stdout
+    skipped = run_cli(*common, "--missing", "skip")
+    row = dict(zip(*(line.split("\t") for line in skipped.stdout.splitlines()[:2]), strict=True))
+    assert float(row["mean_run"]) == pytest.approx(b.mean(), rel=1e-12) and int(row["n"]) == 30
+
+
+def test_a_missing_score_beside_runs_takes_its_worst_or_is_refused(tmp_path: Path) -> None:
+    """Beside Cranfield's runs: a cost with gaps is refused by default; a higher-is-better score
+    declared in [-1, 1] fills a gap with -1, not 0."""
+    queries = sorted({line.split()[0] for line in QRELS.read_text().splitlines()})
+    path, frame = _latencies(tmp_path, runs=("bm25", "dense"), queries=queries)
+    base = ["evaluate", str(CRANFIELD), "bm25", "dense", "--scores", str(path), "-m", "latency_ms"]
+    refused = run_cli(*base, "--lower-is-better", "latency_ms")
+    assert refused.returncode == 2 and "no worst value is known" in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1
+    signed = frame.assign(latency_ms=frame.latency_ms / 300 - 0.5).rename(
+        columns={"latency_ms": "stance"}
+    )
+    signed.to_csv(path, index=False)
+    done = run_cli(
+        "evaluate", str(CRANFIELD), "bm25", "dense", "--scores", str(path), "-m", "stance",
+        "--score-range", "stance=-1:1", "--format", "tsv",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    means = {
+        line.split("\t")[0]: float(line.split("\t")[3]) for line in done.stdout.splitlines()[1:]
+    }
+    dense = signed[signed.run == "dense"]["stance"]
+    assert means["dense"] == pytest.approx((dense.sum() - 10) / len(queries), rel=1e-12)
