@@ -6,7 +6,7 @@ from collections import deque
 from collections.abc import Sequence
 
 from rankviz.engine_settings import EngineSettings
-from rankviz.errors import OptionError, RankvizError
+from rankviz.errors import OptionError, RankvizError, install_hint
 from rankviz.io.blocks import Piece, pieces
 from rankviz.pieces import _DASK_WORKERS, PieceValues, Progress, RunSource, _Job, values_of_piece
 
@@ -17,7 +17,7 @@ def _on_dask(
     try:
         from distributed import Client, LocalCluster
     except ImportError:
-        raise OptionError("engine=dask needs Dask: pip install 'rankviz[dask]'") from None
+        raise OptionError(f"engine=dask needs Dask: {install_hint('dask')}") from None
     cluster = None
     if engine.scheduler is not None:
         client = _connect(Client, engine.scheduler)
@@ -47,7 +47,7 @@ def connected_client(address: str):
     try:
         from distributed import Client
     except ImportError:
-        raise OptionError("a Dask scheduler needs Dask: pip install 'rankviz[dask]'") from None
+        raise OptionError(f"a Dask scheduler needs Dask: {install_hint('dask')}") from None
     return _connect(Client, address)
 
 

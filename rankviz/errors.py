@@ -47,3 +47,20 @@ class OptionError(RankvizError, ValueError):
 
 class CollectionError(RankvizError, ValueError):
     """A collection folder that does not follow the documented layout."""
+
+
+def install_hint(extra: str) -> str:
+    """The pip command that installs an extra's packages from wherever rankviz was installed: its
+    requirements by name (the extra itself, ``rankviz[app]``, is served by no registry)."""
+    from importlib import metadata
+
+    try:
+        wanted = [
+            r.split(";")[0].strip()
+            for r in metadata.requires("rankviz") or []
+            if f'extra == "{extra}"' in r
+        ]
+    except metadata.PackageNotFoundError:
+        wanted = []
+    named = " ".join(f"'{r}'" for r in wanted)
+    return f"pip install {named}" if named else f"pip install '.[{extra}]' in rankviz's checkout"

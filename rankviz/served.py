@@ -15,7 +15,7 @@ from rankviz.errors import OptionError
 from rankviz.io.access import Access, mail_address
 from rankviz.io.blocks import read_in_pieces
 from rankviz.io.collection import Collection, open_collection
-from rankviz.io.collection_config import access_of
+from rankviz.io.collection_config import access_of, title_of
 from rankviz.io.grades import Scale
 from rankviz.io.irds import is_irds
 from rankviz.io.meeting import STORE_NAME, MeetingError, MeetingStore, unwritable
@@ -168,6 +168,12 @@ def collection_access(folder: Path) -> Access:
     """Who may see, judge and own a served collection (its collection.toml's ``[access]``), read
     without opening the collection: what a server with sign-in lists for each person."""
     return access_of(folder)
+
+
+def collection_title(folder: Path) -> str:
+    """What a visitor reads for a served collection: its collection.toml's name, without a file
+    read beyond that one (read without opening the collection)."""
+    return str(folder) if is_irds(str(folder)) else title_of(folder)
 
 
 def open_served(path: str | Path) -> Collection:

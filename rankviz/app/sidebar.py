@@ -59,7 +59,15 @@ def open_collection(
     chosen = url.choice("collection", names, default)
     key = url.key("collection", "frame", names, value=chosen)
     index = 0 if held(key) else names.index(chosen)
-    name = st.sidebar.selectbox("Collection", names, index=index, key=key)
+    titles = {n: signin.title(folders[n]) for n in names}
+    name = st.sidebar.selectbox(
+        "Collection",
+        names,
+        index=index,
+        key=key,
+        # collection.toml's name, and the link's when it differs (what a link's collection= says)
+        format_func=lambda n: titles[n] if titles[n] == n else f"{titles[n]} ({n})",
+    )
     folder = folders[name]
     try:
         collection = inputs.collection(str(folder), folder_stamp(folder))

@@ -86,7 +86,7 @@ def gate(paths: list[str], default: str) -> None:
             st.logout()
         st.stop()
     who = st.sidebar.container()
-    who.caption(message("Signed in as {}", email()))
+    who.text(f"Signed in as {email()}")  # plain text: the address copies as it is typed
     if who.button("Sign out", key="signin.out"):
         st.logout()
 
@@ -125,6 +125,13 @@ def collections() -> dict[str, Path]:
         if role is not Role.NONE:
             shown[name] = folder
     return shown
+
+
+def title(folder: Path) -> str:
+    """A collection's name from its collection.toml, read again only when that file changes."""
+    settings = folder / "collection.toml"
+    key = file_key(settings) if settings.is_file() else f"none:{folder}"
+    return SHARED.get(("title", key), lambda: served.collection_title(folder))
 
 
 def _access(folder: Path) -> Access:

@@ -31,7 +31,7 @@ from rankviz.cli.study_args import (
     warn,
 )
 from rankviz.cli.trec_eval import trec_eval_command
-from rankviz.errors import FormatError, OptionError, RankvizError
+from rankviz.errors import FormatError, OptionError, RankvizError, install_hint
 from rankviz.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
 from rankviz.scores_study import ScoresStudy
 from rankviz.settings import EvalSettings
@@ -215,9 +215,7 @@ def app_command(args: argparse.Namespace) -> str:
     import os
 
     if importlib.util.find_spec("streamlit") is None or importlib.util.find_spec("plotly") is None:
-        raise OptionError(
-            "the app needs its extra: pip install 'rankviz[app]' (streamlit and plotly)"
-        )
+        raise OptionError(f"the app needs its extra, streamlit and plotly: {install_hint('app')}")
     for folder in args.data:
         if not folder.startswith("irds:") and not Path(folder).is_dir():
             raise OptionError(

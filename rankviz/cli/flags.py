@@ -56,7 +56,8 @@ def inputs(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "qrels",
         help="TREC qrels (or CSV/TSV/Parquet), a collection folder, "
-        "irds:DATASET_ID (rankviz[irds]), or a file of per-query scores (docs/scores.md)",
+        "irds:DATASET_ID (with ir_datasets installed), or a file of per-query scores "
+        "(docs/scores.md)",
     )
     parser.add_argument(
         "runs",

@@ -18,6 +18,16 @@ def add_repro_command(commands) -> None:
     rp = commands.add_parser(
         "repro",
         help="did the reproduction reproduce: KTU, RBO, RMSE, effect ratio, delta RI, t tests",
+        description="Did the reproduction reproduce: KTU, RBO, RMSE, effect ratio, delta RI and "
+        "t tests of the original runs against their reproductions (repro_eval's measures).",
+        # the qrels first: written last, --reproduced's list would take them as one more run
+        usage="rankviz repro [-h] QRELS --original BASELINE [ADVANCED]\n"
+        + " " * 21
+        + "--reproduced BASELINE [ADVANCED] [-m MEASURE] [--depth DEPTH]\n"
+        + " " * 21
+        + "[--rbo-p P] [--format {table,tsv,json}]",
+        epilog="example: rankviz repro sample_data/cranfield --original bm25 dense "
+        "--reproduced qld rrf -m AP",
     )
     rp.add_argument("qrels", help="the qrels (or a collection folder, whose runs can be named)")
     rp.add_argument(

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from rankviz.errors import CollectionError
+from rankviz.errors import CollectionError, install_hint
 from rankviz.io.docs import Progress
 
 PREFIX = "irds:"
@@ -35,7 +35,7 @@ def dataset(dataset_id: str) -> Any:
         import ir_datasets
     except ImportError:
         raise CollectionError(
-            f"{PREFIX}{dataset_id} needs ir_datasets: pip install 'rankviz[irds]'"
+            f"{PREFIX}{dataset_id} needs ir_datasets: {install_hint('irds')}"
         ) from None
     try:
         return ir_datasets.load(dataset_id)

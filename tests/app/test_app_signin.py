@@ -93,10 +93,12 @@ def test_a_person_sees_only_the_collections_that_list_them(team, monkeypatch) ->
         str(team.parent.parent / "open"),
     ]
     monkeypatch.setattr("sys.argv", served)
-    assert visit("eve@elsewhere.net", "overview").sidebar.selectbox[0].options == ["open"]
+    picker = visit("eve@elsewhere.net", "overview").sidebar.selectbox[0]
+    # collection.toml's name, then the link's (the folder's)
+    assert picker.options == ["Cranfield (open)"] and picker.value == "open"
     viewer = visit("vic@example.org", "overview", collection="team")
     assert viewer.sidebar.selectbox[0].value == "team" and not viewer.exception
-    assert any("Signed in as vic@example.org" in c for c in said(viewer.sidebar, "caption"))
+    assert any("Signed in as vic@example.org" in c for c in said(viewer.sidebar, "text"))
     # Across collections offers the collections each may see
     for email, offered in (("vic@example.org", True), ("eve@elsewhere.net", False)):
         across = visit(email, "across")
@@ -124,14 +126,14 @@ def test_a_sign_in_the_provider_did_not_vouch_for_gets_no_role(
     assert not at.exception
     assert [e for e in said(at, "error") if says in e.replace("\u2060", "")], said(at, "error")
     assert not at.dataframe and not at.sidebar.selectbox and not at.get("metric")
-    assert not any("Signed in as" in c for c in said(at.sidebar, "caption"))
+    assert not any("Signed in as" in c for c in said(at.sidebar, "text"))
     assert [b.label for b in at.button] == ["Sign out"]
 
 
 def test_a_verified_address_in_cognitos_string_form_signs_in(team) -> None:
     at = visit("Olga@Example.org", "overview", verified="true", collection="team")
     assert not at.exception
-    assert any("Signed in as olga@example.org" in c for c in said(at.sidebar, "caption"))
+    assert any("Signed in as olga@example.org" in c for c in said(at.sidebar, "text"))
 
 
 def test_a_server_with_sign_in_beyond_its_machine_shows_no_open_banner(team) -> None:

@@ -103,6 +103,8 @@ def signed_in(browser, url: str, email: str | None, path: str, *, provider: str,
         page.get_by_role("button", name="Authorize").click()
         if claims is None:
             says(page, f"Signed in as {email}")
+            shown = page.get_by_text(f"Signed in as {email}", exact=True).inner_text()
+            assert shown == f"Signed in as {email}"  # copies as typed: no invisible character
     if claims is None:
         open_page(page, f"{url}{path}")
     return context, page

@@ -189,3 +189,17 @@ def test_json_says_why_a_value_is_null() -> None:
     payload = json.loads(to_json({"er": np.float64("inf"), "low": -np.inf, "p": np.nan, "n": 3}))
     assert payload == {"er": None, "er_not_finite": "+inf", "low": None,
                        "low_not_finite": "-inf", "p": None, "n": 3}  # fmt: skip
+
+
+def test_the_usage_line_followed_as_written_works(tmp_path: Path) -> None:
+    """``--help``'s usage, followed as written (the qrels first), runs; written last, the qrels
+    were taken as one more reproduced run ("required: qrels")."""
+    usage = run_cli("repro", "-h").stdout.split("\n\n")[0]
+    assert usage.index("QRELS") < usage.index("--original") < usage.index("--reproduced")
+    assert max(map(len, usage.splitlines())) <= 100
+    paths = _write(tmp_path, 8)
+    done = run_cli(
+        "repro", str(tmp_path / "qrels.txt"), "--original", str(paths["orig_b"]),
+        str(paths["orig_a"]), "--reproduced", str(paths["rep_b"]), str(paths["rep_a"]), "-m", "AP",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr

@@ -137,7 +137,7 @@ def test_the_messages_say_what_is_missing(passages, tmp_path, monkeypatch, capsy
         rv.Study.open("irds:rankviz-test/absent", RUNS)
     monkeypatch.setitem(sys.modules, "ir_datasets", None)  # not installed
     assert main(["evaluate", "irds:rankviz-test/other", *RUNS]) == 2
-    assert "pip install 'rankviz[irds]'" in capsys.readouterr().err
+    assert "needs ir_datasets: pip install 'ir_datasets>=0.5.6'" in capsys.readouterr().err
 
 
 class Unreachable:

@@ -22,16 +22,25 @@ def readme_commands() -> list[str]:
 
 
 def test_the_readme_opens_with_the_app_command_and_the_test_command() -> None:
+    """Each makes its virtual environment first (Debian's Python refuses pip outside one)."""
     app, tests = readme_commands()[:2]
-    assert "streamlit run app.py" in app and app.startswith("pip install")
-    assert "pytest" in tests and tests.startswith("pip install")
+    venv = "python3 -m venv .venv && . .venv/bin/activate && pip install -r "
+    assert app.startswith(venv) and app.endswith("streamlit run app.py")
+    assert tests.startswith(venv) and "python -m pytest" in tests
     assert "3.11" in README.split("\n## ", 1)[0]
+
+
+def test_the_readme_says_what_rankviz_is_before_its_first_picture() -> None:
+    """At most 200 words (code and link targets aside) before the first picture."""
+    before = README.split("![", 1)[0]
+    prose = re.sub(r"^    .*$", "", before, flags=re.MULTILINE)
+    assert len(re.findall(r"[\w'`@.\-]+", prose)) <= 200
 
 
 def test_ci_runs_the_readme_test_command_in_a_fresh_virtual_environment() -> None:
     ci = (ROOT / ".ci" / "run").read_text()
     assert readme_commands()[1] in ci.splitlines()
-    assert "python3 -m venv" in ci and "mktemp -d" in ci
+    assert "rm -rf .venv" in ci
 
 
 def test_every_dependency_is_declared_once_in_pyproject() -> None:
