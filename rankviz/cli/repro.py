@@ -26,8 +26,6 @@ def add_repro_command(commands) -> None:
         + "--reproduced BASELINE [ADVANCED] [-m MEASURE] [--depth DEPTH]\n"
         + " " * 21
         + "[--rbo-p P] [--format {table,tsv,json}]",
-        epilog="example: rankviz repro sample_data/cranfield --original bm25 dense "
-        "--reproduced qld rrf -m AP",
     )
     rp.add_argument("qrels", help="the qrels (or a collection folder, whose runs can be named)")
     rp.add_argument(

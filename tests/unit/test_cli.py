@@ -9,7 +9,7 @@ import sys
 
 import pandas as pd
 import pytest
-from conftest import ROOT, SAMPLES, TE
+from conftest import ROOT, SAMPLES, TE, run_cli
 
 from rankviz.cli import main
 
@@ -886,3 +886,59 @@ def test_trec_evals_spellings_give_the_same_numbers_as_the_canonical_names(capsy
     )
     assert spelled == canonical
     assert "P@5" in json.dumps(spelled) and "ndcg_cut" not in json.dumps(spelled)
+
+
+def _helps():
+    """Every command's parser (nested ones too), by its name after ``rankviz``."""
+    import argparse
+
+    from rankviz.cli import build_parser
+
+    def walk(parser, name):
+        yield name, parser
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for child, below in action.choices.items():
+                    yield from walk(below, f"{name} {child}".strip())
+
+    return dict(walk(build_parser(), ""))
+
+
+def test_every_help_fits_100_columns_and_ends_with_its_examples(monkeypatch) -> None:
+    """In a terminal of 200 columns too: the top-level list was 164 wide."""
+    from rankviz.cli.parser import EXAMPLES
+
+    monkeypatch.setenv("COLUMNS", "200")
+    helps = _helps()
+    assert set(helps) == set(EXAMPLES)
+    for name, parser in helps.items():
+        text = parser.format_help()
+        assert max(map(len, text.splitlines())) <= 100, name
+        last = " ".join(text.rstrip().splitlines()[-1].split())
+        assert EXAMPLES[name][-1].endswith(last), name
+        assert name == "" or parser.description, name
+
+
+@pytest.mark.slow
+def test_every_example_of_the_help_runs_on_a_copy_of_the_samples(tmp_path, monkeypatch) -> None:
+    """Each example (``app`` and ``ndeval`` aside: a server, and diversity qrels no sample has),
+    in the order written, from a folder holding a copy of the samples: exit 0."""
+    import shlex
+    import shutil
+
+    from rankviz.cli.parser import EXAMPLES
+
+    shutil.copytree(ROOT / "sample_data", tmp_path / "sample_data", symlinks=False)
+    for record in (tmp_path / "sample_data").rglob("rankviz-notes.sqlite*"):
+        record.unlink()
+    shutil.copy(ROOT / "sample_data" / "cranfield" / "qrels.txt", tmp_path / "llm.qrels")
+    monkeypatch.chdir(tmp_path)
+    ran = 0
+    for name, examples in EXAMPLES.items():
+        if name.split(" ")[0] in ("app", "ndeval"):
+            continue
+        for example in examples:
+            done = run_cli(*shlex.split(example)[1:])
+            assert done.returncode == 0, (example, done.stderr)
+            ran += 1
+    assert ran >= 30
