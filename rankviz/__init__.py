@@ -4,7 +4,7 @@ import rankviz as rv
 ev = rv.evaluate("qrels.txt", ["bm25.run", "dense.run"], ["RR@10", "nDCG@10"], ties="expected")
 ev.means()                      # runs x measures
 rv.compare(ev, test="t").table  # significance of every run against the first
-rv.Study.open("sample_data/cranfield").tie_report()  # the reports the CLI and the app show
+rv.Study.open(rv.sample_path("cranfield")).tie_report()  # the reports the CLI and the app show
 """
 
 from importlib.metadata import PackageNotFoundError, version
@@ -26,6 +26,7 @@ from rankviz.io.frames import (
 from rankviz.io.groups import QueryGroups, read_groups, read_weights
 from rankviz.io.model import Qrels, Run
 from rankviz.io.readers import read_qrels, read_run
+from rankviz.io.samples import sample_path
 from rankviz.measures import Measure, parse
 from rankviz.ordering import rank
 from rankviz.pieces import RunSource
@@ -94,4 +95,5 @@ __all__ = [
     "read_weights",
     "run_from_dict",
     "run_from_frame",
+    "sample_path",
 ]

@@ -193,3 +193,15 @@ def test_trec_evals_spellings_with_parameters_read_in_a_links_list() -> None:
     from rankviz.measures import expand
 
     assert [str(m) for m in expand("Rprec_mult")][:2] == ["Rprec(mult=0.2)", "Rprec(mult=0.4)"]
+
+
+def test_a_sample_is_found_from_any_folder_and_an_unknown_one_is_named(
+    tmp_path, monkeypatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert rv.Study.open(rv.sample_path("cranfield"), measures=["AP"]).run_names
+    assert (rv.sample_path("rag-nuggets") / "scores.tsv").is_file()
+    with pytest.raises(
+        rv.CollectionError, match="no sample collection 'msmarco'; there are: .*cranfield"
+    ):
+        rv.sample_path("msmarco")
