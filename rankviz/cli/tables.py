@@ -28,17 +28,35 @@ def footer(lines: Sequence[str]) -> str:
     return "".join(f"# {line}\n" for line in lines)
 
 
-def aligned(header: Sequence[str], rows: Sequence[Sequence[str]], *, labels: int) -> str:
-    """A plain text table: the first ``labels`` columns left-aligned, the rest right-aligned."""
-    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
+#: The widest table the command line prints: a wider one continues in blocks below (as pandas
+#: prints a wide frame), each repeating the label columns, so it reads in a 100-column terminal.
+TABLE_COLUMNS = 100
 
-    def line(cells: Sequence[str]) -> str:
+
+def aligned(header: Sequence[str], rows: Sequence[Sequence[str]], *, labels: int) -> str:
+    """A plain text table: the first ``labels`` columns left-aligned, the rest right-aligned; past
+    :data:`TABLE_COLUMNS` the other columns continue in blocks below, the labels repeated."""
+    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
+    keys = list(range(min(labels, len(header))))
+    blocks: list[list[int]] = [[]]
+    room = TABLE_COLUMNS - sum(widths[i] + 2 for i in keys)
+    used = 0
+    for i in range(len(keys), len(header)):
+        if blocks[-1] and used + widths[i] + 2 > room:
+            blocks.append([])
+            used = 0
+        blocks[-1].append(i)
+        used += widths[i] + 2
+
+    def line(cells: Sequence[str], shown: list[int]) -> str:
         return "  ".join(
-            str(c).ljust(w) if i < labels else str(c).rjust(w)
-            for i, (c, w) in enumerate(zip(cells, widths))
+            str(cells[i]).ljust(widths[i]) if i < labels else str(cells[i]).rjust(widths[i])
+            for i in shown
         ).rstrip()
 
-    return "".join(line(row) + "\n" for row in [header, *rows])
+    return "\n".join(
+        "".join(line(row, keys + block) + "\n" for row in [header, *rows]) for block in blocks
+    )
 
 
 def number(value: object, digits: int = 4) -> str:

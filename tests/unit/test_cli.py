@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import subprocess
 import sys
 
@@ -942,3 +943,22 @@ def test_every_example_of_the_help_runs_on_a_copy_of_the_samples(tmp_path, monke
             assert done.returncode == 0, (example, done.stderr)
             ran += 1
     assert ran >= 30
+
+
+def test_a_wide_table_continues_in_blocks_of_100_columns() -> None:
+    """``compare``'s table was 153 columns wide: its columns continue below, the labels repeated,
+    every value still there once."""
+    done = run_cli("compare", str(SAMPLES / "cranfield"), "bm25", "dense", "qld", "-m", "AP")
+    table = done.stdout.split("\n#", 1)[0]
+    lines = table.splitlines()
+    assert max(map(len, lines)) <= 100
+    blocks = table.strip().split("\n\n")
+    assert len(blocks) >= 2
+    headers = [block.splitlines()[0].split() for block in blocks]
+    assert all(h[:3] == ["baseline", "run", "measure"] for h in headers)
+    keys = len(os.path.commonprefix(headers))  # the label columns every block repeats
+    every = [name for h in headers for name in h[keys:]]
+    assert len(every) == len(set(every)) and {"p_value", "verdict", "effect_size"} <= set(every)
+    tsv = run_cli("compare", str(SAMPLES / "cranfield"), "bm25", "dense", "qld", "-m", "AP",
+                  "--format", "tsv")  # fmt: skip
+    assert set(every) - {"verdict"} <= set(tsv.stdout.splitlines()[0].split("\t"))
