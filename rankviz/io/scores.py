@@ -275,7 +275,21 @@ def _three_columns(label: str, form: str, rows: list[tuple[int, list[str]]], ste
             continue
         kept.append((measure, query, c, n))
     long = pd.DataFrame(kept, columns=["measure", "query", "value", "line"]).assign(run=run)
-    return _checked(label, form, long, ())
+    rounded = ROUNDED.format(form) if _four_places(long["value"]) else None
+    return _checked(label, form, long, (rounded,) if rounded else ())
+
+
+#: Said of a file whose every value has four decimals (trec_eval's ``%6.4f``): two runs' values
+#: equal there may differ in the fifth, so a tie it counts may be one of rounding.
+ROUNDED = (
+    "values printed to 4 decimals ({}): a tie counted between two runs may be one of rounding "
+    "(ir_measures' or pytrec_eval's output keeps every digit)"
+)
+
+
+def _four_places(values: pd.Series) -> bool:
+    text = values.astype(str).str.strip()
+    return bool(len(text)) and bool(text.str.fullmatch(r"[-+]?\d+\.\d{4}").all())
 
 
 def _pytrec_json(label: str, text: str, stem: str) -> Scores:

@@ -522,3 +522,20 @@ def test_a_missing_score_beside_runs_takes_its_worst_or_is_refused(tmp_path: Pat
     }
     dense = signed[signed.run == "dense"]["stance"]
     assert means["dense"] == pytest.approx((dense.sum() - 10) / len(queries), rel=1e-12)
+
+
+def test_ties_of_values_rounded_to_four_decimals_are_said_to_be_so(tmp_path: Path) -> None:
+    """trec_eval -q prints %6.4f: compare counted 27 ties where the runs give 26. The footer says
+    the values come rounded; ir_measures' full digits say nothing."""
+    files = []
+    for name, path in RUNS.items():
+        done = run_cli("trec-eval", "-q", "-m", "map", str(QRELS), str(path))
+        files.append(tmp_path / f"{name}.txt")
+        files[-1].write_text(done.stdout)
+    done = run_cli("compare", *map(str, files), "-m", "AP", "--test", "t")
+    assert done.stdout.count("values printed to 4 decimals (trec_eval -q)") == 2
+    full = tmp_path / "full.tsv"
+    full.write_text(
+        "run\tquery\tAP\nbm25\t1\t0.123456\ndense\t1\t0.2\nbm25\t2\t0.5\ndense\t2\t0.25\n"
+    )
+    assert "4 decimals" not in run_cli("evaluate", str(full)).stdout
