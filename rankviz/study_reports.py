@@ -7,6 +7,7 @@ computes the numbers). Each method asks :class:`Asked`, what a study offers its 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
@@ -154,10 +155,12 @@ class Reports:
         file_study: Asked,
         test: TestSettings | None = None,
         k: int = 10,
+        pair: tuple[str, str] | None = None,
     ) -> MeetingReport:
         """What the meeting decided (:mod:`rankviz.analyses.meeting_report`): this study has the
-        meeting's judgments in force, ``file_study`` the same runs with the qrels file alone; the
-        baseline is the test's (the first run by default), against the next run."""
+        meeting's judgments in force, ``file_study`` the same runs with the qrels file alone;
+        ``pair``: the baseline and the run the meeting discussed (its rankings, verdicts and
+        ranks in the report), by default the test's baseline (the first run) and the next run."""
         from rankviz.analyses.meeting_report import (
             MeetingReport,
             discussed_query,
@@ -168,8 +171,15 @@ class Reports:
         if len(names) < 2:
             raise OptionError("the meeting's report compares two runs: give at least two")
         test = test or self.test_settings()
+        if pair is not None:
+            unknown = [n for n in pair if n not in names]
+            if unknown or pair[0] == pair[1]:
+                raise OptionError(
+                    f"the meeting's pair is two of the runs ({', '.join(names)}), not {pair}"
+                )
+            test = dataclasses.replace(test, baseline=pair[0])
         baseline = test.baseline or names[0]
-        run = next(n for n in names if n != baseline)
+        run = pair[1] if pair is not None else next(n for n in names if n != baseline)
         judged = store.latest_judgments()
         # the runs read once; the two compared ranked once, re-graded where the qrels differ
         changed = differing_queries(file_study.qrels, self.qrels)

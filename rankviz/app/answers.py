@@ -188,10 +188,10 @@ class Answers:
             "checks", source.key(), (TOP_K,), lambda: source.study().check(TOP_K, facts=facts)
         )
 
-    def meeting_report(self: Framed):
+    def meeting_report(self: Framed, pair: tuple[str, str]):
         """What the meeting decided (:meth:`rankviz.study.Study.meeting_report`): the selected runs
-        with the meeting's judgments against the qrels file alone, cached on the record's identity
-        and version."""
+        with the meeting's judgments against the qrels file alone, of the ``pair`` the meeting
+        discussed (baseline, run), cached on the record's identity and version."""
         meeting = self.meeting
         if meeting is None or meeting.store is None:
             raise ValueError("no meeting's record to report on")
@@ -200,10 +200,10 @@ class Answers:
             self.with_qrels("file"),
             self.test_settings(),
         )
-        details = (settings_text(tests), tests.baseline, meeting.identity, meeting.version)
+        details = (settings_text(tests), pair, meeting.identity, meeting.version)
         store = meeting.store
         build = lambda: with_record.study().meeting_report(  # noqa: E731
-            store, file_study=file_only.study(), test=tests
+            store, file_study=file_only.study(), test=tests, pair=pair
         )
         return compute.report("meeting", with_record.key(), details, build)
 

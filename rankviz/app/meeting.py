@@ -13,6 +13,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from rankviz import export
 from rankviz.app import conflicts, drafts, recorder
 from rankviz.app.kept import generation, note_draft
 from rankviz.record import LIMITS, scale_text
@@ -144,6 +145,7 @@ def record_panel(
     drafts.table_shown(editor_key, query, before, file_grades, seen)
     conflicts.grade_conflict(meeting, query, name)
     _tags_and_note(meeting, store, query, name, *((beside, beside) if compact else box.columns(2)))
+    _report_button(ctx, box, baseline, run)
     history = store.history(query) if store and not compact else []
     if history:
         box.markdown("**History of this query**")
@@ -154,6 +156,21 @@ def record_panel(
             hide_index=True,
             width="stretch",
         )
+
+
+def _report_button(ctx, box, baseline: str, run: str) -> None:
+    """The meeting's report to take away, of the pair this page discusses (made when clicked)."""
+    if ctx.meeting is None or ctx.meeting.store is None:
+        return
+    box.download_button(
+        "Meeting report (HTML)",
+        lambda: export.meeting_html(ctx.meeting_report((baseline, run))),
+        file_name="meeting-report.html",
+        mime="text/html",
+        help=f"one page to take away: {baseline} against {run}, the means under both qrels with "
+        "their verdicts, and every query the meeting discussed with both rankings, grades, tags, "
+        "notes and history",
+    )
 
 
 def _judging_caption(ctx, meeting) -> None:

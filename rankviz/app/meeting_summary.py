@@ -58,7 +58,7 @@ def summary(ctx) -> None:
 
     merged = meeting.merged
     # each file made when asked for: a large record costs nothing per rerun
-    one, two, three, four = st.columns(4)
+    one, two, three = st.columns(3)
     one.download_button(
         "Merged qrels (TREC)",
         lambda: qrels_text(merged),
@@ -71,18 +71,6 @@ def summary(ctx) -> None:
     three.download_button(
         "Tags and notes (CSV)", tags_and_notes, file_name="meeting-tags-notes.csv", mime="text/csv"
     )
-    # made when asked for: the report evaluates both qrels and reads every discussed query
-    if len(ctx.selected) > 1:
-        four.download_button(
-            "Meeting report (HTML)",
-            lambda: export.meeting_html(ctx.meeting_report()),
-            file_name="meeting-report.html",
-            mime="text/html",
-            help="one page to take away: the means under both qrels with their "
-            "verdicts, and every "
-            "query the meeting discussed with both rankings, grades, tags, notes "
-            "and history",
-        )
     where = (
         "The record is the file {} on the server (beside the collection unless the server "
         "names another place); "

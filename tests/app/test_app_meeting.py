@@ -250,13 +250,12 @@ def test_the_meeting_qrels_in_force_change_every_number_as_the_command_line_does
                 expected.loc[run, measure], abs=1e-12
             )
     labels = [b.label for b in meeting_view.get("download_button")]
-    assert {
-        "Merged qrels (TREC)",
-        "Judgment log (CSV)",
-        "Tags and notes (CSV)",
-        "Meeting report (HTML)",
-    } <= set(labels)
+    assert {"Merged qrels (TREC)", "Judgment log (CSV)", "Tags and notes (CSV)"} <= set(labels)
     assert "qrels" not in meeting_view.query_params
+    # the meeting's report sits on the meeting's page, of the pair it discusses
+    other_pair = start("deltas", query=next(iter(grades))[0], baseline="dense", run="rrf")
+    (report,) = [b for b in other_pair.get("download_button") if b.label == "Meeting report (HTML)"]
+    assert "dense against rrf" in report.proto.help
     deltas = start("deltas", qrels="meeting", query=next(iter(grades))[0])
     judging = next(d.value for d in deltas.dataframe if "qrels file" in d.value.columns)
     judged_here = {d for (q, d) in grades if q == next(iter(grades))[0]}

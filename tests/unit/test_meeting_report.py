@@ -74,3 +74,30 @@ def test_differing_queries_are_the_queries_whose_judgments_differ() -> None:
     a = qrels_from_dict({"1": {"d1": 1, "d2": 0}, "2": {"d1": 2}, "3": {"d9": 1}})
     b = qrels_from_dict({"1": {"d1": 1, "d2": 0}, "2": {"d1": 1}, "3": {"d9": 1, "d8": 0}})
     assert differing_queries(a, b) == {"2", "3"} and differing_queries(a, a) == set()
+
+
+def test_the_report_is_of_the_pair_the_meeting_discussed(judged: Path) -> None:
+    """The meeting compared dense and rrf on the deltas page while the test's baseline was bm25:
+    the report showed bm25's ranks and verdicts "against bm25". With the pair it is dense's
+    and rrf's ranks, and its verdicts are rrf's against dense."""
+    runs = ["bm25", "dense", "rrf"]
+    meeting = Study.open(judged, runs, judgments="")
+    file_only = Study.open(judged, runs)
+    report = meeting.meeting_report(meeting.record, file_study=file_only, pair=("dense", "rrf"))
+    assert (report.baseline, report.run) == ("dense", "rrf")
+    for query in report.queries:
+        assert {"dense rank", "rrf rank"} <= set(query.documents.columns)
+        assert "bm25 rank" not in query.documents.columns
+    verdicts = report.means.set_index("run")
+    assert set(verdicts.loc["dense", "verdict meeting"]) == {""}  # the baseline has none
+    assert set(verdicts.loc["rrf", "verdict meeting"]) - {""}
+    tables = Study.open(judged, runs, judgments="").tables(["dense", "rrf"])
+    from rankviz.analyses.query_view import aligned
+
+    first = report.queries[0]
+    view = aligned(tables["dense"], tables["rrf"], first.qid, 10)
+    np.testing.assert_array_equal(
+        first.documents["rrf rank"][: len(view)].to_numpy(float), view["run rank"]
+    )
+    with pytest.raises(Exception, match="the meeting's pair is two of the runs"):
+        meeting.meeting_report(meeting.record, file_study=file_only, pair=("dense", "tfidf"))
