@@ -51,6 +51,22 @@ def add(
     )
 
 
+#: The titled groups the shared flags are listed in, after a command's own options.
+JUDGMENTS = "the judgments in force"
+CONVENTIONS = "conventions (how every number is computed; trec_eval's by default)"
+SCORES = "per-query scores beside the runs"
+GROUPS = "query groups"
+
+
+def titled(parser: argparse.ArgumentParser, title: str):
+    """The parser's group of flags ``title`` (made the first time): ``--help`` lists a command's
+    own options first, then each group of shared flags under its title."""
+    for group in parser._action_groups:
+        if group.title == title:
+            return group
+    return parser.add_argument_group(title)
+
+
 def inputs(parser: argparse.ArgumentParser) -> None:
     """What every command reads: qrels or a collection folder, runs, measures, output format."""
     parser.add_argument(
@@ -79,7 +95,8 @@ def inputs(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--format", choices=FORMATS, default="table", help="output format; default table"
     )
-    parser.add_argument(
+    judged = titled(parser, JUDGMENTS)
+    judged.add_argument(
         "--judgments",
         nargs="?",
         const="",
@@ -89,7 +106,7 @@ def inputs(parser: argparse.ArgumentParser) -> None:
         "without DB, the "
         "collection folder's rankviz-notes.sqlite; default: the qrels alone",
     )
-    parser.add_argument(
+    judged.add_argument(
         "--qrels",
         dest="qrels_in_force",
         default=None,
@@ -100,14 +117,15 @@ def inputs(parser: argparse.ArgumentParser) -> None:
 
 
 def conventions(parser: argparse.ArgumentParser, *, ties: bool = True) -> None:
+    group = titled(parser, CONVENTIONS)
     if ties:
-        add(parser, s.TIES)
-    add(parser, s.MISSING)
-    add(parser, s.REL, note=" (or the collection's)")
-    add(parser, s.GAIN)
-    add(parser, s.GMAX, note=" (or the collection's)")
-    add(parser, s.DEPTH, metavar="N")
-    parser.add_argument(
+        add(group, s.TIES)
+    add(group, s.MISSING)
+    add(group, s.REL, note=" (or the collection's)")
+    add(group, s.GAIN)
+    add(group, s.GMAX, note=" (or the collection's)")
+    add(group, s.DEPTH, metavar="N")
+    group.add_argument(
         "--ignore-identical-ids",
         action="store_const",
         const=True,
@@ -118,7 +136,8 @@ def conventions(parser: argparse.ArgumentParser, *, ties: bool = True) -> None:
 
 
 def scores(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
+    group = titled(parser, SCORES)
+    group.add_argument(
         "--scores",
         action="append",
         default=[],
@@ -127,7 +146,7 @@ def scores(parser: argparse.ArgumentParser) -> None:
         "beside the measures computed from the runs, named as it names them; repeatable; "
         "default: none",
     )
-    parser.add_argument(
+    group.add_argument(
         "--lower-is-better",
         action="append",
         default=[],
@@ -135,21 +154,21 @@ def scores(parser: argparse.ArgumentParser) -> None:
         help="a score read from a scores file where less is better (a latency, a cost); "
         "repeatable; default: none (higher is better)",
     )
-    parser.add_argument(
+    group.add_argument(
         "--diversity",
         metavar="FILE",
         help="diversity qrels (topic subtopic docno judgment, as ndeval reads them) for ndeval's "
         "measures beside the others (-m alpha-nDCG@20, ERR-IA@20, NRBP, ...); default: a "
         "collection's subtopics.txt",
     )
-    parser.add_argument(
+    group.add_argument(
         "--judgment-groups",
         metavar="FILE",
         help="trec_eval's judgment groups (qid group docno rel, its -R qrels_jg file) for its "
         "measures beside the others (-m map_avgjg, P_avgjg_10, Rprec_mult_avgjg_0.50); default: "
         "a collection's qrels_jg.txt",
     )
-    parser.add_argument(
+    group.add_argument(
         "--score-range",
         action="append",
         default=[],
@@ -183,14 +202,15 @@ def ranks(parser: argparse.ArgumentParser) -> None:
 
 
 def grouping(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
+    group = titled(parser, GROUPS)
+    group.add_argument(
         "--groups",
         default=None,
         metavar="FILE",
         help="query groups file: qid plus categorical columns; default: the collection's",
     )
-    add(parser, s.GROUP_BY)
-    parser.add_argument(
+    add(group, s.GROUP_BY)
+    group.add_argument(
         "--aggregate",
         default=None,
         metavar="query|macro|weights[:FILE]",
