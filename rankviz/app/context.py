@@ -30,6 +30,7 @@ from rankviz.io.model import Qrels, Run
 from rankviz.measures import Measure
 from rankviz.ranking import RankingTable
 from rankviz.scores_study import ScoresStudy
+from rankviz.served import served_text
 from rankviz.settings import EvalSettings
 from rankviz.significance_options import TestSettings
 from rankviz.study import Study, Ties
@@ -214,8 +215,9 @@ class Context(Answers, Passes):
         return TestSettings(**values, baseline=baseline)
 
     def conventions(self) -> list[str]:
-        if self.scores is not None:  # the scores' files, coverage, direction and ranges
-            return self.study().conventions()
+        if self.scores is not None:  # the scores' files (named as the collection names them)
+            folder = self.collection.path
+            return [served_text(line, folder) for line in self.study().conventions()]
         return [*self.settings.conventions(), *([self.meeting.in_force()] if self.meeting else [])]
 
     def export_name(self, stem: str, extension: str) -> str:

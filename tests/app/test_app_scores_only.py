@@ -160,3 +160,11 @@ def test_a_cost_with_gaps_and_no_range_is_refused_on_the_page(alone: Path) -> No
     said = " ".join(e.value for e in at.error).replace("\\", "")  # markdown's escapes
     assert "vital: lower is better and no worst value is known" in said
     assert "hybrid-rerank-gpt" in said and "--missing skip" in said
+
+
+def test_the_conventions_line_names_the_files_without_the_servers_path(alone: Path) -> None:
+    """The scores-only conventions line printed the server's absolute path to scores.tsv."""
+    at = start(collection="alone")
+    captions = [c.value.replace("\\", "") for c in at.caption]  # markdown's escapes
+    (line,) = [c for c in captions if "per-query scores read from" in c]
+    assert "read from alone/scores.tsv" in line and str(alone.parent) not in line
