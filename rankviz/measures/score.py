@@ -216,8 +216,9 @@ def no_worst(name: str, run: str, gaps: Sequence[str]) -> OptionError:
     return OptionError(
         f"{name}: lower is better and no worst value is known, so the {len(gaps)} queries run "
         f"{run!r} has no value for (e.g. {gaps[0]}) cannot score 0, the best a cost could have: "
-        f"give --missing skip to leave them out, or --score-range {name}=LOW:HIGH so that a gap "
-        "scores its worst"
+        "give --missing skip (in the app: Queries missing from a run, skip) to leave them out, "
+        f"or --score-range {name}=LOW:HIGH (a collection's [scores.range]) so that a gap scores "
+        "its worst"
     )
 
 
