@@ -17,6 +17,7 @@ import pandas as pd
 from scipy import stats
 
 from rankviz.errors import OptionError
+from rankviz.numbers import decided_signs
 
 #: repro_eval's defaults: the first 1000 documents; RBO's persistence and depth
 DEPTH = 1000
@@ -151,10 +152,13 @@ def _effects(measure: str, values: pd.DataFrame, runs: Mapping[str, tuple[str, s
             undefined.append(f"p_unpaired_{role}: neither {role} run's scores vary")
     if len(runs) == 2:
         (b_orig, b_rep), (a_orig, a_rep) = runs["baseline"], runs["advanced"]
-        improvement_orig = (values[a_orig] - values[b_orig]).mean()
+        differences = values[a_orig] - values[b_orig]
+        improvement_orig = differences.mean()
         improvement_rep = (values[a_rep] - values[b_rep]).mean()
-        found["er"] = float(improvement_rep / improvement_orig) if improvement_orig else np.nan
-        if not improvement_orig:
+        # no effect, or one that only the last bits of a sum would give
+        nothing = decided_signs(improvement_orig, differences.abs().mean()) == 0
+        found["er"] = np.nan if nothing else float(improvement_rep / improvement_orig)
+        if nothing:
             undefined.append("er: the original runs have the same mean (no effect to reproduce)")
         means = values.mean()
         if means[b_orig] and means[b_rep]:
