@@ -25,6 +25,7 @@ from rankviz.io.model import Qrels
 from rankviz.io.readers import read_qrels, read_run
 from rankviz.io.score_rules import ScoreRules, parse_range, score_rules
 from rankviz.measures import Measure, parse, refuse_without_closed_form
+from rankviz.measures.spellings import TREC_EVAL_LEFT_OUT
 from rankviz.pieces import RunSource
 from rankviz.settings import DEFAULT_MEASURES, EvalSettings
 from rankviz.side_measures import SIDES, side_name, side_scores, split_sides
@@ -132,6 +133,11 @@ def open_inputs(
         scored += side_scores(beside, paths, runs_read, settings)
     if measures:
         chosen = with_scores([side_name(m) or m for m in measures], scored, settings)
+        notes += [
+            f"-m {name}: trec_eval's set without {TREC_EVAL_LEFT_OUT[name]}"
+            for name in dict.fromkeys(str(m).strip() for m in measures)
+            if name in TREC_EVAL_LEFT_OUT
+        ]
     elif collection is not None:
         own_measures = (
             collection_measures(collection, settings, [str(n) for n in others]) if others else []

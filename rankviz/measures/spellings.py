@@ -64,10 +64,7 @@ _GAIN_TABLE = re.compile(
 _CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _AT = [f"@{c}" for c in _CUTOFFS]
 #: trec_eval's sets of measures (``-m official``, ``-m all_trec``) as the catalogue's measures, in
-#: the order trec_eval prints them; left out: runid and num_q (not per query), gm_map and
-#: gm_bpref (summaries: the families logAP and logBpref hold their logs), relstring (a text) and
-#: rbp_resid (trec_eval's 0 where nothing retrieved is unjudged; RBP(residual=True) keeps what the
-#: ranks past the list could add)
+#: the order trec_eval prints them; what they leave out: :data:`TREC_EVAL_LEFT_OUT`
 TREC_EVAL_SETS = {
     "official": [
         "NumRet", "NumRel", "NumRelRet", "AP", "Rprec", "Bpref", "RR",
@@ -84,6 +81,16 @@ TREC_EVAL_SETS = {
         "RBP(p=0.9,graded=True)", "Unjudged@5", "Unjudged@10", "Unjudged@20",
     ],
 }  # fmt: skip
+
+
+#: What each of trec_eval's sets prints that the catalogue's measures of it leave out, and why:
+#: said wherever a set is taken, so that "every measure" is never read into it.
+TREC_EVAL_LEFT_OUT = {
+    "official": "runid and num_q (not per-query values)",
+    "all_trec": "runid and num_q (not per-query values), gm_map and gm_bpref (geometric means: "
+    "logAP's and logBpref's means are their logs), relstring (a text) and rbp_resid (its 0 where "
+    "nothing retrieved is unjudged; RBP(residual=True) is the residual)",
+}
 
 
 def rewritten(text: str) -> str:

@@ -372,3 +372,17 @@ def test_trec_evals_spellings_with_parameters_are_the_catalogues_measures() -> N
         assert got[str(rv.parse(ours[printed])), qid] == float(value), (printed, qid)
         compared += 1
     assert compared == 5 * 11
+
+
+def test_trec_evals_sets_say_what_they_leave_out() -> None:
+    """``-m all_trec`` left gm_map, gm_bpref and rbp_resid out unsaid: one line on stderr says what
+    each set leaves out and why; a list without a set says nothing of it."""
+    qrels, run = str(GENERATED / "qrels.txt"), str(GENERATED / "run.txt")
+    done = run_cli("evaluate", qrels, run, "-m", "all_trec", "-m", "official", "--format", "tsv")
+    assert done.returncode == 0, done.stderr
+    said = [line for line in done.stderr.splitlines() if "trec_eval's set without" in line]
+    assert len(said) == 2
+    assert all(word in said[0] for word in ("gm_map", "gm_bpref", "rbp_resid", "relstring"))
+    assert "runid and num_q" in said[1] and "gm_map" not in said[1]
+    plain = run_cli("evaluate", qrels, run, "-m", "AP", "--format", "tsv")
+    assert "trec_eval's set" not in plain.stderr
