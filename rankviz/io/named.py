@@ -12,6 +12,7 @@ import numpy as np
 import pyarrow as pa
 
 from rankviz.errors import FormatError, quoted
+from rankviz.io.delimited import read_delimited
 from rankviz.io.encoding import (
     UNWRITABLE_IN_ID,
     DocidKeys,
@@ -49,13 +50,7 @@ def read_named(
         check_text(head, label)
         stream = open_binary(source, label)
         try:
-            frame = pd.read_csv(
-                stream, sep="," if kind == "csv" else "\t", dtype=str, keep_default_na=False
-            )
-        except UnicodeDecodeError:
-            raise FormatError(label, 0, None, "not UTF-8 text") from None
-        except pd.errors.ParserError as exc:
-            raise FormatError(label, 0, None, f"cannot parse as {kind.upper()}: {exc}") from None
+            frame = read_delimited(stream, label, "," if kind == "csv" else "\t")
         finally:
             stream.close()
         first_row_line, unit = 2, "line"

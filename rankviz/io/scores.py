@@ -17,10 +17,8 @@ for the same run, query and measure.
 from __future__ import annotations
 
 import dataclasses
-import io
 import json
 import math
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from rankviz.errors import FormatError, quoted
+from rankviz.io.delimited import read_delimited
 from rankviz.io.score_forms import (
     QUERY_NAMES,
     RUN_NAMES,
@@ -94,37 +93,15 @@ def read_scores(path: str | Path, *, label: str | None = None) -> Scores:
     return _three_columns(label, form, rows, Path(label).stem)
 
 
-#: A table's header is at most this long: a longer one is no table of scores (and pandas would
-#: take minutes over it).
-HEADER_BYTES = 1 << 20
-
-
 def _delimited(label: str, form: str, text: str) -> tuple[pd.DataFrame, int]:
     """A TSV or CSV table as text cells (Excel's ``sep=`` line skipped), and the line of its first
-    row; a row with more fields than the header, or a header too long, named in one line."""
+    row (:func:`~rankviz.io.delimited.read_delimited`'s guards)."""
     separator = next(s for s, f in TABLE_FORMS.items() if f == form)
     header_line = 1
     first, _, rest = text.partition("\n")
     if excel_separator(first) is not None:
         text, header_line = rest, 2
-    if len(text.partition("\n")[0].encode()) > HEADER_BYTES:
-        raise FormatError(
-            label, header_line, None, f"a header line longer than {HEADER_BYTES:,} bytes"
-        )
-    try:
-        frame = pd.read_csv(io.StringIO(text), sep=separator, dtype=str, keep_default_na=False)
-    except pd.errors.ParserError as exc:
-        found = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(exc))
-        if found is None:
-            raise FormatError(label, 0, None, f"not a {form} ({exc})") from None
-        expected, line, saw = map(int, found.groups())
-        raise FormatError(
-            label,
-            line + header_line - 1,
-            None,
-            f"{saw} fields where the header has {expected}",
-        ) from None
-    return frame, header_line + 1
+    return read_delimited(text, label, separator, header_line=header_line), header_line + 1
 
 
 def _json_lines(label: str, text: str) -> list[dict]:

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import run_cli
+from conftest import CRANFIELD, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -562,3 +562,36 @@ def test_a_table_from_excel_or_notepad_reads_as_its_numbers(
     done = run_cli("compare", str(path), "-m", "AP", "--format", "tsv")
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[1].split("\t")[5:7] == ["0.75", "0.125"]
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "says"),
+    [
+        (
+            "extra.csv",
+            b"qid,docid,score\n1,d1,0.5\n1,d2,0.4,7\n",
+            "line 3: 4 fields where the header",
+        ),
+        # pandas took such a first row's first field as an index: qid d1, docid 0.5
+        (
+            "extra.tsv",
+            b"qid\tdocid\tscore\n1\td1\t0.5\t9\n",
+            "line 2: more fields than the header's 3",
+        ),
+        (
+            "wide.tsv",
+            b"qid\tdocid\tscore\t" + b"x" * (1 << 21) + b"\n1\td1\t0.5\t1\n",
+            "line 1: a header line longer than 1,048,576 bytes",
+        ),
+    ],
+)
+def test_a_run_table_is_read_by_the_score_tables_reader_and_its_guards(
+    tmp_path: Path, name: str, content: bytes, says: str
+) -> None:
+    """Run and qrels tables with a header (CSV, TSV) and score tables go through one reader
+    (rankviz.io.delimited): the same bytes give the same one-line error, naming the line."""
+    path = tmp_path / name
+    path.write_bytes(content)
+    done = run_cli("evaluate", str(CRANFIELD / "qrels.txt"), str(path), "-m", "AP")
+    (line,) = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and line.startswith(f"rankviz: error: {path}") and says in line
