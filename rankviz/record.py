@@ -114,7 +114,7 @@ def read_log(path: str) -> list[Judgment] | None:
 
     header = "\t".join(LOG_COLUMNS).encode()
     with open(path, "rb") as handle:  # a gzip'd or binary qrels file is no log
-        if handle.readline().rstrip(b"\r\n") != header:
+        if handle.readline(len(header) + 2).rstrip(b"\r\n") != header:  # no more than it
             return None
     with open(path, encoding="utf-8", newline="") as handle:
         rows = list(csv.reader(handle, delimiter="\t"))[1:]
