@@ -7,6 +7,7 @@ from collections.abc import Mapping
 
 import streamlit as st
 
+from rankviz.app import uploads
 from rankviz.app.state import UrlState
 from rankviz.app.text import message
 from rankviz.app.widgets import held
@@ -78,9 +79,12 @@ def choose_runs_and_measures(
     default_runs = url.choices("runs", run_names, run_names, missing=_missing_runs)
     runs_key = url.key("runs", "frame", name, run_names, value=default_runs)
     if new_uploads:  # an upload just made joins the selection at once, and says so
-        st.session_state[runs_key] = list(
-            dict.fromkeys([*st.session_state.get(runs_key, default_runs), *new_uploads])
-        )
+        joining = list(dict.fromkeys([*st.session_state.get(runs_key, default_runs), *new_uploads]))
+        # the widget and the URL's memory take it before any element is drawn (where a page
+        # switch may end this run), and only then does the upload stop waiting to join
+        st.session_state[runs_key] = joining
+        url.write(runs=joining)
+        uploads.joined()
     given = None if held(runs_key) else default_runs
     selected = st.sidebar.multiselect("Runs", run_names, default=given, key=runs_key)
     own = [*collection.config.measures, *scores]

@@ -74,6 +74,9 @@ def _upload(key: str, _data: bytes, filename: str, kind: str) -> Run | Qrels | l
 
 
 UPLOADS_SEEN = "rankviz.uploads_seen"
+#: Runs uploaded but not yet in the selection the URL remembers: kept until the selection takes
+#: them (:func:`joined`), so a page switch that interrupts the run after the upload loses nothing.
+TO_SELECT = "rankviz.uploads_to_select"
 #: The session's uploads, kept apart from the uploader (a widget of one page): {"runs": {key: (name,
 #: bytes)}, "qrels": (key, name, bytes) or None, "scores": {key: (name, bytes)}}. They stay across
 #: page switches until the person removes them.
@@ -107,8 +110,14 @@ def keep_run(filename: str, data: bytes) -> None:
     _kept()["runs"][f"upload:{digest(data)}"] = (filename, data)
 
 
+def joined() -> None:
+    """The runs uploaded are in the selection the URL remembers: none waits to join it."""
+    st.session_state.pop(TO_SELECT, None)
+
+
 def _remove(key: str) -> None:
     kept = _kept()
+    st.session_state.get(TO_SELECT, set()).discard(key)
     kept["runs"].pop(key, None)
     kept["scores"].pop(key, None)
     if kept["qrels"] is not None and kept["qrels"][0] == key:
@@ -160,7 +169,6 @@ def uploads() -> tuple[
     seen = st.session_state.setdefault(UPLOADS_SEEN, set())
     runs: list[tuple[str, Run]] = []
     qrels: tuple[str, Qrels] | None = None
-    fresh: list[str] = []
     notes: list[tuple[str, str]] = []
     for key, (filename, data) in kept["runs"].items():
         try:
@@ -171,7 +179,7 @@ def uploads() -> tuple[
         runs.append((key, run))
         if key not in seen:
             seen.add(key)
-            fresh.append(key)
+            st.session_state.setdefault(TO_SELECT, set()).add(key)
             notes.append(
                 (
                     "success",
@@ -210,4 +218,6 @@ def uploads() -> tuple[
             seen.add(key)
             names = ", ".join(str(s) for s in read)
             notes.append(("success", message("Added the scores {} from {}.", names, filename)))
+    pending = st.session_state.get(TO_SELECT, set())
+    fresh = [key for key, _ in runs if key in pending]
     return runs, qrels, fresh, notes, scores
