@@ -176,6 +176,17 @@ class Evaluation:
             )
         return key
 
+    def aggregated(self, measure: MeasureLike, means):
+        """``means`` (a number or an array of them) as the measure's aggregator shows a mean
+        (exp of a mean of logs for a geometric mean; most measures' mean as it is)."""
+        key = self._key(measure)
+        found = next((m for m in self.measures if str(m) == key), None)
+        if found is None or found.family.aggregator.name == "mean":
+            return means
+        if np.ndim(means) == 0:
+            return found.aggregated(float(means))
+        return np.vectorize(found.aggregated, otypes=[float])(means)
+
     def _column(self, run: str) -> int:
         if run not in self.runs:
             raise OptionError(f"no run named {run!r}; runs: {', '.join(self.runs)}")
@@ -211,7 +222,9 @@ class Evaluation:
         """The run's mean under the aggregate; NaN when it has no value at all (a score file that
         does not score this run on this measure)."""
         qids, values = self.run_values(measure, run)
-        return float(self.aggregation.mean(values, qids)) if len(values) else float("nan")
+        if not len(values):
+            return float("nan")
+        return float(self.aggregated(measure, self.aggregation.mean(values, qids)))
 
     def means(self) -> pd.DataFrame:
         """Runs x measures means under the aggregate in force."""
@@ -229,7 +242,8 @@ class Evaluation:
             return None
         trials = self.trials[self._key(measure)][:, :, self._column(run)]
         keep = ~np.isnan(trials[0])
-        return float(spread(np.asarray(self.aggregation.mean(trials[:, keep], self.qids[keep]))))
+        means = self.aggregation.mean(trials[:, keep], self.qids[keep])
+        return float(spread(np.asarray(self.aggregated(measure, means))))
 
     def query_std(self, measure: MeasureLike, run: str) -> np.ndarray | None:
         """Under random ties: each query's standard deviation over the trials (aligned with
@@ -249,7 +263,8 @@ class Evaluation:
         columns = {}
         for run in self.runs:
             qids, values = self.run_values(measure, run)
-            columns[run] = self.aggregation.group_means(values, qids)
+            means = self.aggregation.group_means(values, qids)
+            columns[run] = {g: self.aggregated(measure, m) for g, m in means.items()}
         frame = pd.DataFrame(columns).rename_axis("group")
         counts = pd.Series(self.aggregation.groups(self.matrix(measure).index)).value_counts()
         frame.insert(0, "queries", counts.reindex(frame.index).fillna(0).astype(int))
@@ -270,9 +285,12 @@ class Evaluation:
             half = matrix.std(ddof=1) / np.sqrt(n) * stats.t.ppf(0.5 + confidence_level / 2, n - 1)
         else:
             half = pd.Series(np.nan, index=matrix.columns)
-        return pd.DataFrame(
-            {"mean": mean, "ci_low": mean - half, "ci_high": mean + half, "queries": n}
-        )
+        # a geometric mean's interval is the interval of the mean log, shown as its mean is
+        shown = {
+            key: pd.Series(self.aggregated(measure, values.to_numpy()), index=values.index)
+            for key, values in (("mean", mean), ("ci_low", mean - half), ("ci_high", mean + half))
+        }
+        return pd.DataFrame({**shown, "queries": n})
 
     # --- output ------------------------------------------------------------------------------
 
@@ -313,7 +331,12 @@ class Evaluation:
                         )
                     means = self.aggregation.group_means(values, qids)
                     mean_rows += [
-                        {**head, "group": g, "qid": ALL, "value": float(v)}
+                        {
+                            **head,
+                            "group": g,
+                            "qid": ALL,
+                            "value": float(self.aggregated(measure, v)),
+                        }
                         for g, v in means.items()
                     ]
                 if per_query:

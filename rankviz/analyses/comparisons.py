@@ -35,6 +35,8 @@ class Comparison:
     settings: TestSettings
     #: the measures where less is better (a cost, a residual): a negative delta is their better
     lower_is_better: frozenset[str] = frozenset()
+    #: the measures whose mean is geometric (GMAP): their rows are on the per-query logs
+    geometric: frozenset[str] = frozenset()
 
     @property
     def statistic(self) -> np.ndarray:
@@ -65,9 +67,15 @@ class Comparison:
         """One line: the test, the correction and alpha the verdicts follow."""
         s = self.settings
         correction = "family-wise (Tukey HSD)" if s.test == "tukey" else s.correction
+        logs = sorted(set(self.geometric) & set(self.table["measure"]))
         return (
             f"test: {s.test} ({s.alternative}); correction: {correction}; alpha {s.alpha:g}; "
             "verdicts on the adjusted p"
+        ) + (
+            f"; {', '.join(logs)}: a geometric mean, tested on the per-query logs (mean_* are the "
+            "logs of the geometric means, exp of them the means; delta the log of their ratio)"
+            if logs
+            else ""
         )
 
     def gate(
@@ -134,6 +142,7 @@ class Comparison:
             self.table.assign(queries_needed=pd.array(needed, dtype="Int64")),
             self.settings,
             self.lower_is_better,
+            self.geometric,
         )
 
     def __repr__(self) -> str:
@@ -173,4 +182,5 @@ def compare(
     table = pd.concat(frames, ignore_index=True)
     flipped = table["measure"].isin(lower)  # a win is a query where the run is better
     table.loc[flipped, ["wins", "losses"]] = table.loc[flipped, ["losses", "wins"]].to_numpy()
-    return Comparison(table, settings, lower)
+    geometric = frozenset(str(m) for m in evaluation.measures if m.family.aggregator.name != "mean")
+    return Comparison(table, settings, lower, geometric)

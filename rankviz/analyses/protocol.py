@@ -38,7 +38,10 @@ def protocol_values(
         matrix = evaluation.matrix(measure)
         inside = (group_of(groups, protocol.group_by, matrix.index) == group).to_numpy()
         columns[f"{group}: {measure}"] = {
-            run: evaluation.aggregation.mean(matrix[run].to_numpy()[inside], matrix.index[inside])
+            run: evaluation.aggregated(
+                measure,
+                evaluation.aggregation.mean(matrix[run].to_numpy()[inside], matrix.index[inside]),
+            )
             for run in matrix.columns
         }
     frame = pd.DataFrame(columns)

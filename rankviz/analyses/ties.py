@@ -92,7 +92,8 @@ def random_means(evaluation: Evaluation, measure: str) -> pd.DataFrame:
     for column, run in enumerate(evaluation.runs):
         values = trials[:, :, column]
         keep = ~np.isnan(values[0])
-        columns[run] = evaluation.aggregation.mean(values[:, keep], evaluation.qids[keep])
+        means = evaluation.aggregation.mean(values[:, keep], evaluation.qids[keep])
+        columns[run] = evaluation.aggregated(measure, means)
     return pd.DataFrame(columns)
 
 

@@ -1,7 +1,9 @@
-"""logAP and logBpref: the log of AP and of Bpref (floored at 1e-5), whose mean over queries is the
-log of trec_eval's ``gm_map`` and ``gm_bpref``. A geometric mean is a mean of logs: these per-query
-values are what its paired tests and intervals take (Robertson's GMAP), and exp of their mean is
-the number trec_eval prints."""
+"""The geometric means of AP and Bpref (trec_eval's ``gm_map`` and ``gm_bpref``; Robertson's GMAP)
+and the logs they are means of. A geometric mean is a mean of logs: GMAP's and GMBpref's per-query
+values are log(max(AP, 1e-5)) and log(max(Bpref, 1e-5)), as trec_eval keeps them, which paired
+tests and intervals take; their mean is shown as exp of the mean of those logs (the family's
+:data:`~rankviz.measures.spec.GEOMETRIC` aggregator), the number trec_eval prints. logAP and
+logBpref are the same logs with their mean shown as it is (the log of the geometric mean)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import numpy as np
 from rankviz.measures._common import REL
 from rankviz.measures.ap import average_precision
 from rankviz.measures.bpref import bpref
-from rankviz.measures.spec import Family, register
+from rankviz.measures.spec import GEOMETRIC, Family, register
 
 if TYPE_CHECKING:
     from rankviz.ranking import RankingTable
@@ -57,5 +59,35 @@ BPREF_FAMILY = register(
         "Bpref",
         convention="exp of the mean is trec_eval gm_bpref (its summary line); no closed form under "
         "ties=expected",
+    )
+)
+GMAP_FAMILY = register(
+    Family(
+        name="GMAP",
+        aliases=("gm_map",),
+        params=(REL,),
+        cutoff_required=False,
+        kernel=log_ap,
+        expected=None,
+        definition="the geometric mean of AP (floored at 1e-5); per query, log(max(AP, 1e-5))",
+        convention="trec_eval gm_map; per-query values and paired tests are the logs (Robertson's "
+        "GMAP), the mean is exp of their mean; no closed form under ties=expected",
+        aggregator=GEOMETRIC,
+    )
+)
+GM_BPREF_FAMILY = register(
+    Family(
+        name="GMBpref",
+        aliases=("gm_bpref",),
+        params=(REL,),
+        cutoff_required=False,
+        cutoff_allowed=False,
+        kernel=log_bpref,
+        expected=None,
+        definition="the geometric mean of Bpref (floored at 1e-5); per query, "
+        "log(max(Bpref, 1e-5))",
+        convention="trec_eval gm_bpref; per-query values and paired tests are the logs, the mean "
+        "is exp of their mean; no closed form under ties=expected",
+        aggregator=GEOMETRIC,
     )
 )

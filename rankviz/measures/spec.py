@@ -35,6 +35,29 @@ MAX_CUTOFF = 2**31 - 1
 
 
 @dataclass(frozen=True)
+class Aggregator:
+    """How a family's per-query values become the number its mean stands for: the mean of the
+    values (under the aggregate in force, :mod:`rankviz.aggregate`), then ``shown`` of it. A
+    geometric mean is a mean of logs: its family's per-query values are the logs, which paired
+    tests and intervals take, and ``shown`` is exp (trec_eval's gm_map, as ir_measures' families
+    carry their ``aggregator()``)."""
+
+    name: str
+    shown: Callable[[float], float]
+    description: str
+
+
+#: The arithmetic mean: what nearly every family's mean is.
+MEAN = Aggregator("mean", float, "the mean over queries")
+#: exp of the mean of the per-query logs: the geometric mean of the values they are logs of.
+GEOMETRIC = Aggregator(
+    "geometric",
+    lambda mean: float(np.exp(mean)),
+    "exp of the mean of the per-query logs (a geometric mean)",
+)
+
+
+@dataclass(frozen=True)
 class Family:
     """A measure family: its canonical name, aliases, parameters, cutoff rule and kernel.
 
@@ -67,6 +90,8 @@ class Family:
     at_param: str | None = None
     #: parameters that mean something only with another set: (parameter, the boolean it needs)
     needs: tuple[tuple[str, str], ...] = ()
+    #: how its mean is taken (:data:`MEAN`, or :data:`GEOMETRIC` of per-query logs)
+    aggregator: Aggregator = MEAN
 
     @property
     def names(self) -> str:
@@ -144,6 +169,11 @@ class Measure:
             self.family.lower_is_better
             or any(self.value_of(p) for p in self.family.lower_is_better_with)
         )
+
+    def aggregated(self, mean: float) -> float:
+        """The number a mean of its per-query values stands for (exp of a mean of logs for a
+        geometric mean; the mean itself for nearly every family)."""
+        return self.family.aggregator.shown(mean)
 
     @property
     def key(self) -> str:

@@ -67,13 +67,14 @@ _AT = [f"@{c}" for c in _CUTOFFS]
 #: the order trec_eval prints them; what they leave out: :data:`TREC_EVAL_LEFT_OUT`
 TREC_EVAL_SETS = {
     "official": [
-        "NumRet", "NumRel", "NumRelRet", "AP", "Rprec", "Bpref", "RR",
+        "NumRet", "NumRel", "NumRelRet", "AP", "GMAP", "Rprec", "Bpref", "RR",
         *(f"IPrec@{level}" for level in IPREC_LEVELS), *(f"P{at}" for at in _AT),
     ],
     "all_trec": [
-        "NumRet", "NumRel", "NumRelRet", "AP", "Rprec", "Bpref", "RR",
+        "NumRet", "NumRel", "NumRelRet", "AP", "GMAP", "Rprec", "Bpref", "RR",
         *(f"IPrec@{level}" for level in IPREC_LEVELS), *(f"P{at}" for at in _AT),
-        *(f"R{at}" for at in _AT), "infAP", *(f"Rprec(mult={m / 10:g})" for m in range(2, 22, 2)),
+        *(f"R{at}" for at in _AT), "infAP", "GMBpref",
+        *(f"Rprec(mult={m / 10:g})" for m in range(2, 22, 2)),
         "Utility", "IPrecAvg", "binG", "G", "nDCG", "ndcg_rel", "Rndcg",
         *(f"nDCG{at}" for at in _AT), *(f"AP{at}" for at in _AT),
         *(f"P(relative=True){at}" for at in _AT), "Hits@1", "Hits@5", "Hits@10",
@@ -87,9 +88,8 @@ TREC_EVAL_SETS = {
 #: said wherever a set is taken, so that "every measure" is never read into it.
 TREC_EVAL_LEFT_OUT = {
     "official": "runid and num_q (not per-query values)",
-    "all_trec": "runid and num_q (not per-query values), gm_map and gm_bpref (geometric means: "
-    "logAP's and logBpref's means are their logs), relstring (a text) and rbp_resid (its 0 where "
-    "nothing retrieved is unjudged; RBP(residual=True) is the residual)",
+    "all_trec": "runid and num_q (not per-query values), relstring (a text) and rbp_resid (its 0 "
+    "where nothing retrieved is unjudged; RBP(residual=True) is the residual)",
 }
 
 

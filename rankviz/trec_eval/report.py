@@ -1,8 +1,9 @@
 """trec_eval 10's numbers and text for ``rankviz trec-eval``: its measures named and printed as
 trec_eval does (``P_10``, ``ndcg_cut_20``, its order of measures, ``%6.4f``, counts summed over
 queries, ``-c``'s averages over every judged query, ``-Z``'s z-scores), computed by rankviz's
-measures where they are the same numbers, ``gm_map``, ``gm_bpref``, ``iprec_at_recall`` and
-``11pt_avg`` here, and trec_eval's own measures step for step
+measures where they are the same numbers (``gm_map`` and ``gm_bpref`` too: the families GMAP and
+GMBpref, whose logs it averages in trec_eval's order), ``iprec_at_recall`` and ``11pt_avg`` here,
+and trec_eval's own measures step for step
 (:mod:`rankviz.trec_eval.measures`), and the judgment-group measures of ``-R qrels_jg``
 (:mod:`rankviz.trec_eval.judgment_groups`). What rankviz does not compute (the preference
 measures) is refused by name.
@@ -18,15 +19,15 @@ import numpy as np
 
 from rankviz.errors import OptionError
 from rankviz.io.model import Qrels, Run
+from rankviz.measures.log_ap import FLOOR
 from rankviz.trec_eval import measures as trec_eval_measures
 from rankviz.trec_eval.lists import C_NAN, query_lists
 from rankviz.trec_eval.names import FAMILIES, levels_of, ported, requested
 
-#: the measures trec_eval averages geometrically over queries (no line per query), and the family
-#: each averages
-GEOMETRIC = {"gm_map": "AP", "gm_bpref": "Bpref"}
+#: the measures trec_eval averages geometrically over queries (no line per query), and the
+#: catalogue's family of each (whose per-query values are the logs it averages)
+GEOMETRIC = {"gm_map": "GMAP", "gm_bpref": "GMBpref"}
 COUNTS = ("num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret")
-MIN_GEO_MEAN = 0.00001  # trec_eval's floor of an AP in gm_map
 
 
 @dataclass(frozen=True)
@@ -107,7 +108,8 @@ class Column:
 
 def _columns(asked, args: TrecEvalOptions, qrels: Qrels, run: Run) -> dict[str, Column]:
     """Each printed name's column, for the queries trec_eval evaluates (those of the run it
-    judges), in trec_eval's order of measures and parameters; gm_map's column holds AP."""
+    judges), in trec_eval's order of measures and parameters; gm_map's column holds the logs of
+    AP (GMAP's per-query values)."""
     from rankviz.evaluate import evaluate
     from rankviz.measures import parse
     from rankviz.ordering import rank
@@ -169,6 +171,8 @@ def _columns(asked, args: TrecEvalOptions, qrels: Qrels, run: Run) -> dict[str, 
             for q in qrels.query_ids:
                 if q not in column.values:
                     column.values[q] = float(relevant[q]) if column.base == "num_rel" else 0.0
+                    if column.base in GEOMETRIC:  # an AP of 0, floored as trec_eval floors it
+                        column.values[q] = math.log(FLOOR)
     order = [name for name, _ in asked]
     return dict(sorted(columns.items(), key=lambda item: order.index(item[1].base)))
 
@@ -257,8 +261,8 @@ def _summary(
             lines.append(_line("num_q", "all", n, counts=True, form=form))
         elif name in GEOMETRIC:
             total = 0.0
-            for q in queries:  # a query -c adds counts as a value of 0: the floor
-                total += math.log(max(columns[name].values[q], MIN_GEO_MEAN))
+            for q in queries:  # the logs, in trec_eval's order
+                total += columns[name].values[q]
             lines.append(
                 _line(name, "all", math.exp(total / n) if n else 0.0, counts=False, form=form)
             )
