@@ -37,6 +37,8 @@ _NUMBER = r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)"
 _UTILITY = re.compile(rf"^\s*utility[._](?P<c>{_NUMBER}(?:,{_NUMBER}){{3}})\s*$")
 _UTILITY_PARAMS = ("rel_ret", "nonrel_ret", "rel_nonret", "nonrel_nonret")
 _SET_F = re.compile(rf"^\s*set_F[._](?P<beta>{_NUMBER})\s*$")
+#: trec_eval's 11pt_avg at the recall levels given (``11pt_avg..25,.5,.75``)
+_11PT = re.compile(rf"^\s*11pt_avg[._](?P<levels>{_NUMBER}(?:,{_NUMBER})*)\s*$")
 #: trec_eval's R-precision at multiples of R (``Rprec_mult.0.5,2``; bare: its ten defaults)
 _RPREC_MULT = re.compile(rf"^\s*Rprec_mult(?:[._](?P<m>{_NUMBER}(?:,{_NUMBER})*))?\s*$")
 RPREC_MULTIPLES = tuple(m / 10 for m in range(2, 22, 2))
@@ -98,6 +100,13 @@ def rewritten(text: str) -> str:
     ``ndcg.1=3,2=9``: ``nDCG(gains={1:3,2:9})``); any other text as it is. A MeasureError for a
     spelling of several measures (``P.5,10``, the bare ``iprec_at_recall``)."""
     text = TREC_EVAL_NAMES.get(text.strip(), text)
+    if re.match(r"^\s*rbp_resid(?:[._]|\s*$)", text):
+        raise MeasureError(
+            "trec_eval's rbp_resid is 0 where every document retrieved is judged, a residual no "
+            "family computes: RBP(p=0.9,graded=True,residual=True) is the residual (what the "
+            "unjudged and unretrieved ranks could add); rankviz trec-eval prints rbp_resid as "
+            "trec_eval does"
+        )
     utility = _UTILITY.match(text)
     if utility is not None:
         pairs = zip(_UTILITY_PARAMS, utility["c"].split(","), strict=True)
@@ -105,6 +114,9 @@ def rewritten(text: str) -> str:
     set_f = _SET_F.match(text)
     if set_f is not None:
         return f"SetF(beta={float(set_f['beta']):g})"
+    levels = _11PT.match(text)
+    if levels is not None:
+        return f"IPrecAvg(levels={{{levels['levels']}}})"
     multiples = rprec_multiples(text)
     if multiples is not None:
         if len(multiples) > 1:
@@ -189,7 +201,10 @@ def split_names(items: list[str]) -> list[str]:
     for item in joined:
         continues = bool(whole) and (
             (item.isdigit() and trec_eval_cutoffs(whole[-1]) is not None)
-            or (re.fullmatch(_NUMBER, item) and re.match(r"\s*(Rprec_mult|utility)[._]", whole[-1]))
+            or (
+                re.fullmatch(_NUMBER, item)
+                and re.match(r"\s*(Rprec_mult|utility|11pt_avg)[._]", whole[-1])
+            )
             or (
                 re.fullmatch(r"[0-9]+=[^,=]+|p=[^,=]+", item)
                 and (_GAIN_TABLE.match(whole[-1]) or _RBP.match(whole[-1]))

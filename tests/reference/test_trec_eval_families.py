@@ -388,3 +388,53 @@ def test_trec_evals_sets_say_what_they_leave_out() -> None:
     assert not any("gm_map" in line for line in said)  # now a family: GMAP
     plain = run_cli("evaluate", qrels, run, "-m", "AP", "--format", "tsv")
     assert "trec_eval's set" not in plain.stderr
+
+
+def _eleven_point_values(case: str) -> dict[str, str]:
+    rows = (GENERATED / f"{case}.out").read_text().splitlines()
+    return {qid.strip(): value.strip() for _, qid, value in (r.split("\t") for r in rows)}
+
+
+def _compared(got: dict[str, float], case: str) -> int:
+    """Every query's value == trec_eval's, its -nan (a query judged only below 0, or missed, under
+    -J: an empty list) aside, which rankviz scores 0 as everywhere."""
+    compared = 0
+    for qid, value in _eleven_point_values(case).items():
+        if qid == "all" or value == "-nan":
+            continue
+        assert got[qid] == float(value), qid
+        compared += 1
+    return compared
+
+
+def test_11pt_avg_at_the_levels_given_is_trec_evals() -> None:
+    """``evaluate -m 11pt_avg..25,.5,.75`` (refused as unreadable before) is IPrecAvg at those
+    levels, every query's value == trec_eval 10's (%.17g, the generated case ``levels``)."""
+    spelled = "11pt_avg..25,.5,.75"
+    done = run_cli(
+        "evaluate", str(GENERATED / "qrels.txt"), str(GENERATED / "run.txt"),
+        "-m", spelled, "--per-query", "--format", "tsv",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    rows = [line.split("\t") for line in done.stdout.splitlines()[1:]]
+    assert {measure for _, measure, _, _ in rows} == {"IPrecAvg(levels={0.25,0.5,0.75})"}
+    assert _compared({qid: float(value) for _, _, qid, value in rows}, "levels") == 12
+
+
+def test_11pt_avg_at_levels_under_rel_and_judged_only_is_trec_evals() -> None:
+    """``11pt_avg.0.05,0.3,1`` under -l2 -J (trec_eval's case ``levels-l2-J``) through the API."""
+    measure = rv.parse("11pt_avg.0.05,0.3,1", defaults={"rel": 2, "judged_only": True})
+    qrels = rv.read_qrels(GENERATED / "qrels.txt")
+    run = rv.read_run(GENERATED / "run.txt", name="run")
+    evaluation = rv.evaluate(qrels, run, [measure], missing="zero", rel=2)
+    got = evaluation.per_query(measure, "run").to_dict()
+    assert _compared(got, "levels-l2-J") == 10
+
+
+def test_rbp_resid_is_refused_with_the_family_that_is_the_residual() -> None:
+    qrels, run = str(GENERATED / "qrels.txt"), str(GENERATED / "run.txt")
+    done = run_cli("evaluate", qrels, run, "-m", "rbp_resid.p=0.6")
+    assert done.returncode == 2 and done.stdout == ""
+    line = done.stderr.strip()
+    assert "\n" not in line and "RBP(p=0.9,graded=True,residual=True)" in line
+    assert "0 where every document retrieved is judged" in line
