@@ -7,50 +7,106 @@ rv.compare(ev, test="t").table  # significance of every run against the first
 rv.Study.open(rv.sample_path("cranfield")).tie_report()  # the reports the CLI and the app show
 """
 
-from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING
 
-from rankviz.engine_settings import EngineSettings
-from rankviz.engines import evaluate_sources
-from rankviz.errors import CollectionError, FormatError, MeasureError, OptionError, RankvizError
-from rankviz.evaluate import evaluate, evaluate_tables
-from rankviz.evaluation import Evaluation
-from rankviz.io.collection import Collection, open_collection
-from rankviz.io.frames import (
-    as_qrels,
-    as_run,
-    qrels_from_dict,
-    qrels_from_frame,
-    run_from_dict,
-    run_from_frame,
-)
-from rankviz.io.groups import QueryGroups, read_groups, read_weights
-from rankviz.io.model import Qrels, Run
-from rankviz.io.readers import read_qrels, read_run
-from rankviz.io.samples import sample_path
-from rankviz.measures import Measure, parse
-from rankviz.ordering import rank
-from rankviz.pieces import RunSource
-from rankviz.ranking import TIE_POLICIES, RankingTable
-from rankviz.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
-from rankviz.scores_study import ScoresStudy
-from rankviz.settings import EvalSettings
-from rankviz.significance_options import TestSettings
-from rankviz.study import Study
+if TYPE_CHECKING:  # what a type checker and an editor read; at run time, loaded on first use
+    from rankviz.analyses.comparisons import Comparison, compare
+    from rankviz.engine_settings import EngineSettings
+    from rankviz.engines import evaluate_sources
+    from rankviz.errors import CollectionError, FormatError, MeasureError, OptionError, RankvizError
+    from rankviz.evaluate import evaluate_tables
+    from rankviz.evaluation import Evaluation
+    from rankviz.io.collection import Collection, open_collection
+    from rankviz.io.frames import (
+        as_qrels,
+        as_run,
+        qrels_from_dict,
+        qrels_from_frame,
+        run_from_dict,
+        run_from_frame,
+    )
+    from rankviz.io.groups import QueryGroups, read_groups, read_weights
+    from rankviz.io.model import Qrels, Run
+    from rankviz.io.readers import read_qrels, read_run
+    from rankviz.io.samples import sample_path
+    from rankviz.measures import Measure, parse
+    from rankviz.ordering import rank
+    from rankviz.pieces import RunSource
+    from rankviz.ranking import TIE_POLICIES, RankingTable
+    from rankviz.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
+    from rankviz.scores_study import ScoresStudy
+    from rankviz.settings import EvalSettings
+    from rankviz.significance_options import TestSettings
+    from rankviz.study import Study
 
-try:
-    __version__ = version("rankviz")
-except PackageNotFoundError:  # a checkout that was never installed
-    __version__ = "0+unknown"
+# ``evaluate`` is also a module's name: loading the module would set the package's attribute to the
+# module, so the function is bound at once (the module is light: no pandas, no scipy)
+from rankviz.evaluate import evaluate  # noqa: E402
+
+#: Each public name and the module it lives in: ``import rankviz`` loads none of them, so a command
+#: that needs only a few (``rankviz trec-eval``) never pays for pandas, scipy or the study.
+_EXPORTS = {
+    "EngineSettings": "rankviz.engine_settings",
+    "evaluate_sources": "rankviz.engines",
+    "CollectionError": "rankviz.errors",
+    "FormatError": "rankviz.errors",
+    "MeasureError": "rankviz.errors",
+    "OptionError": "rankviz.errors",
+    "RankvizError": "rankviz.errors",
+    "evaluate_tables": "rankviz.evaluate",
+    "Evaluation": "rankviz.evaluation",
+    "Collection": "rankviz.io.collection",
+    "open_collection": "rankviz.io.collection",
+    "as_qrels": "rankviz.io.frames",
+    "as_run": "rankviz.io.frames",
+    "qrels_from_dict": "rankviz.io.frames",
+    "qrels_from_frame": "rankviz.io.frames",
+    "run_from_dict": "rankviz.io.frames",
+    "run_from_frame": "rankviz.io.frames",
+    "QueryGroups": "rankviz.io.groups",
+    "read_groups": "rankviz.io.groups",
+    "read_weights": "rankviz.io.groups",
+    "Qrels": "rankviz.io.model",
+    "Run": "rankviz.io.model",
+    "read_qrels": "rankviz.io.readers",
+    "read_run": "rankviz.io.readers",
+    "sample_path": "rankviz.io.samples",
+    "Measure": "rankviz.measures",
+    "parse": "rankviz.measures",
+    "rank": "rankviz.ordering",
+    "RunSource": "rankviz.pieces",
+    "TIE_POLICIES": "rankviz.ranking",
+    "RankingTable": "rankviz.ranking",
+    "MetricSettings": "rankviz.report_settings",
+    "TieReportSettings": "rankviz.report_settings",
+    "UnjudgedSettings": "rankviz.report_settings",
+    "ScoresStudy": "rankviz.scores_study",
+    "EvalSettings": "rankviz.settings",
+    "TestSettings": "rankviz.significance_options",
+    "Study": "rankviz.study",
+    "compare": "rankviz.analyses.comparisons",
+    "Comparison": "rankviz.analyses.comparisons",
+}
 
 
 def __getattr__(name: str):
-    """``compare`` and ``Comparison`` load scipy: imported on first use, so ``import rankviz`` stays
-    light."""
-    if name in ("compare", "Comparison"):
-        from rankviz.analyses import comparisons
+    """A public name, its module imported on first use (PEP 562); the version read from the
+    installed metadata on first use too (importlib.metadata costs a drop-in's start 40 ms)."""
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
 
-        return getattr(comparisons, name)
-    raise AttributeError(f"module 'rankviz' has no attribute {name!r}")
+        try:
+            return version("rankviz")
+        except PackageNotFoundError:  # a checkout that was never installed
+            return "0+unknown"
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'rankviz' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
 
 
 __all__ = [

@@ -12,13 +12,25 @@ from rankviz.cli.parser import build_parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    import sys
+
     from rankviz._arrow import prefer_jemalloc
     from rankviz._memory import reuse_freed_memory
-    from rankviz.cli.commands import run
+    from rankviz.cli.parser import DROP_INS
 
     reuse_freed_memory()
     prefer_jemalloc()
-    return run(build_parser().parse_args(argv))
+    given = list(sys.argv[1:] if argv is None else argv)
+    if given and given[0] in DROP_INS:  # called once per run by pipelines: only what it uses
+        from rankviz.cli import running
+        from rankviz.cli.ndeval import ndeval_command
+        from rankviz.cli.trec_eval import trec_eval_command
+
+        command = trec_eval_command if given[0] == "trec-eval" else ndeval_command
+        return running.run(command, build_parser(only=given[0]).parse_args(given))
+    from rankviz.cli.commands import run
+
+    return run(build_parser().parse_args(given))
 
 
 __all__ = ["build_parser", "main"]

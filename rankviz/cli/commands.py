@@ -9,13 +9,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rankviz import served
 from rankviz._memory import server_environment
 from rankviz.analyses.checks import TOP_K
-from rankviz.cli import render
+from rankviz.cli import render, running
 from rankviz.cli.anova import anova_command
 from rankviz.cli.features import features_command
 from rankviz.cli.fuse import fuse_command
@@ -31,7 +32,7 @@ from rankviz.cli.study_args import (
     warn,
 )
 from rankviz.cli.trec_eval import trec_eval_command
-from rankviz.errors import FormatError, OptionError, RankvizError, install_hint
+from rankviz.errors import OptionError, install_hint
 from rankviz.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
 from rankviz.scores_study import ScoresStudy
 from rankviz.settings import EvalSettings
@@ -212,7 +213,6 @@ def app_command(args: argparse.Namespace) -> str:
     """``app``: ``streamlit run`` the package's app script (:mod:`rankviz.app.main`) with the
     folders as ``--data``."""
     import importlib.util
-    import os
 
     if importlib.util.find_spec("streamlit") is None or importlib.util.find_spec("plotly") is None:
         raise OptionError(f"the app needs its extra, streamlit and plotly: {install_hint('app')}")
@@ -256,7 +256,7 @@ def app_command(args: argparse.Namespace) -> str:
     return ""  # not reached: the process is streamlit's now
 
 
-COMMANDS = {
+COMMANDS: dict[str, Callable[[argparse.Namespace], str | tuple[str, int]]] = {
     "evaluate": evaluate_command,
     "check": check_command,
     "compare": compare_command,
@@ -280,33 +280,4 @@ COMMANDS = {
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        done = COMMANDS[args.command](args)
-        text, status = done if isinstance(done, tuple) else (done, 0)
-        sys.stdout.write(text)
-    except RankvizError as exc:
-        print(f"rankviz: error: {_said(exc, getattr(args, 'qrels', None))}", file=sys.stderr)
-        return 2
-    except BrokenPipeError:
-        return 0
-    # a file named on the command line that cannot be read or written: an input error
-    except OSError as exc:
-        where = f"{exc.filename}: " if exc.filename is not None else ""
-        print(f"rankviz: error: {where}{exc.strerror or exc}", file=sys.stderr)
-        return 2
-    return status
-
-
-def _said(exc: RankvizError, folder: str | None) -> str:
-    """The error, but a file a link in the collection ``folder`` leads to from outside it is named
-    without its text: a field of a file elsewhere on the machine is not the collection's to show."""
-    if not isinstance(exc, FormatError) or not folder or not Path(folder).is_dir():
-        return str(exc)
-    path, root = Path(os.path.abspath(exc.path)), Path(os.path.abspath(folder))
-    if root not in path.parents or root.resolve() in path.resolve().parents:
-        return str(exc)
-    where = f"{exc.path}, line {exc.line_no}" if exc.line_no else exc.path
-    return (
-        f"{where}: cannot be read as a run (a link to a file outside the collection folder: its "
-        "text is not quoted)"
-    )
+    return running.run(COMMANDS[args.command], args)

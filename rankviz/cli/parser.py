@@ -7,16 +7,6 @@ from __future__ import annotations
 import argparse
 import shutil
 
-from rankviz.cli.anova import add_anova_command
-from rankviz.cli.features import add_features_command
-from rankviz.cli.fuse import add_fuse_command
-from rankviz.cli.ndeval import add_ndeval_command
-from rankviz.cli.parse_meeting import add_meeting_commands
-from rankviz.cli.parse_numbers import add_number_commands
-from rankviz.cli.parse_reports import add_report_commands
-from rankviz.cli.repro import add_repro_command
-from rankviz.cli.trec_eval import add_trec_eval_command
-
 #: The widest line of any help.
 COLUMNS = 100
 C = "sample_data/cranfield"
@@ -80,20 +70,45 @@ class Help(argparse.HelpFormatter):
         return super()._fill_text(text, width, indent)
 
 
-def build_parser() -> argparse.ArgumentParser:
+#: The drop-ins, which a pipeline may call once per run: their parser alone is built for them
+#: (:func:`build_parser`'s ``only``), so they import what they use and nothing of the study.
+DROP_INS = ("trec-eval", "ndeval")
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """Every command's parser; ``only``: one of :data:`DROP_INS` alone (the same flags and help)."""
     parser = argparse.ArgumentParser(
         prog="rankviz", description="Compare ranking runs with trec_eval-exact measures."
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    add_number_commands(commands)
-    add_anova_command(commands)
-    add_features_command(commands)
-    add_repro_command(commands)
-    add_fuse_command(commands)
-    add_report_commands(commands)
-    add_meeting_commands(commands)
-    add_trec_eval_command(commands)
-    add_ndeval_command(commands)
+    if only == "trec-eval":
+        from rankviz.cli.trec_eval import add_trec_eval_command
+
+        add_trec_eval_command(commands)
+    elif only == "ndeval":
+        from rankviz.cli.ndeval import add_ndeval_command
+
+        add_ndeval_command(commands)
+    else:
+        from rankviz.cli.anova import add_anova_command
+        from rankviz.cli.features import add_features_command
+        from rankviz.cli.fuse import add_fuse_command
+        from rankviz.cli.ndeval import add_ndeval_command
+        from rankviz.cli.parse_meeting import add_meeting_commands
+        from rankviz.cli.parse_numbers import add_number_commands
+        from rankviz.cli.parse_reports import add_report_commands
+        from rankviz.cli.repro import add_repro_command
+        from rankviz.cli.trec_eval import add_trec_eval_command
+
+        add_number_commands(commands)
+        add_anova_command(commands)
+        add_features_command(commands)
+        add_repro_command(commands)
+        add_fuse_command(commands)
+        add_report_commands(commands)
+        add_meeting_commands(commands)
+        add_trec_eval_command(commands)
+        add_ndeval_command(commands)
     _framed(parser, "", None)
     return parser
 

@@ -1,6 +1,7 @@
-"""trec_eval 10's measures that are not families of rankviz's catalogue, for ``rankviz
-trec-eval``: ``relstring``, ``infAP``, ``Rprec_mult``, ``utility``, ``binG`` and ``unj`` here, and
-those that read its gain table (:mod:`rankviz.trec_eval.gains`).
+"""trec_eval 10's measures whose printed numbers the catalogue's families do not give, for
+``rankviz trec-eval``: ``relstring`` (a text), ``utility`` and ``unj`` (trec_eval's values on a
+missed query and on -J's condensed list), and those that read its gain table
+(:mod:`rankviz.trec_eval.gains`); ``rprec_mult`` for the judgment groups' ``Rprec_mult_avgjg``.
 
 Each is computed step for step as trec_eval's C source computes it (its ``m_*.c``), on each query's
 list of relevance values in trec_eval's order (:func:`rankviz.trec_eval.lists.query_lists`), so
@@ -17,11 +18,12 @@ from rankviz.errors import OptionError
 from rankviz.trec_eval.gains import GAIN_TABLES, GAINED
 from rankviz.trec_eval.lists import NONPOOL, UNJUDGED, QueryList, atof, atol
 
-INFAP_EPSILON = 0.00001
 RPREC_MULTIPLES = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
 UNJ_CUTOFFS = (5, 10, 20)
 UTILITY = (1.0, -1.0, 0.0, 0.0)
-MEASURES = ("relstring", "infAP", "Rprec_mult", "utility", "binG", *GAIN_TABLES, "unj")
+#: the measures computed here, and Rprec_mult, whose multiples are read here (the catalogue's
+#: Rprec(mult=m) computes it; the judgment groups' Rprec_mult_avgjg averages :func:`rprec_mult`)
+MEASURES = ("relstring", "Rprec_mult", "utility", *GAIN_TABLES, "unj")
 
 
 def parse_params(name: str, text: str) -> tuple:
@@ -67,23 +69,19 @@ def _finite(name: str, text: str, value: str) -> float:
     return number
 
 
-def columns(name: str, params: tuple, lists: dict[str, QueryList], *, rel: int, docs: int):
+def columns(name: str, params: tuple, lists: dict[str, QueryList], *, docs: int):
     """The measure's printed names, each with its value per query (relstring: the string); on a
     missed query, cleared where trec_eval 10 clears it after computing it: a value printed as
     ``utility``, ``relstring`` or ``rbp_resid`` exactly (its test of the name misses them with
     parameters), and every ``unj``."""
-    found = _columns(name, params, lists, rel=rel, docs=docs)
+    found = _columns(name, params, lists, docs=docs)
     for printed, values in found.items():
         if printed in ("utility", "relstring", "rbp_resid") or name == "unj":
             values.update({q: "" if name == "relstring" else 0.0 for q in lists if lists[q].missed})
     return found
 
 
-def _columns(name: str, params: tuple, lists: dict[str, QueryList], *, rel: int, docs: int):
-    if name == "Rprec_mult":
-        multiples = params or RPREC_MULTIPLES
-        values = {q: rprec_mult(ql, multiples, rel) for q, ql in lists.items()}
-        return {f"{name}_{m:3.2f}": _column(values, i) for i, m in enumerate(multiples)}
+def _columns(name: str, params: tuple, lists: dict[str, QueryList], *, docs: int):
     if name == "unj":
         cutoffs = params or UNJ_CUTOFFS
         values = {q: unjudged(ql.rels, cutoffs) for q, ql in lists.items()}
@@ -100,36 +98,11 @@ def _columns(name: str, params: tuple, lists: dict[str, QueryList], *, rel: int,
         table = [(key, atof(value)) for key, value in pairs]
         gained = GAINED[name]
         return {printed: {q: gained(ql, table) for q, ql in lists.items()}}
-    leveled = {"infAP": inf_ap, "binG": bin_g}[name]
-    return {printed: {q: leveled(ql, rel) for q, ql in lists.items()}}
+    raise OptionError(f"trec-eval: {name} is computed by the catalogue, not here")
 
 
 def _column(values: dict[str, list[float]], index: int) -> dict[str, float]:
     return {q: v[index] for q, v in values.items()}
-
-
-def inf_ap(ql: QueryList, level: int) -> float:
-    """m_infap.c: precision at each judged relevant document from the judged documents above it,
-    with the unpooled ones counted as misses (Yilmaz & Aslam, CIKM 2006)."""
-    nonrel = relevant = unjudged_above = 0
-    total = 0.0
-    for j, r in enumerate(ql.rels):
-        if r == NONPOOL:
-            continue
-        if r == UNJUDGED:
-            unjudged_above += 1
-        elif 0 <= r < level:
-            nonrel += 1
-        else:
-            relevant += 1
-            if j == 0:
-                total += 1.0
-            else:
-                fj = float(j)
-                total += 1.0 / (fj + 1.0) + (fj / (fj + 1.0)) * (
-                    (relevant - 1 + nonrel + unjudged_above) / fj
-                ) * ((relevant - 1 + INFAP_EPSILON) / (relevant - 1 + nonrel + 2 * INFAP_EPSILON))
-    return total / ql.num_rel if ql.num_rel else total
 
 
 def rprec_mult(ql: QueryList, multiples, level: int) -> list[float]:
@@ -161,16 +134,6 @@ def utility(ql: QueryList, weights, docs: int) -> float:
         + weights[2] * (ql.num_rel - rel_ret)
         + weights[3] * (docs + rel_ret - ret - ql.num_rel)
     )
-
-
-def bin_g(ql: QueryList, level: int) -> float:
-    """m_binG.c: the mean over relevant documents of 1 / log2(2 + non-relevant ones above it)."""
-    so_far, total = 0, 0.0
-    for i, r in enumerate(ql.rels):
-        if r >= level:
-            so_far += 1
-            total += 1.0 / math.log2(3 + i - so_far)
-    return total / ql.num_rel if so_far else 0.0
 
 
 def unjudged(rels: list[int], cutoffs) -> list[float]:

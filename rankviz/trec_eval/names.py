@@ -63,7 +63,16 @@ FAMILIES = {
     "set_F": ("SetF", ()),
     "relative_P": ("P(relative=True)", CUTOFFS),
     "num_nonrel_judged_ret": ("NumNonRelJudgedRet", ()),
+    # trec_eval's own measures the catalogue computes to its last digit, whatever their parameters
+    # (tests/reference/test_trec_eval_families.py). G, ndcg_rel and Rndcg stay trec_eval's steps:
+    # under -c it scores a missed query on a ranking of one unjudged document, where Rndcg is not
+    # 0; and unj, which trec_eval computes on -J's condensed list
+    "infAP": ("infAP", ()),
+    "binG": ("binG", ()),
+    "Rprec_mult": ("Rprec", ()),
 }
+#: measures the catalogue answers whatever their parameters (read as trec_eval reads them)
+CATALOGUED = ("infAP", "binG", "Rprec_mult")
 #: computed here from trec_eval's definitions (not yet measures of the catalogue)
 OWN = ("runid", "num_q", "gm_map", "gm_bpref", "iprec_at_recall", "11pt_avg")
 
@@ -132,8 +141,9 @@ def _params(name: str, text: str) -> tuple:
 
 
 def ported(name: str, params: tuple) -> bool:
-    """Whether trec_eval's own computation answers (ndcg: only with a gain table)."""
-    return name in PORTED and (name not in FAMILIES or bool(params))
+    """Whether trec_eval's own computation answers (ndcg, G, ndcg_rel, Rndcg: only with a gain
+    table; the :data:`CATALOGUED` never)."""
+    return name in PORTED and name not in CATALOGUED and (name not in FAMILIES or bool(params))
 
 
 def levels_of(params: tuple) -> tuple[float, ...]:

@@ -22,6 +22,7 @@ from rankviz.io.model import Qrels, Run
 from rankviz.measures.log_ap import FLOOR
 from rankviz.trec_eval import measures as trec_eval_measures
 from rankviz.trec_eval.lists import C_NAN, query_lists
+from rankviz.trec_eval.measures import RPREC_MULTIPLES
 from rankviz.trec_eval.names import FAMILIES, levels_of, ported, requested
 
 #: the measures trec_eval averages geometrically over queries (no line per query), and the
@@ -52,14 +53,18 @@ def trec_eval_of_files(qrels: str, run: str, options: TrecEvalOptions) -> str:
     """What trec_eval 10 prints for the qrels and run files (read as every rankviz command reads
     them: the same columns or the same one-line error)."""
     from rankviz.io.readers import read_qrels, read_run
-    from rankviz.io.subtopics import read_grouped_qrels
 
     if options.relevance not in ("qrels", "qrels_jg"):
         raise OptionError(
             f"trec-eval: -R {options.relevance}: rankviz reads qrels and qrels_jg (trec_eval's "
             "preferences, prefs and qrels_prefs, are left out)"
         )
-    judged = read_grouped_qrels(qrels) if options.relevance == "qrels_jg" else read_qrels(qrels)
+    if options.relevance == "qrels_jg":
+        from rankviz.io.subtopics import read_grouped_qrels
+
+        judged: Qrels | dict[str, Qrels] = read_grouped_qrels(qrels)
+    else:
+        judged = read_qrels(qrels)
     return trec_eval_text(judged, read_run(run), options, runid=runid_of(run))
 
 
@@ -122,19 +127,22 @@ def _columns(asked, args: TrecEvalOptions, qrels: Qrels, run: Run) -> dict[str, 
             beta = f"(beta={float(params[0].split(',')[0])})" if params else ""
             printed = f"set_F_{params[0]}" if params else "set_F"
             wanted.append((name, printed, str(parse(f"SetF{beta}", defaults=defaults))))
+        elif name == "Rprec_mult":  # multiples of R, printed to two decimals
+            for m in params or RPREC_MULTIPLES:
+                measure = str(parse(f"Rprec(mult={m!r})", defaults=defaults))
+                wanted.append((name, f"{name}_{m:3.2f}", measure))
         elif (name in FAMILIES and not ported(name, params)) or name in GEOMETRIC:
             family = GEOMETRIC[name] if name in GEOMETRIC else FAMILIES[name][0]
             for p in params or [None]:
                 measure = str(parse(family + ("" if p is None else f"@{p}"), defaults=defaults))
                 wanted.append((name, name if p is None else f"{name}_{p}", measure))
     measures = list(dict.fromkeys(m for _, _, m in wanted)) or ["NumRet"]
-    frame = evaluate(qrels, run, measures, missing="skip", depth=args.depth)
-    frame = frame.to_frame(per_query=True)
-    frame = frame[frame.qid != "all"]
+    evaluation = evaluate(qrels, run, measures, missing="skip", depth=args.depth)
     by_measure: dict[str, dict[str, float]] = {}
-    for measure, qid, value in zip(frame.measure, frame.qid, frame.value, strict=True):
-        by_measure.setdefault(measure, {})[qid] = value
-    evaluated = list(dict.fromkeys(frame.qid))
+    for measure in measures:  # the values themselves, without pandas (a drop-in starts fast)
+        qids, per_query = evaluation.run_values(measure, evaluation.runs[0])
+        by_measure[measure] = dict(zip(qids.tolist(), per_query.tolist(), strict=True))
+    evaluated = list(dict.fromkeys(q for values in by_measure.values() for q in values))
     missed = sorted(set(qrels.query_ids) - set(evaluated))
     _stop_on_missed(missed, args)
     columns = {printed: Column(name, dict(by_measure[m])) for name, printed, m in wanted}
@@ -148,9 +156,7 @@ def _columns(asked, args: TrecEvalOptions, qrels: Qrels, run: Run) -> dict[str, 
     for name, params in asked:
         if ported(name, params):
             lists = lists or query_lists(ordered(), qrels, args.rel, judged_only=args.judged_only)
-            found = trec_eval_measures.columns(
-                name, params, lists, rel=args.rel, docs=args.docs_in_collection
-            )
+            found = trec_eval_measures.columns(name, params, lists, docs=args.docs_in_collection)
             columns.update({printed: Column(name, values) for printed, values in found.items()})
         if name not in ("iprec_at_recall", "11pt_avg"):
             continue

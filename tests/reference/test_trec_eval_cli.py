@@ -226,3 +226,30 @@ def test_several_runs_print_one_after_another_as_trec_eval_prints_each() -> None
     every = (KEPT / "every-qc.out").read_text()
     assert done.stdout.startswith(every) and done.stdout.endswith(every)
     assert len(done.stdout) > 2 * len(every) and alone.stdout != every
+
+
+def test_the_drop_in_imports_what_it_uses_and_prints_the_same() -> None:
+    """A pipeline calls ``rankviz trec-eval`` once per run: its start is numpy's and pyarrow's,
+    not the study's (pandas, scipy and the study are never imported; bench/bench_trec_eval.py
+    times it), and it prints what the whole command line prints."""
+    import subprocess
+    import sys
+
+    qrels = str(ROOT / "sample_data" / "cranfield" / "qrels.txt")
+    run = str(ROOT / "sample_data" / "cranfield" / "runs" / "bm25.run.gz")
+    script = (
+        "import io, sys, contextlib\n"
+        "from rankviz.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    status = main(['trec-eval', '-q', '-m', 'all_trec', {qrels!r}, {run!r}])\n"
+        "heavy = ('pandas', 'scipy', 'rankviz.study', 'rankviz.cli.commands')\n"
+        "print(status, [m for m in heavy if m in sys.modules])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.stdout.strip() == "0 []", done.stderr
+    whole = run_cli("trec-eval", "-q", "-m", "all_trec", qrels, run)
+    from rankviz.cli import build_parser
+    from rankviz.cli.commands import COMMANDS
+
+    args = build_parser().parse_args(["trec-eval", "-q", "-m", "all_trec", qrels, run])
+    assert whole.returncode == 0 and whole.stdout == COMMANDS["trec-eval"](args)

@@ -1,10 +1,11 @@
 """trec_eval's own measures as families of the catalogue (infAP, IPrec@r, binG, Utility, 11pt_avg
 as IPrecAvg, G, ndcg_rel, Rndcg): per
 query equal to trec_eval 10 built with ``%.17g`` (tests/data/trec-eval-generated: ties, grades
--2..4, a missed query, -J, -M, -l), and under every other tie order infAP and binG equal to
-``rankviz trec-eval``'s loops over each document (byte for byte with trec_eval on its test suite)
-run on that order, and so are G, ndcg_rel, Rndcg and 11pt_avg. (IPrec's kernel is the one
-``rankviz trec-eval`` prints: the first test is its reference.)"""
+-2..4, a missed query, -J, -M, -l), and under every other tie order G, ndcg_rel, Rndcg and 11pt_avg
+equal to ``rankviz trec-eval``'s loops over each document (byte for byte with trec_eval on its
+test suite) run on that order; infAP and binG, which ``rankviz trec-eval`` prints from the
+catalogue, equal on each tie order to themselves on a run written in that order. (IPrec's kernel
+is the one ``rankviz trec-eval`` prints: the first test is its reference.)"""
 
 from __future__ import annotations
 
@@ -226,6 +227,8 @@ def test_under_every_order_the_gain_measures_are_the_ports_on_that_order(ties: s
 @pytest.mark.parametrize("ties", ["optimistic", "pessimistic", "run"])
 @pytest.mark.parametrize("rel", [1, 2])
 def test_under_every_order_the_families_are_trec_evals_on_that_order(ties: str, rel: int) -> None:
+    """infAP and binG under a tie policy == the drop-in's values (the same families, trec_eval's
+    order) on the run written in that policy's order."""
     qrels = rv.read_qrels(GENERATED / "qrels.txt")
     run = rv.read_run(GENERATED / "run.txt", name="run")
     table = rv.rank(run, qrels, ties=ties)

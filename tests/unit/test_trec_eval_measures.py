@@ -1,5 +1,6 @@
-"""trec_eval's own measures (rankviz.trec_eval) on lists small enough to compute by hand; each is
-also compared with trec_eval 10 itself, to 17 digits, in tests/reference/test_trec_eval_cli.py."""
+"""trec_eval's own measures (rankviz.trec_eval, and the catalogue's infAP and binG, which
+``rankviz trec-eval`` prints) on lists small enough to compute by hand; each is also compared with
+trec_eval 10 itself, to 17 digits, in tests/reference/test_trec_eval_cli.py."""
 
 from __future__ import annotations
 
@@ -7,21 +8,31 @@ import math
 
 import pytest
 
+import rankviz as rv
 from rankviz.trec_eval.gains import GAINED
 from rankviz.trec_eval.lists import NONPOOL, UNJUDGED, QueryList, atof
-from rankviz.trec_eval.measures import bin_g, inf_ap, relstring, rprec_mult, unjudged, utility
+from rankviz.trec_eval.measures import relstring, rprec_mult, unjudged, utility
+
+
+def _one_query(grades: dict[str, int], ranked: list[str], measure: str) -> float:
+    """The measure of one query's ranking (``ranked`` best first) under ``grades``."""
+    qrels = rv.qrels_from_dict({"q": grades})
+    run = rv.run_from_dict({"q": {d: float(len(ranked) - i) for i, d in enumerate(ranked)}})
+    return rv.evaluate(qrels, run, [measure]).mean(measure, run.name)
 
 
 def test_infap_skips_the_unpooled_and_counts_the_pooled_unjudged_above_a_relevant_document():
     # ranks: relevant, unpooled, pooled-unjudged, non-relevant, relevant; R = 2
-    ql = QueryList([1, NONPOOL, UNJUDGED, 0, 1], [1, 2], num_rel=2, num_rel_ret=2)
+    grades = {"r1": 1, "u": -1, "n": 0, "r2": 1}
     # 1 at rank 1; at rank 5: 1/5 + 4/5 * (3/4) * (1 + e) / (2 + 2e) = 0.2 + 0.3
-    assert inf_ap(ql, 1) == pytest.approx((1.0 + 0.5) / 2, abs=1e-15)
+    value = _one_query(grades, ["r1", "out", "u", "n", "r2"], "infAP")
+    assert value == pytest.approx((1.0 + 0.5) / 2, abs=1e-15)
 
 
 def test_bing_discounts_each_relevant_document_by_the_non_relevant_ones_above_it():
-    ql = QueryList([1, 0, 1], [1, 3], num_rel=3, num_rel_ret=2)
-    assert bin_g(ql, 1) == (1 / math.log2(2) + 1 / math.log2(3)) / 3
+    grades = {"a": 1, "b": 0, "c": 1, "d": 1}  # R = 3, d not retrieved
+    value = _one_query(grades, ["a", "b", "c"], "binG")
+    assert value == pytest.approx((1 / math.log2(2) + 1 / math.log2(3)) / 3, abs=1e-15)
 
 
 def test_unj_divides_by_the_cutoff_past_the_list():
