@@ -72,9 +72,12 @@ class GainWalk:
     def run_dcg_before(
         self, table: RankingTable, query: np.ndarray, rank: np.ndarray
     ) -> np.ndarray:
-        """The run's DCG of ``query`` over its first ``rank`` documents."""
-        keys = self.query.astype(np.int64) * (table.n_rows + 1) + table.pos[self.rows]
-        wanted = query.astype(np.int64) * (table.n_rows + 1) + rank
+        """The run's DCG of ``query`` over its first ``rank`` documents (a rank past the run's
+        end, as an ideal ranking longer than a cut run asks: its whole DCG)."""
+        # one query's keys apart from the next's by more than any rank asked or held
+        span = max(table.n_rows, int(np.max(rank, initial=0))) + 1
+        keys = self.query.astype(np.int64) * span + table.pos[self.rows]
+        wanted = query.astype(np.int64) * span + rank
         last = np.searchsorted(keys, wanted, side="left") - 1
         out = np.zeros(len(query))
         held = last >= 0

@@ -22,12 +22,21 @@ from rankviz.io.model import Qrels, Run
 from rankviz.measures.log_ap import FLOOR
 from rankviz.trec_eval import measures as trec_eval_measures
 from rankviz.trec_eval.lists import C_NAN, query_lists
-from rankviz.trec_eval.measures import RPREC_MULTIPLES
+from rankviz.trec_eval.measures import RPREC_MULTIPLES, UNJ_CUTOFFS
 from rankviz.trec_eval.names import FAMILIES, levels_of, ported, requested
 
 #: the measures trec_eval averages geometrically over queries (no line per query), and the
 #: catalogue's family of each (whose per-query values are the logs it averages)
 GEOMETRIC = {"gm_map": "GMAP", "gm_bpref": "GMBpref"}
+#: trec_eval's own measures the catalogue computes on every query the run answers (without a gain
+#: table); a query the run misses, which -c scores on a ranking of one unjudged document, is
+#: trec_eval's steps' (:mod:`rankviz.trec_eval.measures`)
+BESIDE_MISSED = {
+    "G": "G",
+    "ndcg_rel": "ndcg_rel",
+    "Rndcg": "Rndcg",
+    "rbp": "RBP(p=0.9,graded=True)",
+}
 COUNTS = ("num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret")
 
 
@@ -131,6 +140,11 @@ def _columns(asked, args: TrecEvalOptions, qrels: Qrels, run: Run) -> dict[str, 
             for m in params or RPREC_MULTIPLES:
                 measure = str(parse(f"Rprec(mult={m!r})", defaults=defaults))
                 wanted.append((name, f"{name}_{m:3.2f}", measure))
+        elif _beside_missed(name, params, args):
+            family = BESIDE_MISSED.get(name, "Unjudged")
+            for c in (params or UNJ_CUTOFFS) if name == "unj" else [None]:
+                measure = str(parse(family + ("" if c is None else f"@{c}"), defaults=defaults))
+                wanted.append((name, name if c is None else f"{name}_{c}", measure))
         elif (name in FAMILIES and not ported(name, params)) or name in GEOMETRIC:
             family = GEOMETRIC[name] if name in GEOMETRIC else FAMILIES[name][0]
             for p in params or [None]:
@@ -154,10 +168,19 @@ def _columns(asked, args: TrecEvalOptions, qrels: Qrels, run: Run) -> dict[str, 
 
     lists = None
     for name, params in asked:
-        if ported(name, params):
+        if ported(name, params) and not (_beside_missed(name, params, args) and not missed):
             lists = lists or query_lists(ordered(), qrels, args.rel, judged_only=args.judged_only)
-            found = trec_eval_measures.columns(name, params, lists, docs=args.docs_in_collection)
-            columns.update({printed: Column(name, values) for printed, values in found.items()})
+            if _beside_missed(name, params, args):  # the missed queries' values alone
+                found = trec_eval_measures.columns(
+                    name, params, {q: lists[q] for q in missed}, docs=args.docs_in_collection
+                )
+                for printed, values in found.items():
+                    columns[printed].values.update(values)
+            else:
+                found = trec_eval_measures.columns(
+                    name, params, lists, docs=args.docs_in_collection
+                )
+                columns.update({printed: Column(name, v) for printed, v in found.items()})
         if name not in ("iprec_at_recall", "11pt_avg"):
             continue
         row = {q: i for i, q in enumerate(ordered().qids)}
@@ -181,6 +204,15 @@ def _columns(asked, args: TrecEvalOptions, qrels: Qrels, run: Run) -> dict[str, 
                         column.values[q] = math.log(FLOOR)
     order = [name for name, _ in asked]
     return dict(sorted(columns.items(), key=lambda item: order.index(item[1].base)))
+
+
+def _beside_missed(name: str, params: tuple, args: TrecEvalOptions) -> bool:
+    """Whether the catalogue computes the measure on the queries the run answers: those of
+    :data:`BESIDE_MISSED` without a gain table, and ``unj`` but on -J's condensed list (which
+    trec_eval's unj reads, where Unjudged reads the run)."""
+    if name == "unj":
+        return not args.judged_only
+    return name in BESIDE_MISSED and not params
 
 
 def _as_zscores(columns: dict[str, Column], path: str) -> None:

@@ -441,3 +441,21 @@ def test_rbp_resid_is_refused_with_the_family_that_is_the_residual() -> None:
     line = done.stderr.strip()
     assert "\n" not in line and "RBP(p=0.9,graded=True,residual=True)" in line
     assert "0 where every document retrieved is judged" in line
+
+
+def test_rndcg_under_a_depth_shorter_than_a_querys_relevant_documents_is_trec_evals() -> None:
+    """trec_eval's test run cut at 100 (-M100), where query 301 has 474 relevant documents: more
+    than the cut table's rows, whose keys once ran into the next query's (Rndcg 0, trec_eval
+    0.0670). Every query's Rndcg, ndcg_rel and G == trec_eval -M100's (printed %6.4f)."""
+    fixtures, conformance = ROOT / "tests" / "data" / "trec-eval-fixtures", ROOT / "tests" / "data"
+    qrels = rv.read_qrels(fixtures / "qrels.test")
+    run = rv.read_run(conformance / "conformance" / "te_test" / "run_trunc.txt", name="run")
+    evaluation = rv.evaluate(qrels, run, ["Rndcg", "ndcg_rel", "G"], depth=100)
+    printed = (ROOT / "tests" / "data" / "trec-eval-cli" / "quicktest-aqcM.out").read_text()
+    compared = 0
+    for line in printed.splitlines():
+        name, qid, value = (part.strip() for part in line.split("\t"))
+        if name in ("Rndcg", "ndcg_rel", "G") and qid != "all":
+            assert evaluation.per_query(name, "run")[qid] == pytest.approx(float(value), abs=5e-5)
+            compared += 1
+    assert compared == 3 * len(qrels.query_ids)
