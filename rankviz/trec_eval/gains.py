@@ -222,12 +222,14 @@ def rbp_resid(ql: QueryList, table) -> float:
     """m_rbp_resid.c: what RBP could gain were every unjudged document relevant, and the ranks
     past the list (0 when every document retrieved is judged)."""
     p = next((value for key, value in table if key == "p"), 0.9)
-    holes, total, weight = 0, 0.0, 1.0
-    for r in ql.rels:
-        if r < 0:
-            holes, total = holes + 1, total + weight
-        weight *= p
-    return weight + (1 - p) * total if holes else 0.0
+    ranked = ql.ranked if ql.ranked is not None else np.asarray(ql.rels, dtype=np.int64)
+    holes = ranked < 0
+    if not holes.any():
+        return 0.0
+    # p^i as trec_eval makes it, one multiplication after another, and the holes' weights summed
+    # in rank order: cumprod and cumsum run in order, so the doubles are its own
+    weights = np.cumprod(np.r_[1.0, np.full(len(ranked), p)])
+    return float(weights[-1] + (1 - p) * np.cumsum(weights[:-1][holes])[-1])
 
 
 GAINED: dict[str, Callable[[QueryList, list], float]] = {

@@ -101,12 +101,12 @@ def trec_eval_text(
     form = Form("Z" if options.zscores else "", ".17g" if exact else "6.4f")
     lines = []
     if options.per_query:  # a geometric mean has no line per query (trec_eval prints none)
-        lines = [
-            _line(printed, q, column.values[q], counts=column.base in COUNTS, form=form)
-            for q in queries
+        printing = [
+            (_printer(printed, counts=column.base in COUNTS, form=form), column.values)
             for printed, column in columns.items()
             if column.base not in GEOMETRIC
         ]
+        lines = [line(q, values[q]) for q in queries for line, values in printing]
     if options.summary:
         lines += _summary(asked, options, columns, queries, qrels, runid, form)
     return "".join(lines)
@@ -329,15 +329,29 @@ class Form:
 
 
 def _line(printed: str, qid: str, value: float | str, *, counts: bool, form: Form) -> str:
-    """One line as trec_eval prints it: the name in 22 columns, counts as whole numbers, the rest
-    in ``form``; under -Z every number in ``form`` and the name after a ``Z``."""
-    if isinstance(value, str):  # relstring
-        return f"{printed:<22}\t{qid}\t'{value}'\n"
-    if math.isnan(value):  # C prints the sign of a NaN (Python does not)
-        text = f"{'-nan' if math.copysign(1.0, value) < 0 else 'nan':>{form.number.split('.')[0]}}"
-    else:
-        text = f"{int(value)}" if counts and not form.z else f"{value:{form.number}}"
-    return f"{form.z}{printed:<22}\t{qid}\t{text}\n"
+    """One line as trec_eval prints it (:func:`_printer`)."""
+    return _printer(printed, counts=counts, form=form)(qid, value)
+
+
+def _printer(printed: str, *, counts: bool, form: Form):
+    """What prints one measure's lines as trec_eval does, ``(qid, value) -> line``: the name in 22
+    columns, counts as whole numbers, the rest in ``form``; under -Z every number in ``form`` and
+    the name after a ``Z`` (the name's part made once: a drop-in prints 670,000 lines)."""
+    head = f"{form.z}{printed:<22}\t"
+    whole = counts and not form.z
+    number = form.number
+    width = int(number.split(".")[0] or 0)
+
+    def line(qid: str, value: float | str) -> str:
+        if isinstance(value, str):  # relstring
+            return f"{printed:<22}\t{qid}\t'{value}'\n"
+        if value != value:  # C prints the sign of a NaN (Python does not)
+            text = f"{'-nan' if math.copysign(1.0, value) < 0 else 'nan':>{width}}"
+        else:
+            text = str(int(value)) if whole else format(value, number)
+        return f"{head}{qid}\t{text}\n"
+
+    return line
 
 
 def runid_of(path: str) -> str:
