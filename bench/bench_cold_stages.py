@@ -34,7 +34,7 @@ prefer_jemalloc()
 import dataclasses
 import pyarrow as pa, pyarrow.csv as pacsv
 import rankviz as rv
-from rankviz import served
+from rankviz.study import served
 from rankviz.analyses.checks import TOP_K
 from rankviz.io.store import RunStore, _whole
 

@@ -26,7 +26,7 @@ from bench_evaluate import MEASURES, best, generate, measure  # noqa: E402
 
 import rankviz  # noqa: E402
 from rankviz.analyses.unjudged import report_from_tables  # noqa: E402
-from rankviz.report_settings import UnjudgedSettings  # noqa: E402
+from rankviz.settings.report_settings import UnjudgedSettings  # noqa: E402
 
 
 def main() -> None:

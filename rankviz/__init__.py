@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # what a type checker and an editor read; at run time, loaded on first use
     from rankviz.analyses.comparisons import Comparison, compare
-    from rankviz.engine_settings import EngineSettings
-    from rankviz.engines import evaluate_sources
     from rankviz.errors import CollectionError, FormatError, MeasureError, OptionError, RankvizError
-    from rankviz.evaluate import evaluate_tables
-    from rankviz.evaluation import Evaluation
+    from rankviz.evaluation.engines import evaluate_sources
+    from rankviz.evaluation.evaluate import evaluate, evaluate_tables
+    from rankviz.evaluation.pieces import RunSource
+    from rankviz.evaluation.result import Evaluation
     from rankviz.io.collection import Collection, open_collection
     from rankviz.io.frames import (
         as_qrels,
@@ -30,31 +30,28 @@ if TYPE_CHECKING:  # what a type checker and an editor read; at run time, loaded
     from rankviz.io.readers import read_qrels, read_run
     from rankviz.io.samples import sample_path
     from rankviz.measures import Measure, parse
-    from rankviz.ordering import rank
-    from rankviz.pieces import RunSource
-    from rankviz.ranking import TIE_POLICIES, RankingTable
-    from rankviz.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
-    from rankviz.scores_study import ScoresStudy
-    from rankviz.settings import EvalSettings
-    from rankviz.significance_options import TestSettings
-    from rankviz.study import Study
-
-# ``evaluate`` is also a module's name: loading the module would set the package's attribute to the
-# module, so the function is bound at once (the module is light: no pandas, no scipy)
-from rankviz.evaluate import evaluate  # noqa: E402
+    from rankviz.ranking.ordering import rank
+    from rankviz.ranking.ranking_table import TIE_POLICIES, RankingTable
+    from rankviz.settings.engine_settings import EngineSettings
+    from rankviz.settings.eval_settings import EvalSettings
+    from rankviz.settings.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
+    from rankviz.settings.significance_settings import TestSettings
+    from rankviz.study.run_study import Study
+    from rankviz.study.scores_study import ScoresStudy
 
 #: Each public name and the module it lives in: ``import rankviz`` loads none of them, so a command
 #: that needs only a few (``rankviz trec-eval``) never pays for pandas, scipy or the study.
 _EXPORTS = {
-    "EngineSettings": "rankviz.engine_settings",
-    "evaluate_sources": "rankviz.engines",
+    "EngineSettings": "rankviz.settings.engine_settings",
+    "evaluate_sources": "rankviz.evaluation.engines",
     "CollectionError": "rankviz.errors",
     "FormatError": "rankviz.errors",
     "MeasureError": "rankviz.errors",
     "OptionError": "rankviz.errors",
     "RankvizError": "rankviz.errors",
-    "evaluate_tables": "rankviz.evaluate",
-    "Evaluation": "rankviz.evaluation",
+    "evaluate": "rankviz.evaluation.evaluate",
+    "evaluate_tables": "rankviz.evaluation.evaluate",
+    "Evaluation": "rankviz.evaluation.result",
     "Collection": "rankviz.io.collection",
     "open_collection": "rankviz.io.collection",
     "as_qrels": "rankviz.io.frames",
@@ -73,17 +70,17 @@ _EXPORTS = {
     "sample_path": "rankviz.io.samples",
     "Measure": "rankviz.measures",
     "parse": "rankviz.measures",
-    "rank": "rankviz.ordering",
-    "RunSource": "rankviz.pieces",
-    "TIE_POLICIES": "rankviz.ranking",
-    "RankingTable": "rankviz.ranking",
-    "MetricSettings": "rankviz.report_settings",
-    "TieReportSettings": "rankviz.report_settings",
-    "UnjudgedSettings": "rankviz.report_settings",
-    "ScoresStudy": "rankviz.scores_study",
-    "EvalSettings": "rankviz.settings",
-    "TestSettings": "rankviz.significance_options",
-    "Study": "rankviz.study",
+    "rank": "rankviz.ranking.ordering",
+    "RunSource": "rankviz.evaluation.pieces",
+    "TIE_POLICIES": "rankviz.ranking.ranking_table",
+    "RankingTable": "rankviz.ranking.ranking_table",
+    "MetricSettings": "rankviz.settings.report_settings",
+    "TieReportSettings": "rankviz.settings.report_settings",
+    "UnjudgedSettings": "rankviz.settings.report_settings",
+    "ScoresStudy": "rankviz.study.scores_study",
+    "EvalSettings": "rankviz.settings.eval_settings",
+    "TestSettings": "rankviz.settings.significance_settings",
+    "Study": "rankviz.study.run_study",
     "compare": "rankviz.analyses.comparisons",
     "Comparison": "rankviz.analyses.comparisons",
 }

@@ -21,7 +21,7 @@ from scipy import stats
 
 from rankviz.analyses.judge_agreement import codes, judged_pairs, kappa, kappa_words, kappas
 from rankviz.analyses.measure_evidence import tau_ap
-from rankviz.settings import REL
+from rankviz.settings.eval_settings import REL
 
 if TYPE_CHECKING:
     import pandas as pd

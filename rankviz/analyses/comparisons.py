@@ -2,8 +2,8 @@
 them.
 
 Built on the array tests of :mod:`rankviz.analyses.significance`; options come as one
-:class:`~rankviz.settings.TestSettings`. :func:`compare` runs them from an
-:class:`~rankviz.evaluate.Evaluation` in one call and returns a :class:`Comparison`.
+:class:`~rankviz.settings.eval_settings.TestSettings`. :func:`compare` runs them from an
+:class:`~rankviz.evaluation.evaluate.Evaluation` in one call and returns a :class:`Comparison`.
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ import numpy as np
 from rankviz.analyses.pair_tests import compare_runs
 from rankviz.analyses.paired import ConfidenceInterval
 from rankviz.analyses.verdicts import queries_needed, verdicts
-from rankviz.significance_options import TestSettings
+from rankviz.settings.significance_settings import TestSettings
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from rankviz.evaluation import Evaluation
+    from rankviz.evaluation.result import Evaluation
 
 
 @dataclass(frozen=True, eq=False)
@@ -82,9 +82,9 @@ class Comparison:
         self, fail_if: str, *, margin: float | None = None, baseline: str | None = None
     ) -> list[str]:
         """The comparisons against ``baseline`` (default: every row's) that fail a CI gate, one line
-        each (:data:`~rankviz.report_settings.FAIL_IF`): ``worse`` fails a run significantly worse
-        than the baseline, or with a ``margin``, one whose mean is lower by more than it;
-        ``not-better``
+        each (:data:`~rankviz.settings.report_settings.FAIL_IF`): ``worse`` fails a run
+        significantly worse than the baseline, or with a ``margin``, one whose mean is lower by more
+        than it; ``not-better``
         fails a run that is not significantly better (with a margin: not better by more than it
         too)."""
         failed = []

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from rankviz.measures._segments import first_hit_rank, rows_with_grade_at_least
-from rankviz.ranking import RankingTable
+from rankviz.ranking.ranking_table import RankingTable
 
 
 def best_per_measure(means: pd.DataFrame) -> dict[str, list[str]]:

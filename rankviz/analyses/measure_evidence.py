@@ -11,13 +11,13 @@ from scipy import stats
 
 from rankviz.analyses.pair_tests import compare_runs
 from rankviz.errors import OptionError
-from rankviz.evaluate import evaluate_tables
-from rankviz.evaluation import Evaluation
+from rankviz.evaluation.evaluate import evaluate_tables
+from rankviz.evaluation.result import Evaluation
 from rankviz.measures import Measure, make
-from rankviz.numbers import decided_signs
-from rankviz.ranking import RankingTable
-from rankviz.settings import EvalSettings
-from rankviz.significance_options import TestSettings
+from rankviz.ranking.ranking_table import RankingTable
+from rankviz.settings.eval_settings import EvalSettings
+from rankviz.settings.numbers import decided_signs
+from rankviz.settings.significance_settings import TestSettings
 
 
 def tau_ap(x, y) -> float:

@@ -1,7 +1,8 @@
 """What an error-analysis meeting decided, to take away: the means under the qrels file and under
 the meeting's judgments with their verdicts, and every query the meeting touched (judged, tagged or
 noted) with both runs' top K side by side, the grades from the file and from the meeting (who,
-when), the texts, tags, note and history. :func:`rankviz.export.meeting_html` writes it as one page.
+when), the texts, tags, note and history. :func:`rankviz.plots.export.meeting_html` writes it as one
+page.
 """
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ import pandas as pd
 
 from rankviz.analyses.comparisons import Comparison
 from rankviz.analyses.query_view import aligned
-from rankviz.evaluation import Evaluation
+from rankviz.evaluation.result import Evaluation
 from rankviz.io.entries import SIGNED_IN, UNSAID, VIA
 from rankviz.io.meeting import Entry, Judgment, Lock
-from rankviz.ranking import RankingTable
+from rankviz.ranking.ranking_table import RankingTable
 
 
 @dataclass(frozen=True)

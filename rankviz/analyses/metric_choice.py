@@ -1,7 +1,7 @@
 """Which measure fits a task, answered from the team's own runs and qrels.
 
 Four kinds of evidence, each a plain function over per-query matrices (queries x runs, one per
-measure, from :meth:`rankviz.evaluate.Evaluation.matrix`):
+measure, from :meth:`rankviz.evaluation.evaluate.Evaluation.matrix`):
 
 - guidance: a few questions about the task lead to measures, with the reason for each and what it
   would hide on this collection (:mod:`rankviz.analyses.task`);
@@ -40,15 +40,15 @@ from rankviz.analyses.task import (
 )
 from rankviz.analyses.values_evidence import values_evidence
 from rankviz.errors import OptionError
-from rankviz.evaluate import as_measures, evaluate_tables
-from rankviz.evaluation import Evaluation
+from rankviz.evaluation.evaluate import as_measures, evaluate_tables
+from rankviz.evaluation.result import Evaluation
 from rankviz.io.groups import QueryGroups
 from rankviz.measures import Measure, parse
-from rankviz.numbers import decided_signs
-from rankviz.ranking import RankingTable
-from rankviz.report_settings import MetricSettings
-from rankviz.settings import EvalSettings
-from rankviz.tie_policy import BOUNDS
+from rankviz.ranking.ranking_table import RankingTable
+from rankviz.settings.eval_settings import EvalSettings
+from rankviz.settings.numbers import decided_signs
+from rankviz.settings.report_settings import MetricSettings
+from rankviz.settings.tie_policy import BOUNDS
 
 
 @dataclass(frozen=True, eq=False)

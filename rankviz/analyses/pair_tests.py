@@ -12,7 +12,7 @@ from rankviz.analyses.paired import t_interval
 from rankviz.analyses.significance import adjust, run_test
 from rankviz.analyses.tukey import tukey_hsd
 from rankviz.errors import OptionError
-from rankviz.significance_options import TestSettings
+from rankviz.settings.significance_settings import TestSettings
 
 if TYPE_CHECKING:
     import pandas as pd

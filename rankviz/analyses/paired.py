@@ -12,7 +12,7 @@ import numpy as np
 from scipy import stats
 
 from rankviz.errors import OptionError
-from rankviz.significance_options import ALTERNATIVE
+from rankviz.settings.significance_settings import ALTERNATIVE
 
 
 class ConfidenceInterval(NamedTuple):

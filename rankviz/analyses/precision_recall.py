@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from rankviz.measures.iprec import interpolated_precision
-from rankviz.ranking import RankingTable
+from rankviz.ranking.ranking_table import RankingTable
 
 RECALL_LEVELS = tuple(i / 10 for i in range(11))
 

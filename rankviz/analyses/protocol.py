@@ -7,12 +7,12 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from rankviz.aggregate import macro
-from rankviz.evaluate import as_measures, evaluate_tables
+from rankviz.evaluation.aggregate import macro
+from rankviz.evaluation.evaluate import as_measures, evaluate_tables
 from rankviz.io.collection_config import Protocol
 from rankviz.io.groups import QueryGroups, group_of
-from rankviz.ranking import RankingTable
-from rankviz.settings import EvalSettings
+from rankviz.ranking.ranking_table import RankingTable
+from rankviz.settings.eval_settings import EvalSettings
 
 
 def protocol_values(

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from rankviz.ranking import RankingTable
+from rankviz.ranking.ranking_table import RankingTable
 
 RBO_P = 0.9  # the persistence of RBO: the top 10 carry 86% of the weight (Webber et al.)
 RBO_DEPTH = 100  # ranks compared; past them p^100 < 3e-5 of the weight is left

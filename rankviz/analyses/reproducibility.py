@@ -17,7 +17,7 @@ import pandas as pd
 from scipy import stats
 
 from rankviz.errors import OptionError
-from rankviz.numbers import decided_signs
+from rankviz.settings.numbers import decided_signs
 
 #: repro_eval's defaults: the first 1000 documents; RBO's persistence and depth
 DEPTH = 1000

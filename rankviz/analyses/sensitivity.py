@@ -29,8 +29,8 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from rankviz.evaluation import Evaluation
-from rankviz.significance_options import TestSettings
+from rankviz.evaluation.result import Evaluation
+from rankviz.settings.significance_settings import TestSettings
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from rankviz.analyses.paired import (
 )
 from rankviz.analyses.resampling import bootstrap, randomization
 from rankviz.errors import OptionError
-from rankviz.significance_options import CORRECTION, TEST, ZERO_METHOD
+from rankviz.settings.significance_settings import CORRECTION, TEST, ZERO_METHOD
 
 #: What each test assumes, in one sentence (shown under the test in the dashboard).
 ASSUMPTIONS = {

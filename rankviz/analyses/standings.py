@@ -20,13 +20,13 @@ import numpy as np
 
 from rankviz.analyses.tukey import Progress, TukeyResult, tukey_hsd
 from rankviz.errors import OptionError
-from rankviz.numbers import ROUNDING
+from rankviz.settings.numbers import ROUNDING
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from rankviz.evaluation import Evaluation
-    from rankviz.significance_options import TestSettings
+    from rankviz.evaluation.result import Evaluation
+    from rankviz.settings.significance_settings import TestSettings
 
 COLUMNS = ["measure", "run", "mean", "rank", "rank_low", "rank_high", "group", "queries"]
 

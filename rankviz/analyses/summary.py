@@ -22,7 +22,7 @@ from rankviz.errors import OptionError
 if TYPE_CHECKING:
     import pandas as pd
 
-    from rankviz.evaluation import Evaluation
+    from rankviz.evaluation.result import Evaluation
 
 COLLECTION_COLUMNS = [
     "collection",

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from rankviz.analyses.unjudged import JUDGED_WARNING, judged_share
-from rankviz.ranking import RankingTable
+from rankviz.ranking.ranking_table import RankingTable
 
 
 def judged_at_k(tables: Mapping[str, RankingTable], k: int) -> pd.Series:

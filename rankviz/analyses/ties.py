@@ -23,20 +23,20 @@ from rankviz.analyses.sensitivity import (
     per_query,
     section,
 )
-from rankviz.assembly import combine
 from rankviz.errors import OptionError
-from rankviz.evaluate import evaluate_tables
-from rankviz.evaluation import Evaluation, spread
+from rankviz.evaluation.assembly import combine
+from rankviz.evaluation.evaluate import evaluate_tables
+from rankviz.evaluation.result import Evaluation, spread
 from rankviz.io.groups import QueryGroups
 from rankviz.io.model import Qrels, Run
 from rankviz.measures import Measure
-from rankviz.ordering import rank
-from rankviz.ranking import RankingTable
-from rankviz.report_settings import TieReportSettings
-from rankviz.settings import EvalSettings
-from rankviz.significance_options import TestSettings
-from rankviz.tie_policy import RANDOM, REPORT_ORDER, TREC_EVAL
-from rankviz.tie_policy import policy as policy_of
+from rankviz.ranking.ordering import rank
+from rankviz.ranking.ranking_table import RankingTable
+from rankviz.settings.eval_settings import EvalSettings
+from rankviz.settings.report_settings import TieReportSettings
+from rankviz.settings.significance_settings import TestSettings
+from rankviz.settings.tie_policy import RANDOM, REPORT_ORDER, TREC_EVAL
+from rankviz.settings.tie_policy import policy as policy_of
 
 #: The deterministic policies of the report, from worst case to best case: pessimistic and
 #: optimistic bound every order.

@@ -19,17 +19,17 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankviz.analyses.sensitivity import Section, Variants, long_means, section
-from rankviz.assembly import combine
-from rankviz.evaluate import evaluate_tables
-from rankviz.evaluation import Evaluation
+from rankviz.evaluation.assembly import combine
+from rankviz.evaluation.evaluate import evaluate_tables
+from rankviz.evaluation.result import Evaluation
 from rankviz.io.groups import QueryGroups
 from rankviz.io.model import Qrels, Run
 from rankviz.measures import Measure, make
-from rankviz.ordering import rank
-from rankviz.ranking import RankingTable
-from rankviz.report_settings import UnjudgedSettings
-from rankviz.settings import EvalSettings
-from rankviz.significance_options import TestSettings
+from rankviz.ranking.ordering import rank
+from rankviz.ranking.ranking_table import RankingTable
+from rankviz.settings.eval_settings import EvalSettings
+from rankviz.settings.report_settings import UnjudgedSettings
+from rankviz.settings.significance_settings import TestSettings
 
 #: The share of a run's top K below which the app and the CLI warn that its numbers rest on guesses.
 JUDGED_WARNING = 0.9

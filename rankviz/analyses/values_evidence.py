@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rankviz.analyses.measure_evidence import agreement, discriminative_power, swap_rates
-from rankviz.report_settings import MetricSettings
+from rankviz.settings.report_settings import MetricSettings
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from rankviz.evaluation import Evaluation
+    from rankviz.evaluation.result import Evaluation
 
 
 @dataclass(frozen=True, eq=False)

@@ -12,7 +12,7 @@ from rankviz.analyses.significance import (
     adjust,
 )
 from rankviz.errors import OptionError
-from rankviz.significance_options import TestSettings
+from rankviz.settings.significance_settings import TestSettings
 
 if TYPE_CHECKING:
     import pandas as pd

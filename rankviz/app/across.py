@@ -3,7 +3,7 @@
 Collections name their runs their own way (Cranfield's ``bm25`` is CAsT's ``org_manual_bm25``), so
 the page asks, per row of the summary (the baseline, then each compared run), which run of each
 collection fills it. A row is named by its runs: the name they share, else their names joined. The
-summary itself is :func:`rankviz.studies.summarise`, cached on the folders' contents and the
+summary itself is :func:`rankviz.study.studies.summarise`, cached on the folders' contents and the
 choices.
 """
 
@@ -16,7 +16,7 @@ from pathlib import Path
 from rankviz.analyses.summary import Summary
 from rankviz.app.cache import SHARED, folder_stamp
 from rankviz.errors import OptionError
-from rankviz.studies import summarise
+from rankviz.study.studies import summarise
 
 #: The most runs compared with the baseline on the page.
 MOST_COMPARED = 6

@@ -10,7 +10,7 @@ from rankviz.app.context import Context
 from rankviz.app.text import md
 from rankviz.errors import RankvizError
 from rankviz.measures import Measure
-from rankviz.numbers import p_text
+from rankviz.settings.numbers import p_text
 
 
 def anova_panel(ctx: Context, measure: Measure, confidence_level: float) -> None:

@@ -1,6 +1,6 @@
 """What a page asks the frame beyond its numbers: the reports and the questions of
-:class:`~rankviz.study.Study`, each kept in the app's caches (:mod:`rankviz.app.compute`) under
-the content keys of its inputs. :class:`Answers` is the half of
+:class:`~rankviz.study.run_study.Study`, each kept in the app's caches (:mod:`rankviz.app.compute`)
+under the content keys of its inputs. :class:`Answers` is the half of
 :class:`~rankviz.app.context.Context` that asks them; :class:`Framed` is what it asks of the other.
 """
 
@@ -18,9 +18,9 @@ from rankviz.app.compute import PASS_WORKERS, settings_text
 from rankviz.app.framed import Framed
 from rankviz.app.progressing import counted
 from rankviz.measures import Measure
-from rankviz.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
-from rankviz.settings import EvalSettings
-from rankviz.significance_options import TestSettings
+from rankviz.settings.eval_settings import EvalSettings
+from rankviz.settings.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
+from rankviz.settings.significance_settings import TestSettings
 
 if TYPE_CHECKING:
     from rankviz.analyses.deltas import PairDeltas
@@ -33,8 +33,8 @@ class Answers:
     def paired_tests(
         self: Framed, measure: Measure, tests: TestSettings, *, verdict: bool = False
     ) -> pd.DataFrame:
-        """:meth:`Study.paired_tests <rankviz.study.Study.paired_tests>` of the selected runs,
-        kept under the measure's values."""
+        """:meth:`Study.paired_tests <rankviz.study.run_study.Study.paired_tests>` of the selected
+        runs, kept under the measure's values."""
         values = self.matrix(measure, complete=False)
         details = (str(measure), settings_text(tests), tests.baseline, verdict)
         study, evaluation = self.study(), self.evaluation()
@@ -52,14 +52,14 @@ class Answers:
 
     def feature_report(self: Framed, measure: Measure, run: str, baseline: str):
         """``run``'s per-query delta against ``baseline`` on ``measure`` against the queries'
-        features, at the frame's K (:meth:`rankviz.study.Study.feature_report`)."""
+        features, at the frame's K (:meth:`rankviz.study.run_study.Study.feature_report`)."""
         details = (str(measure), run, baseline, self.k)
         build = lambda: self.study().feature_report(measure, run, baseline, k=self.k)  # noqa: E731
         return compute.report("features", self.key(), details, build)
 
     def reproduction(self: Framed, original: list[str], reproduced: list[str]):
         """The reproduction of ``original`` (baseline, advanced) by ``reproduced``, on the frame's
-        measures (:meth:`rankviz.study.Study.reproduction`)."""
+        measures (:meth:`rankviz.study.run_study.Study.reproduction`)."""
         names = [*original, *reproduced]
         build = lambda: self.study(names).reproduction(original, reproduced)  # noqa: E731
         return compute.report("repro", self.key(names), (), build)
@@ -157,7 +157,8 @@ class Answers:
 
     def precision_recall(self: Framed):
         """The selected runs' interpolated precision-recall curves
-        (:meth:`rankviz.study.Study.precision_recall`), once per qrels, runs and settings."""
+        (:meth:`rankviz.study.run_study.Study.precision_recall`), once per qrels, runs and
+        settings."""
         return compute.report(
             "precision_recall", self.key(), (), lambda: self.study().precision_recall()
         )
@@ -169,9 +170,9 @@ class Answers:
         return compute.report("figure", self.key(names), details, build)
 
     def check(self: Framed):
-        """The checks of the selected runs (:meth:`rankviz.study.Study.check`) against the qrels
-        file: how runs and qrels fit does not move with the meeting's judgments, nor with K or the
-        measures, so the runs' facts are gathered once and a judgment or a new K costs a few
+        """The checks of the selected runs (:meth:`rankviz.study.run_study.Study.check`) against the
+        qrels file: how runs and qrels fit does not move with the meeting's judgments, nor with K or
+        the measures, so the runs' facts are gathered once and a judgment or a new K costs a few
         milliseconds."""
         source = self.with_qrels("file")
         counted = EvalSettings(
@@ -189,9 +190,9 @@ class Answers:
         )
 
     def meeting_report(self: Framed, pair: tuple[str, str]):
-        """What the meeting decided (:meth:`rankviz.study.Study.meeting_report`): the selected runs
-        with the meeting's judgments against the qrels file alone, of the ``pair`` the meeting
-        discussed (baseline, run), cached on the record's identity and version."""
+        """What the meeting decided (:meth:`rankviz.study.run_study.Study.meeting_report`): the
+        selected runs with the meeting's judgments against the qrels file alone, of the ``pair`` the
+        meeting discussed (baseline, run), cached on the record's identity and version."""
         meeting = self.meeting
         if meeting is None or meeting.store is None:
             raise ValueError("no meeting's record to report on")

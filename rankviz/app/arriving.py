@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from rankviz.app.context import Context
-from rankviz.run_pass import RunPass
+from rankviz.study.run_pass import RunPass
 
 
 def take_passes(ctx: Context) -> None:

@@ -82,7 +82,7 @@ def stamp(path: Path) -> Stamp:
 def folder_stamp(root: Path) -> tuple[tuple[str, Stamp | None], ...]:
     """The stamps of every file of a collection folder and of its runs/ and scores/ folders (the
     listings included), but the meeting's record, whose changes are followed by its own version
-    (:func:`rankviz.served.open_record`)."""
+    (:func:`rankviz.study.served.open_record`)."""
     entries: list[tuple[str, Stamp | None]] = []
     for folder in (root, root / "runs", root / "scores"):
         try:
@@ -208,9 +208,9 @@ def store() -> RunStore | None:
 
 
 def passes_store() -> ArrayStore | None:
-    """Each run's pass (:mod:`rankviz.run_pass`: its values, chance level and facts) kept on disk
-    beside the parsed runs, so that a restarted server shows twenty runs without ordering any; a few
-    hundred KB a run, bounded by ``RANKVIZ_STORE_MB`` too."""
+    """Each run's pass (:mod:`rankviz.study.run_pass`: its values, chance level and facts) kept on
+    disk beside the parsed runs, so that a restarted server shows twenty runs without ordering any;
+    a few hundred KB a run, bounded by ``RANKVIZ_STORE_MB`` too."""
     folder = store_folder()
     return (
         None

@@ -1,4 +1,5 @@
-"""The app's computations: :class:`~rankviz.study.Study` calls, cached at the app's boundary.
+"""The app's computations: :class:`~rankviz.study.run_study.Study` calls, cached at the app's
+boundary.
 
 Each result is kept under a :class:`Key`, the content keys of its inputs and its settings as text.
 Results built from files go to the shared cache (every session reuses them); results built from an
@@ -20,9 +21,9 @@ import streamlit as st
 
 from rankviz.app.cache import SHARED, code_stamp, give_back, passes_store, shared
 from rankviz.app.lineage import Lineage, _revising
-from rankviz.evaluation import Evaluation
-from rankviz.run_pass import RunPass
-from rankviz.study import Study, Ties
+from rankviz.evaluation.result import Evaluation
+from rankviz.study.run_pass import RunPass
+from rankviz.study.run_study import Study, Ties
 
 if TYPE_CHECKING:
     pass
@@ -143,9 +144,9 @@ def run_passes(
     *,
     at_once: Callable[[], int] | None = None,
 ) -> dict[str, RunPass]:
-    """Each run's pass (:mod:`rankviz.run_pass`) under its key (everything it depends on, as plain
-    values): from memory, else from the disk store (a restarted server), else ``take(name)``, a few
-    runs at a time (``at_once()``, asked when a run is missing, else :data:`PASS_WORKERS`).
+    """Each run's pass (:mod:`rankviz.study.run_pass`) under its key (everything it depends on, as
+    plain values): from memory, else from the disk store (a restarted server), else ``take(name)``,
+    a few runs at a time (``at_once()``, asked when a run is missing, else :data:`PASS_WORKERS`).
     ``progress(done, total)`` and ``arrived(name, pass)`` are called here, in the page's thread, as
     runs finish."""
     disk = passes_store()

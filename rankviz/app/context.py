@@ -1,8 +1,8 @@
 """What the frame decided (:class:`Context`) and how a page gets its numbers from it.
 
-A page asks the context, the context asks its :class:`~rankviz.study.Study` through the app's caches
-(:mod:`rankviz.app.compute`): the same study the command line opens, with the app's cached ranking
-tables as its orderer.
+A page asks the context, the context asks its :class:`~rankviz.study.run_study.Study` through the
+app's caches (:mod:`rankviz.app.compute`): the same study the command line opens, with the app's
+cached ranking tables as its orderer.
 """
 
 from __future__ import annotations
@@ -23,18 +23,18 @@ from rankviz.app.inputs import Runs
 from rankviz.app.lineage import Lineage, orderer
 from rankviz.app.passes import Passes
 from rankviz.app.state import UrlState
-from rankviz.evaluation import Evaluation
+from rankviz.evaluation.result import Evaluation
 from rankviz.io.collection import Collection
 from rankviz.io.groups import QueryGroups
 from rankviz.io.model import Qrels, Run
 from rankviz.measures import Measure
-from rankviz.ranking import RankingTable
-from rankviz.scores_study import ScoresStudy
-from rankviz.served import served_text
-from rankviz.settings import EvalSettings
-from rankviz.significance_options import TestSettings
-from rankviz.study import Study, Ties
-from rankviz.tie_policy import EXPECTED, TiePolicy
+from rankviz.ranking.ranking_table import RankingTable
+from rankviz.settings.eval_settings import EvalSettings
+from rankviz.settings.significance_settings import TestSettings
+from rankviz.settings.tie_policy import EXPECTED, TiePolicy
+from rankviz.study.run_study import Study, Ties
+from rankviz.study.scores_study import ScoresStudy
+from rankviz.study.served import served_text
 
 
 @dataclass
@@ -147,7 +147,7 @@ class Context(Answers, Passes):
     def chance(self, names: list[str] | None = None) -> Evaluation:
         """The chance level of the selected runs (or ``names``): each run's value were its retrieved
         documents of each query in a random order, exactly (see
-        :meth:`rankviz.study.Study.chance`)."""
+        :meth:`rankviz.study.run_study.Study.chance`)."""
         names = names or self.selected
         if self.passing(names):
             return self._assembled(names, chance=True)

@@ -16,7 +16,7 @@ from rankviz.app.kept import judge, kept, recorded, renew_grid
 from rankviz.app.text import message
 from rankviz.io.grades import GradeError
 from rankviz.io.meeting import GradeConflict, MeetingError, NoteConflict
-from rankviz.record import check_grades
+from rankviz.study.record import check_grades
 
 # judging editor key -> (query, the table it showed, the file's grades, the
 _TABLES = "rankviz.meeting_tables"

@@ -3,17 +3,15 @@
 
 Every page opens with :func:`open_page`, which builds the frame itself, so a page is complete
 however Streamlit reaches it (through ``st.navigation`` or as the first request of a fresh server).
-The sidebar's widgets come from the options of :mod:`rankviz.settings`; their values live in the
-URL (:mod:`rankviz.app.state`).
+The sidebar's widgets come from the options of :mod:`rankviz.settings.eval_settings`; their values
+live in the URL (:mod:`rankviz.app.state`).
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from rankviz import plots, served
-from rankviz import report_settings as r
-from rankviz import settings as s
+from rankviz import plots
 from rankviz.app import browser, drafts, inputs, kept, measure_picker, recorder, sidebar
 from rankviz.app import in_force as qrels_in_force
 from rankviz.app import options as app_options
@@ -28,9 +26,12 @@ from rankviz.app.state import UrlState
 from rankviz.app.text import md, message
 from rankviz.app.widgets import url_option
 from rankviz.errors import RankvizError
-from rankviz.opening import collection_settings
-from rankviz.settings import EvalSettings
-from rankviz.side_measures import side_name, split_sides
+from rankviz.settings import eval_settings as s
+from rankviz.settings import report_settings as r
+from rankviz.settings.eval_settings import EvalSettings
+from rankviz.study import served
+from rankviz.study.opening import collection_settings
+from rankviz.study.side_measures import side_name, split_sides
 
 #: Projector mode: larger text, less padding, the page as wide as the screen (our own CSS, no user
 #: text; st.html sends a style-only string to the page's head, no markdown with raw HTML allowed

@@ -9,14 +9,14 @@ import pandas as pd
 from rankviz.app.compute import Key
 from rankviz.app.in_force import Meeting
 from rankviz.app.lineage import Lineage
-from rankviz.evaluation import Evaluation
+from rankviz.evaluation.result import Evaluation
 from rankviz.io.collection import Collection
 from rankviz.measures import Measure
-from rankviz.run_pass import RunPass
-from rankviz.settings import EvalSettings
-from rankviz.significance_options import TestSettings
-from rankviz.study import Study, Ties
-from rankviz.tie_policy import TiePolicy
+from rankviz.settings.eval_settings import EvalSettings
+from rankviz.settings.significance_settings import TestSettings
+from rankviz.settings.tie_policy import TiePolicy
+from rankviz.study.run_pass import RunPass
+from rankviz.study.run_study import Study, Ties
 
 
 class Framed(Protocol):

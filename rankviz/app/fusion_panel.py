@@ -1,6 +1,6 @@
 """The sidebar's "Add a fused run": runs of the frame fused (RRF, CombSUM, CombMNZ, BordaFuse) into
 a run named by its recipe, which joins the session's runs as an upload does (kept on every page
-until removed; :mod:`rankviz.fusing`)."""
+until removed; :mod:`rankviz.study.fusing`)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import streamlit as st
 from rankviz.app import uploads
 from rankviz.app.text import md
 from rankviz.errors import RankvizError
-from rankviz.fusing import METHODS, NORMS, Recipe, fused_run, trec_text
 from rankviz.io.model import Run
+from rankviz.study.fusing import METHODS, NORMS, Recipe, fused_run, trec_text
 
 #: documents kept a query in a fused run (a run file's usual depth)
 DEPTH = 1000

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rankviz import served
 from rankviz.app.cache import max_upload_bytes
 from rankviz.app.kept import recorded
 from rankviz.app.text import message
 from rankviz.errors import RankvizError
 from rankviz.io.access import Role
+from rankviz.study import served
 
 
 def import_panel(ctx) -> None:

@@ -1,7 +1,7 @@
 """The meeting's record of a collection and the qrels in force, as the app serves them.
 
-What is in force is decided by :mod:`rankviz.in_force` (the command line's ``--qrels`` takes the
-same road); this module opens the record read-only, offers the choices at the top of the page
+What is in force is decided by :mod:`rankviz.study.in_force` (the command line's ``--qrels`` takes
+the same road); this module opens the record read-only, offers the choices at the top of the page
 (``qrels=`` in the link) and keeps what the decision builds in the app's caches, keyed on content:
 the qrels files' keys and the record's content digest.
 """
@@ -15,19 +15,19 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from rankviz import in_force, served
 from rankviz.app import inputs, signin
 from rankviz.app.cache import SHARED, file_key
 from rankviz.app.state import UrlState
 from rankviz.app.widgets import url_option
-from rankviz.in_force import FILE, MEETING, QRELS_IN_FORCE, InForce, RecordQrels
 from rankviz.io.access import Role
 from rankviz.io.collection import Collection
 from rankviz.io.grades import GRADE_RANGE, GradeError, Scale
 from rankviz.io.groups import QueryGroups
 from rankviz.io.meeting import Lock, MeetingError, MeetingStore, RecordVersion
 from rankviz.io.model import Qrels
-from rankviz.record import Writer
+from rankviz.study import in_force, served
+from rankviz.study.in_force import FILE, MEETING, QRELS_IN_FORCE, InForce, RecordQrels
+from rankviz.study.record import Writer
 
 UNTAGGED = "(untagged)"
 
@@ -82,7 +82,7 @@ class Meeting:
 
     def in_force(self) -> str:
         """The sentence every front end says about the qrels in force
-        (:func:`rankviz.in_force.sentence`)."""
+        (:func:`rankviz.study.in_force.sentence`)."""
         if self.chosen is not None:
             return self.chosen.sentence
         return in_force.sentence(FILE, self.file_qrels, judgments=self.judgments)
@@ -150,7 +150,7 @@ def open_meeting(folder: Path, collection: Collection, qrels: Qrels, qrels_key: 
 def choose(url: UrlState, collection: Collection, meeting: Meeting) -> tuple[Qrels, str, Any]:
     """The qrels in force, their cache key, and where the page's conventions line goes: the
     choice (the meeting's judgments once there are some, else the file; decided by
-    :func:`rankviz.in_force.decide`) sits beside that line, so one query still fits a 1280x720
+    :func:`rankviz.study.in_force.decide`) sits beside that line, so one query still fits a 1280x720
     screen; None when there is nothing to choose."""
     default = meeting.default_mode
     offered = in_force.offered(collection, record_judges=meeting.record is not None)

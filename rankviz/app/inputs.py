@@ -20,16 +20,16 @@ from pathlib import Path
 
 import streamlit as st
 
-from rankviz import served
 from rankviz.app.cache import SHARED, stamp, store
 from rankviz.errors import RankvizError
 from rankviz.io.collection import Collection
 from rankviz.io.docs import Documents
 from rankviz.io.model import Qrels, Run
 from rankviz.measures.score import Score
-from rankviz.opening import read_scores_beside
-from rankviz.settings import EvalSettings
-from rankviz.side_measures import SIDES, side_scores
+from rankviz.settings.eval_settings import EvalSettings
+from rankviz.study import served
+from rankviz.study.opening import read_scores_beside
+from rankviz.study.side_measures import SIDES, side_scores
 
 # a checkout's root (app.py, pages/, sample_data/), or site-packages
 _ROOT = Path(__file__).resolve().parents[2]
@@ -67,7 +67,7 @@ def collection_folders(extra: list[str]) -> dict[str, Path]:
 
 def notes_path(folder: Path) -> Path:
     """Where a collection's meeting record lives: ``--notes PATH`` (or ``RANKVIZ_NOTES``), see
-    :func:`rankviz.served.record_path`."""
+    :func:`rankviz.study.served.record_path`."""
     return served.record_path(folder, _app_args().notes or os.environ.get("RANKVIZ_NOTES"))
 
 
@@ -96,8 +96,8 @@ def collection_sides(
     wanted: Mapping[str, list[str]],
     settings: EvalSettings,
 ) -> dict[str, Score]:
-    """The measures of judgments beside the qrels (:mod:`rankviz.side_measures`: ndeval's against
-    the collection's ``subtopics.txt``, trec_eval's judgment groups' against its
+    """The measures of judgments beside the qrels (:mod:`rankviz.study.side_measures`: ndeval's
+    against the collection's ``subtopics.txt``, trec_eval's judgment groups' against its
     ``qrels_jg.txt``) of the collection's runs, computed once per content of the folder and the
     conventions they read; a gap scores as ``missing`` says where they are measured."""
     if not wanted:

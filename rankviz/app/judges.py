@@ -16,8 +16,8 @@ from rankviz.app.cache import SHARED, file_key
 from rankviz.app.compute import settings_text
 from rankviz.app.context import Context
 from rankviz.io.model import Qrels
-from rankviz.record import is_source
-from rankviz.studies import compare_judges, record_judges
+from rankviz.study.record import is_source
+from rankviz.study.studies import compare_judges, record_judges
 
 MEETING = "meeting"
 

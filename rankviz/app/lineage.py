@@ -11,15 +11,15 @@ from typing import TYPE_CHECKING, Any
 import streamlit as st
 
 from rankviz.app.cache import SHARED, give_back, shared
-from rankviz.evaluation import Evaluation
+from rankviz.evaluation.result import Evaluation
 from rankviz.io.meeting import MeetingStore
 from rankviz.io.model import Qrels, Run
-from rankviz.regrading import ordered
-from rankviz.settings import RunCut
-from rankviz.tie_policy import TiePolicy
+from rankviz.ranking.regrading import ordered
+from rankviz.settings.eval_settings import RunCut
+from rankviz.settings.tie_policy import TiePolicy
 
 if TYPE_CHECKING:
-    from rankviz.ranking import RankingTable
+    from rankviz.ranking.ranking_table import RankingTable
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,8 @@ from rankviz.errors import MeasureError
 from rankviz.io.collection import Collection
 from rankviz.measures import FAMILIES, Measure, parse, refuse_without_closed_form, split_names
 from rankviz.measures.score import Score
-from rankviz.settings import EvalSettings
-from rankviz.side_measures import offered, side_name
+from rankviz.settings.eval_settings import EvalSettings
+from rankviz.study.side_measures import offered, side_name
 
 #: Measures offered besides the collection's: every family, at K where it takes a cutoff.
 TEMPLATES = tuple(

@@ -13,10 +13,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rankviz import export
 from rankviz.app import conflicts, drafts, recorder
 from rankviz.app.kept import generation, note_draft
-from rankviz.record import LIMITS, scale_text
+from rankviz.plots import export
+from rankviz.study.record import LIMITS, scale_text
 
 UNJUDGED = "unjudged"
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rankviz import export
 from rankviz.app import tables
 from rankviz.app.text import message
-from rankviz.record import qrels_text
+from rankviz.plots import export
+from rankviz.study.record import qrels_text
 
 
 def summary(ctx) -> None:

@@ -1,7 +1,7 @@
-"""Options only the app's pages have (the library's are in :mod:`rankviz.settings`): each a widget
-and a URL value, defined once."""
+"""Options only the app's pages have (the library's are in :mod:`rankviz.settings.eval_settings`):
+each a widget and a URL value, defined once."""
 
-from rankviz.options import Option
+from rankviz.settings.options import Option
 
 QUEUE = Option(
     "queue",

@@ -6,11 +6,12 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rankviz import export, plots
+from rankviz import plots
 from rankviz.analyses.deltas import PairDeltas
 from rankviz.app.context import Context
 from rankviz.app.text import md, message
 from rankviz.measures import Measure
+from rankviz.plots import export
 
 
 def pair_summary(ctx: Context, pair: PairDeltas, measure: Measure) -> None:

@@ -1,6 +1,6 @@
 """The numbers every page starts from, taken in one pass per run
-(:meth:`rankviz.study.Study.run_pass`) and kept on disk, so a restarted server shows the Overview
-without reading a run again. :class:`Passes` is the part of
+(:meth:`rankviz.study.run_study.Study.run_pass`) and kept on disk, so a restarted server shows the
+Overview without reading a run again. :class:`Passes` is the part of
 :class:`~rankviz.app.context.Context` that takes and assembles them."""
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from rankviz.app import cluster, compute, inputs
 from rankviz.app.cache import SHARED
 from rankviz.app.compute import settings_text
 from rankviz.app.framed import Framed
-from rankviz.evaluation import Evaluation
-from rankviz.regrading import fresh
-from rankviz.run_pass import RunPass
-from rankviz.tie_policy import EXPECTED, TREC_EVAL
+from rankviz.evaluation.result import Evaluation
+from rankviz.ranking.regrading import fresh
+from rankviz.settings.tie_policy import EXPECTED, TREC_EVAL
+from rankviz.study.run_pass import RunPass
 
 
 class Passes:
@@ -24,9 +24,9 @@ class Passes:
 
     def passing(self: Framed, names: list[str] | None = None) -> bool:
         """Whether the frame's numbers of these runs come from one pass per run
-        (:mod:`rankviz.run_pass`): not with an upload among them (kept per session), nor under the
-        meeting's judgments (a judgment revises the newest numbers instead), nor under random ties
-        (drawn for all runs at once)."""
+        (:mod:`rankviz.study.run_pass`): not with an upload among them (kept per session), nor under
+        the meeting's judgments (a judgment revises the newest numbers instead), nor under random
+        ties (drawn for all runs at once)."""
         return (
             self.ranked
             and self.key(names).shared

@@ -13,7 +13,7 @@ from rankviz.app.text import message
 from rankviz.app.widgets import held
 from rankviz.io.access import Role
 from rankviz.io.meeting import MeetingError
-from rankviz.record import LIMITS
+from rankviz.study.record import LIMITS
 
 
 def say(meeting) -> None:

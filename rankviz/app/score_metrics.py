@@ -10,7 +10,7 @@ import streamlit as st
 from rankviz import plots
 from rankviz.app.context import Context
 from rankviz.app.text import md
-from rankviz.report_settings import POWER_TEST
+from rankviz.settings.report_settings import POWER_TEST
 
 POWER_TESTS = ["tukey", "bootstrap"]
 METHODS = ["Kendall's tau", "tau-AP"]

@@ -1,6 +1,6 @@
 """The frame of a collection of per-query scores alone (``scores.*`` or ``scores/``, no runs/): its
 runs and scores, how a query without a score counts, the groups; the study is a
-:class:`~rankviz.scores_study.ScoresStudy`, read once per content of the files.
+:class:`~rankviz.study.scores_study.ScoresStudy`, read once per content of the files.
 
 The conventions of rankings (relevance threshold, gain, ties, depth) have nothing to act on, so the
 sidebar does not offer them; the pages that read rankings or qrels say so in one line
@@ -14,8 +14,6 @@ from pathlib import Path
 import streamlit as st
 
 from rankviz import plots
-from rankviz import report_settings as r
-from rankviz import settings as s
 from rankviz.app import options as app_options
 from rankviz.app import sidebar
 from rankviz.app.cache import SHARED, folder_stamp
@@ -25,8 +23,10 @@ from rankviz.app.text import message
 from rankviz.app.widgets import held, url_option
 from rankviz.errors import RankvizError
 from rankviz.io.collection import Collection
-from rankviz.scores_study import ScoresStudy
-from rankviz.served import served_text
+from rankviz.settings import eval_settings as s
+from rankviz.settings import report_settings as r
+from rankviz.study.scores_study import ScoresStudy
+from rankviz.study.served import served_text
 
 
 def scores_study(

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rankviz import served
 from rankviz.app import signin
 from rankviz.app.text import message
+from rankviz.study import served
 
 
 def open_to_all() -> None:

@@ -1,9 +1,9 @@
 """The sidebar every page shares: the collection, its runs and measures, the conventions in force.
 
-Each widget comes from an :class:`~rankviz.options.Option` and keeps its value in the page's link
-(:mod:`rankviz.app.state`); the conventions are one table (:data:`CONVENTIONS`), parsed once into
-:class:`~rankviz.settings.EvalSettings` over the collection's defaults
-(:func:`rankviz.opening.collection_settings`, as the command line's).
+Each widget comes from an :class:`~rankviz.settings.options.Option` and keeps its value in the
+page's link (:mod:`rankviz.app.state`); the conventions are one table (:data:`CONVENTIONS`), parsed
+once into :class:`~rankviz.settings.eval_settings.EvalSettings` over the collection's defaults
+(:func:`rankviz.study.opening.collection_settings`, as the command line's).
 """
 
 from __future__ import annotations
@@ -15,8 +15,6 @@ from typing import Any
 
 import streamlit as st
 
-from rankviz import served
-from rankviz import settings as s
 from rankviz.app import inputs, signin, uploads
 from rankviz.app.cache import file_key, folder_stamp
 from rankviz.app.state import UrlState
@@ -27,9 +25,11 @@ from rankviz.io.collection import Collection
 from rankviz.io.groups import QueryGroups
 from rankviz.io.model import Qrels, Run
 from rankviz.measures import Measure
-from rankviz.options import Option
-from rankviz.settings import EvalSettings
-from rankviz.tie_policy import POLICIES
+from rankviz.settings import eval_settings as s
+from rankviz.settings.eval_settings import EvalSettings
+from rankviz.settings.options import Option
+from rankviz.settings.tie_policy import POLICIES
+from rankviz.study import served
 
 DEFAULT_COLLECTION = "cranfield"
 NO_GROUPING = "(none)"

@@ -15,14 +15,14 @@ from pathlib import Path
 
 import streamlit as st
 
-from rankviz import served
 from rankviz.app import inputs
 from rankviz.app.cache import SHARED, file_key
 from rankviz.app.kept import NAME
 from rankviz.app.text import message
 from rankviz.errors import RankvizError
 from rankviz.io.access import Access, Role
-from rankviz.record import SIGNED_IN, TYPED
+from rankviz.study import served
+from rankviz.study.record import SIGNED_IN, TYPED
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ def email() -> str:
 
 def refused() -> str:
     """Why this sign-in gives no identity ("" when it gives one), for the page
-    (:func:`rankviz.served.vouched_address`)."""
+    (:func:`rankviz.study.served.vouched_address`)."""
     problem = served.vouched_address(st.user)[1]
     return message("{}", problem) if problem else ""
 

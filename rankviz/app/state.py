@@ -22,7 +22,7 @@ import streamlit as st
 from rankviz.app.text import message
 from rankviz.app.widgets import widget_key
 from rankviz.errors import OptionError
-from rankviz.options import Option
+from rankviz.settings.options import Option
 
 _MEMORY = "rankviz.url"
 _UNSET = object()

@@ -1,6 +1,6 @@
 """The session's uploads: runs and qrels a visitor adds, kept apart from the uploader (a widget of
 one page) until they remove them, each parsed once per session (a failure too, remembered as its
-message) and decompressed under ``RANKVIZ_MAX_UPLOAD_MB`` (:mod:`rankviz.served`)."""
+message) and decompressed under ``RANKVIZ_MAX_UPLOAD_MB`` (:mod:`rankviz.study.served`)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from typing import cast
 
 import streamlit as st
 
-from rankviz import served
 from rankviz.app.cache import MB, digest, give_back, max_upload_bytes
 from rankviz.app.text import md, message
 from rankviz.errors import RankvizError
 from rankviz.io.model import Qrels, Run
 from rankviz.measures import Measure
+from rankviz.study import served
 
 
 def _read_with_progress(source: str | bytes, name: str, filename: str | None = None) -> Run:

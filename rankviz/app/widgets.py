@@ -1,6 +1,6 @@
-"""Widgets built from options: an :class:`~rankviz.options.Option` becomes a selectbox, a radio or a
-number input with its label, its values (and what they mean) and its help, its value read from and
-written to the URL."""
+"""Widgets built from options: an :class:`~rankviz.settings.options.Option` becomes a selectbox, a
+radio or a number input with its label, its values (and what they mean) and its help, its value read
+from and written to the URL."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 
 from streamlit.runtime.state import get_session_state
 
-from rankviz.options import Option
+from rankviz.settings.options import Option
 
 
 def widget_key(name: str, *context: object) -> str:

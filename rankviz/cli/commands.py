@@ -13,7 +13,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rankviz import served
 from rankviz._memory import server_environment
 from rankviz.analyses.checks import TOP_K
 from rankviz.cli import render, running
@@ -33,15 +32,16 @@ from rankviz.cli.study_args import (
 )
 from rankviz.cli.trec_eval import trec_eval_command
 from rankviz.errors import OptionError, install_hint
-from rankviz.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
-from rankviz.scores_study import ScoresStudy
-from rankviz.settings import EvalSettings
-from rankviz.significance_options import TestSettings
+from rankviz.settings.eval_settings import EvalSettings
+from rankviz.settings.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
+from rankviz.settings.significance_settings import TestSettings
+from rankviz.study import served
+from rankviz.study.scores_study import ScoresStudy
 
 if TYPE_CHECKING:
     from rankviz.analyses.standings import Standings
-    from rankviz.evaluation import Evaluation
-    from rankviz.study import Study
+    from rankviz.evaluation.result import Evaluation
+    from rankviz.study.run_study import Study
 
 # --- the commands --------------------------------------------------------------------------------
 
@@ -124,7 +124,7 @@ def _verdict(failed: list[str], untested: list[str], passed: str) -> int:
 
 def summary_command(args: argparse.Namespace) -> str | tuple[str, int]:
     """``summary``: the runs over the collections, and the CI gate on the pooled deltas."""
-    from rankviz.studies import read_names, summarise
+    from rankviz.study.studies import read_names, summarise
 
     options = {"missing": args.missing} if args.missing is not None else {}
     level = args.confidence_level if args.confidence_level is not None else 0.95
@@ -188,7 +188,7 @@ def unjudged_command(args: argparse.Namespace) -> str:
 def agreement_command(args: argparse.Namespace) -> str:
     """``agreement A B [RUN ...]``: two sources of judgments side by side (and the runs under
     each)."""
-    from rankviz.studies import compare_judges, judges_study, open_judges
+    from rankviz.study.studies import compare_judges, judges_study, open_judges
 
     a, b = open_judges(args.a), open_judges(args.b)
     options = {
@@ -246,7 +246,7 @@ def app_command(args: argparse.Namespace) -> str:
     ]
     script_args += ["--notes", str(Path(args.notes).resolve())] if args.notes else []
     if args.scheduler is not None:  # reached before the server starts: else one line, exit 2
-        from rankviz.remote_pass import connect
+        from rankviz.study.remote_pass import connect
 
         connect(args.scheduler).close()
         script_args += ["--scheduler", args.scheduler]

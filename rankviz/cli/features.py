@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import argparse
 
-from rankviz import report_settings as r
-from rankviz import significance_options as t
 from rankviz.cli.flags import add, checked, conventions, inputs, scores
 from rankviz.cli.study_args import _evaluation, open_study
 from rankviz.cli.tables import footer, frame_table, frame_tsv
 from rankviz.errors import OptionError
-from rankviz.numbers import to_json
+from rankviz.settings import report_settings as r
+from rankviz.settings import significance_settings as t
+from rankviz.settings.numbers import to_json
 
 
 def add_features_command(commands) -> None:

@@ -1,18 +1,18 @@
 """The command line's flags, built from the options: every flag's values, range and default come
-from its :class:`~rankviz.options.Option`, so the help text, the app's widgets and docs/options.md
-say the same thing. Flags left out are ``None``: a collection folder's defaults (``rel``, ``gmax``)
-or the option's own default then apply.
+from its :class:`~rankviz.settings.options.Option`, so the help text, the app's widgets and
+docs/options.md say the same thing. Flags left out are ``None``: a collection folder's defaults
+(``rel``, ``gmax``) or the option's own default then apply.
 """
 
 from __future__ import annotations
 
 import argparse
 
-from rankviz import settings as s
-from rankviz import significance_options as t
 from rankviz.errors import OptionError
-from rankviz.in_force import QRELS_IN_FORCE
-from rankviz.options import Option
+from rankviz.settings import eval_settings as s
+from rankviz.settings import significance_settings as t
+from rankviz.settings.options import Option
+from rankviz.study.in_force import QRELS_IN_FORCE
 
 FORMATS = ("table", "tsv", "json")
 

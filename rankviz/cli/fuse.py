@@ -1,5 +1,5 @@
 """``rankviz fuse``: several runs fused into one TREC run file (RRF, CombSUM, CombMNZ, BordaFuse;
-ranx's numbers), named by its recipe (:mod:`rankviz.fusing`)."""
+ranx's numbers), named by its recipe (:mod:`rankviz.study.fusing`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 
 from rankviz.errors import OptionError
-from rankviz.fusing import METHODS, NORMS, Recipe, fuse_files, trec_text
+from rankviz.study.fusing import METHODS, NORMS, Recipe, fuse_files, trec_text
 
 
 def add_fuse_command(commands) -> None:

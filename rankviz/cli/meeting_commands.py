@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from rankviz import record
 from rankviz.cli import render, tables
 from rankviz.cli.study_args import open_study, test_settings, warn
 from rankviz.errors import OptionError
 from rankviz.io.meeting import MeetingStore
+from rankviz.study import record
 
 
 def judgments_command(args: argparse.Namespace) -> str:
@@ -71,7 +71,7 @@ def tags_command(args: argparse.Namespace) -> str:
 
 def report_command(args: argparse.Namespace) -> str:
     """``report``: what the meeting decided, as one HTML page (or JSON)."""
-    from rankviz import export
+    from rankviz.plots import export
 
     meeting = open_study(args)
     if meeting.record is None:

@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-from rankviz import engine_settings as e
-from rankviz import report_settings as r
-from rankviz import settings as s
-from rankviz import significance_options as t
 from rankviz.cli.flags import (
     FORMATS,
     add,
@@ -17,7 +13,11 @@ from rankviz.cli.flags import (
     scores,
     test_flags,
 )
-from rankviz.report_settings import FAIL_IF, MARGIN, STANDARDISED
+from rankviz.settings import engine_settings as e
+from rankviz.settings import eval_settings as s
+from rankviz.settings import report_settings as r
+from rankviz.settings import significance_settings as t
+from rankviz.settings.report_settings import FAIL_IF, MARGIN, STANDARDISED
 
 
 def add_number_commands(commands) -> None:

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from rankviz import report_settings as r
-from rankviz import settings as s
-from rankviz import significance_options as t
 from rankviz.cli.flags import (
     FORMATS,
     add,
@@ -15,6 +12,9 @@ from rankviz.cli.flags import (
     test_flags,
 )
 from rankviz.cli.parse_meeting import JUDGES
+from rankviz.settings import eval_settings as s
+from rankviz.settings import report_settings as r
+from rankviz.settings import significance_settings as t
 
 
 def add_report_commands(commands) -> None:

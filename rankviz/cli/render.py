@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from rankviz.cli.tables import aligned, footer, frame_table, frame_tsv, full, na_notes, number
-from rankviz.numbers import to_json
-from rankviz.settings import ALL
+from rankviz.settings.eval_settings import ALL
+from rankviz.settings.numbers import to_json
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from rankviz.analyses.ties import TieReport
     from rankviz.analyses.unjudged import UnjudgedReport
     from rankviz.analyses.values_evidence import ValuesEvidence
-    from rankviz.evaluation import Evaluation
+    from rankviz.evaluation.result import Evaluation
 
 
 # --- evaluate ------------------------------------------------------------------------------------

@@ -8,14 +8,14 @@ import sys
 from collections.abc import Mapping
 
 from rankviz.analyses.checks import TOP_K
-from rankviz.engine_settings import EngineSettings
 from rankviz.errors import OptionError
-from rankviz.evaluation import Evaluation
-from rankviz.opening import ranges_given
-from rankviz.scores_study import ScoresStudy, is_scores, scores_folder
-from rankviz.settings import EvalSettings
-from rankviz.significance_options import TestSettings
-from rankviz.study import Study
+from rankviz.evaluation.result import Evaluation
+from rankviz.settings.engine_settings import EngineSettings
+from rankviz.settings.eval_settings import EvalSettings
+from rankviz.settings.significance_settings import TestSettings
+from rankviz.study.opening import ranges_given
+from rankviz.study.run_study import Study
+from rankviz.study.scores_study import ScoresStudy, is_scores, scores_folder
 
 
 def warn(message: str) -> None:

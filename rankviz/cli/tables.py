@@ -7,7 +7,7 @@ import io
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from rankviz.numbers import clean, p_text
+from rankviz.settings.numbers import clean, p_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -75,8 +75,8 @@ P_COLUMNS = ("p_value", "p_adjusted")
 
 def frame_table(frame: pd.DataFrame, *, digits: int = 4, index: bool = True) -> str:
     """A DataFrame as an aligned table (NaN as n/a, booleans as yes/no, counts as whole numbers,
-    p-values as :func:`~rankviz.numbers.p_text`), formatted column by column so that a column of
-    counts never takes the float type of its row."""
+    p-values as :func:`~rankviz.settings.numbers.p_text`), formatted column by column so that a
+    column of counts never takes the float type of its row."""
     header = ([frame.index.name or ""] if index else []) + [str(c) for c in frame.columns]
     columns = [_cells(frame.iloc[:, i], str(name), digits) for i, name in enumerate(frame.columns)]
     labels = [

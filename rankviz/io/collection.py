@@ -59,12 +59,12 @@ if TYPE_CHECKING:
     import pandas as pd
 from rankviz.io.collection_config import CollectionConfig, _read_config
 from rankviz.io.readers import read_qrels, read_run, run_name_from_path
-from rankviz.settings import DEFAULT_MEASURES, REL
+from rankviz.settings.eval_settings import DEFAULT_MEASURES, REL
 
 QRELS_NAMES = ("qrels.txt", "qrels.tsv", "qrels.parquet", "qrels.txt.gz")
 RUN_SUFFIXES_SKIPPED = (".md", ".json", ".toml", ".yaml", ".yml")
-SUBTOPICS = "subtopics.txt"  # diversity qrels (rankviz.diversity)
-JUDGMENT_GROUPS = "qrels_jg.txt"  # trec_eval's judgment groups (rankviz.judgment_groups)
+SUBTOPICS = "subtopics.txt"  # diversity qrels (rankviz.study.diversity)
+JUDGMENT_GROUPS = "qrels_jg.txt"  # trec_eval's judgment groups (rankviz.study.judgment_groups)
 MORE_QRELS = re.compile(r"^qrels\.([A-Za-z0-9_-]+)\.(txt\.gz|txt|tsv|parquet)$")
 
 

@@ -13,7 +13,7 @@ from rankviz.io.access import Access, read_access
 from rankviz.io.grades import GRADE_RANGE
 from rankviz.io.judges import FILE, KIND
 from rankviz.io.score_rules import ScoreRules, rules_of_table
-from rankviz.settings import DEFAULT_MEASURES, GMAX, REL
+from rankviz.settings.eval_settings import DEFAULT_MEASURES, GMAX, REL
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from rankviz.measures.spec import (
     refuse_without_closed_form,
 )
 from rankviz.measures.spellings import split_names, trec_eval_cutoffs
-from rankviz.settings import JUDGED_ONLY
+from rankviz.settings.eval_settings import JUDGED_ONLY
 
 
 def describe_families() -> list[tuple[str, str, str, str]]:

@@ -15,10 +15,10 @@ import numpy as np
 
 from rankviz.errors import OptionError
 from rankviz.measures._common import gain_of
-from rankviz.options import Option
+from rankviz.settings.options import Option
 
 if TYPE_CHECKING:
-    from rankviz.ranking import RankingTable
+    from rankviz.ranking.ranking_table import RankingTable
 
 _ENTRY = re.compile(r"^\s*(?P<grade>[0-9]+)\s*[:=]\s*(?P<gain>[+-]?[0-9.eE+-]+)\s*$")
 

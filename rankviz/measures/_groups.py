@@ -33,7 +33,7 @@ import numpy as np
 from rankviz.measures._segments import segment_prefix_sum
 
 if TYPE_CHECKING:
-    from rankviz.ranking import RankingTable
+    from rankviz.ranking.ranking_table import RankingTable
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from rankviz.measures._gains import ideal_gains, row_gains
 from rankviz.measures._segments import segment_prefix_sum
 
 if TYPE_CHECKING:
-    from rankviz.ranking import RankingTable
+    from rankviz.ranking.ranking_table import RankingTable
 
 
 @dataclass(frozen=True)

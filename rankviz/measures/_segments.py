@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from rankviz.ranking import RankingTable
+    from rankviz.ranking.ranking_table import RankingTable
 
 
 def per_query_sum(

@@ -11,7 +11,7 @@ import numpy as np
 from rankviz.measures._segments import relevant_in_qrels, relevant_retrieved
 
 if TYPE_CHECKING:
-    from rankviz.ranking import RankingTable
+    from rankviz.ranking.ranking_table import RankingTable
 
 
 def set_counts(table: RankingTable, rel: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

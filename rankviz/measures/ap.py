@@ -24,7 +24,7 @@ from rankviz.measures._segments import (
 from rankviz.measures.spec import Family, register
 
 if TYPE_CHECKING:
-    from rankviz.ranking import RankingTable
+    from rankviz.ranking.ranking_table import RankingTable
 
 
 def average_precision(table: RankingTable, cutoff: int | None, *, rel: int) -> np.ndarray:

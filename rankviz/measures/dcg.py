@@ -13,7 +13,7 @@ from rankviz.measures.ndcg import GAIN
 from rankviz.measures.spec import Family, register
 
 if TYPE_CHECKING:
-    from rankviz.ranking import RankingTable
+    from rankviz.ranking.ranking_table import RankingTable
 
 
 def dcg(table: RankingTable, cutoff: int | None, *, gain: str, gains: str | None) -> np.ndarray:

@@ -6,14 +6,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rankviz import settings
 from rankviz.errors import MeasureError
 from rankviz.measures._groups import expected_cascade
 from rankviz.measures._segments import exclusive_prefix_sum, per_query_sum, rows_with_grade_at_least
 from rankviz.measures.spec import Family, register
+from rankviz.settings import eval_settings as settings
 
 if TYPE_CHECKING:
-    from rankviz.ranking import RankingTable
+    from rankviz.ranking.ranking_table import RankingTable
 
 GMAX = settings.GMAX
 

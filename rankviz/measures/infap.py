@@ -13,7 +13,7 @@ from rankviz.measures._segments import per_query_sum, relevant_in_qrels, safe_di
 from rankviz.measures.spec import Family, register
 
 if TYPE_CHECKING:
-    from rankviz.ranking import RankingTable
+    from rankviz.ranking.ranking_table import RankingTable
 
 #: trec_eval's smoothing of the judged share above a relevant document (m_infap.c)
 EPSILON = 0.00001

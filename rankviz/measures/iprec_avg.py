@@ -12,10 +12,10 @@ from rankviz.measures._common import REL
 from rankviz.measures.iprec import interpolated_precision
 from rankviz.measures.spec import Family, register
 from rankviz.measures.spellings import IPREC_LEVELS
-from rankviz.options import Option
+from rankviz.settings.options import Option
 
 if TYPE_CHECKING:
-    from rankviz.ranking import RankingTable
+    from rankviz.ranking.ranking_table import RankingTable
 
 
 def recall_levels(text: str) -> tuple[float, ...]:

@@ -11,7 +11,7 @@ from rankviz.measures._segments import per_query_sum, safe_divide
 from rankviz.measures.spec import Family, register
 
 if TYPE_CHECKING:
-    from rankviz.ranking import RankingTable
+    from rankviz.ranking.ranking_table import RankingTable
 
 
 def judged(table: RankingTable, cutoff: int | None) -> np.ndarray:

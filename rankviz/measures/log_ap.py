@@ -17,7 +17,7 @@ from rankviz.measures.bpref import bpref
 from rankviz.measures.spec import GEOMETRIC, Family, register
 
 if TYPE_CHECKING:
-    from rankviz.ranking import RankingTable
+    from rankviz.ranking.ranking_table import RankingTable
 
 #: trec_eval's MIN_GEO_MEAN: a 0 would make the geometric mean 0 whatever the other queries
 FLOOR = 0.00001

@@ -7,14 +7,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rankviz import settings
 from rankviz.measures._gains import GAINS, ideal_gains, row_gains
 from rankviz.measures._groups import expected_positional_sum
 from rankviz.measures._segments import per_query_ideal_sum, per_query_sum, safe_divide
 from rankviz.measures.spec import Family, register
+from rankviz.settings import eval_settings as settings
 
 if TYPE_CHECKING:
-    from rankviz.ranking import RankingTable
+    from rankviz.ranking.ranking_table import RankingTable
 
 
 def ncg(table: RankingTable, cutoff: int | None, *, gain: str, gains: str | None) -> np.ndarray:

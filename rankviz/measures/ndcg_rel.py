@@ -13,7 +13,7 @@ from rankviz.measures._segments import safe_divide
 from rankviz.measures.spec import Family, register
 
 if TYPE_CHECKING:
-    from rankviz.ranking import RankingTable
+    from rankviz.ranking.ranking_table import RankingTable
 
 
 def ndcg_rel(table: RankingTable, cutoff: None, *, gains: str | None) -> np.ndarray:

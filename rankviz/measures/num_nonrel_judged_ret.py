@@ -12,7 +12,7 @@ from rankviz.measures._segments import per_query_sum
 from rankviz.measures.spec import Family, register
 
 if TYPE_CHECKING:
-    from rankviz.ranking import RankingTable
+    from rankviz.ranking.ranking_table import RankingTable
 
 
 def judged_nonrelevant(table: RankingTable, cutoff: int | None, *, rel: int) -> np.ndarray:

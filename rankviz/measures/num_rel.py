@@ -11,7 +11,7 @@ from rankviz.measures._segments import relevant_in_qrels
 from rankviz.measures.spec import Family, register
 
 if TYPE_CHECKING:
-    from rankviz.ranking import RankingTable
+    from rankviz.ranking.ranking_table import RankingTable
 
 
 def relevant(table: RankingTable, cutoff: int | None, *, rel: int) -> np.ndarray:

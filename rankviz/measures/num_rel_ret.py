@@ -12,7 +12,7 @@ from rankviz.measures._segments import relevant_retrieved, rows_with_grade_at_le
 from rankviz.measures.spec import Family, register
 
 if TYPE_CHECKING:
-    from rankviz.ranking import RankingTable
+    from rankviz.ranking.ranking_table import RankingTable
 
 
 def relevant_found(table: RankingTable, cutoff: int | None, *, rel: int) -> np.ndarray:

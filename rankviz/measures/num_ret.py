@@ -9,7 +9,7 @@ import numpy as np
 from rankviz.measures.spec import Family, register
 
 if TYPE_CHECKING:
-    from rankviz.ranking import RankingTable
+    from rankviz.ranking.ranking_table import RankingTable
 
 
 def retrieved(table: RankingTable, cutoff: int | None) -> np.ndarray:

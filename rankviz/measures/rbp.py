@@ -11,10 +11,10 @@ from rankviz.measures._gains import GAINS, grade_gains, read_table
 from rankviz.measures._groups import expected_positional_sum
 from rankviz.measures._segments import per_query_sum, rows_with_grade_at_least
 from rankviz.measures.spec import Family, register
-from rankviz.options import Option
+from rankviz.settings.options import Option
 
 if TYPE_CHECKING:
-    from rankviz.ranking import RankingTable
+    from rankviz.ranking.ranking_table import RankingTable
 
 P = Option(
     "p",

@@ -17,7 +17,7 @@ from rankviz.measures._segments import (
 from rankviz.measures.spec import Family, register
 
 if TYPE_CHECKING:
-    from rankviz.ranking import RankingTable
+    from rankviz.ranking.ranking_table import RankingTable
 
 
 def recall(table: RankingTable, cutoff: int | None, *, rel: int) -> np.ndarray:

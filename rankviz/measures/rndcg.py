@@ -14,7 +14,7 @@ from rankviz.measures._segments import relevant_in_qrels, safe_divide
 from rankviz.measures.spec import Family, register
 
 if TYPE_CHECKING:
-    from rankviz.ranking import RankingTable
+    from rankviz.ranking.ranking_table import RankingTable
 
 
 def rndcg(table: RankingTable, cutoff: None, *, rel: int, gains: str | None) -> np.ndarray:

@@ -16,10 +16,10 @@ from rankviz.measures._segments import (
     safe_divide,
 )
 from rankviz.measures.spec import Family, register
-from rankviz.options import Option
+from rankviz.settings.options import Option
 
 if TYPE_CHECKING:
-    from rankviz.ranking import RankingTable
+    from rankviz.ranking.ranking_table import RankingTable
 
 
 MULT = Option(

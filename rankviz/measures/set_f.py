@@ -12,7 +12,7 @@ from rankviz.measures._sets import set_counts
 from rankviz.measures.spec import Family, Param, register
 
 if TYPE_CHECKING:
-    from rankviz.ranking import RankingTable
+    from rankviz.ranking.ranking_table import RankingTable
 
 BETA = Param(
     "beta",

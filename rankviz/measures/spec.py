@@ -22,11 +22,12 @@ from rankviz.measures.spellings import (
     split_outside_brackets,
     trec_eval_cutoffs,
 )
-from rankviz.options import Option
-from rankviz.settings import JUDGED_ONLY
-from rankviz.tie_policy import TiePolicy
+from rankviz.settings.eval_settings import JUDGED_ONLY
+from rankviz.settings.options import Option
+from rankviz.settings.tie_policy import TiePolicy
 
-#: A measure's parameter is an option like any other (:mod:`rankviz.settings`): its name, default,
+#: A measure's parameter is an option like any other (:mod:`rankviz.settings.eval_settings`): its
+# name, default,
 #: values and doc are the same in a measure's name, on the command line and in the app.
 Param = Option
 
@@ -37,8 +38,8 @@ MAX_CUTOFF = 2**31 - 1
 @dataclass(frozen=True)
 class Aggregator:
     """How a family's per-query values become the number its mean stands for: the mean of the
-    values (under the aggregate in force, :mod:`rankviz.aggregate`), then ``shown`` of it. A
-    geometric mean is a mean of logs: its family's per-query values are the logs, which paired
+    values (under the aggregate in force, :mod:`rankviz.evaluation.aggregate`), then ``shown`` of
+    it. A geometric mean is a mean of logs: its family's per-query values are the logs, which paired
     tests and intervals take, and ``shown`` is exp (trec_eval's gm_map, as ir_measures' families
     carry their ``aggregator()``)."""
 
@@ -205,8 +206,9 @@ class Measure:
         return text
 
     def __call__(self, table) -> np.ndarray:
-        """Per-query values on a :class:`~rankviz.ranking.RankingTable`, aligned with its qids;
-        NaN under a closed-form tie policy for a measure without one (a chance level not known)."""
+        """Per-query values on a :class:`~rankviz.ranking.ranking_table.RankingTable`, aligned with
+        its qids; NaN under a closed-form tie policy for a measure without one (a chance level not
+        known)."""
         values = {p.name: self.value_of(p.name) for p in self.family.params if p is not JUDGED_ONLY}
         if self.family.condensable and self.value_of("judged_only"):
             table = table.condensed()

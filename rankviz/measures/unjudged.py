@@ -11,7 +11,7 @@ from rankviz.measures._segments import per_query_sum
 from rankviz.measures.spec import Family, register
 
 if TYPE_CHECKING:
-    from rankviz.ranking import RankingTable
+    from rankviz.ranking.ranking_table import RankingTable
 
 
 def unjudged(table: RankingTable, cutoff: int) -> np.ndarray:

@@ -10,10 +10,10 @@ import numpy as np
 from rankviz.measures._common import REL
 from rankviz.measures._segments import relevant_in_qrels, relevant_retrieved
 from rankviz.measures.spec import Family, register
-from rankviz.options import Option
+from rankviz.settings.options import Option
 
 if TYPE_CHECKING:
-    from rankviz.ranking import RankingTable
+    from rankviz.ranking.ranking_table import RankingTable
 
 
 def _weight(name: str, default: float, what: str) -> Option:

@@ -1,9 +1,9 @@
 """ndeval's evaluation of a run against diversity qrels, and its CSV text (``rankviz ndeval``).
 
-The run's order is decided where every rankviz order is (:func:`rankviz.ordering.rank`): ndeval's
-default follows the run's rank column (the ``run`` tie policy; a rank given twice is an error, as
-in ndeval), ``-traditional`` sorts by score and then docid descending (trec_eval's order). The
-measures are computed as ndeval computes them (:mod:`rankviz.ndeval.measures`).
+The run's order is decided where every rankviz order is (:func:`rankviz.ranking.ordering.rank`):
+ndeval's default follows the run's rank column (the ``run`` tie policy; a rank given twice is an
+error, as in ndeval), ``-traditional`` sorts by score and then docid descending (trec_eval's order).
+The measures are computed as ndeval computes them (:mod:`rankviz.ndeval.measures`).
 """
 
 from __future__ import annotations
@@ -127,7 +127,7 @@ def ranked_lists(
     """Each run topic's docids in ndeval's order (after -M), topics by number; a run's topic may
     carry a task prefix ending in ``-`` (``wt09-1``), as ndeval reads it."""
     from rankviz.io.frames import qrels_from_frame
-    from rankviz.ordering import rank
+    from rankviz.ranking.ordering import rank
 
     numbers = [_topic_number(str(q), run.source, prefixed=True) for q in run.query_ids]
     if len(set(numbers)) < len(numbers):

@@ -10,7 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from rankviz.plots.style import VERDICT_COLOURS, layout, plain, run_colour
-from rankviz.tie_policy import POLICIES
+from rankviz.settings.tie_policy import POLICIES
 
 
 def intervals(

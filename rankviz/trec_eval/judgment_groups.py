@@ -17,8 +17,8 @@ def group_lists(
 ) -> dict[str, list[QueryList]]:
     """Each query's lists, one per group that judges it (in the groups' byte order), each in
     trec_eval's order under that group's judgments."""
-    from rankviz.ordering import rank
-    from rankviz.settings import RunCut
+    from rankviz.ranking.ordering import rank
+    from rankviz.settings.eval_settings import RunCut
 
     found: dict[str, list[QueryList]] = {}
     for qrels in groups.values():

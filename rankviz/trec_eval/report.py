@@ -124,10 +124,10 @@ def _columns(asked, args: TrecEvalOptions, qrels: Qrels, run: Run) -> dict[str, 
     """Each printed name's column, for the queries trec_eval evaluates (those of the run it
     judges), in trec_eval's order of measures and parameters; gm_map's column holds the logs of
     AP (GMAP's per-query values)."""
-    from rankviz.evaluate import evaluate
+    from rankviz.evaluation.evaluate import evaluate
     from rankviz.measures import parse
-    from rankviz.ordering import rank
-    from rankviz.settings import RunCut
+    from rankviz.ranking.ordering import rank
+    from rankviz.settings.eval_settings import RunCut
 
     defaults: dict[str, object] = {"rel": args.rel, "judged_only": args.judged_only}
     wanted: list[tuple[str, str, str]] = []  # (measure asked, printed name, rankviz's measure)
@@ -279,7 +279,7 @@ def _relevant_per_query(qrels, rel: int) -> dict[str, int]:
 
 
 def _queries(columns: dict[str, Column]) -> list[str]:
-    from rankviz.ordering import sorted_qids
+    from rankviz.ranking.ordering import sorted_qids
 
     return list(sorted_qids([q for column in columns.values() for q in column.values]))
 

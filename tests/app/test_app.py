@@ -13,12 +13,12 @@ from scipy import stats
 from streamlit.testing.v1 import AppTest
 
 import rankviz as rv
-from rankviz import served
 from rankviz.analyses import deltas, effect, query_view
 from rankviz.io.collection import open_collection
-from rankviz.ordering import chance_table
-from rankviz.settings import NO_CUT
-from rankviz.tie_policy import TREC_EVAL
+from rankviz.ranking.ordering import chance_table
+from rankviz.settings.eval_settings import NO_CUT
+from rankviz.settings.tie_policy import TREC_EVAL
+from rankviz.study import served
 
 APP = str(ROOT / "app.py")
 # its collection.toml
@@ -1052,7 +1052,7 @@ def test_projector_mode_folds_the_sidebar_and_enlarges_the_text() -> None:
 
 
 def test_significance_headers_and_p_values_read_as_words() -> None:
-    from rankviz.numbers import p_text
+    from rankviz.settings.numbers import p_text
 
     at = start("significance", runs="bm25,dense,rrf", test="randomization", n_resamples="1000")
     config = json.loads(at.dataframe[0].proto.columns)

@@ -38,7 +38,7 @@ def test_the_page_shows_the_librarys_correlations_and_a_chart_each() -> None:
 def test_a_fused_run_joins_the_runs_with_the_librarys_numbers() -> None:
     """The sidebar's "Add a fused run": bm25 and dense by RRF join the runs as
     ``rrf60(bm25+dense)``, selected, with the AP of the library's fusion of the same runs."""
-    from rankviz.fusing import Recipe, fused_run
+    from rankviz.study.fusing import Recipe, fused_run
 
     at = start(collection="cranfield", runs="bm25,dense", measures="AP")
     assert not at.exception and not at.error

@@ -767,7 +767,7 @@ def test_a_judgment_revises_the_kept_numbers_instead_of_computing_them_again(
     """The Overview under the meeting's qrels, then one more judgment: the evaluation and the chance
     level are the kept ones revised for the judged query (the whole-run builds are not called), and
     equal the command line's numbers for the record as it is now."""
-    import rankviz.study
+    import rankviz.study.run_study
 
     store = MeetingStore(notes)
     grades = prefilled(store, queries=2)
@@ -779,8 +779,8 @@ def test_a_judgment_revises_the_kept_numbers_instead_of_computing_them_again(
     def refuse(*args, **kwargs):
         raise AssertionError("computed again for every query after one judgment")
 
-    monkeypatch.setattr(rankviz.study.Study, "evaluation", refuse)
-    monkeypatch.setattr(rankviz.study.Study, "chance", refuse)
+    monkeypatch.setattr(rankviz.study.run_study.Study, "evaluation", refuse)
+    monkeypatch.setattr(rankviz.study.run_study.Study, "chance", refuse)
     view.run()
     assert not view.exception, view.exception
     monkeypatch.undo()
@@ -815,7 +815,7 @@ def test_the_judged_share_warning_follows_the_meetings_judgments(tmp_path, monke
     from conftest import DL_HARD
 
     from rankviz.analyses.unjudged import judged_share
-    from rankviz.study import Study
+    from rankviz.study.run_study import Study
 
     monkeypatch.setenv("RANKVIZ_NOTES", str(tmp_path))
     name = open_collection(DL_HARD).config.name

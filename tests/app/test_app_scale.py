@@ -1,6 +1,6 @@
-"""Many runs in one app: every page starts from one pass per run (:mod:`rankviz.run_pass`), kept in
-memory and on disk, so a restarted server shows the Overview without ordering or even opening a
-run."""
+"""Many runs in one app: every page starts from one pass per run (:mod:`rankviz.study.run_pass`),
+kept in memory and on disk, so a restarted server shows the Overview without ordering or even
+opening a run."""
 
 from __future__ import annotations
 
@@ -150,7 +150,7 @@ def test_the_passes_are_taken_on_a_dask_cluster(tmp_path, monkeypatch) -> None:
     starts and hands it on; the app's passes are taken by the cluster's workers (the app's own
     process may not take one), and the Overview shows the numbers the library computes."""
     distributed = pytest.importorskip("distributed")
-    import rankviz.study
+    import rankviz.study.run_study
     from rankviz.cli import main
 
     with distributed.LocalCluster(
@@ -171,7 +171,7 @@ def test_the_passes_are_taken_on_a_dask_cluster(tmp_path, monkeypatch) -> None:
         def refuse(*args, **kwargs):
             raise AssertionError("a pass was taken in the app's own process")
 
-        monkeypatch.setattr(rankviz.study.Study, "run_pass", refuse)
+        monkeypatch.setattr(rankviz.study.run_study.Study, "run_pass", refuse)
         at = start("overview", collection="cranfield", runs="bm25,dense", measures="AP,nDCG@10")
         assert not at.exception, at.exception
         expected = rv.Study.open(
@@ -195,8 +195,8 @@ def test_the_passes_are_taken_on_a_dask_cluster(tmp_path, monkeypatch) -> None:
 @pytest.mark.slow
 def test_an_unreachable_scheduler_stops_rankviz_app_in_one_line(monkeypatch, capsys) -> None:
     pytest.importorskip("distributed")
-    from rankviz import dask_engine
     from rankviz.cli import main
+    from rankviz.evaluation import dask_engine
 
     monkeypatch.setattr(dask_engine, "CONNECT_SECONDS", 1.0)  # refused at once, retried till then
     started = []

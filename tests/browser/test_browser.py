@@ -309,7 +309,7 @@ def test_significance_page_changes_test_and_shows_the_forest_plot(page, server) 
 def test_across_collections_a_row_chosen_in_one_collection_moves_the_pooled_delta(
     page, server
 ) -> None:
-    from rankviz.studies import summarise
+    from rankviz.study.studies import summarise
 
     three = "cranfield,dl-hard-passage,trec-cast-2021"  # the samples with real runs
     open_page(page, f"{server}/across?compared=1&across_measure=AP&collections={three}")

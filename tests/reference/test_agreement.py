@@ -24,7 +24,7 @@ from rankviz.analyses.measure_evidence import tau_ap
 from rankviz.cli import main
 from rankviz.errors import RankvizError
 from rankviz.io.frames import qrels_from_frame
-from rankviz.studies import compare_judges, open_judges
+from rankviz.study.studies import compare_judges, open_judges
 
 DL_HARD = ROOT / "sample_data" / "dl-hard-passage"
 

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import rankviz as rv
-from rankviz.evaluate import as_measures
+from rankviz.evaluation.evaluate import as_measures
 from rankviz.measures import FAMILIES, expand, make
 
 

@@ -14,7 +14,7 @@ from rankviz.analyses import measure_evidence as evidence
 from rankviz.analyses import metric_choice as mc
 from rankviz.analyses import task
 from rankviz.io.collection import open_collection
-from rankviz.report_settings import MetricSettings
+from rankviz.settings.report_settings import MetricSettings
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from conftest import ROOT
 
-from rankviz.study import Study
+from rankviz.study.run_study import Study
 
 DATA = ROOT / "tests" / "data"
 

@@ -184,7 +184,7 @@ def test_a_depth_or_persistence_that_defines_nothing_is_one_line(
 
 
 def test_json_says_why_a_value_is_null() -> None:
-    from rankviz.numbers import to_json
+    from rankviz.settings.numbers import to_json
 
     payload = json.loads(to_json({"er": np.float64("inf"), "low": -np.inf, "p": np.nan, "n": 3}))
     assert payload == {"er": None, "er_not_finite": "+inf", "low": None,

@@ -16,9 +16,9 @@ from test_conformance import _expected, _runs
 from test_reference_property import PYTREC, _pytrec_eval, _trec_eval_top
 
 import rankviz as rv
-from rankviz.engine_settings import EngineSettings
-from rankviz.engines import evaluate_sources
-from rankviz.pieces import RunSource
+from rankviz.evaluation.engines import evaluate_sources
+from rankviz.evaluation.pieces import RunSource
+from rankviz.settings.engine_settings import EngineSettings
 
 POLICIES = ("trec_eval", "run", "optimistic", "pessimistic", "expected")
 MEASURES = ["RR", "RR@3", "AP", "nDCG", "nDCG@3", "P@3", "Hits@1", "R@3", "ERR@3", "Bpref", "Rprec"]

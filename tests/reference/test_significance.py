@@ -15,10 +15,10 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.power import TTestPower
 
-from rankviz import significance_options as rv_settings
 from rankviz.analyses import effect, pair_tests, resampling, tukey, verdicts
 from rankviz.analyses import significance as sg
 from rankviz.errors import OptionError
+from rankviz.settings import significance_settings as rv_settings
 
 # per-query values, with exact ties
 VALUES = st.floats(0, 1, allow_nan=False).map(lambda v: round(v, 3))

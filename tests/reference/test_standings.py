@@ -22,7 +22,7 @@ from rankviz.analyses.standings import compact_letters, measure_standing, rank_i
 from rankviz.analyses.tukey import tukey_hsd
 from rankviz.cli import main
 from rankviz.errors import OptionError
-from rankviz.significance_options import TestSettings
+from rankviz.settings.significance_settings import TestSettings
 
 SAMPLES = ROOT / "sample_data"
 
@@ -209,7 +209,7 @@ def test_the_tie_report_of_runs_side_by_side_is_the_one_of_runs_in_turn(trials: 
     """The app takes two runs at once (each thread keeps its own run's tables): the same report,
     number for number and in the runs' order, as one run after another; with random orders (whose
     draws follow the runs' order) too, since those are then taken in turn."""
-    from rankviz.report_settings import TieReportSettings
+    from rankviz.settings.report_settings import TieReportSettings
 
     study = rv.Study.open(SAMPLES / "cranfield", measures=["AP", "nDCG@10", "RR"])
     options = TieReportSettings(trials=trials)

@@ -17,7 +17,7 @@ from statsmodels.stats.meta_analysis import combine_effects
 import rankviz as rv
 from rankviz.analyses.summary import dersimonian_laird
 from rankviz.cli import main
-from rankviz.studies import summarise
+from rankviz.study.studies import summarise
 
 SAMPLES = ROOT / "sample_data"
 NAMES = (
@@ -37,7 +37,7 @@ def names(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def result(names):
-    from rankviz.studies import read_names
+    from rankviz.study.studies import read_names
 
     return summarise(FOLDERS, baseline="bm25", measures=["nDCG@10", "AP"], names=read_names(names))
 
@@ -96,7 +96,7 @@ def test_the_pooled_rows_wins_and_ranks(result) -> None:
 
 
 def test_standardised_deltas_divide_by_each_collections_sd(names) -> None:
-    from rankviz.studies import read_names
+    from rankviz.study.studies import read_names
 
     standardised = summarise(
         FOLDERS[:2],

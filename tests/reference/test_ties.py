@@ -15,9 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankviz as rv
-from rankviz.ordering import graded_within_ties, rank, shuffle_ties
-from rankviz.settings import RunCut
-from rankviz.tie_policy import POLICIES
+from rankviz.ranking.ordering import graded_within_ties, rank, shuffle_ties
+from rankviz.settings.eval_settings import RunCut
+from rankviz.settings.tie_policy import POLICIES
 
 
 def _measures(cutoff: int) -> list[rv.Measure]:

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import rankviz as rv
 from rankviz.analyses.unjudged import unjudged_report
 from rankviz.cli import main
-from rankviz.report_settings import UnjudgedSettings
+from rankviz.settings.report_settings import UnjudgedSettings
 
 DOCIDS = st.text(alphabet="abcdefg", min_size=1, max_size=3)
 

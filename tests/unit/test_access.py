@@ -20,7 +20,7 @@ from rankviz.errors import CollectionError
 from rankviz.io.access import Access, Role, mail_address, read_access, refusal
 from rankviz.io.collection import open_collection
 from rankviz.io.meeting import MeetingError, MeetingLocked, MeetingStore
-from rankviz.record import Writer
+from rankviz.study.record import Writer
 
 TEAM = Access(
     viewers=("*@example.org",),
@@ -492,7 +492,7 @@ def test_a_server_given_folders_serves_them_alone_and_the_samples_only_without(
 ) -> None:
     """``rankviz app team --auth FILE`` served Cranfield, DL-HARD, CAsT and the RAG sample beside
     ``team``, with no [access]: every signed-in person could judge there."""
-    from rankviz.served import collection_folders
+    from rankviz.study.served import collection_folders
 
     samples = CRANFIELD.parent
     team = tmp_path / "team"

@@ -4,6 +4,7 @@ and only the app (and pages/) import streamlit. Function-level imports count too
 from __future__ import annotations
 
 import ast
+import functools
 from collections import defaultdict
 
 import pytest
@@ -12,70 +13,18 @@ from conftest import PAGES, ROOT
 PACKAGE = ROOT / "rankviz"
 # lowest first; a module may import its own layer and the layers below
 LAYERS = [
-    (
-        "foundations",
-        (
-            "rankviz.errors",
-            "rankviz.options",
-            "rankviz.tie_policy",
-            "rankviz.settings",
-            "rankviz.significance_options",
-            "rankviz.engine_settings",
-            "rankviz.report_settings",
-            "rankviz._arrow",
-            "rankviz.numbers",
-        ),
-    ),
+    ("foundations", ("rankviz.errors", "rankviz._arrow", "rankviz.settings")),
     ("readers", ("rankviz.io",)),
-    (
-        "ordering",
-        ("rankviz.sorting", "rankviz.ranking", "rankviz.ordering", "rankviz.regrading"),
-    ),
+    ("ordering", ("rankviz.ranking",)),
     ("measures", ("rankviz.measures",)),
-    (
-        "evaluation",
-        (
-            "rankviz.aggregate",
-            "rankviz.evaluation",
-            "rankviz.evaluate",
-            "rankviz.assembly",
-            "rankviz.pieces",
-            "rankviz.engines",
-            "rankviz.dask_engine",
-            "rankviz.run_facts",
-            "rankviz.score_evaluation",
-        ),
-    ),
+    ("evaluation", ("rankviz.evaluation",)),
     ("analyses", ("rankviz.analyses",)),
-    (
-        "study",
-        (
-            "rankviz.in_force",
-            "rankviz.opening",
-            "rankviz.served",
-            "rankviz.record",
-            "rankviz.study",
-            "rankviz.study_reports",
-            "rankviz.study_questions",
-            "rankviz.study_chance",
-            "rankviz.study_passes",
-            "rankviz.study_features",
-            "rankviz.study_repro",
-            "rankviz.fusing",
-            "rankviz.scores_study",
-            "rankviz.studies",
-            "rankviz.run_pass",
-            "rankviz.remote_pass",
-            "rankviz.trec_eval",
-            "rankviz.ndeval",
-            "rankviz.diversity",
-            "rankviz.judgment_groups",
-            "rankviz.side_measures",
-        ),
-    ),
-    ("figures and exports", ("rankviz.plots", "rankviz.export")),
+    ("study", ("rankviz.study", "rankviz.trec_eval", "rankviz.ndeval")),
+    ("figures and exports", ("rankviz.plots",)),
     ("front ends", ("rankviz.cli", "rankviz.app", "rankviz.__main__", "rankviz")),
 ]
+#: the modules at the top of the package beside the layers' folders
+TOP_LEVEL = {"__init__", "__main__", "errors", "_arrow", "_memory"}
 
 
 def module_name(path) -> str:
@@ -181,16 +130,16 @@ FRONT_ENDS = ("rankviz.cli", "rankviz.app")
 #: Modules that compute (or read what is computed on): a front end asks the Study instead.
 BEHIND_THE_STUDY = (
     "rankviz.io",
-    "rankviz.ranking",
-    "rankviz.ordering",
+    "rankviz.ranking.ranking_table",
+    "rankviz.ranking.ordering",
     "rankviz.measures",
-    "rankviz.evaluate",
-    "rankviz.assembly",
-    "rankviz.evaluation",
-    "rankviz.engines",
-    "rankviz.pieces",
-    "rankviz.dask_engine",
-    "rankviz.aggregate",
+    "rankviz.evaluation.evaluate",
+    "rankviz.evaluation.assembly",
+    "rankviz.evaluation.result",
+    "rankviz.evaluation.engines",
+    "rankviz.evaluation.pieces",
+    "rankviz.evaluation.dask_engine",
+    "rankviz.evaluation.aggregate",
     "rankviz.analyses",
 )
 #: The types a study hands out; a front end may name them (annotations, isinstance).
@@ -261,8 +210,8 @@ def front_end_files():
 
 
 def test_the_front_ends_reach_the_library_through_the_study() -> None:
-    """The CLI, the app and the pages compute through :class:`rankviz.study.Study`; what else they
-    import from the modules behind it is a type or a named exception."""
+    """The CLI, the app and the pages compute through :class:`rankviz.study.run_study.Study`; what
+    else they import from the modules behind it is a type or a named exception."""
     found, used = [], set()
     for name, path in front_end_files():
         for node in ast.walk(ast.parse(path.read_text())):
@@ -294,3 +243,26 @@ def test_no_app_module_is_over_250_lines() -> None:
         str(p.relative_to(ROOT)): n for p in app if (n := len(p.read_text().splitlines())) > 250
     }
     assert not long, long
+
+
+def test_the_layers_are_the_folders() -> None:
+    """``rankviz/`` holds the layers' folders and a few modules beside them, and the import graph
+    of those folders and modules (what docs/architecture.md draws) stays small."""
+    top = {p.stem for p in PACKAGE.glob("*.py")}
+    assert top == TOP_LEVEL
+    folders = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()}
+    layered = {
+        prefix.split(".")[1] for _, prefixes in LAYERS for prefix in prefixes if "." in prefix
+    }
+    assert folders - {"sample_data"} <= layered
+    nodes = defaultdict(set)
+    for name, targets in graph().items():
+        node = ".".join(name.split(".")[:2])
+        nodes[node] |= {".".join(t.split(".")[:2]) for t in targets} - {node}
+    assert 10 <= len(nodes) <= 25
+
+    @functools.cache
+    def levels(node: str) -> int:
+        return 1 + max((levels(t) for t in nodes.get(node, ())), default=0)
+
+    assert max(levels(node) for node in list(nodes)) <= 10

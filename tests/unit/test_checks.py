@@ -139,7 +139,7 @@ def test_a_top_k_that_hardly_touches_the_judgments() -> None:
 def test_a_large_run_has_its_document_ids_compared_on_an_even_sample_of_its_lines(
     monkeypatch,
 ) -> None:
-    from rankviz import run_facts
+    from rankviz.evaluation import run_facts
 
     # 24 lines: every 4th is looked at (lines 0, 4, ..., 20)
     monkeypatch.setattr(run_facts, "SAMPLE", 6)
@@ -258,7 +258,7 @@ def test_the_bundled_collections_give_no_error(collection: str) -> None:
 def test_the_facts_an_evaluation_gathers_give_the_studys_findings(tmp_path, engine: str) -> None:
     """evaluate and compare check from what the evaluation gathered in its one pass (every engine,
     any block of queries): the same findings as a check of the runs read whole."""
-    from rankviz.engine_settings import EngineSettings
+    from rankviz.settings.engine_settings import EngineSettings
 
     (tmp_path / "qrels.txt").write_text(QRELS + "4 0 lost 1\n5 0 d50 0\n")
     qids = (1, 2, 3, 4, 5, "q6")

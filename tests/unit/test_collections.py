@@ -10,7 +10,7 @@ from conftest import SAMPLES
 
 import rankviz as rv
 from rankviz.errors import CollectionError
-from rankviz.evaluate import collection_measures
+from rankviz.evaluation.evaluate import collection_measures
 from rankviz.io.collection import open_collection
 from rankviz.io.docs import DocumentTexts
 from rankviz.measures import make

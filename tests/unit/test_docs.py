@@ -8,7 +8,7 @@ import re
 from conftest import ROOT
 
 from rankviz.measures import markdown_table
-from rankviz.report_settings import markdown_options
+from rankviz.settings.report_settings import markdown_options
 
 DOCS = ROOT / "docs"
 README = (ROOT / "README.md").read_text()
@@ -31,7 +31,7 @@ def test_the_measure_table_is_generated_from_the_families() -> None:
 def test_the_options_table_is_generated_from_the_settings() -> None:
     expected = markdown_options()
     assert between("options") == expected, (
-        "stale; paste rankviz.report_settings.markdown_options():\n"
+        "stale; paste rankviz.settings.report_settings.markdown_options():\n"
     ) + expected
 
 

@@ -16,13 +16,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rankviz as rv
-from rankviz import dask_engine
 from rankviz.cli import main
-from rankviz.engine_settings import EngineSettings
-from rankviz.engines import chosen_engine, evaluate_sources
+from rankviz.evaluation import dask_engine
+from rankviz.evaluation.engines import chosen_engine, evaluate_sources
+from rankviz.evaluation.pieces import RunSource
 from rankviz.io import blocks
-from rankviz.pieces import RunSource
-from rankviz.settings import EvalSettings
+from rankviz.settings.engine_settings import EngineSettings
+from rankviz.settings.eval_settings import EvalSettings
 
 MEASURES = [
     "RR@10",
@@ -213,12 +213,12 @@ def test_skip_with_no_answered_query_is_refused_on_every_engine(tmp_path) -> Non
 
 
 def test_auto_streams_large_run_files_only(tmp_path, monkeypatch) -> None:
-    import rankviz.engines
+    import rankviz.evaluation.engines
 
     small, large = tmp_path / "small.run", tmp_path / "large.run"
     small.write_text(_lines(1, 2))
     large.write_text(_lines(40, 10))
-    monkeypatch.setattr(rankviz.engines, "STREAM_ABOVE_BYTES", 1000)
+    monkeypatch.setattr(rankviz.evaluation.engines, "STREAM_ABOVE_BYTES", 1000)
     auto = EngineSettings()
     assert chosen_engine([RunSource.of(small)], auto) == "memory"
     assert chosen_engine([RunSource.of(small), RunSource.of(large)], auto) == "stream"
@@ -281,7 +281,7 @@ def test_the_memory_engine_holds_one_run_at_a_time(monkeypatch) -> None:
     import gc
     import weakref
 
-    from rankviz import engines
+    from rankviz.evaluation import engines
 
     read: list[weakref.ref] = []
     alive_at_each_read: list[int] = []

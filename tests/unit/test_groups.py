@@ -11,10 +11,10 @@ import pytest
 from conftest import SAMPLES
 
 import rankviz as rv
-from rankviz.aggregate import Aggregation
 from rankviz.analyses.protocol import protocol_values
 from rankviz.cli import main
 from rankviz.errors import FormatError, OptionError
+from rankviz.evaluation.aggregate import Aggregation
 from rankviz.io.collection import open_collection
 from rankviz.io.groups import NO_GROUP, derived_groups, read_groups, read_weights
 

@@ -412,8 +412,8 @@ def test_a_table_regraded_with_the_meetings_qrels_is_the_table_ranked_with_them(
     lines, file, meeting, ties, shuffled
 ) -> None:
     from rankviz.io.frames import run_from_frame
-    from rankviz.ordering import rank
-    from rankviz.regrading import regrade
+    from rankviz.ranking.ordering import rank
+    from rankviz.ranking.regrading import regrade
 
     rows = list(lines.items())
     shuffled.shuffle(rows)  # queries and scores in any order: the run policy keeps file order
@@ -484,12 +484,12 @@ REVISED_MEASURES = [
 def test_an_evaluation_revised_for_the_rejudged_queries_is_the_whole_evaluation(
     lines, file, meeting, ties, missing, fill
 ) -> None:
-    from rankviz.assembly import revised
-    from rankviz.evaluate import evaluate_tables
+    from rankviz.evaluation.assembly import revised
+    from rankviz.evaluation.evaluate import evaluate_tables
     from rankviz.io.frames import run_from_frame
     from rankviz.measures import parse
-    from rankviz.ordering import chance_table, rank
-    from rankviz.settings import EvalSettings
+    from rankviz.ranking.ordering import chance_table, rank
+    from rankviz.settings.eval_settings import EvalSettings
 
     run = run_from_frame(
         pd.DataFrame(
@@ -755,8 +755,8 @@ def test_one_query_regraded_keeps_the_grades_of_its_tied_documents_in_the_tables
     of the run's order, and regrading one query read their grades as if they were in it (``a``,
     judged, came back unjudged)."""
     from rankviz.io.frames import run_from_frame
-    from rankviz.ordering import rank
-    from rankviz.regrading import regrade
+    from rankviz.ranking.ordering import rank
+    from rankviz.ranking.regrading import regrade
 
     frame = pd.DataFrame([("q1", "a", 0.0), ("q1", "b", 0.0)], columns=["qid", "docid", "score"])
     run = run_from_frame(frame)

@@ -15,8 +15,8 @@ from conftest import CRANFIELD
 from rankviz.analyses.meeting_report import means_with_verdicts
 from rankviz.io.collection import open_collection
 from rankviz.io.meeting import MeetingStore
-from rankviz.regrading import differing_queries
-from rankviz.study import Study
+from rankviz.ranking.regrading import differing_queries
+from rankviz.study.run_study import Study
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,6 @@
-"""One pass per run (:mod:`rankviz.run_pass`): the numbers every page starts from, taken from one
-table per run, equal the study's own evaluation, chance level, judged share and checks' facts; kept
-on disk as plain arrays, they come back the same."""
+"""One pass per run (:mod:`rankviz.study.run_pass`): the numbers every page starts from, taken from
+one table per run, equal the study's own evaluation, chance level, judged share and checks' facts;
+kept on disk as plain arrays, they come back the same."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ import rankviz as rv
 from rankviz.analyses.checks import TOP_K
 from rankviz.analyses.unjudged import judged_share
 from rankviz.io.store import ArrayStore
-from rankviz.run_pass import RunPass
-from rankviz.study import Study
+from rankviz.study.run_pass import RunPass
+from rankviz.study.run_study import Study
 
 MEASURES = ["RR@10", "nDCG@10", "AP", "ERR@20", "P@5", "R@100", "Bpref", "RBP"]
 

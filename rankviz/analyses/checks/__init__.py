@@ -15,10 +15,10 @@ from rankviz.analyses.checks.findings import SEVERITIES, CheckReport, Finding
 from rankviz.analyses.checks.ids import document_findings, identical_id_findings, query_findings
 from rankviz.analyses.checks.judgments import judgment_findings
 from rankviz.analyses.checks.rankings import depth_findings, score_findings, table_findings
+from rankviz.evaluation.run_facts import RunFacts
 from rankviz.io.model import Qrels
 from rankviz.measures import Measure
-from rankviz.run_facts import RunFacts
-from rankviz.settings import EvalSettings
+from rankviz.settings.eval_settings import EvalSettings
 
 #: The top K whose judged share is checked by evaluate, compare and the app (``rankviz check -k``
 #: sets it).
@@ -52,8 +52,8 @@ def check(
     *,
     k: int = 10,
 ) -> CheckReport:
-    """Every check of the runs whose :class:`~rankviz.run_facts.RunFacts` are ``facts`` (gathered
-    with the top ``k``) against ``qrels`` for ``measures`` under ``settings``."""
+    """Every check of the runs whose :class:`~rankviz.evaluation.run_facts.RunFacts` are ``facts``
+    (gathered with the top ``k``) against ``qrels`` for ``measures`` under ``settings``."""
     settings = settings or EvalSettings()
     findings = [
         *query_findings(facts, qrels, missing=settings.missing),

@@ -8,9 +8,9 @@ from collections.abc import Mapping
 
 from rankviz._arrow import strings
 from rankviz.analyses.checks.findings import EXAMPLES, Finding
+from rankviz.evaluation.run_facts import RunFacts
 from rankviz.io.id_forms import near_misses
 from rankviz.io.model import Qrels
-from rankviz.run_facts import RunFacts
 
 
 def query_findings(facts: Mapping[str, RunFacts], qrels: Qrels, *, missing: str) -> list[Finding]:

@@ -10,7 +10,7 @@ import numpy as np
 from rankviz.analyses.checks.findings import Finding
 from rankviz.io.model import Qrels
 from rankviz.measures import Measure
-from rankviz.settings import EvalSettings
+from rankviz.settings.eval_settings import EvalSettings
 
 
 def judgment_findings(

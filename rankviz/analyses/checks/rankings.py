@@ -9,9 +9,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from rankviz.analyses.checks.findings import Finding
+from rankviz.evaluation.run_facts import RunFacts
 from rankviz.io.model import Qrels
 from rankviz.measures import Measure
-from rankviz.run_facts import RunFacts
 
 # a top K with less than this share of judged documents hardly touches the judgments
 LOW_JUDGED = 0.05

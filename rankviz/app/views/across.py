@@ -5,15 +5,17 @@ import functools
 
 import streamlit as st
 
-from rankviz import export, plots, served
+from rankviz import plots
 from rankviz.app import across, inputs, signin
 from rankviz.app.cache import folder_stamp
 from rankviz.app.frame import open_plain_page
 from rankviz.app.text import md, message
 from rankviz.app.widgets import held, option_input
 from rankviz.errors import RankvizError
-from rankviz.report_settings import STANDARDISED
-from rankviz.significance_options import CONFIDENCE
+from rankviz.plots import export
+from rankviz.settings.report_settings import STANDARDISED
+from rankviz.settings.significance_settings import CONFIDENCE
+from rankviz.study import served
 
 #: Column headers in words (the CSV downloads keep the names the command line prints).
 HEADERS = {

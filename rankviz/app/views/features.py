@@ -6,11 +6,12 @@ import functools
 
 import streamlit as st
 
-from rankviz import export, plots
+from rankviz import plots
 from rankviz.app.frame import open_page
 from rankviz.app.text import md, message
 from rankviz.app.widgets import url_selectbox
-from rankviz.numbers import p_text
+from rankviz.plots import export
+from rankviz.settings.numbers import p_text
 
 ctx = open_page("features")
 st.header("Query features")

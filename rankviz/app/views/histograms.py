@@ -2,10 +2,11 @@
 
 import streamlit as st
 
-from rankviz import export, plots
+from rankviz import plots
 from rankviz.app import options as app_options
 from rankviz.app.frame import open_page
 from rankviz.app.widgets import url_option
+from rankviz.plots import export
 
 ctx = open_page("histograms")
 st.header("Rank histograms")

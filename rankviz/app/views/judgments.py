@@ -10,7 +10,7 @@ from rankviz.app.importing import import_panel
 from rankviz.app.text import md, message
 from rankviz.app.widgets import url_selectbox
 from rankviz.errors import RankvizError
-from rankviz.numbers import to_json
+from rankviz.settings.numbers import to_json
 
 ctx = open_page("judgments")
 st.header("Judgments")

@@ -5,13 +5,14 @@ import functools
 import pandas as pd
 import streamlit as st
 
-from rankviz import export, plots
+from rankviz import plots
 from rankviz.app import meeting_summary, tables
 from rankviz.app import options as app_options
 from rankviz.app.frame import open_page
 from rankviz.app.text import md, message
 from rankviz.app.widgets import url_option, url_selectbox
 from rankviz.errors import RankvizError
+from rankviz.plots import export
 
 #: The best value of each measure: bold on a translucent blue, over the theme's own text colour
 #: (light and dark).

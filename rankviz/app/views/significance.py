@@ -4,18 +4,19 @@ import functools
 
 import streamlit as st
 
-from rankviz import export, plots
-from rankviz import report_settings as r
-from rankviz import settings as s
-from rankviz import significance_options as t
+from rankviz import plots
 from rankviz.analyses.significance import ASSUMPTIONS
 from rankviz.analyses.verdicts import MIN_GROUP_QUERIES
 from rankviz.app.anova_panel import anova_panel
 from rankviz.app.frame import open_page
 from rankviz.app.text import md, queries_text
 from rankviz.app.widgets import url_option, url_selectbox
-from rankviz.numbers import p_text
-from rankviz.significance_options import TestSettings
+from rankviz.plots import export
+from rankviz.settings import eval_settings as s
+from rankviz.settings import report_settings as r
+from rankviz.settings import significance_settings as t
+from rankviz.settings.numbers import p_text
+from rankviz.settings.significance_settings import TestSettings
 
 #: Column headers a reader understands (the table keeps the API's names, which CSV exports use).
 HEADERS = {

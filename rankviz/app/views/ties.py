@@ -4,12 +4,13 @@ import functools
 
 import streamlit as st
 
-from rankviz import export, plots
-from rankviz import report_settings as r
-from rankviz import settings as s
+from rankviz import plots
 from rankviz.app.frame import open_page
 from rankviz.app.text import md
 from rankviz.app.widgets import url_option, url_selectbox
+from rankviz.plots import export
+from rankviz.settings import eval_settings as s
+from rankviz.settings import report_settings as r
 
 ctx = open_page("ties")
 st.header("Ties")

@@ -5,13 +5,14 @@ import functools
 
 import streamlit as st
 
-from rankviz import export, plots
-from rankviz import report_settings as r
+from rankviz import plots
 from rankviz.analyses.unjudged import JUDGED_WARNING
 from rankviz.app.frame import open_page
 from rankviz.app.text import md, message
 from rankviz.app.widgets import url_option, url_selectbox
 from rankviz.errors import RankvizError
+from rankviz.plots import export
+from rankviz.settings import report_settings as r
 
 ctx = open_page("unjudged")
 st.header("Unjudged documents")

@@ -1,0 +1,1 @@
+"""Evaluation: per-query values of every run and measure, and their means."""

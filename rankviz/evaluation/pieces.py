@@ -1,0 +1,143 @@
+"""What every engine shares: run sources, the work on one piece of a run, its values."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from rankviz.errors import FormatError, quoted
+from rankviz.evaluation.assembly import TableValues, table_values
+from rankviz.evaluation.run_facts import gather
+from rankviz.io.blocks import Piece
+from rankviz.io.model import Qrels, Run
+from rankviz.io.readers import run_name_from_path, run_names
+from rankviz.io.sources import lines
+from rankviz.measures import Measure
+from rankviz.ranking.ordering import rank
+from rankviz.settings.eval_settings import EvalSettings
+
+_DASK_WORKERS = 2
+
+
+Progress = Callable[[int], None]  # told the bytes of each piece as it is done
+
+
+@dataclass(frozen=True, eq=False)
+class RunSource:
+    """A run to evaluate: its file and the name it goes by."""
+
+    path: str
+    name: str
+
+    @classmethod
+    def of(cls, path: str | os.PathLike, name: str | None = None) -> RunSource:
+        return cls(str(path), name if name is not None else run_name_from_path(str(path)))
+
+    @classmethod
+    def of_paths(cls, paths: Sequence[str | os.PathLike]) -> list[RunSource]:
+        """Run files named uniquely (:func:`~rankviz.io.readers.run_names`: ``a/run`` and ``b/run``
+        where two share a base name)."""
+        return [cls(str(path), name) for path, name in zip(paths, run_names(paths))]
+
+
+@dataclass(frozen=True, eq=False)
+class PieceValues:
+    """What one piece gives: per-query values of the judged queries it ranks, and every query id
+    it lists (to check that no query comes back in a later piece)."""
+
+    values: TableValues
+    query_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class _Job:
+    """One evaluation's fixed inputs, shipped once to every worker."""
+
+    qrels: Qrels
+    measures: tuple[Measure, ...]
+    settings: EvalSettings
+    seed: int
+    block_queries: int | None
+    check_k: int | None = None  # gather the checks' facts too, with this top K
+    # per run: every how many lines its docids are compared
+    strides: Mapping[str, int] | None = None
+
+    def gather(self, source: RunSource, found: Iterator[tuple[Piece, PieceValues]]) -> TableValues:
+        """A run's values from its pieces (in file order), then the judged queries none of them
+        ranks."""
+        parts: list = []
+        seen: set[str] = set()
+        for piece, part in found:
+            again = seen.intersection(part.query_ids)
+            if again:
+                raise _comes_back(piece, again)
+            seen.update(part.query_ids)
+            parts.append(part.values)
+        missing = [q for q in self.qrels.query_ids if q not in seen]
+        if missing or not parts:
+            parts.append(self.values(Run.empty(source.name, source.path), missing, source.name))
+        return TableValues.concatenate(parts)
+
+    def values(self, run: Run, query_ids, name: str) -> TableValues:
+        table = rank(
+            run,
+            self.qrels.restricted(query_ids),
+            ties=self.settings.ties.ranked_as,
+            cut=self.settings.cut,
+        )
+        values = table_values(table, self.measures, self.settings, self.seed)
+        if self.check_k is None:
+            return values
+        stride = (self.strides or {}).get(name, 1)
+        return replace(
+            values,
+            facts=gather(
+                run, table, self.qrels.doc_ids, k=self.check_k, rel=self.settings.rel, stride=stride
+            ),
+        )
+
+
+def values_of_piece(piece: Piece, job: _Job, name: str) -> PieceValues:
+    """Read, rank and measure one piece (what a worker runs); the piece's run is dropped after."""
+    run = piece.read(name=name)
+    codes = run.qid_codes
+    if len(codes) > 1 and not bool(np.all(codes[1:] >= codes[:-1])):
+        raise _comes_back(piece, None)
+    blocks = []
+    size = job.block_queries or max(len(run.query_ids), 1)
+    for start in range(0, max(len(run.query_ids), 1), size):
+        block = run.query_block(start, start + size)
+        blocks.append(job.values(block, block.query_ids, name))
+    return PieceValues(TableValues.concatenate(blocks), tuple(run.query_ids))
+
+
+def _comes_back(piece: Piece, earlier: set[str] | None) -> FormatError:
+    """The error for a query whose lines are not together: the first line (of the piece) where a
+    query listed before (in an earlier piece, or earlier in this one) comes back."""
+    before = set(earlier or ())
+    current = None
+    for line_no, raw in lines(piece.data, piece.label):
+        match = re.match(rb"[ \t]*([^ \t]*)", raw)
+        qid = match.group(1).decode("utf-8", "replace") if match else ""
+        if not qid or qid.startswith("#"):
+            continue
+        if qid != current:
+            if qid in before:
+                line = raw.decode("utf-8", "replace")
+                return FormatError(
+                    piece.label,
+                    piece.first_line + line_no - 1,
+                    line,
+                    f"query {quoted(qid)} comes back after other queries; the stream and dask "
+                    "engines need each query's "
+                    "lines together (sort the file by query, e.g. sort -s -k1,1, or use --engine "
+                    "memory)",
+                )
+            if current is not None:
+                before.add(current)
+            current = qid
+    raise AssertionError("a query comes back but no line shows it")  # pragma: no cover

@@ -1,0 +1,224 @@
+"""A run ordered into its ranking table under a tie policy (:func:`rank`), and the orders within
+ties built from a table: the chance level's, random orders drawn, a table retagged."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+
+import numpy as np
+
+from rankviz._arrow import hashed, paired_keys
+from rankviz.errors import OptionError
+from rankviz.io.model import Qrels, Run
+from rankviz.ranking.ranking_table import RankingTable, sorting
+from rankviz.settings.eval_settings import NO_CUT, RunCut
+from rankviz.settings.tie_policy import POLICIES, TREC_EVAL, TiePolicy, policy
+
+
+def chance_table(table: RankingTable) -> RankingTable:
+    """The table with each query's retrieved documents in one tie group, under ``expected``: every
+    order of them equally likely. Its values are the chance level of the run: what a random order
+    of the same documents would get on average, exactly (the expected closed forms)."""
+    if not table.ties.groups_together:
+        raise OptionError("the chance level is taken from a table in score order")
+    return replace(
+        table,
+        ties=POLICIES["expected"],
+        tie_group=table.row_query.astype(np.int32, copy=False),
+        _cache={},
+    )
+
+
+def tie_seed(rng: np.random.Generator | int | None) -> int:
+    """The seed of random tie orders from a seed, a Generator (one drawn from it) or None (fresh
+    entropy)."""
+    if rng is None:
+        return int(np.random.default_rng().integers(2**63))
+    if isinstance(rng, np.random.Generator):
+        return int(rng.integers(2**63))
+    return int(rng)
+
+
+def shuffle_ties(table: RankingTable, seed: int, *, trial: int = 0) -> RankingTable:
+    """The table with a uniformly random order inside every group of equal scores
+    (``ties="random"``).
+
+    The order is a function of (``seed``, ``trial``, query id, docid) alone: every tied document
+    draws a 64-bit number from a hash of the four, and each group is sorted by its draws. So a
+    query's random orders are the same whichever other queries are evaluated with it, in one piece
+    of a run or another, on one machine or a cluster. Only rows move; positions, queries and group
+    ids stay. Needs contiguous groups (any policy but ``run``).
+    """
+    if not table.ties.groups_together:
+        raise OptionError("shuffle a table in score order, not in the run's rank order")
+    tied, keys = table.tied_keys()
+    salt = paired_keys(np.array([seed % 2**64], np.uint64), np.array([trial], np.uint64))[0]
+    draws = hashed(keys, int(salt))
+    order = np.arange(table.n_rows)
+    order[tied] = tied[np.lexsort((draws, table.tie_group[tied]))]
+    return replace(
+        table,
+        ties=POLICIES["random"],
+        grade=table.grade[order],
+        judged=table.judged[order],
+        score=table.score[order],
+        run_rows=table.run_rows[order],
+        _cache={},
+    )
+
+
+def graded_within_ties(table: RankingTable, rule: TiePolicy) -> RankingTable:
+    """trec_eval's table reordered inside its groups of equal scores by the grades, as ``rule``
+    (optimistic: the best first; pessimistic: the worst first) orders them: the table
+    :func:`rank` builds for the rule, from the tied rows alone instead of a second sort of the run.
+
+    Inside a group trec_eval's rows are in docid-descending order, the rule's last key; a stable
+    sort by the grade keeps it among equal grades."""
+    if not (table.ties.in_trec_eval_order and rule.by_grade):
+        raise OptionError("grades order the ties of trec_eval's table under a policy by grade")
+    tied, _ = table.tied_keys()
+    key = sorting.best_first_key(table.grade[tied], table.judged[tied])
+    order = np.arange(table.n_rows)
+    by_grade = -key if rule.by_grade == "best" else key
+    order[tied] = tied[np.lexsort((by_grade, table.tie_group[tied]))]
+    return replace(
+        table,
+        ties=rule,
+        grade=table.grade[order],
+        judged=table.judged[order],
+        run_rows=table.run_rows[order],
+        _cache={},
+    )
+
+
+def retagged(table: RankingTable, ties: TiePolicy) -> RankingTable:
+    """The table's arrays under a policy measured on its order (``expected`` on trec_eval's): no
+    copy."""
+    return replace(table, ties=ties, _cache={})
+
+
+def sorted_qids(qids) -> np.ndarray:
+    """Query ids in trec_eval's output order (``strcmp``: UTF-8 byte order = code point order)."""
+    return np.asarray(sorted(set(qids)), dtype=object)
+
+
+def rank(
+    run: Run,
+    qrels: Qrels,
+    *,
+    ties: str | TiePolicy = TREC_EVAL,
+    rng: np.random.Generator | int | None = None,
+    cut: RunCut = NO_CUT,
+) -> RankingTable:
+    """Order every ranking of ``run`` under the tie policy and attach the qrels grades.
+
+    ``rng`` (a Generator or a seed) draws the order of ``ties="random"``; it is ignored otherwise.
+    ``cut``: the documents that count. Those whose id is the query's are dropped first; a depth
+    keeps each ranking's first N in trec_eval's order (as ``trec_eval -M``), which the policy then
+    orders.
+    """
+    rule = policy(ties)
+    if rule.table_policy != rule:  # expected and random start from trec_eval's table
+        table = rank(run, qrels, ties=rule.table_policy, cut=cut)
+        return shuffle_ties(table, tie_seed(rng)) if rule.sampled else retagged(table, rule)
+    if cut.depth is not None:
+        capped = rank(run, qrels, cut=replace(cut, depth=None)).capped(cut)
+        return (
+            capped
+            if rule.in_trec_eval_order
+            else _ordered(run, qrels, rule, cut, np.sort(capped.run_rows))
+        )
+    return _ordered(run, qrels, rule, cut, None)
+
+
+def _ordered(run: Run, qrels: Qrels, rule, cut: RunCut, kept: np.ndarray | None) -> RankingTable:
+    """The run's rows ``kept`` (None: every row the qrels judge, less those the cut drops) under
+    ``rule``."""
+    judged_qids = sorted_qids(qrels.query_ids)
+    index_of = {q: i for i, q in enumerate(judged_qids)}
+    run_query_to_judged = np.array([index_of.get(q, -1) for q in run.query_ids], dtype=np.int64)
+    ignored = tuple(sorted(q for q, i in zip(run.query_ids, run_query_to_judged) if i < 0))
+
+    # rows of the run that count; every row (no copies) in the usual case
+    if kept is not None:
+        rows = kept.astype(np.int32)
+    elif bool(np.all(run_query_to_judged >= 0)) and not cut.drop_identical:
+        rows = np.arange(len(run), dtype=np.int32)
+    else:
+        dropped = run.identical_ids() if cut.drop_identical else False
+        rows = np.flatnonzero((run_query_to_judged[run.qid_codes] >= 0) & ~dropped).astype(np.int32)
+    if len(rows) == len(run):
+        qcode, score = run.qid_codes, run.score
+    else:
+        qcode, score = run.qid_codes[rows], run.score[rows]
+    # the grade lookup and the ordering are independent passes over millions of rows: side by side
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        looking_up = pool.submit(
+            sorting.lookup_grades, run, qrels, run_query_to_judged, rows, index_of
+        )
+        if rule.by_rank_column:
+            # lexsort is stable: then file order
+            order = sorting.Order(full=np.lexsort((run.rank[rows], qcode)))
+            by_score = sorting.primary_order(qcode, score)
+            tie_group = sorting.numbered_by_first_place(
+                order.apply(np.arange(len(rows))),
+                by_score.apply(np.arange(len(rows))),
+                sorting.group_starts(by_score.apply(qcode), by_score.apply(score)),
+            ).astype(np.int32)
+        else:
+            order = sorting.primary_order(qcode, score)
+            tie_start = sorting.group_starts(order.apply(qcode), order.apply(score))
+            tie_group = np.cumsum(tie_start, dtype=np.int32)
+            tie_group -= 1
+            by_grade = sorting.best_first_key(*looking_up.result()) if rule.by_grade else None
+            order = sorting.break_ties(
+                order, tie_start, tie_group, run.docids, rows, by_grade, rule
+            )
+        grade, judged = looking_up.result()
+
+    qcode_sorted = order.apply_tied(qcode)
+    seg_starts = (
+        np.flatnonzero(np.r_[True, qcode_sorted[1:] != qcode_sorted[:-1]])
+        if len(rows)
+        else np.array([], np.int64)
+    )
+    seg_judged_index = (
+        run_query_to_judged[qcode_sorted[seg_starts]] if len(rows) else np.array([], np.int64)
+    )
+    missing = np.setdiff1d(np.arange(len(judged_qids)), seg_judged_index)
+    seg_order = np.r_[seg_judged_index, missing].astype(np.int64)
+    offsets = np.r_[seg_starts, np.full(len(missing) + 1, len(rows))].astype(np.int64)
+    # segments follow the query codes in ascending order, so a row's segment is its code, renumbered
+    # past absent ones
+    present = np.zeros(len(run.query_ids), dtype=bool)
+    present[qcode_sorted[seg_starts]] = True
+    row_query = (
+        qcode_sorted if present.all() else (np.cumsum(present, dtype=np.int32) - 1)[qcode_sorted]
+    )
+    del qcode_sorted
+    pos = np.arange(len(rows), dtype=np.int32)
+    pos -= offsets[:-1].astype(np.int32)[row_query]
+
+    ideal_offsets, ideal_grades, ideal_query, ideal_pos = sorting.ideal(qrels, index_of, seg_order)
+    return RankingTable(
+        run_name=run.name,
+        ties=rule,
+        qids=judged_qids[seg_order],
+        in_run=np.r_[np.ones(len(seg_judged_index), bool), np.zeros(len(missing), bool)],
+        offsets=offsets,
+        row_query=row_query,
+        pos=pos,
+        grade=order.apply(grade),
+        judged=order.apply(judged),
+        score=order.apply_tied(score),
+        run_rows=order.apply(rows),
+        run_docids=run.docids,
+        tie_group=tie_group,
+        ideal_offsets=ideal_offsets,
+        ideal_grades=ideal_grades,
+        ideal_query=ideal_query,
+        ideal_pos=ideal_pos,
+        ignored_qids=ignored,
+        cut=cut,
+    )

@@ -1,0 +1,258 @@
+"""The sorts behind :func:`rankviz.ranking.ranking_table.rank`: rows in score order, ties broken as
+a policy says, grades looked up, and the ideal order of the judged documents.
+
+Each sort is one stable NumPy (or Arrow) pass over whole arrays; the ranking module decides which
+to apply and assembles the table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from rankviz._arrow import from_numpy, take, to_numpy
+from rankviz.io.model import Qrels, Run
+from rankviz.settings.tie_policy import TiePolicy
+
+
+def segment_rows(
+    offsets: np.ndarray, segments: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The rows of some CSR segments: their indices, the new offsets, each row's new segment."""
+    counts = np.diff(offsets)[segments]
+    new_offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
+    rows = np.arange(new_offsets[-1], dtype=np.int64) + np.repeat(
+        offsets[segments] - new_offsets[:-1], counts
+    )
+    return rows, new_offsets, np.repeat(np.arange(len(segments), dtype=np.int64), counts)
+
+
+@dataclass(frozen=True)
+class Order:
+    """A reordering of rows: ``full`` indices, or none at all, or only ``moved`` positions taking
+    ``source`` rows.
+
+    Runs mostly arrive in score order, so most rankings need no gather of their millions of rows.
+    """
+
+    full: np.ndarray | None = None
+    moved: np.ndarray | None = None
+    source: np.ndarray | None = None
+
+    def apply_tied(self, values: np.ndarray) -> np.ndarray:
+        """``apply`` for values equal across each group of tied rows (query, score): ``moved``
+        only reorders rows inside those groups, so it leaves such values as they are."""
+        return values if self.full is None else values[self.full]
+
+    def apply(self, values: np.ndarray) -> np.ndarray:
+        if self.full is not None:
+            return values[self.full]
+        if self.moved is None:
+            return values
+        out = values.copy()
+        out[self.moved] = values[self.source]
+        return out
+
+
+def lookup_grades(
+    run: Run, qrels: Qrels, run_query_to_judged, rows, index_of
+) -> tuple[np.ndarray, np.ndarray]:
+    """Grade of each run row from the qrels (0 and judged=False where the qrels do not list the
+    pair). A pair listed with a negative grade keeps it but is not judged: trec_eval's "in the pool,
+    unjudged", the one rule every measure and analysis reads through ``judged``."""
+    # rows whose docid is judged for some query
+    candidates, row_doc = judged_docids(run, qrels, rows)
+    qrels_query = np.array([index_of[q] for q in qrels.query_ids], dtype=np.int64)[qrels.qid_codes]
+    width = max(len(qrels.doc_ids), 1)
+    judged_keys = qrels_query * width + qrels.doc_codes
+    key_order = np.argsort(judged_keys, kind="stable")
+    judged_keys = judged_keys[key_order]
+    row_keys = run_query_to_judged[run.qid_codes[rows[candidates]]] * width + row_doc
+    at = np.minimum(np.searchsorted(judged_keys, row_keys), len(judged_keys) - 1)
+    match = judged_keys[at] == row_keys
+    judged = np.zeros(len(rows), dtype=bool)
+    grade = np.zeros(len(rows), dtype=np.int32)
+    grade[candidates[match]] = qrels.grade[key_order][at[match]]
+    judged[candidates[match]] = grade[candidates[match]] >= 0
+    return grade, judged
+
+
+def judged_docids(run: Run, qrels: Qrels, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The positions in ``rows`` whose docid the qrels judge (for any query), and its index in
+    ``qrels.doc_ids``.
+
+    Probes the run's docids into the (small) qrels vocabulary, never the other way round: the
+    docids' integer keys first narrow millions of rows to the few that can match, whose strings
+    then decide ("01" and "1" share a number; keys may collide).
+    """
+    keys = run.keys
+    candidates = keys.rows_among(keys.like(qrels.doc_ids), None if len(rows) == len(run) else rows)
+    row_doc = to_numpy(
+        pc.index_in(take(run.docids, rows[candidates]), value_set=qrels.doc_ids), fill=-1
+    )
+    exact = row_doc >= 0
+    return candidates[exact], row_doc[exact]
+
+
+def primary_order(qcode: np.ndarray, score: np.ndarray) -> Order:
+    """Rows grouped by query (run order of queries), score descending; stable."""
+    n = len(qcode)
+    if n == 0:
+        return Order()
+    same_query = qcode[1:] == qcode[:-1]
+    grouped = bool(np.all(qcode[1:] >= qcode[:-1]))
+    if grouped and bool(np.all(~same_query | (score[1:] <= score[:-1]))):
+        return Order()
+    if grouped:
+        within = sorted_within_queries(qcode, -score)
+        if within is not None:
+            return Order(full=within)
+    return Order(full=np.lexsort((-score, qcode)))
+
+
+def sorted_within_queries(qcode: np.ndarray, key: np.ndarray) -> np.ndarray | None:
+    """Stable ascending order of ``key`` inside each query of a run grouped by query: one short sort
+    per query, as rows of a padded matrix (three times faster than one long lexsort); None when
+    the padding would more than double the rows."""
+    n = len(qcode)
+    starts = np.flatnonzero(np.r_[True, qcode[1:] != qcode[:-1]])
+    lengths = np.diff(np.r_[starts, n])
+    width = int(lengths.max())
+    if len(starts) * width > 2 * n:
+        return None
+    if len(starts) * width == n:  # every query equally deep: a reshape
+        order = np.argsort(key.reshape(len(starts), width), axis=1, kind="stable")
+        order += starts[:, None]  # column -> row of the run
+        return order.ravel()
+    # row-major place in the matrix
+    slots = np.arange(n) + np.repeat(np.arange(len(starts)) * width - starts, lengths)
+    matrix = np.full(len(starts) * width, np.inf)  # pads sort last
+    matrix[slots] = key
+    order = np.argsort(matrix.reshape(len(starts), width), axis=1, kind="stable") + starts[:, None]
+    # the pads, last in each query, out
+    return order.ravel()[(np.arange(width) < lengths[:, None]).ravel()]
+
+
+def group_starts(qcode_sorted: np.ndarray, score_sorted: np.ndarray) -> np.ndarray:
+    """True where a new (query, score) group begins in an ordering."""
+    if len(qcode_sorted) == 0:
+        return np.zeros(0, bool)
+    same = (qcode_sorted[1:] == qcode_sorted[:-1]) & (score_sorted[1:] == score_sorted[:-1])
+    return np.r_[True, ~same]
+
+
+def best_first_key(grade: np.ndarray, judged: np.ndarray) -> np.ndarray:
+    """The key optimistic sorts tied documents by, descending (pessimistic ascending): the gain
+    (grades below 0 gain nothing), then judged before unjudged. Every measure is monotone in it: a
+    gain measure is highest with the higher gains first, Judged@K with the judged documents first,
+    RBP's residual lowest with them first; so the two orders bound every order's value."""
+    return np.maximum(grade, 0).astype(np.int64) * 2 + judged
+
+
+def break_ties(
+    order: Order,
+    starts: np.ndarray,
+    group: np.ndarray,
+    docids: pa.Array,
+    rows: np.ndarray,
+    grade: np.ndarray | None,
+    rule: TiePolicy,
+) -> Order:
+    """Reorder rows inside each group of equal scores by the policy's secondary keys.
+
+    One multi-key Arrow sort over the tied rows: group, then (optimistic / pessimistic) the
+    :func:`best_first_key` (``grade``), then the docid descending by raw bytes (``strcmp``),
+    trec_eval's last key. ``grade`` is needed only by optimistic and pessimistic.
+    """
+    continues = ~starts  # the row's score equals the previous row's: both are tied
+    tied = np.flatnonzero(continues | np.r_[continues[1:], False])
+    if len(tied) == 0:
+        return order
+    tied_rows = tied if order.full is None else order.full[tied]
+    columns = {"group": from_numpy(group[tied])}
+    keys = [("group", "ascending")]
+    if rule.by_grade and grade is not None:
+        columns["grade"] = from_numpy(grade[tied_rows])
+        keys.append(("grade", "descending" if rule.by_grade == "best" else "ascending"))
+    columns["docid"] = take(docids, rows[tied_rows]).cast(pa.binary())
+    keys.append(("docid", "descending"))
+    within = to_numpy(pc.sort_indices(pa.table(columns), sort_keys=keys))
+    if order.full is None:
+        return Order(moved=tied, source=tied_rows[within])
+    full = order.full.copy()
+    full[tied] = tied_rows[within]
+    return Order(full=full)
+
+
+def renumber(ids: np.ndarray) -> np.ndarray:
+    """Renumber ids 0.. in order of first appearance."""
+    if len(ids) == 0:
+        return np.zeros(0, dtype=np.int64)
+    if bool((ids[1:] >= ids[:-1]).all()):  # non-decreasing: count the changes
+        return np.cumsum(np.r_[True, ids[1:] != ids[:-1]]) - 1
+    _, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
+    rank_of_first = np.empty(len(first), dtype=np.int64)
+    rank_of_first[np.argsort(first)] = np.arange(len(first))
+    return rank_of_first[inverse]
+
+
+def numbered_by_first_place(
+    table_order: np.ndarray, score_order: np.ndarray, score_starts: np.ndarray
+) -> np.ndarray:
+    """Each table place's tie group, the groups numbered by their first place in the table.
+
+    ``table_order`` and ``score_order``: the rows in the table's order and in (query, score)
+    order, where each group of equal scores is contiguous and begins where ``score_starts`` is
+    True. Linear passes, no sort: a group's first place is the least place of its rows."""
+    n = len(table_order)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    place = np.empty(n, dtype=np.int64)
+    place[table_order] = np.arange(n)
+    first = np.minimum.reduceat(place[score_order], np.flatnonzero(score_starts))
+    opens = np.zeros(n, dtype=bool)
+    opens[first] = True
+    number = (np.cumsum(opens) - 1)[first]
+    group_of_row = np.empty(n, dtype=np.int64)
+    group_of_row[score_order] = np.cumsum(score_starts) - 1
+    return number[group_of_row[table_order]]
+
+
+def ideal(qrels: Qrels, index_of: dict, seg_order: np.ndarray):
+    """Each segment's judged grades in descending order (the ideal ranking), CSR style."""
+    judged_index = np.array([index_of[q] for q in qrels.query_ids], dtype=np.int64)[qrels.qid_codes]
+    segment_of_judged = np.empty(len(seg_order), dtype=np.int64)
+    segment_of_judged[seg_order] = np.arange(len(seg_order))
+    segment = segment_of_judged[judged_index]
+    order = np.lexsort((-qrels.grade, segment))
+    grades = qrels.grade[order]
+    ideal_query = segment[order]
+    counts = np.bincount(ideal_query, minlength=len(seg_order))
+    offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
+    ideal_pos = np.arange(len(grades)) - np.repeat(offsets[:-1], counts)
+    return offsets, grades, ideal_query, ideal_pos
+
+
+def ideal_with_added(
+    ideal_offsets: np.ndarray,
+    ideal_grades: np.ndarray,
+    ideal_query: np.ndarray,
+    ideal_pos: np.ndarray,
+    grade: int,
+    added: np.ndarray,
+):
+    """The ideal rankings with ``added[q]`` more judgments of ``grade`` in query q, still
+    descending: each query's grades >= ``grade``, then the added ones, then the rest (no sort: one
+    pass)."""
+    counts = np.diff(ideal_offsets)
+    new_counts = counts + added
+    offsets = np.r_[0, np.cumsum(new_counts)].astype(np.int64)
+    grades = np.empty(offsets[-1], dtype=ideal_grades.dtype)
+    query = np.repeat(np.arange(len(counts), dtype=np.int64), new_counts)
+    grades.fill(grade)  # the added judgments, and then the existing ones in their places
+    moved = ideal_pos + np.where(ideal_grades >= grade, 0, added[ideal_query])
+    grades[offsets[:-1][ideal_query] + moved] = ideal_grades
+    return offsets, grades, query, np.arange(offsets[-1]) - np.repeat(offsets[:-1], new_counts)

@@ -1,0 +1,273 @@
+"""What a study of files opens: the qrels in force, the runs, the measures and the settings.
+
+:meth:`Study.open <rankviz.study.run_study.Study.open>` hands its arguments here; a collection
+folder's conventions, measures, groups and weights are its defaults (:func:`collection_settings`,
+which the app's sidebar starts from too) and the options given win over them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rankviz.errors import MeasureError, OptionError
+from rankviz.evaluation.aggregate import aggregate_option
+from rankviz.evaluation.evaluate import as_measures, collection_measures
+from rankviz.evaluation.pieces import RunSource
+from rankviz.io.collection import Collection, open_collection
+from rankviz.io.grades import Scale, grade_scale
+from rankviz.io.groups import QueryGroups, read_groups
+from rankviz.io.irds import is_irds
+from rankviz.io.meeting import MeetingStore
+from rankviz.io.model import Qrels
+from rankviz.io.readers import read_qrels, read_run
+from rankviz.io.score_rules import ScoreRules, parse_range, score_rules
+from rankviz.measures import Measure, parse, refuse_without_closed_form
+from rankviz.measures.spellings import TREC_EVAL_LEFT_OUT
+from rankviz.settings.eval_settings import DEFAULT_MEASURES, EvalSettings
+from rankviz.study.in_force import FILE, MEETING, decide, with_record
+from rankviz.study.side_measures import SIDES, side_name, side_scores, split_sides
+
+if TYPE_CHECKING:
+    from rankviz.io.scores import Scores
+
+
+def collection_settings(collection: Collection | None) -> EvalSettings:
+    """The settings a collection's conventions start from (``rel`` and ``gmax`` of its
+    collection.toml)."""
+    if collection is None:
+        return EvalSettings()
+    return EvalSettings(rel=collection.config.rel, gmax=collection.config.gmax)
+
+
+@dataclass(frozen=True)
+class Opened:
+    """The inputs of a study, read and decided (the fields :class:`~rankviz.study.run_study.Study`
+    takes)."""
+
+    qrels: Qrels
+    measures: tuple[Measure, ...]
+    settings: EvalSettings
+    collection: Collection | None
+    groups: QueryGroups | None
+    weights: Mapping[str, float] | None
+    sources: tuple[RunSource, ...]
+    notes: tuple[str, ...]
+    record: MeetingStore | None
+
+
+def open_inputs(
+    qrels: str | Path,
+    runs: Sequence[str | Path] = (),
+    *,
+    measures: Sequence[str | Measure] | None = None,
+    judgments: str | None = None,
+    qrels_in_force: str | None = None,
+    groups: str | None = None,
+    aggregate: str | None = None,
+    options: Mapping[str, Any] | None = None,
+    scores: Sequence[str | Path] = (),
+    lower_is_better: Sequence[str] = (),
+    ranges: Mapping[str, Sequence[float]] | None = None,
+    diversity: str | Path | None = None,
+    judgment_groups: str | Path | None = None,
+) -> Opened:
+    """The inputs :meth:`Study.open <rankviz.study.run_study.Study.open>` describes (its parameters,
+    the same)."""
+    collection = None
+    if not is_irds(str(qrels)) and not Path(qrels).exists():
+        raise OptionError(
+            f"{qrels}: no such file or folder (qrels, a collection folder, or irds:DATASET_ID)"
+        )
+    if is_irds(str(qrels)) or Path(qrels).is_dir():
+        collection = open_collection(qrels)
+        if collection.scores_only:
+            raise OptionError(
+                f"{qrels} holds per-query scores only (no runs/): open it with "
+                "rankviz.ScoresStudy.of_collection"
+            )
+        read = collection.read_qrels()
+        sources = _collection_runs(collection, [str(n) for n in runs or collection.run_paths])
+    else:
+        if not runs:
+            raise OptionError("give at least one run file after the qrels")
+        read = read_qrels(qrels)
+        sources = tuple(RunSource.of_paths(list(runs)))
+    how, weights = aggregate_option(aggregate, collection)
+    found = read_groups(groups) if groups else (collection.groups if collection else None)
+    given = {**(options or {}), **({"aggregate": how} if how else {})}
+    settings = EvalSettings.from_args(given, base=collection_settings(collection))
+    notes: list[str] = []
+    record, record_qrels = None, None
+    if qrels_in_force == MEETING and judgments is None:
+        judgments = ""  # the collection's own record
+    mode = qrels_in_force or (MEETING if judgments is not None else FILE)
+    if judgments is not None:
+        grades = collection.config.grades if collection else None
+        scale = grade_scale(read.grade, gmax=settings.gmax, given=grades)
+        record = _record(judgments, collection, scale)
+        record_qrels = with_record(read, record)
+        notes += [f"{record.path}: {problem}" for problem in record_qrels.left_out]
+    chosen_qrels = decide(mode, read, collection=collection, record=record_qrels)
+    if mode != FILE or record is not None:  # anything but the qrels file alone is said
+        notes.append(chosen_qrels.sentence)
+    if settings.group_by is not None:
+        if found is None:
+            raise OptionError(
+                "--group-by needs --groups FILE (or a collection folder with query groups)"
+            )
+        found.column(settings.group_by)
+    own = collection.score_paths if collection is not None else ()
+    rules = rules_in_force(collection, lower_is_better, ranges)
+    scored = read_scores_beside([*own, *scores], settings, rules)
+    asked = list(measures or (collection.config.measures if collection is not None else ()))
+    beside, others = split_sides(asked)
+    if beside:
+        given = {"diversity": diversity, "judgment_groups": judgment_groups}
+        paths = {
+            kind: given[kind] or (side.path_in(collection) if collection is not None else None)
+            for kind, side in SIDES.items()
+        }
+        runs_read = {s.name: read_run(s.path, name=s.name) for s in sources}
+        scored += side_scores(beside, paths, runs_read, settings)
+    if measures:
+        chosen = with_scores([side_name(m) or m for m in measures], scored, settings)
+        notes += [
+            f"-m {name}: trec_eval's set without {TREC_EVAL_LEFT_OUT[name]}"
+            for name in dict.fromkeys(str(m).strip() for m in measures)
+            if name in TREC_EVAL_LEFT_OUT
+        ]
+    elif collection is not None:
+        own_measures = (
+            collection_measures(collection, settings, [str(n) for n in others]) if others else []
+        )
+        chosen = list(dict.fromkeys([*own_measures, *scored]))
+    else:
+        chosen = [*with_scores(DEFAULT_MEASURES, scored, settings), *scored]
+    if scored:
+        notes += beside_notes(scored, chosen_qrels.qrels, [s.name for s in sources])
+    return Opened(
+        chosen_qrels.qrels,
+        tuple(chosen),
+        settings,
+        collection,
+        found,
+        weights,
+        sources,
+        tuple(notes),
+        record,
+    )
+
+
+def ranges_given(texts: Sequence[str]) -> dict[str, tuple[float, float]]:
+    """The ranges of ``--score-range NAME=LOW:HIGH`` (repeatable), by score name."""
+    return dict(parse_range(text) for text in texts)
+
+
+def rules_in_force(
+    collection: Collection | None,
+    lower_is_better: Sequence[str] = (),
+    ranges: Mapping[str, Sequence[float]] | None = None,
+) -> ScoreRules:
+    """What is known of the scores: the collection's ``[scores]`` and what was given over them."""
+    own = collection.config.scores if collection is not None else ScoreRules()
+    return own.joined(score_rules(lower_is_better, ranges))
+
+
+def read_scores_beside(
+    paths: Sequence[str | Path], settings: EvalSettings, rules: ScoreRules
+) -> list[Measure]:
+    """The scores of these files (:mod:`rankviz.io.scores`) as measures that carry their values
+    (:class:`~rankviz.measures.score.Score`) and what ``rules`` say of them, each query without a
+    score handled by ``missing``."""
+    if not paths:
+        return []
+    from rankviz.io.scores import read_scores
+
+    return scores_beside([read_scores(p) for p in paths], settings, rules)
+
+
+def scores_beside(
+    scores: Sequence[Scores], settings: EvalSettings, rules: ScoreRules
+) -> list[Measure]:
+    """The scores read as measures that stand beside runs (:func:`read_scores_beside`); one named
+    as a measure computed from the runs is refused."""
+    from rankviz.measures.score import scores_as_measures
+
+    found = scores_as_measures(scores, zero=settings.missing == "zero", rules=rules)
+    for score in found:
+        if _computed_name(str(score)):
+            source = score.values.source if score.values is not None else "a file"
+            raise OptionError(
+                f"score {str(score)!r} ({source}) is named as a measure rankviz computes from the "
+                "runs: rename it in the file"
+            )
+    return list(found)
+
+
+def _computed_name(name: str) -> bool:
+    """Whether a name spells a measure of the catalogue (``AP``, ``map``, ``P_10``)."""
+    try:
+        parse(name)
+    except MeasureError:
+        return False
+    return True
+
+
+def with_scores(
+    asked: Sequence[str | Measure], scores: Sequence[Measure], settings: EvalSettings
+) -> list[Measure]:
+    """The measures asked, in their order: a score's name is that score (a score is never named as
+    a computed measure: :func:`read_scores_beside`), any other is parsed."""
+    by_name = {str(s): s for s in scores}
+    chosen: list[Measure] = []
+    for item in asked:
+        if str(item) in by_name:
+            chosen.append(by_name[str(item)])
+            continue
+        chosen += as_measures(item, defaults=settings.measure_defaults)
+    refuse_without_closed_form(chosen, settings.ties)  # every one lacking said at once
+    return list(dict.fromkeys(chosen))
+
+
+def beside_notes(scores: Sequence[Measure], qrels: Qrels, runs: Sequence[str]) -> list[str]:
+    """What the scores beside the runs leave out: queries the qrels do not judge, runs not in the
+    study, runs of the study without a score."""
+    from rankviz.measures.score import Score
+
+    notes = []
+    judged = set(map(str, qrels.query_ids))
+    for score in scores:
+        assert isinstance(score, Score) and score.values is not None
+        outside = score.values.queries - judged
+        if outside:
+            notes.append(f"score {score}: {len(outside)} queries the qrels do not judge left out")
+        extra = sorted(set(score.values.by_run) - set(runs))
+        if extra:
+            notes.append(f"score {score}: runs not in the study left out: {', '.join(extra)}")
+        lacking = [r for r in runs if r not in score.values.by_run]
+        if lacking:
+            notes.append(f"score {score}: no score for run {', '.join(lacking)} (no mean)")
+    return notes
+
+
+def _collection_runs(collection: Collection, named: list[str]) -> tuple[RunSource, ...]:
+    """The runs named: the collection's by name, else files (a collection's runs by default)."""
+    return tuple(
+        RunSource.of(collection.run_path(n), n)
+        if n in collection.run_paths or not Path(n).is_file()
+        else RunSource.of(n)
+        for n in named
+    )
+
+
+def _record(location: str, collection: Collection | None, scale: Scale) -> MeetingStore:
+    """The meeting's record at ``location`` ("": the collection folder's), opened without creating
+    it."""
+    if not location and collection is None:
+        raise OptionError("--judgments without DB needs a collection folder in place of QRELS")
+    owner = collection.config.name if collection is not None else None
+    where = location or collection.path  # type: ignore[union-attr]
+    return MeetingStore(where, create=False, scale=scale, collection=owner)

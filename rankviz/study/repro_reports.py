@@ -1,0 +1,55 @@
+"""Did the reproduction reproduce: an original baseline and advanced run of the study against their
+reproductions (:func:`rankviz.analyses.reproducibility.reproduction`). Mixed into
+:class:`~rankviz.study.run_study.Study`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from rankviz.errors import OptionError
+from rankviz.settings.tie_policy import TREC_EVAL
+from rankviz.study.reports import Asked
+
+if TYPE_CHECKING:
+    from rankviz.analyses.reproducibility import Reproduction
+
+
+class Reproducing:
+    """The reproduction of two runs by two others."""
+
+    def reproduction(
+        self: Asked,
+        original: Sequence[str],
+        reproduced: Sequence[str],
+        *,
+        depth: int = 1000,
+        rbo_p: float = 0.95,
+    ) -> Reproduction:
+        """``original`` (baseline[, advanced]) against ``reproduced`` (the same roles): the
+        orderings on trec_eval's order of each topic (score, then docid descending: repro_eval's
+        ``break_ties``), the effects on the study's measures."""
+        from rankviz.analyses.reproducibility import ROLES, reproduction
+
+        if len(original) != len(reproduced) or not 1 <= len(original) <= 2:
+            raise OptionError(
+                "give the original baseline (and advanced) run and as many reproduced runs"
+            )
+        named = [*original, *reproduced]
+        for name in named:
+            if name not in self.run_names:
+                raise OptionError(f"no run {name!r}; runs: {', '.join(self.run_names)}")
+        runs = {role: (o, r) for role, o, r in zip(ROLES, original, reproduced, strict=False)}
+        orderings = {}
+        for name in dict.fromkeys(named):
+            table = self.table(name, TREC_EVAL)
+            orderings[name] = {
+                str(qid): [
+                    str(d) for d in table.docids(slice(table.offsets[i], table.offsets[i + 1]))
+                ]
+                for i, qid in enumerate(table.qids)
+                if table.in_run[i]
+            }
+        evaluation = self.evaluation()
+        scores = {str(m): evaluation.matrix(m)[list(dict.fromkeys(named))] for m in self.measures}
+        return reproduction(orderings, scores, runs, depth=depth, rbo_p=rbo_p)

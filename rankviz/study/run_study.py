@@ -1,0 +1,379 @@
+"""A study: qrels, runs, measures and settings opened once, then asked for every number and report.
+
+The command line (flags -> :meth:`Study.open` -> a report -> a renderer), the app (widgets -> a
+:class:`Study` -> cached report calls -> the page) and the API ask the same object, so a
+collection's defaults, the meeting's judgments, coverage warnings, the tie policies' orders and each
+report's inputs are decided here once. The app hands in its own :data:`Orderer` (its cache of
+ranking tables); nothing else differs between the front ends.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rankviz.errors import OptionError
+from rankviz.evaluation.assembly import revised
+from rankviz.evaluation.engines import evaluate_sources, file_size
+from rankviz.evaluation.evaluate import evaluate_tables
+from rankviz.evaluation.pieces import Progress, RunSource
+from rankviz.evaluation.result import Evaluation
+from rankviz.evaluation.run_facts import RunFacts, gather, sample_stride
+from rankviz.io.collection import Collection
+from rankviz.io.groups import QueryGroups, coverage, group_of
+from rankviz.io.meeting import MeetingStore
+from rankviz.io.model import Qrels, Run
+from rankviz.io.readers import read_run
+from rankviz.measures import Measure
+from rankviz.ranking.ordering import graded_within_ties, retagged
+from rankviz.ranking.ranking_table import RankingTable
+from rankviz.ranking.regrading import Orderer, fresh
+from rankviz.settings.engine_settings import EngineSettings
+from rankviz.settings.eval_settings import EvalSettings, RunCut
+from rankviz.settings.significance_settings import TestSettings
+from rankviz.settings.tie_policy import TREC_EVAL, TiePolicy, policy
+from rankviz.study.chance_levels import ChanceLevel
+from rankviz.study.feature_reports import Features
+from rankviz.study.opening import open_inputs
+from rankviz.study.passes import RunPasses
+from rankviz.study.questions import Questions
+from rankviz.study.reports import Reports
+from rankviz.study.repro_reports import Reproducing
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+Ties = str | TiePolicy  # a policy, or its name (the API's convenience; the settings hold the value)
+
+
+@dataclass(frozen=True, eq=False)
+class Study(Reports, Questions, Features, Reproducing, ChanceLevel, RunPasses):
+    """Runs against qrels under one set of conventions. Build it with :meth:`open` (files, a
+    collection folder, the meeting's judgments) or directly from objects already read."""
+
+    qrels: Qrels
+    runs_given: Mapping[str, Run] = field(default_factory=dict)
+    measures: tuple[Measure, ...] = ()
+    settings: EvalSettings = field(default_factory=EvalSettings)
+    collection: Collection | None = None
+    groups: QueryGroups | None = None
+    weights: Mapping[str, float] | None = None
+    # run files read when first asked for (an engine may stream them instead)
+    sources: tuple[RunSource, ...] = ()
+    # what opening found worth saying: coverage gaps, the judgments in force
+    notes: tuple[str, ...] = ()
+    orderer: Orderer = fresh
+    # the meeting's record whose judgments are in force (opened with ``judgments``)
+    record: MeetingStore | None = None
+
+    # --- opening ----------------------------------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls,
+        qrels: str | Path,
+        runs: Sequence[str | Path] = (),
+        *,
+        measures: Sequence[str | Measure] | None = None,
+        judgments: str | None = None,
+        qrels_in_force: str | None = None,
+        groups: str | None = None,
+        aggregate: str | None = None,
+        options: Mapping[str, Any] | None = None,
+        scores: Sequence[str | Path] = (),
+        lower_is_better: Sequence[str] = (),
+        ranges: Mapping[str, Sequence[float]] | None = None,
+        diversity: str | Path | None = None,
+        judgment_groups: str | Path | None = None,
+    ) -> Study:
+        """A study of files (:func:`rankviz.study.opening.open_inputs`).
+
+        Parameters
+        ----------
+        qrels
+            A qrels file, a collection folder (its qrels, its runs unless ``runs`` names some, its
+            conventions, measures, groups and weights as defaults) or ``irds:DATASET_ID``.
+        runs
+            Run files, or names of a collection's runs.
+        measures
+            Measure names (default: the collection's, else
+            :data:`~rankviz.settings.eval_settings.DEFAULT_MEASURES`).
+        judgments
+            A meeting record ("" for the collection's own), whose judgments are put in force
+            unless ``qrels_in_force`` says otherwise.
+        qrels_in_force
+            ``file``, ``meeting``, ``NAME`` or ``file+NAME``
+            (:data:`~rankviz.study.in_force.QRELS_IN_FORCE`).
+        groups
+            A query groups file (default: the collection's).
+        aggregate
+            ``query``, ``macro`` or ``weights[:FILE]``.
+        options
+            Evaluation options by name (``{"rel": 2, "ties": "expected"}``), over the collection's.
+        scores, lower_is_better, ranges
+            Files of per-query scores (:mod:`rankviz.io.scores`) whose scores stand beside the
+            measures computed from the runs (named as the files name them; all of them unless
+            ``measures`` names some), those where less is better, and each one's range where known
+            (``{"nugget_all": (0, 1)}``; a value outside is refused with its line).
+        diversity
+            Diversity qrels (``topic subtopic docno judgment``; default: a collection's
+            ``subtopics.txt``) for ndeval's measures among ``measures`` (``alpha-nDCG@20``,
+            ``ERR_IA@20``, ``NRBP``: :mod:`rankviz.study.diversity`).
+        judgment_groups
+            trec_eval's judgment groups (``qid group docno rel``, its ``-R qrels_jg`` file;
+            default: a collection's ``qrels_jg.txt``) for its measures among ``measures``
+            (``map_avgjg``, ``P_avgjg_10``: :mod:`rankviz.study.judgment_groups`).
+
+        Returns
+        -------
+        The study, with what opening found worth saying in :attr:`notes` (a file of per-query
+        scores, or a collection folder of scores alone, is refused:
+        :class:`~rankviz.study.scores_study.ScoresStudy` opens it).
+        """
+        from rankviz.io.score_forms import is_scores
+
+        if is_scores(qrels):
+            raise OptionError(
+                f"{qrels} holds per-query scores, not qrels: open it with "
+                "rankviz.ScoresStudy.of_files (or rankviz.Evaluation.from_scores)"
+            )
+        opened = open_inputs(
+            qrels,
+            runs,
+            measures=measures,
+            judgments=judgments,
+            qrels_in_force=qrels_in_force,
+            groups=groups,
+            aggregate=aggregate,
+            options=options,
+            scores=scores,
+            lower_is_better=lower_is_better,
+            ranges=ranges,
+            diversity=diversity,
+            judgment_groups=judgment_groups,
+        )
+        study = cls(
+            opened.qrels,
+            {},
+            opened.measures,
+            opened.settings,
+            opened.collection,
+            opened.groups,
+            opened.weights,
+            opened.sources,
+            opened.notes,
+            record=opened.record,
+        )
+        return dataclasses.replace(study, notes=(*study.notes, *study.coverage_notes()))
+
+    # --- runs and their orders
+    # ------------------------------------------------------------------------
+
+    @functools.cached_property
+    def runs(self) -> Mapping[str, Run]:
+        """The runs by name: those given (as given: a mapping may open each run when asked), then
+        the run files read (once)."""
+        if not self.sources:
+            return self.runs_given
+        return {
+            **self.runs_given,
+            **{source.name: read_run(source.path, name=source.name) for source in self.sources},
+        }
+
+    def sharing(self, orderer: Orderer, *, runs: Mapping[str, Run] | None = None) -> Study:
+        """This study with its tables built by ``orderer`` (one a twin study shares), over its
+        runs read once (or ``runs``, the twin's, read once for both)."""
+        given = self.runs if runs is None else runs
+        return dataclasses.replace(self, runs_given=given, sources=(), orderer=orderer)
+
+    @property
+    def ranked(self) -> bool:
+        """Whether its runs' rankings are at hand (not for scores alone): what the checks read."""
+        return True
+
+    def run_headers(self) -> dict[str, tuple[str, ...]]:
+        """Each run file's comment lines at its top (an ``ir_metadata`` block, a note), by run
+        name: the files opened, else the collection's of those names; none for a run given as an
+        object (:mod:`rankviz.io.run_header`)."""
+        from rankviz.io.run_header import header_comments
+
+        paths = {
+            name: str(p)
+            for name, p in (self.collection.run_paths if self.collection else {}).items()
+        }
+        paths |= {s.name: s.path for s in self.sources}
+        found = {name: header_comments(paths[name]) for name in self.run_names if name in paths}
+        return {name: lines for name, lines in found.items() if lines}
+
+    @property
+    def run_names(self) -> list[str]:
+        return [*self.runs_given, *(source.name for source in self.sources)]
+
+    def table(self, name: str, ties: Ties | None = None, cut: RunCut | None = None) -> RankingTable:
+        """A run's ranking table under a tie policy and a cut (the study's by default). Random
+        orders are drawn from trec_eval's table when measured; ``expected`` measures trec_eval's
+        arrays with the closed forms; optimistic and pessimistic reorder its tied rows by grade:
+        only trec_eval's order and the run's rank column reach the orderer."""
+        rule = policy(ties or self.settings.ties).ranked_as
+        cut = self.settings.cut if cut is None else cut
+        if rule.table_policy != rule:
+            return retagged(self.table(name, rule.table_policy, cut), rule)
+        if rule.by_grade:
+            return graded_within_ties(self.table(name, TREC_EVAL, cut), rule)
+        return self.orderer(name, lambda: self.runs[name], self.qrels, rule, cut)
+
+    def tables(
+        self,
+        names: Sequence[str] | None = None,
+        ties: Ties | None = None,
+        cut: RunCut | None = None,
+    ) -> dict[str, RankingTable]:
+        return {name: self.table(name, ties, cut) for name in (names or self.run_names)}
+
+    def _one_at_a_time(
+        self,
+        names: Sequence[str] | None = None,
+        ties: Ties | None = None,
+        cut: RunCut | None = None,
+    ) -> Iterable[tuple[str, RankingTable]]:
+        """(name, table) pairs built as they are consumed: one table alive at a time, unless the
+        orderer keeps them."""
+        return ((name, self.table(name, ties, cut)) for name in (names or self.run_names))
+
+    # --- numbers
+    # ------------------------------------------------------------------------------------
+
+    def evaluation(
+        self,
+        names: Sequence[str] | None = None,
+        *,
+        ties: Ties | None = None,
+        measures: Sequence[Measure] | None = None,
+        engine: EngineSettings | None = None,
+        progress: Progress | None = None,
+        check_k: int | None = None,
+    ) -> Evaluation:
+        """Every run (or ``names``) under the study's settings.
+
+        Parameters
+        ----------
+        names
+            The runs to evaluate (default: every run of the study).
+        ties
+            A tie policy other than the settings' (a policy or its name).
+        measures
+            Measures other than the study's.
+        engine
+            Where run files not yet read are evaluated (streamed, in blocks or on Dask) instead
+            of being ranked here.
+        progress
+            Told the bytes of each piece an engine finishes.
+        check_k
+            Gather what :meth:`check` needs in the same pass (its top K).
+
+        Returns
+        -------
+        The :class:`~rankviz.evaluation.result.Evaluation`: per-query values, means, what was
+        ignored.
+        """
+        settings = self.settings.replace(ties=ties) if ties else self.settings
+        chosen = list(measures or self.measures)
+        if (
+            engine is not None
+            and self.sources
+            and not self.runs_given
+            and names is None
+            and "runs" not in self.__dict__
+        ):
+            return evaluate_sources(
+                self.qrels,
+                list(self.sources),
+                chosen,
+                settings,
+                engine,
+                groups=self.groups,
+                weights=self.weights,
+                progress=progress,
+                check_k=check_k,
+            )
+        facts: dict[str, RunFacts] = {}
+        tables = self._one_at_a_time(names, settings.ties, settings.cut)
+        if check_k is not None:
+            tables = self._with_facts(tables, facts, check_k, settings.rel)
+        result = evaluate_tables(
+            tables,
+            chosen,
+            settings,
+            qrels_qids=self.qrels.query_ids,
+            groups=self.groups,
+            weights=self.weights,
+        )
+        return dataclasses.replace(result, facts=facts) if check_k is not None else result
+
+    def _with_facts(
+        self,
+        tables: Iterable[tuple[str, RankingTable]],
+        facts: dict[str, RunFacts],
+        k: int,
+        rel: int,
+    ) -> Iterator[tuple[str, RankingTable]]:
+        """The (name, table) pairs, each run's facts gathered into ``facts`` on the way."""
+        for name, table in tables:
+            run = self.runs[name]
+            facts[name] = gather(
+                run, table, self.qrels.doc_ids, k=k, rel=rel, stride=sample_stride(len(run))
+            )
+            yield name, table
+
+    def revised(
+        self,
+        previous: Evaluation,
+        queries: Iterable[str],
+        names: Sequence[str] | None = None,
+        ties: Ties | None = None,
+    ) -> Evaluation | None:
+        """``previous`` (an evaluation of these runs under older qrels) with ``queries`` evaluated
+        again: what a new judgment costs; None when it cannot be revised."""
+        return revised(previous, self.tables(names, ties), queries)
+
+    def test_settings(self, tests: TestSettings | None = None) -> TestSettings:
+        """The test in force (``tests``, else every option's default), its baseline checked: one of
+        the runs, or None for the first."""
+        tests = tests or TestSettings()
+        if tests.baseline is not None and tests.baseline not in self.run_names:
+            raise OptionError(
+                f"--baseline {tests.baseline!r} is not among the runs ({', '.join(self.run_names)})"
+            )
+        return tests
+
+    def conventions(self) -> list[str]:
+        return self.settings.conventions()
+
+    def coverage_notes(self) -> list[str]:
+        """What the groups file (under ``group_by``) and the weights leave out of the judged
+        queries, or give extra."""
+        notes = []
+        if self.settings.group_by is not None and self.groups is not None:
+            notes += coverage(self.groups.frame.index, self.qrels.query_ids).messages(
+                self.groups.source
+            )
+        if self.weights is not None and self.settings.aggregate == "weights":
+            notes += coverage(list(self.weights), self.qrels.query_ids).messages("the weights file")
+        return notes
+
+    def group_of(self, qids: Sequence[str]) -> pd.Series | None:
+        """Each query's group under the settings' ``group_by`` (None without grouping)."""
+        if self.settings.group_by is None or self.groups is None:
+            return None
+        return group_of(self.groups, self.settings.group_by, qids)
+
+    def bytes_to_read(self) -> int:
+        """The size of the run files not read yet (a progress bar's total)."""
+        return (
+            0 if "runs" in self.__dict__ else sum(file_size(source.path) for source in self.sources)
+        )

@@ -1,0 +1,262 @@
+"""A study of per-query scores read from files (:mod:`rankviz.io.scores`) instead of runs and
+qrels: every question that needs only the values (means, paired tests, ranks, groups) is answered
+as for runs; one that needs rankings is refused in one line that says why."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pyarrow as pa
+
+from rankviz.analyses.checks import TOP_K
+from rankviz.errors import OptionError
+from rankviz.evaluation.aggregate import aggregate_option
+from rankviz.evaluation.pieces import Progress
+from rankviz.evaluation.result import Evaluation
+from rankviz.evaluation.run_facts import RunFacts
+from rankviz.io.collection import Collection, open_collection
+from rankviz.io.groups import QueryGroups, read_groups
+from rankviz.io.irds import is_irds
+from rankviz.io.model import Qrels
+from rankviz.io.score_forms import is_scores
+from rankviz.io.score_rules import ScoreRules, score_rules
+from rankviz.measures import Measure
+from rankviz.ranking.ranking_table import RankingTable
+from rankviz.settings.engine_settings import EngineSettings
+from rankviz.settings.eval_settings import EvalSettings, RunCut
+from rankviz.study.run_study import Study, Ties
+
+if TYPE_CHECKING:
+    from rankviz.analyses.checks.findings import CheckReport
+
+
+def scores_folder(path: str | Path | Collection) -> Collection | None:
+    """The collection ``path`` opens when it is a folder of per-query scores alone, else None."""
+    if isinstance(path, Collection):
+        return path if path.scores_only else None
+    if is_irds(str(path)) or not Path(path).is_dir():
+        return None
+    collection = open_collection(path)
+    return collection if collection.scores_only else None
+
+
+def _no_qrels() -> Qrels:
+    """The qrels of a study of scores: none (built when opened: pyarrow's arrays bring pandas)."""
+    return Qrels(
+        query_ids=np.array([], dtype=object),
+        qid_codes=np.array([], dtype=np.int32),
+        doc_ids=pa.array([], pa.string()),
+        doc_codes=np.array([], dtype=np.int32),
+        source="(per-query scores: no qrels)",
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class ScoresStudy(Study):
+    """A study whose numbers are the files' scores (:attr:`scored`)."""
+
+    scored: Evaluation | None = None
+
+    @classmethod
+    def opened(
+        cls,
+        first: str | Path,
+        runs: Sequence[str | Path] = (),
+        *,
+        measures: Sequence[str | Measure] | None = None,
+        options: Mapping[str, Any] | None = None,
+        groups: str | None = None,
+        aggregate: str | None = None,
+        lower_is_better: Sequence[str] = (),
+        ranges: Mapping[str, Sequence[float]] | None = None,
+    ) -> ScoresStudy:
+        """What a command's inputs open when ``first`` is a file of scores: it and the score files
+        among ``runs``, whose other items name the runs kept (the rest as :meth:`of_files`)."""
+        scored = {r: is_scores(r) for r in runs}  # each file sniffed once
+        return cls.of_files(
+            [first, *(r for r in runs if scored[r])],
+            runs=[str(r) for r in runs if not scored[r]],
+            measures=measures,
+            options=options,
+            groups=groups,
+            aggregate=aggregate,
+            lower_is_better=lower_is_better,
+            ranges=ranges,
+        )
+
+    @classmethod
+    def of_collection(
+        cls,
+        folder: str | Path | Collection,
+        runs: Sequence[str | Path] = (),
+        *,
+        scores: Sequence[str | Path] = (),
+        measures: Sequence[str | Measure] | None = None,
+        options: Mapping[str, Any] | None = None,
+        groups: str | None = None,
+        aggregate: str | None = None,
+        lower_is_better: Sequence[str] = (),
+        ranges: Mapping[str, Sequence[float]] | None = None,
+    ) -> ScoresStudy:
+        """A collection folder of scores alone (``scores.*``, ``scores/``; no runs/): its scores
+        and ``scores``, its queries, groups, weights and ``[scores]`` as defaults (what is given
+        over them), the runs named in ``runs`` (default: all)."""
+        collection = folder if isinstance(folder, Collection) else open_collection(folder)
+        if not collection.scores_only:
+            raise OptionError(f"{collection.path}: has runs; open it with rankviz.Study.open")
+        rules = collection.config.scores.joined(score_rules(lower_is_better, ranges))
+        return cls._of(
+            [*collection.score_paths, *scores],
+            runs=[str(r) for r in runs],
+            measures=measures,
+            options=options,
+            groups=read_groups(groups) if groups else collection.groups,
+            aggregate=aggregate,
+            rules=rules,
+            collection=collection,
+        )
+
+    @classmethod
+    def of_files(
+        cls,
+        paths: Sequence[str | Path],
+        *,
+        runs: Sequence[str] = (),
+        measures: Sequence[str | Measure] | None = None,
+        options: Mapping[str, Any] | None = None,
+        groups: str | None = None,
+        aggregate: str | None = None,
+        lower_is_better: Sequence[str] = (),
+        ranges: Mapping[str, Sequence[float]] | None = None,
+    ) -> ScoresStudy:
+        """The scores of ``paths``, of the runs and measures named (default: all); ``groups`` and
+        ``aggregate`` as for runs (:meth:`Study.open`); ``lower_is_better`` and ``ranges`` as
+        :meth:`Evaluation.from_scores` takes them."""
+        return cls._of(
+            paths,
+            runs=runs,
+            measures=measures,
+            options=options,
+            groups=read_groups(groups) if groups else None,
+            aggregate=aggregate,
+            rules=score_rules(lower_is_better, ranges),
+        )
+
+    @classmethod
+    def _of(
+        cls,
+        paths: Sequence[str | Path],
+        *,
+        runs: Sequence[str],
+        measures: Sequence[str | Measure] | None,
+        options: Mapping[str, Any] | None,
+        groups: QueryGroups | None,
+        aggregate: str | None,
+        rules: ScoreRules,
+        collection: Collection | None = None,
+    ) -> ScoresStudy:
+        how, weights = aggregate_option(aggregate, collection)
+        given = {**(options or {}), **({"aggregate": how} if how else {})}
+        settings = EvalSettings.from_args(given)
+        scored = Evaluation.from_scores(
+            *paths,
+            runs=list(runs) or None,
+            measures=[str(m) for m in measures] if measures else None,
+            settings=settings,
+            lower_is_better=sorted(rules.lower_is_better),
+            ranges=rules.ranges,
+            groups=groups,
+            weights=weights,
+        )
+        return cls(
+            _no_qrels(),
+            measures=scored.measures,
+            settings=settings,
+            collection=collection,
+            groups=groups,
+            weights=weights,
+            scored=scored,
+        )
+
+    def only(self, names: Sequence[str], measures: Sequence[Measure] | None = None) -> ScoresStudy:
+        """The study of these runs (and measures) alone: what a question about them reads by
+        default."""
+        scored = self.evaluation(names, measures=measures)
+        return dataclasses.replace(self, measures=scored.measures, scored=scored)
+
+    @property
+    def _scores(self) -> Evaluation:
+        assert self.scored is not None, "a ScoresStudy is opened with its scores"
+        return self.scored
+
+    def _needs_rankings(self) -> OptionError:
+        return OptionError(
+            f"this needs the runs' rankings; {', '.join(self._scores.runs)} are per-query scores "
+            "only: means, comparisons, ranks and groups work on them"
+        )
+
+    @property
+    def run_names(self) -> list[str]:
+        return list(self._scores.runs)
+
+    @property
+    def ranked(self) -> bool:
+        return False
+
+    def table(self, name: str, ties: Ties | None = None, cut: RunCut | None = None) -> RankingTable:
+        raise self._needs_rankings()
+
+    def evaluation(
+        self,
+        names: Sequence[str] | None = None,
+        *,
+        ties: Ties | None = None,
+        measures: Sequence[Measure] | None = None,
+        engine: EngineSettings | None = None,
+        progress: Progress | None = None,
+        check_k: int | None = None,
+    ) -> Evaluation:
+        """The scores of ``names`` on ``measures`` (default: all). Another tie order needs
+        rankings; ``engine``, ``progress`` and ``check_k`` have nothing to read."""
+        if ties is not None:
+            raise self._needs_rankings()
+        scored = self._scores
+        runs = list(names or scored.runs)
+        keys = [str(m) for m in (measures or scored.measures)]
+        return dataclasses.replace(
+            scored,
+            runs=tuple(runs),
+            measures=tuple(m for m in scored.measures if str(m) in keys),
+            values={
+                k: v[:, [scored.runs.index(r) for r in runs]]
+                for k, v in scored.values.items()
+                if k in keys
+            },
+        )
+
+    def chance(self, names: Sequence[str] | None = None) -> Evaluation:
+        raise self._needs_rankings()
+
+    def check(
+        self,
+        k: int = TOP_K,
+        *,
+        evaluation: Evaluation | None = None,
+        facts: Mapping[str, RunFacts] | None = None,
+    ) -> CheckReport:
+        """Refused: the checks read rankings and qrels, and scores hold neither."""
+        raise self._needs_rankings()
+
+    def conventions(self) -> list[str]:
+        return self._scores.conventions()
+
+    def coverage_notes(self) -> list[str]:
+        return []
+
+
+__all__ = ["ScoresStudy", "is_scores"]
