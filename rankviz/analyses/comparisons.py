@@ -165,10 +165,29 @@ def compare(
     rng: np.random.Generator | int | None = None,
     **options,
 ) -> Comparison:
-    """Significance of every comparison in an evaluation, measure by measure; the correction runs
-    over the comparisons of one measure. Under ``missing="skip"`` each pair is tested on the queries
-    both its runs answer (Tukey HSD, a test of all runs at once, on the queries every run
-    answers)."""
+    """Significance of every comparison in an evaluation, measure by measure.
+
+    The correction runs over the comparisons of one measure. Under ``missing="skip"`` each pair is
+    tested on the queries both its runs answer (Tukey HSD, a test of all runs at once, on the
+    queries every run answers).
+
+    Parameters
+    ----------
+    evaluation
+        The per-query values of the runs (:func:`evaluate`).
+    settings
+        The test, correction, alpha, baseline, pairs and resamples (:class:`TestSettings`); keyword
+        ``options`` (``test="t"``, ``baseline="bm25"``, ...) replace its fields.
+    measures
+        The measures to compare (default: every measure of the evaluation).
+    rng
+        A Generator or a seed for the resampling tests (default: the settings' seed).
+
+    Returns
+    -------
+    Comparison
+        One row per (measure, baseline, run): means, delta, statistic, p-values, interval, effect
+        size, wins, ties and losses; ``verdicts()`` reads them."""
     import pandas as pd
 
     settings = (settings or TestSettings()).replace(**options)

@@ -86,8 +86,35 @@ def evaluate_sources(
     check_k: int | None = None,
 ) -> Evaluation:
     """Evaluate run files on the engine the settings choose; the same evaluation on every engine.
-    ``check_k``: also gather each run's :class:`~rankviz.evaluation.run_facts.RunFacts` (the checks'
-    top K), in the same pass."""
+
+    Parameters
+    ----------
+    qrels
+        The judgments.
+    sources
+        The runs as :class:`RunSource` (a file and its name), read by the engine.
+    measures
+        The measures, as names or :class:`Measure` objects.
+    settings
+        The conventions (:class:`EvalSettings`; default: trec_eval's).
+    engine
+        Where it runs (:class:`EngineSettings`: in memory, streaming pieces, or Dask).
+    groups
+        Query attributes for ``group_by`` and ``aggregate="macro"``.
+    weights
+        qid -> weight, for ``aggregate="weights"``.
+    rng
+        A Generator or a seed for the orders of ``ties="random"``.
+    progress
+        Called as the runs are evaluated (a progress bar's step).
+    check_k
+        Also gather each run's :class:`~rankviz.evaluation.run_facts.RunFacts` (the checks' top K)
+        in the same pass.
+
+    Returns
+    -------
+    Evaluation
+        The same evaluation :func:`evaluate` gives of the same runs."""
     settings = settings or EvalSettings()
     engine = engine or EngineSettings()
     measures = as_measures(measures, defaults=settings.measure_defaults, ties=settings.ties)

@@ -147,12 +147,33 @@ def evaluate(
 ) -> Evaluation:
     """Evaluate one or more runs against the qrels.
 
-    ``settings`` (or keyword ``options`` such as ``ties="expected"``, ``missing="skip"``,
-    ``rel=2``, ``group_by="intent"``, ``aggregate="macro"``) set the conventions; ``groups`` (a
-    :class:`~rankviz.io.groups.QueryGroups`) and ``weights`` (qid -> weight) feed ``group_by`` and
-    ``aggregate="weights"``. ``rng`` draws the orders of ``ties="random"`` (default: ``seed``).
     One ranking table is alive at a time, so memory follows the largest run, not their sum.
-    """
+
+    Parameters
+    ----------
+    qrels
+        The judgments, or a path to them.
+    runs
+        One run or several: :class:`Run` objects, paths, DataFrames, dicts (see :func:`as_run`).
+    measures
+        One measure or several, as names (``"nDCG@10"``, trec_eval's ``"ndcg_cut.10"``) or
+        :class:`Measure` objects.
+    settings
+        The conventions (:class:`EvalSettings`); keyword ``options`` such as ``ties="expected"``,
+        ``missing="skip"``, ``rel=2``, ``group_by="intent"`` or ``aggregate="macro"`` replace its
+        fields.
+    groups
+        Query attributes (:class:`QueryGroups`) for ``group_by`` and ``aggregate="macro"``.
+    weights
+        qid -> weight, for ``aggregate="weights"``.
+    rng
+        A Generator or a seed for the orders of ``ties="random"`` (default: the settings' seed).
+
+    Returns
+    -------
+    Evaluation
+        Per-query values of every run and measure, their means under the aggregate in force, and
+        what was not covered."""
     settings = (settings or EvalSettings()).replace(**options)
     qrels = as_qrels(qrels)
     runs = as_runs(runs)
@@ -181,8 +202,30 @@ def evaluate_tables(
     weights: Mapping[str, float] | None = None,
     rng: np.random.Generator | int | None = None,
 ) -> Evaluation:
-    """The engine behind :func:`evaluate`, from ranking tables (run name, table) already built
-    under ``settings.ties`` (trec_eval's order for ``random``)."""
+    """The engine behind :func:`evaluate`, from ranking tables already built under
+    ``settings.ties`` (trec_eval's order for ``random``).
+
+    Parameters
+    ----------
+    tables
+        (run name, :class:`RankingTable`) pairs, or a mapping of them.
+    measures
+        The measures (:class:`Measure` objects).
+    settings
+        The conventions the tables were built under.
+    qrels_qids
+        The judged queries, when the tables do not list every one.
+    groups
+        Query attributes for ``group_by`` and ``aggregate="macro"``.
+    weights
+        qid -> weight, for ``aggregate="weights"``.
+    rng
+        A Generator or a seed for the orders of ``ties="random"``.
+
+    Returns
+    -------
+    Evaluation
+        Per-query values of every table and measure."""
     pairs = tables.items() if isinstance(tables, Mapping) else tables
     seed = tie_seed(settings, rng)
     gathered = []

@@ -143,10 +143,21 @@ class Collection:
 def open_collection(path: str | os.PathLike, *, confined: bool = False) -> Collection:
     """Open and validate a collection folder; a CollectionError names whatever is missing or wrong.
 
-    ``confined`` (a server's collections): no file is read through a symbolic link that leads out
-    of the folder. A run that does is left out (:attr:`Collection.outside` names it); any other file
-    is an error. So a link planted in a served folder (``runs/x.run -> /etc/passwd``) shows nobody
-    the file it points to."""
+    Parameters
+    ----------
+    path
+        The folder: ``qrels.txt``, ``runs/``, optional ``collection.toml``, queries, groups,
+        weights and other judgments (docs/collections.md).
+    confined
+        A server's collections: no file is read through a symbolic link that leads out of the
+        folder. A run that does is left out (:attr:`Collection.outside` names it); any other file
+        is an error. So a link planted in a served folder (``runs/x.run -> /etc/passwd``) shows
+        nobody the file it points to.
+
+    Returns
+    -------
+    Collection
+        The folder's files, read on first use, and its configuration."""
     if irds.is_irds(str(path)):
         return _irds_collection(str(path).removeprefix(irds.PREFIX))
     root = Path(path)

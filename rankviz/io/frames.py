@@ -19,8 +19,20 @@ from rankviz.io.readers import read_qrels, read_run
 
 
 def run_from_frame(frame, *, name: str = "run") -> Run:
-    """A run from a DataFrame with columns ``qid, docid, score`` (aliases as in CSV files; ``rank``
-    optional)."""
+    """A run from a DataFrame with columns ``qid, docid, score`` (aliases as in CSV files;
+    ``rank`` optional).
+
+    Parameters
+    ----------
+    frame
+        One row per retrieved document.
+    name
+        The run's name in every output.
+
+    Returns
+    -------
+    Run
+        The run, checked as every reader checks it."""
     columns = columns_from_frame(
         frame, f"DataFrame {name!r}", ("qid", "docid", "score"), ("rank",), "error"
     )
@@ -39,23 +51,74 @@ def run_from_frame(frame, *, name: str = "run") -> Run:
 
 
 def qrels_from_frame(frame, *, source: str = "DataFrame") -> Qrels:
-    """Qrels from a DataFrame with columns ``qid, docid, rel`` (aliases as in CSV files)."""
+    """Qrels from a DataFrame with columns ``qid, docid, rel`` (aliases as in CSV files).
+
+    Parameters
+    ----------
+    frame
+        One row per judgment.
+    source
+        What messages call it.
+
+    Returns
+    -------
+    Qrels
+        The judgments, checked as every reader checks them."""
     columns = columns_from_frame(frame, source, ("qid", "docid", "rel"), (), "qrels")
     return Qrels(**encode(columns["qid"], columns["docid"]), source=source, grade=columns["rel"])
 
 
 def run_from_dict(scores: Mapping[str, Mapping[str, float]], *, name: str = "run") -> Run:
-    """A run from ``{qid: {docid: score}}``."""
+    """A run from ``{qid: {docid: score}}``.
+
+    Parameters
+    ----------
+    scores
+        Each query's documents and their scores (higher is better).
+    name
+        The run's name in every output.
+
+    Returns
+    -------
+    Run
+        The run."""
     return run_from_frame(_frame(scores, "score", f"dict {name!r}"), name=name)
 
 
 def qrels_from_dict(grades: Mapping[str, Mapping[str, int]], *, source: str = "dict") -> Qrels:
-    """Qrels from ``{qid: {docid: grade}}``."""
+    """Qrels from ``{qid: {docid: grade}}``.
+
+    Parameters
+    ----------
+    grades
+        Each query's documents and their integer grades (below 0: in the pool, unjudged).
+    source
+        What messages call it.
+
+    Returns
+    -------
+    Qrels
+        The judgments."""
     return qrels_from_frame(_frame(grades, "rel", source), source=source)
 
 
 def as_run(value, *, name: str | None = None) -> Run:
-    """A :class:`Run` from a Run, a path, a DataFrame, a dict, a ranx Run or ir_measures' tuples."""
+    """A run from whatever holds it: a Run, a path, a DataFrame, a dict, a ranx Run or
+    ir_measures' tuples.
+
+    Parameters
+    ----------
+    value
+        The run: a :class:`Run` (returned as it is, renamed when ``name`` is given), a path (read
+        as :func:`read_run` reads it), a DataFrame with ``qid, docid, score``, ``{qid: {docid:
+        score}}``, a ranx ``Run`` or an iterable of ir_measures' ``ScoredDoc`` tuples.
+    name
+        The run's name in every output (default: the file's stem, ranx's name, or ``run``).
+
+    Returns
+    -------
+    Run
+        The run, checked as every reader checks it."""
     if isinstance(value, Run):
         return value
     if isinstance(value, (str, os.PathLike, bytes)):
@@ -75,8 +138,20 @@ def as_run(value, *, name: str | None = None) -> Run:
 
 
 def as_qrels(value) -> Qrels:
-    """:class:`Qrels` from Qrels, a path, a DataFrame, a dict, a ranx Qrels or ir_measures'
-    tuples."""
+    """Qrels from whatever holds them: Qrels, a path, a DataFrame, a dict, a ranx Qrels or
+    ir_measures' tuples.
+
+    Parameters
+    ----------
+    value
+        The judgments: a :class:`Qrels` (returned as it is), a path (read as :func:`read_qrels`
+        reads it), a DataFrame with ``qid, docid, rel``, ``{qid: {docid: grade}}``, a ranx
+        ``Qrels`` or an iterable of ir_measures' ``Qrel`` tuples.
+
+    Returns
+    -------
+    Qrels
+        The judgments, checked as every reader checks them."""
     if isinstance(value, Qrels):
         return value
     if isinstance(value, (str, os.PathLike, bytes)):

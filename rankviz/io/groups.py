@@ -109,7 +109,17 @@ def _read_table(
 
 def read_groups(path: str | os.PathLike) -> QueryGroups:
     """A groups file: header ``qid`` plus categorical columns (``query`` / ``text`` columns are
-    skipped)."""
+    skipped).
+
+    Parameters
+    ----------
+    path
+        A TSV or CSV file.
+
+    Returns
+    -------
+    QueryGroups
+        Each query's attributes, one column per attribute."""
     import pandas as pd
 
     header, rows = _read_table(path, ("qid",))
@@ -124,7 +134,17 @@ def read_groups(path: str | os.PathLike) -> QueryGroups:
 
 
 def read_weights(path: str | os.PathLike) -> pd.Series:
-    """A weights file: ``qid`` and ``weight`` (a finite number >= 0)."""
+    """A weights file: ``qid`` and ``weight`` (a finite number >= 0).
+
+    Parameters
+    ----------
+    path
+        A TSV or CSV file.
+
+    Returns
+    -------
+    pandas.Series
+        Each query's weight, indexed by qid."""
     import pandas as pd
 
     header, rows = _read_table(path, ("qid", "weight"))

@@ -95,13 +95,28 @@ def read_run(
     filename: str | None = None,
     duplicates: str = "error",
 ) -> Run:
-    """Read a run from a path or from bytes (``filename`` then names it in messages and formats).
+    """Read a run from a path or from bytes.
 
     Format by extension: ``.csv``, ``.parquet``, ``.tsv`` with a header naming ``qid`` and
     ``docid``; anything else is TREC (``.gz`` read transparently). The rank column is kept but does
-    not decide the order. ``duplicates="error"`` (default, as trec_eval) refuses a docid listed
-    twice for one query; ``"first"`` keeps its first line.
-    """
+    not decide the order.
+
+    Parameters
+    ----------
+    source
+        A path, or the file's bytes.
+    name
+        The run's name in every output (default: the file's stem).
+    filename
+        The name messages and the format follow when ``source`` is bytes.
+    duplicates
+        ``"error"`` (default, as trec_eval) refuses a docid listed twice for one query; ``"first"``
+        keeps its first line.
+
+    Returns
+    -------
+    Run
+        The run; a FormatError names the file, the line and what is wrong."""
     if duplicates not in DUPLICATE_POLICIES:
         raise OptionError(
             f"duplicates must be one of {', '.join(DUPLICATE_POLICIES)}, not {duplicates!r}"
@@ -147,7 +162,18 @@ def read_qrels(source: Source, *, filename: str | None = None) -> Qrels:
     Column 2 of TREC qrels is ignored (real files mix ``0`` and ``Q0``). Grades are integers and may
     be negative. The same pair judged twice with the same grade is kept once; with different
     grades it is an error.
-    """
+
+    Parameters
+    ----------
+    source
+        A path, or the file's bytes.
+    filename
+        The name messages and the format follow when ``source`` is bytes.
+
+    Returns
+    -------
+    Qrels
+        The judgments; a FormatError names the file, the line and what is wrong."""
     label = label_of(source, filename)
     kind = _table_kind(source, label)
     if kind == "trec":

@@ -278,8 +278,21 @@ def make(name: str, cutoff: int | None = None, **params: object) -> Measure:
 
 
 def parse(text: str | Measure, *, defaults: dict[str, object] | None = None) -> Measure:
-    """Parse ``"RR(rel=2)@10"``; ``defaults`` fill parameters the text does not set (if the family
-    has them)."""
+    """A measure from its name, as ir_measures and trec_eval write it.
+
+    Parameters
+    ----------
+    text
+        ``"RR(rel=2)@10"``, ``"nDCG@10"``, trec_eval's ``"ndcg_cut.10"`` or ``"P_5"``, or a
+        :class:`Measure` (returned as it is).
+    defaults
+        Parameter values for what the text does not set (when the family has the parameter):
+        ``{"rel": 2}``.
+
+    Returns
+    -------
+    Measure
+        The canonical measure; ``str()`` of it is its name in every output."""
     if isinstance(text, Measure):
         return text
     if not isinstance(text, str):

@@ -113,11 +113,27 @@ def rank(
 ) -> RankingTable:
     """Order every ranking of ``run`` under the tie policy and attach the qrels grades.
 
-    ``rng`` (a Generator or a seed) draws the order of ``ties="random"``; it is ignored otherwise.
-    ``cut``: the documents that count. Those whose id is the query's are dropped first; a depth
-    keeps each ranking's first N in trec_eval's order (as ``trec_eval -M``), which the policy then
-    orders.
-    """
+    Parameters
+    ----------
+    run
+        The run.
+    qrels
+        The judgments whose grades the table carries.
+    ties
+        The tie policy, a :class:`~rankviz.settings.tie_policy.TiePolicy` or its name
+        (default: trec_eval's, score descending, then docid descending).
+    rng
+        A Generator or a seed: the order of ``ties="random"``; ignored otherwise.
+    cut
+        The documents that count. Those whose id is the query's are dropped first; a depth keeps
+        each ranking's first N in trec_eval's order (as ``trec_eval -M``), which the policy then
+        orders.
+
+    Returns
+    -------
+    RankingTable
+        Every query's ranking in the policy's order, with grades, judged marks and the ideal
+        ranking."""
     rule = policy(ties)
     if rule.table_policy != rule:  # expected and random start from trec_eval's table
         table = rank(run, qrels, ties=rule.table_policy, cut=cut)

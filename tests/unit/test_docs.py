@@ -78,3 +78,25 @@ def test_the_python_examples_of_the_docs_run(monkeypatch, tmp_path) -> None:
     assert len(blocks) >= 4
     for block in blocks:
         exec(compile(block, "docs/python.md", "exec"), {})
+
+
+def test_every_function_rankviz_exports_says_its_parameters_and_what_it_returns() -> None:
+    """The API's functions (``rankviz.__all__``) carry numpydoc Parameters and Returns sections, and
+    each parameter of the signature is named there (a parameter added later is documented too)."""
+    import inspect
+
+    import rankviz as rv
+
+    checked = 0
+    for name in rv.__all__:
+        function = getattr(rv, name)
+        if not inspect.isfunction(function):
+            continue
+        doc = inspect.getdoc(function) or ""
+        assert "Parameters\n----------" in doc and "Returns\n-------" in doc, name
+        documented = set(re.findall(r"^(\w+)$", doc.split("Returns\n-------")[0], re.M))
+        for parameter in inspect.signature(function).parameters.values():
+            if parameter.kind is not parameter.VAR_KEYWORD:
+                assert parameter.name in documented, (name, parameter.name)
+        checked += 1
+    assert checked >= 18
