@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from rankviz._memory import server_environment
 from rankviz.analyses.checks import TOP_K
-from rankviz.cli import render, running
+from rankviz.cli import render_numbers, render_reports, running
 from rankviz.cli.anova import anova_command
 from rankviz.cli.features import features_command
 from rankviz.cli.fuse import fuse_command
@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 def check_command(args: argparse.Namespace) -> tuple[str, int]:
     study = open_study(args)
     report = study.check(args.k if args.k is not None else TOP_K)
-    return render.checks(
+    return render_reports.checks(
         report, args.format, conventions=study.settings.conventions()
     ), report.status
 
@@ -57,9 +57,9 @@ def check_command(args: argparse.Namespace) -> tuple[str, int]:
 def evaluate_command(args: argparse.Namespace) -> str:
     study = open_study(args)
     if args.protocol:
-        return render.protocol(study.protocol(), args.format)
+        return render_numbers.protocol(study.protocol(), args.format)
     result = _evaluation(study, args)
-    text = render.evaluation(result, args.format, per_query=args.per_query)
+    text = render_numbers.evaluation(result, args.format, per_query=args.per_query)
     if not args.ranks:
         return text
     tests = TestSettings(
@@ -70,7 +70,7 @@ def evaluate_command(args: argparse.Namespace) -> str:
         }
     )
     standings = _standings(study, tests, result)
-    return render.with_standings(
+    return render_numbers.with_standings(
         text, result.to_dict(per_query=args.per_query), "evaluation", standings, args.format
     )
 
@@ -90,9 +90,9 @@ def compare_command(args: argparse.Namespace) -> str | tuple[str, int]:
     comparison = study.compare(settings, evaluation=result)
     if args.detect is not None:
         comparison = comparison.with_queries_needed(result, args.detect)
-    text = render.comparison(comparison, args.format, conventions=result.conventions())
+    text = render_numbers.comparison(comparison, args.format, conventions=result.conventions())
     if args.ranks:
-        text = render.with_standings(
+        text = render_numbers.with_standings(
             text,
             comparison.to_dict(),
             "comparisons",
@@ -138,7 +138,7 @@ def summary_command(args: argparse.Namespace) -> str | tuple[str, int]:
         level=level,
         options=options,
     )
-    text = render.summary(result, args.format)
+    text = render_reports.summary(result, args.format)
     if args.fail_if is None:
         if args.margin is not None:
             raise OptionError("--margin goes with --fail-if worse|not-better")
@@ -157,7 +157,7 @@ def ties_command(args: argparse.Namespace) -> str:
             test_settings(args, study), TieReportSettings.from_args(args), progress=progress
         )
     report_ignored(report.ignored_qids)
-    return render.ties(report, args.format)
+    return render_reports.ties(report, args.format)
 
 
 def metrics_report_command(args: argparse.Namespace) -> str:
@@ -171,9 +171,9 @@ def metrics_report_command(args: argparse.Namespace) -> str:
         "stops_when_satisfied": None if args.stops is None else args.stops == "yes",
     }
     if isinstance(study, ScoresStudy):  # values alone: no task, no rankings to weigh
-        return render.metric_report(study.values_evidence(options), args.format)
+        return render_reports.metric_report(study.values_evidence(options), args.format)
     report = study.metric_report(options, task=study.infer_task(options.k).answered(**answers))
-    return render.metric_report(report, args.format)
+    return render_reports.metric_report(report, args.format)
 
 
 def unjudged_command(args: argparse.Namespace) -> str:
@@ -182,7 +182,7 @@ def unjudged_command(args: argparse.Namespace) -> str:
     report_ignored(report.evaluations["nonrelevant"].ignored)
     for line in report.warnings():
         warn(line)
-    return render.unjudged(report, args.format)
+    return render_reports.unjudged(report, args.format)
 
 
 def agreement_command(args: argparse.Namespace) -> str:
@@ -206,7 +206,7 @@ def agreement_command(args: argparse.Namespace) -> str:
     report = compare_judges(
         study, b.qrels, names=(a.name, b.name), kinds=(a.kind, b.kind), test=tests, k=k
     )
-    return render.agreement(report, args.format, conventions=study.conventions())
+    return render_reports.agreement(report, args.format, conventions=study.conventions())
 
 
 def app_command(args: argparse.Namespace) -> str:
@@ -263,7 +263,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], str | tuple[str, int]]] = {
     "ties": ties_command,
     "metrics-report": metrics_report_command,
     "unjudged": unjudged_command,
-    "measures": lambda args: render.measures_table(),
+    "measures": lambda args: render_numbers.measures_table(),
     "report": report_command,
     "summary": summary_command,
     "judgments": judgments_command,

@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from rankviz.cli import render, tables
+from rankviz.cli import tables
 from rankviz.cli.study_args import open_study, test_settings, warn
 from rankviz.errors import OptionError
 from rankviz.io.meeting import MeetingStore
+from rankviz.settings.numbers import to_json
 from rankviz.study import record
 
 
@@ -82,9 +83,7 @@ def report_command(args: argparse.Namespace) -> str:
     report = meeting.meeting_report(
         meeting.record, file_study=open_study(plain, quiet=True), test=test_settings(args, meeting)
     )
-    text = (
-        export.meeting_html(report) if args.format == "html" else render.to_json(report.to_dict())
-    )
+    text = export.meeting_html(report) if args.format == "html" else to_json(report.to_dict())
     if args.output is None:
         return text
     target = Path(args.output).resolve()

@@ -322,7 +322,7 @@ def test_tables_print_counts_as_counts_and_tiny_p_values_as_a_bound(capsys) -> N
 
 
 def test_metric_report_names_tau_ap() -> None:
-    from rankviz.cli.render import REPORT_TITLES
+    from rankviz.cli.render_reports import REPORT_TITLES
 
     assert REPORT_TITLES["tau_ap"].startswith("tau-AP")
 
