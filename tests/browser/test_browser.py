@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from apptest import FORMULA, IMAGE, LINK
 from browsing import (
+    CAPTION_CONTRAST,
     _free_port,
     choose,
     chromium_browser,  # noqa: F401 (the ``browser`` fixture)
@@ -275,6 +276,8 @@ def test_projector_mode_at_1280x720(browser, projector_server) -> None:
     ).first.bounding_box()
     # the conventions' first line is not under the header
     assert conventions["y"] >= header["y"] + header["height"]
+    # captions readable at a projector: WCAG AA's 4.5:1 (Streamlit's own grey is 3.8:1)
+    assert page.evaluate(CAPTION_CONTRAST) >= 4.5
     # one screen per query: Previous/Next, the query, and both rankings with their grade cells,
     # unscrolled
     next_button = page.get_by_role("button", name="Next").bounding_box()
@@ -539,6 +542,7 @@ def test_dark_theme_renders_every_page(browser, server) -> None:
             for v in background[background.index("(") + 1 : background.index(")")].split(",")[:3]
         )
         assert red + green + blue < 150, f"{spec.key}: not dark ({background})"
+        assert page.evaluate(CAPTION_CONTRAST) >= 4.5, spec.key
         assert page.get_by_text("Traceback").count() == 0
     context.close()
 
