@@ -155,18 +155,31 @@ def choose(url: UrlState, collection: Collection, meeting: Meeting) -> tuple[Qre
     default = meeting.default_mode
     offered = in_force.offered(collection, record_judges=meeting.record is not None)
     mode, top = default, None
-    if len(offered) > 1:  # at the top of the page: in projector mode too
+    # where the meeting can record, the choice's place is kept from the start: the first judgment
+    # brings the meeting's choice in without moving the page (the judging grid stays put)
+    may_record = not meeting.problem and not meeting.read_only
+    if len(offered) > 1 or may_record:  # at the top of the page: in projector mode too
         top, beside = st.columns([4, 1], vertical_alignment="center")
-        mode = url_option(
-            url,
-            beside,
-            QRELS_IN_FORCE,
-            "frame",
-            default=default,
-            choices=offered,
-            context=(offered,),
-            horizontal=True,
-        )
+        if len(offered) > 1:
+            mode = url_option(
+                url,
+                beside,
+                QRELS_IN_FORCE,
+                "frame",
+                default=default,
+                choices=offered,
+                context=(offered,),
+                horizontal=True,
+            )
+        else:
+            beside.radio(
+                QRELS_IN_FORCE.title,
+                offered,
+                horizontal=True,
+                disabled=True,
+                key="frame.qrels.waiting",
+                help="The meeting's judgments join the choices once it has recorded one.",
+            )
     file_qrels = meeting.file_qrels
 
     def source(chosen: str) -> tuple[Qrels, str]:

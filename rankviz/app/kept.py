@@ -43,11 +43,12 @@ def renew_grid() -> None:
 
 
 def say_recorded() -> None:
-    """What the last run recorded, said once at the top of the page."""
+    """What the last run recorded, said once, in a notice over the page's corner: a banner at its
+    top would push the judging grid down between one grade and the next."""
     said = st.session_state.get(_RECORDED)
     # forgotten once drawn: a run interrupted before drawing it (a newer rerun) says it on the next
     if said:
-        st.success(md(said))
+        st.toast(md(said), icon=":material/check_circle:", duration="long")
         st.session_state.pop(_RECORDED, None)
 
 

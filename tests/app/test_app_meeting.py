@@ -623,7 +623,7 @@ def test_a_grade_typed_against_a_colleagues_newer_one_is_kept_beside_it_not_reco
     docid = before["docid"].iloc[0]
     _type_grade(ann, 0, 0)
     _type_grade(bob, 0, 2)
-    assert not bob.exception and not [s for s in bob.success if "Recorded by Bob" in shown(s)]
+    assert not bob.exception and not [s for s in bob.toast if "Recorded by Bob" in shown(s)]
     assert MeetingStore(notes, create=False).latest() == {("1", docid): 0}  # hers stands
     warned = [shown(w) for w in bob.warning if "someone else graded the same documents" in shown(w)]
     assert len(warned) == 1 and f"{docid}: Ann gave 0, you typed 2" in warned[0]
@@ -638,7 +638,7 @@ def test_a_grade_typed_against_a_colleagues_newer_one_is_kept_beside_it_not_reco
     ]
     assert not [w for w in bob.warning if "someone else graded the same documents" in shown(w)]
     _type_grade(ann, 1, 3)  # no colleague's grade in between: recorded at once
-    assert any("Recorded by Ann: 1 judgment(s) of query 1" in shown(s) for s in ann.success)
+    assert any("Recorded by Ann: 1 judgment(s) of query 1" in shown(s) for s in ann.toast)
 
 
 _TEXT = st.text(alphabet=st.characters(codec="utf-8"), max_size=12) | st.sampled_from(

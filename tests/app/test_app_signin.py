@@ -220,7 +220,7 @@ def test_an_owner_imports_a_qrels_file_and_a_judge_is_not_offered_it(team) -> No
     assert not owner.exception and not said(owner, "error")
     assert any(
         "Imported 2 judgments of umbrela.txt, recorded as llm:umbrela" in s
-        for s in said(owner, "success")
+        for s in said(owner, "toast")
     )
     judged = MeetingStore(team, create=False).judgments()
     assert [(j.by, j.via, j.note) for j in judged] == [
@@ -238,7 +238,7 @@ def test_an_owner_imports_a_qrels_file_and_a_judge_is_not_offered_it(team) -> No
         b for b in owner.button if b.label.startswith("Undo the import recorded as llm:umbrela")
     )
     undo.click().run()
-    assert any("Undone: 2 judgments" in s for s in said(owner, "success"))
+    assert any("Undone: 2 judgments" in s for s in said(owner, "toast"))
     store = MeetingStore(team, create=False)
     assert (
         store.latest() == {}

@@ -298,6 +298,33 @@ def test_projector_mode_at_1280x720(browser, projector_server) -> None:
     context.close()
 
 
+def test_the_first_judgment_does_not_move_the_judging_grid(browser, tmp_path) -> None:
+    """At a projector the meeting's first judgment brings the "Qrels in force" choice in: its
+    place is kept from the start (the choice shown, waiting), so the grid stays where it was."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    with streamlit_server(env={"RANKVIZ_NOTES": str(notes)}) as url:
+        context = browser.new_context(viewport={"width": 1280, "height": 720})
+        page = context.new_page()
+        page.set_default_timeout(60_000)
+        link = f"{url}/deltas?baseline=bm25&run=dense&measure=AP&present=1&query=1"
+        tops = []
+        for judged in (False, True):
+            if judged:  # a colleague's first grade, recorded as the grid records one
+                MeetingStore(notes / "cranfield.sqlite", collection="Cranfield").judge(
+                    "1", "184", 2, by="Ann", via="typed name"
+                )
+            open_page(page, link)
+            page.get_by_role("heading", name="Per-query deltas").wait_for()
+            choice = page.get_by_role("radiogroup").filter(has_text="meeting")
+            assert choice.count() == (1 if judged else 0)
+            grid = page.locator('[data-testid="stMain"] [data-testid="stDataFrame"]').first
+            grid.locator("canvas").first.wait_for()
+            tops.append(grid.bounding_box()["y"])
+        assert tops[0] == tops[1]
+        context.close()
+
+
 def test_significance_page_changes_test_and_shows_the_forest_plot(page, server) -> None:
     open_page(page, f"{server}/significance?runs=bm25,dense,rrf&baseline=bm25&measure=AP")
     page.get_by_role("heading", name="Significance").wait_for()
