@@ -83,8 +83,10 @@ def record_panel(
             "top says why)."
         )
         return
-    # compact: below the first screen, which stays for the query
-    who = recorder.person(meeting, box, compact=compact)
+    # compact (a projector): the name is asked beside the grid, on the query's first screen, where
+    # the judging is
+    grid, beside = box.columns([3, 1]) if compact else (box, box)
+    who = recorder.person(meeting, box, compact=compact, ask_in=beside if compact else st)
     if not compact:
         recorder.lock_control(meeting, box, who)
     name = "" if meeting.why_not_recording() else who
@@ -100,7 +102,6 @@ def record_panel(
     }
     before = table.assign(**shown_ranks)
     editor_key = f"meeting.judge:{query}:{baseline}:{run}:{len(view)}:{generation()}"
-    grid, beside = box.columns([3, 1]) if compact else (box, box)
     grid.data_editor(
         before,
         key=editor_key,
@@ -137,7 +138,7 @@ def record_panel(
         _judging_caption(ctx, meeting)
     if not who and not meeting.read_only:
         box.info(
-            "Give your name " + ("below" if compact else "above") + " to judge, tag and note: "
+            f"Give your name {'at the right' if compact else 'above'} to judge, tag and note: "
             "every entry says who made it."
         )
     seen = {docid: latest[docid][0] if docid in latest else None for docid in before["docid"]}

@@ -45,10 +45,10 @@ def say(meeting) -> None:
         )
 
 
-def person(meeting, box, *, compact: bool) -> str:
+def person(meeting, box, *, compact: bool, ask_in=st) -> str:
     """Who this session is on the record, saying first why nothing can be recorded now if so: the
-    identity of the sign-in, or the name typed (asked once, then remembered by this browser; asked
-    while the meeting is locked too, so that an owner unlocks it under a name)."""
+    identity of the sign-in, or the name typed in ``ask_in`` (asked once, then remembered by this
+    browser; asked while the meeting is locked too, so that an owner unlocks it under a name)."""
     blocked = meeting.why_not_recording()
     if blocked and meeting.read_only:
         box.info(
@@ -62,7 +62,7 @@ def person(meeting, box, *, compact: bool) -> str:
     if blocked:
         box.info(message("Nothing can be recorded here: {}.", blocked))
     if not meeting.visitor.signed_in:
-        return _typed_name(st)
+        return _typed_name(ask_in, compact=compact)
     if not compact:
         box.caption(
             message(
@@ -74,14 +74,19 @@ def person(meeting, box, *, compact: bool) -> str:
     return meeting.visitor.name
 
 
-def _typed_name(container) -> str:
+def _typed_name(container, *, compact: bool = False) -> str:
+    """The name typed (``compact``: beside the judging grid at a projector, its label folded into
+    the field's placeholder and help, so the tags and the note stay on the same screen)."""
     remembered = st.session_state.get(NAME) or browser.remembered_name()
+    label = "Your name (for the meeting's record; this browser remembers it)"
     name = container.text_input(
-        "Your name (for the meeting's record; this browser remembers it)",
+        label,
         value=None if held("meeting.name") else remembered,
         max_chars=LIMITS["name"],
         key="meeting.name",
-        placeholder="e.g. Ann",
+        placeholder="Your name, to judge (e.g. Ann)" if compact else "e.g. Ann",
+        label_visibility="collapsed" if compact else "visible",
+        help=label if compact else None,
     ).strip()
     st.session_state[NAME] = name
     browser.remember_name(name)

@@ -288,6 +288,11 @@ def test_projector_mode_at_1280x720(browser, projector_server) -> None:
     # ten rows of documents and their grades
     assert box["y"] + box["height"] <= 720 and box["height"] >= 29 * 10
     assert page.get_by_label("Note on this query").bounding_box()["y"] < 720
+    # the name the judging needs is asked beside the grid, on the same screen (it was 4 below)
+    name = page.get_by_role(
+        "textbox", name="Your name (for the meeting's record; this browser remembers it)"
+    )
+    assert name.bounding_box()["y"] + name.bounding_box()["height"] <= 720
     # any document's text, with the query's words marked, opens over the first screen
     reader = page.get_by_role("button", name="Read a document")
     assert reader.bounding_box()["y"] + reader.bounding_box()["height"] <= 720
