@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import numpy as np
 import streamlit as st
 
 from rankviz.app import uploads
@@ -13,9 +14,6 @@ from rankviz.app.text import md
 from rankviz.errors import RankvizError
 from rankviz.io.model import Run
 from rankviz.study.fusing import METHODS, NORMS, Recipe, fused_run, trec_text
-
-#: documents kept a query in a fused run (a run file's usual depth)
-DEPTH = 1000
 
 
 def add_fused_run(runs: Mapping[str, Run], names: list[str]) -> None:
@@ -29,13 +27,22 @@ def add_fused_run(runs: Mapping[str, Run], names: list[str]) -> None:
             if scored
             else "minmax"
         )
+        st.caption(
+            "Each query keeps as many documents as the deepest of the runs fused ranks, so the "
+            "fused run is no deeper than its runs (and sets off no depth warning of its own)."
+        )
         if st.button("Add the fused run", disabled=len(chosen) < 2, key="fuse.add"):
+            inputs = [runs[n] for n in chosen]
             try:
-                run = fused_run(
-                    [runs[n] for n in chosen], Recipe(method, int(k), norm), depth=DEPTH
-                )
+                run = fused_run(inputs, Recipe(method, int(k), norm), depth=deepest(inputs))
             except RankvizError as exc:
                 st.error(md(str(exc)))
                 return
             uploads.keep_run(f"{run.name}.run", trec_text(run).encode())
             st.rerun()
+
+
+def deepest(runs: list[Run]) -> int:
+    """The most documents any of ``runs`` ranks for one query: a fused run keeps that many a
+    query (the union of its runs' rankings would be deeper than any of them)."""
+    return max(int(np.bincount(run.qid_codes).max(initial=0)) for run in runs)

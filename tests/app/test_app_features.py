@@ -37,7 +37,8 @@ def test_the_page_shows_the_librarys_correlations_and_a_chart_each() -> None:
 @pytest.mark.slow
 def test_a_fused_run_joins_the_runs_with_the_librarys_numbers() -> None:
     """The sidebar's "Add a fused run": bm25 and dense by RRF join the runs as
-    ``rrf60(bm25+dense)``, selected, with the AP of the library's fusion of the same runs."""
+    ``rrf60(bm25+dense)``, selected, with the AP of the library's fusion of the same runs cut at
+    the deepest of them (100 a query, where the union went to 155), and no warning about it."""
     from rankviz.study.fusing import Recipe, fused_run
 
     at = start(collection="cranfield", runs="bm25,dense", measures="AP")
@@ -49,6 +50,8 @@ def test_a_fused_run_joins_the_runs_with_the_librarys_numbers() -> None:
     assert "rrf60(bm25+dense)" in means.index
     folder = ROOT / "sample_data" / "cranfield"
     runs = [rv.read_run(folder / "runs" / f"{n}.run.gz", name=n) for n in ("bm25", "dense")]
-    fused = fused_run(runs, Recipe("rrf", 60), depth=1000)
+    fused = fused_run(runs, Recipe("rrf", 60), depth=100)  # Cranfield's runs rank 100 a query
     want = rv.evaluate(rv.read_qrels(folder / "qrels.txt"), fused, ["AP"]).mean("AP", fused.name)
     assert means.loc["rrf60(bm25+dense)", "AP"] == pytest.approx(want, abs=1e-12)
+    # no deeper than its runs: the checks find no depths that differ (it was 155 against 100)
+    assert not [w for w in at.warning if "different depths" in shown(w)]
