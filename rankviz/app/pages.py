@@ -30,24 +30,28 @@ class PageSpec:
     framed: bool = True
     # it reads rankings or qrels: a collection of scores alone is told so
     needs_rankings: bool = False
+    # the navigation's section: which question the page answers
+    section: str = "Compare the runs"
 
     @property
     def file(self) -> Path:
         return VIEWS / f"{self.key}.py"
 
 
+TRUST = "Can we trust the numbers"
+BEYOND = "Beyond one set of runs"
 PAGES = (
     PageSpec("overview", "Overview"),
     PageSpec("deltas", "Per-query deltas"),
-    PageSpec("histograms", "Rank histograms", needs_rankings=True),
     PageSpec("significance", "Significance"),
+    PageSpec("histograms", "Rank histograms", needs_rankings=True),
     PageSpec("features", "Query features"),
-    PageSpec("repro", "Reproducibility", needs_rankings=True),
-    PageSpec("ties", "Ties", needs_rankings=True),
-    PageSpec("unjudged", "Unjudged documents", needs_rankings=True),
-    PageSpec("metric_choice", "Metric choice"),
-    PageSpec("judgments", "Judgments", needs_rankings=True),
-    PageSpec("across", "Across collections", framed=False),
+    PageSpec("ties", "Ties", needs_rankings=True, section=TRUST),
+    PageSpec("unjudged", "Unjudged documents", needs_rankings=True, section=TRUST),
+    PageSpec("judgments", "Judgments", needs_rankings=True, section=TRUST),
+    PageSpec("metric_choice", "Metric choice", section=TRUST),
+    PageSpec("repro", "Reproducibility", needs_rankings=True, section=BEYOND),
+    PageSpec("across", "Across collections", framed=False, section=BEYOND),
 )
 DEFAULT_PAGE = PAGES[0]
 
@@ -62,8 +66,9 @@ def navigate(default: str = DEFAULT_PAGE.key) -> None:
     prefer_jemalloc()
     # with sign-in: nothing but the sign-in until the visitor is signed in
     signin.gate([page.key for page in PAGES], default)
-    pages = [
-        st.Page(page.file, title=page.title, url_path=page.key, default=page.key == default)
-        for page in PAGES
-    ]
-    st.navigation(pages).run()
+    sections: dict[str, list] = {}
+    for page in PAGES:  # in sections, each the question its pages answer
+        sections.setdefault(page.section, []).append(
+            st.Page(page.file, title=page.title, url_path=page.key, default=page.key == default)
+        )
+    st.navigation(sections).run()

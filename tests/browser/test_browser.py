@@ -330,6 +330,20 @@ def test_the_first_judgment_does_not_move_the_judging_grid(browser, tmp_path) ->
         context.close()
 
 
+def test_the_navigation_groups_the_pages_by_the_question_they_answer(page, server) -> None:
+    open_page(page, server)
+    nav = page.locator('[data-testid="stSidebarNav"]')
+    headers = nav.locator('[data-testid="stNavSectionHeader"]')
+    headers.first.wait_for()
+    assert headers.all_inner_texts() == [
+        "Compare the runs",
+        "Can we trust the numbers",
+        "Beyond one set of runs",
+    ]
+    links = [t.strip() for t in nav.locator("a").all_inner_texts()]
+    assert links == [spec.title for spec in PAGES]
+
+
 def test_significance_page_changes_test_and_shows_the_forest_plot(page, server) -> None:
     open_page(page, f"{server}/significance?runs=bm25,dense,rrf&baseline=bm25&measure=AP")
     page.get_by_role("heading", name="Significance").wait_for()
