@@ -12,6 +12,16 @@ from rankviz.errors import RankvizError
 from rankviz.measures import Measure
 from rankviz.settings.numbers import p_text
 
+#: The table's headers in words (the frame keeps the API's names, which exports use).
+HEADERS = {
+    "source": "source of variance",
+    "sum_sq": "sum of squares",
+    "df": "degrees of freedom",
+    "mean_sq": "mean square",
+    "p_value": "p",
+    "omega2": "partial ω²",
+}
+
 
 def anova_panel(ctx: Context, measure: Measure, confidence_level: float) -> None:
     st.subheader("Two-way ANOVA (system x topic)")
@@ -33,6 +43,7 @@ def anova_panel(ctx: Context, measure: Measure, confidence_level: float) -> None
             na_rep="",
         ),
         width="stretch",
+        column_config=HEADERS,
     )
     target = st.number_input(
         "Target margin of error",
@@ -48,6 +59,6 @@ def anova_panel(ctx: Context, measure: Measure, confidence_level: float) -> None
         + f". Residual variance {result.residual_variance:.4g}; a run's mean is within "
         f"±{result.moe:.4f} at {result.confidence_level:.0%} ({result.topics} topics); "
         f"{result.topics_for(target):,} topics would bring that to ±{target:.3f} (Sakai's topic "
-        "set size design, the residual variance kept). omega2: partial omega squared, the share "
-        "of the variance each factor explains."
+        "set size design, the residual variance kept). Partial ω² (omega squared): the share of "
+        "the variance each factor explains."
     )

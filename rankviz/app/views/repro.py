@@ -35,14 +35,35 @@ if len(set(chosen.values())) < 4:
 result = ctx.reproduction([chosen["orig_b"], chosen["orig_a"]], [chosen["rep_b"], chosen["rep_a"]])
 frames = result.to_frames()
 st.subheader("The orderings")
-st.dataframe(frames["orderings"].style.format({"ktu": "{:.3f}", "rbo": "{:.3f}"}), hide_index=True)
+#: The tables' headers in words (the frames keep the API's names, which exports use).
+HEADERS = {
+    "role": "run",
+    "ktu": "Kendall's tau union",
+    "rbo": "rank-biased overlap",
+    "rmse_baseline": "RMSE, baseline",
+    "nrmse_baseline": "normalised RMSE, baseline",
+    "p_paired_baseline": "paired t p, baseline",
+    "p_unpaired_baseline": "unpaired t p, baseline",
+    "rmse_advanced": "RMSE, advanced",
+    "nrmse_advanced": "normalised RMSE, advanced",
+    "p_paired_advanced": "paired t p, advanced",
+    "p_unpaired_advanced": "unpaired t p, advanced",
+    "er": "effect ratio",
+    "delta_ri": "Δ relative improvement",
+    "undefined": "why undefined",
+}
+st.dataframe(
+    frames["orderings"].style.format({"ktu": "{:.3f}", "rbo": "{:.3f}"}),
+    hide_index=True,
+    column_config=HEADERS,
+)
 st.caption(
     "Kendall's tau union (1: the same order of the documents both rankings hold) and rank-biased "
     f"overlap (p = {result.rbo_p:g}) of each reproduced run's rankings with its original's, "
     "averaged over the topics."
 )
 st.subheader("The effects")
-st.dataframe(frames["effects"], hide_index=True, width="stretch")
+st.dataframe(frames["effects"], hide_index=True, width="stretch", column_config=HEADERS)
 st.caption(
     md(result.describe())
     + ". RMSE near 0 and ER near 1 mean the per-topic scores and the improvement were reproduced; "

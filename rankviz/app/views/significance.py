@@ -25,9 +25,9 @@ HEADERS = {
     "ci_high": "95% CI high",
     "p_value": "p",
     "p_adjusted": "adjusted p",
-    "effect_size": "effect d_z",
-    "effect_low": "d_z CI low",
-    "effect_high": "d_z CI high",
+    "effect_size": "effect size (Cohen's dz)",
+    "effect_low": "dz CI low",
+    "effect_high": "dz CI high",
     "mean_baseline": "baseline mean",
     "mean_run": "run mean",
 }
