@@ -544,8 +544,8 @@ def test_a_deep_link_is_the_first_request_of_a_fresh_server(browser) -> None:
         page.get_by_role("heading", name="Per-query deltas").wait_for()
         text = open_collection(ROOT / "sample_data" / "cranfield").queries["27"]
         _markdown(page, text[:30]).wait_for()
-        navigation = page.locator('[data-testid="stSidebarNav"]').inner_text().splitlines()
-        assert [line for line in navigation if line.strip()] == [p.title for p in PAGES]
+        links = page.locator('[data-testid="stSidebarNav"] a').all_inner_texts()
+        assert [link.strip() for link in links] == [p.title for p in PAGES]
         assert "not loaded" not in page.content() and page.get_by_text("Traceback").count() == 0
         assert "query=27" in page.url and "measure=AP" in page.url
         context.close()
