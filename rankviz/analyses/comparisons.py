@@ -2,8 +2,8 @@
 them.
 
 Built on the array tests of :mod:`rankviz.analyses.significance`; options come as one
-:class:`~rankviz.settings.eval_settings.TestSettings`. :func:`compare` runs them from an
-:class:`~rankviz.evaluation.evaluate.Evaluation` in one call and returns a :class:`Comparison`.
+:class:`~rankviz.settings.significance_settings.TestSettings`. :func:`compare` runs them from an
+:class:`~rankviz.evaluation.result.Evaluation` in one call and returns a :class:`Comparison`.
 """
 
 from __future__ import annotations

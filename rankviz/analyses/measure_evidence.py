@@ -72,8 +72,9 @@ def discriminative_power(
     rng: np.random.Generator | int | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Per measure, the share of run pairs whose difference is significant at ``alpha``
-    (randomised Tukey HSD by default, or any test of :func:`~rankviz.significance.compare_runs`
-    with Holm's correction over the pairs), and the achieved significance level of every pair.
+    (randomised Tukey HSD by default, or any test of
+    :func:`~rankviz.analyses.pair_tests.compare_runs` with Holm's correction over the pairs), and
+    the achieved significance level of every pair.
 
     Returns ``(summary, asl)``: summary has ``pairs``, ``significant``, ``power`` per measure; asl
     has

@@ -1,7 +1,7 @@
 """Which measure fits a task, answered from the team's own runs and qrels.
 
 Four kinds of evidence, each a plain function over per-query matrices (queries x runs, one per
-measure, from :meth:`rankviz.evaluation.evaluate.Evaluation.matrix`):
+measure, from :meth:`rankviz.evaluation.result.Evaluation.matrix`):
 
 - guidance: a few questions about the task lead to measures, with the reason for each and what it
   would hide on this collection (:mod:`rankviz.analyses.task`);

@@ -1,6 +1,6 @@
 """Where an evaluation runs: in memory, streaming through pieces of a run, or on a Dask cluster.
 
-Every engine computes the same :class:`~rankviz.evaluation.evaluate.Evaluation` with the same
+Every engine computes the same :class:`~rankviz.evaluation.result.Evaluation` with the same
 kernels:
 
 - ``memory`` reads each run whole (:func:`rankviz.evaluation.evaluate.evaluate`);
@@ -12,7 +12,7 @@ kernels:
   too).
 
 A query's values do not depend on the other queries it is evaluated with (random tie orders are
-drawn per query and document, see :func:`rankviz.ranking.ranking_table.shuffle_ties`), so the
+drawn per query and document, see :func:`rankviz.ranking.ordering.shuffle_ties`), so the
 pieces' values put together are the in-memory values, whatever the blocks. Queries of the qrels that
 no piece ranks are evaluated last, as an empty ranking, exactly as the in-memory engine evaluates
 them.

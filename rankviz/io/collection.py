@@ -126,7 +126,7 @@ class Collection:
         return read_qrels(self.qrels_path)
 
     def grade_scale(self, qrels: Qrels) -> Scale:
-        """The grades the collection's meeting may give (:func:`rankviz.io.meeting.grade_scale`)."""
+        """The grades the collection's meeting may give (:func:`rankviz.io.grades.grade_scale`)."""
         return grade_scale(qrels.grade, gmax=self.config.gmax, given=self.config.grades)
 
     def run_path(self, name: str) -> Path:

@@ -1,4 +1,4 @@
-"""The sorts behind :func:`rankviz.ranking.ranking_table.rank`: rows in score order, ties broken as
+"""The sorts behind :func:`rankviz.ranking.ordering.rank`: rows in score order, ties broken as
 a policy says, grades looked up, and the ideal order of the judged documents.
 
 Each sort is one stable NumPy (or Arrow) pass over whole arrays; the ranking module decides which

@@ -162,7 +162,7 @@ IGNORE_IDENTICAL_IDS = Option(
 class RunCut:
     """Which retrieved documents count: the first ``depth`` of each ranking in trec_eval's order
     (None: all), after those whose id is the query's are dropped (``drop_identical``). The rankings
-    keep it (:func:`rankviz.ranking.ranking_table.rank`), so every measure, page and engine reads
+    keep it (:func:`rankviz.ranking.ordering.rank`), so every measure, page and engine reads
     the same documents."""
 
     depth: int | None = None

@@ -19,7 +19,7 @@ class TiePolicy:
 
     ``table_order``: the order its ranking table is built in (``expected`` and ``random`` start
     from trec_eval's, which keeps each tie group together). ``by_grade``: tied documents sorted by
-    :func:`rankviz.ranking.ranking_table.best_first_key`, descending (``"best"``) or ascending
+    :func:`rankviz.ranking.sorting.best_first_key`, descending (``"best"``) or ascending
     (``"worst"``). ``closed_form``: every measure takes its exact expectation over the orders of
     each group. ``sampled``: orders are drawn (trials and a seed). ``by_rank_column``: the table
     follows the run file's rank column (then file order) instead of the scores, so a tie group need

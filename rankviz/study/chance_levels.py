@@ -34,7 +34,7 @@ class ChanceLevel:
 
     def chance(self: Asked, names: Sequence[str] | None = None) -> Evaluation:
         """Each run's chance level: its retrieved documents of each query in a random order, exactly
-        (:func:`rankviz.ranking.ranking_table.chance_table`, measured with the ``expected`` closed
+        (:func:`rankviz.ranking.ordering.chance_table`, measured with the ``expected`` closed
         forms), for :attr:`chance_measures`."""
         settings = self.settings.replace(ties=EXPECTED)
         tables = (

@@ -100,3 +100,34 @@ def test_every_function_rankviz_exports_says_its_parameters_and_what_it_returns(
                 assert parameter.name in documented, (name, parameter.name)
         checked += 1
     assert checked >= 18
+
+
+def test_every_cross_reference_in_a_docstring_names_something_that_exists() -> None:
+    """``:class:`~rankviz.x.Y``` and its kin point at a module, class, function or field that is
+    there (a module moved into a layer's folder left no reference behind)."""
+    import dataclasses
+    import importlib
+
+    reference = re.compile(r":(?:class|func|mod|meth|data|attr):`~?(?:[^<`]*<)?(rankviz(?:\.\w+)+)")
+    missing: list[str] = []
+    absent, seen = object(), 0
+    for path in sorted((ROOT / "rankviz").rglob("*.py")):
+        for found in reference.finditer(path.read_text()):
+            seen += 1
+            parts = found.group(1).split(".")
+            for at in range(len(parts), 0, -1):  # the longest importable module, then attributes
+                try:
+                    target = importlib.import_module(".".join(parts[:at]))
+                    break
+                except ImportError:
+                    continue
+            for name in parts[at:]:
+                fields = dataclasses.fields(target) if dataclasses.is_dataclass(target) else ()
+                if name in {f.name for f in fields}:
+                    target = None
+                    break
+                target = getattr(target, name, absent)
+                if target is absent:
+                    missing.append(f"{path.relative_to(ROOT)}: {found.group(1)}")
+                    break
+    assert seen > 100 and missing == []
