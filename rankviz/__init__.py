@@ -36,6 +36,8 @@ if TYPE_CHECKING:  # what a type checker and an editor read; at run time, loaded
     from rankviz.settings.eval_settings import EvalSettings
     from rankviz.settings.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
     from rankviz.settings.significance_settings import TestSettings
+    from rankviz.study.front_door import open_study
+    from rankviz.study.request import StudyRequest
     from rankviz.study.run_study import Study
     from rankviz.study.scores_study import ScoresStudy
 
@@ -81,6 +83,8 @@ _EXPORTS = {
     "EvalSettings": "rankviz.settings.eval_settings",
     "TestSettings": "rankviz.settings.significance_settings",
     "Study": "rankviz.study.run_study",
+    "StudyRequest": "rankviz.study.request",
+    "open_study": "rankviz.study.front_door",
     "compare": "rankviz.analyses.comparisons",
     "Comparison": "rankviz.analyses.comparisons",
 }
@@ -128,6 +132,7 @@ __all__ = [
     "RunSource",
     "ScoresStudy",
     "Study",
+    "StudyRequest",
     "TestSettings",
     "TieReportSettings",
     "UnjudgedSettings",
@@ -138,6 +143,7 @@ __all__ = [
     "evaluate_sources",
     "evaluate_tables",
     "open_collection",
+    "open_study",
     "parse",
     "qrels_from_dict",
     "qrels_from_frame",

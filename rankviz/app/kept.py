@@ -12,7 +12,8 @@ import streamlit as st
 from rankviz.app.text import md
 
 NAME = "rankviz.meeting_name"  # the person's name, for this browser session
-_RECORDED = "rankviz.meeting_recorded"  # what the last rerun recorded, said once on the next
+_RECORDED = "rankviz.meeting_recorded"  # what the last rerun recorded, said on the next
+_SAID = "rankviz.meeting_said"  # what this run said of it, forgotten once a run draws to its end
 _GENERATION = "rankviz.meeting_generation"  # this session's editors start afresh after it records
 #: (record, person, kind) -> query -> a draft: "note" (the person's note, kept while it conflicts
 #: with a colleague's) or "grades" (the person's grades and the colleagues' they conflict with).
@@ -43,13 +44,22 @@ def renew_grid() -> None:
 
 
 def say_recorded() -> None:
-    """What the last run recorded, said once, in a notice over the page's corner: a banner at its
-    top would push the judging grid down between one grade and the next."""
+    """What the last run recorded, in a notice over the page's corner (a banner at its top would
+    push the judging grid down between one grade and the next). Said again on the next run until a
+    run that said it has drawn the whole page (:func:`run_finished`): a newer rerun (a click during
+    this one) drops what this run had not yet sent to the browser."""
     said = st.session_state.get(_RECORDED)
-    # forgotten once drawn: a run interrupted before drawing it (a newer rerun) says it on the next
     if said:
         st.toast(md(said), icon=":material/check_circle:", duration="long")
-        st.session_state.pop(_RECORDED, None)
+        st.session_state[_SAID] = said
+
+
+def run_finished() -> None:
+    """The page was drawn to its end: what it said of the record has reached the browser, and is
+    not said again."""
+    said = st.session_state.pop(_SAID, None)
+    if said is not None and st.session_state.get(_RECORDED) == said:
+        del st.session_state[_RECORDED]
 
 
 def kept(meeting, name: str, kind: str) -> dict[str, Any]:

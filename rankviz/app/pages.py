@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import StopException
 
 from rankviz._arrow import prefer_jemalloc
-from rankviz.app import signin
+from rankviz.app import kept, signin
 
 VIEWS = Path(__file__).resolve().parent / "views"
 
@@ -71,4 +72,9 @@ def navigate(default: str = DEFAULT_PAGE.key) -> None:
         sections.setdefault(page.section, []).append(
             st.Page(page.file, title=page.title, url_path=page.key, default=page.key == default)
         )
-    st.navigation(sections).run()
+    try:
+        st.navigation(sections).run()
+    except StopException:  # st.stop(): the page drew all it draws
+        kept.run_finished()
+        raise
+    kept.run_finished()  # not reached by a run a newer one interrupts (RerunException)

@@ -8,14 +8,12 @@ import sys
 from collections.abc import Mapping
 
 from rankviz.analyses.checks import TOP_K
-from rankviz.errors import OptionError
 from rankviz.evaluation.result import Evaluation
 from rankviz.settings.engine_settings import EngineSettings
-from rankviz.settings.eval_settings import EvalSettings
 from rankviz.settings.significance_settings import TestSettings
-from rankviz.study.opening import ranges_given
+from rankviz.study import front_door
+from rankviz.study.request import StudyRequest
 from rankviz.study.run_study import Study
-from rankviz.study.scores_study import ScoresStudy, is_scores, scores_folder
 
 
 def warn(message: str) -> None:
@@ -25,49 +23,7 @@ def warn(message: str) -> None:
 def open_study(args: argparse.Namespace, *, quiet: bool = False) -> Study:
     """The study the shared arguments name (a collection folder supplies defaults); what opening
     found worth saying goes to stderr (unless ``quiet``)."""
-    given = {n: v for n, v in vars(args).items() if n in EvalSettings.OPTIONS and n != "aggregate"}
-    ranges = ranges_given(getattr(args, "score_range", ()))
-    folder = scores_folder(args.qrels)
-    if folder is not None:
-        if getattr(args, "judgments", None) is not None:
-            raise OptionError(f"{folder.path}: per-query scores only: no qrels to judge")
-        return ScoresStudy.of_collection(
-            folder,
-            args.runs or (),
-            scores=getattr(args, "scores", ()),
-            measures=args.measures or None,
-            options=given,
-            groups=getattr(args, "groups", None),
-            aggregate=getattr(args, "aggregate", None),
-            lower_is_better=getattr(args, "lower_is_better", ()),
-            ranges=ranges,
-        )
-    if is_scores(args.qrels):
-        return ScoresStudy.opened(
-            args.qrels,
-            args.runs or (),
-            measures=args.measures or None,
-            options=given,
-            groups=getattr(args, "groups", None),
-            aggregate=getattr(args, "aggregate", None),
-            lower_is_better=getattr(args, "lower_is_better", ()),
-            ranges=ranges,
-        )
-    study = Study.open(
-        args.qrels,
-        args.runs or (),
-        measures=args.measures or None,
-        judgments=getattr(args, "judgments", None),
-        qrels_in_force=getattr(args, "qrels_in_force", None),
-        groups=getattr(args, "groups", None),
-        aggregate=getattr(args, "aggregate", None),
-        options=given,
-        scores=getattr(args, "scores", ()),
-        lower_is_better=getattr(args, "lower_is_better", ()),
-        ranges=ranges,
-        diversity=getattr(args, "diversity", None),
-        judgment_groups=getattr(args, "judgment_groups", None),
-    )
+    study = front_door.open_study(StudyRequest.from_args(args))
     for line in () if quiet else study.notes:
         warn(line)
     return study

@@ -1,6 +1,6 @@
 """What a study of files opens: the qrels in force, the runs, the measures and the settings.
 
-:meth:`Study.open <rankviz.study.run_study.Study.open>` hands its arguments here; a collection
+:meth:`Study.open <rankviz.study.run_study.Study.open>` hands its request here; a collection
 folder's conventions, measures, groups and weights are its defaults (:func:`collection_settings`,
 which the app's sidebar starts from too) and the options given win over them.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rankviz.errors import MeasureError, OptionError
 from rankviz.evaluation.aggregate import aggregate_option
@@ -23,11 +23,12 @@ from rankviz.io.irds import is_irds
 from rankviz.io.meeting import MeetingStore
 from rankviz.io.model import Qrels
 from rankviz.io.readers import read_qrels, read_run
-from rankviz.io.score_rules import ScoreRules, parse_range, score_rules
+from rankviz.io.score_rules import ScoreRules, score_rules
 from rankviz.measures import Measure, parse, refuse_without_closed_form
 from rankviz.measures.spellings import TREC_EVAL_LEFT_OUT
 from rankviz.settings.eval_settings import DEFAULT_MEASURES, EvalSettings
 from rankviz.study.in_force import FILE, MEETING, decide, with_record
+from rankviz.study.request import StudyRequest
 from rankviz.study.side_measures import SIDES, side_name, side_scores, split_sides
 
 if TYPE_CHECKING:
@@ -58,24 +59,11 @@ class Opened:
     record: MeetingStore | None
 
 
-def open_inputs(
-    qrels: str | Path,
-    runs: Sequence[str | Path] = (),
-    *,
-    measures: Sequence[str | Measure] | None = None,
-    judgments: str | None = None,
-    qrels_in_force: str | None = None,
-    groups: str | None = None,
-    aggregate: str | None = None,
-    options: Mapping[str, Any] | None = None,
-    scores: Sequence[str | Path] = (),
-    lower_is_better: Sequence[str] = (),
-    ranges: Mapping[str, Sequence[float]] | None = None,
-    diversity: str | Path | None = None,
-    judgment_groups: str | Path | None = None,
-) -> Opened:
-    """The inputs :meth:`Study.open <rankviz.study.run_study.Study.open>` describes (its parameters,
-    the same)."""
+def open_inputs(request: StudyRequest) -> Opened:
+    """The inputs a request names (:class:`~rankviz.study.request.StudyRequest`), read and
+    decided."""
+    qrels, runs, measures = request.qrels, request.runs, request.measures
+    judgments, options = request.judgments, request.options
     collection = None
     if not is_irds(str(qrels)) and not Path(qrels).exists():
         raise OptionError(
@@ -95,12 +83,14 @@ def open_inputs(
             raise OptionError("give at least one run file after the qrels")
         read = read_qrels(qrels)
         sources = tuple(RunSource.of_paths(list(runs)))
-    how, weights = aggregate_option(aggregate, collection)
+    how, weights = aggregate_option(request.aggregate, collection)
+    groups = request.groups
     found = read_groups(groups) if groups else (collection.groups if collection else None)
     given = {**(options or {}), **({"aggregate": how} if how else {})}
     settings = EvalSettings.from_args(given, base=collection_settings(collection))
     notes: list[str] = []
     record, record_qrels = None, None
+    qrels_in_force = request.qrels_in_force
     if qrels_in_force == MEETING and judgments is None:
         judgments = ""  # the collection's own record
     mode = qrels_in_force or (MEETING if judgments is not None else FILE)
@@ -120,12 +110,12 @@ def open_inputs(
             )
         found.column(settings.group_by)
     own = collection.score_paths if collection is not None else ()
-    rules = rules_in_force(collection, lower_is_better, ranges)
-    scored = read_scores_beside([*own, *scores], settings, rules)
+    rules = rules_in_force(collection, request.lower_is_better, request.ranges)
+    scored = read_scores_beside([*own, *request.scores], settings, rules)
     asked = list(measures or (collection.config.measures if collection is not None else ()))
     beside, others = split_sides(asked)
     if beside:
-        given = {"diversity": diversity, "judgment_groups": judgment_groups}
+        given = {"diversity": request.diversity, "judgment_groups": request.judgment_groups}
         paths = {
             kind: given[kind] or (side.path_in(collection) if collection is not None else None)
             for kind, side in SIDES.items()
@@ -159,11 +149,6 @@ def open_inputs(
         tuple(notes),
         record,
     )
-
-
-def ranges_given(texts: Sequence[str]) -> dict[str, tuple[float, float]]:
-    """The ranges of ``--score-range NAME=LOW:HIGH`` (repeatable), by score name."""
-    return dict(parse_range(text) for text in texts)
 
 
 def rules_in_force(

@@ -43,6 +43,7 @@ from rankviz.study.passes import RunPasses
 from rankviz.study.questions import Questions
 from rankviz.study.reports import Reports
 from rankviz.study.repro_reports import Reproducing
+from rankviz.study.request import StudyRequest
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -76,7 +77,7 @@ class Study(Reports, Questions, Features, Reproducing, ChanceLevel, RunPasses):
     @classmethod
     def open(
         cls,
-        qrels: str | Path,
+        qrels: str | Path | StudyRequest,
         runs: Sequence[str | Path] = (),
         *,
         measures: Sequence[str | Measure] | None = None,
@@ -91,13 +92,15 @@ class Study(Reports, Questions, Features, Reproducing, ChanceLevel, RunPasses):
         diversity: str | Path | None = None,
         judgment_groups: str | Path | None = None,
     ) -> Study:
-        """A study of files (:func:`rankviz.study.opening.open_inputs`).
+        """A study of files (:func:`rankviz.study.opening.open_inputs`): of a
+        :class:`~rankviz.study.request.StudyRequest`, or of the same inputs given as keywords.
 
         Parameters
         ----------
         qrels
             A qrels file, a collection folder (its qrels, its runs unless ``runs`` names some, its
-            conventions, measures, groups and weights as defaults) or ``irds:DATASET_ID``.
+            conventions, measures, groups and weights as defaults) or ``irds:DATASET_ID``; or a
+            request holding every input (then nothing else is given).
         runs
             Run files, or names of a collection's runs.
         measures
@@ -137,26 +140,34 @@ class Study(Reports, Questions, Features, Reproducing, ChanceLevel, RunPasses):
         """
         from rankviz.io.score_forms import is_scores
 
-        if is_scores(qrels):
+        if isinstance(qrels, StudyRequest):
+            keywords = (measures, judgments, qrels_in_force, groups, aggregate, options, ranges)
+            others = (diversity, judgment_groups, *runs, *scores, *lower_is_better)
+            if any(given is not None for given in (*keywords, *others)):
+                raise TypeError("Study.open: a StudyRequest holds every input; give nothing else")
+            request = qrels
+        else:
+            request = StudyRequest(
+                qrels,
+                tuple(runs),
+                measures=None if measures is None else tuple(measures),
+                judgments=judgments,
+                qrels_in_force=qrels_in_force,
+                groups=groups,
+                aggregate=aggregate,
+                options=options or {},
+                scores=tuple(scores),
+                lower_is_better=tuple(lower_is_better),
+                ranges=ranges,
+                diversity=diversity,
+                judgment_groups=judgment_groups,
+            )
+        if is_scores(request.qrels):
             raise OptionError(
-                f"{qrels} holds per-query scores, not qrels: open it with "
+                f"{request.qrels} holds per-query scores, not qrels: open it with "
                 "rankviz.ScoresStudy.of_files (or rankviz.Evaluation.from_scores)"
             )
-        opened = open_inputs(
-            qrels,
-            runs,
-            measures=measures,
-            judgments=judgments,
-            qrels_in_force=qrels_in_force,
-            groups=groups,
-            aggregate=aggregate,
-            options=options,
-            scores=scores,
-            lower_is_better=lower_is_better,
-            ranges=ranges,
-            diversity=diversity,
-            judgment_groups=judgment_groups,
-        )
+        opened = open_inputs(request)
         study = cls(
             opened.qrels,
             {},

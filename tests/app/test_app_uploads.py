@@ -8,6 +8,7 @@ from conftest import CRANFIELD
 from streamlit.testing.v1 import AppTest
 
 from rankviz.app import measure_picker
+from rankviz.app.text import md
 
 SCRIPT = "from rankviz.app.pages import navigate\nnavigate(default='overview')\n"
 
@@ -43,3 +44,35 @@ def test_an_upload_interrupted_before_the_selection_still_joins_it(monkeypatch) 
     # joined once: taking it out of the selection keeps it out
     runs.set_value(["bm25", "dense"]).run()
     assert next(m for m in at.multiselect if m.label == "Runs").value == ["bm25", "dense"]
+
+
+def test_what_was_recorded_is_said_again_after_a_run_ended_by_a_newer_one(monkeypatch) -> None:
+    """A click during the run that says what was recorded starts a newer run, and Streamlit drops
+    what the ended run had not yet sent: the notice is said by the next run, and once a run has
+    drawn the whole page, not again."""
+    import streamlit as st
+
+    from rankviz.app import recorder
+
+    at = AppTest.from_string(SCRIPT, default_timeout=120)
+    at.query_params["collection"] = "cranfield"
+    at.session_state["rankviz.meeting_recorded"] = "Recorded by Ann: the note of query 1."
+    say = recorder.say
+    ended = []
+
+    def ended_once(meeting) -> None:  # right after the notice: the person clicked
+        if not ended:
+            ended.append(True)
+            st.rerun()
+        say(meeting)
+
+    monkeypatch.setattr(recorder, "say", ended_once)
+    said = []  # the notices the runs send
+    toast = st.toast
+    monkeypatch.setattr(st, "toast", lambda body, **kw: said.append(body) or toast(body, **kw))
+    at.run()
+    assert ended and not at.exception
+    # said by the ended run and again by the next, which drew the whole page
+    assert said == [md("Recorded by Ann: the note of query 1.")] * 2
+    at.run()
+    assert said == [md("Recorded by Ann: the note of query 1.")] * 2

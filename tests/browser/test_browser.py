@@ -306,6 +306,8 @@ def test_projector_mode_at_1280x720(browser, projector_server) -> None:
 def test_the_first_judgment_does_not_move_the_judging_grid(browser, tmp_path) -> None:
     """At a projector the meeting's first judgment brings the "Qrels in force" choice in: its
     place is kept from the start (the choice shown, waiting), so the grid stays where it was."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     notes = tmp_path / "notes"
     notes.mkdir()
     with streamlit_server(env={"RANKVIZ_NOTES": str(notes)}) as url:
@@ -325,9 +327,22 @@ def test_the_first_judgment_does_not_move_the_judging_grid(browser, tmp_path) ->
             assert choice.count() == (1 if judged else 0)
             grid = page.locator('[data-testid="stMain"] [data-testid="stDataFrame"]').first
             grid.locator("canvas").first.wait_for()
+            if judged:  # once the page has drawn itself where it was before
+                try:
+                    page.wait_for_function(GRID_AT, arg=tops[0], timeout=30_000)
+                except PlaywrightTimeout:
+                    pass
             tops.append(grid.bounding_box()["y"])
-        assert tops[0] == tops[1]
+        text = page.locator('[data-testid="stMain"]').inner_text()
+        assert tops[0] == tops[1], text[:2000]
         context.close()
+
+
+#: The top of the page's first table is at ``top`` (the argument).
+GRID_AT = """top => {
+  const grid = document.querySelector('[data-testid="stMain"] [data-testid="stDataFrame"]');
+  return grid !== null && grid.getBoundingClientRect().top === top;
+}"""
 
 
 def test_the_navigation_groups_the_pages_by_the_question_they_answer(page, server) -> None:

@@ -1,0 +1,54 @@
+"""The one way a front end opens a study: a request (:class:`~rankviz.study.request.StudyRequest`)
+opens a study of runs and qrels, or of per-query scores alone when its first input holds scores
+(a file of them, or a collection folder of them with no runs)."""
+
+from __future__ import annotations
+
+from rankviz.errors import OptionError
+from rankviz.io.score_forms import is_scores
+from rankviz.study.request import StudyRequest
+from rankviz.study.run_study import Study
+from rankviz.study.scores_study import ScoresStudy, scores_folder
+
+
+def open_study(request: StudyRequest) -> Study:
+    """The study ``request`` names, what opening found worth saying in its ``notes``.
+
+    Parameters
+    ----------
+    request
+        The inputs, as given.
+
+    Returns
+    -------
+    A :class:`~rankviz.study.run_study.Study` of runs and qrels, or a
+    :class:`~rankviz.study.scores_study.ScoresStudy` when the first input holds scores.
+    """
+    folder = scores_folder(request.qrels)
+    if folder is None and not is_scores(request.qrels):
+        return Study.open(request)
+    if request.judgments is not None:
+        raise OptionError(f"{request.qrels}: per-query scores only: no qrels to judge")
+    r = request
+    if folder is not None:
+        return ScoresStudy.of_collection(
+            folder,
+            r.runs,
+            scores=r.scores,
+            measures=r.measures,
+            options=r.options,
+            groups=r.groups,
+            aggregate=r.aggregate,
+            lower_is_better=r.lower_is_better,
+            ranges=r.ranges,
+        )
+    return ScoresStudy.opened(
+        r.qrels,
+        r.runs,
+        measures=r.measures,
+        options=r.options,
+        groups=r.groups,
+        aggregate=r.aggregate,
+        lower_is_better=r.lower_is_better,
+        ranges=r.ranges,
+    )

@@ -1,0 +1,93 @@
+"""What a study is opened from, said once: the qrels (or a collection, or scores), the runs, the
+measures, the options and the other judgments, as one frozen value every front end builds (the
+command line with :meth:`StudyRequest.from_args`, the API with keywords) and
+:meth:`Study.open <rankviz.study.run_study.Study.open>` opens. A new opening input is a field here
+and a line where it is read, nowhere else."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from rankviz.io.score_rules import parse_range
+from rankviz.measures import Measure
+from rankviz.settings.eval_settings import EvalSettings
+
+
+@dataclass(frozen=True)
+class StudyRequest:
+    """The inputs of a study, as given (nothing read yet).
+
+    Parameters
+    ----------
+    qrels
+        A qrels file, a collection folder (its qrels, its runs unless ``runs`` names some, its
+        conventions, measures, groups and weights as defaults), ``irds:DATASET_ID``, or a file or
+        folder of per-query scores.
+    runs
+        Run files, or names of a collection's runs (score files and run names beside scores).
+    measures
+        Measure names (None: the collection's, else the defaults).
+    judgments
+        A meeting record ("" for the collection's own), whose judgments are put in force.
+    qrels_in_force
+        ``file``, ``meeting`` or ``both`` (None: the meeting's when ``judgments`` is given).
+    groups
+        A file of query groups.
+    aggregate
+        How the mean is taken (``query``, ``weights``, ``macro``).
+    options
+        The conventions by option name (:data:`EvalSettings.OPTIONS`), over the collection's.
+    scores
+        Files of per-query scores from any evaluator, beside the runs' measures.
+    lower_is_better
+        Score names where lower is better.
+    ranges
+        A score name's known (low, high) range.
+    diversity
+        Diversity qrels (subtopic judgments), for ndeval's measures.
+    judgment_groups
+        trec_eval's judgment groups qrels (``-R qrels_jg``), for its ``*_avgjg`` measures.
+    """
+
+    qrels: str | Path
+    runs: tuple[str | Path, ...] = ()
+    measures: tuple[str | Measure, ...] | None = None
+    judgments: str | None = None
+    qrels_in_force: str | None = None
+    groups: str | None = None
+    aggregate: str | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+    scores: tuple[str | Path, ...] = ()
+    lower_is_better: tuple[str, ...] = ()
+    ranges: Mapping[str, Sequence[float]] | None = None
+    diversity: str | Path | None = None
+    judgment_groups: str | Path | None = None
+
+    def __post_init__(self) -> None:
+        # frozen all the way down: a sequence kept as a tuple, a mapping as a read-only copy
+        put = object.__setattr__
+        for name in ("runs", "scores", "lower_is_better"):
+            put(self, name, tuple(getattr(self, name) or ()))
+        if self.measures is not None:
+            put(self, "measures", tuple(self.measures))
+        put(self, "options", MappingProxyType(dict(self.options or {})))
+        if self.ranges is not None:
+            put(self, "ranges", MappingProxyType({k: tuple(v) for k, v in self.ranges.items()}))
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> StudyRequest:
+        """What a command's parsed arguments ask for: the inputs and the conventions, each
+        command's own flags (``--judgments``, ``--diversity``, ...) where it has them."""
+        given = vars(args)
+        asked = {f.name: given[f.name] for f in fields(cls) if given.get(f.name) is not None}
+        asked["measures"] = given.get("measures") or None
+        asked["options"] = {
+            n: v for n, v in given.items() if n in EvalSettings.OPTIONS and n != "aggregate"
+        }
+        asked["ranges"] = dict(parse_range(text) for text in given.get("score_range") or ())
+        return cls(**asked)
