@@ -25,7 +25,20 @@ manifest_scanner.scan_component_manifests = functools.cache(
 def shown(element) -> str:
     """An element's markdown as a reader sees it (the app escapes every punctuation mark of user
     text and puts invisible word joiners where markdown would make a link)."""
-    return re.sub(r"\\(.)", r"\1", element.value).replace("\u2060", "")
+    return seen(element.value)
+
+
+def seen(markdown: str) -> str:
+    """Markdown as a reader sees it (:func:`shown`'s, of a text that is not an element's value: an
+    expander's label)."""
+    return re.sub(r"\\(.)", r"\1", markdown).replace("\u2060", "")
+
+
+def conventions(at: AppTest) -> str:
+    """The conventions line at the top of the page, and every convention behind it, as a reader
+    sees them."""
+    line = next(e for e in at.main.expander if e.label.startswith("**"))
+    return seen(line.label) + "\n" + shown(line.caption[0])
 
 
 def start(page: str = "overview", **params: str) -> AppTest:
@@ -92,8 +105,10 @@ def hostile_collection(root: Path) -> Path:
 def rendered(at: AppTest) -> list[tuple[str, str]]:
     """(markdown source, what a reader sees) of every text element that renders markdown."""
     kinds = ("markdown", "caption", "warning", "error", "info", "success", "header", "subheader")
+    labels = [(e.label, seen(e.label)) for e in at.get("expander")]
     return [
-        (e.value, shown(e)) for kind in kinds for e in at.get(kind) if getattr(e, "value", None)
+        *labels,
+        *((e.value, shown(e)) for kind in kinds for e in at.get(kind) if getattr(e, "value", None)),
     ]
 
 

@@ -12,7 +12,16 @@ from __future__ import annotations
 import streamlit as st
 
 from rankviz import plots
-from rankviz.app import browser, drafts, inputs, kept, measure_picker, recorder, sidebar
+from rankviz.app import (
+    browser,
+    conventions_line,
+    drafts,
+    inputs,
+    kept,
+    measure_picker,
+    recorder,
+    sidebar,
+)
 from rankviz.app import in_force as qrels_in_force
 from rankviz.app import options as app_options
 from rankviz.app.arriving import take_passes
@@ -219,13 +228,5 @@ def open_page(key: str) -> Context:
             message("A run cannot be read: {}", served.served_text(str(exc), ctx.collection.path))
         )
         st.stop()
-    judged = (
-        [f"top {ctx.k} judged: " + ", ".join(f"{name} {share:.0%}" for name, share in thin.items())]
-        if thin
-        else []
-    )
-    (ctx.top or st).caption(
-        f"**{md(ctx.collection_name)}** · "
-        + " · ".join(md(line) for line in [*ctx.conventions(), *judged])
-    )
+    conventions_line.show(ctx, thin)
     return ctx

@@ -274,6 +274,12 @@ class EvalSettings(Settings):
         _, _, grade = self.unjudged.partition(":")
         return int(grade) if grade else self.rel
 
+    def unlike_trec_eval(self) -> list[str]:
+        """The lines of :meth:`conventions` that are not trec_eval's defaults (none: every
+        number is as trec_eval computes it)."""
+        defaults = set(EvalSettings().conventions())
+        return [line for line in self.conventions() if line not in defaults]
+
     def conventions(self) -> list[str]:
         """The conventions in force, one line each, as every output shows them."""
         lines = [_describe_ties(self.ties, self), MISSING.meanings[self.missing]]

@@ -9,7 +9,7 @@ import json
 
 import pandas as pd
 import pytest
-from apptest import judged_collection, shown, start
+from apptest import conventions, judged_collection, shown, start
 
 import rankviz as rv
 from rankviz.cli import main
@@ -163,7 +163,7 @@ def test_another_source_in_force_gives_its_numbers_and_says_so(collection, mode,
     study = rv.Study.open(collection, RUNS.split(","), measures=["nDCG@10"])
     expected = rv.Study(qrels, study.runs, study.measures, study.settings).evaluation().means()
     assert means["nDCG@10"].to_dict() == pytest.approx(expected["nDCG@10"].to_dict(), abs=1e-12)
-    caption = shown(at.caption[0])
+    caption = conventions(at)
     assert "qrels.umbrela.txt (llm:gpt-4o)" in caption
     assert ("holes filled by" in caption) == (mode == "file+umbrela")
     capsys.readouterr()

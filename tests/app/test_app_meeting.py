@@ -13,7 +13,7 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
-from apptest import shown, start
+from apptest import conventions, shown, start
 from conftest import CRANFIELD, ROOT, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -147,8 +147,8 @@ def test_the_meeting_qrels_in_force_change_every_number_as_the_command_line_does
     # seen in projector mode too
     assert [r.value for r in meeting_view.main.radio if r.label == "Qrels in force"] == ["meeting"]
     assert not meeting_view.exception and not meeting_view.error
-    assert f"the meeting's {len(grades)} judgments in force" in shown(meeting_view.caption[0])
-    assert f"the meeting's {len(grades)} judgments not applied" in shown(file_view.caption[0])
+    assert f"the meeting's {len(grades)} judgments in force" in conventions(meeting_view)
+    assert f"the meeting's {len(grades)} judgments not applied" in conventions(file_view)
     cli = subprocess.run(
         [
             sys.executable,
@@ -171,7 +171,7 @@ def test_the_meeting_qrels_in_force_change_every_number_as_the_command_line_does
     )
     said = next(line for line in cli.stderr.splitlines() if "qrels: " in line)
     # the same sentence on both roads
-    assert said.removeprefix("rankviz: ") in shown(meeting_view.caption[0])
+    assert said.removeprefix("rankviz: ") in conventions(meeting_view)
     as_file = subprocess.run(
         [
             sys.executable,
@@ -191,7 +191,7 @@ def test_the_meeting_qrels_in_force_change_every_number_as_the_command_line_does
         check=True,
     )
     said = next(line for line in as_file.stderr.splitlines() if "qrels: " in line)
-    assert said.removeprefix("rankviz: ") in shown(file_view.caption[0])
+    assert said.removeprefix("rankviz: ") in conventions(file_view)
     means = meeting_view.dataframe[0].value
     plain = file_view.dataframe[0].value
     assert not means.equals(plain)
@@ -239,9 +239,7 @@ def test_the_meeting_qrels_in_force_change_every_number_as_the_command_line_does
     expected = pd.read_csv(io.StringIO(cli.stdout), sep="\t").pivot(
         index="run", columns="measure", values="value"
     )
-    assert f"the meeting's {len(grades) + later} judgments in force" in shown(
-        meeting_view.caption[0]
-    )
+    assert f"the meeting's {len(grades) + later} judgments in force" in conventions(meeting_view)
     revised_means = meeting_view.dataframe[0].value
     assert not revised_means.equals(means)
     for run in revised_means.index:
@@ -332,8 +330,8 @@ def test_a_read_only_record_opens_read_only_with_its_numbers_and_a_message(notes
         )
         assert not [t for t in at.text_input if t.key == "meeting.name"]
         overview = start("overview", qrels="meeting")
-        assert not overview.exception and "with the meeting's 1 judgments in force" in shown(
-            overview.caption[0]
+        assert not overview.exception and "with the meeting's 1 judgments in force" in conventions(
+            overview
         )
         cli = subprocess.run(
             [
@@ -450,7 +448,7 @@ def test_a_grade_outside_the_scale_in_the_record_is_left_out_and_every_page_show
                 page.key
             )
     overview = start("overview", runs="bm25,dense", qrels="meeting")
-    assert "with the meeting's 1 judgments in force" in shown(overview.caption[0])
+    assert "with the meeting's 1 judgments in force" in conventions(overview)
     expected = _cli_means(notes)  # the command line leaves the same entry out
     means = overview.dataframe[0].value
     for run in means.index:

@@ -271,11 +271,10 @@ def test_projector_mode_at_1280x720(browser, projector_server) -> None:
     assert not page.locator('[data-testid="stSidebar"]').is_visible()  # folded away
     assert page.locator('[data-testid="stSidebar"]').bounding_box()["width"] == 0
     header = page.locator('header[data-testid="stHeader"]').bounding_box()
-    conventions = page.locator(
-        '[data-testid="stMain"] [data-testid="stCaptionContainer"]'
-    ).first.bounding_box()
-    # the conventions' first line is not under the header
-    assert conventions["y"] >= header["y"] + header["height"]
+    conventions = page.locator('[data-testid="stMain"] [data-testid="stExpander"] summary').first
+    # the conventions' line is not under the header, and it is one line (it was four at 1280)
+    assert conventions.bounding_box()["y"] >= header["y"] + header["height"]
+    assert page.evaluate(CONVENTIONS_LINES) == 1
     # captions readable at a projector: WCAG AA's 4.5:1 (Streamlit's own grey is 3.8:1)
     assert page.evaluate(CAPTION_CONTRAST) >= 4.5
     # one screen per query: Previous/Next, the query, and both rankings with their grade cells,
@@ -337,6 +336,14 @@ def test_the_first_judgment_does_not_move_the_judging_grid(browser, tmp_path) ->
         assert tops[0] == tops[1], text[:2000]
         context.close()
 
+
+#: How many lines the conventions' line at the top of the page takes (its label's height in lines).
+CONVENTIONS_LINES = """() => {
+  const label = document.querySelector('[data-testid="stMain"] [data-testid="stExpander"] '
+    + 'summary [data-testid="stMarkdownContainer"] p');
+  const line = parseFloat(getComputedStyle(label).lineHeight);
+  return Math.round(label.getBoundingClientRect().height / line);
+}"""
 
 #: The top of the page's first table is at ``top`` (the argument).
 GRID_AT = """top => {

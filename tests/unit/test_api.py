@@ -205,3 +205,14 @@ def test_a_sample_is_found_from_any_folder_and_an_unknown_one_is_named(
         rv.CollectionError, match="no sample collection 'msmarco'; there are: .*cranfield"
     ):
         rv.sample_path("msmarco")
+
+
+def test_the_conventions_unlike_trec_evals_are_those_an_option_changed() -> None:
+    """What the app's one line counts: none under trec_eval's defaults, one line per option moved
+    from them (a cut at K adds its own)."""
+    assert rv.EvalSettings().unlike_trec_eval() == []
+    moved = rv.EvalSettings.from_args({"rel": 2, "ties": "random", "gmax": 4})
+    unlike = moved.unlike_trec_eval()
+    assert len(unlike) == 2
+    assert unlike[0].startswith("ties: ") and unlike[1].startswith("relevant: grade >= 2")
+    assert set(unlike) <= set(moved.conventions())
