@@ -28,6 +28,7 @@ from rankviz.analyses.measure_evidence import (
     parameter_sensitivity,
     tie_widths,
 )
+from rankviz.analyses.metric_pick import Choice, choose
 from rankviz.analyses.task import (
     CollectionWarnings,
     Recommendation,
@@ -97,12 +98,21 @@ class MetricReport:
         return {
             "task": vars(self.task),
             "recommendations": [vars(r) for r in self.recommendations],
+            "choice": None if (c := self.choice(self.task)) is None else c.to_dict(),
             "measures": list(self.measures),
             **{name: frame.to_dict(orient="index") for name, frame in frames.items()},
             "asl": asl.to_dict(orient="records"),
             "warnings": self.warnings.messages(),
             "judged": self.warnings.judged.to_dict(),
         }
+
+    def choice(self, task: Task, asked: Sequence[str] = ()) -> Choice | None:
+        """One measure to report for ``task``: of those that fit it, the one this report's
+        evidence favours, with the runners-up (:func:`~rankviz.analyses.metric_pick.choose`);
+        None when no measure fits."""
+        picks, names = self.for_task(task, asked)
+        evidence_names = [str(parse(p.measure)) for p in picks]
+        return choose(picks, evidence_names, self.power, self.stability)
 
     def head_to_head(self, a: str, b: str) -> HeadToHead:
         """Measure ``a`` against measure ``b`` from this evidence (:func:`head_to_head`)."""

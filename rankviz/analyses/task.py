@@ -58,10 +58,16 @@ class CollectionWarnings:
                 "and may mislead; AP, nDCG or R cover the rest."
             )
         low = self.judged[self.judged < JUDGED_WARNING]
-        for run, value in low.items():
+        if len(low) == 1:
             lines.append(
-                f"Only {value:.0%} of {run}'s top-{self.k} documents are judged: unjudged "
-                "ones count as non-relevant."
+                f"Only {low.iloc[0]:.0%} of {low.index[0]}'s top-{self.k} documents are judged: "
+                "unjudged ones count as non-relevant."
+            )
+        elif len(low):  # one line for the runs alike, each run's share beside its name
+            shares = ", ".join(f"{run} {value:.0%}" for run, value in low.items())
+            lines.append(
+                f"Only part of the top-{self.k} documents of {len(low)} runs is judged "
+                f"({shares}): unjudged ones count as non-relevant."
             )
         return lines
 

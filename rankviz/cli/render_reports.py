@@ -158,11 +158,14 @@ def metric_report(report: MetricReport | ValuesEvidence, fmt: str) -> str:
         + ("graded" if task.graded else "binary")
         + ("; users stop when satisfied" if task.stops_when_satisfied else "")
         + (f" ({task.source})" if getattr(task, "source", "") else ""),
-        "Measures that fit\n"
-        + "\n".join(
-            f"- {r.measure}: {r.reason}. Hides: {r.hides}." for r in report.recommendations
-        ),
     ]
+    choice = report.choice(task)
+    if choice is not None:  # one recommendation first, then every measure that fits
+        parts.append(f"Recommended\n{choice.sentence()} Hides: {choice.recommendation.hides}.")
+    parts.append(
+        "Measures that fit\n"
+        + "\n".join(f"- {r.measure}: {r.reason}. Hides: {r.hides}." for r in report.recommendations)
+    )
     parts += _evidence(tables)
     if report.warnings.messages():
         parts.append(

@@ -166,3 +166,11 @@ CAPTION_CONTRAST = """() => {
   const a = lum(blend(fr, br), blend(fg, bg), blend(fb, bb)), b = lum(br, bg, bb);
   return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
 }"""
+
+
+def read_conventions(page, text: str) -> None:
+    """Open the conventions' line at the top of the page, as a reader clicks it, and wait until
+    what it holds says ``text``."""
+    settled(page)
+    page.locator('[data-testid="stMain"] [data-testid="stExpander"] summary').first.click()
+    page.get_by_text(text).first.wait_for()

@@ -22,6 +22,7 @@ from browsing import (
     choose,
     chromium_browser,  # noqa: F401 (the ``browser`` fixture)
     open_page,
+    read_conventions,
     serving,
     settled,
     streamlit_server,
@@ -460,8 +461,7 @@ def test_the_judgments_page_gives_the_commands_numbers_and_a_source_fills_the_fi
         page.wait_for_function(
             "new URLSearchParams(location.search).get('qrels') === 'file+umbrela'"
         )
-        settled(page)
-        page.get_by_text("holes filled by qrels.umbrela.txt (llm:gpt-4o)").first.wait_for()
+        read_conventions(page, "holes filled by qrels.umbrela.txt (llm:gpt-4o)")
         assert page.get_by_text("Traceback").count() == 0
         context.close()
 
@@ -903,7 +903,7 @@ def test_two_people_judge_one_query_and_see_each_others_judgments(browser, tmp_p
         ]
 
         open_page(ann, f"{url}/?qrels=meeting")
-        ann.get_by_text("with the meeting's 2 judgments in force").first.wait_for()
+        read_conventions(ann, "with the meeting's 2 judgments in force")
         with ann.expect_download() as download:
             ann.get_by_role("button", name="Download table (CSV)").click()
         shown = pd.read_csv(download.value.path(), index_col=0)

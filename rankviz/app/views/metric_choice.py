@@ -76,15 +76,22 @@ task = Task(yes["one_answer"], ctx.k if yes["top_only"] else None, yes["graded"]
 
 power_test = ctx.url.choice("power_test", POWER_TESTS, "tukey")
 report = ctx.metric_report(power_test)
-picks, names = report.for_task(task, [str(m) for m in ctx.measures])
-for pick in picks:
-    st.markdown(
-        f"- **{md(pick.measure)}**: {md(pick.reason)}. *Hides on this collection:* "
-        f"{md(pick.hides)}."
-    )
+asked = [str(m) for m in ctx.measures]
+_, names = report.for_task(task, asked)
+choice = report.choice(task, asked)
+if choice is not None:  # one recommendation, its reasons from this collection, then the others
+    st.success(md(choice.sentence()), icon=":material/recommend:")
+    st.markdown(f"*Hides on this collection:* {md(choice.recommendation.hides)}.")
+    if choice.runners_up:
+        st.markdown("**Also fit**, in the order of the same evidence:")
+    for pick, evidence in choice.runners_up:
+        st.markdown(
+            f"- **{md(pick.measure)}** ({md(evidence.sentence())}): {md(pick.reason)}. "
+            f"*Hides:* {md(pick.hides)}."
+        )
 st.caption(
-    "Every measure recommended here is evaluated below, beside the frame's measures, so "
-    "each advice has its evidence."
+    "Run pairs separated: Discriminative power below; swap rate: Stability below. Every measure "
+    "that fits is evaluated there, beside the frame's measures."
 )
 
 st.subheader("Warnings from the collection")
