@@ -128,7 +128,7 @@ def _pending_judgments(meeting, name: str) -> list[str]:
                 if column in ("grade", "note"):
                     after.loc[after.index[int(row)], column] = value
         changes = changed_judgments(before, after)
-        refused = _out_of_scale(changes, meeting.scale)
+        refused = out_of_scale(changes, meeting.scale)
         # none of the table's grades recorded until its cells are corrected (nothing recorded twice)
         if refused:
             st.error(
@@ -152,7 +152,7 @@ def _pending_judgments(meeting, name: str) -> list[str]:
     return done
 
 
-def _out_of_scale(changes: list[tuple[str, int, str]], scale) -> list[str]:
+def out_of_scale(changes: list[tuple[str, int, str]], scale) -> list[str]:
     """Why each grade typed in a judging table cannot be recorded (the grid takes any number: a
     typed 44 is refused with the grades allowed, never clamped to a grade nobody typed)."""
     refused = []

@@ -44,9 +44,12 @@ from rankviz.study.side_measures import side_name, split_sides
 
 #: Captions readable on any screen: Streamlit draws them in its text colour at 60% (3.8:1 on white,
 #: under WCAG AA's 4.5:1); here the text's own colour at 80% (6.5:1 on white, and on the dark theme
-#: its light text alike). Our own constant CSS, sent to the page's head.
+#: its light text alike). A folded sidebar is out of the keyboard's way too (its 40 controls came
+#: before the page's first under Tab). Our own constant CSS, sent to the page's head.
 READABLE_CSS = """<style>
 [data-testid="stCaptionContainer"] { color: inherit !important; opacity: 0.8; }
+[data-testid="stSidebar"][data-collapsed="true"],
+[data-testid="stSidebar"][data-collapsed="true"] * { visibility: hidden !important; }
 </style>"""
 #: Projector mode: larger text, less padding, the page as wide as the screen (our own CSS, no user
 #: text; st.html sends a style-only string to the page's head, no markdown with raw HTML allowed

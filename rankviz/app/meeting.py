@@ -13,7 +13,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rankviz.app import conflicts, drafts, recorder
+from rankviz.app import conflicts, drafts, recorder, typed_grades
 from rankviz.app.kept import generation, note_draft
 from rankviz.plots import export
 from rankviz.study.record import LIMITS, scale_text
@@ -63,12 +63,21 @@ def judging_table(
 
 
 def record_panel(
-    ctx, query: str, view: pd.DataFrame, baseline: str, run: str, *, box=st, compact: bool = False
+    ctx,
+    query: str,
+    view: pd.DataFrame,
+    baseline: str,
+    run: str,
+    *,
+    box=st,
+    compact: bool = False,
+    grades_in=None,
 ) -> None:
     """The meeting's controls for one query: grades beside its documents, tags, a note, the history.
 
     ``compact`` (projector mode: ``box`` is the first screen): the documents in the rankings' order
-    with the tags and note beside them, no history, the name asked only until it is given."""
+    with the tags and note beside them, no history, the name asked only until it is given;
+    ``grades_in``: where grades are typed as text (default: beside the grid)."""
     meeting = ctx.meeting
     if not compact:
         box.subheader("The meeting's record")
@@ -144,6 +153,9 @@ def record_panel(
     seen = {docid: latest[docid][0] if docid in latest else None for docid in before["docid"]}
     # what save_pending records from
     drafts.table_shown(editor_key, query, before, file_grades, seen)
+    typed_grades.field(
+        meeting, grades_in or beside, query, before, file_grades, seen, name, compact=compact
+    )
     conflicts.grade_conflict(meeting, query, name)
     _tags_and_note(meeting, store, query, name, *((beside, beside) if compact else box.columns(2)))
     _report_button(ctx, box, baseline, run)

@@ -271,6 +271,9 @@ def test_projector_mode_at_1280x720(browser, projector_server) -> None:
     )
     assert not page.locator('[data-testid="stSidebar"]').is_visible()  # folded away
     assert page.locator('[data-testid="stSidebar"]').bounding_box()["width"] == 0
+    # and out of the keyboard's way: Tab went through its 40 controls before the page's first
+    hidden = "getComputedStyle(document.querySelector('[data-testid=\"stSidebar\"] input'))"
+    assert page.evaluate(hidden + ".visibility") == "hidden"
     header = page.locator('header[data-testid="stHeader"]').bounding_box()
     conventions = page.locator('[data-testid="stMain"] [data-testid="stExpander"] summary').first
     # the conventions' line is not under the header, and it is one line (it was four at 1280)
@@ -1142,4 +1145,83 @@ def test_a_folder_of_scores_alone_in_a_browser(browser, tmp_path) -> None:
         open_page(page, f"{url}/ties?collection=nuggets")
         page.get_by_text("holds per-query scores only").wait_for()
         assert page.get_by_text("Traceback").count() == 0
+        context.close()
+
+
+#: The label of the element that has the keyboard: its aria-label, else its text ("" for none).
+FOCUSED = (
+    "((el) => el ? (el.getAttribute('aria-label') || el.innerText || '').trim() : '')"
+    "(document.activeElement)"
+)
+GRADES_FIELD = "Grades by keyboard (docid grade, ...)"
+
+
+def _tab_to(page, label: str, *, most: int, key: str = "Tab") -> int:
+    """Press ``key`` until the element labelled ``label`` has the keyboard; how many presses (none
+    when it has it already; at most ``most``, else the test fails)."""
+    if page.evaluate(FOCUSED).startswith(label):
+        return 0
+    for presses in range(1, most + 1):
+        page.keyboard.press(key)
+        if page.evaluate(FOCUSED).startswith(label):
+            return presses
+    raise AssertionError(f"{label!r} not reached in {most} presses of {key}")
+
+
+def _type_grades(page, line: str, said: str) -> None:
+    """Type a line of grades in the field that has the keyboard, press Enter, and wait until the
+    record says so and the field, emptied, still has the keyboard."""
+    page.keyboard.type(line)
+    page.keyboard.press("Enter")
+    page.get_by_text(said).first.wait_for()
+    page.wait_for_function(
+        "label => document.activeElement && document.activeElement.getAttribute('aria-label') "
+        "=== label && document.activeElement.value === ''",
+        arg=GRADES_FIELD,
+    )
+
+
+def test_a_meeting_at_a_projector_by_keyboard_alone(browser, tmp_path) -> None:
+    """At 1280x720 in projector mode, with the keyboard alone: the name, three grades in two lines
+    (the keyboard stays in the field between them), a tag and a note, then Next; every entry is in
+    the record."""
+    from playwright.sync_api import expect
+
+    db = tmp_path / "meeting.sqlite"
+    with streamlit_server("--notes", str(db)) as url:
+        context = browser.new_context(viewport={"width": 1280, "height": 720})
+        page = context.new_page()
+        page.set_default_timeout(60_000)
+        open_page(page, f"{url}/deltas?baseline=bm25&run=dense&measure=AP&present=1&query=1")
+        # 22 presses (the grades' field is closed until a name is given); 62 with the folded
+        # sidebar's controls
+        assert _tab_to(page, "Your name", most=40) <= 30
+        page.keyboard.type("Ann")
+        page.keyboard.press("Enter")
+        expect(page.get_by_role("textbox", name=GRADES_FIELD)).to_be_enabled()
+        settled(page)
+        # on the first screen, before the grid; the rerun that opened it to Ann leaves the keyboard
+        # where the browser puts it (the name's field was drawn anew): found going round the page
+        _tab_to(page, "Grades by keyboard", most=120, key="Shift+Tab")
+        _type_grades(page, "746 2, 665 0", "Recorded by Ann: 2 judgment(s) of query 1")
+        _type_grades(page, "573 1", "Recorded by Ann: 1 judgment(s) of query 1")
+        _tab_to(page, "New tag", most=30)
+        page.keyboard.type("vocabulary")
+        page.keyboard.press("Enter")
+        page.get_by_text("Recorded by Ann: the tag vocabulary of query 1").first.wait_for()
+        settled(page)
+        _tab_to(page, "Note on this query", most=40)
+        page.keyboard.type("aircraft models: the runs miss the vocabulary")
+        _tab_to(page, "Next", most=40, key="Shift+Tab")
+        page.keyboard.press("Enter")
+        page.wait_for_function("new URLSearchParams(location.search).get('query') !== '1'")
+        settled(page)
+        store = MeetingStore(db, create=False)
+        assert sorted((j.qid, j.docid, j.grade, j.by) for j in store.judgments()) == [
+            ("1", "573", 1, "Ann"),
+            ("1", "665", 0, "Ann"),
+            ("1", "746", 2, "Ann"),
+        ]
+        assert store.tags() == {"1": ["vocabulary"]}
+        assert store.notes() == {"1": "aircraft models: the runs miss the vocabulary"}
         context.close()

@@ -102,8 +102,13 @@ place = (
 )
 # projector: every text a click away on the first screen
 reading = ctx.present and ctx.collection.docs is not None
-back, forward, *rest = screen.columns([1, 1, 1.6, 3] if reading else [1, 1, 4])
-reader, where = rest if reading else (None, rest[0])
+# projector: grades typed on the first screen too, before the grid under Tab
+back, forward, *rest = screen.columns(
+    ([1, 1, 1.6] if reading else [1, 1]) + ([2, 1.6] if ctx.present else [4])
+)
+reader = rest.pop(0) if reading else None
+typing = rest.pop(0) if ctx.present else None
+where = rest[0]
 back.button(
     "Previous",
     disabled=place <= 0,
@@ -227,6 +232,8 @@ documents_panel(
     run=run,
 )
 
-meeting.record_panel(ctx, query, view, baseline, run, box=screen, compact=ctx.present)
+meeting.record_panel(
+    ctx, query, view, baseline, run, box=screen, compact=ctx.present, grades_in=typing
+)
 
 every_query(ctx, pair, overlap, label)
