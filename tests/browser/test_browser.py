@@ -906,10 +906,12 @@ def test_two_people_judge_one_query_and_see_each_others_judgments(browser, tmp_p
         ]
 
         open_page(ann, f"{url}/?qrels=meeting")
-        read_conventions(ann, "with the meeting's 2 judgments in force")
+        settled(ann)
         with ann.expect_download() as download:
             ann.get_by_role("button", name="Download table (CSV)").click()
         shown = pd.read_csv(download.value.path(), index_col=0)
+        # the table downloaded is of the qrels the conventions say are in force
+        read_conventions(ann, "with the meeting's 2 judgments in force")
         cli = subprocess.run(
             [
                 sys.executable,
