@@ -60,6 +60,26 @@ def verdict_marks(
     )
 
 
+def beaten(
+    table: pd.DataFrame, *, alpha: float = 0.05, lower_is_better: bool = False
+) -> dict[str, list[str]]:
+    """Per run, the runs it is significantly better than, from one measure's all-pairs table
+    (:func:`compare_runs` with ``pairs="all"``: ``baseline``, ``run``, ``delta`` = run minus
+    baseline, ``p_adjusted`` over every pair), as ranx's report marks them. Every run is a key."""
+    found: dict[str, list[str]] = {}
+    for first, second, delta, p in zip(
+        table["baseline"], table["run"], table["delta"], table["p_adjusted"], strict=True
+    ):
+        found.setdefault(first, [])
+        found.setdefault(second, [])
+        if not p < alpha or delta == 0:  # n.s., no p (a missing value is never a win), no sign
+            continue
+        second_better = delta < 0 if lower_is_better else delta > 0
+        winner, loser = (second, first) if second_better else (first, second)
+        found[winner].append(loser)
+    return found
+
+
 MIN_GROUP_QUERIES = 5
 
 

@@ -78,10 +78,12 @@ class Answers:
         ask = lambda: study.paired_tests_by_group(measure, tests, evaluation=evaluation)  # noqa: E731
         return compute.on_values("paired tests by group", values, details, _ask=ask)
 
-    def verdict_marks(self: Framed, tests: TestSettings) -> pd.DataFrame:
-        """Runs x measures: each selected run's verdict against the baseline."""
-        tables = {str(m): Answers.paired_tests(self, m, tests) for m in self.measures}
-        return self.study().verdict_marks(tests, tables=tables)
+    def beats(self: Framed, tests: TestSettings) -> pd.DataFrame:
+        """Runs x measures: the selected runs each one is significantly better than (every pair
+        tested, the tests cached as the Significance page's all-pairs heatmap caches them)."""
+        every = tests.replace(pairs="all")
+        tables = {str(m): Answers.paired_tests(self, m, every) for m in self.measures}
+        return self.study().beats(tests, tables=tables)
 
     def effect_sizes(self: Framed, measure: Measure, baseline: str) -> pd.DataFrame:
         values = self.matrix(measure, complete=False)

@@ -130,10 +130,11 @@ def url_selectbox(
     page: str,
     *,
     format_func: Callable[[Any], str] = str,
+    default: str | None = None,
 ) -> str:
-    """A selectbox whose value lives in the URL as ``param`` (first option by default), with a
-    stable key."""
-    value = ctx.url.choice(param, options, options[0])
+    """A selectbox whose value lives in the URL as ``param`` (``default`` when it is an option,
+    else the first option, until one is chosen), with a stable key."""
+    value = ctx.url.choice(param, options, default if default in options else options[0])
     key = ctx.url.key(param, page, options, value=value)
     index = 0 if held(key) else options.index(value)
     return container.selectbox(label, options, index=index, key=key, format_func=format_func)

@@ -165,6 +165,34 @@ class Questions:
             tables, alpha=tests.alpha, lower_is_better=lower_is_better(self.measures)
         )
 
+    def beats(
+        self: Asked,
+        tests: TestSettings,
+        *,
+        evaluation: Evaluation | None = None,
+        tables: Mapping[str, pd.DataFrame] | None = None,
+    ) -> pd.DataFrame:
+        """Runs x measures: the runs each run is significantly better than on every measure, all
+        pairs tested and corrected together (``tables``: those all-pairs tables already computed,
+        by measure name), as ranx's report marks them."""
+        import pandas as pd
+
+        from rankviz.analyses.verdicts import beaten
+
+        every = tests.replace(pairs="all")
+        if tables is None:
+            found = evaluation or self.evaluation()
+            tables = {
+                str(m): Questions.paired_tests(self, m, every, evaluation=found)
+                for m in self.measures
+            }
+        lower = lower_is_better(self.measures)
+        columns = {
+            name: beaten(table, alpha=tests.alpha, lower_is_better=name in lower)
+            for name, table in tables.items()
+        }
+        return pd.DataFrame({name: pd.Series(runs) for name, runs in columns.items()})
+
     def precision_recall(self: Asked, names: Sequence[str] | None = None) -> PrecisionRecall:
         """The runs' interpolated precision-recall curves on the qrels in force: the tie policy's
         order when it is one order (trec_eval, run, optimistic, pessimistic), trec_eval's under

@@ -238,10 +238,14 @@ def test_a_collection_without_texts_says_why() -> None:
 
 def test_the_chance_level_is_the_expected_value_of_one_tie_group_per_query() -> None:
     at = start()
-    means, marks = (d.value for d in at.dataframe[:2])  # the means, the verdicts
+    means = at.dataframe[0].value
     # after the ranks: the chance level
-    chance = next(d.value for d in at.dataframe[2:] if "interval" not in d.value.columns)
-    assert set(marks.stack()) <= {"better", "worse", "n.s."} and chance.shape == means.shape
+    chance = next(d.value for d in at.dataframe[1:] if "interval" not in d.value.columns)
+    assert chance.shape == means.shape
+    # beside each mean, the runs it beats: every run numbered under the table, all pairs tested
+    said = next(shown(c) for c in at.caption if "significantly better than" in shown(c))
+    numbered = "; ".join(f"{i} {run}" for i, run in enumerate(means.index, start=1))
+    assert f"({numbered})" in said and "every pair of runs" in said
     collection = open_collection(CRANFIELD)
     qrels = collection.read_qrels()
     table = rv.rank(collection.read_run("bm25"), qrels)
@@ -425,11 +429,24 @@ def test_significance_page_matches_the_engine() -> None:
     assert at.dataframe[0].value.loc["rrf", "p_value"] == pytest.approx(reference.pvalue, rel=1e-12)
 
 
-def test_overview_marks_runs_better_than_the_baseline() -> None:
+def test_overview_marks_beside_each_mean_the_runs_it_beats() -> None:
+    """Not against the baseline (the worst run by default): beside each mean, the numbers of the
+    runs it is significantly better than, every pair tested, as the library's Study.beats says."""
+    import pyarrow as pa
+
     at = start(runs="bm25,dense,rrf", measures="NDCG@K,MAP", baseline="bm25")
-    marks = at.dataframe[1].value
-    assert marks.loc["rrf", "nDCG@10"] == "better" and marks.loc["dense", "nDCG@10"] == "n.s."
-    assert "bm25" not in marks.index
+    styler = at.dataframe[0].proto.arrow_data.styler
+    cells = pa.ipc.open_stream(styler.display_values).read_pandas()
+    assert cells.loc["rrf", "AP"] == "0.3412 ¹ ²" and cells.loc["bm25", "nDCG@10"] == "0.3597"
+    study = rv.Study.open(CRANFIELD, ["bm25", "dense", "rrf"], measures=["nDCG@10", "AP"])
+    beats = study.beats(rv.TestSettings(seed=0, baseline="bm25"))
+    number = {"bm25": "¹", "dense": "²", "rrf": "³"}
+    for run in ("bm25", "dense", "rrf"):
+        for measure in ("nDCG@10", "AP"):
+            marks = cells.loc[run, measure].split(" ")[1:]
+            assert marks == [
+                number[r] for r in sorted(beats.loc[run, measure], key=list(number).index)
+            ]
 
 
 def test_overview_ranks_runs_with_intervals_and_tukey_groups_as_the_library() -> None:
@@ -1161,3 +1178,10 @@ def test_a_server_open_beyond_its_machine_says_so_on_every_page() -> None:
         assert not any("anyone who reaches" in shown(w) for w in start("overview").warning)
     finally:
         config.set_option("server.address", before)
+
+
+def test_the_overviews_ranks_follow_the_measure_the_other_pages_show() -> None:
+    at = start(runs="bm25,dense,rrf", measures="RR@10,AP", measure="AP")
+    assert next(s for s in at.selectbox if s.label == "Ranks by").value == "AP"
+    plain = start(runs="bm25,dense,rrf", measures="RR@10,AP")
+    assert next(s for s in plain.selectbox if s.label == "Ranks by").value == "RR@10"

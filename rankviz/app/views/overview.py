@@ -17,6 +17,7 @@ from rankviz.plots import export
 #: The best value of each measure: bold on a translucent blue, over the theme's own text colour
 #: (light and dark).
 BEST = "font-weight: bold; background-color: rgba(68, 119, 170, 0.35)"
+SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 ctx = open_page("overview")
 st.header("Overview")
@@ -24,20 +25,21 @@ evaluation = ctx.evaluation()
 summaries = {str(m): evaluation.summary(m) for m in ctx.measures}
 means = evaluation.means()
 best = ctx.study().best_per_measure(evaluation=evaluation)
-marks = None
-if len(ctx.selected) > 1:
-    tests = ctx.test_settings()
-    marks = ctx.verdict_marks(tests)
+beats = ctx.beats(tests := ctx.test_settings()) if len(ctx.selected) > 1 else None
 styled = means.style.format("{:.4f}").apply(
     lambda col: [BEST if r in best[col.name] else "" for r in col.index]
 )
-# one format per measure and verdict (a format per cell costs a Styler pass each)
-marked = pd.DataFrame() if marks is None else marks
-for measure in marked.columns:
-    for verdict, arrow in (("better", "▲"), ("worse", "▼")):
-        runs = list(marked.index[marked[measure] == verdict])
-        if runs:
-            styled = styled.format("{:.4f} " + arrow, subset=pd.IndexSlice[runs, [measure]])
+# each run's number; beside a mean, the numbers of the runs it is significantly better than
+number = {run: i + 1 for i, run in enumerate(means.index)}
+for measure in [] if beats is None else beats.columns:
+    suffixes: dict[str, list[str]] = {}  # one format per suffix (each costs a Styler pass)
+    for run in means.index:
+        beaten = sorted(beats[measure].get(run) or [], key=number.__getitem__)
+        if beaten:
+            suffix = " ".join(str(number[r]).translate(SUPERSCRIPT) for r in beaten)
+            suffixes.setdefault(suffix, []).append(run)
+    for suffix, runs in suffixes.items():
+        styled = styled.format("{:.4f} " + suffix, subset=pd.IndexSlice[runs, [measure]])
 st.dataframe(styled, width="stretch")
 queries = next(iter(summaries.values()))["queries"].iloc[0]
 st.caption(
@@ -48,23 +50,27 @@ st.caption(
         else f"; {md(evaluation.aggregation.describe(ctx.settings.group_by))}, no interval."
     )
 )
-if marks is not None:
-    st.dataframe(
-        marks.style.map(
-            lambda v: f"color: {plots.VERDICT_COLOURS[v]}; font-weight: bold" if v != "n.s." else ""
-        ),
-        width="stretch",
-    )
+if beats is not None:
     st.caption(
-        f"▲ / ▼: significantly better / worse than the baseline: {md(tests.describe())} "
-        "(set on the Significance page)."
+        message(
+            "Beside a mean: the runs it is significantly better than on that measure ({}), every "
+            "pair of runs tested and corrected together: {} (set on the Significance page).",
+            "; ".join(f"{number[run]} {run}" for run in means.index),
+            tests.replace(pairs="all").describe(),
+        )
     )
 if len(ctx.selected) > 1 and ctx.settings.aggregate == "query":
     st.subheader("Ranks and tie groups")
     few = queries <= app_options.RANKS_UP_TO
     left, right = st.columns(2)
-    rank_measure = url_selectbox(
-        ctx, left, "Ranks by", ctx.measure_names, "rank_measure", "overview"
+    rank_measure = url_selectbox(  # by default the measure the other pages are showing
+        ctx,
+        left,
+        "Ranks by",
+        ctx.measure_names,
+        "rank_measure",
+        "overview",
+        default=ctx.url.raw("measure"),
     )
     drawn = url_option(ctx.url, right, app_options.RANKS, "overview", default=few, context=(few,))
     ctx.url.write(rank_measure=rank_measure, ranks=None if drawn == few else int(drawn))
@@ -80,7 +86,11 @@ if len(ctx.selected) > 1 and ctx.settings.aggregate == "query":
         ]
         tables.numbers(table[["mean", "rank", "interval", "group"]], formats={"rank": "%d"})
         st.caption(
-            f"Runs by mean. {md(standings.describe())}. Test settings on the Significance page."
+            f"Runs by mean. {md(standings.describe())}. Test settings on the Significance page. "
+            "The interval says where a run would rank on other queries like these; the group says "
+            "which runs it cannot be told from: a run ranked 1–1 may still share a group with the "
+            "next, and 'is it better than that run?' is the group's (or the superscripts') "
+            "question, not the interval's."
         )
     elif not drawn:
         why = (
