@@ -5,6 +5,7 @@ reload, a new session, finds them), and the one way a table's grades are recorde
 from __future__ import annotations
 
 import threading
+from time import monotonic
 from typing import Any
 
 import streamlit as st
@@ -13,7 +14,8 @@ from rankviz.app.text import md
 
 NAME = "rankviz.meeting_name"  # the person's name, for this browser session
 _RECORDED = "rankviz.meeting_recorded"  # what the last rerun recorded, said on the next
-_SAID = "rankviz.meeting_said"  # what this run said of it, forgotten once a run draws to its end
+_SAID = "rankviz.meeting_said"  # what this run said of it
+SAY_FOR = 10.0  # seconds a recorded entry is said for (as long as the notice shows on its own)
 _GENERATION = "rankviz.meeting_generation"  # this session's editors start afresh after it records
 #: (record, person, kind) -> query -> a draft: "note" (the person's note, kept while it conflicts
 #: with a colleague's) or "grades" (the person's grades and the colleagues' they conflict with).
@@ -26,7 +28,7 @@ _KEPT_LOCK = threading.Lock()
 def recorded(text: str) -> None:
     """Say what was recorded on the next rerun, start this session's editors afresh, rerun (every
     number of the page is computed again with the new entry)."""
-    st.session_state[_RECORDED] = text
+    st.session_state[_RECORDED] = (text, monotonic(), False)
     renew_grid()
     st.rerun()
 
@@ -45,21 +47,28 @@ def renew_grid() -> None:
 
 def say_recorded() -> None:
     """What the last run recorded, in a notice over the page's corner (a banner at its top would
-    push the judging grid down between one grade and the next). Said again on the next run until a
-    run that said it has drawn the whole page (:func:`run_finished`): a newer rerun (a click during
-    this one) drops what this run had not yet sent to the browser."""
-    said = st.session_state.get(_RECORDED)
-    if said:
-        st.toast(md(said), icon=":material/check_circle:", duration="long")
-        st.session_state[_SAID] = said
+    push the judging grid down between one grade and the next). Said by every run until one that
+    said it has drawn the whole page (:func:`run_finished`: a newer rerun, a click during this one,
+    drops what this run had not yet sent to the browser), and for :data:`SAY_FOR` seconds: the
+    browser takes a notice away when a run that does not say it finishes, and a click's reruns
+    would otherwise take it before anyone could read it."""
+    entry = st.session_state.get(_RECORDED)
+    if entry is None:
+        return
+    text, at, finished = entry
+    if finished and monotonic() - at >= SAY_FOR:
+        del st.session_state[_RECORDED]
+        return
+    st.toast(md(text), icon=":material/check_circle:", duration="long")
+    st.session_state[_SAID] = text
 
 
 def run_finished() -> None:
-    """The page was drawn to its end: what it said of the record has reached the browser, and is
-    not said again."""
+    """The page was drawn to its end: what it said of the record has reached the browser."""
     said = st.session_state.pop(_SAID, None)
-    if said is not None and st.session_state.get(_RECORDED) == said:
-        del st.session_state[_RECORDED]
+    entry = st.session_state.get(_RECORDED)
+    if said is not None and entry is not None and entry[0] == said:
+        st.session_state[_RECORDED] = (entry[0], entry[1], True)
 
 
 def kept(meeting, name: str, kind: str) -> dict[str, Any]:

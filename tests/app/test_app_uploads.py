@@ -48,15 +48,19 @@ def test_an_upload_interrupted_before_the_selection_still_joins_it(monkeypatch) 
 
 def test_what_was_recorded_is_said_again_after_a_run_ended_by_a_newer_one(monkeypatch) -> None:
     """A click during the run that says what was recorded starts a newer run, and Streamlit drops
-    what the ended run had not yet sent: the notice is said by the next run, and once a run has
-    drawn the whole page, not again."""
+    what the ended run had not yet sent: the notice is said by the next run too; then by every run
+    for ten seconds (the browser takes a notice away when a run that does not say it finishes),
+    and not after."""
     import streamlit as st
 
-    from rankviz.app import recorder
+    from rankviz.app import kept, recorder
 
+    clock = [1000.0]
+    monkeypatch.setattr(kept, "monotonic", lambda: clock[0])
     at = AppTest.from_string(SCRIPT, default_timeout=120)
     at.query_params["collection"] = "cranfield"
-    at.session_state["rankviz.meeting_recorded"] = "Recorded by Ann: the note of query 1."
+    text = "Recorded by Ann: the note of query 1."
+    at.session_state["rankviz.meeting_recorded"] = (text, clock[0], False)
     say = recorder.say
     ended = []
 
@@ -73,6 +77,10 @@ def test_what_was_recorded_is_said_again_after_a_run_ended_by_a_newer_one(monkey
     at.run()
     assert ended and not at.exception
     # said by the ended run and again by the next, which drew the whole page
-    assert said == [md("Recorded by Ann: the note of query 1.")] * 2
+    assert said == [md(text)] * 2
+    clock[0] += kept.SAY_FOR - 1
     at.run()
-    assert said == [md("Recorded by Ann: the note of query 1.")] * 2
+    assert said == [md(text)] * 3
+    clock[0] += 1
+    at.run()
+    assert said == [md(text)] * 3

@@ -272,8 +272,7 @@ def test_projector_mode_at_1280x720(browser, projector_server) -> None:
     assert not page.locator('[data-testid="stSidebar"]').is_visible()  # folded away
     assert page.locator('[data-testid="stSidebar"]').bounding_box()["width"] == 0
     # and out of the keyboard's way: Tab went through its 40 controls before the page's first
-    hidden = "getComputedStyle(document.querySelector('[data-testid=\"stSidebar\"] input'))"
-    assert page.evaluate(hidden + ".visibility") == "hidden"
+    page.wait_for_function(SIDEBAR_HIDDEN)
     header = page.locator('header[data-testid="stHeader"]').bounding_box()
     conventions = page.locator('[data-testid="stMain"] [data-testid="stExpander"] summary').first
     # the conventions' line is not under the header, and it is one line (it was four at 1280)
@@ -1150,6 +1149,12 @@ def test_a_folder_of_scores_alone_in_a_browser(browser, tmp_path) -> None:
         context.close()
 
 
+#: The folded sidebar's controls are hidden (out of Tab's way).
+SIDEBAR_HIDDEN = """() => {
+  const field = document.querySelector('[data-testid="stSidebar"] input');
+  return field !== null && getComputedStyle(field).visibility === "hidden";
+}"""
+
 #: The label of the element that has the keyboard: its aria-label, else its text ("" for none).
 FOCUSED = (
     "((el) => el ? (el.getAttribute('aria-label') || el.innerText || '').trim() : '')"
@@ -1195,6 +1200,7 @@ def test_a_meeting_at_a_projector_by_keyboard_alone(browser, tmp_path) -> None:
         page = context.new_page()
         page.set_default_timeout(60_000)
         open_page(page, f"{url}/deltas?baseline=bm25&run=dense&measure=AP&present=1&query=1")
+        page.wait_for_function(SIDEBAR_HIDDEN)  # folded away once the page has said so
         # 22 presses (the grades' field is closed until a name is given); 62 with the folded
         # sidebar's controls
         assert _tab_to(page, "Your name", most=40) <= 30

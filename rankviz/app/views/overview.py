@@ -31,10 +31,11 @@ styled = means.style.format("{:.4f}").apply(
 )
 # each run's number; beside a mean, the numbers of the runs it is significantly better than
 number = {run: i + 1 for i, run in enumerate(means.index)}
-for measure in [] if beats is None else beats.columns:
+marked = pd.DataFrame() if beats is None else beats
+for measure in marked.columns:
     suffixes: dict[str, list[str]] = {}  # one format per suffix (each costs a Styler pass)
     for run in means.index:
-        beaten = sorted(beats[measure].get(run) or [], key=number.__getitem__)
+        beaten = sorted(marked[measure].get(run) or [], key=number.__getitem__)
         if beaten:
             suffix = " ".join(str(number[r]).translate(SUPERSCRIPT) for r in beaten)
             suffixes.setdefault(suffix, []).append(run)
