@@ -4,7 +4,6 @@ opens a study of runs and qrels, or of per-query scores alone when its first inp
 
 from __future__ import annotations
 
-from rankviz.errors import OptionError
 from rankviz.io.score_forms import is_scores
 from rankviz.study.request import StudyRequest
 from rankviz.study.run_study import Study
@@ -24,31 +23,6 @@ def open_study(request: StudyRequest) -> Study:
     A :class:`~rankviz.study.run_study.Study` of runs and qrels, or a
     :class:`~rankviz.study.scores_study.ScoresStudy` when the first input holds scores.
     """
-    folder = scores_folder(request.qrels)
-    if folder is None and not is_scores(request.qrels):
+    if scores_folder(request.qrels) is None and not is_scores(request.qrels):
         return Study.open(request)
-    if request.judgments is not None:
-        raise OptionError(f"{request.qrels}: per-query scores only: no qrels to judge")
-    r = request
-    if folder is not None:
-        return ScoresStudy.of_collection(
-            folder,
-            r.runs,
-            scores=r.scores,
-            measures=r.measures,
-            options=r.options,
-            groups=r.groups,
-            aggregate=r.aggregate,
-            lower_is_better=r.lower_is_better,
-            ranges=r.ranges,
-        )
-    return ScoresStudy.opened(
-        r.qrels,
-        r.runs,
-        measures=r.measures,
-        options=r.options,
-        groups=r.groups,
-        aggregate=r.aggregate,
-        lower_is_better=r.lower_is_better,
-        ranges=r.ranges,
-    )
+    return ScoresStudy.of_request(request)

@@ -29,6 +29,7 @@ from rankviz.measures import Measure
 from rankviz.ranking.ranking_table import RankingTable
 from rankviz.settings.engine_settings import EngineSettings
 from rankviz.settings.eval_settings import EvalSettings, RunCut
+from rankviz.study.request import StudyRequest
 from rankviz.study.run_study import Study, Ties
 
 if TYPE_CHECKING:
@@ -63,30 +64,33 @@ class ScoresStudy(Study):
     scored: Evaluation | None = None
 
     @classmethod
-    def opened(
-        cls,
-        first: str | Path,
-        runs: Sequence[str | Path] = (),
-        *,
-        measures: Sequence[str | Measure] | None = None,
-        options: Mapping[str, Any] | None = None,
-        groups: str | None = None,
-        aggregate: str | None = None,
-        lower_is_better: Sequence[str] = (),
-        ranges: Mapping[str, Sequence[float]] | None = None,
-    ) -> ScoresStudy:
-        """What a command's inputs open when ``first`` is a file of scores: it and the score files
-        among ``runs``, whose other items name the runs kept (the rest as :meth:`of_files`)."""
-        scored = {r: is_scores(r) for r in runs}  # each file sniffed once
-        return cls.of_files(
-            [first, *(r for r in runs if scored[r])],
-            runs=[str(r) for r in runs if not scored[r]],
-            measures=measures,
-            options=options,
+    def of_request(cls, request: StudyRequest) -> ScoresStudy:
+        """What a request opens when its first input holds scores: a collection folder of scores
+        alone (its scores, queries, groups, weights and ``[scores]`` as defaults, as
+        :meth:`of_collection`), or a file of scores with the score files among the request's runs,
+        whose other items name the runs kept (as :meth:`of_files`); the request's scores too."""
+        r = request
+        if r.judgments is not None:
+            raise OptionError(f"{r.qrels}: per-query scores only: no qrels to judge")
+        folder = scores_folder(r.qrels)
+        rules = score_rules(r.lower_is_better, r.ranges)
+        if folder is not None:
+            paths, runs = [*folder.score_paths, *r.scores], [str(x) for x in r.runs]
+            rules = folder.config.scores.joined(rules)
+        else:
+            scored = {x: is_scores(x) for x in r.runs}  # each file sniffed once
+            paths = [r.qrels, *(x for x in r.runs if scored[x]), *r.scores]
+            runs = [str(x) for x in r.runs if not scored[x]]
+        groups = read_groups(r.groups) if r.groups else (folder.groups if folder else None)
+        return cls._of(
+            paths,
+            runs=runs,
+            measures=r.measures,
+            options=r.options,
             groups=groups,
-            aggregate=aggregate,
-            lower_is_better=lower_is_better,
-            ranges=ranges,
+            aggregate=r.aggregate,
+            rules=rules,
+            collection=folder,
         )
 
     @classmethod
