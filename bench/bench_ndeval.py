@@ -3,8 +3,9 @@ documents x 6 subtopics, a tenth relevant) and a run of 1,000 documents a topic:
 seconds of each, and whether they print the same bytes.
 
 ndeval is not on PyPI as a program: give a build (``--ndeval PATH``; ``gcc -O2 -o ndeval
-ndeval.c -lm`` on ``src/ndeval.c`` of pyndeval's sdist). Without one, a bare read of the two files
-by rankviz's readers, in a process of its own, is the reference measured in the same run.
+ndeval.c -lm`` on ``src/ndeval.c`` of pyndeval's sdist). Two references are measured in the same
+run, each in a process of its own: a bare read of the two files by rankviz's readers, and Python
+starting with numpy and pyarrow imported (the floor of any Python command here).
 
     python bench/bench_ndeval.py [--ndeval PATH] [--repeat N]
 """
@@ -62,8 +63,13 @@ def main() -> None:
         theirs = min(timed([args.ndeval, str(qrels), str(run)]) for _ in range(args.repeat))
         same = "same bytes" if theirs[2] == ours[2] else "OUTPUTS DIFFER"
         print(f"ndeval         {theirs[0]:6.2f} s wall {theirs[1]:6.2f} CPU-s  ({same})")
-    wall, cpu, _ = timed([sys.executable, "-c", READ_ONLY, str(qrels), str(run)])
+    wall, cpu, _ = min(
+        timed([sys.executable, "-c", READ_ONLY, str(qrels), str(run)]) for _ in range(args.repeat)
+    )
     print(f"reference: reading the two files alone {wall:6.2f} s {cpu:6.2f} CPU-s")
+    bare = [sys.executable, "-c", "import numpy, pyarrow.csv, pyarrow.compute"]
+    wall, cpu, _ = min(timed(bare) for _ in range(args.repeat))
+    print(f"reference: Python with numpy and pyarrow  {wall:6.2f} s {cpu:6.2f} CPU-s")
 
 
 if __name__ == "__main__":

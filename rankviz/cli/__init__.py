@@ -23,10 +23,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     given = list(sys.argv[1:] if argv is None else argv)
     if given and given[0] in DROP_INS:  # called once per run by pipelines: only what it uses
         from rankviz.cli import running
-        from rankviz.cli.ndeval import ndeval_command
-        from rankviz.cli.trec_eval import trec_eval_command
 
-        command = trec_eval_command if given[0] == "trec-eval" else ndeval_command
+        if given[0] == "trec-eval":
+            from rankviz.cli.trec_eval import trec_eval_command as command
+        else:
+            from rankviz.cli.ndeval import ndeval_command as command
         return running.run(command, build_parser(only=given[0]).parse_args(given))
     from rankviz.cli.commands import run
 

@@ -12,32 +12,50 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import pandas as pd
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
 
+from rankviz._arrow import strings, to_numpy
 from rankviz.errors import FormatError, quoted
+from rankviz.io.encoding import dictionary
 from rankviz.io.model import Qrels
 
+FIELDS = ("qid", "subtopic", "docid", "judgment")
+#: bytes after which the checked reader decides how a line splits (what str.split splits on, or
+#: what a field may not hold); without them pyarrow's reader split on one separator says the same
+_AWKWARD = (b"\r", b"\v", b"\f", b"\x00", b"\x1c", b"\x1d", b"\x1e", b"\x1f")
+_NATURAL = r"^[0-9]{1,18}$"  # a natural number int64 holds (a longer one: the checked reader)
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, eq=False)
 class SubtopicQrels:
-    """Judgments of documents per subtopic: four parallel lists, in file order."""
+    """Judgments of documents per subtopic: four parallel columns, in file order (the ids as
+    pyarrow strings, the numbers as int64 arrays)."""
 
     source: str
-    qids: tuple[str, ...]
-    subtopics: tuple[int, ...]
-    docids: tuple[str, ...]
-    judgments: tuple[int, ...]
+    qids: pa.Array
+    subtopics: np.ndarray
+    docids: pa.Array
+    judgments: np.ndarray
 
     def __len__(self) -> int:
         return len(self.qids)
 
 
-def _text(path: str | Path) -> str:
-    """The file as UTF-8 text, or one line saying why it cannot be read."""
+def _bytes(path: str | Path) -> bytes:
+    """The file's bytes, or one line saying why it cannot be read."""
     try:
-        return Path(path).read_bytes().decode("utf-8", errors="strict")
+        return Path(path).read_bytes()
     except OSError as error:
         raise FormatError(str(path), 0, None, f"cannot read the file: {error.strerror}") from None
+
+
+def _text(path: str | Path, raw: bytes | None = None) -> str:
+    """The file as UTF-8 text, or one line saying why it cannot be read."""
+    try:
+        return (_bytes(path) if raw is None else raw).decode("utf-8", errors="strict")
     except UnicodeDecodeError:
         raise FormatError(str(path), 0, None, "not UTF-8 text") from None
 
@@ -45,8 +63,62 @@ def _text(path: str | Path) -> str:
 def read_subtopic_qrels(path: str | Path) -> SubtopicQrels:
     """The file's judgments; one line naming the file, the line and the field when a line is not
     four fields, a subtopic or judgment not a natural number, or a (topic, subtopic, docno) judged
-    twice (ndeval would add the two judgments up)."""
-    source, text = str(path), _text(path)
+    twice (ndeval would add the two judgments up).
+
+    A file of ASCII lines, each four fields between single spaces (or single tabs), is read by
+    pyarrow's reader and its columns vouched for; whatever it cannot vouch for is read line by
+    line, which says what is wrong: the same bytes give the same columns or the same error."""
+    raw = _bytes(path)
+    return _read_fast(raw, str(path)) or _read_checked(str(path), _text(path, raw))
+
+
+def _read_fast(raw: bytes, source: str) -> SubtopicQrels | None:
+    """pyarrow's reader split on the file's one separator, vouched for; None wherever the checked
+    reader must judge."""
+    tabs, spaces = b"\t" in raw, b" " in raw
+    if tabs == spaces or not raw.isascii() or any(raw.find(b) >= 0 for b in _AWKWARD):
+        return None
+    try:
+        table = pacsv.read_csv(
+            pa.BufferReader(raw),
+            read_options=pacsv.ReadOptions(column_names=list(FIELDS), block_size=1 << 24),
+            parse_options=pacsv.ParseOptions(
+                delimiter="\t" if tabs else " ",
+                quote_char=False,
+                escape_char=False,
+                double_quote=False,
+            ),
+            convert_options=pacsv.ConvertOptions(
+                column_types=dict.fromkeys(FIELDS, pa.string()), strings_can_be_null=False
+            ),
+        )
+    except (pa.ArrowInvalid, OSError):
+        return None
+    columns = {name: table.column(name).combine_chunks() for name in FIELDS}
+    if table.num_rows == 0 or any(  # a doubled, leading or trailing separator: an empty field
+        to_numpy(pc.binary_length(c)).min() == 0 for c in columns.values()
+    ):
+        return None
+    numbers = [columns["subtopic"], columns["judgment"]]
+    if not all(pc.all(pc.match_substring_regex(c, _NATURAL)).as_py() for c in numbers):
+        return None
+    subtopics, judgments = (to_numpy(c.cast(pa.int64())) for c in numbers)
+    keys = (
+        to_numpy(dictionary(columns["docid"]).indices),
+        subtopics,
+        to_numpy(dictionary(columns["qid"]).indices),
+    )
+    order = np.lexsort(keys)
+    same = np.ones(max(len(order) - 1, 0), dtype=bool)
+    for key in keys:
+        same &= key[order][1:] == key[order][:-1]
+    if same.any():
+        return None  # a document judged twice for a subtopic: the checked reader says where
+    return SubtopicQrels(source, columns["qid"], subtopics, columns["docid"], judgments)
+
+
+def _read_checked(source: str, text: str) -> SubtopicQrels:
+    """Line by line: each line four fields, or a FormatError naming the line."""
     qids, subtopics, docids, judgments = [], [], [], []
     seen: dict[tuple[str, int, str], int] = {}
     for number, line in enumerate(text.splitlines(), start=1):
@@ -63,9 +135,13 @@ def read_subtopic_qrels(path: str | Path) -> SubtopicQrels:
             )
         qid, subtopic, docid, judgment = fields
         for name, value in (("subtopic", subtopic), ("judgment", judgment)):
-            if not value.isdigit():
+            if not (value.isascii() and value.isdigit()):
                 raise FormatError(
                     source, number, line, f"the {name} {quoted(value)} is not a natural number"
+                )
+            if int(value) >= 2**63:
+                raise FormatError(
+                    source, number, line, f"the {name} {quoted(value)} is over 2^63 - 1"
                 )
         key = (qid, int(subtopic), docid)
         if key in seen:
@@ -83,7 +159,13 @@ def read_subtopic_qrels(path: str | Path) -> SubtopicQrels:
         judgments.append(int(judgment))
     if not qids:
         raise FormatError(source, 0, None, "no judgments")
-    return SubtopicQrels(source, tuple(qids), tuple(subtopics), tuple(docids), tuple(judgments))
+    return SubtopicQrels(
+        source,
+        strings(qids),
+        np.asarray(subtopics, dtype=np.int64),
+        strings(docids),
+        np.asarray(judgments, dtype=np.int64),
+    )
 
 
 def read_grouped_qrels(path: str | Path) -> dict[str, Qrels]:
@@ -91,6 +173,8 @@ def read_grouped_qrels(path: str | Path) -> dict[str, Qrels]:
     (the second column), in the groups' byte order; lines starting with ``#`` are comments, as
     trec_eval reads them. One line naming the file and the line when a line is not four fields, a
     grade not a whole number, or a document judged twice in one group."""
+    import pandas as pd
+
     from rankviz.io.frames import qrels_from_frame
 
     source, text = str(path), _text(path)

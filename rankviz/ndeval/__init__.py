@@ -1,3 +1,2 @@
-"""ndeval's diversity evaluation, for ``rankviz ndeval`` and the Python API: diversity qrels
-(:mod:`rankviz.io.subtopics`), its measures of a topic (:mod:`~rankviz.ndeval.measures`), and its
-evaluation of a run and CSV text (:mod:`~rankviz.ndeval.report`)."""
+"""``rankviz ndeval``'s options and text (:mod:`~rankviz.ndeval.report`): the values are the
+diversity family's (:mod:`rankviz.measures.diversity`)."""

@@ -8,7 +8,7 @@ from conftest import ROOT, run_cli
 
 from rankviz.io.readers import read_run
 from rankviz.io.subtopics import read_subtopic_qrels
-from rankviz.ndeval.report import COLUMNS, NdevalOptions, ndeval_values, ranked_lists, topics_of
+from rankviz.measures.diversity import COLUMNS, DiversityJudgments, diversity_values
 
 KEPT = ROOT / "tests" / "data" / "ndeval-generated"
 QRELS, RUN = KEPT / "qrels.txt", KEPT / "run.txt"
@@ -30,19 +30,27 @@ def test_the_output_is_ndevals_byte_for_byte(arguments, expected) -> None:
 
 @pytest.mark.parametrize(("alpha", "beta", "rel"), [(0.5, 0.5, 1), (0.3, 0.8, 1), (0.9, 0.2, 2)])
 def test_every_value_is_pyndevals(alpha, beta, rel) -> None:
-    """pyndeval sorts each topic by score, then docid ascending: it is given rankviz's order
-    (trec_eval's, -traditional) as scores, so both evaluate the same lists."""
+    """pyndeval sorts each topic by score, then docid ascending: it is given trec_eval's order
+    (-traditional's) as scores, so both evaluate the same lists."""
     import pyndeval
 
     qrels, run = read_subtopic_qrels(QRELS), read_run(RUN)
-    options = NdevalOptions(alpha=alpha, beta=beta, rel=rel, traditional=True)
-    ours = ndeval_values(qrels, run, options)
+    judgments = DiversityJudgments.of(qrels, rel=rel)
+    values = diversity_values(judgments, run, alpha=alpha, beta=beta, by_rank=False)
+    ours = {name: values.column(name) for name in COLUMNS}
 
-    ranked = ranked_lists(run, topics_of(qrels, rel), options)
-    scored = [(q, d, -float(i)) for q, docids in ranked.items() for i, d in enumerate(docids)]
+    scored = [  # trec_eval's order: score descending, then docid descending
+        (q, d, -float(i)) for q, docids in _trec_eval_order().items() for i, d in enumerate(docids)
+    ]
     judged = [
-        (q, str(s), d, j)
-        for q, s, d, j in zip(qrels.qids, qrels.subtopics, qrels.docids, qrels.judgments)
+        (q, str(s), d, int(j))
+        for q, s, d, j in zip(
+            qrels.qids.to_pylist(),
+            qrels.subtopics.tolist(),
+            qrels.docids.to_pylist(),
+            qrels.judgments.tolist(),
+            strict=True,
+        )
     ]
     names = [n for n in COLUMNS if n in pyndeval.DEFAULT_MEASURES]
     theirs = (
@@ -58,14 +66,24 @@ def test_every_value_is_pyndevals(alpha, beta, rel) -> None:
     for topic, values in theirs.items():
         for name in names:
             if name == "nNRBP" and values[name] != values[name]:  # NaN: no subtopic covered
-                assert ours.loc[topic, name] != ours.loc[topic, name]
+                assert ours[name][topic] != ours[name][topic]
             else:
-                assert ours.loc[topic, name] == pytest.approx(values[name], abs=1e-12), (
+                assert ours[name][topic] == pytest.approx(values[name], abs=1e-12), (
                     topic,
                     name,
                 )
             compared += 1
     assert compared == len(names) * 9  # every judged topic the run answers
+
+
+def _trec_eval_order() -> dict[str, list[str]]:
+    """Each query's docids by score descending, then docid descending (by hand, not rankviz's)."""
+    lines: dict[str, list[tuple[float, str]]] = {}
+    for line in RUN.read_text().splitlines():
+        if line.strip():
+            qid, _, docid, _, score, _ = line.split()
+            lines.setdefault(qid, []).append((float(score), docid))
+    return {q: [d for _, d in sorted(docs, reverse=True)] for q, docs in lines.items()}
 
 
 @pytest.mark.parametrize(

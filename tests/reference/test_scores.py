@@ -240,8 +240,10 @@ def test_a_study_of_files_refuses_a_scores_file_and_says_what_opens_it(tmp_path:
 def test_ndevals_csv_is_a_wide_table_of_its_topics(tmp_path: Path) -> None:
     """``rankviz ndeval``'s CSV (ndeval's bytes): its topics' values, its ``amean`` row and its
     ``-nan`` (0/0) left out and said: the diversity measures get every analysis of scores."""
+    import pandas as pd
+
     from rankviz.io.subtopics import read_subtopic_qrels
-    from rankviz.ndeval.report import NdevalOptions, ndeval_values
+    from rankviz.measures.diversity import COLUMNS, DiversityJudgments, diversity_values
 
     folder = ROOT / "tests" / "data" / "ndeval-generated"
     done = run_cli("ndeval", str(folder / "qrels.txt"), str(folder / "run.txt"))
@@ -249,10 +251,11 @@ def test_ndevals_csv_is_a_wide_table_of_its_topics(tmp_path: Path) -> None:
     path.write_text(done.stdout)
     assert "-nan" in done.stdout and ",amean," in done.stdout
     got = rv.Evaluation.from_scores(path)
-    reference = ndeval_values(
-        read_subtopic_qrels(folder / "qrels.txt"), rv.read_run(folder / "run.txt"), NdevalOptions()
+    values = diversity_values(
+        DiversityJudgments.of(read_subtopic_qrels(folder / "qrels.txt")),
+        rv.read_run(folder / "run.txt"),
     )
-    reference.index = reference.index.astype(str)
+    reference = pd.DataFrame({name: values.column(name) for name in COLUMNS})
     for measure in ("alpha-nDCG@20", "ERR-IA@10", "NRBP", "nNRBP", "P-IA@5", "strec@20"):
         defined = reference[measure].dropna()
         ours = got.per_query(measure, "gen").reindex(defined.index)
