@@ -1,7 +1,7 @@
 """trec_eval 10's measures whose printed numbers the catalogue's families do not give, for
 ``rankviz trec-eval``: ``relstring`` (a text), ``utility`` and ``unj`` (trec_eval's values on a
 missed query and on -J's condensed list), and those that read its gain table
-(:mod:`rankviz.trec_eval.gains`); ``rprec_mult`` for the judgment groups' ``Rprec_mult_avgjg``.
+(:mod:`rankviz.trec_eval.gains`).
 
 Each is computed step for step as trec_eval's C source computes it (its ``m_*.c``), on each query's
 list of relevance values in trec_eval's order (:func:`rankviz.trec_eval.lists.query_lists`), so
@@ -18,11 +18,10 @@ from rankviz.errors import OptionError
 from rankviz.trec_eval.gains import GAIN_TABLES, GAINED
 from rankviz.trec_eval.lists import NONPOOL, UNJUDGED, QueryList, atof, atol
 
-RPREC_MULTIPLES = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
 UNJ_CUTOFFS = (5, 10, 20)
 UTILITY = (1.0, -1.0, 0.0, 0.0)
 #: the measures computed here, and Rprec_mult, whose multiples are read here (the catalogue's
-#: Rprec(mult=m) computes it; the judgment groups' Rprec_mult_avgjg averages :func:`rprec_mult`)
+#: Rprec(mult=m) computes it)
 MEASURES = ("relstring", "Rprec_mult", "utility", *GAIN_TABLES, "unj")
 
 
@@ -103,25 +102,6 @@ def _columns(name: str, params: tuple, lists: dict[str, QueryList], *, docs: int
 
 def _column(values: dict[str, list[float]], index: int) -> dict[str, float]:
     return {q: v[index] for q, v in values.items()}
-
-
-def rprec_mult(ql: QueryList, multiples, level: int) -> list[float]:
-    """m_Rprec_mult.c: precision at each multiple of R (``(long)(m * R + 0.9)`` documents)."""
-    cutoffs = [int(m * ql.num_rel + 0.9) for m in multiples]
-    values = [0.0] * len(cutoffs)
-    current = len(cutoffs) - 1
-    while current >= 0 and cutoffs[current] > len(ql.rels):
-        values[current] = ql.num_rel_ret / cutoffs[current]
-        current -= 1
-    so_far, i = ql.num_rel_ret, len(ql.rels)
-    while i > 0 and so_far > 0:
-        while current >= 0 and i == cutoffs[current]:
-            values[current] = so_far / i
-            current -= 1
-        if ql.rels[i - 1] >= level:
-            so_far -= 1
-        i -= 1
-    return values
 
 
 def utility(ql: QueryList, weights, docs: int) -> float:

@@ -8,9 +8,11 @@ import re
 from collections.abc import Sequence
 
 from rankviz.errors import OptionError
+from rankviz.measures.judgment_groups import DEFAULTS
 from rankviz.trec_eval import measures as trec_eval_measures
-from rankviz.trec_eval.judgment_groups import MEASURES as GROUPED
 from rankviz.trec_eval.measures import MEASURES as PORTED
+
+GROUPED = tuple(DEFAULTS)  # the judgment-group measures, read from -R qrels_jg
 
 #: trec_eval's measures in the order it prints them (its ``te_trec_measures``)
 ORDER = (

@@ -5,7 +5,7 @@ measures where they are the same numbers (``gm_map`` and ``gm_bpref`` too: the f
 GMBpref, whose logs it averages in trec_eval's order), ``iprec_at_recall`` and ``11pt_avg`` here,
 and trec_eval's own measures step for step
 (:mod:`rankviz.trec_eval.measures`), and the judgment-group measures of ``-R qrels_jg``
-(:mod:`rankviz.trec_eval.judgment_groups`). What rankviz does not compute (the preference
+(:mod:`rankviz.measures.judgment_groups`). What rankviz does not compute (the preference
 measures) is refused by name.
 """
 
@@ -20,9 +20,10 @@ import numpy as np
 from rankviz.errors import OptionError
 from rankviz.io.model import Qrels, Run
 from rankviz.measures.log_ap import FLOOR
+from rankviz.measures.spellings import RPREC_MULTIPLES
 from rankviz.trec_eval import measures as trec_eval_measures
 from rankviz.trec_eval.lists import C_NAN, query_lists
-from rankviz.trec_eval.measures import RPREC_MULTIPLES, UNJ_CUTOFFS
+from rankviz.trec_eval.measures import UNJ_CUTOFFS
 from rankviz.trec_eval.names import FAMILIES, levels_of, ported, requested
 
 #: the measures trec_eval averages geometrically over queries (no line per query), and the
@@ -230,21 +231,25 @@ def _as_zscores(columns: dict[str, Column], path: str) -> None:
 def _group_columns(
     asked, args: TrecEvalOptions, groups: dict[str, Qrels], run: Run
 ) -> dict[str, Column]:
-    """The judgment-group measures' columns (:mod:`rankviz.trec_eval.judgment_groups`), for the
-    queries trec_eval evaluates."""
-    from rankviz.trec_eval import judgment_groups
+    """The judgment-group measures' columns (the family of
+    :mod:`rankviz.measures.judgment_groups`), for the queries trec_eval evaluates."""
+    from rankviz.measures.judgment_groups import DEFAULTS, GroupMeasure, group_values
 
-    lists = judgment_groups.group_lists(
-        groups, run, rel=args.rel, depth=args.depth, judged_only=args.judged_only
+    measures = {
+        name: [GroupMeasure(name, p) for p in params or DEFAULTS[name]] or [GroupMeasure(name)]
+        for name, params in asked
+        if name in DEFAULTS
+    }
+    found, missed = group_values(
+        groups,
+        run,
+        [m for named in measures.values() for m in named],
+        rel=args.rel,
+        depth=args.depth,
+        judged_only=args.judged_only,
     )
-    missed = sorted(q for q, qls in lists.items() if qls[0].missed)
     _stop_on_missed(missed, args)
-    columns = {}
-    for name, params in asked:
-        if name in judgment_groups.MEASURES:
-            found = judgment_groups.columns(name, params, lists, rel=args.rel)
-            columns.update({printed: Column(name, values) for printed, values in found.items()})
-    return columns
+    return {str(m): Column(name, found[str(m)]) for name, named in measures.items() for m in named}
 
 
 def _stop_on_missed(missed: list[str], args: TrecEvalOptions) -> None:

@@ -11,7 +11,7 @@ import pytest
 import rankviz as rv
 from rankviz.trec_eval.gains import GAINED
 from rankviz.trec_eval.lists import NONPOOL, UNJUDGED, QueryList, atof
-from rankviz.trec_eval.measures import relstring, rprec_mult, unjudged, utility
+from rankviz.trec_eval.measures import relstring, unjudged, utility
 
 
 def _one_query(grades: dict[str, int], ranked: list[str], measure: str) -> float:
@@ -41,12 +41,6 @@ def test_unj_divides_by_the_cutoff_past_the_list():
 
 def test_relstring_marks_grades_above_nine_unpooled_and_pooled_unjudged():
     assert relstring([12, 3, NONPOOL, UNJUDGED, 0], 4) == ">3-."
-
-
-def test_rprec_mult_is_precision_at_multiples_of_r_rounded_up_from_nine_tenths():
-    ql = QueryList([1, 0, 1, 0], [2, 2], num_rel=2, num_rel_ret=2)
-    # 0.5 R = 1.9 -> 1 document; 1.5 R = 3.9 -> 3; 3 R = 6.9 -> 6, past the list: 2 / 6
-    assert rprec_mult(ql, (0.5, 1.5, 3.0), 1) == [1.0, 2 / 3, 2 / 6]
 
 
 def test_utility_weighs_the_contingency_table():
