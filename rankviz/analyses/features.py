@@ -159,13 +159,16 @@ def _numeric(
 
 
 def _buckets(x: pd.Series, y: pd.Series, cut: pd.Series) -> pd.DataFrame:
-    """Per bucket (in order): its feature range, how many queries, the value's mean."""
+    """Per bucket (in order): its feature range, how many queries, the value's mean. A bucket is
+    named by the range of its queries' values (``0.25 – 0.5``), not pandas' interval, whose edge
+    is moved by a thousandth of the range (``(-0.000833, 0.167]``)."""
     grouped = pd.DataFrame({"x": x, "y": y, "bucket": cut}).groupby("bucket", observed=True)
+    low, high = grouped["x"].min().to_numpy(), grouped["x"].max().to_numpy()
     return pd.DataFrame(
         {
-            "bucket": [str(b) for b in grouped.size().index],
-            "low": grouped["x"].min().to_numpy(),
-            "high": grouped["x"].max().to_numpy(),
+            "bucket": [f"{a:g}" if a == b else f"{a:g} – {b:g}" for a, b in zip(low, high)],
+            "low": low,
+            "high": high,
             "queries": grouped.size().to_numpy(),
             "mean": grouped["y"].mean().to_numpy(),
         }

@@ -7,6 +7,15 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+#: The headers of a sensitivity analysis's pairs in words (the frames keep the API's names, which
+#: the exports use): whether the sign of a pair's delta differs between the variants, and whether
+#: the worse run at its best reaches the better run at its worst.
+PAIR_HEADERS = {
+    "flips_between_policies": "sign differs between orders",
+    "flips_between_ends": "sign differs between the ends",
+    "can_flip": "can swap places",
+}
+
 
 def numbers(
     frame: pd.DataFrame,

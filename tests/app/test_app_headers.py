@@ -1,6 +1,6 @@
-"""AppTest: the tables of the Significance page (its ANOVA among them) and of Reproducibility
-show their headers in words: a column the API names in code (``sum_sq``, ``p_unpaired_advanced``)
-carries a label without underscores."""
+"""AppTest: the tables of every page show their headers in words: a column the API names in code
+(``sum_sq``, ``p_unpaired_advanced``, ``can_flip``) carries a label without underscores, and no
+cell of text is empty where the API holds None (a literal "None" on the screen)."""
 
 from __future__ import annotations
 
@@ -31,3 +31,33 @@ def test_no_table_header_is_a_code_name(page: str, link: dict[str, str]) -> None
                 label = labels.get(column, {}).get("label", column)
                 assert "_" not in label, (page, column)
     assert coded >= 3  # the tables do have code-named columns to word
+
+
+#: every page with what it needs to show its tables (two runs at least, the reproduction's four)
+PAGES = {
+    "overview": {},
+    "deltas": {},
+    "significance": {"runs": "bm25,dense,rrf", "measures": "AP"},
+    "features": {},
+    "ties": {"runs": "bm25,bm25-raw,rrf"},
+    "unjudged": {},
+    "metric_choice": {},
+    "repro": {"measures": "AP,nDCG@10", **REPRO_RUNS},
+}
+#: names that are names, not code: the tie policy trec_eval's (its program's name)
+NAMES = {"trec_eval"}
+
+
+@pytest.mark.parametrize("page", list(PAGES))
+def test_no_page_shows_a_code_name_or_none(page: str) -> None:
+    at = start(page, collection="cranfield", **PAGES[page])
+    assert not at.exception and at.dataframe, page
+    for table in at.dataframe:
+        labels = json.loads(table.proto.columns or "{}")
+        frame = table.value
+        for column in map(str, [*frame.columns, frame.index.name or ""]):
+            label = labels.get(column, {}).get("label", column)
+            assert "_" not in label or label in NAMES, (page, column)
+        for column in frame.columns:
+            if frame[column].dtype == object:
+                assert not frame[column].isna().any(), (page, column)

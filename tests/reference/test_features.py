@@ -74,6 +74,9 @@ def test_the_buckets_partition_the_queries_in_order(report) -> None:
             assert (buckets["low"].to_numpy()[1:] > buckets["high"].to_numpy()[:-1]).all()
             x = found.features[feature.name].reindex(delta.index)
             for row in buckets.itertuples():
+                named = [float(edge) for edge in row.bucket.split(" – ")]
+                assert named == pytest.approx([row.low, row.high][: len(named)], rel=1e-5)
+                assert len(named) == 2 or row.low == row.high
                 inside = delta[(x >= row.low) & (x <= row.high)]
                 assert len(inside) == row.queries
                 assert row.mean == pytest.approx(inside.mean(), abs=1e-12)

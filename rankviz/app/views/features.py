@@ -32,6 +32,7 @@ st.dataframe(
     ),
     hide_index=True,
     width="stretch",
+    column_config={"spearman_rho": "Spearman's ρ", "p_value": "p"},
 )
 st.caption(md(report.describe()) + ". " + " ".join(md(line) + "." for line in report.left_out))
 for feature in report.numeric:

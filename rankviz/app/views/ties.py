@@ -6,6 +6,7 @@ import streamlit as st
 
 from rankviz import plots
 from rankviz.app.frame import open_page
+from rankviz.app.tables import PAIR_HEADERS
 from rankviz.app.text import md
 from rankviz.app.widgets import url_option, url_selectbox
 from rankviz.plots import export
@@ -78,7 +79,7 @@ else:
         f"{len(risky)} of {len(flips)} pairs of runs can swap places on {md(label)} "
         "depending on the tie order."
     )
-    st.dataframe(risky, width="stretch", hide_index=True)
+    st.dataframe(risky, width="stretch", hide_index=True, column_config=PAIR_HEADERS)
 
 st.subheader("Can ties change a significance verdict?")
 if len(ctx.selected) > 1:

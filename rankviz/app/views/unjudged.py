@@ -8,6 +8,7 @@ import streamlit as st
 from rankviz import plots
 from rankviz.analyses.unjudged import JUDGED_WARNING
 from rankviz.app.frame import open_page
+from rankviz.app.tables import PAIR_HEADERS
 from rankviz.app.text import md, message
 from rankviz.app.widgets import url_option, url_selectbox
 from rankviz.errors import RankvizError
@@ -77,7 +78,7 @@ if len(section.flips):
             f"{len(risky)} of {len(section.flips)} pairs of runs can swap places on "
             f"{md(label)}, depending on them."
         )
-    st.dataframe(section.flips, width="stretch", hide_index=True)
+    st.dataframe(section.flips, width="stretch", hide_index=True, column_config=PAIR_HEADERS)
 if len(section.verdicts):
     tests = ctx.test_settings()
     changed = section.verdicts[section.verdicts["changes"]]
