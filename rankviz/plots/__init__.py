@@ -1,7 +1,6 @@
 """Plot builders: data in, Plotly figure out (no streamlit, no I/O), so tests can inspect them."""
 
 from rankviz.plots.curves import precision_recall
-from rankviz.plots.features import feature_scatter
 from rankviz.plots.intervals import (
     asl_curves,
     collections_forest,
@@ -15,16 +14,15 @@ from rankviz.plots.intervals import (
     unjudged_intervals,
 )
 from rankviz.plots.runs import (
-    baseline_scatter,
     delta_bars,
     first_relevant_histogram,
     group_bars,
     hits_curves,
     means_with_ci,
-    measure_scatter,
     rank_bins,
     relevant_rank_histogram,
 )
+from rankviz.plots.scatters import baseline_scatter, feature_scatter, measure_scatter
 from rankviz.plots.style import GROUP_PALETTE, RUN_PALETTE, VERDICT_COLOURS, plain, run_colours
 
 __all__ = [

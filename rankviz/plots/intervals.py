@@ -9,7 +9,14 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from rankviz.plots.style import VERDICT_COLOURS, layout, plain, run_colour
+from rankviz.plots.style import (
+    MEASURE_PALETTE,
+    MEASURE_SYMBOLS,
+    VERDICT_COLOURS,
+    layout,
+    plain,
+    run_colour,
+)
 from rankviz.settings.tie_policy import POLICIES
 
 
@@ -279,11 +286,13 @@ def asl_curves(asl: pd.DataFrame, alpha: float) -> go.Figure:
     """Achieved significance level curves (Sakai): each measure's sorted p-values over the run
     pairs."""
     fig = go.Figure()
-    for measure, part in asl.groupby("measure", sort=False):
+    for i, (measure, part) in enumerate(asl.groupby("measure", sort=False)):
         fig.add_scatter(
             x=part["pair rank"],
             y=part["p"],
             mode="lines+markers",
+            line={"color": MEASURE_PALETTE[i % len(MEASURE_PALETTE)]},
+            marker={"symbol": MEASURE_SYMBOLS[i % len(MEASURE_SYMBOLS)], "size": 8},
             name=measure,
             hovertemplate="pair %{x}: p %{y:.4g}<extra>%{fullData.name}</extra>",
         )

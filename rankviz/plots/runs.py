@@ -137,32 +137,6 @@ def delta_bars(
     )
 
 
-def baseline_scatter(
-    frame: pd.DataFrame, query_text: Mapping[str, str], measure: str, baseline: str, run: str
-) -> go.Figure:
-    """Baseline value against run value per query, with the diagonal."""
-    text = [query_text.get(q, "") for q in frame.index]
-    fig = go.Figure(
-        go.Scatter(
-            x=frame["baseline"],
-            y=frame["run"],
-            mode="markers",
-            customdata=np.c_[
-                frame.index.to_numpy(),
-                text,
-                np.full(len(frame), baseline, object),
-                np.full(len(frame), run, object),
-            ],
-            hovertemplate="query %{customdata[0]}<br>%{customdata[1]}<br>%{customdata[2]} "
-            "%{x:.4f}<br>%{customdata[3]} %{y:.4f}"
-            "<extra></extra>",
-        )
-    )
-    top = float(max(frame[["baseline", "run"]].max().max(), 1e-9))
-    fig.add_shape(type="line", x0=0, y0=0, x1=top, y1=top, line={"dash": "dot", "color": "grey"})
-    return layout(fig, f"{measure} per query: {run} against {baseline}", baseline, run)
-
-
 def rank_bins(depth: int, *, log: bool) -> np.ndarray:
     """Bin edges over ranks 1..depth: equal widths (at most 25 bins), or with ``log`` the steps a
     reader thinks in (1, 2, 3, 4, 5, 6-10, 11-20, 21-50, 51-100, 101-200, 201-500, ...)."""
@@ -352,21 +326,3 @@ def group_bars(
         )
     fig.update_layout(height=max(350, 260 * rows))
     return layout(fig, f"{measure} per group", "run", measure)
-
-
-def measure_scatter(
-    x: pd.Series, y: pd.Series, run: str, query_text: Mapping[str, str]
-) -> go.Figure:
-    """Per-query values of one run under two measures."""
-    text = [query_text.get(q, "") for q in x.index]
-    fig = go.Figure(
-        go.Scatter(
-            x=x,
-            y=y,
-            mode="markers",
-            customdata=np.c_[x.index.to_numpy(), text],
-            hovertemplate="query %{customdata[0]}<br>%{customdata[1]}<br>"
-            + f"{x.name} %{{x:.4f}}<br>{y.name} %{{y:.4f}}<extra></extra>",
-        )
-    )
-    return layout(fig, f"{run}: {y.name} against {x.name} per query", str(x.name), str(y.name))

@@ -86,4 +86,9 @@ GROUP_PALETTE = (
 )
 
 
+#: Measures drawn side by side (never runs nor groups): Tol's "vibrant" scheme, one hue each (the
+#: theme's own colours come in light and dark pairs of one hue, which read as one measure twice).
+MEASURE_PALETTE = ("#0077BB", "#EE7733", "#009988", "#EE3377", "#33BBEE", "#CC3311", "#BBBBBB")
+#: and a marker each, for a reader who does not tell the colours apart
+MEASURE_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "star", "cross")
 VERDICT_COLOURS = {"better": "#2a9d8f", "worse": "#e76f51", "n.s.": "#6c757d"}
