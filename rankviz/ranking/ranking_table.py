@@ -109,7 +109,10 @@ class RankingTable:
         if cutoff is None:
             return self
         if cutoff not in self._cache:
-            counts = np.minimum(np.diff(self.offsets), cutoff)
+            lengths = np.diff(self.offsets)
+            if len(lengths) == 0 or int(lengths.max()) <= cutoff:  # nothing to cut: no copy
+                return self
+            counts = np.minimum(lengths, cutoff)
             offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
             # each query's first rows, found from the offsets without a pass over the whole table
             keep = np.arange(offsets[-1]) + np.repeat(self.offsets[:-1] - offsets[:-1], counts)

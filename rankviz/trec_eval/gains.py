@@ -5,7 +5,7 @@ the grade itself): ``G``, ``dcg``, ``ideal_dcg``, ``ndcg`` with a table, ``ndcg_
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cmp_to_key
 
@@ -48,12 +48,12 @@ def _per_document(ql: QueryList, gains: list[_Gain]) -> list[float]:
     lookup: dict[int, float] = {}
     for g in gains:
         lookup.setdefault(g.level, g.gain)
-    if not ql.rels:
+    if len(ql.rels) == 0:
         return []
-    ranked = np.asarray(ql.rels) if ql.ranked is None else ql.ranked
+    ranked = np.asarray(ql.rels, dtype=np.int64)
     low, high = min([UNJUDGED, *lookup]), max([0, int(ranked.max()), *lookup])
     if high - low > 4096:  # a table of far-off grades: one lookup per document
-        return [lookup.get(r, 0.0) for r in ql.rels]
+        return [lookup.get(r, 0.0) for r in ranked.tolist()]
     by_grade = np.zeros(high - low + 1)
     for level, gain in lookup.items():
         by_grade[level - low] = gain
@@ -218,18 +218,27 @@ def rbp(ql: QueryList, table) -> float:
     return (1.0 - p) * total
 
 
-def rbp_resid(ql: QueryList, table) -> float:
-    """m_rbp_resid.c: what RBP could gain were every unjudged document relevant, and the ranks
-    past the list (0 when every document retrieved is judged)."""
+def rbp_resids(lists: Mapping[str, QueryList], table) -> dict[str, float]:
+    """m_rbp_resid.c of every query: what RBP could gain were every unjudged document relevant,
+    and the ranks past the list (0 when every document retrieved is judged). p^i as trec_eval
+    makes it, one multiplication after another, and each query's holes' weights summed in rank
+    order, rank by rank for every query at once: the doubles are its own."""
     p = next((value for key, value in table if key == "p"), 0.9)
-    ranked = ql.ranked if ql.ranked is not None else np.asarray(ql.rels, dtype=np.int64)
-    holes = ranked < 0
-    if not holes.any():
-        return 0.0
-    # p^i as trec_eval makes it, one multiplication after another, and the holes' weights summed
-    # in rank order: cumprod and cumsum run in order, so the doubles are its own
-    weights = np.cumprod(np.r_[1.0, np.full(len(ranked), p)])
-    return float(weights[-1] + (1 - p) * np.cumsum(weights[:-1][holes])[-1])
+    ranked = [np.asarray(ql.rels, dtype=np.int64) for ql in lists.values()]
+    lengths = np.array([len(r) for r in ranked], dtype=np.int64)
+    longest = int(lengths.max(initial=0))
+    weights = np.cumprod(np.r_[1.0, np.full(longest, p)])
+    holes = np.zeros((len(ranked), longest), dtype=bool)
+    starts = np.cumsum(lengths) - lengths
+    rows = np.repeat(np.arange(len(ranked)), lengths)
+    holes[rows, np.arange(int(lengths.sum())) - starts[rows]] = (
+        np.concatenate([*ranked, np.empty(0, np.int64)]) < 0
+    )
+    summed = np.zeros(len(ranked))
+    for rank in range(longest):
+        np.add(summed, weights[rank], out=summed, where=holes[:, rank])
+    found = np.where(holes.any(axis=1), weights[lengths] + (1 - p) * summed, 0.0)
+    return dict(zip(lists, found.tolist(), strict=True))
 
 
 GAINED: dict[str, Callable[[QueryList, list], float]] = {
@@ -240,5 +249,4 @@ GAINED: dict[str, Callable[[QueryList, list], float]] = {
     "ndcg_rel": ndcg_rel,
     "Rndcg": rndcg,
     "rbp": rbp,
-    "rbp_resid": rbp_resid,
 }

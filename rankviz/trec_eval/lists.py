@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -18,19 +19,18 @@ NONPOOL, UNJUDGED = -1, -2  # trec_eval: not in the qrels; listed below 0 (in th
 @dataclass(frozen=True)
 class QueryList:
     """One query as trec_eval's measures see it: the relevance value of each document retrieved,
-    in its order (a grade, :data:`UNJUDGED` or :data:`NONPOOL`), how many judgments the qrels hold
-    at each grade from 0 up, how many are relevant, and how many of those are retrieved.
+    in its order (a grade, :data:`UNJUDGED` or :data:`NONPOOL`; an array, or a list), how many
+    judgments the qrels hold at each grade from 0 up, how many are relevant, and how many of those
+    are retrieved.
 
     A judged query the run misses (``missed``, under -c) is, as trec_eval 10 evaluates it, a
-    ranking of one document out of the pool (none under -J). ``ranked``, when given, holds ``rels``
-    as an array."""
+    ranking of one document out of the pool (none under -J)."""
 
-    rels: list[int]
+    rels: Sequence[int] | np.ndarray
     levels: list[int]
     num_rel: int
     num_rel_ret: int
     missed: bool = False
-    ranked: np.ndarray | None = field(default=None, repr=False)
 
 
 def query_lists(table, qrels: Qrels, rel: int, *, judged_only: bool) -> dict[str, QueryList]:
@@ -57,12 +57,11 @@ def query_lists(table, qrels: Qrels, rel: int, *, judged_only: bool) -> dict[str
         if missed:
             ranked = np.array([] if judged_only else [NONPOOL], dtype=np.int64)
         lists[str(qid)] = QueryList(
-            ranked.tolist(),
+            ranked,
             np.bincount(grades[grades >= 0]).tolist(),
             int(np.count_nonzero(grades >= rel)),
             int(np.count_nonzero(ranked >= rel)),
             missed,
-            ranked,
         )
     return lists
 

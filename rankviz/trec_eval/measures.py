@@ -14,8 +14,10 @@ from __future__ import annotations
 import math
 import re
 
+import numpy as np
+
 from rankviz.errors import OptionError
-from rankviz.trec_eval.gains import GAIN_TABLES, GAINED
+from rankviz.trec_eval.gains import GAIN_TABLES, GAINED, rbp_resids
 from rankviz.trec_eval.lists import NONPOOL, UNJUDGED, QueryList, atof, atol
 
 UNJ_CUTOFFS = (5, 10, 20)
@@ -95,6 +97,8 @@ def _columns(name: str, params: tuple, lists: dict[str, QueryList], *, docs: int
     if name in GAIN_TABLES:
         pairs = [p.split("=") for p in params[0].split(",")] if params else []
         table = [(key, atof(value)) for key, value in pairs]
+        if name == "rbp_resid":
+            return {printed: rbp_resids(lists, table)}
         gained = GAINED[name]
         return {printed: {q: gained(ql, table) for q, ql in lists.items()}}
     raise OptionError(f"trec-eval: {name} is computed by the catalogue, not here")
@@ -116,9 +120,10 @@ def utility(ql: QueryList, weights, docs: int) -> float:
     )
 
 
-def unjudged(rels: list[int], cutoffs) -> list[float]:
+def unjudged(rels, cutoffs) -> list[float]:
     """m_unjudged.c: the share of the top K not judged (K past the list: the rest judged)."""
-    return share_at_cutoffs([r in (NONPOOL, UNJUDGED) for r in rels], cutoffs)
+    top = np.asarray(rels[: max(cutoffs) + 1], dtype=np.int64)  # the walk stops past the last K
+    return share_at_cutoffs(np.isin(top, (NONPOOL, UNJUDGED)).tolist(), cutoffs)
 
 
 def share_at_cutoffs(counted: list[bool], cutoffs) -> list[float]:
@@ -137,9 +142,8 @@ def share_at_cutoffs(counted: list[bool], cutoffs) -> list[float]:
     return values
 
 
-def relstring(rels: list[int], length: int) -> str:
+def relstring(rels, length: int) -> str:
     """m_relstring.c: the first documents' grades, ``-`` out of the pool, ``.`` unjudged in it."""
     marks = {NONPOOL: "-", UNJUDGED: "."}
-    return "".join(
-        ">" if r > 9 else str(r) if r >= 0 else marks.get(r, "<") for r in rels[: max(length, 0)]
-    )
+    shown = [int(r) for r in rels[: max(length, 0)]]
+    return "".join(">" if r > 9 else str(r) if r >= 0 else marks.get(r, "<") for r in shown)

@@ -11,7 +11,6 @@ measures) is refused by name.
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 
@@ -25,6 +24,7 @@ from rankviz.trec_eval import measures as trec_eval_measures
 from rankviz.trec_eval.lists import C_NAN, query_lists
 from rankviz.trec_eval.measures import UNJ_CUTOFFS
 from rankviz.trec_eval.names import FAMILIES, levels_of, ported, requested
+from rankviz.trec_eval.printing import COUNTS, Form, line, per_query_lines
 
 #: the measures trec_eval averages geometrically over queries (no line per query), and the
 #: catalogue's family of each (whose per-query values are the logs it averages)
@@ -38,7 +38,6 @@ BESIDE_MISSED = {
     "Rndcg": "Rndcg",
     "rbp": "RBP(p=0.9,graded=True)",
 }
-COUNTS = ("num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret")
 
 
 @dataclass(frozen=True)
@@ -102,12 +101,12 @@ def trec_eval_text(
     form = Form("Z" if options.zscores else "", ".17g" if exact else "6.4f")
     lines = []
     if options.per_query:  # a geometric mean has no line per query (trec_eval prints none)
-        printing = [
-            (_printer(printed, counts=column.base in COUNTS, form=form), column.values)
+        shown = [
+            (printed, column.base, [column.values[q] for q in queries])
             for printed, column in columns.items()
             if column.base not in GEOMETRIC
         ]
-        lines = [line(q, values[q]) for q in queries for line, values in printing]
+        lines = per_query_lines(shown, queries, form)
     if options.summary:
         lines += _summary(asked, options, columns, queries, qrels, runid, form)
     return "".join(lines)
@@ -125,10 +124,10 @@ def _columns(asked, args: TrecEvalOptions, qrels: Qrels, run: Run) -> dict[str, 
     """Each printed name's column, for the queries trec_eval evaluates (those of the run it
     judges), in trec_eval's order of measures and parameters; gm_map's column holds the logs of
     AP (GMAP's per-query values)."""
-    from rankviz.evaluation.evaluate import evaluate
+    from rankviz.evaluation.evaluate import evaluate_tables
     from rankviz.measures import parse
     from rankviz.ranking.ordering import rank
-    from rankviz.settings.eval_settings import RunCut
+    from rankviz.settings.eval_settings import EvalSettings
 
     defaults: dict[str, object] = {"rel": args.rel, "judged_only": args.judged_only}
     wanted: list[tuple[str, str, str]] = []  # (measure asked, printed name, rankviz's measure)
@@ -152,19 +151,24 @@ def _columns(asked, args: TrecEvalOptions, qrels: Qrels, run: Run) -> dict[str, 
                 measure = str(parse(family + ("" if p is None else f"@{p}"), defaults=defaults))
                 wanted.append((name, name if p is None else f"{name}_{p}", measure))
     measures = list(dict.fromkeys(m for _, _, m in wanted)) or ["NumRet"]
-    evaluation = evaluate(qrels, run, measures, missing="skip", depth=args.depth)
+    settings = EvalSettings(missing="skip", depth=args.depth)
+    table = rank(run, qrels, ties="trec_eval", cut=settings.cut)  # one order for every measure
+    evaluation = evaluate_tables(
+        [(run.name, table)],
+        [parse(m) for m in measures],
+        settings,
+        qrels_qids=qrels.query_ids,
+    )
     by_measure: dict[str, dict[str, float]] = {}
     for measure in measures:  # the values themselves, without pandas (a drop-in starts fast)
         qids, per_query = evaluation.run_values(measure, evaluation.runs[0])
         by_measure[measure] = dict(zip(qids.tolist(), per_query.tolist(), strict=True))
-    evaluated = list(dict.fromkeys(q for values in by_measure.values() for q in values))
+    evaluated = list(next(iter(by_measure.values())))  # every measure's queries: those evaluated
     missed = sorted(set(qrels.query_ids) - set(evaluated))
     _stop_on_missed(missed, args)
     columns = {printed: Column(name, dict(by_measure[m])) for name, printed, m in wanted}
 
-    @functools.cache
-    def ordered():  # trec_eval's lists, built when a measure computed here needs them
-        table = rank(run, qrels, ties="trec_eval", cut=RunCut(depth=args.depth))
+    def ordered():  # trec_eval's lists: its order, condensed under -J
         return table.condensed() if args.judged_only else table
 
     lists = None
@@ -301,13 +305,13 @@ def _summary(
         if name == "runid":
             lines.append(f"{'runid':<22}\tall\t{runid}\n")
         elif name == "num_q":
-            lines.append(_line("num_q", "all", n, counts=True, form=form))
+            lines.append(line("num_q", "all", n, counts=True, form=form))
         elif name in GEOMETRIC:
             total = 0.0
             for q in queries:  # the logs, in trec_eval's order
                 total += columns[name].values[q]
             lines.append(
-                _line(name, "all", math.exp(total / n) if n else 0.0, counts=False, form=form)
+                line(name, "all", math.exp(total / n) if n else 0.0, counts=False, form=form)
             )
         for printed, column in columns.items():
             if column.base != name or name in GEOMETRIC or name == "relstring":
@@ -320,43 +324,8 @@ def _summary(
             ):  # -c: every judgment above 0, any -l
                 total = float(np.count_nonzero(qrels.grade > 0))
             mean = total if name in COUNTS else total / n if n else 0.0
-            lines.append(_line(printed, "all", mean, counts=name in COUNTS, form=form))
+            lines.append(line(printed, "all", mean, counts=name in COUNTS, form=form))
     return lines
-
-
-@dataclass(frozen=True)
-class Form:
-    """How lines print: ``z``, the name's prefix under -Z (every number a fraction then);
-    ``number``, the format of a fraction (trec_eval's ``6.4f``)."""
-
-    z: str
-    number: str
-
-
-def _line(printed: str, qid: str, value: float | str, *, counts: bool, form: Form) -> str:
-    """One line as trec_eval prints it (:func:`_printer`)."""
-    return _printer(printed, counts=counts, form=form)(qid, value)
-
-
-def _printer(printed: str, *, counts: bool, form: Form):
-    """What prints one measure's lines as trec_eval does, ``(qid, value) -> line``: the name in 22
-    columns, counts as whole numbers, the rest in ``form``; under -Z every number in ``form`` and
-    the name after a ``Z`` (the name's part made once: a drop-in prints 670,000 lines)."""
-    head = f"{form.z}{printed:<22}\t"
-    whole = counts and not form.z
-    number = form.number
-    width = int(number.split(".")[0] or 0)
-
-    def line(qid: str, value: float | str) -> str:
-        if isinstance(value, str):  # relstring
-            return f"{printed:<22}\t{qid}\t'{value}'\n"
-        if value != value:  # C prints the sign of a NaN (Python does not)
-            text = f"{'-nan' if math.copysign(1.0, value) < 0 else 'nan':>{width}}"
-        else:
-            text = str(int(value)) if whole else format(value, number)
-        return f"{head}{qid}\t{text}\n"
-
-    return line
 
 
 def runid_of(path: str) -> str:

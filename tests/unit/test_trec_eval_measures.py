@@ -9,7 +9,7 @@ import math
 import pytest
 
 import rankviz as rv
-from rankviz.trec_eval.gains import GAINED
+from rankviz.trec_eval.gains import GAINED, rbp_resids
 from rankviz.trec_eval.lists import NONPOOL, UNJUDGED, QueryList, atof
 from rankviz.trec_eval.measures import relstring, unjudged, utility
 
@@ -61,10 +61,20 @@ def test_a_gain_table_less_than_one_apart_keeps_its_order_as_trec_evals_sort_doe
 
 
 def test_rbp_residual_is_what_unjudged_ranks_and_the_rest_of_the_list_could_add():
-    ql = QueryList([1, UNJUDGED, 0], [1, 1], num_rel=1, num_rel_ret=1)
     p = 0.5
-    assert GAINED["rbp_resid"](ql, [("p", p)]) == p**3 + (1 - p) * p
-    assert GAINED["rbp_resid"](QueryList([1, 0], [1, 1], 1, 1), []) == 0.0
+    lists = {
+        "a": QueryList([1, UNJUDGED, 0], [1, 1], num_rel=1, num_rel_ret=1),
+        "b": QueryList([1, 0], [1, 1], 1, 1),  # every document judged: 0
+        "c": QueryList([NONPOOL, 1, NONPOOL, 0, NONPOOL], [1, 1], 1, 1),
+        "d": QueryList([], [1, 1], 1, 0),
+    }
+    found = rbp_resids(lists, [("p", p)])
+    assert found == {
+        "a": p**3 + (1 - p) * p,
+        "b": 0.0,
+        "c": p**5 + (1 - p) * (1 + p**2 + p**4),
+        "d": 0.0,
+    }
 
 
 @pytest.mark.parametrize(
