@@ -3,6 +3,7 @@ scores by default, every family at K, or one typed), then made measures at the f
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 import streamlit as st
@@ -15,6 +16,7 @@ from rankviz.errors import MeasureError
 from rankviz.io.collection import Collection
 from rankviz.measures import FAMILIES, Measure, parse, refuse_without_closed_form, split_names
 from rankviz.measures.score import Score
+from rankviz.plots import run_colours
 from rankviz.settings.eval_settings import EvalSettings
 from rankviz.study.side_measures import offered, side_name
 
@@ -87,6 +89,7 @@ def choose_runs_and_measures(
         uploads.joined()
     given = None if held(runs_key) else default_runs
     selected = st.sidebar.multiselect("Runs", run_names, default=given, key=runs_key)
+    st.html(chip_colours(runs_key, selected, run_colours(run_names)))
     own = [*collection.config.measures, *scores]
     beside = offered(collection)
     choices = list(dict.fromkeys([*own, *TEMPLATES, *beside]))
@@ -125,3 +128,16 @@ def measures_at(
     ]
     refuse_without_closed_form(measures, settings.ties)
     return measures
+
+
+def chip_colours(key: str, selected: list[str], colours: Mapping[str, str]) -> str:
+    """CSS that marks each chosen run's chip with the run's colour, the colour it has in every
+    figure (the chips stand in the order chosen; the widget is found by its key's class, as
+    Streamlit writes it). Our own text: colours and a key, no run name."""
+    widget = "st-key-" + re.sub(r"[^a-zA-Z0-9_-]", "-", key.strip())
+    rules = "".join(
+        f'.{widget} span[data-baseweb="tag"]:nth-of-type({i}) '
+        f"{{ border-left: 0.45rem solid {colours[run]} !important; }}"
+        for i, run in enumerate(selected, start=1)
+    )
+    return f"<style>{rules}</style>"

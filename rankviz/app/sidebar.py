@@ -19,7 +19,7 @@ from rankviz.app import inputs, signin, uploads
 from rankviz.app.cache import file_key, folder_stamp
 from rankviz.app.state import UrlState
 from rankviz.app.text import md, message
-from rankviz.app.widgets import held, url_option
+from rankviz.app.widgets import held, url_option, url_option_held
 from rankviz.errors import RankvizError
 from rankviz.io.collection import Collection
 from rankviz.io.groups import QueryGroups
@@ -155,20 +155,40 @@ COUNTED = (s.DEPTH, s.IGNORE_IDENTICAL_IDS)
 
 def choose_conventions(url: UrlState, name: str, base: EvalSettings) -> dict[str, Any]:
     """The value of every convention the sidebar offers (:data:`CONVENTIONS`, :data:`COUNTED`), by
-    option name; ``base``: the collection's defaults."""
+    option name; ``base``: the collection's defaults. The conventions are folded behind one line
+    that says which are not trec_eval's (open while one is not)."""
+    unlike = _unlike_trec_eval(url, name, base)
+    box = st.sidebar.expander(
+        "Conventions: " + ("; ".join(unlike) if unlike else "trec_eval's"), expanded=bool(unlike)
+    )
     values: dict[str, Any] = {}
     for option, drawn in CONVENTIONS:
         extra = {key: value for key, value in drawn.items() if key != "per collection"}
         context = (name,) if drawn.get("per collection") else ()
         default = getattr(base, option.name)
         values[option.name] = url_option(
-            url, st.sidebar, option, "frame", default=default, context=context, **extra
+            url, box, option, "frame", default=default, context=context, **extra
         )
     given = any(url.raw(option.name) is not None for option in COUNTED)
     counted = st.sidebar.expander("Documents that count", expanded=given)
     for option in COUNTED:
         values[option.name] = url_option(url, counted, option, "frame")
     return values
+
+
+def _unlike_trec_eval(url: UrlState, name: str, base: EvalSettings) -> list[str]:
+    """Each convention of :data:`CONVENTIONS` its widget will hold (:func:`url_option_held`) that
+    is not trec_eval's, as ``label value``."""
+    trec_eval = EvalSettings()
+    unlike = []
+    for option, drawn in CONVENTIONS:
+        context = (name,) if drawn.get("per collection") else ()
+        value = url_option_held(
+            url, option, "frame", default=getattr(base, option.name), context=context
+        )
+        if value != getattr(trec_eval, option.name):
+            unlike.append(f"{option.label.lower()} {value}")
+    return unlike
 
 
 def link_values(values: dict[str, Any]) -> dict[str, Any]:

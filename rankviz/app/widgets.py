@@ -4,13 +4,16 @@ from and written to the URL."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import streamlit as st
 from streamlit.runtime.state import get_session_state
 
+from rankviz.errors import OptionError
 from rankviz.settings.options import Option
 
 
@@ -166,6 +169,22 @@ def url_option(
     return option_input(
         container, option, value, key=url.key(param, page, *context, value=shown), **kwargs
     )
+
+
+def url_option_held(
+    url, option: Option, page: str, *, default: Any = None, context: Sequence = ()
+) -> Any:
+    """The value the widget of :func:`url_option` holds in this run, before it is drawn: what the
+    person just set in it (its state, not yet in the URL), else the URL's, else ``default``."""
+    key = url.key(option.name, page, *context)
+    typed, value = [], option.default if default is None else default
+    if key in st.session_state and option.name not in url.changed:
+        typed.append(str(st.session_state[key]))
+    raw = url.raw(option.name)  # a value the option refuses: url_option's widget says so
+    for text in [*typed, *([raw] if raw is not None else [])]:
+        with contextlib.suppress(OptionError):
+            return option.parse(text)
+    return value
 
 
 def grade_style(grade: str, rel: int) -> str:

@@ -1185,3 +1185,39 @@ def test_the_overviews_ranks_follow_the_measure_the_other_pages_show() -> None:
     assert next(s for s in at.selectbox if s.label == "Ranks by").value == "AP"
     plain = start(runs="bm25,dense,rrf", measures="RR@10,AP")
     assert next(s for s in plain.selectbox if s.label == "Ranks by").value == "RR@10"
+
+
+def test_the_sidebars_conventions_fold_behind_a_line_that_says_which_are_not_trec_evals() -> None:
+    """The Cranfield sample takes trec_eval's conventions: folded, "trec_eval's"; a link's tie
+    policy and the DL-HARD sample's relevance grade are said on the line, which opens; a value
+    changed in it is said at once."""
+
+    def folded(at) -> tuple[str, bool]:
+        box = next(e for e in at.sidebar.expander if e.label.startswith("Conventions"))
+        return box.label, box.proto.expanded
+
+    assert folded(start(collection="cranfield")) == ("Conventions: trec_eval's", False)
+    at = start(collection="dl-hard-passage", ties="pessimistic")
+    assert folded(at) == (
+        "Conventions: relevant from grade 2; tie policy pessimistic",
+        True,
+    )
+    plain = start(collection="cranfield")
+    plain.sidebar.selectbox(
+        key=next(s.key for s in plain.sidebar.selectbox if s.value == "trec_eval")
+    ).set_value("optimistic").run()
+    assert folded(plain) == ("Conventions: tie policy optimistic", True)
+
+
+def test_each_chosen_runs_chip_is_marked_in_the_runs_colour() -> None:
+    """The chips stand in the order chosen; each is marked in the colour its run has in every
+    figure (by its place among all the runs offered)."""
+    from rankviz.plots import run_colours
+
+    at = start(collection="cranfield", runs="dense,bm25")
+    offered = at.sidebar.multiselect[0].options
+    colours = run_colours(offered)
+    css = next(h.proto.body for h in at.get("html") if 'data-baseweb="tag"' in h.proto.body)
+    rules = re.findall(r"nth-of-type\((\d)\) \{ border-left: 0.45rem solid (#\w+)", css)
+    assert rules == [("1", colours["dense"]), ("2", colours["bm25"])]
+    assert "<" not in css.removeprefix("<style>").removesuffix("</style>")

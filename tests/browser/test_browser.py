@@ -382,6 +382,30 @@ def test_the_navigation_groups_the_pages_by_the_question_they_answer(page, serve
     assert links == [spec.title for spec in PAGES]
 
 
+def test_the_sidebar_marks_each_runs_chip_and_folds_the_conventions(page, server) -> None:
+    """Each chosen run's chip carries the colour the run has in every figure (the CSS finds the
+    chips where Streamlit draws them); the conventions sit behind one line saying they are
+    trec_eval's."""
+    from playwright.sync_api import expect
+
+    from rankviz.plots import run_colours
+
+    open_page(page, f"{server}/?runs=dense,bm25")
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    chips = sidebar.locator('[data-testid="stMultiSelect"]').first.locator(
+        'span[data-baseweb="tag"]'
+    )
+    expect(chips).to_have_count(2)
+    offered = list(open_collection(ROOT / "sample_data" / "cranfield").run_paths)
+    colours = run_colours(offered)
+    for chip, run in zip(chips.all(), ["dense", "bm25"], strict=True):
+        assert run in chip.inner_text()
+        red, green, blue = (int(colours[run][i : i + 2], 16) for i in (1, 3, 5))
+        expect(chip).to_have_css("border-left-color", f"rgb({red}, {green}, {blue})")
+    expect(sidebar.get_by_text("Conventions: trec_eval's")).to_be_visible()
+    expect(sidebar.get_by_text("Tie policy", exact=True)).to_be_hidden()
+
+
 def test_significance_page_changes_test_and_shows_the_forest_plot(page, server) -> None:
     open_page(page, f"{server}/significance?runs=bm25,dense,rrf&baseline=bm25&measure=AP")
     page.get_by_role("heading", name="Significance").wait_for()
