@@ -23,6 +23,13 @@ from rankviz.settings.numbers import decided_signs
 DEPTH = 1000
 RBO_P = 0.95
 ROLES = ("baseline", "advanced")
+#: A verdict per measure (Breuer et al. read ER = 1 as the effect reproduced, 0 < ER < 1 as a
+#: weaker one, ER <= 0 as none): "yes" where the effect ratio lies in this band (the reproduced
+#: improvement at least half and at most twice the original's) and neither reproduced run's
+#: per-topic scores differ from its original's (paired t test at ALPHA); "partly" where the
+#: improvement is there (ER > 0) but not so; "no" where it is gone or reversed (ER <= 0).
+ER_BAND = (0.5, 2.0)
+ALPHA = 0.05
 
 
 def kendall_tau_union(original: Sequence[str], reproduced: Sequence[str]) -> float:
@@ -72,6 +79,21 @@ class Reproduction:
         """Per role, KTU and RBO averaged over the topics."""
         return self.orderings.groupby("role", sort=False)[["ktu", "rbo"]].mean()
 
+    def verdict(self) -> tuple[str, str]:
+        """Whether the reproduction reproduced, over every measure with an effect to reproduce
+        (``yes`` where each says yes, ``no`` where each says no, else ``partly``), and why, one
+        clause a measure; ("", "") without an advanced run (no effect to reproduce)."""
+        if "reproduced" not in self.effects:
+            return "", ""
+        said = self.effects["reproduced"].tolist()
+        decided = [s for s in said if s != "n/a"]
+        overall = "partly" if len(set(decided)) > 1 else decided[0] if decided else "n/a"
+        why = "; ".join(
+            f"{m}: {s}, {w}"
+            for m, s, w in zip(self.effects["measure"], said, self.effects["why"], strict=True)
+        )
+        return overall, why
+
     def describe(self) -> str:
         pairs = "; ".join(f"{role}: {o} -> {r}" for role, (o, r) in self.runs.items())
         return (
@@ -88,7 +110,10 @@ class Reproduction:
         }
 
     def to_dict(self) -> dict:
+        reproduced, why = self.verdict()
         return {
+            "reproduced": reproduced or None,
+            "why": why or None,
             "runs": {role: list(pair) for role, pair in self.runs.items()},
             "orderings": self.means().to_dict(orient="index"),
             "per_topic": self.orderings.to_dict(orient="records"),
@@ -168,8 +193,36 @@ def _effects(measure: str, values: pd.DataFrame, runs: Mapping[str, tuple[str, s
         else:
             found["delta_ri"] = np.nan
             undefined.append("delta_ri: a baseline's mean is 0 (no relative improvement)")
+        found["reproduced"], found["why"] = _verdict(found)
     found["undefined"] = "; ".join(undefined)
     return found
+
+
+def _verdict(found: dict) -> tuple[str, str]:
+    """Whether one measure's effect was reproduced (:data:`ER_BAND`, :data:`ALPHA`), and why."""
+    er = found["er"]
+    if np.isnan(er):
+        return "n/a", "the original runs have the same mean: no effect to reproduce"
+    if er <= 0:
+        return (
+            "no",
+            f"effect ratio {er:.2f}: the improvement is {'gone' if er == 0 else 'reversed'}",
+        )
+    differ = [
+        f"the {role}'s (paired t p = {found[f'p_paired_{role}']:.2g})"
+        for role in ROLES
+        if found[f"p_paired_{role}"] < ALPHA  # NaN (identical scores) does not differ
+    ]
+    low, high = ER_BAND
+    if low <= er <= high and not differ:
+        return "yes", (
+            f"effect ratio {er:.2f}, and neither run's per-topic scores differ from the "
+            f"original's at alpha = {ALPHA:g}"
+        )
+    reasons = [] if low <= er <= high else [f"effect ratio {er:.2f}, outside {low:g} to {high:g}"]
+    if differ:
+        reasons.append(f"per-topic scores differ from the original's: {', '.join(differ)}")
+    return "partly", "; ".join(reasons)
 
 
 def _pvalue(test, a: np.ndarray, b: np.ndarray) -> float:

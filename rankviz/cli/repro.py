@@ -5,6 +5,7 @@ unpaired t tests (:mod:`rankviz.analyses.reproducibility`; repro_eval's measures
 from __future__ import annotations
 
 import argparse
+import textwrap
 
 from rankviz.cli.flags import FORMATS
 from rankviz.cli.study_args import warn
@@ -69,9 +70,14 @@ def repro_command(args: argparse.Namespace) -> str:
     frames = result.to_frames()
     if args.format == "tsv":
         return frame_tsv(frames["effects"], index=False)
+    reproduced, why = result.verdict()
     return (
-        frame_table(frames["orderings"], index=False)
+        (textwrap.fill(f"reproduced: {reproduced}. {why}.", 100) + "\n\n" if reproduced else "")
+        + frame_table(frames["orderings"], index=False)
         + "\n"
-        + frame_table(frames["effects"], index=False)
+        # the verdict's words are the line above the tables (TSV and JSON keep them per measure)
+        + frame_table(
+            frames["effects"].drop(columns=["reproduced", "why"], errors="ignore"), index=False
+        )
         + footer([result.describe(), *study.conventions()])
     )

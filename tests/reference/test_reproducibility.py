@@ -203,3 +203,41 @@ def test_the_usage_line_followed_as_written_works(tmp_path: Path) -> None:
         str(paths["orig_a"]), "--reproduced", str(paths["rep_b"]), str(paths["rep_a"]), "-m", "AP",
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
+
+
+def _verdict_of(original_b, original_a, reproduced_b, reproduced_a):
+    """The verdict of four runs' per-topic AP values (orderings left empty)."""
+    import pandas as pd
+
+    from rankviz.analyses.reproducibility import reproduction
+
+    values = pd.DataFrame(
+        {"ob": original_b, "oa": original_a, "rb": reproduced_b, "ra": reproduced_a}
+    )
+    runs = {"baseline": ("ob", "rb"), "advanced": ("oa", "ra")}
+    empty = {name: {} for name in values}
+    return reproduction(empty, {"AP": values}, runs).verdict()
+
+
+def test_the_verdict_reads_the_effect_ratio_and_the_paired_tests() -> None:
+    """By hand, 8 topics. The same scores: ER 1, no difference: yes. The reproduced advanced run
+    no better than its baseline: ER 0, no. Nine tenths of the improvement, the scores off topic by
+    topic but not consistently: yes; a third of it: partly (outside the band). The reproduced
+    baseline higher on every topic: the paired t test says it differs: partly."""
+    base = [0.2, 0.4, 0.1, 0.5, 0.3, 0.6, 0.2, 0.4]
+    better = [b + 0.2 for b in base]
+    assert _verdict_of(base, better, base, better)[0] == "yes"
+    said, why = _verdict_of(base, better, base, base)
+    assert said == "no" and "effect ratio 0.00: the improvement is gone" in why
+    assert _verdict_of(base, better, better, base)[0] == "no"  # reversed: ER -1
+    noise = [0.1, -0.14, 0.08, -0.12] * 2  # mean -0.02: ER 0.9
+    most = [b + n for b, n in zip(better, noise, strict=True)]
+    said, why = _verdict_of(base, better, base, most)
+    assert said == "yes" and why.startswith("AP: yes, effect ratio 0.90, and neither")
+    third = [b + 0.2 / 3 + n for b, n in zip(base, noise, strict=True)]
+    said, why = _verdict_of(base, better, base, third)
+    assert said == "partly" and "outside 0.5 to 2" in why
+    shifted = [b + 0.05 for b in base]
+    said, why = _verdict_of(base, better, shifted, [s + 0.2 for s in shifted])
+    assert said == "partly" and "the baseline's (paired t p" in why
+    assert _verdict_of(base, base, base, better)[0] == "n/a"  # no effect to reproduce

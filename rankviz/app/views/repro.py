@@ -4,6 +4,7 @@ effects' RMSE, effect ratio and delta RI, and the t tests, per measure of the fr
 
 import streamlit as st
 
+from rankviz.analyses.reproducibility import ALPHA, ER_BAND
 from rankviz.app.frame import open_page
 from rankviz.app.text import md
 from rankviz.app.widgets import url_selectbox
@@ -34,6 +35,15 @@ if len(set(chosen.values())) < 4:
     st.stop()
 result = ctx.reproduction([chosen["orig_b"], chosen["orig_a"]], [chosen["rep_b"], chosen["rep_a"]])
 frames = result.to_frames()
+reproduced, why = result.verdict()
+said = {"yes": st.success, "partly": st.warning, "no": st.error}.get(reproduced, st.info)
+said(f"**Reproduced: {reproduced}**. {md(why)}.")
+st.caption(
+    f"Yes: an effect ratio from {ER_BAND[0]:g} to {ER_BAND[1]:g} (the reproduced improvement at "
+    "least half, at most twice the original's) and neither reproduced run's per-topic scores "
+    f"different from its original's (paired t test, alpha = {ALPHA:g}); partly: an improvement "
+    "short of that; no: none, or a reversed one."
+)
 st.subheader("The orderings")
 #: The tables' headers in words (the frames keep the API's names, which exports use).
 HEADERS = {
