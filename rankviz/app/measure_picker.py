@@ -132,12 +132,12 @@ def measures_at(
 
 def chip_colours(key: str, selected: list[str], colours: Mapping[str, str]) -> str:
     """CSS that marks each chosen run's chip with the run's colour, the colour it has in every
-    figure (the chips stand in the order chosen; the widget is found by its key's class, as
-    Streamlit writes it). Our own text: colours and a key, no run name."""
+    figure (the chips stand in the order chosen, each with its index; the widget is found by its
+    key's class, as Streamlit writes it). Our own text: colours and a key, no run name."""
     widget = "st-key-" + re.sub(r"[^a-zA-Z0-9_-]", "-", key.strip())
     rules = "".join(
-        f'.{widget} span[data-baseweb="tag"]:nth-of-type({i}) '
+        f".{widget} [data-tag-index='{i}'] "
         f"{{ border-left: 0.45rem solid {colours[run]} !important; }}"
-        for i, run in enumerate(selected, start=1)
+        for i, run in enumerate(selected)
     )
     return f"<style>{rules}</style>"

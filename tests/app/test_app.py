@@ -1217,7 +1217,7 @@ def test_each_chosen_runs_chip_is_marked_in_the_runs_colour() -> None:
     at = start(collection="cranfield", runs="dense,bm25")
     offered = at.sidebar.multiselect[0].options
     colours = run_colours(offered)
-    css = next(h.proto.body for h in at.get("html") if 'data-baseweb="tag"' in h.proto.body)
-    rules = re.findall(r"nth-of-type\((\d)\) \{ border-left: 0.45rem solid (#\w+)", css)
-    assert rules == [("1", colours["dense"]), ("2", colours["bm25"])]
+    css = next(h.proto.body for h in at.get("html") if "data-tag-index" in h.proto.body)
+    rules = re.findall(r"\[data-tag-index='(\d)'\] \{ border-left: 0.45rem solid (#\w+)", css)
+    assert rules == [("0", colours["dense"]), ("1", colours["bm25"])]
     assert "<" not in css.removeprefix("<style>").removesuffix("</style>")
