@@ -40,3 +40,17 @@ def test_fewer_than_four_runs_say_what_to_choose() -> None:
     at = start("repro", collection="cranfield", runs="bm25,dense")
     assert not at.exception and not at.error
     assert "Choose four runs" in at.info[0].value
+
+
+def test_the_reproduction_sample_opens_on_its_roles_and_says_reproduced() -> None:
+    """sample_data/cranfield-reproduction: its run names sort in the roles' order, so the page
+    opens on the original and reproduced pairs and leads with the library's verdict."""
+    at = start("repro", collection="cranfield-reproduction")
+    assert not at.exception and not at.error
+    roles = [box.value for box in at.selectbox if box.label.startswith(("Original", "Reproduced"))]
+    assert roles == ["bm25", "bm25_rrf", "reproduced-bm25", "reproduced-bm25_rrf"]
+    study = rv.Study.open(CRANFIELD.parent / "cranfield-reproduction")
+    reproduced, _ = study.reproduction(
+        ["bm25", "bm25_rrf"], ["reproduced-bm25", "reproduced-bm25_rrf"]
+    ).verdict()
+    assert reproduced == "yes" and at.success[0].value.startswith("**Reproduced: yes**")

@@ -18,6 +18,7 @@ from rankviz.measures import make
 # (folder, relevance threshold of the SOURCE.md table, queries, runs)
 COLLECTIONS = [
     ("cranfield", 1, 225, 6),
+    ("cranfield-reproduction", 1, 225, 4),
     ("dl-hard-passage", 2, 50, 6),
     ("trec-cast-2021", 1, 239, 5),
 ]
