@@ -177,14 +177,13 @@ def url_option_held(
     """The value the widget of :func:`url_option` holds in this run, before it is drawn: what the
     person just set in it (its state, not yet in the URL), else the URL's, else ``default``."""
     key = url.key(option.name, page, *context)
-    typed, value = [], option.default if default is None else default
+    given = [url.raw(option.name)]  # a value the option refuses: url_option's widget says so
     if key in st.session_state and option.name not in url.changed:
-        typed.append(str(st.session_state[key]))
-    raw = url.raw(option.name)  # a value the option refuses: url_option's widget says so
-    for text in [*typed, *([raw] if raw is not None else [])]:
+        given.insert(0, str(st.session_state[key]))
+    for text in filter(None, given):
         with contextlib.suppress(OptionError):
             return option.parse(text)
-    return value
+    return option.default if default is None else default
 
 
 def grade_style(grade: str, rel: int) -> str:

@@ -16,7 +16,7 @@ import numpy as np
 from rankviz.errors import MeasureError
 from rankviz.io.model import Qrels, Run
 from rankviz.measures.spec import Measure, make
-from rankviz.measures.spellings import RPREC_MULTIPLES
+from rankviz.measures.spellings import CUTOFFS, RPREC_MULTIPLES
 from rankviz.ranking.ordering import rank
 from rankviz.settings.eval_settings import RunCut
 
@@ -24,7 +24,7 @@ from rankviz.settings.eval_settings import RunCut
 #: multiples of R), as ``-m`` takes them
 DEFAULTS = {
     "map_avgjg": (),
-    "P_avgjg": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
+    "P_avgjg": CUTOFFS,
     "Rprec_mult_avgjg": RPREC_MULTIPLES,
 }
 _NAMED = re.compile(r"^\s*(?P<name>map_avgjg|P_avgjg|Rprec_mult_avgjg)(?:[._](?P<param>\S+))?\s*$")

@@ -63,8 +63,9 @@ _GAIN_TABLE = re.compile(
 )
 
 
-_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-_AT = [f"@{c}" for c in _CUTOFFS]
+#: trec_eval's cutoffs of P, recall, ndcg_cut, map_cut and P_avgjg
+CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+_AT = [f"@{c}" for c in CUTOFFS]
 #: trec_eval's sets of measures (``-m official``, ``-m all_trec``) as the catalogue's measures, in
 #: the order trec_eval prints them; what they leave out: :data:`TREC_EVAL_LEFT_OUT`
 TREC_EVAL_SETS = {

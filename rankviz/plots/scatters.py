@@ -53,32 +53,48 @@ def _moved(title: str, moved: int) -> str:
     )
 
 
+def _queries(
+    x: np.ndarray,
+    y: np.ndarray,
+    qids: np.ndarray,
+    query_text: Mapping[str, str],
+    labels: tuple[str, str],
+    *,
+    x_format: str = ".4f",
+    marker: dict | None = None,
+    name: str | None = None,
+) -> tuple[go.Scatter, int]:
+    """The queries as points (shared ones spread), each hovering its query, its text and its two
+    exact values under ``labels``; and how many were moved."""
+    drawn_x, drawn_y, moved = spread(x, y, qids)
+    text = [query_text.get(q, "") for q in qids]
+    x_label, y_label = (plain(label) for label in labels)
+    points = go.Scatter(
+        x=drawn_x,
+        y=drawn_y,
+        mode="markers",
+        name=name,
+        marker={"opacity": OPACITY, **(marker or {})},
+        customdata=np.c_[qids, text, x, y],
+        hovertemplate="query %{customdata[0]}<br>%{customdata[1]}<br>"
+        + f"{x_label} %{{customdata[2]:{x_format}}}<br>{y_label} %{{customdata[3]:.4f}}"
+        + "<extra></extra>",
+    )
+    return points, moved
+
+
 def baseline_scatter(
     frame: pd.DataFrame, query_text: Mapping[str, str], measure: str, baseline: str, run: str
 ) -> go.Figure:
     """Baseline value against run value per query, with the diagonal."""
-    text = [query_text.get(q, "") for q in frame.index]
-    qids = frame.index.to_numpy()
-    x, y, moved = spread(frame["baseline"].to_numpy(), frame["run"].to_numpy(), qids)
-    fig = go.Figure(
-        go.Scatter(
-            x=x,
-            y=y,
-            mode="markers",
-            marker={"opacity": OPACITY},
-            customdata=np.c_[
-                qids,
-                text,
-                np.full(len(frame), baseline, object),
-                np.full(len(frame), run, object),
-                frame["baseline"].to_numpy(),
-                frame["run"].to_numpy(),
-            ],
-            hovertemplate="query %{customdata[0]}<br>%{customdata[1]}<br>%{customdata[2]} "
-            "%{customdata[4]:.4f}<br>%{customdata[3]} %{customdata[5]:.4f}"
-            "<extra></extra>",
-        )
+    points, moved = _queries(
+        frame["baseline"].to_numpy(),
+        frame["run"].to_numpy(),
+        frame.index.to_numpy(),
+        query_text,
+        (baseline, run),
     )
+    fig = go.Figure(points)
     top = float(max(frame[["baseline", "run"]].max().max(), 1e-9))
     fig.add_shape(type="line", x0=0, y0=0, x1=top, y1=top, line={"dash": "dot", "color": "grey"})
     fig = layout(fig, f"{measure} per query: {run} against {baseline}", baseline, run)
@@ -90,22 +106,12 @@ def measure_scatter(
     x: pd.Series, y: pd.Series, run: str, query_text: Mapping[str, str]
 ) -> go.Figure:
     """Per-query values of one run under two measures."""
-    text = [query_text.get(q, "") for q in x.index]
-    qids = x.index.to_numpy()
-    drawn_x, drawn_y, moved = spread(x.to_numpy(), y.to_numpy(), qids)
-    fig = go.Figure(
-        go.Scatter(
-            x=drawn_x,
-            y=drawn_y,
-            mode="markers",
-            marker={"opacity": OPACITY},
-            customdata=np.c_[qids, text, x.to_numpy(), y.to_numpy()],
-            hovertemplate="query %{customdata[0]}<br>%{customdata[1]}<br>"
-            + f"{plain(str(x.name))} %{{customdata[2]:.4f}}<br>{plain(str(y.name))} "
-            "%{customdata[3]:.4f}<extra></extra>",
-        )
+    points, moved = _queries(
+        x.to_numpy(), y.to_numpy(), x.index.to_numpy(), query_text, (str(x.name), str(y.name))
     )
-    fig = layout(fig, f"{run}: {y.name} against {x.name} per query", str(x.name), str(y.name))
+    fig = layout(
+        go.Figure(points), f"{run}: {y.name} against {x.name} per query", str(x.name), str(y.name)
+    )
     fig.update_layout(title_text=_moved(fig.layout.title.text, moved))
     return fig
 
@@ -118,10 +124,17 @@ def feature_scatter(
     the trend and its band in grey."""
     held = x.reindex(y.index).notna()
     x, y = x.reindex(y.index)[held], y[held]
-    text = [query_text.get(q, "") for q in y.index]
-    qids = y.index.to_numpy()
-    drawn_x, drawn_y, moved = spread(x.to_numpy(), y.to_numpy(), qids)
     signs = np.sign(y.to_numpy())
+    points, moved = _queries(
+        x.to_numpy(),
+        y.to_numpy(),
+        y.index.to_numpy(),
+        query_text,
+        (str(x.name), value),
+        x_format=".4g",
+        marker={"color": np.where(signs > 0, GAIN, np.where(signs < 0, LOSS, EVEN))},
+        name="queries",
+    )
     fig = go.Figure(
         [
             go.Scatter(
@@ -140,20 +153,7 @@ def feature_scatter(
                 line={"width": 2, "color": "grey"},
                 name="trend",
             ),
-            go.Scatter(
-                x=drawn_x,
-                y=drawn_y,
-                mode="markers",
-                name="queries",
-                marker={
-                    "opacity": OPACITY,
-                    "color": np.where(signs > 0, GAIN, np.where(signs < 0, LOSS, EVEN)),
-                },
-                customdata=np.c_[qids, text, x.to_numpy(), y.to_numpy()],
-                hovertemplate="query %{customdata[0]}<br>%{customdata[1]}<br>"
-                + f"{plain(str(x.name))} %{{customdata[2]:.4g}}<br>{plain(value)} "
-                "%{customdata[3]:.4f}<extra></extra>",
-            ),
+            points,
         ]
     )
     fig = layout(fig, f"{value} against {x.name}", str(x.name), value)

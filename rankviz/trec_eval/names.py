@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from rankviz.errors import OptionError
 from rankviz.measures.judgment_groups import DEFAULTS
+from rankviz.measures.spellings import CUTOFFS
 from rankviz.trec_eval import measures as trec_eval_measures
 from rankviz.trec_eval.measures import MEASURES as PORTED
 
@@ -41,7 +42,6 @@ NICKNAMES = {
     "prefs_simp prefs_pair prefs_avgjg".split(),
     "qrels_jg": "runid num_q map_avgjg P_avgjg Rprec_mult_avgjg".split(),
 }
-CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 RECALL_LEVELS = tuple(i / 10 for i in range(11))
 #: what rankviz computes: the family of each trec_eval measure, and its default parameters
 FAMILIES = {

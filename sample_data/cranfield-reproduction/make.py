@@ -9,7 +9,7 @@ same tokens (bm25s's tokenizer: English stopwords, Snowball stemming), whose IDF
 RRF k=60 of ``reproduced-bm25`` and the same ``dense``. Each run: the top 100 documents of each of
 the 225 queries.
 
-    pip install bm25s==0.3.16 PyStemmer==3.1.0 rank_bm25==0.2.2 numpy==2.4.6
+    pip install -e ".[samples]"
     python sample_data/cranfield-reproduction/make.py
 """
 

@@ -32,8 +32,10 @@ def test_the_run_against_its_baseline_hovers_the_exact_values() -> None:
     figure = plots.baseline_scatter(rr, {}, "RR@10", "bm25", "dense")
     points = figure.data[0]
     assert len(set(zip(points.x, points.y, strict=True))) == 41  # 40 on one point: all apart
-    assert [row[4] for row in points.customdata] == rr["baseline"].tolist()
-    assert "customdata[4]" in points.hovertemplate and "%{x" not in points.hovertemplate
+    assert [row[2] for row in points.customdata] == rr["baseline"].tolist()
+    assert [row[3] for row in points.customdata] == rr["run"].tolist()
+    assert "bm25 %{customdata[2]:.4f}" in points.hovertemplate
+    assert "%{x" not in points.hovertemplate
     assert "40 queries share a point" in figure.layout.title.text
 
 
