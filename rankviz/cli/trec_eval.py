@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from rankviz.trec_eval.names import FAMILIES, GROUPED, ORDER, OWN, PORTED
+from rankviz.trec_eval.names import COMPUTED, ORDER
 from rankviz.trec_eval.report import TrecEvalOptions
 
 
@@ -14,7 +14,7 @@ def add_trec_eval_command(commands) -> None:
         "trec-eval",
         help="trec_eval 10's command line and output, measure for measure",
         description="trec_eval QRELS RUN as trec_eval 10 prints it (measures: "
-        + ", ".join(m for m in ORDER if m in FAMILIES or m in OWN + PORTED + GROUPED)
+        + ", ".join(m for m in ORDER if m in COMPUTED)
         + "; the others are refused by name).",
     )
     te.add_argument("qrels", help="TREC qrels")

@@ -32,13 +32,14 @@ class GainWalk:
     ideal_dcg: np.ndarray  # per ideal row: the ideal DCG up to and with it
 
     @classmethod
-    def of(cls, table: RankingTable, gains: str | None = None) -> GainWalk:
-        """The walk under trec_eval's gains: a grade's own value, or the gain table's."""
+    def of(cls, table: RankingTable, gains: str | None = None, ideal: str = "gain") -> GainWalk:
+        """The walk under trec_eval's gains: a grade's own value, or the gain table's; the ideal
+        ranking in ``ideal``'s order (:data:`rankviz.measures._gains.IDEAL`)."""
         rows, gain = row_gains(table, "linear", gains)
         query = table.row_query[rows]
         discounted = gain / np.log2(table.pos[rows] + 2.0)
         dcg = segment_prefix_sum(query, discounted) + discounted
-        ideal_gain = ideal_gains(table, "linear", gains)
+        ideal_gain = ideal_gains(table, "linear", gains, ideal)
         ideal_discounted = ideal_gain / np.log2(table.ideal_pos + 2.0)
         ideal_dcg = segment_prefix_sum(table.ideal_query, ideal_discounted) + ideal_discounted
         count = np.bincount(

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rankviz.measures._gains import GAINS
+from rankviz.measures._gains import GAINS, IDEAL
 from rankviz.measures._ideal import GainWalk
 from rankviz.measures._segments import per_query_ideal_sum, safe_divide, segment_prefix_sum
 from rankviz.measures.spec import Family, register
@@ -16,12 +16,12 @@ if TYPE_CHECKING:
     from rankviz.ranking.ranking_table import RankingTable
 
 
-def g(table: RankingTable, cutoff: None, *, gains: str | None) -> np.ndarray:
+def g(table: RankingTable, cutoff: None, *, gains: str | None, ideal: str) -> np.ndarray:
     """(1/total ideal gain) sum over gained documents at rank i of gain / log2(2 + cost_i -
     got_i): cost_i the ideal's gains through rank i, each at least 1 (1 a rank past them), got_i
     the run's gain through rank i. Integers all under the default gains: exact whatever the order
     of the sums."""
-    walk = GainWalk.of(table, gains)
+    walk = GainWalk.of(table, gains, ideal)
     pos = table.pos[walk.rows]
     count = walk.ideal_count[walk.query]
     total_gain = per_query_ideal_sum(table, walk.ideal_gain)
@@ -44,7 +44,7 @@ FAMILY = register(
     Family(
         name="G",
         aliases=(),
-        params=(GAINS,),
+        params=(GAINS, IDEAL),
         cutoff_required=False,
         cutoff_allowed=False,
         kernel=g,

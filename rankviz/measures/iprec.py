@@ -59,6 +59,18 @@ def iprec(table: RankingTable, cutoff: None, *, recall: float, rel: int) -> np.n
     return interpolated_precision(table, [recall], rel=rel)[:, 0]
 
 
+def undefined_at(table: RankingTable, levels: Sequence[float], *, rel: int) -> np.ndarray:
+    """Queries x levels: trec_eval's 0 / 0, an empty list (cut by -M, condensed by -J) at a level
+    that needs no relevant document (round(level x R) = 0)."""
+    empty = np.diff(table.offsets) == 0
+    needs_none = np.floor(np.outer(relevant_in_qrels(table, rel), levels) + 0.5) == 0
+    return empty[:, None] & needs_none
+
+
+def _undefined(table: RankingTable, cutoff: None, *, recall: float, rel: int) -> np.ndarray:
+    return undefined_at(table, [recall], rel=rel)[:, 0]
+
+
 FAMILY = register(
     Family(
         name="IPrec",
@@ -68,6 +80,7 @@ FAMILY = register(
         cutoff_allowed=False,
         at_param="recall",
         kernel=iprec,
+        undefined=_undefined,
         expected=None,  # a maximum over ranks: no closed form over the orders of tied documents
         definition="the highest precision at any rank where recall is at least r "
         "(round(r x R) relevant documents found; 0 if never)",

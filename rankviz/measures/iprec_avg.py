@@ -9,7 +9,7 @@ import numpy as np
 
 from rankviz.errors import OptionError
 from rankviz.measures._common import REL
-from rankviz.measures.iprec import interpolated_precision
+from rankviz.measures.iprec import interpolated_precision, undefined_at
 from rankviz.measures.spec import Family, register
 from rankviz.measures.spellings import IPREC_LEVELS
 from rankviz.settings.options import Option
@@ -59,6 +59,12 @@ def iprec_avg(table: RankingTable, cutoff: None, *, rel: int, levels: str | None
     return total / len(at)
 
 
+def _undefined(table: RankingTable, cutoff: None, *, rel: int, levels: str | None) -> np.ndarray:
+    """A 0 / 0 at any level makes the sum one."""
+    at = IPREC_LEVELS if levels is None else recall_levels(levels)
+    return np.asarray(undefined_at(table, at, rel=rel).any(axis=1))
+
+
 FAMILY = register(
     Family(
         name="IPrecAvg",
@@ -67,6 +73,7 @@ FAMILY = register(
         cutoff_required=False,
         cutoff_allowed=False,
         kernel=iprec_avg,
+        undefined=_undefined,
         expected=None,  # maxima over ranks: no closed form over the orders of tied documents
         definition="the mean of the interpolated precision at the recall levels 0.0, 0.1, .., 1.0 "
         "(or at those given)",

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rankviz.measures._gains import GAINS, ideal_gains, row_gains
+from rankviz.measures._gains import GAINS, IDEAL, ideal_gains, row_gains
 from rankviz.measures._groups import expected_positional_sum
 from rankviz.measures._segments import per_query_ideal_sum, per_query_sum, safe_divide
 from rankviz.measures.spec import Family, register
@@ -18,7 +18,9 @@ if TYPE_CHECKING:
 GAIN = settings.GAIN
 
 
-def ndcg(table: RankingTable, cutoff: int | None, *, gain: str, gains: str | None) -> np.ndarray:
+def ndcg(
+    table: RankingTable, cutoff: int | None, *, gain: str, gains: str | None, ideal: str = "gain"
+) -> np.ndarray:
     """nDCG@K = DCG@K / ideal DCG@K with DCG = sum gain(g_i) / log2(i + 1) over ranks i <= K.
 
     Negative grades and unjudged documents gain 0. The ideal ranking sorts all judged documents of
@@ -30,19 +32,21 @@ def ndcg(table: RankingTable, cutoff: int | None, *, gain: str, gains: str | Non
     top = table.top(cutoff)
     gained, values = row_gains(top, gain, gains)
     dcg = per_query_sum(top, gained, values / np.log2(top.pos[gained] + 2.0))
-    return safe_divide(dcg, ideal_dcg(table, cutoff, gain, gains))
+    return safe_divide(dcg, ideal_dcg(table, cutoff, gain, gains, ideal))
 
 
-def ideal_dcg(table: RankingTable, cutoff: int | None, gain: str, gains: str | None) -> np.ndarray:
+def ideal_dcg(
+    table: RankingTable, cutoff: int | None, gain: str, gains: str | None, ideal: str = "gain"
+) -> np.ndarray:
     """The ideal ranking's DCG@K of each query."""
     ideal_in = np.ones(len(table.ideal_pos), bool) if cutoff is None else table.ideal_pos < cutoff
     return per_query_ideal_sum(
-        table, ideal_gains(table, gain, gains) / np.log2(table.ideal_pos + 2.0) * ideal_in
+        table, ideal_gains(table, gain, gains, ideal) / np.log2(table.ideal_pos + 2.0) * ideal_in
     )
 
 
 def expected_ndcg(
-    table: RankingTable, cutoff: int | None, *, gain: str, gains: str | None
+    table: RankingTable, cutoff: int | None, *, gain: str, gains: str | None, ideal: str = "gain"
 ) -> np.ndarray:
     """E[nDCG@K] over random orders inside tie groups: each position of a group gains the group's
     mean gain.
@@ -53,14 +57,14 @@ def expected_ndcg(
     dcg = expected_positional_sum(
         table, cutoff, gained, values, lambda rank: 1.0 / np.log2(rank + 1.0)
     )
-    return safe_divide(dcg, ideal_dcg(table, cutoff, gain, gains))
+    return safe_divide(dcg, ideal_dcg(table, cutoff, gain, gains, ideal))
 
 
 FAMILY = register(
     Family(
         name="nDCG",
         aliases=("NDCG", "ndcg_cut"),
-        params=(GAIN, GAINS),
+        params=(GAIN, GAINS, IDEAL),
         cutoff_required=False,
         kernel=ndcg,
         expected=expected_ndcg,

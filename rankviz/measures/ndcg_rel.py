@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rankviz.measures._gains import GAINS
+from rankviz.measures._gains import GAINS, IDEAL
 from rankviz.measures._ideal import GainWalk
 from rankviz.measures._segments import safe_divide
 from rankviz.measures.spec import Family, register
@@ -16,11 +16,11 @@ if TYPE_CHECKING:
     from rankviz.ranking.ranking_table import RankingTable
 
 
-def ndcg_rel(table: RankingTable, cutoff: None, *, gains: str | None) -> np.ndarray:
+def ndcg_rel(table: RankingTable, cutoff: None, *, gains: str | None, ideal: str) -> np.ndarray:
     """(1/R_g) (sum over retrieved documents with a gain of DCG / ideal DCG at its rank + (R_g -
     those retrieved) x the run's DCG / the whole ideal DCG); R_g: the judged documents with a
     gain (a document whose gain is below 0 costs in the DCG, and is not averaged at)."""
-    walk = GainWalk.of(table, gains)
+    walk = GainWalk.of(table, gains, ideal)
     gaining = walk.gain > 0
     query = walk.query[gaining]
     at_rank = walk.dcg[gaining] / walk.ideal_dcg_at(query, table.pos[walk.rows[gaining]])
@@ -28,8 +28,8 @@ def ndcg_rel(table: RankingTable, cutoff: None, *, gains: str | None) -> np.ndar
     found = np.bincount(query, minlength=table.n_queries)
     queries = np.arange(table.n_queries)
     whole = walk.run_dcg_before(table, queries, np.full(table.n_queries, table.n_rows + 1))
-    ideal = walk.whole_ideal_dcg(queries)
-    total = total + safe_divide((walk.ideal_count - found) * whole, ideal)
+    whole_ideal = walk.whole_ideal_dcg(queries)
+    total = total + safe_divide((walk.ideal_count - found) * whole, whole_ideal)
     return np.where(total > 0, safe_divide(total, walk.ideal_count.astype(np.float64)), 0.0)
 
 
@@ -37,7 +37,7 @@ FAMILY = register(
     Family(
         name="ndcg_rel",
         aliases=(),
-        params=(GAINS,),
+        params=(GAINS, IDEAL),
         cutoff_required=False,
         cutoff_allowed=False,
         kernel=ndcg_rel,

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rankviz.measures._common import REL
-from rankviz.measures._gains import GAINS
+from rankviz.measures._gains import GAINS, IDEAL
 from rankviz.measures._ideal import GainWalk
 from rankviz.measures._segments import relevant_in_qrels, safe_divide
 from rankviz.measures.spec import Family, register
@@ -17,11 +17,13 @@ if TYPE_CHECKING:
     from rankviz.ranking.ranking_table import RankingTable
 
 
-def rndcg(table: RankingTable, cutoff: None, *, rel: int, gains: str | None) -> np.ndarray:
+def rndcg(
+    table: RankingTable, cutoff: None, *, rel: int, gains: str | None, ideal: str
+) -> np.ndarray:
     """The mean over the steps b of the ideal gains (b documents at or above the step) of the
     run's DCG@b / ideal DCG@b, with the run's whole DCG / ideal DCG when it ranks R_g + 2 or more
     documents; 0 for a query with no relevant document at ``rel``."""
-    walk = GainWalk.of(table, gains)
+    walk = GainWalk.of(table, gains, ideal)
     ladder = walk.ideal_gain
     own = table.ideal_query
     at = table.ideal_pos
@@ -42,22 +44,31 @@ def rndcg(table: RankingTable, cutoff: None, *, rel: int, gains: str | None) -> 
     longer = ranked >= walk.ideal_count + 2
     queries = np.flatnonzero(longer)
     whole = walk.run_dcg_before(table, queries, np.full(len(queries), table.n_rows + 1))
-    ideal = walk.whole_ideal_dcg(queries)
-    total[queries] += safe_divide(whole, ideal)
+    whole_ideal = walk.whole_ideal_dcg(queries)
+    total[queries] += safe_divide(whole, whole_ideal)
     changes[queries] += 1
     value = safe_divide(total, changes)
     value[relevant_in_qrels(table, rel) == 0] = 0.0
     return value
 
 
+def _undefined(
+    table: RankingTable, cutoff: None, *, rel: int, gains: str | None, ideal: str
+) -> np.ndarray:
+    """A query with a relevant document at ``rel`` whose ideal ranking gains nothing (a gain table
+    with no positive gain for its grades): no step to average at, 0 / 0."""
+    return (relevant_in_qrels(table, rel) > 0) & (GainWalk.of(table, gains, ideal).ideal_count == 0)
+
+
 FAMILY = register(
     Family(
         name="Rndcg",
         aliases=(),
-        params=(REL, GAINS),
+        params=(REL, GAINS, IDEAL),
         cutoff_required=False,
         cutoff_allowed=False,
         kernel=rndcg,
+        undefined=_undefined,
         expected=None,  # an average of ratios at fixed ranks of one query: no closed form here
         definition="nDCG averaged at each rank where the ideal ranking's gain steps down, and at "
         "the run's end past R_g + 1",

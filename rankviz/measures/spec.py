@@ -93,6 +93,9 @@ class Family:
     needs: tuple[tuple[str, str], ...] = ()
     #: how its mean is taken (:data:`MEAN`, or :data:`GEOMETRIC` of per-query logs)
     aggregator: Aggregator = MEAN
+    #: the queries whose value is a 0 / 0, which the kernel scores 0 and trec_eval prints as
+    #: ``-nan`` (same signature as the kernel, a bool per query); None: never
+    undefined: Callable[..., np.ndarray] | None = None
 
     @property
     def names(self) -> str:
@@ -204,6 +207,17 @@ class Measure:
         elif self.cutoff is not None:
             text += f"@{self.cutoff}"
         return text
+
+    def undefined(self, table) -> np.ndarray:
+        """A bool per query of ``table``: where the value is a 0 / 0 the kernel scores 0 (an empty
+        list's interpolated precision), as :attr:`Family.undefined` says; trec_eval prints
+        ``-nan`` there."""
+        if self.family.undefined is None:
+            return np.zeros(table.n_queries, dtype=bool)
+        values = {p.name: self.value_of(p.name) for p in self.family.params if p is not JUDGED_ONLY}
+        if self.family.condensable and self.value_of("judged_only"):
+            table = table.condensed()
+        return self.family.undefined(table, self.cutoff, **values)
 
     def __call__(self, table) -> np.ndarray:
         """Per-query values on a :class:`~rankviz.ranking.ranking_table.RankingTable`, aligned with

@@ -52,13 +52,16 @@ TREC_EVAL_GAINED = {
     "ndcg": "nDCG",
     "Rndcg": "Rndcg",
     "dcg": "DCG",
+    "ideal_dcg": "IdealDCG",
     "G": "G",
 }
 #: trec_eval's rbp with parameters: its persistence ``p=`` and a gain table (``rbp.p=0.5,2=3``)
 _RBP_ITEM = r"(?:p=[^,=]+|[0-9]+=[^,=]+)"
 _RBP = re.compile(rf"^\s*rbp[._](?P<params>{_RBP_ITEM}(?:,{_RBP_ITEM})*)\s*$")
+#: trec_eval's rbp_resid with its persistence (``rbp_resid.p=0.5``)
+_RBP_RESID = re.compile(rf"^\s*rbp_resid(?:[._]p=(?P<p>{_NUMBER}))?\s*$")
 _GAIN_TABLE = re.compile(
-    r"^\s*(?P<name>ndcg_rel|ndcg|Rndcg|dcg|G)[._]"
+    r"^\s*(?P<name>ndcg_rel|ndcg|Rndcg|ideal_dcg|dcg|G)[._]"
     r"(?P<table>[0-9]+=[^,=]+(?:,[0-9]+=[^,=]+)*)\s*$"
 )
 
@@ -82,7 +85,7 @@ TREC_EVAL_SETS = {
         *(f"nDCG{at}" for at in _AT), *(f"AP{at}" for at in _AT),
         *(f"P(relative=True){at}" for at in _AT), "Hits@1", "Hits@5", "Hits@10",
         "SetP", "SetP(relative=True)", "SetR", "SetAP", "SetF", "NumNonRelJudgedRet",
-        "RBP(p=0.9,graded=True)", "Unjudged@5", "Unjudged@10", "Unjudged@20",
+        "RBP(p=0.9,graded=True)", "rbp_resid", "Unjudged@5", "Unjudged@10", "Unjudged@20",
     ],
 }  # fmt: skip
 
@@ -91,8 +94,7 @@ TREC_EVAL_SETS = {
 #: said wherever a set is taken, so that "every measure" is never read into it.
 TREC_EVAL_LEFT_OUT = {
     "official": "runid and num_q (not per-query values)",
-    "all_trec": "runid and num_q (not per-query values), relstring (a text) and rbp_resid (its 0 "
-    "where nothing retrieved is unjudged; RBP(residual=True) is the residual)",
+    "all_trec": "runid and num_q (not per-query values) and relstring (a text)",
 }
 
 
@@ -101,13 +103,9 @@ def rewritten(text: str) -> str:
     ``ndcg.1=3,2=9``: ``nDCG(gains={1:3,2:9})``); any other text as it is. A MeasureError for a
     spelling of several measures (``P.5,10``, the bare ``iprec_at_recall``)."""
     text = TREC_EVAL_NAMES.get(text.strip(), text)
-    if re.match(r"^\s*rbp_resid(?:[._]|\s*$)", text):
-        raise MeasureError(
-            "trec_eval's rbp_resid is 0 where every document retrieved is judged, a residual no "
-            "family computes: RBP(p=0.9,graded=True,residual=True) is the residual (what the "
-            "unjudged and unretrieved ranks could add); rankviz trec-eval prints rbp_resid as "
-            "trec_eval does"
-        )
+    resid = _RBP_RESID.match(text)
+    if resid is not None:
+        return f"rbp_resid(p={resid['p']})" if resid["p"] else "rbp_resid"
     utility = _UTILITY.match(text)
     if utility is not None:
         pairs = zip(_UTILITY_PARAMS, utility["c"].split(","), strict=True)

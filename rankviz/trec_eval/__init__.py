@@ -1,3 +1,3 @@
-"""trec_eval 10's command line and output, for ``rankviz trec-eval``: its measures by its names,
-computed by rankviz's families where they are the same numbers, and step for step from its C source
-where they are its own (:mod:`~rankviz.trec_eval.measures`, :mod:`~rankviz.trec_eval.gains`)."""
+"""trec_eval 10's command line and output, for ``rankviz trec-eval``: a printer over the catalogue.
+Each name it prints is a family of :mod:`rankviz.measures` (:mod:`~rankviz.trec_eval.names`); what
+is its own is trec_eval's reading of parameters and its text (:mod:`~rankviz.trec_eval.report`)."""

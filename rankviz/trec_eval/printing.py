@@ -8,6 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import chain, repeat
 
+#: The NaN an x86-64 CPU makes of an invalid operation (0 / 0): its sign bit set, so C's printf,
+#: and trec_eval 10 built there, prints it ``-nan``.
+C_NAN = -math.nan
 #: trec_eval's counts, printed as whole numbers
 COUNTS = ("num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret")
 

@@ -1,10 +1,8 @@
 """trec_eval 10's numbers and text for ``rankviz trec-eval``: its measures named and printed as
 trec_eval does (``P_10``, ``ndcg_cut_20``, its order of measures, ``%6.4f``, counts summed over
-queries, ``-c``'s averages over every judged query, ``-Z``'s z-scores), computed by rankviz's
-measures where they are the same numbers (``gm_map`` and ``gm_bpref`` too: the families GMAP and
-GMBpref, whose logs it averages in trec_eval's order), ``iprec_at_recall`` and ``11pt_avg`` here,
-and trec_eval's own measures step for step
-(:mod:`rankviz.trec_eval.measures`), and the judgment-group measures of ``-R qrels_jg``
+queries, ``-c``'s averages over every judged query, ``-Z``'s z-scores), each the value of the
+catalogue's family behind the name (:func:`rankviz.trec_eval.names.catalogued`) on trec_eval's list
+of each query, and the judgment-group measures of ``-R qrels_jg``
 (:mod:`rankviz.measures.judgment_groups`). What rankviz does not compute (the preference
 measures) is refused by name.
 """
@@ -13,31 +11,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from rankviz.errors import OptionError
 from rankviz.io.model import Qrels, Run
-from rankviz.measures.log_ap import FLOOR
-from rankviz.measures.spellings import RPREC_MULTIPLES
-from rankviz.trec_eval import measures as trec_eval_measures
-from rankviz.trec_eval.lists import C_NAN, query_lists
-from rankviz.trec_eval.measures import UNJ_CUTOFFS
-from rankviz.trec_eval.names import FAMILIES, levels_of, ported, requested
-from rankviz.trec_eval.printing import COUNTS, Form, line, per_query_lines
+from rankviz.trec_eval.names import atof, catalogued, requested
+from rankviz.trec_eval.printing import C_NAN, COUNTS, Form, line, per_query_lines
 
 #: the measures trec_eval averages geometrically over queries (no line per query), and the
 #: catalogue's family of each (whose per-query values are the logs it averages)
 GEOMETRIC = {"gm_map": "GMAP", "gm_bpref": "GMBpref"}
-#: trec_eval's own measures the catalogue computes on every query the run answers (without a gain
-#: table); a query the run misses, which -c scores on a ranking of one unjudged document, is
-#: trec_eval's steps' (:mod:`rankviz.trec_eval.measures`)
-BESIDE_MISSED = {
-    "G": "G",
-    "ndcg_rel": "ndcg_rel",
-    "Rndcg": "Rndcg",
-    "rbp": "RBP(p=0.9,graded=True)",
-}
 
 
 @dataclass(frozen=True)
@@ -117,107 +102,101 @@ class Column:
     """One printed name's values per query evaluated, and the trec_eval measure it belongs to."""
 
     base: str
-    values: dict[str, float]
+    values: dict[str, Any]  # numbers; relstring's, texts
+
+
+#: the document trec_eval 10 ranks, under -c, for a judged query the run has no line for
+BOGUS_DOCNO = "ceci_nest_pas_un_docno"
 
 
 def _columns(asked, args: TrecEvalOptions, qrels: Qrels, run: Run) -> dict[str, Column]:
-    """Each printed name's column, for the queries trec_eval evaluates (those of the run it
-    judges), in trec_eval's order of measures and parameters; gm_map's column holds the logs of
-    AP (GMAP's per-query values)."""
+    """Each printed name's column, for the queries trec_eval evaluates (every judged one), in
+    trec_eval's order of measures and parameters, each the catalogue's values on trec_eval's list
+    of the query: its order, cut by -M, condensed by -J, and under -c a missed query ranking one
+    document out of the pool, as trec_eval ranks it; a 0 / 0 the catalogue scores 0 is NaN, as
+    trec_eval prints it. gm_map's column holds the logs of AP (GMAP's per-query values)."""
     from rankviz.evaluation.evaluate import evaluate_tables
     from rankviz.measures import parse
     from rankviz.ranking.ordering import rank
     from rankviz.settings.eval_settings import EvalSettings
 
-    defaults: dict[str, object] = {"rel": args.rel, "judged_only": args.judged_only}
-    wanted: list[tuple[str, str, str]] = []  # (measure asked, printed name, rankviz's measure)
-    for name, params in asked:
-        if name == "set_F":  # one weight, printed as written (set_F.0.5 is set_F_0.5)
-            beta = f"(beta={float(params[0].split(',')[0])})" if params else ""
-            printed = f"set_F_{params[0]}" if params else "set_F"
-            wanted.append((name, printed, str(parse(f"SetF{beta}", defaults=defaults))))
-        elif name == "Rprec_mult":  # multiples of R, printed to two decimals
-            for m in params or RPREC_MULTIPLES:
-                measure = str(parse(f"Rprec(mult={m!r})", defaults=defaults))
-                wanted.append((name, f"{name}_{m:3.2f}", measure))
-        elif _beside_missed(name, params, args):
-            family = BESIDE_MISSED.get(name, "Unjudged")
-            for c in (params or UNJ_CUTOFFS) if name == "unj" else [None]:
-                measure = str(parse(family + ("" if c is None else f"@{c}"), defaults=defaults))
-                wanted.append((name, name if c is None else f"{name}_{c}", measure))
-        elif (name in FAMILIES and not ported(name, params)) or name in GEOMETRIC:
-            family = GEOMETRIC[name] if name in GEOMETRIC else FAMILIES[name][0]
-            for p in params or [None]:
-                measure = str(parse(family + ("" if p is None else f"@{p}"), defaults=defaults))
-                wanted.append((name, name if p is None else f"{name}_{p}", measure))
-    measures = list(dict.fromkeys(m for _, _, m in wanted)) or ["NumRet"]
-    settings = EvalSettings(missing="skip", depth=args.depth)
-    table = rank(run, qrels, ties="trec_eval", cut=settings.cut)  # one order for every measure
-    evaluation = evaluate_tables(
-        [(run.name, table)],
-        [parse(m) for m in measures],
-        settings,
-        qrels_qids=qrels.query_ids,
-    )
-    by_measure: dict[str, dict[str, float]] = {}
-    for measure in measures:  # the values themselves, without pandas (a drop-in starts fast)
-        qids, per_query = evaluation.run_values(measure, evaluation.runs[0])
-        by_measure[measure] = dict(zip(qids.tolist(), per_query.tolist(), strict=True))
-    evaluated = list(next(iter(by_measure.values())))  # every measure's queries: those evaluated
-    missed = sorted(set(qrels.query_ids) - set(evaluated))
+    missed = sorted(set(qrels.query_ids) - set(run.query_ids))
     _stop_on_missed(missed, args)
+    defaults: dict[str, object] = {"rel": args.rel, "judged_only": args.judged_only}
+    wanted = [
+        (name, printed, parse(measure, defaults=defaults))
+        for name, params in asked
+        for printed, measure in catalogued(name, params, docs=args.docs_in_collection)
+    ]
+    measures = list(dict.fromkeys(m for _, _, m in wanted)) or [parse("NumRet")]
+    settings = EvalSettings(missing="skip", depth=args.depth)
+    # one list per query for every measure: trec_eval's order, cut, and under -J condensed
+    table = rank(_with_missed(run, missed), qrels, ties="trec_eval", cut=settings.cut)
+    table = table.condensed() if args.judged_only else table
+    evaluation = evaluate_tables(
+        [(run.name, table)], measures, settings, qrels_qids=qrels.query_ids
+    )
+    row = {q: i for i, q in enumerate(table.qids.tolist())}
+    by_measure: dict[object, dict[str, float]] = {}
+    for measure in measures:  # the values themselves, without pandas (a drop-in starts fast)
+        qids, per_query = evaluation.run_values(str(measure), evaluation.runs[0])
+        if measure.family.undefined is not None:
+            rows = np.array([row[q] for q in qids.tolist()], dtype=np.int64)
+            per_query[measure.undefined(table)[rows]] = C_NAN
+        by_measure[measure] = dict(zip(qids.tolist(), per_query.tolist(), strict=True))
     columns = {printed: Column(name, dict(by_measure[m])) for name, printed, m in wanted}
-
-    def ordered():  # trec_eval's lists: its order, condensed under -J
-        return table.condensed() if args.judged_only else table
-
-    lists = None
     for name, params in asked:
-        if ported(name, params) and not (_beside_missed(name, params, args) and not missed):
-            lists = lists or query_lists(ordered(), qrels, args.rel, judged_only=args.judged_only)
-            if _beside_missed(name, params, args):  # the missed queries' values alone
-                found = trec_eval_measures.columns(
-                    name, params, {q: lists[q] for q in missed}, docs=args.docs_in_collection
-                )
-                for printed, values in found.items():
-                    columns[printed].values.update(values)
-            else:
-                found = trec_eval_measures.columns(
-                    name, params, lists, docs=args.docs_in_collection
-                )
-                columns.update({printed: Column(name, v) for printed, v in found.items()})
-        if name not in ("iprec_at_recall", "11pt_avg"):
-            continue
-        row = {q: i for i, q in enumerate(ordered().qids)}
-        levels = params if name == "iprec_at_recall" else levels_of(params)
-        grid = _interpolated(ordered(), levels, args)
-        scope = list(row) if args.complete else evaluated
-        if name == "iprec_at_recall":
-            for index, level in enumerate(levels):
-                values = {q: float(grid[row[q], index]) for q in scope}
-                columns[f"{name}_{level:3.2f}"] = Column(name, values)
-        else:  # trec_eval sums the levels from the highest down
-            means = {q: _sum(grid[row[q], ::-1]) / len(levels) for q in scope}
-            columns[f"{name}_{params[0]}" if params else name] = Column(name, means)
-    if args.complete:  # trec_eval -c evaluates every judged query, a missed one on an empty ranking
-        relevant = _relevant_per_query(qrels, args.rel)
-        for column in columns.values():
-            for q in qrels.query_ids:
-                if q not in column.values:
-                    column.values[q] = float(relevant[q]) if column.base == "num_rel" else 0.0
-                    if column.base in GEOMETRIC:  # an AP of 0, floored as trec_eval floors it
-                        column.values[q] = math.log(FLOOR)
+        if name == "relstring":
+            length = int(atof(params[0].split(",")[0])) if params else 10
+            printed = f"{name}_{params[0]}" if params else name
+            columns[printed] = Column(name, relstrings(table, qrels, length))
+    for printed, column in columns.items():  # what trec_eval 10 clears of a missed query
+        cleared = printed in ("num_ret", "utility", "relstring", "rbp_resid")
+        if cleared or column.base == "unj":
+            column.values.update({q: "" if printed == "relstring" else 0.0 for q in missed})
     order = [name for name, _ in asked]
     return dict(sorted(columns.items(), key=lambda item: order.index(item[1].base)))
 
 
-def _beside_missed(name: str, params: tuple, args: TrecEvalOptions) -> bool:
-    """Whether the catalogue computes the measure on the queries the run answers: those of
-    :data:`BESIDE_MISSED` without a gain table, and ``unj`` but on -J's condensed list (which
-    trec_eval's unj reads, where Unjudged reads the run)."""
-    if name == "unj":
-        return not args.judged_only
-    return name in BESIDE_MISSED and not params
+def _with_missed(run: Run, missed: list[str]) -> Run:
+    """The run and, for each judged query it misses, trec_eval's one document out of the pool
+    (-c), scored 1."""
+    if not missed:
+        return run
+    import pyarrow as pa
+
+    chunks = run.docids.chunks if isinstance(run.docids, pa.ChunkedArray) else [run.docids]
+    added = np.arange(len(run.query_ids), len(run.query_ids) + len(missed))
+    return Run(
+        run.name,
+        run.source,
+        np.concatenate([run.query_ids, np.array(missed, dtype=object)]),
+        np.concatenate([run.qid_codes, added.astype(run.qid_codes.dtype)]),
+        pa.chunked_array([*chunks, pa.array([BOGUS_DOCNO] * len(missed), chunks[0].type)]),
+        np.concatenate([run.score, np.ones(len(missed))]),
+        np.concatenate([np.asarray(run.rank, dtype=np.float64), np.zeros(len(missed))]),
+    )
+
+
+def relstrings(table, qrels: Qrels, length: int) -> dict[str, str]:
+    """trec_eval's relstring of each query: its first documents' grades, ``>`` above 9, ``-`` out
+    of the pool, ``.`` in it unjudged (listed below 0 by the qrels)."""
+    marks = np.array([str(g) for g in range(10)] + [">", "-", "."])
+    mark = np.where(table.judged, np.minimum(table.grade, 10), 11)
+    below = np.flatnonzero(qrels.grade < 0)
+    if len(below):
+        docids = qrels.doc_ids.take(qrels.doc_codes[below]).to_pylist()
+        pooled = set(zip(qrels.query_ids[qrels.qid_codes[below]].tolist(), docids, strict=True))
+        holes = np.flatnonzero(~table.judged)
+        queries = table.qids[table.row_query[holes]].tolist()
+        listed = [pair in pooled for pair in zip(queries, table.docids(holes), strict=True)]
+        mark[holes[np.asarray(listed, dtype=bool)]] = 12
+    starts = table.offsets[:-1]
+    ends = np.minimum(table.offsets[1:], starts + max(length, 0))
+    return {
+        str(qid): "".join(marks[mark[start:end]].tolist())
+        for qid, start, end in zip(table.qids, starts, ends, strict=True)
+    }
 
 
 def _as_zscores(columns: dict[str, Column], path: str) -> None:
@@ -264,27 +243,6 @@ def _stop_on_missed(missed: list[str], args: TrecEvalOptions) -> None:
             "there (its exit status 4); -c scores such a query on a ranking of one unjudged "
             "document, as trec_eval does"
         )
-
-
-def _interpolated(table, levels, args: TrecEvalOptions) -> np.ndarray:
-    """Interpolated precision as trec_eval 10 computes it, also where its list is empty (after -M
-    and -J; a missed query's is one document out of the pool, none under -J): 0 / 0 at each level
-    that needs no relevant document, a NaN it prints as ``-nan``."""
-    from rankviz.measures.iprec import interpolated_precision
-
-    grid = interpolated_precision(table, levels, rel=args.rel)
-    empty = (np.diff(table.offsets) == 0) & (table.in_run | args.judged_only)
-    relevant = np.bincount(
-        table.ideal_query[table.ideal_grades >= args.rel], minlength=table.n_queries
-    )
-    needs_none = np.floor(np.outer(relevant, levels) + 0.5) == 0  # lround, as trec_eval
-    grid[empty[:, None] & needs_none] = C_NAN
-    return grid
-
-
-def _relevant_per_query(qrels, rel: int) -> dict[str, int]:
-    counts = np.bincount(qrels.qid_codes[qrels.grade >= rel], minlength=len(qrels.query_ids))
-    return dict(zip(qrels.query_ids, counts.tolist(), strict=True))
 
 
 def _queries(columns: dict[str, Column]) -> list[str]:
@@ -343,11 +301,3 @@ def runid_of(path: str) -> str:
             tail = handle.read()
     lines = [line for line in tail.splitlines() if line.strip()]
     return lines[-1].split()[-1].decode() if lines else ""
-
-
-def _sum(values) -> float:
-    """A sum in the order given (trec_eval's), not numpy's pairwise one."""
-    total = 0.0
-    for value in values:
-        total += float(value)
-    return total

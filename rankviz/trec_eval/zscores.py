@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rankviz.errors import FormatError
-from rankviz.trec_eval.lists import atof
+from rankviz.trec_eval.names import atof
 
 #: what trec_eval gives a value without a mean and deviation (or off a deviation of 0)
 MISSING = -1000000.0

@@ -276,12 +276,12 @@ def test_expected_ties_refuse_a_family_without_a_closed_form_in_one_line() -> No
 
 def test_all_trec_is_the_catalogues_measures_of_what_trec_eval_prints() -> None:
     """``-m all_trec`` (and ``official``) in evaluate: each of trec_eval's numbers but the four
-    left out (runid and num_q, the text relstring, rbp_resid), in the order trec_eval prints them,
+    left out (runid and num_q, the text relstring), in the order trec_eval prints them,
     equal to its values (the means to 1e-15 relative: summed in another order); gm_map and
     gm_bpref, its geometric means, on the summary line as trec_eval prints them."""
     case = "defaults"  # the cases with gain tables print those in place of G, ndcg, ...
     options, defaults, _ = CASES[case]
-    left_out = ("runid", "num_q", "relstring", "rbp_resid")
+    left_out = ("runid", "num_q", "relstring")
     rows = [
         [part.strip() for part in line.split("\t")]
         for line in (GENERATED / f"{case}.out").read_text().splitlines()
@@ -379,14 +379,14 @@ def test_trec_evals_spellings_with_parameters_are_the_catalogues_measures() -> N
 
 
 def test_trec_evals_sets_say_what_they_leave_out() -> None:
-    """``-m all_trec`` left rbp_resid out unsaid: one line on stderr says what each set leaves out
+    """``-m all_trec`` left relstring out unsaid: one line on stderr says what each set leaves out
     and why; a list without a set says nothing of it."""
     qrels, run = str(GENERATED / "qrels.txt"), str(GENERATED / "run.txt")
     done = run_cli("evaluate", qrels, run, "-m", "all_trec", "-m", "official", "--format", "tsv")
     assert done.returncode == 0, done.stderr
     said = [line for line in done.stderr.splitlines() if "trec_eval's set without" in line]
     assert len(said) == 2
-    assert all(word in said[0] for word in ("rbp_resid", "relstring", "runid and num_q"))
+    assert all(word in said[0] for word in ("relstring", "runid and num_q"))
     assert "runid and num_q" in said[1] and "relstring" not in said[1]
     assert not any("gm_map" in line for line in said)  # now a family: GMAP
     plain = run_cli("evaluate", qrels, run, "-m", "AP", "--format", "tsv")
@@ -434,13 +434,24 @@ def test_11pt_avg_at_levels_under_rel_and_judged_only_is_trec_evals() -> None:
     assert _compared(got, "levels-l2-J") == 10
 
 
-def test_rbp_resid_is_refused_with_the_family_that_is_the_residual() -> None:
-    qrels, run = str(GENERATED / "qrels.txt"), str(GENERATED / "run.txt")
-    done = run_cli("evaluate", qrels, run, "-m", "rbp_resid.p=0.6")
-    assert done.returncode == 2 and done.stdout == ""
-    line = done.stderr.strip()
-    assert "\n" not in line and "RBP(p=0.9,graded=True,residual=True)" in line
-    assert "0 where every document retrieved is judged" in line
+@pytest.mark.parametrize("case", ["defaults", "judged-depth"])
+def test_rbp_resid_is_trec_evals_to_17_digits(case: str) -> None:
+    """trec_eval's rbp_resid (0 where nothing retrieved is unjudged) is the family ``rbp_resid``:
+    per query as trec_eval 10 prints it (%.17g), p=0.9 and, under -J -M7, p=0.6; a missed query
+    (q9, -c) is 0 in trec_eval, which clears it, and here, which has no ranking for it."""
+    options, defaults, _ = CASES[case]
+    measure = rv.parse("rbp_resid" if case == "defaults" else "rbp_resid.p=0.6", defaults=defaults)
+    qrels = rv.read_qrels(GENERATED / "qrels.txt")
+    run = rv.read_run(GENERATED / "run.txt", name="run")
+    evaluation = rv.evaluate(qrels, run, [measure], missing="zero", **options)
+    got = evaluation.per_query(measure, "run").to_dict()
+    printed = "rbp_resid" if case == "defaults" else "rbp_resid_p=0.6"
+    rows = [line.split("\t") for line in (GENERATED / f"{case}.out").read_text().splitlines()]
+    theirs = {r[1].strip(): float(r[2]) for r in rows if r[0].strip() == printed}
+    assert len(theirs) == 13 and any(v > 0 for v in theirs.values()) == (case == "defaults")
+    for qid, value in theirs.items():
+        if qid != "all":
+            assert got[qid] == value, qid
 
 
 def test_rndcg_under_a_depth_shorter_than_a_querys_relevant_documents_is_trec_evals() -> None:
