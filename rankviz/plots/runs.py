@@ -155,6 +155,16 @@ def _bin_labels(edges: np.ndarray) -> list[str]:
     return [str(a) if b - a == 1 else f"{a}-{b - 1}" for a, b in zip(edges[:-1], edges[1:])]
 
 
+def _per_rank(counts: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """A bin's count over the ranks it spans: bars of bins 1 and 6-10 wide compare as densities
+    (a bar of 5 ranks drawn as tall as its count would look five times as likely)."""
+    return counts / np.diff(edges)
+
+
+#: what the histograms' heights are, said on their axis
+PER_RANK = "a rank (a bin's mean over its ranks)"
+
+
 def _arrange(traces: Mapping[str, list], facet: bool) -> go.Figure:
     """Traces of every run in one figure (side by side) or in one panel per run (faceted)."""
     if not facet:
@@ -181,27 +191,33 @@ def first_relevant_histogram(
     facet: bool = False,
     colours: Mapping[str, str] | None = None,
 ) -> go.Figure:
-    """How many queries find their first relevant document at each rank (bins), per run, with a
-    'not found' bin."""
+    """How many queries find their first relevant document at each rank, per run: each bin's
+    queries a rank it spans (the count in the hover); the queries with none in the title."""
     edges = rank_bins(depth, log=log_x)
-    labels = _bin_labels(edges) + ["not found"]
-    traces = {}
+    labels = _bin_labels(edges)
+    traces, missed = {}, []
     for i, (run, ranks) in enumerate(first_ranks.items()):
         counts, _ = np.histogram(ranks.dropna().to_numpy(), bins=edges)
+        missed.append(f"{run} {int(ranks.isna().sum())}")
         traces[run] = [
             go.Bar(
                 name=run,
                 x=labels,
-                y=np.r_[counts, ranks.isna().sum()],
+                y=_per_rank(counts, edges),
+                customdata=counts,
                 marker_color=run_colour(colours, run, i),
-                hovertemplate="rank %{x}<br>%{y} queries<extra>%{fullData.name}</extra>",
+                hovertemplate="rank %{x}<br>%{customdata} queries (%{y:.3g} a rank)"
+                "<extra>%{fullData.name}</extra>",
             )
         ]
     fig = _arrange(traces, facet)
     fig.update_layout(barmode="group")
     fig.update_xaxes(type="category")
     return layout(
-        fig, "Rank of the first relevant document", "rank of the first relevant document", "queries"
+        fig,
+        f"Rank of the first relevant document (none retrieved: {', '.join(missed)})",
+        "rank of the first relevant document",
+        f"queries {PER_RANK}",
     )
 
 
@@ -223,19 +239,20 @@ def relevant_rank_histogram(
     def counts(frame: pd.DataFrame, grade: int) -> np.ndarray:
         return np.histogram(frame.loc[frame["grade"] == grade, "rank"].to_numpy(), bins=edges)[0]
 
+    hover = "rank %{x}<br>%{customdata} documents (%{y:.3g} a rank)<extra>"
+
     if facet:
         traces = {
             run: [
                 go.Bar(
                     name=f"grade {g}",
                     x=labels,
-                    y=counts(frame, g),
+                    y=_per_rank(counts(frame, g), edges),
+                    customdata=counts(frame, g),
                     marker_color=run_colour(colours, run, runs.index(run)),
                     marker_opacity=0.35 + 0.65 * (j + 1) / len(grades),
                     legendgroup=f"grade {g}",
-                    hovertemplate="rank %{x}<br>%{y} documents<extra>"
-                    + plain(run)
-                    + " %{fullData.name}</extra>",
+                    hovertemplate=hover + plain(run) + " %{fullData.name}</extra>",
                 )
                 for j, g in enumerate(grades)
             ]
@@ -257,11 +274,12 @@ def relevant_rank_histogram(
                     go.Bar(
                         name=run,
                         x=labels,
-                        y=counts(frame, grade),
+                        y=_per_rank(counts(frame, grade), edges),
+                        customdata=counts(frame, grade),
                         marker_color=run_colour(colours, run, i),
                         legendgroup=run,
                         showlegend=row == 1,
-                        hovertemplate="rank %{x}<br>%{y} documents<extra>%{fullData.name}</extra>",
+                        hovertemplate=hover + "%{fullData.name}</extra>",
                     ),
                     row=row,
                     col=1,
@@ -269,7 +287,9 @@ def relevant_rank_histogram(
         fig.update_layout(height=max(450, 230 * panels))
     fig.update_layout(barmode="group")
     fig.update_xaxes(type="category")
-    return layout(fig, "Ranks of the retrieved relevant documents, by grade", "rank", "documents")
+    return layout(
+        fig, "Ranks of the retrieved relevant documents, by grade", "rank", f"documents {PER_RANK}"
+    )
 
 
 def hits_curves(

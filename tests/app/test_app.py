@@ -304,8 +304,15 @@ def test_histograms_page() -> None:
     table = rv.rank(collection.read_run("bm25"), collection.read_qrels())
     ranks = deltas.first_relevant_rank(table, 1)
     bm25 = next(t for t in first["data"] if t["name"] == "bm25")
-    assert bm25["x"][-1] == "not found" and bm25["y"][-1] == int(ranks.isna().sum())
-    assert sum(bm25["y"]) == len(ranks)
+    # a bar is its bin's queries a rank: the 6-10 bin's height is a fifth of its count
+    assert f"bm25 {int(ranks.isna().sum())}" in first["layout"]["title"]["text"]
+    assert sum(bm25["customdata"]) == int(ranks.notna().sum())
+    widths = [
+        1 if "-" not in x else int(x.split("-")[1]) - int(x.split("-")[0]) + 1 for x in bm25["x"]
+    ]
+    assert len(set(widths)) > 1  # the steps: unequal bins
+    for count, height, width in zip(bm25["customdata"], bm25["y"], widths, strict=True):
+        assert height == pytest.approx(count / width)
     curve = next(t for t in figure(at, 2)["data"] if t["name"] == "bm25")
     at.toggle[1].set_value(True).run()  # one panel per run
     faceted = figure(at, 0)
