@@ -40,7 +40,6 @@ from rankviz.settings import report_settings as r
 from rankviz.settings.eval_settings import EvalSettings
 from rankviz.study import served
 from rankviz.study.opening import collection_settings
-from rankviz.study.side_measures import side_name, split_sides
 
 #: Captions readable on any screen: Streamlit draws them in its text colour at 60% (3.8:1 on white,
 #: under WCAG AA's 4.5:1); here the text's own colour at 80% (6.5:1 on white, and on the dark theme
@@ -74,8 +73,8 @@ def frame(page: str = "") -> Context | None:
         return scores_frame(url, name, folder, collection)
     uploaded_qrels, new_uploads, uploaded_scores = sidebar.add_uploads(runs, run_keys)
     meeting = None
-    if uploaded_qrels is not None:
-        qrels_key, qrels = uploaded_qrels
+    if uploaded_qrels is not None:  # the collection's judgments beside them still hold
+        qrels, qrels_key = inputs.with_beside(collection, uploaded_qrels[1], uploaded_qrels[0])
     else:
         meeting = qrels_in_force.open_meeting(folder, collection, qrels, qrels_key)
     run_names = list(runs)
@@ -83,7 +82,6 @@ def frame(page: str = "") -> Context | None:
     selected, measure_names = measure_picker.choose_runs_and_measures(
         url, name, collection, run_names, new_uploads, list(scores)
     )
-    beside, _ = split_sides(measure_names)
     k = url_option(url, st.sidebar, r.K, "frame", label="K (cutoff of the @K measures)")
     defaults = collection_settings(collection)
     conventions = sidebar.choose_conventions(url, name, defaults)
@@ -127,10 +125,7 @@ def frame(page: str = "") -> Context | None:
     given = {**conventions, "aggregate": aggregate, "group_by": group_by if grouped else None}
     try:
         settings = EvalSettings.from_args(given, base=defaults).replace(seed=0)
-        scores |= inputs.collection_sides(collection, runs, beside, settings)
-        measures = measure_picker.measures_at(
-            [side_name(m) or m for m in measure_names], int(k), settings, scores
-        )
+        measures = measure_picker.measures_at(measure_names, int(k), settings, scores)
     except RankvizError as exc:
         st.error(md(exc))
         return None

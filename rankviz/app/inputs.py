@@ -28,8 +28,7 @@ from rankviz.io.model import Qrels, Run
 from rankviz.measures.score import Score
 from rankviz.settings.eval_settings import EvalSettings
 from rankviz.study import served
-from rankviz.study.opening import read_scores_beside
-from rankviz.study.side_measures import SIDES, side_scores
+from rankviz.study.opening import beside_paths, read_beside, read_scores_beside
 
 # a checkout's root (app.py, pages/, sample_data/), or site-packages
 _ROOT = Path(__file__).resolve().parents[2]
@@ -90,32 +89,22 @@ def collection_scores(collection: Collection) -> dict[str, Score]:
     return SHARED.get(key, read)
 
 
-def collection_sides(
-    collection: Collection,
-    runs: Mapping[str, Run],
-    wanted: Mapping[str, list[str]],
-    settings: EvalSettings,
-) -> dict[str, Score]:
-    """The measures of judgments beside the qrels (:mod:`rankviz.study.side_measures`: ndeval's
-    against the collection's ``subtopics.txt``, trec_eval's judgment groups' against its
-    ``qrels_jg.txt``) of the collection's runs, computed once per content of the folder and the
-    conventions they read; a gap scores as ``missing`` says where they are measured."""
-    if not wanted:
-        return {}
-    paths = {kind: side.path_in(collection) for kind, side in SIDES.items()}
-    files = tuple((n, stamp(p)) for n, p in collection.run_paths.items())
-    stamps = tuple((kind, stamp(p) if p is not None else None) for kind, p in paths.items())
-    read = (settings.ties.by_rank_column, settings.rel, settings.depth)
-    asked = tuple((kind, tuple(names)) for kind, names in wanted.items())
-    key = ("beside", str(collection.path), stamps, asked, read, files)
+def with_beside(collection: Collection, qrels: Qrels, key: str) -> tuple[Qrels, str]:
+    """The qrels with the judgments beside them that the collection keeps (its ``subtopics.txt``,
+    ``qrels_jg.txt``: :func:`rankviz.study.opening.judgments_beside`), read once per content of
+    those files, and a key that names the files' contents too (a cache keyed on it never serves
+    values of other judgments)."""
+    paths = {kind: p for kind, p in beside_paths(collection).items() if p is not None}
+    if not paths:
+        return qrels, key
+    stamps = tuple((kind, str(p), stamp(p)) for kind, p in paths.items())
 
-    def compute() -> dict[str, Score]:
-        own = {n: runs[n] for n in collection.run_paths}
-        found = side_scores(wanted, paths, own, settings.replace(missing="zero"))
-        return {str(s): s for s in found}
+    def read() -> dict[str, object]:
+        return {kind: read_beside(kind, p) for kind, p in paths.items()}
 
-    with st.spinner("Computing the measures of the judgments beside the qrels…"):
-        return SHARED.get(key, compute)
+    with st.spinner("Reading the judgments beside the qrels…"):
+        beside = SHARED.get(("beside", stamps), read)
+    return qrels.with_beside(**beside), f"{key}+beside:{stamps!r}"
 
 
 def with_uploaded(own: dict[str, Score], uploaded: list) -> dict[str, Score]:

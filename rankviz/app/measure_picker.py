@@ -18,12 +18,14 @@ from rankviz.measures import FAMILIES, Measure, parse, refuse_without_closed_for
 from rankviz.measures.score import Score
 from rankviz.plots import run_colours
 from rankviz.settings.eval_settings import EvalSettings
-from rankviz.study.side_measures import offered, side_name
+from rankviz.study.opening import offered_beside
 
-#: Measures offered besides the collection's: every family, at K where it takes a cutoff.
+#: Measures offered besides the collection's: every family of the grades alone, at K where it takes
+#: a cutoff (those of judgments beside the grades are offered where the collection keeps them).
 TEMPLATES = tuple(
     form
     for f in FAMILIES.values()
+    if f.reads is None
     for form in (
         (f.at_example,)
         if f.at_param is not None
@@ -49,8 +51,7 @@ def _missing_runs(names: list[str]) -> str:
 
 def _accept_measure(text: str) -> bool:
     try:
-        if side_name(text) is None:
-            parse(text.replace("@K", "@10"))
+        parse(text.replace("@K", "@10"))
         return True
     except MeasureError:
         return False
@@ -61,8 +62,9 @@ def _as_printed(items: list[str]) -> list[str]:
     ``P_avgjg.10``: ``P_avgjg_10``); one a measure cannot be is left for the link's warning."""
     printed = []
     for item in split_names(items):
-        try:
-            printed.append(side_name(item) or item)
+        try:  # the measures of judgments beside the qrels as they print (ndeval's, trec_eval's)
+            measure = parse(item)
+            printed.append(str(measure) if measure.family.reads else item)
         except MeasureError:
             printed.append(item)
     return printed
@@ -91,7 +93,7 @@ def choose_runs_and_measures(
     selected = st.sidebar.multiselect("Runs", run_names, default=given, key=runs_key)
     st.html(chip_colours(runs_key, selected, run_colours(run_names)))
     own = [*collection.config.measures, *scores]
-    beside = offered(collection)
+    beside = offered_beside(collection)
     choices = list(dict.fromkeys([*own, *TEMPLATES, *beside]))
     chosen_measures = url.choices(
         "measures",

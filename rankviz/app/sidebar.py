@@ -78,7 +78,9 @@ def open_collection(
             st.sidebar.caption(md(collection.config.description or folder.name))
             return name, folder, collection, None, "", inputs.Runs(), {}
         qrels_key = file_key(qrels_path)
-        qrels = inputs.qrels_file(qrels_key, str(qrels_path))
+        qrels, qrels_key = inputs.with_beside(
+            collection, inputs.qrels_file(qrels_key, str(qrels_path)), qrels_key
+        )
         run_keys = {n: file_key(p) for n, p in collection.run_paths.items()}
         runs = inputs.Runs()
         for n, p in collection.run_paths.items():

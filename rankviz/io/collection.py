@@ -63,8 +63,8 @@ from rankviz.settings.eval_settings import DEFAULT_MEASURES, REL
 
 QRELS_NAMES = ("qrels.txt", "qrels.tsv", "qrels.parquet", "qrels.txt.gz")
 RUN_SUFFIXES_SKIPPED = (".md", ".json", ".toml", ".yaml", ".yml")
-SUBTOPICS = "subtopics.txt"  # diversity qrels (rankviz.study.diversity)
-JUDGMENT_GROUPS = "qrels_jg.txt"  # trec_eval's judgment groups (rankviz.study.judgment_groups)
+SUBTOPICS = "subtopics.txt"  # diversity qrels (rankviz.measures.diversity)
+JUDGMENT_GROUPS = "qrels_jg.txt"  # trec_eval's judgment groups (rankviz.measures.judgment_groups)
 MORE_QRELS = re.compile(r"^qrels\.([A-Za-z0-9_-]+)\.(txt\.gz|txt|tsv|parquet)$")
 
 

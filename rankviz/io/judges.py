@@ -124,6 +124,7 @@ def merged_qrels(qrels: Qrels, grades: Mapping[tuple[str, str], int], *, label: 
         doc_codes=doc_codes,
         source=source,
         grade=grade,
+        beside=qrels.beside,
     )
 
 

@@ -8,7 +8,9 @@ that sorting and probing use (strings still decide: "01" and "1" are two documen
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -189,6 +191,15 @@ class Qrels(_Encoded):
 
     source: str = ""
     grade: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+    #: judgments of other kinds beside the grades, by kind (``subtopics``: diversity qrels,
+    #: ``groups``: trec_eval's judgment groups), which the families that read them find on the
+    #: ranking table (:attr:`rankviz.ranking.ranking_table.RankingTable.beside`)
+    beside: Mapping[str, Any] = field(default_factory=dict, compare=False)
+
+    def with_beside(self, **judgments: Any) -> Qrels:
+        """The same grades with these judgments beside them (None: not given)."""
+        found = {**self.beside, **{k: v for k, v in judgments.items() if v is not None}}
+        return replace(self, beside=found)
 
     def __repr__(self) -> str:
         return (
@@ -211,6 +222,7 @@ class Qrels(_Encoded):
             doc_codes=self.doc_codes[rows],
             source=self.source,
             grade=self.grade[rows],
+            beside=self.beside,
         )
 
     def to_frame(self):

@@ -12,6 +12,7 @@ ranking breaks, are ndeval's own on any CPU.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -42,6 +43,11 @@ class Topic:
     def covering(self) -> np.ndarray:
         """How many documents cover each subtopic."""
         return self.matrix.sum(axis=0)
+
+    @functools.cached_property
+    def row_of(self) -> dict[str, int]:
+        """Each judged document's row."""
+        return {docid: row for row, docid in enumerate(self.docids.tolist())}
 
     @property
     def actual(self) -> int:

@@ -1,29 +1,30 @@
-"""The diversity family: ndeval 4.5's measures (alpha-nDCG@K, ERR-IA@K, NRBP, MAP-IA, P-IA@K,
-subtopic recall), their names (ndeval's columns, ir_measures' spellings), their parameters (alpha,
-beta) and their values per topic of a run (:func:`diversity_values`), read from diversity qrels
-(``topic subtopic docno judgment``).
+"""The diversity families: ndeval 4.5's measures (alpha-nDCG@K, ERR-IA@K, NRBP, MAP-IA, P-IA@K,
+subtopic recall), read from diversity qrels (``topic subtopic docno judgment``) beside the grades
+(:class:`Subtopics`, the qrels' ``beside["subtopics"]``), each computed on the ranking table's own
+order (so every tie policy, cut and analysis reaches them), and for ``rankviz ndeval`` every column
+of a run (:func:`diversity_values`).
 
 A document's relevance is a set of subtopics; each subtopic's gain starts at 1 and is multiplied by
 1 - alpha each time a document covers it. DCG and ERR are divided by an "ideal ideal" (every
 subtopic covered at every rank) and their normalised forms by a greedy ideal ranking of the qrels
-(:mod:`rankviz.measures._subtopics` computes them as ndeval's C source does). ``rankviz ndeval``
-prints these values; the study carries them beside the catalogue's measures.
+(:mod:`rankviz.measures._subtopics` computes them as ndeval's C source does).
 """
 
 from __future__ import annotations
 
 import functools
 import math
-import re
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from rankviz._arrow import strings
-from rankviz.errors import FormatError, MeasureError
+from rankviz.errors import FormatError
 from rankviz.io.encoding import encode
 from rankviz.io.model import Qrels, Run
 from rankviz.io.subtopics import SubtopicQrels
+from rankviz.measures._common import REL
 from rankviz.measures._subtopics import (
     DEPTH,
     Scores,
@@ -33,7 +34,12 @@ from rankviz.measures._subtopics import (
     scores,
     topic_number,
 )
+from rankviz.measures.spec import Family, register
 from rankviz.ranking.ordering import rank
+from rankviz.settings.options import Option
+
+if TYPE_CHECKING:
+    from rankviz.ranking.ranking_table import RankingTable
 
 CUTOFFS = (5, 10, 20)
 #: ndeval's columns, in its order, and ir_measures' name of each
@@ -48,79 +54,6 @@ COLUMNS = {
     **{f"P-IA@{k}": f"P_IA@{k}" for k in CUTOFFS},
     **{f"strec@{k}": f"StRecall@{k}" for k in CUTOFFS},
 }
-#: ndeval's measures by its names, in its order
-DIVERSITY_MEASURES = tuple(COLUMNS)
-#: every spelling a diversity measure is asked by (ndeval's, ir_measures', any case) -> ndeval's
-SPELLINGS = {
-    spelled.lower(): column
-    for column, irm in COLUMNS.items()
-    for spelled in (column, irm, column.replace("-", "_"))
-}
-#: the measures alpha reaches (every measure of gains); beta reaches NRBP's
-_ALPHA = ("ERR-IA", "nERR-IA", "alpha-DCG", "alpha-nDCG", "NRBP", "nNRBP")
-_NAMED = re.compile(
-    r"^\s*(?P<base>[A-Za-z_-]+)\s*(?:\((?P<params>[^()]*)\))?\s*(?P<at>@\s*[0-9]+)?\s*$"
-)
-
-
-@dataclass(frozen=True)
-class DiversityMeasure:
-    """One of ndeval's measures (its column) under an alpha and a beta (ndeval's ``-alpha``,
-    ``-beta``); printed as ndeval names it, the parameters that are not 0.5 before its cutoff:
-    ``alpha-nDCG(alpha=0.3)@20``."""
-
-    column: str
-    alpha: float = 0.5
-    beta: float = 0.5
-
-    def __str__(self) -> str:
-        base, at, cutoff = self.column.partition("@")
-        shown = ",".join(
-            f"{k}={v:g}" for k, v in (("alpha", self.alpha), ("beta", self.beta)) if v != 0.5
-        )
-        return f"{base}({shown}){at}{cutoff}" if shown else self.column
-
-
-def diversity_measure(name: str | object) -> DiversityMeasure | None:
-    """The diversity measure ``name`` spells (``alpha_nDCG@20``, ``ERR-IA@10``,
-    ``alpha_nDCG(alpha=0.3)@10``), else None; a MeasureError for a parameter the measure does not
-    read or a value outside [0, 1]."""
-    named = _NAMED.match(str(name))
-    if named is None:
-        return None
-    at = (named["at"] or "").replace(" ", "")
-    column = SPELLINGS.get(f"{named['base']}{at}".lower())
-    if column is None:
-        return None
-    base = column.partition("@")[0]
-    reads = [k for k, used in (("alpha", base in _ALPHA), ("beta", "NRBP" in base)) if used]
-    params = {}
-    for item in filter(str.strip, (named["params"] or "").split(",")):
-        key, _, value = (part.strip() for part in item.partition("="))
-        if key not in reads:
-            raise MeasureError(
-                f"{column}: no parameter {key!r} (it reads {', '.join(reads) or 'none'})"
-            )
-        number = _unit(value)
-        if number is None:
-            raise MeasureError(f"{column}: {key}={value} must be a number in [0, 1]")
-        params[key] = number
-    return DiversityMeasure(column, **params)
-
-
-def diversity_name(name: str | object) -> str | None:
-    """How the diversity measure ``name`` spells is printed (``alpha_nDCG@20``:
-    ``alpha-nDCG@20``), else None (see :func:`diversity_measure`)."""
-    measure = diversity_measure(name)
-    return None if measure is None else str(measure)
-
-
-def _unit(text: str) -> float | None:
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    return value if 0.0 <= value <= 1.0 else None
 
 
 @dataclass(frozen=True, eq=False)
@@ -224,17 +157,32 @@ def diversity_values(
 
 
 def _renormalised(got: Scores, best: Scores) -> np.ndarray:
-    """ndeval's renormalize and its columns: the n- measures where the run has gained anything by
-    that rank, nNRBP always (0 / 0 where no subtopic is covered: its NaN)."""
+    """ndeval's 21 columns of one topic (:data:`COLUMNS`)."""
+    measures = _by_base(got, best)
+    return np.array(
+        [
+            np.asarray(measures[base])[int(k) - 1] if k else measures[base]
+            for base, _, k in (column.partition("@") for column in COLUMNS)
+        ]
+    )
+
+
+def _by_base(got: Scores, best: Scores) -> dict[str, np.ndarray | float]:
+    """ndeval's renormalize: each measure of one topic (those at a cutoff at ranks 1 to 20), the
+    n- measures where the run has gained anything by that rank, nNRBP always (0 / 0 where no
+    subtopic is covered: its NaN)."""
     gained = got.dcg != 0
-    ndcg = np.divide(got.dcg, best.dcg, out=np.zeros(DEPTH), where=gained)
-    nerr = np.divide(got.err, best.err, out=np.zeros(DEPTH), where=gained)
-    nnrbp = got.nrbp / best.nrbp if best.nrbp else (-math.nan if got.nrbp == 0 else math.inf)
-    at = [k - 1 for k in CUTOFFS]
-    return np.r_[
-        got.err[at], nerr[at], got.dcg[at], ndcg[at], got.nrbp, nnrbp, got.map_ia,
-        got.precision[at], got.strec[at],
-    ]  # fmt: skip
+    return {
+        "ERR-IA": got.err,
+        "nERR-IA": np.divide(got.err, best.err, out=np.zeros(DEPTH), where=gained),
+        "alpha-DCG": got.dcg,
+        "alpha-nDCG": np.divide(got.dcg, best.dcg, out=np.zeros(DEPTH), where=gained),
+        "NRBP": got.nrbp,
+        "nNRBP": got.nrbp / best.nrbp if best.nrbp else (-math.nan if got.nrbp == 0 else math.inf),
+        "MAP-IA": got.map_ia,
+        "P-IA": got.precision,
+        "strec": got.strec,
+    }
 
 
 def _ranked(
@@ -275,3 +223,121 @@ def _refuse_repeated_ranks(run: Run) -> None:
             f"rank {value:g} is given twice for topic {qid} (ndeval orders by the rank column; "
             "-traditional orders by score)",
         )
+
+
+@dataclass(frozen=True, eq=False)
+class Subtopics:
+    """Diversity qrels beside the grades (a qrels' ``beside["subtopics"]``), read for the
+    measures once at each relevance threshold asked (their ideal rankings with them)."""
+
+    qrels: SubtopicQrels
+    _read: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def at(self, rel: int) -> DiversityJudgments:
+        if rel not in self._read:
+            self._read[rel] = DiversityJudgments.of(self.qrels, rel=rel)
+        return self._read[rel]
+
+
+NEEDS = (
+    "subtopics",
+    "diversity qrels (topic subtopic docno judgment, as ndeval reads them): --diversity FILE, or "
+    "a collection folder's subtopics.txt",
+)
+ALPHA = Option(
+    "alpha", 0.5, "redundancy: a subtopic's gain shrinks by 1 - alpha each time it is covered "
+    "again (ndeval -alpha)", kind=float, low=0.0, high=1.0,
+)  # fmt: skip
+BETA = Option("beta", 0.5, "NRBP's patience (ndeval -beta)", kind=float, low=0.0, high=1.0)
+
+
+def _topic_of(qid: str, judgments: DiversityJudgments) -> str | None:
+    """The diversity qrels' topic of a query: itself, or its number after a task prefix ending in
+    ``-`` (``wt09-1``), as ndeval reads a run's topics; None where they judge no such topic."""
+    if qid in judgments.topics:
+        return qid
+    number = qid.partition("-")[2] if not qid[:1].isdigit() else qid
+    return str(int(number)) if number.isdigit() and str(int(number)) in judgments.topics else None
+
+
+def _table_values(table: RankingTable, rel: int, alpha: float, beta: float) -> dict:
+    """Every diversity measure of each query of the table, on its order (at ranks 1 to 20 where
+    it has a cutoff); a query the diversity qrels do not judge scores 0. Made once per table."""
+    key = ("diversity", rel, alpha, beta)
+    if key in table._cache:
+        return table._cache[key]
+    judgments = table.beside["subtopics"].at(rel)
+    ideal = judgments.ideal(alpha, beta)
+    n = table.n_queries
+    found: dict[str, np.ndarray] = {}
+    docids = table.docids() if table.n_rows else np.empty(0, dtype=object)
+    for index, qid in enumerate(table.qids):
+        topic_key = _topic_of(str(qid), judgments)
+        if topic_key is None:
+            continue
+        topic = judgments.topics[topic_key]
+        ranked = docids[table.offsets[index] : table.offsets[index + 1]]
+        if len(ranked) == 0:  # nothing retrieved (a topic the run misses): 0 on every measure
+            continue
+        rows = np.fromiter((topic.row_of.get(d, -1) for d in ranked), np.int64, len(ranked))
+        covers = np.zeros((len(rows), topic.matrix.shape[1]), dtype=bool)
+        covers[rows >= 0] = topic.matrix[rows[rows >= 0]]
+        got = scores(covers, topic, alpha=alpha, beta=beta)
+        for base, value in _by_base(got, ideal[topic_key]).items():
+            shape = (n, DEPTH) if isinstance(value, np.ndarray) else (n,)
+            found.setdefault(base, np.zeros(shape))[index] = value
+    table._cache[key] = found
+    return found
+
+
+def _kernel(base: str):
+    def kernel(table, cutoff, *, rel: int, alpha: float = 0.5, beta: float = 0.5) -> np.ndarray:
+        values = _table_values(table, rel, alpha, beta).get(base)
+        if values is None:  # no query of the table is judged
+            return np.zeros(table.n_queries)
+        values = values[:, cutoff - 1] if cutoff is not None else values
+        return np.where(np.isnan(values), 0.0, values)  # nNRBP's 0 / 0: nothing to find
+
+    return kernel
+
+
+def _undefined(table, cutoff, *, rel: int, alpha: float = 0.5, beta: float = 0.5) -> np.ndarray:
+    values = _table_values(table, rel, alpha, beta).get("nNRBP")
+    return np.zeros(table.n_queries, bool) if values is None else np.isnan(values)
+
+
+#: ndeval's column bases: ir_measures' name, what it is, whether it takes a cutoff
+BASES = {
+    "ERR-IA": ("ERR_IA", "intent-aware ERR: ERR of the alpha-worn gains, over the ideal's", True),
+    "nERR-IA": ("nERR_IA", "ERR-IA over the greedy ideal ranking's ERR-IA", True),
+    "alpha-DCG": ("alpha_DCG", "DCG of the alpha-worn gains, over the ideal ideal's", True),
+    "alpha-nDCG": ("alpha_nDCG", "alpha-DCG over the greedy ideal ranking's alpha-DCG", True),
+    "NRBP": ("NRBP", "novelty- and rank-biased precision: RBP of the alpha-worn gains", False),
+    "nNRBP": ("nNRBP", "NRBP over the greedy ideal ranking's NRBP", False),
+    "MAP-IA": ("AP_IA", "intent-aware AP: AP of each subtopic, averaged over the subtopics", False),
+    "P-IA": ("P_IA", "intent-aware precision: P@K of each subtopic, averaged", True),
+    "strec": ("StRecall", "subtopic recall: the subtopics covered in the top K, over all", True),
+}  # fmt: skip
+for _base, (_irm, _definition, _at) in BASES.items():
+    register(
+        Family(
+            name=_base,
+            aliases=(_irm, _base.replace("-", "_")),
+            params=(
+                REL,
+                *((ALPHA,) if _base not in ("MAP-IA", "P-IA", "strec") else ()),
+                *((BETA,) if "NRBP" in _base else ()),
+            ),
+            cutoff_required=_at,
+            cutoff_allowed=_at,
+            kernel=_kernel(_base),
+            expected=None,  # a greedy ideal and worn gains: no closed form over tied orders
+            definition=_definition,
+            convention="ndeval 4.5 (alpha = beta = 0.5); relevant: a subtopic judged >= rel; "
+            "K up to 20",
+            condensable=False,
+            max_cutoff=DEPTH,
+            reads=NEEDS,
+            undefined=_undefined if _base == "nNRBP" else None,
+        )
+    )

@@ -1,24 +1,30 @@
-"""The judgment-group family: trec_eval 10's measures of ``-R qrels_jg`` (``map_avgjg``,
+"""The judgment-group families: trec_eval 10's measures of ``-R qrels_jg`` (``map_avgjg``,
 ``P_avgjg_K``, ``Rprec_mult_avgjg_M``), each query's value under each group's judgments (a group:
-one user's own set, ``qid group docno rel``) averaged over the groups that judge the query, as
-trec_eval's ``m_*_avgjg.c`` average them. Under each group a value is the catalogue's (AP, P@K,
-Rprec(mult=M), on that group's ranking in trec_eval's order): one implementation of each measure.
+one user's own set, ``qid group docno rel``; the qrels' ``beside["groups"]``) averaged over the
+groups that judge the query, as trec_eval's ``m_*_avgjg.c`` average them. Under each group a value
+is the catalogue's (AP, P@K, Rprec(mult=M)) on the ranking table's own order, re-graded with the
+group's judgments: one implementation of each measure, under every tie policy and cut.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rankviz.errors import MeasureError
 from rankviz.io.model import Qrels, Run
-from rankviz.measures.spec import Measure, make
+from rankviz.measures._common import REL
+from rankviz.measures.spec import Family, Measure, make, register
 from rankviz.measures.spellings import CUTOFFS, RPREC_MULTIPLES
-from rankviz.ranking.ordering import rank
-from rankviz.settings.eval_settings import RunCut
+from rankviz.ranking import sorting
+from rankviz.ranking.ordering import rank, sorted_qids
+from rankviz.settings.eval_settings import JUDGED_ONLY, RunCut
+from rankviz.settings.options import Option
+
+if TYPE_CHECKING:
+    from rankviz.ranking.ranking_table import RankingTable
 
 #: trec_eval's measures of judgment groups, and their default parameters (P's cutoffs, Rprec_mult's
 #: multiples of R), as ``-m`` takes them
@@ -27,72 +33,24 @@ DEFAULTS = {
     "P_avgjg": CUTOFFS,
     "Rprec_mult_avgjg": RPREC_MULTIPLES,
 }
-_NAMED = re.compile(r"^\s*(?P<name>map_avgjg|P_avgjg|Rprec_mult_avgjg)(?:[._](?P<param>\S+))?\s*$")
-
-
-@dataclass(frozen=True)
-class GroupMeasure:
-    """One judgment-group measure (trec_eval's name) at a parameter (P's cutoff, Rprec_mult's
-    multiple); printed as trec_eval prints it: ``P_avgjg_10``, ``Rprec_mult_avgjg_0.50``."""
-
-    name: str
-    param: float | None = None
-
-    def __str__(self) -> str:
-        if self.param is None:
-            return self.name
-        if self.name == "P_avgjg":
-            return f"{self.name}_{int(self.param)}"
-        return f"{self.name}_{self.param:3.2f}"
-
-
 #: every measure a collection with judgment groups offers, at trec_eval's default parameters
-GROUP_MEASURES = tuple(
-    str(GroupMeasure(name, param))
-    for name, params in DEFAULTS.items()
-    for param in params or [None]
+OFFERED = (
+    "map_avgjg",
+    *(f"P_avgjg_{k}" for k in CUTOFFS),
+    *(f"Rprec_mult_avgjg_{m:3.2f}" for m in RPREC_MULTIPLES),
 )
-
-
-def group_measure(name: str | object) -> GroupMeasure | None:
-    """The judgment-group measure ``name`` spells (``map_avgjg``, ``P_avgjg.10``, ``P_avgjg_10``,
-    ``Rprec_mult_avgjg_0.5``), else None; a MeasureError for a parameter it cannot take."""
-    named = _NAMED.match(str(name))
-    if named is None:
-        return None
-    measure, param = named["name"], named["param"]
-    if measure == "map_avgjg":
-        if param is not None:
-            raise MeasureError(f"map_avgjg takes no parameter, not {param!r}")
-        return GroupMeasure(measure)
-    if param is None:
-        raise MeasureError(
-            f"{measure} needs its parameter: {measure}_{DEFAULTS[measure][1]} "
-            f"({'a cutoff' if measure == 'P_avgjg' else 'a multiple of R'})"
-        )
-    whole = measure == "P_avgjg"
-    if not re.fullmatch(r"[0-9]+" if whole else r"[0-9]*\.?[0-9]+", param) or float(param) <= 0:
-        kind = "a whole number of documents" if whole else "a positive multiple of R"
-        raise MeasureError(f"{measure}: {param!r} is not {kind}")
-    return GroupMeasure(measure, float(param))
-
-
-def group_name(name: str | object) -> str | None:
-    """How the judgment-group measure ``name`` spells is printed, else None."""
-    measure = group_measure(name)
-    return None if measure is None else str(measure)
 
 
 def group_values(
     groups: Mapping[str, Qrels],
     run: Run,
-    measures: Sequence[GroupMeasure],
+    measures: Sequence[Measure],
     *,
-    rel: int = 1,
     depth: int | None = None,
-    judged_only: bool = False,
 ) -> tuple[dict[str, dict[str, float]], list[str]]:
-    """Each measure's value per query, averaged over the groups that judge it.
+    """Each measure's value per query, averaged over the groups that judge it (the families on the
+    run ranked in trec_eval's order against the groups' queries, what ``rankviz trec-eval -R
+    qrels_jg`` prints).
 
     Parameters
     ----------
@@ -100,48 +58,141 @@ def group_values(
         Each group's judgments, in the order their values are summed (trec_eval's: the groups'
         byte order).
     run
-        The run, ordered under each group as trec_eval orders it.
+        The run, ordered as trec_eval orders it.
     measures
-        The judgment-group measures.
-    rel
-        A document is relevant from this grade (trec_eval's ``-l``).
+        The judgment-group families' measures (their ``rel`` trec_eval's ``-l``, their
+        ``judged_only`` its ``-J``).
     depth
         The first N documents of each ranking count (``-M``).
-    judged_only
-        Each ranking condensed to its judged documents (``-J``).
 
     Returns
     -------
     tuple
         (each measure's printed name -> {query: value}, the judged queries the run has no line
         for, which score 0)."""
-    catalogue = [_catalogue(measure, rel) for measure in measures]
-    per_group: dict[str, list[np.ndarray]] = {}
-    missed: set[str] = set()
-    for qrels in groups.values():
-        table = rank(run, qrels, ties="trec_eval", cut=RunCut(depth=depth))
-        table = table.condensed() if judged_only else table
-        values = np.column_stack([m(table) for m in catalogue] or [np.zeros(table.n_queries)])
-        for index, qid in enumerate(table.qids):
-            per_group.setdefault(str(qid), []).append(values[index])
-            if not table.in_run[index]:
-                missed.add(str(qid))
-    found: dict[str, dict[str, float]] = {str(m): {} for m in measures}
-    for qid, rows in per_group.items():
-        total = np.zeros(len(rows[0]))
-        for row in rows:  # summed group by group, then divided, as trec_eval
-            total = total + row
-        averaged = total / len(rows) if len(rows) > 1 else total
-        for measure, value in zip(measures, averaged.tolist(), strict=False):
-            found[str(measure)][qid] = value
-    return found, sorted(missed)
+    import pandas as pd
+
+    from rankviz.io.frames import qrels_from_frame
+
+    union = qrels_from_frame(
+        pd.concat([q.to_frame() for q in groups.values()]).drop_duplicates(["qid", "docid"])
+    ).with_beside(groups=dict(groups))
+    table = rank(run, union, ties="trec_eval", cut=RunCut(depth=depth))
+    found: dict[str, dict[str, float]] = {}
+    for measure in measures:
+        found[str(measure)] = dict(zip(map(str, table.qids), measure(table).tolist(), strict=True))
+    return found, sorted(
+        str(q) for q, kept in zip(table.qids, table.in_run, strict=True) if not kept
+    )
 
 
-def _catalogue(measure: GroupMeasure, rel: int) -> Measure:
-    """The catalogue's measure a group's value is."""
-    if measure.name == "map_avgjg":
-        return make("AP", rel=rel)
+def _regraded(table: RankingTable, name: str, qrels: Qrels) -> RankingTable:
+    """The table's rows of the queries the group judges, with the group's grades and ideal
+    rankings (its order kept): made once per table and group."""
+    key = ("judgment group", name)
+    if key not in table._cache:
+        judged = sorted_qids(qrels.query_ids)
+        part = table.of_queries(judged)
+        frame = qrels.to_frame()
+        lookup = dict(zip(zip(frame.qid, frame.docid), frame.rel.tolist(), strict=True))
+        qids = part.qids[part.row_query].tolist()
+        grades = np.array(
+            [lookup.get(pair, _NOT_JUDGED) for pair in zip(qids, part.docids().tolist())],
+            dtype=np.int64,
+        ).reshape(-1)
+        own = qrels.restricted(part.qids.tolist())  # the queries of both
+        index_of = {q: i for i, q in enumerate(own.query_ids.tolist())}
+        seg_order = np.array([index_of[q] for q in part.qids], dtype=np.int64)
+        ideal_offsets, ideal_grades, ideal_query, ideal_pos = sorting.ideal(
+            own, index_of, seg_order
+        )
+        table._cache[key] = replace(
+            part,
+            grade=np.maximum(grades, 0).astype(np.int32),
+            judged=grades >= 0,
+            ideal_offsets=ideal_offsets,
+            ideal_grades=ideal_grades,
+            ideal_query=ideal_query,
+            ideal_pos=ideal_pos,
+            _cache={},
+        )
+    return table._cache[key]
+
+
+_NOT_JUDGED = -(2**31)
+
+
+def _averaged(inner: Callable[..., Measure]) -> Callable[..., np.ndarray]:
+    """A judgment-group family's kernel: ``inner(params)``'s value under each group that judges a
+    query, summed group by group and divided by their number, as trec_eval's ``m_*_avgjg.c``."""
+
+    def kernel(table, cutoff, *, rel: int, judged_only: bool, mult: float = 1.0) -> np.ndarray:
+        measure = inner(cutoff=cutoff, rel=rel, mult=mult, judged_only=judged_only)
+        total, count = np.zeros(table.n_queries), np.zeros(table.n_queries, dtype=np.int64)
+        at = {q: i for i, q in enumerate(table.qids.tolist())}
+        for name, qrels in table.beside["groups"].items():
+            part = _regraded(table, name, qrels)
+            rows = np.array([at[q] for q in part.qids.tolist()], dtype=np.int64)
+            total[rows] = total[rows] + measure(part)
+            count[rows] += 1
+        return np.where(count > 1, total / np.maximum(count, 1), total)
+
+    return kernel
+
+
+def _written(measure: Measure) -> str:
+    """trec_eval's name (``P_avgjg_10``, ``Rprec_mult_avgjg_0.50``) at the default relevance and
+    lists; the catalogue's otherwise."""
+    others = [(k, v) for k, v in measure.params if k != "mult"]
+    if others:
+        shown = ",".join(f"{k}={v}" for k, v in measure.params)
+        return f"{measure.name}({shown})" + (f"@{measure.cutoff}" if measure.cutoff else "")
     if measure.name == "P_avgjg":
-        assert measure.param is not None
-        return make("P", int(measure.param), rel=rel)
-    return make("Rprec", rel=rel, mult=measure.param)
+        return f"P_avgjg_{measure.cutoff}"
+    if measure.name == "Rprec_mult_avgjg":
+        return f"Rprec_mult_avgjg_{measure.number('mult'):3.2f}"
+    return measure.name
+
+
+MULT = Option(
+    "mult", 1.0, "the multiple of R whose precision is taken", kind=float, low=1e-9, high=1e9
+)
+NEEDS = (
+    "groups",
+    "judgment groups (qid group docno rel, trec_eval's -R qrels_jg file): --judgment-groups FILE, "
+    "or a collection folder's qrels_jg.txt",
+)
+_FAMILIES = {
+    "map_avgjg": (
+        lambda cutoff, rel, mult, judged_only: make("AP", rel=rel, judged_only=judged_only),
+        "AP under each judgment group that judges the query, averaged over them",
+    ),
+    "P_avgjg": (
+        lambda cutoff, rel, mult, judged_only: make("P", cutoff, rel=rel, judged_only=judged_only),
+        "P@K under each judgment group that judges the query, averaged over them",
+    ),
+    "Rprec_mult_avgjg": (
+        lambda cutoff, rel, mult, judged_only: make(
+            "Rprec", rel=rel, mult=mult, judged_only=judged_only
+        ),
+        "precision at mult x R under each judgment group that judges the query, averaged",
+    ),
+}
+for _name, (_inner, _definition) in _FAMILIES.items():
+    register(
+        Family(
+            name=_name,
+            aliases=(),
+            params=(REL, *((MULT,) if _name == "Rprec_mult_avgjg" else ()), JUDGED_ONLY),
+            cutoff_required=_name == "P_avgjg",
+            cutoff_allowed=_name == "P_avgjg",
+            kernel=_averaged(_inner),
+            expected=None,  # an average over groups of their own rankings' values
+            definition=_definition,
+            convention="trec_eval -R qrels_jg (m_*_avgjg.c): a query's groups summed in the "
+            "groups' byte order, then divided; a query no group judges scores 0",
+            condensable=False,
+            reads=NEEDS,
+            written=_written,
+        )
+    )

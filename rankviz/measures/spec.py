@@ -96,6 +96,14 @@ class Family:
     #: the queries whose value is a 0 / 0, which the kernel scores 0 and trec_eval prints as
     #: ``-nan`` (same signature as the kernel, a bool per query); None: never
     undefined: Callable[..., np.ndarray] | None = None
+    #: the deepest cutoff it takes (ndeval's measures are computed to rank 20)
+    max_cutoff: int = MAX_CUTOFF
+    #: the judgments beside the qrels it reads (:attr:`rankviz.io.model.Qrels.beside`'s kind, with
+    #: what to say where they are missing), None: the grades alone
+    reads: tuple[str, str] | None = None
+    #: how a measure of the family is written when not ``Name(params)@K`` (trec_eval's
+    #: ``P_avgjg_10``), read back by the spellings
+    written: Callable[[Measure], str] | None = None
 
     @property
     def names(self) -> str:
@@ -197,6 +205,8 @@ class Measure:
         return self.family.expected is not None
 
     def __str__(self) -> str:
+        if self.family.written is not None:
+            return self.family.written(self)
         text = self.name
         at = self.family.at_param
         shown = [(k, v) for k, v in self.params if k != at]
@@ -223,7 +233,13 @@ class Measure:
         """Per-query values on a :class:`~rankviz.ranking.ranking_table.RankingTable`, aligned with
         its qids; NaN under a closed-form tie policy for a measure without one (a chance level not
         known)."""
-        values = {p.name: self.value_of(p.name) for p in self.family.params if p is not JUDGED_ONLY}
+        values = {
+            p.name: self.value_of(p.name)
+            for p in self.family.params
+            if p is not JUDGED_ONLY or not self.family.condensable  # its own condensing
+        }
+        if self.family.reads is not None and self.family.reads[0] not in table.beside:
+            raise MeasureError(f"{self} needs {self.family.reads[1]}")
         if self.family.condensable and self.value_of("judged_only"):
             table = table.condensed()
         if not table.ties.closed_form:
@@ -245,7 +261,7 @@ def refuse_without_closed_form(measures: Sequence[Measure], ties: TiePolicy) -> 
 
 
 _SYNTAX = re.compile(
-    r"^\s*(?P<name>[A-Za-z_]+)\s*(?:\((?P<params>[^()]*)\))?\s*(?:@\s*(?P<cutoff>\S+))?\s*$"
+    r"^\s*(?P<name>[A-Za-z_][A-Za-z_-]*)\s*(?:\((?P<params>[^()]*)\))?\s*(?:@\s*(?P<cutoff>\S+))?\s*$"
 )
 
 
@@ -276,10 +292,10 @@ def make(name: str, cutoff: int | None = None, **params: object) -> Measure:
         )
     ordered = tuple((p.name, given[p.name]) for p in family.params if p.name in given)
     if cutoff is not None and (
-        not isinstance(cutoff, (int, np.integer)) or not 1 <= cutoff <= MAX_CUTOFF
+        not isinstance(cutoff, (int, np.integer)) or not 1 <= cutoff <= family.max_cutoff
     ):
         raise MeasureError(
-            f"{name}@{cutoff}: the cutoff must be at least 1 and at most {MAX_CUTOFF}"
+            f"{name}@{cutoff}: the cutoff must be at least 1 and at most {family.max_cutoff}"
         )
     if cutoff is None and family.cutoff_required:
         raise MeasureError(f"{family.name} needs a cutoff, e.g. {family.name}@10")

@@ -19,6 +19,7 @@ TREC_EVAL_CUTOFFS = {
     "success": "Hits",
     "relative_P": "P(relative=True)",
     "unj": "Unjudged",
+    "P_avgjg": "P_avgjg",
 }
 #: trec_eval's interpolated precision at a recall level (``iprec_at_recall_0.50``), ir_measures'
 #: ``IPrec@0.5``; the bare name, in a list, is its eleven levels
@@ -40,10 +41,12 @@ _SET_F = re.compile(rf"^\s*set_F[._](?P<beta>{_NUMBER})\s*$")
 #: trec_eval's 11pt_avg at the recall levels given (``11pt_avg..25,.5,.75``)
 _11PT = re.compile(rf"^\s*11pt_avg[._](?P<levels>{_NUMBER}(?:,{_NUMBER})*)\s*$")
 #: trec_eval's R-precision at multiples of R (``Rprec_mult.0.5,2``; bare: its ten defaults)
-_RPREC_MULT = re.compile(rf"^\s*Rprec_mult(?:[._](?P<m>{_NUMBER}(?:,{_NUMBER})*))?\s*$")
+_RPREC_MULT = re.compile(
+    rf"^\s*(?P<name>Rprec_mult(?:_avgjg)?)(?:[._](?P<m>{_NUMBER}(?:,{_NUMBER})*))?\s*$"
+)
 RPREC_MULTIPLES = tuple(m / 10 for m in range(2, 22, 2))
 _TREC_EVAL = re.compile(
-    r"^\s*(?P<name>P|recall|ndcg_cut|map_cut|success|relative_P|unj)[._]"
+    r"^\s*(?P<name>P|recall|ndcg_cut|map_cut|success|relative_P|unj|P_avgjg)[._]"
     r"(?P<cutoffs>[0-9]+(?:,[0-9]+)*)\s*$"
 )
 #: trec_eval's measures that read a gain table (``ndcg.1=3,2=9``; printed ``ndcg_1=3,2=9``)
@@ -174,7 +177,8 @@ def rprec_multiples(text: str) -> list[str] | None:
     multiples = (
         [float(m) for m in spelled["m"].split(",")] if spelled["m"] else list(RPREC_MULTIPLES)
     )
-    return [f"Rprec(mult={m:g})" for m in dict.fromkeys(sorted(multiples))]
+    family = "Rprec" if spelled["name"] == "Rprec_mult" else spelled["name"]
+    return [f"{family}(mult={m:g})" for m in dict.fromkeys(sorted(multiples))]
 
 
 def split_outside_brackets(text: str) -> list[str]:
@@ -202,7 +206,7 @@ def split_names(items: list[str]) -> list[str]:
             (item.isdigit() and trec_eval_cutoffs(whole[-1]) is not None)
             or (
                 re.fullmatch(_NUMBER, item)
-                and re.match(r"\s*(Rprec_mult|utility|11pt_avg)[._]", whole[-1])
+                and re.match(r"\s*(Rprec_mult(_avgjg)?|utility|11pt_avg)[._]", whole[-1])
             )
             or (
                 re.fullmatch(r"[0-9]+=[^,=]+|p=[^,=]+", item)

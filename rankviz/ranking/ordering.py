@@ -237,4 +237,5 @@ def _ordered(run: Run, qrels: Qrels, rule, cut: RunCut, kept: np.ndarray | None)
         ideal_pos=ideal_pos,
         ignored_qids=ignored,
         cut=cut,
+        beside=qrels.beside,
     )

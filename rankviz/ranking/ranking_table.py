@@ -15,7 +15,9 @@ shuffles every group (:func:`shuffle_ties`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -58,6 +60,9 @@ class RankingTable:
     ignored_qids: tuple[str, ...]  # queries of the run that the qrels do not judge
     # which retrieved documents count (a depth, identical ids dropped): kept when re-ranked
     cut: RunCut = NO_CUT
+    #: the qrels' judgments of other kinds (:attr:`rankviz.io.model.Qrels.beside`), for the
+    #: families that read them (diversity, judgment groups)
+    beside: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
     # truncations by cutoff, tie groups
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
@@ -98,6 +103,7 @@ class RankingTable:
             ideal_query=ideal_query,
             ideal_pos=self.ideal_pos[judged],
             ignored_qids=(),
+            beside=self.beside,
         )
 
     def top(self, cutoff: int | None) -> RankingTable:

@@ -73,6 +73,7 @@ def regrade(
         ideal_grades=ideal_grades,
         ideal_query=ideal_query,
         ideal_pos=ideal_pos,
+        beside=qrels.beside,
         _cache={},
     )
 

@@ -22,14 +22,13 @@ from rankviz.io.groups import QueryGroups, read_groups
 from rankviz.io.irds import is_irds
 from rankviz.io.meeting import MeetingStore
 from rankviz.io.model import Qrels
-from rankviz.io.readers import read_qrels, read_run
+from rankviz.io.readers import read_qrels
 from rankviz.io.score_rules import ScoreRules, score_rules
 from rankviz.measures import Measure, parse, refuse_without_closed_form
 from rankviz.measures.spellings import TREC_EVAL_LEFT_OUT
 from rankviz.settings.eval_settings import DEFAULT_MEASURES, EvalSettings
 from rankviz.study.in_force import FILE, MEETING, decide, with_record
 from rankviz.study.request import StudyRequest
-from rankviz.study.side_measures import SIDES, side_name, side_scores, split_sides
 
 if TYPE_CHECKING:
     from rankviz.io.scores import Scores
@@ -113,17 +112,9 @@ def open_inputs(request: StudyRequest) -> Opened:
     rules = rules_in_force(collection, request.lower_is_better, request.ranges)
     scored = read_scores_beside([*own, *request.scores], settings, rules)
     asked = list(measures or (collection.config.measures if collection is not None else ()))
-    beside, others = split_sides(asked)
-    if beside:
-        given = {"diversity": request.diversity, "judgment_groups": request.judgment_groups}
-        paths = {
-            kind: given[kind] or (side.path_in(collection) if collection is not None else None)
-            for kind, side in SIDES.items()
-        }
-        runs_read = {s.name: read_run(s.path, name=s.name) for s in sources}
-        scored += side_scores(beside, paths, runs_read, settings)
+    beside = judgments_beside(request, collection, asked)
     if measures:
-        chosen = with_scores([side_name(m) or m for m in measures], scored, settings)
+        chosen = with_scores(list(measures), scored, settings)
         notes += [
             f"-m {name}: trec_eval's set without {TREC_EVAL_LEFT_OUT[name]}"
             for name in dict.fromkeys(str(m).strip() for m in measures)
@@ -131,7 +122,7 @@ def open_inputs(request: StudyRequest) -> Opened:
         ]
     elif collection is not None:
         own_measures = (
-            collection_measures(collection, settings, [str(n) for n in others]) if others else []
+            collection_measures(collection, settings, [str(n) for n in asked]) if asked else []
         )
         chosen = list(dict.fromkeys([*own_measures, *scored]))
     else:
@@ -139,7 +130,7 @@ def open_inputs(request: StudyRequest) -> Opened:
     if scored:
         notes += beside_notes(scored, chosen_qrels.qrels, [s.name for s in sources])
     return Opened(
-        chosen_qrels.qrels,
+        chosen_qrels.qrels.with_beside(**beside),
         tuple(chosen),
         settings,
         collection,
@@ -149,6 +140,55 @@ def open_inputs(request: StudyRequest) -> Opened:
         tuple(notes),
         record,
     )
+
+
+def beside_paths(collection: Collection | None) -> dict[str, Path | None]:
+    """The files of judgments beside the qrels a collection keeps, by kind (``subtopics``: its
+    ``subtopics.txt``, ``groups``: its ``qrels_jg.txt``)."""
+    return {
+        "subtopics": collection.subtopics_path if collection else None,
+        "groups": collection.judgment_groups_path if collection else None,
+    }
+
+
+def read_beside(kind: str, path: str | Path) -> object:
+    """The judgments of a kind beside the qrels, read for the families that take them."""
+    from rankviz.io.subtopics import read_grouped_qrels, read_subtopic_qrels
+    from rankviz.measures.diversity import Subtopics
+
+    return Subtopics(read_subtopic_qrels(path)) if kind == "subtopics" else read_grouped_qrels(path)
+
+
+def offered_beside(collection: Collection) -> list[str]:
+    """The measures a collection's judgments beside the qrels offer (ndeval's columns, trec_eval's
+    judgment-group measures at its default parameters)."""
+    from rankviz.measures.diversity import COLUMNS
+    from rankviz.measures.judgment_groups import OFFERED
+
+    kinds = beside_paths(collection)
+    return [
+        *(COLUMNS if kinds["subtopics"] else ()),
+        *(OFFERED if kinds["groups"] else ()),
+    ]
+
+
+def judgments_beside(
+    request: StudyRequest, collection: Collection | None, asked: Sequence[object]
+) -> dict[str, object]:
+    """The judgments beside the qrels that were given (``--diversity``, ``--judgment-groups``) or
+    that the collection keeps (``subtopics.txt``, ``qrels_jg.txt``), read, by kind; an OptionError
+    for a measure asked that reads a kind nobody gave."""
+    given = {"subtopics": request.diversity, "groups": request.judgment_groups}
+    paths = {kind: given[kind] or path for kind, path in beside_paths(collection).items()}
+    for name in asked:
+        try:
+            measure = name if isinstance(name, Measure) else parse(str(name))
+            reads = measure.family.reads if measure.from_rankings else None
+        except MeasureError:  # a score's name, read beside the runs
+            continue
+        if reads is not None and paths[reads[0]] is None:
+            raise OptionError(f"{name} needs {reads[1]}")
+    return {kind: read_beside(kind, path) for kind, path in paths.items() if path is not None}
 
 
 def rules_in_force(

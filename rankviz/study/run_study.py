@@ -126,11 +126,11 @@ class Study(Reports, Questions, Features, Reproducing, ChanceLevel, RunPasses):
         diversity
             Diversity qrels (``topic subtopic docno judgment``; default: a collection's
             ``subtopics.txt``) for ndeval's measures among ``measures`` (``alpha-nDCG@20``,
-            ``ERR_IA@20``, ``NRBP``: :mod:`rankviz.study.diversity`).
+            ``ERR_IA@20``, ``NRBP``: :mod:`rankviz.measures.diversity`).
         judgment_groups
             trec_eval's judgment groups (``qid group docno rel``, its ``-R qrels_jg`` file;
             default: a collection's ``qrels_jg.txt``) for its measures among ``measures``
-            (``map_avgjg``, ``P_avgjg_10``: :mod:`rankviz.study.judgment_groups`).
+            (``map_avgjg``, ``P_avgjg_10``: :mod:`rankviz.measures.judgment_groups`).
 
         Returns
         -------

@@ -216,23 +216,20 @@ def _group_columns(
 ) -> dict[str, Column]:
     """The judgment-group measures' columns (the family of
     :mod:`rankviz.measures.judgment_groups`), for the queries trec_eval evaluates."""
-    from rankviz.measures.judgment_groups import DEFAULTS, GroupMeasure, group_values
+    from rankviz.measures import make
+    from rankviz.measures.judgment_groups import DEFAULTS, group_values
 
-    measures = {
-        name: [GroupMeasure(name, p) for p in params or DEFAULTS[name]] or [GroupMeasure(name)]
-        for name, params in asked
-        if name in DEFAULTS
-    }
-    found, missed = group_values(
-        groups,
-        run,
-        [m for named in measures.values() for m in named],
-        rel=args.rel,
-        depth=args.depth,
-        judged_only=args.judged_only,
-    )
+    options = {"rel": args.rel, "judged_only": args.judged_only}
+    printed = {}  # trec_eval's name of each measure (the family's at -l1 without -J)
+    for name, params in asked:
+        if name in DEFAULTS:
+            for p in params or DEFAULTS[name] or [None]:
+                at = {} if p is None else {"mult": p} if name != "P_avgjg" else {}
+                cutoff = int(p) if name == "P_avgjg" and p is not None else None
+                printed[str(make(name, cutoff, **at))] = (name, make(name, cutoff, **at, **options))
+    found, missed = group_values(groups, run, [m for _, m in printed.values()], depth=args.depth)
     _stop_on_missed(missed, args)
-    return {str(m): Column(name, found[str(m)]) for name, named in measures.items() for m in named}
+    return {shown: Column(name, found[str(m)]) for shown, (name, m) in printed.items()}
 
 
 def _stop_on_missed(missed: list[str], args: TrecEvalOptions) -> None:

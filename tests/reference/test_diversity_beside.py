@@ -189,8 +189,8 @@ def test_alpha_and_beta_set_in_the_name_are_pyndevals_with_them(folder: Path) ->
 @pytest.mark.parametrize(
     ("name", "says"),
     [
-        ("P_IA(alpha=0.3)@10", "P-IA@10: no parameter 'alpha' (it reads none)"),
-        ("NRBP(beta=2)", "NRBP: beta=2 must be a number in [0, 1]"),
+        ("P_IA(alpha=0.3)@10", "P-IA has no parameter 'alpha' (parameters: rel)"),
+        ("NRBP(beta=2)", "NRBP: beta=2.0: must be from 0 to 1"),
     ],
 )
 def test_a_parameter_a_measure_does_not_read_is_refused_in_one_line(

@@ -38,10 +38,13 @@ def test_every_query_is_trec_evals_to_17_digits(case: str) -> None:
         judgment_groups=str(GENERATED / "qrels_jg.txt"),
         options={"missing": "zero", **CASES[case]},
     )
-    assert [str(m) for m in study.measures] == names
+    # trec_eval's names, and at -l2 the families' with rel=2 (as AP(rel=2) is AP's)
+    shown = {n: str(rv.parse(n, defaults={"rel": CASES[case].get("rel", 1)})) for n in names}
+    assert [str(m) for m in study.measures] == list(shown.values())
+    assert (shown == {n: n for n in names}) == ("rel" not in CASES[case])
     evaluation = study.evaluation()
     for name, qid, value in printed:
-        assert evaluation.per_query(name, "run")[qid] == float(value), (name, qid)
+        assert evaluation.per_query(shown[name], "run")[qid] == float(value), (name, qid)
     assert len(printed) >= 5 * 12
 
 
@@ -69,7 +72,7 @@ def test_trec_evals_spellings_read_as_the_printed_names(tmp_path: Path) -> None:
     ("arguments", "says"),
     [
         ([], "map_avgjg needs judgment groups (qid group docno rel"),
-        (["--judgment-groups", "QRELS_JG", "-m", "P_avgjg"], "P_avgjg needs its parameter"),
+        (["--judgment-groups", "QRELS_JG", "-m", "P_avgjg"], "P_avgjg needs a cutoff"),
     ],
 )
 def test_a_measure_without_its_groups_or_parameter_is_refused_in_one_line(

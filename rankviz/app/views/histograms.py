@@ -37,6 +37,6 @@ st.download_button(
 st.caption(
     f"Relevant: grade >= {rel}. Deepest ranking: {depth} documents. Bins grow with the rank (or, "
     "with the steps off, are of equal width), and each bar is its bin's count over the ranks it "
-    "spans (the count is in the hover), so wide bins are not drawn taller than they are; the Hits@K "
-    "axis is logarithmic with them. Each figure's toolbar saves it as PNG."
+    "spans (the count is in the hover), so wide bins are not drawn taller than they are; the "
+    "Hits@K axis is logarithmic with them. Each figure's toolbar saves it as PNG."
 )
