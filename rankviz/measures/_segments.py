@@ -31,8 +31,14 @@ def per_query_ideal_sum(table: RankingTable, values: np.ndarray) -> np.ndarray:
 
 
 def rows_with_grade_at_least(table: RankingTable, grade: int) -> np.ndarray:
-    """Rows (in table order) whose grade is at least ``grade`` >= 1; unjudged rows have grade 0."""
-    return np.flatnonzero(table.grade >= grade)
+    """Rows (in table order) whose grade is at least ``grade`` >= 1; unjudged rows have grade 0.
+    Found once per table and grade (most measures ask, at every cutoff)."""
+    key = ("rows with grade at least", grade)
+    if key not in table._cache:
+        rows = np.flatnonzero(table.grade >= grade)
+        rows.flags.writeable = False  # shared by every measure of the table
+        table._cache[key] = rows
+    return table._cache[key]
 
 
 def _first_of_query(table: RankingTable, rows: np.ndarray) -> np.ndarray:
