@@ -67,10 +67,19 @@ def navigate(default: str = DEFAULT_PAGE.key) -> None:
     prefer_jemalloc()
     # with sign-in: nothing but the sign-in until the visitor is signed in
     signin.gate([page.key for page in PAGES], default)
+    from rankviz.app.sidebar import scores_only_in_view
+
+    hidden = {page.key for page in PAGES if page.needs_rankings} if scores_only_in_view() else set()
     sections: dict[str, list] = {}
-    for page in PAGES:  # in sections, each the question its pages answer
-        sections.setdefault(page.section, []).append(
-            st.Page(page.file, title=page.title, url_path=page.key, default=page.key == default)
+    for page in PAGES:  # in sections, each the question its pages answer; a link still opens one
+        sections.setdefault(page.section, []).append(  # hidden (it says why it shows nothing)
+            st.Page(
+                page.file,
+                title=page.title,
+                url_path=page.key,
+                default=page.key == default,
+                visibility="hidden" if page.key in hidden else "visible",
+            )
         )
     try:
         st.navigation(sections).run()

@@ -117,8 +117,11 @@ def needs_rankings(ctx: Context, what: str) -> None:
     page stops."""
     if ctx.ranked:
         return
+    from rankviz.app.pages import PAGES
+
+    working = [p.title for p in PAGES if p.framed and not p.needs_rankings]
     st.info(
         f"{what} needs the runs' rankings and qrels; {ctx.collection_name} holds per-query scores "
-        "only. The Overview, Per-query deltas, Significance and Metric choice pages work on them."
+        f"only. The pages listed in the navigation work on them: {', '.join(working)}."
     )
     st.stop()

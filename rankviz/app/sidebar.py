@@ -32,9 +32,39 @@ from rankviz.settings.tie_policy import POLICIES
 from rankviz.study import served
 
 DEFAULT_COLLECTION = "cranfield"
+#: whether the collection in view holds per-query scores alone (the navigation then hides the pages
+#: that read rankings), as the frame last found it
+SCORES_ONLY = "rankviz.scores_only"
 NO_GROUPING = "(none)"
 # random orders: the Ties page's
 FRAME_TIES = [rule for rule in POLICIES.values() if rule.deterministic]
+
+
+def scores_only_in_view() -> bool:
+    """Whether the collection this run shows holds per-query scores alone: as the frame last found
+    it, or on a first visit as the link names it."""
+    if SCORES_ONLY in st.session_state:
+        return bool(st.session_state[SCORES_ONLY])
+    folders = signin.collections()
+    name = st.query_params.get("collection")
+    if name not in folders:
+        name = DEFAULT_COLLECTION if DEFAULT_COLLECTION in folders else next(iter(folders), None)
+    try:
+        folder = folders[name] if name is not None else None
+        return (
+            folder is not None and inputs.collection(str(folder), folder_stamp(folder)).scores_only
+        )
+    except (RankvizError, OSError):  # said when the frame opens it
+        return False
+
+
+def redraw_navigation_for(collection: Collection) -> None:
+    """The navigation is drawn before the frame opens the collection: when it was drawn for the
+    other kind (runs, or scores alone), the run starts again and draws it for this one."""
+    drawn = scores_only_in_view()
+    st.session_state[SCORES_ONLY] = collection.scores_only
+    if drawn != collection.scores_only:
+        st.rerun()
 
 
 def open_collection(
@@ -71,6 +101,7 @@ def open_collection(
     folder = folders[name]
     try:
         collection = inputs.collection(str(folder), folder_stamp(folder))
+        redraw_navigation_for(collection)
         # where its files are (an irds:ID dataset's: its qrels in the disk store)
         folder = collection.path
         qrels_path = collection.qrels_path

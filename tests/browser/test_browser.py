@@ -1164,18 +1164,32 @@ def test_a_click_on_a_query_of_a_feature_chart_links_it_into_the_deltas_page(pag
 
 def test_a_folder_of_scores_alone_in_a_browser(browser, tmp_path) -> None:
     """A collection of nugget scores alone (no runs, no qrels): the Overview's table and the
-    Per-query deltas page with both answers, at 1280x720; a page that reads rankings says so."""
+    Per-query deltas page with both answers, at 1280x720; the navigation lists only the pages that
+    can show scores, a link to another still opens it and says why it shows nothing, and choosing a
+    collection of runs brings every page back."""
+    from playwright.sync_api import expect
+
     folder = tmp_path / "nuggets"
     folder.mkdir()
     for name in ("scores.tsv", "queries.tsv"):
         shutil.copy(ROOT / "sample_data" / "rag-nuggets" / name, folder / name)
-    with streamlit_server("--data", str(folder)) as url:
+    ranked = tmp_path / "ranked"  # a collection of runs beside it
+    (ranked / "runs").mkdir(parents=True)
+    shutil.copy(ROOT / "sample_data" / "cranfield" / "qrels.txt", ranked / "qrels.txt")
+    for run in ("bm25", "dense"):
+        shutil.copy(ROOT / "sample_data" / "cranfield" / "runs" / f"{run}.run.gz", ranked / "runs")
+    with streamlit_server("--data", str(folder), "--data", str(ranked)) as url:
         context = browser.new_context(viewport={"width": 1280, "height": 720})
         page = context.new_page()
         page.set_default_timeout(60_000)
         open_page(page, f"{url}/?collection=nuggets")
         page.get_by_role("heading", name="Overview").wait_for()
         page.get_by_text("Per-query scores alone: no chance level").wait_for()
+        links = page.locator('[data-testid="stSidebarNav"] a')
+        scoring = [p.title for p in PAGES if not p.needs_rankings]
+        expect(links).to_have_count(len(scoring))
+        assert [t.strip() for t in links.all_inner_texts()] == scoring
+        assert len(scoring) < len(PAGES)
         open_page(
             page, f"{url}/deltas?collection=nuggets&baseline=bm25-gpt&run=dense-gpt&measure=vital"
         )
@@ -1184,6 +1198,8 @@ def test_a_folder_of_scores_alone_in_a_browser(browser, tmp_path) -> None:
         open_page(page, f"{url}/ties?collection=nuggets")
         page.get_by_text("holds per-query scores only").wait_for()
         assert page.get_by_text("Traceback").count() == 0
+        choose(page, "Collection", "ranked")  # in the same session: a collection of runs
+        expect(links).to_have_count(len(PAGES))
         context.close()
 
 
