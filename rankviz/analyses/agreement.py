@@ -243,8 +243,7 @@ class AgreementReport:
             else:
                 lines.append(
                     f"the ordering of the {runs} runs by {r.measure} changes: tau "
-                    f"{r.kendall_tau:.2f}, tau-AP "
-                    f"{r.tau_ap:.2f}; {len(r.moved)} runs move"
+                    f"{r.kendall_tau:.2f}, tau-AP {r.tau_ap:.2f}; {len(r.moved)} runs move"
                 )
             if r.flips:
                 pairs = (

@@ -122,10 +122,9 @@ class TwoWayAnova:
 
     def describe(self) -> str:
         return (
-            f"two-way ANOVA without replication (system x topic): "
-            f"{len(self.systems)} systems, {self.topics} topics every one answers; partial omega "
-            f"squared; margin of error t({self.df_residual}) sqrt(V_E / n) at "
-            f"{self.confidence_level:.0%}"
+            f"two-way ANOVA without replication (system x topic): {len(self.systems)} systems, "
+            f"{self.topics} topics every one answers; partial omega squared; margin of error "
+            f"t({self.df_residual}) sqrt(V_E / n) at {self.confidence_level:.0%}"
         )
 
     def to_dict(self) -> dict:

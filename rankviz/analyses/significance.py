@@ -37,19 +37,15 @@ ASSUMPTIONS = {
     "median, and zero "
     "differences are dropped (zero_method='wilcox') unless another method is chosen.",
     "sign": "Sign test: only the direction of each difference counts (binomial with p = 1/2 over "
-    "non-tied queries); "
-    "no assumption on their size or shape.",
+    "non-tied queries); no assumption on their size or shape.",
     "randomization": "Paired randomization: under the null hypothesis the two runs are "
-    "exchangeable on every query, so "
-    "each difference's sign is a coin flip; exact when 2^n <= resamples, else Monte Carlo with p = "
-    "(b + 1) / (B + 1).",
+    "exchangeable on every query, so each difference's sign is a coin flip; exact when 2^n <= "
+    "resamples, else Monte Carlo with p = (b + 1) / (B + 1).",
     "bootstrap": "Paired bootstrap: the queries are a sample of a population of queries; resamples "
-    "them with "
-    "replacement and shifts the bootstrap distribution to the null (mean difference 0).",
+    "them with replacement and shifts the bootstrap distribution to the null (mean difference 0).",
     "tukey": "Randomised Tukey HSD: every pair of runs at once; under the null all runs are "
-    "exchangeable within each "
-    "query, and a pair's p is the share of permutations whose largest range of means reaches its "
-    "difference.",
+    "exchangeable within each query, and a pair's p is the share of permutations whose largest "
+    "range of means reaches its difference.",
 }
 
 

@@ -224,8 +224,7 @@ def infer_task(tables: Mapping[str, RankingTable], *, rel: int, top_k: int) -> T
     median = float(np.median(relevant))
     source = (
         f"guessed from the qrels: a median of {median:g} relevant documents per query (grade >= "
-        f"{rel}), "
-        f"{len(grades)} positive grade{'s' if len(grades) != 1 else ''}"
+        f"{rel}), {len(grades)} positive grade{'s' if len(grades) != 1 else ''}"
     )
     graded = len(grades) > 1
     return Task(

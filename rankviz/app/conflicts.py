@@ -18,8 +18,7 @@ def note_conflict(meeting, query: str, name: str, draft: str, theirs: str) -> No
     st.warning(
         message(
             "While you wrote, the note of query {} was changed by someone else. Theirs: {}. Yours "
-            "is in the "
-            "box below; record yours to replace theirs, or discard it.",
+            "is in the box below; record yours to replace theirs, or discard it.",
             query,
             theirs or "(empty)",
         )
@@ -50,8 +49,7 @@ def grade_conflict(meeting, query: str, name: str) -> None:
     st.warning(
         message(
             "While you judged query {}, someone else graded the same documents: {}. None of your "
-            "{} "
-            "grade(s) is recorded yet: record yours to replace theirs, or discard yours.",
+            "{} grade(s) is recorded yet: record yours to replace theirs, or discard yours.",
             query,
             said,
             len(changes),

@@ -117,8 +117,7 @@ def _pending_judgments(meeting, name: str) -> list[str]:
                     st.warning(
                         message(
                             "The note on {} of query {} is not recorded: type a grade in its row "
-                            "too (the "
-                            "note is recorded with the grade).",
+                            "too (the note is recorded with the grade).",
                             docid,
                             query,
                         )

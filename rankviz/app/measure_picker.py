@@ -41,9 +41,8 @@ TEMPLATES = tuple(
 def _missing_runs(names: list[str]) -> str:
     return message(
         "Link parameter runs: {} not in this collection; left out. Runs uploaded in another "
-        "browser session are not "
-        "shared with this one: upload the file here to see it (an uploaded run is named after its "
-        "file: {}).",
+        "browser session are not shared with this one: upload the file here to see it (an uploaded "
+        "run is named after its file: {}).",
         ", ".join(map(repr, names)),
         " or ".join(f"{name}.txt, {name}.run.gz, ..." for name in names),
     )

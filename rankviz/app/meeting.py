@@ -225,8 +225,7 @@ def _tags_and_note(meeting, store, query: str, name: str, left, right) -> None:
         offered,
         disabled=not name,
         key=tags_key,
-        help="What went wrong: pick tags already used. Tags are query groups: group "
-        "by tag in the "
+        help="What went wrong: pick tags already used. Tags are query groups: group by tag in the "
         "sidebar.",
     )
     left.text_input(
@@ -234,9 +233,8 @@ def _tags_and_note(meeting, store, query: str, name: str, left, right) -> None:
         max_chars=LIMITS["tag"],
         disabled=not name,
         key=new_tag_key,
-        help="Type a tag nobody used yet; it is recorded on this query when you press "
-        "Enter, leave the "
-        "field, or go to another query.",
+        help="Type a tag nobody used yet; it is recorded on this query when you press Enter, leave "
+        "the field, or go to another query.",
     )
     right.text_area(
         "Note on this query", max_chars=LIMITS["note"], disabled=not name, key=note_key, height=100

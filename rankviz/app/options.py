@@ -30,8 +30,7 @@ TEXTS = Option(
 LOG_BINS = Option(
     "log",
     True,
-    "rank bins that grow with the rank (1, 2, 3, 4, 5, 6-10, 11-20, "
-    "21-50, ...), else of equal "
+    "rank bins that grow with the rank (1, 2, 3, 4, 5, 6-10, 11-20, 21-50, ...), else of equal "
     "width",
     kind=bool,
     label="Rank bins in steps of 1-2-5",
@@ -42,17 +41,15 @@ FACET = Option(
 PRESENT = Option(
     "present",
     False,
-    "projector mode: larger text, the sidebar folded away, tables "
-    "and figures sized for a "
-    "1280x720 projector",
+    "projector mode: larger text, the sidebar folded away, tables and figures sized for a 1280x720 "
+    "projector",
     kind=bool,
     label="Projector mode",
 )
 RANKS = Option(
     "ranks",
     True,
-    "each run's rank with a bootstrap interval and its Tukey tie group "
-    "on the Overview (on by "
+    "each run's rank with a bootstrap interval and its Tukey tie group on the Overview (on by "
     "default up to RANKS_UP_TO queries: above, drawing the resamples takes seconds)",
     kind=bool,
     label="Rank intervals and tie groups",

@@ -166,8 +166,7 @@ def choose_group(url: UrlState, groups: QueryGroups | None) -> str:
         group_options,
         index=0 if held(key) else group_options.index(current),
         help="A query attribute of the collection (query_groups.tsv, queries.tsv columns, "
-        "topic_turn ids), or the "
-        "meeting's tags (tag).",
+        "topic_turn ids), or the meeting's tags (tag).",
         key=key,
     )
 

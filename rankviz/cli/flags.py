@@ -71,9 +71,8 @@ def inputs(parser: argparse.ArgumentParser) -> None:
     """What every command reads: qrels or a collection folder, runs, measures, output format."""
     parser.add_argument(
         "qrels",
-        help="TREC qrels (or CSV/TSV/Parquet), a collection folder, "
-        "irds:DATASET_ID (with ir_datasets installed), or a file of per-query scores "
-        "(docs/scores.md)",
+        help="TREC qrels (or CSV/TSV/Parquet), a collection folder, irds:DATASET_ID (with "
+        "ir_datasets installed), or a file of per-query scores (docs/scores.md)",
     )
     parser.add_argument(
         "runs",
@@ -102,8 +101,7 @@ def inputs(parser: argparse.ArgumentParser) -> None:
         const="",
         default=None,
         metavar="DB",
-        help="overlay the qrels with a meeting store's judgments (latest wins); "
-        "without DB, the "
+        help="overlay the qrels with a meeting store's judgments (latest wins); without DB, the "
         "collection folder's rankviz-notes.sqlite; default: the qrels alone",
     )
     judged.add_argument(
@@ -182,9 +180,8 @@ def checked(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-check",
         action="store_true",
-        help="skip the checks (rankviz check) "
-        "that run first and "
-        "print their warnings and errors to stderr",
+        help="skip the checks (rankviz check) that run first and print their warnings and errors "
+        "to stderr",
     )
 
 
@@ -192,12 +189,9 @@ def ranks(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--ranks",
         action="store_true",
-        help="also print each measure's runs by "
-        "mean with their rank, a "
-        "rank interval (paired bootstrap over queries, seeded by --seed) and tie "
-        "groups (letters from "
-        "the randomised Tukey HSD: runs sharing one are not significantly "
-        "different); default: off",
+        help="also print each measure's runs by mean with their rank, a rank interval (paired "
+        "bootstrap over queries, seeded by --seed) and tie groups (letters from the randomised "
+        "Tukey HSD: runs sharing one are not significantly different); default: off",
     )
 
 

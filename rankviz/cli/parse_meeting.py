@@ -6,10 +6,8 @@ import argparse
 
 JUDGES = (
     "a qrels file; a collection folder (its qrels), DIR:NAME (one of its sources: qrels.NAME.txt) "
-    "or "
-    "DIR:meeting (its record); a record FILE.sqlite; a record followed by :people (the entries "
-    "people made) "
-    "or :llm:NAME (those imported with --source llm:NAME)"
+    "or DIR:meeting (its record); a record FILE.sqlite; a record followed by :people (the entries "
+    "people made) or :llm:NAME (those imported with --source llm:NAME)"
 )
 MEETING_DB = "the meeting store: a .sqlite file, or a collection folder (its rankviz-notes.sqlite)"
 
@@ -26,10 +24,9 @@ def _entry(actions, name: str, about: str, who: str, **positionals: str) -> argp
         "--collection",
         default=None,
         metavar="DIR",
-        help="the collection folder the record judges, "
-        "needed when DB is a .sqlite file its first writer did not tie to a collection (its grades "
-        "and "
-        "qrels then apply); default: DB's folder, or the collection the record names",
+        help="the collection folder the record judges, needed when DB is a .sqlite file its first "
+        "writer did not tie to a collection (its grades and qrels then apply); default: DB's "
+        "folder, or the collection the record names",
     )
     return parser
 
@@ -61,13 +58,9 @@ def add_meeting_commands(commands) -> None:
         "--source",
         default=None,
         metavar="LABEL",
-        help="the source the entries "
-        "come from, llm:NAME or "
-        "human:NAME (an LLM judge, another assessor): recorded as who judged, so "
-        "the meeting's own "
-        "entries and the source's can be compared (rankviz agreement DB:llm:NAME "
-        "DB:people); "
-        "default: none, the entries are NAME's",
+        help="the source the entries come from, llm:NAME or human:NAME (an LLM judge, another "
+        "assessor): recorded as who judged, so the meeting's own entries and the source's can be "
+        "compared (rankviz agreement DB:llm:NAME DB:people); default: none, the entries are NAME's",
     )
     undo = judgments.add_parser(
         "undo", help="take back the latest import: what was in force before it is in force again"
@@ -88,18 +81,16 @@ def add_meeting_commands(commands) -> None:
     export.add_argument(
         "--qrels",
         default=None,
-        help="with --format qrels: write these qrels with "
-        "the meeting's "
-        "judgments in force (latest wins); default: only the meeting's judgments",
+        help="with --format qrels: write these qrels with the meeting's judgments in force (latest "
+        "wins); default: only the meeting's judgments",
     )
     export.add_argument(
         "--format",
         choices=("qrels", "tsv"),
         default="qrels",
-        help="qrels (TREC "
-        "lines; default) or "
-        "tsv: the log, one judgment per line (qid, docid, grade, previous_grade, "
-        "by, at, note, via: how the author is known, undoes: the judgment an undo takes back)",
+        help="qrels (TREC lines; default) or tsv: the log, one judgment per line (qid, docid, "
+        "grade, previous_grade, by, at, note, via: how the author is known, undoes: the judgment "
+        "an undo takes back)",
     )
     tags = commands.add_parser(
         "tags", help="the meeting's tags of queries: add, export"

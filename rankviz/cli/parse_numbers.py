@@ -36,9 +36,8 @@ def add_number_commands(commands) -> None:
     ev.add_argument(
         "--protocol",
         action="store_true",
-        help="print the collection's benchmark "
-        "protocol: each group's "
-        "primary measure and their macro mean",
+        help="print the collection's benchmark protocol: each group's primary measure and their "
+        "macro mean",
     )
     add(ev, e.ENGINE)
     add(ev, e.BLOCK_QUERIES, metavar="N")
@@ -52,9 +51,8 @@ def add_number_commands(commands) -> None:
 
     ch = commands.add_parser(
         "check",
-        help="the mistakes that change what a number means, found "
-        "before it is shown; "
-        "exit 0 (nothing above a note), 1 (warnings) or 2 (errors)",
+        help="the mistakes that change what a number means, found before it is shown; exit 0 "
+        "(nothing above a note), 1 (warnings) or 2 (errors)",
     )
     inputs(ch)
     conventions(ch)
@@ -81,9 +79,8 @@ def add_number_commands(commands) -> None:
 
     su = commands.add_parser(
         "summary",
-        help="the runs over several collections against a "
-        "baseline: per collection and "
-        "pooled (random effects, DerSimonian-Laird), wins and ranks",
+        help="the runs over several collections against a baseline: per collection and pooled "
+        "(random effects, DerSimonian-Laird), wins and ranks",
     )
     su.add_argument(
         "collections", nargs="+", metavar="DIR", help="collection folders (two or more)"
@@ -112,9 +109,8 @@ def add_number_commands(commands) -> None:
         "--names",
         default=None,
         metavar="FILE",
-        help="collection<TAB>run<TAB>name "
-        "lines: a run a "
-        "collection names otherwise; default: runs match by name",
+        help="collection<TAB>run<TAB>name lines: a run a collection names otherwise; default: runs "
+        "match by name",
     )
     su.add_argument("--standardised", action="store_true", help=STANDARDISED.help())
     su.add_argument(

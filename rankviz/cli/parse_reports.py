@@ -20,6 +20,12 @@ from rankviz.settings import significance_settings as t
 def add_report_commands(commands) -> None:
     """``app``, ``agreement``, ``ties``, ``metrics-report``, ``unjudged``, ``report``,
     ``measures``."""
+    _add_app_command(commands)
+    _add_report_commands(commands)
+
+
+def _add_app_command(commands) -> None:
+    """``app``: the server, its collections, sign-in, records and scheduler."""
     ap = commands.add_parser(
         "app", help="start the app in the browser: the sample collection, or the collections given"
     )
@@ -27,19 +33,17 @@ def add_report_commands(commands) -> None:
         "data",
         nargs="*",
         metavar="DIR",
-        help="collection folders (or "
-        "irds:DATASET_ID) to serve, and nothing beside them; with none: the "
-        "sample collections (a checkout's, else the Cranfield collection the "
-        "package ships)",
+        help="collection folders (or irds:DATASET_ID) to serve, and nothing beside them; with "
+        "none: the sample collections (a checkout's, else the Cranfield collection the package "
+        "ships)",
     )
     ap.add_argument(
         "--host",
         default="127.0.0.1",
         metavar="ADDRESS",
         help="the address to listen on; default 127.0.0.1 (this machine only). 0.0.0.0 serves "
-        "every interface: without --auth, anyone who reaches the machine can open the "
-        "collections and record judgments, which rankviz then says in one warning and on every "
-        "page",
+        "every interface: without --auth, anyone who reaches the machine can open the collections "
+        "and record judgments, which rankviz then says in one warning and on every page",
     )
     ap.add_argument(
         "--auth",
@@ -61,11 +65,8 @@ def add_report_commands(commands) -> None:
         "--notes",
         default=None,
         metavar="PATH",
-        help="where the meetings' records "
-        "live: a .sqlite file for "
-        "every collection, or a folder with one per collection; default: each "
-        "collection folder's "
-        "rankviz-notes.sqlite",
+        help="where the meetings' records live: a .sqlite file for every collection, or a folder "
+        "with one per collection; default: each collection folder's rankviz-notes.sqlite",
     )
     ap.add_argument(
         "--scheduler",
@@ -80,20 +81,21 @@ def add_report_commands(commands) -> None:
         help="do not open a browser tab (a server); default: open one",
     )
 
+
+def _add_report_commands(commands) -> None:
+    """``agreement``, ``ties``, ``metrics-report``, ``unjudged``, ``report``, ``measures``."""
     ag = commands.add_parser(
         "agreement",
-        help="two sources of judgments side by side: agreement, "
-        "kappa, confusion, "
-        "coverage, and the runs' means, orderings and verdicts under each",
+        help="two sources of judgments side by side: agreement, kappa, confusion, coverage, and "
+        "the runs' means, orderings and verdicts under each",
     )
     ag.add_argument("a", metavar="QRELS_A", help=JUDGES)
     ag.add_argument("b", metavar="QRELS_B", help="the other source, written the same way")
     ag.add_argument(
         "runs",
         nargs="*",
-        help="run files, or names of runs of QRELS_A's collection; "
-        "default: its runs "
-        "(a plain file: no runs, the judgments alone)",
+        help="run files, or names of runs of QRELS_A's collection; default: its runs (a plain "
+        "file: no runs, the judgments alone)",
     )
     ag.add_argument(
         "-m",

@@ -132,8 +132,7 @@ class _ClusterJob:
                 lost = exc
         raise RankvizError(
             f"{piece.label}, lines from {piece.first_line}: the Dask cluster lost this piece "
-            f"{PIECE_RETRIES + 1} times "
-            f"({type(lost).__name__}); no number is given for it"
+            f"{PIECE_RETRIES + 1} times ({type(lost).__name__}); no number is given for it"
         )
 
 

@@ -152,9 +152,8 @@ class Evaluation:
 
     def __repr__(self) -> str:
         return (
-            f"Evaluation({len(self.runs)} runs x {len(self.measures)} measures x "
-            f"{len(self.qids)} queries; "
-            f"runs: {listed(self.runs)}; measures: {listed(map(str, self.measures))})"
+            f"Evaluation({len(self.runs)} runs x {len(self.measures)} measures x {len(self.qids)} "
+            f"queries; runs: {listed(self.runs)}; measures: {listed(map(str, self.measures))})"
         )
 
     def _repr_html_(self) -> str:

@@ -59,6 +59,61 @@ def read_named(
     )
 
 
+def _id_column(column, canonical: str, fail) -> pa.Array:
+    """An id column as text: whole numbers or text, none empty, missing, nested or unwritable."""
+    values = column.to_numpy()
+    if column.dtype.kind in "fbc" or column.dtype.kind == "M":
+        raise fail(0, f"{canonical} must be text or whole numbers, not {column.dtype}")
+    bad: list[int] | np.ndarray = [
+        i
+        for i, v in enumerate(values)
+        if not isinstance(v, (str, int, np.integer)) or isinstance(v, bool)
+    ]
+    if bad:
+        what = (
+            "missing"
+            if values[bad[0]] is None or values[bad[0]] != values[bad[0]]
+            else type(values[bad[0]]).__name__
+        )
+        raise fail(bad[0], f"{canonical} is {what}, not text")
+    text = column.astype(str).str.strip()
+    unwritable = text.str.contains(UNWRITABLE_IN_ID) | (text == "")
+    if canonical == "qid":
+        unwritable |= text.str.startswith("#")
+    bad = np.flatnonzero(unwritable.to_numpy())
+    if len(bad):
+        raise fail(bad[0], id_problem(text.iloc[bad[0]], canonical) or f"bad {canonical}")
+    return pa.array(text.to_numpy(), pa.string())
+
+
+def _number_column(column, canonical: str, fail) -> np.ndarray:
+    """A score or rank column as finite numbers, a grade column as whole numbers in range."""
+    import pandas as pd
+
+    values = column.to_numpy()
+    if column.dtype.kind == "b" or any(isinstance(v, (bool, np.bool_)) for v in values[:1000]):
+        raise fail(0, f"{canonical} must be numbers, not true/false")
+    numbers = pd.to_numeric(column, errors="coerce").to_numpy(dtype=np.float64)
+    if canonical == "rel":
+        bad = np.flatnonzero(
+            ~np.isfinite(numbers)
+            | (numbers % 1 != 0)
+            | (numbers < GRADE_RANGE[0])
+            | (numbers > GRADE_RANGE[1])
+        )
+        if len(bad):
+            raise fail(
+                bad[0],
+                f"relevance grade {values[bad[0]]!r} is not an integer from "
+                f"{GRADE_RANGE[0]} to {GRADE_RANGE[1]}",
+            )
+        return numbers.astype(np.int64)
+    bad = np.flatnonzero(~np.isfinite(numbers))
+    if len(bad):
+        raise fail(bad[0], f"{canonical} {quoted(str(values[bad[0]]))} is not a finite number")
+    return numbers
+
+
 def columns_from_frame(
     frame,
     label: str,
@@ -72,7 +127,6 @@ def columns_from_frame(
     """Checked columns of a table with named columns (from a file or a DataFrame): ids as text (no
     empty, missing or nested value), scores and ranks finite numbers (not booleans), grades whole
     numbers in range (``1.0`` is the grade 1, as trec_eval reads it; ``1.5`` is an error)."""
-    import pandas as pd
 
     if frame.empty:
         raise FormatError(
@@ -102,55 +156,8 @@ def columns_from_frame(
 
     out: dict = {}
     for canonical, column in renamed.items():
-        values = column.to_numpy()
-        if canonical in ("qid", "docid"):
-            if column.dtype.kind in "fbc" or column.dtype.kind == "M":
-                raise fail(0, f"{canonical} must be text or whole numbers, not {column.dtype}")
-            bad: list[int] | np.ndarray = [
-                i
-                for i, v in enumerate(values)
-                if not isinstance(v, (str, int, np.integer)) or isinstance(v, bool)
-            ]
-            if bad:
-                what = (
-                    "missing"
-                    if values[bad[0]] is None or values[bad[0]] != values[bad[0]]
-                    else type(values[bad[0]]).__name__
-                )
-                raise fail(bad[0], f"{canonical} is {what}, not text")
-            text = column.astype(str).str.strip()
-            unwritable = text.str.contains(UNWRITABLE_IN_ID) | (text == "")
-            if canonical == "qid":
-                unwritable |= text.str.startswith("#")
-            bad = np.flatnonzero(unwritable.to_numpy())
-            if len(bad):
-                raise fail(bad[0], id_problem(text.iloc[bad[0]], canonical) or f"bad {canonical}")
-            out[canonical] = pa.array(text.to_numpy(), pa.string())
-            continue
-        if column.dtype.kind == "b" or any(isinstance(v, (bool, np.bool_)) for v in values[:1000]):
-            raise fail(0, f"{canonical} must be numbers, not true/false")
-        numbers = pd.to_numeric(column, errors="coerce").to_numpy(dtype=np.float64)
-        if canonical == "rel":
-            bad = np.flatnonzero(
-                ~np.isfinite(numbers)
-                | (numbers % 1 != 0)
-                | (numbers < GRADE_RANGE[0])
-                | (numbers > GRADE_RANGE[1])
-            )
-            if len(bad):
-                raise fail(
-                    bad[0],
-                    f"relevance grade {values[bad[0]]!r} is not an integer from "
-                    f"{GRADE_RANGE[0]} to {GRADE_RANGE[1]}",
-                )
-            out[canonical] = numbers.astype(np.int64)
-        else:
-            bad = np.flatnonzero(~np.isfinite(numbers))
-            if len(bad):
-                raise fail(
-                    bad[0], f"{canonical} {quoted(str(values[bad[0]]))} is not a finite number"
-                )
-            out[canonical] = numbers
+        checked = _id_column if canonical in ("qid", "docid") else _number_column
+        out[canonical] = checked(column, canonical, fail)
     qid_codes = encode_queries(out["qid"])["qid_codes"]
     dup_rows = duplicate_rows(qid_codes, out["docid"], DocidKeys.of(out["docid"]).values)
     if len(dup_rows):

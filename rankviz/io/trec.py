@@ -347,8 +347,7 @@ def read_checked(
                 line_no,
                 line,
                 f"docid {quoted(row[1])} appears twice for query {quoted(row[0])} in the "
-                f"{what}{detail}; "
-                f"first on line {first_line_no}",
+                f"{what}{detail}; first on line {first_line_no}",
             )
         seen[key] = (line_no, row[2])
         rows.append(row)

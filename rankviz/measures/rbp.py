@@ -36,8 +36,7 @@ RESIDUAL = Option(
     "residual",
     False,
     "the residual instead of the value: what RBP could still gain were every unjudged document, "
-    "and every rank past "
-    "the list (or K), relevant",
+    "and every rank past the list (or K), relevant",
     kind=bool,
     choices=(False, True),
 )
@@ -159,10 +158,9 @@ FAMILY = register(
         definition="(1 - p) sum over ranks i <= K of r_i p^(i-1); graded=True: r_i a grade over "
         "the query's highest; residual=True: what unjudged and unretrieved ranks could add",
         convention="Moffat & Zobel 2008, binary at grade >= rel, always printed as RBP(rel=...): "
-        "ir_measures reads a "
-        "bare RBP as graded; p = 0.8; trec_eval's rbp is RBP(p=0.9,graded=True), rbp.p=0.5,2=3 "
-        "is RBP(p=0.5,graded=True,gains={2:3}) (a table's gains scaled into [0, 1] as trec_eval "
-        "does)",
+        "ir_measures reads a bare RBP as graded; p = 0.8; trec_eval's rbp is "
+        "RBP(p=0.9,graded=True), rbp.p=0.5,2=3 is RBP(p=0.5,graded=True,gains={2:3}) (a table's "
+        "gains scaled into [0, 1] as trec_eval does)",
         always_named=("rel",),
         lower_is_better_with=("residual",),
         needs=(("gains", "graded"),),

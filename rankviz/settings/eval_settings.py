@@ -49,9 +49,8 @@ MISSING = Option(
     meanings={
         "zero": "queries missing from a run score 0 and count in the mean (trec_eval -c)",
         "skip": "the mean covers only the queries a run answers; a paired test of two runs, the "
-        "queries both answer "
-        "(so naming a third run never changes it; Tukey HSD, which tests all runs at once, the "
-        "queries every run answers)",
+        "queries both answer (so naming a third run never changes it; Tukey HSD, which tests all "
+        "runs at once, the queries every run answers)",
     },
 )
 REL = Option(
@@ -67,11 +66,9 @@ JUDGED_ONLY = Option(
     "judged_only",
     False,
     "compute on the condensed list: the documents the qrels do not judge are removed first (Sakai "
-    "2007; trec_eval -J), "
-    "then the cutoff applies, so @K counts the top K judged documents (as trec_eval -J's P_10; "
-    "trec_eval -J -M10 "
-    "instead cuts the run at 10 before removing, which is the depth of the run, not a measure's "
-    "cutoff)",
+    "2007; trec_eval -J), then the cutoff applies, so @K counts the top K judged documents (as "
+    "trec_eval -J's P_10; trec_eval -J -M10 instead cuts the run at 10 before removing, which is "
+    "the depth of the run, not a measure's cutoff)",
     kind=bool,
     choices=(False, True),
 )
@@ -118,8 +115,8 @@ UNJUDGED = Option(
     meanings={
         "nonrelevant": "not relevant (trec_eval)",
         "relevant[:G]": "judged at grade G (default: the relevance threshold) within each run's "
-        "top K "
-        "(K = the measure's cutoff; the whole ranking without one), the ideal ranking recomputed",
+        "top K (K = the measure's cutoff; the whole ranking without one), the ideal ranking "
+        "recomputed",
     },
 )
 AGGREGATE = Option(
@@ -138,8 +135,7 @@ DEPTH = Option(
     "depth",
     None,
     "only the first N documents of each ranking count, in trec_eval's order (score, then docno), "
-    "as trec_eval -M N; "
-    "the tie policy then orders those N (none: every retrieved document)",
+    "as trec_eval -M N; the tie policy then orders those N (none: every retrieved document)",
     label="Run depth",
     kind=int,
     low=1,
@@ -150,8 +146,7 @@ IGNORE_IDENTICAL_IDS = Option(
     "ignore_identical_ids",
     False,
     "drop retrieved documents whose id is the query's before anything is measured (BEIR's rule, "
-    "for collections "
-    "whose queries are documents too: ArguAna, Quora, CQADupStack)",
+    "for collections whose queries are documents too: ArguAna, Quora, CQADupStack)",
     label="Drop documents with the query's id",
     kind=bool,
     choices=(False, True),

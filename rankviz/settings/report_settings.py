@@ -43,8 +43,7 @@ TIE_TRIALS = Option(
 FILL = Option(
     "grade",
     None,
-    "the grade unjudged documents are judged at for the report's second "
-    "end (none: the relevance "
+    "the grade unjudged documents are judged at for the report's second end (none: the relevance "
     "threshold)",
     kind=int,
     low=0,
@@ -97,8 +96,7 @@ POWER_RESAMPLES = Option(
 DETECT = Option(
     "detect",
     None,
-    "add queries_needed: queries a study needs for the paired t-test "
-    "to detect this difference "
+    "add queries_needed: queries a study needs for the paired t-test to detect this difference "
     "with 80% power",
     kind=float,
     low=1e-6,
@@ -166,11 +164,9 @@ FAIL_IF = Option(
     choices=("worse", "not-better"),
     meanings={
         "worse": "the run is significantly worse than the baseline (adjusted p < alpha), or with a "
-        "margin, its mean "
-        "is lower by more than the margin, significant or not",
+        "margin, its mean is lower by more than the margin, significant or not",
         "not-better": "the run is not significantly better than the baseline, or with a margin, "
-        "not better by more "
-        "than the margin",
+        "not better by more than the margin",
     },
     optional=True,
     cli="--fail-if",
@@ -178,10 +174,8 @@ FAIL_IF = Option(
 MARGIN = Option(
     "margin",
     None,
-    "with fail_if: worse also fails a run whose mean is lower than the "
-    "baseline's by more "
-    "than this, significant or not; not-better also asks for a mean higher by more "
-    "than this (none: "
+    "with fail_if: worse also fails a run whose mean is lower than the baseline's by more than "
+    "this, significant or not; not-better also asks for a mean higher by more than this (none: "
     "significance alone decides)",
     kind=float,
     low=0.0,
@@ -194,9 +188,8 @@ MARGIN = Option(
 STANDARDISED = Option(
     "standardised",
     False,
-    "each collection's delta divided by its standard "
-    "deviation of the per-query "
-    "differences (default: raw deltas)",
+    "each collection's delta divided by its standard deviation of the per-query differences "
+    "(default: raw deltas)",
     kind=bool,
     label="Standardised effects",
 )

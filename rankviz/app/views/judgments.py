@@ -19,12 +19,10 @@ sources = judges.offered(ctx)
 if len(sources) < 2:
     st.info(
         "This collection has one source of judgments, its qrels file. Put another beside it as "
-        "qrels.NAME.txt (another "
-        "assessor's, or an LLM judge's such as UMBRELA's; say its kind in collection.toml under "
-        "[qrels.NAME]), or judge "
-        "documents in the meeting (Per-query deltas), to compare them here. `rankviz judgments "
-        "import DB FILE --by NAME "
-        "--source llm:NAME` starts a meeting from an LLM's labels."
+        "qrels.NAME.txt (another assessor's, or an LLM judge's such as UMBRELA's; say its kind in "
+        "collection.toml under [qrels.NAME]), or judge documents in the meeting (Per-query "
+        "deltas), to compare them here. `rankviz judgments import DB FILE --by NAME --source "
+        "llm:NAME` starts a meeting from an LLM's labels."
     )
     st.stop()
 names = list(sources)
@@ -100,11 +98,9 @@ if len(frames["rankings"]):
     st.dataframe(frames["rankings"], hide_index=True, width="stretch")
     st.caption(
         "How alike A and B order the selected runs by each measure: Kendall's tau-b, tau-AP "
-        "(Yilmaz et al. 2008: a "
-        "swap near the top costs more) and Spearman; the share of A's top 3 runs that are B's; the "
-        "runs whose rank moves; "
-        "the pairs of runs whose significance verdict (the test of the Significance page, over all "
-        "pairs) changes."
+        "(Yilmaz et al. 2008: a swap near the top costs more) and Spearman; the share of A's top 3 "
+        "runs that are B's; the runs whose rank moves; the pairs of runs whose significance "
+        "verdict (the test of the Significance page, over all pairs) changes."
     )
     st.dataframe(frames["means"], hide_index=True, width="stretch")
     st.caption(

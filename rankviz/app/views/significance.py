@@ -118,8 +118,7 @@ family = (
     if test == "tukey"
     else (
         f"the {len(table)} comparisons of this table ({correction} correction: every run against "
-        f"{md(baseline)}, on "
-        f"{md(label)})"
+        f"{md(baseline)}, on {md(label)})"
     )
 )
 st.caption(

@@ -17,14 +17,11 @@ ctx = open_page("ties")
 st.header("Ties")
 st.markdown(
     "When a run gives several documents of a query the same score, their order is arbitrary, yet "
-    "every measure reads "
-    "the order: trec_eval breaks the tie by docid, another tool by file order. **Tie sensitivity** "
-    "is how far a run's "
-    "numbers move over the orders its ties allow: from the pessimistic order (relevant documents "
-    "last among equal "
-    "scores) to the optimistic one (first). A wide interval means the run's number says as much "
-    "about docids as "
-    "about the run; a pair of runs whose intervals overlap can swap places by tie order alone."
+    "every measure reads the order: trec_eval breaks the tie by docid, another tool by file order. "
+    "**Tie sensitivity** is how far a run's numbers move over the orders its ties allow: from the "
+    "pessimistic order (relevant documents last among equal scores) to the optimistic one (first). "
+    "A wide interval means the run's number says as much about docids as about the run; a pair of "
+    "runs whose intervals overlap can swap places by tie order alone."
 )
 stats_slot = st.empty()
 c1, c2, c3 = st.columns([2, 1, 1])
@@ -59,10 +56,9 @@ st.download_button(
 )
 st.caption(
     "pessimistic / optimistic: relevant documents last / first among equal scores, the bounds of "
-    "every order; "
-    "trec_eval: docid descending; run: the file's rank column; expected: the exact mean over all "
-    "orders; "
-    "random: the mean of the drawn orders, with its standard deviation over them."
+    "every order; trec_eval: docid descending; run: the file's rank column; expected: the exact "
+    "mean over all orders; random: the mean of the drawn orders, with its standard deviation over "
+    "them."
 )
 
 st.subheader("Can ties change which run is better?")
