@@ -8,7 +8,13 @@ from __future__ import annotations
 
 
 class RankvizError(Exception):
-    """Base class: an error in the user's input or options, never a bug in rankviz."""
+    """Base class: an error in the user's input or options, never a bug in rankviz.
+
+    Parameters
+    ----------
+    message
+        What is wrong, in one line.
+    """
 
 
 class FormatError(RankvizError, ValueError):
@@ -18,6 +24,17 @@ class FormatError(RankvizError, ValueError):
     The message names the file, the line and the reason, and the reason quotes only the offending
     field, shortened (:func:`quoted`): a message may be shown to others (a shared server), and the
     rest of a line is none of theirs. ``line`` keeps the whole line for the caller.
+
+    Parameters
+    ----------
+    path
+        The file.
+    line_no
+        Its 1-based line; 0: the file as a whole.
+    line
+        The whole line, for the caller (not shown).
+    reason
+        What is wrong, quoting only the offending field.
     """
 
     def __init__(self, path: str, line_no: int, line: str | None, reason: str) -> None:
@@ -38,15 +55,33 @@ def quoted(field: str, limit: int = 40) -> str:
 
 
 class MeasureError(RankvizError, ValueError):
-    """A measure name that does not parse, or a parameter that is out of range."""
+    """A measure name that does not parse, or a parameter that is out of range.
+
+    Parameters
+    ----------
+    message
+        What is wrong with the measure's name or parameter, in one line.
+    """
 
 
 class OptionError(RankvizError, ValueError):
-    """An option (tie policy, missing-query policy, ...) that rankviz does not know."""
+    """An option (tie policy, missing-query policy, ...) that rankviz does not know.
+
+    Parameters
+    ----------
+    message
+        What is wrong with the option, in one line.
+    """
 
 
 class CollectionError(RankvizError, ValueError):
-    """A collection folder that does not follow the documented layout."""
+    """A collection folder that does not follow the documented layout.
+
+    Parameters
+    ----------
+    message
+        What is wrong with the folder, in one line.
+    """
 
 
 def install_hint(extra: str) -> str:

@@ -29,7 +29,19 @@ if TYPE_CHECKING:
 class Comparison:
     """The comparisons of one or more measures: ``table`` has one row per (measure, baseline, run)
     with the :data:`COLUMNS`; ``statistic``, ``pvalue`` and :meth:`confidence_interval` read it as
-    arrays, as scipy's results do."""
+    arrays, as scipy's results do.
+
+    Parameters
+    ----------
+    table
+        One row per (measure, baseline, run) with the :data:`COLUMNS`.
+    settings
+        The test and its correction, alternative and level.
+    lower_is_better
+        The measures where less is better: a negative delta is their better.
+    geometric
+        The measures whose mean is geometric (GMAP): their rows are on the per-query logs.
+    """
 
     table: pd.DataFrame
     settings: TestSettings

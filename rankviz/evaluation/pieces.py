@@ -28,7 +28,15 @@ Progress = Callable[[int], None]  # told the bytes of each piece as it is done
 
 @dataclass(frozen=True, eq=False)
 class RunSource:
-    """A run to evaluate: its file and the name it goes by."""
+    """A run to evaluate: its file and the name it goes by.
+
+    Parameters
+    ----------
+    path
+        The run file.
+    name
+        The name it goes by.
+    """
 
     path: str
     name: str

@@ -69,6 +69,31 @@ class Evaluation:
     ``values[m]`` is queries x runs (rows: ``qids``; columns: ``runs``), NaN where a run has no
     ranking under ``missing="skip"``. Under ``ties="random"`` the values are means over the trials
     and ``trials[m]`` holds every trial (trials x queries x runs).
+
+    Parameters
+    ----------
+    settings
+        The conventions the values were computed under.
+    measures
+        The measures, in order.
+    runs
+        The runs' names, in order.
+    qids
+        The queries, the rows of every ``values[m]``.
+    values
+        Each measure's queries x runs values (by the measure's name).
+    aggregation
+        How the mean over queries is taken (each query once, by group, by weight).
+    trials
+        Under ``ties="random"``: each measure's trials x queries x runs values.
+    ignored
+        Per run: queries the qrels do not judge.
+    coverage
+        Of the groups or weights file.
+    facts
+        Per run: what the checks need, when gathered with the values.
+    scores_notes
+        Read from per-query scores (:meth:`from_scores`): where from, and their coverage.
     """
 
     settings: EvalSettings

@@ -70,7 +70,37 @@ MORE_QRELS = re.compile(r"^qrels\.([A-Za-z0-9_-]+)\.(txt\.gz|txt|tsv|parquet)$")
 
 @dataclass(frozen=True, eq=False)
 class Collection:
-    """A collection folder, validated; qrels and runs are read on demand."""
+    """A collection folder, validated; qrels and runs are read on demand.
+
+    Parameters
+    ----------
+    path
+        The folder.
+    config
+        Its ``collection.toml`` read (name, conventions, measures, access).
+    qrels_path
+        Its qrels file; None for a folder of per-query scores alone.
+    run_paths
+        Its runs, by name (``runs/``).
+    queries
+        Query texts by qid (``queries.tsv``).
+    docs
+        Document texts (``docs.*``), when it has them.
+    groups
+        Query groups (``query_groups.tsv``), when it has them.
+    weights
+        qid -> weight, from ``query_weights.tsv``.
+    outside
+        Runs left out because they link outside the folder.
+    judges
+        Its sources of judgments, the qrels file first.
+    score_paths
+        Files of per-query scores (``scores.*``, ``scores/*``), whose scores stand beside the runs'.
+    subtopics_path
+        Diversity qrels (``subtopics.txt``), for ndeval's measures.
+    judgment_groups_path
+        Judgment groups (``qrels_jg.txt``), for trec_eval's ``*_avgjg`` measures.
+    """
 
     path: Path
     config: CollectionConfig

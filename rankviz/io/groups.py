@@ -31,7 +31,15 @@ _TOPIC_TURN = re.compile(r"^(?P<conversation>.+)_(?P<turn>[0-9]+)$")
 @dataclass(frozen=True, eq=False)
 class QueryGroups:
     """Categorical attributes of queries: ``frame`` is indexed by qid, one string column per
-    attribute."""
+    attribute.
+
+    Parameters
+    ----------
+    frame
+        Indexed by qid, one string column per attribute.
+    source
+        Where they were read from.
+    """
 
     frame: pd.DataFrame
     source: str

@@ -39,6 +39,25 @@ class Run:
 
     Docids stay one string per row (a run's docids are mostly distinct, so a dictionary would
     cost a hash table of millions of entries for nothing).
+
+    Parameters
+    ----------
+    name
+        The run's name.
+    source
+        Where it was read from.
+    query_ids
+        Unique qids, object array of str.
+    qid_codes
+        int32 per row: its query.
+    docids
+        A string per row (as read: not copied into one piece).
+    score
+        float64 per row.
+    rank_column
+        float64 per row: the file's rank column, as read.
+    docid_keys
+        The docids' integer keys; computed from the docids unless the reader has them.
     """
 
     name: str
@@ -187,7 +206,25 @@ class Run:
 
 @dataclass(frozen=True, eq=False)
 class Qrels(_Encoded):
-    """Relevance judgments: one integer grade per judged (query, document) pair."""
+    """Relevance judgments: one integer grade per judged (query, document) pair.
+
+    Parameters
+    ----------
+    query_ids
+        Unique qids (object array of str).
+    qid_codes
+        Each judgment's query, an index into ``query_ids`` (int32).
+    doc_ids
+        Unique docids (a pyarrow string array).
+    doc_codes
+        Each judgment's document, an index into ``doc_ids`` (int32).
+    source
+        Where they were read from.
+    grade
+        Each judgment's grade (int64; below 0: in the pool, unjudged).
+    beside
+        Judgments of other kinds beside the grades, by kind (``subtopics``, ``groups``).
+    """
 
     source: str = ""
     grade: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))

@@ -149,7 +149,17 @@ def register(family: Family) -> Family:
 
 @dataclass(frozen=True)
 class Measure:
-    """A fully specified measure; ``str()`` is its canonical name, which every output shows."""
+    """A fully specified measure; ``str()`` is its canonical name, which every output shows.
+
+    Parameters
+    ----------
+    name
+        The family's canonical name (``nDCG``).
+    params
+        (parameter, value) pairs that differ from the family's defaults, in the family's order.
+    cutoff
+        K of ``@K``; None without one.
+    """
 
     name: str
     params: tuple[tuple[str, object], ...] = ()

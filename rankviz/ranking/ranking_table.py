@@ -37,6 +37,49 @@ class RankingTable:
 
     Segments (one per query) cover every query of the qrels: first those the run answers, in the
     run's order, then the queries the run misses, with empty rankings (``in_run`` False).
+
+    Parameters
+    ----------
+    run_name
+        The run's name.
+    ties
+        The tie policy its order follows.
+    qids
+        One per segment (query), object array of str.
+    in_run
+        Per segment: whether the run answers the query.
+    offsets
+        int64, n_queries + 1: each segment's rows.
+    row_query
+        int32 per row: its segment.
+    pos
+        int32 per row: its 0-based rank within the query.
+    grade
+        int32 per row: its qrels grade, 0 where unjudged.
+    judged
+        bool per row: its qrels grade is >= 0.
+    score
+        float64 per row.
+    run_rows
+        int32 per row: the row of the run file it came from.
+    run_docids
+        The run's docids, one per run row.
+    tie_group
+        int32 per row: its (query, score) class, numbered in table order.
+    ideal_offsets
+        int64, n_queries + 1: each query's judgments.
+    ideal_grades
+        int64: each query's judged grades, descending.
+    ideal_query
+        int64 per judgment: its segment.
+    ideal_pos
+        int64 per judgment: its 0-based position in the ideal ranking.
+    ignored_qids
+        Queries of the run that the qrels do not judge.
+    cut
+        Which retrieved documents count (a depth, identical ids dropped).
+    beside
+        The qrels' judgments of other kinds, for the families that read them.
     """
 
     run_name: str

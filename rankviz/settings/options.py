@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+import textwrap
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self
@@ -132,9 +133,32 @@ class Option:
 
 
 class Settings:
-    """Shared behaviour of the frozen settings classes: validation, replacement, text parsing."""
+    """Shared behaviour of the frozen settings classes: validation, replacement, text parsing.
+
+    Each class's docstring ends with a Parameters section made from its options' own help (the
+    text the command line and the app show), so the three never say different things."""
 
     OPTIONS: ClassVar[dict[str, Option]]
+    BESIDE: ClassVar[dict[str, str]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__.get("__doc__") or ""
+        if "OPTIONS" in cls.__dict__ and "Parameters\n" not in own:
+            indent = "    "  # a docstring's body, as written in the class
+            said = {name: option.help() for name, option in cls.OPTIONS.items()}
+            entries = [
+                f"{indent}{name}\n"
+                + "\n".join(
+                    indent * 2 + line for line in textwrap.wrap(text, 88, break_on_hyphens=False)
+                )
+                for name, text in {**said, **cls.BESIDE}.items()
+            ]
+            cls.__doc__ = (
+                f"{own.rstrip()}\n\n{indent}Parameters\n{indent}----------\n"
+                + "\n".join(entries)
+                + f"\n{indent}"
+            )
 
     def __post_init__(self) -> None:
         for name, option in self.OPTIONS.items():

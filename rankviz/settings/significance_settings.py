@@ -123,6 +123,10 @@ class TestSettings(Settings):
     alpha: float = ALPHA.default
     confidence_level: float = CONFIDENCE.default
     baseline: str | None = None  # a run name; None: the first run
+    #: its fields that are not options, said in its docstring's Parameters after them
+    BESIDE: ClassVar[dict[str, str]] = {
+        "baseline": "the run every other is compared with (pairs=baseline); default: the first run"
+    }
 
     OPTIONS: ClassVar[dict[str, Option]] = {
         o.name: o

@@ -55,7 +55,33 @@ Ties = str | TiePolicy  # a policy, or its name (the API's convenience; the sett
 @dataclass(frozen=True, eq=False)
 class Study(Reports, Questions, Features, Reproducing, ChanceLevel, RunPasses):
     """Runs against qrels under one set of conventions. Build it with :meth:`open` (files, a
-    collection folder, the meeting's judgments) or directly from objects already read."""
+    collection folder, the meeting's judgments) or directly from objects already read.
+
+    Parameters
+    ----------
+    qrels
+        The qrels in force.
+    runs_given
+        Runs already read, by name.
+    measures
+        The measures asked.
+    settings
+        The conventions in force.
+    collection
+        The collection folder it was opened from, if any.
+    groups
+        Query groups, for ``group_by`` and ``aggregate="macro"``.
+    weights
+        qid -> weight, for ``aggregate="weights"``.
+    sources
+        Run files read when first asked for (an engine may stream them instead).
+    notes
+        What opening found worth saying: coverage gaps, the judgments in force.
+    orderer
+        How a run's ranking table is built (:data:`rankviz.ranking.regrading.Orderer`).
+    record
+        The meeting's record whose judgments are in force (opened with ``judgments``).
+    """
 
     qrels: Qrels
     runs_given: Mapping[str, Run] = field(default_factory=dict)

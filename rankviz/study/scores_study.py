@@ -59,7 +59,35 @@ def _no_qrels() -> Qrels:
 
 @dataclass(frozen=True, eq=False)
 class ScoresStudy(Study):
-    """A study whose numbers are the files' scores (:attr:`scored`)."""
+    """A study whose numbers are the files' scores (:attr:`scored`).
+
+    Parameters
+    ----------
+    qrels
+        The qrels in force.
+    runs_given
+        Runs already read, by name.
+    measures
+        The measures asked.
+    settings
+        The conventions in force.
+    collection
+        The collection folder it was opened from, if any.
+    groups
+        Query groups, for ``group_by`` and ``aggregate="macro"``.
+    weights
+        qid -> weight, for ``aggregate="weights"``.
+    sources
+        Run files read when first asked for (an engine may stream them instead).
+    notes
+        What opening found worth saying: coverage gaps, the judgments in force.
+    orderer
+        How a run's ranking table is built (:data:`rankviz.ranking.regrading.Orderer`).
+    record
+        The meeting's record whose judgments are in force (opened with ``judgments``).
+    scored
+        The files' scores, the study's numbers.
+    """
 
     scored: Evaluation | None = None
 

@@ -102,6 +102,32 @@ def test_every_function_rankviz_exports_says_its_parameters_and_what_it_returns(
     assert checked >= 18
 
 
+def test_every_class_rankviz_exports_says_what_it_is_built_from() -> None:
+    """The API's classes carry a numpydoc Parameters section naming each parameter of their
+    constructor (the settings' sections are made from their options' help); an exception's, its
+    message."""
+    import inspect
+
+    import rankviz as rv
+
+    checked = 0
+    for name in rv.__all__:
+        cls = getattr(rv, name)
+        if not inspect.isclass(cls):
+            continue
+        doc = inspect.getdoc(cls) or ""
+        assert "Parameters\n----------" in doc, name
+        documented = set(re.findall(r"^(\w+)$", doc.split("Parameters\n----------")[1], re.M))
+        if issubclass(cls, Exception) and "__init__" not in vars(cls):
+            assert "message" in documented, name
+        else:
+            for parameter in inspect.signature(cls).parameters.values():
+                if not parameter.name.startswith("_"):
+                    assert parameter.name in documented, (name, parameter.name)
+        checked += 1
+    assert checked >= 20
+
+
 def test_every_cross_reference_in_a_docstring_names_something_that_exists() -> None:
     """``:class:`~rankviz.x.Y``` and its kin point at a module, class, function or field that is
     there (a module moved into a layer's folder left no reference behind)."""
