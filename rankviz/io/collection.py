@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -204,7 +203,7 @@ def open_collection(path: str | os.PathLike, *, confined: bool = False) -> Colle
     if score_paths and not runs_dir.is_dir():
         return _scores_collection(root, config, qrels_path, score_paths)
     if qrels_path is None and config.irds:
-        qrels_path = irds.qrels_file(config.irds, _irds_home())
+        qrels_path = irds.qrels_file(config.irds, irds.home())
     if qrels_path is None:
         raise CollectionError(
             f"{root}: no judgments; expected one of {', '.join(QRELS_NAMES)} (or "
@@ -256,7 +255,7 @@ def open_collection(path: str | os.PathLike, *, confined: bool = False) -> Colle
         qrels_path=qrels_path,
         run_paths=run_paths,
         queries=queries,
-        docs=DocumentTexts(docs_path) if docs_path else _irds_docs(config.irds),
+        docs=DocumentTexts(docs_path) if docs_path else irds.documents(config.irds),
         groups=groups,
         weights=read_weights(weights_path) if weights_path.is_file() else None,
         outside=tuple(outside),
@@ -342,20 +341,10 @@ def _judges(
     return found
 
 
-def _irds_home() -> Path:
-    from rankviz.io.store import store_folder
-
-    return store_folder() or Path(tempfile.gettempdir()) / f"rankviz-{os.getuid()}"
-
-
-def _irds_docs(dataset_id: str) -> Documents | None:
-    return irds.IrdsDocuments(dataset_id) if dataset_id and irds.has_docs(dataset_id) else None
-
-
 def _irds_collection(dataset_id: str) -> Collection:
     """``irds:DATASET_ID``: the dataset's qrels (as a file), queries, texts and official measures;
     no runs."""
-    qrels_path = irds.qrels_file(dataset_id, _irds_home())
+    qrels_path = irds.qrels_file(dataset_id, irds.home())
     measures, rel = irds.official(dataset_id)
     config = CollectionConfig(
         name=f"{irds.PREFIX}{dataset_id}",
@@ -369,7 +358,7 @@ def _irds_collection(dataset_id: str) -> Collection:
         qrels_path=qrels_path,
         run_paths={},
         queries=irds.queries(dataset_id),
-        docs=_irds_docs(dataset_id),
+        docs=irds.documents(dataset_id),
         judges={FILE: QrelsSource(FILE, qrels_path, "human")},
     )
 

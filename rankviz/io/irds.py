@@ -146,3 +146,18 @@ def has_docs(dataset_id: str) -> bool:
 def _text(item: Any) -> str:
     text = getattr(item, "text", None)
     return str(text if text is not None else item.default_text())
+
+
+def home() -> Path:
+    """Where the datasets' qrels are written as files: the store's folder, else a temporary one."""
+    import os
+    import tempfile
+
+    from rankviz.io.store import store_folder
+
+    return store_folder() or Path(tempfile.gettempdir()) / f"rankviz-{os.getuid()}"
+
+
+def documents(dataset_id: str) -> IrdsDocuments | None:
+    """The dataset's document texts, where it has them."""
+    return IrdsDocuments(dataset_id) if dataset_id and has_docs(dataset_id) else None

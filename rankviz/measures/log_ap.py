@@ -2,7 +2,7 @@
 and the logs they are means of. A geometric mean is a mean of logs: GMAP's and GMBpref's per-query
 values are log(max(AP, 1e-5)) and log(max(Bpref, 1e-5)), as trec_eval keeps them, which paired
 tests and intervals take; their mean is shown as exp of the mean of those logs (the family's
-:data:`~rankviz.measures.spec.GEOMETRIC` aggregator), the number trec_eval prints. logAP and
+:data:`~rankviz.measures.aggregators.GEOMETRIC` aggregator), the number trec_eval prints. logAP and
 logBpref are the same logs with their mean shown as it is (the log of the geometric mean)."""
 
 from __future__ import annotations
@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rankviz.measures._common import REL
+from rankviz.measures.aggregators import GEOMETRIC
 from rankviz.measures.ap import average_precision
 from rankviz.measures.bpref import bpref
-from rankviz.measures.spec import GEOMETRIC, Family, register
+from rankviz.measures.spec import Family, register
 
 if TYPE_CHECKING:
     from rankviz.ranking.ranking_table import RankingTable

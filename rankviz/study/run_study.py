@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from rankviz.errors import OptionError
 from rankviz.evaluation.assembly import revised
-from rankviz.evaluation.engines import evaluate_sources, file_size
+from rankviz.evaluation.engines import evaluate_sources
 from rankviz.evaluation.evaluate import evaluate_tables
 from rankviz.evaluation.pieces import Progress, RunSource
 from rankviz.evaluation.result import Evaluation
@@ -44,6 +44,7 @@ from rankviz.study.questions import Questions
 from rankviz.study.reports import Reports
 from rankviz.study.repro_reports import Reproducing
 from rankviz.study.request import StudyRequest
+from rankviz.study.run_files import RunFiles
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -53,7 +54,7 @@ Ties = str | TiePolicy  # a policy, or its name (the API's convenience; the sett
 
 
 @dataclass(frozen=True, eq=False)
-class Study(Reports, Questions, Features, Reproducing, ChanceLevel, RunPasses):
+class Study(Reports, Questions, Features, Reproducing, ChanceLevel, RunPasses, RunFiles):
     """Runs against qrels under one set of conventions. Build it with :meth:`open` (files, a
     collection folder, the meeting's judgments) or directly from objects already read.
 
@@ -233,20 +234,6 @@ class Study(Reports, Questions, Features, Reproducing, ChanceLevel, RunPasses):
         """Whether its runs' rankings are at hand (not for scores alone): what the checks read."""
         return True
 
-    def run_headers(self) -> dict[str, tuple[str, ...]]:
-        """Each run file's comment lines at its top (an ``ir_metadata`` block, a note), by run
-        name: the files opened, else the collection's of those names; none for a run given as an
-        object (:mod:`rankviz.io.run_header`)."""
-        from rankviz.io.run_header import header_comments
-
-        paths = {
-            name: str(p)
-            for name, p in (self.collection.run_paths if self.collection else {}).items()
-        }
-        paths |= {s.name: s.path for s in self.sources}
-        found = {name: header_comments(paths[name]) for name in self.run_names if name in paths}
-        return {name: lines for name, lines in found.items() if lines}
-
     @property
     def run_names(self) -> list[str]:
         return [*self.runs_given, *(source.name for source in self.sources)]
@@ -408,9 +395,3 @@ class Study(Reports, Questions, Features, Reproducing, ChanceLevel, RunPasses):
         if self.settings.group_by is None or self.groups is None:
             return None
         return group_of(self.groups, self.settings.group_by, qids)
-
-    def bytes_to_read(self) -> int:
-        """The size of the run files not read yet (a progress bar's total)."""
-        return (
-            0 if "runs" in self.__dict__ else sum(file_size(source.path) for source in self.sources)
-        )
