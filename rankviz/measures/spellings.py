@@ -106,6 +106,12 @@ def rewritten(text: str) -> str:
     ``ndcg.1=3,2=9``: ``nDCG(gains={1:3,2:9})``); any other text as it is. A MeasureError for a
     spelling of several measures (``P.5,10``, the bare ``iprec_at_recall``)."""
     text = TREC_EVAL_NAMES.get(text.strip(), text)
+    if re.match(r"^\s*(relstring|runid|num_q)(?:[._]\S*)?\s*$", text):
+        raise MeasureError(
+            f"trec_eval's {text.strip().split('.')[0]} is not a measure of each query's ranking "
+            "(relstring: a text of the first grades; runid, num_q: of the call): rankviz trec-eval "
+            "prints it"
+        )
     resid = _RBP_RESID.match(text)
     if resid is not None:
         return f"rbp_resid(p={resid['p']})" if resid["p"] else "rbp_resid"

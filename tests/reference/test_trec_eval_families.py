@@ -470,3 +470,9 @@ def test_rndcg_under_a_depth_shorter_than_a_querys_relevant_documents_is_trec_ev
             assert evaluation.per_query(name, "run")[qid] == pytest.approx(float(value), abs=5e-5)
             compared += 1
     assert compared == 3 * len(qrels.query_ids)
+
+
+@pytest.mark.parametrize("name", ["relstring", "relstring.12", "runid", "num_q"])
+def test_what_trec_eval_prints_beside_its_measures_is_refused_with_where_it_is(name: str) -> None:
+    with pytest.raises(rv.MeasureError, match="rankviz trec-eval prints it"):
+        rv.parse(name)
