@@ -962,3 +962,41 @@ def test_a_wide_table_continues_in_blocks_of_100_columns() -> None:
     tsv = run_cli("compare", str(SAMPLES / "cranfield"), "bm25", "dense", "qld", "-m", "AP",
                   "--format", "tsv")  # fmt: skip
     assert set(every) - {"verdict"} <= set(tsv.stdout.splitlines()[0].split("\t"))
+
+
+@pytest.mark.slow  # two whole processes
+def test_the_ranks_resampling_shows_its_progress_on_a_terminal() -> None:
+    """``evaluate --ranks`` draws a progress bar of its resamples on stderr when stderr is a
+    terminal (a pseudo-terminal here, read until the process ends), and none when it is a file;
+    the table printed is the same either way."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    command = [
+        sys.executable, "-m", "rankviz", "evaluate", str(SAMPLES / "cranfield"), "bm25", "dense",
+        "-m", "nDCG@10", "--ranks", "--seed", "7",
+    ]  # fmt: skip
+    terminal, attached = pty.openpty()
+    # a terminal's size, as a window gives one (tqdm draws nothing on a terminal of no columns)
+    fcntl.ioctl(attached, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=attached) as process:
+        os.close(attached)
+        drawn = b""
+        while True:  # until the process closes its end (an event: EOF, or EIO on Linux)
+            try:
+                chunk = os.read(terminal, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            drawn += chunk
+        printed = process.stdout.read() if process.stdout else b""
+    os.close(terminal)
+    assert process.returncode == 0, drawn.decode(errors="replace")
+    text = drawn.decode(errors="replace")
+    assert "resampling" in text and "%|" in text  # tqdm's bar: description, percentage, bar
+    plain = subprocess.run(command, capture_output=True, check=True)
+    assert "resampling" not in plain.stderr.decode()
+    assert plain.stdout == printed
