@@ -1287,3 +1287,40 @@ def test_a_meeting_at_a_projector_by_keyboard_alone(browser, tmp_path) -> None:
         assert store.tags() == {"1": ["vocabulary"]}
         assert store.notes() == {"1": "aircraft models: the runs miss the vocabulary"}
         context.close()
+
+
+@pytest.mark.slow  # a Dask cluster and a server of its own
+def test_rankviz_app_with_a_scheduler_serves_passes_its_workers_took(browser, tmp_path) -> None:
+    """``rankviz app --scheduler ADDRESS`` started for real (the command line execs Streamlit)
+    against a local Dask cluster: the Overview of two runs shows its table, and the runs' passes
+    were taken on the cluster (its scheduler has run rankviz's pass tasks)."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0"
+    ) as local:
+        port = _free_port()
+        command = [
+            sys.executable, "-m", "rankviz", "app", "--scheduler", local.scheduler_address,
+            "--no-browser", "--port", str(port),
+        ]  # fmt: skip
+        environment = {**os.environ, "RANKVIZ_STORE": str(tmp_path / "store")}
+        with open(os.devnull, "w") as log:
+            process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=log, env=environment)
+            url = f"http://127.0.0.1:{port}"
+            try:
+                serving(url, process)
+                page = browser.new_page()
+                page.set_default_timeout(120_000)
+                open_page(page, f"{url}/?collection=cranfield&runs=bm25,dense&measures=AP")
+                page.get_by_role("heading", name="Overview").wait_for()
+                page.locator('[data-testid="stMain"] [data-testid="stDataFrame"]').first.wait_for()
+                assert page.get_by_text("Traceback").count() == 0
+                page.close()
+            finally:
+                process.terminate()
+                process.wait(timeout=30)
+        with distributed.Client(local.scheduler_address) as client:
+            prefixes = client.run_on_scheduler(
+                lambda dask_scheduler: list(dask_scheduler.task_prefixes)
+            )
+        assert "pass_of_file" in prefixes, prefixes
