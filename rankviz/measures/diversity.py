@@ -142,29 +142,23 @@ def diversity_values(
     -------
     DiversityValues
         A row per topic of the run, ndeval's 21 columns."""
-    ideal = judgments.ideal(alpha, beta)
-    ranked = _ranked(run, judgments, by_rank=by_rank, depth=depth)
-    rows = np.zeros((len(ranked), len(COLUMNS)))
-    for index, (qid, found) in enumerate(ranked.items()):
-        topic = judgments.topics.get(qid)
-        if topic is not None:
-            covers = np.zeros((len(found), topic.matrix.shape[1]), dtype=bool)
-            covers[found >= 0] = topic.matrix[found[found >= 0]]
-            got = scores(covers, topic, alpha=alpha, beta=beta)
-            rows[index] = _renormalised(got, ideal[qid])
-    judged = sum(qid in judgments.topics for qid in ranked)
-    return DiversityValues(tuple(ranked), rows, len(judgments.topics) if complete else judged)
-
-
-def _renormalised(got: Scores, best: Scores) -> np.ndarray:
-    """ndeval's 21 columns of one topic (:data:`COLUMNS`)."""
-    measures = _by_base(got, best)
-    return np.array(
-        [
-            np.asarray(measures[base])[int(k) - 1] if k else measures[base]
-            for base, _, k in (column.partition("@") for column in COLUMNS)
-        ]
-    )
+    table = _ranked(run, judgments, by_rank=by_rank).top(depth)
+    # ranked against the diversity qrels, whose grade is each document's row in its topic, plus 1
+    judged_rows = np.where(table.judged, table.grade.astype(np.int64) - 1, -1)
+    found = _values_of(table, judgments, alpha, beta, judged_rows)
+    shown = [column.partition("@") for column in COLUMNS]
+    by_topic: dict[str, np.ndarray] = {}
+    for index, qid in enumerate(table.qids):
+        if table.in_run[index]:
+            by_topic[str(qid)] = np.array(
+                [_column_of(found, base, index, k) for base, _, k in shown]
+            )
+    for qid in table.ignored_qids:  # ndeval prints a topic it has no judgments for, all 0
+        by_topic[str(qid)] = np.zeros(len(COLUMNS))
+    topics = sorted(by_topic, key=int)
+    rows = np.array([by_topic[t] for t in topics]).reshape(len(topics), len(COLUMNS))
+    judged = sum(qid in judgments.topics for qid in topics)
+    return DiversityValues(tuple(topics), rows, len(judgments.topics) if complete else judged)
 
 
 def _by_base(got: Scores, best: Scores) -> dict[str, np.ndarray | float]:
@@ -185,27 +179,24 @@ def _by_base(got: Scores, best: Scores) -> dict[str, np.ndarray | float]:
     }
 
 
-def _ranked(
-    run: Run, judgments: DiversityJudgments, *, by_rank: bool, depth: int | None
-) -> dict[str, np.ndarray]:
-    """Each run topic's documents in ndeval's order (after -M) as rows of its topic (-1: not
-    judged), topics by number; a topic the qrels do not judge, empty."""
+def _column_of(found: dict[str, np.ndarray], base: str, index: int, cutoff: str) -> float:
+    """One of ndeval's columns of one topic (0 where no topic gained a value)."""
+    if base not in found:
+        return 0.0
+    return float(found[base][index, int(cutoff) - 1] if cutoff else found[base][index])
+
+
+def _ranked(run: Run, judgments: DiversityJudgments, *, by_rank: bool) -> RankingTable:
+    """The run's table against the diversity qrels in ndeval's order: by the rank column, else by
+    score and docid descending (``-traditional``), its topics by number (a task prefix ending in
+    ``-`` dropped, as ndeval reads them)."""
     numbers = [topic_number(str(q), run.source, prefixed=True) for q in run.query_ids]
     if len(set(numbers)) < len(numbers):
         raise FormatError(run.source, 0, None, "two topics of the run have one number")
     if by_rank:
         _refuse_repeated_ranks(run)
     run = replace(run, query_ids=np.asarray([str(n) for n in numbers], dtype=object))
-    table = rank(run, judgments.qrels, ties="run" if by_rank else "trec_eval")
-    ranked: dict[str, np.ndarray] = {}
-    for index, qid in enumerate(table.qids):
-        if table.in_run[index]:
-            rows = slice(table.offsets[index], table.offsets[index + 1])
-            found = np.where(table.judged[rows], table.grade[rows].astype(np.int64) - 1, -1)
-            ranked[str(qid)] = found[:depth]
-    for qid in table.ignored_qids:  # ndeval prints a topic it has no judgments for, all 0
-        ranked[str(qid)] = np.empty(0, dtype=np.int64)
-    return {q: ranked[q] for q in sorted(ranked, key=int)}
+    return rank(run, judgments.qrels, ties="run" if by_rank else "trec_eval")
 
 
 def _refuse_repeated_ranks(run: Run) -> None:
@@ -261,32 +252,48 @@ def _topic_of(qid: str, judgments: DiversityJudgments) -> str | None:
 
 
 def _table_values(table: RankingTable, rel: int, alpha: float, beta: float) -> dict:
-    """Every diversity measure of each query of the table, on its order (at ranks 1 to 20 where
-    it has a cutoff); a query the diversity qrels do not judge scores 0. Made once per table."""
+    """Every diversity measure of each query of the table (:func:`_values_of`), made once per
+    table, relevance threshold, alpha and beta."""
     key = ("diversity", rel, alpha, beta)
-    if key in table._cache:
-        return table._cache[key]
-    judgments = table.beside["subtopics"].at(rel)
+    if key not in table._cache:
+        table._cache[key] = _values_of(table, table.beside["subtopics"].at(rel), alpha, beta)
+    return table._cache[key]
+
+
+def _values_of(
+    table: RankingTable,
+    judgments: DiversityJudgments,
+    alpha: float,
+    beta: float,
+    judged_rows: np.ndarray | None = None,
+) -> dict[str, np.ndarray]:
+    """Every diversity measure of each query of the table, on its order, by ndeval's column base
+    (queries x ranks 1 to 20 where it has a cutoff); a query the diversity qrels do not judge, or
+    that retrieves nothing, scores 0; nNRBP's 0 / 0 is NaN. ``judged_rows``: each table row's
+    document as a row of its topic (-1: not judged), where the table was ranked against the
+    diversity qrels themselves; else looked up by docid."""
     ideal = judgments.ideal(alpha, beta)
     n = table.n_queries
     found: dict[str, np.ndarray] = {}
-    docids = table.docids() if table.n_rows else np.empty(0, dtype=object)
+    looked_up = judged_rows is None and table.n_rows
+    docids = table.docids() if looked_up else np.empty(0, dtype=object)
     for index, qid in enumerate(table.qids):
         topic_key = _topic_of(str(qid), judgments)
-        if topic_key is None:
+        span = slice(table.offsets[index], table.offsets[index + 1])
+        if topic_key is None or span.stop == span.start:
             continue
         topic = judgments.topics[topic_key]
-        ranked = docids[table.offsets[index] : table.offsets[index + 1]]
-        if len(ranked) == 0:  # nothing retrieved (a topic the run misses): 0 on every measure
-            continue
-        rows = np.fromiter((topic.row_of.get(d, -1) for d in ranked), np.int64, len(ranked))
+        if judged_rows is not None:
+            rows = judged_rows[span]
+        else:
+            ranked = docids[span]
+            rows = np.fromiter((topic.row_of.get(d, -1) for d in ranked), np.int64, len(ranked))
         covers = np.zeros((len(rows), topic.matrix.shape[1]), dtype=bool)
         covers[rows >= 0] = topic.matrix[rows[rows >= 0]]
         got = scores(covers, topic, alpha=alpha, beta=beta)
         for base, value in _by_base(got, ideal[topic_key]).items():
             shape = (n, DEPTH) if isinstance(value, np.ndarray) else (n,)
             found.setdefault(base, np.zeros(shape))[index] = value
-    table._cache[key] = found
     return found
 
 
