@@ -39,7 +39,7 @@ from rankviz.settings import eval_settings as s
 from rankviz.settings import report_settings as r
 from rankviz.settings.eval_settings import EvalSettings
 from rankviz.study import served
-from rankviz.study.opening import collection_settings
+from rankviz.study.opening import collection_settings, refuse_without_judgments
 
 #: Captions readable on any screen: Streamlit draws them in its text colour at 60% (3.8:1 on white,
 #: under WCAG AA's 4.5:1); here the text's own colour at 80% (6.5:1 on white, and on the dark theme
@@ -126,6 +126,7 @@ def frame(page: str = "") -> Context | None:
     try:
         settings = EvalSettings.from_args(given, base=defaults).replace(seed=0)
         measures = measure_picker.measures_at(measure_names, int(k), settings, scores)
+        refuse_without_judgments(measures, list(qrels.beside))
     except RankvizError as exc:
         st.error(md(exc))
         return None

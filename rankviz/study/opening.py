@@ -180,15 +180,21 @@ def judgments_beside(
     for a measure asked that reads a kind nobody gave."""
     given = {"subtopics": request.diversity, "groups": request.judgment_groups}
     paths = {kind: given[kind] or path for kind, path in beside_paths(collection).items()}
+    refuse_without_judgments(asked, [kind for kind, path in paths.items() if path is not None])
+    return {kind: read_beside(kind, path) for kind, path in paths.items() if path is not None}
+
+
+def refuse_without_judgments(asked: Sequence[object], kinds: Sequence[str]) -> None:
+    """An OptionError naming the first measure asked that reads judgments beside the qrels of a
+    kind not among ``kinds`` (what it needs, and where it is given)."""
     for name in asked:
         try:
             measure = name if isinstance(name, Measure) else parse(str(name))
             reads = measure.family.reads if measure.from_rankings else None
         except MeasureError:  # a score's name, read beside the runs
             continue
-        if reads is not None and paths[reads[0]] is None:
-            raise OptionError(f"{name} needs {reads[1]}")
-    return {kind: read_beside(kind, path) for kind, path in paths.items() if path is not None}
+        if reads is not None and reads[0] not in kinds:
+            raise OptionError(f"{measure} needs {reads[1]}")
 
 
 def rules_in_force(

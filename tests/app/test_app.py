@@ -1228,3 +1228,13 @@ def test_each_chosen_runs_chip_is_marked_in_the_runs_colour() -> None:
     rules = re.findall(r"\[data-tag-index='(\d)'\] \{ border-left: 0.45rem solid (#\w+)", css)
     assert rules == [("0", colours["dense"]), ("1", colours["bm25"])]
     assert "<" not in css.removeprefix("<style>").removesuffix("</style>")
+
+
+def test_a_measure_whose_judgments_the_collection_lacks_is_refused_in_one_line() -> None:
+    """alpha-nDCG@20 on Cranfield (no subtopics.txt): the frame says what it needs, once, before
+    any page computes (not as a run that cannot be read)."""
+    at = start(measures="AP,alpha-nDCG@20")
+    assert not at.exception
+    said = [e.value for e in at.error]
+    assert len(said) == 1 and "needs diversity qrels" in said[0]
+    assert not said[0].startswith("A run cannot be read")
