@@ -99,7 +99,8 @@ def _regraded(table: RankingTable, name: str, qrels: Qrels) -> RankingTable:
         grades = np.array(
             [lookup.get(pair, _NOT_JUDGED) for pair in zip(qids, part.docids().tolist())],
             dtype=np.int64,
-        ).reshape(-1)
+        )
+        listed = grades != _NOT_JUDGED
         own = qrels.restricted(part.qids.tolist())  # the queries of both
         index_of = {q: i for i, q in enumerate(own.query_ids.tolist())}
         seg_order = np.array([index_of[q] for q in part.qids], dtype=np.int64)
@@ -108,8 +109,9 @@ def _regraded(table: RankingTable, name: str, qrels: Qrels) -> RankingTable:
         )
         table._cache[key] = replace(
             part,
-            grade=np.maximum(grades, 0).astype(np.int32),
-            judged=grades >= 0,
+            # as sorting.lookup_grades reads a qrels: a grade below 0 kept, and not judged
+            grade=np.where(listed, grades, 0).astype(np.int32),
+            judged=listed & (grades >= 0),
             ideal_offsets=ideal_offsets,
             ideal_grades=ideal_grades,
             ideal_query=ideal_query,
