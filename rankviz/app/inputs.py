@@ -91,10 +91,10 @@ def collection_scores(collection: Collection) -> dict[str, Score]:
 
 def with_beside(collection: Collection, qrels: Qrels, key: str) -> tuple[Qrels, str]:
     """The qrels with the judgments beside them that the collection keeps (its ``subtopics.txt``,
-    ``qrels_jg.txt``: :func:`rankviz.study.opening.judgments_beside`), read once per content of
-    those files, and a key that names the files' contents too (a cache keyed on it never serves
-    values of other judgments)."""
-    paths = {kind: p for kind, p in beside_paths(collection).items() if p is not None}
+    ``qrels_jg.txt``, ``prefs.txt``: :func:`rankviz.study.opening.judgments_beside`), read once
+    per content of those files, and a key that names the files' contents too (a cache keyed on it
+    never serves values of other judgments)."""
+    paths = beside_paths(collection)
     if not paths:
         return qrels, key
     stamps = tuple((kind, str(p), stamp(p)) for kind, p in paths.items())

@@ -167,6 +167,13 @@ def scores(parser: argparse.ArgumentParser) -> None:
         "a collection's qrels_jg.txt",
     )
     group.add_argument(
+        "--preferences",
+        metavar="FILE",
+        help="trec_eval's preference judgments (qid group subgroup docno level, its -R prefs file) "
+        "for its measures beside the others (-m prefs_simp, prefs_pair, prefs_avgjg, ...); "
+        "default: a collection's prefs.txt",
+    )
+    group.add_argument(
         "--score-range",
         action="append",
         default=[],

@@ -19,6 +19,8 @@
                                                (optional): ndeval's measures beside the others
       qrels_jg.txt                             judgment groups, qid group docno rel (optional):
                                                trec_eval's *_avgjg measures beside the others
+      prefs.txt                                preferences, qid group subgroup docno level
+                                               (optional): trec_eval's prefs_* measures
       scores.* | scores/*                      per-query scores of any evaluator (optional;
                                                rankviz.io.scores), measures beside the runs';
                                                without runs/, the folder's only numbers
@@ -41,6 +43,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -62,8 +65,10 @@ from rankviz.settings.eval_settings import DEFAULT_MEASURES, REL
 
 QRELS_NAMES = ("qrels.txt", "qrels.tsv", "qrels.parquet", "qrels.txt.gz")
 RUN_SUFFIXES_SKIPPED = (".md", ".json", ".toml", ".yaml", ".yml")
-SUBTOPICS = "subtopics.txt"  # diversity qrels (rankviz.measures.diversity)
-JUDGMENT_GROUPS = "qrels_jg.txt"  # trec_eval's judgment groups (rankviz.measures.judgment_groups)
+#: the files of judgments beside the qrels a folder may keep, by kind (what Qrels.beside holds):
+#: diversity qrels (rankviz.measures.diversity), trec_eval's judgment groups
+#: (rankviz.measures.judgment_groups) and its preferences (rankviz.measures.preferences)
+BESIDE_FILES = {"subtopics": "subtopics.txt", "groups": "qrels_jg.txt", "prefs": "prefs.txt"}
 MORE_QRELS = re.compile(r"^qrels\.([A-Za-z0-9_-]+)\.(txt\.gz|txt|tsv|parquet)$")
 
 
@@ -95,10 +100,10 @@ class Collection:
         Its sources of judgments, the qrels file first.
     score_paths
         Files of per-query scores (``scores.*``, ``scores/*``), whose scores stand beside the runs'.
-    subtopics_path
-        Diversity qrels (``subtopics.txt``), for ndeval's measures.
-    judgment_groups_path
-        Judgment groups (``qrels_jg.txt``), for trec_eval's ``*_avgjg`` measures.
+    beside_paths
+        Its files of judgments beside the qrels, by kind (:data:`BESIDE_FILES`): diversity qrels
+        for ndeval's measures, judgment groups for trec_eval's ``*_avgjg`` measures, preferences
+        for its ``prefs_*`` measures.
     """
 
     path: Path
@@ -115,10 +120,8 @@ class Collection:
     judges: dict[str, QrelsSource] = field(default_factory=dict)
     # files of per-query scores (scores.* and scores/*), whose scores stand beside the runs'
     score_paths: tuple[Path, ...] = ()
-    # diversity qrels (subtopics.txt: topic subtopic docno judgment), for ndeval's measures
-    subtopics_path: Path | None = None
-    # judgment groups (qrels_jg.txt: qid group docno rel), for trec_eval's *_avgjg measures
-    judgment_groups_path: Path | None = None
+    # its files of judgments beside the qrels, by kind (BESIDE_FILES)
+    beside_paths: Mapping[str, Path] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -261,10 +264,9 @@ def open_collection(path: str | os.PathLike, *, confined: bool = False) -> Colle
         outside=tuple(outside),
         judges=judges,
         score_paths=score_paths,
-        subtopics_path=root / SUBTOPICS if (root / SUBTOPICS).is_file() else None,
-        judgment_groups_path=(
-            root / JUDGMENT_GROUPS if (root / JUDGMENT_GROUPS).is_file() else None
-        ),
+        beside_paths={
+            kind: root / name for kind, name in BESIDE_FILES.items() if (root / name).is_file()
+        },
     )
 
 
@@ -378,8 +380,7 @@ def _refuse_links_out(root: Path) -> None:
         "query_groups.tsv",
         "query_groups.csv",
         "query_weights.tsv",
-        SUBTOPICS,
-        JUDGMENT_GROUPS,
+        *BESIDE_FILES.values(),
         "runs",
     ]
     for name in names:

@@ -11,8 +11,8 @@ from rankviz.measures import bpref, rbp, judged, num_ret, num_rel, num_rel_ret  
 from rankviz.measures import set_p, set_r, set_f, set_ap, num_nonrel_judged_ret  # noqa: F401, I001
 from rankviz.measures import ncg, iprec, infap, bing, utility  # noqa: F401, I001
 from rankviz.measures import iprec_avg, g, ndcg_rel, rndcg  # noqa: F401, I001
-from rankviz.measures import dcg, ideal_dcg, unjudged, log_ap, rbp_resid  # noqa: F401, I001
-from rankviz.measures import diversity, judgment_groups  # noqa: F401, I001
+from rankviz.measures import dcg, ideal_dcg, unjudged, log_ap, rbp_resid, yaap  # noqa: F401, I001
+from rankviz.measures import diversity, judgment_groups, preferences  # noqa: F401, I001
 from rankviz.measures.spec import (
     FAMILIES,
     Family,
@@ -64,12 +64,8 @@ def markdown_table() -> str:
         for row in describe_families()
     ]
     condensable = ", ".join(f"`{f.name}`" for f in FAMILIES.values() if f.condensable)
-    others = " and ".join(f"`{f.name}`" for f in FAMILIES.values() if not f.condensable)
-    lines += [
-        "",
-        f"Every family but {others} ({condensable}) also takes `judged_only=True`: "
-        f"{JUDGED_ONLY.doc}.",
-    ]
+    said = f"These families also take `judged_only=True` ({condensable}): {JUDGED_ONLY.doc}."
+    lines += ["", said]
     return "\n".join(lines) + "\n"
 
 

@@ -34,9 +34,15 @@ def average_precision(table: RankingTable, cutoff: int | None, *, rel: int) -> n
     (trec_eval ``map``; AP@K is ``map_cut.K``, still divided by all R). 0 when R = 0.
     """
     table = table.top(cutoff)
+    return safe_divide(precision_sum(table, rel=rel), relevant_in_qrels(table, rel))
+
+
+def precision_sum(table: RankingTable, *, rel: int) -> np.ndarray:
+    """Each query's sum of precision at the rank of each relevant document, added in rank order
+    (as trec_eval adds it)."""
     hits = rows_with_grade_at_least(table, rel)
     precision_at_hit = (rank_among(table, hits) + 1.0) / (table.pos[hits] + 1.0)
-    return safe_divide(per_query_sum(table, hits, precision_at_hit), relevant_in_qrels(table, rel))
+    return per_query_sum(table, hits, precision_at_hit)
 
 
 def expected_average_precision(table: RankingTable, cutoff: int | None, *, rel: int) -> np.ndarray:

@@ -90,6 +90,12 @@ TREC_EVAL_SETS = {
         "SetP", "SetP(relative=True)", "SetR", "SetAP", "SetF", "NumNonRelJudgedRet",
         "RBP(p=0.9,graded=True)", "rbp_resid", "Unjudged@5", "Unjudged@10", "Unjudged@20",
     ],
+    "all_prefs": [
+        "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp",
+        "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
+        "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp",
+        "prefs_avgjg_imp",
+    ],
 }  # fmt: skip
 
 
@@ -98,6 +104,7 @@ TREC_EVAL_SETS = {
 TREC_EVAL_LEFT_OUT = {
     "official": "runid and num_q (not per-query values)",
     "all_trec": "runid and num_q (not per-query values) and relstring (a text)",
+    "all_prefs": "runid and num_q (not per-query values)",
 }
 
 

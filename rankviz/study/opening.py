@@ -142,46 +142,51 @@ def open_inputs(request: StudyRequest) -> Opened:
     )
 
 
-def beside_paths(collection: Collection | None) -> dict[str, Path | None]:
-    """The files of judgments beside the qrels a collection keeps, by kind (``subtopics``: its
-    ``subtopics.txt``, ``groups``: its ``qrels_jg.txt``)."""
-    return {
-        "subtopics": collection.subtopics_path if collection else None,
-        "groups": collection.judgment_groups_path if collection else None,
-    }
+def beside_paths(collection: Collection | None) -> dict[str, Path]:
+    """The files of judgments beside the qrels a collection keeps, by kind
+    (:data:`rankviz.io.collection.BESIDE_FILES`)."""
+    return dict(collection.beside_paths) if collection else {}
 
 
 def read_beside(kind: str, path: str | Path) -> object:
     """The judgments of a kind beside the qrels, read for the families that take them."""
+    from rankviz.io.preferences import read_preferences
     from rankviz.io.subtopics import read_grouped_qrels, read_subtopic_qrels
     from rankviz.measures.diversity import Subtopics
 
-    return Subtopics(read_subtopic_qrels(path)) if kind == "subtopics" else read_grouped_qrels(path)
+    if kind == "subtopics":
+        return Subtopics(read_subtopic_qrels(path))
+    return read_preferences(path) if kind == "prefs" else read_grouped_qrels(path)
 
 
 def offered_beside(collection: Collection) -> list[str]:
     """The measures a collection's judgments beside the qrels offer (ndeval's columns, trec_eval's
-    judgment-group measures at its default parameters)."""
-    from rankviz.measures.diversity import COLUMNS
-    from rankviz.measures.judgment_groups import OFFERED
+    judgment-group and preference measures at its default parameters)."""
+    from rankviz.measures import diversity, judgment_groups, preferences
 
-    kinds = beside_paths(collection)
-    return [
-        *(COLUMNS if kinds["subtopics"] else ()),
-        *(OFFERED if kinds["groups"] else ()),
-    ]
+    offered = {
+        "subtopics": diversity.COLUMNS,
+        "groups": judgment_groups.OFFERED,
+        "prefs": preferences.OFFERED,
+    }
+    return [name for kind in beside_paths(collection) for name in offered[kind]]
 
 
 def judgments_beside(
     request: StudyRequest, collection: Collection | None, asked: Sequence[object]
 ) -> dict[str, object]:
-    """The judgments beside the qrels that were given (``--diversity``, ``--judgment-groups``) or
-    that the collection keeps (``subtopics.txt``, ``qrels_jg.txt``), read, by kind; an OptionError
-    for a measure asked that reads a kind nobody gave."""
-    given = {"subtopics": request.diversity, "groups": request.judgment_groups}
-    paths = {kind: given[kind] or path for kind, path in beside_paths(collection).items()}
-    refuse_without_judgments(asked, [kind for kind, path in paths.items() if path is not None])
-    return {kind: read_beside(kind, path) for kind, path in paths.items() if path is not None}
+    """The judgments beside the qrels that were given (``--diversity``, ``--judgment-groups``,
+    ``--preferences``) or that the collection keeps (``subtopics.txt``, ``qrels_jg.txt``,
+    ``prefs.txt``), read, by kind; an OptionError for a measure asked that reads a kind nobody
+    gave."""
+    given = {
+        "subtopics": request.diversity,
+        "groups": request.judgment_groups,
+        "prefs": request.preferences,
+    }
+    paths = {**beside_paths(collection), **{k: p for k, p in given.items() if p is not None}}
+    refuse_without_judgments(asked, list(paths))
+    return {kind: read_beside(kind, path) for kind, path in paths.items()}
 
 
 def refuse_without_judgments(asked: Sequence[object], kinds: Sequence[str]) -> None:

@@ -52,6 +52,8 @@ class StudyRequest:
         Diversity qrels (subtopic judgments), for ndeval's measures.
     judgment_groups
         trec_eval's judgment groups qrels (``-R qrels_jg``), for its ``*_avgjg`` measures.
+    preferences
+        trec_eval's preference judgments (``-R prefs``), for its ``prefs_*`` measures.
     """
 
     qrels: str | Path
@@ -67,6 +69,7 @@ class StudyRequest:
     ranges: Mapping[str, Sequence[float]] | None = None
     diversity: str | Path | None = None
     judgment_groups: str | Path | None = None
+    preferences: str | Path | None = None
 
     def __post_init__(self) -> None:
         # frozen all the way down: a sequence kept as a tuple, a mapping as a read-only copy

@@ -118,6 +118,7 @@ class Study(Reports, Questions, Features, Reproducing, ChanceLevel, RunPasses, R
         ranges: Mapping[str, Sequence[float]] | None = None,
         diversity: str | Path | None = None,
         judgment_groups: str | Path | None = None,
+        preferences: str | Path | None = None,
     ) -> Study:
         """A study of files (:func:`rankviz.study.opening.open_inputs`): of a
         :class:`~rankviz.study.request.StudyRequest`, or of the same inputs given as keywords.
@@ -150,14 +151,13 @@ class Study(Reports, Questions, Features, Reproducing, ChanceLevel, RunPasses, R
             measures computed from the runs (named as the files name them; all of them unless
             ``measures`` names some), those where less is better, and each one's range where known
             (``{"nugget_all": (0, 1)}``; a value outside is refused with its line).
-        diversity
-            Diversity qrels (``topic subtopic docno judgment``; default: a collection's
-            ``subtopics.txt``) for ndeval's measures among ``measures`` (``alpha-nDCG@20``,
-            ``ERR_IA@20``, ``NRBP``: :mod:`rankviz.measures.diversity`).
-        judgment_groups
-            trec_eval's judgment groups (``qid group docno rel``, its ``-R qrels_jg`` file;
-            default: a collection's ``qrels_jg.txt``) for its measures among ``measures``
-            (``map_avgjg``, ``P_avgjg_10``: :mod:`rankviz.measures.judgment_groups`).
+        diversity, judgment_groups, preferences
+            Judgments beside the qrels, for the measures among ``measures`` that read them
+            (default: a collection's ``subtopics.txt``, ``qrels_jg.txt``, ``prefs.txt``): diversity
+            qrels for ndeval's (:mod:`rankviz.measures.diversity`), trec_eval's judgment groups
+            for its ``*_avgjg`` (:mod:`rankviz.measures.judgment_groups`) and its preferences for
+            its ``prefs_*`` (:mod:`rankviz.measures.preferences`), as ``rankviz evaluate``'s
+            ``--diversity``, ``--judgment-groups`` and ``--preferences`` read them.
 
         Returns
         -------
@@ -169,7 +169,7 @@ class Study(Reports, Questions, Features, Reproducing, ChanceLevel, RunPasses, R
 
         if isinstance(qrels, StudyRequest):
             keywords = (measures, judgments, qrels_in_force, groups, aggregate, options, ranges)
-            others = (diversity, judgment_groups, *runs, *scores, *lower_is_better)
+            others = (diversity, judgment_groups, preferences, *runs, *scores, *lower_is_better)
             if any(given is not None for given in (*keywords, *others)):
                 raise TypeError("Study.open: a StudyRequest holds every input; give nothing else")
             request = qrels
@@ -188,6 +188,7 @@ class Study(Reports, Questions, Features, Reproducing, ChanceLevel, RunPasses, R
                 ranges=ranges,
                 diversity=diversity,
                 judgment_groups=judgment_groups,
+                preferences=preferences,
             )
         if is_scores(request.qrels):
             raise OptionError(

@@ -10,9 +10,18 @@ from collections.abc import Sequence
 
 from rankviz.errors import OptionError
 from rankviz.measures.judgment_groups import DEFAULTS
+from rankviz.measures.preferences import OFFERED as PREFERRED
 from rankviz.measures.spellings import CUTOFFS, RPREC_MULTIPLES
 
 GROUPED = tuple(DEFAULTS)  # the judgment-group measures, read from -R qrels_jg
+#: what each -R format's file is read as, and the measures that read it (the rest read qrels)
+READ_AS = {"qrels": "qrels", "qrels_jg": "groups", "prefs": "prefs", "qrels_prefs": "prefs"}
+_READING = {"groups": GROUPED, "prefs": PREFERRED}
+_SAID = {
+    "qrels": "qrels (-R qrels)",
+    "groups": "-R qrels_jg's judgment groups",
+    "prefs": "preferences (-R prefs or qrels_prefs)",
+}
 
 #: trec_eval's measures in the order it prints them (its ``te_trec_measures``)
 ORDER = (
@@ -68,6 +77,7 @@ FAMILIES = {
     "set_map": ("SetAP", ()),
     "num_nonrel_judged_ret": ("NumNonRelJudgedRet", ()),
     "unj": ("Unjudged", UNJ_CUTOFFS),
+    "yaap": ("yaap", ()),
 }
 #: measures that read a gain table (``ndcg.1=3,2=9``), and rbp_resid, which reads its ``p=``
 GAINED = {
@@ -83,14 +93,14 @@ GAINED = {
 #: what is printed from the ranking itself (no number) or is a count of the call
 PRINTED = ("runid", "num_q", "relstring")
 OTHERS = ("iprec_at_recall", "11pt_avg", "Rprec_mult", "utility", "set_F")
-COMPUTED = (*FAMILIES, *GAINED, *OTHERS, *PRINTED, *GROUPED)
+COMPUTED = (*FAMILIES, *GAINED, *OTHERS, *PRINTED, *GROUPED, *PREFERRED)
 
 
-def requested(given: Sequence[str], *, groups: bool = False) -> list[tuple[str, tuple]]:
+def requested(given: Sequence[str], *, judgments: str = "qrels") -> list[tuple[str, tuple]]:
     """The measures asked for, in trec_eval's order, each with its parameters: those of the first
     -m that gives the measure some (``-m P -m P.5 -m P.10`` is P_5), as trec_eval reads them.
-    ``groups``: the qrels are judgment groups (``-R qrels_jg``), which only the judgment-group
-    measures read (and the judgment-group measures read nothing else)."""
+    ``judgments``: what the qrels file is read as (:data:`READ_AS`): judgment groups and
+    preferences are read by their own measures only, and those measures read nothing else."""
     asked: dict[str, tuple] = {}
     given_params: set[str] = set()
     for text in given:
@@ -98,20 +108,9 @@ def requested(given: Sequence[str], *, groups: bool = False) -> list[tuple[str, 
             base, _, params = name.partition(".")
             if base not in ORDER:
                 raise OptionError(f"trec-eval: {base!r} is not a trec_eval measure")
-            if base not in COMPUTED:
-                raise OptionError(
-                    f"trec-eval: rankviz does not compute trec_eval's {base} (its preference "
-                    "measures, -R prefs and qrels_prefs, are left out; it computes every other: "
-                    + ", ".join(m for m in ORDER if m in COMPUTED)
-                    + ")"
-                )
-            if groups != (base in GROUPED) and base not in ("runid", "num_q"):
-                raise OptionError(
-                    f"trec-eval: {base} reads "
-                    + ("-R qrels_jg's judgment groups" if base in GROUPED else "qrels (-R qrels)")
-                    + ", not "
-                    + ("judgment groups" if groups else "plain qrels")
-                )
+            reads = next((kind for kind, names in _READING.items() if base in names), "qrels")
+            if reads != judgments and base not in ("runid", "num_q"):
+                raise OptionError(f"trec-eval: {base} reads {_SAID[reads]}, not {_SAID[judgments]}")
             if base not in given_params:
                 asked[base] = _params(base, params)
                 given_params.update([base] if params else [])

@@ -12,7 +12,16 @@ from itertools import chain, repeat
 #: and trec_eval 10 built there, prints it ``-nan``.
 C_NAN = -math.nan
 #: trec_eval's counts, printed as whole numbers
-COUNTS = ("num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret")
+COUNTS = (
+    "num_q",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "num_nonrel_judged_ret",
+    "prefs_num_prefs_poss",
+    "prefs_num_prefs_ful",
+    "prefs_num_prefs_ful_ret",
+)
 
 
 @dataclass(frozen=True)

@@ -2,9 +2,9 @@
 trec_eval does (``P_10``, ``ndcg_cut_20``, its order of measures, ``%6.4f``, counts summed over
 queries, ``-c``'s averages over every judged query, ``-Z``'s z-scores), each the value of the
 catalogue's family behind the name (:func:`rankviz.trec_eval.names.catalogued`) on trec_eval's list
-of each query, and the judgment-group measures of ``-R qrels_jg``
-(:mod:`rankviz.measures.judgment_groups`). What rankviz does not compute (the preference
-measures) is refused by name.
+of each query, the judgment-group measures of ``-R qrels_jg``
+(:mod:`rankviz.measures.judgment_groups`) and the preference measures of ``-R prefs`` and ``-R
+qrels_prefs`` (:mod:`rankviz.measures.preferences`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ import numpy as np
 
 from rankviz.errors import OptionError
 from rankviz.io.model import Qrels, Run
-from rankviz.trec_eval.names import atof, catalogued, requested
+from rankviz.io.preferences import Preferences
+from rankviz.trec_eval.names import READ_AS, atof, catalogued, requested
 from rankviz.trec_eval.printing import C_NAN, COUNTS, Form, line, per_query_lines
 
 #: the measures trec_eval averages geometrically over queries (no line per query), and the
@@ -39,7 +40,7 @@ class TrecEvalOptions:
     judged_only: bool = False
     docs_in_collection: int = 0  # -N: utility's fourth cell needs it
     zscores: str | None = None  # -Z: each value as a z-score against this file's
-    relevance: str = "qrels"  # -R: "qrels", or "qrels_jg" (judgment groups)
+    relevance: str = "qrels"  # -R: qrels, qrels_jg (judgment groups), prefs or qrels_prefs
     summary: bool = True  # -n: no summary (the all lines, runid's too)
 
 
@@ -48,22 +49,26 @@ def trec_eval_of_files(qrels: str, run: str, options: TrecEvalOptions) -> str:
     them: the same columns or the same one-line error)."""
     from rankviz.io.readers import read_qrels, read_run
 
-    if options.relevance not in ("qrels", "qrels_jg"):
+    if options.relevance not in READ_AS:
         raise OptionError(
-            f"trec-eval: -R {options.relevance}: rankviz reads qrels and qrels_jg (trec_eval's "
-            "preferences, prefs and qrels_prefs, are left out)"
+            f"trec-eval: -R {options.relevance}: trec_eval 10 reads {', '.join(READ_AS)}"
         )
+    judged: Qrels | dict[str, Qrels] | Preferences
     if options.relevance == "qrels_jg":
         from rankviz.io.subtopics import read_grouped_qrels
 
-        judged: Qrels | dict[str, Qrels] = read_grouped_qrels(qrels)
+        judged = read_grouped_qrels(qrels)
+    elif READ_AS[options.relevance] == "prefs":
+        from rankviz.io.preferences import read_preferences
+
+        judged = read_preferences(qrels, subgroups=options.relevance == "prefs")
     else:
         judged = read_qrels(qrels)
     return trec_eval_text(judged, read_run(run), options, runid=runid_of(run))
 
 
 def trec_eval_text(
-    qrels: Qrels | dict[str, Qrels],
+    qrels: Qrels | dict[str, Qrels] | Preferences,
     run: Run,
     options: TrecEvalOptions,
     *,
@@ -73,13 +78,15 @@ def trec_eval_text(
     """What trec_eval 10 prints for ``qrels`` and ``run`` under ``options`` (``runid``: the run
     file's, see :func:`runid_of`); ``exact``: numbers with 17 significant digits, as a build of
     trec_eval printing ``%.17g`` prints them (what the reference tests compare)."""
-    grouped = isinstance(qrels, dict)
-    asked = requested(options.measures, groups=grouped)
-    columns = (
-        _group_columns(asked, options, qrels, run)
-        if isinstance(qrels, dict)
-        else _columns(asked, options, qrels, run)
-    )
+    if isinstance(qrels, dict):
+        asked = requested(options.measures, judgments="groups")
+        columns = _group_columns(asked, options, qrels, run)
+    elif isinstance(qrels, Preferences):
+        asked = requested(options.measures, judgments="prefs")
+        columns = _preference_columns(asked, options, qrels, run)
+    else:
+        asked = requested(options.measures)
+        columns = _columns(asked, options, qrels, run)
     queries = _queries(columns)
     if options.zscores:
         _as_zscores(columns, options.zscores)
@@ -230,6 +237,66 @@ def _group_columns(
     found, missed = group_values(groups, run, [m for _, m in printed.values()], depth=args.depth)
     _stop_on_missed(missed, args)
     return {shown: Column(name, found[str(m)]) for shown, (name, m) in printed.items()}
+
+
+def _preference_columns(
+    asked, args: TrecEvalOptions, preferences: Preferences, run: Run
+) -> dict[str, Column]:
+    """The preference measures' columns (the families of :mod:`rankviz.measures.preferences`) on
+    trec_eval's list of each query the preferences judge: its preference measures break ties by
+    docno ascending (``form_prefs_counts.c``), not descending as the others do."""
+    from rankviz.measures import parse
+    from rankviz.ranking.ordering import rank
+
+    qrels = preferences.qrels()
+    missed = sorted(set(qrels.query_ids) - set(run.query_ids))
+    _stop_on_missed(missed, args)
+    ordered = _ranked_by_docno_ascending(_with_missed(run, missed), depth=args.depth)
+    table = rank(ordered, qrels, ties="run")
+    qids = table.qids.tolist()
+    return {
+        name: Column(name, dict(zip(qids, parse(name)(table).tolist(), strict=True)))
+        for name, _ in asked
+        if name not in ("runid", "num_q")
+    }
+
+
+def _ranked_by_docno_ascending(run: Run, *, depth: int | None) -> Run:
+    """The run with its rank column set to each query's order by score descending, then docno
+    ascending (bytes), so a table ranked by the rank column (``ties="run"``) holds that order;
+    ``depth``: each query's first documents in that order kept (-M)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    columns = pa.table(
+        {
+            "query": run.qid_codes,
+            "score": run.score,
+            "docid": pc.cast(run.docids, pa.binary()),
+        }
+    )
+    order = pc.sort_indices(
+        columns,
+        sort_keys=[("query", "ascending"), ("score", "descending"), ("docid", "ascending")],
+    ).to_numpy()
+    ranks = np.empty(len(order), dtype=np.float64)
+    ranks[order] = np.arange(len(order))
+    ordered = Run(run.name, run.source, run.query_ids, run.qid_codes, run.docids, run.score, ranks)
+    if depth is None:
+        return ordered
+    codes = run.qid_codes[order]
+    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
+    within = np.arange(len(order)) - np.repeat(starts, np.diff(np.r_[starts, len(order)]))
+    kept = np.sort(order[within < depth])
+    return Run(
+        run.name,
+        run.source,
+        run.query_ids,
+        run.qid_codes[kept],
+        run.docids.take(pa.array(kept)),
+        run.score[kept],
+        ranks[kept],
+    )
 
 
 def _stop_on_missed(missed: list[str], args: TrecEvalOptions) -> None:

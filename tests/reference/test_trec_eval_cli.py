@@ -16,8 +16,10 @@ def _cases():
             name, arguments = line.split("\t")
             for mark, folder in PLACES.items():
                 arguments = arguments.replace(mark, str(ROOT / folder))
-            # the Makefile's second quicktest line diffs against the first one's output
-            expected = KEPT / ("quicktest-1.out" if name == "quicktest-2" else f"{name}.out")
+            # the Makefile's quicktest lines of a file with comments diff against the output of
+            # the same file without them
+            same = {"quicktest-2": "quicktest-1", "quicktest-prefs-comments": "quicktest-prefs"}
+            expected = KEPT / f"{same.get(name, name)}.out"
             yield pytest.param(arguments.split(), expected, id=name)
 
 
@@ -31,10 +33,12 @@ def test_the_output_is_trec_evals_byte_for_byte(arguments, expected) -> None:
 @pytest.mark.parametrize(
     ("arguments", "said"),
     [
-        (["-m", "prefs_simp"], "does not compute trec_eval's prefs_simp"),
+        (["-m", "prefs_simp"], "prefs_simp reads preferences (-R prefs or qrels_prefs), not qrels"),
         (["-m", "map_avgjg"], "map_avgjg reads -R qrels_jg's judgment groups"),
-        (["-R", "prefs"], "-R prefs: rankviz reads qrels and qrels_jg"),
-        (["-m", "all_prefs"], "does not compute trec_eval's prefs_num_prefs_poss"),
+        (["-R", "prefs"], "line 1: a line is 'qid group subgroup docno level', not 4 fields"),
+        (["-R", "prefs_qrels"], "-R prefs_qrels: trec_eval 10 reads qrels, qrels_jg, prefs"),
+        (["-R", "qrels_prefs", "-m", "map"], "map reads qrels (-R qrels), not preferences"),
+        (["-m", "all_prefs"], "prefs_num_prefs_poss reads preferences"),
         (["-m", "alltrec"], "is not a trec_eval measure"),
         (["-m", "utility.1,2"], "utility takes four coefficients"),
         (["-m", "ndcg.1"], "malformed pair parameters"),
@@ -164,14 +168,20 @@ def test_every_measure_is_trec_evals_to_17_digits_on_inputs_made_to_reach_its_co
     import rankviz as rv
     from rankviz.cli import build_parser
     from rankviz.cli.trec_eval import options_of
+    from rankviz.io.preferences import read_preferences
     from rankviz.io.subtopics import read_grouped_qrels
     from rankviz.trec_eval.report import trec_eval_text
 
-    grouped = "qrels_jg" in arguments  # -R qrels_jg: the judgment groups' file
-    qrels_path = GENERATED / ("qrels_jg.txt" if grouped else "qrels.txt")
+    form = arguments[arguments.index("-R") + 1] if "-R" in arguments else "qrels"
+    qrels_path = GENERATED / f"{'qrels' if form == 'qrels' else form}.txt"
     run_path = GENERATED / "run.txt"
     args = build_parser().parse_args(["trec-eval", *arguments, str(qrels_path), str(run_path)])
-    judged = read_grouped_qrels(qrels_path) if grouped else rv.read_qrels(qrels_path)
+    judged = {
+        "qrels": rv.read_qrels,
+        "qrels_jg": read_grouped_qrels,
+        "prefs": read_preferences,
+        "qrels_prefs": lambda path: read_preferences(path, subgroups=False),
+    }[form](qrels_path)
     text = trec_eval_text(judged, rv.read_run(run_path), options_of(args), runid="gen", exact=True)
     assert text == expected.read_text()
 

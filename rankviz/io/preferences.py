@@ -1,0 +1,230 @@
+"""Preference judgments, as trec_eval 10 reads them for its ``prefs_*`` measures.
+
+``-R prefs`` files hold ``qid group subgroup docno level`` lines; ``-R qrels_prefs`` files are
+qrels (``qid group docno level``: the second column names the group, every group one subgroup).
+Within a subgroup a document is preferred to every document at a lower level; a group (one user's
+judgments, trec_eval's JG) holds its subgroups' preferences and those they imply (A > B in one, B >
+C in another: A > C), and must not contradict itself; groups may contradict one another. Level 0
+means not relevant.
+
+What trec_eval would print a wrong number for, or abort on, is refused here in one line naming the
+file and the line: a field that is not a number, a level below 0 (``qrels_prefs``: a grade below 0
+is a document in the pool but unjudged, as everywhere in rankviz, and is left out), a document
+listed twice in a subgroup, a document at level 0 in one subgroup and above it in another of the
+same group, and a group whose preferences go round in a circle.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from rankviz.errors import FormatError, quoted
+from rankviz.io.model import Qrels
+
+#: a decimal number as C's ``atof`` reads one whole (no ``nan``, ``inf`` or Python's ``1_0``)
+_NUMBER = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+@dataclass(frozen=True, eq=False)
+class GroupPreferences:
+    """One judgment group's preferences on one query, over the query's documents (indices into
+    :attr:`QueryPreferences.docs`).
+
+    A group of one subgroup is its equivalence classes (``classes``: its documents at each level,
+    levels descending; each document preferred to those of every later class), as trec_eval keeps
+    it; a group of several subgroups is its pairs (``preferred[i]`` is preferred to ``other[i]``,
+    every pair once, those the subgroups imply included) and has no classes. ``level``: each query
+    document's level in the group, NaN where the group does not judge it (above 0: relevant; 0:
+    not relevant)."""
+
+    name: str
+    preferred: np.ndarray
+    other: np.ndarray
+    classes: tuple[np.ndarray, ...] | None
+    level: np.ndarray
+
+    def pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every (preferred, other) pair of the group, a group of classes' spelled out."""
+        if self.classes is None:
+            return self.preferred, self.other
+        spelled = [
+            (np.repeat(high, len(low)), np.tile(low, len(high)))
+            for i, high in enumerate(self.classes)
+            for low in self.classes[i + 1 :]
+        ]
+        if not spelled:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        return np.concatenate([p for p, _ in spelled]), np.concatenate([o for _, o in spelled])
+
+
+@dataclass(frozen=True, eq=False)
+class QueryPreferences:
+    """A query's judged documents (in trec_eval's order: their bytes) and its groups (in the order
+    of their names' bytes, the order trec_eval sums them in)."""
+
+    docs: tuple[str, ...]
+    groups: tuple[GroupPreferences, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class Preferences:
+    """Preference judgments of every query, read from :attr:`source`."""
+
+    source: str
+    queries: dict[str, QueryPreferences]
+
+    def qrels(self) -> Qrels:
+        """Every (query, document) a group judges, graded 1 where some group puts it above level
+        0: the queries and documents a ranking table of the preferences holds."""
+        import pandas as pd
+
+        from rankviz.io.frames import qrels_from_frame
+
+        rows = [
+            (qid, doc, int(any(g.level[i] > 0 for g in query.groups)))
+            for qid, query in self.queries.items()
+            for i, doc in enumerate(query.docs)
+        ]
+        frame = pd.DataFrame(rows, columns=["qid", "docid", "rel"])
+        return qrels_from_frame(frame, source=self.source).with_beside(prefs=self)
+
+
+def read_preferences(path: str | Path, *, subgroups: bool = True) -> Preferences:
+    """A preferences file: ``qid group subgroup docno level`` lines (trec_eval's ``-R prefs``), or
+    with ``subgroups=False`` qrels read as preferences (``qid group docno level``, its ``-R
+    qrels_prefs``). Lines starting with ``#`` are comments, blank lines are skipped.
+
+    Parameters
+    ----------
+    path
+        The file.
+    subgroups
+        Whether lines name a subgroup (five fields) or not (four).
+
+    Returns
+    -------
+    Preferences
+        Each query's groups, their implied preferences added; one line naming the file and the
+        line for what trec_eval would misread (see the module's doc)."""
+    source = str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as error:
+        raise FormatError(source, 0, None, f"cannot read the file: {error.strerror}") from None
+    width = 5 if subgroups else 4
+    lines: dict[str, dict[str, dict[str, dict[str, tuple[float, int]]]]] = {}
+    for number, line in enumerate(raw.split(b"\n"), start=1):
+        fields = line.split()  # bytes split where C's isspace does
+        if not fields or line.startswith(b"#"):
+            continue
+        text = line.decode("utf-8", errors="replace")
+        if len(fields) != width:
+            shape = "qid group subgroup docno level" if subgroups else "qid group docno level"
+            reason = f"a line is '{shape}', not {len(fields)} fields"
+            raise FormatError(source, number, text, reason)
+        if not _NUMBER.fullmatch(fields[-1]):
+            raise FormatError(
+                source, number, text, f"the level {quoted(_str(fields[-1]))} is not a number"
+            )
+        level = float(fields[-1])
+        if level < 0:
+            if not subgroups:  # a qrels grade below 0: in the pool, unjudged
+                continue
+            raise FormatError(source, number, text, "a level below 0 (0 is not relevant)")
+        qid, group, *subgroup, docno = (_str(f, source, number) for f in fields[:-1])
+        judged = (
+            lines.setdefault(qid, {})
+            .setdefault(group, {})
+            .setdefault(subgroup[0] if subgroup else "0", {})
+        )
+        if docno in judged:
+            raise FormatError(
+                source,
+                number,
+                text,
+                f"document {quoted(docno)} is listed again in the same group and subgroup of "
+                f"query {quoted(qid)} (first on line {judged[docno][1]})",
+            )
+        judged[docno] = (level, number)
+    if not lines:
+        raise FormatError(source, 0, None, "no preferences")
+    return Preferences(
+        source, {qid: _query(source, qid, groups) for qid, groups in sorted(lines.items())}
+    )
+
+
+def _str(field: bytes, source: str = "", number: int = 0) -> str:
+    try:
+        return field.decode("utf-8")
+    except UnicodeDecodeError:
+        raise FormatError(source, number, None, "not UTF-8 text") from None
+
+
+def _key(text: str) -> bytes:
+    return text.encode()
+
+
+def _query(source: str, qid: str, groups: dict) -> QueryPreferences:
+    """A query's documents and each group's preferences."""
+    docs = tuple(
+        sorted({d for subs in groups.values() for each in subs.values() for d in each}, key=_key)
+    )
+    index = {d: i for i, d in enumerate(docs)}
+    return QueryPreferences(
+        docs,
+        tuple(_group(source, qid, name, groups[name], index) for name in sorted(groups, key=_key)),
+    )
+
+
+def _group(source: str, qid: str, name: str, subgroups: dict, index: dict) -> GroupPreferences:
+    """One group's preferences: a single subgroup's classes, or several subgroups' preferences and
+    those they imply (a transitive closure), checked for circles."""
+    level = np.full(len(index), np.nan)
+    for judged in subgroups.values():
+        for docno, (value, number) in judged.items():
+            before = level[index[docno]]
+            if (before > 0 and value == 0) or (before == 0 and value > 0):
+                raise FormatError(
+                    source,
+                    number,
+                    None,
+                    f"document {quoted(docno)} is at level 0 and above it in group "
+                    f"{quoted(name)} of query {quoted(qid)}",
+                )
+            level[index[docno]] = value
+    if len(subgroups) == 1:
+        (judged,) = subgroups.values()
+        levels = sorted({value for value, _ in judged.values()}, reverse=True)
+        classes = tuple(
+            np.array(sorted(index[d] for d, (v, _) in judged.items() if v == at), dtype=np.int64)
+            for at in levels
+        )
+        none = np.zeros(0, dtype=np.int64)
+        return GroupPreferences(name, none, none, classes, level)
+    members = np.flatnonzero(~np.isnan(level))
+    local = {doc: i for i, doc in enumerate(members.tolist())}
+    above = np.zeros((len(members), len(members)), dtype=bool)
+    for judged in subgroups.values():
+        rows = np.array([local[index[d]] for d in judged], dtype=np.int64)
+        values = np.array([v for v, _ in judged.values()])
+        above[np.ix_(rows, rows)] |= values[:, None] > values[None, :]
+    for k in range(len(members)):  # Warshall: every preference a chain implies
+        above |= above[:, k : k + 1] & above[k : k + 1, :]
+    circle = np.argwhere(above & above.T & ~np.eye(len(members), dtype=bool))
+    if len(circle):
+        docs = list(index)
+        first, second = docs[members[circle[0][0]]], docs[members[circle[0][1]]]
+        raise FormatError(
+            source,
+            0,
+            None,
+            f"group {quoted(name)} of query {quoted(qid)} prefers {quoted(first)} to "
+            f"{quoted(second)} and {quoted(second)} to {quoted(first)} (its subgroups go round "
+            "in a circle)",
+        )
+    high, low = np.nonzero(above)
+    return GroupPreferences(name, members[high], members[low], None, level)
