@@ -227,7 +227,7 @@ def evaluate_tables(
     Evaluation
         Per-query values of every table and measure."""
     pairs = tables.items() if isinstance(tables, Mapping) else tables
-    seed = tie_seed(settings, rng)
+    seed = tie_seed(settings, rng) if settings.ties.sampled else 0  # only random orders draw
     gathered = []
     for name, table in pairs:
         gathered.append((name, table_values(table, measures, settings, seed)))

@@ -28,7 +28,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from rankviz._arrow import to_numpy
+from rankviz._arrow import strings, to_numpy
 from rankviz.errors import FormatError, quoted
 from rankviz.io.encoding import DocidKeys, duplicate_rows, encode_queries
 from rankviz.io.sources import (
@@ -356,7 +356,7 @@ def read_checked(
             label, 0, None, "empty file: no " + ("run" if is_run else "judgment") + " lines"
         )
     cols = list(zip(*rows))
-    out = {"qid": pa.array(cols[0], pa.string()), "docid": pa.array(cols[1], pa.string())}
+    out = {"qid": strings(cols[0]), "docid": strings(cols[1])}
     if is_run:
         out["rank"] = np.asarray(cols[2], dtype=np.float64)
         out["score"] = np.asarray(cols[3], dtype=np.float64)

@@ -31,11 +31,12 @@ def rbp_resid(table: RankingTable, cutoff: None, *, p: float) -> np.ndarray:
     each query's terms summed in rank order: the doubles are its own."""
     lengths = np.diff(table.offsets)
     weights = np.cumprod(np.r_[1.0, np.full(int(lengths.max(initial=0)), p)])
-    holes = np.flatnonzero(~table.judged)
-    query = table.row_query[holes]
-    summed = np.bincount(query, weights=weights[table.pos[holes]], minlength=table.n_queries)
-    found = np.bincount(query, minlength=table.n_queries) > 0
-    return np.where(found, weights[lengths] + (1 - p) * summed, 0.0)
+    # a judged rank adds 0.0, which leaves a sum as it is: the same doubles as summing the
+    # unjudged ranks alone, without gathering them first
+    unjudged = np.where(table.judged, 0.0, weights[table.pos])
+    summed = np.bincount(table.row_query, weights=unjudged, minlength=table.n_queries)
+    judged = np.bincount(table.row_query[table.judged], minlength=table.n_queries)
+    return np.where(lengths > judged, weights[lengths] + (1 - p) * summed, 0.0)
 
 
 FAMILY = register(
