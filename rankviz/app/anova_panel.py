@@ -26,7 +26,7 @@ HEADERS = {
 def anova_panel(ctx: Context, measure: Measure, confidence_level: float) -> None:
     st.subheader("Two-way ANOVA (system x topic)")
     try:
-        result = ctx.anova(measure, confidence_level)
+        result = ctx.ask("anova", measure, confidence_level=confidence_level, kept_on=measure)
     except RankvizError as exc:  # fewer than two topics every run answers, or no residual
         st.caption(md(str(exc)))
         return

@@ -72,52 +72,27 @@ def evaluation(
     *,
     lineage: Lineage | None = None,
     ties: Ties | None = None,
+    chance: bool = False,
 ) -> Evaluation:
-    """:meth:`Study.evaluation` of ``names`` (under ``ties``, else the study's policy), which
-    ``key`` describes in full."""
+    """:meth:`Study.evaluation` of ``names`` (under ``ties``, else the study's policy), or with
+    ``chance`` :meth:`Study.chance` (each run's values were its documents of each query in a random
+    order), which ``key`` describes in full; under the meeting's qrels revised for the queries a
+    judgment changed (``lineage``)."""
+    kind = "chance" if chance else "evaluation"
 
     def build() -> Evaluation:
-        return study.evaluation(names, ties=ties)
+        return study.chance(names) if chance else study.evaluation(names, ties=ties)
+
+    def revise(old: Evaluation, queries: set[str]) -> Evaluation | None:
+        if chance:
+            return study.chance_revised(old, queries, names)
+        return study.revised(old, queries, names, ties)
 
     if not key.shared:
-        return _session_result("evaluation", astuple(key), _build=build)
-    full = ("evaluation", astuple(key))
-    what = ("evaluation", key.runs, *astuple(key)[2:])
-    return SHARED.get(
-        full,
-        _revising(
-            full,
-            what,
-            lineage,
-            build,
-            lambda old, queries: study.revised(old, queries, names, ties),
-        ),
-    )
-
-
-def chance(
-    key: Key, study: Study, names: Sequence[str], *, lineage: Lineage | None = None
-) -> Evaluation:
-    """:meth:`Study.chance` of ``names``: each run's values were its documents of each query in a
-    random order."""
-
-    def build() -> Evaluation:
-        return study.chance(names)
-
-    if not key.shared:
-        return _session_result("chance", astuple(key), _build=build)
-    full = ("chance", astuple(key))
-    what = ("chance", key.runs, *astuple(key)[2:])
-    return SHARED.get(
-        full,
-        _revising(
-            full,
-            what,
-            lineage,
-            build,
-            lambda old, queries: study.chance_revised(old, queries, names),
-        ),
-    )
+        return _session_result(kind, astuple(key), _build=build)
+    full = (kind, astuple(key))
+    what = (kind, key.runs, *astuple(key)[2:])
+    return SHARED.get(full, _revising(full, what, lineage, build, revise))
 
 
 def overlap(key: tuple, build: Callable[[], pd.Series]) -> pd.Series:

@@ -28,7 +28,6 @@ from rankviz.io.collection import Collection
 from rankviz.io.groups import QueryGroups
 from rankviz.io.model import Qrels, Run
 from rankviz.measures import Measure
-from rankviz.ranking.ranking_table import RankingTable
 from rankviz.settings.eval_settings import EvalSettings
 from rankviz.settings.significance_settings import TestSettings
 from rankviz.settings.tie_policy import EXPECTED, TiePolicy
@@ -120,11 +119,6 @@ class Context(Answers, Passes):
             self.grouping,
         )
 
-    def tables(
-        self, names: list[str] | None = None, ties: Ties | None = None
-    ) -> dict[str, RankingTable]:
-        return self.study(names).tables(ties=ties)
-
     def evaluation(
         self,
         names: list[str] | None = None,
@@ -152,7 +146,9 @@ class Context(Answers, Passes):
         if self.passing(names):
             return self._assembled(names, chance=True)
         key = self.key(names, settings=self.settings.replace(ties=EXPECTED))
-        return compute.chance(key, self.study(names), names, lineage=self.lineage())
+        return compute.evaluation(
+            key, self.study(names), names, lineage=self.lineage(), chance=True
+        )
 
     def matrix(
         self,
@@ -194,13 +190,6 @@ class Context(Answers, Passes):
             return None
         base = f"{meeting.file_key}+meeting:{meeting.path}:{meeting.identity}:{meeting.scale}"
         return Lineage(base, meeting.version.judgments, meeting.store)
-
-    def group_of(self, qids) -> pd.Series | None:
-        """Each query's group under the frame's "group by" (None without grouping)."""
-        return self.study().group_of(qids)
-
-    def coverage_messages(self) -> list[str]:
-        return self.study().coverage_notes()
 
     def test_settings(self) -> TestSettings:
         """The significance test in force: shared by the Overview marks, the Ties verdicts and the

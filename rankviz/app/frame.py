@@ -211,7 +211,7 @@ def open_page(key: str) -> Context:
     browser.guard_unsent_typing()
     drafts.save_pending(ctx)  # typed on a query or page now gone: recorded before anything is drawn
     kept.say_recorded()
-    for line in ctx.coverage_messages():
+    for line in ctx.study().coverage_notes():
         st.warning(md(line))
     for problem in environment_problems():
         st.warning(message("{}", problem))

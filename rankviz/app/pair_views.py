@@ -77,7 +77,7 @@ def every_query(ctx: Context, pair: PairDeltas, overlap: pd.Series, label: str) 
     """Every query's delta: bars (a click opens the query above), per group, and a scatter."""
     frame, baseline, run = pair.frame, pair.baseline, pair.run
     st.subheader("Every query")
-    groups = ctx.group_of(frame.index)
+    groups = ctx.study().group_of(frame.index)
     bars = ctx.figure(
         [baseline, run],
         ("delta bars", label, baseline, run),

@@ -10,7 +10,7 @@ import streamlit as st
 from rankviz import plots
 from rankviz.app.context import Context
 from rankviz.app.text import md
-from rankviz.settings.report_settings import POWER_TEST
+from rankviz.settings.report_settings import POWER_TEST, MetricSettings
 
 POWER_TESTS = ["tukey", "bootstrap"]
 METHODS = ["Kendall's tau", "tau-AP"]
@@ -58,7 +58,7 @@ def scores_page(ctx: Context) -> None:
     left, right = st.columns(2)
     power_test = power_test_choice(ctx, right)
     method = agreement_choice(ctx, left)
-    evidence = ctx.values_evidence(power_test)
+    evidence = ctx.ask("values_evidence", MetricSettings(k=ctx.k, test=power_test, seed=0))
     st.subheader("Agreement between scores")
     agreement = evidence.kendall if method == "Kendall's tau" else evidence.tau_ap
     st.plotly_chart(

@@ -37,14 +37,14 @@ measure_name = url_selectbox(
 ctx.url.write(baseline=baseline, run=run, measure=measure_name)
 measure = ctx.measure(measure_name)
 label = str(measure)
-pair = ctx.pair(measure, baseline, run)
+pair = ctx.ask("pair", measure, baseline, run, names=[baseline, run])
 frame = pair.frame
 pair_summary(ctx, pair, measure)
 if not ctx.ranked:  # per-query scores alone: no rankings to show
     scores_page(ctx, pair, measure)
     st.stop()
 
-tables = ctx.tables([baseline, run])
+tables = ctx.study([baseline, run]).tables()
 overlap = ctx.overlap(baseline, run)
 qids = list(frame.index)
 
@@ -156,7 +156,7 @@ screen.markdown(
 answers_panel(measure, baseline, run, query, box=screen)  # a score's answers, when it has them
 for finding in checks.of_query(query):  # the mistakes that change what this query's numbers mean
     screen.info(message("Check: {}", finding.line()))
-view = ctx.aligned(baseline, run, query, int(depth))
+view = ctx.study([baseline, run]).aligned(baseline, run, query, int(depth))
 shown = view.assign(
     grade=["unjudged" if g != g else str(int(g)) for g in view["grade"]],
     **{

@@ -24,7 +24,7 @@ baseline = url_selectbox(ctx, c1, "Baseline", names, "baseline", "features")
 run = url_selectbox(ctx, c2, "Run", [n for n in names if n != baseline], "run", "features")
 measure_name = url_selectbox(ctx, c3, "Measure", ctx.measure_names, "measure", "features")
 ctx.url.write(baseline=baseline, run=run, measure=measure_name)
-report = ctx.feature_report(ctx.measure(measure_name), run, baseline)
+report = ctx.ask("feature_report", ctx.measure(measure_name), run, baseline, k=ctx.k)
 frames = report.to_frames()
 st.dataframe(
     frames["correlations"].style.format(

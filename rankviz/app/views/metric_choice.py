@@ -13,6 +13,7 @@ from rankviz.app.score_metrics import (
 )
 from rankviz.app.text import md
 from rankviz.app.widgets import url_selectbox
+from rankviz.settings.report_settings import MetricSettings
 
 ctx = open_page("metric_choice")
 st.header("Metric choice")
@@ -24,7 +25,7 @@ if len(ctx.selected) < 2:
 if not ctx.ranked:  # per-query scores alone: the values' evidence
     scores_page(ctx)
     st.stop()
-inferred = ctx.task_of()
+inferred = ctx.study().infer_task(ctx.k, ctx.selected)
 yes_no = ["yes", "no"]
 questions = {  # URL key: (question, default, where the default comes from)
     "one_answer": (
@@ -75,7 +76,9 @@ yes = {key: value == "yes" for key, value in answers.items()}
 task = Task(yes["one_answer"], ctx.k if yes["top_only"] else None, yes["graded"], yes["stops"])
 
 power_test = ctx.url.choice("power_test", POWER_TESTS, "tukey")
-report = ctx.metric_report(power_test)
+report = ctx.ask(
+    "metric_report", MetricSettings(k=ctx.k, test=power_test, seed=0), every_candidate=True
+)
 asked = [str(m) for m in ctx.measures]
 _, names = report.for_task(task, asked)
 choice = report.choice(task, asked)
@@ -140,7 +143,7 @@ st.caption(md(f"{run}'s queries under the head-to-head measures."))
 if ctx.settings.group_by is not None:
     st.markdown(f"**Where {md(first)} and {md(second)} disagree, per {md(ctx.settings.group_by)}**")
     x_all, y_all = report.evaluation.matrix(first), report.evaluation.matrix(second)
-    by_group = report.agreement_by_group(first, second, ctx.group_of(x_all.index))
+    by_group = report.agreement_by_group(first, second, ctx.study().group_of(x_all.index))
     st.dataframe(by_group.style.format({"kendall tau": "{:.2f}"}, na_rep="n/a"), width="stretch")
     st.caption(
         "Kendall's tau between the run orderings on each group's queries only; n/a where a "

@@ -25,7 +25,8 @@ evaluation = ctx.evaluation()
 summaries = {str(m): evaluation.summary(m) for m in ctx.measures}
 means = evaluation.means()
 best = ctx.study().best_per_measure(evaluation=evaluation)
-beats = ctx.beats(tests := ctx.test_settings()) if len(ctx.selected) > 1 else None
+tests = ctx.test_settings()
+beats = ctx.beats(tests) if len(ctx.selected) > 1 else None
 styled = means.style.format("{:.4f}").apply(
     lambda col: [BEST if r in best[col.name] else "" for r in col.index]
 )
@@ -76,7 +77,16 @@ if len(ctx.selected) > 1 and ctx.settings.aggregate == "query":
     drawn = url_option(ctx.url, right, app_options.RANKS, "overview", default=few, context=(few,))
     ctx.url.write(rank_measure=rank_measure, ranks=None if drawn == few else int(drawn))
     try:
-        standings = ctx.standings(ctx.measure(rank_measure)) if drawn else None
+        standings = (
+            ctx.ask(
+                "standings",
+                tests,
+                measures=[ctx.measure(rank_measure)],
+                counting=(tests.n_resamples, "Tukey HSD resamples (at most)"),
+            )
+            if drawn
+            else None
+        )
     except RankvizError as exc:  # fewer than two queries every run answers
         standings = None
         st.caption(message("No rank intervals: {}.", str(exc)))
@@ -132,7 +142,7 @@ def chance_and_curves() -> None:
     )
     st.subheader("Precision-recall")
     if url_option(ctx.url, st, app_options.PR_CURVE, "overview"):
-        curves = ctx.precision_recall()
+        curves = ctx.ask("precision_recall")
         st.plotly_chart(plots.precision_recall(curves.precision, ctx.colours), key="overview_pr")
         st.caption(f"Each run's {md(curves.describe())}: trec_eval's iprec_at_recall, averaged.")
     else:
@@ -186,7 +196,7 @@ if ctx.ranked:
 st.subheader("Conventions in force")
 for line in ctx.conventions():
     st.markdown(f"- {md(line)}")
-headers = ctx.run_headers()
+headers = ctx.ask("run_headers")
 if headers:
     st.subheader("What the run files say of themselves")
     for name, lines in headers.items():  # as text, never rendered

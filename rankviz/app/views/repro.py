@@ -33,7 +33,8 @@ ctx.url.write(**chosen)
 if len(set(chosen.values())) < 4:
     st.warning("Choose four different runs.")
     st.stop()
-result = ctx.reproduction([chosen["orig_b"], chosen["orig_a"]], [chosen["rep_b"], chosen["rep_a"]])
+original, reproduced = [chosen["orig_b"], chosen["orig_a"]], [chosen["rep_b"], chosen["rep_a"]]
+result = ctx.ask("reproduction", original, reproduced, names=[*original, *reproduced])
 frames = result.to_frames()
 reproduced, why = result.verdict()
 said = {"yes": st.success, "partly": st.warning, "no": st.error}.get(reproduced, st.info)

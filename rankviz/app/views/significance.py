@@ -102,11 +102,11 @@ measure = ctx.measure(measure_name)
 label = str(measure)
 # under missing=skip each pair keeps the queries both runs answer
 values = ctx.matrix(measure, complete=False)
-table = ctx.paired_tests(measure, tests, verdict=True)
+table = ctx.ask("paired_tests", measure, tests, verdict=True, kept_on=measure)
 shown = table.set_index("run")[
     ["delta", "ci_low", "ci_high", "p_value", "p_adjusted", "verdict", "wins", "ties", "losses"]
 ]
-shown = shown.join(ctx.effect_sizes(measure, baseline))
+shown = shown.join(ctx.ask("effect_sizes", measure, baseline, kept_on=measure))
 formats = {c: "{:+.4f}" for c in ("delta", "ci_low", "ci_high")} | {
     "p_value": p_text,
     "p_adjusted": p_text,
@@ -150,7 +150,7 @@ detect = st.number_input(
     key=ctx.url.key("detect", "significance", value=wanted),
 )
 ctx.url.write(detect=detect)
-needed = ctx.queries_needed(measure, baseline, detect, tests.alpha)
+needed = ctx.ask("queries_needed", measure, baseline, detect, alpha=tests.alpha)
 st.dataframe(
     needed.to_frame().astype("float").style.format("{:.0f}", na_rep="n/a"), width="stretch"
 )
@@ -163,7 +163,7 @@ st.caption(
 
 anova_panel(ctx, measure, tests.confidence_level)
 st.subheader("All pairs")
-every = ctx.paired_tests(measure, tests.replace(pairs="all"))
+every = ctx.ask("paired_tests", measure, tests.replace(pairs="all"), kept_on=measure)
 st.plotly_chart(plots.pvalue_heatmap(every, names, label, tests.alpha), key="pairs")
 pairs = len(names) * (len(names) - 1) // 2
 st.caption(
@@ -181,7 +181,7 @@ st.caption(
 if ctx.settings.group_by is not None:
     st.subheader(f"Per {md(ctx.settings.group_by)}")
     group_tests = tests.replace(test=test if test != "tukey" else "t")
-    by_group = ctx.paired_tests_by_group(measure, group_tests)
+    by_group = ctx.ask("paired_tests_by_group", measure, group_tests, kept_on=measure)
     by_group.loc[by_group["p_value"].isna(), "verdict"] = ""
     st.dataframe(
         by_group.style.format(

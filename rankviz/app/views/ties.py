@@ -5,6 +5,7 @@ import functools
 import streamlit as st
 
 from rankviz import plots
+from rankviz.app.compute import PASS_WORKERS
 from rankviz.app.frame import open_page
 from rankviz.app.tables import PAIR_HEADERS
 from rankviz.app.text import md
@@ -38,7 +39,14 @@ trials = url_option(ctx.url, c2, r.TIE_TRIALS, "ties", label="Random orders (0: 
 seed = url_option(ctx.url, c3, s.SEED, "ties", default=0, param="tie_seed")
 ctx.url.write(measure=measure_name, trials=trials or None, tie_seed=seed or None)
 label = str(ctx.measure(measure_name))
-report = ctx.tie_report(int(trials), int(seed))
+report = ctx.ask(
+    "tie_report",
+    ctx.test_settings(),
+    r.TieReportSettings(k=ctx.k, trials=int(trials)),
+    rng=int(seed),
+    runs_at_once=PASS_WORKERS,
+    counting=(len(ctx.selected), "Runs under every tie order"),
+)
 stats = report.statistics
 stats_slot.dataframe(
     stats.style.format({c: "{:.1%}" for c in stats.columns if c.startswith("share")}),

@@ -41,7 +41,9 @@ grade = url_option(
 )
 ctx.url.write(measure=measure_name, grade=grade)
 try:
-    report = ctx.unjudged_report(int(grade))
+    report = ctx.ask(
+        "unjudged_report", ctx.test_settings(), r.UnjudgedSettings(k=ctx.k, grade=int(grade))
+    )
 # e.g. a grade above ERR's gmax: no number can be computed at that grade
 except RankvizError as exc:
     st.error(message("Unjudged documents cannot be judged {} here: {}", grade, exc))
