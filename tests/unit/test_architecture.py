@@ -231,6 +231,40 @@ def test_the_front_ends_reach_the_library_through_the_study() -> None:
     assert used == set(EXCEPTIONS), f"exceptions no longer needed: {set(EXCEPTIONS) - used}"
 
 
+#: the names the app's context shares with the Study, and why each is the app's own
+SHARED_WITH_THE_STUDY = {
+    "evaluation": "kept under content keys, revised for the queries a judgment changed",
+    "chance": "the same, of the chance level",
+    "check": "the runs' facts kept apart from the meeting's judgments",
+    "meeting_report": "of two studies: the meeting's qrels and the file's",
+    "overlap": "kept under what decides the order alone",
+    "beats": "from the paired tests the Significance page keeps",
+    "conventions": "the lines the app shows (the served folder's names)",
+    "test_settings": "the test the link chose",
+    "ranked": "whether the frame holds rankings",
+    "thinly_judged": "the frame's warning, from the passes",
+}
+
+
+def _public_methods(paths) -> set[str]:
+    return {
+        node.name
+        for path in paths
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.ClassDef)
+        for node in node.body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name[0] != "_"
+    }
+
+
+def test_the_app_restates_no_method_of_the_study() -> None:
+    """A page asks the Study by its method's name (``ctx.ask``): a method of the app's context with
+    a Study method's name is one of the few answers kept under keys of their own."""
+    app = [PACKAGE / "app" / f"{n}.py" for n in ("context", "answers", "passes")]
+    shared = _public_methods(app) & _public_methods((PACKAGE / "study").glob("*.py"))
+    assert shared <= set(SHARED_WITH_THE_STUDY), shared - set(SHARED_WITH_THE_STUDY)
+
+
 def test_no_module_is_over_400_lines() -> None:
     long = {
         name: n for name, path in MODULES.items() if (n := len(path.read_text().splitlines())) > 400
