@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rankviz.io.preferences import GroupPreferences, QueryPreferences
+from rankviz.io.preference_judgments import GroupPreferences, QueryPreferences
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 """The preference families: trec_eval 10's ``prefs_*`` measures, read from preference judgments
-beside the grades (:class:`rankviz.io.preferences.Preferences`, the qrels' ``beside["prefs"]``)
-and computed on the ranking table's own order, so every tie policy, cut and analysis reaches them.
+beside the grades (:class:`rankviz.io.preference_judgments.Preferences`, the qrels'
+``beside["prefs"]``) and computed on the ranking table's own order, so every tie policy, cut and
+analysis reaches them.
 
 Each group's preferences are counted as fulfilled or not among the retrieved, by implication (one
 of the two retrieved) or out of the ranking (:mod:`rankviz.measures._preferences`); the families

@@ -150,7 +150,7 @@ def beside_paths(collection: Collection | None) -> dict[str, Path]:
 
 def read_beside(kind: str, path: str | Path) -> object:
     """The judgments of a kind beside the qrels, read for the families that take them."""
-    from rankviz.io.preferences import read_preferences
+    from rankviz.io.preference_judgments import read_preferences
     from rankviz.io.subtopics import read_grouped_qrels, read_subtopic_qrels
     from rankviz.measures.diversity import Subtopics
 

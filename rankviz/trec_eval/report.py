@@ -17,7 +17,7 @@ import numpy as np
 
 from rankviz.errors import OptionError
 from rankviz.io.model import Qrels, Run
-from rankviz.io.preferences import Preferences
+from rankviz.io.preference_judgments import Preferences
 from rankviz.trec_eval.names import READ_AS, atof, catalogued, requested
 from rankviz.trec_eval.printing import C_NAN, COUNTS, Form, line, per_query_lines
 
@@ -59,7 +59,7 @@ def trec_eval_of_files(qrels: str, run: str, options: TrecEvalOptions) -> str:
 
         judged = read_grouped_qrels(qrels)
     elif READ_AS[options.relevance] == "prefs":
-        from rankviz.io.preferences import read_preferences
+        from rankviz.io.preference_judgments import read_preferences
 
         judged = read_preferences(qrels, subgroups=options.relevance == "prefs")
     else:

@@ -168,7 +168,7 @@ def test_every_measure_is_trec_evals_to_17_digits_on_inputs_made_to_reach_its_co
     import rankviz as rv
     from rankviz.cli import build_parser
     from rankviz.cli.trec_eval import options_of
-    from rankviz.io.preferences import read_preferences
+    from rankviz.io.preference_judgments import read_preferences
     from rankviz.io.subtopics import read_grouped_qrels
     from rankviz.trec_eval.report import trec_eval_text
 

@@ -10,7 +10,7 @@ import pytest
 
 import rankviz as rv
 from rankviz.errors import FormatError, MeasureError
-from rankviz.io.preferences import read_preferences
+from rankviz.io.preference_judgments import read_preferences
 from rankviz.ranking.ordering import rank
 
 
