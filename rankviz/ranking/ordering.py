@@ -174,14 +174,16 @@ def _ordered(run: Run, qrels: Qrels, rule, cut: RunCut, kept: np.ndarray | None)
             sorting.lookup_grades, run, qrels, run_query_to_judged, rows, index_of
         )
         if rule.by_rank_column:
-            # lexsort is stable: then file order
-            order = sorting.Order(full=np.lexsort((run.rank[rows], qcode)))
+            ranks = run.rank if len(rows) == len(run) else run.rank[rows]
+            order = sorting.rank_column_order(qcode, ranks)
             by_score = sorting.primary_order(qcode, score)
-            tie_group = sorting.numbered_by_first_place(
-                order.apply(np.arange(len(rows))),
-                by_score.apply(np.arange(len(rows))),
-                sorting.group_starts(by_score.apply(qcode), by_score.apply(score)),
-            ).astype(np.int32)
+            starts = sorting.group_starts(by_score.apply(qcode), by_score.apply(score))
+            if order.kept and by_score.kept:  # both the file's order: groups as they come
+                tie_group = (np.cumsum(starts, dtype=np.int32) - 1).astype(np.int32)
+            else:
+                tie_group = sorting.numbered_by_first_place(
+                    order.apply(np.arange(len(rows))), by_score.apply(np.arange(len(rows))), starts
+                ).astype(np.int32)
         else:
             order = sorting.primary_order(qcode, score)
             tie_start = sorting.group_starts(order.apply(qcode), order.apply(score))

@@ -42,6 +42,11 @@ class Order:
     moved: np.ndarray | None = None
     source: np.ndarray | None = None
 
+    @property
+    def kept(self) -> bool:
+        """Whether the rows stay as they are."""
+        return self.full is None and self.moved is None
+
     def apply_tied(self, values: np.ndarray) -> np.ndarray:
         """``apply`` for values equal across each group of tied rows (query, score): ``moved``
         only reorders rows inside those groups, so it leaves such values as they are."""
@@ -111,6 +116,21 @@ def primary_order(qcode: np.ndarray, score: np.ndarray) -> Order:
         if within is not None:
             return Order(full=within)
     return Order(full=np.lexsort((-score, qcode)))
+
+
+def rank_column_order(qcode: np.ndarray, rank: np.ndarray) -> Order:
+    """Rows grouped by query (run order of queries), the rank column ascending, then file order
+    (``ties="run"``): none at all for a run listed by rank, as runs are written."""
+    n = len(qcode)
+    if n == 0:
+        return Order()
+    if bool(np.all(qcode[1:] >= qcode[:-1])):
+        if bool(np.all((qcode[1:] != qcode[:-1]) | (rank[1:] >= rank[:-1]))):
+            return Order()
+        within = sorted_within_queries(qcode, rank)
+        if within is not None:
+            return Order(full=within)
+    return Order(full=np.lexsort((rank, qcode)))
 
 
 def sorted_within_queries(qcode: np.ndarray, key: np.ndarray) -> np.ndarray | None:
