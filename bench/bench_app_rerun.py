@@ -30,6 +30,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -95,9 +96,7 @@ st.dataframe(pd.DataFrame(np.random.default_rng(int(k)).random(({rows}, {columns
 GOALS = {"cranfield": 100, "msmarco": 160}
 
 
-def bench_reference(
-    rows: int, columns: int, switches: int
-) -> tuple[float, list[float], list[float]]:
+def bench_reference(rows: int, columns: int, switches: int) -> Timed:
     """Reruns of :data:`REFERENCE` with a table of ``rows`` x ``columns``."""
     at = AppTest.from_string(REFERENCE.format(rows=rows, columns=columns), default_timeout=900)
     return _timed(
@@ -145,6 +144,15 @@ def _page(data: str | None, collection: str, page: str, **params: str) -> AppTes
     return at
 
 
+class Timed(NamedTuple):
+    """A page's first load (wall and CPU seconds) and each timed step's."""
+
+    first: float
+    first_cpu: float
+    times: list[float]
+    cpu: list[float]
+
+
 def _timed(
     at: AppTest,
     switches: int,
@@ -153,7 +161,7 @@ def _timed(
     *,
     ready: Callable[[AppTest], AppTest] | None = None,
     before: Callable[[int], None] | None = None,
-) -> tuple[float, list[float], list[float]]:
+) -> Timed:
     """The first load, then ``switches`` timed steps, wall and CPU seconds of each (``ready``:
     once, untimed, after the load; ``before``: untimed, before each step)."""
 
@@ -162,9 +170,10 @@ def _timed(
             raise RuntimeError(f"{what}: {at.exception[0].value}")
         return at
 
-    start = time.perf_counter()
+    start, start_cpu = time.perf_counter(), time.process_time()
     at = checked(at.run())
     first = time.perf_counter() - start
+    first_cpu = time.process_time() - start_cpu
     at = checked(ready(at)) if ready else at
     times, cpu = [], []
     for i in range(switches):
@@ -174,12 +183,10 @@ def _timed(
         at = checked(step(at, i))
         times.append(time.perf_counter() - start)
         cpu.append(time.process_time() - start_cpu)
-    return first, times, cpu
+    return Timed(first, first_cpu, times, cpu)
 
 
-def bench_page(
-    page: str, data: str | None, collection: str, switches: int
-) -> tuple[float, list[float], list[float]]:
+def bench_page(page: str, data: str | None, collection: str, switches: int) -> Timed:
     kind, label, values = SWITCHES[page]
 
     def step(at: AppTest, i: int) -> AppTest:
@@ -197,9 +204,7 @@ def _record(data: str | None, collection: str) -> tuple[Path, Path]:
     return Path(os.environ["RANKVIZ_NOTES"]) / f"{folder.name}.sqlite", folder
 
 
-def bench_judgments(
-    data: str | None, collection: str, switches: int, page: str
-) -> tuple[float, list[float], list[float]]:
+def bench_judgments(data: str | None, collection: str, switches: int, page: str) -> Timed:
     """Reruns of ``page``, each after one more judgment in the meeting's record (qrels=meeting)."""
     from rankviz.io.meeting import MeetingStore
 
@@ -216,9 +221,7 @@ def bench_judgments(
     )
 
 
-def bench_next(
-    data: str | None, collection: str, switches: int
-) -> tuple[float, list[float], list[float]]:
+def bench_next(data: str | None, collection: str, switches: int) -> Timed:
     """The Deltas page: Next through the discussion queue, as the presenter steps."""
     return _timed(
         _page(data, collection, "deltas"),
@@ -228,9 +231,7 @@ def bench_next(
     )
 
 
-def bench_note(
-    data: str | None, collection: str, switches: int
-) -> tuple[float, list[float], list[float]]:
+def bench_note(data: str | None, collection: str, switches: int) -> Timed:
     """The Deltas page: a note typed and confirmed, recorded, and the page shown again with it."""
     _record(data, collection)
     return _timed(
@@ -244,7 +245,7 @@ def bench_note(
 
 def bench_large_record(
     data: str | None, collection: str, switches: int, judgments: int = 100_000
-) -> tuple[float, list[float], list[float]]:
+) -> Timed:
     """The Overview with the meeting's qrels in force from a record of ``judgments`` entries: reruns
     after a K switch."""
     from rankviz.io.meeting import MeetingStore
@@ -296,7 +297,7 @@ def main() -> None:
         folder = Path(data) if data else ROOT / "sample_data" / collection
         queries = len({line.split(maxsplit=1)[0] for line in open(folder / "qrels.txt") if line})
         runs = len(list((folder / "runs").iterdir()))
-        _, times, cpu = bench_reference(queries, runs, max(args.switches, 6))
+        _, _, times, cpu = bench_reference(queries, runs, max(args.switches, 6))
         reference = statistics.median(times)
         goal = GOALS[name] * reference
         print(
@@ -307,22 +308,23 @@ def main() -> None:
         extra = ["judgment overview", "judgment deltas", "next", "note", "100k judgments"]
         for page in [*SWITCHES, *extra]:
             if page.startswith("judgment"):
-                first, times, cpu = bench_judgments(
+                first, first_cpu, times, cpu = bench_judgments(
                     data, collection, args.switches, page.split()[1]
                 )
             elif page == "next":
-                first, times, cpu = bench_next(data, collection, args.switches)
+                first, first_cpu, times, cpu = bench_next(data, collection, args.switches)
             elif page == "note":
-                first, times, cpu = bench_note(data, collection, args.switches)
+                first, first_cpu, times, cpu = bench_note(data, collection, args.switches)
             elif page == "100k judgments":
-                first, times, cpu = bench_large_record(data, collection, args.switches)
+                first, first_cpu, times, cpu = bench_large_record(data, collection, args.switches)
             else:
-                first, times, cpu = bench_page(page, data, collection, args.switches)
+                first, first_cpu, times, cpu = bench_page(page, data, collection, args.switches)
             # the first switch may fill a cache
             worst = max(times[1:]) if len(times) > 1 else times[0]
             median = statistics.median(times)
             print(
-                f"{page:>14}: first load {first:6.2f}  switch median {median:5.2f} "
+                f"{page:>14}: first load {first:6.2f} ({first_cpu:5.2f} CPU-s)  switch median "
+                f"{median:5.2f} "
                 f"({median / reference:4.0f}x)  slowest {worst:5.2f} ({worst / reference:4.0f}x)"
                 f"  (CPU-s median {statistics.median(cpu):5.2f})"
                 f"  {'ok' if worst < goal else 'over the goal'}"
