@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).parent
-FOLDER = HERE / "data" / "runs20"
+FOLDER = HERE / "data" / "scale" / "runs20"
 
 STAGES = """
 import hashlib, json, resource, sys, tempfile, time

@@ -1,4 +1,4 @@
-"""Where a run's first read goes (#39's cold path): one MS MARCO-sized run of bench/data/runs20
+"""Where a run's first read goes (#39's cold path): one MS MARCO-sized run of bench/data/scale/runs20
 (made by bench_app_scale.py) read by pyarrow's CSV reader with every column and with the three
 rankviz uses, on two threads and on one, and by rankviz's ``read_run`` (which checks what it reads),
 each first in a fresh process (the app's first read: fresh memory, page faults) and then again in
@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).parent
-RUN = HERE / "data" / "runs20" / "runs" / "run00.run"
+RUN = HERE / "data" / "scale" / "runs20" / "runs" / "run00.run"
 
 READ = """
 import resource, sys, time
