@@ -1,8 +1,9 @@
-"""Where a run's first read goes (#39's cold path): one MS MARCO-sized run of bench/data/scale/runs20
-(made by bench_app_scale.py) read by pyarrow's CSV reader with every column and with the three
-rankviz uses, on two threads and on one, and by rankviz's ``read_run`` (which checks what it reads),
-each first in a fresh process (the app's first read: fresh memory, page faults) and then again in
-the same process (warm). CPU seconds beside wall; the reference is the bare pyarrow read.
+"""Where a run's first read goes (#39's cold path): one MS MARCO-sized run of
+bench/data/scale/runs20 (made by bench_app_scale.py) read by pyarrow's CSV reader with every
+column and with the three rankviz uses, on two threads and on one, and by rankviz's ``read_run``
+(which checks what it reads), each first in a fresh process (the app's first read: fresh memory,
+page faults) and then again in the same process (warm). CPU seconds beside wall; the reference is
+the bare pyarrow read.
 
     python bench/bench_parse.py [--repeat N]
 """

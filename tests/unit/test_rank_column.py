@@ -1,5 +1,6 @@
 """``ties="run"``: each ranking follows the run file's rank column, then its file order, whether
-the file lists its lines by rank (as runs are written, no reordering at all) or in any other order."""
+the file lists its lines by rank (as runs are written: no reordering at all) or in any other
+order."""
 
 from __future__ import annotations
 
