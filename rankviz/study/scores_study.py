@@ -59,35 +59,8 @@ def _no_qrels() -> Qrels:
 
 @dataclass(frozen=True, eq=False)
 class ScoresStudy(Study):
-    """A study whose numbers are the files' scores (:attr:`scored`).
-
-    Parameters
-    ----------
-    qrels
-        The qrels in force.
-    runs_given
-        Runs already read, by name.
-    measures
-        The measures asked.
-    settings
-        The conventions in force.
-    collection
-        The collection folder it was opened from, if any.
-    groups
-        Query groups, for ``group_by`` and ``aggregate="macro"``.
-    weights
-        qid -> weight, for ``aggregate="weights"``.
-    sources
-        Run files read when first asked for (an engine may stream them instead).
-    notes
-        What opening found worth saying: coverage gaps, the judgments in force.
-    orderer
-        How a run's ranking table is built (:data:`rankviz.ranking.regrading.Orderer`).
-    record
-        The meeting's record whose judgments are in force (opened with ``judgments``).
-    scored
-        The files' scores, the study's numbers.
-    """
+    """A study whose numbers are the files' scores (:attr:`scored`): a :class:`Study`'s
+    parameters (its Parameters section, made from Study's) and ``scored``."""
 
     scored: Evaluation | None = None
 
@@ -290,5 +263,18 @@ class ScoresStudy(Study):
     def coverage_notes(self) -> list[str]:
         return []
 
+
+def _parameters_of(base: type, cls: type, **added: str) -> str:
+    """``cls``'s docstring with ``base``'s Parameters section and its own ``added`` entries."""
+    indent = "    "
+    heading = f"Parameters\n{indent}----------\n"
+    inherited = (base.__doc__ or "").split(heading, 1)[1].rstrip()
+    own = "".join(f"\n{indent}{name}\n{indent * 2}{text}" for name, text in added.items())
+    return f"{(cls.__doc__ or '').rstrip()}\n\n{indent}{heading}{inherited}{own}\n{indent}"
+
+
+ScoresStudy.__doc__ = _parameters_of(
+    Study, ScoresStudy, scored="The files' scores, the study's numbers."
+)
 
 __all__ = ["ScoresStudy", "is_scores"]
