@@ -13,5 +13,6 @@ serves, read;
 - :mod:`~rankviz.app.context`: the :class:`~rankviz.app.context.Context` a page gets, which asks its
   :class:`~rankviz.study.run_study.Study`;
 - :mod:`~rankviz.app.frame`: the sidebar every page shares, which decides the context;
-- :mod:`~rankviz.app.meeting`: the meeting's controls; :mod:`~rankviz.app.pages`: the page registry.
+- :mod:`~rankviz.app.meeting_panel`: the meeting's controls;
+- :mod:`~rankviz.app.pages`: the page registry.
 """

@@ -18,10 +18,10 @@ import pandas as pd
 from rankviz.app import compute
 from rankviz.app.answers import Answers
 from rankviz.app.compute import Key, settings_text
-from rankviz.app.in_force import Meeting
 from rankviz.app.inputs import Runs
 from rankviz.app.lineage import Lineage, orderer
-from rankviz.app.passes import Passes
+from rankviz.app.pass_cache import Passes
+from rankviz.app.record_in_force import Meeting
 from rankviz.app.state import UrlState
 from rankviz.evaluation.result import Evaluation
 from rankviz.io.collection import Collection

@@ -22,8 +22,8 @@ from rankviz.app import (
     recorder,
     sidebar,
 )
-from rankviz.app import in_force as qrels_in_force
-from rankviz.app import options as app_options
+from rankviz.app import page_options as app_options
+from rankviz.app import record_in_force as qrels_in_force
 from rankviz.app.arriving import take_passes
 from rankviz.app.cache import environment_problems, folder_stamp
 from rankviz.app.context import Context

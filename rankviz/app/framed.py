@@ -7,8 +7,8 @@ from typing import Any, Protocol
 import pandas as pd
 
 from rankviz.app.compute import Key
-from rankviz.app.in_force import Meeting
 from rankviz.app.lineage import Lineage
+from rankviz.app.record_in_force import Meeting
 from rankviz.evaluation.result import Evaluation
 from rankviz.io.collection import Collection
 from rankviz.measures import Measure

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rankviz.app import tables
+from rankviz.app import number_tables
 from rankviz.app.text import message
 from rankviz.plots import export
 from rankviz.study.record import qrels_text
@@ -24,9 +24,9 @@ def summary(ctx) -> None:
     moved = pd.concat({"qrels file": before.stack(), "with the meeting's": after.stack()}, axis=1)
     moved["change"] = moved["with the meeting's"] - moved["qrels file"]
     moved.index.names = ["run", "measure"]
-    tables.numbers(after - before, "%+.4f")
+    number_tables.numbers(after - before, "%+.4f")
     with st.expander("Both means of every run and measure"):
-        tables.numbers(moved, formats={"change": "%+.4f"})
+        number_tables.numbers(moved, formats={"change": "%+.4f"})
     st.caption(
         message(
             "How much each run's mean moves from the qrels file to the qrels with the {} "

@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from rankviz.analyses.deltas import PairDeltas
-from rankviz.app import options as app_options
+from rankviz.app import page_options as app_options
 from rankviz.app.context import Context
 from rankviz.app.pair_views import every_query
 from rankviz.app.scored_answers import answers_panel

@@ -14,7 +14,7 @@ from pathlib import Path
 import streamlit as st
 
 from rankviz import plots
-from rankviz.app import options as app_options
+from rankviz.app import page_options as app_options
 from rankviz.app import sidebar
 from rankviz.app.cache import SHARED, folder_stamp
 from rankviz.app.context import Context

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rankviz.app.drafts import changed_judgments
-from rankviz.app.meeting import judging_table
+from rankviz.app.meeting_panel import judging_table
 from rankviz.io.collection import open_collection
 from rankviz.io.meeting import MeetingStore
 

@@ -260,7 +260,7 @@ def _public_methods(paths) -> set[str]:
 def test_the_app_restates_no_method_of_the_study() -> None:
     """A page asks the Study by its method's name (``ctx.ask``): a method of the app's context with
     a Study method's name is one of the few answers kept under keys of their own."""
-    app = [PACKAGE / "app" / f"{n}.py" for n in ("context", "answers", "passes")]
+    app = [PACKAGE / "app" / f"{n}.py" for n in ("context", "answers", "pass_cache")]
     shared = _public_methods(app) & _public_methods((PACKAGE / "study").glob("*.py"))
     assert shared <= set(SHARED_WITH_THE_STUDY), shared - set(SHARED_WITH_THE_STUDY)
 

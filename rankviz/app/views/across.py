@@ -6,7 +6,7 @@ import functools
 import streamlit as st
 
 from rankviz import plots
-from rankviz.app import across, inputs, signin
+from rankviz.app import across_rows, inputs, signin
 from rankviz.app.cache import folder_stamp
 from rankviz.app.frame import open_plain_page
 from rankviz.app.text import md, message
@@ -79,13 +79,15 @@ measure = left.selectbox(
     key=measure_key,
     help="computed in each collection with its own conventions (relevance threshold, gmax)",
 )
-named_alike = across.matched_rows({name: runs[name] for name in chosen})
-unasked = str(min(max(named_alike - 1, 0), across.MOST_COMPARED))
-compared = int(url.choice("compared", [str(n) for n in range(across.MOST_COMPARED + 1)], unasked))
+named_alike = across_rows.matched_rows({name: runs[name] for name in chosen})
+unasked = str(min(max(named_alike - 1, 0), across_rows.MOST_COMPARED))
+compared = int(
+    url.choice("compared", [str(n) for n in range(across_rows.MOST_COMPARED + 1)], unasked)
+)
 compared = middle.number_input(
     "Runs compared with the baseline",
     0,
-    across.MOST_COMPARED,
+    across_rows.MOST_COMPARED,
     help="Rows whose runs share a name in every collection are compared unasked; add rows to "
     "pair other runs, choosing each collection's run below.",
     value=1 if held(compared_key := url.key("compared", "across", value=compared)) else compared,
@@ -100,7 +102,7 @@ rows = ["baseline", *(f"run {i}" for i in range(1, compared + 1))]
 st.markdown(
     "**Which run of each collection fills each row** (collections name their runs their own way)"
 )
-guesses = across.default_rows({name: runs[name] for name in chosen}, len(rows))
+guesses = across_rows.default_rows({name: runs[name] for name in chosen}, len(rows))
 columns = st.columns(len(chosen))
 choices: dict[str, list[str]] = {}
 for column, name in zip(columns, chosen, strict=True):
@@ -135,7 +137,7 @@ if compared == 0:
     st.stop()
 try:
     with st.spinner("Evaluating the runs on every collection…"):
-        result = across.summary(
+        result = across_rows.summary(
             {name: folders[name] for name in chosen},
             choices,
             measure,

@@ -3,8 +3,8 @@ by side."""
 
 import streamlit as st
 
-from rankviz.app import meeting
-from rankviz.app import options as app_options
+from rankviz.app import meeting_panel
+from rankviz.app import page_options as app_options
 from rankviz.app.documents import documents_panel
 from rankviz.app.frame import open_page
 from rankviz.app.pair_views import every_query, pair_summary, queue_selection
@@ -232,7 +232,7 @@ documents_panel(
     run=run,
 )
 
-meeting.record_panel(
+meeting_panel.record_panel(
     ctx, query, view, baseline, run, box=screen, compact=ctx.present, grades_in=typing
 )
 

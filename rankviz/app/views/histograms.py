@@ -3,7 +3,7 @@
 import streamlit as st
 
 from rankviz import plots
-from rankviz.app import options as app_options
+from rankviz.app import page_options as app_options
 from rankviz.app.frame import open_page
 from rankviz.app.widgets import url_option
 from rankviz.plots import export

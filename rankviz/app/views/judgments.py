@@ -4,7 +4,7 @@ qrels, the meeting's record), how far they agree, and what changes for the selec
 import streamlit as st
 
 from rankviz import plots
-from rankviz.app import judges
+from rankviz.app import judge_sources
 from rankviz.app.frame import open_page
 from rankviz.app.importing import import_panel
 from rankviz.app.text import md, message
@@ -15,7 +15,7 @@ from rankviz.settings.numbers import to_json
 ctx = open_page("judgments")
 st.header("Judgments")
 import_panel(ctx)
-sources = judges.offered(ctx)
+sources = judge_sources.offered(ctx)
 if len(sources) < 2:
     st.info(
         "This collection has one source of judgments, its qrels file. Put another beside it as "
@@ -48,7 +48,7 @@ b = url_selectbox(
 )
 ctx.url.write(judges_a=a, judges_b=b)
 try:
-    report = judges.report(ctx, a, b)
+    report = judge_sources.report(ctx, a, b)
 # a source with no usable judgment (a record whose entries are all left out)
 except RankvizError as exc:
     st.warning(message("No comparison of {} and {}: {}", a, b, str(exc)))

@@ -6,8 +6,8 @@ import pandas as pd
 import streamlit as st
 
 from rankviz import plots
-from rankviz.app import meeting_summary, tables
-from rankviz.app import options as app_options
+from rankviz.app import meeting_summary, number_tables
+from rankviz.app import page_options as app_options
 from rankviz.app.frame import open_page
 from rankviz.app.text import md, message
 from rankviz.app.widgets import url_option, url_selectbox
@@ -95,7 +95,7 @@ if len(ctx.selected) > 1 and ctx.settings.aggregate == "query":
         table["interval"] = [
             f"{low}–{high}" for low, high in zip(table["rank_low"], table["rank_high"], strict=True)
         ]
-        tables.numbers(table[["mean", "rank", "interval", "group"]], formats={"rank": "%d"})
+        number_tables.numbers(table[["mean", "rank", "interval", "group"]], formats={"rank": "%d"})
         st.caption(
             f"Runs by mean. {md(standings.describe())}. Test settings on the Significance page. "
             "The interval says where a run would rank on other queries like these; the group says "
@@ -129,7 +129,7 @@ def chance_and_curves() -> None:
     chance = ctx.chance().means()
     st.plotly_chart(plots.means_with_ci(summaries, ctx.colours, chance), key="overview_means")
     st.markdown("**Chance level**")
-    tables.numbers(chance)
+    number_tables.numbers(chance)
     st.caption(
         "What a random order of each run's own retrieved documents would get (exactly: every order "
         "of each query's documents equally likely). A mean near it says the run ranks no better "

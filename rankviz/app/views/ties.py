@@ -7,7 +7,7 @@ import streamlit as st
 from rankviz import plots
 from rankviz.app.compute import PASS_WORKERS
 from rankviz.app.frame import open_page
-from rankviz.app.tables import PAIR_HEADERS
+from rankviz.app.number_tables import PAIR_HEADERS
 from rankviz.app.text import md
 from rankviz.app.widgets import url_option, url_selectbox
 from rankviz.plots import export

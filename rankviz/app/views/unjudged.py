@@ -8,7 +8,7 @@ import streamlit as st
 from rankviz import plots
 from rankviz.analyses.unjudged import JUDGED_WARNING
 from rankviz.app.frame import open_page
-from rankviz.app.tables import PAIR_HEADERS
+from rankviz.app.number_tables import PAIR_HEADERS
 from rankviz.app.text import md, message
 from rankviz.app.widgets import url_option, url_selectbox
 from rankviz.errors import RankvizError
