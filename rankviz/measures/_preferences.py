@@ -12,7 +12,8 @@ ones, exactly as trec_eval's ``m_prefs_avgjg_Rnonrel*.c`` recount (their quirks 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -22,8 +23,9 @@ from rankviz.io.preference_judgments import GroupPreferences, QueryPreferences
 @dataclass(frozen=True)
 class GroupCounts:
     """One group's counts on one ranking (``*_poss`` include the fulfilled ones, as trec_eval's
-    ``num_prefs_possible_*``); ``recount`` and ``recount_ret``: (fulfilled, possible) of
-    ``prefs_avgjg_Rnonrel`` and its ``_ret`` variant."""
+    ``num_prefs_possible_*``); :attr:`recount` and :attr:`recount_ret`: (fulfilled, possible) of
+    ``prefs_avgjg_Rnonrel`` and its ``_ret`` variant, counted when asked (where a group's
+    non-relevant documents outnumber its relevant ones)."""
 
     ful_ret: int
     poss_ret: int
@@ -34,8 +36,17 @@ class GroupCounts:
     rel_ret: int
     nonrel: int
     nonrel_ret: int
-    recount: tuple[int, int]
-    recount_ret: tuple[int, int]
+    group: GroupPreferences = field(repr=False, compare=False)
+    ranks: np.ndarray = field(repr=False, compare=False)
+    found: int = field(repr=False, compare=False)
+
+    @cached_property
+    def recount(self) -> tuple[int, int]:
+        return _recount(self.group, self.ranks, self.found, self.rel, retrieved_only=False)
+
+    @cached_property
+    def recount_ret(self) -> tuple[int, int]:
+        return _recount(self.group, self.ranks, self.found, self.rel_ret, retrieved_only=True)
 
 
 def document_ranks(query: QueryPreferences, docids) -> tuple[np.ndarray, int]:
@@ -78,11 +89,7 @@ def group_counts(group: GroupPreferences, ranks: np.ndarray, found: int) -> Grou
         nonrel=int(np.count_nonzero(nonrel)),
         nonrel_ret=int(np.count_nonzero(nonrel & retrieved)),
     )
-    return GroupCounts(
-        **counts,
-        recount=_recount(group, ranks, found, counts["rel"], retrieved_only=False),
-        recount_ret=_recount(group, ranks, found, counts["rel_ret"], retrieved_only=True),
-    )
+    return GroupCounts(**counts, group=group, ranks=ranks, found=found)
 
 
 def _later(first: np.ndarray, second: np.ndarray) -> int:
