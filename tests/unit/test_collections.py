@@ -19,6 +19,7 @@ from rankviz.measures import make
 COLLECTIONS = [
     ("cranfield", 1, 225, 6),
     ("cranfield-reproduction", 1, 225, 4),
+    ("cranfield-diversity", 1, 225, 4),
     ("dl-hard-passage", 2, 50, 6),
     ("trec-cast-2021", 1, 239, 5),
 ]
