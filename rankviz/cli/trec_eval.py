@@ -62,8 +62,10 @@ def add_trec_eval_command(commands) -> None:
         "-R",
         default="qrels",
         metavar="FORMAT",
-        help="the qrels' format: qrels, or qrels_jg (qid group docno rel: judgment groups, for "
-        "map_avgjg, P_avgjg and Rprec_mult_avgjg) (default: qrels)",
+        help="the qrels' format: qrels; qrels_jg (qid group docno rel: judgment groups, for "
+        "map_avgjg, P_avgjg and Rprec_mult_avgjg); prefs (qid group subgroup docno level: "
+        "preferences, for the prefs_* measures, -m all_prefs) or qrels_prefs (qrels read as "
+        "preferences) (default: qrels)",
     )
     te.add_argument(
         "-Z",
