@@ -241,17 +241,27 @@ def _fixed_keys(first: int, n: int, width: int, data: np.ndarray) -> np.ndarray:
     return _mix(h)
 
 
+#: How long the app's server keeps the pages Arrow freed before handing them back to the kernel
+#: (jemalloc's decay; Arrow's is 0, back at once): the next run read reuses the last one's pages
+#: instead of faulting in fresh ones the kernel zeroes. The Overview of 20 MS MARCO-sized runs from
+#: an empty store took 37.5 CPU-s with 0, 35.2 with 1 s, 28.9 with 30 s (peak 1.7 -> 2.2 GB; never
+#: handing back, 30.3); ``bench/bench_app_scale.py``.
+SERVER_DECAY_MS = 30_000
+
+
 @functools.cache  # once per process
-def prefer_jemalloc() -> None:
+def prefer_jemalloc(*, decay_ms: int | None = None) -> None:
     """Arrow's allocations from jemalloc (else the system allocator) instead of its default,
-    mimalloc, unless ``ARROW_DEFAULT_MEMORY_POOL`` chooses. On the 2-core VMs measured, reading a
-    7M-line run with mimalloc spent 2-4 s in the kernel faulting in fresh pages (3.2 s in all); with
-    jemalloc
-    0.7 s (1.4 s in all). Called by the command line and the app, the processes rankviz owns; a
-    library import leaves the caller's allocator alone."""
+    mimalloc, unless ``ARROW_DEFAULT_MEMORY_POOL`` chooses; ``decay_ms``: how long freed pages are
+    kept (:data:`SERVER_DECAY_MS`). On the 2-core VMs measured, reading a 7M-line run with mimalloc
+    spent 2-4 s in the kernel faulting in fresh pages (3.2 s in all); with jemalloc 0.7 s (1.4 s in
+    all). Called by the command line and the app, the processes rankviz owns; a library import
+    leaves the caller's allocator alone."""
     if os.environ.get("ARROW_DEFAULT_MEMORY_POOL"):
         return
     try:
+        if decay_ms is not None:  # before the pool's first arena: it holds for arenas made later
+            pa.jemalloc_set_decay_ms(decay_ms)
         pool = pa.jemalloc_memory_pool()
     except NotImplementedError:  # a build without jemalloc (some platforms' wheels)
         pool = pa.system_memory_pool()

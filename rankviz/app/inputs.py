@@ -179,13 +179,12 @@ def run_file(key: str, path: str, name: str) -> Run:
     read = functools.partial(_read_alone, path, name)
     if disk is None:
         return SHARED.get(("run", key, name), read)
-    parse = functools.partial(_parse_alone, path, name)
 
     opened: list[Run] = []
 
     def stored() -> str:
         try:
-            opened.append(disk.get(path, name, read, parse=parse))
+            opened.append(disk.get(path, name, read))
             return ""
         except RankvizError as exc:
             return str(exc)
@@ -204,10 +203,3 @@ def _read_alone(path: str, name: str) -> Run:
     runs' passes (single-threaded ordering) go on meanwhile."""
     with _READING:
         return served.served_run(path, name)
-
-
-def _parse_alone(path: str, name: str, data: bytes) -> Run:
-    """The run from the bytes the store read of its file (named by its path in messages), one at a
-    time."""
-    with _READING:
-        return served.served_run(data, name, path)

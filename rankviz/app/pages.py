@@ -17,7 +17,7 @@ from pathlib import Path
 import streamlit as st
 from streamlit.runtime.scriptrunner import StopException
 
-from rankviz._arrow import prefer_jemalloc
+from rankviz._arrow import SERVER_DECAY_MS, prefer_jemalloc
 from rankviz.app import kept, signin
 
 VIEWS = Path(__file__).resolve().parent / "views"
@@ -64,7 +64,7 @@ def spec(key: str) -> PageSpec:
 def navigate(default: str = DEFAULT_PAGE.key) -> None:
     """``st.navigation`` over :data:`PAGES` (``default``: the page of the root URL), and run the
     page asked for."""
-    prefer_jemalloc()
+    prefer_jemalloc(decay_ms=SERVER_DECAY_MS)
     # with sign-in: nothing but the sign-in until the visitor is signed in
     signin.gate([page.key for page in PAGES], default)
     from rankviz.app.sidebar import scores_only_in_view

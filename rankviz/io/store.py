@@ -1,29 +1,35 @@
-"""Parsed runs kept on disk as Arrow IPC files, keyed on the content of the file they were read
+"""Parsed runs kept on disk as Arrow IPC files, keyed on the identity of the file they were read
 from.
 
 Reading a 7M-line run takes a second or more; opening its stored columns takes milliseconds (they
 are memory-mapped, not read: the operating system pages them in as they are used and shares them
 between processes). The store is a cache: deleting the folder loses nothing.
 
-Layout of the folder: ``runs/<sha256 of the file's bytes>.arrow``, one parsed run each (its
-columns, its query ids and the docids' key kind in the schema's metadata, with the format's
-version), and ``stamps/<sha1 of path and stamp>``, the content hash of a file as it was when last
-seen, so that an unchanged file is found without hashing its bytes again. A file's stamp
-(modification and change time, size, inode) changes with any rewrite, so a stale hash is never used.
-Every write goes to a temporary file first and is renamed into place: several servers may share
-the folder. The least recently used runs are removed past the size budget.
+Layout of the folder: ``runs/<sha1 of the file's resolved path and stamp>-<format>.arrow``, one
+parsed run each (its columns, its query ids and the docids' key kind in the schema's metadata). A
+file's stamp (modification and change time, size, inode) changes with any rewrite, and no tool can
+set the change time back, so a stored run is never served for other bytes than those it was read
+from; the key is known without reading the file (a run's bytes are read once, by its parse).
+
+A run is written after it is returned, by one writer thread, flushed to disk and then dropped from
+the page cache (the process holds the run it parsed; twenty runs' copies would otherwise fill the
+machine's memory with pages nobody reads, each first touched at a cost). Every write goes to a
+temporary file first and is renamed into place: several servers may share the folder. The least
+recently used runs are removed past the size budget.
 """
 
 from __future__ import annotations
 
-import functools
+import dataclasses
 import hashlib
 import io
 import json
 import os
 import tempfile
+import threading
 import zipfile
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -32,9 +38,10 @@ import pyarrow as pa
 from rankviz._arrow import from_numpy, to_numpy
 from rankviz.io.encoding import DocidKeys
 from rankviz.io.model import Run
-from rankviz.io.sources import whole_file
 
-FORMAT = "1"  # bump when the stored columns change: older files are then ignored
+FORMAT = "2"  # bump when the stored columns or their keys change: older files are then ignored
+#: at most this many parsed runs wait for the writer (memory held for them) before a reader waits
+WAITING_WRITES = 2
 
 
 def store_folder() -> Path | None:
@@ -53,36 +60,19 @@ class RunStore:
         self.folder = Path(folder)
         self.budget = budget
 
-    def get(
-        self,
-        path: str | os.PathLike,
-        name: str,
-        read: Callable[[], Run],
-        *,
-        parse: Callable[[bytes], Run] | None = None,
-    ) -> Run:
-        """The run read from ``path`` under ``name``: opened from the store when its content was
-        stored before, else ``read()`` and stored for next time. ``parse``: the run from the file's
-        bytes; given, a file not seen before is read once, for its hash and its parse both (not
-        twice, and never stored under the hash of other bytes than those parsed). A store that
-        cannot be written (a read-only folder, a full disk) is skipped, never an error."""
+    def get(self, path: str | os.PathLike, name: str, read: Callable[[], Run]) -> Run:
+        """The run read from ``path`` under ``name``: opened from the store when this file, as it
+        is now, was stored before (or is being written), else ``read()`` and stored for next time.
+        A store that cannot be written (a read-only folder, a full disk) is skipped, never an
+        error."""
         path = Path(path)
-        data = None
         try:
-            # the stamp before reading: bytes read later are never noted under it
-            note = self._note(path)
-            content = _read_note(note)
-            if content is None:
-                data = _whole(path) if parse is not None else None
-                content = _write_note(
-                    note,
-                    hashlib.sha256(data).hexdigest() if data is not None else _file_digest(path),
-                )
+            stored = self._stored(path)  # the stamp before reading: a later rewrite is another key
         except OSError:
             return read()  # the reader names what is wrong with the file
-        if data is not None and parse is not None:
-            read = functools.partial(parse, data)
-        stored = self.folder / "runs" / f"{content}.arrow"
+        waiting = _WRITER.waiting(stored)
+        if waiting is not None:
+            return dataclasses.replace(waiting, name=name, source=str(path))
         if stored.exists():
             try:
                 run = _open(stored, name=name, source=str(path))
@@ -91,18 +81,15 @@ class RunStore:
             except (OSError, pa.ArrowInvalid, KeyError, ValueError):
                 pass  # damaged or of another format: read again and replace it
         run = read()
-        try:
-            self._write(stored, run)
-        except OSError:
-            pass
+        _WRITER.put(stored, run, lambda: self._write(stored, run))
         return run
 
-    def _note(self, path: Path) -> Path:
-        """Where the content hash of the file as it is now (its stamp) is noted."""
+    def _stored(self, path: Path) -> Path:
+        """Where the run of the file as it is now (its resolved path and stamp) is stored."""
         info = path.stat()
         stamp = (info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino)
         seen = "\0".join(map(str, (path.resolve(), *stamp)))
-        return self.folder / "stamps" / hashlib.sha1(seen.encode()).hexdigest()
+        return self.folder / "runs" / f"{hashlib.sha1(seen.encode()).hexdigest()}-{FORMAT}.arrow"
 
     def _write(self, stored: Path, run: Run) -> None:
         table = pa.table(
@@ -126,8 +113,56 @@ class RunStore:
                 # one batch: every column opens as a view
                 writer.write_table(table, max_chunksize=max(len(table), 1))
 
-        _atomic_write(stored, write)
+        _atomic_write(stored, write, drop_pages=True)
         _trim(self.folder / "runs", ".arrow", self.budget)
+
+
+class _Writer:
+    """The store's one writer thread, and the runs waiting for it (by where they go): a run being
+    written is served from memory, and at most :data:`WAITING_WRITES` wait at once. Its thread is
+    joined when the interpreter exits, so a queued run is written, not lost half-way."""
+
+    def __init__(self) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rankviz-store")
+        self._lock = threading.Lock()
+        self._waiting: dict[Path, tuple[Run, Future]] = {}
+
+    def waiting(self, stored: Path) -> Run | None:
+        with self._lock:
+            found = self._waiting.get(stored)
+        return found[0] if found is not None else None
+
+    def put(self, stored: Path, run: Run, write: Callable[[], None]) -> None:
+        with self._lock:
+            ahead = [future for _, future in self._waiting.values()]
+        for future in ahead[: max(len(ahead) - WAITING_WRITES + 1, 0)]:
+            future.result()  # back-pressure: the disk sets the pace, not the memory
+
+        def written() -> None:
+            try:
+                write()
+            except OSError:
+                pass  # a store that cannot be written is skipped
+            finally:
+                with self._lock:
+                    self._waiting.pop(stored, None)
+
+        with self._lock:
+            self._waiting[stored] = (run, self._pool.submit(written))
+
+    def wait(self) -> None:
+        with self._lock:
+            futures = [future for _, future in self._waiting.values()]
+        for future in futures:
+            future.result()
+
+
+_WRITER = _Writer()
+
+
+def written() -> None:
+    """Wait until every run returned so far is on disk (or skipped)."""
+    _WRITER.wait()
 
 
 class ArrayStore:
@@ -207,41 +242,16 @@ def _open(stored: Path, *, name: str, source: str) -> Run:
     )
 
 
-def _file_digest(path: Path) -> str:
-    """The SHA-256 of a file's bytes, read in blocks."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 22), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def _read_note(note: Path) -> str | None:
-    """The content hash noted for a stamp, or None."""
+def _drop_pages(path: str) -> None:
+    """Flush a file to disk and tell the kernel its pages are not needed now (only clean pages can
+    be dropped; a system without ``posix_fadvise`` keeps them)."""
+    handle = os.open(path, os.O_RDONLY)
     try:
-        return note.read_text().strip()
-    except OSError:
-        return None
-
-
-def _write_note(note: Path, digest: str) -> str:
-    """Note the content hash of a stamp (skipped when the store cannot be written); the store's key
-    for it."""
-    content = f"{digest}-{FORMAT}"
-    try:
-        _atomic_write(note, lambda sink: sink.write(content.encode()))
-    except OSError:
-        pass
-    return content
-
-
-def _whole(path: Path) -> bytes:
-    """The file's bytes, read once (an OSError when it changed while being read: the reader then
-    says so)."""
-    data = whole_file(path)
-    if data is None:
-        raise OSError("the file changed while it was being read")
-    return data
+        os.fdatasync(handle)
+        if hasattr(os, "posix_fadvise"):
+            os.posix_fadvise(handle, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(handle)
 
 
 def _one_chunk(values: pa.Array | pa.ChunkedArray) -> pa.Array:
@@ -250,14 +260,18 @@ def _one_chunk(values: pa.Array | pa.ChunkedArray) -> pa.Array:
     return values
 
 
-def _atomic_write(target: Path, write: Callable) -> None:
-    """``write(file)`` into a temporary file beside ``target``, then renamed onto it."""
+def _atomic_write(target: Path, write: Callable, *, drop_pages: bool = False) -> None:
+    """``write(file)`` into a temporary file beside ``target``, then renamed onto it;
+    ``drop_pages``: flushed to disk first and dropped from the page cache (a large file the process
+    already holds in memory)."""
     target.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
     os.close(handle)
     try:
         with pa.OSFile(temporary, "wb") as out:
             write(out)
+        if drop_pages:
+            _drop_pages(temporary)
         os.replace(temporary, target)
     except BaseException:
         try:

@@ -13,7 +13,7 @@ from conftest import ROOT
 
 import rankviz as rv
 from rankviz.app import cache, inputs
-from rankviz.io.store import RunStore
+from rankviz.io.store import RunStore, written
 
 TE = ROOT / "tests" / "data" / "conformance" / "te_test"
 
@@ -114,6 +114,7 @@ def test_runs_not_selected_are_not_opened(tmp_path, monkeypatch) -> None:
     at = start("overview", collection="cranfield", runs="bm25,dense", measures="AP")
     assert not at.exception and list(at.dataframe[0].value.index) == ["bm25", "dense"]
     assert set(opened) == {"bm25", "dense"}
+    written()
     assert len(list(RunStore(tmp_path, budget=2**30).folder.glob("runs/*.arrow"))) == 2
     del os.environ["RANKVIZ_STORE"]
     cache.SHARED.clear()
