@@ -256,9 +256,8 @@ class AgreementReport:
             judge = b if self.kind_b.startswith("llm") else a
             lines.append(
                 f"{judge} is an LLM judge: runs built on the same or a similar model may "
-                "be favoured by it "
-                "(circularity); check which runs use LLMs before trusting their gains "
-                "under it"
+                "be favoured by it (circularity); check which runs use LLMs before trusting their "
+                "gains under it"
             )
         return lines
 

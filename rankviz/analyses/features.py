@@ -124,7 +124,7 @@ def feature_report(
                     "category": grouped.mean().index,
                     "queries": grouped.size().to_numpy(),
                     "mean": grouped.mean().to_numpy(),
-                }  # fmt: skip
+                }
             )
     return FeatureReport(
         value, values, features, tuple(numeric), categorical, confidence_level, tuple(left_out)

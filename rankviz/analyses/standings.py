@@ -141,8 +141,7 @@ class Standings:
             f"{self.n_resamples:,} paired bootstrap resamples of the queries ({seed}); group: "
             "runs sharing a letter "
             f"are not significantly different (randomised Tukey HSD, alpha = {self.alpha:g}), "
-            "on the queries every "
-            "run answers"
+            "on the queries every run answers"
         )
         if self.settled_after:
             early = ", ".join(f"{n:,} resamples for {m}" for m, n in self.settled_after.items())

@@ -179,8 +179,7 @@ class Summary:
         )
         return [
             f"{kind} of each run minus {self.baseline}: the mean of the per-query differences on "
-            "the queries both "
-            "answer, variance s^2/n, t interval",
+            "the queries both answer, variance s^2/n, t interval",
             "pooled: random effects (DerSimonian-Laird), tau2 floored at 0, I2 = (Q - (k - 1)) / Q "
             "floored at 0, normal interval; wins/ties/losses: collections whose delta is "
             "above/at/below 0; ranks: 1 = best mean in a collection, Borda = sum of (runs - rank)",

@@ -54,8 +54,7 @@ class CollectionWarnings:
         if self.many_relevant:
             lines.append(
                 f"{share(self.many_relevant)} have {self.many} or more relevant documents: RR and "
-                "Hits see only the first, "
-                "and may mislead; AP, nDCG or R cover the rest."
+                "Hits see only the first, and may mislead; AP, nDCG or R cover the rest."
             )
         low = self.judged[self.judged < JUDGED_WARNING]
         if len(low) == 1:

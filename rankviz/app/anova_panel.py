@@ -39,7 +39,7 @@ def anova_panel(ctx: Context, measure: Measure, confidence_level: float) -> None
                 "F": "{:.3f}",
                 "p_value": p_text,
                 "omega2": "{:.3f}",
-            },  # fmt: skip
+            },
             na_rep="",
         ),
         width="stretch",

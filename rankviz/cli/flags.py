@@ -87,8 +87,7 @@ def inputs(parser: argparse.ArgumentParser) -> None:
         dest="measures",
         metavar="MEASURE",
         help="e.g. RR@10, AP, nDCG@10, ERR@20, Hits@10, P@10, RR(rel=2)@10, or as trec_eval "
-        "writes them: map, ndcg_cut.10, P.5,10 (repeatable); default: "
-        "the collection's, "
+        "writes them: map, ndcg_cut.10, P.5,10 (repeatable); default: the collection's, "
         f"else {', '.join(s.DEFAULT_MEASURES)}",
     )
     parser.add_argument(

@@ -18,9 +18,11 @@ def add_fuse_command(commands) -> None:
     fu.add_argument("--method", choices=METHODS, default="rrf", help="default rrf")
     fu.add_argument("--k", type=int, default=60, help="RRF's k: 1 / (k + rank); default 60")
     fu.add_argument(
-        "--norm", choices=NORMS, default="minmax",
+        "--norm",
+        choices=NORMS,
+        default="minmax",
         help="scores normalised per run and query before CombSUM and CombMNZ; default minmax",
-    )  # fmt: skip
+    )
     fu.add_argument("--depth", type=int, default=None, help="documents kept a query; default all")
     fu.add_argument("-o", "--output", required=True, metavar="FILE", help="the fused run file")
 

@@ -44,9 +44,13 @@ def add_repro_command(commands) -> None:
         help="their reproductions, in the same order",
     )
     rp.add_argument(
-        "-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+        "-m",
+        "--measure",
+        action="append",
+        dest="measures",
+        metavar="MEASURE",
         help="measures of the effects (repeatable); default: the collection's, else rankviz's",
-    )  # fmt: skip
+    )
     rp.add_argument("--depth", type=int, default=1000, help="documents compared; default 1000")
     rp.add_argument("--rbo-p", type=float, default=0.95, help="RBO's persistence; default 0.95")
     rp.add_argument(

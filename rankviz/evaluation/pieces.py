@@ -141,9 +141,8 @@ def _comes_back(piece: Piece, earlier: set[str] | None) -> FormatError:
                     piece.first_line + line_no - 1,
                     line,
                     f"query {quoted(qid)} comes back after other queries; the stream and dask "
-                    "engines need each query's "
-                    "lines together (sort the file by query, e.g. sort -s -k1,1, or use --engine "
-                    "memory)",
+                    "engines need each query's lines together (sort the file by query, e.g. sort "
+                    "-s -k1,1, or use --engine memory)",
                 )
             if current is not None:
                 before.add(current)

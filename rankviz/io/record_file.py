@@ -157,8 +157,7 @@ class RecordFile:
             raise MeetingError(
                 f"the record {self.path.name} belongs to the collection {row[0]!r}, "
                 f"not {collection!r}: "
-                "give each collection its own record (--notes FOLDER keeps one file "
-                "per collection)"
+                "give each collection its own record (--notes FOLDER keeps one file per collection)"
             )
         if row is None and create:
             with self._writing() as db:

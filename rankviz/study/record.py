@@ -135,7 +135,7 @@ def read_log(path: str) -> list[Judgment] | None:
                     note,
                     via,
                     undoes=int(undoes) if undoes else None,
-                )  # fmt: skip
+                )
             )
         except ValueError:
             raise OptionError(

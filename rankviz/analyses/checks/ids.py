@@ -27,11 +27,8 @@ def query_findings(facts: Mapping[str, RunFacts], qrels: Qrels, *, missing: str)
                     "qid-near-miss",
                     "error",
                     f"{len(misses)} query id(s) of the run match judged queries only once "
-                    "normalised "
-                    "(case, a prefix, "
-                    "leading zeros): each scores as an unanswered query. Write the run's query ids "
-                    "as "
-                    "the qrels do.",
+                    "normalised (case, a prefix, leading zeros): each scores as an unanswered "
+                    "query. Write the run's query ids as the qrels do.",
                     run=name,
                     count=len(misses),
                     examples=[f"{a} ~ {b}" for a, b in misses],
@@ -44,9 +41,8 @@ def query_findings(facts: Mapping[str, RunFacts], qrels: Qrels, *, missing: str)
                     "qid-mismatch",
                     "error",
                     f"the run answers none of the {len(judged)} judged queries ({len(answered)} of "
-                    "its "
-                    "own): every number "
-                    "of it is 0. Check that run and qrels belong to the same topics.",
+                    "its own): every number of it is 0. Check that run and qrels belong to the "
+                    "same topics.",
                     run=name,
                     count=len(judged),
                     examples=sorted(answered)[:EXAMPLES],
@@ -104,14 +100,11 @@ def document_findings(facts: Mapping[str, RunFacts]) -> list[Finding]:
                 "docid-near-miss",
                 "error" if run.near > run.as_written else "warning",
                 f"{run.near:,} retrieved lines name a judged document only once its id is "
-                "normalised "
-                "(case, a prefix such "
-                "as doc: or msmarco_passage_, a #N segment suffix, leading zeros), against "
+                "normalised (case, a prefix such as doc: or msmarco_passage_, a #N segment suffix, "
+                "leading zeros), against "
                 f"{run.as_written:,} that name "
                 f"one as written{sampled}: those documents count as unjudged, so not relevant. "
-                "Write "
-                "the run's ids as the "
-                "qrels do.",
+                "Write the run's ids as the qrels do.",
                 run=name,
                 count=run.near,
                 examples=[f"{a} ~ {b}" for a, b in run.near_examples],
@@ -142,10 +135,9 @@ def identical_id_findings(facts: Mapping[str, RunFacts], *, ignored: bool) -> li
                 "warning",
                 (
                     f"{count} retrieved documents have their query's id, {first:.0%} of them "
-                    "ranked first: the queries "
-                    "are documents of the collection (as in ArguAna, Quora, CQADupStack), and BEIR "
-                    "drops them "
-                    "(--ignore-identical-ids). Say which rule your numbers follow."
+                    "ranked first: the queries are documents of the collection (as in ArguAna, "
+                    "Quora, CQADupStack), and BEIR drops them (--ignore-identical-ids). Say which "
+                    "rule your numbers follow."
                 ),
             )
         else:
@@ -153,9 +145,8 @@ def identical_id_findings(facts: Mapping[str, RunFacts], *, ignored: bool) -> li
                 "note",
                 (
                     f"{count} retrieved documents have their query's id, {first:.0%} of them "
-                    "ranked first: most "
-                    "likely two id spaces meeting by chance; if queries are documents here, "
-                    "--ignore-identical-ids."
+                    "ranked first: most likely two id spaces meeting by chance; if queries are "
+                    "documents here, --ignore-identical-ids."
                 ),
             )
         found.append(

@@ -64,11 +64,8 @@ def judgment_findings(
                 "no-relevant-query",
                 "note",
                 f"{len(empty)} judged queries have no document of grade {settings.rel} or more: "
-                "every "
-                "run scores 0 on them "
-                "under every measure (trec_eval counts them; they lower every mean alike and tell "
-                "no "
-                "run apart).",
+                "every run scores 0 on them under every measure (trec_eval counts them; they lower "
+                "every mean alike and tell no run apart).",
                 count=len(empty),
                 examples=empty,
                 queries=frozenset(empty),

@@ -42,8 +42,7 @@ def depth_findings(
                 "depth-differs",
                 "warning" if sensitive else "note",
                 f"the runs have different depths ({what}). Cut them to one depth (--depth N, "
-                "trec_eval "
-                "-M).",
+                "trec_eval -M).",
                 count=len(depths),
                 examples=[f"{name}: {d}" for name, d in depths.items()],
             )
@@ -102,10 +101,8 @@ def _overlap(shares: Mapping[str, float], k: int) -> list[Finding]:
                 "low-judged-overlap",
                 "error" if share == 0 else "warning",
                 f"its top {k} holds {share:.1%} of the judged documents it could hold{compared}. "
-                "Its "
-                "numbers say little "
-                "about its ranking "
-                "(ids written differently, another collection, or a pool it was not part of).",
+                "Its numbers say little about its ranking (ids written differently, another "
+                "collection, or a pool it was not part of).",
                 run=name,
                 count=round(share * 10_000),
                 examples=[f"{share:.2%} of the judged documents its top {k} could hold"],
@@ -130,9 +127,8 @@ def _unretrieved(
             "unretrieved-relevant",
             "warning" if share >= MANY_QUERIES else "note",
             f"{len(lost)} queries ({share:.0%} of those with a relevant document) have relevant "
-            "documents that no run "
-            "retrieves at any depth: every run scores 0 there because of its candidates, not its "
-            "ranking. Recall "
+            "documents that no run retrieves at any depth: every run scores 0 there because of its "
+            "candidates, not its ranking. Recall "
             f"ceilings (relevant documents retrieved at any depth): {ceilings}.",
             count=len(lost),
             examples=lost,
@@ -151,9 +147,7 @@ def score_findings(facts: Mapping[str, RunFacts]) -> list[Finding]:
                     "all-tied",
                     "warning",
                     f"{len(run.tied)} queries have one score for every retrieved document: their "
-                    "order "
-                    "is the tie policy's, "
-                    "not the run's (see the ties report).",
+                    "order is the tie policy's, not the run's (see the ties report).",
                     run=name,
                     count=len(run.tied),
                     examples=run.tied,
@@ -166,11 +160,8 @@ def score_findings(facts: Mapping[str, RunFacts]) -> list[Finding]:
                     "rank-score-disagree",
                     "warning",
                     f"in {len(run.disagree)} queries the rank column contradicts the scores (a "
-                    "lower "
-                    "rank with a higher "
-                    "score): trec_eval ignores the rank column and orders by score (ties=run "
-                    "orders by "
-                    "rank).",
+                    "lower rank with a higher score): trec_eval ignores the rank column and orders "
+                    "by score (ties=run orders by rank).",
                     run=name,
                     count=len(run.disagree),
                     examples=run.disagree,

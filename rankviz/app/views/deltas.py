@@ -193,9 +193,8 @@ st.caption(
     f"One row per document of either top {depth}, by its better rank; a rank past the depth is "
     "shown too. 'move': from "
     f"the baseline to the run (up / down by so many ranks; new: not in the baseline's top {depth}; "
-    "dropped: not in the "
-    "run's). 'tied': the ranks that share the document's score (their order is the tie policy's). "
-    "Grade: relevant "
+    "dropped: not in the run's). 'tied': the ranks that share the document's score (their order is "
+    "the tie policy's). Grade: relevant "
     f"(>= {ctx.settings.rel}) in blue, judged below it in sand, non-relevant in red, unjudged in "
     "grey. "
     + message(

@@ -76,8 +76,7 @@ st.caption(
     f"{summary['recall_b']:.3f}; mean grade difference B - A {summary['mean_difference']:+.3f}. "
     "Only A judges "
     f"{summary['only_a']:,} pairs, only B {summary['only_b']:,}. Kappa as scikit-learn's "
-    "cohen_kappa_score over the grades "
-    "from the lowest to the highest either gives."
+    "cohen_kappa_score over the grades from the lowest to the highest either gives."
 )
 left, right = st.columns(2)
 left.plotly_chart(plots.confusion_heatmap(frames["confusion"], a, b), key="judgments_confusion")

@@ -164,7 +164,6 @@ st.caption(
     "swap rate: how often two runs swap order between two random halves of the queries "
     f"({report.options.splits:,} splits); "
     "tie width: largest optimistic - pessimistic mean over the runs; threshold tau / gmax tau: "
-    "Kendall's tau "
-    "between the run orderings at rel and rel + 1, at gmax and gmax + 1 (n/a: the measure has no "
-    "such parameter)."
+    "Kendall's tau between the run orderings at rel and rel + 1, at gmax and gmax + 1 (n/a: the "
+    "measure has no such parameter)."
 )

@@ -172,8 +172,7 @@ st.caption(
         ""
         if test == "tukey"
         else f" (the table above corrects over its {len(table)} comparisons "
-        "with the baseline, so "
-        "the same pair can have a larger adjusted p here)"
+        "with the baseline, so the same pair can have a larger adjusted p here)"
     )
     + "; * marks the pairs below alpha."
 )

@@ -19,12 +19,10 @@ ctx = open_page("unjudged")
 st.header("Unjudged documents")
 st.caption(
     "Documents the qrels do not judge count as not relevant (trec_eval). Runs that retrieve "
-    "documents the pool never "
-    "saw then lose for lack of judgments, not of relevance. Here each value is shown twice: as "
-    "usual, and with every "
+    "documents the pool never saw then lose for lack of judgments, not of relevance. Here each "
+    "value is shown twice: as usual, and with every "
     f"unjudged document of the run's top {ctx.k} (the frame's K; the whole ranking for measures "
-    "without a cutoff) "
-    "judged at a grade, the ideal ranking recomputed."
+    "without a cutoff) judged at a grade, the ideal ranking recomputed."
 )
 c1, c2 = st.columns([3, 1])
 measure_name = url_selectbox(
@@ -121,8 +119,7 @@ else:
     )
     st.caption(
         f"The unjudged documents of the selected runs' top {ctx.k}, those most runs share first: "
-        "judging them settles "
-        "the most numbers. 'open' shows the query in the query view."
+        "judging them settles the most numbers. 'open' shows the query in the query view."
     )
     st.download_button(
         "Download documents to judge (CSV)",
