@@ -27,6 +27,7 @@ from rankviz.io.meeting import Lock, MeetingError, MeetingStore, RecordVersion
 from rankviz.io.model import Qrels
 from rankviz.study import in_force, served
 from rankviz.study.in_force import FILE, MEETING, QRELS_IN_FORCE, InForce, RecordQrels
+from rankviz.study.opening import record_scale
 from rankviz.study.record import Writer
 
 UNTAGGED = "(untagged)"
@@ -112,7 +113,7 @@ def open_meeting(folder: Path, collection: Collection, qrels: Qrels, qrels_key: 
     page)."""
     path = inputs.notes_path(folder)
     try:
-        scale = collection.grade_scale(qrels)
+        scale = record_scale(qrels, collection)
     except GradeError as exc:  # collection.toml's grades above its gmax: nothing can be recorded
         return Meeting(path, None, str(exc), RecordVersion.empty(), qrels, qrels_key)
     owner = collection.config.name

@@ -25,6 +25,8 @@ from rankviz.errors import RankvizError
 from rankviz.io.collection import Collection
 from rankviz.settings import eval_settings as s
 from rankviz.settings import report_settings as r
+from rankviz.study.front_door import open_study
+from rankviz.study.request import StudyRequest
 from rankviz.study.scores_study import ScoresStudy
 from rankviz.study.served import served_text
 
@@ -36,10 +38,16 @@ def scores_study(
     settings that change its numbers), shared by every session while its files stay as they are
     (``stamp``: the folder's)."""
     key = ("scores study", str(collection.path), stamp, missing, aggregate, group_by)
-    options = {"missing": missing, "group_by": group_by}
-    return SHARED.get(
-        key, lambda: ScoresStudy.of_collection(collection, options=options, aggregate=aggregate)
+    request = StudyRequest(
+        collection, options={"missing": missing, "group_by": group_by}, aggregate=aggregate
     )
+
+    def opened() -> ScoresStudy:
+        study = open_study(request)
+        assert isinstance(study, ScoresStudy), "a collection of scores alone opens a ScoresStudy"
+        return study
+
+    return SHARED.get(key, opened)
 
 
 def scores_frame(url: UrlState, name: str, folder: Path, collection: Collection) -> Context | None:

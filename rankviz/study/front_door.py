@@ -4,6 +4,7 @@ opens a study of runs and qrels, or of per-query scores alone when its first inp
 
 from __future__ import annotations
 
+from rankviz.io.collection import Collection
 from rankviz.io.score_forms import is_scores
 from rankviz.study.request import StudyRequest
 from rankviz.study.run_study import Study
@@ -23,6 +24,7 @@ def open_study(request: StudyRequest) -> Study:
     A :class:`~rankviz.study.run_study.Study` of runs and qrels, or a
     :class:`~rankviz.study.scores_study.ScoresStudy` when the first input holds scores.
     """
-    if scores_folder(request.qrels) is None and not is_scores(request.qrels):
+    qrels = request.qrels
+    if scores_folder(qrels) is None and (isinstance(qrels, Collection) or not is_scores(qrels)):
         return Study.open(request)
     return ScoresStudy.of_request(request)

@@ -63,16 +63,11 @@ def open_inputs(request: StudyRequest) -> Opened:
     decided."""
     qrels, runs, measures = request.qrels, request.runs, request.measures
     judgments, options = request.judgments, request.options
-    collection = None
-    if not is_irds(str(qrels)) and not Path(qrels).exists():
-        raise OptionError(
-            f"{qrels}: no such file or folder (qrels, a collection folder, or irds:DATASET_ID)"
-        )
-    if is_irds(str(qrels)) or Path(qrels).is_dir():
-        collection = open_collection(qrels)
+    collection = qrels if isinstance(qrels, Collection) else _collection_at(qrels)
+    if collection is not None:
         if collection.scores_only:
             raise OptionError(
-                f"{qrels} holds per-query scores only (no runs/): open it with "
+                f"{collection.path} holds per-query scores only (no runs/): open it with "
                 "rankviz.ScoresStudy.of_collection"
             )
         read = collection.read_qrels()
@@ -80,7 +75,7 @@ def open_inputs(request: StudyRequest) -> Opened:
     else:
         if not runs:
             raise OptionError("give at least one run file after the qrels")
-        read = read_qrels(qrels)
+        read = read_qrels(str(qrels))
         sources = tuple(RunSource.of_paths(list(runs)))
     how, weights = aggregate_option(request.aggregate, collection)
     groups = request.groups
@@ -94,9 +89,7 @@ def open_inputs(request: StudyRequest) -> Opened:
         judgments = ""  # the collection's own record
     mode = qrels_in_force or (MEETING if judgments is not None else FILE)
     if judgments is not None:
-        grades = collection.config.grades if collection else None
-        scale = grade_scale(read.grade, gmax=settings.gmax, given=grades)
-        record = _record(judgments, collection, scale)
+        record = _record(judgments, collection, record_scale(read, collection))
         record_qrels = with_record(read, record)
         notes += [f"{record.path}: {problem}" for problem in record_qrels.left_out]
     chosen_qrels = decide(mode, read, collection=collection, record=record_qrels)
@@ -140,6 +133,16 @@ def open_inputs(request: StudyRequest) -> Opened:
         tuple(notes),
         record,
     )
+
+
+def record_scale(qrels: Qrels, collection: Collection | None) -> Scale:
+    """The grades a meeting's record holds in force: the collection's (collection.toml's
+    ``grades``, never above its ``gmax``), else those the qrels use, never above the default
+    ``gmax``; never the ``gmax`` ERR is asked with, an option of the measures, not of the record
+    (every front end reads the same record alike)."""
+    if collection is not None:
+        return collection.grade_scale(qrels)
+    return grade_scale(qrels.grade, gmax=EvalSettings().gmax)
 
 
 def beside_paths(collection: Collection | None) -> dict[str, Path]:
@@ -287,6 +290,18 @@ def beside_notes(scores: Sequence[Measure], qrels: Qrels, runs: Sequence[str]) -
         if lacking:
             notes.append(f"score {score}: no score for run {', '.join(lacking)} (no mean)")
     return notes
+
+
+def _collection_at(where: str | Path) -> Collection | None:
+    """The collection folder (or ``irds:DATASET_ID``) at ``where``, None for a file; an OptionError
+    when there is nothing there."""
+    if is_irds(str(where)):
+        return open_collection(where)
+    if not Path(where).exists():
+        raise OptionError(
+            f"{where}: no such file or folder (qrels, a collection folder, or irds:DATASET_ID)"
+        )
+    return open_collection(where) if Path(where).is_dir() else None
 
 
 def _collection_runs(collection: Collection, named: list[str]) -> tuple[RunSource, ...]:

@@ -13,6 +13,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from rankviz.io.collection import Collection
 from rankviz.io.score_rules import parse_range
 from rankviz.measures import Measure
 from rankviz.settings.eval_settings import EvalSettings
@@ -27,7 +28,8 @@ class StudyRequest:
     qrels
         A qrels file, a collection folder (its qrels, its runs unless ``runs`` names some, its
         conventions, measures, groups and weights as defaults), ``irds:DATASET_ID``, or a file or
-        folder of per-query scores.
+        folder of per-query scores; or a collection already opened (a server's, confined to its
+        folder: :func:`~rankviz.io.collection.open_collection`).
     runs
         Run files, or names of a collection's runs (score files and run names beside scores).
     measures
@@ -56,7 +58,7 @@ class StudyRequest:
         trec_eval's preference judgments (``-R prefs``), for its ``prefs_*`` measures.
     """
 
-    qrels: str | Path
+    qrels: str | Path | Collection
     runs: tuple[str | Path, ...] = ()
     measures: tuple[str | Measure, ...] | None = None
     judgments: str | None = None

@@ -190,7 +190,7 @@ class Study(Reports, Questions, Features, Reproducing, ChanceLevel, RunPasses, R
                 judgment_groups=judgment_groups,
                 preferences=preferences,
             )
-        if is_scores(request.qrels):
+        if not isinstance(request.qrels, Collection) and is_scores(request.qrels):
             raise OptionError(
                 f"{request.qrels} holds per-query scores, not qrels: open it with "
                 "rankviz.ScoresStudy.of_files (or rankviz.Evaluation.from_scores)"

@@ -79,6 +79,7 @@ class ScoresStudy(Study):
             paths, runs = [*folder.score_paths, *r.scores], [str(x) for x in r.runs]
             rules = folder.config.scores.joined(rules)
         else:
+            assert not isinstance(r.qrels, Collection), "a collection of runs opens a Study"
             scored = {x: is_scores(x) for x in r.runs}  # each file sniffed once
             paths = [r.qrels, *(x for x in r.runs if scored[x]), *r.scores]
             runs = [str(x) for x in r.runs if not scored[x]]

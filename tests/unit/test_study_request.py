@@ -74,3 +74,52 @@ def test_the_front_door_opens_runs_or_scores_as_the_first_input_holds() -> None:
     assert type(runs) is Study and list(runs.runs) == ["bm25", "dense"]
     scores = open_study(StudyRequest(SAMPLES / "rag-nuggets" / "scores.tsv"))
     assert isinstance(scores, ScoresStudy) and scores.evaluation().runs
+
+
+def test_the_meetings_grades_are_the_collections_whatever_gmax_the_measures_take(tmp_path) -> None:
+    """ERR's ``gmax`` (an option of the measures) does not decide which of the meeting's grades are
+    in force: a grade 4 recorded on Cranfield (its gmax 4) stays in force under ``gmax=2``, as the
+    app reads the same record (one road for the record and its grade scale)."""
+    import shutil
+
+    from rankviz.io.meeting import MeetingStore
+
+    folder = tmp_path / "cranfield"
+    shutil.copytree(CRANFIELD, folder)
+    MeetingStore(folder).judge("1", "184", 4, by="Ann", via="typed name")
+    for gmax in (4, 2):
+        study = Study.open(
+            StudyRequest(folder, ("bm25",), ("AP",), judgments="", options={"gmax": gmax})
+        )
+        frame = study.qrels.to_frame()
+        judged = frame[(frame["qid"] == "1") & (frame["docid"] == "184")]
+        assert judged["rel"].tolist() == [4], gmax  # the file says 3
+        assert not [note for note in study.notes if "left out" in note or "184" in note], gmax
+
+
+def test_a_request_may_name_a_collection_already_opened(tmp_path) -> None:
+    """A server opens the collections it serves confined to their folders; a request takes the
+    collection it opened, of runs or of scores alone, and opens what the folder would, never what
+    a link out of the folder points at."""
+    import shutil
+
+    from rankviz.io.collection import open_collection
+
+    opened = open_collection(CRANFIELD, confined=True)
+    served = open_study(StudyRequest(opened, ("bm25", "dense"), ("AP", "nDCG@10")))
+    assert type(served) is Study and served.collection is opened
+    read = open_study(StudyRequest(CRANFIELD, ("bm25", "dense"), ("AP", "nDCG@10")))
+    assert served.evaluation().means().equals(read.evaluation().means())
+    scores = tmp_path / "scores-alone"  # a collection of the nugget scores alone
+    scores.mkdir()
+    shutil.copy(SAMPLES / "rag-nuggets" / "scores.tsv", scores / "scores.tsv")
+    alone = open_study(StudyRequest(open_collection(scores, confined=True), aggregate="query"))
+    assert isinstance(alone, ScoresStudy)
+    assert alone.evaluation().means().equals(open_study(StudyRequest(scores)).evaluation().means())
+    folder = tmp_path / "linked"
+    shutil.copytree(CRANFIELD, folder)
+    shutil.copy(CRANFIELD / "runs" / "dense.run.gz", tmp_path / "elsewhere.run.gz")
+    (folder / "runs" / "outside.run.gz").symlink_to(tmp_path / "elsewhere.run.gz")
+    assert "outside" in open_study(StudyRequest(folder, measures=("AP",))).run_names
+    confined = open_collection(folder, confined=True)
+    assert "outside" not in open_study(StudyRequest(confined, measures=("AP",))).run_names
