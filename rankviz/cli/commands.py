@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING
 from rankviz._memory import server_environment
 from rankviz.analyses.checks import TOP_K
 from rankviz.cli import render_numbers, render_reports, running
-from rankviz.cli.anova import anova_command
-from rankviz.cli.features import features_command
+from rankviz.cli.anova_command import anova_command
+from rankviz.cli.features_command import features_command
 from rankviz.cli.fuse import fuse_command
 from rankviz.cli.meeting_commands import judgments_command, report_command, tags_command
 from rankviz.cli.ndeval import ndeval_command
-from rankviz.cli.repro import repro_command
+from rankviz.cli.repro_command import repro_command
 from rankviz.cli.study_args import (
     _evaluation,
     counting_bar,

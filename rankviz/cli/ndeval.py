@@ -1,6 +1,6 @@
 """``rankviz ndeval``: ndeval's command line (the TREC Web track's diversity evaluation, version
 4.5) and its CSV, so that a pipeline that parses ndeval's output can swap the binary for it (the
-numbers and the text: :mod:`rankviz.ndeval.report`)."""
+numbers and the text: :mod:`rankviz.ndeval.ndeval_text`)."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ def add_ndeval_command(commands) -> None:
 
 
 def ndeval_command(args: argparse.Namespace) -> str:
-    from rankviz.ndeval.report import NdevalOptions, ndeval_of_files
+    from rankviz.ndeval.ndeval_text import NdevalOptions, ndeval_of_files
 
     options = NdevalOptions(
         alpha=args.alpha,

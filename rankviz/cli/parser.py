@@ -90,14 +90,14 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
         add_ndeval_command(commands)
     else:
-        from rankviz.cli.anova import add_anova_command
-        from rankviz.cli.features import add_features_command
+        from rankviz.cli.anova_command import add_anova_command
+        from rankviz.cli.features_command import add_features_command
         from rankviz.cli.fuse import add_fuse_command
         from rankviz.cli.ndeval import add_ndeval_command
         from rankviz.cli.parse_meeting import add_meeting_commands
         from rankviz.cli.parse_numbers import add_number_commands
         from rankviz.cli.parse_reports import add_report_commands
-        from rankviz.cli.repro import add_repro_command
+        from rankviz.cli.repro_command import add_repro_command
         from rankviz.cli.trec_eval import add_trec_eval_command
 
         add_number_commands(commands)

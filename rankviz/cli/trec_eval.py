@@ -1,12 +1,13 @@
 """``rankviz trec-eval``: trec_eval 10's command line, so that a pipeline that parses trec_eval's
-output can swap the binary for it (the numbers and the text: :mod:`rankviz.trec_eval.report`)."""
+output can swap the binary for it (the numbers and the text:
+:mod:`rankviz.trec_eval.trec_eval_text`)."""
 
 from __future__ import annotations
 
 import argparse
 
 from rankviz.trec_eval.names import COMPUTED, ORDER
-from rankviz.trec_eval.report import TrecEvalOptions
+from rankviz.trec_eval.trec_eval_text import TrecEvalOptions
 
 
 def add_trec_eval_command(commands) -> None:
@@ -83,7 +84,7 @@ def add_trec_eval_command(commands) -> None:
 
 
 def trec_eval_command(args: argparse.Namespace) -> str:
-    from rankviz.trec_eval.report import trec_eval_of_files
+    from rankviz.trec_eval.trec_eval_text import trec_eval_of_files
 
     options = options_of(args)
     return "".join(trec_eval_of_files(args.qrels, run, options) for run in args.run)

@@ -11,7 +11,7 @@ from rankviz.measures import bpref, rbp, judged, num_ret, num_rel, num_rel_ret  
 from rankviz.measures import set_p, set_r, set_f, set_ap, num_nonrel_judged_ret  # noqa: F401, I001
 from rankviz.measures import ncg, iprec, infap, bing, utility  # noqa: F401, I001
 from rankviz.measures import iprec_avg, g, ndcg_rel, rndcg  # noqa: F401, I001
-from rankviz.measures import dcg, ideal_dcg, unjudged, log_ap, rbp_resid, yaap  # noqa: F401, I001
+from rankviz.measures import dcg, ideal_dcg, unjudged_share, log_ap, rbp_resid, yaap  # noqa: F401, I001
 from rankviz.measures import diversity, judgment_groups, preferences  # noqa: F401, I001
 from rankviz.measures.spec import (
     FAMILIES,

@@ -1,2 +1,2 @@
-"""``rankviz ndeval``'s options and text (:mod:`~rankviz.ndeval.report`): the values are the
+"""``rankviz ndeval``'s options and text (:mod:`~rankviz.ndeval.ndeval_text`): the values are the
 diversity family's (:mod:`rankviz.measures.diversity`)."""

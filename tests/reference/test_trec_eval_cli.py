@@ -170,7 +170,7 @@ def test_every_measure_is_trec_evals_to_17_digits_on_inputs_made_to_reach_its_co
     from rankviz.cli.trec_eval import options_of
     from rankviz.io.preference_judgments import read_preferences
     from rankviz.io.subtopics import read_grouped_qrels
-    from rankviz.trec_eval.report import trec_eval_text
+    from rankviz.trec_eval.trec_eval_text import trec_eval_text
 
     form = arguments[arguments.index("-R") + 1] if "-R" in arguments else "qrels"
     qrels_path = GENERATED / f"{'qrels' if form == 'qrels' else form}.txt"

@@ -16,7 +16,7 @@ from conftest import ROOT, run_cli
 
 import rankviz as rv
 from rankviz.measures import expand
-from rankviz.trec_eval.report import TrecEvalOptions, trec_eval_text
+from rankviz.trec_eval.trec_eval_text import TrecEvalOptions, trec_eval_text
 
 GENERATED = ROOT / "tests" / "data" / "trec-eval-generated"
 NEW = ("infAP", "binG", "utility", "iprec_at_recall")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 import functools
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 import pytest
 from conftest import PAGES, ROOT
@@ -315,3 +315,16 @@ def test_the_layers_are_the_folders() -> None:
         return 1 + max((levels(t) for t in nodes.get(node, ())), default=0)
 
     assert max(levels(node) for node in list(nodes)) <= 10
+
+
+def test_a_module_is_named_for_what_it_holds_without_its_folder() -> None:
+    """No two modules of ``rankviz/`` share a file name (``cli/features.py`` beside
+    ``analyses/features.py`` said nothing of either); the app's page scripts are named by their
+    pages' keys, the paths of their links."""
+    views = PACKAGE / "app" / "views"
+    names = Counter(
+        path.name
+        for path in PACKAGE.rglob("*.py")
+        if path.name != "__init__.py" and path.parent != views
+    )
+    assert not [name for name, count in names.items() if count > 1]

@@ -12,7 +12,7 @@ import pytest
 import rankviz as rv
 from rankviz.ranking.ordering import rank
 from rankviz.trec_eval.names import atof
-from rankviz.trec_eval.report import relstrings
+from rankviz.trec_eval.trec_eval_text import relstrings
 
 
 def _one_query(grades: dict[str, int], ranked: list[str], measure: str) -> float:
