@@ -15,6 +15,7 @@ from rankviz.evaluation.result import Evaluation
 from rankviz.measures import Measure
 from rankviz.ranking.ordering import chance_table
 from rankviz.settings.tie_policy import EXPECTED, TREC_EVAL
+from rankviz.study.capability import needs_rankings
 from rankviz.study.reports import Asked
 
 
@@ -32,6 +33,7 @@ class ChanceLevel:
         closed form over tied orders."""
         return with_closed_form(self.measures)
 
+    @needs_rankings
     def chance(self: Asked, names: Sequence[str] | None = None) -> Evaluation:
         """Each run's chance level: its retrieved documents of each query in a random order, exactly
         (:func:`rankviz.ranking.ordering.chance_table`, measured with the ``expected`` closed

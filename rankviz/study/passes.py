@@ -15,6 +15,7 @@ from rankviz.evaluation.result import Evaluation
 from rankviz.evaluation.run_facts import gather, sample_stride
 from rankviz.ranking.ordering import chance_table
 from rankviz.settings.tie_policy import EXPECTED, TREC_EVAL
+from rankviz.study.capability import needs_rankings
 from rankviz.study.chance_levels import with_closed_form
 from rankviz.study.reports import Asked
 from rankviz.study.run_pass import RunPass
@@ -23,6 +24,7 @@ from rankviz.study.run_pass import RunPass
 class RunPasses:
     """A study's passes, one per run (mixed into :class:`~rankviz.study.run_study.Study`)."""
 
+    @needs_rankings
     def run_pass(self: Asked, name: str, *, k: int, facts_k: int | None = None) -> RunPass:
         """One run in one pass (:mod:`rankviz.study.run_pass`): its table under the study's tie
         policy (and, when that policy orders otherwise, in trec_eval's order for the chance level

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from rankviz.evaluation.result import Evaluation
 from rankviz.measures import Measure
 from rankviz.settings.significance_settings import TestSettings
+from rankviz.study.capability import needs_rankings
 from rankviz.study.reports import Asked
 
 if TYPE_CHECKING:
@@ -48,6 +49,7 @@ class Questions:
         found = evaluation or self.evaluation()
         return PairDeltas(deltas(found.matrix(measure), baseline, run), baseline, run)
 
+    @needs_rankings
     def aligned(self: Asked, baseline: str, run: str, qid: str, depth: int) -> pd.DataFrame:
         """One query's two rankings side by side, to ``depth``
         (:func:`rankviz.analyses.query_view.aligned`)."""
@@ -56,6 +58,7 @@ class Questions:
         tables = self.tables([baseline, run])
         return aligned(tables[baseline], tables[run], qid, depth)
 
+    @needs_rankings
     def overlap(self: Asked, baseline: str, run: str) -> pd.Series:
         """Rank-biased overlap of two runs' rankings of every query, under the study's policy."""
         from rankviz.analyses.query_view import rank_biased_overlap
@@ -193,6 +196,7 @@ class Questions:
         }
         return pd.DataFrame({name: pd.Series(runs) for name, runs in columns.items()})
 
+    @needs_rankings
     def precision_recall(self: Asked, names: Sequence[str] | None = None) -> PrecisionRecall:
         """The runs' interpolated precision-recall curves on the qrels in force: the tie policy's
         order when it is one order (trec_eval, run, optimistic, pessimistic), trec_eval's under

@@ -28,6 +28,7 @@ from rankviz.settings.eval_settings import EvalSettings, RunCut
 from rankviz.settings.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
 from rankviz.settings.significance_settings import TestSettings
 from rankviz.settings.tie_policy import BOUNDS, TREC_EVAL, TiePolicy
+from rankviz.study.capability import needs_rankings
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -102,6 +103,7 @@ class Asked(Protocol):
 class Reports:
     """The reports of a study (mixed into :class:`~rankviz.study.run_study.Study`)."""
 
+    @needs_rankings
     def tie_report(
         self: Asked,
         test: TestSettings | None = None,
@@ -131,6 +133,7 @@ class Reports:
             runs_at_once=runs_at_once,
         )
 
+    @needs_rankings
     def unjudged_report(
         self: Asked, test: TestSettings | None = None, options: UnjudgedSettings | None = None
     ) -> UnjudgedReport:
@@ -148,6 +151,7 @@ class Reports:
             weights=self.weights,
         )
 
+    @needs_rankings
     def meeting_report(
         self: Asked,
         store: MeetingStore,
@@ -248,6 +252,7 @@ class Reports:
 
         return rank_report(self.tables(), self.settings.rel)
 
+    @needs_rankings
     def facts(self: Asked, k: int = TOP_K) -> dict[str, RunFacts]:
         """What the checks need of each run (:mod:`rankviz.evaluation.run_facts`), from its table in
         trec_eval's order."""
@@ -256,6 +261,7 @@ class Reports:
             pass
         return facts
 
+    @needs_rankings
     def check(
         self: Asked,
         k: int = TOP_K,
@@ -337,6 +343,7 @@ class Reports:
             self.tables(), self.groups, self.collection.config.protocol, self.settings
         )
 
+    @needs_rankings
     def thinly_judged(self: Asked, k: int, names: Sequence[str] | None = None) -> dict[str, float]:
         """The runs whose top K the qrels judge less than
         :data:`~rankviz.analyses.unjudged.JUDGED_WARNING`."""

@@ -36,6 +36,7 @@ from rankviz.settings.engine_settings import EngineSettings
 from rankviz.settings.eval_settings import EvalSettings, RunCut
 from rankviz.settings.significance_settings import TestSettings
 from rankviz.settings.tie_policy import TREC_EVAL, TiePolicy, policy
+from rankviz.study.capability import Rankings, needs_rankings
 from rankviz.study.chance_levels import ChanceLevel
 from rankviz.study.feature_reports import Features
 from rankviz.study.opening import open_inputs
@@ -54,7 +55,7 @@ Ties = str | TiePolicy  # a policy, or its name (the API's convenience; the sett
 
 
 @dataclass(frozen=True, eq=False)
-class Study(Reports, Questions, Features, Reproducing, ChanceLevel, RunPasses, RunFiles):
+class Study(Reports, Questions, Features, Reproducing, ChanceLevel, RunPasses, RunFiles, Rankings):
     """Runs against qrels under one set of conventions. Build it with :meth:`open` (files, a
     collection folder, the meeting's judgments) or directly from objects already read.
 
@@ -231,14 +232,10 @@ class Study(Reports, Questions, Features, Reproducing, ChanceLevel, RunPasses, R
         return dataclasses.replace(self, runs_given=given, sources=(), orderer=orderer)
 
     @property
-    def ranked(self) -> bool:
-        """Whether its runs' rankings are at hand (not for scores alone): what the checks read."""
-        return True
-
-    @property
     def run_names(self) -> list[str]:
         return [*self.runs_given, *(source.name for source in self.sources)]
 
+    @needs_rankings
     def table(self, name: str, ties: Ties | None = None, cut: RunCut | None = None) -> RankingTable:
         """A run's ranking table under a tie policy and a cut (the study's by default). Random
         orders are drawn from trec_eval's table when measured; ``expected`` measures trec_eval's
@@ -252,6 +249,7 @@ class Study(Reports, Questions, Features, Reproducing, ChanceLevel, RunPasses, R
             return graded_within_ties(self.table(name, TREC_EVAL, cut), rule)
         return self.orderer(name, lambda: self.runs[name], self.qrels, rule, cut)
 
+    @needs_rankings
     def tables(
         self,
         names: Sequence[str] | None = None,

@@ -1,6 +1,7 @@
 """A study of per-query scores read from files (:mod:`rankviz.io.scores`) instead of runs and
 qrels: every question that needs only the values (means, paired tests, ranks, groups) is answered
-as for runs; one that needs rankings is refused in one line that says why."""
+as for runs; one that needs rankings is refused in one line that says why, by its mark
+(:func:`~rankviz.study.capability.needs_rankings`): no question is overridden here to refuse."""
 
 from __future__ import annotations
 
@@ -13,12 +14,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow as pa
 
-from rankviz.analyses.checks import TOP_K
 from rankviz.errors import OptionError
 from rankviz.evaluation.aggregate import aggregate_option
 from rankviz.evaluation.pieces import Progress
 from rankviz.evaluation.result import Evaluation
-from rankviz.evaluation.run_facts import RunFacts
 from rankviz.io.collection import Collection, open_collection
 from rankviz.io.groups import QueryGroups, read_groups
 from rankviz.io.irds import is_irds
@@ -26,14 +25,13 @@ from rankviz.io.model import Qrels
 from rankviz.io.score_forms import is_scores
 from rankviz.io.score_rules import ScoreRules, score_rules
 from rankviz.measures import Measure
-from rankviz.ranking.ranking_table import RankingTable
 from rankviz.settings.engine_settings import EngineSettings
-from rankviz.settings.eval_settings import EvalSettings, RunCut
+from rankviz.settings.eval_settings import EvalSettings
 from rankviz.study.request import StudyRequest
 from rankviz.study.run_study import Study, Ties
 
 if TYPE_CHECKING:
-    from rankviz.analyses.checks.findings import CheckReport
+    pass
 
 
 def scores_folder(path: str | Path | Collection) -> Collection | None:
@@ -200,7 +198,7 @@ class ScoresStudy(Study):
         assert self.scored is not None, "a ScoresStudy is opened with its scores"
         return self.scored
 
-    def _needs_rankings(self) -> OptionError:
+    def without_rankings(self) -> OptionError:
         return OptionError(
             f"this needs the runs' rankings; {', '.join(self._scores.runs)} are per-query scores "
             "only: means, comparisons, ranks and groups work on them"
@@ -213,9 +211,6 @@ class ScoresStudy(Study):
     @property
     def ranked(self) -> bool:
         return False
-
-    def table(self, name: str, ties: Ties | None = None, cut: RunCut | None = None) -> RankingTable:
-        raise self._needs_rankings()
 
     def evaluation(
         self,
@@ -230,7 +225,7 @@ class ScoresStudy(Study):
         """The scores of ``names`` on ``measures`` (default: all). Another tie order needs
         rankings; ``engine``, ``progress`` and ``check_k`` have nothing to read."""
         if ties is not None:
-            raise self._needs_rankings()
+            raise self.without_rankings()
         scored = self._scores
         runs = list(names or scored.runs)
         keys = [str(m) for m in (measures or scored.measures)]
@@ -244,19 +239,6 @@ class ScoresStudy(Study):
                 if k in keys
             },
         )
-
-    def chance(self, names: Sequence[str] | None = None) -> Evaluation:
-        raise self._needs_rankings()
-
-    def check(
-        self,
-        k: int = TOP_K,
-        *,
-        evaluation: Evaluation | None = None,
-        facts: Mapping[str, RunFacts] | None = None,
-    ) -> CheckReport:
-        """Refused: the checks read rankings and qrels, and scores hold neither."""
-        raise self._needs_rankings()
 
     def conventions(self) -> list[str]:
         return self._scores.conventions()
