@@ -141,8 +141,8 @@ class _Writer:
         def written() -> None:
             try:
                 write()
-            except OSError:
-                pass  # a store that cannot be written is skipped
+            except Exception:  # a cache: a run not stored is read again next time
+                pass  # (an error here would surface in whichever reader waits for the writer)
             finally:
                 with self._lock:
                     self._waiting.pop(stored, None)
