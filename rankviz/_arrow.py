@@ -242,10 +242,10 @@ def _fixed_keys(first: int, n: int, width: int, data: np.ndarray) -> np.ndarray:
 
 
 #: How long the app's server keeps the pages Arrow freed before handing them back to the kernel
-#: (jemalloc's decay; Arrow's is 0, back at once): the next run read reuses the last one's pages
-#: instead of faulting in fresh ones the kernel zeroes. The Overview of 20 MS MARCO-sized runs from
-#: an empty store took 37.5 CPU-s with 0, 35.2 with 1 s, 28.9 with 30 s (peak 1.7 -> 2.2 GB; never
-#: handing back, 30.3); ``bench/bench_app_scale.py``.
+#: (jemalloc's decay): the next run read reuses the last one's pages instead of faulting in fresh
+#: ones the kernel zeroes. The Overview of 20 MS MARCO-sized runs from an empty store took 37.5
+#: CPU-s with Arrow's own decay, 35.2 with 1 s, 28.9 with 30 s (peak 1.7 -> 2.2 GB; never handing
+#: back, 30.3); ``bench/bench_app_scale.py``.
 SERVER_DECAY_MS = 30_000
 
 
