@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 import streamlit as st
 
 from rankviz.app import inputs, signin
@@ -29,8 +28,6 @@ from rankviz.study import in_force, served
 from rankviz.study.in_force import FILE, MEETING, QRELS_IN_FORCE, InForce, RecordQrels
 from rankviz.study.opening import record_scale
 from rankviz.study.record import Writer
-
-UNTAGGED = "(untagged)"
 
 
 @dataclass
@@ -209,19 +206,10 @@ def _key(mode: str, collection: Collection, meeting: Meeting) -> str:
 
 
 def tag_groups(meeting: Meeting, qrels: Qrels) -> QueryGroups | None:
-    """The meeting's tags as a query attribute ``tag`` (a query's tags joined; untagged queries
-    apart)."""
+    """The meeting's tags as a query attribute ``tag``
+    (:func:`rankviz.study.in_force.tag_groups`), kept per state of the record."""
     if meeting.store is None or not meeting.version.tags:
         return None
     store = meeting.store
-
-    def build() -> QueryGroups:
-        tags = store.tag_groups()
-        qids = list(dict.fromkeys([*map(str, qrels.query_ids), *tags]))
-        frame = pd.DataFrame(
-            {"tag": [tags.get(q, UNTAGGED) for q in qids]}, index=pd.Index(qids, name="qid")
-        )
-        return QueryGroups(frame, "the meeting's tags")
-
     key = ("meeting tags", str(meeting.path), meeting.version.content, meeting.file_key)
-    return SHARED.get(key, build)
+    return SHARED.get(key, lambda: in_force.tag_groups(store, qrels))

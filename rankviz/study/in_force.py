@@ -16,6 +16,7 @@ from pathlib import Path
 
 from rankviz.errors import OptionError
 from rankviz.io.collection import Collection
+from rankviz.io.groups import QueryGroups
 from rankviz.io.judges import FILE, filled, merged_qrels
 from rankviz.io.meeting import MeetingStore
 from rankviz.io.model import Qrels
@@ -60,6 +61,26 @@ def with_record(file_qrels: Qrels, store: MeetingStore) -> RecordQrels:
     merged = merged_qrels(file_qrels, grades)
     same = set(merged.query_ids) == set(file_qrels.query_ids)
     return RecordQrels(merged, len(grades), same, tuple(left_out))
+
+
+#: The group of the queries the meeting has not tagged.
+UNTAGGED = "(untagged)"
+
+
+def tag_groups(store: MeetingStore, qrels: Qrels) -> QueryGroups | None:
+    """The meeting's tags as the query attribute ``tag`` (a query's tags joined, the untagged
+    queries of ``qrels`` as :data:`UNTAGGED`), or None while nothing is tagged: what
+    ``group_by="tag"`` reads on every front end."""
+    import pandas as pd  # not on the drop-ins' road
+
+    tags = store.tag_groups()
+    if not tags:
+        return None
+    qids = list(dict.fromkeys([*map(str, qrels.query_ids), *tags]))
+    frame = pd.DataFrame(
+        {"tag": [tags.get(q, UNTAGGED) for q in qids]}, index=pd.Index(qids, name="qid")
+    )
+    return QueryGroups(frame, "the meeting's tags")
 
 
 def sources(collection: Collection | None) -> list[str]:

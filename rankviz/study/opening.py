@@ -27,7 +27,7 @@ from rankviz.io.score_rules import ScoreRules, score_rules
 from rankviz.measures import Measure, parse, refuse_without_closed_form
 from rankviz.measures.spellings import TREC_EVAL_LEFT_OUT
 from rankviz.settings.eval_settings import DEFAULT_MEASURES, EvalSettings
-from rankviz.study.in_force import FILE, MEETING, decide, with_record
+from rankviz.study.in_force import FILE, MEETING, decide, tag_groups, with_record
 from rankviz.study.request import StudyRequest
 
 if TYPE_CHECKING:
@@ -91,6 +91,9 @@ def open_inputs(request: StudyRequest) -> Opened:
     if judgments is not None:
         record = _record(judgments, collection, record_scale(read, collection))
         record_qrels = with_record(read, record)
+        tags = tag_groups(record, read)  # group_by="tag", as the app offers it
+        if tags is not None:
+            found = tags if found is None else found.merged(tags)
         notes += [f"{record.path}: {problem}" for problem in record_qrels.left_out]
     chosen_qrels = decide(mode, read, collection=collection, record=record_qrels)
     if mode != FILE or record is not None:  # anything but the qrels file alone is said
@@ -98,7 +101,8 @@ def open_inputs(request: StudyRequest) -> Opened:
     if settings.group_by is not None:
         if found is None:
             raise OptionError(
-                "--group-by needs --groups FILE (or a collection folder with query groups)"
+                "--group-by needs --groups FILE (or a collection folder with query groups, or "
+                "--judgments with a meeting that tagged queries)"
             )
         found.column(settings.group_by)
     own = collection.score_paths if collection is not None else ()

@@ -9,6 +9,7 @@ import pytest
 from conftest import CRANFIELD, SAMPLES
 
 from rankviz.cli.parser import build_parser
+from rankviz.errors import OptionError
 from rankviz.study.front_door import open_study
 from rankviz.study.request import StudyRequest
 from rankviz.study.run_study import Study
@@ -123,3 +124,35 @@ def test_a_request_may_name_a_collection_already_opened(tmp_path) -> None:
     assert "outside" in open_study(StudyRequest(folder, measures=("AP",))).run_names
     confined = open_collection(folder, confined=True)
     assert "outside" not in open_study(StudyRequest(confined, measures=("AP",))).run_names
+
+
+def test_the_meetings_tags_group_the_queries_on_every_front_end(tmp_path) -> None:
+    """``group_by="tag"`` reads the meeting's tags wherever a study is opened with its record (the
+    app offered it alone): each tag's mean is the mean of its queries' values, the untagged
+    apart."""
+    import shutil
+
+    from rankviz.cli import main
+    from rankviz.io.meeting import MeetingStore
+    from rankviz.study.in_force import UNTAGGED
+
+    folder = tmp_path / "cranfield"
+    shutil.copytree(CRANFIELD, folder)
+    with pytest.raises(OptionError, match="--judgments with a meeting that tagged queries"):
+        Study.open(folder, ["bm25"], measures=["AP"], options={"group_by": "tag"})
+    store = MeetingStore(folder)
+    for qid in ("1", "2", "3"):
+        store.tag(qid, "short pool", by="Ann", via="typed name")
+    store.tag("4", "ambiguous", by="Ann", via="typed name")
+    study = Study.open(folder, ["bm25"], measures=["AP"], judgments="", options={"group_by": "tag"})
+    found = study.evaluation()
+    values = found.matrix("AP")["bm25"]
+    means = found.group_means("AP")
+    assert means.loc["short pool", "bm25"] == pytest.approx(values[["1", "2", "3"]].mean())
+    assert means.loc["ambiguous", "bm25"] == pytest.approx(values["4"])
+    rest = values.drop(["1", "2", "3", "4"])
+    assert means.loc[UNTAGGED, "queries"] == len(rest)
+    assert means.loc[UNTAGGED, "bm25"] == pytest.approx(rest.mean())
+    assert (
+        main(["evaluate", str(folder), "bm25", "-m", "AP", "--judgments", "--group-by", "tag"]) == 0
+    )
