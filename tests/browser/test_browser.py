@@ -1222,11 +1222,13 @@ def _tab_to(page, label: str, *, most: int, key: str = "Tab") -> int:
     when it has it already; at most ``most``, else the test fails)."""
     if page.evaluate(FOCUSED).startswith(label):
         return 0
+    passed = []  # what had the keyboard on the way: said when the label is not reached
     for presses in range(1, most + 1):
         page.keyboard.press(key)
-        if page.evaluate(FOCUSED).startswith(label):
+        passed.append(page.evaluate(FOCUSED)[:30])
+        if passed[-1].startswith(label):
             return presses
-    raise AssertionError(f"{label!r} not reached in {most} presses of {key}")
+    raise AssertionError(f"{label!r} not reached in {most} presses of {key}: passed {passed}")
 
 
 def _type_grades(page, line: str, said: str) -> None:
@@ -1255,6 +1257,7 @@ def test_a_meeting_at_a_projector_by_keyboard_alone(browser, tmp_path) -> None:
         page.set_default_timeout(60_000)
         open_page(page, f"{url}/deltas?baseline=bm25&run=dense&measure=AP&present=1&query=1")
         page.wait_for_function(SIDEBAR_HIDDEN)  # folded away once the page has said so
+        settled(page)  # every control drawn before the keyboard goes round them
         # 22 presses (the grades' field is closed until a name is given); 62 with the folded
         # sidebar's controls
         assert _tab_to(page, "Your name", most=40) <= 30
