@@ -22,7 +22,7 @@ temporary folder. Each Overview's wall and CPU seconds are printed, and as the r
 the same run, ``rankviz evaluate`` of the same runs (whole process, CPU seconds beside wall).
 Asserts nothing; prints every number.
 
-    python bench/bench_app_scale.py [--runs N] [--plain]
+    python bench/bench_app_scale.py [--runs N] [--plain] [--decay-ms MS|arrow] [--pass-workers N]
 """
 
 from __future__ import annotations
@@ -69,6 +69,7 @@ script = ("import sys\\nsys.argv = ['app.py', '--data', %r, '--data', %r]\\n"
           "from rankviz.app.pages import navigate\\nnavigate(default='overview')\\n")
 
 FOLDER, RUNS = sys.argv[1], int(sys.argv[2])  # read first: the app's script sets sys.argv
+DECAY, WORKERS = sys.argv[3], sys.argv[4]  # the server's settings under test ("" for rankviz's)
 
 
 def cpu():
@@ -76,7 +77,12 @@ def cpu():
     return used.ru_utime + used.ru_stime
 
 
-from rankviz.app import arriving
+from rankviz.app import arriving, compute, pages
+
+if DECAY:  # navigate() sets it at the first page ("arrow": Arrow's own decay, never set)
+    pages.SERVER_DECAY_MS = None if DECAY == "arrow" else int(DECAY)
+if WORKERS:
+    compute.PASS_WORKERS = int(WORKERS)
 
 arrivals = []  # when each table of the runs so far was drawn
 real_show = arriving.show
@@ -178,6 +184,15 @@ def main() -> None:
     parser.add_argument(
         "--plain", action="store_true", help="the allocator's defaults, not rankviz app's"
     )
+    parser.add_argument(
+        "--decay-ms",
+        default="",
+        help="how long the server keeps the pages Arrow freed (ms; -1 never hands them back; "
+        "'arrow': Arrow's own decay); default rankviz's SERVER_DECAY_MS",
+    )
+    parser.add_argument(
+        "--pass-workers", default="", help="runs passed at once; default rankviz's PASS_WORKERS"
+    )
     args = parser.parse_args()
     folder = collection(args.runs)
     # the server's environment as ``rankviz app`` sets it (rankviz/_memory.py), unless --plain
@@ -194,7 +209,8 @@ def main() -> None:
         env["RANKVIZ_STORE"] = store
         cold = None
         for label in ("empty store (every run parsed)", "store filled (a restarted server)"):
-            found = json.loads(child(OVERVIEW, str(folder), str(args.runs), env=env))
+            given = (str(folder), str(args.runs), args.decay_ms, args.pass_workers)
+            found = json.loads(child(OVERVIEW, *given, env=env))
             cold = found["cpu"] if cold is None else cold
             per_run = (found["after"] - found["before"]) / args.runs / 2**20
             arrived = (

@@ -243,9 +243,10 @@ def _fixed_keys(first: int, n: int, width: int, data: np.ndarray) -> np.ndarray:
 
 #: How long the app's server keeps the pages Arrow freed before handing them back to the kernel
 #: (jemalloc's decay): the next run read reuses the last one's pages instead of faulting in fresh
-#: ones the kernel zeroes. The Overview of 20 MS MARCO-sized runs from an empty store took 37.5
-#: CPU-s with Arrow's own decay, 35.2 with 1 s, 28.9 with 30 s (peak 1.7 -> 2.2 GB; never handing
-#: back, 30.3); ``bench/bench_app_scale.py``.
+#: ones the kernel zeroes. The Overview of 20 MS MARCO-sized runs from an empty store, 2026-12-05:
+#: 44.6 CPU-s with Arrow's own decay (1.57x ``rankviz evaluate`` of the same runs, peak 1.4 GB),
+#: 24.4-26.2 with 30 s (0.92-1.00x, peak 1.8 GB):
+#: ``python bench/bench_app_scale.py --decay-ms arrow`` against the default.
 SERVER_DECAY_MS = 30_000
 
 

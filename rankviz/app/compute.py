@@ -110,7 +110,8 @@ def overlap(key: tuple, build: Callable[[], pd.Series]) -> pd.Series:
 #: MARCO-sized run), and NumPy and Arrow release the interpreter for most of the work. One on two
 #: cores, where Arrow's reader already takes both: the Overview of 20 MS MARCO-sized runs took the
 #: same wall time with two (15-16 s), more CPU (26.8-28.5 CPU-s against 26.2-26.9), a higher peak
-#: (2.2 GB against 1.9) and showed its first means later (1.5 s against 1.1).
+#: (2.2 GB against 1.9) and showed its first means later (1.5 s against 1.1):
+#: ``python bench/bench_app_scale.py --pass-workers 1|2``.
 PASS_WORKERS = max(1, min(2, (os.cpu_count() or 1) // 2))
 
 
