@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,42 +17,41 @@ import pandas as pd
 from rankviz.app import compute
 from rankviz.app.answers import Answers
 from rankviz.app.compute import Key, settings_text
-from rankviz.app.inputs import Runs
 from rankviz.app.lineage import Lineage, orderer
 from rankviz.app.pass_cache import Passes
 from rankviz.app.record_in_force import Meeting
 from rankviz.app.state import UrlState
 from rankviz.evaluation.result import Evaluation
 from rankviz.io.collection import Collection
-from rankviz.io.groups import QueryGroups
-from rankviz.io.model import Qrels, Run
+from rankviz.io.model import Qrels
 from rankviz.measures import Measure
 from rankviz.settings.eval_settings import EvalSettings
 from rankviz.settings.significance_settings import TestSettings
 from rankviz.settings.tie_policy import EXPECTED, TiePolicy
+from rankviz.study.reading import FILES, Reading
+from rankviz.study.request import StudyRequest
 from rankviz.study.run_study import Study, Ties
-from rankviz.study.scores_study import ScoresStudy
 from rankviz.study.served import served_text
 
 
 @dataclass
 class Context(Answers, Passes):
-    """What the frame decided: data, runs, measures, settings in force; and how to get values."""
+    """What the frame decided and the study it opened: the selected runs and measures of it, the
+    cache keys of what it holds; and how to get values."""
 
-    collection: Collection
-    qrels: Qrels
+    opened: Study  # the study the frame opened (every run; a ScoresStudy for scores alone)
     qrels_key: str
-    runs: Mapping[str, Run]  # opened when asked for (:class:`rankviz.app.inputs.Runs`)
     run_keys: dict[str, str]
     selected: list[str]
     # as written in the frame ("MRR@K", "nDCG@10"): stable when K or rel change
     measure_names: list[str]
     measures: list[Measure]
-    settings: EvalSettings
     k: int
     url: UrlState
-    groups: QueryGroups | None = None
-    weights: dict[str, float] | None = None
+    collection: Collection  # the collection served
+    settings: EvalSettings  # the conventions in force, as the study decided them
+    request: StudyRequest | None = None  # what it was opened from (None: a ScoresStudy's frame)
+    reading: Reading = FILES  # how it read its files (the app's caches)
     queries: dict[str, str] = field(default_factory=dict)
     grouping: str = ""  # the key of the groups and weights in force
     # one colour per run, the same on every page
@@ -61,12 +59,11 @@ class Context(Answers, Passes):
     present: bool = False  # projector mode
     top: Any = None  # where the conventions' line goes (beside the qrels in force), else the page
     meeting: Meeting | None = None  # the meeting's record (None: uploaded qrels are in force)
-    scores: ScoresStudy | None = None  # a collection of per-query scores alone: its study
 
     @property
     def ranked(self) -> bool:
         """Whether the runs' rankings are at hand (not for a collection of scores alone)."""
-        return self.scores is None
+        return self.opened.ranked
 
     @property
     def collection_name(self) -> str:
@@ -77,30 +74,15 @@ class Context(Answers, Passes):
         return self.measures[self.measure_names.index(name)]
 
     def study(self, names: list[str] | None = None, measures: list[Measure] | None = None) -> Study:
-        """The selected runs (or ``names``) as a study, ordered by the app's cache of ranking
-        tables."""
-        chosen = names or self.selected
-        if self.scores is not None:
-            return self.scores.only(chosen, measures or self.measures)
+        """The selected runs (or ``names``) and measures of the opened study, ordered by the app's
+        cache of ranking tables."""
+        narrowed = self.opened.only(names or self.selected, measures or self.measures)
+        if not self.ranked:
+            return narrowed
         meeting = self.meeting
         # the meeting's qrels re-grade it
         base = (meeting.file_key, meeting.file_qrels) if meeting is not None else None
-        order = orderer(self.run_keys, self.qrels_key, base, self.lineage())
-        runs = (
-            self.runs.only(chosen)
-            if isinstance(self.runs, Runs)
-            else {n: self.runs[n] for n in chosen}
-        )
-        return Study(
-            self.qrels,
-            runs,
-            tuple(measures or self.measures),
-            self.settings,
-            self.collection,
-            self.groups,
-            self.weights,
-            orderer=order,
-        )
+        return narrowed.sharing(orderer(self.run_keys, self.qrels_key, base, self.lineage()))
 
     def key(
         self,
@@ -204,7 +186,7 @@ class Context(Answers, Passes):
         return TestSettings(**values, baseline=baseline)
 
     def conventions(self) -> list[str]:
-        if self.scores is not None:  # the scores' files (named as the collection names them)
+        if not self.ranked:  # the scores' files (named as the collection names them)
             folder = self.collection.path
             return [served_text(line, folder) for line in self.study().conventions()]
         return [*self.settings.conventions(), *([self.meeting.in_force()] if self.meeting else [])]
@@ -216,12 +198,19 @@ class Context(Answers, Passes):
         said = "" if mode == "file" else "_qrels-" + re.sub(r"[^A-Za-z0-9_-]+", "-", mode)
         return f"{stem}{said}.{extension}"
 
+    def judged_by(self, qrels: Qrels, key: str) -> Context:
+        """This context with another source's judgments as its qrels (``key``: their content's), to
+        compare that source with the others under the frame's runs, measures and settings."""
+        opened = dataclasses.replace(self.opened, qrels=qrels, in_force=None)
+        return dataclasses.replace(self, opened=opened, qrels_key=key)
+
     def with_qrels(self, mode: str) -> Context:
         """This context with the qrels file (``file``) or the meeting's qrels (``meeting``) in
-        force, to show what the meeting's judgments change."""
+        force, to show what the meeting's judgments change: the same request, opened again."""
         meeting = self.meeting
-        if meeting is None or meeting.merged is None:
+        if meeting is None or meeting.merged is None or self.request is None:
             return self
-        if mode == "file":
-            return dataclasses.replace(self, qrels=meeting.file_qrels, qrels_key=meeting.file_key)
-        return dataclasses.replace(self, qrels=meeting.merged, qrels_key=meeting.merged_key)
+        request = dataclasses.replace(self.request, qrels_in_force=mode)
+        key = meeting.file_key if mode == "file" else meeting.merged_key
+        opened = Study.open(request, reading=self.reading)
+        return dataclasses.replace(self, opened=opened, request=request, qrels_key=key)

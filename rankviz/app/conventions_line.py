@@ -14,7 +14,7 @@ from rankviz.app.text import md
 def summary(ctx: Context, thin: dict[str, float]) -> str:
     """The line's words (markdown, user text escaped)."""
     parts = [f"**{md(ctx.collection_name)}**"]
-    if ctx.scores is not None:
+    if not ctx.ranked:
         parts.append("per-query scores as their files give them")
     else:
         unlike = ctx.settings.unlike_trec_eval()

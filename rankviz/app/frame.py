@@ -30,6 +30,7 @@ from rankviz.app.context import Context
 from rankviz.app.fusion_panel import add_fused_run
 from rankviz.app.pages import spec
 from rankviz.app.scores_frame import needs_rankings, scores_frame
+from rankviz.app.served_reading import ServedReading
 from rankviz.app.server import open_to_all
 from rankviz.app.state import UrlState
 from rankviz.app.text import md, message
@@ -39,7 +40,9 @@ from rankviz.settings import eval_settings as s
 from rankviz.settings import report_settings as r
 from rankviz.settings.eval_settings import EvalSettings
 from rankviz.study import served
-from rankviz.study.opening import collection_settings, refuse_without_judgments
+from rankviz.study.opening import collection_settings
+from rankviz.study.request import StudyRequest
+from rankviz.study.run_study import Study
 
 #: Captions readable on any screen: Streamlit draws them in its text colour at 60% (3.8:1 on white,
 #: under WCAG AA's 4.5:1); here the text's own colour at 80% (6.5:1 on white, and on the dark theme
@@ -77,6 +80,7 @@ def frame(page: str = "") -> Context | None:
         qrels, qrels_key = inputs.with_beside(collection, uploaded_qrels[1], uploaded_qrels[0])
     else:
         meeting = qrels_in_force.open_meeting(folder, collection, qrels, qrels_key)
+    reading = ServedReading(meeting)
     run_names = list(runs)
     scores = inputs.with_uploaded(inputs.collection_scores(collection), uploaded_scores)
     selected, measure_names = measure_picker.choose_runs_and_measures(
@@ -86,12 +90,11 @@ def frame(page: str = "") -> Context | None:
     defaults = collection_settings(collection)
     conventions = sidebar.choose_conventions(url, name, defaults)
     groups = collection.groups if uploaded_qrels is None else None
-    tag_groups = qrels_in_force.tag_groups(meeting, qrels) if meeting else None
-    if tag_groups is not None:
-        groups = tag_groups if groups is None else groups.merged(tag_groups)
+    tags = reading.tags(meeting.store, qrels) if meeting and meeting.store else None
+    if tags is not None:  # offered as the study will read them
+        groups = tags if groups is None else groups.merged(tags)
     group_by = sidebar.choose_group(url, groups)
     has_weights = collection.weights is not None and uploaded_qrels is None
-    weights = collection.weights.to_dict() if has_weights else None  # type: ignore[union-attr]
     grouped = group_by != sidebar.NO_GROUPING
     aggregates = ["query", *(["macro"] if grouped else []), *(["weights"] if has_weights else [])]
     aggregate = url_option(
@@ -103,11 +106,12 @@ def frame(page: str = "") -> Context | None:
         context=(aggregates,),
         horizontal=False,
     )
+    mode, top = None, None
     if meeting is not None:
-        qrels, qrels_key, top = qrels_in_force.choose(url, collection, meeting)
+        mode, qrels_key, top = qrels_in_force.choose(url, collection, meeting)
     present = url_option(url, st.sidebar, app_options.PRESENT, "frame")
     add_fused_run(runs, run_names)  # last: the sidebar's own widgets keep their places
-    chosen_qrels = meeting.mode if meeting and meeting.mode != meeting.default_mode else None
+    chosen_qrels = mode if meeting and mode != meeting.default_mode else None
     url.write(
         collection=name,
         runs=selected,
@@ -122,35 +126,46 @@ def frame(page: str = "") -> Context | None:
     if len(selected) < 1 or not measure_names:
         st.warning("Choose at least one run and one measure in the sidebar.")
         return None
-    given = {**conventions, "aggregate": aggregate, "group_by": group_by if grouped else None}
+    options = {**conventions, "group_by": group_by if grouped else None, "seed": 0}
     try:
-        settings = EvalSettings.from_args(given, base=defaults).replace(seed=0)
+        settings = EvalSettings.from_args(options, base=defaults)
         measures = measure_picker.measures_at(measure_names, int(k), settings, scores)
-        refuse_without_judgments(measures, list(qrels.beside))
+        request = StudyRequest(
+            collection if uploaded_qrels is None else qrels,
+            runs,
+            measures=tuple(measures),
+            judgments=str(meeting.path) if meeting and meeting.store else None,
+            qrels_in_force=mode,
+            aggregate=aggregate,
+            options=options,
+            collection=collection,
+        )
+        study = Study.open(request, reading=reading)
     except RankvizError as exc:
         st.error(md(exc))
         return None
+    if meeting is not None:
+        meeting.chosen = study.in_force
     return Context(
-        collection=collection,
-        qrels=qrels,
+        opened=study,
+        request=request,
+        reading=reading,
         qrels_key=qrels_key,
-        runs=runs,
         run_keys=run_keys,
         selected=selected,
         measure_names=measure_names,
-        measures=measures,
-        settings=settings,
+        measures=list(study.measures),
         k=int(k),
         url=url,
-        groups=groups if settings.group_by is not None else None,
-        weights=weights,
+        collection=collection,
+        settings=study.settings,
         queries=collection.queries if uploaded_qrels is None else {},
         grouping=f"{name}:{folder_stamp(folder)}:tags{meeting.version.tags_content}"
         if meeting
         else qrels_key,
         colours=plots.run_colours(run_names),
         present=present,
-        top=top if meeting is not None else None,
+        top=top,
         meeting=meeting,
     )
 

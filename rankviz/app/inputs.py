@@ -1,7 +1,8 @@
 """What the app serves, read: collection folders, their qrels and runs, the meeting's record,
 uploads.
 
-A collection's runs are opened when a page asks for them (:class:`Runs`), from the disk store when
+A collection's runs are opened when a page asks for them
+(:class:`~rankviz.io.runs_when_asked.RunsWhenAsked`), from the disk store when
 it holds them (memory-mapped), else read once and stored; the frame's progress bar counts them. A
 large upload is read under a progress bar of its own, parsed once per session (a failure too,
 remembered as its message) and may not decompress to more than ``RANKVIZ_MAX_UPLOAD_MB`` (1024).
@@ -15,7 +16,6 @@ import functools
 import os
 import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import streamlit as st
@@ -28,7 +28,8 @@ from rankviz.io.model import Qrels, Run
 from rankviz.measures.score import Score
 from rankviz.settings.eval_settings import EvalSettings
 from rankviz.study import served
-from rankviz.study.opening import beside_paths, read_beside, read_scores_beside
+from rankviz.study.opening import beside_paths
+from rankviz.study.reading import read_beside, read_scores_beside
 
 # a checkout's root (app.py, pages/, sample_data/), or site-packages
 _ROOT = Path(__file__).resolve().parents[2]
@@ -142,32 +143,6 @@ def document_texts(collection: Collection) -> Documents | None:
     finally:
         bar.empty()
     return docs
-
-
-class Runs(Mapping[str, Run]):
-    """The served runs by name, each opened when asked for: a page of twenty runs shows the first of
-    them without reading the rest, and no run stays in memory for being listed."""
-
-    def __init__(self) -> None:
-        self._open: dict[str, Callable[[], Run]] = {}
-
-    def add(self, name: str, open_run: Callable[[], Run]) -> None:
-        self._open[name] = open_run
-
-    def only(self, names: list[str]) -> Runs:
-        """These runs alone, still opened when asked for."""
-        view = Runs()
-        view._open = {name: self._open[name] for name in names}
-        return view
-
-    def __getitem__(self, name: str) -> Run:
-        return self._open[name]()
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._open)
-
-    def __len__(self) -> int:
-        return len(self._open)
 
 
 def run_file(key: str, path: str, name: str) -> Run:

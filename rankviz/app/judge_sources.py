@@ -8,8 +8,6 @@ judges can never be served the numbers of other judgments.
 
 from __future__ import annotations
 
-import dataclasses
-
 from rankviz.analyses.agreement import AgreementReport
 from rankviz.app import compute, inputs
 from rankviz.app.cache import SHARED, file_key
@@ -68,7 +66,7 @@ def report(ctx: Context, a: str, b: str) -> AgreementReport:
     kinds = offered(ctx)
     qrels_a, key_a = judgments(ctx, a)
     qrels_b, key_b = judgments(ctx, b)
-    under_a = dataclasses.replace(ctx, qrels=qrels_a, qrels_key=key_a)
+    under_a = ctx.judged_by(qrels_a, key_a)
     tests = ctx.test_settings()
     details = (key_b, a, b, settings_text(tests), tests.baseline, ctx.k)
     build = lambda: compare_judges(  # noqa: E731

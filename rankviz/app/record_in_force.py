@@ -21,7 +21,6 @@ from rankviz.app.widgets import url_option
 from rankviz.io.access import Role
 from rankviz.io.collection import Collection
 from rankviz.io.grades import GRADE_RANGE, GradeError, Scale
-from rankviz.io.groups import QueryGroups
 from rankviz.io.meeting import Lock, MeetingError, MeetingStore, RecordVersion
 from rankviz.io.model import Qrels
 from rankviz.study import in_force, served
@@ -145,10 +144,10 @@ def open_meeting(folder: Path, collection: Collection, qrels: Qrels, qrels_key: 
     return meeting
 
 
-def choose(url: UrlState, collection: Collection, meeting: Meeting) -> tuple[Qrels, str, Any]:
-    """The qrels in force, their cache key, and where the page's conventions line goes: the
-    choice (the meeting's judgments once there are some, else the file; decided by
-    :func:`rankviz.study.in_force.decide`) sits beside that line, so one query still fits a 1280x720
+def choose(url: UrlState, collection: Collection, meeting: Meeting) -> tuple[str, str, Any]:
+    """The qrels in force asked for (``qrels=``; the study that opens decides them: the meeting's
+    judgments once there are some, else the file), their cache key, and where the page's
+    conventions line goes: the choice sits beside that line, so one query still fits a 1280x720
     screen; None when there is nothing to choose."""
     default = meeting.default_mode
     offered = in_force.offered(collection, record_judges=meeting.record is not None)
@@ -178,20 +177,10 @@ def choose(url: UrlState, collection: Collection, meeting: Meeting) -> tuple[Qre
                 key="frame.qrels.waiting",
                 help="The meeting's judgments join the choices once it has recorded one.",
             )
-    file_qrels = meeting.file_qrels
-
-    def source(chosen: str) -> tuple[Qrels, str]:
-        read = lambda p: inputs.qrels_file(file_key(p), str(p))  # noqa: E731
-        build = lambda: in_force.source_qrels(file_qrels, collection, chosen, read=read)  # noqa: E731
-        return SHARED.get(("qrels in force", _key(chosen, collection, meeting)), build)
-
-    meeting.chosen = in_force.decide(
-        mode, file_qrels, collection=collection, record=meeting.record, source=source
-    )
-    return meeting.chosen.qrels, _key(mode, collection, meeting), top
+    return mode, qrels_key_of(mode, collection, meeting), top
 
 
-def _key(mode: str, collection: Collection, meeting: Meeting) -> str:
+def qrels_key_of(mode: str, collection: Collection, meeting: Meeting) -> str:
     """The cache key of the qrels a choice puts in force, from the keys of what they are made of."""
     if mode == FILE:
         return meeting.file_key
@@ -203,13 +192,3 @@ def _key(mode: str, collection: Collection, meeting: Meeting) -> str:
         if mode != in_force.source_of(mode)
         else file_key(path)
     )
-
-
-def tag_groups(meeting: Meeting, qrels: Qrels) -> QueryGroups | None:
-    """The meeting's tags as a query attribute ``tag``
-    (:func:`rankviz.study.in_force.tag_groups`), kept per state of the record."""
-    if meeting.store is None or not meeting.version.tags:
-        return None
-    store = meeting.store
-    key = ("meeting tags", str(meeting.path), meeting.version.content, meeting.file_key)
-    return SHARED.get(key, lambda: in_force.tag_groups(store, qrels))

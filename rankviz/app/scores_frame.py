@@ -99,24 +99,20 @@ def scores_frame(url: UrlState, name: str, folder: Path, collection: Collection)
         return None
     measures = [whole.measures[measure_names.index(m)] for m in picked]
     return Context(
-        collection=collection,
-        qrels=whole.qrels,
+        opened=whole,
         qrels_key=f"scores:{folder}:{stamp}",
-        runs={},
         run_keys={n: f"scores:{n}" for n in run_names},
         selected=selected,
         measure_names=picked,
         measures=measures,
-        settings=whole.settings,
         k=r.K.default,
         url=url,
-        groups=collection.groups if grouped else None,
-        weights=collection.weights.to_dict() if has_weights else None,  # type: ignore[union-attr]
+        collection=collection,
+        settings=whole.settings,
         queries=collection.queries,
         grouping=f"scores:{folder}:{stamp}",
         colours=plots.run_colours(run_names),
         present=present,
-        scores=whole,
     )
 
 

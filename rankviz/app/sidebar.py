@@ -24,6 +24,7 @@ from rankviz.errors import RankvizError
 from rankviz.io.collection import Collection
 from rankviz.io.groups import QueryGroups
 from rankviz.io.model import Qrels, Run
+from rankviz.io.runs_when_asked import RunsWhenAsked
 from rankviz.measures import Measure
 from rankviz.settings import eval_settings as s
 from rankviz.settings.eval_settings import EvalSettings
@@ -69,7 +70,7 @@ def redraw_navigation_for(collection: Collection) -> None:
 
 def open_collection(
     url: UrlState,
-) -> tuple[str, Path, Collection, Qrels | None, str, inputs.Runs, dict[str, str]] | None:
+) -> tuple[str, Path, Collection, Qrels | None, str, RunsWhenAsked, dict[str, str]] | None:
     """The collection the URL chooses, its qrels and runs (read through the caches; None and none
     for a collection of scores alone), or None (said why)."""
     folders = signin.collections()
@@ -107,13 +108,13 @@ def open_collection(
         qrels_path = collection.qrels_path
         if collection.scores_only or qrels_path is None:  # the scores' frame reads its files
             st.sidebar.caption(md(collection.config.description or folder.name))
-            return name, folder, collection, None, "", inputs.Runs(), {}
+            return name, folder, collection, None, "", RunsWhenAsked(), {}
         qrels_key = file_key(qrels_path)
         qrels, qrels_key = inputs.with_beside(
             collection, inputs.qrels_file(qrels_key, str(qrels_path)), qrels_key
         )
         run_keys = {n: file_key(p) for n, p in collection.run_paths.items()}
-        runs = inputs.Runs()
+        runs = RunsWhenAsked()
         for n, p in collection.run_paths.items():
             runs.add(n, functools.partial(inputs.run_file, run_keys[n], str(p), n))
     except (RankvizError, OSError) as exc:
@@ -135,7 +136,7 @@ def open_collection(
 
 
 def add_uploads(
-    runs: inputs.Runs, run_keys: dict[str, str]
+    runs: RunsWhenAsked, run_keys: dict[str, str]
 ) -> tuple[tuple[str, Qrels] | None, list[str], list[Measure]]:
     """The session's uploaded runs joined to the collection's (renamed where a name is taken); the
     uploaded qrels if any, the runs uploaded in this rerun, and the scores uploaded."""

@@ -6,7 +6,7 @@ A score whose name is a measure of the catalogue (``map``, ``P_10``, ``nDCG@10``
 ir_measures' spellings) is that measure, so ``-m AP`` finds trec_eval's ``map`` and two files that
 spell it differently are one measure; any other name (``nugget_vital``, ``alpha-nDCG@20``) is a
 :class:`~rankviz.measures.score.Score`. (Beside runs, scores keep their files' names:
-:func:`rankviz.study.opening.read_scores_beside`.)
+:func:`rankviz.study.reading.read_scores_beside`.)
 """
 
 from __future__ import annotations

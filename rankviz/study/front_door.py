@@ -5,6 +5,7 @@ opens a study of runs and qrels, or of per-query scores alone when its first inp
 from __future__ import annotations
 
 from rankviz.io.collection import Collection
+from rankviz.io.model import Qrels
 from rankviz.io.score_forms import is_scores
 from rankviz.study.request import StudyRequest
 from rankviz.study.run_study import Study
@@ -25,6 +26,8 @@ def open_study(request: StudyRequest) -> Study:
     :class:`~rankviz.study.scores_study.ScoresStudy` when the first input holds scores.
     """
     qrels = request.qrels
+    if isinstance(qrels, Qrels):  # read already: qrels, never scores
+        return Study.open(request)
     if scores_folder(qrels) is None and (isinstance(qrels, Collection) or not is_scores(qrels)):
         return Study.open(request)
     return ScoresStudy.of_request(request)

@@ -21,17 +21,17 @@ from rankviz.io.grades import Scale, grade_scale
 from rankviz.io.groups import QueryGroups, read_groups
 from rankviz.io.irds import is_irds
 from rankviz.io.meeting import MeetingStore
-from rankviz.io.model import Qrels
-from rankviz.io.readers import read_qrels
+from rankviz.io.model import Qrels, Run
 from rankviz.io.score_rules import ScoreRules, score_rules
 from rankviz.measures import Measure, parse, refuse_without_closed_form
 from rankviz.measures.spellings import TREC_EVAL_LEFT_OUT
 from rankviz.settings.eval_settings import DEFAULT_MEASURES, EvalSettings
-from rankviz.study.in_force import FILE, MEETING, decide, tag_groups, with_record
+from rankviz.study.in_force import FILE, MEETING, InForce, decide
+from rankviz.study.reading import FILES, Reading
 from rankviz.study.request import StudyRequest
 
 if TYPE_CHECKING:
-    from rankviz.io.scores import Scores
+    pass
 
 
 def collection_settings(collection: Collection | None) -> EvalSettings:
@@ -53,33 +53,68 @@ class Opened:
     collection: Collection | None
     groups: QueryGroups | None
     weights: Mapping[str, float] | None
+    runs_given: Mapping[str, Run]
     sources: tuple[RunSource, ...]
     notes: tuple[str, ...]
     record: MeetingStore | None
+    in_force: InForce
 
 
-def open_inputs(request: StudyRequest) -> Opened:
-    """The inputs a request names (:class:`~rankviz.study.request.StudyRequest`), read and
-    decided."""
-    qrels, runs, measures = request.qrels, request.runs, request.measures
-    judgments, options = request.judgments, request.options
-    collection = qrels if isinstance(qrels, Collection) else _collection_at(qrels)
-    if collection is not None:
-        if collection.scores_only:
-            raise OptionError(
-                f"{collection.path} holds per-query scores only (no runs/): open it with "
-                "rankviz.ScoresStudy.of_collection"
-            )
-        read = collection.read_qrels()
+@dataclass(frozen=True)
+class _Given:
+    """What a request's qrels and runs are: the collection whose defaults apply, the one whose
+    groups, weights and record are these qrels' (None for qrels read already), the qrels file read,
+    the runs read already and the run files to read."""
+
+    collection: Collection | None
+    own: Collection | None
+    qrels: Qrels
+    runs: Mapping[str, Run]
+    sources: tuple[RunSource, ...]
+
+
+def _given(request: StudyRequest, reading: Reading) -> _Given:
+    """The request's qrels read and its runs found (a collection's by default)."""
+    qrels, runs = request.qrels, request.runs
+    if isinstance(qrels, Qrels):  # read already: an upload standing in for a collection's qrels
+        collection, own = request.collection, None
+    else:
+        collection = qrels if isinstance(qrels, Collection) else _collection_at(qrels)
+        own = collection  # its groups, weights and record are these qrels'
+    if collection is not None and collection.scores_only:
+        raise OptionError(
+            f"{collection.path} holds per-query scores only (no runs/): open it with "
+            "rankviz.ScoresStudy.of_collection"
+        )
+    if isinstance(qrels, Qrels):
+        read = qrels
+    elif isinstance(qrels, Collection) or collection is not None:
+        read = reading.qrels(_qrels_path(collection or qrels))  # type: ignore[arg-type]
+    else:
+        read = reading.qrels(qrels)
+    sources: tuple[RunSource, ...] = ()
+    if isinstance(runs, Mapping):
+        given: Mapping[str, Run] = runs
+    elif collection is not None:
+        given = {}
         sources = _collection_runs(collection, [str(n) for n in runs or collection.run_paths])
     else:
-        if not runs:
-            raise OptionError("give at least one run file after the qrels")
-        read = read_qrels(str(qrels))
+        given = {}
         sources = tuple(RunSource.of_paths(list(runs)))
-    how, weights = aggregate_option(request.aggregate, collection)
+    if not given and not sources:
+        raise OptionError("give at least one run file after the qrels")
+    return _Given(collection, own, read, given, sources)
+
+
+def open_inputs(request: StudyRequest, reading: Reading = FILES) -> Opened:
+    """The inputs a request names (:class:`~rankviz.study.request.StudyRequest`), read by
+    ``reading`` and decided."""
+    measures, judgments, options = request.measures, request.judgments, request.options
+    inputs = _given(request, reading)
+    collection, own, read = inputs.collection, inputs.own, inputs.qrels
+    how, weights = aggregate_option(request.aggregate, own)
     groups = request.groups
-    found = read_groups(groups) if groups else (collection.groups if collection else None)
+    found = read_groups(groups) if groups else (own.groups if own else None)
     given = {**(options or {}), **({"aggregate": how} if how else {})}
     settings = EvalSettings.from_args(given, base=collection_settings(collection))
     notes: list[str] = []
@@ -89,13 +124,19 @@ def open_inputs(request: StudyRequest) -> Opened:
         judgments = ""  # the collection's own record
     mode = qrels_in_force or (MEETING if judgments is not None else FILE)
     if judgments is not None:
-        record = _record(judgments, collection, record_scale(read, collection))
-        record_qrels = with_record(read, record)
-        tags = tag_groups(record, read)  # group_by="tag", as the app offers it
+        record = reading.record(*_record_at(judgments, own), record_scale(read, own), _owner(own))
+        record_qrels = reading.record_qrels(read, record)
+        tags = reading.tags(record, read)  # group_by="tag", as the app offers it
         if tags is not None:
             found = tags if found is None else found.merged(tags)
         notes += [f"{record.path}: {problem}" for problem in record_qrels.left_out]
-    chosen_qrels = decide(mode, read, collection=collection, record=record_qrels)
+    chosen_qrels = decide(
+        mode,
+        read,
+        collection=own,
+        record=record_qrels,
+        source=lambda chosen: reading.source(read, own, chosen),  # type: ignore[arg-type]
+    )
     if mode != FILE or record is not None:  # anything but the qrels file alone is said
         notes.append(chosen_qrels.sentence)
     if settings.group_by is not None:
@@ -105,11 +146,11 @@ def open_inputs(request: StudyRequest) -> Opened:
                 "--judgments with a meeting that tagged queries)"
             )
         found.column(settings.group_by)
-    own = collection.score_paths if collection is not None else ()
+    paths = collection.score_paths if collection is not None else ()
     rules = rules_in_force(collection, request.lower_is_better, request.ranges)
-    scored = read_scores_beside([*own, *request.scores], settings, rules)
+    scored = reading.scores([*paths, *request.scores], settings, rules)
     asked = list(measures or (collection.config.measures if collection is not None else ()))
-    beside = judgments_beside(request, collection, asked)
+    beside = judgments_beside(request, collection, asked, reading)
     if measures:
         chosen = with_scores(list(measures), scored, settings)
         notes += [
@@ -125,7 +166,8 @@ def open_inputs(request: StudyRequest) -> Opened:
     else:
         chosen = [*with_scores(DEFAULT_MEASURES, scored, settings), *scored]
     if scored:
-        notes += beside_notes(scored, chosen_qrels.qrels, [s.name for s in sources])
+        names = [*inputs.runs, *(s.name for s in inputs.sources)]
+        notes += beside_notes(scored, chosen_qrels.qrels, names)
     return Opened(
         chosen_qrels.qrels.with_beside(**beside),
         tuple(chosen),
@@ -133,9 +175,11 @@ def open_inputs(request: StudyRequest) -> Opened:
         collection,
         found,
         weights,
-        sources,
+        inputs.runs,
+        inputs.sources,
         tuple(notes),
         record,
+        chosen_qrels,
     )
 
 
@@ -155,17 +199,6 @@ def beside_paths(collection: Collection | None) -> dict[str, Path]:
     return dict(collection.beside_paths) if collection else {}
 
 
-def read_beside(kind: str, path: str | Path) -> object:
-    """The judgments of a kind beside the qrels, read for the families that take them."""
-    from rankviz.io.preference_judgments import read_preferences
-    from rankviz.io.subtopics import read_grouped_qrels, read_subtopic_qrels
-    from rankviz.measures.diversity import Subtopics
-
-    if kind == "subtopics":
-        return Subtopics(read_subtopic_qrels(path))
-    return read_preferences(path) if kind == "prefs" else read_grouped_qrels(path)
-
-
 def offered_beside(collection: Collection) -> list[str]:
     """The measures a collection's judgments beside the qrels offer (ndeval's columns, trec_eval's
     judgment-group and preference measures at its default parameters)."""
@@ -180,7 +213,10 @@ def offered_beside(collection: Collection) -> list[str]:
 
 
 def judgments_beside(
-    request: StudyRequest, collection: Collection | None, asked: Sequence[object]
+    request: StudyRequest,
+    collection: Collection | None,
+    asked: Sequence[object],
+    reading: Reading = FILES,
 ) -> dict[str, object]:
     """The judgments beside the qrels that were given (``--diversity``, ``--judgment-groups``,
     ``--preferences``) or that the collection keeps (``subtopics.txt``, ``qrels_jg.txt``,
@@ -193,7 +229,7 @@ def judgments_beside(
     }
     paths = {**beside_paths(collection), **{k: p for k, p in given.items() if p is not None}}
     refuse_without_judgments(asked, list(paths))
-    return {kind: read_beside(kind, path) for kind, path in paths.items()}
+    return reading.beside(paths) if paths else {}
 
 
 def refuse_without_judgments(asked: Sequence[object], kinds: Sequence[str]) -> None:
@@ -219,55 +255,18 @@ def rules_in_force(
     return own.joined(score_rules(lower_is_better, ranges))
 
 
-def read_scores_beside(
-    paths: Sequence[str | Path], settings: EvalSettings, rules: ScoreRules
-) -> list[Measure]:
-    """The scores of these files (:mod:`rankviz.io.scores`) as measures that carry their values
-    (:class:`~rankviz.measures.score.Score`) and what ``rules`` say of them, each query without a
-    score handled by ``missing``."""
-    if not paths:
-        return []
-    from rankviz.io.scores import read_scores
-
-    return scores_beside([read_scores(p) for p in paths], settings, rules)
-
-
-def scores_beside(
-    scores: Sequence[Scores], settings: EvalSettings, rules: ScoreRules
-) -> list[Measure]:
-    """The scores read as measures that stand beside runs (:func:`read_scores_beside`); one named
-    as a measure computed from the runs is refused."""
-    from rankviz.measures.score import scores_as_measures
-
-    found = scores_as_measures(scores, zero=settings.missing == "zero", rules=rules)
-    for score in found:
-        if _computed_name(str(score)):
-            source = score.values.source if score.values is not None else "a file"
-            raise OptionError(
-                f"score {str(score)!r} ({source}) is named as a measure rankviz computes from the "
-                "runs: rename it in the file"
-            )
-    return list(found)
-
-
-def _computed_name(name: str) -> bool:
-    """Whether a name spells a measure of the catalogue (``AP``, ``map``, ``P_10``)."""
-    try:
-        parse(name)
-    except MeasureError:
-        return False
-    return True
-
-
 def with_scores(
     asked: Sequence[str | Measure], scores: Sequence[Measure], settings: EvalSettings
 ) -> list[Measure]:
-    """The measures asked, in their order: a score's name is that score (a score is never named as
-    a computed measure: :func:`read_scores_beside`), any other is parsed."""
+    """The measures asked, in their order: a measure given is itself, a score's name is that score
+    (a score is never named as a computed measure:
+    :func:`~rankviz.study.reading.read_scores_beside`), any other name is parsed."""
     by_name = {str(s): s for s in scores}
     chosen: list[Measure] = []
     for item in asked:
-        if str(item) in by_name:
+        if isinstance(item, Measure):
+            chosen.append(item)
+        elif str(item) in by_name:
             chosen.append(by_name[str(item)])
             continue
         chosen += as_measures(item, defaults=settings.measure_defaults)
@@ -318,11 +317,19 @@ def _collection_runs(collection: Collection, named: list[str]) -> tuple[RunSourc
     )
 
 
-def _record(location: str, collection: Collection | None, scale: Scale) -> MeetingStore:
-    """The meeting's record at ``location`` ("": the collection folder's), opened without creating
-    it."""
+def _record_at(location: str, collection: Collection | None) -> tuple[str | Path]:
+    """Where the meeting's record ``location`` is ("": the collection folder's)."""
     if not location and collection is None:
         raise OptionError("--judgments without DB needs a collection folder in place of QRELS")
-    owner = collection.config.name if collection is not None else None
-    where = location or collection.path  # type: ignore[union-attr]
-    return MeetingStore(where, create=False, scale=scale, collection=owner)
+    return (location or collection.path,)  # type: ignore[union-attr]
+
+
+def _owner(collection: Collection | None) -> str | None:
+    """The collection a record belongs to, by name."""
+    return collection.config.name if collection is not None else None
+
+
+def _qrels_path(collection: Collection) -> Path:
+    """The collection's qrels file (a collection of scores alone has none: refused before)."""
+    assert collection.qrels_path is not None, "a collection with runs has qrels"
+    return collection.qrels_path

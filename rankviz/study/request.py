@@ -14,6 +14,7 @@ from types import MappingProxyType
 from typing import Any
 
 from rankviz.io.collection import Collection
+from rankviz.io.model import Qrels, Run
 from rankviz.io.score_rules import parse_range
 from rankviz.measures import Measure
 from rankviz.settings.eval_settings import EvalSettings
@@ -29,11 +30,13 @@ class StudyRequest:
         A qrels file, a collection folder (its qrels, its runs unless ``runs`` names some, its
         conventions, measures, groups and weights as defaults), ``irds:DATASET_ID``, or a file or
         folder of per-query scores; or a collection already opened (a server's, confined to its
-        folder: :func:`~rankviz.io.collection.open_collection`).
+        folder: :func:`~rankviz.io.collection.open_collection`); or qrels already read (an
+        upload), with ``collection``.
     runs
-        Run files, or names of a collection's runs (score files and run names beside scores).
+        Run files, or names of a collection's runs (score files and run names beside scores); or
+        runs already read, by name (a mapping that opens each run when asked is kept as given).
     measures
-        Measure names (None: the collection's, else the defaults).
+        Measure names, or measures already parsed (None: the collection's, else the defaults).
     judgments
         A meeting record ("" for the collection's own), whose judgments are put in force.
     qrels_in_force
@@ -56,10 +59,14 @@ class StudyRequest:
         trec_eval's judgment groups qrels (``-R qrels_jg``), for its ``*_avgjg`` measures.
     preferences
         trec_eval's preference judgments (``-R prefs``), for its ``prefs_*`` measures.
+    collection
+        With qrels already read: the collection they stand in for, whose conventions, measures,
+        scores and judgments beside the qrels are the defaults (its query groups, weights and
+        meeting's record belong to its own qrels, not to these).
     """
 
-    qrels: str | Path | Collection
-    runs: tuple[str | Path, ...] = ()
+    qrels: str | Path | Collection | Qrels
+    runs: tuple[str | Path, ...] | Mapping[str, Run] = ()
     measures: tuple[str | Measure, ...] | None = None
     judgments: str | None = None
     qrels_in_force: str | None = None
@@ -72,12 +79,15 @@ class StudyRequest:
     diversity: str | Path | None = None
     judgment_groups: str | Path | None = None
     preferences: str | Path | None = None
+    collection: Collection | None = None
 
     def __post_init__(self) -> None:
         # frozen all the way down: a sequence kept as a tuple, a mapping as a read-only copy
         put = object.__setattr__
-        for name in ("runs", "scores", "lower_is_better"):
+        for name in ("scores", "lower_is_better"):
             put(self, name, tuple(getattr(self, name) or ()))
+        if not isinstance(self.runs, Mapping):
+            put(self, "runs", tuple(self.runs or ()))
         if self.measures is not None:
             put(self, "measures", tuple(self.measures))
         put(self, "options", MappingProxyType(dict(self.options or {})))
@@ -89,7 +99,8 @@ class StudyRequest:
         """What a command's parsed arguments ask for: the inputs and the conventions, each
         command's own flags (``--judgments``, ``--diversity``, ...) where it has them."""
         given = vars(args)
-        asked = {f.name: given[f.name] for f in fields(cls) if given.get(f.name) is not None}
+        named = [f.name for f in fields(cls) if f.name != "collection"]  # files, not objects
+        asked = {name: given[name] for name in named if given.get(name) is not None}
         asked["measures"] = given.get("measures") or None
         asked["options"] = {
             n: v for n, v in given.items() if n in EvalSettings.OPTIONS and n != "aggregate"

@@ -24,38 +24,49 @@ from rankviz.evaluation.pieces import Progress, RunSource
 from rankviz.evaluation.result import Evaluation
 from rankviz.evaluation.run_facts import RunFacts, gather, sample_stride
 from rankviz.io.collection import Collection
-from rankviz.io.groups import QueryGroups, coverage, group_of
+from rankviz.io.groups import QueryGroups
 from rankviz.io.meeting import MeetingStore
 from rankviz.io.model import Qrels, Run
 from rankviz.io.readers import read_run
+from rankviz.io.runs_when_asked import RunsWhenAsked
 from rankviz.measures import Measure
-from rankviz.ranking.ordering import graded_within_ties, retagged
 from rankviz.ranking.ranking_table import RankingTable
 from rankviz.ranking.regrading import Orderer, fresh
 from rankviz.settings.engine_settings import EngineSettings
-from rankviz.settings.eval_settings import EvalSettings, RunCut
+from rankviz.settings.eval_settings import EvalSettings
 from rankviz.settings.significance_settings import TestSettings
-from rankviz.settings.tie_policy import TREC_EVAL, TiePolicy, policy
-from rankviz.study.capability import Rankings, needs_rankings
+from rankviz.study.capability import Rankings
 from rankviz.study.chance_levels import ChanceLevel
 from rankviz.study.feature_reports import Features
+from rankviz.study.in_force import InForce
 from rankviz.study.opening import open_inputs
 from rankviz.study.passes import RunPasses
+from rankviz.study.query_grouping import QueryGrouping
 from rankviz.study.questions import Questions
+from rankviz.study.reading import FILES, Reading
 from rankviz.study.reports import Reports
 from rankviz.study.repro_reports import Reproducing
 from rankviz.study.request import StudyRequest
 from rankviz.study.run_files import RunFiles
+from rankviz.study.run_orders import RunOrders, Ties
 
 if TYPE_CHECKING:
-    import pandas as pd
-
-
-Ties = str | TiePolicy  # a policy, or its name (the API's convenience; the settings hold the value)
+    pass
 
 
 @dataclass(frozen=True, eq=False)
-class Study(Reports, Questions, Features, Reproducing, ChanceLevel, RunPasses, RunFiles, Rankings):
+class Study(
+    Reports,
+    Questions,
+    Features,
+    Reproducing,
+    ChanceLevel,
+    RunPasses,
+    RunFiles,
+    QueryGrouping,
+    RunOrders,
+    Rankings,
+):
     """Runs against qrels under one set of conventions. Build it with :meth:`open` (files, a
     collection folder, the meeting's judgments) or directly from objects already read.
 
@@ -83,6 +94,9 @@ class Study(Reports, Questions, Features, Reproducing, ChanceLevel, RunPasses, R
         How a run's ranking table is built (:data:`rankviz.ranking.regrading.Orderer`).
     record
         The meeting's record whose judgments are in force (opened with ``judgments``).
+    in_force
+        The qrels in force as opening decided them, with the sentence that says which they are
+        (None: built from objects, the qrels given).
     """
 
     qrels: Qrels
@@ -99,6 +113,8 @@ class Study(Reports, Questions, Features, Reproducing, ChanceLevel, RunPasses, R
     orderer: Orderer = fresh
     # the meeting's record whose judgments are in force (opened with ``judgments``)
     record: MeetingStore | None = None
+    # the qrels in force as opening decided them (None: built from objects, the qrels given)
+    in_force: InForce | None = None
 
     # --- opening ----------------------------------------------------------------------------------
 
@@ -120,6 +136,8 @@ class Study(Reports, Questions, Features, Reproducing, ChanceLevel, RunPasses, R
         diversity: str | Path | None = None,
         judgment_groups: str | Path | None = None,
         preferences: str | Path | None = None,
+        reading: Reading = FILES,
+        orderer: Orderer = fresh,
     ) -> Study:
         """A study of files (:func:`rankviz.study.opening.open_inputs`): of a
         :class:`~rankviz.study.request.StudyRequest`, or of the same inputs given as keywords.
@@ -159,6 +177,12 @@ class Study(Reports, Questions, Features, Reproducing, ChanceLevel, RunPasses, R
             for its ``*_avgjg`` (:mod:`rankviz.measures.judgment_groups`) and its preferences for
             its ``prefs_*`` (:mod:`rankviz.measures.preferences`), as ``rankviz evaluate``'s
             ``--diversity``, ``--judgment-groups`` and ``--preferences`` read them.
+        reading
+            How the files are read (:class:`~rankviz.study.reading.Reading`: each when asked; a
+            server's keeps what it read).
+        orderer
+            How a run's ranking table is built (:data:`rankviz.ranking.regrading.Orderer`; a
+            server's keeps the tables).
 
         Returns
         -------
@@ -191,15 +215,15 @@ class Study(Reports, Questions, Features, Reproducing, ChanceLevel, RunPasses, R
                 judgment_groups=judgment_groups,
                 preferences=preferences,
             )
-        if not isinstance(request.qrels, Collection) and is_scores(request.qrels):
+        if not isinstance(request.qrels, (Collection, Qrels)) and is_scores(request.qrels):
             raise OptionError(
                 f"{request.qrels} holds per-query scores, not qrels: open it with "
                 "rankviz.ScoresStudy.of_files (or rankviz.Evaluation.from_scores)"
             )
-        opened = open_inputs(request)
+        opened = open_inputs(request, reading)
         study = cls(
             opened.qrels,
-            {},
+            opened.runs_given,
             opened.measures,
             opened.settings,
             opened.collection,
@@ -207,7 +231,9 @@ class Study(Reports, Questions, Features, Reproducing, ChanceLevel, RunPasses, R
             opened.weights,
             opened.sources,
             opened.notes,
-            record=opened.record,
+            orderer,
+            opened.record,
+            opened.in_force,
         )
         return dataclasses.replace(study, notes=(*study.notes, *study.coverage_notes()))
 
@@ -235,38 +261,20 @@ class Study(Reports, Questions, Features, Reproducing, ChanceLevel, RunPasses, R
     def run_names(self) -> list[str]:
         return [*self.runs_given, *(source.name for source in self.sources)]
 
-    @needs_rankings
-    def table(self, name: str, ties: Ties | None = None, cut: RunCut | None = None) -> RankingTable:
-        """A run's ranking table under a tie policy and a cut (the study's by default). Random
-        orders are drawn from trec_eval's table when measured; ``expected`` measures trec_eval's
-        arrays with the closed forms; optimistic and pessimistic reorder its tied rows by grade:
-        only trec_eval's order and the run's rank column reach the orderer."""
-        rule = policy(ties or self.settings.ties).ranked_as
-        cut = self.settings.cut if cut is None else cut
-        if rule.table_policy != rule:
-            return retagged(self.table(name, rule.table_policy, cut), rule)
-        if rule.by_grade:
-            return graded_within_ties(self.table(name, TREC_EVAL, cut), rule)
-        return self.orderer(name, lambda: self.runs[name], self.qrels, rule, cut)
-
-    @needs_rankings
-    def tables(
-        self,
-        names: Sequence[str] | None = None,
-        ties: Ties | None = None,
-        cut: RunCut | None = None,
-    ) -> dict[str, RankingTable]:
-        return {name: self.table(name, ties, cut) for name in (names or self.run_names)}
-
-    def _one_at_a_time(
-        self,
-        names: Sequence[str] | None = None,
-        ties: Ties | None = None,
-        cut: RunCut | None = None,
-    ) -> Iterable[tuple[str, RankingTable]]:
-        """(name, table) pairs built as they are consumed: one table alive at a time, unless the
-        orderer keeps them."""
-        return ((name, self.table(name, ties, cut)) for name in (names or self.run_names))
+    def only(self, names: Sequence[str], measures: Sequence[Measure] | None = None) -> Study:
+        """The study of these runs (and measures) alone, none of them opened here: what a question
+        about them reads by default."""
+        given = self.runs_given
+        if isinstance(given, RunsWhenAsked):
+            kept: Mapping[str, Run] = given.only([n for n in names if n in given])
+        else:
+            kept = {n: given[n] for n in names if n in given}
+        return dataclasses.replace(
+            self,
+            runs_given=kept,
+            sources=tuple(source for source in self.sources if source.name in names),
+            measures=tuple(self.measures if measures is None else measures),
+        )
 
     # --- numbers
     # ------------------------------------------------------------------------------------
@@ -376,21 +384,3 @@ class Study(Reports, Questions, Features, Reproducing, ChanceLevel, RunPasses, R
 
     def conventions(self) -> list[str]:
         return self.settings.conventions()
-
-    def coverage_notes(self) -> list[str]:
-        """What the groups file (under ``group_by``) and the weights leave out of the judged
-        queries, or give extra."""
-        notes = []
-        if self.settings.group_by is not None and self.groups is not None:
-            notes += coverage(self.groups.frame.index, self.qrels.query_ids).messages(
-                self.groups.source
-            )
-        if self.weights is not None and self.settings.aggregate == "weights":
-            notes += coverage(list(self.weights), self.qrels.query_ids).messages("the weights file")
-        return notes
-
-    def group_of(self, qids: Sequence[str]) -> pd.Series | None:
-        """Each query's group under the settings' ``group_by`` (None without grouping)."""
-        if self.settings.group_by is None or self.groups is None:
-            return None
-        return group_of(self.groups, self.settings.group_by, qids)

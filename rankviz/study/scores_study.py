@@ -69,6 +69,8 @@ class ScoresStudy(Study):
         :meth:`of_collection`), or a file of scores with the score files among the request's runs,
         whose other items name the runs kept (as :meth:`of_files`); the request's scores too."""
         r = request
+        if isinstance(r.qrels, Qrels):
+            raise OptionError("qrels already read open a Study of runs, not of scores")
         if r.judgments is not None:
             raise OptionError(f"{r.qrels}: per-query scores only: no qrels to judge")
         folder = scores_folder(r.qrels)

@@ -257,7 +257,7 @@ def served_scores(content: bytes, filename: str) -> list[Measure]:
     import tempfile
 
     from rankviz.io.scores import read_scores
-    from rankviz.study.opening import scores_beside
+    from rankviz.study.reading import scores_beside
 
     # its own name's letters, never a path: the suffix says a Parquet file
     name = re.sub(r"[^A-Za-z0-9._-]", "_", Path(filename).name.removesuffix(".gz")).lstrip(".")

@@ -165,6 +165,9 @@ TYPES = {
     "Access",
     "Role",
     "Lock",
+    # what a study is opened from: runs opened when asked for, what is known of the scores
+    "RunsWhenAsked",
+    "ScoreRules",
     # the reports the study hands out
     "AgreementReport",
     "CheckReport",
@@ -263,6 +266,43 @@ def test_the_app_restates_no_method_of_the_study() -> None:
     app = [PACKAGE / "app" / f"{n}.py" for n in ("context", "answers", "pass_cache")]
     shared = _public_methods(app) & _public_methods((PACKAGE / "study").glob("*.py"))
     assert shared <= set(SHARED_WITH_THE_STUDY), shared - set(SHARED_WITH_THE_STUDY)
+
+
+#: What opens a study besides the front door: a front end builds none of them itself.
+OPENERS = {"Study", "ScoresStudy", "open_inputs", "of_files", "of_collection", "of_request"}
+
+
+def _a_request(node: ast.expr) -> bool:
+    """Whether ``node`` is a request: a variable named ``request``, or one built where it is
+    passed (``StudyRequest(...)``, ``StudyRequest.from_args(args)``)."""
+    if isinstance(node, ast.Name):
+        return node.id == "request"
+    if isinstance(node, ast.Call):
+        func = node.func
+        return (isinstance(func, ast.Name) and func.id == "StudyRequest") or (
+            isinstance(func, ast.Attribute) and func.attr == "from_args"
+        )
+    return False
+
+
+def test_every_front_end_opens_its_studies_through_the_front_door() -> None:
+    """The command line, the API and the app open a study with ``Study.open(request)`` (or
+    ``open_study(request)``, which picks runs or scores): no front end builds a study from its
+    parts or opens its inputs by another road; the app hands in its reading and narrows what it
+    opened."""
+    built, doors = [], set()
+    for name, path in front_end_files():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            called = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+            if called in OPENERS:
+                built.append(f"{name} calls {called}")
+            if called in ("open", "open_study") and node.args and _a_request(node.args[0]):
+                doors.add(name.split(".")[1] if name.startswith("rankviz.") else name)
+    assert not built, built
+    assert {"cli", "app"} <= doors, doors
 
 
 def test_no_module_is_over_400_lines() -> None:

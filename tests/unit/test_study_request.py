@@ -4,6 +4,7 @@ flags and the API's keywords build the same request, which opens the same study.
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 from conftest import CRANFIELD, SAMPLES
@@ -156,3 +157,89 @@ def test_the_meetings_tags_group_the_queries_on_every_front_end(tmp_path) -> Non
     assert (
         main(["evaluate", str(folder), "bm25", "-m", "AP", "--judgments", "--group-by", "tag"]) == 0
     )
+
+
+def test_a_reading_reads_every_input_opening_reads_and_decides_nothing(tmp_path) -> None:
+    """``Study.open(request, reading=...)``: each file a study opens is read by the reading handed
+    in (a server's keeps what it read), the record and its merge, tags and other judges' qrels
+    too; the numbers, qrels and notes are those of the files read directly."""
+    import shutil
+
+    from rankviz.io.meeting import MeetingStore
+    from rankviz.study.reading import Reading
+
+    class Counting(Reading):
+        def __init__(self) -> None:
+            self.asked: list[str] = []
+
+        def qrels(self, path):
+            self.asked.append(f"qrels {Path(path).name}")
+            return super().qrels(path)
+
+        def record(self, path, scale, collection):
+            self.asked.append("record")
+            return super().record(path, scale, collection)
+
+        def record_qrels(self, qrels, record):
+            self.asked.append("record qrels")
+            return super().record_qrels(qrels, record)
+
+        def tags(self, record, qrels):
+            self.asked.append("tags")
+            return super().tags(record, qrels)
+
+    folder = tmp_path / "cranfield"
+    shutil.copytree(CRANFIELD, folder)
+    store = MeetingStore(folder)
+    store.judge("1", "184", 0, by="Ann", via="typed name")
+    store.tag("2", "short pool", by="Ann", via="typed name")
+    request = StudyRequest(folder, ("bm25", "dense"), ("AP", "nDCG@10"), judgments="")
+    reading = Counting()
+    read = Study.open(request, reading=reading)
+    assert reading.asked == ["qrels qrels.txt", "record", "record qrels", "tags"]
+    direct = Study.open(request)
+    assert read.evaluation().means().equals(direct.evaluation().means())
+    assert read.notes == direct.notes and read.in_force is not None
+    assert read.in_force.mode == "meeting" and "1 judgments in force" in read.in_force.sentence
+    assert read.qrels.to_frame().equals(direct.qrels.to_frame())
+    assert read.groups is not None and "tag" in read.groups.columns
+
+
+def test_a_request_takes_qrels_and_runs_already_read_and_opens_no_run_itself() -> None:
+    """What a server holds (uploaded qrels, runs opened when asked) opens as the files would: the
+    collection given beside read qrels lends its conventions and measures; no run is opened until a
+    number needs it, and a study narrowed to some runs opens none of the others."""
+    from rankviz.io.readers import read_qrels, read_run
+    from rankviz.io.runs_when_asked import RunsWhenAsked
+
+    opened: list[str] = []
+    runs = RunsWhenAsked()
+    for name in ("bm25", "dense", "qld"):
+        path = CRANFIELD / "runs" / f"{name}.run.gz"
+
+        def open_run(name=name, path=path):
+            opened.append(name)
+            return read_run(path, name=name)
+
+        runs.add(name, open_run)
+    from rankviz.io.collection import open_collection
+
+    collection = open_collection(CRANFIELD)
+    qrels = read_qrels(str(CRANFIELD / "qrels.txt"))
+    request = StudyRequest(
+        qrels, runs, ("AP", "nDCG@10"), options={"rel": 2}, collection=collection
+    )
+    study = Study.open(request)
+    assert opened == [] and study.run_names == ["bm25", "dense", "qld"]
+    assert study.settings.rel == 2 and study.groups is None and study.weights is None
+    two = study.only(["dense", "bm25"])
+    assert opened == [] and two.run_names == ["dense", "bm25"]
+    files = Study.open(
+        CRANFIELD / "qrels.txt",
+        [CRANFIELD / "runs" / "dense.run.gz", CRANFIELD / "runs" / "bm25.run.gz"],
+        measures=["AP", "nDCG@10"],
+        options={"rel": 2},
+    )
+    means = two.evaluation().means()
+    assert sorted(opened) == ["bm25", "dense"]
+    assert means.equals(files.evaluation().means())
