@@ -1,10 +1,13 @@
 """A study: qrels, runs, measures and settings opened once, then asked for every number and report.
 
-The command line (flags -> :meth:`Study.open` -> a report -> a renderer), the app (widgets -> a
-:class:`Study` -> cached report calls -> the page) and the API ask the same object, so a
-collection's defaults, the meeting's judgments, coverage warnings, the tie policies' orders and each
-report's inputs are decided here once. The app hands in its own :data:`Orderer` (its cache of
-ranking tables); nothing else differs between the front ends.
+Every front end opens it the same way, a :class:`~rankviz.study.request.StudyRequest` handed to
+:meth:`Study.open`: the command line (flags -> request -> a report -> a renderer), the app (widgets
+-> request -> cached report calls -> the page) and the API (keywords), so a collection's defaults,
+the qrels in force, the meeting's judgments, coverage warnings, the tie policies' orders and each
+report's inputs are decided here once. The app hands in its own
+:class:`~rankviz.study.reading.Reading` (its caches of the files read) and shares its
+:data:`~rankviz.ranking.regrading.Orderer` (its cache of ranking tables, :meth:`Study.sharing`);
+nothing else differs between the front ends.
 """
 
 from __future__ import annotations
@@ -137,7 +140,6 @@ class Study(
         judgment_groups: str | Path | None = None,
         preferences: str | Path | None = None,
         reading: Reading = FILES,
-        orderer: Orderer = fresh,
     ) -> Study:
         """A study of files (:func:`rankviz.study.opening.open_inputs`): of a
         :class:`~rankviz.study.request.StudyRequest`, or of the same inputs given as keywords.
@@ -180,9 +182,6 @@ class Study(
         reading
             How the files are read (:class:`~rankviz.study.reading.Reading`: each when asked; a
             server's keeps what it read).
-        orderer
-            How a run's ranking table is built (:data:`rankviz.ranking.regrading.Orderer`; a
-            server's keeps the tables).
 
         Returns
         -------
@@ -231,7 +230,7 @@ class Study(
             opened.weights,
             opened.sources,
             opened.notes,
-            orderer,
+            fresh,
             opened.record,
             opened.in_force,
         )
