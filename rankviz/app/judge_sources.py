@@ -69,7 +69,11 @@ def report(ctx: Context, a: str, b: str) -> AgreementReport:
     under_a = ctx.judged_by(qrels_a, key_a)
     tests = ctx.test_settings()
     details = (key_b, a, b, settings_text(tests), tests.baseline, ctx.k)
-    build = lambda: compare_judges(  # noqa: E731
-        under_a.study(), qrels_b, names=(a, b), kinds=(kinds[a], kinds[b]), test=tests, k=ctx.k
-    )
+
+    def build() -> AgreementReport:
+        study = under_a.study()
+        return compare_judges(
+            study, qrels_b, names=(a, b), kinds=(kinds[a], kinds[b]), test=tests, k=ctx.k
+        )
+
     return compute.report("agreement", under_a.key(), details, build)
