@@ -13,9 +13,9 @@ import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from rankviz.analyses.summary import Summary
 from rankviz.app.cache import SHARED, folder_stamp
 from rankviz.errors import OptionError
+from rankviz.study import Summary
 from rankviz.study.studies import summarise
 
 #: The most runs compared with the baseline on the page.

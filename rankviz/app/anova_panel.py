@@ -9,8 +9,8 @@ import streamlit as st
 from rankviz.app.context import Context
 from rankviz.app.text import md
 from rankviz.errors import RankvizError
-from rankviz.measures import Measure
 from rankviz.settings.numbers import p_text
+from rankviz.study import Measure
 
 #: The table's headers in words (the frame keeps the API's names, which exports use).
 HEADERS = {

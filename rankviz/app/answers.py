@@ -16,14 +16,13 @@ from typing import Any
 
 import pandas as pd
 
-from rankviz.analyses.checks import TOP_K
 from rankviz.app import compute
 from rankviz.app.compute import settings_text
 from rankviz.app.framed import Framed
 from rankviz.app.progressing import counted
-from rankviz.measures import Measure
 from rankviz.settings.eval_settings import EvalSettings
 from rankviz.settings.significance_settings import TestSettings
+from rankviz.study import TOP_K, Measure
 
 
 def plain(value: Any) -> Any:

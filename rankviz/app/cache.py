@@ -30,8 +30,8 @@ import cachetools
 import numpy as np
 import pyarrow as pa
 
-from rankviz.io.meeting import STORE_NAME
 from rankviz.io.store import ArrayStore, RunStore, store_folder
+from rankviz.study import STORE_NAME
 
 Stamp = tuple[int, int, int, int]
 MB = 2**20

@@ -9,9 +9,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from rankviz.study import Study
 from rankviz.study.remote_pass import connect, pass_of_file, travelling
 from rankviz.study.run_pass import RunPass
-from rankviz.study.run_study import Study
 
 _CLIENTS: dict[str, Any] = {}
 _CONNECTING = threading.Lock()

@@ -21,9 +21,9 @@ import streamlit as st
 
 from rankviz.app.cache import SHARED, code_stamp, give_back, passes_store, shared
 from rankviz.app.lineage import Lineage, _revising
-from rankviz.evaluation.result import Evaluation
+from rankviz.study import Evaluation, Study
 from rankviz.study.run_pass import RunPass
-from rankviz.study.run_study import Study, Ties
+from rankviz.study.run_study import Ties
 
 if TYPE_CHECKING:
     pass

@@ -10,7 +10,7 @@ import streamlit as st
 
 from rankviz.app.kept import judge, kept, recorded
 from rankviz.app.text import message
-from rankviz.io.meeting import MeetingError
+from rankviz.study import MeetingError
 
 
 def note_conflict(meeting, query: str, name: str, draft: str, theirs: str) -> None:

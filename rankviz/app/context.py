@@ -21,16 +21,12 @@ from rankviz.app.lineage import Lineage, orderer
 from rankviz.app.pass_cache import Passes
 from rankviz.app.record_in_force import Meeting
 from rankviz.app.state import UrlState
-from rankviz.evaluation.result import Evaluation
-from rankviz.io.collection import Collection
-from rankviz.io.model import Qrels
-from rankviz.measures import Measure
 from rankviz.settings.eval_settings import EvalSettings
 from rankviz.settings.significance_settings import TestSettings
 from rankviz.settings.tie_policy import EXPECTED, TiePolicy
-from rankviz.study.reading import FILES, Reading
-from rankviz.study.request import StudyRequest
-from rankviz.study.run_study import Study, Ties
+from rankviz.study import Collection, Evaluation, Measure, Qrels, Reading, Study, StudyRequest
+from rankviz.study.reading import FILES
+from rankviz.study.run_study import Ties
 from rankviz.study.served import served_text
 
 

@@ -14,8 +14,7 @@ import streamlit as st
 
 from rankviz.app.kept import judge, kept, recorded, renew_grid
 from rankviz.app.text import message
-from rankviz.io.grades import GradeError
-from rankviz.io.meeting import GradeConflict, MeetingError, NoteConflict
+from rankviz.study import GradeConflict, GradeError, MeetingError, NoteConflict
 from rankviz.study.record import check_grades
 
 # judging editor key -> (query, the table it showed, the file's grades, the

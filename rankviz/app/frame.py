@@ -39,10 +39,8 @@ from rankviz.errors import RankvizError
 from rankviz.settings import eval_settings as s
 from rankviz.settings import report_settings as r
 from rankviz.settings.eval_settings import EvalSettings
-from rankviz.study import served
+from rankviz.study import Study, StudyRequest, served
 from rankviz.study.opening import collection_settings
-from rankviz.study.request import StudyRequest
-from rankviz.study.run_study import Study
 
 #: Captions readable on any screen: Streamlit draws them in its text colour at 60% (3.8:1 on white,
 #: under WCAG AA's 4.5:1); here the text's own colour at 80% (6.5:1 on white, and on the dark theme

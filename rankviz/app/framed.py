@@ -9,14 +9,12 @@ import pandas as pd
 from rankviz.app.compute import Key
 from rankviz.app.lineage import Lineage
 from rankviz.app.record_in_force import Meeting
-from rankviz.evaluation.result import Evaluation
-from rankviz.io.collection import Collection
-from rankviz.measures import Measure
 from rankviz.settings.eval_settings import EvalSettings
 from rankviz.settings.significance_settings import TestSettings
 from rankviz.settings.tie_policy import TiePolicy
+from rankviz.study import Collection, Evaluation, Measure, Study
 from rankviz.study.run_pass import RunPass
-from rankviz.study.run_study import Study, Ties
+from rankviz.study.run_study import Ties
 
 
 class Framed(Protocol):

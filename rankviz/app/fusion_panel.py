@@ -12,7 +12,7 @@ import streamlit as st
 from rankviz.app import uploads
 from rankviz.app.text import md
 from rankviz.errors import RankvizError
-from rankviz.io.model import Run
+from rankviz.study import Run
 from rankviz.study.fusing import METHODS, NORMS, Recipe, fused_run, trec_text
 
 

@@ -11,8 +11,7 @@ from rankviz.app.cache import max_upload_bytes
 from rankviz.app.kept import recorded
 from rankviz.app.text import message
 from rankviz.errors import RankvizError
-from rankviz.io.access import Role
-from rankviz.study import served
+from rankviz.study import Role, served
 
 
 def import_panel(ctx) -> None:

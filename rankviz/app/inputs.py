@@ -22,12 +22,8 @@ import streamlit as st
 
 from rankviz.app.cache import SHARED, stamp, store
 from rankviz.errors import RankvizError
-from rankviz.io.collection import Collection
-from rankviz.io.docs import Documents
-from rankviz.io.model import Qrels, Run
-from rankviz.measures.score import Score
 from rankviz.settings.eval_settings import EvalSettings
-from rankviz.study import served
+from rankviz.study import Collection, Documents, Qrels, Run, Score, served
 from rankviz.study.opening import beside_paths
 from rankviz.study.reading import read_beside, read_scores_beside
 

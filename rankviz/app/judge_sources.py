@@ -8,12 +8,11 @@ judges can never be served the numbers of other judgments.
 
 from __future__ import annotations
 
-from rankviz.analyses.agreement import AgreementReport
 from rankviz.app import compute, inputs
 from rankviz.app.cache import SHARED, file_key
 from rankviz.app.compute import settings_text
 from rankviz.app.context import Context
-from rankviz.io.model import Qrels
+from rankviz.study import AgreementReport, Qrels
 from rankviz.study.record import is_source
 from rankviz.study.studies import compare_judges, record_judges
 

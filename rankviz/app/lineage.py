@@ -11,15 +11,13 @@ from typing import TYPE_CHECKING, Any
 import streamlit as st
 
 from rankviz.app.cache import SHARED, give_back, shared
-from rankviz.evaluation.result import Evaluation
-from rankviz.io.meeting import MeetingStore
-from rankviz.io.model import Qrels, Run
 from rankviz.ranking.regrading import ordered
 from rankviz.settings.eval_settings import RunCut
 from rankviz.settings.tie_policy import TiePolicy
+from rankviz.study import Evaluation, MeetingStore, Qrels, Run
 
 if TYPE_CHECKING:
-    from rankviz.ranking.ranking_table import RankingTable
+    from rankviz.study import RankingTable
 
 
 @dataclass(frozen=True)

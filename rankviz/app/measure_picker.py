@@ -13,11 +13,10 @@ from rankviz.app.state import UrlState
 from rankviz.app.text import message
 from rankviz.app.widgets import held
 from rankviz.errors import MeasureError
-from rankviz.io.collection import Collection
-from rankviz.measures import FAMILIES, Measure, parse, refuse_without_closed_form, split_names
-from rankviz.measures.score import Score
+from rankviz.measures import FAMILIES, parse, refuse_without_closed_form, split_names
 from rankviz.plots import run_colours
 from rankviz.settings.eval_settings import EvalSettings
+from rankviz.study import Collection, Measure, Score
 from rankviz.study.opening import offered_beside
 
 #: Measures offered besides the collection's: every family of the grades alone, at K where it takes

@@ -7,11 +7,10 @@ import pandas as pd
 import streamlit as st
 
 from rankviz import plots
-from rankviz.analyses.deltas import PairDeltas
 from rankviz.app.context import Context
 from rankviz.app.text import md, message
-from rankviz.measures import Measure
 from rankviz.plots import export
+from rankviz.study import Measure, PairDeltas
 
 
 def pair_summary(ctx: Context, pair: PairDeltas, measure: Measure) -> None:

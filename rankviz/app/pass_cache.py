@@ -8,14 +8,13 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
-from rankviz.analyses.checks import TOP_K
 from rankviz.app import cluster, compute, inputs
 from rankviz.app.cache import SHARED
 from rankviz.app.compute import settings_text
 from rankviz.app.framed import Framed
-from rankviz.evaluation.result import Evaluation
 from rankviz.ranking.regrading import fresh
 from rankviz.settings.tie_policy import EXPECTED, TREC_EVAL
+from rankviz.study import TOP_K, Evaluation
 from rankviz.study.run_pass import RunPass
 
 
@@ -93,7 +92,7 @@ class Passes:
         if not self.ranked:
             return {}
         if self.passing():
-            from rankviz.analyses.unjudged import JUDGED_WARNING
+            from rankviz.study import JUDGED_WARNING
 
             return {
                 n: p.judged for n, p in Passes.passes(self).items() if p.judged < JUDGED_WARNING

@@ -18,12 +18,20 @@ from rankviz.app import inputs, signin
 from rankviz.app.cache import SHARED, file_key
 from rankviz.app.state import UrlState
 from rankviz.app.widgets import url_option
-from rankviz.io.access import Role
-from rankviz.io.collection import Collection
-from rankviz.io.grades import GRADE_RANGE, GradeError, Scale
-from rankviz.io.meeting import Lock, MeetingError, MeetingStore, RecordVersion
-from rankviz.io.model import Qrels
-from rankviz.study import in_force, served
+from rankviz.study import (
+    GRADE_RANGE,
+    Collection,
+    GradeError,
+    Lock,
+    MeetingError,
+    MeetingStore,
+    Qrels,
+    RecordVersion,
+    Role,
+    Scale,
+    in_force,
+    served,
+)
 from rankviz.study.in_force import FILE, MEETING, QRELS_IN_FORCE, InForce, RecordQrels
 from rankviz.study.opening import record_scale
 from rankviz.study.record import Writer

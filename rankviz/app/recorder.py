@@ -11,8 +11,7 @@ from rankviz.app import browser
 from rankviz.app.kept import NAME, recorded
 from rankviz.app.text import message
 from rankviz.app.widgets import held
-from rankviz.io.access import Role
-from rankviz.io.meeting import MeetingError
+from rankviz.study import MeetingError, Role
 from rankviz.study.record import LIMITS
 
 

@@ -7,14 +7,13 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rankviz.analyses.deltas import PairDeltas
 from rankviz.app import page_options as app_options
 from rankviz.app.context import Context
 from rankviz.app.pair_views import every_query
 from rankviz.app.scored_answers import answers_panel
 from rankviz.app.text import md, message
 from rankviz.app.widgets import url_option, widget_key
-from rankviz.measures import Measure
+from rankviz.study import Measure, PairDeltas
 
 #: scores alone have no rankings to overlap
 NO_OVERLAP = pd.Series(dtype=float, name="rbo")

@@ -7,8 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from rankviz.app.text import md, message
-from rankviz.measures import Measure
-from rankviz.measures.score import Score
+from rankviz.study import Measure, Score
 
 
 def answers_panel(measure: Measure, baseline: str, run: str, query: str, *, box=st) -> None:

@@ -22,12 +22,9 @@ from rankviz.app.state import UrlState
 from rankviz.app.text import message
 from rankviz.app.widgets import held, url_option
 from rankviz.errors import RankvizError
-from rankviz.io.collection import Collection
 from rankviz.settings import eval_settings as s
 from rankviz.settings import report_settings as r
-from rankviz.study.front_door import open_study
-from rankviz.study.request import StudyRequest
-from rankviz.study.scores_study import ScoresStudy
+from rankviz.study import Collection, ScoresStudy, StudyRequest, open_study
 from rankviz.study.served import served_text
 
 

@@ -16,16 +16,18 @@ import streamlit as st
 from rankviz.app import inputs
 from rankviz.app.cache import SHARED, file_key, stamp
 from rankviz.app.record_in_force import Meeting, qrels_key_of
-from rankviz.io.collection import Collection
-from rankviz.io.grades import Scale
-from rankviz.io.groups import QueryGroups
-from rankviz.io.meeting import MeetingStore
-from rankviz.io.model import Qrels
-from rankviz.io.score_rules import ScoreRules
-from rankviz.measures import Measure
 from rankviz.settings.eval_settings import EvalSettings
-from rankviz.study import in_force
-from rankviz.study.reading import Reading
+from rankviz.study import (
+    Collection,
+    Measure,
+    MeetingStore,
+    Qrels,
+    QueryGroups,
+    Reading,
+    Scale,
+    ScoreRules,
+    in_force,
+)
 
 
 class ServedReading(Reading):

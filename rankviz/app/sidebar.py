@@ -21,16 +21,11 @@ from rankviz.app.state import UrlState
 from rankviz.app.text import md, message
 from rankviz.app.widgets import held, url_option, url_option_held
 from rankviz.errors import RankvizError
-from rankviz.io.collection import Collection
-from rankviz.io.groups import QueryGroups
-from rankviz.io.model import Qrels, Run
-from rankviz.io.runs_when_asked import RunsWhenAsked
-from rankviz.measures import Measure
 from rankviz.settings import eval_settings as s
 from rankviz.settings.eval_settings import EvalSettings
 from rankviz.settings.options import Option
 from rankviz.settings.tie_policy import POLICIES
-from rankviz.study import served
+from rankviz.study import Collection, Measure, Qrels, QueryGroups, Run, RunsWhenAsked, served
 
 DEFAULT_COLLECTION = "cranfield"
 #: whether the collection in view holds per-query scores alone (the navigation then hides the pages

@@ -20,8 +20,7 @@ from rankviz.app.cache import SHARED, file_key
 from rankviz.app.kept import NAME
 from rankviz.app.text import message
 from rankviz.errors import RankvizError
-from rankviz.io.access import Access, Role
-from rankviz.study import served
+from rankviz.study import Access, Role, served
 from rankviz.study.record import SIGNED_IN, TYPED
 
 

@@ -16,7 +16,7 @@ import streamlit as st
 from rankviz.app import drafts
 from rankviz.app.kept import judge, kept, recorded, renew_grid
 from rankviz.app.text import message
-from rankviz.io.meeting import GradeConflict, MeetingError
+from rankviz.study import GradeConflict, MeetingError
 
 LABEL = "Grades by keyboard (docid grade, ...)"
 #: The field whose line was recorded: emptied before it is drawn again. Its key stays (a new key

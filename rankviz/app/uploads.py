@@ -12,9 +12,7 @@ import streamlit as st
 from rankviz.app.cache import MB, digest, give_back, max_upload_bytes
 from rankviz.app.text import md, message
 from rankviz.errors import RankvizError
-from rankviz.io.model import Qrels, Run
-from rankviz.measures import Measure
-from rankviz.study import served
+from rankviz.study import Measure, Qrels, Run, served
 
 
 def _read_with_progress(source: str | bytes, name: str, filename: str | None = None) -> Run:

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rankviz._memory import server_environment
-from rankviz.analyses.checks import TOP_K
 from rankviz.cli import render_numbers, render_reports, running
 from rankviz.cli.anova_command import anova_command
 from rankviz.cli.features_command import features_command
@@ -35,13 +34,10 @@ from rankviz.errors import OptionError, install_hint
 from rankviz.settings.eval_settings import EvalSettings
 from rankviz.settings.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
 from rankviz.settings.significance_settings import TestSettings
-from rankviz.study import served
-from rankviz.study.scores_study import ScoresStudy
+from rankviz.study import TOP_K, ScoresStudy, served
 
 if TYPE_CHECKING:
-    from rankviz.analyses.standings import Standings
-    from rankviz.evaluation.result import Evaluation
-    from rankviz.study.run_study import Study
+    from rankviz.study import Evaluation, Standings, Study
 
 # --- the commands --------------------------------------------------------------------------------
 

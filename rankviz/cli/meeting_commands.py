@@ -8,9 +8,8 @@ from pathlib import Path
 from rankviz.cli import tables
 from rankviz.cli.study_args import open_study, test_settings, warn
 from rankviz.errors import OptionError
-from rankviz.io.meeting import MeetingStore
 from rankviz.settings.numbers import to_json
-from rankviz.study import record
+from rankviz.study import MeetingStore, record
 
 
 def judgments_command(args: argparse.Namespace) -> str:

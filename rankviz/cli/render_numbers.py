@@ -15,9 +15,7 @@ from rankviz.settings.numbers import to_json
 if TYPE_CHECKING:
     import pandas as pd
 
-    from rankviz.analyses.comparisons import Comparison
-    from rankviz.analyses.standings import Standings
-    from rankviz.evaluation.result import Evaluation
+    from rankviz.study import Comparison, Evaluation, Standings
 
 
 # --- evaluate ------------------------------------------------------------------------------------

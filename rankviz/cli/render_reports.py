@@ -11,13 +11,15 @@ from rankviz.cli.tables import footer, frame_table, frame_tsv, full, na_notes, n
 from rankviz.settings.numbers import to_json
 
 if TYPE_CHECKING:
-    from rankviz.analyses.agreement import AgreementReport
-    from rankviz.analyses.checks import CheckReport
-    from rankviz.analyses.metric_choice import MetricReport
-    from rankviz.analyses.summary import Summary
-    from rankviz.analyses.ties import TieReport
-    from rankviz.analyses.unjudged import UnjudgedReport
-    from rankviz.analyses.values_evidence import ValuesEvidence
+    from rankviz.study import (
+        AgreementReport,
+        CheckReport,
+        MetricReport,
+        Summary,
+        TieReport,
+        UnjudgedReport,
+        ValuesEvidence,
+    )
 
 
 # --- ties ----------------------------------------------------------------------------------------
@@ -129,7 +131,7 @@ REPORT_TITLES = {
 def metric_report(report: MetricReport | ValuesEvidence, fmt: str) -> str:
     """The metric-choice report as JSON, long TSV (section, row, column, value) or readable text
     (of per-query scores alone: the evidence their values give, said so)."""
-    from rankviz.analyses.values_evidence import ValuesEvidence
+    from rankviz.study import ValuesEvidence
 
     tables = report.to_frames()
     del tables["asl"]

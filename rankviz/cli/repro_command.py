@@ -12,7 +12,7 @@ from rankviz.cli.study_args import warn
 from rankviz.cli.tables import footer, frame_table, frame_tsv
 from rankviz.errors import OptionError
 from rankviz.settings.numbers import to_json
-from rankviz.study.run_study import Study
+from rankviz.study import Study
 
 
 def add_repro_command(commands) -> None:

@@ -7,13 +7,9 @@ import contextlib
 import sys
 from collections.abc import Mapping
 
-from rankviz.analyses.checks import TOP_K
-from rankviz.evaluation.result import Evaluation
 from rankviz.settings.engine_settings import EngineSettings
 from rankviz.settings.significance_settings import TestSettings
-from rankviz.study import front_door
-from rankviz.study.request import StudyRequest
-from rankviz.study.run_study import Study
+from rankviz.study import TOP_K, Evaluation, Study, StudyRequest, front_door
 
 
 def warn(message: str) -> None:

@@ -1,19 +1,113 @@
 """The study: the orchestration every front end shares (opening the inputs, the qrels in force,
-the reports and questions). Its public face is here: :class:`Study` (runs and qrels) and
-:class:`ScoresStudy` (per-query scores), loaded on first use so that a module of this folder
-imports without the rest."""
+the reports and questions), and its public face: what a front end names comes from here.
+
+:class:`Study` (runs and qrels) and :class:`ScoresStudy` (per-query scores), the request they open
+from and the door (:class:`StudyRequest`, :func:`open_study`, :class:`Reading`); the types a study
+is opened from and hands out (qrels, runs, measures, a collection, the meeting's record, an
+evaluation, each report) and the thresholds its reports are read with. Each name is loaded on
+first use (PEP 562), so a module of this folder imports without the rest and a front end's import
+costs nothing until the name is used.
+"""
 
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from rankviz.analyses.agreement import AgreementReport
+    from rankviz.analyses.checks import TOP_K, CheckReport
+    from rankviz.analyses.comparisons import Comparison
+    from rankviz.analyses.deltas import PairDeltas
+    from rankviz.analyses.metric_choice import MetricReport
+    from rankviz.analyses.reproducibility import ALPHA, ER_BAND
+    from rankviz.analyses.significance import ASSUMPTIONS
+    from rankviz.analyses.standings import Standings
+    from rankviz.analyses.summary import Summary
+    from rankviz.analyses.task import Task
+    from rankviz.analyses.ties import TieReport
+    from rankviz.analyses.unjudged import JUDGED_WARNING, UnjudgedReport
+    from rankviz.analyses.values_evidence import ValuesEvidence
+    from rankviz.analyses.verdicts import MIN_GROUP_QUERIES
+    from rankviz.evaluation.result import Evaluation
+    from rankviz.io.access import Access, Role
+    from rankviz.io.collection import Collection
+    from rankviz.io.docs import Documents
+    from rankviz.io.grades import GRADE_RANGE, GradeError, Scale
+    from rankviz.io.groups import QueryGroups
+    from rankviz.io.meeting import (
+        STORE_NAME,
+        GradeConflict,
+        Lock,
+        MeetingError,
+        MeetingStore,
+        NoteConflict,
+        RecordVersion,
+    )
+    from rankviz.io.model import Qrels, Run
+    from rankviz.io.runs_when_asked import RunsWhenAsked
+    from rankviz.io.score_rules import ScoreRules
+    from rankviz.measures import Measure
+    from rankviz.measures.score import Score
+    from rankviz.ranking.ranking_table import RankingTable
+    from rankviz.study.front_door import open_study
+    from rankviz.study.reading import Reading
+    from rankviz.study.request import StudyRequest
     from rankviz.study.run_study import Study
     from rankviz.study.scores_study import ScoresStudy
 
-_FACE = {"Study": "rankviz.study.run_study", "ScoresStudy": "rankviz.study.scores_study"}
+#: Each name of the face and the module that defines it.
+_FACE = {
+    # the studies and how they open
+    "open_study": "rankviz.study.front_door",
+    "Reading": "rankviz.study.reading",
+    "StudyRequest": "rankviz.study.request",
+    "Study": "rankviz.study.run_study",
+    "ScoresStudy": "rankviz.study.scores_study",
+    # what a study is opened from and reads
+    "Access": "rankviz.io.access",
+    "Role": "rankviz.io.access",
+    "Collection": "rankviz.io.collection",
+    "Documents": "rankviz.io.docs",
+    "GRADE_RANGE": "rankviz.io.grades",
+    "GradeError": "rankviz.io.grades",
+    "Scale": "rankviz.io.grades",
+    "QueryGroups": "rankviz.io.groups",
+    "GradeConflict": "rankviz.io.meeting",
+    "Lock": "rankviz.io.meeting",
+    "MeetingError": "rankviz.io.meeting",
+    "MeetingStore": "rankviz.io.meeting",
+    "NoteConflict": "rankviz.io.meeting",
+    "RecordVersion": "rankviz.io.meeting",
+    "STORE_NAME": "rankviz.io.meeting",
+    "Qrels": "rankviz.io.model",
+    "Run": "rankviz.io.model",
+    "RunsWhenAsked": "rankviz.io.runs_when_asked",
+    "ScoreRules": "rankviz.io.score_rules",
+    "Measure": "rankviz.measures",
+    "Score": "rankviz.measures.score",
+    "RankingTable": "rankviz.ranking.ranking_table",
+    # what it hands out: numbers, reports and the thresholds they are read with
+    "AgreementReport": "rankviz.analyses.agreement",
+    "CheckReport": "rankviz.analyses.checks",
+    "TOP_K": "rankviz.analyses.checks",
+    "Comparison": "rankviz.analyses.comparisons",
+    "PairDeltas": "rankviz.analyses.deltas",
+    "MetricReport": "rankviz.analyses.metric_choice",
+    "ALPHA": "rankviz.analyses.reproducibility",
+    "ER_BAND": "rankviz.analyses.reproducibility",
+    "ASSUMPTIONS": "rankviz.analyses.significance",
+    "Standings": "rankviz.analyses.standings",
+    "Summary": "rankviz.analyses.summary",
+    "Task": "rankviz.analyses.task",
+    "TieReport": "rankviz.analyses.ties",
+    "JUDGED_WARNING": "rankviz.analyses.unjudged",
+    "UnjudgedReport": "rankviz.analyses.unjudged",
+    "ValuesEvidence": "rankviz.analyses.values_evidence",
+    "MIN_GROUP_QUERIES": "rankviz.analyses.verdicts",
+    "Evaluation": "rankviz.evaluation.result",
+}
 
 
 def __getattr__(name: str):
-    """``Study`` and ``ScoresStudy``, their modules imported on first use (PEP 562)."""
+    """A name of the face, its module imported on first use (PEP 562)."""
     module = _FACE.get(name)
     if module is None:
         raise AttributeError(f"module 'rankviz.study' has no attribute {name!r}")
@@ -22,4 +116,50 @@ def __getattr__(name: str):
     return getattr(importlib.import_module(module), name)
 
 
-__all__ = ["ScoresStudy", "Study"]
+__all__ = [
+    "ALPHA",
+    "ASSUMPTIONS",
+    "Access",
+    "AgreementReport",
+    "CheckReport",
+    "Collection",
+    "Comparison",
+    "Documents",
+    "ER_BAND",
+    "Evaluation",
+    "GRADE_RANGE",
+    "GradeConflict",
+    "GradeError",
+    "JUDGED_WARNING",
+    "Lock",
+    "MIN_GROUP_QUERIES",
+    "Measure",
+    "MeetingError",
+    "MeetingStore",
+    "MetricReport",
+    "NoteConflict",
+    "PairDeltas",
+    "Qrels",
+    "QueryGroups",
+    "RankingTable",
+    "Reading",
+    "RecordVersion",
+    "Role",
+    "Run",
+    "RunsWhenAsked",
+    "STORE_NAME",
+    "Scale",
+    "Score",
+    "ScoreRules",
+    "ScoresStudy",
+    "Standings",
+    "Study",
+    "StudyRequest",
+    "Summary",
+    "TOP_K",
+    "Task",
+    "TieReport",
+    "UnjudgedReport",
+    "ValuesEvidence",
+    "open_study",
+]

@@ -142,55 +142,7 @@ BEHIND_THE_STUDY = (
     "rankviz.evaluation.aggregate",
     "rankviz.analyses",
 )
-#: The types a study hands out; a front end may name them (annotations, isinstance).
-TYPES = {
-    "Qrels",
-    "Run",
-    "RankingTable",
-    "Measure",
-    "Score",
-    "ValuesEvidence",
-    "Evaluation",
-    "Collection",
-    "Documents",
-    "QueryGroups",
-    "MeetingStore",
-    "MeetingError",
-    "NoteConflict",
-    "GradeConflict",
-    "GradeError",
-    "Scale",
-    "RecordVersion",
-    # who may do what with a collection, and the meeting's lock
-    "Access",
-    "Role",
-    "Lock",
-    # what a study is opened from: runs opened when asked for, what is known of the scores
-    "RunsWhenAsked",
-    "ScoreRules",
-    # the reports the study hands out
-    "AgreementReport",
-    "CheckReport",
-    "Comparison",
-    "MeetingReport",
-    "MetricReport",
-    "PairDeltas",
-    "RankReport",
-    "Standings",
-    "Summary",
-    "Task",
-    "TieReport",
-    "UnjudgedReport",
-}
-
-
-def handed_out(name: str) -> bool:
-    """A type the study hands out, or a constant (an upper-case name: a threshold, a table of
-    words), which a front end may show without computing anything."""
-    return name in TYPES or name.isupper()
-
-
-#: (front-end module, library module) -> why it may import more than types from it.
+#: (front-end module, library module) -> why it may import from behind the study's face.
 EXCEPTIONS = {
     ("rankviz.app.cache", "rankviz.io.store"): "the disk store of parsed runs is the app's cache",
     ("rankviz.app.measure_picker", "rankviz.measures"): "the measure catalogue: the sidebar offers "
@@ -200,6 +152,25 @@ EXCEPTIONS = {
         "rankviz.measures",
     ): "the measure catalogue: `rankviz measures` lists the families",
 }
+
+
+def test_the_studys_face_names_what_it_says() -> None:
+    """Each name of ``rankviz.study``'s face is the object its module defines, listed in
+    ``__all__``; of what is behind the study, it names only what a front end names."""
+    import importlib
+
+    import rankviz.study as face
+
+    for name, module in face._FACE.items():
+        assert getattr(face, name) is getattr(importlib.import_module(module), name), name
+    assert sorted(face.__all__) == sorted(face._FACE)
+    named = set()
+    for _, path in front_end_files():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module == "rankviz.study":
+                named |= {a.name for a in node.names}
+    behind = {name for name, module in face._FACE.items() if behind_the_study(module)}
+    assert behind - named == set()
 
 
 def behind_the_study(module: str) -> bool:
@@ -215,8 +186,9 @@ def front_end_files():
 
 
 def test_the_front_ends_reach_the_library_through_the_study() -> None:
-    """The CLI, the app and the pages compute through :class:`rankviz.study.run_study.Study`; what
-    else they import from the modules behind it is a type or a named exception."""
+    """The CLI, the app and the pages compute through :class:`rankviz.study.run_study.Study` and
+    name what it takes and hands out (its types, its reports' thresholds) from its face,
+    ``rankviz.study``; nothing behind it but a named exception."""
     found, used = [], set()
     for name, path in front_end_files():
         for node in ast.walk(ast.parse(path.read_text())):
@@ -225,10 +197,10 @@ def test_the_front_ends_reach_the_library_through_the_study() -> None:
                     f"{name} imports {a.name}" for a in node.names if behind_the_study(a.name)
                 ]
             elif isinstance(node, ast.ImportFrom) and node.module and behind_the_study(node.module):
-                extra = [a.name for a in node.names if not handed_out(a.name)]
-                if extra and (name, node.module) not in EXCEPTIONS:
-                    found.append(f"{name} imports {', '.join(extra)} from {node.module}")
-                elif extra:
+                if (name, node.module) not in EXCEPTIONS:
+                    names = ", ".join(a.name for a in node.names)
+                    found.append(f"{name} imports {names} from {node.module}")
+                else:
                     used.add((name, node.module))
     assert not found, "\n".join(found)
     assert used == set(EXCEPTIONS), f"exceptions no longer needed: {set(EXCEPTIONS) - used}"

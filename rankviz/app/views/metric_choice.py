@@ -3,7 +3,6 @@
 import streamlit as st
 
 from rankviz import plots
-from rankviz.analyses.task import Task
 from rankviz.app.frame import open_page
 from rankviz.app.score_metrics import (
     POWER_TESTS,
@@ -14,6 +13,7 @@ from rankviz.app.score_metrics import (
 from rankviz.app.text import md
 from rankviz.app.widgets import url_selectbox
 from rankviz.settings.report_settings import MetricSettings
+from rankviz.study import Task
 
 ctx = open_page("metric_choice")
 st.header("Metric choice")

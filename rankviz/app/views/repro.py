@@ -4,10 +4,10 @@ effects' RMSE, effect ratio and delta RI, and the t tests, per measure of the fr
 
 import streamlit as st
 
-from rankviz.analyses.reproducibility import ALPHA, ER_BAND
 from rankviz.app.frame import open_page
 from rankviz.app.text import md
 from rankviz.app.widgets import url_selectbox
+from rankviz.study import ALPHA, ER_BAND
 
 ctx = open_page("repro")
 st.header("Reproducibility")

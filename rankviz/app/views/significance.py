@@ -5,8 +5,6 @@ import functools
 import streamlit as st
 
 from rankviz import plots
-from rankviz.analyses.significance import ASSUMPTIONS
-from rankviz.analyses.verdicts import MIN_GROUP_QUERIES
 from rankviz.app.anova_panel import anova_panel
 from rankviz.app.frame import open_page
 from rankviz.app.text import md, queries_text
@@ -17,6 +15,7 @@ from rankviz.settings import report_settings as r
 from rankviz.settings import significance_settings as t
 from rankviz.settings.numbers import p_text
 from rankviz.settings.significance_settings import TestSettings
+from rankviz.study import ASSUMPTIONS, MIN_GROUP_QUERIES
 
 #: Column headers a reader understands (the table keeps the API's names, which CSV exports use).
 HEADERS = {

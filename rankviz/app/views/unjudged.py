@@ -6,7 +6,6 @@ import functools
 import streamlit as st
 
 from rankviz import plots
-from rankviz.analyses.unjudged import JUDGED_WARNING
 from rankviz.app.frame import open_page
 from rankviz.app.number_tables import PAIR_HEADERS
 from rankviz.app.text import md, message
@@ -14,6 +13,7 @@ from rankviz.app.widgets import url_option, url_selectbox
 from rankviz.errors import RankvizError
 from rankviz.plots import export
 from rankviz.settings import report_settings as r
+from rankviz.study import JUDGED_WARNING
 
 ctx = open_page("unjudged")
 st.header("Unjudged documents")
