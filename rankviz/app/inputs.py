@@ -16,6 +16,7 @@ import functools
 import os
 import sys
 import threading
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import streamlit as st
@@ -23,7 +24,7 @@ import streamlit as st
 from rankviz.app.cache import SHARED, stamp, store
 from rankviz.errors import RankvizError
 from rankviz.settings.eval_settings import EvalSettings
-from rankviz.study import Collection, Documents, Qrels, Run, Score, served
+from rankviz.study import Collection, Documents, Qrels, Run, Score, ScoreRules, served
 from rankviz.study.opening import beside_paths
 from rankviz.study.reading import read_beside, read_scores_beside
 
@@ -72,16 +73,23 @@ def collection(path: str, stamp: tuple) -> Collection:
 
 
 def collection_scores(collection: Collection) -> dict[str, Score]:
-    """The collection's per-query scores (``scores.*``, ``scores/``) by name, read once per content
-    of the files (their stamps key it)."""
-    paths = collection.score_paths
-    if not paths:
-        return {}
-    key = ("scores", *((str(p), stamp(p)) for p in paths))
+    """The collection's per-query scores (``scores.*``, ``scores/``) by name
+    (:func:`scores_read`)."""
+    found = scores_read(collection.score_paths, collection.config.scores)
+    return {str(s): s for s in found}
 
-    def read() -> dict[str, Score]:
-        found = read_scores_beside(paths, EvalSettings(), collection.config.scores)
-        return {str(s): s for s in found if isinstance(s, Score)}
+
+def scores_read(paths: Sequence[Path | str], rules: ScoreRules) -> list[Score]:
+    """The per-query scores of these files as measures under ``rules``, a query without a value
+    left out (``Score.under`` scores it 0), read once per content of the files (their stamps key
+    it)."""
+    if not paths:
+        return []
+    key = ("scores", tuple((str(p), stamp(Path(p))) for p in paths), repr(rules))
+
+    def read() -> list[Score]:
+        found = read_scores_beside(paths, EvalSettings(), rules)
+        return [s for s in found if isinstance(s, Score)]
 
     return SHARED.get(key, read)
 
@@ -89,19 +97,26 @@ def collection_scores(collection: Collection) -> dict[str, Score]:
 def with_beside(collection: Collection, qrels: Qrels, key: str) -> tuple[Qrels, str]:
     """The qrels with the judgments beside them that the collection keeps (its ``subtopics.txt``,
     ``qrels_jg.txt``, ``prefs.txt``: :func:`rankviz.study.opening.judgments_beside`), read once
-    per content of those files, and a key that names the files' contents too (a cache keyed on it
-    never serves values of other judgments)."""
+    per content of those files (:func:`beside_read`), and a key that names the files' contents too
+    (a cache keyed on it never serves values of other judgments)."""
     paths = beside_paths(collection)
     if not paths:
         return qrels, key
-    stamps = tuple((kind, str(p), stamp(p)) for kind, p in paths.items())
+    return qrels.with_beside(**beside_read(paths)), f"{key}+beside:{_beside_stamps(paths)!r}"
 
-    def read() -> dict[str, object]:
-        return {kind: read_beside(kind, p) for kind, p in paths.items()}
 
+def beside_read(paths: Mapping[str, Path | str]) -> dict[str, object]:
+    """The judgments beside the qrels in these files, by kind, read once per content of the
+    files."""
     with st.spinner("Reading the judgments beside the qrels…"):
-        beside = SHARED.get(("beside", stamps), read)
-    return qrels.with_beside(**beside), f"{key}+beside:{stamps!r}"
+        return SHARED.get(
+            ("beside", _beside_stamps(paths)),
+            lambda: {kind: read_beside(kind, p) for kind, p in paths.items()},
+        )
+
+
+def _beside_stamps(paths: Mapping[str, Path | str]) -> tuple:
+    return tuple((kind, str(p), stamp(Path(p))) for kind, p in paths.items())
 
 
 def with_uploaded(own: dict[str, Score], uploaded: list) -> dict[str, Score]:

@@ -142,14 +142,20 @@ def open_meeting(folder: Path, collection: Collection, qrels: Qrels, qrels_key: 
         if meeting.version.judgments:
             content = meeting.version.content
             meeting.record = SHARED.get(
-                ("meeting qrels", qrels_key, str(store.path), content, scale),
-                lambda: in_force.with_record(qrels, store),
+                record_key(meeting), lambda: in_force.with_record(qrels, store)
             )
             meeting.merged_key = f"{qrels_key}+meeting:{path}:{scale}:{content}"
     except (MeetingError, OSError) as exc:
         meeting.store, meeting.problem = None, served.record_problem(exc, path)
         meeting.record = None
     return meeting
+
+
+def record_key(meeting: Meeting) -> tuple:
+    """The cache key of the collection's qrels file with the record's judgments in force: the
+    file's key, the record and its content, the grades it may hold."""
+    where = str(meeting.store.path) if meeting.store is not None else str(meeting.path)
+    return ("meeting qrels", meeting.file_key, where, meeting.version.content, meeting.scale)
 
 
 def choose(url: UrlState, collection: Collection, meeting: Meeting) -> tuple[str, str, Any]:

@@ -11,11 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-import streamlit as st
-
 from rankviz.app import inputs
-from rankviz.app.cache import SHARED, file_key, stamp
-from rankviz.app.record_in_force import Meeting, qrels_key_of
+from rankviz.app.cache import SHARED, file_key
+from rankviz.app.record_in_force import Meeting, qrels_key_of, record_key
 from rankviz.settings.eval_settings import EvalSettings
 from rankviz.study import (
     Collection,
@@ -43,18 +41,13 @@ class ServedReading(Reading):
         return inputs.qrels_file(file_key(Path(path)), str(path))
 
     def beside(self, paths: Mapping[str, Path | str]) -> dict[str, object]:
-        stamps = tuple((kind, str(p), stamp(Path(p))) for kind, p in paths.items())
-        with st.spinner("Reading the judgments beside the qrels…"):
-            return SHARED.get(("beside", stamps), lambda: Reading.beside(self, paths))
+        return inputs.beside_read(paths)
 
     def scores(
         self, paths: Sequence[Path | str], settings: EvalSettings, rules: ScoreRules
     ) -> list[Measure]:
-        if not paths:
-            return []
-        stamps = tuple((str(p), stamp(Path(p))) for p in paths)
-        key = ("scores read", stamps, settings.missing, repr(rules))  # what reading them reads
-        return SHARED.get(key, lambda: Reading.scores(self, paths, settings, rules))
+        zero = settings.missing == "zero"
+        return [score.under(zero=zero) for score in inputs.scores_read(paths, rules)]
 
     def record(self, path: Path | str, scale: Scale, collection: str | None) -> MeetingStore:
         meeting = self.meeting
@@ -68,8 +61,7 @@ class ServedReading(Reading):
             return super().record_qrels(qrels, record)
         if meeting.record is not None:  # the record judges: merged once per its content
             return meeting.record
-        key = ("meeting qrels", meeting.file_key, str(record.path), meeting.version.content)
-        return SHARED.get((*key, meeting.scale), lambda: in_force.with_record(qrels, record))
+        return SHARED.get(record_key(meeting), lambda: in_force.with_record(qrels, record))
 
     def source(self, file_qrels: Qrels, collection: Collection, mode: str) -> tuple[Qrels, str]:
         meeting = self.meeting
