@@ -162,8 +162,10 @@ def _ordered(run: Run, qrels: Qrels, rule, cut: RunCut, kept: np.ndarray | None)
     elif bool(np.all(run_query_to_judged >= 0)) and not cut.drop_identical:
         rows = np.arange(len(run), dtype=np.int32)
     else:
-        dropped = run.identical_ids() if cut.drop_identical else False
-        rows = np.flatnonzero((run_query_to_judged[run.qid_codes] >= 0) & ~dropped).astype(np.int32)
+        counted = run_query_to_judged[run.qid_codes] >= 0
+        if cut.drop_identical:
+            counted &= ~run.identical_ids()
+        rows = np.flatnonzero(counted).astype(np.int32)
     if len(rows) == len(run):
         qcode, score = run.qid_codes, run.score
     else:

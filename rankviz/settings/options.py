@@ -8,6 +8,7 @@ The command line builds its flag from it (:attr:`Option.flag`), the app its widg
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import math
 import re
 import textwrap
@@ -143,22 +144,18 @@ class Settings:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        own = cls.__dict__.get("__doc__") or ""
+        # cleaned first: Python 3.13 strips a docstring's common indentation, older versions keep it
+        own = inspect.cleandoc(cls.__dict__.get("__doc__") or "")
         if "OPTIONS" in cls.__dict__ and "Parameters\n" not in own:
-            indent = "    "  # a docstring's body, as written in the class
             said = {name: option.help() for name, option in cls.OPTIONS.items()}
             entries = [
-                f"{indent}{name}\n"
+                f"{name}\n"
                 + "\n".join(
-                    indent * 2 + line for line in textwrap.wrap(text, 88, break_on_hyphens=False)
+                    "    " + line for line in textwrap.wrap(text, 88, break_on_hyphens=False)
                 )
                 for name, text in {**said, **cls.BESIDE}.items()
             ]
-            cls.__doc__ = (
-                f"{own.rstrip()}\n\n{indent}Parameters\n{indent}----------\n"
-                + "\n".join(entries)
-                + f"\n{indent}"
-            )
+            cls.__doc__ = f"{own}\n\nParameters\n----------\n" + "\n".join(entries) + "\n"
 
     def __post_init__(self) -> None:
         for name, option in self.OPTIONS.items():

@@ -6,6 +6,7 @@ as for runs; one that needs rankings is refused in one line that says why, by it
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -250,12 +251,15 @@ class ScoresStudy(Study):
 
 
 def _parameters_of(base: type, cls: type, **added: str) -> str:
-    """``cls``'s docstring with ``base``'s Parameters section and its own ``added`` entries."""
-    indent = "    "
-    heading = f"Parameters\n{indent}----------\n"
-    inherited = (base.__doc__ or "").split(heading, 1)[1].rstrip()
-    own = "".join(f"\n{indent}{name}\n{indent * 2}{text}" for name, text in added.items())
-    return f"{(cls.__doc__ or '').rstrip()}\n\n{indent}{heading}{inherited}{own}\n{indent}"
+    """``cls``'s docstring with ``base``'s Parameters section and its own ``added`` entries.
+
+    Both docstrings are cleaned first (``inspect.cleandoc``): Python 3.13 strips their common
+    indentation when it compiles them, older versions keep it.
+    """
+    heading = "Parameters\n----------\n"
+    inherited = inspect.cleandoc(base.__doc__ or "").split(heading, 1)[1].rstrip()
+    own = "".join(f"\n{name}\n    {text}" for name, text in added.items())
+    return f"{inspect.cleandoc(cls.__doc__ or '')}\n\n{heading}{inherited}{own}\n"
 
 
 ScoresStudy.__doc__ = _parameters_of(

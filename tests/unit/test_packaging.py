@@ -43,6 +43,26 @@ def test_ci_runs_the_readme_test_command_in_a_fresh_virtual_environment() -> Non
     assert "rm -rf .venv" in ci
 
 
+def test_every_python_the_package_claims_is_named_by_the_readme_and_tested_by_ci() -> None:
+    """The classifiers list the versions CI tests: the running one through the README's command,
+    each other through .ci/other-pythons (#65), which reads the same classifiers."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    prefix = "Programming Language :: Python :: "
+    versions = [
+        c.removeprefix(prefix) for c in project["classifiers"] if c.startswith(prefix + "3.")
+    ]
+    assert versions[0] == project["requires-python"].removeprefix(">=")
+    assert versions == [f"3.{minor}" for minor in range(11, 11 + len(versions))]
+    assert len(versions) >= 3
+    for version in versions:
+        assert version in README.split("\n## ", 1)[0], version
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert ci[-1] == "bash .ci/other-pythons"
+    other = (ROOT / ".ci" / "other-pythons").read_text()
+    assert '"Programming Language :: Python :: 3."' in other
+    assert 'pytest -m "not browser and not slow"' in other
+
+
 def test_every_dependency_is_declared_once_in_pyproject() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert (
