@@ -78,7 +78,9 @@ class Context(Answers, Passes):
         meeting = self.meeting
         # the meeting's qrels re-grade it
         base = (meeting.file_key, meeting.file_qrels) if meeting is not None else None
-        return narrowed.sharing(orderer(self.run_keys, self.qrels_key, base, self.lineage()))
+        return narrowed.sharing(
+            orderer(self.run_keys, self.qrels_key, narrowed.qrels, base, self.lineage())
+        )
 
     def key(
         self,

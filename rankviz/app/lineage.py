@@ -99,14 +99,19 @@ def ranking(
 def orderer(
     run_keys: dict[str, str],
     qrels_key: str,
+    keyed: Qrels,
     regrade_from: tuple[str, Qrels] | None,
     lineage: Lineage | None = None,
 ) -> Callable:
-    """The study's orderer: each run's table from the cache, by its content key."""
+    """The study's orderer: each run's table from the cache, by its content key, for the qrels
+    ``keyed`` (those ``qrels_key`` names). A twin study that shares it with other qrels (the
+    meeting's report asks for the file's) gets its tables ordered for those, never this key's."""
 
     def order(
         name: str, run: Callable[[], Run], qrels: Qrels, ties: TiePolicy, cut: RunCut
     ) -> RankingTable:
+        if qrels is not keyed:
+            return ordered(run(), qrels, ties, cut)
         return ranking(
             run_keys[name],
             qrels_key,

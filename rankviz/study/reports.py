@@ -185,9 +185,9 @@ class Reports:
         baseline = test.baseline or names[0]
         run = pair[1] if pair is not None else next(n for n in names if n != baseline)
         judged = store.latest_judgments()
-        # the runs read once; the two compared ranked once, re-graded where the qrels differ
+        # every run read and ranked once, re-graded for the file's qrels where the two differ
         changed = differing_queries(file_study.qrels, self.qrels)
-        keeping = Keeping(self.orderer, [baseline, run], changed=changed)
+        keeping = Keeping(self.orderer, names, changed=changed)
         meeting = self.sharing(keeping)
         file_study = file_study.sharing(keeping, runs=meeting.runs)
         after, before = meeting.evaluation(), file_study.evaluation()
