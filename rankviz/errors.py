@@ -6,6 +6,9 @@ Every one is a :class:`RankvizError` (what the CLI and the app catch and show as
 
 from __future__ import annotations
 
+#: who an error is said to: each gives an option its own way (a flag, a widget, a keyword)
+API, COMMAND_LINE, APP = "api", "command line", "app"
+
 
 class RankvizError(Exception):
     """Base class: an error in the user's input or options, never a bug in rankviz.
@@ -15,6 +18,12 @@ class RankvizError(Exception):
     message
         What is wrong, in one line.
     """
+
+    def said(self, front: str) -> str:
+        """The message as ``front`` (:data:`API`, :data:`COMMAND_LINE` or :data:`APP`) says it:
+        an error whose way out is an option names that front end's way to give it (the API's
+        keyword, the command line's flag, the app's control); any other, its message."""
+        return str(self)
 
 
 class FormatError(RankvizError, ValueError):

@@ -28,7 +28,7 @@ def anova_panel(ctx: Context, measure: Measure, confidence_level: float) -> None
     try:
         result = ctx.ask("anova", measure, confidence_level=confidence_level, kept_on=measure)
     except RankvizError as exc:  # fewer than two topics every run answers, or no residual
-        st.caption(md(str(exc)))
+        st.caption(md(exc))
         return
     table = result.to_frames()["anova"].set_index("source")
     st.dataframe(

@@ -33,7 +33,7 @@ from rankviz.app.scores_frame import needs_rankings, scores_frame
 from rankviz.app.served_reading import ServedReading
 from rankviz.app.server import open_to_all
 from rankviz.app.state import UrlState
-from rankviz.app.text import md, message
+from rankviz.app.text import md, message, said
 from rankviz.app.widgets import url_option
 from rankviz.errors import RankvizError
 from rankviz.settings import eval_settings as s
@@ -237,7 +237,7 @@ def open_page(key: str) -> Context:
     # a run file that breaks the format: named with its line, never a traceback
     except RankvizError as exc:
         st.error(
-            message("A run cannot be read: {}", served.served_text(str(exc), ctx.collection.path))
+            message("A run cannot be read: {}", served.served_text(said(exc), ctx.collection.path))
         )
         st.stop()
     conventions_line.show(ctx, thin)

@@ -36,7 +36,7 @@ def add_fused_run(runs: Mapping[str, Run], names: list[str]) -> None:
             try:
                 run = fused_run(inputs, Recipe(method, int(k), norm), depth=deepest(inputs))
             except RankvizError as exc:
-                st.error(md(str(exc)))
+                st.error(md(exc))
                 return
             uploads.keep_run(f"{run.name}.run", trec_text(run).encode())
             st.rerun()

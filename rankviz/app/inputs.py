@@ -22,6 +22,7 @@ from pathlib import Path
 import streamlit as st
 
 from rankviz.app.cache import SHARED, stamp, store
+from rankviz.app.text import said
 from rankviz.errors import RankvizError
 from rankviz.settings.eval_settings import EvalSettings
 from rankviz.study import Collection, Documents, Qrels, Run, Score, ScoreRules, served
@@ -173,7 +174,7 @@ def run_file(key: str, path: str, name: str) -> Run:
             opened.append(disk.get(path, name, read))
             return ""
         except RankvizError as exc:
-            return str(exc)
+            return said(exc)
 
     problem = SHARED.get(("stored run", key), stored)
     if problem:

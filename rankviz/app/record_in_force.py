@@ -17,6 +17,7 @@ import streamlit as st
 from rankviz.app import inputs, signin
 from rankviz.app.cache import SHARED, file_key
 from rankviz.app.state import UrlState
+from rankviz.app.text import said
 from rankviz.app.widgets import url_option
 from rankviz.study import (
     GRADE_RANGE,
@@ -119,7 +120,7 @@ def open_meeting(folder: Path, collection: Collection, qrels: Qrels, qrels_key: 
     try:
         scale = record_scale(qrels, collection)
     except GradeError as exc:  # collection.toml's grades above its gmax: nothing can be recorded
-        return Meeting(path, None, str(exc), RecordVersion.empty(), qrels, qrels_key)
+        return Meeting(path, None, said(exc), RecordVersion.empty(), qrels, qrels_key)
     owner = collection.config.name
     store, problem, read_only = served.open_record(path, scale, owner)
     meeting = Meeting(

@@ -19,7 +19,7 @@ from rankviz.app import sidebar
 from rankviz.app.cache import SHARED, folder_stamp
 from rankviz.app.context import Context
 from rankviz.app.state import UrlState
-from rankviz.app.text import message
+from rankviz.app.text import message, said
 from rankviz.app.widgets import held, url_option
 from rankviz.errors import RankvizError
 from rankviz.settings import eval_settings as s
@@ -62,7 +62,7 @@ def scores_frame(url: UrlState, name: str, folder: Path, collection: Collection)
         whole = scores_study(collection, stamp, missing, aggregate, group_by if grouped else None)
     except RankvizError as exc:  # a file of scores that breaks its form: its line, no traceback
         st.error(
-            message("The collection {} cannot be opened: {}", name, served_text(str(exc), folder))
+            message("The collection {} cannot be opened: {}", name, served_text(said(exc), folder))
         )
         return None
     run_names = whole.run_names

@@ -18,7 +18,7 @@ import streamlit as st
 from rankviz.app import inputs, signin, uploads
 from rankviz.app.cache import file_key, folder_stamp
 from rankviz.app.state import UrlState
-from rankviz.app.text import md, message
+from rankviz.app.text import md, message, said
 from rankviz.app.widgets import held, url_option, url_option_held
 from rankviz.errors import RankvizError
 from rankviz.settings import eval_settings as s
@@ -115,7 +115,9 @@ def open_collection(
     except (RankvizError, OSError) as exc:
         st.error(
             message(
-                "The collection {} cannot be opened: {}", name, served.served_text(str(exc), folder)
+                "The collection {} cannot be opened: {}",
+                name,
+                served.served_text(said(exc), folder),
             )
         )
         return None

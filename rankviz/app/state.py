@@ -19,7 +19,7 @@ from typing import Any
 
 import streamlit as st
 
-from rankviz.app.text import message
+from rankviz.app.text import message, said
 from rankviz.app.widgets import widget_key
 from rankviz.errors import OptionError
 from rankviz.settings.options import Option
@@ -118,7 +118,7 @@ class UrlState:
         except OptionError as exc:
             self.warn(
                 message(
-                    "Link parameter {}={}: {}; showing {}.", key, repr(value), str(exc), default
+                    "Link parameter {}={}: {}; showing {}.", key, repr(value), said(exc), default
                 )
             )
             return default

@@ -17,6 +17,8 @@ from __future__ import annotations
 import html
 import re
 
+from rankviz.errors import APP, RankvizError
+
 _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 _JOIN = "\u2060"
 #: Where an autolink could start: a scheme's ``:`` before ``/``, and an ``@`` before a dotted domain
@@ -25,9 +27,15 @@ _JOIN = "\u2060"
 _LINKABLE = re.compile(r":(?=/)|@(?=[\w-]+\.[\w-])")
 
 
+def said(value: object) -> str:
+    """``value`` as text; an error as the app says it (the way on named as the page's control,
+    not the command line's flag)."""
+    return value.said(APP) if isinstance(value, RankvizError) else str(value)
+
+
 def md(value: object) -> str:
-    """``value`` as text that markdown shows as written."""
-    text = " ".join(str(value).replace("\r", " ").split("\n"))
+    """``value`` as text that markdown shows as written (an error as :func:`said` says it)."""
+    text = " ".join(said(value).replace("\r", " ").split("\n"))
     text = re.sub(r"(?i)www\.", lambda m: m.group(0)[:3] + _JOIN + ".", text)
     text = _LINKABLE.sub(lambda m: m.group(0) + _JOIN, text)
     return _PUNCTUATION.sub(r"\\\1", text)

@@ -10,7 +10,7 @@ from typing import cast
 import streamlit as st
 
 from rankviz.app.cache import MB, digest, give_back, max_upload_bytes
-from rankviz.app.text import md, message
+from rankviz.app.text import md, message, said
 from rankviz.errors import RankvizError
 from rankviz.study import Measure, Qrels, Run, served
 
@@ -55,7 +55,7 @@ def upload(key: str, data: bytes, filename: str, kind: str) -> Run | Qrels | lis
     try:
         return _upload(key, data, filename, kind)
     except RankvizError as exc:
-        failures[key] = str(exc)
+        failures[key] = said(exc)
         raise
 
 

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from rankviz.errors import FormatError, RankvizError
+from rankviz.errors import COMMAND_LINE, FormatError, RankvizError
 
 
 def run(
@@ -37,7 +37,7 @@ def _said(exc: RankvizError, folder: str | None) -> str:
     """The error, but a file a link in the collection ``folder`` leads to from outside it is named
     without its text: a field of a file elsewhere on the machine is not the collection's to show."""
     if not isinstance(exc, FormatError) or not folder or not Path(folder).is_dir():
-        return str(exc)
+        return exc.said(COMMAND_LINE)
     path, root = Path(os.path.abspath(exc.path)), Path(os.path.abspath(folder))
     if root not in path.parents or root.resolve() in path.resolve().parents:
         return str(exc)

@@ -324,7 +324,8 @@ class Evaluation:
             return [*self.settings.conventions(), *beside]
         missing = {
             "zero": "a query another run has a score for scores the score's worst where a run has "
-            "none (0 without a declared range; a cost without one is refused)",
+            "none (0 without a declared range; refused where no worst is known: a cost, or values "
+            "below 0)",
             "skip": "a run's mean covers the queries it has a score for; a paired test, those "
             "both runs have",
         }[self.settings.missing]

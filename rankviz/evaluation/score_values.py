@@ -21,7 +21,14 @@ from rankviz.errors import FormatError, MeasureError, OptionError, quoted
 from rankviz.io.score_rules import NO_RULES, ScoreRules
 from rankviz.io.scores import Scores
 from rankviz.measures import Measure, parse
-from rankviz.measures.score import Score, answers_of, gap_text, no_worst, worst_value
+from rankviz.measures.score import (
+    NoWorstValue,
+    Score,
+    answers_of,
+    gap_text,
+    unknown_worst,
+    worst_value,
+)
 from rankviz.settings.eval_settings import EvalSettings
 
 
@@ -82,6 +89,8 @@ def scored_values(
     unknown = [r for r in picked if r not in every_run]
     if unknown:
         raise OptionError(f"no scores for run {quoted(unknown[0])}; runs: {', '.join(every_run)}")
+    # a score's least value over every run of the files: whether 0 could beat a real one
+    lowest_of = frame.groupby("key")["value"].min().to_dict()
     frame = frame[frame["run"].isin(picked) & frame["key"].isin([str(m) for m in chosen])]
     qids = np.array(sorted(frame["query"].unique(), key=lambda q: q.encode()), dtype=object)
     row = {q: i for i, q in enumerate(qids)}
@@ -97,7 +106,8 @@ def scored_values(
         universe = np.zeros(len(qids), bool)
         universe[at] = True
         bounds = measure.bounds if isinstance(measure, Score) else rules.range_of(key)
-        worst = worst_value(lower_is_better=not measure.higher_is_better, bounds=bounds)
+        lower, lowest = not measure.higher_is_better, float(lowest_of.get(key, 0.0))
+        worst = worst_value(lower_is_better=lower, bounds=bounds, lowest=lowest)
         for column, run in enumerate(picked):
             held = ~np.isnan(matrix[universe, column])
             if not held.any():
@@ -106,7 +116,8 @@ def scored_values(
             if not held.all():
                 gaps = universe & np.isnan(matrix[:, column])
                 if settings.missing == "zero" and worst is None:
-                    raise no_worst(key, run, [str(q) for q in qids[gaps]])
+                    why = unknown_worst(lower_is_better=lower, lowest=lowest)
+                    raise NoWorstValue(key, run, [str(q) for q in qids[gaps]], why=why)
                 gone = (
                     gap_text(worst).replace("scores", "scored")
                     if settings.missing == "zero"

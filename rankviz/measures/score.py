@@ -14,11 +14,11 @@ import dataclasses
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
-from rankviz.errors import MeasureError, OptionError
+from rankviz.errors import API, APP, COMMAND_LINE, MeasureError, OptionError
 from rankviz.measures.spec import Family, Measure
 
 if TYPE_CHECKING:
@@ -57,10 +57,11 @@ class ScoreValues:
     source: str = ""  # the files it was read from
     digest: str = ""  # of the values: what a cache keys it on
     #: what a gap scores under ``zero``: the score's worst value (trec_eval's 0 for a higher-is-
-    #: better one); None where no worst is known (a cost without a range): a gap is refused there,
-    #: never given 0, the best a cost could have
+    #: better one never below 0); None where no worst is known (a cost, or values below 0, without
+    #: a range): a gap is refused there, never given 0, which may beat every real value
     worst: float | None = 0.0
     name: str = ""  # the score's, for that refusal
+    why: str = ""  # why no worst is known, for that refusal
 
     def of(self, run: str, qids: Sequence[str]) -> np.ndarray:
         """The run's values for these queries (NaN: no score, or a query outside the score's)."""
@@ -69,7 +70,7 @@ class ScoreValues:
             return np.full(len(qids), np.nan)
         gaps = [q for q in map(str, qids) if q in self.queries and q not in own]
         if self.zero and self.worst is None and gaps:
-            raise no_worst(self.name, run, gaps)
+            raise NoWorstValue(self.name, run, gaps, why=self.why)
         gap = (self.worst if self.zero else None) if gaps else None
         fill = np.nan if gap is None else gap
         return np.array(
@@ -183,14 +184,16 @@ def scores_as_measures(
     for name, runs in by_name.items():
         lower = rules is not None and name in rules.lower_is_better
         bounds = rules.range_of(name) if rules is not None else None
+        lowest = min((v for held in runs.values() for v in held.values()), default=0.0)
         values = ScoreValues(
             runs,
             frozenset(q for held in runs.values() for q in held),
             zero,
             ", ".join(sources[name]),
             values_digest(runs),
-            worst_value(lower_is_better=lower, bounds=bounds),
+            worst_value(lower_is_better=lower, bounds=bounds, lowest=lowest),
             name,
+            unknown_worst(lower_is_better=lower, lowest=lowest),
         )
         found.append(
             Score(
@@ -211,25 +214,75 @@ def gap_text(worst: float | None) -> str:
     return "scores 0" if worst == 0 else f"scores {worst:g}, its worst"
 
 
-def no_worst(name: str, run: str, gaps: Sequence[str]) -> OptionError:
-    """The refusal of a gap in a cost whose worst value is not known (never scored 0, its best)."""
-    return OptionError(
-        f"{name}: lower is better and no worst value is known, so the {len(gaps)} queries run "
-        f"{run!r} has no value for (e.g. {gaps[0]}) cannot score 0, the best a cost could have: "
-        "give --missing skip (in the app: Queries missing from a run, skip) to leave them out, "
-        f"or --score-range {name}=LOW:HIGH (a collection's [scores.range]) so that a gap scores "
-        "its worst"
-    )
+class NoWorstValue(OptionError):
+    """A gap in a score whose worst value is not known (a cost without a range, or a score whose
+    values go below 0 without one): under ``missing="zero"`` it would score 0, which may beat every
+    real value, so the mean is refused and the way on named as the reader gives it.
+
+    Parameters
+    ----------
+    name
+        The score.
+    run
+        The run with gaps.
+    gaps
+        The queries it has no value for (among those another run scored).
+    why
+        Why no worst value is known, in words.
+    """
+
+    #: the two ways on (leave the gaps out; declare the range), as each front end gives them
+    WAYS: ClassVar[dict[str, tuple[str, str]]] = {
+        API: (
+            "the option missing='skip' (options= of a study, settings= of from_scores)",
+            "ranges={{{name!r}: (LOW, HIGH)}}",
+        ),
+        COMMAND_LINE: ("--missing skip", "--score-range {name}=LOW:HIGH"),
+        APP: (
+            "'Queries missing from a run: skip' among the conventions",
+            "the collection's range of {name} ([scores.range] in its collection.toml)",
+        ),
+    }
+
+    def __init__(self, name: str, run: str, gaps: Sequence[str], *, why: str) -> None:
+        self.name, self.run, self.gaps, self.why = name, run, list(gaps), why
+        super().__init__(self.said(API))
+
+    def said(self, front: str) -> str:
+        skip, declare = self.WAYS.get(front, self.WAYS[API])
+        return (
+            f"{self.name}: {self.why}, so the {len(self.gaps)} queries run {self.run!r} has no "
+            f"value for (e.g. {self.gaps[0]}) cannot score 0, which may beat every real value: "
+            f"give {skip} to leave them out, or {declare.format(name=self.name)} so that a gap "
+            "scores its worst"
+        )
+
+    def __reduce__(self):  # raised in a worker process, rebuilt in the caller's
+        return (_no_worst, (self.name, self.run, self.gaps, self.why))
 
 
-def worst_value(*, lower_is_better: bool, bounds: tuple[float, float] | None) -> float | None:
+def _no_worst(name: str, run: str, gaps: Sequence[str], why: str) -> NoWorstValue:
+    return NoWorstValue(name, run, gaps, why=why)
+
+
+def unknown_worst(*, lower_is_better: bool, lowest: float) -> str:
+    """Why a score without a range has no known worst value: a cost, or values below 0."""
+    if lower_is_better:
+        return "lower is better and no worst value is known"
+    return f"its values go as low as {lowest:g} and no range is declared: no worst value is known"
+
+
+def worst_value(
+    *, lower_is_better: bool, bounds: tuple[float, float] | None, lowest: float = 0.0
+) -> float | None:
     """What a query without a value scores under ``--missing zero``: the score's worst value, the
     bottom of its range (the top for a cost), trec_eval's 0 for a higher-is-better score without
-    one; None for a cost without a range, whose worst is not known: a missing value never counts
-    as the best one."""
+    one whose values (``lowest`` the least of them) are never below 0; None where the worst is not
+    known (a cost without a range, or values below 0 without one): a missing value never counts as
+    better than a real one."""
     if bounds is not None:
         return bounds[1] if lower_is_better else bounds[0]
-    return None if lower_is_better else 0.0
+    return None if lower_is_better or lowest < 0 else 0.0
 
 
 def answers_of(scores: Sequence[Scores]) -> dict[str, dict[str, dict[str, str]]]:

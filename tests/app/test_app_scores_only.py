@@ -159,7 +159,8 @@ def test_a_cost_with_gaps_and_no_range_is_refused_on_the_page(alone: Path) -> No
     assert not at.exception
     said = " ".join(e.value for e in at.error).replace("\\", "")  # markdown's escapes
     assert "vital: lower is better and no worst value is known" in said
-    assert "hybrid-rerank-gpt" in said and "--missing skip" in said
+    assert "hybrid-rerank-gpt" in said and "'Queries missing from a run: skip'" in said
+    assert "[scores.range]" in said and "--missing" not in said  # the page's ways, not the flags
 
 
 def test_the_conventions_line_names_the_files_without_the_servers_path(alone: Path) -> None:

@@ -542,3 +542,55 @@ def test_ties_of_values_rounded_to_four_decimals_are_said_to_be_so(tmp_path: Pat
         "run\tquery\tAP\nbm25\t1\t0.123456\ndense\t1\t0.2\nbm25\t2\t0.5\ndense\t2\t0.25\n"
     )
     assert "4 decimals" not in run_cli("evaluate", str(full)).stdout
+
+
+def _log_likelihoods(tmp_path: Path) -> tuple[Path, pd.DataFrame]:
+    """Per-query log-likelihoods (-9 to -1) of two runs on 40 queries; 'worse' is below 'better'
+    on every query and lacks the first 10."""
+    rng = np.random.default_rng(11)
+    better = rng.uniform(-5, -1, 40)
+    rows = [("better", f"q{i}", v) for i, v in enumerate(better)]
+    rows += [("worse", f"q{i}", v - rng.uniform(0.5, 1.5)) for i, v in enumerate(better) if i >= 10]
+    frame = pd.DataFrame(rows, columns=["run", "query", "loglik"])
+    path = tmp_path / "loglik.csv"
+    frame.to_csv(path, index=False)
+    return path, frame
+
+
+def test_a_missing_value_never_beats_a_real_one_below_zero(tmp_path: Path) -> None:
+    """A higher-is-better score with values below 0 and no range: a gap scored 0 made the run worse
+    on every shared query the better one. The default refuses, in one line, naming the command
+    line's flags, the API's keywords or the app's control; a range or skip gives the numbers."""
+    path, frame = _log_likelihoods(tmp_path)
+    common = ["compare", str(path), "-m", "loglik", "--baseline", "better", "--format", "tsv"]
+    refused = run_cli(*common)
+    assert refused.returncode == 2 and refused.stdout == ""
+    (line,) = refused.stderr.strip().splitlines()
+    assert "loglik: its values go as low as" in line and "no worst value is known" in line
+    assert "10 queries run 'worse'" in line
+    assert "--missing skip" in line and "--score-range loglik=LOW:HIGH" in line
+    skipped = run_cli(*common, "--missing", "skip")
+    row = dict(zip(*(x.split("\t") for x in skipped.stdout.splitlines()[:2]), strict=True))
+    shared = frame[frame["query"].isin(frame[frame.run == "worse"]["query"])]
+    delta = shared.pivot(index="query", columns="run", values="loglik")
+    assert float(row["delta"]) == pytest.approx(
+        (delta["worse"] - delta["better"]).mean(), rel=1e-12
+    )
+    assert float(row["delta"]) < 0 and int(row["n"]) == 30
+    floor = run_cli(*common, "--score-range", "loglik=-10:0")
+    row = dict(zip(*(x.split("\t") for x in floor.stdout.splitlines()[:2]), strict=True))
+    worse = frame[frame.run == "worse"]["loglik"]
+    assert float(row["mean_run"]) == pytest.approx((worse.sum() - 10 * 10) / 40, rel=1e-12)
+    # the API names its own keywords, not the flags
+    with pytest.raises(rv.OptionError) as api:
+        rv.Evaluation.from_scores(path).means()
+    said = str(api.value)
+    assert "missing='skip'" in said and "ranges={'loglik': (LOW, HIGH)}" in said
+    assert "--" not in said
+    skipped_api = rv.Evaluation.from_scores(path, settings=rv.EvalSettings(missing="skip"))
+    assert skipped_api.mean("loglik", "worse") == pytest.approx(worse.mean(), rel=1e-12)
+    # a score never below 0 keeps trec_eval's 0 for a gap
+    frame.assign(loglik=frame.loglik + 10).to_csv(path, index=False)
+    done = run_cli("evaluate", str(path), "-m", "loglik", "--format", "tsv")
+    means = dict(line.split("\t")[::3] for line in done.stdout.splitlines()[1:])
+    assert float(means["worse"]) == pytest.approx((worse.sum() + 30 * 10) / 40, rel=1e-12)

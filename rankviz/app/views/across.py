@@ -9,7 +9,7 @@ from rankviz import plots
 from rankviz.app import across_rows, inputs, signin
 from rankviz.app.cache import folder_stamp
 from rankviz.app.frame import open_plain_page
-from rankviz.app.text import md, message
+from rankviz.app.text import md, message, said
 from rankviz.app.widgets import held, option_input
 from rankviz.errors import RankvizError
 from rankviz.plots import export
@@ -50,7 +50,9 @@ for name, folder in folders.items():
     except (RankvizError, OSError) as exc:
         st.warning(
             message(
-                "The collection {} cannot be opened: {}", name, served.served_text(str(exc), folder)
+                "The collection {} cannot be opened: {}",
+                name,
+                served.served_text(said(exc), folder),
             )
         )
 usable = [name for name, found in runs.items() if len(found) >= 2]
@@ -145,7 +147,7 @@ try:
             level=level,
         )
 except RankvizError as exc:
-    text = str(exc)
+    text = said(exc)
     for name in chosen:
         text = served.served_text(text, folders[name])
     st.error(message("No summary: {}", text))

@@ -7,7 +7,7 @@ from rankviz import plots
 from rankviz.app import judge_sources
 from rankviz.app.frame import open_page
 from rankviz.app.importing import import_panel
-from rankviz.app.text import md, message
+from rankviz.app.text import md, message, said
 from rankviz.app.widgets import url_selectbox
 from rankviz.errors import RankvizError
 from rankviz.settings.numbers import to_json
@@ -51,7 +51,7 @@ try:
     report = judge_sources.report(ctx, a, b)
 # a source with no usable judgment (a record whose entries are all left out)
 except RankvizError as exc:
-    st.warning(message("No comparison of {} and {}: {}", a, b, str(exc)))
+    st.warning(message("No comparison of {} and {}: {}", a, b, said(exc)))
     st.stop()
 summary = report.summary()
 for line in report.verdicts():

@@ -9,7 +9,7 @@ from rankviz import plots
 from rankviz.app import meeting_summary, number_tables
 from rankviz.app import page_options as app_options
 from rankviz.app.frame import open_page
-from rankviz.app.text import md, message
+from rankviz.app.text import md, message, said
 from rankviz.app.widgets import url_option, url_selectbox
 from rankviz.errors import RankvizError
 from rankviz.plots import export
@@ -89,7 +89,7 @@ if len(ctx.selected) > 1 and ctx.settings.aggregate == "query":
         )
     except RankvizError as exc:  # fewer than two queries every run answers
         standings = None
-        st.caption(message("No rank intervals: {}.", str(exc)))
+        st.caption(message("No rank intervals: {}.", said(exc)))
     if standings is not None:
         table = standings.to_frames()["standings"].set_index("run")
         table["interval"] = [
