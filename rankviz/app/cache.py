@@ -30,10 +30,9 @@ import cachetools
 import numpy as np
 import pyarrow as pa
 
-from rankviz.io.store import ArrayStore, RunStore, store_folder
+from rankviz.io.store import ArrayStore, RunStore, identity, store_folder
 from rankviz.study import STORE_NAME
 
-Stamp = tuple[int, int, int, int]
 MB = 2**20
 
 
@@ -71,19 +70,20 @@ def max_upload_bytes() -> int:
     return megabytes("RANKVIZ_MAX_UPLOAD_MB")
 
 
-def stamp(path: Path) -> Stamp:
-    """Modification time (ns), size, inode and change time (ns). Tools that keep the modification
-    time (``rsync -t``, ``cp -p``, ``tar x``) still set the change time, which no tool can set back,
-    so any rewrite of the content changes the stamp."""
-    info = path.stat()
-    return info.st_mtime_ns, info.st_size, info.st_ino, info.st_ctime_ns
+def stamp(path: Path) -> str:
+    """What names the file's content as it is now (:func:`rankviz.io.stamps.identity`): its
+    stamp (modification time, size, inode and change time: tools that keep the modification time,
+    such as ``rsync -t``, ``cp -p`` or ``tar x``, still set the change time, which no tool can set
+    back), or, while the stamp is younger than the file system's resolution, the digest of its
+    bytes (git's rule for racy entries: a rewrite within the same second keeps the stamp)."""
+    return identity(path)
 
 
-def folder_stamp(root: Path) -> tuple[tuple[str, Stamp | None], ...]:
+def folder_stamp(root: Path) -> tuple[tuple[str, str | None], ...]:
     """The stamps of every file of a collection folder and of its runs/ and scores/ folders (the
     listings included), but the meeting's record, whose changes are followed by its own version
     (:func:`rankviz.study.served.open_record`)."""
-    entries: list[tuple[str, Stamp | None]] = []
+    entries: list[tuple[str, str | None]] = []
     for folder in (root, root / "runs", root / "scores"):
         try:
             names = sorted(os.listdir(folder))

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Protocol
 
 from rankviz.errors import FormatError
+from rankviz.io.stamps import identity
 
 DOCS_NAMES = ("docs.jsonl", "docs.jsonl.gz", "docs.tsv", "docs.tsv.gz", "docs.parquet")
 ID_FIELDS = ("doc_id", "docid", "id", "_id")
@@ -76,12 +77,10 @@ class DocumentTexts:
         self._where = hashlib.sha1(str(self.path.resolve()).encode()).hexdigest()[:16]
 
     def side_file(self) -> Path:
-        """The side file of the file as it is now (another name once the file changes)."""
-        info = self.path.stat()
+        """The side file of the file as it is now (another name once the file changes; keyed on
+        its bytes while its stamp is younger than the file system's resolution)."""
         where = self._where
-        stamp = hashlib.sha1(
-            f"{FORMAT}:{info.st_size}:{info.st_mtime_ns}:{info.st_ctime_ns}:{info.st_ino}".encode()
-        ).hexdigest()[:16]
+        stamp = hashlib.sha1(f"{FORMAT}:{identity(self.path)}".encode()).hexdigest()[:16]
         return (self._folder or index_folder()) / f"{where}-{stamp}.sqlite"
 
     def ready(self) -> bool:

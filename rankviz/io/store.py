@@ -8,14 +8,20 @@ between processes). The store is a cache: deleting the folder loses nothing.
 Layout of the folder: ``runs/<sha1 of the file's resolved path and stamp>-<format>.arrow``, one
 parsed run each (its columns, its query ids and the docids' key kind in the schema's metadata). A
 file's stamp (modification and change time, size, inode) changes with any rewrite, and no tool can
-set the change time back, so a stored run is never served for other bytes than those it was read
-from; the key is known without reading the file (a run's bytes are read once, by its parse).
+set the change time back, so the key is known without reading the file (a run's bytes are read
+once, by its parse). A stamp younger than its file system's resolution names no content (a rewrite
+within the same second keeps it: :mod:`rankviz.io.stamps`), so such a file is read and not stored;
+it is stored once its stamp has settled. Each stored run carries the stamp it was read under and a
+checksum of its columns, both checked when it is opened: a damaged file, or one copied or planted
+under another key, is read again, never served. The folder is the user's alone (mode 0700).
 
 A run is written after it is returned, by one writer thread, flushed to disk and then dropped from
 the page cache (the process holds the run it parsed; twenty runs' copies would otherwise fill the
 machine's memory with pages nobody reads, each first touched at a cost). Every write goes to a
-temporary file first and is renamed into place: several servers may share the folder. The least
-recently used runs are removed past the size budget.
+temporary file first and is renamed into place: several servers may share the folder. A temporary
+file a killed write left is removed once it is older than :data:`STALE_TEMPORARY` seconds (the
+first use of the folder in a process, and every trim). The least recently used runs are removed
+past the size budget.
 """
 
 from __future__ import annotations
@@ -27,7 +33,9 @@ import json
 import os
 import tempfile
 import threading
+import time
 import zipfile
+import zlib
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -38,8 +46,12 @@ import pyarrow as pa
 from rankviz._arrow import from_numpy, to_numpy
 from rankviz.io.encoding import DocidKeys
 from rankviz.io.model import Run
+from rankviz.io.stamps import identity as identity  # the app's caches key files by it
+from rankviz.io.stamps import settled_stamp
 
-FORMAT = "2"  # bump when the stored columns or their keys change: older files are then ignored
+FORMAT = "3"  # bump when the stored columns or their keys change: older files are then ignored
+#: a temporary file untouched this long is a killed write's (a run is written in about a second)
+STALE_TEMPORARY = 600
 #: at most this many parsed runs wait for the writer (memory held for them) before a reader waits
 WAITING_WRITES = 2
 
@@ -62,36 +74,43 @@ class RunStore:
 
     def get(self, path: str | os.PathLike, name: str, read: Callable[[], Run]) -> Run:
         """The run read from ``path`` under ``name``: opened from the store when this file, as it
-        is now, was stored before (or is being written), else ``read()`` and stored for next time.
-        A store that cannot be written (a read-only folder, a full disk) is skipped, never an
-        error."""
+        is now, was stored before (or is being written), else ``read()`` and stored for next time
+        (not while its stamp is younger than the file system's resolution). A store that cannot
+        be written (a read-only folder, a full disk) is skipped, never an error."""
         path = Path(path)
         try:
-            stored = self._stored(path)  # the stamp before reading: a later rewrite is another key
+            found = self._stored(path)  # the stamp before reading: a later rewrite is another key
         except OSError:
             return read()  # the reader names what is wrong with the file
+        if found is None:  # racy: read, and stored once the stamp names the bytes
+            return read()
+        stored, seen = found
         waiting = _WRITER.waiting(stored)
         if waiting is not None:
             return dataclasses.replace(waiting, name=name, source=str(path))
+        _sweep_once(self.folder / "runs")
         if stored.exists():
             try:
-                run = _open(stored, name=name, source=str(path))
+                run = _open(stored, name=name, source=str(path), seen=seen)
                 os.utime(stored)  # recently used
                 return run
             except (OSError, pa.ArrowInvalid, KeyError, ValueError):
-                pass  # damaged or of another format: read again and replace it
+                pass  # damaged, planted or of another format: read again and replace it
         run = read()
-        _WRITER.put(stored, run, lambda: self._write(stored, run))
+        _WRITER.put(stored, run, lambda: self._write(stored, run, seen))
         return run
 
-    def _stored(self, path: Path) -> Path:
-        """Where the run of the file as it is now (its resolved path and stamp) is stored."""
-        info = path.stat()
-        stamp = (info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino)
+    def _stored(self, path: Path) -> tuple[Path, str] | None:
+        """Where the run of the file as it is now (its resolved path and settled stamp) is stored,
+        and that identity; None while the stamp is racy."""
+        stamp = settled_stamp(path)
+        if stamp is None:
+            return None
         seen = "\0".join(map(str, (path.resolve(), *stamp)))
-        return self.folder / "runs" / f"{hashlib.sha1(seen.encode()).hexdigest()}-{FORMAT}.arrow"
+        name = f"{hashlib.sha1(seen.encode()).hexdigest()}-{FORMAT}.arrow"
+        return self.folder / "runs" / name, seen
 
-    def _write(self, stored: Path, run: Run) -> None:
+    def _write(self, stored: Path, run: Run, seen: str) -> None:
         table = pa.table(
             {
                 "qid_code": from_numpy(run.qid_codes),
@@ -105,7 +124,9 @@ class RunStore:
             "rankviz": FORMAT,
             "numeric": "1" if run.keys.numeric else "0",
             "query_ids": json.dumps(run.query_ids.tolist()),
+            "seen": seen,
         }
+        metadata["checksum"] = _checksum(table, metadata)
         table = table.replace_schema_metadata(metadata)
 
         def write(sink) -> None:
@@ -201,7 +222,8 @@ class ArrayStore:
 
 def _trim(folder: Path, suffix: str, budget: int) -> None:
     """Remove the least recently used files of ``folder`` ending in ``suffix`` until they fit
-    ``budget`` bytes."""
+    ``budget`` bytes, and the temporary files killed writes left (:func:`_sweep`)."""
+    _sweep(folder)
     files = []
     for entry in os.scandir(folder):
         if entry.name.endswith(suffix):
@@ -218,12 +240,71 @@ def _trim(folder: Path, suffix: str, budget: int) -> None:
             pass
 
 
-def _open(stored: Path, *, name: str, source: str) -> Run:
-    """A stored run, memory-mapped: its arrays are views of the file's pages."""
+_SWEPT: set[Path] = set()
+
+
+def _sweep_once(folder: Path) -> None:
+    """:func:`_sweep` the folder on its first use in this process (a restarted server)."""
+    if folder not in _SWEPT:
+        _SWEPT.add(folder)
+        _sweep(folder)
+
+
+def _sweep(folder: Path) -> None:
+    """Remove the temporary files of writes killed half-way: those untouched for
+    :data:`STALE_TEMPORARY` seconds (a write under way, maybe another server's, touches its own
+    every moment)."""
+    oldest = time.time() - STALE_TEMPORARY
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if entry.name.startswith(".tmp-") and entry.stat().st_mtime < oldest:
+                os.remove(entry.path)
+        except OSError:
+            pass
+
+
+def _checksum(table: pa.Table, metadata: dict[str, str]) -> str:
+    """CRC-32 of the metadata (but the checksum) and of every column's values as Arrow writes and
+    reads them (a string column's offsets from 0 and the bytes they span; a sliced array's own
+    part): the same for the table written and the table opened."""
+    crc = zlib.crc32(json.dumps(metadata, sort_keys=True).encode())
+    for column in table.columns:
+        for chunk in column.chunks:
+            crc = zlib.crc32(f"{chunk.type}:{len(chunk)}:{chunk.null_count}".encode(), crc)
+            if pa.types.is_string(chunk.type) or pa.types.is_large_string(chunk.type):
+                width = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
+                buffers = chunk.buffers()
+                offsets = (
+                    np.frombuffer(buffers[1], dtype=width)[
+                        chunk.offset : chunk.offset + len(chunk) + 1
+                    ]
+                    if buffers[1] is not None
+                    else np.zeros(1, dtype=width)
+                )
+                first, last = int(offsets[0]), int(offsets[-1])
+                crc = zlib.crc32(np.ascontiguousarray(offsets - first).tobytes(), crc)
+                data = buffers[2]
+                if data is not None:
+                    crc = zlib.crc32(memoryview(data)[first:last], crc)
+            else:
+                crc = zlib.crc32(np.ascontiguousarray(to_numpy(chunk)).data, crc)
+    return f"{crc:08x}"
+
+
+def _open(stored: Path, *, name: str, source: str, seen: str) -> Run:
+    """A stored run, memory-mapped: its arrays are views of the file's pages; refused (ValueError)
+    unless it was read from the file as ``seen`` and its columns are those written."""
     table = pa.ipc.open_file(pa.memory_map(str(stored))).read_all()
     metadata = {k.decode(): v.decode() for k, v in (table.schema.metadata or {}).items()}
-    if metadata.get("rankviz") != FORMAT:
-        raise ValueError("another format")
+    if metadata.get("rankviz") != FORMAT or metadata.get("seen") != seen:
+        raise ValueError("another format, or another file's")
+    written = metadata.pop("checksum", None)
+    if written != _checksum(table, metadata):
+        raise ValueError("damaged: its checksum differs")
     column = {
         field: table.column(field).chunk(0)
         if table.num_rows
@@ -260,11 +341,22 @@ def _one_chunk(values: pa.Array | pa.ChunkedArray) -> pa.Array:
     return values
 
 
+def _private_folder(folder: Path) -> None:
+    """``folder`` and each missing folder above it made the user's alone (0700): what a stranger
+    could put in a cache is never served as one's own."""
+    missing = []
+    while not folder.is_dir():
+        missing.append(folder)
+        folder = folder.parent
+    for made in reversed(missing):
+        made.mkdir(mode=0o700, exist_ok=True)
+
+
 def _atomic_write(target: Path, write: Callable, *, drop_pages: bool = False) -> None:
     """``write(file)`` into a temporary file beside ``target``, then renamed onto it;
     ``drop_pages``: flushed to disk first and dropped from the page cache (a large file the process
     already holds in memory)."""
-    target.parent.mkdir(parents=True, exist_ok=True)
+    _private_folder(target.parent)
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
     os.close(handle)
     try:

@@ -206,3 +206,69 @@ def test_an_unreachable_scheduler_stops_rankviz_app_in_one_line(monkeypatch, cap
     err = capsys.readouterr().err
     assert not started and len(err.strip().splitlines()) == 1
     assert "cannot reach the Dask scheduler at tcp://127.0.0.1:1" in err
+
+
+def test_a_run_rewritten_within_the_second_of_its_read_is_never_served_stale(
+    tmp_path, monkeypatch
+) -> None:
+    """A file system of one-second times (ext3, FAT, many NFS mounts), simulated: every time of
+    the runs' files is one instant T, as a rewrite within T's second leaves them. The run read at
+    T + 0.5 s and rewritten in place (the same length, other scores) kept its stamp: the app
+    showed the old AP, after a restart too (the disk store kept it). A stamp not older than the
+    resolution when taken is never trusted (git's racy rule): read again, stored once settled."""
+    import os
+    import re
+    import time
+
+    from rankviz.io import stamps
+
+    monkeypatch.setenv("RANKVIZ_STORE", str(tmp_path / "store"))
+    folder = _folder(tmp_path)
+    monkeypatch.setattr("sys.argv", ["app.py", "--data", str(folder)])
+    runs = str(folder / "runs")
+    instant = time.time_ns() // 10**9 * 10**9
+    real_stat = os.stat
+
+    def one_second_times(path, *args, **kwargs):
+        found = real_stat(path, *args, **kwargs)
+        if not str(path).startswith(runs):
+            return found
+        times = {"st_atime_ns": instant, "st_mtime_ns": instant, "st_ctime_ns": instant}
+        return os.stat_result(tuple(found)[:7] + (instant // 10**9,) * 3, times)
+
+    monkeypatch.setattr(os, "stat", one_second_times)
+    clock = [instant + 500_000_000]
+    monkeypatch.setattr(stamps, "_now", lambda: clock[0])
+    cache.SHARED.clear()
+    at = start(collection="scaled", measures="AP")
+    run = folder / "runs" / "run_STANDARD.txt"
+    lines = run.read_text().splitlines(keepends=True)
+    scores = [line.split()[4] for line in lines]
+    fields = [re.split(r"(\s+)", line) for line in lines]  # the separators kept
+    for line, score in zip(fields, _reversed_within_queries(lines, scores), strict=True):
+        line[8] = score  # each query's scores reversed: the same bytes, in another order
+    rewritten = "".join("".join(line) for line in fields)
+    assert len(rewritten) == len("".join(lines)) and rewritten != "".join(lines)
+    before = os.stat(run)
+    with open(run, "r+") as handle:  # in place: the same inode
+        handle.write(rewritten)
+    assert stamps.stamp(run) == (before.st_mtime_ns, before.st_size, before.st_ino, instant)
+    clock[0] = instant + 3 * 10**9  # the stamp has settled
+    expected = rv.evaluate(folder / "qrels.txt", run, ["AP"]).means().loc["run_STANDARD", "AP"]
+    assert expected != pytest.approx(at.dataframe[0].value.loc["run_STANDARD", "AP"])
+    at.run()
+    assert at.dataframe[0].value.loc["run_STANDARD", "AP"] == pytest.approx(expected, abs=1e-12)
+    cache.SHARED.clear()  # restarted: what is on disk is all there is
+    again = start(collection="scaled", measures="AP")
+    assert again.dataframe[0].value.loc["run_STANDARD", "AP"] == pytest.approx(expected, abs=1e-12)
+    cache.SHARED.clear()
+
+
+def _reversed_within_queries(lines: list[str], scores: list[str]) -> list[str]:
+    """The score column with each query's scores in reverse order."""
+    out, start_at = [], 0
+    for i in range(1, len(lines) + 1):
+        if i == len(lines) or lines[i].split()[0] != lines[start_at].split()[0]:
+            out += scores[start_at:i][::-1]
+            start_at = i
+    return out

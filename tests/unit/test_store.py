@@ -20,6 +20,15 @@ from rankviz.io.store import RunStore, _trim, written
 RUN = CRANFIELD / "runs" / "bm25.run.gz"
 
 
+@pytest.fixture(autouse=True)
+def settled(monkeypatch) -> None:
+    """The files each test writes as they are a resolution later: their stamps settled (the racy
+    ones are the tests at the end, on the real clock)."""
+    from rankviz.io import stamps
+
+    monkeypatch.setattr(stamps, "_now", lambda: stamps.time.time_ns() + stamps.RESOLUTION_NS)
+
+
 def _reader(path, name, calls):
     def read():
         calls.append(path)
@@ -132,6 +141,56 @@ def test_a_damaged_store_file_is_replaced(tmp_path) -> None:
     assert len(calls) == 2 and stored.stat().st_size > 100
 
 
+def test_a_flipped_byte_or_a_planted_file_is_never_served(tmp_path) -> None:
+    """A stored file whose columns changed (one byte of a score flipped, the file still valid
+    Arrow) or another run's file copied under this run's key is read again, never served: each
+    carries the stamp it was read under and a checksum of its columns."""
+    store, calls = RunStore(tmp_path / "store", budget=2**30), []
+    other = tmp_path / "other.run.gz"
+    shutil.copy(CRANFIELD / "runs" / "dense.run.gz", other)
+    store.get(RUN, "bm25", _reader(RUN, "bm25", calls))
+    store.get(other, "dense", _reader(other, "dense", calls))
+    written()
+    stored = {name: store._stored(path)[0] for name, path in (("bm25", RUN), ("dense", other))}
+    data = bytearray(stored["bm25"].read_bytes())
+    score = rv.read_run(RUN).score[0].tobytes()
+    at = data.find(score)
+    assert at > 0
+    data[at] ^= 0x01  # the first score's last bit: a number still, another one
+    stored["bm25"].write_bytes(bytes(data))
+    _same_run(store.get(RUN, "bm25", _reader(RUN, "bm25", calls)), rv.read_run(RUN, name="bm25"))
+    assert len(calls) == 3
+    written()
+    shutil.copy(stored["bm25"], stored["dense"])  # bm25's columns under dense's key
+    dense = store.get(other, "dense", _reader(other, "dense", calls))
+    _same_run(dense, rv.read_run(other, name="dense"))
+    assert len(calls) == 4
+
+
+def test_a_killed_writes_temporary_file_is_removed_at_the_next_start(tmp_path) -> None:
+    """A write killed half-way leaves its temporary file: a restarted server removes it once it
+    is older than any write takes; one being written (by another server) is left."""
+    runs = tmp_path / "store" / "runs"
+    runs.mkdir(parents=True)
+    dead, live = runs / ".tmp-dead", runs / ".tmp-live"
+    dead.write_bytes(b"x" * 1000)
+    live.write_bytes(b"y")
+    old = run_store.time.time() - run_store.STALE_TEMPORARY - 1
+    os.utime(dead, (old, old))
+    run_store._SWEPT.clear()  # a new process
+    RunStore(tmp_path / "store", budget=2**30).get(RUN, "bm25", _reader(RUN, "bm25", []))
+    assert not dead.exists() and live.exists()
+    written()
+
+
+def test_the_store_is_the_users_alone(tmp_path) -> None:
+    store = RunStore(tmp_path / "cache" / "rankviz", budget=2**30)
+    store.get(RUN, "bm25", _reader(RUN, "bm25", []))
+    written()
+    for folder in (tmp_path / "cache", tmp_path / "cache" / "rankviz", store.folder / "runs"):
+        assert folder.stat().st_mode & 0o777 == 0o700, folder
+
+
 def test_a_store_that_cannot_be_written_is_skipped(tmp_path) -> None:
     blocked = tmp_path / "store"
     blocked.write_text("a file where the folder should be")
@@ -192,3 +251,62 @@ def test_a_run_returned_is_written_before_the_process_ends(tmp_path) -> None:
     subprocess.run([sys.executable, "-c", code, str(tmp_path), str(RUN)], check=True)
     (stored,) = (tmp_path / "runs").glob("*.arrow")
     _same_run(RunStore(tmp_path, budget=2**30).get(RUN, "bm25", lambda: None), rv.read_run(RUN))
+
+
+@pytest.fixture
+def one_second_folder(tmp_path):
+    """A folder on a real file system that keeps whole seconds (ext4 with 128-byte inodes, as
+    ext3 and many NFS mounts do), loop-mounted for the test; skipped where that cannot be done."""
+    if os.geteuid() != 0 or not shutil.which("mkfs.ext4") or not shutil.which("mount"):
+        pytest.skip("mounting a one-second file system needs root, mkfs.ext4 and mount")
+    image, mounted = tmp_path / "fs.img", tmp_path / "one-second"
+    mounted.mkdir()
+    with open(image, "wb") as handle:
+        handle.truncate(32 << 20)
+    made = subprocess.run(
+        ["mkfs.ext4", "-q", "-F", "-I", "128", str(image)], capture_output=True, text=True
+    )
+    done = subprocess.run(["mount", "-o", "loop", str(image), str(mounted)], capture_output=True)
+    if made.returncode or done.returncode:
+        pytest.skip(f"cannot loop-mount an ext4 image here: {done.stderr.decode().strip()}")
+    try:
+        yield mounted
+    finally:
+        subprocess.run(["umount", str(mounted)], check=True)
+
+
+@pytest.mark.slow
+def test_a_run_rewritten_within_its_second_on_a_one_second_file_system(
+    one_second_folder, tmp_path, monkeypatch
+) -> None:
+    """The real clock: a run read and then rewritten in place within the same second keeps its
+    stamp there; it is not stored while racy, so the rewrite is what the store gives, before and
+    after a restart."""
+    from rankviz.io import stamps
+
+    monkeypatch.setattr(stamps, "_now", stamps.time.time_ns)  # the real clock
+    path = one_second_folder / "r.run"
+    first, second = "q1 Q0 a 1 2.0 t\nq1 Q0 b 2 1.0 t\n", "q1 Q0 a 1 1.0 t\nq1 Q0 b 2 2.0 t\n"
+    store = RunStore(tmp_path / "store", budget=2**30)
+    for _ in range(10):  # until both writes fall within one second
+        path.write_text(first)
+        before = stamps.stamp(path)
+        assert before[0] % 10**9 == 0  # whole seconds
+        served = store.get(path, "r", _reader(path, "r", []))
+        with open(path, "r+") as handle:
+            handle.write(second)
+        if stamps.stamp(path) == before:
+            break
+    else:
+        pytest.fail("ten pairs of writes never fell within one second")
+    assert list(served.score) == [2.0, 1.0]
+    written()
+    while stamps.settled_stamp(path) is None:  # until the stamp names the bytes
+        stamps.time.sleep(0.05)
+    calls: list = []
+    assert list(store.get(path, "r", _reader(path, "r", calls)).score) == [1.0, 2.0]
+    assert calls == [path]
+    written()
+    run_store._SWEPT.clear()  # restarted
+    again = RunStore(tmp_path / "store", budget=2**30).get(path, "r", _reader(path, "r", calls))
+    assert list(again.score) == [1.0, 2.0] and calls == [path]  # from the store
