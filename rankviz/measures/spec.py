@@ -16,8 +16,8 @@ import numpy as np
 from rankviz.errors import MeasureError, OptionError
 from rankviz.measures.aggregators import MEAN, Aggregator
 from rankviz.measures.spellings import (
-    IPREC_LEVELS,
     TREC_EVAL_SETS,
+    iprec_levels,
     rewritten,
     rprec_multiples,
     split_outside_brackets,
@@ -367,11 +367,9 @@ def expand(text: str | Measure, *, defaults: dict[str, object] | None = None) ->
     it, or for trec_eval's spelling of several cutoffs, ``P.5,10`` or ``ndcg_cut.5,10,20``, one per
     cutoff (as ``trec_eval -m`` and ir_measures' ``parse_trec_measure`` read it), and for
     trec_eval's sets ``official`` and ``all_trec`` their measures of the catalogue."""
-    if isinstance(text, str) and text.strip() == "iprec_at_recall":
-        return [parse(f"IPrec@{level}", defaults=defaults) for level in IPREC_LEVELS]
     if isinstance(text, str) and text.strip() in TREC_EVAL_SETS:
         return [parse(name, defaults=defaults) for name in TREC_EVAL_SETS[text.strip()]]
-    multiples = rprec_multiples(text) if isinstance(text, str) else None
+    multiples = (rprec_multiples(text) or iprec_levels(text)) if isinstance(text, str) else None
     if multiples is not None:
         return [parse(name, defaults=defaults) for name in multiples]
     spelled = trec_eval_cutoffs(text) if isinstance(text, str) else None

@@ -21,9 +21,22 @@ TREC_EVAL_CUTOFFS = {
     "unj": "Unjudged",
     "P_avgjg": "P_avgjg",
 }
-#: trec_eval's interpolated precision at a recall level (``iprec_at_recall_0.50``), ir_measures'
-#: ``IPrec@0.5``; the bare name, in a list, is its eleven levels
-_IPREC = re.compile(r"^\s*iprec_at_recall(?:[._](?P<level>[0-9]*\.?[0-9]+))?\s*$")
+#: trec_eval's cutoffs of P, recall, ndcg_cut, map_cut, relative_P and P_avgjg; of success; of unj
+CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+SUCCESS_CUTOFFS = (1, 5, 10)
+UNJ_CUTOFFS = (5, 10, 20)
+#: each of those measures' cutoffs when its name is given bare (``-m ndcg_cut``: trec_eval prints
+#: ndcg_cut_5 ... ndcg_cut_1000; ir_measures' parse_trec_measure reads it so too)
+DEFAULT_CUTOFFS = {
+    **{name: CUTOFFS for name in ("P", "recall", "ndcg_cut", "map_cut", "relative_P", "P_avgjg")},
+    "success": SUCCESS_CUTOFFS,
+    "unj": UNJ_CUTOFFS,
+}
+_NUMBER = r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)"
+#: trec_eval's interpolated precision at recall levels (``iprec_at_recall_0.50``,
+#: ``iprec_at_recall..10,.25`` as its -m reads it: C's atof of each), ir_measures' ``IPrec@0.5``;
+#: the bare name, in a list, is its eleven levels
+_IPREC = re.compile(rf"^\s*iprec_at_recall(?:[._](?P<levels>{_NUMBER}(?:,{_NUMBER})*))?\s*$")
 IPREC_LEVELS = tuple(i / 10 for i in range(11))
 #: trec_eval's names whose measure the family's own name would not give: ``11pt_avg`` begins
 #: with a digit; ``rbp`` is graded at p = 0.9 where the catalogue's RBP is binary at 0.8
@@ -32,7 +45,6 @@ TREC_EVAL_NAMES = {
     "rbp": "RBP(p=0.9,graded=True)",
     "set_relative_P": "SetP(relative=True)",
 }
-_NUMBER = r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)"
 #: trec_eval's utility with its four coefficients, set_F with its beta (``utility.2,-1,0,0``,
 #: ``set_F.0.5``), as the catalogue's parameters
 _UTILITY = re.compile(rf"^\s*utility[._](?P<c>{_NUMBER}(?:,{_NUMBER}){{3}})\s*$")
@@ -46,8 +58,8 @@ _RPREC_MULT = re.compile(
 )
 RPREC_MULTIPLES = tuple(m / 10 for m in range(2, 22, 2))
 _TREC_EVAL = re.compile(
-    r"^\s*(?P<name>P|recall|ndcg_cut|map_cut|success|relative_P|unj|P_avgjg)[._]"
-    r"(?P<cutoffs>[0-9]+(?:,[0-9]+)*)\s*$"
+    r"^\s*(?P<name>P|recall|ndcg_cut|map_cut|success|relative_P|unj|P_avgjg)"
+    r"(?:[._](?P<cutoffs>[0-9]+(?:,[0-9]+)*))?\s*$"
 )
 #: trec_eval's measures that read a gain table (``ndcg.1=3,2=9``; printed ``ndcg_1=3,2=9``)
 TREC_EVAL_GAINED = {
@@ -69,8 +81,6 @@ _GAIN_TABLE = re.compile(
 )
 
 
-#: trec_eval's cutoffs of P, recall, ndcg_cut, map_cut and P_avgjg
-CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _AT = [f"@{c}" for c in CUTOFFS]
 #: trec_eval's sets of measures (``-m official``, ``-m all_trec``) as the catalogue's measures, in
 #: the order trec_eval prints them; what they leave out: :data:`TREC_EVAL_LEFT_OUT`
@@ -90,6 +100,10 @@ TREC_EVAL_SETS = {
         "SetP", "SetP(relative=True)", "SetR", "SetAP", "SetF", "NumNonRelJudgedRet",
         "RBP(p=0.9,graded=True)", "rbp_resid", "Unjudged@5", "Unjudged@10", "Unjudged@20",
     ],
+    "set": [
+        "NumRet", "NumRel", "NumRelRet", "Utility", "SetP", "SetP(relative=True)", "SetR", "SetAP",
+        "SetF",
+    ],
     "all_prefs": [
         "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp",
         "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
@@ -104,6 +118,7 @@ TREC_EVAL_SETS = {
 TREC_EVAL_LEFT_OUT = {
     "official": "runid and num_q (not per-query values)",
     "all_trec": "runid and num_q (not per-query values) and relstring (a text)",
+    "set": "runid and num_q (not per-query values)",
     "all_prefs": "runid and num_q (not per-query values)",
 }
 
@@ -140,14 +155,15 @@ def rewritten(text: str) -> str:
                 "where a list of measures is taken"
             )
         return multiples[0]
-    iprec = _IPREC.match(text)
-    if iprec is not None:
-        if iprec["level"] is None:
+    levels = iprec_levels(text)
+    if levels is not None:
+        if len(levels) > 1:
             raise MeasureError(
-                "'iprec_at_recall' is 11 measures (IPrec@0.0 .. IPrec@1.0): give it where a list "
-                "of measures is taken, or one level (iprec_at_recall_0.50, IPrec@0.5)"
+                f"{text.strip()!r} is {len(levels)} measures ({levels[0]} .. {levels[-1]}): give "
+                "it where a list of measures is taken, or one level (iprec_at_recall_0.50, "
+                "IPrec@0.5)"
             )
-        return f"IPrec@{iprec['level']}"
+        return levels[0]
     rbp = _RBP.match(text)
     if rbp is not None:
         items = rbp["params"].split(",")
@@ -174,11 +190,27 @@ def rewritten(text: str) -> str:
 
 def trec_eval_cutoffs(text: str) -> tuple[str, list[int]] | None:
     """The family and cutoffs of trec_eval's spelling of a measure with cutoffs (``P.10``,
-    ``P_10``, ``ndcg_cut.5,10``), or None for any other text."""
+    ``P_10``, ``ndcg_cut.5,10``; bare, ``ndcg_cut``, its default cutoffs), or None for any other
+    text."""
     spelled = _TREC_EVAL.match(text)
     if spelled is None:
         return None
-    return TREC_EVAL_CUTOFFS[spelled["name"]], [int(c) for c in spelled["cutoffs"].split(",")]
+    name = spelled["name"]
+    if spelled["cutoffs"] is None:
+        return TREC_EVAL_CUTOFFS[name], list(DEFAULT_CUTOFFS[name])
+    return TREC_EVAL_CUTOFFS[name], [int(c) for c in spelled["cutoffs"].split(",")]
+
+
+def iprec_levels(text: str) -> list[str] | None:
+    """trec_eval's ``iprec_at_recall`` (its eleven levels), ``iprec_at_recall_0.50`` or
+    ``iprec_at_recall..10,.25`` (the levels its -m reads: C's atof of each) as the catalogue's
+    measures, ``IPrec@0.1``; None for any other text."""
+    spelled = _IPREC.match(text)
+    if spelled is None:
+        return None
+    if spelled["levels"] is None:
+        return [f"IPrec@{level}" for level in IPREC_LEVELS]
+    return [f"IPrec@{float(level):g}" for level in dict.fromkeys(spelled["levels"].split(","))]
 
 
 def rprec_multiples(text: str) -> list[str] | None:
@@ -219,7 +251,9 @@ def split_names(items: list[str]) -> list[str]:
             (item.isdigit() and trec_eval_cutoffs(whole[-1]) is not None)
             or (
                 re.fullmatch(_NUMBER, item)
-                and re.match(r"\s*(Rprec_mult(_avgjg)?|utility|11pt_avg)[._]", whole[-1])
+                and re.match(
+                    r"\s*(Rprec_mult(_avgjg)?|utility|11pt_avg|iprec_at_recall)[._]", whole[-1]
+                )
             )
             or (
                 re.fullmatch(r"[0-9]+=[^,=]+|p=[^,=]+", item)
@@ -233,7 +267,7 @@ def split_names(items: list[str]) -> list[str]:
     written = []
     for item in whole:
         spelled = trec_eval_cutoffs(item)
-        multiples = rprec_multiples(item)
+        multiples = rprec_multiples(item) or iprec_levels(item)
         if spelled is not None:
             written += [f"{spelled[0]}@{c}" for c in spelled[1]]
         elif multiples is not None:

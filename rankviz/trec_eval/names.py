@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from rankviz.errors import OptionError
 from rankviz.measures.judgment_groups import DEFAULTS
 from rankviz.measures.preferences import OFFERED as PREFERRED
-from rankviz.measures.spellings import CUTOFFS, RPREC_MULTIPLES
+from rankviz.measures.spellings import CUTOFFS, RPREC_MULTIPLES, SUCCESS_CUTOFFS, UNJ_CUTOFFS
 
 GROUPED = tuple(DEFAULTS)  # the judgment-group measures, read from -R qrels_jg
 #: what each -R format's file is read as, and the measures that read it (the rest read qrels)
@@ -51,7 +51,6 @@ NICKNAMES = {
     "qrels_jg": "runid num_q map_avgjg P_avgjg Rprec_mult_avgjg".split(),
 }
 RECALL_LEVELS = tuple(i / 10 for i in range(11))
-UNJ_CUTOFFS = (5, 10, 20)
 #: the catalogue's family of each trec_eval measure, and its cutoffs when it takes some
 FAMILIES = {
     "num_ret": ("NumRet", ()),
@@ -70,7 +69,7 @@ FAMILIES = {
     "ndcg_cut": ("nDCG", CUTOFFS),
     "map_cut": ("AP", CUTOFFS),
     "relative_P": ("P(relative=True)", CUTOFFS),
-    "success": ("Hits", (1, 5, 10)),
+    "success": ("Hits", SUCCESS_CUTOFFS),
     "set_P": ("SetP", ()),
     "set_relative_P": ("SetP(relative=True)", ()),
     "set_recall": ("SetR", ()),

@@ -123,7 +123,8 @@ def test_trec_evals_spellings_are_the_measures_ir_measures_reads_in_them(text) -
         ("Bpref@10", "takes no cutoff"),
         ("RBP(p=1.5)", "p=1.5: must be from 0.01 to 0.99"),
         ("AP(judged_only=maybe)", "expected True or False"),
-        ("P", "needs a cutoff"),
+        ("P(relative=True)", "needs a cutoff"),
+        ("P", "'P' is 9 measures"),  # trec_eval's bare P: where a list is taken, P@5 .. P@1000
         ("RR@0", "at least 1"),
         ("RR@x", "whole number"),
         ("RR(foo=1)", "no parameter 'foo'"),
