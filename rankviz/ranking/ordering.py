@@ -127,7 +127,9 @@ def rank(
     cut
         The documents that count. Those whose id is the query's are dropped first; a depth keeps
         each ranking's first N in trec_eval's order (as ``trec_eval -M``), which the policy then
-        orders.
+        orders; under ``ties="run"``, the first N in the run's own order (its rank column, then
+        file order: trec_eval's preference measures cut ties by docno ascending, a run ranked so
+        is cut as they cut it).
 
     Returns
     -------
@@ -138,6 +140,8 @@ def rank(
     if rule.table_policy != rule:  # expected and random start from trec_eval's table
         table = rank(run, qrels, ties=rule.table_policy, cut=cut)
         return shuffle_ties(table, tie_seed(rng)) if rule.sampled else retagged(table, rule)
+    if cut.depth is not None and rule.by_rank_column:  # the run's order decides what is first
+        return _ordered(run, qrels, rule, replace(cut, depth=None), None).capped(cut)
     if cut.depth is not None:
         capped = rank(run, qrels, cut=replace(cut, depth=None)).capped(cut)
         return (

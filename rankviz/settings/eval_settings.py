@@ -135,7 +135,8 @@ DEPTH = Option(
     "depth",
     None,
     "only the first N documents of each ranking count, in trec_eval's order (score, then docno), "
-    "as trec_eval -M N; the tie policy then orders those N (none: every retrieved document)",
+    "as trec_eval -M N; the tie policy then orders those N (ties=run: the first N in the run's own "
+    "order; none: every retrieved document)",
     label="Run depth",
     kind=int,
     low=1,

@@ -1,10 +1,9 @@
 """trec_eval's preference measures beside the others: with preferences (``--preferences``, a
 collection's ``prefs.txt``), the ``prefs_*`` families are measures of evaluate, compare and the app,
 per query equal to trec_eval 10 built with ``%.17g`` (tests/data/trec-eval-generated: ``-R prefs``)
-on the same order of each ranking. (A study's ``--depth`` keeps each ranking's first documents in
-trec_eval's order, ties by docno descending, for every tie policy; trec_eval's ``-M`` with
-preferences keeps them ties by docno ascending: ``rankviz trec-eval -R prefs -M`` does, its test
-is ``prefs-M`` of the drop-in's.)"""
+on the same order of each ranking. (trec_eval's ``-M`` with preferences keeps each ranking's first
+documents ties by docno ascending; a study's ``--depth`` under ``ties=run`` keeps the first in the
+run's own order, so on a run ranked so it keeps trec_eval's: case ``prefs-M``.)"""
 
 from __future__ import annotations
 
@@ -20,7 +19,7 @@ from rankviz.measures.preferences import OFFERED
 
 GENERATED = ROOT / "tests" / "data" / "trec-eval-generated"
 #: trec_eval's arguments of each case beside -R prefs, as the study's options
-CASES = {"prefs": {}}
+CASES = {"prefs": {}, "prefs-M": {"depth": 7}}
 
 
 @pytest.fixture(scope="module")

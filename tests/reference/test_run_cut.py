@@ -93,12 +93,19 @@ def test_depth_matches_pytrec_eval_on_the_run_cut_to_trec_evals_first_n(
 def test_under_every_policy_a_depth_is_the_run_cut_first(
     tmp_path: Path, data, depth: int, ties: str, missing: str
 ) -> None:
-    """The depth keeps trec_eval's first N; the tie policy then orders those N."""
+    """The depth keeps trec_eval's first N; the tie policy then orders those N. Under ties=run the
+    run's own order (its rank column) decides which N are first, as trec_eval's preference
+    measures cut a run ranked ties by docno ascending."""
     qrels, run = data
     qrels_path, run_path = write_files(tmp_path, qrels, run)
     cut_dir = tmp_path / "cut"
     cut_dir.mkdir(exist_ok=True)
-    _, cut_path = write_files(cut_dir, qrels, _cut(run, depth))
+    first = (
+        {qid: dict(list(docs.items())[:depth]) for qid, docs in run.items()}  # rank column order
+        if ties == "run"
+        else _cut(run, depth)
+    )
+    _, cut_path = write_files(cut_dir, qrels, first)
     given_qrels = rv.read_qrels(qrels_path)
     if not any(run.values()):
         return
