@@ -5,6 +5,7 @@ output can swap the binary for it (the numbers and the text:
 from __future__ import annotations
 
 import argparse
+import sys
 
 from rankviz.trec_eval.names import COMPUTED, ORDER
 from rankviz.trec_eval.trec_eval_text import TrecEvalOptions
@@ -87,7 +88,11 @@ def trec_eval_command(args: argparse.Namespace) -> str:
     from rankviz.trec_eval.trec_eval_text import trec_eval_of_files
 
     options = options_of(args)
-    return "".join(trec_eval_of_files(args.qrels, run, options) for run in args.run)
+
+    def said(line: str) -> None:  # where trec_eval's own number is undefined: one line each
+        print(f"rankviz trec-eval: {line}", file=sys.stderr)
+
+    return "".join(trec_eval_of_files(args.qrels, run, options, said=said) for run in args.run)
 
 
 def options_of(args: argparse.Namespace) -> TrecEvalOptions:

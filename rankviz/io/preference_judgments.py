@@ -8,9 +8,9 @@ C in another: A > C), and must not contradict itself; groups may contradict one 
 means not relevant.
 
 What trec_eval would print a wrong number for, or abort on, is refused here in one line naming the
-file and the line: a field that is not a number, a level below 0 (``qrels_prefs``: a grade below 0
-is a document in the pool but unjudged, as everywhere in rankviz, and is left out), a document
-listed twice in a subgroup, a document at level 0 in one subgroup and above it in another of the
+file and the line: a field that is not a number, a level below 0 in a preferences file
+(``qrels_prefs``: a grade below 0 is a level below not relevant, as trec_eval reads it: TREC Web's
+-2 for spam), a document listed twice in a subgroup, a document at level 0 in one subgroup and above it in another of the
 same group, and a group whose preferences go round in a circle.
 """
 
@@ -131,9 +131,7 @@ def read_preferences(path: str | Path, *, subgroups: bool = True) -> Preferences
                 source, number, text, f"the level {quoted(_str(fields[-1]))} is not a number"
             )
         level = float(fields[-1])
-        if level < 0:
-            if not subgroups:  # a qrels grade below 0: in the pool, unjudged
-                continue
+        if level < 0 and subgroups:  # qrels' grades below 0 are levels below 0, as trec_eval's
             raise FormatError(source, number, text, "a level below 0 (0 is not relevant)")
         qid, group, *subgroup, docno = (_str(f, source, number) for f in fields[:-1])
         judged = (

@@ -48,6 +48,19 @@ class GroupCounts:
     def recount_ret(self) -> tuple[int, int]:
         return _recount(self.group, self.ranks, self.found, self.rel_ret, retrieved_only=True)
 
+    def reads_past(self, *, retrieved_only: bool) -> bool:
+        """Whether trec_eval's recount of this group reads past the end of its lowest class: its
+        new class of the first R non-relevant documents takes R from the lowest class alone, which
+        holds fewer where levels below 0 make other classes non-relevant too (qrels_prefs' negative
+        grades). trec_eval's number is then undefined; :attr:`recount` counts that class's own."""
+        lowest = self.group.classes[-1] if self.group.classes is not None else None
+        relevant, nonrelevant = (
+            (self.rel_ret, self.nonrel_ret) if retrieved_only else (self.rel, self.nonrel)
+        )
+        if lowest is None or relevant >= nonrelevant or relevant <= len(lowest):
+            return False
+        return not retrieved_only or bool(np.all(self.ranks[lowest] < self.found))
+
 
 def document_ranks(query: QueryPreferences, docids) -> tuple[np.ndarray, int]:
     """Each judged document's number (see the module's doc) given the ranking's documents in
@@ -77,7 +90,7 @@ def group_counts(group: GroupPreferences, ranks: np.ndarray, found: int) -> Grou
         notoccur = int(np.count_nonzero(~a & ~b))
         members = np.flatnonzero(~np.isnan(group.level))
     level, retrieved = group.level[members], ranks[members] < found
-    rel, nonrel = level > 0, level == 0
+    rel, nonrel = level > 0, level <= 0  # trec_eval: every level not above 0 is not relevant
     counts = dict(
         ful_ret=ful_ret,
         poss_ret=ful_ret + not_ret,

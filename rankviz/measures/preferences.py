@@ -213,6 +213,20 @@ def _kernel(name: str) -> Callable[..., np.ndarray]:
     return kernel
 
 
+def undefined_in_trec_eval(name: str, table: RankingTable, cutoff: int | None = None) -> list[str]:
+    """The queries where trec_eval 10's ``name`` is undefined on this table: its
+    ``prefs_avgjg_Rnonrel`` recount reading past a group's lowest class
+    (:meth:`~rankviz.measures._preferences.GroupCounts.reads_past`); none for the other families."""
+    if name not in ("prefs_avgjg_Rnonrel", "prefs_avgjg_Rnonrel_ret"):
+        return []
+    retrieved_only = name.endswith("_ret")
+    return [
+        qid
+        for qid, groups in zip(table.qids.tolist(), _per_query(table, cutoff, False), strict=True)
+        if groups and any(g.reads_past(retrieved_only=retrieved_only) for g in groups)
+    ]
+
+
 for _name, (_, _definition) in {**_ON_COUNTS, **_ON_PAIRS}.items():
     register(
         Family(

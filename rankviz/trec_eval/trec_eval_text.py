@@ -10,6 +10,7 @@ qrels_prefs`` (:mod:`rankviz.measures.preferences`).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,9 +45,12 @@ class TrecEvalOptions:
     summary: bool = True  # -n: no summary (the all lines, runid's too)
 
 
-def trec_eval_of_files(qrels: str, run: str, options: TrecEvalOptions) -> str:
+def trec_eval_of_files(
+    qrels: str, run: str, options: TrecEvalOptions, *, said: Callable[[str], None] | None = None
+) -> str:
     """What trec_eval 10 prints for the qrels and run files (read as every rankviz command reads
-    them: the same columns or the same one-line error)."""
+    them: the same columns or the same one-line error); ``said`` is told, in one line each, where
+    trec_eval's own number is undefined and what is printed instead."""
     from rankviz.io.readers import read_qrels, read_run
 
     if options.relevance not in READ_AS:
@@ -64,7 +68,7 @@ def trec_eval_of_files(qrels: str, run: str, options: TrecEvalOptions) -> str:
         judged = read_preferences(qrels, subgroups=options.relevance == "prefs")
     else:
         judged = read_qrels(qrels)
-    return trec_eval_text(judged, read_run(run), options, runid=runid_of(run))
+    return trec_eval_text(judged, read_run(run), options, runid=runid_of(run), said=said)
 
 
 def trec_eval_text(
@@ -74,16 +78,18 @@ def trec_eval_text(
     *,
     runid: str,
     exact: bool = False,
+    said: Callable[[str], None] | None = None,
 ) -> str:
     """What trec_eval 10 prints for ``qrels`` and ``run`` under ``options`` (``runid``: the run
     file's, see :func:`runid_of`); ``exact``: numbers with 17 significant digits, as a build of
-    trec_eval printing ``%.17g`` prints them (what the reference tests compare)."""
+    trec_eval printing ``%.17g`` prints them (what the reference tests compare); ``said``: told
+    where trec_eval's own number is undefined (:func:`_preference_columns`)."""
     if isinstance(qrels, dict):
         asked = requested(options.measures, judgments="groups")
         columns = _group_columns(asked, options, qrels, run)
     elif isinstance(qrels, Preferences):
         asked = requested(options.measures, judgments="prefs")
-        columns = _preference_columns(asked, options, qrels, run)
+        columns = _preference_columns(asked, options, qrels, run, said=said)
     else:
         asked = requested(options.measures)
         columns = _columns(asked, options, qrels, run)
@@ -240,12 +246,21 @@ def _group_columns(
 
 
 def _preference_columns(
-    asked, args: TrecEvalOptions, preferences: Preferences, run: Run
+    asked,
+    args: TrecEvalOptions,
+    preferences: Preferences,
+    run: Run,
+    *,
+    said: Callable[[str], None] | None = None,
 ) -> dict[str, Column]:
     """The preference measures' columns (the families of :mod:`rankviz.measures.preferences`) on
     trec_eval's list of each query the preferences judge: its preference measures break ties by
-    docno ascending (``form_prefs_counts.c``), not descending as the others do."""
+    docno ascending (``form_prefs_counts.c``), not descending as the others do. Where trec_eval's
+    number is undefined (``prefs_avgjg_Rnonrel`` reading past a group's lowest level, which
+    ``-R qrels_prefs`` grades below 0 can make it do), ``said`` is told which queries, why, and
+    what is printed."""
     from rankviz.measures import parse
+    from rankviz.measures.preferences import undefined_in_trec_eval
     from rankviz.ranking.ordering import rank
 
     qrels = preferences.qrels()
@@ -254,10 +269,20 @@ def _preference_columns(
     ordered = _ranked_by_docno_ascending(_with_missed(run, missed), depth=args.depth)
     table = rank(ordered, qrels, ties="run")
     qids = table.qids.tolist()
+    names = [name for name, _ in asked if name not in ("runid", "num_q")]
+    for name in names:
+        undefined = undefined_in_trec_eval(name, table)
+        if undefined and said is not None:
+            said(
+                f"{name}: trec_eval 10's value of {len(undefined)} queries (e.g. "
+                f"{undefined[0]!r}) is undefined: its recount takes a group's non-relevant "
+                "documents from its lowest level alone and reads past that level's end, which "
+                "levels below 0 (-R qrels_prefs' negative grades) let hold fewer than needed; "
+                "printed: the recount over that level's own documents"
+            )
     return {
         name: Column(name, dict(zip(qids, parse(name)(table).tolist(), strict=True)))
-        for name, _ in asked
-        if name not in ("runid", "num_q")
+        for name in names
     }
 
 

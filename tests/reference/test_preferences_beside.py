@@ -121,3 +121,26 @@ def test_the_app_offers_them_and_shows_the_librarys_means(
         for measure in shown:
             assert means.loc[run, measure] == pytest.approx(library.mean(measure, run), abs=1e-12)
     assert set(OFFERED) <= set(at.sidebar.multiselect[1].options)
+
+
+def test_qrels_read_as_preferences_keep_trec_evals_levels_below_0() -> None:
+    """``rankviz trec-eval -R qrels_prefs`` on qrels with grades -2 and -1 (TREC Web's spam) gave
+    other numbers than trec_eval on 586 of 716 lines, silently: it left those documents out, where
+    trec_eval reads them as levels below 0 (not relevant). Now every line is trec_eval's
+    (tests/data/trec-eval-generated/qrels-prefs-below-0.out) but where trec_eval's own value is
+    undefined (its prefs_avgjg_Rnonrel recount reads past a level's end), which one line on
+    stderr names."""
+    done = run_cli(
+        "trec-eval", "-q", "-c", "-R", "qrels_prefs", "-m", "all_prefs",
+        str(GENERATED / "qrels.txt"), str(GENERATED / "run.txt"),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    expected = (GENERATED / "qrels-prefs-below-0.out").read_text().splitlines()
+    printed = done.stdout.splitlines()
+    assert len(printed) == len(expected)
+    differ = [(e.split()[0], e.split()[1]) for e, p in zip(expected, printed) if e != p]
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("rankviz trec-eval: prefs_avgjg_Rnonrel: trec_eval 10's value of ")
+    named = int(line.split("value of ")[1].split()[0])
+    assert {name for name, _ in differ} == {"prefs_avgjg_Rnonrel"}
+    assert len([q for _, q in differ if q != "all"]) == named > 0
