@@ -38,6 +38,7 @@ from rankviz.analyses.task import (
     graded_share,
     infer_task,
     recommend,
+    weighed,
 )
 from rankviz.analyses.values_evidence import values_evidence
 from rankviz.errors import OptionError
@@ -112,7 +113,14 @@ class MetricReport:
         None when no measure fits."""
         picks, names = self.for_task(task, asked)
         evidence_names = [str(parse(p.measure)) for p in picks]
-        return choose(picks, evidence_names, self.power, self.stability)
+        unfit = [  # said beside the advice where they separate more run pairs
+            (pick, str(parse(pick.measure)), ignored)
+            for pick, ignored in weighed(
+                task, self.warnings, graded_share=self.graded_share, rel=self.rel
+            )
+            if ignored
+        ]
+        return choose(picks, evidence_names, self.power, self.stability, unfit=unfit)
 
     def head_to_head(self, a: str, b: str) -> HeadToHead:
         """Measure ``a`` against measure ``b`` from this evidence (:func:`head_to_head`)."""
@@ -151,10 +159,11 @@ def metric_report(
     ``optimistic``.
 
     The measures recommended for the task are evaluated too (after those asked for), so every
-    piece of advice comes with its evidence; with ``every_candidate``, so is every measure some
-    other answer about the task would recommend (the app answers a changed question from the same
-    report). Means (agreement, tie widths) follow the settings' aggregate; tests and swap rates work
-    on queries.
+    piece of advice comes with its evidence, and so are the other candidates at the task's K,
+    which the advice names when they separate more run pairs without fitting the task; with
+    ``every_candidate``, every measure some other answer about the task would weigh (the app
+    answers a changed question from the same report). Means (agreement, tie widths) follow the
+    settings' aggregate; tests and swap rates work on queries.
     """
     settings = settings or EvalSettings()
     options = options or MetricSettings()
@@ -164,10 +173,10 @@ def metric_report(
     task = task or infer_task(default, rel=settings.rel, top_k=top_k)
     share = graded_share(next(iter(default.values())), settings.rel)
     recommendations = recommend(task, warnings, graded_share=share, rel=settings.rel)
-    candidates = (
+    candidates = (  # those that do not fit too: the advice says when they separate more
         candidate_measures(warnings, graded_share=share, rel=settings.rel, top_k=top_k)
         if every_candidate
-        else []
+        else [p.measure for p, _ in weighed(task, warnings, graded_share=share, rel=settings.rel)]
     )
     every = as_measures(
         [*measures, *(r.measure for r in recommendations), *candidates],

@@ -43,11 +43,14 @@ class Evidence:
 
 @dataclass(frozen=True)
 class Choice:
-    """The measure to report for the task and why; the others that fit, best first."""
+    """The measure to report for the task and why; the others that fit, best first; and the
+    measures that separate more run pairs but do not fit, with the answers each ignores (said
+    beside the advice, never chosen over it)."""
 
     recommendation: Recommendation
     evidence: Evidence
     runners_up: tuple[tuple[Recommendation, Evidence], ...]
+    stronger: tuple[tuple[Recommendation, Evidence, tuple[str, ...]], ...] = ()
 
     @property
     def measure(self) -> str:
@@ -59,7 +62,7 @@ class Choice:
         said = f"Report {self.measure}: {self.recommendation.reason}"
         best = self.evidence
         if not self.runners_up or best.separated is None:
-            return f"{said}; on these runs it {best.sentence()}."
+            return f"{said}; on these runs it {best.sentence()}.{self._beside()}"
         fit = len(self.runners_up) + 1
         level = [e for _, e in self.runners_up if e.separated == best.separated]
         share = f"{best.separated} of {best.pairs}"
@@ -70,7 +73,15 @@ class Choice:
             why = f"separates as many run pairs as any ({share}) and comes first for the task"
         else:
             why = f"separates the most run pairs ({share}{'; ' + swaps if swaps else ''})"
-        return f"{said}. Of the {fit} measures that fit, on these runs it {why}."
+        return f"{said}. Of the {fit} measures that fit, on these runs it {why}.{self._beside()}"
+
+    def _beside(self) -> str:
+        """What the measures that do not fit the task would separate more, and what they ignore."""
+        return "".join(
+            f" {pick.measure} separates more run pairs ({evidence.separated} of "
+            f"{evidence.pairs}) but ignores {' and '.join(ignored)}."
+            for pick, evidence, ignored in self.stronger
+        )
 
     def to_dict(self) -> dict:
         return {
@@ -78,6 +89,9 @@ class Choice:
             "reason": self.recommendation.reason,
             "evidence": vars(self.evidence),
             "runners_up": [vars(e) for _, e in self.runners_up],
+            "stronger_but_unfit": [
+                {**vars(e), "ignores": list(ignored)} for _, e, ignored in self.stronger
+            ],
         }
 
 
@@ -105,9 +119,13 @@ def choose(
     names: Sequence[str],
     power: pd.DataFrame,
     stability: pd.DataFrame,
+    *,
+    unfit: Sequence[tuple[Recommendation, str, Sequence[str]]] = (),
 ) -> Choice | None:
     """The pick the evidence favours (:meth:`Evidence.rank_key`), None without picks; ``names``:
-    each pick's measure as the evidence frames name it."""
+    each pick's measure as the evidence frames name it. ``unfit``: the measures that do not fit
+    the task (each with its name in the frames and the answers it ignores): those separating more
+    run pairs than the choice are said beside it, most first."""
     if not picks:
         return None
     ranked = sorted(
@@ -118,4 +136,18 @@ def choose(
         key=lambda item: item[1].rank_key(item[2]),
     )
     (best, evidence, _), rest = ranked[0], ranked[1:]
-    return Choice(best, evidence, tuple((pick, ev) for pick, ev, _ in rest))
+    stronger = sorted(
+        (
+            (pick, found, tuple(ignored), order)
+            for order, (pick, name, ignored) in enumerate(unfit)
+            if (found := evidence_of(name, power, stability)).separated is not None
+            and found.separated > (evidence.separated or 0)
+        ),
+        key=lambda item: item[1].rank_key(item[3]),
+    )
+    return Choice(
+        best,
+        evidence,
+        tuple((pick, ev) for pick, ev, _ in rest),
+        tuple((pick, ev, ignored) for pick, ev, ignored, _ in stronger),
+    )

@@ -135,73 +135,132 @@ class Recommendation:
     hides: str
 
 
+@dataclass(frozen=True)
+class Candidate:
+    """A measure the guidance may name and the user it models: graded relevance or binary; a user
+    who stops (at the first satisfying result, or at each rank with a chance: ERR, RR, RBP); one
+    correct answer or many relevant items; whether it needs the top K."""
+
+    kind: str
+    graded: bool
+    stops: bool
+    one: bool
+    many: bool
+    needs_k: bool = False
+
+    def ignores(self, task: Task) -> list[str]:
+        """The answers about ``task`` this measure does not honour, in words (none: it fits)."""
+        said = []
+        if task.graded and not self.graded:
+            said.append("the grades")
+        if not task.graded and self.graded:
+            said.append("that relevance is binary")
+        if task.stops_when_satisfied and not self.stops:
+            said.append("that users stop at the first satisfying result")
+        if task.single_answer and not self.one:
+            said.append("that each query has one correct answer")
+        if not task.single_answer and not self.many and not task.stops_when_satisfied:
+            said.append("the relevant items after the first")
+        return said
+
+
+#: every measure the guidance names, in the order it lists those that fit a task
+CANDIDATES = (
+    Candidate("RR", graded=False, stops=True, one=True, many=False),
+    Candidate("Hits", graded=False, stops=False, one=True, many=False, needs_k=True),
+    Candidate("AP", graded=False, stops=False, one=False, many=True),
+    Candidate("P", graded=False, stops=False, one=False, many=True, needs_k=True),
+    Candidate("nDCG", graded=True, stops=False, one=False, many=True),
+    Candidate("ERR", graded=True, stops=True, one=True, many=True),
+    Candidate("gRBP", graded=True, stops=True, one=False, many=True),
+    Candidate("RBP", graded=False, stops=True, one=False, many=True),
+)
+
+
 def recommend(
     task: Task, warnings: CollectionWarnings, *, graded_share: float, rel: int
 ) -> list[Recommendation]:
-    """Measures that fit the task, each with its reason and what it would hide on this collection.
+    """The measures that honour every answer about the task (graded: a graded measure; users who
+    stop: ERR, RR or RBP; one answer: RR, Hits@K or ERR), each with its reason and what it would
+    hide on this collection; :func:`named` names any candidate, fitting or not.
 
     ``graded_share``: share of the relevant judgments above the lowest relevant grade (what binary
     measures flatten).
     """
+    return [
+        pick
+        for pick, ignored in weighed(task, warnings, graded_share=graded_share, rel=rel)
+        if not ignored
+    ]
+
+
+def named(
+    candidate: Candidate,
+    task: Task,
+    warnings: CollectionWarnings,
+    *,
+    graded_share: float,
+    rel: int,
+) -> Recommendation:
+    """``candidate`` at the task's top K, with its reason and what it hides on this collection."""
     k = task.top_k
     at = f"@{k}" if k else ""
     rel_text = "" if rel == 1 else f"(rel={rel})"
     many = len(warnings.many_relevant) / max(warnings.queries, 1)
     none = len(warnings.none_found) / max(warnings.queries, 1)
-    picks: list[Recommendation] = []
-    if task.single_answer:
-        picks.append(
-            Recommendation(
-                f"RR{rel_text}{at}",
-                "one correct item: the rank of the first relevant document is what the user feels",
-                f"every relevant document after the first ({many:.0%} of queries have "
-                f"{warnings.many}+ relevant); "
-                f"compresses to 0 where nothing is found ({none:.0%} of queries)",
-            )
-        )
-        if k:
-            picks.append(
-                Recommendation(
-                    f"Hits{rel_text}@{k}",
-                    f"only the top {k} is inspected and success is binary",
-                    f"where in the top {k} the first relevant document is, and everything after it",
-                )
-            )
-    else:
-        picks.append(
-            Recommendation(
-                f"AP{rel_text}{at}",
-                "many relevant items: rewards finding all of them, early",
-                f"grades: {graded_share:.0%} of relevant judgments are above the lowest relevant "
-                "grade and count the same",
-            )
-        )
-        if k:
-            picks.append(
-                Recommendation(
-                    f"P{rel_text}@{k}",
-                    f"many relevant items, only the top {k} inspected",
-                    f"the order inside the top {k}",
-                )
-            )
-    if task.graded:
-        picks.append(
-            Recommendation(
-                f"nDCG{at}",
-                "graded relevance: a highly relevant document is worth more than a marginal one",
-                "that a user may stop early: gains keep adding up below a perfect answer",
-            )
-        )
-    if task.stops_when_satisfied:
-        picks.append(
-            Recommendation(
-                f"ERR@{k or 20}",
-                "sequential browsing that stops when satisfied: later documents count only if "
-                "earlier ones did not satisfy",
-                "documents ranked after a highly relevant one, which users rarely reach",
-            )
-        )
-    return picks
+    flattened = (
+        f"grades: {graded_share:.0%} of relevant judgments are above the lowest relevant grade "
+        "and count the same"
+    )
+    said = {
+        "RR": (
+            f"RR{rel_text}{at}",
+            "one correct item, or a user who stops at the first relevant one: the rank of the "
+            "first relevant document is what the user feels",
+            f"every relevant document after the first ({many:.0%} of queries have "
+            f"{warnings.many}+ relevant); compresses to 0 where nothing is found ({none:.0%} of "
+            "queries)",
+        ),
+        "Hits": (
+            f"Hits{rel_text}@{k}",
+            f"only the top {k} is inspected and success is binary",
+            f"where in the top {k} the first relevant document is, and everything after it",
+        ),
+        "AP": (
+            f"AP{rel_text}{at}",
+            "many relevant items: rewards finding all of them, early",
+            flattened,
+        ),
+        "P": (
+            f"P{rel_text}@{k}",
+            f"many relevant items, only the top {k} inspected",
+            f"the order inside the top {k}",
+        ),
+        "nDCG": (
+            f"nDCG{at}",
+            "graded relevance: a highly relevant document is worth more than a marginal one",
+            "that a user may stop early: gains keep adding up below a perfect answer",
+        ),
+        "ERR": (
+            f"ERR@{k or 20}",
+            "graded relevance and sequential browsing that stops when satisfied: later documents "
+            "count only if earlier ones did not satisfy",
+            "documents ranked after a highly relevant one, which users rarely reach",
+        ),
+        "gRBP": (
+            f"RBP(rel={rel},graded=True)",
+            "graded relevance and a user who reads on to each next rank with probability 0.8 "
+            "(rank-biased precision)",
+            "a user who stops because a document satisfied: RBP's user stops by chance alone",
+        ),
+        "RBP": (
+            f"RBP(rel={rel})",
+            "many relevant items and a user who reads on to each next rank with probability 0.8 "
+            "(rank-biased precision)",
+            f"a user who stops because a document satisfied; {flattened}",
+        ),
+    }[candidate.kind]
+    return Recommendation(*said)
 
 
 def graded_share(table: RankingTable, rel: int) -> float:
@@ -235,14 +294,31 @@ def infer_task(tables: Mapping[str, RankingTable], *, rel: int, top_k: int) -> T
     )
 
 
+def weighed(
+    task: Task, warnings: CollectionWarnings, *, graded_share: float, rel: int
+) -> list[tuple[Recommendation, list[str]]]:
+    """Every candidate at the task's top K and the answers about the task it ignores (none: it
+    fits): what the advice weighs, and the measures it says separate more when they do not fit."""
+    return [
+        (named(c, task, warnings, graded_share=graded_share, rel=rel), c.ignores(task))
+        for c in CANDIDATES
+        if task.top_k or not c.needs_k
+    ]
+
+
 def candidate_measures(
     warnings: CollectionWarnings, *, graded_share: float, rel: int, top_k: int
 ) -> list[str]:
-    """Every measure :func:`recommend` names for some answer about the task (K fixed)."""
+    """Every measure the guidance names for some answer about the task (K fixed), fitting or
+    not: the evidence of each is what the advice weighs and compares with."""
     names: list[str] = []
     for single, top, graded, stops in product(
         (True, False), (top_k, None), (True, False), (True, False)
     ):
         task = Task(single_answer=single, top_k=top, graded=graded, stops_when_satisfied=stops)
-        names += [r.measure for r in recommend(task, warnings, graded_share=graded_share, rel=rel)]
+        names += [
+            named(c, task, warnings, graded_share=graded_share, rel=rel).measure
+            for c in CANDIDATES
+            if top or not c.needs_k
+        ]
     return list(dict.fromkeys(names))

@@ -121,15 +121,18 @@ def test_report_on_a_sample_collection(dl_hard) -> None:
                 expected.loc[run, measure], abs=1e-12
             )
     assert report.task.graded and not report.task.single_answer
-    assert [r.measure for r in report.recommendations] == [
+    # graded, many relevant items, users who stop (guessed): the measures that honour all three
+    assert [r.measure for r in report.recommendations] == ["ERR@10", "RBP(rel=2,graded=True)"]
+    # the measures asked for, then every candidate at the task's K not among them (those that
+    # do not fit too: the advice says where they separate more): the advice comes with its evidence
+    assert list(report.measures) == [
+        *map(str, measures),
+        "ERR@10",
+        "RBP(rel=2,graded=True)",
         "AP(rel=2)@10",
         "P(rel=2)@10",
-        "nDCG@10",
-        "ERR@10",
+        "RBP(rel=2)",
     ]
-    # the measures asked for, then every recommended one not among them: the advice comes with its
-    # evidence
-    assert list(report.measures) == [*map(str, measures), "AP(rel=2)@10", "P(rel=2)@10", "ERR@10"]
     assert list(report.power.index) == list(report.measures) and (report.power.pairs == 15).all()
     gmax = rv.evaluate_tables(
         tables["trec_eval"], [rv.parse("ERR@20"), rv.parse("ERR(gmax=5)@20")], settings
@@ -151,5 +154,7 @@ def test_recommendations_follow_the_answers(dl_hard) -> None:
     assert [r.measure for r in one] == ["RR(rel=2)@10", "Hits(rel=2)@10"]
     assert "36% of queries have 10+ relevant" in one[0].hides
     many = task.recommend(task.Task(False, None, True, True), warnings, graded_share=0.4, rel=1)
-    assert [r.measure for r in many] == ["AP", "nDCG", "ERR@20"]
+    assert [r.measure for r in many] == ["ERR@20", "RBP(rel=1,graded=True)"]
+    binary = task.recommend(task.Task(False, 10, False, False), warnings, graded_share=0.4, rel=1)
+    assert [r.measure for r in binary] == ["AP@10", "P@10", "RBP(rel=1)"]
     assert all(str(rv.parse(r.measure)) == r.measure for r in one + many)
