@@ -17,6 +17,7 @@ import numpy as np
 from rankviz.analyses.pair_tests import compare_runs
 from rankviz.analyses.paired import ConfidenceInterval
 from rankviz.analyses.verdicts import queries_needed, verdicts
+from rankviz.settings.numbers import seed_text
 from rankviz.settings.significance_settings import TestSettings
 
 if TYPE_CHECKING:
@@ -80,9 +81,10 @@ class Comparison:
         s = self.settings
         correction = "family-wise (Tukey HSD)" if s.test == "tukey" else s.correction
         logs = sorted(set(self.geometric) & set(self.table["measure"]))
+        drawn = f"; {s.n_resamples:,} resamples, {seed_text(s.seed)}" if s.resampled else ""
         return (
             f"test: {s.test} ({s.alternative}); correction: {correction}; alpha {s.alpha:g}; "
-            "verdicts on the adjusted p"
+            f"verdicts on the adjusted p{drawn}"
         ) + (
             f"; {', '.join(logs)}: a geometric mean, tested on the per-query logs (mean_* are the "
             "logs of the geometric means, exp of them the means; delta the log of their ratio)"

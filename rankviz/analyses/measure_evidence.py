@@ -16,7 +16,7 @@ from rankviz.evaluation.result import Evaluation
 from rankviz.measures import Measure, make
 from rankviz.ranking.ranking_table import RankingTable
 from rankviz.settings.eval_settings import EvalSettings
-from rankviz.settings.numbers import decided_signs
+from rankviz.settings.numbers import decided_signs, seeded
 from rankviz.settings.significance_settings import TestSettings
 
 
@@ -80,7 +80,7 @@ def discriminative_power(
     has
     ``measure``, ``pair rank`` (1 = most significant) and ``p`` (sorted ascending), the ASL curve.
     """
-    generator = np.random.default_rng(rng)
+    generator = seeded(rng)
     settings = TestSettings(test=test, correction="holm", pairs="all", n_resamples=n_resamples)
     rows, curves = [], []
     for measure, matrix in matrices.items():
@@ -114,7 +114,7 @@ def swap_rate(
     n, runs = values.shape
     if runs < 2 or n < 2:
         return 0.0
-    generator = np.random.default_rng(rng)
+    generator = seeded(rng)
     half = n // 2
     order = np.argsort(generator.random((trials, n)), axis=1)
     first = np.zeros((trials, n))
@@ -140,7 +140,7 @@ def swap_rates(
     rng: np.random.Generator | int | None = None,
 ) -> pd.Series:
     """:func:`swap_rate` of every measure, on the same random halves."""
-    seed = int(np.random.default_rng(rng).integers(2**63))
+    seed = int(seeded(rng).integers(2**63))
     return pd.Series(
         {
             measure: swap_rate(matrix, trials=trials, rng=seed)

@@ -12,6 +12,7 @@ from rankviz.analyses.paired import t_interval
 from rankviz.analyses.significance import adjust, run_test
 from rankviz.analyses.tukey import tukey_hsd
 from rankviz.errors import OptionError
+from rankviz.settings.numbers import seeded
 from rankviz.settings.significance_settings import TestSettings
 
 if TYPE_CHECKING:
@@ -61,7 +62,7 @@ def compare_runs(
 
     settings = (settings or TestSettings()).replace(**options)
     test, correction, n_resamples = settings.test, settings.correction, settings.n_resamples
-    rng = settings.seed if rng is None else rng
+    rng = np.random.default_rng(settings.seed) if rng is None else rng  # None: fresh, as asked
     runs = list(matrix.columns)
     baseline = runs[0] if settings.baseline is None else settings.baseline
     if baseline not in runs:
@@ -149,7 +150,7 @@ def _pair_by_pair(
     run never changes a pair's test; the correction then runs over the pairs' p-values."""
     import pandas as pd
 
-    generator = np.random.default_rng(rng)
+    generator = seeded(rng)
     one = settings.replace(correction="none", pairs="baseline")
     rows = []
     for baseline, run in compared:

@@ -12,6 +12,7 @@ from rankviz.analyses.paired import (
     differences,
     t_interval,
 )
+from rankviz.settings.numbers import seeded
 
 
 def _resampled_pvalue(
@@ -69,7 +70,7 @@ def randomization(
         patterns = ((np.arange(2**n)[:, None] >> np.arange(n)) & 1) * 2.0 - 1.0
         null, adjustment = patterns @ rows.T / n, 0
     else:
-        generator = np.random.default_rng(rng)
+        generator = seeded(rng)
         chunks = [
             (generator.integers(0, 2, size=(m, n)) * 2.0 - 1.0) @ rows.T / n
             for m in _batches(n_resamples, batch)
@@ -117,7 +118,7 @@ def bootstrap(
     rows = d.reshape(-1, d.shape[-1])
     n = rows.shape[-1]
     observed = rows.mean(-1)
-    generator = np.random.default_rng(rng)
+    generator = seeded(rng)
     means = np.vstack(
         [_bootstrap_counts(generator, m, n) @ rows.T / n for m in _batches(n_resamples, batch)]
     )

@@ -20,7 +20,7 @@ import numpy as np
 
 from rankviz.analyses.tukey import Progress, TukeyResult, tukey_hsd
 from rankviz.errors import OptionError
-from rankviz.settings.numbers import ROUNDING
+from rankviz.settings.numbers import ROUNDING, seed_text, seeded
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -74,7 +74,7 @@ def rank_intervals(
     if not 0 < confidence_level < 1:
         raise OptionError("confidence_level must be between 0 and 1")
     n = values.shape[0]
-    generator = np.random.default_rng(rng)
+    generator = seeded(rng)
     ranks = np.empty((n_resamples, values.shape[1]), dtype=np.int32)
     for start in range(0, n_resamples, batch):
         size = min(batch, n_resamples - start)
@@ -134,7 +134,7 @@ class Standings:
 
     def describe(self) -> str:
         """How the intervals and letters were drawn (captions and footers)."""
-        seed = "fresh entropy" if self.seed is None else f"seed {self.seed}"
+        seed = seed_text(self.seed)
         text = (
             f"rank: 1 = best mean; {self.confidence_level:.0%} interval: percentiles of the "
             "ranks over "
@@ -181,9 +181,12 @@ def measure_standing(
     progress: Progress | None = None,
 ) -> tuple[pd.DataFrame, TukeyResult]:
     """One measure's standings from its queries x runs values (the queries every run answers), and
-    the Tukey HSD that grouped them (resampled until every verdict at ``alpha`` was settled)."""
+    the Tukey HSD that grouped them (resampled until every verdict at ``alpha`` was settled);
+    ``seed`` None: fresh entropy (asked for), one seed drawn for both."""
     import pandas as pd
 
+    if seed is None:
+        seed = int(np.random.default_rng().integers(2**63))
     values = matrix.to_numpy(dtype=np.float64)
     intervals = rank_intervals(
         values, n_resamples=n_resamples, confidence_level=confidence_level, rng=seed

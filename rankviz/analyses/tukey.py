@@ -23,6 +23,7 @@ from scipy import stats
 
 from rankviz.analyses.paired import ConfidenceInterval
 from rankviz.errors import OptionError
+from rankviz.settings.numbers import seeded
 
 #: the first look at the verdicts (the next ones at twice as many resamples), and each look's
 #: confidence in its intervals
@@ -108,7 +109,7 @@ def tukey_hsd(
     varied = values[values.max(1) != values.min(1)]
     per_batch = max(1, _ROWS_AT_ONCE // max(len(varied), 1))
     batches = -(-n_resamples // per_batch)
-    children = np.random.default_rng(rng).spawn(batches)
+    children = seeded(rng).spawn(batches)
     sizes = [min(per_batch, n_resamples - k * per_batch) for k in range(batches)]
     found: list[np.ndarray] = []
     done = 0

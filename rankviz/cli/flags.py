@@ -11,7 +11,7 @@ import argparse
 from rankviz.errors import OptionError
 from rankviz.settings import eval_settings as s
 from rankviz.settings import significance_settings as t
-from rankviz.settings.options import Option
+from rankviz.settings.options import GIVEN_NONE, Option
 from rankviz.study.in_force import QRELS_IN_FORCE
 
 FORMATS = ("table", "tsv", "json")
@@ -20,9 +20,10 @@ FORMATS = ("table", "tsv", "json")
 def typed(option: Option):
     def parse(text: str):
         try:
-            return option.parse(text)
+            value = option.parse(text)
         except OptionError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
+        return GIVEN_NONE if value is None else value  # given: it replaces the default
 
     parse.__name__ = option.name  # argparse names the type in its messages
     return parse

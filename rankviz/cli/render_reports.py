@@ -146,7 +146,8 @@ def metric_report(report: MetricReport | ValuesEvidence, fmt: str) -> str:
                 ]
         return "\n".join(lines) + "\n"
     if isinstance(report, ValuesEvidence):
-        return "\n\n".join([report.describe() + ".", *_evidence(tables)]) + "\n"
+        parts = [report.describe() + ".", *_evidence(tables)]
+        return "\n\n".join(parts) + "\n" + footer([report.options.describe()])
     task = report.task
     parts = [
         "Task: "
@@ -174,7 +175,7 @@ def metric_report(report: MetricReport | ValuesEvidence, fmt: str) -> str:
             "Warnings from the collection\n"
             + "\n".join(f"- {m}" for m in report.warnings.messages())
         )
-    return "\n\n".join(parts) + "\n"
+    return "\n\n".join(parts) + "\n" + footer([report.options.describe()])
 
 
 def _evidence(tables: dict) -> list[str]:

@@ -10,8 +10,8 @@ means not relevant.
 What trec_eval would print a wrong number for, or abort on, is refused here in one line naming the
 file and the line: a field that is not a number, a level below 0 in a preferences file
 (``qrels_prefs``: a grade below 0 is a level below not relevant, as trec_eval reads it: TREC Web's
--2 for spam), a document listed twice in a subgroup, a document at level 0 in one subgroup and above it in another of the
-same group, and a group whose preferences go round in a circle.
+-2 for spam), a document listed twice in a subgroup, a document at level 0 in one subgroup and
+above it in another of the same group, and a group whose preferences go round in a circle.
 """
 
 from __future__ import annotations

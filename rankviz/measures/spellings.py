@@ -155,15 +155,15 @@ def rewritten(text: str) -> str:
                 "where a list of measures is taken"
             )
         return multiples[0]
-    levels = iprec_levels(text)
-    if levels is not None:
-        if len(levels) > 1:
+    recall_levels = iprec_levels(text)
+    if recall_levels is not None:
+        if len(recall_levels) > 1:
             raise MeasureError(
-                f"{text.strip()!r} is {len(levels)} measures ({levels[0]} .. {levels[-1]}): give "
-                "it where a list of measures is taken, or one level (iprec_at_recall_0.50, "
-                "IPrec@0.5)"
+                f"{text.strip()!r} is {len(recall_levels)} measures ({recall_levels[0]} .. "
+                f"{recall_levels[-1]}): give it where a list of measures is taken, or one level "
+                "(iprec_at_recall_0.50, IPrec@0.5)"
             )
-        return levels[0]
+        return recall_levels[0]
     rbp = _RBP.match(text)
     if rbp is not None:
         items = rbp["params"].split(",")

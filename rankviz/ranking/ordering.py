@@ -13,6 +13,7 @@ from rankviz.errors import OptionError
 from rankviz.io.model import Qrels, Run
 from rankviz.ranking.ranking_table import RankingTable, sorting
 from rankviz.settings.eval_settings import NO_CUT, RunCut
+from rankviz.settings.numbers import DEFAULT_SEED
 from rankviz.settings.tie_policy import POLICIES, TREC_EVAL, TiePolicy, policy
 
 
@@ -123,7 +124,8 @@ def rank(
         The tie policy, a :class:`~rankviz.settings.tie_policy.TiePolicy` or its name
         (default: trec_eval's, score descending, then docid descending).
     rng
-        A Generator or a seed: the order of ``ties="random"``; ignored otherwise.
+        A Generator or a seed: the order of ``ties="random"`` (default: the default seed, the same
+        order every call); ignored otherwise.
     cut
         The documents that count. Those whose id is the query's are dropped first; a depth keeps
         each ranking's first N in trec_eval's order (as ``trec_eval -M``), which the policy then
@@ -139,7 +141,8 @@ def rank(
     rule = policy(ties)
     if rule.table_policy != rule:  # expected and random start from trec_eval's table
         table = rank(run, qrels, ties=rule.table_policy, cut=cut)
-        return shuffle_ties(table, tie_seed(rng)) if rule.sampled else retagged(table, rule)
+        drawn = tie_seed(DEFAULT_SEED if rng is None else rng)
+        return shuffle_ties(table, drawn) if rule.sampled else retagged(table, rule)
     if cut.depth is not None and rule.by_rank_column:  # the run's order decides what is first
         return _ordered(run, qrels, rule, replace(cut, depth=None), None).capped(cut)
     if cut.depth is not None:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from rankviz.errors import OptionError
+from rankviz.settings.numbers import DEFAULT_SEED, seed_text
 from rankviz.settings.options import Option, Settings
 from rankviz.settings.tie_policy import POLICIES, TREC_EVAL, TiePolicy
 
@@ -23,7 +24,7 @@ ALL = "all"  # the qid (and group) of an overall mean row
 
 def _describe_ties(value: TiePolicy, settings: EvalSettings) -> str:
     if value.sampled:
-        seed = "fresh entropy" if settings.seed is None else f"seed {settings.seed}"
+        seed = seed_text(settings.seed)
         return (
             f"ties: mean of {settings.trials} random orders within equal scores ({seed}); std "
             "over trials"
@@ -198,13 +199,15 @@ TRIALS = Option(
 )
 SEED = Option(
     "seed",
-    None,
-    "seed of random orders and resamples (none: fresh entropy)",
+    DEFAULT_SEED,
+    "seed of random orders and resamples: the same numbers on every run (fresh: fresh entropy, "
+    "other numbers each time)",
     label="Seed",
     kind=int,
     low=0,
     high=2**53 - 1,
     optional=True,
+    none_text="fresh",
 )
 
 

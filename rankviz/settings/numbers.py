@@ -11,6 +11,24 @@ import numpy as np
 
 P_FLOOR = 1e-4
 
+#: the seed of every draw unless another is given: the same command prints the same numbers on
+#: every run (fresh entropy only when asked: a settings' seed of None, a Generator passed in)
+DEFAULT_SEED = 0
+
+
+def seed_text(seed: int | None) -> str:
+    """How a footer says what a draw was seeded with: the seed (the same numbers on every run;
+    ``--seed N`` gives others), or fresh entropy (asked for: other numbers each run)."""
+    return "fresh entropy: other numbers each run" if seed is None else f"seed {seed}"
+
+
+def seeded(rng: np.random.Generator | int | None) -> np.random.Generator:
+    """``rng`` as a Generator: a Generator as it is, a seed seeded, None the default seed
+    (:data:`DEFAULT_SEED`: a call that names none draws the same numbers every time; pass
+    ``np.random.default_rng()`` for fresh entropy)."""
+    return np.random.default_rng(DEFAULT_SEED if rng is None else rng)
+
+
 #: Two sums of the same numbers in another order (another BLAS kernel, another CPU) differ in their
 #: last bits: a decision (a sign, an order, a tie) takes values closer than this, relative to the
 #: size of what was summed, as equal. Far above rounding (1e-16 a term), far below any digit a

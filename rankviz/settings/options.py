@@ -34,7 +34,8 @@ class Option:
     kind: type = str
     low: float | None = None
     high: float | None = None
-    optional: bool = False  # None is a value (no seed, no group)
+    optional: bool = False  # None is a value (fresh entropy for a seed, no group)
+    none_text: str = ""  # how None is written (a link's value); "none" reads as None too
     cli: str = ""  # the command-line flag, when not --name
     validate: Callable[[str], str] | None = None  # for a text value with a syntax of its own
 
@@ -48,7 +49,7 @@ class Option:
 
     def check(self, value: Any) -> Any:
         """The value if it is allowed, else an OptionError that says what is."""
-        if value is None and self.optional:
+        if (value is None or value is GIVEN_NONE) and self.optional:
             return None
         if self.kind is bool:
             if not isinstance(value, bool):
@@ -81,7 +82,7 @@ class Option:
     def parse(self, text: str) -> Any:
         """A value from text (a command-line flag, a URL parameter, a measure parameter)."""
         text = text.strip()
-        if self.optional and text.lower() in ("", "none"):
+        if self.optional and text.lower() in ("", "none", self.none_text):
             return None
         if self.kind is bool:
             # a link may say present=1
@@ -131,6 +132,17 @@ class Option:
             values = self.range_text()
         default = "none" if self.default is None else self.default
         return f"{self.doc}{' (' + values + ')' if values else ''}; default {default}"
+
+
+class GivenNone:
+    """An optional option given as none on the command line (a seed's ``fresh``): unlike a flag
+    left out (argparse's None, the default applies), it replaces the default with None."""
+
+    def __repr__(self) -> str:
+        return "GIVEN_NONE"
+
+
+GIVEN_NONE = GivenNone()
 
 
 class Settings:
@@ -211,7 +223,7 @@ class Settings:
     def to_text(self) -> dict[str, str]:
         """Every option that differs from its default, as text (URL parameters)."""
         return {
-            name: "" if getattr(self, name) is None else str(getattr(self, name))
+            name: option.none_text if getattr(self, name) is None else str(getattr(self, name))
             for name, option in self.OPTIONS.items()
             if getattr(self, name) != option.default
         }

@@ -13,6 +13,7 @@ from typing import ClassVar
 
 from rankviz.settings.engine_settings import EngineSettings
 from rankviz.settings.eval_settings import SEED, EvalSettings, Settings
+from rankviz.settings.numbers import seed_text
 from rankviz.settings.options import Option
 from rankviz.settings.significance_settings import ALPHA, TestSettings
 
@@ -147,7 +148,7 @@ class MetricSettings(Settings):
 
     def describe(self) -> str:
         """How the evidence was drawn (captions and footers)."""
-        seed = "fresh entropy" if self.seed is None else f"seed {self.seed}"
+        seed = seed_text(self.seed)
         return (
             f"discriminative power: {POWER_TEST.meanings[self.test]}, {self.n_resamples:,} "
             "resamples, alpha = "

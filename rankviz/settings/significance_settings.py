@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from rankviz.settings.eval_settings import SEED
+from rankviz.settings.numbers import seed_text
 from rankviz.settings.options import Option, Settings
 
 TEST = Option(
@@ -149,7 +150,16 @@ class TestSettings(Settings):
             "family-wise (Tukey HSD)" if self.test == "tukey" else (f"{self.correction} correction")
         )
         against = self.baseline or "the first run"
+        drawn = (
+            f", {self.n_resamples:,} resamples, {seed_text(self.seed)}" if self.resampled else ""
+        )
         return (
             f"{self.test} test ({self.alternative}) against {against}, {correction}, alpha = "
-            f"{self.alpha:g}"
+            f"{self.alpha:g}{drawn}"
         )
+
+    @property
+    def resampled(self) -> bool:
+        """Whether the test draws resamples (randomization, bootstrap, Tukey HSD): its seed is
+        then said with it."""
+        return self.test in ("randomization", "bootstrap", "tukey")

@@ -44,9 +44,7 @@ def test_each_family_name_gives_trec_evals_measures_and_values(case: str) -> Non
     table = pd.read_csv(io.StringIO(done.stdout), sep="\t", dtype={"qid": str})
     table = table[table["qid"] != "all"]
     shown = table.set_index(["measure", "qid"])["value"]
-    assert set(shown.index.get_level_values("measure")) == set(
-        expected.index.get_level_values(0)
-    )
+    assert set(shown.index.get_level_values("measure")) == set(expected.index.get_level_values(0))
     for key, value in expected.items():
         assert shown.loc[key] == pytest.approx(value, abs=5e-5), key  # %6.4f
     # the API's list of names is the same list of measures

@@ -74,7 +74,7 @@ def test_a_table_without_preferences_says_what_the_measure_needs(tmp_path: Path)
         ("q u s A one\n", True, ":1: the level 'one' is not a number"),
         ("q u s A nan\n", True, ":1: the level 'nan' is not a number"),
         ("q u s A -1\n", True, ":1: a level below 0"),
-        ("q u A -1\n", False, ": no preferences"),  # a grade below 0 is unjudged: left out
+        ("", False, ": no preferences"),
         ("q u s A 1\n#\nq u s A 2\n", True, ":3: document 'A' is listed again in the same group"),
         (
             "q u s1 A 0\nq u s1 B 1\nq u s2 A 1\nq u s2 C 0\n",
@@ -106,3 +106,17 @@ def test_lines_split_where_trec_eval_splits_them(tmp_path: Path) -> None:
     path.write_bytes(b"# a comment\nq\tu s\x0bA 1\r\nq u s B\t\t0\n")
     query = read_preferences(path).queries["q"]
     assert query.docs == ("A", "B") and [g.name for g in query.groups] == ["u"]
+
+
+def test_qrels_read_as_preferences_keep_a_grade_below_0_as_a_level_below_0(tmp_path) -> None:
+    """As trec_eval's -R qrels_prefs reads them: -2 (spam) is below 0 (not relevant), both not
+    relevant, and each is preferred to by the relevant document."""
+    from rankviz.io.preference_judgments import read_preferences
+
+    path = tmp_path / "qrels.txt"
+    path.write_text("q u A 2\nq u B 0\nq u C -2\n")
+    (group,) = read_preferences(path, subgroups=False).queries["q"].groups
+    docs = read_preferences(path, subgroups=False).queries["q"].docs
+    levels = dict(zip(docs, group.level.tolist(), strict=True))
+    assert levels == {"A": 2.0, "B": 0.0, "C": -2.0}
+    assert [[docs[i] for i in c] for c in group.classes] == [["A"], ["B"], ["C"]]
