@@ -22,9 +22,9 @@ def add_repro_command(commands) -> None:
         description="Did the reproduction reproduce: KTU, RBO, RMSE, effect ratio, delta RI and "
         "t tests of the original runs against their reproductions (repro_eval's measures).",
         # the qrels first: written last, --reproduced's list would take them as one more run
-        usage="rankviz repro [-h] QRELS --original BASELINE [ADVANCED]\n"
+        usage="rankviz repro [-h] QRELS [--original BASELINE [ADVANCED]\n"
         + " " * 21
-        + "--reproduced BASELINE [ADVANCED] [-m MEASURE] [--depth DEPTH]\n"
+        + "--reproduced BASELINE [ADVANCED]] [-m MEASURE] [--depth DEPTH]\n"
         + " " * 21
         + "[--rbo-p P] [--format {table,tsv,json}]",
     )
@@ -32,16 +32,14 @@ def add_repro_command(commands) -> None:
     rp.add_argument(
         "--original",
         nargs="+",
-        required=True,
         metavar="RUN",
-        help="the original BASELINE [ADVANCED]",
+        help="the original BASELINE [ADVANCED] (default: a collection's [reproduction])",
     )
     rp.add_argument(
         "--reproduced",
         nargs="+",
-        required=True,
         metavar="RUN",
-        help="their reproductions, in the same order",
+        help="their reproductions, in the same order (default: a collection's [reproduction])",
     )
     rp.add_argument(
         "-m",
@@ -58,16 +56,43 @@ def add_repro_command(commands) -> None:
     )
 
 
+def _said(effects):
+    """The effects as the table shows them: the verdict's words are the line above it, and the
+    column of why a value is undefined only where one is."""
+    shown = effects.drop(columns=["reproduced", "why"], errors="ignore")
+    if "undefined" in shown and not shown["undefined"].fillna("").astype(str).str.strip().any():
+        shown = shown.drop(columns=["undefined"])
+    return shown
+
+
+def _declared(args: argparse.Namespace) -> tuple[list[str], list[str]]:
+    """The runs that reproduce which: as named, else as the collection declares them."""
+    if args.original is not None and args.reproduced is not None:
+        return args.original, args.reproduced
+    if args.original is not None or args.reproduced is not None:
+        raise OptionError("give both --original and --reproduced, or neither")
+    collection = Study.open(args.qrels, measures=args.measures).collection
+    declared = collection.config.reproduction if collection is not None else None
+    if declared is None:
+        raise OptionError(
+            f"{args.qrels} declares no reproduction ([reproduction] in a collection's "
+            "collection.toml): name the runs, --original BASELINE [ADVANCED] --reproduced "
+            "BASELINE [ADVANCED]"
+        )
+    return list(declared.original), list(declared.reproduced)
+
+
 def repro_command(args: argparse.Namespace) -> str:
-    if len(args.original) != len(args.reproduced) or len(args.original) > 2:
+    original, reproduced = _declared(args)
+    if len(original) != len(reproduced) or len(original) > 2:
         raise OptionError("--original and --reproduced take the same runs: BASELINE [ADVANCED]")
-    study = Study.open(args.qrels, [*args.original, *args.reproduced], measures=args.measures)
+    study = Study.open(args.qrels, [*original, *reproduced], measures=args.measures)
     for line in study.notes:
         warn(line)
     names = study.run_names
     if len(set(names)) < len(names):
         raise OptionError(f"two of the runs are named alike ({', '.join(names)}): rename a file")
-    half = len(args.original)
+    half = len(original)
     result = study.reproduction(names[:half], names[half:], depth=args.depth, rbo_p=args.rbo_p)
     if args.format == "json":
         return to_json(result.to_dict())
@@ -80,8 +105,6 @@ def repro_command(args: argparse.Namespace) -> str:
         + frame_table(frames["orderings"], index=False)
         + "\n"
         # the verdict's words are the line above the tables (TSV and JSON keep them per measure)
-        + frame_table(
-            frames["effects"].drop(columns=["reproduced", "why"], errors="ignore"), index=False
-        )
+        + frame_table(_said(frames["effects"]), index=False)
         + footer([result.describe(), *study.conventions()])
     )

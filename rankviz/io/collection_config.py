@@ -30,6 +30,15 @@ class Protocol:
 
 
 @dataclass(frozen=True)
+class Reproduction:
+    """Which runs reproduce which (``[reproduction]`` in collection.toml): the original baseline
+    and advanced run, and their reproductions, in the same order."""
+
+    original: tuple[str, str]
+    reproduced: tuple[str, str]
+
+
+@dataclass(frozen=True)
 class CollectionConfig:
     """The defaults a collection declares; every one is shown in the UI where it applies."""
 
@@ -48,6 +57,8 @@ class CollectionConfig:
     sources: tuple[tuple[str, str, str], ...] = ()  # other sources declared: (name, file, kind)
     access: Access = Access()  # who may see and judge it on a server with sign-in ([access])
     scores: ScoreRules = ScoreRules()  # its scores' directions and ranges ([scores])
+    # which runs reproduce which ([reproduction]); None: the collection declares none
+    reproduction: Reproduction | None = None
 
 
 CONFIG_BYTES = 64 * 1024
@@ -83,6 +94,7 @@ def _read_config(root: Path) -> CollectionConfig:
         "irds",
         "access",
         "scores",
+        "reproduction",
     }
     unknown = sorted(set(data) - known)
     if unknown:
@@ -112,6 +124,7 @@ def _read_config(root: Path) -> CollectionConfig:
             irds=dataset,
             access=read_access(data.get("access")),
             scores=rules_of_table(data.get("scores", {})),
+            reproduction=_reproduction(data.get("reproduction")),
             **_qrels_table(data.get("qrels", {})),
         )
     except (TypeError, ValueError) as exc:
@@ -135,6 +148,28 @@ def _grades(value: object) -> tuple[int, int] | None:
             "grades must be [LOWEST, HIGHEST], two whole numbers, e.g. grades = [0, 4]"
         )
     return value[0], value[1]
+
+
+def _reproduction(table: object) -> Reproduction | None:
+    """``[reproduction]``: ``original = [BASELINE, ADVANCED]`` and ``reproduced = [BASELINE,
+    ADVANCED]``, four different run names."""
+    if table is None:
+        return None
+    pairs = (table.get("original"), table.get("reproduced")) if isinstance(table, dict) else ()
+    if (
+        not isinstance(table, dict)
+        or set(table) != {"original", "reproduced"}
+        or not all(
+            isinstance(p, list) and len(p) == 2 and all(isinstance(n, str) for n in p)
+            for p in pairs
+        )
+        or len({*table["original"], *table["reproduced"]}) != 4
+    ):
+        raise OptionError(
+            '[reproduction] takes original = ["BASELINE", "ADVANCED"] and reproduced = '
+            '["BASELINE", "ADVANCED"]: four different runs of the collection'
+        )
+    return Reproduction(tuple(table["original"]), tuple(table["reproduced"]))
 
 
 def _qrels_table(table: object) -> dict:

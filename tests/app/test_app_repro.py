@@ -54,3 +54,22 @@ def test_the_reproduction_sample_opens_on_its_roles_and_says_reproduced() -> Non
         ["bm25", "bm25_rrf"], ["reproduced-bm25", "reproduced-bm25_rrf"]
     ).verdict()
     assert reproduced == "yes" and at.success[0].value.startswith("**Reproduced: yes**")
+
+
+def test_a_collection_that_declares_no_reproduction_gives_no_verdict_until_asked() -> None:
+    """Cranfield declares none: the page said "Reproduced: partly" of four of its own runs taken as
+    originals and copies. It now asks which runs reproduce which, and says nothing until then."""
+    at = start("repro", collection="cranfield")
+    assert not at.exception and not at.error
+    roles = [box.value for box in at.selectbox if box.label.startswith(("Original", "Reproduced"))]
+    assert roles == ["", "", "", ""]
+    assert "declares no reproduction" in at.info[0].value.replace("\\", "")
+    assert not at.success and not at.warning and not [e for e in at.error]
+    assert not any("Reproduced" in m.value for m in [*at.markdown, *at.info])
+    for label, run in zip(("Original baseline", "Original advanced", "Reproduced baseline"),
+                          ("bm25", "rrf", "bm25-raw"), strict=True):  # fmt: skip
+        next(b for b in at.selectbox if b.label == label).set_value(run).run()
+        assert not at.warning and not at.success  # three of four: still no verdict
+    next(b for b in at.selectbox if b.label == "Reproduced advanced").set_value("dense").run()
+    assert at.warning[0].value.startswith("**Reproduced: partly**")
+    assert at.query_params["rep_a"] == "dense"

@@ -241,3 +241,21 @@ def test_the_verdict_reads_the_effect_ratio_and_the_paired_tests() -> None:
     said, why = _verdict_of(base, better, shifted, [s + 0.2 for s in shifted])
     assert said == "partly" and "the baseline's (paired t p" in why
     assert _verdict_of(base, base, base, better)[0] == "n/a"  # no effect to reproduce
+
+
+def test_the_command_takes_the_roles_a_collection_declares_and_asks_elsewhere() -> None:
+    """sample_data/cranfield-reproduction declares which runs reproduce which; Cranfield does
+    not: the command names its runs or refuses in one line, never a verdict of runs taken as
+    copies of each other. The table has no column of why a value is undefined where none is."""
+    from conftest import SAMPLES
+
+    declared = run_cli("repro", str(SAMPLES / "cranfield-reproduction"))
+    named = run_cli(
+        "repro", str(SAMPLES / "cranfield-reproduction"), "--original", "bm25", "bm25_rrf",
+        "--reproduced", "reproduced-bm25", "reproduced-bm25_rrf",
+    )  # fmt: skip
+    assert declared.returncode == 0 and declared.stdout == named.stdout
+    assert declared.stdout.startswith("reproduced: yes") and "undefined" not in declared.stdout
+    refused = run_cli("repro", str(SAMPLES / "cranfield"))
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert "declares no reproduction" in refused.stderr and len(refused.stderr.splitlines()) == 1

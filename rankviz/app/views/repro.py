@@ -20,16 +20,45 @@ if len(names) < 4:
     st.stop()
 left, right = st.columns(2)
 roles = [
-    ("orig_b", "Original baseline", left, 0),
-    ("orig_a", "Original advanced", left, 1),
-    ("rep_b", "Reproduced baseline", right, 2),
-    ("rep_a", "Reproduced advanced", right, 3),
+    ("orig_b", "Original baseline", left),
+    ("orig_a", "Original advanced", left),
+    ("rep_b", "Reproduced baseline", right),
+    ("rep_a", "Reproduced advanced", right),
 ]
+# which runs reproduce which is the collection's to say ([reproduction] in its collection.toml);
+# elsewhere the person says it, and no verdict is given until then
+declared = ctx.collection.config.reproduction
+said = [*declared.original, *declared.reproduced] if declared else []
+defaults = dict(zip([key for key, _, _ in roles], said, strict=False))
 chosen = {}
-for key, label, column, default in roles:
-    offered = [names[default], *(n for n in names if n != names[default])]
-    chosen[key] = url_selectbox(ctx, column, label, offered, key, "repro")
-ctx.url.write(**chosen)
+for key, label, column in roles:
+    chosen[key] = url_selectbox(
+        ctx,
+        column,
+        label,
+        ["", *names],
+        key,
+        "repro",
+        format_func=lambda name: name or "choose a run",
+        default=defaults.get(key, ""),
+    )
+ctx.url.write(**{key: value or None for key, value in chosen.items()})
+if not all(chosen.values()):
+    if declared:
+        st.info(
+            md(
+                f"This collection declares {', '.join(declared.original)} reproduced by "
+                f"{', '.join(declared.reproduced)}: select them in the sidebar, or choose four "
+                "runs above."
+            )
+        )
+    else:
+        st.info(
+            "Which runs reproduce which? This collection declares no reproduction ([reproduction] "
+            "in its collection.toml): choose the original baseline and advanced run and their "
+            "reproductions above. No verdict until then."
+        )
+    st.stop()
 if len(set(chosen.values())) < 4:
     st.warning("Choose four different runs.")
     st.stop()
@@ -74,7 +103,10 @@ st.caption(
     "averaged over the topics."
 )
 st.subheader("The effects")
-st.dataframe(frames["effects"], hide_index=True, width="stretch", column_config=HEADERS)
+effects = frames["effects"]
+if not effects["undefined"].fillna("").astype(str).str.strip().any():
+    effects = effects.drop(columns=["undefined"])  # a column only where a value is undefined
+st.dataframe(effects, hide_index=True, width="stretch", column_config=HEADERS)
 st.caption(
     md(result.describe())
     + ". RMSE near 0 and ER near 1 mean the per-topic scores and the improvement were reproduced; "
