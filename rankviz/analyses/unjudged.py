@@ -157,12 +157,20 @@ class UnjudgedReport:
         }
 
     def warnings(self) -> list[str]:
+        """The runs whose top K is thinly judged: one line, each run's share beside its name."""
         low = self.judged[self.judged["share judged"] < JUDGED_WARNING]["share judged"]
-        return [
-            f"only {share:.0%} of {run}'s top {self.k} is judged: its numbers rest on unjudged "
-            "documents"
-            for run, share in low.items()
-        ]
+        if len(low) == 1:
+            return [
+                f"only {low.iloc[0]:.0%} of {low.index[0]}'s top {self.k} is judged: its numbers "
+                "rest on unjudged documents"
+            ]
+        if len(low) > 1:
+            shares = ", ".join(f"{run} {share:.0%}" for run, share in low.items())
+            return [
+                f"only part of the top {self.k} of {len(low)} runs is judged ({shares}): their "
+                "numbers rest on unjudged documents"
+            ]
+        return []
 
 
 def unjudged_report(

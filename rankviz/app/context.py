@@ -187,7 +187,11 @@ class Context(Answers, Passes):
         if not self.ranked:  # the scores' files (named as the collection names them)
             folder = self.collection.path
             return [served_text(line, folder) for line in self.study().conventions()]
-        return [*self.settings.conventions(), *([self.meeting.in_force()] if self.meeting else [])]
+        return [
+            *self.settings.conventions(),
+            *self.collection.beside_said(),
+            *([self.meeting.in_force()] if self.meeting else []),
+        ]
 
     def export_name(self, stem: str, extension: str) -> str:
         """A download's file name, which says the qrels in force unless they are the collection's

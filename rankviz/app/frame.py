@@ -47,7 +47,8 @@ from rankviz.study.opening import collection_settings
 #: its light text alike). A folded sidebar is out of the keyboard's way too (its 40 controls came
 #: before the page's first under Tab). Our own constant CSS, sent to the page's head.
 READABLE_CSS = """<style>
-[data-testid="stCaptionContainer"] { color: inherit !important; opacity: 0.8; }
+[data-testid="stCaptionContainer"] { color: inherit !important; opacity: 0.8 !important; }
+[data-testid="stToastContainer"] { top: auto !important; bottom: 1rem !important; }
 [data-testid="stSidebar"][data-collapsed="true"],
 [data-testid="stSidebar"][data-collapsed="true"] * { visibility: hidden !important; }
 </style>"""
@@ -189,6 +190,7 @@ def open_plain_page(key: str) -> UrlState:
     """Set up a page that shows no one collection (it has no frame): the page's title, the URL's
     state (its fallback warnings shown where they arise)."""
     st.set_page_config(page_title=f"{spec(key).title} · rankviz", layout="wide")
+    st.html(READABLE_CSS)  # our own constant CSS, no user text in it: every page, this one too
     st.sidebar.title("rankviz")
     open_to_all()
     url = UrlState(key)
@@ -209,10 +211,10 @@ def open_page(key: str) -> Context:
         layout="wide",
         initial_sidebar_state="collapsed" if projector else "auto",
     )
+    st.html(READABLE_CSS)  # our own constant CSS, no user text in it: before the frame can stop
     ctx = frame(key)
     if ctx is None:
         st.stop()
-    st.html(READABLE_CSS)  # our own constant CSS, no user text in it
     if ctx.present:
         st.html(PROJECTOR_CSS)
     open_to_all()

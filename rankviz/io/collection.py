@@ -59,7 +59,7 @@ from rankviz.io.queries import collection_groups, read_queries
 
 if TYPE_CHECKING:
     import pandas as pd
-from rankviz.io.collection_config import CollectionConfig, _read_config
+from rankviz.io.collection_config import CollectionConfig, _read_config, beside_sentences
 from rankviz.io.readers import read_qrels, read_run, run_name_from_path
 from rankviz.settings.eval_settings import DEFAULT_MEASURES, REL
 
@@ -132,6 +132,12 @@ class Collection:
         """Whether its numbers are per-query scores alone (no runs/ folder): what needs rankings or
         qrels is not asked of it."""
         return not self.run_paths and bool(self.score_paths)
+
+    def beside_said(self) -> list[str]:
+        """Each of its files of judgments beside the qrels in words, with what collection.toml's
+        ``[beside]`` says of it (the diversity sample's subtopics: inferred, not judged), for every
+        front end's conventions."""
+        return beside_sentences(self.config, self.beside_paths)
 
     # its queries and texts stay out: a notebook shows one line, not 30,000 characters
     def __repr__(self) -> str:

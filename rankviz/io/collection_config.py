@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from rankviz.errors import CollectionError, OptionError
@@ -59,6 +60,8 @@ class CollectionConfig:
     scores: ScoreRules = ScoreRules()  # its scores' directions and ranges ([scores])
     # which runs reproduce which ([reproduction]); None: the collection declares none
     reproduction: Reproduction | None = None
+    # what its judgments beside the qrels are, by kind ([beside]: subtopics = "inferred by ...")
+    beside: Mapping[str, str] = field(default_factory=dict)
 
 
 CONFIG_BYTES = 64 * 1024
@@ -95,6 +98,7 @@ def _read_config(root: Path) -> CollectionConfig:
         "access",
         "scores",
         "reproduction",
+        "beside",
     }
     unknown = sorted(set(data) - known)
     if unknown:
@@ -125,6 +129,7 @@ def _read_config(root: Path) -> CollectionConfig:
             access=read_access(data.get("access")),
             scores=rules_of_table(data.get("scores", {})),
             reproduction=_reproduction(data.get("reproduction")),
+            beside=_beside(data.get("beside", {})),
             **_qrels_table(data.get("qrels", {})),
         )
     except (TypeError, ValueError) as exc:
@@ -148,6 +153,41 @@ def _grades(value: object) -> tuple[int, int] | None:
             "grades must be [LOWEST, HIGHEST], two whole numbers, e.g. grades = [0, 4]"
         )
     return value[0], value[1]
+
+
+#: each kind of judgments beside the qrels in words, and the measures that read it
+BESIDE_WORDS = {
+    "subtopics": "subtopic judgments (ndeval's diversity measures)",
+    "groups": "judgment groups (trec_eval's *_avgjg measures)",
+    "prefs": "preference judgments (trec_eval's prefs_* measures)",
+}
+
+
+def beside_sentences(config: CollectionConfig, paths: Mapping[str, Path]) -> list[str]:
+    """Each file of judgments beside the qrels in words, with what ``[beside]`` says of it."""
+    return [
+        f"{BESIDE_WORDS[kind]}: {path.name}"
+        + (f" ({config.beside[kind]})" if kind in config.beside else "")
+        for kind, path in paths.items()
+    ]
+
+
+def _beside(table: object) -> dict[str, str]:
+    """``[beside]``: what each kind of judgments beside the qrels is (``subtopics``, ``groups``,
+    ``prefs``), said wherever they are in force: ``subtopics = "inferred by clustering, not
+    judged"``."""
+    kinds = tuple(BESIDE_WORDS)
+    if (
+        not isinstance(table, dict)
+        or set(table) - set(kinds)
+        or not all(isinstance(v, str) for v in table.values())
+    ):
+        raise OptionError(
+            "[beside] says in words what a kind of judgments beside the qrels is "
+            f'({", ".join(kinds)} = "..."), e.g. subtopics = "inferred by clustering the '
+            'relevant texts, not judged"'
+        )
+    return dict(table)
 
 
 def _reproduction(table: object) -> Reproduction | None:

@@ -149,12 +149,16 @@ class TestSettings(Settings):
         correction = (
             "family-wise (Tukey HSD)" if self.test == "tukey" else (f"{self.correction} correction")
         )
-        against = self.baseline or "the first run"
+        against = (
+            "every pair of runs"
+            if self.pairs == "all" or self.test == "tukey"
+            else f"against {self.baseline or 'the first run'}"
+        )
         drawn = (
             f", {self.n_resamples:,} resamples, {seed_text(self.seed)}" if self.resampled else ""
         )
         return (
-            f"{self.test} test ({self.alternative}) against {against}, {correction}, alpha = "
+            f"{self.test} test ({self.alternative}) {against}, {correction}, alpha = "
             f"{self.alpha:g}{drawn}"
         )
 

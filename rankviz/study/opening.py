@@ -151,6 +151,7 @@ def open_inputs(request: StudyRequest, reading: Reading = FILES) -> Opened:
     scored = reading.scores([*paths, *request.scores], settings, rules)
     asked = list(measures or (collection.config.measures if collection is not None else ()))
     beside = judgments_beside(request, collection, asked, reading)
+    notes += collection.beside_said() if collection is not None else []
     if measures:
         chosen = with_scores(list(measures), scored, settings)
         notes += [

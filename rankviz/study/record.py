@@ -49,7 +49,12 @@ def owner(db: str, collection: str | None) -> tuple[str, Scale, str | None]:
     """The collection a record written to belongs to, the grades it takes, and its folder when
     known: ``db``'s own folder, ``collection``, or what the record's first writer recorded. A record
     that knows none of them is refused: its judgments would move any collection's numbers."""
-    folder = db if Path(db).is_dir() else collection
+    where = Path(db)
+    if not where.exists() and not where.suffix:  # a collection folder that is not there
+        raise OptionError(f"{db}: no such folder (DB is a collection folder, or a .sqlite file)")
+    if not where.exists() and not where.parent.is_dir():
+        raise OptionError(f"{where.parent}: no such folder (for the record {where.name})")
+    folder = db if where.is_dir() else collection
     if folder is not None:
         if collection is not None and Path(db).is_dir():
             if Path(collection).resolve() != Path(db).resolve():
