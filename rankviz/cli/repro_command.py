@@ -99,9 +99,9 @@ def repro_command(args: argparse.Namespace) -> str:
     frames = result.to_frames()
     if args.format == "tsv":
         return frame_tsv(frames["effects"], index=False)
-    reproduced, why = result.verdict()
+    verdict, why = result.verdict()
     return (
-        (textwrap.fill(f"reproduced: {reproduced}. {why}.", 100) + "\n\n" if reproduced else "")
+        (textwrap.fill(f"reproduced: {verdict}. {why}.", 100) + "\n\n" if verdict else "")
         + frame_table(frames["orderings"], index=False)
         + "\n"
         # the verdict's words are the line above the tables (TSV and JSON keep them per measure)

@@ -28,8 +28,8 @@ roles = [
 # which runs reproduce which is the collection's to say ([reproduction] in its collection.toml);
 # elsewhere the person says it, and no verdict is given until then
 declared = ctx.collection.config.reproduction
-said = [*declared.original, *declared.reproduced] if declared else []
-defaults = dict(zip([key for key, _, _ in roles], said, strict=False))
+roles_said = [*declared.original, *declared.reproduced] if declared else []
+defaults = dict(zip([key for key, _, _ in roles], roles_said, strict=False))
 chosen = {}
 for key, label, column in roles:
     chosen[key] = url_selectbox(
@@ -65,9 +65,9 @@ if len(set(chosen.values())) < 4:
 original, reproduced = [chosen["orig_b"], chosen["orig_a"]], [chosen["rep_b"], chosen["rep_a"]]
 result = ctx.ask("reproduction", original, reproduced, names=[*original, *reproduced])
 frames = result.to_frames()
-reproduced, why = result.verdict()
-said = {"yes": st.success, "partly": st.warning, "no": st.error}.get(reproduced, st.info)
-said(f"**Reproduced: {reproduced}**. {md(why)}.")
+verdict, why = result.verdict()
+shown = {"yes": st.success, "partly": st.warning, "no": st.error}.get(verdict, st.info)
+shown(f"**Reproduced: {verdict}**. {md(why)}.")
 st.caption(
     f"Yes: an effect ratio from {ER_BAND[0]:g} to {ER_BAND[1]:g} (the reproduced improvement at "
     "least half, at most twice the original's) and neither reproduced run's per-topic scores "
