@@ -12,6 +12,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from rankviz.app import browser
 from rankviz.app.kept import judge, kept, recorded, renew_grid
 from rankviz.app.text import message
 from rankviz.study import GradeConflict, GradeError, MeetingError, NoteConflict
@@ -174,6 +175,9 @@ def _pending_tags(meeting) -> list[str]:
                 raise MeetingError(f"{exc}; your tag of query {query}: {tag.strip()}") from None
             st.session_state[key + SHOWN] = tag
             done.append(f"the tag {tag.strip()} of query {query}")
+            browser.focus_next(
+                browser.NEW_TAG
+            )  # another tag, or Enter on the empty field: the note
     for key in _widgets("meeting.tags:"):
         tags = _changed(key)
         if tags is None:
@@ -207,4 +211,5 @@ def _pending_notes(meeting, name: str) -> list[str]:
             raise MeetingError(f"{exc}; your note of query {query}: {note}") from None
         drafts.pop(query, None)
         done.append(f"the note of query {query}")
+        browser.focus_next(browser.NEXT)  # the note said: on to the next query
     return done

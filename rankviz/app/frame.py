@@ -226,6 +226,7 @@ def open_page(key: str) -> Context:
     browser.guard_unsent_typing()
     drafts.save_pending(ctx)  # typed on a query or page now gone: recorded before anything is drawn
     kept.say_recorded()
+    browser.move_focus()  # the keyboard where the meeting's next step is
     for line in ctx.study().coverage_notes():
         st.warning(md(line))
     for problem in environment_problems():

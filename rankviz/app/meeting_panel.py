@@ -13,7 +13,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rankviz.app import conflicts, drafts, recorder, typed_grades
+from rankviz.app import browser, conflicts, drafts, recorder, typed_grades
 from rankviz.app.kept import generation, note_draft
 from rankviz.plots import export
 from rankviz.study.record import LIMITS, scale_text
@@ -229,7 +229,7 @@ def _tags_and_note(meeting, store, query: str, name: str, left, right) -> None:
         "sidebar.",
     )
     left.text_input(
-        "New tag",
+        browser.NEW_TAG,
         max_chars=LIMITS["tag"],
         disabled=not name,
         key=new_tag_key,
@@ -237,8 +237,9 @@ def _tags_and_note(meeting, store, query: str, name: str, left, right) -> None:
         "the field, or go to another query.",
     )
     right.text_area(
-        "Note on this query", max_chars=LIMITS["note"], disabled=not name, key=note_key, height=100
+        browser.NOTE, max_chars=LIMITS["note"], disabled=not name, key=note_key, height=100
     )
+    browser.walk_by_keyboard([browser.GRADES, browser.NEW_TAG, browser.NOTE])
 
 
 def _file_grades(qrels, query: str) -> dict[str, int]:

@@ -83,6 +83,7 @@ def _typed_name(container, *, compact: bool = False) -> str:
         value=None if held("meeting.name") else remembered,
         max_chars=LIMITS["name"],
         key="meeting.name",
+        on_change=_named,
         placeholder="Your name, to judge (e.g. Ann)" if compact else "e.g. Ann",
         label_visibility="collapsed" if compact else "visible",
         help=label if compact else None,
@@ -90,6 +91,13 @@ def _typed_name(container, *, compact: bool = False) -> str:
     st.session_state[NAME] = name
     browser.remember_name(name)
     return name
+
+
+def _named() -> None:
+    """A name given: the keyboard goes on to the grades (the rerun draws the field anew, and the
+    browser would leave the keyboard on the page)."""
+    if (st.session_state.get("meeting.name") or "").strip():
+        browser.focus_next(browser.GRADES)
 
 
 def lock_control(meeting, box, name: str) -> None:

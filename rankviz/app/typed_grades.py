@@ -13,12 +13,12 @@ import re
 import pandas as pd
 import streamlit as st
 
-from rankviz.app import drafts
+from rankviz.app import browser, drafts
 from rankviz.app.kept import judge, kept, recorded, renew_grid
 from rankviz.app.text import message
 from rankviz.study import GradeConflict, MeetingError
 
-LABEL = "Grades by keyboard (docid grade, ...)"
+LABEL = browser.GRADES
 #: The field whose line was recorded: emptied before it is drawn again. Its key stays (a new key
 #: is a new field, and the keyboard would leave it between one line and the next).
 _RECORDED = "rankviz.typed_grades_recorded"
@@ -91,4 +91,5 @@ def field(
         box.error(message("Not recorded: {}", exc))
         return
     st.session_state[_RECORDED] = key
+    browser.focus_next(LABEL)  # the next line of grades, or Enter on the empty field: the tag
     recorded(f"Recorded by {name}: {len(changes)} judgment(s) of query {query}.")

@@ -3,7 +3,7 @@ by side."""
 
 import streamlit as st
 
-from rankviz.app import meeting_panel
+from rankviz.app import browser, meeting_panel
 from rankviz.app import page_options as app_options
 from rankviz.app.documents import documents_panel
 from rankviz.app.frame import open_page
@@ -118,7 +118,7 @@ back.button(
     width="stretch",
 )
 forward.button(
-    "Next",
+    browser.NEXT,
     disabled=place >= len(queue_ids) - 1,
     on_click=open_query,
     args=(queue_ids[min(place + 1, len(queue_ids) - 1)] if queue_ids else "",),
