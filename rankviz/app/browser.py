@@ -17,7 +17,7 @@ from urllib.parse import unquote
 import streamlit as st
 
 COOKIE = "rankviz_name"
-_FOCUS = "rankviz.focus_next"  # the label of the field the keyboard goes to once this run is drawn
+_FOCUS = "rankviz.focus_next"  # (to, from): where the keyboard goes once this run is drawn
 _WALKING = "rankviz.keyboard_walk"
 #: the meeting's walk by keyboard: its controls' labels, in the order a person goes through them
 GRADES = "Grades by keyboard (docid grade, ...)"
@@ -70,30 +70,49 @@ def guard_unsent_typing() -> None:
         st.html(_GUARD, unsafe_allow_javascript=True)
 
 
-def focus_next(label: str) -> None:
-    """Once this run (or the next, from a callback) is drawn, the keyboard goes to the control
-    labelled ``label`` (a field's aria-label, a button's text): a step done, the next one has it,
-    with no Tab back from the top of the page."""
-    st.session_state[_FOCUS] = label
+def focus_next(label: str, *, leaving: str) -> None:
+    """Once this run (or the next, from a callback) is drawn, the keyboard goes from the control
+    labelled ``leaving`` (the step just done) to the one labelled ``label`` (a field's aria-label,
+    a button's text): the next step has it, with no Tab back from the top of the page."""
+    st.session_state[_FOCUS] = (label, leaving)
 
 
 def move_focus() -> None:
     """Send the pending :func:`focus_next`: a script that waits until the run has drawn the page
-    and the control is there and enabled, then gives it the keyboard (at most 15 s)."""
-    label = st.session_state.pop(_FOCUS, None)
-    if label is None:
+    and the control is there and enabled, then gives it the keyboard (at most 15 s), unless the
+    person went on by then: pressed a mouse button (the page never moves under a pointer), or has
+    the keyboard somewhere else than the step just done."""
+    pending = st.session_state.pop(_FOCUS, None)
+    if pending is None:
         return
+    label, leaving = pending
     st.html(
         "<script>(() => { const label = "
         + _js_string(label)
-        + """; const until = Date.now() + 15000;
+        + "; const leaving = "
+        + _js_string(leaving)
+        + """; const since = Date.now(), until = since + 15000;
+  if (!window.rankvizPointing) {  // the last press of a mouse or a finger: the person's own move
+    window.rankvizPointing = true;
+    document.addEventListener("pointerdown", () => { window.rankvizPointedAt = Date.now(); }, true);
+  }
   const done = () => document.querySelector('[data-testid="stApp"]')
     ?.getAttribute("data-test-script-state") === "notRunning";
   const find = () => [...document.querySelectorAll("input, textarea, button")].find((e) =>
     !e.disabled && (e.getAttribute("aria-label") === label || e.innerText.trim() === label));
   const tick = () => {
-    const found = done() && find();
-    if (found) { found.focus(); return; }
+    if ((window.rankvizPointedAt || 0) >= since) return;
+    if (done()) {
+      const active = document.activeElement;
+      const from = active?.getAttribute("aria-label") || active?.innerText?.trim();
+      if (active && active !== document.body && from !== leaving) return;
+      const found = find();
+      if (found) {
+        found.focus({ preventScroll: true });
+        found.scrollIntoView({ block: "nearest" });
+        return;
+      }
+    }
     if (Date.now() < until) setTimeout(tick, 50);
   };
   tick(); })();</script>""",

@@ -175,9 +175,8 @@ def _pending_tags(meeting) -> list[str]:
                 raise MeetingError(f"{exc}; your tag of query {query}: {tag.strip()}") from None
             st.session_state[key + SHOWN] = tag
             done.append(f"the tag {tag.strip()} of query {query}")
-            browser.focus_next(
-                browser.NEW_TAG
-            )  # another tag, or Enter on the empty field: the note
+            # another tag, or Enter on the empty field: the note
+            browser.focus_next(browser.NEW_TAG, leaving=browser.NEW_TAG)
     for key in _widgets("meeting.tags:"):
         tags = _changed(key)
         if tags is None:
@@ -211,5 +210,5 @@ def _pending_notes(meeting, name: str) -> list[str]:
             raise MeetingError(f"{exc}; your note of query {query}: {note}") from None
         drafts.pop(query, None)
         done.append(f"the note of query {query}")
-        browser.focus_next(browser.NEXT)  # the note said: on to the next query
+        browser.focus_next(browser.NEXT, leaving=browser.NOTE)  # the note said: the next query
     return done

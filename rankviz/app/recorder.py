@@ -73,20 +73,22 @@ def person(meeting, box, *, compact: bool, ask_in=st) -> str:
     return meeting.visitor.name
 
 
+NAME_LABEL = "Your name (for the meeting's record; this browser remembers it)"
+
+
 def _typed_name(container, *, compact: bool = False) -> str:
     """The name typed (``compact``: beside the judging grid at a projector, its label folded into
     the field's placeholder and help, so the tags and the note stay on the same screen)."""
     remembered = st.session_state.get(NAME) or browser.remembered_name()
-    label = "Your name (for the meeting's record; this browser remembers it)"
     name = container.text_input(
-        label,
+        NAME_LABEL,
         value=None if held("meeting.name") else remembered,
         max_chars=LIMITS["name"],
         key="meeting.name",
         on_change=_named,
         placeholder="Your name, to judge (e.g. Ann)" if compact else "e.g. Ann",
         label_visibility="collapsed" if compact else "visible",
-        help=label if compact else None,
+        help=NAME_LABEL if compact else None,
     ).strip()
     st.session_state[NAME] = name
     browser.remember_name(name)
@@ -97,7 +99,7 @@ def _named() -> None:
     """A name given: the keyboard goes on to the grades (the rerun draws the field anew, and the
     browser would leave the keyboard on the page)."""
     if (st.session_state.get("meeting.name") or "").strip():
-        browser.focus_next(browser.GRADES)
+        browser.focus_next(browser.GRADES, leaving=NAME_LABEL)
 
 
 def lock_control(meeting, box, name: str) -> None:

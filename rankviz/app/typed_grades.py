@@ -91,5 +91,6 @@ def field(
         box.error(message("Not recorded: {}", exc))
         return
     st.session_state[_RECORDED] = key
-    browser.focus_next(LABEL)  # the next line of grades, or Enter on the empty field: the tag
+    # the next line of grades, or Enter on the empty field: the tag
+    browser.focus_next(LABEL, leaving=LABEL)
     recorded(f"Recorded by {name}: {len(changes)} judgment(s) of query {query}.")
