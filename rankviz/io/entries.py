@@ -27,6 +27,12 @@ class MeetingError(RankvizError, ValueError):
     empty)."""
 
 
+class UnmadeRecord(MeetingError):
+    """A record whose making was cut short (a crash while an older version made it one statement
+    at a time, or an empty file): it holds no entry; the next writer completes it, and a reader
+    treats it as no record yet."""
+
+
 class MeetingLocked(MeetingError):
     """The meeting is locked: nothing is recorded until an owner unlocks it."""
 

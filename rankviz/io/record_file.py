@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import sqlite3
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -22,44 +24,24 @@ from rankviz.io.entries import (
     MeetingError,
     MeetingLocked,
     RecordVersion,
+    UnmadeRecord,
     file_stamp,
     rows_digest,
     store_path,
 )
 from rankviz.io.grades import GRADE_RANGE, Scale
+from rankviz.io.record_schema import (
+    BUSY_TIMEOUT_S,
+    SCHEMA_VERSION,
+    STALE_MAKING_S,
+    columns,
+    make_whole,
+    name_owner,
+    unmade,
+)
 
 T = TypeVar("T")
 _UNREAD = object()
-
-# 2: a meta table naming the record (its identity survives a copy, not a new record)
-# 3: how each entry's author is known (via), the meeting's locks, and undo entries (undoes)
-SCHEMA_VERSION = 3
-BUSY_TIMEOUT_S = 60.0
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS judgments (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    qid TEXT NOT NULL, docid TEXT NOT NULL, grade INTEGER NOT NULL, previous INTEGER,
-    by TEXT NOT NULL, at TEXT NOT NULL, note TEXT NOT NULL DEFAULT ''
-);
-CREATE INDEX IF NOT EXISTS judgments_pair ON judgments (qid, docid, id);
-CREATE TABLE IF NOT EXISTS tags (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    qid TEXT NOT NULL, tag TEXT NOT NULL, removed INTEGER NOT NULL DEFAULT 0,
-    by TEXT NOT NULL, at TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS tags_query ON tags (qid, tag, id);
-CREATE TABLE IF NOT EXISTS notes (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    qid TEXT NOT NULL, note TEXT NOT NULL, previous TEXT,
-    by TEXT NOT NULL, at TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS notes_query ON notes (qid, id);
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS locks (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    locked INTEGER NOT NULL, by TEXT NOT NULL, at TEXT NOT NULL, via TEXT NOT NULL DEFAULT ''
-);
-"""
 
 
 class RecordFile:
@@ -78,30 +60,54 @@ class RecordFile:
         self.scale = scale
         if not create and not self.path.is_file():
             raise MeetingError(f"no meeting store at {self.path}")
+        if create and not self.path.exists():
+            self._create(collection)
         with self._connection() as db:
             found = db.execute("PRAGMA user_version").fetchone()[0]
-            # a reader never writes: an older record is read as it is
-            if found < SCHEMA_VERSION and not create:
-                if found == 0:
-                    raise MeetingError(
-                        f"{self.path} is not a meeting record (an empty file, or "
-                        "another kind of file)"
-                    )
-            elif found < SCHEMA_VERSION:
-                db.execute("PRAGMA journal_mode=WAL")  # persistent: set once, on the file
-                db.executescript(_SCHEMA)
-                for table in TABLES:  # a record of an older version: its entries say nothing
-                    if "via" not in _columns(db, table):
-                        db.execute(f"ALTER TABLE {table} ADD COLUMN via TEXT NOT NULL DEFAULT ''")
-                if "undoes" not in _columns(db, "judgments"):
-                    db.execute("ALTER TABLE judgments ADD COLUMN undoes INTEGER")
-                db.execute(
-                    "INSERT OR IGNORE INTO meta (key, value) VALUES ('record', ?)",
-                    (uuid.uuid4().hex,),
+            if found == 0 and not unmade(db):
+                raise MeetingError(
+                    f"{self.path} is not a meeting record (another kind of file, or a database "
+                    "with other tables)"
                 )
-                db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            if found == 0 and not create:  # a reader never writes: it says what the file is
+                raise UnmadeRecord(
+                    f"{self.path}: a meeting record whose making was cut short (a crash, or an "
+                    "empty file): it holds no entry yet; the next entry (rankviz judgments add, "
+                    "or a grade in the app) completes it"
+                )
+            # one whose making was cut short (it holds nothing: entries come after), or one of an
+            # older version, made whole by the next writer; a reader reads an older one as it is
+            if found < SCHEMA_VERSION and create:
+                make_whole(db, collection, self.scale)
         if collection is not None:
             self._belongs_to(collection, create)
+
+    def _create(self, owner: str | None) -> None:
+        """A new record, made whole in a temporary file beside it and linked into place: a crash
+        leaves no record (and a temporary file the next creator removes), never half of one; a
+        record another writer linked there first stands, and this one is dropped."""
+        folder, name = self.path.parent, self.path.name
+        for stale in folder.glob(f".{name}.*.making"):
+            with contextlib.suppress(OSError):
+                if time.time() - stale.stat().st_mtime > STALE_MAKING_S:
+                    stale.unlink()
+        making = folder / f".{name}.{uuid.uuid4().hex}.making"
+        try:
+            with self._connection(making) as db:
+                make_whole(db, owner, self.scale)
+            try:
+                os.link(making, self.path)  # never over a record another writer made meanwhile
+            except FileExistsError:
+                pass
+            except OSError:  # a file system without hard links: renamed, unless one is there now
+                if not self.path.exists():
+                    os.replace(making, self.path)
+        except OSError as exc:
+            raise MeetingError(f"cannot make the meeting store {self.path}: {exc}") from None
+        finally:
+            for leftover in (making, Path(f"{making}-wal"), Path(f"{making}-shm")):
+                with contextlib.suppress(OSError):
+                    leftover.unlink()
 
     def _via(self, db: sqlite3.Connection, table: str) -> str:
         """The SQL of an entry's ``via`` (a record of an older version read as it is: "")."""
@@ -109,12 +115,13 @@ class RecordFile:
 
     def _column(self, db: sqlite3.Connection, table: str, column: str, default: str) -> str:
         """The SQL of a column a record of an older version may not have (then ``default``)."""
-        return column if column in _columns(db, table) else default
+        return column if column in columns(db, table) else default
 
     @contextlib.contextmanager
-    def _connection(self) -> Iterator[sqlite3.Connection]:
+    def _connection(self, path: Path | None = None) -> Iterator[sqlite3.Connection]:
+        """A connection to the record (or to ``path``, the file a new record is made in)."""
         try:
-            db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+            db = sqlite3.connect(path or self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
         except sqlite3.Error as exc:
             raise MeetingError(f"cannot open the meeting store {self.path}: {exc}") from None
         try:
@@ -161,17 +168,7 @@ class RecordFile:
             )
         if row is None and create:
             with self._writing() as db:
-                db.execute(
-                    "INSERT OR IGNORE INTO meta (key, value) VALUES ('collection', ?)",
-                    (collection,),
-                )
-                # the grades it takes, for a later writer given the file alone
-                if self.scale != GRADE_RANGE:
-                    low, high = self.scale
-                    db.execute(
-                        "INSERT OR IGNORE INTO meta (key, value) VALUES ('scale', ?)",
-                        (f"{low},{high}",),
-                    )
+                name_owner(db, collection, self.scale)
 
     def lock_state(self) -> Lock:
         """Whether the meeting is locked now (its latest lock or unlock), by whom and when."""
@@ -283,10 +280,6 @@ def _keep(digests: dict, key: tuple, value) -> None:
     if len(digests) >= 256:
         digests.clear()
     digests[key] = value
-
-
-def _columns(db: sqlite3.Connection, table: str) -> set[str]:
-    return {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
 
 
 def _lock(db: sqlite3.Connection) -> Lock:

@@ -16,6 +16,7 @@ from rankviz.io.access import Access, mail_address
 from rankviz.io.blocks import read_in_pieces
 from rankviz.io.collection import Collection, open_collection
 from rankviz.io.collection_config import access_of, title_of
+from rankviz.io.entries import UnmadeRecord
 from rankviz.io.grades import Scale
 from rankviz.io.irds import is_irds
 from rankviz.io.meeting import STORE_NAME, MeetingError, MeetingStore, unwritable
@@ -200,6 +201,8 @@ def open_record(path: Path, scale: Scale, collection: str) -> tuple[MeetingStore
             return None, "", read_only
         store = MeetingStore(path, create=False, scale=scale, collection=collection)
         return store, "", read_only
+    except UnmadeRecord:  # its making was cut short: no entry yet, the next one completes it
+        return None, "", read_only
     except (MeetingError, OSError) as exc:
         return None, record_problem(exc, path), read_only
 

@@ -7,6 +7,7 @@ import hashlib
 import io
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -596,15 +597,21 @@ def test_a_replaced_record_is_another_record_a_copy_is_the_same(tmp_path: Path) 
 
 
 def test_a_reader_never_writes_the_file(tmp_path: Path) -> None:
+    """An empty file where a record goes: a reader says it holds no entry and what completes it,
+    and writes nothing; another kind of file is no meeting record."""
     empty = tmp_path / "empty.sqlite"
     empty.write_bytes(b"")
-    with pytest.raises(MeetingError, match="not a meeting record"):
+    with pytest.raises(MeetingError, match="it holds no entry yet; the next entry"):
         MeetingStore(empty, create=False)
     assert empty.read_bytes() == b""
     done = cli("judgments", "export", str(empty))
-    assert (
-        done.returncode == 2 and "not a meeting record" in done.stderr and empty.read_bytes() == b""
-    )
+    assert done.returncode == 2 and "holds no entry yet" in done.stderr
+    assert empty.read_bytes() == b""
+    other = tmp_path / "other.sqlite"
+    with sqlite3.connect(other) as db:
+        db.execute("CREATE TABLE photos (id INTEGER)")
+    with pytest.raises(MeetingError, match="not a meeting record"):
+        MeetingStore(other, create=False)
 
 
 @pytest.mark.slow
