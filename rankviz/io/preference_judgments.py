@@ -24,6 +24,12 @@ import numpy as np
 
 from rankviz.errors import FormatError, quoted
 from rankviz.io.model import Qrels
+from rankviz.io.sources import lines as read_lines
+
+#: the most documents one query's preferences judge: their pairs are counted (trec_eval keeps a
+#: table of the documents' number squared, twice for the implied preferences of several
+#: subgroups); 10,000 takes about 1 GB at most, in seconds
+MOST_JUDGED = 10_000
 
 #: a decimal number as C's ``atof`` reads one whole (no ``nan``, ``inf`` or Python's ``1_0``)
 _NUMBER = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
@@ -111,13 +117,12 @@ def read_preferences(path: str | Path, *, subgroups: bool = True) -> Preferences
         Each query's groups, their implied preferences added; one line naming the file and the
         line for what trec_eval would misread (see the module's doc)."""
     source = str(path)
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as error:
-        raise FormatError(source, 0, None, f"cannot read the file: {error.strerror}") from None
     width = 5 if subgroups else 4
     lines: dict[str, dict[str, dict[str, dict[str, tuple[float, int]]]]] = {}
-    for number, line in enumerate(raw.split(b"\n"), start=1):
+    documents: dict[str, set[str]] = {}  # each query's documents judged so far
+    # the line rule and the longest line of every reader (a file of no line ends is refused, never
+    # read whole), gzip read as such
+    for number, line in read_lines(path, source):
         fields = line.split()  # bytes split where C's isspace does
         if not fields or line.startswith(b"#"):
             continue
@@ -148,6 +153,17 @@ def read_preferences(path: str | Path, *, subgroups: bool = True) -> Preferences
                 f"query {quoted(qid)} (first on line {judged[docno][1]})",
             )
         judged[docno] = (level, number)
+        query_docs = documents.setdefault(qid, set())
+        query_docs.add(docno)
+        if len(query_docs) > MOST_JUDGED:  # refused where it happens, before anything is built
+            raise FormatError(
+                source,
+                number,
+                text,
+                f"query {quoted(qid)}: its preferences judge more than {MOST_JUDGED:,} documents, "
+                "the most rankviz counts preferences among (every pair of them is counted, as "
+                "trec_eval counts them: a table of their number squared)",
+            )
     if not lines:
         raise FormatError(source, 0, None, "no preferences")
     return Preferences(
@@ -196,23 +212,19 @@ def _group(source: str, qid: str, name: str, subgroups: dict, index: dict) -> Gr
             level[index[docno]] = value
     if len(subgroups) == 1:
         (judged,) = subgroups.values()
-        levels = sorted({value for value, _ in judged.values()}, reverse=True)
-        classes = tuple(
-            np.array(sorted(index[d] for d, (v, _) in judged.items() if v == at), dtype=np.int64)
-            for at in levels
-        )
+        classes = tuple(_classes(judged, index))
         none = np.zeros(0, dtype=np.int64)
         return GroupPreferences(name, none, none, classes, level)
     members = np.flatnonzero(~np.isnan(level))
     local = {doc: i for i, doc in enumerate(members.tolist())}
-    above = np.zeros((len(members), len(members)), dtype=bool)
-    for judged in subgroups.values():
-        rows = np.array([local[index[d]] for d in judged], dtype=np.int64)
-        values = np.array([v for v, _ in judged.values()])
-        above[np.ix_(rows, rows)] |= values[:, None] > values[None, :]
-    for k in range(len(members)):  # Warshall: every preference a chain implies
-        above |= above[:, k : k + 1] & above[k : k + 1, :]
-    circle = np.argwhere(above & above.T & ~np.eye(len(members), dtype=bool))
+    chains = [
+        [np.array([local[d] for d in c.tolist()], dtype=np.int64) for c in _classes(judged, index)]
+        for judged in subgroups.values()
+    ]
+    above = implied(chains, len(members))
+    mutual = above & above.T
+    np.fill_diagonal(mutual, False)  # in a circle a document is above itself: named by two
+    circle = np.argwhere(mutual)
     if len(circle):
         docs = list(index)
         first, second = docs[members[circle[0][0]]], docs[members[circle[0][1]]]
@@ -224,5 +236,95 @@ def _group(source: str, qid: str, name: str, subgroups: dict, index: dict) -> Gr
             f"{quoted(second)} and {quoted(second)} to {quoted(first)} (its subgroups go round "
             "in a circle)",
         )
-    high, low = np.nonzero(above)
-    return GroupPreferences(name, members[high], members[low], None, level)
+    del mutual
+    high, low = _pairs(above, members)
+    return GroupPreferences(name, high, low, None, level)
+
+
+def _pairs(above: np.ndarray, members: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (preferred, other) documents of ``above``'s set cells, a block of rows at a time (the
+    pairs of 10,000 documents are up to 50 million: kept as int32, never as a whole int64 copy)."""
+    highs, lows = [], []
+    for start in range(0, len(above), 1024):
+        rows, columns = np.nonzero(above[start : start + 1024])
+        highs.append(members[rows + start].astype(np.int32))
+        lows.append(members[columns].astype(np.int32))
+    if not highs:
+        return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32)
+    return np.concatenate(highs), np.concatenate(lows)
+
+
+def _classes(judged: dict[str, tuple[float, int]], index: dict[str, int]) -> list[np.ndarray]:
+    """A subgroup's documents (indices in ``index``) at each of its levels, levels descending,
+    each class's indices ascending."""
+    docs = np.array([index[d] for d in judged], dtype=np.int64)
+    levels = np.array([value for value, _ in judged.values()])
+    order = np.lexsort((docs, -levels))
+    return np.split(docs[order], np.flatnonzero(np.diff(levels[order])) + 1)
+
+
+def implied(chains: list[list[np.ndarray]], size: int) -> np.ndarray:
+    """Every preference the subgroups state or imply among ``size`` documents: ``[a, b]`` where a
+    is above b, directly or through other documents (a circle puts a document above itself).
+
+    Each subgroup is a chain of classes (its documents at each level, levels descending); a node
+    per class stands for it and every class below. A document reaches the node of the class below
+    its own, in each of its subgroups; a class's node reaches its documents (and what they reach)
+    and the node below. Walked in the
+    order of those dependencies, as bit sets, each reach is computed once: linear in the lines
+    read, where the closure of the whole table (Warshall's, trec_eval's repeated products) grows
+    with the documents' number cubed. A circle leaves some reaches undecided: they are the
+    circle's, and each is set to every document it reaches so far, itself among them."""
+    width = (size + 7) // 8
+    offsets = np.cumsum([0, *(len(chain) for chain in chains)])
+    nodes = size + int(offsets[-1])  # the documents, then each chain's classes
+    after: list[list[int]] = [[] for _ in range(nodes)]  # node -> the nodes it reaches directly
+    for chain, start in zip(chains, offsets[:-1], strict=True):
+        # class node i: the documents of class i and every class below it, and what they reach
+        for i, members in enumerate(chain):
+            node = size + int(start) + i
+            below = [node + 1] if i + 1 < len(chain) else []
+            after[node] += [*members.tolist(), *below]
+            for doc in members.tolist():
+                after[doc] += below
+    waiting = np.array([len(out) for out in after])
+    before: list[list[int]] = [[] for _ in range(nodes)]
+    for node, out in enumerate(after):
+        for target in out:
+            before[target].append(node)
+    reach = np.zeros((nodes, width), dtype=np.uint8)
+    own = np.packbits(np.eye(size, dtype=bool), axis=1) if size <= 4096 else None
+    ready = [node for node in range(nodes) if waiting[node] == 0]
+    done = 0
+    while ready:
+        node = ready.pop()
+        done += 1
+        for target in after[node]:
+            reach[node] |= reach[target]
+            if target < size:
+                reach[node] |= own[target] if own is not None else _bit(target, width)
+        for source in before[node]:
+            waiting[source] -= 1
+            if waiting[source] == 0:
+                ready.append(source)
+    if done < nodes:  # a circle: what is left reaches round it; itself among what it reaches
+        for _ in range(nodes):
+            changed = False
+            for node in np.flatnonzero(waiting > 0).tolist():
+                grown = reach[node].copy()
+                for target in after[node]:
+                    grown |= reach[target]
+                    if target < size:
+                        grown |= _bit(target, width)
+                if not np.array_equal(grown, reach[node]):
+                    reach[node], changed = grown, True
+            if not changed:
+                break
+    return np.unpackbits(reach[:size], axis=1, count=size).astype(bool)
+
+
+def _bit(position: int, width: int) -> np.ndarray:
+    """A bit set of ``width`` bytes with ``position`` set (numpy's packbits order)."""
+    bits = np.zeros(width, dtype=np.uint8)
+    bits[position // 8] = 0x80 >> (position % 8)
+    return bits

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from rankviz.errors import FormatError
-from rankviz.io.sources import open_binary
+from rankviz.io.sources import open_binary, read_bounded
 
 RUN_NAMES = ("run", "runid", "run_id", "system", "run_name")
 QUERY_NAMES = ("query", "qid", "query_id", "topic", "topic_id", "qno")
@@ -103,8 +103,7 @@ def _leaderboard(fields: list[list[str]]) -> bool:
 def read_text(label: str, path: str | Path) -> str:
     """The file's text (decompressed, without a byte order mark), or a FormatError naming the line
     that is not UTF-8."""
-    with open_binary(str(path), label) as stream:
-        data = stream.read()
+    data = read_bounded(str(path), label)
     try:
         return data.decode("utf-8").removeprefix(BOM)
     except UnicodeDecodeError as exc:

@@ -101,6 +101,26 @@ def whole_file(path: str | os.PathLike) -> bytes | None:
     return data
 
 
+def read_bounded(source: Source, label: str) -> bytes:
+    """The decompressed content, read a block at a time: a file with a line longer than
+    :data:`MAX_LINE_BYTES` (a file of no line ends, a disk image) is refused at that line, after
+    reading at most that much past its last line end, never read whole into memory first."""
+    kept = bytearray()
+    since_end = 0  # bytes since the last line end
+    with open_binary(source, label) as stream:
+        try:
+            while block := stream.read(1 << 22):
+                last = max(block.rfind(b"\n"), block.rfind(b"\r"))
+                since_end = since_end + len(block) if last < 0 else len(block) - last - 1
+                if since_end > MAX_LINE_BYTES:
+                    line = kept.count(b"\n") + block.count(b"\n") + 1
+                    raise too_long(label, line)
+                kept += block
+        except (OSError, EOFError) as exc:
+            raise FormatError(label, 0, None, f"cannot be read ({exc})") from None
+    return bytes(kept)
+
+
 def is_gzip(source: Source) -> bool:
     if isinstance(source, (bytes, bytearray)):
         return bytes(source[:2]) == GZIP_MAGIC

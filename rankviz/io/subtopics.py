@@ -21,6 +21,7 @@ from rankviz._arrow import strings, to_numpy
 from rankviz.errors import FormatError, quoted
 from rankviz.io.encoding import dictionary
 from rankviz.io.model import Qrels
+from rankviz.io.sources import read_bounded
 
 FIELDS = ("qid", "subtopic", "docid", "judgment")
 #: bytes after which the checked reader decides how a line splits (what str.split splits on, or
@@ -45,11 +46,9 @@ class SubtopicQrels:
 
 
 def _bytes(path: str | Path) -> bytes:
-    """The file's bytes, or one line saying why it cannot be read."""
-    try:
-        return Path(path).read_bytes()
-    except OSError as error:
-        raise FormatError(str(path), 0, None, f"cannot read the file: {error.strerror}") from None
+    """The file's bytes, or one line saying why it cannot be read (a line longer than every reader
+    takes among them: refused there, the file never read whole first)."""
+    return read_bounded(path, str(path))
 
 
 def _text(path: str | Path, raw: bytes | None = None) -> str:

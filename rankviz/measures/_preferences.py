@@ -67,7 +67,7 @@ def document_ranks(query: QueryPreferences, docids) -> tuple[np.ndarray, int]:
     order, and how many were retrieved."""
     index = {d: i for i, d in enumerate(query.docs)}
     retrieved = np.array([index[d] for d in docids if d in index], dtype=np.int64)
-    ranks = np.empty(len(query.docs), dtype=np.int64)
+    ranks = np.empty(len(query.docs), dtype=np.int32)  # their pairs are up to 50 million
     ranks[retrieved] = np.arange(len(retrieved))
     rest = np.ones(len(query.docs), dtype=bool)
     rest[retrieved] = False
@@ -112,20 +112,50 @@ def _later(first: np.ndarray, second: np.ndarray) -> int:
 
 def _classes_counts(classes, ranks: np.ndarray, found: int) -> tuple[int, ...]:
     """(fulfilled, not fulfilled among the retrieved; fulfilled, not by implication; out of the
-    ranking) of a group of classes, from each pair of classes' ranks."""
-    ranked = [np.sort(ranks[c]) for c in classes]
-    ful_ret = not_ret = ful_imp = not_imp = notoccur = 0
-    for i, high in enumerate(ranked):
-        high_in, high_out = high[high < found], np.count_nonzero(high >= found)
-        for low in ranked[i + 1 :]:
-            low_in, low_out = low[low < found], np.count_nonzero(low >= found)
-            fulfilled = _later(high_in, low_in)
-            ful_ret += fulfilled
-            not_ret += len(high_in) * len(low_in) - fulfilled
-            ful_imp += len(high_in) * int(low_out)
-            not_imp += int(high_out) * len(low_in)
-            notoccur += int(high_out * low_out)
+    ranking) of a group of classes (levels descending): the pairs of documents in different
+    classes, counted by the classes' sizes and, among the retrieved, by the pairs in ranking order
+    (:func:`ordered_pairs`) instead of class by class."""
+    members = np.concatenate(classes)
+    level = np.repeat(np.arange(len(classes)), [len(c) for c in classes])  # 0: the highest
+    shown = ranks[members] < found
+    by_rank = np.argsort(ranks[members][shown], kind="stable")
+    ful_ret, not_ret = ordered_pairs(level[shown][by_rank])
+    inside = np.bincount(level[shown], minlength=len(classes))
+    outside = np.bincount(level[~shown], minlength=len(classes))
+    # of each class, how many documents of the classes below it are retrieved, are not
+    inside_below = np.cumsum(inside[::-1])[::-1] - inside
+    outside_below = np.cumsum(outside[::-1])[::-1] - outside
+    ful_imp = int(inside @ outside_below)
+    not_imp = int(outside @ inside_below)
+    notoccur = int(outside @ outside_below)
     return ful_ret, not_ret, ful_imp, not_imp, notoccur
+
+
+def ordered_pairs(classes: np.ndarray) -> tuple[int, int]:
+    """Of the pairs i < j of a sequence of class numbers, those with the earlier one in a higher
+    class (a lower number) and those with it in a lower one: a merge sort's count, each round of
+    it over the whole sequence at once (blocks of 1, 2, 4, ... against their right neighbours)."""
+    n = len(classes)
+    if n < 2:
+        return 0, 0
+    value = classes.astype(np.int64)
+    span = int(value.max()) + 1
+    position = np.arange(n)
+    higher = lower = 0
+    width = 1
+    while width < n:
+        block = position // (2 * width)
+        left = position % (2 * width) < width
+        keys = np.sort(block[left] * span + value[left])
+        rights = block[~left] * span + value[~left]
+        first = np.searchsorted(keys, block[~left] * span, side="left")
+        below = np.searchsorted(keys, rights, side="left")
+        above = np.searchsorted(keys, rights, side="right")
+        last = np.searchsorted(keys, (block[~left] + 1) * span, side="left")
+        higher += int((below - first).sum())
+        lower += int((last - above).sum())
+        width *= 2
+    return higher, lower
 
 
 def _recount(
@@ -135,19 +165,26 @@ def _recount(
     ranking), as trec_eval's ``recalculate`` of ``m_prefs_avgjg_Rnonrel.c`` (``retrieved_only``:
     of ``m_prefs_avgjg_Rnonrel_ret.c``) counts them: the classes' pairs but those with the last
     class, then every class (the last one too) against the last class's first ``kept``."""
-    ful = poss = 0
     if group.classes is not None:
         ranked = [np.sort(ranks[c]) for c in group.classes]
         if retrieved_only:
             ranked = [r[r < found] for r in ranked]
         kept_ones = ranked[-1][:kept]
-        pairs = [(a, b) for i, a in enumerate(ranked) for b in ranked[i + 1 : len(ranked) - 1]]
-        for first, second in [*pairs, *((a, kept_ones) for a in ranked)]:
-            counted = first if retrieved_only else first[first < found]
-            fulfilled = _later(counted, second)
-            ful += fulfilled
-            poss += len(first) * len(second) - fulfilled
-        return ful, poss + ful
+        # the pairs of the classes but the last, fulfilled where the first is counted (retrieved)
+        # and ranked before the second: their counts with those classes' ranks as the ranking
+        rest = ranked[:-1]
+        sizes = np.array([len(r) for r in rest], dtype=np.int64)
+        ends = np.cumsum(sizes)
+        spans = [np.arange(end - size, end) for size, end in zip(sizes, ends, strict=True)]
+        ful_ret, _, ful_imp, _, _ = (
+            _classes_counts(spans, np.concatenate(rest), found) if len(rest) > 1 else (0,) * 5
+        )
+        pairs = int((int(sizes.sum()) ** 2 - int((sizes**2).sum())) // 2)
+        # then every class (the last too) against the last class's first ``kept``
+        every = np.concatenate(ranked)
+        counted = every if retrieved_only else every[every < found]
+        fulfilled = ful_ret + ful_imp + _later(counted, kept_ones)
+        return fulfilled, pairs + len(every) * len(kept_ones)
     # a group of pairs: the non-relevant documents after the (kept + 1)th in the numbering are
     # dropped (trec_eval's _ret variant looks among the retrieved only, but keeps as many as the
     # group's relevant documents, retrieved or not)
@@ -168,28 +205,56 @@ def _recount(
     return ful, int(np.count_nonzero(keep))
 
 
-def pair_ratios(
-    groups: tuple[GroupPreferences, ...], ranks: np.ndarray, found: int
-) -> tuple[np.ndarray, np.ndarray, int]:
-    """trec_eval's ``prefs_pair``: for each pair of documents some group orders, the share of the
-    groups' preferences on it the ranking fulfils; (the shares of pairs of two retrieved documents,
-    of one retrieved and one not, in trec_eval's order; how many pairs have neither retrieved)."""
+@dataclass(frozen=True)
+class PairShares:
+    """trec_eval's ``prefs_pair`` counts on one ranking: the sum of the shares of the pairs of two
+    retrieved documents, that sum continued over the pairs of one retrieved and one not (each
+    added in trec_eval's order, one after another, as its loop adds doubles), how many of each,
+    and how many pairs have neither retrieved."""
+
+    both: float
+    both_then_one: float
+    n_both: int
+    n_one: int
+    neither: int
+
+
+def pair_ratios(groups: tuple[GroupPreferences, ...], ranks: np.ndarray, found: int) -> PairShares:
+    """For each pair of documents some group orders, the share of the groups' preferences on it the
+    ranking fulfils (:class:`PairShares`), without a copy of every pair's index (10,000 documents
+    have up to 50 million pairs)."""
     n = len(ranks)
-    counts = np.zeros((n, n), dtype=np.int32)  # by document number: preferred, other
+    # by document number: preferred, other; trec_eval's counts are unsigned shorts too (a pair
+    # ordered by more than 32,767 groups would wrap in both)
+    counts = np.zeros((n, n), dtype=np.uint16)
     for group in groups:
-        if group.classes is not None:
-            ranked = [ranks[c] for c in group.classes]
-            for i, high in enumerate(ranked):
-                for low in ranked[i + 1 :]:
-                    counts[np.ix_(high, low)] += 1
-        else:
-            counts[ranks[group.preferred], ranks[group.other]] += 1
-    either = counts + counts.T
-    upper = np.triu(either > 0, k=1)
-
-    def shares(rows: slice, columns: slice) -> np.ndarray:
-        at = np.nonzero(upper[rows, columns])  # row by row, as trec_eval sums them
-        return counts[rows, columns][at] / either[rows, columns][at]
-
-    both, one = shares(slice(0, found), slice(0, found)), shares(slice(0, found), slice(found, n))
-    return both, one, int(np.count_nonzero(upper[found:, found:]))
+        if group.classes is not None:  # every document above those of the classes below its own
+            ranked = ranks[np.concatenate(group.classes)]
+            level = np.repeat(np.arange(len(group.classes)), [len(c) for c in group.classes])
+            counts[np.ix_(ranked, ranked)] += level[:, None] < level[None, :]
+        else:  # a block of pairs at a time: numpy indexes with 64-bit copies of its indices
+            for start in range(0, len(group.preferred), 1 << 22):
+                block = slice(start, start + (1 << 22))
+                counts[ranks[group.preferred[block]], ranks[group.other[block]]] += 1
+    total, sums, sizes = 0.0, [], []
+    for columns in (slice(0, found), slice(found, n)):  # row by row, as trec_eval sums them
+        size = 0
+        for start in range(0, found, 1024):
+            rows = slice(start, min(start + 1024, found))
+            fulfilled = counts[rows, columns]
+            either = fulfilled + counts[columns, rows].T
+            ordered = either > 0
+            if columns.start == 0:  # among the retrieved: each pair once, the upper triangle
+                ordered &= np.arange(rows.start, rows.stop)[:, None] < np.arange(found)[None, :]
+            shares = fulfilled[ordered] / either[ordered].astype(np.float64)
+            total = float(np.add.accumulate(np.r_[total, shares])[-1]) if len(shares) else total
+            size += len(shares)
+        sums.append(total)
+        sizes.append(size)
+    neither = 0
+    for start in range(found, n, 1024):  # the pairs of two documents not retrieved, once each
+        rows = slice(start, min(start + 1024, n))
+        ordered = (counts[rows, found:] > 0) | (counts[found:, rows].T > 0)
+        ordered &= np.arange(rows.start, rows.stop)[:, None] < np.arange(found, n)[None, :]
+        neither += int(np.count_nonzero(ordered))
+    return PairShares(sums[0], sums[1], sizes[0], sizes[1], neither)

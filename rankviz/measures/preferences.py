@@ -19,7 +19,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rankviz.measures._preferences import GroupCounts, document_ranks, group_counts, pair_ratios
+from rankviz.measures._preferences import (
+    GroupCounts,
+    PairShares,
+    document_ranks,
+    group_counts,
+    pair_ratios,
+)
 from rankviz.measures.spec import Family, register
 from rankviz.measures.spellings import TREC_EVAL_SETS
 
@@ -147,33 +153,25 @@ _ON_COUNTS: dict[str, tuple[Callable[[list[GroupCounts]], float], str]] = {
     ),
 }
 #: the pair families on (shares of pairs both retrieved, of pairs one retrieved, pairs neither)
-_ON_PAIRS: dict[str, tuple[Callable[[np.ndarray, np.ndarray, int], float], str]] = {
+_ON_PAIRS: dict[str, tuple[Callable[[PairShares], float], str]] = {
     "prefs_pair": (
-        lambda both, one, neither: (
-            _sequential(both, one) / (len(both) + len(one) + neither)
-            if len(both) + len(one) + neither
+        lambda p: (
+            p.both_then_one / (p.n_both + p.n_one + p.neither)
+            if p.n_both + p.n_one + p.neither
             else 0.0
         ),
         "for each pair of documents the groups order, the share of their preferences fulfilled, "
         "averaged over pairs",
     ),
     "prefs_pair_ret": (
-        lambda both, one, neither: _sequential(both) / len(both) if len(both) else 0.0,
+        lambda p: p.both / p.n_both if p.n_both else 0.0,
         "prefs_pair over pairs of two retrieved documents",
     ),
     "prefs_pair_imp": (
-        lambda both, one, neither: (
-            _sequential(both, one) / (len(both) + len(one)) if len(both) + len(one) else 0.0
-        ),
+        lambda p: p.both_then_one / (p.n_both + p.n_one) if p.n_both + p.n_one else 0.0,
         "prefs_pair leaving out pairs with neither document retrieved",
     ),
 }
-
-
-def _sequential(*parts: np.ndarray) -> float:
-    """The sum added up in order, as trec_eval's loop adds it (numpy's sum pairs the terms)."""
-    joined = np.concatenate(parts)
-    return float(np.add.accumulate(joined)[-1]) if len(joined) else 0.0
 
 
 def _per_query(table: RankingTable, cutoff: int | None, pairs: bool) -> list:
@@ -206,7 +204,7 @@ def _kernel(name: str) -> Callable[..., np.ndarray]:
         found = _per_query(table, cutoff, on_pairs)
         if on_pairs:
             value = _ON_PAIRS[name][0]
-            return np.array([0.0 if f is None else value(*f) for f in found])
+            return np.array([0.0 if f is None else value(f) for f in found])
         of_groups = _ON_COUNTS[name][0]
         return np.array([0.0 if f is None else of_groups(f) for f in found])
 

@@ -23,6 +23,7 @@ from rankviz.io.judges import FILE, filled, is_source_label
 from rankviz.io.meeting import MeetingStore
 from rankviz.io.model import Qrels
 from rankviz.io.readers import read_qrels
+from rankviz.io.sources import read_bounded
 from rankviz.ranking.regrading import fresh
 from rankviz.settings.eval_settings import DEFAULT_MEASURES, EvalSettings
 from rankviz.settings.significance_settings import TestSettings
@@ -39,7 +40,7 @@ def read_names(path: str | Path) -> dict[str, dict[str, str]]:
     """A names file: ``collection<TAB>run<TAB>name`` lines (the run of that collection goes by the
     name), a header line allowed -> {collection: {run: name}}."""
     found: dict[str, dict[str, str]] = {}
-    data = Path(path).read_bytes()
+    data = read_bounded(path, str(path))
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -379,11 +379,13 @@ def runid_of(path: str) -> str:
     """trec_eval's runid: the last field of the run file's last line (read from the end of the
     file; a gzip file decompressed)."""
     with open(path, "rb") as handle:
-        if handle.read(2) == b"\x1f\x8b":
+        if handle.read(2) == b"\x1f\x8b":  # decompressed a block at a time, its end kept
             import gzip
 
-            handle.seek(0)
-            tail = gzip.decompress(handle.read())[-65536:]
+            tail = b""
+            with gzip.open(path, "rb") as stream:
+                while block := stream.read(1 << 20):
+                    tail = (tail + block)[-65536:]
         else:
             handle.seek(0, 2)
             handle.seek(max(handle.tell() - 65536, 0))

@@ -4,9 +4,8 @@ mean and standard deviation over some reference runs (``qid measure mean stddev`
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from rankviz.errors import FormatError
+from rankviz.io.sources import read_bounded
 from rankviz.trec_eval.names import atof
 
 #: what trec_eval gives a value without a mean and deviation (or off a deviation of 0)
@@ -17,12 +16,7 @@ def read_zscores(path: str) -> dict[str, dict[str, tuple[float, float]]]:
     """Each query's measures' (mean, stddev); one line naming the file and line when one is not
     four fields."""
     found: dict[str, dict[str, tuple[float, float]]] = {}
-    try:
-        text = Path(path).read_bytes().decode("utf-8", errors="replace")
-    except OSError as error:
-        raise FormatError(
-            path, 0, None, f"cannot read the z-scores file: {error.strerror}"
-        ) from None
+    text = read_bounded(path, path).decode("utf-8", errors="replace")
     for number, line in enumerate(text.splitlines(), start=1):
         fields = line.split()
         if len(fields) != 4:

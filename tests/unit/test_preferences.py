@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import rankviz as rv
@@ -120,3 +121,105 @@ def test_qrels_read_as_preferences_keep_a_grade_below_0_as_a_level_below_0(tmp_p
     levels = dict(zip(docs, group.level.tolist(), strict=True))
     assert levels == {"A": 2.0, "B": 0.0, "C": -2.0}
     assert [[docs[i] for i in c] for c in group.classes] == [["A"], ["B"], ["C"]]
+
+
+# --- bounded time and memory (#67) -----------------------------------------------------------
+
+
+def _warshall(chains: list[list[np.ndarray]], size: int) -> np.ndarray:
+    """The closure the plain way (every class above every later one, then Warshall's)."""
+    above = np.zeros((size, size), dtype=bool)
+    for chain in chains:
+        for i, high in enumerate(chain):
+            for low in chain[i + 1 :]:
+                above[np.ix_(high, low)] = True
+    for k in range(size):
+        above |= above[:, k : k + 1] & above[k : k + 1, :]
+    return above
+
+
+def test_the_implied_preferences_are_the_closure_of_the_subgroups() -> None:
+    """The linear walk over the subgroups' classes gives Warshall's closure, circles included
+    (a document on a circle is above itself there)."""
+    from rankviz.io.preference_judgments import implied
+
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        size = int(rng.integers(1, 12))
+        chains = []
+        for _ in range(int(rng.integers(1, 4))):
+            docs = rng.permutation(size)[: int(rng.integers(1, size + 1))]
+            levels = rng.integers(0, 4, len(docs))
+            chains.append(
+                [np.sort(docs[levels == v]) for v in sorted(set(levels.tolist()), reverse=True)]
+            )
+        np.testing.assert_array_equal(implied(chains, size), _warshall(chains, size))
+
+
+def test_the_ordered_pairs_are_counted_as_pair_by_pair() -> None:
+    from rankviz.measures._preferences import ordered_pairs
+
+    rng = np.random.default_rng(9)
+    for _ in range(200):
+        classes = rng.integers(0, int(rng.integers(1, 6)), int(rng.integers(0, 40)))
+        higher = sum(
+            classes[i] < classes[j] for i in range(len(classes)) for j in range(i + 1, len(classes))
+        )
+        lower = sum(
+            classes[i] > classes[j] for i in range(len(classes)) for j in range(i + 1, len(classes))
+        )
+        assert ordered_pairs(classes) == (higher, lower)
+
+
+def test_a_query_judging_more_documents_than_are_counted_is_refused_at_its_line(
+    tmp_path: Path,
+) -> None:
+    """A chain of 1,000,000 subgroups ended in 'Unable to allocate 931 GiB': a query's documents
+    past the most counted are refused at the line that goes past, before anything is built."""
+    from rankviz.io.preference_judgments import MOST_JUDGED
+
+    path = tmp_path / "chain.txt"
+    path.write_text(
+        "".join(f"q1 g s{i} d{i} 1\nq1 g s{i} d{i + 1} 0\n" for i in range(MOST_JUDGED + 5))
+    )
+    with pytest.raises(FormatError, match=f"line {2 * MOST_JUDGED}: query 'q1': its preferences"):
+        read_preferences(path)
+
+
+def test_a_line_longer_than_every_reader_takes_is_refused_in_a_preferences_file(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "no-line-ends.txt"
+    path.write_bytes(b"q1 g s " + b"x" * (17 << 20))
+    with pytest.raises(FormatError, match="line 1: the line is longer than 16 MiB"):
+        read_preferences(path)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["ndeval", "{big}", "{run}"],
+        ["trec-eval", "-R", "qrels_jg", "{big}", "{run}"],
+        ["trec-eval", "-R", "prefs", "{big}", "{run}"],
+        ["trec-eval", "-Z", "{big}", "{qrels}", "{run}"],
+        ["evaluate", "{qrels}", "{run}", "--diversity", "{big}", "-m", "alpha-nDCG@20"],
+        ["evaluate", "{qrels}", "{run}", "--preferences", "{big}", "-m", "prefs_simp"],
+    ],
+    ids=["ndeval qrels", "qrels_jg", "prefs", "z-scores", "diversity", "preferences"],
+)
+def test_every_file_a_command_reads_is_refused_at_a_line_too_long(tmp_path: Path, argv) -> None:
+    """A 2 GiB file of no line ends (a sparse file: no disk used) as ndeval's qrels went past 4 GB
+    in 7 s; as the run, it was refused in a second: every reader now reads a block at a time and
+    refuses the line past 16 MiB."""
+    from conftest import run_cli
+
+    big = tmp_path / "big"
+    with open(big, "wb") as handle:
+        handle.truncate(2 << 30)
+    fixtures = Path(__file__).parents[1] / "data" / "trec-eval-fixtures"
+    places = {"{big}": str(big), "{run}": str(fixtures / "results.test")}
+    places["{qrels}"] = str(fixtures / "qrels.test")
+    done = run_cli(*(places.get(a, a) for a in argv))
+    assert done.returncode == 2 and done.stdout == ""
+    (line,) = done.stderr.splitlines()
+    assert f"{big}, line 1: the line is longer than 16 MiB" in line
