@@ -26,6 +26,28 @@ class RankvizError(Exception):
         return str(self)
 
 
+def shell_quoted(text: str) -> str:
+    """A file's name as a shell prints it (bash's ``printf %q``): as it is when every character
+    is printable text, else ``$'...'`` with each byte the name's encoding could not decode
+    (Python's surrogate escapes: a Latin-1 ``é`` is ``\\351``) and each control character
+    escaped. Printing it never fails, and the name stays one of a kind."""
+    if not any(_escaped_char(c) for c in text):
+        return text
+    return "$'" + "".join(_escaped_char(c) or c for c in text) + "'"
+
+
+def _escaped_char(char: str) -> str:
+    """How ``$'...'`` writes ``char`` ("" for a character that stands as it is)."""
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte the file system's encoding could not decode
+        return f"\\{code - 0xDC00:03o}"
+    if char in "\\'":
+        return "\\" + char
+    if code < 0x20 or code == 0x7F:
+        return {"\n": "\\n", "\t": "\\t", "\r": "\\r"}.get(char, f"\\{code:03o}")
+    return ""
+
+
 class FormatError(RankvizError, ValueError):
     """A file that cannot be read as what it claims to be.
 
@@ -54,7 +76,8 @@ class FormatError(RankvizError, ValueError):
         super().__init__(str(self))
 
     def __str__(self) -> str:
-        where = f"{self.path}, line {self.line_no}" if self.line_no else self.path
+        path = shell_quoted(str(self.path))
+        where = f"{path}, line {self.line_no}" if self.line_no else path
         return f"{where}: {self.reason}"
 
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 import pyarrow as pa
 
-from rankviz.errors import OptionError
+from rankviz.errors import OptionError, shell_quoted
 from rankviz.io.encoding import encode, encode_queries
 from rankviz.io.model import Qrels, Run
 from rankviz.io.named import COLUMN_ALIASES, read_named
@@ -36,12 +36,14 @@ __all__ = [
 
 
 def run_name_from_path(path: str) -> str:
-    """``bm25.run.gz`` -> ``bm25``: drop ``.gz`` and then one further extension."""
+    """``bm25.run.gz`` -> ``bm25``: drop ``.gz`` and then one further extension; a name the file
+    system's encoding cannot decode (a Latin-1 name from an old archive) as a shell prints it
+    (``$'caf\\351'``), so that every output can print it."""
     base = os.path.basename(str(path))
     if base.endswith(".gz"):
         base = base[:-3]
     stem, dot, _ext = base.rpartition(".")
-    return stem if dot and stem else base
+    return shell_quoted(stem if dot and stem else base)
 
 
 def run_names(paths: Sequence[str | os.PathLike]) -> list[str]:

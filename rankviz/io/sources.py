@@ -134,10 +134,11 @@ def arrow_stream(source: Source):
     if isinstance(source, (bytes, bytearray)):
         raw = pa.BufferReader(pa.py_buffer(bytes(source)))
         return pa.CompressedInputStream(raw, "gzip") if is_gzip(source) else raw
+    path = os.fsencode(source)  # the file system's bytes: a name that is not UTF-8 opens too
     return (
-        pa.input_stream(str(source), compression="gzip")
+        pa.CompressedInputStream(pa.OSFile(path), "gzip")
         if is_gzip(source)
-        else pa.memory_map(str(source))
+        else pa.memory_map(path)
     )
 
 

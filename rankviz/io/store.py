@@ -107,8 +107,9 @@ class RunStore:
         if stamp is None:
             return None
         seen = "\0".join(map(str, (path.resolve(), *stamp)))
-        name = f"{hashlib.sha1(seen.encode()).hexdigest()}-{FORMAT}.arrow"
-        return self.folder / "runs" / name, seen
+        # the file system's bytes of the path (a name that is not UTF-8 too), as a digest
+        seen = hashlib.sha1(seen.encode("utf-8", "surrogateescape")).hexdigest()
+        return self.folder / "runs" / f"{seen}-{FORMAT}.arrow", seen
 
     def _write(self, stored: Path, run: Run, seen: str) -> None:
         table = pa.table(
