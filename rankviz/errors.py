@@ -31,7 +31,7 @@ def shell_quoted(text: str) -> str:
     is printable text, else ``$'...'`` with each byte the name's encoding could not decode
     (Python's surrogate escapes: a Latin-1 ``é`` is ``\\351``) and each control character
     escaped. Printing it never fails, and the name stays one of a kind."""
-    if not any(_escaped_char(c) for c in text):
+    if not any(_escaped_char(c) and c not in "\\'" for c in text):
         return text
     return "$'" + "".join(_escaped_char(c) or c for c in text) + "'"
 

@@ -6,6 +6,7 @@ of both factors, partial omega squared, the residual variance, the margin of err
 from __future__ import annotations
 
 import argparse
+import math
 
 from rankviz.cli.flags import add, checked, conventions, inputs, scores
 from rankviz.cli.study_args import _evaluation, open_study
@@ -26,7 +27,7 @@ def add_anova_command(commands) -> None:
     add(an, t.CONFIDENCE)
     an.add_argument(
         "--target-moe",
-        type=float,
+        type=_margin,
         default=None,
         metavar="DELTA",
         help="also say how many topics would bring the margin of error down to DELTA (Sakai's "
@@ -34,6 +35,17 @@ def add_anova_command(commands) -> None:
     )
     scores(an)
     checked(an)
+
+
+def _margin(text: str) -> float:
+    """A margin of error: a finite number above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: a margin of error is a number above 0")
+    return value
 
 
 def anova_command(args: argparse.Namespace) -> str:

@@ -76,6 +76,7 @@ def scored_values(
     for source in scores:
         rules.check(source)
     frame = pd.concat([s.frame.assign(source=s.source) for s in scores], ignore_index=True)
+    rules.refuse_unknown(frame["measure"].unique())
     texts = answers_of(scores)
     named = {n: as_measure(n, rules, texts.get(n, {})) for n in frame["measure"].unique()}
     for source in scores:  # two names of one measure in one file: which is it?

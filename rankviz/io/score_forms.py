@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from rankviz.errors import FormatError
-from rankviz.io.sources import open_binary, read_bounded
+from rankviz.io.sources import read_bounded, sniff
 
 RUN_NAMES = ("run", "runid", "run_id", "system", "run_name")
 QUERY_NAMES = ("query", "qid", "query_id", "topic", "topic_id", "qno")
@@ -42,9 +42,8 @@ def scores_form(path: str | Path) -> str | None:
                 str(path), 0, None, f"not a readable Parquet file ({str(exc).splitlines()[0]})"
             ) from None
         return "parquet table" if _named(names, RUN_NAMES) and _named(names, QUERY_NAMES) else None
-    try:
-        with open_binary(str(path), str(path)) as stream:
-            head = stream.read(1 << 16).decode("utf-8", errors="replace")
+    try:  # a file that cannot be read (a truncated gzip too) is another reader's to name
+        head = sniff(str(path), str(path)).decode("utf-8", errors="replace")
     except FormatError:
         return None
     lines = [line for line in head.removeprefix(BOM).splitlines() if line.strip()][:SNIFFED_LINES]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -40,6 +40,19 @@ class ScoreRules:
             self.lower_is_better | other.lower_is_better,
             {**(self.ranges or {}), **(other.ranges or {})} or None,
         )
+
+    def refuse_unknown(self, names: Iterable[str]) -> None:
+        """An OptionError naming a score said to read better lower, or given a range, that none
+        of the files holds (a misspelt name would otherwise be taken silently)."""
+        held = set(names)
+        said = [*sorted(self.lower_is_better), *sorted(self.ranges or {})]
+        unknown = [name for name in dict.fromkeys(said) if name not in held]
+        if unknown:
+            listed = ", ".join(sorted(held)) if held else "none: no file of scores was given"
+            raise OptionError(
+                f"no score is named {', '.join(map(repr, unknown))} (said to read better lower, "
+                f"or given a range); the files' scores: {listed}"
+            )
 
     def check(self, scores: Scores) -> None:
         """Refuse the first value outside its score's range, naming the file and its line."""

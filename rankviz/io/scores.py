@@ -35,6 +35,7 @@ from rankviz.io.score_forms import (
     read_text,
     scores_form,
 )
+from rankviz.io.sources import sniff
 
 MEASURE_NAMES = ("measure", "metric")
 VALUE_NAMES = ("value", "score")
@@ -64,6 +65,8 @@ def read_scores(path: str | Path, *, label: str | None = None) -> Scores:
     the file's name in messages and notes, and what names its run where the form does not (an
     upload's own name, not the path it was saved at)."""
     label = label or str(path)
+    if not str(path).endswith(".parquet"):
+        sniff(path, label)  # one that cannot be read (a truncated gzip) says so, not its form
     form = scores_form(path)
     if form is None:
         raise FormatError(label, 0, None, "not a file of per-query scores (see docs/scores.md)")

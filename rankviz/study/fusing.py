@@ -7,13 +7,22 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rankviz.analyses.fusion import METHODS, NORMS, Recipe, fuse
+from rankviz.errors import OptionError
 from rankviz.io.frames import run_from_frame
 from rankviz.io.model import Run
-from rankviz.io.readers import read_run
+from rankviz.io.readers import read_run, run_names
 
 
 def fused_run(runs: Sequence[Run], recipe: Recipe, *, depth: int | None = None) -> Run:
     """The runs fused by ``recipe`` (each query's first ``depth`` documents kept), named by it."""
+    if depth is not None and depth < 1:
+        raise OptionError(
+            f"the depth (--depth) is the documents kept a query, 1 or more, not {depth}"
+        )
+    if len({r.name for r in runs}) < len(runs):
+        raise OptionError(
+            f"the runs fused are {', '.join(r.name for r in runs)}: one run twice fuses nothing"
+        )
     frame = fuse(runs, recipe)
     if depth is not None:
         frame = frame[frame["rank"] <= depth]
@@ -34,8 +43,11 @@ def trec_text(run: Run) -> str:
 
 
 def fuse_files(paths: Sequence[str | Path], recipe: Recipe, *, depth: int | None = None) -> Run:
-    """The run files fused (each read as every rankviz command reads a run)."""
-    return fused_run([read_run(p) for p in paths], recipe, depth=depth)
+    """The run files fused (each read as every rankviz command reads a run; one file given twice
+    is refused, as by every command)."""
+    names = run_names(paths)
+    runs = [read_run(p, name=n) for p, n in zip(paths, names, strict=True)]
+    return fused_run(runs, recipe, depth=depth)
 
 
 __all__ = ["METHODS", "NORMS", "Recipe", "fuse_files", "fused_run", "trec_text"]

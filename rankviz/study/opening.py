@@ -149,6 +149,7 @@ def open_inputs(request: StudyRequest, reading: Reading = FILES) -> Opened:
     paths = collection.score_paths if collection is not None else ()
     rules = rules_in_force(collection, request.lower_is_better, request.ranges)
     scored = reading.scores([*paths, *request.scores], settings, rules)
+    score_rules(request.lower_is_better, request.ranges).refuse_unknown(str(m) for m in scored)
     asked = list(measures or (collection.config.measures if collection is not None else ()))
     beside = judgments_beside(request, collection, asked, reading)
     notes += collection.beside_said() if collection is not None else []

@@ -7,12 +7,14 @@ and a line where it is read, nowhere else."""
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from rankviz.errors import OptionError
 from rankviz.io.collection import Collection
 from rankviz.io.model import Qrels, Run
 from rankviz.io.score_rules import parse_range
@@ -82,14 +84,27 @@ class StudyRequest:
     collection: Collection | None = None
 
     def __post_init__(self) -> None:
-        # frozen all the way down: a sequence kept as a tuple, a mapping as a read-only copy
+        # frozen all the way down: a sequence kept as a tuple, a mapping as a read-only copy; one
+        # path or name where a list is taken is that one item (as pandas and scipy take it), never
+        # its characters
         put = object.__setattr__
         for name in ("scores", "lower_is_better"):
-            put(self, name, tuple(getattr(self, name) or ()))
+            put(self, name, _items(getattr(self, name)))
         if not isinstance(self.runs, Mapping):
-            put(self, "runs", tuple(self.runs or ()))
+            put(self, "runs", _items(self.runs))
         if self.measures is not None:
-            put(self, "measures", tuple(self.measures))
+            put(self, "measures", _items(self.measures))
+        if not isinstance(self.options, Mapping | None):
+            raise OptionError(
+                f"options is a mapping of option names to values (e.g. {{'ties': 'expected'}}), "
+                f"not {type(self.options).__name__}"
+            )
+        unknown = sorted(set(self.options or {}) - set(EvalSettings.OPTIONS))
+        if unknown:
+            raise OptionError(
+                f"options: no option {', '.join(map(repr, unknown))}; the options are "
+                f"{', '.join(EvalSettings.OPTIONS)}"
+            )
         put(self, "options", MappingProxyType(dict(self.options or {})))
         if self.ranges is not None:
             put(self, "ranges", MappingProxyType({k: tuple(v) for k, v in self.ranges.items()}))
@@ -107,3 +122,12 @@ class StudyRequest:
         }
         asked["ranges"] = dict(parse_range(text) for text in given.get("score_range") or ())
         return cls(**asked)
+
+
+def _items(given) -> tuple:
+    """A list's items as a tuple; one path, name or measure given alone, the one item."""
+    if given is None:
+        return ()
+    if isinstance(given, str | bytes | os.PathLike | Measure):
+        return (given,)
+    return tuple(given)

@@ -198,17 +198,17 @@ class Study(
                 raise TypeError("Study.open: a StudyRequest holds every input; give nothing else")
             request = qrels
         else:
-            request = StudyRequest(
+            request = StudyRequest(  # a single path or name is that one item (the request's rule)
                 qrels,
-                tuple(runs),
-                measures=None if measures is None else tuple(measures),
+                runs,  # type: ignore[arg-type]
+                measures=measures,  # type: ignore[arg-type]
                 judgments=judgments,
                 qrels_in_force=qrels_in_force,
                 groups=groups,
                 aggregate=aggregate,
                 options=options or {},
-                scores=tuple(scores),
-                lower_is_better=tuple(lower_is_better),
+                scores=scores,  # type: ignore[arg-type]
+                lower_is_better=lower_is_better,  # type: ignore[arg-type]
                 ranges=ranges,
                 diversity=diversity,
                 judgment_groups=judgment_groups,
