@@ -15,17 +15,16 @@ import streamlit as st
 
 from rankviz import plots
 from rankviz.app import page_options as app_options
-from rankviz.app import sidebar
+from rankviz.app import sidebar, signin
 from rankviz.app.cache import SHARED, folder_stamp
 from rankviz.app.context import Context
 from rankviz.app.state import UrlState
-from rankviz.app.text import message, said
+from rankviz.app.text import said
 from rankviz.app.widgets import held, url_option
 from rankviz.errors import RankvizError
 from rankviz.settings import eval_settings as s
 from rankviz.settings import report_settings as r
 from rankviz.study import Collection, ScoresStudy, StudyRequest, open_study
-from rankviz.study.served import served_text
 
 
 def scores_study(
@@ -61,9 +60,7 @@ def scores_frame(url: UrlState, name: str, folder: Path, collection: Collection)
     try:
         whole = scores_study(collection, stamp, missing, aggregate, group_by if grouped else None)
     except RankvizError as exc:  # a file of scores that breaks its form: its line, no traceback
-        st.error(
-            message("The collection {} cannot be opened: {}", name, served_text(said(exc), folder))
-        )
+        signin.cannot_open(name, folder, said(exc))
         return None
     run_names = whole.run_names
     measure_names = [str(m) for m in whole.measures]

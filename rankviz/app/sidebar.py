@@ -25,7 +25,7 @@ from rankviz.settings import eval_settings as s
 from rankviz.settings.eval_settings import EvalSettings
 from rankviz.settings.options import Option
 from rankviz.settings.tie_policy import POLICIES
-from rankviz.study import Collection, Measure, Qrels, QueryGroups, Run, RunsWhenAsked, served
+from rankviz.study import Collection, Measure, Qrels, QueryGroups, Run, RunsWhenAsked
 
 DEFAULT_COLLECTION = "cranfield"
 #: whether the collection in view holds per-query scores alone (the navigation then hides the pages
@@ -113,13 +113,7 @@ def open_collection(
         for n, p in collection.run_paths.items():
             runs.add(n, functools.partial(inputs.run_file, run_keys[n], str(p), n))
     except (RankvizError, OSError) as exc:
-        st.error(
-            message(
-                "The collection {} cannot be opened: {}",
-                name,
-                served.served_text(said(exc), folder),
-            )
-        )
+        signin.cannot_open(name, folder, said(exc))
         return None
     st.sidebar.caption(md(collection.config.description or folder.name))
     if collection.outside:

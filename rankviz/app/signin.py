@@ -10,6 +10,7 @@ sends (a widget's value, the link) can change it.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +23,9 @@ from rankviz.app.text import message
 from rankviz.errors import RankvizError
 from rankviz.study import Access, Role, served
 from rankviz.study.record import SIGNED_IN, TYPED
+
+#: what a server says only to its administrator (streamlit's log, on the server's console)
+_LOG = logging.getLogger("rankviz.app")
 
 
 @dataclass(frozen=True)
@@ -124,6 +128,27 @@ def collections() -> dict[str, Path]:
         if role is not Role.NONE:
             shown[name] = folder
     return shown
+
+
+def cannot_open(name: str, folder: Path, reason: str, *, say=None) -> None:
+    """Why a served collection cannot be opened (a collection.toml that does not parse, a broken
+    qrels file): always in the server's log; on the page to whoever may know it, the app's own
+    user without sign-in or the collection's owners with it; anyone else reads that it is not
+    available (where its settings cannot be read, neither can its owners: the log alone has it).
+    ``say``: how the page says it (``st.error`` by default)."""
+    shown = say or st.error
+    _LOG.warning("the collection %s (%s) cannot be opened: %s", name, folder, reason)
+    if required():
+        try:
+            role = _access(folder).role(email())
+        except RankvizError:
+            role = Role.NONE  # its [access] cannot be read: nobody is known as its owner
+        if role < Role.OWNER:
+            shown(message("The collection {} is not available.", name))
+            return
+    shown(
+        message("The collection {} cannot be opened: {}", name, served.served_text(reason, folder))
+    )
 
 
 def title(folder: Path) -> str:

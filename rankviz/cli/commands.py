@@ -34,7 +34,7 @@ from rankviz.errors import OptionError, install_hint
 from rankviz.settings.eval_settings import EvalSettings
 from rankviz.settings.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
 from rankviz.settings.significance_settings import TestSettings
-from rankviz.study import TOP_K, ScoresStudy, served
+from rankviz.study import COLLECTION_FILES, TOP_K, ScoresStudy, holds_collection, served
 
 if TYPE_CHECKING:
     from rankviz.study import Evaluation, Standings, Study
@@ -213,11 +213,12 @@ def app_command(args: argparse.Namespace) -> str:
     if importlib.util.find_spec("streamlit") is None or importlib.util.find_spec("plotly") is None:
         raise OptionError(f"the app needs its extra, streamlit and plotly: {install_hint('app')}")
     for folder in args.data:
-        if not folder.startswith("irds:") and not Path(folder).is_dir():
-            raise OptionError(
-                f"{folder}: no such folder (a collection folder: qrels.txt and "
-                "runs/; or irds:DATASET_ID)"
-            )
+        if folder.startswith("irds:"):
+            continue
+        if not Path(folder).is_dir():
+            raise OptionError(f"{folder}: no such folder ({COLLECTION_FILES}; or irds:DATASET_ID)")
+        if not holds_collection(folder):  # a server that would serve nothing
+            raise OptionError(f"{folder}: holds no collection: {COLLECTION_FILES}")
     script = Path(__file__).resolve().parents[1] / "app" / "main.py"
     command = [
         sys.executable,

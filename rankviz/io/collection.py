@@ -42,7 +42,6 @@ source,
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,16 +59,17 @@ from rankviz.io.queries import collection_groups, read_queries
 if TYPE_CHECKING:
     import pandas as pd
 from rankviz.io.collection_config import CollectionConfig, _read_config, beside_sentences
+from rankviz.io.collection_layout import (
+    BESIDE_FILES,
+    MORE_QRELS,
+    QRELS_NAMES,
+    RUN_SUFFIXES_SKIPPED,
+    refuse_links_out,
+    score_paths,
+    within,
+)
 from rankviz.io.readers import read_qrels, read_run, run_name_from_path
 from rankviz.settings.eval_settings import DEFAULT_MEASURES, REL
-
-QRELS_NAMES = ("qrels.txt", "qrels.tsv", "qrels.parquet", "qrels.txt.gz")
-RUN_SUFFIXES_SKIPPED = (".md", ".json", ".toml", ".yaml", ".yml")
-#: the files of judgments beside the qrels a folder may keep, by kind (what Qrels.beside holds):
-#: diversity qrels (rankviz.measures.diversity), trec_eval's judgment groups
-#: (rankviz.measures.judgment_groups) and its preferences (rankviz.measures.preferences)
-BESIDE_FILES = {"subtopics": "subtopics.txt", "groups": "qrels_jg.txt", "prefs": "prefs.txt"}
-MORE_QRELS = re.compile(r"^qrels\.([A-Za-z0-9_-]+)\.(txt\.gz|txt|tsv|parquet)$")
 
 
 @dataclass(frozen=True, eq=False)
@@ -204,13 +204,13 @@ def open_collection(path: str | os.PathLike, *, confined: bool = False) -> Colle
             f"{root}: not a folder (a collection is a folder with qrels.txt and runs/)"
         )
     if confined:
-        _refuse_links_out(root)
+        refuse_links_out(root)
     config = _read_config(root)
     qrels_path = next((root / n for n in QRELS_NAMES if (root / n).is_file()), None)
     runs_dir = root / "runs"
-    score_paths = _score_paths(root, confined)
-    if score_paths and not runs_dir.is_dir():
-        return _scores_collection(root, config, qrels_path, score_paths)
+    scores = score_paths(root, confined)
+    if scores and not runs_dir.is_dir():
+        return _scores_collection(root, config, qrels_path, scores)
     if qrels_path is None and config.irds:
         qrels_path = irds.qrels_file(config.irds, irds.home())
     if qrels_path is None:
@@ -229,7 +229,7 @@ def open_collection(path: str | os.PathLike, *, confined: bool = False) -> Colle
             or run_path.name.lower().endswith(RUN_SUFFIXES_SKIPPED)
         ):
             continue
-        if confined and not _within(root, run_path):
+        if confined and not within(root, run_path):
             outside.append(f"runs/{run_path.name}")
             continue
         name = run_name_from_path(run_path.name)
@@ -269,7 +269,7 @@ def open_collection(path: str | os.PathLike, *, confined: bool = False) -> Colle
         weights=read_weights(weights_path) if weights_path.is_file() else None,
         outside=tuple(outside),
         judges=judges,
-        score_paths=score_paths,
+        score_paths=scores,
         beside_paths={
             kind: root / name for kind, name in BESIDE_FILES.items() if (root / name).is_file()
         },
@@ -294,25 +294,6 @@ def _scores_collection(
         weights=read_weights(weights_path) if weights_path.is_file() else None,
         score_paths=score_paths,
     )
-
-
-def _score_paths(root: Path, confined: bool) -> tuple[Path, ...]:
-    """``scores.*`` beside the qrels and every file of ``scores/`` (not hidden), in name order;
-    on a server, none that links out of the folder."""
-    found = [p for p in sorted(root.glob("scores.*")) if p.is_file()]
-    if (root / "scores").is_dir():
-        found += [
-            p
-            for p in sorted((root / "scores").iterdir())
-            if p.is_file() and not p.name.startswith(".")
-        ]
-    for path in found:
-        if confined and not _within(root, path):
-            raise CollectionError(
-                f"{root.name}/{path.relative_to(root)} links outside the collection folder, which "
-                "a server does not follow"
-            )
-    return tuple(found)
 
 
 def _judges(
@@ -341,7 +322,7 @@ def _judges(
         found[name] = QrelsSource(name, path, kind)
     # the folder's own files (an irds dataset's qrels are written by rankviz, elsewhere)
     for source in found.values():
-        if confined and source.path.parent == root and not _within(root, source.path):
+        if confined and source.path.parent == root and not within(root, source.path):
             raise CollectionError(
                 f"{root.name}/{source.path.name} links outside the collection folder, which a "
                 "server does not follow"
@@ -369,29 +350,3 @@ def _irds_collection(dataset_id: str) -> Collection:
         docs=irds.documents(dataset_id),
         judges={FILE: QrelsSource(FILE, qrels_path, "human")},
     )
-
-
-def _within(root: Path, path: Path) -> bool:
-    """Whether ``path``, links followed, stays inside ``root`` (links followed too)."""
-    return path.resolve().is_relative_to(root.resolve())
-
-
-def _refuse_links_out(root: Path) -> None:
-    """A CollectionError for any file of the layout but the runs that leads out of ``root``."""
-    names = [
-        *QRELS_NAMES,
-        *DOCS_NAMES,
-        "collection.toml",
-        "queries.tsv",
-        "query_groups.tsv",
-        "query_groups.csv",
-        "query_weights.tsv",
-        *BESIDE_FILES.values(),
-        "runs",
-    ]
-    for name in names:
-        if (root / name).exists() and not _within(root, root / name):
-            raise CollectionError(
-                f"{root.name}/{name} links outside the collection folder, which "
-                "a server does not follow"
-            )

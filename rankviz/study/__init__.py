@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from rankviz.evaluation.result import Evaluation
     from rankviz.io.access import Access, Role
     from rankviz.io.collection import Collection
+    from rankviz.io.collection_layout import COLLECTION_FILES, holds_collection
     from rankviz.io.docs import Documents
     from rankviz.io.grades import GRADE_RANGE, GradeError, Scale
     from rankviz.io.groups import QueryGroups
@@ -65,6 +66,8 @@ _FACE = {
     "Access": "rankviz.io.access",
     "Role": "rankviz.io.access",
     "Collection": "rankviz.io.collection",
+    "COLLECTION_FILES": "rankviz.io.collection_layout",
+    "holds_collection": "rankviz.io.collection_layout",
     "Documents": "rankviz.io.docs",
     "GRADE_RANGE": "rankviz.io.grades",
     "GradeError": "rankviz.io.grades",
@@ -121,6 +124,7 @@ __all__ = [
     "ASSUMPTIONS",
     "Access",
     "AgreementReport",
+    "COLLECTION_FILES",
     "CheckReport",
     "Collection",
     "Comparison",
@@ -161,5 +165,6 @@ __all__ = [
     "TieReport",
     "UnjudgedReport",
     "ValuesEvidence",
+    "holds_collection",
     "open_study",
 ]

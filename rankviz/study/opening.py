@@ -197,7 +197,7 @@ def record_scale(qrels: Qrels, collection: Collection | None) -> Scale:
 
 def beside_paths(collection: Collection | None) -> dict[str, Path]:
     """The files of judgments beside the qrels a collection keeps, by kind
-    (:data:`rankviz.io.collection.BESIDE_FILES`)."""
+    (:data:`rankviz.io.collection_layout.BESIDE_FILES`)."""
     return dict(collection.beside_paths) if collection else {}
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from rankviz.errors import OptionError
 from rankviz.io.access import Access, mail_address
@@ -101,33 +102,103 @@ def _web_address(text: str) -> str:
     return ""
 
 
-#: The claims by which a provider vouches for the e-mail address: OpenID Connect's, and Microsoft
-#: Entra's ``xms_edov`` (the address's domain owner verified it; Entra sends no email_verified).
-VERIFIED_CLAIMS = ("email_verified", "xms_edov")
+#: Microsoft Entra ID's issuers: its ``xms_edov`` claim ("the address's domain owner verified it";
+#: Entra sends no email_verified) counts on these alone
+ENTRA_ISSUERS = (
+    "login.microsoftonline.com",
+    "sts.windows.net",
+    "login.microsoftonline.us",
+    "login.partner.microsoftonline.cn",
+)
+
+
+def verified(claims: Mapping[str, object]) -> bool:
+    """Whether the provider vouches for the address: its ``email_verified`` when it sends one (an
+    explicit false stays false, whatever else it sends; Cognito sends the string "true"), else,
+    on Microsoft Entra ID alone, its ``xms_edov``."""
+    if "email_verified" in claims:
+        return claims["email_verified"] in (True, "true")
+    issuer = urlsplit(str(claims.get("iss") or "")).hostname or ""
+    return issuer in ENTRA_ISSUERS and claims.get("xms_edov") in (True, "true", 1, "1")
 
 
 def vouched_address(claims: Mapping[str, object]) -> tuple[str, str]:
     """The identity a sign-in's claims give, as the roles compare it
     (:func:`~rankviz.io.access.mail_address`), and "", or "" and why they give none: no address;
-    an address the provider does not say it verified (on Microsoft Entra, Keycloak, Okta or GitLab
-    anyone may type another's address into a profile); or something that is not one address (a
-    list, two ``@``, a KELVIN SIGN that would read as a k)."""
+    an address the provider does not say it verified (:func:`verified`: on Microsoft Entra,
+    Keycloak, Okta or GitLab anyone may type another's address into a profile); something that
+    is not one address (a list, two ``@``, a KELVIN SIGN that would read as a k); or an address
+    whose name or domain mixes scripts (a Cyrillic ``о`` in a Latin name reads as another's)."""
     if not claims.get("email"):
         return "", (
             "Your sign-in gave no e-mail address, which this server's roles are written in: ask "
             "its administrator to request the email scope from the provider."
         )
-    # Cognito sends the string "true"
-    if not any(claims.get(claim) in (True, "true") for claim in VERIFIED_CLAIMS):
+    if not verified(claims):
         return "", (
             "Your provider did not say it verified your e-mail address (its email_verified claim "
             "is not true), so this server cannot know the address is yours: verify it with the "
             "provider, or ask this server's administrator which claim to use (docs/team-server.md)."
         )
     try:
-        return mail_address(claims.get("email")), ""
+        address = mail_address(claims.get("email"))
     except ValueError as exc:
         return "", f"Your sign-in's e-mail address cannot be used here: {exc}."
+    mixed = mixed_scripts(address)
+    if mixed:
+        return "", (
+            f"Your sign-in's e-mail address cannot be used here: its {mixed} mixes letters of "
+            "several scripts, which would read as another person's address (Unicode's "
+            "mixed-script rule, UTS #39)."
+        )
+    return address, ""
+
+
+def mixed_scripts(address: str) -> str:
+    """The part of an address ("name", or "domain") whose letters come from more than one script
+    (UTS #39's mixed-script detection: each character's script extensions, Han with Hiragana and
+    Katakana as Japanese, with Hangul as Korean, with Bopomofo as Chinese; Common and Inherited
+    characters belong to every script), "" for none. An internationalised domain is read in the
+    letters its ``xn--`` labels stand for, a label at a time."""
+    local, _, domain = address.rpartition("@")
+    if not _one_script(local):
+        return "name"
+    for label in domain.split("."):
+        if label.startswith("xn--"):
+            try:
+                label = label[4:].encode("ascii").decode("punycode")
+            except (UnicodeError, ValueError):
+                return "domain"
+        if not _one_script(label):
+            return "domain"
+    return ""
+
+
+#: UTS #39's augmented script sets: a Japanese, Korean or Chinese name mixes these by right
+_AUGMENTED = {
+    "Hani": {"Hani", "Hanb", "Jpan", "Kore"},
+    "Hira": {"Hira", "Jpan"},
+    "Kana": {"Kana", "Jpan"},
+    "Hang": {"Hang", "Kore"},
+    "Bopo": {"Bopo", "Hanb"},
+}
+
+
+def _one_script(text: str) -> bool:
+    """Whether one script can write every character of ``text`` (its resolved script set is not
+    empty)."""
+    from fontTools import unicodedata as scripts
+
+    resolved: set[str] | None = None  # None: every script
+    for char in text:
+        found = set(scripts.script_extension(char)) - {"Zyyy", "Zinh"}  # Common, Inherited
+        if not found:
+            continue
+        augmented = set().union(*(_AUGMENTED.get(code, {code}) for code in found))
+        resolved = augmented if resolved is None else resolved & augmented
+        if not resolved:
+            return False
+    return True
 
 
 def loopback(address: str) -> bool:

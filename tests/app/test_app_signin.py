@@ -246,3 +246,24 @@ def test_an_owner_imports_a_qrels_file_and_a_judge_is_not_offered_it(team) -> No
     )
     assert {e.by for e in store.history("1") if e.kind == "undo"} == {"olga@example.org"}
     assert not [b for b in owner.button if b.label.startswith("Undo the import")]
+
+
+def test_a_collection_whose_settings_do_not_parse_is_not_available_and_the_log_says_why(
+    team, tmp_path, monkeypatch, caplog
+) -> None:
+    """Its name and the parse error were shown to every signed-in person: the page now says it is
+    not available (its [access] cannot be read, so nobody is known as its owner), and the
+    server's log gives the reason."""
+    broken = tmp_path / "broken"
+    shutil.copytree(CRANFIELD, broken, ignore=shutil.ignore_patterns("*.sqlite*"))
+    (broken / "collection.toml").write_text('name = "Broken\n[access]\nviewers = ["*"]\n')
+    monkeypatch.setattr(
+        "sys.argv", ["app.py", "--data", str(broken), "--data", str(team.parent.parent / "team")]
+    )
+    with caplog.at_level("WARNING", logger="rankviz.app"):
+        at = visit("ann@example.org", "overview", collection="broken")
+    assert not at.exception
+    errors = " ".join(said(at, "error"))
+    assert "The collection broken is not available." in errors
+    assert "TOML" not in errors and "collection.toml" not in errors and "Broken" not in errors
+    assert any("collection.toml" in r.getMessage() for r in caplog.records)

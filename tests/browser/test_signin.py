@@ -202,13 +202,29 @@ def test_a_judge_records_under_the_providers_identity_and_an_owner_locks(
             {"email": ["olga@example.org"], "email_verified": True},
             "not one address but a list",
         ),
+        (  # an explicit false stays false: xms_edov overrode it on every provider
+            "olga-edov",
+            {"email": "olga@example.org", "email_verified": False, "xms_edov": True},
+            "did not say it verified your e-mail address",
+        ),
+        (  # xms_edov is Microsoft Entra ID's: this provider is not Entra
+            "olga-edov-elsewhere",
+            {"email": "olga@example.org", "xms_edov": True},
+            "did not say it verified your e-mail address",
+        ),
+        (  # a Cyrillic o: read as the owner's address in the history and every "recorded by"
+            "cyrillic-olga",
+            {"email": "\u043elga@example.org", "email_verified": True},
+            "mixes letters of several scripts",
+        ),
     ],
 )
 def test_an_address_the_provider_did_not_vouch_for_gets_no_role(
     browser, team_server, provider, subject: str, claims: dict, told: str
 ) -> None:
-    """Signed in through the provider with the owner's address unverified, a KELVIN SIGN address
-    that lowers to kate's, or a list: the page says why, and shows no collection, no number and
+    """Signed in through the provider with the owner's address unverified (xms_edov beside an
+    explicit false, or from a provider that is not Entra), a KELVIN SIGN address that lowers to
+    kate's, a list, or the owner's address with a Cyrillic o: the page says why, and shows no collection, no number and
     no judging, on the sign-in's landing page and on a deep link alike."""
     url, record = team_server
 

@@ -80,3 +80,14 @@ def test_a_truncated_gzip_is_named_on_every_path_in(tmp_path, role: str) -> None
     done = run_cli(*argv)
     (line,) = done.stderr.splitlines()
     assert done.returncode == 2 and f"{cut}: cannot decompress" in line
+
+
+def test_an_app_of_a_folder_that_holds_no_collection_is_refused_before_it_serves(tmp_path) -> None:
+    """``rankviz app EMPTY_FOLDER`` started a server that served nothing."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    done = run_cli("app", str(empty))
+    (line,) = done.stderr.splitlines()
+    assert (
+        done.returncode == 2 and f"{empty}: holds no collection: a collection folder holds" in line
+    )

@@ -48,13 +48,7 @@ for name, folder in folders.items():
     try:
         runs[name] = list(inputs.collection(str(folder), folder_stamp(folder)).run_paths)
     except (RankvizError, OSError) as exc:
-        st.warning(
-            message(
-                "The collection {} cannot be opened: {}",
-                name,
-                served.served_text(said(exc), folder),
-            )
-        )
+        signin.cannot_open(name, folder, said(exc), say=st.warning)
 usable = [name for name, found in runs.items() if len(found) >= 2]
 if len(usable) < 2:
     st.info(
