@@ -176,7 +176,7 @@ def test_the_passes_are_taken_on_a_dask_cluster(tmp_path, monkeypatch) -> None:
         at = start("overview", collection="cranfield", runs="bm25,dense", measures="AP,nDCG@10")
         assert not at.exception, at.exception
         expected = rv.Study.open(
-            ROOT / "sample_data" / "cranfield", ["bm25", "dense"], options={"measures": ["AP"]}
+            ROOT / "sample_data" / "cranfield", ["bm25", "dense"], measures=["AP"]
         )
         means = at.dataframe[0].value
         for run in ("bm25", "dense"):

@@ -72,7 +72,7 @@ def test_trec_evals_spellings_read_as_the_printed_names(tmp_path: Path) -> None:
     ("arguments", "says"),
     [
         ([], "map_avgjg needs judgment groups (qid group docno rel"),
-        (["--judgment-groups", "QRELS_JG", "-m", "P_avgjg"], "P_avgjg needs a cutoff"),
+        (["--judgment-groups", "QRELS_JG", "-m", "P_avgjg.0"], "the cutoff must be at least 1"),
     ],
 )
 def test_a_measure_without_its_groups_or_parameter_is_refused_in_one_line(

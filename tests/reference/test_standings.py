@@ -198,7 +198,7 @@ def test_standings_tell_their_progress_in_resamples_and_say_an_early_stop() -> N
 
 
 def test_the_tie_report_tells_each_run_done() -> None:
-    study = rv.Study.open(SAMPLES / "cranfield", options={"measures": ["AP"]})
+    study = rv.Study.open(SAMPLES / "cranfield", measures=["AP"])
     told: list[int] = []
     study.tie_report(progress=told.append)
     assert told == [1] * len(study.run_names)

@@ -328,7 +328,7 @@ def test_the_names_file_the_docs_name_is_shipped_and_a_bad_one_is_one_line(
     ).read_text() == "collection\trun\tname\n" + NAMES
     folders = [str(path) for path in FOLDERS[:2]]
     for names, said in (
-        (tmp_path / "missing.tsv", "missing.tsv: No such file or directory"),
+        (tmp_path / "missing.tsv", "missing.tsv: file not found"),
         (tmp_path / "latin1.tsv", "latin1.tsv:2: not UTF-8 text (byte 0xe9)"),
     ):
         if names.name == "latin1.tsv":
