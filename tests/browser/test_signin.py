@@ -224,8 +224,9 @@ def test_an_address_the_provider_did_not_vouch_for_gets_no_role(
 ) -> None:
     """Signed in through the provider with the owner's address unverified (xms_edov beside an
     explicit false, or from a provider that is not Entra), a KELVIN SIGN address that lowers to
-    kate's, a list, or the owner's address with a Cyrillic o: the page says why, and shows no collection, no number and
-    no judging, on the sign-in's landing page and on a deep link alike."""
+    kate's, a list, or the owner's address with a Cyrillic o: the page says why, and shows no
+    collection, no number and no judging, on the sign-in's landing page and on a deep link
+    alike."""
     url, record = team_server
 
     def entries() -> list:
