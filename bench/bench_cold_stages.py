@@ -42,7 +42,7 @@ from rankviz.io.store import RunStore, _atomic_write
 
 folder, name = Path(sys.argv[1]), sys.argv[2]
 path = folder / "runs" / f"{name}.run"
-study = rv.Study.open(str(folder), [str(path)])
+study = rv.Study.open(rv.StudyRequest(str(folder), [str(path)]))
 study.qrels  # read before the clock starts: the server reads its qrels once for every run
 found = {}
 
@@ -75,7 +75,7 @@ timed("reference: the write kept in the page cache", lambda: _atomic_write(runs 
       write_kept))
 del table
 study = dataclasses.replace(study, runs_given={name: run}, sources=())
-timed("pass", lambda: study.run_pass(name, k=10, facts_k=TOP_K))
+timed("pass", lambda: study.ask(rv.RUN_PASS, name, k=10, facts_k=TOP_K))
 del run, study
 names = ["qid", "q0", "docid", "rank", "score", "tag"]
 timed("reference: pyarrow, every column", lambda: pacsv.read_csv(

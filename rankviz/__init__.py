@@ -4,7 +4,8 @@ import rankviz as rv
 ev = rv.evaluate("qrels.txt", ["bm25.run", "dense.run"], ["RR@10", "nDCG@10"], ties="expected")
 ev.means()                      # runs x measures
 rv.compare(ev, test="t").table  # significance of every run against the first
-rv.Study.open(rv.sample_path("cranfield")).tie_report()  # the reports the CLI and the app show
+study = rv.Study.open(rv.StudyRequest(rv.sample_path("cranfield")))
+study.ask(rv.TIE_REPORT)        # a question of the study: the reports the CLI and the app show
 """
 
 from typing import TYPE_CHECKING
@@ -36,10 +37,11 @@ if TYPE_CHECKING:  # what a type checker and an editor read; at run time, loaded
     from rankviz.settings.eval_settings import EvalSettings
     from rankviz.settings.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
     from rankviz.settings.significance_settings import TestSettings
-    from rankviz.study.front_door import open_study
+    from rankviz.study.questions import *  # noqa: F403
     from rankviz.study.request import StudyRequest
-    from rankviz.study.run_study import Study
-    from rankviz.study.scores_study import ScoresStudy
+    from rankviz.study.study import Study
+
+from rankviz.study import QUESTION_NAMES
 
 #: Each public name and the module it lives in: ``import rankviz`` loads none of them, so a command
 #: that needs only a few (``rankviz trec-eval``) never pays for pandas, scipy or the study.
@@ -79,18 +81,17 @@ _EXPORTS = {
     "MetricSettings": "rankviz.settings.report_settings",
     "TieReportSettings": "rankviz.settings.report_settings",
     "UnjudgedSettings": "rankviz.settings.report_settings",
-    "ScoresStudy": "rankviz.study.scores_study",
     "EvalSettings": "rankviz.settings.eval_settings",
     "TestSettings": "rankviz.settings.significance_settings",
-    "Study": "rankviz.study.run_study",
+    "Study": "rankviz.study.study",
     "StudyRequest": "rankviz.study.request",
-    "open_study": "rankviz.study.front_door",
+    **{name: "rankviz.study.questions" for name in QUESTION_NAMES},
     "compare": "rankviz.analyses.comparisons",
     "Comparison": "rankviz.analyses.comparisons",
 }
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     """A public name, its module imported on first use (PEP 562); the version read from the
     installed metadata on first use too (importlib.metadata costs a drop-in's start 40 ms)."""
     if name == "__version__":
@@ -111,7 +112,7 @@ def __getattr__(name: str):
 
 
 __all__ = [
-    "__version__",
+    "__version__",  # noqa: F405 (read from the metadata by __getattr__)
     "TIE_POLICIES",
     "Collection",
     "CollectionError",
@@ -130,7 +131,6 @@ __all__ = [
     "RankvizError",
     "Run",
     "RunSource",
-    "ScoresStudy",
     "Study",
     "StudyRequest",
     "TestSettings",
@@ -143,7 +143,6 @@ __all__ = [
     "evaluate_sources",
     "evaluate_tables",
     "open_collection",
-    "open_study",
     "parse",
     "qrels_from_dict",
     "qrels_from_frame",
@@ -155,4 +154,5 @@ __all__ = [
     "run_from_dict",
     "run_from_frame",
     "sample_path",
+    *QUESTION_NAMES,
 ]

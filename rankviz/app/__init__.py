@@ -11,7 +11,7 @@ serves, read;
 - :mod:`~rankviz.app.compute`: the study's calls, cached under one
 :class:`~rankviz.app.compute.Key`;
 - :mod:`~rankviz.app.context`: the :class:`~rankviz.app.context.Context` a page gets, which asks its
-  :class:`~rankviz.study.run_study.Study`;
+  :class:`~rankviz.study.study.Study`;
 - :mod:`~rankviz.app.frame`: the sidebar every page shares, which decides the context;
 - :mod:`~rankviz.app.meeting_panel`: the meeting's controls;
 - :mod:`~rankviz.app.pages`: the page registry.

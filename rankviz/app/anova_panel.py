@@ -10,7 +10,7 @@ from rankviz.app.context import Context
 from rankviz.app.text import md
 from rankviz.errors import RankvizError
 from rankviz.settings.numbers import p_text
-from rankviz.study import Measure
+from rankviz.study import ANOVA, Measure
 
 #: The table's headers in words (the frame keeps the API's names, which exports use).
 HEADERS = {
@@ -26,7 +26,7 @@ HEADERS = {
 def anova_panel(ctx: Context, measure: Measure, confidence_level: float) -> None:
     st.subheader("Two-way ANOVA (system x topic)")
     try:
-        result = ctx.ask("anova", measure, confidence_level=confidence_level, kept_on=measure)
+        result = ctx.ask(ANOVA, measure, confidence_level=confidence_level)
     except RankvizError as exc:  # fewer than two topics every run answers, or no residual
         st.caption(md(exc))
         return

@@ -7,14 +7,16 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from rankviz.app import pass_cache
 from rankviz.app.context import Context
+from rankviz.study import FROM_PASSES
 from rankviz.study.run_pass import RunPass
 
 
 def take_passes(ctx: Context) -> None:
     """Every selected run's pass (a few at a time), shown as it finishes; the bar and the table of
     the runs so far are gone when the page draws its own."""
-    if not ctx.passing():
+    if not pass_cache.passing(ctx):
         return
     bar = None
     table = None
@@ -27,12 +29,12 @@ def take_passes(ctx: Context) -> None:
 
     def arrived(name: str, found: RunPass) -> None:
         nonlocal table
-        means[name] = ctx.study([name]).from_passes([(name, found)]).means().iloc[0]
+        means[name] = ctx.study([name]).ask(FROM_PASSES, [(name, found)]).means().iloc[0]
         table = table or st.empty()
         show(table, pd.DataFrame(means).T.rename_axis("run"))
 
     try:
-        ctx.passes(progress=advance, arrived=arrived)
+        pass_cache.passes(ctx, progress=advance, arrived=arrived)
     finally:
         for shown in (bar, table):
             if shown is not None:

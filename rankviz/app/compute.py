@@ -1,4 +1,4 @@
-"""The app's computations: :class:`~rankviz.study.run_study.Study` calls, cached at the app's
+"""The app's computations: :class:`~rankviz.study.study.Study` calls, cached at the app's
 boundary.
 
 Each result is kept under a :class:`Key`, the content keys of its inputs and its settings as text.
@@ -14,19 +14,15 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import astuple, dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 import streamlit as st
 
 from rankviz.app.cache import SHARED, code_stamp, give_back, passes_store, shared
 from rankviz.app.lineage import Lineage, _revising
-from rankviz.study import Evaluation, Study
+from rankviz.study import CHANCE, CHANCE_REVISED, Evaluation, Study, Ties
 from rankviz.study.run_pass import RunPass
-from rankviz.study.run_study import Ties
-
-if TYPE_CHECKING:
-    pass
 
 
 @dataclass(frozen=True)
@@ -75,17 +71,17 @@ def evaluation(
     chance: bool = False,
 ) -> Evaluation:
     """:meth:`Study.evaluation` of ``names`` (under ``ties``, else the study's policy), or with
-    ``chance`` :meth:`Study.chance` (each run's values were its documents of each query in a random
-    order), which ``key`` describes in full; under the meeting's qrels revised for the queries a
-    judgment changed (``lineage``)."""
+    ``chance`` their chance level (:data:`~rankviz.study.chance_levels.CHANCE`: each run's values
+    were its documents of each query in a random order), which ``key`` describes in full; under
+    the meeting's qrels revised for the queries a judgment changed (``lineage``)."""
     kind = "chance" if chance else "evaluation"
 
     def build() -> Evaluation:
-        return study.chance(names) if chance else study.evaluation(names, ties=ties)
+        return study.ask(CHANCE, names) if chance else study.evaluation(names, ties=ties)
 
     def revise(old: Evaluation, queries: set[str]) -> Evaluation | None:
         if chance:
-            return study.chance_revised(old, queries, names)
+            return study.ask(CHANCE_REVISED, old, queries, names)
         return study.revised(old, queries, names, ties)
 
     if not key.shared:
@@ -95,12 +91,13 @@ def evaluation(
     return SHARED.get(full, _revising(full, what, lineage, build, revise))
 
 
-def overlap(key: tuple, build: Callable[[], pd.Series]) -> pd.Series:
-    """Rank-biased overlap of two runs' rankings of every query; ``key``: the two runs' keys, the
-    key of what decides their order, and the policy (a judgment that only re-grades keeps it)."""
+def on_order(kind: str, key: tuple, build: Callable[[], Any]) -> Any:
+    """An answer about the runs' order alone (rank-biased overlap); ``key``: the runs' keys, the
+    key of what decides their order, the policy and the question's arguments (a judgment that
+    only re-grades keeps it)."""
     if not shared(*key[0], key[1]):
-        return _session_result("rbo", key, _build=build)
-    return SHARED.get(("rbo", key), build)
+        return _session_result(kind, key, _build=build)
+    return SHARED.get((kind, key), build)
 
 
 # --- one pass per run

@@ -1,103 +1,60 @@
 """What the frame decided (:class:`Context`) and how a page gets its numbers from it.
 
-A page asks the context, the context asks its :class:`~rankviz.study.run_study.Study` through the
+A page asks the context, the context asks its :class:`~rankviz.study.study.Study` through the
 app's caches (:mod:`rankviz.app.compute`): the same study the command line opens, with the app's
-cached ranking tables as its orderer.
+cached ranking tables as its orderer. A page asks a question with its entry
+(``ctx.ask(TIE_REPORT, ...)``, :data:`rankviz.study.questions.QUESTIONS`), and the answer is kept
+under what the entry says it follows; the few answers kept under keys of their own are in
+:mod:`rankviz.app.answers`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import re
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ParamSpec, Self, TypeVar
 
 import pandas as pd
 
-from rankviz.app import compute
-from rankviz.app.answers import Answers
-from rankviz.app.compute import Key, settings_text
-from rankviz.app.lineage import Lineage, orderer
-from rankviz.app.pass_cache import Passes
-from rankviz.app.record_in_force import Meeting
-from rankviz.app.state import UrlState
-from rankviz.settings.eval_settings import EvalSettings
-from rankviz.settings.significance_settings import TestSettings
-from rankviz.settings.tie_policy import EXPECTED, TiePolicy
-from rankviz.study import Collection, Evaluation, Measure, Qrels, Reading, Study, StudyRequest
-from rankviz.study.reading import FILES
-from rankviz.study.run_study import Ties
-from rankviz.study.served import served_text
+from rankviz.app import compute, pass_cache
+from rankviz.app.frame_inputs import FrameInputs
+from rankviz.app.progressing import counted
+from rankviz.settings.tie_policy import EXPECTED
+from rankviz.study import Evaluation, Follows, Measure, Question, Ties
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def plain(value: Any) -> Any:
+    """A question's argument as a cache key: a measure by its name, settings by every field, a
+    sequence or mapping by its items, plain values as they are; anything else is refused (a key
+    must say what a value holds, never where it lives)."""
+    if isinstance(value, Measure):
+        return ("measure", str(value))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return (type(value).__name__, repr(value))
+    if isinstance(value, (list, tuple)):
+        return tuple(plain(v) for v in value)
+    if isinstance(value, dict):
+        return tuple(sorted((str(k), plain(v)) for k, v in value.items()))
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    raise TypeError(f"no cache key for a {type(value).__name__}")
 
 
 @dataclass
-class Context(Answers, Passes):
-    """What the frame decided and the study it opened: the selected runs and measures of it, the
-    cache keys of what it holds; and how to get values."""
+class Context(FrameInputs):
+    """What the frame decided, and its numbers: the evaluation of the selected runs, their chance
+    level, and any question of the study, each kept in the app's caches."""
 
-    opened: Study  # the study the frame opened (every run; a ScoresStudy for scores alone)
-    qrels_key: str
-    run_keys: dict[str, str]
-    selected: list[str]
-    # as written in the frame ("MRR@K", "nDCG@10"): stable when K or rel change
-    measure_names: list[str]
-    measures: list[Measure]
-    k: int
-    url: UrlState
-    collection: Collection  # the collection served
-    settings: EvalSettings  # the conventions in force, as the study decided them
-    request: StudyRequest | None = None  # what it was opened from (None: a ScoresStudy's frame)
-    reading: Reading = FILES  # how it read its files (the app's caches)
-    queries: dict[str, str] = field(default_factory=dict)
-    grouping: str = ""  # the key of the groups and weights in force
-    # one colour per run, the same on every page
-    colours: dict[str, str] = field(default_factory=dict)
-    present: bool = False  # projector mode
-    top: Any = None  # where the conventions' line goes (beside the qrels in force), else the page
-    meeting: Meeting | None = None  # the meeting's record (None: uploaded qrels are in force)
+    # (how many, of what): a progress bar for the next question asked (:meth:`counted`)
+    counting: tuple[int, str] | None = None
 
-    @property
-    def ranked(self) -> bool:
-        """Whether the runs' rankings are at hand (not for a collection of scores alone)."""
-        return self.opened.ranked
-
-    @property
-    def collection_name(self) -> str:
-        return self.collection.config.name
-
-    def measure(self, name: str) -> Measure:
-        """The frame's measure written ``name`` (one of :attr:`measure_names`)."""
-        return self.measures[self.measure_names.index(name)]
-
-    def study(self, names: list[str] | None = None, measures: list[Measure] | None = None) -> Study:
-        """The selected runs (or ``names``) and measures of the opened study, ordered by the app's
-        cache of ranking tables."""
-        narrowed = self.opened.only(names or self.selected, measures or self.measures)
-        if not self.ranked:
-            return narrowed
-        meeting = self.meeting
-        # the meeting's qrels re-grade it
-        base = (meeting.file_key, meeting.file_qrels) if meeting is not None else None
-        return narrowed.sharing(
-            orderer(self.run_keys, self.qrels_key, narrowed.qrels, base, self.lineage())
-        )
-
-    def key(
-        self,
-        names: list[str] | None = None,
-        measures: list[Measure] | None = None,
-        settings: Any = None,
-    ) -> Key:
-        """The cache key of a result about these runs, measures and settings (the frame's by
-        default)."""
-        runs = tuple(self.run_keys[n] for n in (names or self.selected))
-        return Key(
-            runs,
-            self.qrels_key,
-            tuple(m.key for m in measures or self.measures),
-            settings_text(settings or self.settings),
-            self.grouping,
-        )
+    def counted(self, total: int, what: str) -> Self:
+        """This context with a progress bar of ``total`` ``what`` drawn while its next question
+        is answered (a question whose function takes ``progress``)."""
+        return dataclasses.replace(self, counting=(total, what))
 
     def evaluation(
         self,
@@ -107,8 +64,8 @@ class Context(Answers, Passes):
     ) -> Evaluation:
         """The selected runs (or ``names``) under the frame's settings (``ties`` replaced)."""
         names = names or self.selected
-        if ties is None and measures is None and self.passing(names):
-            return self._assembled(names)
+        if ties is None and measures is None and pass_cache.passing(self, names):
+            return pass_cache.assembled(self, names)
         settings = self.settings.replace(ties=ties) if ties else self.settings
         return compute.evaluation(
             self.key(names, measures, settings),
@@ -120,11 +77,11 @@ class Context(Answers, Passes):
 
     def chance(self, names: list[str] | None = None) -> Evaluation:
         """The chance level of the selected runs (or ``names``): each run's value were its retrieved
-        documents of each query in a random order, exactly (see
-        :meth:`rankviz.study.run_study.Study.chance`)."""
+        documents of each query in a random order, exactly
+        (:data:`rankviz.study.chance_levels.CHANCE`)."""
         names = names or self.selected
-        if self.passing(names):
-            return self._assembled(names, chance=True)
+        if pass_cache.passing(self, names):
+            return pass_cache.assembled(self, names, chance=True)
         key = self.key(names, settings=self.settings.replace(ties=EXPECTED))
         return compute.evaluation(
             key, self.study(names), names, lineage=self.lineage(), chance=True
@@ -140,79 +97,36 @@ class Context(Answers, Passes):
     ) -> pd.DataFrame:
         return self.evaluation(names, ties).matrix(measure, complete=complete)
 
-    def order_key(self, ties: TiePolicy) -> str:
-        """The key of what decides the rankings' order under ``ties`` (not their grades): the qrels
-        file's while the meeting's judgments only re-grade its queries and the policy breaks ties
-        without grades, so results about order alone (rank-biased overlap) are not computed again
-        for every judgment."""
-        meeting = self.meeting
-        regraded = ties.regradable
-        if (
-            meeting is not None
-            and self.qrels_key == meeting.merged_key
-            and meeting.same_queries
-            and regraded
-        ):
-            return meeting.file_key
-        return self.qrels_key
+    def ask(self, question: Question[P, R], /, *args: P.args, **kwargs: P.kwargs) -> R:
+        """The answer to ``question`` (an entry of :data:`rankviz.study.questions.QUESTIONS`)
+        about the selected runs, given its arguments; a question that takes the evaluation is
+        given the frame's.
 
-    def lineage(self) -> Lineage | None:
-        """When the meeting's qrels are in force: the record they follow (a new judgment then
-        revises the newest results for the queries it judged instead of computing them all
-        again)."""
-        meeting = self.meeting
-        if (
-            meeting is None
-            or meeting.store is None
-            or meeting.merged is None
-            or self.qrels_key != meeting.merged_key
-        ):
-            return None
-        base = f"{meeting.file_key}+meeting:{meeting.path}:{meeting.identity}:{meeting.scale}"
-        return Lineage(base, meeting.version.judgments, meeting.store)
+        Kept under what the entry says the answer follows: the content keys of the runs, the
+        qrels, the measures and the settings in force; the values of its measure alone (and the
+        query groups in force), so a judgment that leaves them as they were costs nothing; or what
+        decides the runs' order; and under its arguments."""
+        study = self.study()
+        given: dict[str, Any] = dict(kwargs)
+        if question.takes_evaluation:
+            given.setdefault("evaluation", self.evaluation())
+        details: tuple = (plain(args), plain({k: v for k, v in given.items() if k != "evaluation"}))
+        counting = self.counting
 
-    def test_settings(self) -> TestSettings:
-        """The significance test in force: shared by the Overview marks, the Ties verdicts and the
-        Significance page."""
-        baseline = self.url.choice("baseline", self.selected, self.selected[0])
-        # the app's resampling is reproducible: seed 0 unless the URL says otherwise
-        defaults = {"seed": 0}
-        values = {
-            name: self.url.option(option, defaults.get(name))
-            for name, option in TestSettings.OPTIONS.items()
-        }
-        return TestSettings(**values, baseline=baseline)
+        def build() -> Any:
+            if counting is None:
+                return study.ask(question, *args, **given)
+            with counted(*counting) as progress:
+                told: dict[str, Any] = {**given, "progress": progress}
+                return study.ask(question, *args, **told)
 
-    def conventions(self) -> list[str]:
-        if not self.ranked:  # the scores' files (named as the collection names them)
-            folder = self.collection.path
-            return [served_text(line, folder) for line in self.study().conventions()]
-        return [
-            *self.settings.conventions(),
-            *self.collection.beside_said(),
-            *([self.meeting.in_force()] if self.meeting else []),
-        ]
-
-    def export_name(self, stem: str, extension: str) -> str:
-        """A download's file name, which says the qrels in force unless they are the collection's
-        file."""
-        mode = self.meeting.mode if self.meeting is not None else "file"
-        said = "" if mode == "file" else "_qrels-" + re.sub(r"[^A-Za-z0-9_-]+", "-", mode)
-        return f"{stem}{said}.{extension}"
-
-    def judged_by(self, qrels: Qrels, key: str) -> Context:
-        """This context with another source's judgments as its qrels (``key``: their content's), to
-        compare that source with the others under the frame's runs, measures and settings."""
-        opened = dataclasses.replace(self.opened, qrels=qrels, in_force=None)
-        return dataclasses.replace(self, opened=opened, qrels_key=key)
-
-    def with_qrels(self, mode: str) -> Context:
-        """This context with the qrels file (``file``) or the meeting's qrels (``meeting``) in
-        force, to show what the meeting's judgments change: the same request, opened again."""
-        meeting = self.meeting
-        if meeting is None or meeting.merged is None or self.request is None:
-            return self
-        request = dataclasses.replace(self.request, qrels_in_force=mode)
-        key = meeting.file_key if mode == "file" else meeting.merged_key
-        opened = Study.open(request, reading=self.reading)
-        return dataclasses.replace(self, opened=opened, request=request, qrels_key=key)
+        if question.follows is Follows.VALUES_OF_ITS_MEASURE:
+            values = self.matrix(args[0], complete=False)  # type: ignore[arg-type]
+            details = (*details, self.grouping)
+            return compute.on_values(question.name, values, details, _ask=build)
+        if question.follows is Follows.ORDER:
+            ties = self.settings.ties
+            runs = tuple(self.run_keys[n] for n in self.selected)
+            key = (runs, self.order_key(ties), ties, details)
+            return compute.on_order(question.name, key, build)
+        return compute.report(question.name, self.key(), details, build)

@@ -13,6 +13,7 @@ import streamlit as st
 
 from rankviz import plots
 from rankviz.app import (
+    answers,
     browser,
     conventions_line,
     drafts,
@@ -172,7 +173,7 @@ def frame(page: str = "") -> Context | None:
 def _checks_banner(ctx: Context, page: str) -> None:
     """What the checks found that changes a number: one short banner (the Overview lists every
     finding)."""
-    report = ctx.check()
+    report = answers.check(ctx)
     serious = report.at_least("warning")
     if not serious:
         return
@@ -236,7 +237,7 @@ def open_page(key: str) -> Context:
         take_passes(ctx)
         if ctx.ranked:  # scores alone: nothing the checks read
             _checks_banner(ctx, key)
-        thin = ctx.thinly_judged()
+        thin = answers.thinly_judged(ctx)
     # a run file that breaks the format: named with its line, never a traceback
     except RankvizError as exc:
         st.error(

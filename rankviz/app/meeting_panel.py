@@ -13,7 +13,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rankviz.app import browser, conflicts, drafts, recorder, typed_grades
+from rankviz.app import answers, browser, conflicts, drafts, recorder, typed_grades
 from rankviz.app.kept import generation, note_draft
 from rankviz.plots import export
 from rankviz.study.record import LIMITS, scale_text
@@ -177,7 +177,7 @@ def _report_button(ctx, box, baseline: str, run: str) -> None:
         return
     box.download_button(
         "Meeting report (HTML)",
-        lambda: export.meeting_html(ctx.meeting_report((baseline, run))),
+        lambda: export.meeting_html(answers.meeting_report(ctx, (baseline, run))),
         file_name="meeting-report.html",
         mime="text/html",
         help=f"one page to take away: {baseline} against {run}, the means under both qrels with "

@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from rankviz import plots
+from rankviz.app import answers
 from rankviz.app.context import Context
 from rankviz.app.text import md, message
 from rankviz.plots import export
@@ -77,7 +78,8 @@ def every_query(ctx: Context, pair: PairDeltas, overlap: pd.Series, label: str) 
     frame, baseline, run = pair.frame, pair.baseline, pair.run
     st.subheader("Every query")
     groups = ctx.study().group_of(frame.index)
-    bars = ctx.figure(
+    bars = answers.figure(
+        ctx,
         [baseline, run],
         ("delta bars", label, baseline, run),
         lambda: plots.delta_bars(frame, ctx.queries, label, baseline, run, groups=groups),
@@ -90,7 +92,8 @@ def every_query(ctx: Context, pair: PairDeltas, overlap: pd.Series, label: str) 
             pair.by_group(groups).style.format({"mean_delta": "{:+.4f}"}),
             width="stretch",
         )
-    scatter = ctx.figure(
+    scatter = answers.figure(
+        ctx,
         [baseline, run],
         ("baseline scatter", label, baseline, run),
         lambda: plots.baseline_scatter(frame, ctx.queries, label, baseline, run),

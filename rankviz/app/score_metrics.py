@@ -11,6 +11,7 @@ from rankviz import plots
 from rankviz.app.context import Context
 from rankviz.app.text import md
 from rankviz.settings.report_settings import POWER_TEST, MetricSettings
+from rankviz.study import VALUES_EVIDENCE
 
 POWER_TESTS = ["tukey", "bootstrap"]
 METHODS = ["Kendall's tau", "tau-AP"]
@@ -58,7 +59,7 @@ def scores_page(ctx: Context) -> None:
     left, right = st.columns(2)
     power_test = power_test_choice(ctx, right)
     method = agreement_choice(ctx, left)
-    evidence = ctx.ask("values_evidence", MetricSettings(k=ctx.k, test=power_test, seed=0))
+    evidence = ctx.ask(VALUES_EVIDENCE, MetricSettings(k=ctx.k, test=power_test, seed=0))
     st.subheader("Agreement between scores")
     agreement = evidence.kendall if method == "Kendall's tau" else evidence.tau_ap
     st.plotly_chart(

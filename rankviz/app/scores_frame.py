@@ -1,6 +1,6 @@
 """The frame of a collection of per-query scores alone (``scores.*`` or ``scores/``, no runs/): its
 runs and scores, how a query without a score counts, the groups; the study is a
-:class:`~rankviz.study.scores_study.ScoresStudy`, read once per content of the files.
+:class:`~rankviz.study.study.Study` of scores alone, read once per content of the files.
 
 The conventions of rankings (relevance threshold, gain, ties, depth) have nothing to act on, so the
 sidebar does not offer them; the pages that read rankings or qrels say so in one line
@@ -24,12 +24,12 @@ from rankviz.app.widgets import held, url_option
 from rankviz.errors import RankvizError
 from rankviz.settings import eval_settings as s
 from rankviz.settings import report_settings as r
-from rankviz.study import Collection, ScoresStudy, StudyRequest, open_study
+from rankviz.study import Collection, Study, StudyRequest
 
 
 def scores_study(
     collection: Collection, stamp: tuple, missing: str, aggregate: str, group_by: str | None
-) -> ScoresStudy:
+) -> Study:
     """The collection's scores as a study under ``missing``, ``aggregate`` and ``group_by`` (the
     settings that change its numbers), shared by every session while its files stay as they are
     (``stamp``: the folder's)."""
@@ -38,9 +38,9 @@ def scores_study(
         collection, options={"missing": missing, "group_by": group_by}, aggregate=aggregate
     )
 
-    def opened() -> ScoresStudy:
-        study = open_study(request)
-        assert isinstance(study, ScoresStudy), "a collection of scores alone opens a ScoresStudy"
+    def opened() -> Study:
+        study = Study.open(request)
+        assert not study.ranked, "a collection of scores alone opens a study of scores"
         return study
 
     return SHARED.get(key, opened)

@@ -1,6 +1,6 @@
 """How the app's studies read their files: the study's own road
 (:class:`~rankviz.study.reading.Reading`, handed to :meth:`Study.open
-<rankviz.study.run_study.Study.open>`), each read kept in the app's shared cache under keys of the
+<rankviz.study.study.Study.open>`), each read kept in the app's shared cache under keys of the
 files' content (their stamps, the record's content digest), so the study a page opens on every
 rerun reads nothing it read before. It decides nothing: which qrels are in force, the groups, the
 measures and the settings are the study's.

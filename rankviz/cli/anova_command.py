@@ -9,11 +9,12 @@ import argparse
 import math
 
 from rankviz.cli.flags import add, checked, conventions, inputs, scores
-from rankviz.cli.study_args import _evaluation, open_study
+from rankviz.cli.study_args import _evaluation, study_of_args
 from rankviz.cli.tables import footer, frame_table, frame_tsv
 from rankviz.errors import OptionError
 from rankviz.settings import significance_settings as t
 from rankviz.settings.numbers import to_json
+from rankviz.study import ANOVA
 
 
 def add_anova_command(commands) -> None:
@@ -49,13 +50,13 @@ def _margin(text: str) -> float:
 
 
 def anova_command(args: argparse.Namespace) -> str:
-    study = open_study(args)
+    study = study_of_args(args)
     if len(study.run_names) < 2:
         raise OptionError("anova needs two or more runs")
     evaluation = _evaluation(study, args)
     level = args.confidence_level or t.CONFIDENCE.default
     results = [
-        study.anova(m, confidence_level=level, evaluation=evaluation) for m in study.measures
+        study.ask(ANOVA, m, confidence_level=level, evaluation=evaluation) for m in study.measures
     ]
     needed = {
         r.measure: r.topics_for(args.target_moe) for r in results if args.target_moe is not None

@@ -24,8 +24,8 @@ from rankviz.cli.repro_command import repro_command
 from rankviz.cli.study_args import (
     _evaluation,
     counting_bar,
-    open_study,
     report_ignored,
+    study_of_args,
     test_settings,
     warn,
 )
@@ -34,7 +34,21 @@ from rankviz.errors import OptionError, install_hint
 from rankviz.settings.eval_settings import EvalSettings
 from rankviz.settings.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
 from rankviz.settings.significance_settings import TestSettings
-from rankviz.study import COLLECTION_FILES, TOP_K, ScoresStudy, holds_collection, served
+from rankviz.study import (
+    CHECK,
+    COLLECTION_FILES,
+    COMPARE,
+    INFER_TASK,
+    METRIC_REPORT,
+    PROTOCOL,
+    STANDINGS,
+    TIE_REPORT,
+    TOP_K,
+    UNJUDGED_REPORT,
+    VALUES_EVIDENCE,
+    holds_collection,
+    served,
+)
 
 if TYPE_CHECKING:
     from rankviz.study import Evaluation, Standings, Study
@@ -43,17 +57,17 @@ if TYPE_CHECKING:
 
 
 def check_command(args: argparse.Namespace) -> tuple[str, int]:
-    study = open_study(args)
-    report = study.check(args.k if args.k is not None else TOP_K)
+    study = study_of_args(args)
+    report = study.ask(CHECK, args.k if args.k is not None else TOP_K)
     return render_reports.checks(
         report, args.format, conventions=study.settings.conventions()
     ), report.status
 
 
 def evaluate_command(args: argparse.Namespace) -> str:
-    study = open_study(args)
+    study = study_of_args(args)
     if args.protocol:
-        return render_numbers.protocol(study.protocol(), args.format)
+        return render_numbers.protocol(study.ask(PROTOCOL), args.format)
     result = _evaluation(study, args)
     text = render_numbers.evaluation(result, args.format, per_query=args.per_query)
     if not args.ranks:
@@ -74,16 +88,16 @@ def evaluate_command(args: argparse.Namespace) -> str:
 def _standings(study: Study, tests: TestSettings, evaluation: Evaluation) -> Standings:
     """The standings, with a bar of the resamples on a terminal."""
     with counting_bar(tests.n_resamples * len(evaluation.measures), "resampling") as progress:
-        return study.standings(tests, evaluation=evaluation, progress=progress)
+        return study.ask(STANDINGS, tests, evaluation=evaluation, progress=progress)
 
 
 def compare_command(args: argparse.Namespace) -> str | tuple[str, int]:
-    study = open_study(args)
+    study = study_of_args(args)
     if len(study.run_names) < 2:
         raise OptionError("compare needs at least two runs")
     settings = test_settings(args, study)
     result = _evaluation(study, args)
-    comparison = study.compare(settings, evaluation=result)
+    comparison = study.ask(COMPARE, settings, evaluation=result)
     if args.detect is not None:
         comparison = comparison.with_queries_needed(result, args.detect)
     text = render_numbers.comparison(comparison, args.format, conventions=result.conventions())
@@ -147,17 +161,20 @@ def summary_command(args: argparse.Namespace) -> str | tuple[str, int]:
 
 
 def ties_command(args: argparse.Namespace) -> str:
-    study = open_study(args)
+    study = study_of_args(args)
     with counting_bar(len(study.run_names), "runs under every tie order") as progress:
-        report = study.tie_report(
-            test_settings(args, study), TieReportSettings.from_args(args), progress=progress
+        report = study.ask(
+            TIE_REPORT,
+            test_settings(args, study),
+            TieReportSettings.from_args(args),
+            progress=progress,
         )
     report_ignored(report.ignored_qids)
     return render_reports.ties(report, args.format)
 
 
 def metrics_report_command(args: argparse.Namespace) -> str:
-    study = open_study(args)
+    study = study_of_args(args)
     if len(study.run_names) < 2:
         raise OptionError("metrics-report compares measures on two or more runs")
     options = MetricSettings.from_args(args)
@@ -166,15 +183,19 @@ def metrics_report_command(args: argparse.Namespace) -> str:
         "graded": None if args.graded is None else args.graded == "yes",
         "stops_when_satisfied": None if args.stops is None else args.stops == "yes",
     }
-    if isinstance(study, ScoresStudy):  # values alone: no task, no rankings to weigh
-        return render_reports.metric_report(study.values_evidence(options), args.format)
-    report = study.metric_report(options, task=study.infer_task(options.k).answered(**answers))
+    if not study.ranked:  # values alone: no task, no rankings to weigh
+        return render_reports.metric_report(study.ask(VALUES_EVIDENCE, options), args.format)
+    report = study.ask(
+        METRIC_REPORT, options, task=study.ask(INFER_TASK, options.k).answered(**answers)
+    )
     return render_reports.metric_report(report, args.format)
 
 
 def unjudged_command(args: argparse.Namespace) -> str:
-    study = open_study(args)
-    report = study.unjudged_report(test_settings(args, study), UnjudgedSettings.from_args(args))
+    study = study_of_args(args)
+    report = study.ask(
+        UNJUDGED_REPORT, test_settings(args, study), UnjudgedSettings.from_args(args)
+    )
     report_ignored(report.evaluations["nonrelevant"].ignored)
     for line in report.warnings():
         warn(line)

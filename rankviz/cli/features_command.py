@@ -8,12 +8,13 @@ from __future__ import annotations
 import argparse
 
 from rankviz.cli.flags import add, checked, conventions, inputs, scores
-from rankviz.cli.study_args import _evaluation, open_study
+from rankviz.cli.study_args import _evaluation, study_of_args
 from rankviz.cli.tables import footer, frame_table, frame_tsv
 from rankviz.errors import OptionError
 from rankviz.settings import report_settings as r
 from rankviz.settings import significance_settings as t
 from rankviz.settings.numbers import to_json
+from rankviz.study import FEATURE_REPORT
 
 
 def add_features_command(commands) -> None:
@@ -46,7 +47,7 @@ def add_features_command(commands) -> None:
 
 
 def features_command(args: argparse.Namespace) -> str:
-    study = open_study(args)
+    study = study_of_args(args)
     names = study.run_names
     run = args.run or (names[0] if args.values or len(names) < 2 else names[1])
     baseline = None if args.values else (args.baseline or names[0])
@@ -55,7 +56,8 @@ def features_command(args: argparse.Namespace) -> str:
     if args.bins < 2:
         raise OptionError(f"--bins must be 2 or more, not {args.bins}")
     evaluation = _evaluation(study, args)
-    report = study.feature_report(
+    report = study.ask(
+        FEATURE_REPORT,
         study.measures[0],
         run,
         baseline,

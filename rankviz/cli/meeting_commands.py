@@ -6,10 +6,10 @@ import argparse
 from pathlib import Path
 
 from rankviz.cli import tables
-from rankviz.cli.study_args import open_study, test_settings, warn
+from rankviz.cli.study_args import study_of_args, test_settings, warn
 from rankviz.errors import OptionError
 from rankviz.settings.numbers import to_json
-from rankviz.study import MeetingStore, record
+from rankviz.study import MEETING_REPORT, MeetingStore, record
 
 
 def judgments_command(args: argparse.Namespace) -> str:
@@ -73,14 +73,17 @@ def report_command(args: argparse.Namespace) -> str:
     """``report``: what the meeting decided, as one HTML page (or JSON)."""
     from rankviz.plots import export
 
-    meeting = open_study(args)
+    meeting = study_of_args(args)
     if meeting.record is None:
         raise OptionError(
             "report needs the meeting's record: a collection folder, or --judgments DB"
         )
     plain = argparse.Namespace(**{**vars(args), "judgments": None, "qrels_in_force": None})
-    report = meeting.meeting_report(
-        meeting.record, file_study=open_study(plain, quiet=True), test=test_settings(args, meeting)
+    report = meeting.ask(
+        MEETING_REPORT,
+        meeting.record,
+        file_study=study_of_args(plain, quiet=True),
+        test=test_settings(args, meeting),
     )
     text = export.meeting_html(report) if args.format == "html" else to_json(report.to_dict())
     if args.output is None:

@@ -12,7 +12,7 @@ from rankviz.cli.study_args import warn
 from rankviz.cli.tables import footer, frame_table, frame_tsv
 from rankviz.errors import OptionError
 from rankviz.settings.numbers import to_json
-from rankviz.study import Study
+from rankviz.study import REPRODUCTION, Study, StudyRequest
 
 
 def add_repro_command(commands) -> None:
@@ -71,7 +71,7 @@ def _declared(args: argparse.Namespace) -> tuple[list[str], list[str]]:
         return args.original, args.reproduced
     if args.original is not None or args.reproduced is not None:
         raise OptionError("give both --original and --reproduced, or neither")
-    collection = Study.open(args.qrels, measures=args.measures).collection
+    collection = Study.open(StudyRequest(args.qrels, measures=args.measures)).collection
     declared = collection.config.reproduction if collection is not None else None
     if declared is None:
         raise OptionError(
@@ -86,14 +86,14 @@ def repro_command(args: argparse.Namespace) -> str:
     original, reproduced = _declared(args)
     if len(original) != len(reproduced) or len(original) > 2:
         raise OptionError("--original and --reproduced take the same runs: BASELINE [ADVANCED]")
-    study = Study.open(args.qrels, [*original, *reproduced], measures=args.measures)
+    study = Study.open(StudyRequest(args.qrels, [*original, *reproduced], measures=args.measures))
     for line in study.notes:
         warn(line)
     names = study.run_names
     if len(set(names)) < len(names):
         raise OptionError(f"two of the runs are named alike ({', '.join(names)}): rename a file")
     half = len(original)
-    result = study.reproduction(names[:half], names[half:], depth=args.depth, rbo_p=args.rbo_p)
+    result = study.ask(REPRODUCTION, names[:half], names[half:], depth=args.depth, rbo_p=args.rbo_p)
     if args.format == "json":
         return to_json(result.to_dict())
     frames = result.to_frames()

@@ -9,17 +9,19 @@ from collections.abc import Mapping
 
 from rankviz.settings.engine_settings import EngineSettings
 from rankviz.settings.significance_settings import TestSettings
-from rankviz.study import TOP_K, Evaluation, Study, StudyRequest, front_door
+from rankviz.study import BYTES_TO_READ, CHECK, TOP_K, Evaluation, Study, StudyRequest
 
 
 def warn(message: str) -> None:
     print(f"rankviz: {message}", file=sys.stderr)
 
 
-def open_study(args: argparse.Namespace, *, quiet: bool = False) -> Study:
-    """The study the shared arguments name (a collection folder supplies defaults); what opening
-    found worth saying goes to stderr (unless ``quiet``)."""
-    study = front_door.open_study(StudyRequest.from_args(args))
+def study_of_args(args: argparse.Namespace, *, quiet: bool = False) -> Study:
+    """The study a command's arguments name (:meth:`StudyRequest.from_args
+    <rankviz.study.request.StudyRequest.from_args>`, opened by :meth:`Study.open
+    <rankviz.study.study.Study.open>`); what opening found worth saying goes to stderr (unless
+    ``quiet``)."""
+    study = Study.open(StudyRequest.from_args(args))
     for line in () if quiet else study.notes:
         warn(line)
     return study
@@ -33,7 +35,7 @@ def progress_bar(study: Study):
         return
     from tqdm import tqdm
 
-    total = study.bytes_to_read()
+    total = study.ask(BYTES_TO_READ)
     with tqdm(
         total=total or None,
         unit="B",
@@ -98,5 +100,5 @@ def checked(study: Study, args: argparse.Namespace, evaluation: Evaluation) -> N
     before any number is printed (unless ``--no-check``)."""
     if args.no_check or not study.ranked:  # scores alone: nothing the checks read
         return
-    for finding in study.check(TOP_K, evaluation=evaluation).at_least("warning"):
+    for finding in study.ask(CHECK, TOP_K, evaluation=evaluation).at_least("warning"):
         warn(finding.line())

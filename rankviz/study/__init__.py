@@ -1,9 +1,10 @@
 """The study: the orchestration every front end shares (opening the inputs, the qrels in force,
 the reports and questions), and its public face: what a front end names comes from here.
 
-:class:`Study` (runs and qrels) and :class:`ScoresStudy` (per-query scores), the request they open
-from and the door (:class:`StudyRequest`, :func:`open_study`, :class:`Reading`); the types a study
-is opened from and hands out (qrels, runs, measures, a collection, the meeting's record, an
+:class:`Study` (of runs and qrels, or of per-query scores alone), the request it opens from
+(:class:`StudyRequest`, :class:`Reading`), the questions it answers (the entries of
+:data:`QUESTIONS`, asked with ``study.ask(TIE_REPORT, ...)``); the types a study is opened from and
+hands out (qrels, runs, measures, a collection, the meeting's record, an
 evaluation, each report) and the thresholds its reports are read with. Each name is loaded on
 first use (PEP 562), so a module of this folder imports without the rest and a front end's import
 costs nothing until the name is used.
@@ -48,20 +49,36 @@ if TYPE_CHECKING:
     from rankviz.measures import Measure
     from rankviz.measures.score import Score
     from rankviz.ranking.ranking_table import RankingTable
-    from rankviz.study.front_door import open_study
+    from rankviz.study.check_questions import judged_share_measures
+    from rankviz.study.question import Follows, Question, Reads
+    from rankviz.study.questions import *  # noqa: F403
     from rankviz.study.reading import Reading
     from rankviz.study.request import StudyRequest
-    from rankviz.study.run_study import Study
-    from rankviz.study.scores_study import ScoresStudy
+    from rankviz.study.study import Study, Ties
+
+#: The names of the questions' table (:mod:`rankviz.study.questions`), which ``rankviz`` names too.
+QUESTION_NAMES = (
+    *("ALIGNED", "ANOVA", "BEATS", "BEST_PER_MEASURE", "BYTES_TO_READ", "CHANCE"),
+    *("CHANCE_REVISED", "CHECK", "COMPARE", "EFFECT_SIZES", "FACTS", "FEATURE_REPORT"),
+    *("FROM_PASSES", "INFER_TASK", "MEETING_REPORT", "METRIC_REPORT", "OVERLAP", "PAIR"),
+    *("PAIRED_TESTS", "PAIRED_TESTS_BY_GROUP", "PRECISION_RECALL", "PROTOCOL"),
+    *("QUERIES_NEEDED", "QUERY_FEATURES", "RANK_REPORT", "REPRODUCTION", "RUN_HEADERS"),
+    *("RUN_PASS", "STANDINGS", "THINLY_JUDGED", "THINLY_JUDGED_IN", "TIE_REPORT"),
+    *("UNJUDGED_REPORT", "VALUES_EVIDENCE", "VERDICT_MARKS", "QUESTIONS"),
+)
 
 #: Each name of the face and the module that defines it.
 _FACE = {
-    # the studies and how they open
-    "open_study": "rankviz.study.front_door",
+    # the study, how it opens and the questions it answers
     "Reading": "rankviz.study.reading",
     "StudyRequest": "rankviz.study.request",
-    "Study": "rankviz.study.run_study",
-    "ScoresStudy": "rankviz.study.scores_study",
+    "Study": "rankviz.study.study",
+    "Ties": "rankviz.study.study",
+    **{name: "rankviz.study.questions" for name in QUESTION_NAMES},
+    "Follows": "rankviz.study.question",
+    "Question": "rankviz.study.question",
+    "Reads": "rankviz.study.question",
+    "judged_share_measures": "rankviz.study.check_questions",
     # what a study is opened from and reads
     "Access": "rankviz.io.access",
     "Role": "rankviz.io.access",
@@ -109,7 +126,7 @@ _FACE = {
 }
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     """A name of the face, its module imported on first use (PEP 562)."""
     module = _FACE.get(name)
     if module is None:
@@ -155,7 +172,6 @@ __all__ = [
     "Scale",
     "Score",
     "ScoreRules",
-    "ScoresStudy",
     "Standings",
     "Study",
     "StudyRequest",
@@ -163,8 +179,13 @@ __all__ = [
     "TOP_K",
     "Task",
     "TieReport",
+    "Ties",
     "UnjudgedReport",
     "ValuesEvidence",
     "holds_collection",
-    "open_study",
+    *QUESTION_NAMES,
+    "Follows",
+    "Question",
+    "Reads",
+    "judged_share_measures",
 ]

@@ -3,7 +3,7 @@
 A collection offers its qrels file (``file``), the file with the meeting's judgments in force
 (``meeting``, latest wins), another of its sources alone (``NAME``: ``qrels.NAME.txt``) or the file
 with its holes filled by one (``file+NAME``, the file wins where both judge). :meth:`Study.open
-<rankviz.study.run_study.Study.open>` puts one in force for the command line (``--qrels``) and the
+<rankviz.study.study.Study.open>` puts one in force for the command line (``--qrels``) and the
 API; the app asks the same functions through its caches (``qrels=`` in its links). :func:`sentence`
 is what every front end says about it.
 """

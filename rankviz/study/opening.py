@@ -1,6 +1,6 @@
 """What a study of files opens: the qrels in force, the runs, the measures and the settings.
 
-:meth:`Study.open <rankviz.study.run_study.Study.open>` hands its request here; a collection
+:meth:`Study.open <rankviz.study.study.Study.open>` hands its request here; a collection
 folder's conventions, measures, groups and weights are its defaults (:func:`collection_settings`,
 which the app's sidebar starts from too) and the options given win over them.
 """
@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from rankviz.errors import MeasureError, OptionError
 from rankviz.evaluation.aggregate import aggregate_option
 from rankviz.evaluation.evaluate import as_measures, collection_measures
 from rankviz.evaluation.pieces import RunSource
+from rankviz.evaluation.result import Evaluation
 from rankviz.io.collection import Collection, open_collection
 from rankviz.io.grades import Scale, grade_scale
 from rankviz.io.groups import QueryGroups, read_groups
@@ -30,9 +30,6 @@ from rankviz.study.in_force import FILE, MEETING, InForce, decide
 from rankviz.study.reading import FILES, Reading
 from rankviz.study.request import StudyRequest
 
-if TYPE_CHECKING:
-    pass
-
 
 def collection_settings(collection: Collection | None) -> EvalSettings:
     """The settings a collection's conventions start from (``rel`` and ``gmax`` of its
@@ -44,8 +41,8 @@ def collection_settings(collection: Collection | None) -> EvalSettings:
 
 @dataclass(frozen=True)
 class Opened:
-    """The inputs of a study, read and decided (the fields :class:`~rankviz.study.run_study.Study`
-    takes)."""
+    """The inputs of a study, read and decided (the fields :class:`~rankviz.study.study.Study`
+    takes but its orderer)."""
 
     qrels: Qrels
     measures: tuple[Measure, ...]
@@ -57,7 +54,8 @@ class Opened:
     sources: tuple[RunSource, ...]
     notes: tuple[str, ...]
     record: MeetingStore | None
-    in_force: InForce
+    in_force: InForce | None
+    scored: Evaluation | None = None  # per-query scores alone: the study's numbers
 
 
 @dataclass(frozen=True)
@@ -81,11 +79,8 @@ def _given(request: StudyRequest, reading: Reading) -> _Given:
     else:
         collection = qrels if isinstance(qrels, Collection) else _collection_at(qrels)
         own = collection  # its groups, weights and record are these qrels'
-    if collection is not None and collection.scores_only:
-        raise OptionError(
-            f"{collection.path} holds per-query scores only (no runs/): open it with "
-            "rankviz.ScoresStudy.of_collection"
-        )
+    if collection is not None and collection.scores_only:  # qrels given for a folder of scores
+        raise OptionError(f"{collection.path} holds per-query scores only (no runs/, no qrels)")
     if isinstance(qrels, Qrels):
         read = qrels
     elif isinstance(qrels, Collection) or collection is not None:

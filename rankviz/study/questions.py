@@ -1,215 +1,133 @@
-"""What the pages (and scripts) ask of a study's numbers: two runs query by query, one query's two
-rankings, the paired tests of one measure and what follows from them.
+"""The study's questions, as one table: every question a front end asks of a
+:class:`~rankviz.study.study.Study` is an entry here (:class:`~rankviz.study.question.Question`),
+its plain function kept beside the analysis it fronts, as scipy.stats keeps its functions.
 
-:class:`Questions` is mixed into :class:`~rankviz.study.run_study.Study` beside its reports; the
-app's ``Context`` keeps each answer in its caches, so a page asks, caches nothing itself and
-renders.
+Ask with the entry: ``study.ask(TIE_REPORT, test)``, or in the app ``ctx.ask(TIE_REPORT, test)``,
+which keys its cache on what the entry says the answer follows. A new report is an analysis
+(:mod:`rankviz.analyses`), its function and entry in a module of this folder, a line here, a page
+and a renderer (docs/architecture.md).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from rankviz.study.chance_levels import CHANCE, CHANCE_REVISED
+from rankviz.study.check_questions import (
+    CHECK,
+    FACTS,
+    THINLY_JUDGED,
+    THINLY_JUDGED_IN,
+    judged_share_measures,
+)
+from rankviz.study.feature_reports import FEATURE_REPORT, QUERY_FEATURES
+from rankviz.study.meeting_questions import MEETING_REPORT
+from rankviz.study.passes import FROM_PASSES, RUN_PASS
+from rankviz.study.question import Follows, Question, Reads
+from rankviz.study.ranking_reports import (
+    ALIGNED,
+    INFER_TASK,
+    METRIC_REPORT,
+    OVERLAP,
+    PRECISION_RECALL,
+    PROTOCOL,
+    RANK_REPORT,
+    TIE_REPORT,
+    UNJUDGED_REPORT,
+)
+from rankviz.study.repro_reports import REPRODUCTION
+from rankviz.study.run_files import BYTES_TO_READ, RUN_HEADERS
+from rankviz.study.value_questions import (
+    ANOVA,
+    BEATS,
+    BEST_PER_MEASURE,
+    COMPARE,
+    EFFECT_SIZES,
+    PAIR,
+    PAIRED_TESTS,
+    PAIRED_TESTS_BY_GROUP,
+    QUERIES_NEEDED,
+    STANDINGS,
+    VALUES_EVIDENCE,
+    VERDICT_MARKS,
+)
 
-from rankviz.evaluation.result import Evaluation
-from rankviz.measures import Measure
-from rankviz.settings.significance_settings import TestSettings
-from rankviz.study.capability import needs_rankings
-from rankviz.study.reports import Asked
+#: Every question of a study: each entry is named as its function, in capitals.
+QUESTIONS: tuple[Question, ...] = (
+    ALIGNED,
+    ANOVA,
+    BEATS,
+    BEST_PER_MEASURE,
+    BYTES_TO_READ,
+    CHANCE,
+    CHANCE_REVISED,
+    CHECK,
+    COMPARE,
+    EFFECT_SIZES,
+    FACTS,
+    FEATURE_REPORT,
+    FROM_PASSES,
+    INFER_TASK,
+    MEETING_REPORT,
+    METRIC_REPORT,
+    OVERLAP,
+    PAIR,
+    PAIRED_TESTS,
+    PAIRED_TESTS_BY_GROUP,
+    PRECISION_RECALL,
+    PROTOCOL,
+    QUERIES_NEEDED,
+    QUERY_FEATURES,
+    RANK_REPORT,
+    REPRODUCTION,
+    RUN_HEADERS,
+    RUN_PASS,
+    STANDINGS,
+    THINLY_JUDGED,
+    THINLY_JUDGED_IN,
+    TIE_REPORT,
+    UNJUDGED_REPORT,
+    VALUES_EVIDENCE,
+    VERDICT_MARKS,
+)
 
-if TYPE_CHECKING:
-    import pandas as pd
-
-    from rankviz.analyses.anova import TwoWayAnova
-    from rankviz.analyses.deltas import PairDeltas
-    from rankviz.analyses.precision_recall import PrecisionRecall
-
-
-def lower_is_better(measures: Iterable[Measure]) -> frozenset[str]:
-    """The names of the measures where less is better (their verdicts read a negative delta as
-    better)."""
-    return frozenset(str(m) for m in measures if not m.higher_is_better)
-
-
-class Questions:
-    """The questions of the pages (mixed into :class:`~rankviz.study.run_study.Study`)."""
-
-    def pair(
-        self: Asked,
-        measure: Measure,
-        baseline: str,
-        run: str,
-        *,
-        evaluation: Evaluation | None = None,
-    ) -> PairDeltas:
-        """``run`` against ``baseline`` on ``measure``, query by query (from ``evaluation`` when
-        given: the numbers already shown)."""
-        from rankviz.analyses.deltas import PairDeltas, deltas
-
-        found = evaluation or self.evaluation()
-        return PairDeltas(deltas(found.matrix(measure), baseline, run), baseline, run)
-
-    @needs_rankings
-    def aligned(self: Asked, baseline: str, run: str, qid: str, depth: int) -> pd.DataFrame:
-        """One query's two rankings side by side, to ``depth``
-        (:func:`rankviz.analyses.query_view.aligned`)."""
-        from rankviz.analyses.query_view import aligned
-
-        tables = self.tables([baseline, run])
-        return aligned(tables[baseline], tables[run], qid, depth)
-
-    @needs_rankings
-    def overlap(self: Asked, baseline: str, run: str) -> pd.Series:
-        """Rank-biased overlap of two runs' rankings of every query, under the study's policy."""
-        from rankviz.analyses.query_view import rank_biased_overlap
-
-        tables = self.tables([baseline, run])
-        return rank_biased_overlap(tables[baseline], tables[run])
-
-    def paired_tests(
-        self: Asked,
-        measure: Measure,
-        tests: TestSettings,
-        *,
-        evaluation: Evaluation | None = None,
-        verdict: bool = False,
-    ) -> pd.DataFrame:
-        """Every run against the baseline (or every pair) on one measure, on the queries each pair
-        answers (:func:`rankviz.analyses.pair_tests.compare_runs`); ``verdict``: with each row's
-        verdict at the test's alpha."""
-        from rankviz.analyses.pair_tests import compare_runs
-        from rankviz.analyses.verdicts import verdicts
-
-        values = (evaluation or self.evaluation()).matrix(measure, complete=False)
-        table = compare_runs(values, tests, measure=str(measure))
-        lower = lower_is_better([measure])
-        return (
-            table.assign(verdict=verdicts(table, alpha=tests.alpha, lower_is_better=lower))
-            if verdict
-            else table
-        )
-
-    def anova(
-        self: Asked,
-        measure: Measure,
-        *,
-        confidence_level: float = 0.95,
-        evaluation: Evaluation | None = None,
-    ) -> TwoWayAnova:
-        """The two-way ANOVA (system x topic) of the runs on one measure, on the topics every run
-        answers (:func:`rankviz.analyses.anova.two_way_anova`)."""
-        from rankviz.analyses.anova import two_way_anova
-
-        values = (evaluation or self.evaluation()).matrix(measure, complete=False)
-        return two_way_anova(values, measure=str(measure), confidence_level=confidence_level)
-
-    def paired_tests_by_group(
-        self: Asked, measure: Measure, tests: TestSettings, *, evaluation: Evaluation | None = None
-    ) -> pd.DataFrame:
-        """The paired tests within each group of the study's ``group_by``, with their verdicts."""
-        from rankviz.analyses.verdicts import compare_by_group, verdicts
-
-        values = (evaluation or self.evaluation()).matrix(measure, complete=False)
-        table = compare_by_group(values, self.group_of(values.index), tests, measure=str(measure))
-        tested = table.fillna({"p_adjusted": 1.0})
-        lower = lower_is_better([measure])
-        return table.assign(verdict=verdicts(tested, alpha=tests.alpha, lower_is_better=lower))
-
-    def best_per_measure(
-        self: Asked, *, evaluation: Evaluation | None = None
-    ) -> dict[str, list[str]]:
-        """The run(s) with the highest mean of each measure (every tied best run)."""
-        from rankviz.analyses.deltas import best_per_measure
-
-        return best_per_measure((evaluation or self.evaluation()).means())
-
-    def effect_sizes(
-        self: Asked, measure: Measure, baseline: str, *, evaluation: Evaluation | None = None
-    ) -> pd.DataFrame:
-        """Each run's d_z against the baseline with its interval."""
-        from rankviz.analyses.verdicts import effect_sizes
-
-        values = (evaluation or self.evaluation()).matrix(measure, complete=False)
-        return effect_sizes(values, baseline)
-
-    def queries_needed(
-        self: Asked,
-        measure: Measure,
-        baseline: str,
-        difference: float,
-        *,
-        alpha: float,
-        evaluation: Evaluation | None = None,
-    ) -> pd.Series:
-        """The queries a study needs to detect ``difference`` against the baseline (80% power)."""
-        from rankviz.analyses.verdicts import queries_needed
-
-        values = (evaluation or self.evaluation()).matrix(measure, complete=False)
-        return queries_needed(values, baseline, difference, alpha=alpha)
-
-    def verdict_marks(
-        self: Asked,
-        tests: TestSettings,
-        *,
-        evaluation: Evaluation | None = None,
-        tables: Mapping[str, pd.DataFrame] | None = None,
-    ) -> pd.DataFrame:
-        """Runs x measures: each run's verdict against the baseline on every measure, from the
-        paired tests of each (``tables``: those already computed, by measure name)."""
-        from rankviz.analyses.verdicts import verdict_marks
-
-        if tables is None:
-            found = evaluation or self.evaluation()
-            tables = {
-                str(m): Questions.paired_tests(self, m, tests, evaluation=found)
-                for m in self.measures
-            }
-        return verdict_marks(
-            tables, alpha=tests.alpha, lower_is_better=lower_is_better(self.measures)
-        )
-
-    def beats(
-        self: Asked,
-        tests: TestSettings,
-        *,
-        evaluation: Evaluation | None = None,
-        tables: Mapping[str, pd.DataFrame] | None = None,
-    ) -> pd.DataFrame:
-        """Runs x measures: the runs each run is significantly better than on every measure, all
-        pairs tested and corrected together (``tables``: those all-pairs tables already computed,
-        by measure name), as ranx's report marks them."""
-        import pandas as pd
-
-        from rankviz.analyses.verdicts import beaten
-
-        every = tests.replace(pairs="all")
-        if tables is None:
-            found = evaluation or self.evaluation()
-            tables = {
-                str(m): Questions.paired_tests(self, m, every, evaluation=found)
-                for m in self.measures
-            }
-        lower = lower_is_better(self.measures)
-        columns = {
-            name: beaten(table, alpha=tests.alpha, lower_is_better=name in lower)
-            for name, table in tables.items()
-        }
-        return pd.DataFrame({name: pd.Series(runs) for name, runs in columns.items()})
-
-    @needs_rankings
-    def precision_recall(self: Asked, names: Sequence[str] | None = None) -> PrecisionRecall:
-        """The runs' interpolated precision-recall curves on the qrels in force: the tie policy's
-        order when it is one order (trec_eval, run, optimistic, pessimistic), trec_eval's under
-        ``expected`` and ``random`` (interpolated precision has no closed form over orders)."""
-        from rankviz.analyses.precision_recall import precision_recall
-        from rankviz.settings.tie_policy import TREC_EVAL
-
-        rule = self.settings.ties
-        ties = rule if rule.deterministic and not rule.closed_form else TREC_EVAL
-        return precision_recall(
-            self._one_at_a_time(names, ties),
-            rel=self.settings.rel,
-            missing=self.settings.missing,
-            order=str(ties),
-            filled=self.settings.fill_grade,
-        )
+__all__ = [
+    "ALIGNED",
+    "ANOVA",
+    "BEATS",
+    "BEST_PER_MEASURE",
+    "BYTES_TO_READ",
+    "CHANCE",
+    "CHANCE_REVISED",
+    "CHECK",
+    "COMPARE",
+    "EFFECT_SIZES",
+    "FACTS",
+    "FEATURE_REPORT",
+    "FROM_PASSES",
+    "Follows",
+    "INFER_TASK",
+    "MEETING_REPORT",
+    "METRIC_REPORT",
+    "OVERLAP",
+    "PAIR",
+    "PAIRED_TESTS",
+    "PAIRED_TESTS_BY_GROUP",
+    "PRECISION_RECALL",
+    "PROTOCOL",
+    "QUERIES_NEEDED",
+    "QUERY_FEATURES",
+    "QUESTIONS",
+    "Question",
+    "RANK_REPORT",
+    "REPRODUCTION",
+    "RUN_HEADERS",
+    "RUN_PASS",
+    "Reads",
+    "STANDINGS",
+    "THINLY_JUDGED",
+    "THINLY_JUDGED_IN",
+    "TIE_REPORT",
+    "UNJUDGED_REPORT",
+    "VALUES_EVIDENCE",
+    "VERDICT_MARKS",
+    "judged_share_measures",
+]

@@ -13,8 +13,9 @@ import dataclasses
 from rankviz.evaluation.dask_engine import connected_client
 from rankviz.evaluation.pieces import RunSource
 from rankviz.ranking.regrading import fresh
+from rankviz.study.passes import RUN_PASS
 from rankviz.study.run_pass import RunPass
-from rankviz.study.run_study import Study
+from rankviz.study.study import Study
 
 
 def travelling(study: Study) -> Study:
@@ -23,9 +24,9 @@ def travelling(study: Study) -> Study:
 
 
 def pass_of_file(study: Study, name: str, path: str, *, k: int, facts_k: int | None) -> RunPass:
-    """:meth:`Study.run_pass` of the run file at ``path``, read here."""
+    """:data:`~rankviz.study.passes.RUN_PASS` of the run file at ``path``, read here."""
     alone = dataclasses.replace(study, runs_given={}, sources=(RunSource(path, name),))
-    return alone.run_pass(name, k=k, facts_k=facts_k)
+    return alone.ask(RUN_PASS, name, k=k, facts_k=facts_k)
 
 
 def connect(address: str):

@@ -1,7 +1,7 @@
 """What a study is opened from, said once: the qrels (or a collection, or scores), the runs, the
 measures, the options and the other judgments, as one frozen value every front end builds (the
 command line with :meth:`StudyRequest.from_args`, the API with keywords) and
-:meth:`Study.open <rankviz.study.run_study.Study.open>` opens. A new opening input is a field here
+:meth:`Study.open <rankviz.study.study.Study.open>` opens. A new opening input is a field here
 and a line where it is read, nowhere else."""
 
 from __future__ import annotations
@@ -68,15 +68,15 @@ class StudyRequest:
     """
 
     qrels: str | Path | Collection | Qrels
-    runs: tuple[str | Path, ...] | Mapping[str, Run] = ()
-    measures: tuple[str | Measure, ...] | None = None
+    runs: Sequence[str | Path] | Mapping[str, Run] = ()
+    measures: Sequence[str | Measure] | None = None
     judgments: str | None = None
     qrels_in_force: str | None = None
     groups: str | None = None
     aggregate: str | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
-    scores: tuple[str | Path, ...] = ()
-    lower_is_better: tuple[str, ...] = ()
+    scores: Sequence[str | Path] = ()
+    lower_is_better: Sequence[str] = ()
     ranges: Mapping[str, Sequence[float]] | None = None
     diversity: str | Path | None = None
     judgment_groups: str | Path | None = None

@@ -27,8 +27,8 @@ from rankviz.io.sources import read_bounded
 from rankviz.ranking.regrading import fresh
 from rankviz.settings.eval_settings import DEFAULT_MEASURES, EvalSettings
 from rankviz.settings.significance_settings import TestSettings
-from rankviz.study.run_study import Study
-from rankviz.study.scores_study import ScoresStudy, scores_folder
+from rankviz.study.request import StudyRequest
+from rankviz.study.study import Study
 
 if TYPE_CHECKING:
     from rankviz.analyses.agreement import AgreementReport
@@ -146,10 +146,7 @@ def _opened(
 ) -> Study:
     """A collection folder's study: of its runs, or of its per-query scores when it has only
     those."""
-    scores = scores_folder(folder)
-    if scores is not None:
-        return ScoresStudy.of_collection(scores, runs, measures=measures, options=options)
-    return Study.open(folder, runs, measures=measures, options=options)
+    return Study.open(StudyRequest(folder, runs, measures=measures, options=options or {}))
 
 
 # --- judges side by side
@@ -262,7 +259,7 @@ def judges_study(
     measures when ``a`` is a collection's source, else the run files given (none: no runs)."""
     if a.folder is not None:
         return dataclasses.replace(
-            Study.open(a.folder, runs, measures=measures, options=options),
+            Study.open(StudyRequest(a.folder, runs, measures=measures, options=options or {})),
             qrels=a.qrels,
             orderer=fresh,
         )

@@ -29,7 +29,7 @@ from rankviz.io.collection import open_collection
 from rankviz.ranking.ordering import chance_table
 from rankviz.settings.eval_settings import NO_CUT
 from rankviz.settings.tie_policy import TREC_EVAL
-from rankviz.study import served
+from rankviz.study import BEATS, PRECISION_RECALL, STANDINGS, served
 
 APP = str(ROOT / "app.py")
 # its collection.toml
@@ -445,8 +445,10 @@ def test_overview_marks_beside_each_mean_the_runs_it_beats() -> None:
     styler = at.dataframe[0].proto.arrow_data.styler
     cells = pa.ipc.open_stream(styler.display_values).read_pandas()
     assert cells.loc["rrf", "AP"] == "0.3412 ¹ ²" and cells.loc["bm25", "nDCG@10"] == "0.3597"
-    study = rv.Study.open(CRANFIELD, ["bm25", "dense", "rrf"], measures=["nDCG@10", "AP"])
-    beats = study.beats(rv.TestSettings(seed=0, baseline="bm25"))
+    study = rv.Study.open(
+        rv.StudyRequest(CRANFIELD, ["bm25", "dense", "rrf"], measures=["nDCG@10", "AP"])
+    )
+    beats = study.ask(BEATS, rv.TestSettings(seed=0, baseline="bm25"))
     number = {"bm25": "¹", "dense": "²", "rrf": "³"}
     for run in ("bm25", "dense", "rrf"):
         for measure in ("nDCG@10", "AP"):
@@ -466,9 +468,11 @@ def test_overview_ranks_runs_with_intervals_and_tukey_groups_as_the_library() ->
     )
     assert not at.exception and not at.error
     (table,) = [d.value for d in at.dataframe if "interval" in d.value.columns]
-    study = rv.Study.open(CRANFIELD, ["bm25", "dense", "rrf", "bm25-raw"], measures=["AP"])
+    study = rv.Study.open(
+        rv.StudyRequest(CRANFIELD, ["bm25", "dense", "rrf", "bm25-raw"], measures=["AP"])
+    )
     expected = (
-        study.standings(rv.TestSettings(seed=4, n_resamples=500))
+        study.ask(STANDINGS, rv.TestSettings(seed=4, n_resamples=500))
         .to_frames()["standings"]
         .set_index("run")
     )
@@ -500,8 +504,10 @@ def test_overview_draws_the_precision_recall_curves_of_the_library_when_asked() 
     at = start(runs="bm25,dense", measures="MAP", pr_curve="1", ties="optimistic")
     assert not at.exception and not at.error
     (curves,) = _charts_titled(at, "Interpolated precision")
-    study = rv.Study.open(CRANFIELD, ["bm25", "dense"], options={"ties": "optimistic"})
-    expected = study.precision_recall().precision
+    study = rv.Study.open(
+        rv.StudyRequest(CRANFIELD, ["bm25", "dense"], options={"ties": "optimistic"})
+    )
+    expected = study.ask(PRECISION_RECALL).precision
     assert [t["name"] for t in curves["data"]] == ["bm25", "dense"]
     for trace in curves["data"]:
         assert trace["x"] == [i / 10 for i in range(11)]
@@ -1036,7 +1042,7 @@ def test_a_link_keeps_a_measure_whose_parameters_hold_commas() -> None:
     columns = ["nDCG(gains={1:3,2:9})@10", "RBP(rel=1,p=0.9,graded=True)", "nDCG(gains={1:3,2:9})"]
     table = at.dataframe[0].value
     assert list(table.columns) == columns
-    study = rv.Study.open(CRANFIELD, list(table.index), measures=columns)
+    study = rv.Study.open(rv.StudyRequest(CRANFIELD, list(table.index), measures=columns))
     for measure in columns:
         assert table[measure].tolist() == pytest.approx(
             [study.evaluation().mean(measure, run) for run in table.index], abs=1e-12

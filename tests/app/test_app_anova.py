@@ -23,7 +23,9 @@ def test_the_anova_table_is_statsmodels() -> None:
     at = start("significance", collection="cranfield", runs=",".join(runs), measure="AP")
     assert not at.exception and not at.error
     table = next(d.value for d in at.dataframe if "omega2" in d.value.columns)
-    matrix = rv.Study.open(CRANFIELD, runs, measures=["AP"]).evaluation().matrix("AP")
+    matrix = (
+        rv.Study.open(rv.StudyRequest(CRANFIELD, runs, measures=["AP"])).evaluation().matrix("AP")
+    )
     reference = _statsmodels(matrix)
     assert table.loc["system", "F"] == pytest.approx(reference.loc["C(system)", "F"], rel=1e-9)
     assert table.loc["topic", "F"] == pytest.approx(reference.loc["C(topic)", "F"], rel=1e-9)

@@ -9,6 +9,7 @@ from apptest import shown, start
 from conftest import ROOT
 
 import rankviz as rv
+from rankviz.study import CHECK
 
 PAGES = ("overview", "deltas", "histograms", "significance", "metric_choice", "ties", "unjudged")
 
@@ -31,7 +32,7 @@ def test_the_overview_lists_every_finding_and_a_depth_ends_the_warning() -> None
     at = start("overview", collection="trec-cast-2021")
     findings = next(d.value for d in at.dataframe if "code" in d.value.columns)
     assert {"depth-differs", "qid-mismatch", "unretrieved-relevant"} <= set(findings["code"])
-    expected = rv.Study.open(ROOT / "sample_data" / "trec-cast-2021").check()
+    expected = rv.Study.open(rv.StudyRequest(ROOT / "sample_data" / "trec-cast-2021")).ask(CHECK)
     assert len(findings) == len(expected.findings)
     cut = start("overview", collection="trec-cast-2021", depth="93")
     assert not cut.exception and not [w for w in cut.warning if shown(w).startswith("Checks:")]
@@ -44,9 +45,11 @@ def test_the_documents_that_count_give_the_command_lines_numbers() -> None:
     means = at.dataframe[0].value
     expected = (
         rv.Study.open(
-            ROOT / "sample_data" / "cranfield",
-            ["bm25", "dense"],
-            options={"depth": 5, "ignore_identical_ids": True},
+            rv.StudyRequest(
+                ROOT / "sample_data" / "cranfield",
+                ["bm25", "dense"],
+                options={"depth": 5, "ignore_identical_ids": True},
+            )
         )
         .evaluation()
         .means()

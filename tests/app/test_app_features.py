@@ -9,12 +9,13 @@ from apptest import figure, shown, start
 from conftest import ROOT
 
 import rankviz as rv
+from rankviz.study import FEATURE_REPORT
 
 
 @pytest.mark.slow
 def test_the_page_shows_the_librarys_correlations_and_a_chart_each() -> None:
     folder = ROOT / "sample_data" / "dl-hard-passage"
-    study = rv.Study.open(folder, measures=["nDCG@10"])
+    study = rv.Study.open(rv.StudyRequest(folder, measures=["nDCG@10"]))
     baseline, run = study.run_names[:2]
     at = start(
         "features", collection="dl-hard-passage", baseline=baseline, run=run, measure="nDCG@10",
@@ -22,7 +23,7 @@ def test_the_page_shows_the_librarys_correlations_and_a_chart_each() -> None:
     )  # fmt: skip
     assert not at.exception and not at.error
     table = at.dataframe[0].value.set_index("feature")
-    report = study.feature_report(rv.parse("nDCG@10"), run, baseline, k=10)
+    report = study.ask(FEATURE_REPORT, rv.parse("nDCG@10"), run, baseline, k=10)
     for feature in report.numeric:
         assert table.loc[feature.name, "spearman_rho"] == pytest.approx(feature.rho, abs=1e-12)
     charts = at.get("plotly_chart")

@@ -160,7 +160,7 @@ def test_another_source_in_force_gives_its_numbers_and_says_so(collection, mode,
         rv.read_qrels(collection / "qrels.umbrela.txt"),
     )
     qrels = llm if mode == "umbrela" else filled(file_qrels, llm)
-    study = rv.Study.open(collection, RUNS.split(","), measures=["nDCG@10"])
+    study = rv.Study.open(rv.StudyRequest(collection, RUNS.split(","), measures=["nDCG@10"]))
     expected = rv.Study(qrels, study.runs, study.measures, study.settings).evaluation().means()
     assert means["nDCG@10"].to_dict() == pytest.approx(expected["nDCG@10"].to_dict(), abs=1e-12)
     caption = conventions(at)

@@ -22,6 +22,7 @@ from rankviz.app.drafts import changed_judgments
 from rankviz.app.meeting_panel import judging_table
 from rankviz.io.collection import open_collection
 from rankviz.io.meeting import MeetingStore
+from rankviz.study import StudyRequest
 
 HOSTILE_TAG = "<script>alert(1)</script> **x**"
 HOSTILE_NOTE = (
@@ -765,7 +766,8 @@ def test_a_judgment_revises_the_kept_numbers_instead_of_computing_them_again(
     """The Overview under the meeting's qrels, then one more judgment: the evaluation and the chance
     level are the kept ones revised for the judged query (the whole-run builds are not called), and
     equal the command line's numbers for the record as it is now."""
-    import rankviz.study.run_study
+    import rankviz.study.study
+    from rankviz.study import CHANCE
 
     store = MeetingStore(notes)
     grades = prefilled(store, queries=2)
@@ -777,8 +779,13 @@ def test_a_judgment_revises_the_kept_numbers_instead_of_computing_them_again(
     def refuse(*args, **kwargs):
         raise AssertionError("computed again for every query after one judgment")
 
-    monkeypatch.setattr(rankviz.study.run_study.Study, "evaluation", refuse)
-    monkeypatch.setattr(rankviz.study.run_study.Study, "chance", refuse)
+    asked = rankviz.study.study.Study.ask
+
+    def ask_but_the_chance_level(study, question, /, *args, **kwargs):
+        return (refuse if question is CHANCE else asked)(study, question, *args, **kwargs)
+
+    monkeypatch.setattr(rankviz.study.study.Study, "evaluation", refuse)
+    monkeypatch.setattr(rankviz.study.study.Study, "ask", ask_but_the_chance_level)
     view.run()
     assert not view.exception, view.exception
     monkeypatch.undo()
@@ -813,13 +820,13 @@ def test_the_judged_share_warning_follows_the_meetings_judgments(tmp_path, monke
     from conftest import DL_HARD
 
     from rankviz.analyses.unjudged import judged_share
-    from rankviz.study.run_study import Study
+    from rankviz.study import Study
 
     monkeypatch.setenv("RANKVIZ_NOTES", str(tmp_path))
     name = open_collection(DL_HARD).config.name
     record = tmp_path / f"{DL_HARD.name}.sqlite"  # the folder's name
     store = MeetingStore(record, collection=name)
-    study = Study.open(DL_HARD, ["bm25", "bm25_t5-zs"])
+    study = Study.open(StudyRequest(DL_HARD, ["bm25", "bm25_t5-zs"]))
     table = study.table("bm25").top(10)
     holes = [i for i in range(table.n_rows) if not table.judged[i]][:40]
     for i in holes:
@@ -836,7 +843,9 @@ def test_the_judged_share_warning_follows_the_meetings_judgments(tmp_path, monke
     at = start("overview", collection="dl-hard-passage", runs="bm25,bm25_t5-zs", qrels="meeting")
     assert not at.exception
     merged = Study.open(
-        DL_HARD, ["bm25", "bm25_t5-zs"], judgments=str(record), qrels_in_force="meeting"
+        StudyRequest(
+            DL_HARD, ["bm25", "bm25_t5-zs"], judgments=str(record), qrels_in_force="meeting"
+        )
     )
     expected = {n: round(100 * judged_share(merged.table(n), 10)) for n in ("bm25", "bm25_t5-zs")}
     assert shares(at) == expected and shares(at)["bm25"] > file_shares["bm25"]
@@ -847,7 +856,9 @@ def test_the_judged_share_warning_follows_the_meetings_judgments(tmp_path, monke
         store.judge(str(qid), str(docid), 0, by="Bob", via="typed name")
     at.run()
     merged = Study.open(
-        DL_HARD, ["bm25", "bm25_t5-zs"], judgments=str(record), qrels_in_force="meeting"
+        StudyRequest(
+            DL_HARD, ["bm25", "bm25_t5-zs"], judgments=str(record), qrels_in_force="meeting"
+        )
     )
     again = {n: round(100 * judged_share(merged.table(n), 10)) for n in ("bm25", "bm25_t5-zs")}
     assert shares(at) == again and again["bm25_t5-zs"] > expected["bm25_t5-zs"]

@@ -8,6 +8,7 @@ from apptest import start
 from conftest import CRANFIELD
 
 import rankviz as rv
+from rankviz.study import REPRODUCTION
 
 
 @pytest.mark.slow
@@ -17,15 +18,17 @@ def test_the_page_shows_the_librarys_numbers() -> None:
     assert not at.exception and not at.error
     orderings, effects = at.dataframe[0].value, at.dataframe[1].value
     reproduced, why = (
-        rv.Study.open(CRANFIELD, list(runs.values()), measures=["AP", "nDCG@10"])
+        rv.Study.open(rv.StudyRequest(CRANFIELD, list(runs.values()), measures=["AP", "nDCG@10"]))
         .reproduction(["bm25", "rrf"], ["bm25-raw", "dense"])
         .verdict()
     )
     verdict = at.warning[0].value  # partly: the page leads with it
     assert reproduced == "partly" and verdict.startswith("**Reproduced: partly**")
     assert "AP: partly" in verdict.replace("\\", "") and "nDCG@10" in verdict.replace("\\", "")
-    study = rv.Study.open(CRANFIELD, list(runs.values()), measures=["AP", "nDCG@10"])
-    want = study.reproduction(["bm25", "rrf"], ["bm25-raw", "dense"])
+    study = rv.Study.open(
+        rv.StudyRequest(CRANFIELD, list(runs.values()), measures=["AP", "nDCG@10"])
+    )
+    want = study.ask(REPRODUCTION, ["bm25", "rrf"], ["bm25-raw", "dense"])
     means = want.means()
     for row in orderings.itertuples():
         assert row.ktu == pytest.approx(means.loc[row.role, "ktu"], abs=1e-12)
@@ -49,9 +52,9 @@ def test_the_reproduction_sample_opens_on_its_roles_and_says_reproduced() -> Non
     assert not at.exception and not at.error
     roles = [box.value for box in at.selectbox if box.label.startswith(("Original", "Reproduced"))]
     assert roles == ["bm25", "bm25_rrf", "reproduced-bm25", "reproduced-bm25_rrf"]
-    study = rv.Study.open(CRANFIELD.parent / "cranfield-reproduction")
-    reproduced, _ = study.reproduction(
-        ["bm25", "bm25_rrf"], ["reproduced-bm25", "reproduced-bm25_rrf"]
+    study = rv.Study.open(rv.StudyRequest(CRANFIELD.parent / "cranfield-reproduction"))
+    reproduced, _ = study.ask(
+        REPRODUCTION, ["bm25", "bm25_rrf"], ["reproduced-bm25", "reproduced-bm25_rrf"]
     ).verdict()
     assert reproduced == "yes" and at.success[0].value.startswith("**Reproduced: yes**")
 

@@ -13,6 +13,7 @@ from apptest import start
 from conftest import CRANFIELD
 
 import rankviz as rv
+from rankviz.study import RUN_HEADERS
 
 HEADER = [
     "ir_metadata.start",
@@ -31,10 +32,10 @@ def test_the_header_is_read_and_shown_as_text(tmp_path: Path, monkeypatch) -> No
     header = "".join(f"# {line}\n" for line in HEADER).encode()
     (folder / "runs" / "bm25.run").write_bytes(header + body)
     shutil.copy(CRANFIELD / "runs" / "dense.run.gz", folder / "runs" / "dense.run.gz")
-    study = rv.Study.open(folder)
-    assert study.run_headers() == {"bm25": tuple(HEADER)}
+    study = rv.Study.open(rv.StudyRequest(folder))
+    assert study.ask(RUN_HEADERS) == {"bm25": tuple(HEADER)}
     # the comments change no number
-    plain = rv.Study.open(CRANFIELD, ["bm25"]).evaluation().mean("AP", "bm25")
+    plain = rv.Study.open(rv.StudyRequest(CRANFIELD, ["bm25"])).evaluation().mean("AP", "bm25")
     assert study.evaluation().mean("AP", "bm25") == plain
     monkeypatch.setattr("sys.argv", ["app.py", "--data", str(folder)])
     at = start(collection="headed")

@@ -18,7 +18,9 @@ def test_the_diversity_sample_shows_ndevals_measures_by_default() -> None:
     means = at.dataframe[0].value
     shown = ["alpha-nDCG@20", "ERR-IA@20", "strec@20", "nDCG@20"]
     assert list(means.columns) == shown
-    library = rv.Study.open(CRANFIELD.parent / "cranfield-diversity", measures=shown).evaluation()
+    library = rv.Study.open(
+        rv.StudyRequest(CRANFIELD.parent / "cranfield-diversity", measures=shown)
+    ).evaluation()
     for run in means.index:
         for measure in shown:
             assert means.loc[run, measure] == pytest.approx(library.mean(measure, run), abs=1e-12)

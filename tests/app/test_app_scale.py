@@ -151,8 +151,9 @@ def test_the_passes_are_taken_on_a_dask_cluster(tmp_path, monkeypatch) -> None:
     starts and hands it on; the app's passes are taken by the cluster's workers (the app's own
     process may not take one), and the Overview shows the numbers the library computes."""
     distributed = pytest.importorskip("distributed")
-    import rankviz.study.run_study
+    import rankviz.study.study
     from rankviz.cli import main
+    from rankviz.study import RUN_PASS
 
     with distributed.LocalCluster(
         n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0"
@@ -172,11 +173,16 @@ def test_the_passes_are_taken_on_a_dask_cluster(tmp_path, monkeypatch) -> None:
         def refuse(*args, **kwargs):
             raise AssertionError("a pass was taken in the app's own process")
 
-        monkeypatch.setattr(rankviz.study.run_study.Study, "run_pass", refuse)
+        asked = rankviz.study.study.Study.ask
+
+        def ask_but_a_pass(study, question, /, *args, **kwargs):
+            return (refuse if question is RUN_PASS else asked)(study, question, *args, **kwargs)
+
+        monkeypatch.setattr(rankviz.study.study.Study, "ask", ask_but_a_pass)
         at = start("overview", collection="cranfield", runs="bm25,dense", measures="AP,nDCG@10")
         assert not at.exception, at.exception
         expected = rv.Study.open(
-            ROOT / "sample_data" / "cranfield", ["bm25", "dense"], measures=["AP"]
+            rv.StudyRequest(ROOT / "sample_data" / "cranfield", ["bm25", "dense"], measures=["AP"])
         )
         means = at.dataframe[0].value
         for run in ("bm25", "dense"):

@@ -48,7 +48,7 @@ def _write_scores(folder: Path, *, seed: int) -> None:
 
 
 def _library(folder: Path) -> rv.Evaluation:
-    return rv.Study.open(folder, list(RUNS), measures=["AP", "judge"]).evaluation()
+    return rv.Study.open(rv.StudyRequest(folder, list(RUNS), measures=["AP", "judge"])).evaluation()
 
 
 @pytest.mark.slow
@@ -123,7 +123,7 @@ def test_the_nugget_sample_shows_nugget_scores_beside_retrieval_on_three_pages()
     overview = start(collection="rag-nuggets", measures="nDCG@10,vital_strict")
     assert not overview.exception and not overview.error
     means = overview.dataframe[0].value
-    library = rv.Study.open(folder, measures=["nDCG@10"]).evaluation()
+    library = rv.Study.open(rv.StudyRequest(folder, measures=["nDCG@10"])).evaluation()
     for run in vital.columns:
         assert means.loc[run, "vital_strict"] == pytest.approx(vital[run].mean(), abs=1e-12)
         assert means.loc[run, "nDCG@10"] == pytest.approx(library.mean("nDCG@10", run), abs=1e-12)

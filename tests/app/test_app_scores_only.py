@@ -15,7 +15,8 @@ from apptest import figure, shown, start
 from conftest import ROOT
 from scipy import stats
 
-from rankviz import MetricSettings, ScoresStudy
+from rankviz import MetricSettings, Study, StudyRequest
+from rankviz.study import VALUES_EVIDENCE
 
 NUGGETS = ROOT / "sample_data" / "rag-nuggets"
 RUNS = ("bm25-gpt", "dense-gpt", "hybrid-rerank-gpt")
@@ -113,8 +114,8 @@ def test_metric_choice_of_scores_alone_gives_the_values_evidence(alone: Path) ->
     means = {m: _matrix(alone, m).mean() for m in ("vital", "all_strict")}
     tau = stats.kendalltau(means["vital"], means["all_strict"]).statistic
     assert heat["z"][0][1] == pytest.approx(tau, abs=1e-12)
-    study = ScoresStudy.of_collection(alone, measures=["vital", "all_strict"])
-    power = study.values_evidence(MetricSettings(test="tukey", seed=0)).power
+    study = Study.open(StudyRequest(alone, measures=["vital", "all_strict"]))
+    power = study.ask(VALUES_EVIDENCE, MetricSettings(test="tukey", seed=0)).power
     shown_power = at.dataframe[0].value
     assert shown_power["power"].to_dict() == pytest.approx(power["power"].to_dict(), abs=0)
     assert any("no task questions" in shown(c) for c in at.caption)

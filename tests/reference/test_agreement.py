@@ -172,7 +172,9 @@ def test_tau_ap_on_real_orderings_is_the_papers(nist_and_dl_hard) -> None:
     nist, added = nist_and_dl_hard
     runs = [str(p) for p in sorted((DL_HARD / "runs").iterdir())]
     under = [
-        rv.Study.open(path, runs, measures=["nDCG@10", "AP(rel=2)"]).evaluation().means()
+        rv.Study.open(rv.StudyRequest(path, runs, measures=["nDCG@10", "AP(rel=2)"]))
+        .evaluation()
+        .means()
         for path in (nist, added)
     ]
     for measure in ("nDCG@10", "AP(rel=2)"):
@@ -204,7 +206,7 @@ def perturbed(tmp_path_factory):
 
 def test_the_runs_means_under_a_b_and_a_filled_by_b(perturbed) -> None:
     runs = ["bm25", "bm25_t5-zs", "bm25_rm3"]
-    study = rv.Study.open(DL_HARD, runs, measures=["nDCG@10", "AP(rel=2)"])
+    study = rv.Study.open(rv.StudyRequest(DL_HARD, runs, measures=["nDCG@10", "AP(rel=2)"]))
     b = open_judges(perturbed)
     report = compare_judges(
         study,

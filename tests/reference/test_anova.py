@@ -122,7 +122,7 @@ def test_the_command_on_runs_is_the_librarys_on_the_evaluation() -> None:
     folder = ROOT / "sample_data" / "cranfield"
     done = run_cli("anova", str(folder), "-m", "AP", "--format", "json")
     assert done.returncode == 0, done.stderr
-    matrix = rv.Study.open(folder, measures=["AP"]).evaluation().matrix("AP")
+    matrix = rv.Study.open(rv.StudyRequest(folder, measures=["AP"])).evaluation().matrix("AP")
     table = _statsmodels(matrix)
     got = json.loads(done.stdout)
     assert got["f_system"] == pytest.approx(table.loc["C(system)", "F"], rel=1e-9)

@@ -173,7 +173,7 @@ def test_a_negative_grade_is_in_the_pool_unjudged_for_every_measure_that_asks(tm
     }
     run = case / "run_STANDARD.txt"
     measures = ["Judged@5", "Judged@10", "Judged@20", "RBP(p=0.8,residual=True)"]
-    study = rv.Study.open(case / "qrels.txt", [run], measures=measures)
+    study = rv.Study.open(rv.StudyRequest(case / "qrels.txt", [run], measures=measures))
     evaluation = study.evaluation()
     for k in (5, 10, 20):
         got = evaluation.per_query(f"Judged@{k}", "run_STANDARD")
@@ -186,10 +186,12 @@ def test_a_negative_grade_is_in_the_pool_unjudged_for_every_measure_that_asks(tm
     unlisted.write_text("".join(line + "\n" for line in lines if int(line.split()[3]) >= 0))
     for options in ({}, {"unjudged": "relevant:1"}):
         given = rv.Study.open(
-            case / "qrels.txt", [run], measures=[*measures, "AP", "nDCG@10"], options=options
+            rv.StudyRequest(
+                case / "qrels.txt", [run], measures=[*measures, "AP", "nDCG@10"], options=options
+            )
         ).evaluation()
         removed = rv.Study.open(
-            unlisted, [run], measures=[*measures, "AP", "nDCG@10"], options=options
+            rv.StudyRequest(unlisted, [run], measures=[*measures, "AP", "nDCG@10"], options=options)
         ).evaluation()
         for measure in (*measures, "AP", "nDCG@10"):
             assert given.per_query(measure, "run_STANDARD").to_dict() == pytest.approx(

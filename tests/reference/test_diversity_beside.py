@@ -89,7 +89,7 @@ def _subtopic_docs(folder: Path) -> rv.Qrels:
 
 @pytest.mark.parametrize("ties", ["trec_eval", "run"])
 def test_every_topic_is_pyndevals_on_the_same_order(folder: Path, ties: str) -> None:
-    study = rv.Study.open(folder, measures=MEASURES, options={"ties": ties})
+    study = rv.Study.open(rv.StudyRequest(folder, measures=MEASURES, options={"ties": ties}))
     assert [str(m) for m in study.measures] == [
         "alpha-nDCG@20",
         "ERR-IA@10",
@@ -122,7 +122,9 @@ def test_the_studys_rel_and_depth_reach_the_diversity_measures(
     topic equals pyndeval's with judgments below ``rel`` not relevant, on the first ``depth``
     documents (ndeval's -M); nNRBP's 0 / 0 is 0, so every mean covers the same topics."""
     options = {"rel": rel, **({"depth": depth} if depth else {})}
-    evaluation = rv.Study.open(folder, measures=MEASURES, options=options).evaluation()
+    evaluation = rv.Study.open(
+        rv.StudyRequest(folder, measures=MEASURES, options=options)
+    ).evaluation()
     compared = 0
     for run in ("a", "b"):
         theirs = _pyndeval(folder, run, by_rank=False, rel=rel, depth=depth)
@@ -141,7 +143,9 @@ def test_missing_skip_leaves_no_topic_out_of_one_measure_alone(folder: Path) -> 
     """``--missing skip`` dropped a topic with nothing relevant from nNRBP's mean alone (its 0 / 0),
     so one table's means covered different topics."""
     evaluation = rv.Study.open(
-        folder, measures=[*MEASURES, "nDCG@10"], options={"missing": "skip", "rel": 2}
+        rv.StudyRequest(
+            folder, measures=[*MEASURES, "nDCG@10"], options={"missing": "skip", "rel": 2}
+        )
     ).evaluation()
     shown = ["alpha-nDCG@20", "ERR-IA@10", "nNRBP", "strec@5", "nDCG@10"]
     judged = [line.split() for line in (folder / "subtopics.txt").read_text().splitlines()]
@@ -168,7 +172,7 @@ def test_alpha_and_beta_set_in_the_name_are_pyndevals_with_them(folder: Path) ->
     """ndeval's -alpha and -beta as the measure's parameters, ir_measures' spelling
     (``alpha_nDCG(alpha=0.3)@20``, ``NRBP(alpha=0.3,beta=0.8)``), beside the defaults' measure in
     one study; every topic equals pyndeval run with that alpha and beta."""
-    study = rv.Study.open(folder, ["a", "b"], measures=list(WITH_PARAMETERS))
+    study = rv.Study.open(rv.StudyRequest(folder, ["a", "b"], measures=list(WITH_PARAMETERS)))
     assert [str(m) for m in study.measures] == [w[0] for w in WITH_PARAMETERS.values()]
     evaluation = study.evaluation()
     compared = 0
@@ -211,7 +215,9 @@ def test_the_mean_is_ndevals_amean_with_c(folder: Path) -> None:
     )
     amean = done.stdout.strip().splitlines()[-1].split(",")
     header = done.stdout.splitlines()[0].split(",")
-    evaluation = rv.Study.open(folder, ["a"], measures=["alpha-nDCG@20", "ERR-IA@10"]).evaluation()
+    evaluation = rv.Study.open(
+        rv.StudyRequest(folder, ["a"], measures=["alpha-nDCG@20", "ERR-IA@10"])
+    ).evaluation()
     for measure in ("alpha-nDCG@20", "ERR-IA@10"):
         printed = float(amean[header.index(measure)])
         assert evaluation.mean(measure, "a") == pytest.approx(printed, abs=5e-7)
@@ -224,7 +230,11 @@ def test_compare_is_scipys_paired_t_test_on_the_topics(folder: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     row = pd.read_csv(pd.io.common.StringIO(done.stdout), sep="\t", comment="#").iloc[0]
-    matrix = rv.Study.open(folder, measures=["alpha-nDCG@20"]).evaluation().matrix("alpha-nDCG@20")
+    matrix = (
+        rv.Study.open(rv.StudyRequest(folder, measures=["alpha-nDCG@20"]))
+        .evaluation()
+        .matrix("alpha-nDCG@20")
+    )
     reference = stats.ttest_rel(matrix["b"], matrix["a"])
     assert row["p_value"] == pytest.approx(reference.pvalue, rel=1e-12)
     assert int(row["n"]) == len(matrix)
@@ -259,7 +269,7 @@ def test_the_app_offers_them_and_shows_the_librarys_means(folder: Path, monkeypa
     assert "NRBP(beta=2)" in warned.replace("\\", "")  # escaped for Markdown
     means = at.dataframe[0].value
     shown = ["nDCG@10", "alpha-nDCG@20", "NRBP", "NRBP(alpha=0.3,beta=0.8)"]
-    library = rv.Study.open(folder, measures=shown).evaluation()
+    library = rv.Study.open(rv.StudyRequest(folder, measures=shown)).evaluation()
     assert list(means.columns) == shown
     for run in ("a", "b"):
         for measure in means.columns:

@@ -14,15 +14,16 @@ from conftest import ROOT, run_cli
 from scipy import stats
 
 import rankviz as rv
+from rankviz.study import FEATURE_REPORT
 
 HARD = ROOT / "sample_data" / "dl-hard-passage"
 
 
 @pytest.fixture(scope="module")
 def report():
-    study = rv.Study.open(HARD, measures=["nDCG@10"])
+    study = rv.Study.open(rv.StudyRequest(HARD, measures=["nDCG@10"]))
     baseline, run = study.run_names[:2]
-    return study, study.feature_report(rv.parse("nDCG@10"), run, baseline, k=10), baseline, run
+    return study, study.ask(FEATURE_REPORT, rv.parse("nDCG@10"), run, baseline, k=10), baseline, run
 
 
 def _delta(study, baseline, run) -> pd.Series:

@@ -32,11 +32,13 @@ def test_every_query_is_trec_evals_to_17_digits(case: str) -> None:
     printed = _printed(case)
     names = list(dict.fromkeys(name for name, _, _ in printed))
     study = rv.Study.open(
-        str(GENERATED / "qrels.txt"),
-        [str(GENERATED / "run.txt")],
-        measures=names,
-        judgment_groups=str(GENERATED / "qrels_jg.txt"),
-        options={"missing": "zero", **CASES[case]},
+        rv.StudyRequest(
+            str(GENERATED / "qrels.txt"),
+            [str(GENERATED / "run.txt")],
+            measures=names,
+            judgment_groups=str(GENERATED / "qrels_jg.txt"),
+            options={"missing": "zero", **CASES[case]},
+        )
     )
     # trec_eval's names, and at -l2 the families' with rel=2 (as AP(rel=2) is AP's)
     shown = {n: str(rv.parse(n, defaults={"rel": CASES[case].get("rel", 1)})) for n in names}
@@ -110,7 +112,11 @@ def test_compare_is_scipys_paired_t_test_on_the_queries(folder: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     row = pd.read_csv(pd.io.common.StringIO(done.stdout), sep="\t", comment="#").iloc[0]
-    matrix = rv.Study.open(folder, measures=["map_avgjg"]).evaluation().matrix("map_avgjg")
+    matrix = (
+        rv.Study.open(rv.StudyRequest(folder, measures=["map_avgjg"]))
+        .evaluation()
+        .matrix("map_avgjg")
+    )
     reference = stats.ttest_rel(matrix["b"], matrix["a"])
     assert row["p_value"] == pytest.approx(reference.pvalue, rel=1e-12)
 
@@ -125,7 +131,7 @@ def test_the_app_offers_them_and_shows_the_librarys_means(folder: Path, monkeypa
     means = at.dataframe[0].value
     shown = ["AP", "map_avgjg", "P_avgjg_10"]
     assert list(means.columns) == shown
-    library = rv.Study.open(folder, measures=shown).evaluation()
+    library = rv.Study.open(rv.StudyRequest(folder, measures=shown)).evaluation()
     for run in ("a", "b"):
         for measure in shown:
             assert means.loc[run, measure] == pytest.approx(library.mean(measure, run), abs=1e-12)

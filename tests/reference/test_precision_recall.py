@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from conftest import ROOT
 
-from rankviz.study.run_study import Study
+from rankviz.study import PRECISION_RECALL, Study, StudyRequest
 
 DATA = ROOT / "tests" / "data"
 
@@ -29,9 +29,11 @@ def _trec_evals_means(kept: str) -> list[float]:
 )
 def test_the_curve_is_trec_evals_mean_interpolated_precision(run, kept, missing, queries) -> None:
     study = Study.open(
-        DATA / "trec-eval-fixtures" / "qrels.test", [DATA / run], options={"missing": missing}
+        StudyRequest(
+            DATA / "trec-eval-fixtures" / "qrels.test", [DATA / run], options={"missing": missing}
+        )
     )
-    curves = study.precision_recall()
+    curves = study.ask(PRECISION_RECALL)
     (row,) = curves.precision.to_numpy()
     assert list(row.round(4)) == pytest.approx(_trec_evals_means(kept), abs=1e-12)
     assert curves.queries == queries and curves.levels == tuple(i / 10 for i in range(11))
@@ -42,7 +44,7 @@ def test_the_curve_is_trec_evals_mean_interpolated_precision(run, kept, missing,
 def test_skipping_missed_queries_averages_over_the_answered_ones() -> None:
     qrels = DATA / "trec-eval-fixtures" / "qrels.test"
     run = DATA / "conformance" / "te_test" / "run_trunc.txt"
-    zero = Study.open(qrels, [run]).precision_recall()
-    skip = Study.open(qrels, [run], options={"missing": "skip"}).precision_recall()
+    zero = Study.open(StudyRequest(qrels, [run])).ask(PRECISION_RECALL)
+    skip = Study.open(StudyRequest(qrels, [run], options={"missing": "skip"})).ask(PRECISION_RECALL)
     assert (zero.queries, skip.queries) == (3, 2)
     assert skip.precision.to_numpy() == pytest.approx(zero.precision.to_numpy() * 3 / 2, abs=1e-12)

@@ -38,11 +38,13 @@ def ranked(tmp_path_factory) -> Path:
 @pytest.mark.parametrize("case", list(CASES))
 def test_every_query_is_trec_evals_to_17_digits(case: str, ranked: Path) -> None:
     study = rv.Study.open(
-        str(GENERATED / "qrels.txt"),
-        [str(ranked)],
-        measures=list(OFFERED),
-        preferences=str(GENERATED / "prefs.txt"),
-        options={"missing": "zero", "ties": "run", **CASES[case]},
+        rv.StudyRequest(
+            str(GENERATED / "qrels.txt"),
+            [str(ranked)],
+            measures=list(OFFERED),
+            preferences=str(GENERATED / "prefs.txt"),
+            options={"missing": "zero", "ties": "run", **CASES[case]},
+        )
     )
     evaluation = study.evaluation()
     lines = (GENERATED / f"{case}.out").read_text().splitlines()
@@ -59,11 +61,13 @@ def test_the_tie_policy_orders_them(ranked: Path) -> None:
 
     def values(ties: str) -> pd.Series:
         study = rv.Study.open(
-            str(GENERATED / "qrels.txt"),
-            [str(ranked)],
-            measures=["prefs_simp_ret"],
-            preferences=str(GENERATED / "prefs.txt"),
-            options={"ties": ties},
+            rv.StudyRequest(
+                str(GENERATED / "qrels.txt"),
+                [str(ranked)],
+                measures=["prefs_simp_ret"],
+                preferences=str(GENERATED / "prefs.txt"),
+                options={"ties": ties},
+            )
         )
         return study.evaluation().per_query("prefs_simp_ret", "run")
 
@@ -116,7 +120,7 @@ def test_the_app_offers_them_and_shows_the_librarys_means(
     assert not at.exception and not at.error
     means = at.dataframe[0].value
     assert list(means.columns) == shown
-    library = rv.Study.open(tmp_path, measures=shown).evaluation()
+    library = rv.Study.open(rv.StudyRequest(tmp_path, measures=shown)).evaluation()
     for run in ("a", "b"):
         for measure in shown:
             assert means.loc[run, measure] == pytest.approx(library.mean(measure, run), abs=1e-12)

@@ -13,6 +13,7 @@ from conftest import run_cli
 from scipy import stats
 
 import rankviz as rv
+from rankviz.study import REPRODUCTION
 
 MEASURES = {"AP": "AP", "P@10": "P@10", "nDCG@10": "nDCG@10"}
 
@@ -69,9 +70,11 @@ def test_every_number_is_repro_evals(tmp_path: Path, seed: int) -> None:
     theirs.trim()
     theirs.evaluate()
     study = rv.Study.open(
-        tmp_path / "qrels.txt", [str(p) for p in paths.values()], measures=list(MEASURES)
+        rv.StudyRequest(
+            tmp_path / "qrels.txt", [str(p) for p in paths.values()], measures=list(MEASURES)
+        )
     )
-    ours = study.reproduction(["orig_b", "orig_a"], ["rep_b", "rep_a"])
+    ours = study.ask(REPRODUCTION, ["orig_b", "orig_a"], ["rep_b", "rep_a"])
     ktu = theirs.ktu(per_topic=True)
     rbo = theirs.rbo(per_topic=True)
     topics = ours.orderings.set_index(["role", "topic"])

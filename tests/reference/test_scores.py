@@ -20,6 +20,7 @@ from scipy import stats
 import rankviz as rv
 from rankviz.errors import FormatError
 from rankviz.io.scores import read_scores, scores_form
+from rankviz.study import CHANCE, COMPARE, PAIRED_TESTS_BY_GROUP, VERDICT_MARKS
 
 QRELS = CRANFIELD / "qrels.txt"
 RUNS = {name: CRANFIELD / "runs" / f"{name}.run.gz" for name in ("bm25", "dense")}
@@ -124,9 +125,11 @@ def test_means_are_numpys_and_t_tests_scipys(tmp_path: Path, seed: int, missing:
             table = table.fillna(0.0)
         for run in "abc":
             assert got.mean(measure, run) == pytest.approx(np.nanmean(table[run]), abs=1e-12)
-        study = rv.ScoresStudy.of_files([path], measures=[measure], options={"missing": missing})
+        study = rv.Study.open(
+            rv.StudyRequest(path, measures=[measure], options={"missing": missing})
+        )
         tests = rv.TestSettings(test="t", baseline="a", correction="none")
-        compared = study.compare(tests).to_frames()["comparisons"].set_index("run")
+        compared = study.ask(COMPARE, tests).to_frames()["comparisons"].set_index("run")
         for run in "bc":
             both = table[["a", run]].dropna()
             reference = stats.ttest_rel(both[run], both["a"])
@@ -230,11 +233,19 @@ def test_the_rag_sample_is_what_its_generator_makes_and_scores_by_hand(tmp_path:
     assert value["vital"] == pytest.approx(credit / len(vital), abs=1e-6)
 
 
-def test_a_study_of_files_refuses_a_scores_file_and_says_what_opens_it(tmp_path: Path) -> None:
+def test_the_one_opener_opens_a_file_of_scores_as_a_study_of_its_values(tmp_path: Path) -> None:
+    """Given where qrels go, a file of scores opens a study of its values (no qrels, no
+    rankings); the same file again among the runs scores each value twice, refused naming it."""
     path = tmp_path / "scores.tsv"
-    _table(4, gaps=False).to_csv(path, sep="\t", index=False)
-    with pytest.raises(rv.OptionError, match="holds per-query scores, not qrels.*ScoresStudy"):
-        rv.Study.open(path, [path])
+    table = _table(4, gaps=False)
+    table.to_csv(path, sep="\t", index=False)
+    study = rv.Study.open(rv.StudyRequest(path))
+    assert not study.ranked and len(study.qrels.query_ids) == 0
+    assert study.run_names == sorted(set(table["run"]))
+    with pytest.raises(
+        rv.FormatError, match="scores.tsv, line 2: .* is scored in .*scores.tsv too"
+    ):
+        rv.Study.open(rv.StudyRequest(path, [path]))
 
 
 def test_ndevals_csv_is_a_wide_table_of_its_topics(tmp_path: Path) -> None:
@@ -293,11 +304,13 @@ def test_scores_beside_runs_are_the_files_values_under_every_tie_policy(
     written = pd.read_csv(path, sep="\t", dtype={"query": str}).query("query != '999'")
     for ties in ("trec_eval", "expected", "optimistic"):
         study = rv.Study.open(
-            CRANFIELD,
-            ["bm25", "dense"],
-            measures=["nDCG@10", "judge"],
-            scores=[path],
-            options={"missing": missing, "ties": ties},
+            rv.StudyRequest(
+                CRANFIELD,
+                ["bm25", "dense"],
+                measures=["nDCG@10", "judge"],
+                scores=[path],
+                options={"missing": missing, "ties": ties},
+            )
         )
         assert any("queries the qrels do not judge left out" in n for n in study.notes)
         evaluation = study.evaluation()
@@ -311,14 +324,14 @@ def test_scores_beside_runs_are_the_files_values_under_every_tie_policy(
             rv.read_qrels(QRELS), [rv.read_run(p) for p in RUNS.values()], ["nDCG@10"], ties=ties
         )
         assert np.array_equal(evaluation.matrix("nDCG@10"), engine.matrix("nDCG@10"))
-    compared = study.compare(rv.TestSettings(test="t", correction="none")).table
+    compared = study.ask(COMPARE, rv.TestSettings(test="t", correction="none")).table
     row = compared[compared["measure"] == "judge"].iloc[0]
     both = evaluation.matrix("judge").dropna()
     assert row["n"] == len(both) == 225 - (5 if missing == "skip" else 0)
     assert row["p_value"] == pytest.approx(
         stats.ttest_rel(both["dense"], both["bm25"]).pvalue, abs=1e-12
     )
-    assert list(study.chance().means().columns) == ["nDCG@10"]
+    assert list(study.ask(CHANCE).means().columns) == ["nDCG@10"]
     assert any(
         line.startswith("judge: a per-query score from") for line in evaluation.conventions()
     )
@@ -346,7 +359,9 @@ def test_metric_choice_says_how_far_a_score_agrees_with_the_measures(tmp_path: P
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
-    study = rv.Study.open(CRANFIELD, list(runs), measures=["nDCG@10", "judge"], scores=[path])
+    study = rv.Study.open(
+        rv.StudyRequest(CRANFIELD, list(runs), measures=["nDCG@10", "judge"], scores=[path])
+    )
     means = study.evaluation().means()
     tau = stats.kendalltau(means["nDCG@10"], means["judge"]).statistic
     assert report["kendall"]["nDCG@10"]["judge"] == pytest.approx(tau, abs=1e-12)
@@ -366,16 +381,18 @@ def test_a_score_where_less_is_better_is_better_lower(tmp_path: Path) -> None:
     )
     groups = tmp_path / "groups.tsv"
     groups.write_text("qid\tkind\n" + "".join(f"t{i}\t{'ab'[i % 2]}\n" for i in range(40)))
-    study = rv.ScoresStudy.of_files(
-        [path], lower_is_better=["latency"], groups=str(groups), options={"group_by": "kind"}
+    study = rv.Study.open(
+        rv.StudyRequest(
+            path, lower_is_better=["latency"], groups=str(groups), options={"group_by": "kind"}
+        )
     )
     tests = rv.TestSettings(test="t", baseline="slow")
-    comparison = study.compare(tests)
+    comparison = study.ask(COMPARE, tests)
     row = comparison.table.iloc[0]
     assert row["delta"] < 0 and comparison.verdicts() == ["better"]
     assert (row["wins"], row["losses"]) == (39, 1)
-    assert study.verdict_marks(tests).loc["fast", "latency"] == "better"
-    by_group = study.paired_tests_by_group(study.measures[0], tests)
+    assert study.ask(VERDICT_MARKS, tests).loc["fast", "latency"] == "better"
+    by_group = study.ask(PAIRED_TESTS_BY_GROUP, study.measures[0], tests)
     assert set(by_group["verdict"]) == {"better"}
 
 

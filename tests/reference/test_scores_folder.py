@@ -16,6 +16,7 @@ from scipy import stats
 
 import rankviz as rv
 from rankviz.errors import CollectionError, FormatError, OptionError
+from rankviz.study import COMPARE
 
 NUGGETS = ROOT / "sample_data" / "rag-nuggets"
 
@@ -39,8 +40,8 @@ def test_a_folder_of_scores_alone_is_a_study_of_its_values(tmp_path: Path) -> No
     folder = _folder(tmp_path)
     collection = rv.open_collection(folder)
     assert collection.scores_only and collection.qrels_path is None and not collection.run_paths
-    study = rv.ScoresStudy.of_collection(folder)
-    assert isinstance(study, rv.ScoresStudy)
+    study = rv.Study.open(rv.StudyRequest(folder))
+    assert not study.ranked
     assert study.collection is not None and study.collection.scores_only
     assert study.run_names == ["bm25-gpt", "dense-gpt", "hybrid-rerank-gpt"]
     vital = _matrix("vital")
@@ -66,11 +67,14 @@ def test_a_folder_of_scores_refuses_what_needs_rankings_in_one_line(
     assert done.stderr.count("\n") == 1 and "needs the runs' rankings" in done.stderr
 
 
-def test_a_study_of_runs_refuses_a_folder_of_scores_and_says_what_opens_it(
-    tmp_path: Path,
-) -> None:
-    with pytest.raises(OptionError, match="scores only .*rankviz.ScoresStudy.of_collection"):
-        rv.Study.open(_folder(tmp_path))
+def test_qrels_given_for_a_folder_of_scores_are_refused_in_one_line(tmp_path: Path) -> None:
+    """A folder of scores alone has no qrels for judgments to stand in for: qrels read already,
+    given with it as their collection, are refused naming the folder."""
+    folder = _folder(tmp_path)
+    qrels = rv.read_qrels(ROOT / "sample_data" / "cranfield" / "qrels.txt")
+    collection = rv.open_collection(folder)
+    with pytest.raises(OptionError, match="holds per-query scores only"):
+        rv.Study.open(rv.StudyRequest(qrels, {}, collection=collection))
 
 
 def test_a_declared_range_refuses_a_value_outside_with_its_line(tmp_path: Path) -> None:
@@ -81,7 +85,7 @@ def test_a_declared_range_refuses_a_value_outside_with_its_line(tmp_path: Path) 
     line = int(above) + 2  # the header is line 1
     folder = _folder(tmp_path, "[scores.range]\nvital = [0, 0.5]\n")
     with pytest.raises(FormatError) as raised:
-        rv.ScoresStudy.of_collection(folder)
+        rv.Study.open(rv.StudyRequest(folder))
     assert f"scores.tsv, line {line}: vital of run" in str(raised.value)
     assert "outside its range [0, 0.5]" in str(raised.value)
     done = run_cli("evaluate", str(NUGGETS / "scores.tsv"), "--score-range", "vital=0:0.5")
@@ -100,12 +104,12 @@ def test_a_range_beside_runs_checks_the_collections_scores(tmp_path: Path) -> No
     with open(folder / "collection.toml", "a", encoding="utf-8") as toml:
         toml.write('\n[scores]\nlower_is_better = ["weighted"]\n[scores.range]\nall = [0, 0.25]\n')
     with pytest.raises(FormatError, match="outside its range"):
-        rv.Study.open(folder, measures=["nDCG@10"])
+        rv.Study.open(rv.StudyRequest(folder, measures=["nDCG@10"]))
     with open(folder / "collection.toml", "a", encoding="utf-8") as toml:
         toml.write("vital = [0, 1]\n")
     text = (folder / "collection.toml").read_text().replace("all = [0, 0.25]\n", "")
     (folder / "collection.toml").write_text(text)
-    study = rv.Study.open(folder, measures=["nDCG@10", "weighted", "vital"])
+    study = rv.Study.open(rv.StudyRequest(folder, measures=["nDCG@10", "weighted", "vital"]))
     scores = {str(m): m for m in study.measures}
     assert scores["weighted"].lower_is_better and not scores["vital"].lower_is_better
     assert scores["vital"].bounds == (0.0, 1.0)
@@ -117,13 +121,13 @@ def test_lower_is_better_in_the_collection_turns_the_verdict(tmp_path: Path) -> 
     """The same values: the run ahead on ``weighted`` is ``better`` by default and ``worse`` once
     the collection says less is better."""
     tests = rv.TestSettings(test="t", baseline="bm25-gpt")
-    plain = rv.ScoresStudy.of_collection(_folder(tmp_path), measures=["weighted"])
-    assert plain.compare(tests).verdicts()[-1] == "better"
+    plain = rv.Study.open(rv.StudyRequest(_folder(tmp_path), measures=["weighted"]))
+    assert plain.ask(COMPARE, tests).verdicts()[-1] == "better"
     (tmp_path / "scores-alone" / "collection.toml").write_text(
         '[scores]\nlower_is_better = ["weighted"]\n', encoding="utf-8"
     )
-    turned = rv.ScoresStudy.of_collection(tmp_path / "scores-alone", measures=["weighted"])
-    assert turned.compare(tests).verdicts()[-1] == "worse"
+    turned = rv.Study.open(rv.StudyRequest(tmp_path / "scores-alone", measures=["weighted"]))
+    assert turned.ask(COMPARE, tests).verdicts()[-1] == "worse"
 
 
 @pytest.mark.parametrize(

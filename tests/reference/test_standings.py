@@ -23,6 +23,7 @@ from rankviz.analyses.tukey import tukey_hsd
 from rankviz.cli import main
 from rankviz.errors import OptionError
 from rankviz.settings.significance_settings import TestSettings
+from rankviz.study import STANDINGS, TIE_REPORT
 
 SAMPLES = ROOT / "sample_data"
 
@@ -68,7 +69,12 @@ def test_rank_intervals_are_a_direct_paired_bootstrap_of_the_queries(rows, seed,
 
 
 def test_rank_intervals_are_reproducible_from_the_seed_and_move_with_it() -> None:
-    values = rv.Study.open(SAMPLES / "cranfield").evaluation().matrix("nDCG@10").to_numpy()
+    values = (
+        rv.Study.open(rv.StudyRequest(SAMPLES / "cranfield"))
+        .evaluation()
+        .matrix("nDCG@10")
+        .to_numpy()
+    )
     first = rank_intervals(values, n_resamples=2000, rng=11)
     again = rank_intervals(values, n_resamples=2000, rng=11, batch=333)
     assert (list(first.low), list(first.high)) == (list(again.low), list(again.high))
@@ -114,10 +120,10 @@ def test_the_groups_follow_every_pairs_tukey_verdict(rows, seed, alpha) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("collection", ["cranfield", "dl-hard-passage", "trec-cast-2021"])
 def test_the_bundled_collections_standings_agree_with_tukey_and_the_means(collection) -> None:
-    study = rv.Study.open(SAMPLES / collection)
+    study = rv.Study.open(rv.StudyRequest(SAMPLES / collection))
     evaluation = study.evaluation()
     test = TestSettings(seed=5, n_resamples=1000)
-    frame = study.standings(test, evaluation=evaluation).to_frames()["standings"]
+    frame = study.ask(STANDINGS, test, evaluation=evaluation).to_frames()["standings"]
     for measure in evaluation.measures:
         rows = frame[frame["measure"] == str(measure)].set_index("run")
         matrix = evaluation.matrix(measure)
@@ -133,12 +139,16 @@ def test_the_bundled_collections_standings_agree_with_tukey_and_the_means(collec
 
 def test_rank_intervals_need_the_query_mean_and_two_runs() -> None:
     study = rv.Study.open(
-        SAMPLES / "dl-hard-passage", aggregate="macro", options={"group_by": "query_intent"}
+        rv.StudyRequest(
+            SAMPLES / "dl-hard-passage", aggregate="macro", options={"group_by": "query_intent"}
+        )
     )
     with pytest.raises(OptionError, match="aggregate query"):
-        study.standings(TestSettings(seed=1))
+        study.ask(STANDINGS, TestSettings(seed=1))
     with pytest.raises(OptionError, match="two runs"):
-        rv.Study.open(SAMPLES / "cranfield", ["bm25"]).standings(TestSettings(seed=1))
+        rv.Study.open(rv.StudyRequest(SAMPLES / "cranfield", ["bm25"])).ask(
+            STANDINGS, TestSettings(seed=1)
+        )
 
 
 def test_evaluate_and_compare_print_the_standings_reproducibly(capsys) -> None:
@@ -182,11 +192,14 @@ def test_evaluate_and_compare_print_the_standings_reproducibly(capsys) -> None:
 def test_standings_tell_their_progress_in_resamples_and_say_an_early_stop() -> None:
     """Every measure's HSD counts up to --resamples (the resamples it skipped told when it stops
     early), and the footer names the measures whose HSD stopped and after how many."""
-    study = rv.Study.open(SAMPLES / "cranfield")
+    study = rv.Study.open(rv.StudyRequest(SAMPLES / "cranfield"))
     evaluation = study.evaluation()
     told: list[int] = []
-    found = study.standings(
-        TestSettings(seed=4, n_resamples=20_000), evaluation=evaluation, progress=told.append
+    found = study.ask(
+        STANDINGS,
+        TestSettings(seed=4, n_resamples=20_000),
+        evaluation=evaluation,
+        progress=told.append,
     )
     assert sum(told) == 20_000 * len(evaluation.measures) and len(told) > len(evaluation.measures)
     assert found.settled_after and set(found.settled_after) <= {str(m) for m in evaluation.measures}
@@ -198,9 +211,9 @@ def test_standings_tell_their_progress_in_resamples_and_say_an_early_stop() -> N
 
 
 def test_the_tie_report_tells_each_run_done() -> None:
-    study = rv.Study.open(SAMPLES / "cranfield", measures=["AP"])
+    study = rv.Study.open(rv.StudyRequest(SAMPLES / "cranfield", measures=["AP"]))
     told: list[int] = []
-    study.tie_report(progress=told.append)
+    study.ask(TIE_REPORT, progress=told.append)
     assert told == [1] * len(study.run_names)
 
 
@@ -211,11 +224,13 @@ def test_the_tie_report_of_runs_side_by_side_is_the_one_of_runs_in_turn(trials: 
     draws follow the runs' order) too, since those are then taken in turn."""
     from rankviz.settings.report_settings import TieReportSettings
 
-    study = rv.Study.open(SAMPLES / "cranfield", measures=["AP", "nDCG@10", "RR"])
+    study = rv.Study.open(rv.StudyRequest(SAMPLES / "cranfield", measures=["AP", "nDCG@10", "RR"]))
     options = TieReportSettings(trials=trials)
     told: list[int] = []
-    side_by_side = study.tie_report(options=options, rng=5, progress=told.append, runs_at_once=2)
-    in_turn = study.tie_report(options=options, rng=5)
+    side_by_side = study.ask(
+        TIE_REPORT, options=options, rng=5, progress=told.append, runs_at_once=2
+    )
+    in_turn = study.ask(TIE_REPORT, options=options, rng=5)
     assert told == [1] * len(study.run_names)
     assert side_by_side.to_dict() == in_turn.to_dict()
     assert list(side_by_side.statistics.index) == study.run_names

@@ -66,7 +66,7 @@ def test_each_collections_delta_is_the_paired_t_interval_of_its_differences(resu
         "collection == 'DL-HARD (passage)' and run == 'reranked' and measure == 'AP'"
     ).iloc[0]
     evaluation = rv.Study.open(
-        SAMPLES / "dl-hard-passage", ["bm25", "bm25_t5-zs"], measures=["AP"]
+        rv.StudyRequest(SAMPLES / "dl-hard-passage", ["bm25", "bm25_t5-zs"], measures=["AP"])
     ).evaluation()
     matrix = evaluation.matrix(evaluation.measures[0])
     test = stats.ttest_rel(matrix["bm25_t5-zs"], matrix["bm25"])
@@ -108,7 +108,7 @@ def test_standardised_deltas_divide_by_each_collections_sd(names) -> None:
     )
     row = standardised.collections.query("collection == 'Cranfield'").iloc[0]
     matrix = (
-        rv.Study.open(SAMPLES / "cranfield", ["bm25", "rrf"], measures=["AP"])
+        rv.Study.open(rv.StudyRequest(SAMPLES / "cranfield", ["bm25", "rrf"], measures=["AP"]))
         .evaluation()
         .matrix("AP")
     )
@@ -238,7 +238,9 @@ def test_each_pair_is_summarised_on_the_queries_both_answer_whichever_runs_are_n
     partial = named[named.run == "partial"]
     assert list(partial["n"]) == [100, 100]
     matrix = rv.Study.open(
-        two_cranfields[0], ["bm25", "partial"], measures=["AP"], options={"missing": "skip"}
+        rv.StudyRequest(
+            two_cranfields[0], ["bm25", "partial"], measures=["AP"], options={"missing": "skip"}
+        )
     ).evaluation()
     values = matrix.matrix(matrix.measures[0]).dropna()
     assert partial["delta"].iloc[0] == pytest.approx(

@@ -509,7 +509,9 @@ def test_grades_reorder_trec_evals_ties_into_the_policys_own_table(case, depth, 
         own = rank(run, qrels, ties=rule, cut=cut)
         derived = graded_within_ties(rank(run, qrels, cut=cut), POLICIES[rule])
         options = {"ties": rule} | ({"depth": depth} if depth else {})
-        through_study = rv.Study.open(qrels_path, [run_path], options=options).table("run")
+        through_study = rv.Study.open(
+            rv.StudyRequest(qrels_path, [run_path], options=options)
+        ).table("run")
     assert derived.ties == own.ties
     for name in ("row_query", "pos", "grade", "judged", "score", "run_rows", "tie_group"):
         np.testing.assert_array_equal(getattr(derived, name), getattr(own, name), err_msg=name)

@@ -252,7 +252,7 @@ def test_the_drop_in_imports_what_it_uses_and_prints_the_same() -> None:
         "from rankviz.cli import main\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         f"    status = main(['trec-eval', '-q', '-m', 'all_trec', {qrels!r}, {run!r}])\n"
-        "heavy = ('pandas', 'scipy', 'rankviz.study.run_study', 'rankviz.cli.commands')\n"
+        "heavy = ('pandas', 'scipy', 'rankviz.study.study', 'rankviz.cli.commands')\n"
         "print(status, [m for m in heavy if m in sys.modules])\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)

@@ -294,7 +294,7 @@ def test_the_judged_share_from_per_query_measures_is_the_share_of_the_tables(fol
     as the tables give it, missed queries and short rankings included."""
     from rankviz.analyses.unjudged import judged_share, judged_share_of
 
-    study = rv.Study.open(folder, measures=[f"Judged@{k}", f"NumRet@{k}"])
+    study = rv.Study.open(rv.StudyRequest(folder, measures=[f"Judged@{k}", f"NumRet@{k}"]))
     evaluation = study.evaluation()
     for name in study.run_names:
         share = judged_share_of(

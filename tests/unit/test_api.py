@@ -166,7 +166,7 @@ def test_ir_measures_runs_and_qrels_as_read_are_taken_or_refused_with_a_rankviz_
 def test_a_study_shows_itself_in_a_notebook_in_a_few_lines() -> None:
     """``rv.Study.open(...)`` showed a 30,281-character repr (the collection's queries and
     texts)."""
-    study = rv.Study.open(CRANFIELD)
+    study = rv.Study.open(rv.StudyRequest(CRANFIELD))
     assert len(repr(study)) < 2000 and "Cranfield" in repr(study)
     assert repr(study.collection).startswith("Collection(") and "\n" not in repr(study.collection)
 
@@ -199,7 +199,7 @@ def test_a_sample_is_found_from_any_folder_and_an_unknown_one_is_named(
     tmp_path, monkeypatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    assert rv.Study.open(rv.sample_path("cranfield"), measures=["AP"]).run_names
+    assert rv.Study.open(rv.StudyRequest(rv.sample_path("cranfield"), measures=["AP"])).run_names
     assert (rv.sample_path("rag-nuggets") / "scores.tsv").is_file()
     with pytest.raises(
         rv.CollectionError, match="no sample collection 'msmarco'; there are: .*cranfield"

@@ -186,7 +186,7 @@ def front_end_files():
 
 
 def test_the_front_ends_reach_the_library_through_the_study() -> None:
-    """The CLI, the app and the pages compute through :class:`rankviz.study.run_study.Study` and
+    """The CLI, the app and the pages compute through :class:`rankviz.study.study.Study` and
     name what it takes and hands out (its types, its reports' thresholds) from its face,
     ``rankviz.study``; nothing behind it but a named exception."""
     found, used = [], set()
@@ -206,42 +206,75 @@ def test_the_front_ends_reach_the_library_through_the_study() -> None:
     assert used == set(EXCEPTIONS), f"exceptions no longer needed: {set(EXCEPTIONS) - used}"
 
 
-#: the names the app's context shares with the Study, and why each is the app's own
-SHARED_WITH_THE_STUDY = {
+#: the names of the app's context and its answers that are also questions of the study (or its
+#: methods), and why each is kept by the app under a key of its own
+KEPT_BY_THE_APP = {
     "evaluation": "kept under content keys, revised for the queries a judgment changed",
     "chance": "the same, of the chance level",
     "check": "the runs' facts kept apart from the meeting's judgments",
     "meeting_report": "of two studies: the meeting's qrels and the file's",
-    "overlap": "kept under what decides the order alone",
     "beats": "from the paired tests the Significance page keeps",
     "conventions": "the lines the app shows (the served folder's names)",
     "test_settings": "the test the link chose",
-    "ranked": "whether the frame holds rankings",
     "thinly_judged": "the frame's warning, from the passes",
+    "ask": "the study's entries asked, each answer kept under what its entry says it follows",
+    "ranked": "whether the frame holds rankings",
 }
 
 
-def _public_methods(paths) -> set[str]:
-    return {
-        node.name
-        for path in paths
-        for node in ast.walk(ast.parse(path.read_text()))
-        if isinstance(node, ast.ClassDef)
-        for node in node.body
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name[0] != "_"
-    }
+def _public_names(paths) -> set[str]:
+    """The public functions of ``paths`` and the public methods of their classes."""
+    found = set()
+    for path in paths:
+        tree = ast.parse(path.read_text())
+        for node in tree.body:
+            bodies = node.body if isinstance(node, ast.ClassDef) else [node]
+            found |= {
+                f.name
+                for f in bodies
+                if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name[0] != "_"
+            }
+    return found
 
 
-def test_the_app_restates_no_method_of_the_study() -> None:
-    """A page asks the Study by its method's name (``ctx.ask``): a method of the app's context with
-    a Study method's name is one of the few answers kept under keys of their own."""
-    app = [PACKAGE / "app" / f"{n}.py" for n in ("context", "answers", "pass_cache")]
-    shared = _public_methods(app) & _public_methods((PACKAGE / "study").glob("*.py"))
-    assert shared <= set(SHARED_WITH_THE_STUDY), shared - set(SHARED_WITH_THE_STUDY)
+def test_the_app_restates_no_question_of_the_study() -> None:
+    """A page asks the study with the question's entry (``ctx.ask(TIE_REPORT, ...)``): what the
+    app's context and its answers name as a question (or a method) of the study is one of the
+    few answers kept under keys of their own."""
+    from rankviz.study import QUESTIONS, Study
+
+    app = [
+        p
+        for p in (PACKAGE / "app").rglob("*.py")
+        if p.stem in ("context", "frame_inputs", "answers")
+    ]
+    assert len(app) == 3
+    studys = {q.name for q in QUESTIONS} | {n for n in vars(Study) if n[0] != "_"}
+    shared = _public_names(app) & studys
+    assert shared <= set(KEPT_BY_THE_APP), shared - set(KEPT_BY_THE_APP)
 
 
-#: What opens a study besides the front door: a front end builds none of them itself.
-OPENERS = {"Study", "ScoresStudy", "open_inputs", "of_files", "of_collection", "of_request"}
+def test_no_question_is_asked_by_its_name() -> None:
+    """No front end names a question by a string (``ctx.ask("tie_report")``) nor reaches one by
+    ``getattr``: an entry is asked, which a type checker and an editor follow."""
+    from rankviz.study import QUESTIONS
+
+    names = {q.name for q in QUESTIONS}
+    by_name = []
+    for name, path in front_end_files():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            strings = [a.value for a in node.args if isinstance(a, ast.Constant)]
+            if called in ("ask", "getattr") and set(map(str, strings)) & names:
+                by_name.append(f"{name}:{node.lineno}")
+    assert not by_name, by_name
+
+
+#: What opens a study besides its opener: a front end builds none of them itself.
+OPENERS = {"Study", "open_inputs", "open_scores"}
 
 
 def _a_request(node: ast.expr) -> bool:
@@ -258,10 +291,9 @@ def _a_request(node: ast.expr) -> bool:
 
 
 def test_every_front_end_opens_its_studies_through_the_front_door() -> None:
-    """The command line, the API and the app open a study with ``Study.open(request)`` (or
-    ``open_study(request)``, which picks runs or scores): no front end builds a study from its
-    parts or opens its inputs by another road; the app hands in its reading and narrows what it
-    opened."""
+    """The command line, the API and the app open a study with ``Study.open(request)``, which
+    picks runs or scores: no front end builds a study from its parts or opens its inputs by
+    another road; the app hands in its reading and narrows what it opened."""
     built, doors = [], set()
     for name, path in front_end_files():
         for node in ast.walk(ast.parse(path.read_text())):
@@ -271,7 +303,7 @@ def test_every_front_end_opens_its_studies_through_the_front_door() -> None:
             called = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
             if called in OPENERS:
                 built.append(f"{name} calls {called}")
-            if called in ("open", "open_study") and node.args and _a_request(node.args[0]):
+            if called == "open" and node.args and _a_request(node.args[0]):
                 doors.add(name.split(".")[1] if name.startswith("rankviz.") else name)
     assert not built, built
     assert {"cli", "app"} <= doors, doors

@@ -13,6 +13,7 @@ from statsmodels.stats.multitest import multipletests
 
 import rankviz as rv
 from rankviz.analyses.verdicts import beaten
+from rankviz.study import BEATS
 
 
 def test_a_pair_marks_its_winner_and_nothing_else() -> None:
@@ -34,8 +35,8 @@ def test_a_pair_marks_its_winner_and_nothing_else() -> None:
 
 def test_every_runs_wins_are_scipys_t_tests_holm_corrected_over_all_pairs() -> None:
     runs = ["bm25", "dense", "rrf", "tfidf"]
-    study = rv.Study.open(CRANFIELD, runs, measures=["AP", "RR@10"])
-    beats = study.beats(rv.TestSettings(test="t", correction="holm", alpha=0.05))
+    study = rv.Study.open(rv.StudyRequest(CRANFIELD, runs, measures=["AP", "RR@10"]))
+    beats = study.ask(BEATS, rv.TestSettings(test="t", correction="holm", alpha=0.05))
     evaluation = study.evaluation()
     for measure in ("AP", "RR@10"):
         values = evaluation.matrix(measure)

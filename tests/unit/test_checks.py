@@ -10,6 +10,7 @@ from conftest import ROOT
 
 import rankviz as rv
 from rankviz.analyses.checks import CODES, CheckReport, Finding
+from rankviz.study import CHECK
 
 QRELS = "".join(f"{q} 0 d{q}{i} {g}\n" for q in (1, 2, 3) for i, g in enumerate([2, 1, 0, 0]))
 
@@ -46,7 +47,7 @@ def codes(report: CheckReport) -> dict[tuple[str, str | None], str]:
 
 
 def test_a_clean_collection_gives_nothing() -> None:
-    report = study({"a": run_text(), "b": run_text(score=lambda i: 20.0 - 2 * i)}).check(k=5)
+    report = study({"a": run_text(), "b": run_text(score=lambda i: 20.0 - 2 * i)}).ask(CHECK, k=5)
     assert report.findings == () and report.status == 0
 
 
@@ -59,24 +60,24 @@ def test_a_clean_collection_gives_nothing() -> None:
     ],
 )
 def test_query_sets_that_differ(runs, expected) -> None:
-    found = codes(study(runs).check())
+    found = codes(study(runs).ask(CHECK))
     for key, severity in expected.items():
         assert found.get(key) == severity, found
 
 
 def test_query_ids_written_another_way_are_a_near_miss() -> None:
     run = run_text(qids=("q1", "Q2", "003"), doc=lambda q, i: f"d{q[-1]}{i}")
-    report = study({"a": run}).check()
+    report = study({"a": run}).ask(CHECK)
     near = next(f for f in report.findings if f.code == "qid-near-miss")
     assert near.severity == "error" and near.count == 3 and near.queries == {"1", "2", "3"}
     assert "q1 ~ 1" in near.examples and report.status == 2
-    assert "qid-near-miss" not in {f.code for f in study({"a": run_text()}).check().findings}
+    assert "qid-near-miss" not in {f.code for f in study({"a": run_text()}).ask(CHECK).findings}
 
 
 @pytest.mark.parametrize("prefix", ["doc:", "msmarco_passage_", "D"])
 def test_document_ids_with_a_prefix_the_qrels_lack_are_a_near_miss(prefix: str) -> None:
     qrels = "".join(f"{q} 0 {q}{i} {g}\n" for q in (1, 2, 3) for i, g in enumerate([2, 1, 0, 0]))
-    report = study({"a": run_text(doc=lambda q, i: f"{prefix}{q}{i}")}, qrels=qrels).check()
+    report = study({"a": run_text(doc=lambda q, i: f"{prefix}{q}{i}")}, qrels=qrels).ask(CHECK)
     near = next(f for f in report.findings if f.code == "docid-near-miss")
     assert near.severity == "error" and near.count == 12 and f"{prefix}10 ~ 10" in near.examples
 
@@ -89,12 +90,12 @@ def test_two_collections_numbering_alike_are_no_near_miss() -> None:
     )
     kilt = run_text(doc=lambda q, i: f"MARCO_D{q}{i}" if i < 4 else f"KILT_{q}{i - 4}")
     assert "docid-near-miss" not in {
-        f.code for f in study({"a": kilt}, qrels=qrels).check().findings
+        f.code for f in study({"a": kilt}, qrels=qrels).ask(CHECK).findings
     }
     segments = run_text(doc=lambda q, i: f"MARCO_D{q}{i}#{i}" if i == 1 else f"MARCO_D{q}{i}")
     near = [
         f
-        for f in study({"a": segments}, qrels=qrels).check().findings
+        for f in study({"a": segments}, qrels=qrels).ask(CHECK).findings
         if f.code == "docid-near-miss"
     ]
     assert near and near[0].severity == "warning" and near[0].count == 3
@@ -103,17 +104,17 @@ def test_two_collections_numbering_alike_are_no_near_miss() -> None:
 def test_identical_ids_ranked_first_are_a_warning_met_by_chance_a_note() -> None:
     first = run_text(doc=lambda q, i: str(q) if i == 0 else f"d{q}{i}")
     last = run_text(doc=lambda q, i: str(q) if i == 7 else f"d{q}{i}")
-    assert codes(study({"a": first}).check())[("identical-ids", "a")] == "warning"
-    assert codes(study({"a": last}).check())[("identical-ids", "a")] == "note"
+    assert codes(study({"a": first}).ask(CHECK))[("identical-ids", "a")] == "warning"
+    assert codes(study({"a": last}).ask(CHECK))[("identical-ids", "a")] == "note"
     assert (
-        codes(study({"a": first}, ignore_identical_ids=True).check())[("identical-ids", "a")]
+        codes(study({"a": first}, ignore_identical_ids=True).ask(CHECK))[("identical-ids", "a")]
         == "note"
     )
 
 
 def test_a_top_k_that_hardly_touches_the_judgments() -> None:
     unjudged = run_text(doc=lambda q, i: f"x{q}{i}")
-    found = codes(study({"a": run_text(), "b": unjudged}).check(k=5))
+    found = codes(study({"a": run_text(), "b": unjudged}).ask(CHECK, k=5))
     assert (
         found[("low-judged-overlap", "b")] == "error" and ("low-judged-overlap", "a") not in found
     )
@@ -121,18 +122,18 @@ def test_a_top_k_that_hardly_touches_the_judgments() -> None:
     qids = range(1, 7)
     # 1 of the 24 it could hold
     sparse = run_text(qids, doc=lambda q, i: f"d{q}0" if q == 1 and i == 7 else f"x{q}{i}")
-    found = codes(study({"a": run_text(qids), "b": sparse}, qrels=six).check(k=8))
+    found = codes(study({"a": run_text(qids), "b": sparse}, qrels=six).ask(CHECK, k=8))
     assert (
         found[("low-judged-overlap", "b")] == "warning" and ("low-judged-overlap", "a") not in found
     )
-    alone = codes(study({"b": sparse}, qrels=six).check(k=8))
+    alone = codes(study({"b": sparse}, qrels=six).ask(CHECK, k=8))
     assert alone[("low-judged-overlap", "b")] == "warning"
     # sparse judgments (MS MARCO's one a query)
     one_judgment = "".join(f"{q} 0 d{q}0 1\n" for q in qids)
     # 2 of the 6 it could hold
     found_once = run_text(qids, doc=lambda q, i: f"d{q}0" if i == 3 and q < 3 else f"x{q}{i}")
     assert ("low-judged-overlap", "b") not in codes(
-        study({"b": found_once}, qrels=one_judgment).check(k=8)
+        study({"b": found_once}, qrels=one_judgment).ask(CHECK, k=8)
     )
 
 
@@ -144,7 +145,7 @@ def test_a_large_run_has_its_document_ids_compared_on_an_even_sample_of_its_line
     # 24 lines: every 4th is looked at (lines 0, 4, ..., 20)
     monkeypatch.setattr(run_facts, "SAMPLE", 6)
     qrels = "".join(f"{q} 0 {q}{i} {g}\n" for q in (1, 2, 3) for i, g in enumerate([2, 1, 0, 0]))
-    found = study({"a": run_text(doc=lambda q, i: f"doc:{q}{i}")}, qrels=qrels).check().findings
+    found = study({"a": run_text(doc=lambda q, i: f"doc:{q}{i}")}, qrels=qrels).ask(CHECK).findings
     near = next(f for f in found if f.code == "docid-near-miss")
     # lines 0, 8 and 16 name judged documents 10, 20, 30
     assert near.count == 3 and near.severity == "error"
@@ -153,9 +154,11 @@ def test_a_large_run_has_its_document_ids_compared_on_an_even_sample_of_its_line
 
 def test_depths_that_differ_matter_only_past_the_shallower() -> None:
     runs = {"a": run_text(depth=8), "b": run_text(depth=4)}
-    assert codes(study(runs).check())[("depth-differs", None)] == "warning"
-    assert codes(study(runs, measures=("RR@3", "P@4")).check())[("depth-differs", None)] == "note"
-    below = study({"a": run_text(depth=4)}, measures=("nDCG@10", "P@4")).check()
+    assert codes(study(runs).ask(CHECK))[("depth-differs", None)] == "warning"
+    assert (
+        codes(study(runs, measures=("RR@3", "P@4")).ask(CHECK))[("depth-differs", None)] == "note"
+    )
+    below = study({"a": run_text(depth=4)}, measures=("nDCG@10", "P@4")).ask(CHECK)
     finding = next(f for f in below.findings if f.code == "depth-below-cutoff")
     assert finding.examples == ("nDCG@10",) and finding.severity == "warning"
 
@@ -164,7 +167,7 @@ def test_relevant_documents_no_run_retrieves() -> None:
     qrels = QRELS + "4 0 lost 1\n"
     runs = {"a": run_text(qids=(1, 2, 3, 4)), "b": run_text(qids=(1, 2, 3, 4))}
     finding = next(
-        f for f in study(runs, qrels=qrels).check().findings if f.code == "unretrieved-relevant"
+        f for f in study(runs, qrels=qrels).ask(CHECK).findings if f.code == "unretrieved-relevant"
     )
     assert finding.queries == {"4"} and finding.severity == "warning"  # 1 of 4 queries: past 10%
     assert "a 85.7%" in finding.message  # 6 of the 7 relevant documents: the recall ceiling
@@ -172,19 +175,21 @@ def test_relevant_documents_no_run_retrieves() -> None:
 
 def test_a_rank_column_against_the_scores_and_all_tied_queries() -> None:
     reversed_ranks = run_text(rank=lambda i: 8 - i)
-    assert codes(study({"a": reversed_ranks}).check())[("rank-score-disagree", "a")] == "warning"
+    assert codes(study({"a": reversed_ranks}).ask(CHECK))[("rank-score-disagree", "a")] == "warning"
     tied = run_text(score=lambda i: 1.0)
-    finding = next(f for f in study({"a": tied}).check().findings if f.code == "all-tied")
+    finding = next(f for f in study({"a": tied}).ask(CHECK).findings if f.code == "all-tied")
     assert finding.queries == {"1", "2", "3"}
 
 
 def test_judgments_against_the_settings() -> None:
     qrels = QRELS + "4 0 d40 0\n"
-    found = study({"a": run_text(qids=(1, 2, 3, 4))}, qrels=qrels).check()
+    found = study({"a": run_text(qids=(1, 2, 3, 4))}, qrels=qrels).ask(CHECK)
     assert next(f for f in found.findings if f.code == "no-relevant-query").queries == {"4"}
     graded = QRELS.replace("d10 2", "d10 6")
-    assert codes(study({"a": run_text()}, qrels=graded).check())[("grade-scale", None)] == "error"
-    assert codes(study({"a": run_text()}, rel=3).check())[("grade-scale", None)] == "error"
+    assert (
+        codes(study({"a": run_text()}, qrels=graded).ask(CHECK))[("grade-scale", None)] == "error"
+    )
+    assert codes(study({"a": run_text()}, rel=3).ask(CHECK))[("grade-scale", None)] == "error"
 
 
 def test_every_code_is_documented_and_a_finding_keeps_five_examples() -> None:
@@ -250,7 +255,7 @@ def test_the_command_exits_by_the_worst_finding_and_prints_json(tmp_path, capsys
 
 @pytest.mark.parametrize("collection", ["cranfield", "dl-hard-passage", "trec-cast-2021"])
 def test_the_bundled_collections_give_no_error(collection: str) -> None:
-    report = rv.Study.open(ROOT / "sample_data" / collection).check()
+    report = rv.Study.open(rv.StudyRequest(ROOT / "sample_data" / collection)).ask(CHECK)
     assert report.status < 2, [f.line() for f in report.at_least("error")]
 
 
@@ -269,7 +274,11 @@ def test_the_facts_an_evaluation_gathers_give_the_studys_findings(tmp_path, engi
         run_text((1, 2, 3), depth=5, score=lambda i: 1.0, doc=lambda q, i: f"doc:d{q}{i}")
     )
     study = rv.Study.open(
-        tmp_path / "qrels.txt", [tmp_path / "a.txt", tmp_path / "b.txt"], measures=["AP", "nDCG@10"]
+        rv.StudyRequest(
+            tmp_path / "qrels.txt",
+            [tmp_path / "a.txt", tmp_path / "b.txt"],
+            measures=["AP", "nDCG@10"],
+        )
     )
     settings = (
         EngineSettings(engine=engine, block_queries=1)
@@ -278,10 +287,14 @@ def test_the_facts_an_evaluation_gathers_give_the_studys_findings(tmp_path, engi
     )
     evaluation = study.evaluation(engine=settings, check_k=10)
     assert evaluation.facts is not None and set(evaluation.facts) == {"a", "b"}
-    from_evaluation = study.check(10, evaluation=evaluation)
+    from_evaluation = study.ask(CHECK, 10, evaluation=evaluation)
     read_whole = rv.Study.open(
-        tmp_path / "qrels.txt", [tmp_path / "a.txt", tmp_path / "b.txt"], measures=["AP", "nDCG@10"]
-    ).check(10)
+        rv.StudyRequest(
+            tmp_path / "qrels.txt",
+            [tmp_path / "a.txt", tmp_path / "b.txt"],
+            measures=["AP", "nDCG@10"],
+        )
+    ).ask(CHECK, 10)
     assert {
         "identical-ids",
         "all-tied",

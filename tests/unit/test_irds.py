@@ -89,7 +89,7 @@ def test_the_cli_gives_the_numbers_of_the_same_qrels_from_a_file(passages, capsy
     # the official measures
     assert {r["measure"] for r in from_irds} == {"nDCG@10", "RR(rel=2)", "AP(rel=2)"}
     assert from_irds == from_file
-    study = rv.Study.open(f"irds:{DATASET}", RUNS)
+    study = rv.Study.open(rv.StudyRequest(f"irds:{DATASET}", RUNS))
     assert (
         study.settings.rel == 2
         and study.collection is not None
@@ -134,7 +134,7 @@ def test_the_messages_say_what_is_missing(passages, tmp_path, monkeypatch, capsy
         "rankviz-test/absent", tmp_path / "gone.tsv", tmp_path / "gone.tsv", tmp_path / "gone.qrels"
     )
     with pytest.raises(RankvizError, match="qrels are not available here"):
-        rv.Study.open("irds:rankviz-test/absent", RUNS)
+        rv.Study.open(rv.StudyRequest("irds:rankviz-test/absent", RUNS))
     monkeypatch.setitem(sys.modules, "ir_datasets", None)  # not installed
     assert main(["evaluate", "irds:rankviz-test/other", *RUNS]) == 2
     assert "needs ir_datasets: pip install 'ir_datasets>=0.5.6'" in capsys.readouterr().err

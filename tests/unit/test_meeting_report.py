@@ -16,7 +16,7 @@ from rankviz.analyses.meeting_report import means_with_verdicts
 from rankviz.io.collection import open_collection
 from rankviz.io.meeting import MeetingStore
 from rankviz.ranking.regrading import differing_queries
-from rankviz.study.run_study import Study
+from rankviz.study import COMPARE, MEETING_REPORT, Study, StudyRequest
 
 
 @pytest.fixture(scope="module")
@@ -39,18 +39,18 @@ def judged(tmp_path_factory) -> Path:
 @pytest.mark.parametrize("ties", ["trec_eval", "expected", "optimistic", "pessimistic"])
 def test_the_reports_numbers_are_two_fresh_studies(judged: Path, ties: str) -> None:
     runs = ["bm25", "dense", "rrf"]
-    meeting = Study.open(judged, runs, judgments="", options={"ties": ties})
-    file_only = Study.open(judged, runs, options={"ties": ties})
-    report = meeting.meeting_report(meeting.record, file_study=file_only)
-    fresh_meeting = Study.open(judged, runs, judgments="", options={"ties": ties})
-    fresh_file = Study.open(judged, runs, options={"ties": ties})
+    meeting = Study.open(StudyRequest(judged, runs, judgments="", options={"ties": ties}))
+    file_only = Study.open(StudyRequest(judged, runs, options={"ties": ties}))
+    report = meeting.ask(MEETING_REPORT, meeting.record, file_study=file_only)
+    fresh_meeting = Study.open(StudyRequest(judged, runs, judgments="", options={"ties": ties}))
+    fresh_file = Study.open(StudyRequest(judged, runs, options={"ties": ties}))
     before, after = fresh_file.evaluation(), fresh_meeting.evaluation()
     test = meeting.test_settings()
     expected = means_with_verdicts(
         before,
         after,
-        fresh_file.compare(test, evaluation=before),
-        fresh_meeting.compare(test, evaluation=after),
+        fresh_file.ask(COMPARE, test, evaluation=before),
+        fresh_meeting.ask(COMPARE, test, evaluation=after),
     )
     pd.testing.assert_frame_equal(report.means, expected, check_exact=True)
     judged_queries = {j.qid for j in meeting.record.judgments()}
@@ -81,9 +81,11 @@ def test_the_report_is_of_the_pair_the_meeting_discussed(judged: Path) -> None:
     the report showed bm25's ranks and verdicts "against bm25". With the pair it is dense's
     and rrf's ranks, and its verdicts are rrf's against dense."""
     runs = ["bm25", "dense", "rrf"]
-    meeting = Study.open(judged, runs, judgments="")
-    file_only = Study.open(judged, runs)
-    report = meeting.meeting_report(meeting.record, file_study=file_only, pair=("dense", "rrf"))
+    meeting = Study.open(StudyRequest(judged, runs, judgments=""))
+    file_only = Study.open(StudyRequest(judged, runs))
+    report = meeting.ask(
+        MEETING_REPORT, meeting.record, file_study=file_only, pair=("dense", "rrf")
+    )
     assert (report.baseline, report.run) == ("dense", "rrf")
     for query in report.queries:
         assert {"dense rank", "rrf rank"} <= set(query.documents.columns)
@@ -91,7 +93,7 @@ def test_the_report_is_of_the_pair_the_meeting_discussed(judged: Path) -> None:
     verdicts = report.means.set_index("run")
     assert set(verdicts.loc["dense", "verdict meeting"]) == {""}  # the baseline has none
     assert set(verdicts.loc["rrf", "verdict meeting"]) - {""}
-    tables = Study.open(judged, runs, judgments="").tables(["dense", "rrf"])
+    tables = Study.open(StudyRequest(judged, runs, judgments="")).tables(["dense", "rrf"])
     from rankviz.analyses.query_view import aligned
 
     first = report.queries[0]
@@ -100,4 +102,4 @@ def test_the_report_is_of_the_pair_the_meeting_discussed(judged: Path) -> None:
         first.documents["rrf rank"][: len(view)].to_numpy(float), view["run rank"]
     )
     with pytest.raises(Exception, match="the meeting's pair is two of the runs"):
-        meeting.meeting_report(meeting.record, file_study=file_only, pair=("dense", "tfidf"))
+        meeting.ask(MEETING_REPORT, meeting.record, file_study=file_only, pair=("dense", "tfidf"))

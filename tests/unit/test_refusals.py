@@ -18,7 +18,7 @@ QRELS, BM25 = CRANFIELD / "qrels.txt", CRANFIELD / "runs" / "bm25.run.gz"
 def test_one_run_file_where_the_api_takes_a_list_is_that_one_run() -> None:
     """``Study.open(qrels, "r1.run")`` said the same file was given twice (as "/" and "/"): it
     iterated the string's characters."""
-    study = rv.Study.open(QRELS, str(BM25), measures="AP")
+    study = rv.Study.open(rv.StudyRequest(QRELS, str(BM25), measures="AP"))
     assert study.run_names == ["bm25"] and [str(m) for m in study.measures] == ["AP"]
     request = rv.StudyRequest(QRELS, BM25, measures="nDCG@10", scores=str(BM25))
     assert request.runs == (BM25,) and request.measures == ("nDCG@10",)
@@ -27,7 +27,7 @@ def test_one_run_file_where_the_api_takes_a_list_is_that_one_run() -> None:
 
 def test_an_unknown_option_is_refused_naming_it_and_the_known_ones() -> None:
     with pytest.raises(rv.OptionError) as refused:
-        rv.Study.open(QRELS, BM25, options={"tie": "expected"})
+        rv.Study.open(rv.StudyRequest(QRELS, BM25, options={"tie": "expected"}))
     said = str(refused.value)
     assert "no option 'tie'" in said and "ties, missing, rel" in said
     with pytest.raises(rv.OptionError, match="options is a mapping"):

@@ -15,8 +15,8 @@ import rankviz as rv
 from rankviz.analyses.checks import TOP_K
 from rankviz.analyses.unjudged import judged_share
 from rankviz.io.store import ArrayStore
+from rankviz.study import CHANCE, CHECK, FACTS, FROM_PASSES, RUN_PASS, Study, StudyRequest
 from rankviz.study.run_pass import RunPass
-from rankviz.study.run_study import Study
 
 MEASURES = ["RR@10", "nDCG@10", "AP", "ERR@20", "P@5", "R@100", "Bpref", "RBP"]
 
@@ -29,7 +29,7 @@ def _same(a: rv.Evaluation, b: rv.Evaluation) -> None:
 
 
 def _passes(study: Study, k: int = 10) -> list[tuple[str, RunPass]]:
-    return [(name, study.run_pass(name, k=k, facts_k=TOP_K)) for name in study.run_names]
+    return [(name, study.ask(RUN_PASS, name, k=k, facts_k=TOP_K)) for name in study.run_names]
 
 
 @pytest.mark.parametrize(
@@ -46,29 +46,29 @@ def _passes(study: Study, k: int = 10) -> list[tuple[str, RunPass]]:
     ],
 )
 def test_a_pass_per_run_gives_the_studys_numbers(folder, options) -> None:
-    study = Study.open(folder, measures=MEASURES, options=options)
+    study = Study.open(StudyRequest(folder, measures=MEASURES, options=options))
     passes = _passes(study)
-    _same(study.from_passes(passes), study.evaluation())
-    _same(study.from_passes(passes, chance=True), study.chance())
-    facts = study.facts(TOP_K)
+    _same(study.ask(FROM_PASSES, passes), study.evaluation())
+    _same(study.ask(FROM_PASSES, passes, chance=True), study.ask(CHANCE))
+    facts = study.ask(FACTS, TOP_K)
     for name, found in passes:
         assert found.judged == judged_share(study.table(name), 10)
         assert found.facts == facts[name]
     assert (
-        study.check(TOP_K, facts={n: p.facts for n, p in passes}).to_dict()
-        == study.check(TOP_K).to_dict()
+        study.ask(CHECK, TOP_K, facts={n: p.facts for n, p in passes}).to_dict()
+        == study.ask(CHECK, TOP_K).to_dict()
     )
 
 
 def test_a_pass_kept_on_disk_comes_back_the_same(tmp_path) -> None:
-    study = Study.open(DL_HARD, measures=MEASURES, options={"rel": 2})
+    study = Study.open(StudyRequest(DL_HARD, measures=MEASURES, options={"rel": 2}))
     store = ArrayStore(tmp_path, budget=2**30)
     passes = _passes(study)
     for name, found in passes:
         store.put(name, found.to_arrays())
     back = [(name, RunPass.from_arrays(store.get(name))) for name, _ in passes]
-    _same(study.from_passes(back), study.from_passes(passes))
-    _same(study.from_passes(back, chance=True), study.from_passes(passes, chance=True))
+    _same(study.ask(FROM_PASSES, back), study.ask(FROM_PASSES, passes))
+    _same(study.ask(FROM_PASSES, back, chance=True), study.ask(FROM_PASSES, passes, chance=True))
     assert [p.facts for _, p in back] == [p.facts for _, p in passes]
     assert [p.judged for _, p in back] == [p.judged for _, p in passes]
     assert store.get("no such key") is None
@@ -76,8 +76,8 @@ def test_a_pass_kept_on_disk_comes_back_the_same(tmp_path) -> None:
 
 def test_a_damaged_or_foreign_file_on_disk_is_no_pass(tmp_path) -> None:
     store = ArrayStore(tmp_path, budget=2**30)
-    study = Study.open(CRANFIELD, measures=["AP"])
-    found = study.run_pass(study.run_names[0], k=10)
+    study = Study.open(StudyRequest(CRANFIELD, measures=["AP"]))
+    found = study.ask(RUN_PASS, study.run_names[0], k=10)
     store.put("a", found.to_arrays())
     (path,) = tmp_path.glob("*.npz")
     path.write_bytes(path.read_bytes()[:100])  # cut short
@@ -89,9 +89,11 @@ def test_a_damaged_or_foreign_file_on_disk_is_no_pass(tmp_path) -> None:
 
 
 def test_random_ties_take_no_pass() -> None:
-    study = Study.open(CRANFIELD, measures=["AP"], options={"ties": "random", "seed": 1})
+    study = Study.open(
+        StudyRequest(CRANFIELD, measures=["AP"], options={"ties": "random", "seed": 1})
+    )
     with pytest.raises(ValueError, match="random ties"):
-        study.run_pass(study.run_names[0], k=10)
+        study.ask(RUN_PASS, study.run_names[0], k=10)
 
 
 @settings(
@@ -106,16 +108,18 @@ def test_random_ties_take_no_pass() -> None:
 def test_generated_runs_with_ties_pass_to_the_studys_numbers(tmp_path, data, ties, k) -> None:
     qrels_path, run_path = write_files(tmp_path, *data)
     study = Study.open(
-        qrels_path,
-        [run_path],
-        measures=["RR", f"nDCG@{k}", "AP", f"P@{k}", "ERR"],
-        options={"ties": ties},
+        StudyRequest(
+            qrels_path,
+            [run_path],
+            measures=["RR", f"nDCG@{k}", "AP", f"P@{k}", "ERR"],
+            options={"ties": ties},
+        )
     )
-    passes = [(name, study.run_pass(name, k=k, facts_k=k)) for name in study.run_names]
-    _same(study.from_passes(passes), study.evaluation())
-    _same(study.from_passes(passes, chance=True), study.chance())
-    (name, found), facts = passes[0], study.facts(k)
+    passes = [(name, study.ask(RUN_PASS, name, k=k, facts_k=k)) for name in study.run_names]
+    _same(study.ask(FROM_PASSES, passes), study.evaluation())
+    _same(study.ask(FROM_PASSES, passes, chance=True), study.ask(CHANCE))
+    (name, found), facts = passes[0], study.ask(FACTS, k)
     assert found.facts == facts[name] and found.judged == judged_share(study.table(name), k)
     back = RunPass.from_arrays(found.to_arrays())
-    _same(study.from_passes([(name, back)]), study.from_passes(passes))
+    _same(study.ask(FROM_PASSES, [(name, back)]), study.ask(FROM_PASSES, passes))
     assert back.facts == found.facts

@@ -1,5 +1,5 @@
-"""The front door: every front end opens a study from one frozen request (#54); the command line's
-flags and the API's keywords build the same request, which opens the same study."""
+"""The one opener: every front end opens a study from one frozen request (#54, #68); the command
+line's flags and the API's keywords build the same request, which ``Study.open`` alone opens."""
 
 from __future__ import annotations
 
@@ -11,10 +11,7 @@ from conftest import CRANFIELD, SAMPLES
 
 from rankviz.cli.parser import build_parser
 from rankviz.errors import OptionError
-from rankviz.study.front_door import open_study
-from rankviz.study.request import StudyRequest
-from rankviz.study.run_study import Study
-from rankviz.study.scores_study import ScoresStudy
+from rankviz.study import Study, StudyRequest
 
 RUNS = [str(CRANFIELD / "runs" / "bm25.run.gz"), str(CRANFIELD / "runs" / "dense.run.gz")]
 
@@ -60,22 +57,23 @@ def test_a_request_is_frozen_all_the_way_down() -> None:
     assert request.runs == ("bm25",) and request.ranges["AP"] == (0, 1)
 
 
-def test_a_request_opens_the_study_its_keywords_open() -> None:
-    keywords = {"measures": ["AP", "nDCG@10"], "options": {"rel": 2}}
-    by_request = Study.open(StudyRequest(CRANFIELD / "qrels.txt", RUNS, **keywords))
-    by_keywords = Study.open(CRANFIELD / "qrels.txt", RUNS, **keywords)
-    assert by_request.settings == by_keywords.settings and by_request.settings.rel == 2
-    assert [m.key for m in by_request.measures] == [m.key for m in by_keywords.measures]
-    assert by_request.evaluation().means().equals(by_keywords.evaluation().means())
-    with pytest.raises(TypeError, match="holds every input"):
-        Study.open(StudyRequest(CRANFIELD / "qrels.txt", RUNS), measures=["AP"])
+def test_the_opener_takes_a_request_and_nothing_else() -> None:
+    """The keywords build the request; the opener takes the request alone (and how it reads)."""
+    opened = Study.open(
+        StudyRequest(CRANFIELD / "qrels.txt", RUNS, measures=["AP"], options={"rel": 2})
+    )
+    assert opened.settings.rel == 2 and [str(m) for m in opened.measures] == ["AP(rel=2)"]
+    with pytest.raises(TypeError, match="takes a StudyRequest"):
+        Study.open(CRANFIELD / "qrels.txt")  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        Study.open(StudyRequest(CRANFIELD / "qrels.txt", RUNS), measures=["AP"])  # type: ignore[call-arg]
 
 
-def test_the_front_door_opens_runs_or_scores_as_the_first_input_holds() -> None:
-    runs = open_study(StudyRequest(CRANFIELD, ["bm25", "dense"]))
-    assert type(runs) is Study and list(runs.runs) == ["bm25", "dense"]
-    scores = open_study(StudyRequest(SAMPLES / "rag-nuggets" / "scores.tsv"))
-    assert isinstance(scores, ScoresStudy) and scores.evaluation().runs
+def test_the_opener_opens_runs_or_scores_as_the_first_input_holds() -> None:
+    runs = Study.open(StudyRequest(CRANFIELD, ["bm25", "dense"]))
+    assert runs.ranked and list(runs.runs) == ["bm25", "dense"]
+    scores = Study.open(StudyRequest(SAMPLES / "rag-nuggets" / "scores.tsv"))
+    assert type(scores) is Study and not scores.ranked and scores.evaluation().runs
 
 
 def test_the_meetings_grades_are_the_collections_whatever_gmax_the_measures_take(tmp_path) -> None:
@@ -108,23 +106,23 @@ def test_a_request_may_name_a_collection_already_opened(tmp_path) -> None:
     from rankviz.io.collection import open_collection
 
     opened = open_collection(CRANFIELD, confined=True)
-    served = open_study(StudyRequest(opened, ("bm25", "dense"), ("AP", "nDCG@10")))
-    assert type(served) is Study and served.collection is opened
-    read = open_study(StudyRequest(CRANFIELD, ("bm25", "dense"), ("AP", "nDCG@10")))
+    served = Study.open(StudyRequest(opened, ("bm25", "dense"), ("AP", "nDCG@10")))
+    assert served.ranked and served.collection is opened
+    read = Study.open(StudyRequest(CRANFIELD, ("bm25", "dense"), ("AP", "nDCG@10")))
     assert served.evaluation().means().equals(read.evaluation().means())
     scores = tmp_path / "scores-alone"  # a collection of the nugget scores alone
     scores.mkdir()
     shutil.copy(SAMPLES / "rag-nuggets" / "scores.tsv", scores / "scores.tsv")
-    alone = open_study(StudyRequest(open_collection(scores, confined=True), aggregate="query"))
-    assert isinstance(alone, ScoresStudy)
-    assert alone.evaluation().means().equals(open_study(StudyRequest(scores)).evaluation().means())
+    alone = Study.open(StudyRequest(open_collection(scores, confined=True), aggregate="query"))
+    assert not alone.ranked
+    assert alone.evaluation().means().equals(Study.open(StudyRequest(scores)).evaluation().means())
     folder = tmp_path / "linked"
     shutil.copytree(CRANFIELD, folder)
     shutil.copy(CRANFIELD / "runs" / "dense.run.gz", tmp_path / "elsewhere.run.gz")
     (folder / "runs" / "outside.run.gz").symlink_to(tmp_path / "elsewhere.run.gz")
-    assert "outside" in open_study(StudyRequest(folder, measures=("AP",))).run_names
+    assert "outside" in Study.open(StudyRequest(folder, measures=("AP",))).run_names
     confined = open_collection(folder, confined=True)
-    assert "outside" not in open_study(StudyRequest(confined, measures=("AP",))).run_names
+    assert "outside" not in Study.open(StudyRequest(confined, measures=("AP",))).run_names
 
 
 def test_the_meetings_tags_group_the_queries_on_every_front_end(tmp_path) -> None:
@@ -140,12 +138,14 @@ def test_the_meetings_tags_group_the_queries_on_every_front_end(tmp_path) -> Non
     folder = tmp_path / "cranfield"
     shutil.copytree(CRANFIELD, folder)
     with pytest.raises(OptionError, match="--judgments with a meeting that tagged queries"):
-        Study.open(folder, ["bm25"], measures=["AP"], options={"group_by": "tag"})
+        Study.open(StudyRequest(folder, ["bm25"], measures=["AP"], options={"group_by": "tag"}))
     store = MeetingStore(folder)
     for qid in ("1", "2", "3"):
         store.tag(qid, "short pool", by="Ann", via="typed name")
     store.tag("4", "ambiguous", by="Ann", via="typed name")
-    study = Study.open(folder, ["bm25"], measures=["AP"], judgments="", options={"group_by": "tag"})
+    study = Study.open(
+        StudyRequest(folder, ["bm25"], measures=["AP"], judgments="", options={"group_by": "tag"})
+    )
     found = study.evaluation()
     values = found.matrix("AP")["bm25"]
     means = found.group_means("AP")
@@ -235,10 +235,12 @@ def test_a_request_takes_qrels_and_runs_already_read_and_opens_no_run_itself() -
     two = study.only(["dense", "bm25"])
     assert opened == [] and two.run_names == ["dense", "bm25"]
     files = Study.open(
-        CRANFIELD / "qrels.txt",
-        [CRANFIELD / "runs" / "dense.run.gz", CRANFIELD / "runs" / "bm25.run.gz"],
-        measures=["AP", "nDCG@10"],
-        options={"rel": 2},
+        StudyRequest(
+            CRANFIELD / "qrels.txt",
+            [CRANFIELD / "runs" / "dense.run.gz", CRANFIELD / "runs" / "bm25.run.gz"],
+            measures=["AP", "nDCG@10"],
+            options={"rel": 2},
+        )
     )
     means = two.evaluation().means()
     assert sorted(opened) == ["bm25", "dense"]

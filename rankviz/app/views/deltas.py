@@ -3,7 +3,7 @@ by side."""
 
 import streamlit as st
 
-from rankviz.app import browser, meeting_panel
+from rankviz.app import answers, browser, meeting_panel
 from rankviz.app import page_options as app_options
 from rankviz.app.documents import documents_panel
 from rankviz.app.frame import open_page
@@ -12,6 +12,7 @@ from rankviz.app.score_deltas import scores_page
 from rankviz.app.scored_answers import answers_panel
 from rankviz.app.text import md, message
 from rankviz.app.widgets import grade_style, url_option, url_selectbox, widget_key
+from rankviz.study import ALIGNED, OVERLAP, PAIR
 
 ctx = open_page("deltas")
 # projector: one screen per query (Previous/Next, the query, both rankings, tags, note) first
@@ -37,7 +38,7 @@ measure_name = url_selectbox(
 ctx.url.write(baseline=baseline, run=run, measure=measure_name)
 measure = ctx.measure(measure_name)
 label = str(measure)
-pair = ctx.ask("pair", measure, baseline, run, names=[baseline, run])
+pair = ctx.among([baseline, run]).ask(PAIR, measure, baseline, run)
 frame = pair.frame
 pair_summary(ctx, pair, measure)
 if not ctx.ranked:  # per-query scores alone: no rankings to show
@@ -45,7 +46,7 @@ if not ctx.ranked:  # per-query scores alone: no rankings to show
     st.stop()
 
 tables = ctx.study([baseline, run]).tables()
-overlap = ctx.overlap(baseline, run)
+overlap = ctx.among([baseline, run]).ask(OVERLAP, baseline, run)
 qids = list(frame.index)
 
 st.subheader("Discussion queue")
@@ -61,7 +62,7 @@ if fixed_key not in st.session_state:
     st.session_state[fixed_key] = dict(zip(fresh.index, fresh["why"], strict=True))
 queue = pair.fixed_queue(st.session_state[fixed_key], overlap)
 queue_ids = list(queue.index)
-checks = ctx.check()
+checks = answers.check(ctx)
 # what a check found there
 concern = {q: ", ".join(sorted({f.code for f in checks.of_query(q)})) for q in queue.index}
 queue_table = queue.assign(
@@ -156,7 +157,7 @@ screen.markdown(
 answers_panel(measure, baseline, run, query, box=screen)  # a score's answers, when it has them
 for finding in checks.of_query(query):  # the mistakes that change what this query's numbers mean
     screen.info(message("Check: {}", finding.line()))
-view = ctx.study([baseline, run]).aligned(baseline, run, query, int(depth))
+view = ctx.study([baseline, run]).ask(ALIGNED, baseline, run, query, int(depth))
 shown = view.assign(
     grade=["unjudged" if g != g else str(int(g)) for g in view["grade"]],
     **{

@@ -12,6 +12,7 @@ from rankviz.app.text import md, message
 from rankviz.app.widgets import url_selectbox
 from rankviz.plots import export
 from rankviz.settings.numbers import p_text
+from rankviz.study import FEATURE_REPORT
 
 ctx = open_page("features")
 st.header("Query features")
@@ -24,7 +25,7 @@ baseline = url_selectbox(ctx, c1, "Baseline", names, "baseline", "features")
 run = url_selectbox(ctx, c2, "Run", [n for n in names if n != baseline], "run", "features")
 measure_name = url_selectbox(ctx, c3, "Measure", ctx.measure_names, "measure", "features")
 ctx.url.write(baseline=baseline, run=run, measure=measure_name)
-report = ctx.ask("feature_report", ctx.measure(measure_name), run, baseline, k=ctx.k)
+report = ctx.ask(FEATURE_REPORT, ctx.measure(measure_name), run, baseline, k=ctx.k)
 frames = report.to_frames()
 st.dataframe(
     frames["correlations"].style.format(

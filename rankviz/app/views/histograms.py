@@ -7,10 +7,11 @@ from rankviz.app import page_options as app_options
 from rankviz.app.frame import open_page
 from rankviz.app.widgets import url_option
 from rankviz.plots import export
+from rankviz.study import RANK_REPORT
 
 ctx = open_page("histograms")
 st.header("Rank histograms")
-report = ctx.study().rank_report()
+report = ctx.study().ask(RANK_REPORT)
 depth, rel = report.depth, report.rel
 left, right = st.columns(2)
 log_x = url_option(ctx.url, left, app_options.LOG_BINS, "histograms")

@@ -13,7 +13,7 @@ from rankviz.app.score_metrics import (
 from rankviz.app.text import md
 from rankviz.app.widgets import url_selectbox
 from rankviz.settings.report_settings import MetricSettings
-from rankviz.study import Task
+from rankviz.study import INFER_TASK, METRIC_REPORT, Task
 
 ctx = open_page("metric_choice")
 st.header("Metric choice")
@@ -25,7 +25,7 @@ if len(ctx.selected) < 2:
 if not ctx.ranked:  # per-query scores alone: the values' evidence
     scores_page(ctx)
     st.stop()
-inferred = ctx.study().infer_task(ctx.k, ctx.selected)
+inferred = ctx.study().ask(INFER_TASK, ctx.k, ctx.selected)
 yes_no = ["yes", "no"]
 questions = {  # URL key: (question, default, where the default comes from)
     "one_answer": (
@@ -77,10 +77,10 @@ task = Task(yes["one_answer"], ctx.k if yes["top_only"] else None, yes["graded"]
 
 power_test = ctx.url.choice("power_test", POWER_TESTS, "tukey")
 report = ctx.ask(
-    "metric_report", MetricSettings(k=ctx.k, test=power_test, seed=0), every_candidate=True
+    METRIC_REPORT, MetricSettings(k=ctx.k, test=power_test, seed=0), every_candidate=True
 )
 asked = [str(m) for m in ctx.measures]
-_, names = report.for_task(task, asked)
+names = report.for_task(task, asked)[1]
 choice = report.choice(task, asked)
 if choice is not None:  # one recommendation, its reasons from this collection, then the others
     st.success(md(choice.sentence()), icon=":material/recommend:")

@@ -6,13 +6,14 @@ import pandas as pd
 import streamlit as st
 
 from rankviz import plots
-from rankviz.app import meeting_summary, number_tables
+from rankviz.app import answers, meeting_summary, number_tables
 from rankviz.app import page_options as app_options
 from rankviz.app.frame import open_page
 from rankviz.app.text import md, message, said
 from rankviz.app.widgets import url_option, url_selectbox
 from rankviz.errors import RankvizError
 from rankviz.plots import export
+from rankviz.study import BEST_PER_MEASURE, PRECISION_RECALL, RUN_HEADERS, STANDINGS
 
 #: The best value of each measure: bold on a translucent blue, over the theme's own text colour
 #: (light and dark).
@@ -24,9 +25,9 @@ st.header("Overview")
 evaluation = ctx.evaluation()
 summaries = {str(m): evaluation.summary(m) for m in ctx.measures}
 means = evaluation.means()
-best = ctx.study().best_per_measure(evaluation=evaluation)
+best = ctx.study().ask(BEST_PER_MEASURE, evaluation=evaluation)
 tests = ctx.test_settings()
-beats = ctx.beats(tests) if len(ctx.selected) > 1 else None
+beats = answers.beats(ctx, tests) if len(ctx.selected) > 1 else None
 styled = means.style.format("{:.4f}").apply(
     lambda col: [BEST if r in best[col.name] else "" for r in col.index]
 )
@@ -78,11 +79,8 @@ if len(ctx.selected) > 1 and ctx.settings.aggregate == "query":
     ctx.url.write(rank_measure=rank_measure, ranks=None if drawn == few else int(drawn))
     try:
         standings = (
-            ctx.ask(
-                "standings",
-                tests,
-                measures=[ctx.measure(rank_measure)],
-                counting=(tests.n_resamples, "Tukey HSD resamples (at most)"),
+            ctx.counted(tests.n_resamples, "Tukey HSD resamples (at most)").ask(
+                STANDINGS, tests, measures=[ctx.measure(rank_measure)]
             )
             if drawn
             else None
@@ -113,7 +111,7 @@ if len(ctx.selected) > 1 and ctx.settings.aggregate == "query":
             )
         )
         st.caption(f"Off{why}. Switch it on to draw the intervals and groups.")
-thin = ctx.thinly_judged()
+thin = answers.thinly_judged(ctx)
 if thin:
     shares = ", ".join(f"{md(name)} {share:.0%}" for name, share in thin.items())
     st.warning(
@@ -142,7 +140,7 @@ def chance_and_curves() -> None:
     )
     st.subheader("Precision-recall")
     if url_option(ctx.url, st, app_options.PR_CURVE, "overview"):
-        curves = ctx.ask("precision_recall")
+        curves = ctx.ask(PRECISION_RECALL)
         st.plotly_chart(plots.precision_recall(curves.precision, ctx.colours), key="overview_pr")
         st.caption(f"Each run's {md(curves.describe())}: trec_eval's iprec_at_recall, averaged.")
     else:
@@ -184,7 +182,7 @@ if ctx.settings.group_by is not None:
 meeting_summary.summary(ctx)
 if ctx.ranked:
     st.subheader("Checks")
-    checks = ctx.check()
+    checks = answers.check(ctx)
     if checks.findings:
         st.dataframe(checks.to_frames()["findings"], hide_index=True, width="stretch")
     st.caption(
@@ -196,7 +194,7 @@ if ctx.ranked:
 st.subheader("Conventions in force")
 for line in ctx.conventions():
     st.markdown(f"- {md(line)}")
-headers = ctx.ask("run_headers")
+headers = ctx.ask(RUN_HEADERS)
 if headers:
     st.subheader("What the run files say of themselves")
     for name, lines in headers.items():  # as text, never rendered

@@ -7,7 +7,7 @@ import streamlit as st
 from rankviz.app.frame import open_page
 from rankviz.app.text import md
 from rankviz.app.widgets import url_selectbox
-from rankviz.study import ALPHA, ER_BAND
+from rankviz.study import ALPHA, ER_BAND, REPRODUCTION
 
 ctx = open_page("repro")
 st.header("Reproducibility")
@@ -63,7 +63,7 @@ if len(set(chosen.values())) < 4:
     st.warning("Choose four different runs.")
     st.stop()
 original, reproduced = [chosen["orig_b"], chosen["orig_a"]], [chosen["rep_b"], chosen["rep_a"]]
-result = ctx.ask("reproduction", original, reproduced, names=[*original, *reproduced])
+result = ctx.among([*original, *reproduced]).ask(REPRODUCTION, original, reproduced)
 frames = result.to_frames()
 verdict, why = result.verdict()
 shown = {"yes": st.success, "partly": st.warning, "no": st.error}.get(verdict, st.info)

@@ -15,7 +15,14 @@ from rankviz.settings import report_settings as r
 from rankviz.settings import significance_settings as t
 from rankviz.settings.numbers import p_text
 from rankviz.settings.significance_settings import TestSettings
-from rankviz.study import ASSUMPTIONS, MIN_GROUP_QUERIES
+from rankviz.study import (
+    ASSUMPTIONS,
+    EFFECT_SIZES,
+    MIN_GROUP_QUERIES,
+    PAIRED_TESTS,
+    PAIRED_TESTS_BY_GROUP,
+    QUERIES_NEEDED,
+)
 
 #: Column headers a reader understands (the table keeps the API's names, which CSV exports use).
 HEADERS = {
@@ -101,11 +108,11 @@ measure = ctx.measure(measure_name)
 label = str(measure)
 # under missing=skip each pair keeps the queries both runs answer
 values = ctx.matrix(measure, complete=False)
-table = ctx.ask("paired_tests", measure, tests, verdict=True, kept_on=measure)
+table = ctx.ask(PAIRED_TESTS, measure, tests, verdict=True)
 shown = table.set_index("run")[
     ["delta", "ci_low", "ci_high", "p_value", "p_adjusted", "verdict", "wins", "ties", "losses"]
 ]
-shown = shown.join(ctx.ask("effect_sizes", measure, baseline, kept_on=measure))
+shown = shown.join(ctx.ask(EFFECT_SIZES, measure, baseline))
 formats = {c: "{:+.4f}" for c in ("delta", "ci_low", "ci_high")} | {
     "p_value": p_text,
     "p_adjusted": p_text,
@@ -149,7 +156,7 @@ detect = st.number_input(
     key=ctx.url.key("detect", "significance", value=wanted),
 )
 ctx.url.write(detect=detect)
-needed = ctx.ask("queries_needed", measure, baseline, detect, alpha=tests.alpha)
+needed = ctx.ask(QUERIES_NEEDED, measure, baseline, detect, alpha=tests.alpha)
 st.dataframe(
     needed.to_frame().astype("float").style.format("{:.0f}", na_rep="n/a"), width="stretch"
 )
@@ -162,7 +169,7 @@ st.caption(
 
 anova_panel(ctx, measure, tests.confidence_level)
 st.subheader("All pairs")
-every = ctx.ask("paired_tests", measure, tests.replace(pairs="all"), kept_on=measure)
+every = ctx.ask(PAIRED_TESTS, measure, tests.replace(pairs="all"))
 st.plotly_chart(plots.pvalue_heatmap(every, names, label, tests.alpha), key="pairs")
 pairs = len(names) * (len(names) - 1) // 2
 st.caption(
@@ -179,7 +186,7 @@ st.caption(
 if ctx.settings.group_by is not None:
     st.subheader(f"Per {md(ctx.settings.group_by)}")
     group_tests = tests.replace(test=test if test != "tukey" else "t")
-    by_group = ctx.ask("paired_tests_by_group", measure, group_tests, kept_on=measure)
+    by_group = ctx.ask(PAIRED_TESTS_BY_GROUP, measure, group_tests)
     by_group.loc[by_group["p_value"].isna(), "verdict"] = ""
     st.dataframe(
         by_group.style.format(

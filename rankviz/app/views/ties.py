@@ -13,6 +13,7 @@ from rankviz.app.widgets import url_option, url_selectbox
 from rankviz.plots import export
 from rankviz.settings import eval_settings as s
 from rankviz.settings import report_settings as r
+from rankviz.study import TIE_REPORT
 
 ctx = open_page("ties")
 st.header("Ties")
@@ -39,13 +40,12 @@ trials = url_option(ctx.url, c2, r.TIE_TRIALS, "ties", label="Random orders (0: 
 seed = url_option(ctx.url, c3, s.SEED, "ties", default=0, param="tie_seed")
 ctx.url.write(measure=measure_name, trials=trials or None, tie_seed=seed or None)
 label = str(ctx.measure(measure_name))
-report = ctx.ask(
-    "tie_report",
+report = ctx.counted(len(ctx.selected), "Runs under every tie order").ask(
+    TIE_REPORT,
     ctx.test_settings(),
     r.TieReportSettings(k=ctx.k, trials=int(trials)),
     rng=int(seed),
     runs_at_once=PASS_WORKERS,
-    counting=(len(ctx.selected), "Runs under every tie order"),
 )
 stats = report.statistics
 stats_slot.dataframe(

@@ -13,7 +13,7 @@ from rankviz.app.widgets import url_option, url_selectbox
 from rankviz.errors import RankvizError
 from rankviz.plots import export
 from rankviz.settings import report_settings as r
-from rankviz.study import JUDGED_WARNING
+from rankviz.study import JUDGED_WARNING, UNJUDGED_REPORT
 
 ctx = open_page("unjudged")
 st.header("Unjudged documents")
@@ -40,7 +40,7 @@ grade = url_option(
 ctx.url.write(measure=measure_name, grade=grade)
 try:
     report = ctx.ask(
-        "unjudged_report", ctx.test_settings(), r.UnjudgedSettings(k=ctx.k, grade=int(grade))
+        UNJUDGED_REPORT, ctx.test_settings(), r.UnjudgedSettings(k=ctx.k, grade=int(grade))
     )
 # e.g. a grade above ERR's gmax: no number can be computed at that grade
 except RankvizError as exc:
