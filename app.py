@@ -3,9 +3,9 @@
 
 The same navigation as ``rankviz app`` (:mod:`rankviz.app.main`) over the pages of
 :mod:`rankviz.app.views`; every page builds the shared frame itself
-(:func:`rankviz.app.frame.open_page`).
+(:func:`rankviz.app.frame.page_frame.open_page`).
 """
 
-from rankviz.app.pages import navigate
+from rankviz.app.frame.pages import navigate
 
 navigate()

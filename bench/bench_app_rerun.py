@@ -46,7 +46,7 @@ from rankviz._memory import server_environment  # noqa: E402
 HARNESS = """
 import sys
 sys.argv = ["app.py", "--data", {data!r}]
-from rankviz.app.pages import navigate
+from rankviz.app.frame.pages import navigate
 navigate(default={page!r})
 """
 
@@ -134,7 +134,7 @@ def _switch(at: AppTest, kind: str, label: str, value) -> AppTest:
 def _page(data: str | None, collection: str, page: str, **params: str) -> AppTest:
     """``page`` as the app runs it, on ``collection`` (of the ``--data`` folder ``data``), with URL
     ``params``."""
-    bare = f"from rankviz.app.pages import navigate\nnavigate(default={page!r})\n"
+    bare = f"from rankviz.app.frame.pages import navigate\nnavigate(default={page!r})\n"
     at = AppTest.from_string(
         HARNESS.format(data=data, page=page) if data else bare, default_timeout=900
     )

@@ -66,7 +66,7 @@ import json, resource, sys, time
 import psutil
 from streamlit.testing.v1 import AppTest
 script = ("import sys\\nsys.argv = ['app.py', '--data', %r, '--data', %r]\\n"
-          "from rankviz.app.pages import navigate\\nnavigate(default='overview')\\n")
+          "from rankviz.app.frame.pages import navigate\\nnavigate(default='overview')\\n")
 
 FOLDER, RUNS = sys.argv[1], int(sys.argv[2])  # read first: the app's script sets sys.argv
 DECAY, WORKERS = sys.argv[3], sys.argv[4]  # the server's settings under test ("" for rankviz's)
@@ -77,7 +77,9 @@ def cpu():
     return used.ru_utime + used.ru_stime
 
 
-from rankviz.app import arriving, compute, pages
+from rankviz.app.frame import arriving
+from rankviz.app.caches import compute
+from rankviz.app.frame import pages
 
 if DECAY:  # navigate() sets it at the first page ("arrow": Arrow's own decay, never set)
     pages.SERVER_DECAY_MS = None if DECAY == "arrow" else int(DECAY)

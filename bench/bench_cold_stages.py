@@ -38,7 +38,7 @@ import pyarrow as pa, pyarrow.csv as pacsv
 import rankviz as rv
 from rankviz.study import served
 from rankviz.analyses.checks import TOP_K
-from rankviz.io.store import RunStore, _atomic_write
+from rankviz.io.store import RunStore, atomic_write
 
 folder, name = Path(sys.argv[1]), sys.argv[2]
 path = folder / "runs" / f"{name}.run"
@@ -70,8 +70,8 @@ def write_kept(sink):  # the same table, left in the page cache
         writer.write_table(table, max_chunksize=max(len(table), 1))
 
 
-_atomic_write(runs / "3.arrow", write_kept)  # takes the pages the writes before dropped
-timed("reference: the write kept in the page cache", lambda: _atomic_write(runs / "4.arrow",
+atomic_write(runs / "3.arrow", write_kept)  # takes the pages the writes before dropped
+timed("reference: the write kept in the page cache", lambda: atomic_write(runs / "4.arrow",
       write_kept))
 del table
 study = dataclasses.replace(study, runs_given={name: run}, sources=())

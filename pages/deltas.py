@@ -4,6 +4,6 @@
 Reached through the folder (a fresh server's first request), it hands over to the navigation, which
 runs the page the URL asks for."""
 
-from rankviz.app.pages import navigate
+from rankviz.app.frame.pages import navigate
 
 navigate()

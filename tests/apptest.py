@@ -44,7 +44,8 @@ def conventions(at: AppTest) -> str:
 def start(page: str = "overview", **params: str) -> AppTest:
     """The app's navigation (as app.py runs it) with ``page`` as the page being shown."""
     at = AppTest.from_string(
-        f"from rankviz.app.pages import navigate\nnavigate(default={page!r})\n", default_timeout=120
+        f"from rankviz.app.frame.pages import navigate\nnavigate(default={page!r})\n",
+        default_timeout=120,
     )
     for key, value in params.items():
         at.query_params[key] = value

@@ -12,7 +12,6 @@ import numpy as np
 from scipy import stats
 
 from rankviz.errors import OptionError
-from rankviz.settings.significance_settings import ALTERNATIVE
 
 
 class ConfidenceInterval(NamedTuple):
@@ -55,11 +54,7 @@ def differences(a, b) -> np.ndarray:
     return a - b
 
 
-def _check(alternative: str) -> None:
-    ALTERNATIVE.check(alternative)
-
-
-def _squeeze(value):
+def squeezed(value):
     value = np.asarray(value)
     return value.item() if value.ndim == 0 else value
 
@@ -69,15 +64,15 @@ def t_interval(d: np.ndarray) -> Callable[[float], ConfidenceInterval]:
     ``ttest_rel(...).confidence_interval``)."""
 
     def interval(level: float) -> ConfidenceInterval:
-        with _quiet_constant_data():
+        with quiet_constant_data():
             ci = stats.ttest_rel(d, np.zeros_like(d), axis=-1).confidence_interval(level)
-        return ConfidenceInterval(_squeeze(ci.low), _squeeze(ci.high))
+        return ConfidenceInterval(squeezed(ci.low), squeezed(ci.high))
 
     return interval
 
 
 @contextmanager
-def _quiet_constant_data() -> Iterator[None]:
+def quiet_constant_data() -> Iterator[None]:
     """scipy warns when every difference is (nearly) equal; the result (infinite t, zero-width
     interval, or NaN for all-zero differences) is the honest answer, so the warning is not shown."""
     with warnings.catch_warnings():

@@ -7,12 +7,12 @@ import numpy as np
 from rankviz.analyses.paired import (
     ConfidenceInterval,
     PairedTestResult,
-    _check,
-    _squeeze,
     differences,
+    squeezed,
     t_interval,
 )
 from rankviz.settings.numbers import seeded
+from rankviz.settings.significance_settings import ALTERNATIVE
 
 
 def _resampled_pvalue(
@@ -61,7 +61,7 @@ def randomization(
     with p = (b + 1) / (B + 1). Two-sided p is twice the smaller one-sided p (scipy's convention).
     Every run shares the same patterns, so their p-values are comparable.
     """
-    _check(alternative)
+    ALTERNATIVE.check(alternative)
     d = differences(a, b)
     rows = d.reshape(-1, d.shape[-1])
     n = rows.shape[-1]
@@ -80,9 +80,9 @@ def randomization(
     shape = d.shape[:-1]
     return PairedTestResult(
         "randomization",
-        _squeeze(observed.reshape(shape)),
-        _squeeze(pvalue.reshape(shape)),
-        _squeeze(observed.reshape(shape)),
+        squeezed(observed.reshape(shape)),
+        squeezed(pvalue.reshape(shape)),
+        squeezed(observed.reshape(shape)),
         n,
         alternative,
         t_interval(d),
@@ -113,7 +113,7 @@ def bootstrap(
     one-sided with m* - m >= m (greater) or <= m (less). ``confidence_interval`` gives the
     percentiles of m*.
     """
-    _check(alternative)
+    ALTERNATIVE.check(alternative)
     d = differences(a, b)
     rows = d.reshape(-1, d.shape[-1])
     n = rows.shape[-1]
@@ -137,13 +137,13 @@ def bootstrap(
 
     def interval(level: float) -> ConfidenceInterval:
         low, high = np.quantile(means, [(1 - level) / 2, (1 + level) / 2], axis=0)
-        return ConfidenceInterval(_squeeze(low.reshape(shape)), _squeeze(high.reshape(shape)))
+        return ConfidenceInterval(squeezed(low.reshape(shape)), squeezed(high.reshape(shape)))
 
     return PairedTestResult(
         "bootstrap",
-        _squeeze(observed.reshape(shape)),
-        _squeeze(pvalue.reshape(shape)),
-        _squeeze(observed.reshape(shape)),
+        squeezed(observed.reshape(shape)),
+        squeezed(pvalue.reshape(shape)),
+        squeezed(observed.reshape(shape)),
         n,
         alternative,
         interval,

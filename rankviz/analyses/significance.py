@@ -19,15 +19,14 @@ from scipy import stats
 
 from rankviz.analyses.paired import (
     PairedTestResult,
-    _check,
-    _quiet_constant_data,
-    _squeeze,
     differences,
+    quiet_constant_data,
+    squeezed,
     t_interval,
 )
 from rankviz.analyses.resampling import bootstrap, randomization
 from rankviz.errors import OptionError
-from rankviz.settings.significance_settings import CORRECTION, TEST, ZERO_METHOD
+from rankviz.settings.significance_settings import ALTERNATIVE, CORRECTION, TEST, ZERO_METHOD
 
 #: What each test assumes, in one sentence (shown under the test in the dashboard).
 ASSUMPTIONS = {
@@ -51,9 +50,9 @@ ASSUMPTIONS = {
 
 def paired_t(a, b, *, alternative: str = "two-sided") -> PairedTestResult:
     """Paired t-test of mean(a - b) = 0 (``scipy.stats.ttest_rel``)."""
-    _check(alternative)
+    ALTERNATIVE.check(alternative)
     d = differences(a, b)
-    with _quiet_constant_data():
+    with quiet_constant_data():
         result = stats.ttest_rel(
             *np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(b, np.float64)),
             axis=-1,
@@ -61,9 +60,9 @@ def paired_t(a, b, *, alternative: str = "two-sided") -> PairedTestResult:
         )
     return PairedTestResult(
         "t",
-        _squeeze(result.statistic),
-        _squeeze(result.pvalue),
-        _squeeze(d.mean(-1)),
+        squeezed(result.statistic),
+        squeezed(result.pvalue),
+        squeezed(d.mean(-1)),
         d.shape[-1],
         alternative,
         t_interval(d),
@@ -79,7 +78,7 @@ def wilcoxon(
     drops them, ``"zsplit"`` splits their ranks between the signs. Where every difference is zero
     the p-value is 1 (nothing distinguishes the runs) instead of scipy's NaN.
     """
-    _check(alternative)
+    ALTERNATIVE.check(alternative)
     ZERO_METHOD.check(zero_method)
     d = differences(a, b)
     rows = d.reshape(-1, d.shape[-1])
@@ -91,9 +90,9 @@ def wilcoxon(
     shape = d.shape[:-1]
     return PairedTestResult(
         "wilcoxon",
-        _squeeze(statistic.reshape(shape)),
-        _squeeze(pvalue.reshape(shape)),
-        _squeeze(d.mean(-1)),
+        squeezed(statistic.reshape(shape)),
+        squeezed(pvalue.reshape(shape)),
+        squeezed(d.mean(-1)),
         d.shape[-1],
         alternative,
         t_interval(d),
@@ -106,7 +105,7 @@ def sign_test(a, b, *, alternative: str = "two-sided") -> PairedTestResult:
 
     The statistic is the number of wins (a > b). Exactly tied queries are left out.
     """
-    _check(alternative)
+    ALTERNATIVE.check(alternative)
     d = differences(a, b)
     rows = d.reshape(-1, d.shape[-1])
     wins, losses = (rows > 0).sum(-1), (rows < 0).sum(-1)
@@ -121,9 +120,9 @@ def sign_test(a, b, *, alternative: str = "two-sided") -> PairedTestResult:
     shape = d.shape[:-1]
     return PairedTestResult(
         "sign",
-        _squeeze(wins.reshape(shape)),
-        _squeeze(pvalue.reshape(shape)),
-        _squeeze(d.mean(-1)),
+        squeezed(wins.reshape(shape)),
+        squeezed(pvalue.reshape(shape)),
+        squeezed(d.mean(-1)),
         d.shape[-1],
         alternative,
         t_interval(d),

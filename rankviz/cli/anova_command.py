@@ -9,7 +9,7 @@ import argparse
 import math
 
 from rankviz.cli.flags import add, checked, conventions, inputs, scores
-from rankviz.cli.study_args import _evaluation, study_of_args
+from rankviz.cli.study_args import evaluation_of_args, study_of_args
 from rankviz.cli.tables import footer, frame_table, frame_tsv
 from rankviz.errors import OptionError
 from rankviz.settings import significance_settings as t
@@ -53,7 +53,7 @@ def anova_command(args: argparse.Namespace) -> str:
     study = study_of_args(args)
     if len(study.run_names) < 2:
         raise OptionError("anova needs two or more runs")
-    evaluation = _evaluation(study, args)
+    evaluation = evaluation_of_args(study, args)
     level = args.confidence_level or t.CONFIDENCE.default
     results = [
         study.ask(ANOVA, m, confidence_level=level, evaluation=evaluation) for m in study.measures

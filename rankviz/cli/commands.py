@@ -22,8 +22,8 @@ from rankviz.cli.meeting_commands import judgments_command, report_command, tags
 from rankviz.cli.ndeval import ndeval_command
 from rankviz.cli.repro_command import repro_command
 from rankviz.cli.study_args import (
-    _evaluation,
     counting_bar,
+    evaluation_of_args,
     report_ignored,
     study_of_args,
     test_settings,
@@ -68,7 +68,7 @@ def evaluate_command(args: argparse.Namespace) -> str:
     study = study_of_args(args)
     if args.protocol:
         return render_numbers.protocol(study.ask(PROTOCOL), args.format)
-    result = _evaluation(study, args)
+    result = evaluation_of_args(study, args)
     text = render_numbers.evaluation(result, args.format, per_query=args.per_query)
     if not args.ranks:
         return text
@@ -96,7 +96,7 @@ def compare_command(args: argparse.Namespace) -> str | tuple[str, int]:
     if len(study.run_names) < 2:
         raise OptionError("compare needs at least two runs")
     settings = test_settings(args, study)
-    result = _evaluation(study, args)
+    result = evaluation_of_args(study, args)
     comparison = study.ask(COMPARE, settings, evaluation=result)
     if args.detect is not None:
         comparison = comparison.with_queries_needed(result, args.detect)

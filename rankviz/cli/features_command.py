@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 
 from rankviz.cli.flags import add, checked, conventions, inputs, scores
-from rankviz.cli.study_args import _evaluation, study_of_args
+from rankviz.cli.study_args import evaluation_of_args, study_of_args
 from rankviz.cli.tables import footer, frame_table, frame_tsv
 from rankviz.errors import OptionError
 from rankviz.settings import report_settings as r
@@ -55,7 +55,7 @@ def features_command(args: argparse.Namespace) -> str:
         raise OptionError("--run and --baseline name the same run: give two, or --values")
     if args.bins < 2:
         raise OptionError(f"--bins must be 2 or more, not {args.bins}")
-    evaluation = _evaluation(study, args)
+    evaluation = evaluation_of_args(study, args)
     report = study.ask(
         FEATURE_REPORT,
         study.measures[0],

@@ -83,7 +83,7 @@ def _engine(args: argparse.Namespace) -> EngineSettings:
     )
 
 
-def _evaluation(study: Study, args: argparse.Namespace) -> Evaluation:
+def evaluation_of_args(study: Study, args: argparse.Namespace) -> Evaluation:
     """The evaluation of the runs, with the checks' facts gathered in the same pass (their findings
     said)."""
     with progress_bar(study) as progress:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -18,9 +17,6 @@ from rankviz.ranking.ordering import shuffle_ties
 from rankviz.ranking.ordering import tie_seed as ranking_seed
 from rankviz.ranking.ranking_table import RankingTable
 from rankviz.settings.eval_settings import EvalSettings
-
-if TYPE_CHECKING:
-    pass
 
 
 @dataclass(frozen=True, eq=False)

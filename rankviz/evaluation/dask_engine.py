@@ -7,19 +7,19 @@ from collections.abc import Sequence
 
 from rankviz.errors import OptionError, RankvizError, install_hint
 from rankviz.evaluation.pieces import (
-    _DASK_WORKERS,
+    DASK_WORKERS,
+    Job,
     PieceValues,
     Progress,
     RunSource,
-    _Job,
     values_of_piece,
 )
 from rankviz.io.blocks import Piece, pieces
 from rankviz.settings.engine_settings import EngineSettings
 
 
-def _on_dask(
-    job: _Job, sources: Sequence[RunSource], engine: EngineSettings, progress: Progress | None
+def on_dask(
+    job: Job, sources: Sequence[RunSource], engine: EngineSettings, progress: Progress | None
 ):
     try:
         from distributed import Client, LocalCluster
@@ -30,7 +30,7 @@ def _on_dask(
         client = _connect(Client, engine.scheduler)
     else:
         cluster = LocalCluster(
-            n_workers=engine.workers or _DASK_WORKERS,
+            n_workers=engine.workers or DASK_WORKERS,
             threads_per_worker=1,
             processes=True,
             dashboard_address=":0",
@@ -99,7 +99,7 @@ class _ClusterJob:
     """The job on a cluster: its settings broadcast to the workers, pieces sent one by one, and a
     piece whose worker was lost sent again (with the job, which may have been lost with it)."""
 
-    def __init__(self, client, job: _Job) -> None:
+    def __init__(self, client, job: Job) -> None:
         self.client, self.job = client, job
         self.shipped = client.scatter(job, broadcast=True, timeout=SCATTER_SECONDS)
 

@@ -29,9 +29,9 @@ import numpy as np
 
 from rankviz.errors import OptionError
 from rankviz.evaluation.assembly import assemble, tie_seed
-from rankviz.evaluation.dask_engine import _on_dask
+from rankviz.evaluation.dask_engine import on_dask
 from rankviz.evaluation.evaluate import Evaluation, as_measures, evaluate_tables
-from rankviz.evaluation.pieces import PieceValues, Progress, RunSource, _Job, values_of_piece
+from rankviz.evaluation.pieces import Job, PieceValues, Progress, RunSource, values_of_piece
 from rankviz.evaluation.run_facts import RunFacts, gather, sample_stride
 from rankviz.io.blocks import Piece, pieces
 from rankviz.io.groups import QueryGroups
@@ -151,11 +151,11 @@ def evaluate_sources(
         return replace(result, facts=facts) if check_k is not None else result
     seed = tie_seed(settings, rng)
     strides = {s.name: sample_stride(_lines_about(s.path)) for s in sources}
-    job = _Job(qrels, tuple(measures), settings, seed, engine.block_queries, check_k, strides)
+    job = Job(qrels, tuple(measures), settings, seed, engine.block_queries, check_k, strides)
     if chosen == "stream":
         gathered = [(s.name, job.gather(s, _here(job, s, progress))) for s in sources]
     else:
-        gathered = _on_dask(job, sources, engine, progress)
+        gathered = on_dask(job, sources, engine, progress)
     return assemble(
         gathered, measures, settings, qrels_qids=qrels.query_ids, groups=groups, weights=weights
     )
@@ -187,7 +187,7 @@ def file_size(path: str) -> int:
 
 
 def _here(
-    job: _Job, source: RunSource, progress: Progress | None
+    job: Job, source: RunSource, progress: Progress | None
 ) -> Iterator[tuple[Piece, PieceValues]]:
     for piece in pieces(source.path):
         yield piece, values_of_piece(piece, job, source.name)

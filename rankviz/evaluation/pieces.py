@@ -20,7 +20,7 @@ from rankviz.measures import Measure
 from rankviz.ranking.ordering import rank
 from rankviz.settings.eval_settings import EvalSettings
 
-_DASK_WORKERS = 2
+DASK_WORKERS = 2
 
 
 Progress = Callable[[int], None]  # told the bytes of each piece as it is done
@@ -62,7 +62,7 @@ class PieceValues:
 
 
 @dataclass(frozen=True, eq=False)
-class _Job:
+class Job:
     """One evaluation's fixed inputs, shipped once to every worker."""
 
     qrels: Qrels
@@ -109,7 +109,7 @@ class _Job:
         )
 
 
-def values_of_piece(piece: Piece, job: _Job, name: str) -> PieceValues:
+def values_of_piece(piece: Piece, job: Job, name: str) -> PieceValues:
     """Read, rank and measure one piece (what a worker runs); the piece's run is dropped after."""
     run = piece.read(name=name)
     codes = run.qid_codes

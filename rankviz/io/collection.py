@@ -58,7 +58,7 @@ from rankviz.io.queries import collection_groups, read_queries
 
 if TYPE_CHECKING:
     import pandas as pd
-from rankviz.io.collection_config import CollectionConfig, _read_config, beside_sentences
+from rankviz.io.collection_config import CollectionConfig, beside_sentences, read_config
 from rankviz.io.collection_layout import (
     BESIDE_FILES,
     MORE_QRELS,
@@ -205,7 +205,7 @@ def open_collection(path: str | os.PathLike, *, confined: bool = False) -> Colle
         )
     if confined:
         refuse_links_out(root)
-    config = _read_config(root)
+    config = read_config(root)
     qrels_path = next((root / n for n in QRELS_NAMES if (root / n).is_file()), None)
     runs_dir = root / "runs"
     scores = score_paths(root, confined)

@@ -67,7 +67,7 @@ class CollectionConfig:
 CONFIG_BYTES = 64 * 1024
 
 
-def _read_config(root: Path) -> CollectionConfig:
+def read_config(root: Path) -> CollectionConfig:
     path = root / "collection.toml"
     if not path.is_file():
         return CollectionConfig(name=root.name)
@@ -272,13 +272,13 @@ def _read_protocol(table: dict | None) -> Protocol | None:
 def access_of(folder: Path) -> Access:
     """The ``[access]`` of a collection folder's collection.toml (none: every signed-in person
     judges; an ir_datasets collection has none)."""
-    return _read_config(folder).access if (folder / "collection.toml").is_file() else Access()
+    return read_config(folder).access if (folder / "collection.toml").is_file() else Access()
 
 
 def title_of(folder: Path) -> str:
     """A collection folder's name as its collection.toml gives it (the folder's name without one,
     or when the file cannot be read: the collection says why when opened)."""
     try:
-        return _read_config(folder).name or folder.name
+        return read_config(folder).name or folder.name
     except CollectionError:
         return folder.name

@@ -96,7 +96,7 @@ class DocidKeys:
             return string_keys(docids, bits=32).view(np.int32)
         numbers = docid_numbers(docids)
         if numbers is None:  # some are not numbers: the others one by one (a vocabulary, not a run)
-            integers = [int(d) for d in docids.to_pylist() if _INTEGER.fullmatch(d)]
+            integers = [int(d) for d in docids.to_pylist() if INTEGER.fullmatch(d)]
             numbers = np.asarray(integers, dtype=object)
         limits = np.iinfo(self.values.dtype)
         fits = (
@@ -136,7 +136,7 @@ def id_problem(value: str, kind: str) -> str | None:
     return None
 
 
-_INTEGER = re.compile(r"[+-]?[0-9]+")
+INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
 def duplicate_rows(qid_codes: np.ndarray, docid, keys: np.ndarray) -> np.ndarray:

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankviz._arrow import booleans, from_numpy, strings, take, to_numpy
-from rankviz.io.encoding import _INTEGER, DocidKeys
+from rankviz.io.encoding import INTEGER, DocidKeys
 
 
 @dataclass(frozen=True, eq=False)
@@ -105,7 +105,7 @@ class Run:
             sentinel = np.iinfo(keys.values.dtype).min
             limits = np.iinfo(keys.values.dtype)
             numbers = [
-                int(q) if _INTEGER.fullmatch(q) and limits.min < int(q) <= limits.max else sentinel
+                int(q) if INTEGER.fullmatch(q) and limits.min < int(q) <= limits.max else sentinel
                 for q in map(str, self.query_ids)
             ]
             query_keys = np.asarray(numbers, dtype=keys.values.dtype)

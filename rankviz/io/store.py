@@ -135,8 +135,8 @@ class RunStore:
                 # one batch: every column opens as a view
                 writer.write_table(table, max_chunksize=max(len(table), 1))
 
-        _atomic_write(stored, write, drop_pages=True)
-        _trim(self.folder / "runs", ".arrow", self.budget)
+        atomic_write(stored, write, drop_pages=True)
+        trim_to_budget(self.folder / "runs", ".arrow", self.budget)
 
 
 class _Writer:
@@ -215,13 +215,13 @@ class ArrayStore:
         buffer = io.BytesIO()
         np.savez(buffer, allow_pickle=False, **arrays)
         try:
-            _atomic_write(self._path(key), lambda sink: sink.write(buffer.getvalue()))
-            _trim(self.folder, ".npz", self.budget)
+            atomic_write(self._path(key), lambda sink: sink.write(buffer.getvalue()))
+            trim_to_budget(self.folder, ".npz", self.budget)
         except OSError:
             pass
 
 
-def _trim(folder: Path, suffix: str, budget: int) -> None:
+def trim_to_budget(folder: Path, suffix: str, budget: int) -> None:
     """Remove the least recently used files of ``folder`` ending in ``suffix`` until they fit
     ``budget`` bytes, and the temporary files killed writes left (:func:`_sweep`)."""
     _sweep(folder)
@@ -353,7 +353,7 @@ def _private_folder(folder: Path) -> None:
         made.mkdir(mode=0o700, exist_ok=True)
 
 
-def _atomic_write(target: Path, write: Callable, *, drop_pages: bool = False) -> None:
+def atomic_write(target: Path, write: Callable, *, drop_pages: bool = False) -> None:
     """``write(file)`` into a temporary file beside ``target``, then renamed onto it;
     ``drop_pages``: flushed to disk first and dropped from the page cache (a large file the process
     already holds in memory)."""

@@ -1,11 +1,11 @@
 """Every option of rankviz, defined once: its values, its default, what it means.
 
-Each is an :class:`~rankviz.settings.options.Option`: the command line builds its flags from it, the
-app its widgets and its URL parameters, the measures their parameters, and
-:meth:`EvalSettings.conventions` the text that every output shows next to the numbers. Options
-only the app's pages have live in :mod:`rankviz.app.page_options`. :class:`EvalSettings` holds the
-options of an evaluation, :class:`TestSettings` those of a significance test; both are frozen and
-validated, so a settings object that exists is one that can run.
+Each is an :class:`~rankviz.settings.options.Option`: the command line builds its flags from it,
+the app its widgets and its URL parameters, the measures their parameters, and
+:meth:`EvalSettings.conventions` the text that every output shows next to the numbers. Options only
+the app's pages have live in :mod:`rankviz.app.widgets.page_options`. :class:`EvalSettings` holds
+the options of an evaluation, :class:`TestSettings` those of a significance test; both are frozen
+and validated, so a settings object that exists is one that can run.
 """
 
 from __future__ import annotations

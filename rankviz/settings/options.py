@@ -2,7 +2,8 @@
 it.
 
 The command line builds its flag from it (:attr:`Option.flag`), the app its widget and URL value
-(:mod:`rankviz.app.widgets`), the settings classes their validation, and the docs their tables.
+(:mod:`rankviz.app.widgets.option_widgets`), the settings classes their validation, and the docs
+their tables.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """How opening a study reads what it is given: :class:`Reading` reads every file when asked (the
 command line's and the API's); a server hands :meth:`~rankviz.study.study.Study.open` one of its
 own that keeps what it read, under keys of the files' content (the app's
-:class:`~rankviz.app.served_reading.ServedReading`). The decisions are opening's alone
+:class:`~rankviz.app.frame.served_reading.ServedReading`). The decisions are opening's alone
 (:func:`rankviz.study.opening.open_inputs`): a reading decides nothing, it only reads.
 """
 

@@ -2,8 +2,8 @@
 run files read whole or in pieces, uploads decompressed under a limit, the meeting's record opened
 read-only, and every message about them without the server's paths.
 
-The app wraps these in its caches and progress bars (:mod:`rankviz.app.inputs`); any other server
-of rankviz's numbers would make the same choices here.
+The app wraps these in its caches and progress bars (:mod:`rankviz.app.caches.inputs`); any other
+server of rankviz's numbers would make the same choices here.
 """
 
 from __future__ import annotations

@@ -703,7 +703,7 @@ def test_loaders_key_on_content_not_on_object_ids() -> None:
     table."""
     import gc
 
-    from rankviz.app import cache, lineage
+    from rankviz.app.caches import cache, lineage
 
     qrels = rv.read_qrels(b"q 0 a 1\n", filename="q.txt")
     seen = []
@@ -803,7 +803,7 @@ def test_the_shared_cache_is_bounded_in_bytes() -> None:
     import threading
     import time
 
-    from rankviz.app.cache import BoundedCache, nbytes
+    from rankviz.app.caches.cache import BoundedCache, nbytes
 
     cache = BoundedCache(lambda: 10 * 2**20)
     built = []
@@ -870,7 +870,7 @@ def test_unjudged_page_shows_both_ends_and_the_documents_to_judge() -> None:
 def test_a_restarted_server_opens_the_collection_runs_from_the_disk_store(
     tmp_path, monkeypatch
 ) -> None:
-    from rankviz.app import cache
+    from rankviz.app.caches import cache
 
     monkeypatch.setenv("RANKVIZ_STORE", str(tmp_path))
     cache.SHARED.clear()
@@ -1015,7 +1015,7 @@ def test_grouped_delta_bars_are_one_query_wide() -> None:
 def test_every_measure_the_sidebar_offers_can_be_chosen() -> None:
     """Each family as the picker offers it (``@K`` only where the family takes a cutoff) is a
     measure the Overview shows, with no error."""
-    from rankviz.app.measure_picker import TEMPLATES
+    from rankviz.app.frame.measure_picker import TEMPLATES
 
     at = start(measures=",".join(TEMPLATES))
     assert not at.exception and not at.error
@@ -1072,7 +1072,7 @@ def test_delta_bars_are_coloured_by_the_sign_of_the_delta() -> None:
 
 @pytest.mark.slow
 def test_grade_cells_and_highlights_set_their_text_colour() -> None:
-    from rankviz.app.widgets import grade_style
+    from rankviz.app.widgets.option_widgets import grade_style
 
     for grade in ("unjudged", "0", "1", "3"):
         style = grade_style(grade, 2)

@@ -10,7 +10,7 @@ import pytest
 from apptest import figure, shown, start
 from conftest import ROOT
 
-from rankviz.app.across_rows import default_rows, matched_rows, names_and_rows
+from rankviz.app.panels.across_rows import default_rows, matched_rows, names_and_rows
 from rankviz.cli import main
 from rankviz.errors import OptionError
 

@@ -177,7 +177,7 @@ def test_another_source_in_force_gives_its_numbers_and_says_so(collection, mode,
     assert said.removeprefix("rankviz: ") in caption  # one sentence, word for word
     from types import SimpleNamespace
 
-    from rankviz.app.context import Context
+    from rankviz.app.frame.context import Context
 
     named = Context.export_name(
         SimpleNamespace(meeting=SimpleNamespace(mode=mode)), "rankviz_overview", "csv"

@@ -18,8 +18,8 @@ from conftest import CRANFIELD, ROOT, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rankviz.app.drafts import changed_judgments
-from rankviz.app.meeting_panel import judging_table
+from rankviz.app.meeting.drafts import changed_judgments
+from rankviz.app.panels.meeting_panel import judging_table
 from rankviz.io.collection import open_collection
 from rankviz.io.meeting import MeetingStore
 from rankviz.study import StudyRequest
@@ -430,7 +430,7 @@ def test_a_grade_outside_the_scale_in_the_record_is_left_out_and_every_page_show
     """A record written by an older version holds 44 on Cranfield (grades 0-4, ERR gmax 4): every
     page, with either qrels in force, shows its numbers and one warning naming the entry and the way
     out."""
-    from rankviz.app.pages import PAGES
+    from rankviz.app.frame.pages import PAGES
 
     MeetingStore(notes).judge_many(
         [("1", "184", 44), ("1", "29", 3)], by="Old version", via="typed name"
@@ -674,7 +674,7 @@ def test_any_record_content_never_breaks_a_page(notes, judgments, tags, notes_) 
     page shows without an exception: bad entries are left out with a warning."""
     import sqlite3
 
-    from rankviz.app.pages import PAGES
+    from rankviz.app.frame.pages import PAGES
 
     # the last example's record, its -wal and -shm
     for left_over in notes.parent.glob(notes.name + "*"):

@@ -12,7 +12,7 @@ from apptest import shown, start
 from conftest import ROOT
 
 import rankviz as rv
-from rankviz.app import cache, inputs
+from rankviz.app.caches import cache, inputs
 from rankviz.io.store import RunStore, written
 
 TE = ROOT / "tests" / "data" / "conformance" / "te_test"
@@ -123,7 +123,7 @@ def test_runs_not_selected_are_not_opened(tmp_path, monkeypatch) -> None:
 def test_each_run_is_shown_as_its_pass_arrives(tmp_path, monkeypatch) -> None:
     """From an empty store, the runs' means appear one run more at a time while the others are
     read, each as the Overview then shows it; the table is gone once the Overview is drawn."""
-    from rankviz.app import arriving
+    from rankviz.app.frame import arriving
 
     monkeypatch.setenv("RANKVIZ_STORE", str(tmp_path))
     cache.SHARED.clear()

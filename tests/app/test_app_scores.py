@@ -163,7 +163,7 @@ def test_an_uploaded_scores_file_stands_beside_the_measures(tmp_path: Path) -> N
     )
     data = frame.to_csv(sep="\t", index=False).encode()
     at = AppTest.from_string(
-        "from rankviz.app.pages import navigate\nnavigate(default='overview')\n",
+        "from rankviz.app.frame.pages import navigate\nnavigate(default='overview')\n",
         default_timeout=120,
     )
     at.session_state["rankviz.uploads"] = {

@@ -51,7 +51,8 @@ def visit(
     """The app with sign-in configured, as ``email`` signed in (None: not signed in), the provider
     saying ``email_verified = verified``."""
     at = AppTest.from_string(
-        f"from rankviz.app.pages import navigate\nnavigate(default={page!r})\n", default_timeout=120
+        f"from rankviz.app.frame.pages import navigate\nnavigate(default={page!r})\n",
+        default_timeout=120,
     )
     at.secrets["auth"] = AUTH
     at.user = (

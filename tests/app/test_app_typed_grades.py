@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from apptest import shown, start
 
-from rankviz.app.typed_grades import LABEL, parse
+from rankviz.app.meeting.typed_grades import LABEL, parse
 from rankviz.io.meeting import MeetingStore
 
 

@@ -7,10 +7,10 @@ from apptest import shown
 from conftest import CRANFIELD
 from streamlit.testing.v1 import AppTest
 
-from rankviz.app import measure_picker
-from rankviz.app.text import md
+from rankviz.app.frame import measure_picker
+from rankviz.app.widgets.text import md
 
-SCRIPT = "from rankviz.app.pages import navigate\nnavigate(default='overview')\n"
+SCRIPT = "from rankviz.app.frame.pages import navigate\nnavigate(default='overview')\n"
 
 
 def test_an_upload_interrupted_before_the_selection_still_joins_it(monkeypatch) -> None:
@@ -53,7 +53,7 @@ def test_what_was_recorded_is_said_again_after_a_run_ended_by_a_newer_one(monkey
     and not after."""
     import streamlit as st
 
-    from rankviz.app import kept, recorder
+    from rankviz.app.meeting import kept, recorder
 
     clock = [1000.0]
     monkeypatch.setattr(kept, "monotonic", lambda: clock[0])

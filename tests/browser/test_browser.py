@@ -29,7 +29,7 @@ from browsing import (
 )
 from conftest import ROOT
 
-from rankviz.app.pages import PAGES
+from rankviz.app.frame.pages import PAGES
 from rankviz.io.collection import open_collection
 from rankviz.io.meeting import MeetingStore
 

@@ -87,7 +87,7 @@ def server():
 def test_every_caption_of_every_page_reads_at_4_5_to_1(browser, server) -> None:
     """WCAG AA's 4.5:1 for every caption, not the first alone: Across collections' captions in
     columns kept Streamlit's 60% (3.89:1); the plain pages had no readable style at all."""
-    from rankviz.app.pages import PAGES
+    from rankviz.app.frame.pages import PAGES
 
     context = browser.new_context(viewport={"width": 1280, "height": 720})
     page = context.new_page()

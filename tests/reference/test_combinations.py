@@ -386,7 +386,7 @@ def test_judgments_add_says_what_the_qrels_graded(tmp_path, capsys) -> None:
 
 
 def test_measure_names_in_app_text_copy_as_typed() -> None:
-    from rankviz.app.text import md
+    from rankviz.app.widgets.text import md
 
     assert "\u2060" not in md("RR(rel=2)@10") and "\u2060" not in md("P@5: 0.3")
     assert "\u2060" in md("ann@example.org") and "\u2060" in md("https://example.org")
@@ -491,7 +491,7 @@ def test_a_paired_test_of_one_query_is_untested_not_an_error(tmp_path, capsys) -
 def test_a_bad_size_setting_warns_and_the_default_applies(monkeypatch, variable, value) -> None:
     from apptest import shown, start
 
-    from rankviz.app import cache
+    from rankviz.app.caches import cache
 
     monkeypatch.setenv(variable, value)
     assert cache.megabytes(variable) == cache.SIZE_SETTINGS[variable] * 2**20
@@ -593,7 +593,7 @@ def test_every_url_fallback_warns(params, expected) -> None:
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_string(
-        "from rankviz.app.pages import navigate\nnavigate(default='overview')\n",
+        "from rankviz.app.frame.pages import navigate\nnavigate(default='overview')\n",
         default_timeout=120,
     )
     for key, value in params.items():
@@ -636,7 +636,7 @@ def test_a_bad_measure_parameter_in_a_link_is_a_warning() -> None:
 
 
 def test_two_served_folders_of_one_name_are_numbered_not_shown_by_path(tmp_path) -> None:
-    from rankviz.app.inputs import collection_folders
+    from rankviz.app.caches.inputs import collection_folders
 
     first, second = (
         _one_query_collection(tmp_path / "a" / "one"),

@@ -144,9 +144,14 @@ BEHIND_THE_STUDY = (
 )
 #: (front-end module, library module) -> why it may import from behind the study's face.
 EXCEPTIONS = {
-    ("rankviz.app.cache", "rankviz.io.store"): "the disk store of parsed runs is the app's cache",
-    ("rankviz.app.measure_picker", "rankviz.measures"): "the measure catalogue: the sidebar offers "
-    "every family and checks a typed name",
+    (
+        "rankviz.app.caches.cache",
+        "rankviz.io.store",
+    ): "the disk store of parsed runs is the app's cache",
+    (
+        "rankviz.app.frame.measure_picker",
+        "rankviz.measures",
+    ): "the measure catalogue: the sidebar offers every family and checks a typed name",
     (
         "rankviz.cli.render_numbers",
         "rankviz.measures",
@@ -372,3 +377,59 @@ def test_a_module_is_named_for_what_it_holds_without_its_folder() -> None:
         if path.name != "__init__.py" and path.parent != views
     )
     assert not [name for name, count in names.items() if count > 1]
+
+
+#: the app's folders, lowest first: an app module imports from its own folder and those below
+#: (``rankviz.app.main``, above them all, starts the pages)
+APP_FOLDERS = ["widgets", "signin", "caches", "meeting", "frame", "panels", "views", "main"]
+
+
+def app_folder(module: str) -> str:
+    """``rankviz.app.caches.cache`` -> ``caches``; ``rankviz.app.main`` -> ``main``."""
+    return module.split(".")[2]
+
+
+def app_graph() -> dict[str, set[str]]:
+    """The app's import graph with its folders as nodes."""
+    folders: dict[str, set[str]] = defaultdict(set)
+    for name, targets in graph().items():
+        if name.startswith("rankviz.app."):
+            folder = app_folder(name)
+            folders[folder] |= {app_folder(t) for t in targets if t.startswith("rankviz.app.")} - {
+                folder
+            }
+    return dict(folders)
+
+
+def test_the_apps_modules_live_in_its_folders() -> None:
+    app = PACKAGE / "app"
+    assert {p.stem for p in app.glob("*.py")} == {"__init__", "main"}
+    assert {p.name for p in app.iterdir() if (p / "__init__.py").exists()} == set(APP_FOLDERS) - {
+        "main"
+    }
+
+
+def test_no_app_module_imports_a_folder_above_its_own() -> None:
+    """Sign-in knows nothing of the caches or the meeting, the meeting nothing of the frame, a
+    panel nothing of the pages: what a folder holds can be read with the folders below it alone."""
+    upward = [
+        f"{source} imports {target}"
+        for source, targets in graph().items()
+        if source.startswith("rankviz.app.")
+        for target in targets
+        if target.startswith("rankviz.app.")
+        and APP_FOLDERS.index(app_folder(target)) > APP_FOLDERS.index(app_folder(source))
+    ]
+    assert not upward, "\n".join(upward)
+
+
+def test_the_apps_folders_draw_a_small_graph() -> None:
+    """The app drawn by folder (docs/architecture.md): at most 10 nodes on at most 7 levels."""
+    folders = app_graph()
+
+    @functools.cache
+    def level(node: str) -> int:
+        return 1 + max((level(t) for t in folders.get(node, ())), default=0)
+
+    assert len(folders) <= 10
+    assert max(level(node) for node in folders) <= 7

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import rankviz as rv
 from rankviz.analyses.query_view import aligned, discussion_queue, rank_biased_overlap
-from rankviz.app.text import highlighted, query_terms
+from rankviz.app.widgets.text import highlighted, query_terms
 
 
 def rbo_ext(S: list, T: list, p: float) -> float:

@@ -1,8 +1,9 @@
 """The code passes its own linters: ruff (lint and format) and mypy on the package, the pages and
-app.py."""
+app.py; and the habits a reader relies on that no linter checks."""
 
 from __future__ import annotations
 
+import ast
 import re
 import subprocess
 import sys
@@ -44,3 +45,40 @@ def test_no_property_test_has_a_deadline() -> None:
         for path in (ROOT / "tests").rglob("test_*.py")
         if given_one.search(path.read_text())
     ]
+
+
+def _sources():
+    return [
+        *(ROOT / "rankviz").rglob("*.py"),
+        *(ROOT / "pages").glob("*.py"),
+        ROOT / "app.py",
+        *(ROOT / "bench").glob("*.py"),
+    ]
+
+
+def test_no_private_name_is_imported_from_another_module() -> None:
+    """A leading underscore says "only this module uses it": a name another module imports is
+    public, and named so (tests may reach into a module; the package, the pages and the benches
+    do not)."""
+    private = [
+        f"{path.relative_to(ROOT)}: {node.module}.{alias.name}"
+        for path in _sources()
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("rankviz")
+        for alias in node.names
+        if alias.name.startswith("_") and not alias.name.startswith("__")
+    ]
+    assert not private, private
+
+
+def test_no_empty_type_checking_block() -> None:
+    """``if TYPE_CHECKING: pass`` (what is left when its imports moved) says nothing."""
+    empty = [
+        f"{path.relative_to(ROOT)}:{node.lineno}"
+        for path in _sources()
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.If)
+        and "TYPE_CHECKING" in ast.unparse(node.test)
+        and all(isinstance(statement, ast.Pass) for statement in node.body)
+    ]
+    assert not empty, empty

@@ -15,7 +15,7 @@ from conftest import CRANFIELD
 
 import rankviz as rv
 from rankviz.io import store as run_store
-from rankviz.io.store import RunStore, _trim, written
+from rankviz.io.store import RunStore, trim_to_budget, written
 
 RUN = CRANFIELD / "runs" / "bm25.run.gz"
 
@@ -214,7 +214,7 @@ def test_the_store_keeps_its_budget_dropping_the_least_recently_used(tmp_path) -
     store.get(paths[0], "again", _reader(paths[0], "again", []))
     written()
     size = {p: f.stat().st_size for p, f in stored.items()}
-    _trim(tmp_path / "store" / "runs", ".arrow", size[paths[0]] + size[paths[2]])
+    trim_to_budget(tmp_path / "store" / "runs", ".arrow", size[paths[0]] + size[paths[2]])
     assert [f.exists() for f in stored.values()] == [True, False, True]
 
 

@@ -6,11 +6,12 @@ import functools
 import streamlit as st
 
 from rankviz import plots
-from rankviz.app import across_rows, inputs, signin
-from rankviz.app.cache import folder_stamp
-from rankviz.app.frame import open_plain_page
-from rankviz.app.text import md, message, said
-from rankviz.app.widgets import held, option_input
+from rankviz.app.caches import inputs, shown_collections
+from rankviz.app.caches.cache import folder_stamp
+from rankviz.app.frame.page_frame import open_plain_page
+from rankviz.app.panels import across_rows
+from rankviz.app.widgets.option_widgets import held, option_input
+from rankviz.app.widgets.text import md, message, said
 from rankviz.errors import RankvizError
 from rankviz.plots import export
 from rankviz.settings.report_settings import STANDARDISED
@@ -42,13 +43,13 @@ HEADERS = {
 
 url = open_plain_page("across")
 st.header("Across collections")
-folders = signin.collections()
+folders = shown_collections.collections()
 runs = {}
 for name, folder in folders.items():
     try:
         runs[name] = list(inputs.collection(str(folder), folder_stamp(folder)).run_paths)
     except (RankvizError, OSError) as exc:
-        signin.cannot_open(name, folder, said(exc), say=st.warning)
+        shown_collections.cannot_open(name, folder, said(exc), say=st.warning)
 usable = [name for name, found in runs.items() if len(found) >= 2]
 if len(usable) < 2:
     st.info(

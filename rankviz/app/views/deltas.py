@@ -3,15 +3,17 @@ by side."""
 
 import streamlit as st
 
-from rankviz.app import answers, browser, meeting_panel
-from rankviz.app import page_options as app_options
-from rankviz.app.documents import documents_panel
-from rankviz.app.frame import open_page
-from rankviz.app.pair_views import every_query, pair_summary, queue_selection
-from rankviz.app.score_deltas import scores_page
-from rankviz.app.scored_answers import answers_panel
-from rankviz.app.text import md, message
-from rankviz.app.widgets import grade_style, url_option, url_selectbox, widget_key
+from rankviz.app.frame import answers
+from rankviz.app.frame.page_frame import open_page
+from rankviz.app.panels import meeting_panel
+from rankviz.app.panels.documents import documents_panel
+from rankviz.app.panels.pair_views import every_query, pair_summary, queue_selection
+from rankviz.app.panels.score_deltas import scores_page
+from rankviz.app.panels.scored_answers import answers_panel
+from rankviz.app.widgets import browser
+from rankviz.app.widgets import page_options as app_options
+from rankviz.app.widgets.option_widgets import grade_style, url_option, url_selectbox, widget_key
+from rankviz.app.widgets.text import md, message
 from rankviz.study import ALIGNED, OVERLAP, PAIR
 
 ctx = open_page("deltas")

@@ -7,9 +7,9 @@ import functools
 import streamlit as st
 
 from rankviz import plots
-from rankviz.app.frame import open_page
-from rankviz.app.text import md, message
-from rankviz.app.widgets import url_selectbox
+from rankviz.app.frame.page_frame import open_page
+from rankviz.app.widgets.option_widgets import url_selectbox
+from rankviz.app.widgets.text import md, message
 from rankviz.plots import export
 from rankviz.settings.numbers import p_text
 from rankviz.study import FEATURE_REPORT

@@ -3,9 +3,9 @@
 import streamlit as st
 
 from rankviz import plots
-from rankviz.app import page_options as app_options
-from rankviz.app.frame import open_page
-from rankviz.app.widgets import url_option
+from rankviz.app.frame.page_frame import open_page
+from rankviz.app.widgets import page_options as app_options
+from rankviz.app.widgets.option_widgets import url_option
 from rankviz.plots import export
 from rankviz.study import RANK_REPORT
 

@@ -4,11 +4,11 @@ qrels, the meeting's record), how far they agree, and what changes for the selec
 import streamlit as st
 
 from rankviz import plots
-from rankviz.app import judge_sources
-from rankviz.app.frame import open_page
-from rankviz.app.importing import import_panel
-from rankviz.app.text import md, message, said
-from rankviz.app.widgets import url_selectbox
+from rankviz.app.frame.page_frame import open_page
+from rankviz.app.meeting.importing import import_panel
+from rankviz.app.panels import judge_sources
+from rankviz.app.widgets.option_widgets import url_selectbox
+from rankviz.app.widgets.text import md, message, said
 from rankviz.errors import RankvizError
 from rankviz.settings.numbers import to_json
 

@@ -3,15 +3,15 @@
 import streamlit as st
 
 from rankviz import plots
-from rankviz.app.frame import open_page
-from rankviz.app.score_metrics import (
+from rankviz.app.frame.page_frame import open_page
+from rankviz.app.panels.score_metrics import (
     POWER_TESTS,
     agreement_choice,
     power_test_choice,
     scores_page,
 )
-from rankviz.app.text import md
-from rankviz.app.widgets import url_selectbox
+from rankviz.app.widgets.option_widgets import url_selectbox
+from rankviz.app.widgets.text import md
 from rankviz.settings.report_settings import MetricSettings
 from rankviz.study import INFER_TASK, METRIC_REPORT, Task
 

@@ -6,11 +6,13 @@ import pandas as pd
 import streamlit as st
 
 from rankviz import plots
-from rankviz.app import answers, meeting_summary, number_tables
-from rankviz.app import page_options as app_options
-from rankviz.app.frame import open_page
-from rankviz.app.text import md, message, said
-from rankviz.app.widgets import url_option, url_selectbox
+from rankviz.app.frame import answers
+from rankviz.app.frame.page_frame import open_page
+from rankviz.app.meeting import meeting_summary
+from rankviz.app.widgets import number_tables
+from rankviz.app.widgets import page_options as app_options
+from rankviz.app.widgets.option_widgets import url_option, url_selectbox
+from rankviz.app.widgets.text import md, message, said
 from rankviz.errors import RankvizError
 from rankviz.plots import export
 from rankviz.study import BEST_PER_MEASURE, PRECISION_RECALL, RUN_HEADERS, STANDINGS

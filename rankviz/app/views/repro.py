@@ -4,9 +4,9 @@ effects' RMSE, effect ratio and delta RI, and the t tests, per measure of the fr
 
 import streamlit as st
 
-from rankviz.app.frame import open_page
-from rankviz.app.text import md
-from rankviz.app.widgets import url_selectbox
+from rankviz.app.frame.page_frame import open_page
+from rankviz.app.widgets.option_widgets import url_selectbox
+from rankviz.app.widgets.text import md
 from rankviz.study import ALPHA, ER_BAND, REPRODUCTION
 
 ctx = open_page("repro")

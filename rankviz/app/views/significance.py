@@ -5,10 +5,10 @@ import functools
 import streamlit as st
 
 from rankviz import plots
-from rankviz.app.anova_panel import anova_panel
-from rankviz.app.frame import open_page
-from rankviz.app.text import md, queries_text
-from rankviz.app.widgets import url_option, url_selectbox
+from rankviz.app.frame.page_frame import open_page
+from rankviz.app.panels.anova_panel import anova_panel
+from rankviz.app.widgets.option_widgets import url_option, url_selectbox
+from rankviz.app.widgets.text import md, queries_text
 from rankviz.plots import export
 from rankviz.settings import eval_settings as s
 from rankviz.settings import report_settings as r

@@ -5,11 +5,11 @@ import functools
 import streamlit as st
 
 from rankviz import plots
-from rankviz.app.compute import PASS_WORKERS
-from rankviz.app.frame import open_page
-from rankviz.app.number_tables import PAIR_HEADERS
-from rankviz.app.text import md
-from rankviz.app.widgets import url_option, url_selectbox
+from rankviz.app.caches.compute import PASS_WORKERS
+from rankviz.app.frame.page_frame import open_page
+from rankviz.app.widgets.number_tables import PAIR_HEADERS
+from rankviz.app.widgets.option_widgets import url_option, url_selectbox
+from rankviz.app.widgets.text import md
 from rankviz.plots import export
 from rankviz.settings import eval_settings as s
 from rankviz.settings import report_settings as r

@@ -6,10 +6,10 @@ import functools
 import streamlit as st
 
 from rankviz import plots
-from rankviz.app.frame import open_page
-from rankviz.app.number_tables import PAIR_HEADERS
-from rankviz.app.text import md, message
-from rankviz.app.widgets import url_option, url_selectbox
+from rankviz.app.frame.page_frame import open_page
+from rankviz.app.widgets.number_tables import PAIR_HEADERS
+from rankviz.app.widgets.option_widgets import url_option, url_selectbox
+from rankviz.app.widgets.text import md, message
 from rankviz.errors import RankvizError
 from rankviz.plots import export
 from rankviz.settings import report_settings as r
