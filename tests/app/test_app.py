@@ -146,6 +146,7 @@ def test_query_parameters_restore_a_view() -> None:
     assert table.loc["bm25", "nDCG@10"] == pytest.approx(expected.value.iloc[0], abs=1e-12)
 
 
+@pytest.mark.slow
 def test_bad_query_parameters_fall_back_with_a_warning() -> None:
     at = start(collection="nope", k="abc", runs="bm25,ghost", ties="<script>")
     warnings = " ".join(shown(w) for w in at.warning)
@@ -199,6 +200,7 @@ def test_deltas_page_counts_queue_and_aligned_query_view() -> None:
     assert any("heat conduction" in shown(m) for m in at.markdown)
 
 
+@pytest.mark.slow
 def test_the_queue_steps_with_previous_and_next_and_the_url_follows() -> None:
     at = _deltas()
     queue = list(at.dataframe[0].value.index)
@@ -727,6 +729,7 @@ def test_loaders_key_on_content_not_on_object_ids() -> None:
 # --- a shared server: user text is never markup, bad values are messages -----------------------
 
 
+@pytest.mark.slow
 def test_a_hostile_collection_shows_its_text_literally(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr("sys.argv", ["app.py", "--data", str(hostile_collection(tmp_path))])
     params = {"collection": "hostile", "measures": "AP", "group_by": IMAGE}
@@ -1143,6 +1146,7 @@ def _advice(at) -> list[str]:
     ]
 
 
+@pytest.mark.slow
 def test_metric_choice_head_to_head_and_evidence_for_every_advice() -> None:
     at = start("metric_choice", runs="bm25,dense,rrf,tfidf", measures="RR@10,nDCG@10")
     assert not at.exception
@@ -1203,6 +1207,7 @@ def test_the_overviews_ranks_follow_the_measure_the_other_pages_show() -> None:
     assert next(s for s in plain.selectbox if s.label == "Ranks by").value == "RR@10"
 
 
+@pytest.mark.slow
 def test_the_sidebars_conventions_fold_behind_a_line_that_says_which_are_not_trec_evals() -> None:
     """The Cranfield sample takes trec_eval's conventions: folded, "trec_eval's"; a link's tie
     policy and the DL-HARD sample's relevance grade are said on the line, which opens; a value

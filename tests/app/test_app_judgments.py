@@ -38,6 +38,7 @@ def frames_of(at) -> dict[str, pd.DataFrame]:
     return {name: next(t for t in tables if column in t.columns) for name, column in pick.items()}
 
 
+@pytest.mark.slow
 def test_the_page_shows_the_commands_numbers(collection, capsys) -> None:
     at = start("judgments", collection="judged", runs=RUNS, measures="nDCG@10,AP(rel=2)")
     assert not at.exception and not at.error, [e.value for e in at.error]

@@ -41,6 +41,7 @@ def test_fewer_than_four_runs_say_what_to_choose() -> None:
     assert "Choose four runs" in at.info[0].value
 
 
+@pytest.mark.slow
 def test_the_reproduction_sample_opens_on_its_roles_and_says_reproduced() -> None:
     """sample_data/cranfield-reproduction: its run names sort in the roles' order, so the page
     opens on the original and reproduced pairs and leads with the library's verdict."""
@@ -55,6 +56,7 @@ def test_the_reproduction_sample_opens_on_its_roles_and_says_reproduced() -> Non
     assert reproduced == "yes" and at.success[0].value.startswith("**Reproduced: yes**")
 
 
+@pytest.mark.slow
 def test_a_collection_that_declares_no_reproduction_gives_no_verdict_until_asked() -> None:
     """Cranfield declares none: the page said "Reproduced: partly" of four of its own runs taken as
     originals and copies. It now asks which runs reproduce which, and says nothing until then."""

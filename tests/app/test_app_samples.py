@@ -10,6 +10,7 @@ from conftest import CRANFIELD
 import rankviz as rv
 
 
+@pytest.mark.slow
 def test_the_diversity_sample_shows_ndevals_measures_by_default() -> None:
     """sample_data/cranfield-diversity: its subtopics.txt beside the qrels, its collection.toml's
     diversity measures on the Overview, each mean the library's."""

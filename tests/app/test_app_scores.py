@@ -72,6 +72,7 @@ def test_the_overview_shows_the_score_beside_the_measures_as_the_library(judged:
     assert after == pytest.approx(_library(judged).mean("judge", "bm25"), abs=1e-12)
 
 
+@pytest.mark.slow
 def test_deltas_and_significance_on_the_score_are_the_librarys(judged: Path) -> None:
     library = _library(judged)
     deltas = start("deltas", collection="judged", baseline="bm25", run="dense", measure="judge")

@@ -137,6 +137,7 @@ def test_a_verified_address_in_cognitos_string_form_signs_in(team) -> None:
     assert any("Signed in as olga@example.org" in c for c in said(at.sidebar, "text"))
 
 
+@pytest.mark.slow
 def test_a_server_with_sign_in_beyond_its_machine_shows_no_open_banner(team) -> None:
     from streamlit import config
 

@@ -37,6 +37,7 @@ def test_the_line_is_read_as_docid_grade_pairs() -> None:
     ]
 
 
+@pytest.mark.slow
 def test_a_typed_line_is_recorded_and_a_wrong_one_is_refused_whole(notes) -> None:
     at = start("deltas", query="1", baseline="bm25", run="dense", measures="AP")
     assert _field(at).disabled  # no name, no entry

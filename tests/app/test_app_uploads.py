@@ -3,6 +3,7 @@ switch clicked while the page was still being drawn)."""
 
 from __future__ import annotations
 
+import pytest
 from apptest import shown
 from conftest import CRANFIELD
 from streamlit.testing.v1 import AppTest
@@ -46,6 +47,7 @@ def test_an_upload_interrupted_before_the_selection_still_joins_it(monkeypatch) 
     assert next(m for m in at.multiselect if m.label == "Runs").value == ["bm25", "dense"]
 
 
+@pytest.mark.slow
 def test_what_was_recorded_is_said_again_after_a_run_ended_by_a_newer_one(monkeypatch) -> None:
     """A click during the run that says what was recorded starts a newer run, and Streamlit drops
     what the ended run had not yet sent: the notice is said by the next run too; then by every run

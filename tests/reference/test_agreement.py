@@ -412,6 +412,7 @@ def test_tau_ap_with_tied_means_is_tau_ap_b_whatever_order_the_runs_are_listed_i
     st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=2, max_size=9),
     st.randoms(use_true_random=False),
 )
+@pytest.mark.slow
 def test_tau_ap_does_not_depend_on_the_order_runs_are_listed_in(pairs, random) -> None:
     x, y = map(np.array, zip(*pairs))
     order = list(range(len(pairs)))

@@ -60,6 +60,7 @@ def test_the_books_table_5_1() -> None:
     topics=st.integers(3, 40),
     seed=st.integers(0, 2**32 - 1),
 )
+@pytest.mark.slow
 def test_f_p_and_the_residual_are_statsmodels(systems: int, topics: int, seed: int) -> None:
     rng = np.random.default_rng(seed)
     matrix = pd.DataFrame(

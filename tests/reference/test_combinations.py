@@ -500,6 +500,7 @@ def test_a_bad_size_setting_warns_and_the_default_applies(monkeypatch, variable,
     assert any(variable in shown(w) and "not a whole number" in shown(w) for w in at.warning)
 
 
+@pytest.mark.slow
 def test_a_record_path_too_long_for_the_file_system_is_a_warning(monkeypatch, tmp_path) -> None:
     from apptest import shown, start
 

@@ -67,6 +67,7 @@ def _trec_eval_order(ranked: list[str]) -> list[tuple[str, str, float]]:
     depth=st.sampled_from([None, 1, 3]),
     tabs=st.booleans(),
 )
+@pytest.mark.slow
 def test_every_value_is_pyndevals(tmp_path_factory, collection, alpha, beta, rel, depth, tabs):
     judged, ranked = collection
     folder = tmp_path_factory.mktemp("diverse")

@@ -97,6 +97,7 @@ def test_the_categories_means_are_pandas(report) -> None:
         assert (got["queries"] == want.loc[got.index, "size"]).all()
 
 
+@pytest.mark.slow
 def test_a_billion_buckets_are_as_many_buckets_as_queries() -> None:
     """``--bins 1000000000`` took 7.8 GB and went on growing: the buckets are bounded by the
     queries, equal to asking for that many."""
@@ -113,6 +114,7 @@ def test_a_billion_buckets_are_as_many_buckets_as_queries() -> None:
     assert all(sum(b["queries"] for b in f["equal_width"]) == f["queries"] for f in numeric)
 
 
+@pytest.mark.slow
 def test_the_command_gives_json_and_works_on_scores_alone(tmp_path) -> None:
     done = run_cli("features", str(HARD), "-m", "nDCG@10", "--format", "json")
     assert done.returncode == 0, done.stderr

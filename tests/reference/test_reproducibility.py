@@ -131,6 +131,7 @@ def _copies(tmp_path: Path, paths: dict[str, Path]) -> dict[str, Path]:
     return copies
 
 
+@pytest.mark.slow
 def test_an_effect_of_nothing_is_null_with_its_reason_never_a_crash(tmp_path: Path) -> None:
     """The advanced run the same as the baseline (no effect to reproduce: ER is x/0), a perfect
     reproduction (t tests of zero differences) and a constant run: exit 0, strict JSON, every
@@ -246,6 +247,7 @@ def test_the_verdict_reads_the_effect_ratio_and_the_paired_tests() -> None:
     assert _verdict_of(base, base, base, better)[0] == "n/a"  # no effect to reproduce
 
 
+@pytest.mark.slow
 def test_the_command_takes_the_roles_a_collection_declares_and_asks_elsewhere() -> None:
     """sample_data/cranfield-reproduction declares which runs reproduce which; Cranfield does
     not: the command names its runs or refuses in one line, never a verdict of runs taken as

@@ -238,6 +238,7 @@ def test_several_runs_print_one_after_another_as_trec_eval_prints_each() -> None
     assert len(done.stdout) > 2 * len(every) and alone.stdout != every
 
 
+@pytest.mark.slow
 def test_the_drop_in_imports_what_it_uses_and_prints_the_same() -> None:
     """A pipeline calls ``rankviz trec-eval`` once per run: its start is numpy's and pyarrow's,
     not the study's (pandas, scipy and the study are never imported; bench/bench_trec_eval.py

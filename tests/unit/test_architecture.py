@@ -9,6 +9,8 @@ from collections import Counter, defaultdict
 
 import pytest
 from conftest import PAGES, ROOT
+from source_trees import nodes
+from source_trees import tree as parsed
 
 PACKAGE = ROOT / "rankviz"
 # lowest first; a module may import its own layer and the layers below
@@ -51,7 +53,7 @@ def imports(path) -> set[str]:
     """Modules a file imports: ``from pkg import mod`` is ``pkg.mod`` when that is a module, else
     ``pkg``."""
     found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in nodes(path):
         if isinstance(node, ast.Import):
             found |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
@@ -64,6 +66,7 @@ def imports(path) -> set[str]:
     return found
 
 
+@functools.cache
 def graph() -> dict[str, set[str]]:
     modules = MODULES
     edges = defaultdict(set)
@@ -171,7 +174,7 @@ def test_the_studys_face_names_what_it_says() -> None:
     assert sorted(face.__all__) == sorted(face._FACE)
     named = set()
     for _, path in front_end_files():
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in nodes(path):
             if isinstance(node, ast.ImportFrom) and node.module == "rankviz.study":
                 named |= {a.name for a in node.names}
     behind = {name for name, module in face._FACE.items() if behind_the_study(module)}
@@ -196,7 +199,7 @@ def test_the_front_ends_reach_the_library_through_the_study() -> None:
     ``rankviz.study``; nothing behind it but a named exception."""
     found, used = [], set()
     for name, path in front_end_files():
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in nodes(path):
             if isinstance(node, ast.Import):
                 found += [
                     f"{name} imports {a.name}" for a in node.names if behind_the_study(a.name)
@@ -231,7 +234,7 @@ def _public_names(paths) -> set[str]:
     """The public functions of ``paths`` and the public methods of their classes."""
     found = set()
     for path in paths:
-        tree = ast.parse(path.read_text())
+        tree = parsed(path)
         for node in tree.body:
             bodies = node.body if isinstance(node, ast.ClassDef) else [node]
             found |= {
@@ -267,7 +270,7 @@ def test_no_question_is_asked_by_its_name() -> None:
     names = {q.name for q in QUESTIONS}
     by_name = []
     for name, path in front_end_files():
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in nodes(path):
             if not isinstance(node, ast.Call):
                 continue
             func = node.func
@@ -301,7 +304,7 @@ def test_every_front_end_opens_its_studies_through_the_front_door() -> None:
     another road; the app hands in its reading and narrows what it opened."""
     built, doors = [], set()
     for name, path in front_end_files():
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in nodes(path):
             if not isinstance(node, ast.Call):
                 continue
             func = node.func
@@ -326,7 +329,7 @@ def test_no_function_is_over_60_statements() -> None:
     it); a longer one is split by what its parts decide."""
     long = {}
     for name, path in MODULES.items():
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in nodes(path):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 statements = sum(isinstance(n, ast.stmt) for n in ast.walk(node)) - 1
                 if statements > 60:

@@ -299,6 +299,7 @@ def test_ties_report_lists_verdicts_that_change_with_the_tie_order(capsys) -> No
     )
 
 
+@pytest.mark.slow
 def test_metrics_report_json(capsys) -> None:
     argv = [
         "metrics-report",

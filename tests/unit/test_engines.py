@@ -275,6 +275,7 @@ def test_the_progress_callback_counts_every_byte(tmp_path, monkeypatch) -> None:
         assert sum(counted) == run.stat().st_size and (len(counted) > 1) == (engine == "stream")
 
 
+@pytest.mark.slow
 def test_the_memory_engine_holds_one_run_at_a_time(monkeypatch) -> None:
     """Each run file is read while nothing of the run before it is held any more (its Run and its
     ranking table, which keeps the run's docids): the peak memory is one run's, not two."""

@@ -46,6 +46,7 @@ COMMANDS = {
 
 
 @pytest.mark.parametrize("name", list(COMMANDS))
+@pytest.mark.few
 def test_every_subcommand_names_a_latin1_run_as_the_shell_does(runs, tmp_path, name) -> None:
     (latin, dense, other) = runs.values()
     places = {

@@ -51,6 +51,7 @@ def _first_entry_killed_at(path: Path, statement: int) -> bool:
     return os.waitstatus_to_exitcode(status) == 9
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not FORK, reason="kills a forked child at each statement (no fork here)")
 def test_a_kill_at_any_statement_of_the_first_entry_leaves_no_record_or_a_whole_one(
     tmp_path: Path,
@@ -132,6 +133,7 @@ def _write_one(path: str, index: int, start) -> None:
     MeetingStore(path).judge("q1", f"d{index + 1}", 1, by=f"judge{index}", via="typed name")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not FORK, reason="forked writers (no fork here)")
 def test_writers_upgrading_an_old_record_at_once_all_record(tmp_path: Path) -> None:
     """16 writers at once on a version-2 record: 2 were refused with "duplicate column name" (two

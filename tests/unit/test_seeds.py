@@ -37,6 +37,7 @@ DRAWN = [
 
 
 @pytest.mark.parametrize("argv", DRAWN)
+@pytest.mark.few
 def test_the_same_command_prints_the_same_numbers_and_says_its_seed(argv: list[str]) -> None:
     first, again = run_cli(*argv), run_cli(*argv)
     assert first.returncode == 0, first.stderr

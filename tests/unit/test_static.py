@@ -10,6 +10,7 @@ import sys
 
 import pytest
 from conftest import ROOT
+from source_trees import nodes
 
 
 def run(*command: str) -> subprocess.CompletedProcess:
@@ -63,7 +64,7 @@ def test_no_private_name_is_imported_from_another_module() -> None:
     private = [
         f"{path.relative_to(ROOT)}: {node.module}.{alias.name}"
         for path in _sources()
-        for node in ast.walk(ast.parse(path.read_text()))
+        for node in nodes(path)
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("rankviz")
         for alias in node.names
         if alias.name.startswith("_") and not alias.name.startswith("__")
@@ -76,7 +77,7 @@ def test_no_empty_type_checking_block() -> None:
     empty = [
         f"{path.relative_to(ROOT)}:{node.lineno}"
         for path in _sources()
-        for node in ast.walk(ast.parse(path.read_text()))
+        for node in nodes(path)
         if isinstance(node, ast.If)
         and "TYPE_CHECKING" in ast.unparse(node.test)
         and all(isinstance(statement, ast.Pass) for statement in node.body)
