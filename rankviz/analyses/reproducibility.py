@@ -51,14 +51,17 @@ def rank_biased_overlap(
     the weighted mean over ranks i of the share of the top i the two lists share."""
     seen_original: set[str] = set()
     seen_reproduced: set[str] = set()
+    shared = 0  # the size of the two tops' intersection, kept as each grows (linear in depth)
     score = normaliser = 0.0
     weight = 1.0
     for i in range(depth):
-        if i < len(reproduced):
-            seen_reproduced.add(reproduced[i])
-        if i < len(original):
-            seen_original.add(original[i])
-        score += weight * len(seen_original & seen_reproduced) / (i + 1)
+        if i < len(reproduced) and (doc := reproduced[i]) not in seen_reproduced:
+            seen_reproduced.add(doc)
+            shared += doc in seen_original
+        if i < len(original) and (doc := original[i]) not in seen_original:
+            seen_original.add(doc)
+            shared += doc in seen_reproduced
+        score += weight * shared / (i + 1)
         normaliser += weight
         weight *= p
     return score / normaliser
