@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rankviz._memory import server_environment
-from rankviz.cli import render_numbers, render_reports, running
+from rankviz.cli import render_corrected, render_numbers, render_reports, running
 from rankviz.cli.anova_command import anova_command
 from rankviz.cli.features_command import features_command
 from rankviz.cli.fuse import fuse_command
@@ -33,11 +33,13 @@ from rankviz.cli.trec_eval import trec_eval_command
 from rankviz.errors import OptionError, install_hint
 from rankviz.settings.eval_settings import EvalSettings
 from rankviz.settings.report_settings import MetricSettings, TieReportSettings, UnjudgedSettings
-from rankviz.settings.significance_settings import TestSettings
+from rankviz.settings.significance_settings import CONFIDENCE, TestSettings
 from rankviz.study import (
     CHECK,
     COLLECTION_FILES,
     COMPARE,
+    CORRECTED_DELTAS,
+    CORRECTED_MEANS,
     INFER_TASK,
     METRIC_REPORT,
     PROTOCOL,
@@ -68,6 +70,8 @@ def evaluate_command(args: argparse.Namespace) -> str:
     study = study_of_args(args)
     if args.protocol:
         return render_numbers.protocol(study.ask(PROTOCOL), args.format)
+    if study.correction is not None:
+        return _corrected_means(study, args)
     result = evaluation_of_args(study, args)
     text = render_numbers.evaluation(result, args.format, per_query=args.per_query)
     if not args.ranks:
@@ -85,6 +89,20 @@ def evaluate_command(args: argparse.Namespace) -> str:
     )
 
 
+def _corrected_means(study: Study, args: argparse.Namespace) -> str:
+    """evaluate --correct-with: the corrected means (per-query values and rank intervals are the
+    LLM's alone, and are refused rather than shown uncorrected)."""
+    if args.per_query or args.ranks:
+        raise OptionError(
+            "--correct-with corrects the means: without --per-query and --ranks (the per-query "
+            "values are the LLM's; evaluate without --correct-with shows them)"
+        )
+    level = args.confidence_level or CONFIDENCE.default
+    result = evaluation_of_args(study, args)
+    report = study.ask(CORRECTED_MEANS, confidence=level, evaluation=result)
+    return render_corrected.means(report, args.format, conventions=result.conventions())
+
+
 def _standings(study: Study, tests: TestSettings, evaluation: Evaluation) -> Standings:
     """The standings, with a bar of the resamples on a terminal."""
     with counting_bar(tests.n_resamples * len(evaluation.measures), "resampling") as progress:
@@ -96,6 +114,8 @@ def compare_command(args: argparse.Namespace) -> str | tuple[str, int]:
     if len(study.run_names) < 2:
         raise OptionError("compare needs at least two runs")
     settings = test_settings(args, study)
+    if study.correction is not None:
+        return _corrected_deltas(study, args, settings)
     result = evaluation_of_args(study, args)
     comparison = study.ask(COMPARE, settings, evaluation=result)
     if args.detect is not None:
@@ -118,6 +138,29 @@ def compare_command(args: argparse.Namespace) -> str | tuple[str, int]:
     failing = "is significantly worse than" if args.fail_if == "worse" else "fails to beat"
     passed = f"no run {failing} the baseline"
     return text, _verdict(failed, comparison.untested(baseline), passed)
+
+
+def _corrected_deltas(study: Study, args: argparse.Namespace, settings: TestSettings) -> str:
+    """compare --correct-with: the corrected paired deltas and their z-tests (the other tests,
+    the gate and the rank intervals read the LLM's values alone, and are refused)."""
+    given = [
+        flag
+        for flag, value in (
+            ("--test", args.test),
+            ("--fail-if", args.fail_if),
+            ("--ranks", args.ranks),
+            ("--detect", args.detect),
+        )
+        if value
+    ]
+    if given:
+        raise OptionError(
+            "--correct-with tests the corrected deltas (PPI++'s z-test): without "
+            + ", ".join(given)
+        )
+    result = evaluation_of_args(study, args)
+    report = study.ask(CORRECTED_DELTAS, settings, evaluation=result)
+    return render_corrected.deltas(report, args.format, conventions=result.conventions())
 
 
 def _verdict(failed: list[str], untested: list[str], passed: str) -> int:

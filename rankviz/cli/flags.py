@@ -112,6 +112,16 @@ def inputs(parser: argparse.ArgumentParser) -> None:
         help=QRELS_IN_FORCE.help().replace("%", "%%")
         + " (default: meeting with --judgments, else file; the app's qrels= link value)",
     )
+    judged.add_argument(
+        "--correct-with",
+        dest="correct_with",
+        default=None,
+        metavar="SOURCE",
+        help="people's judgments that correct those in force (an LLM's, --qrels NAME): file, "
+        "meeting, NAME, file+NAME or a qrels file; evaluate and compare then give each mean and "
+        "paired delta corrected by the queries people judged, with intervals (PPI++, "
+        "docs/judgments.md); default: none, the judgments in force alone",
+    )
 
 
 def conventions(parser: argparse.ArgumentParser, *, ties: bool = True) -> None:

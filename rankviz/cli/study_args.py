@@ -11,6 +11,9 @@ from rankviz.settings.engine_settings import EngineSettings
 from rankviz.settings.significance_settings import TestSettings
 from rankviz.study import BYTES_TO_READ, CHECK, TOP_K, Evaluation, Study, StudyRequest
 
+#: The commands whose numbers ``--correct-with`` corrects; the others say they do not.
+CORRECTING = ("evaluate", "compare")
+
 
 def warn(message: str) -> None:
     print(f"rankviz: {message}", file=sys.stderr)
@@ -24,6 +27,13 @@ def study_of_args(args: argparse.Namespace, *, quiet: bool = False) -> Study:
     study = Study.open(StudyRequest.from_args(args))
     for line in () if quiet else study.notes:
         warn(line)
+    if study.correction is not None and getattr(args, "command", None) not in CORRECTING:
+        warn(
+            f"--correct-with: {args.command} shows the numbers of the judgments in force alone, "
+            f"uncorrected by {study.correction.sentence} ("
+            + " and ".join(CORRECTING)
+            + " correct their means)"
+        )
     return study
 
 

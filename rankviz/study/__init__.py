@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from rankviz.analyses.agreement import AgreementReport
     from rankviz.analyses.checks import TOP_K, CheckReport
     from rankviz.analyses.comparisons import Comparison
+    from rankviz.analyses.corrected import CorrectedDeltas, CorrectedMeans
     from rankviz.analyses.deltas import PairDeltas
     from rankviz.analyses.metric_choice import MetricReport
     from rankviz.analyses.reproducibility import ALPHA, ER_BAND
@@ -59,7 +60,8 @@ if TYPE_CHECKING:
 #: The names of the questions' table (:mod:`rankviz.study.questions`), which ``rankviz`` names too.
 QUESTION_NAMES = (
     *("ALIGNED", "ANOVA", "BEATS", "BEST_PER_MEASURE", "BYTES_TO_READ", "CHANCE"),
-    *("CHANCE_REVISED", "CHECK", "COMPARE", "EFFECT_SIZES", "FACTS", "FEATURE_REPORT"),
+    *("CHANCE_REVISED", "CHECK", "COMPARE", "CORRECTED_DELTAS", "CORRECTED_MEANS"),
+    *("EFFECT_SIZES", "FACTS", "FEATURE_REPORT"),
     *("FROM_PASSES", "INFER_TASK", "MEETING_REPORT", "METRIC_REPORT", "OVERLAP", "PAIR"),
     *("PAIRED_TESTS", "PAIRED_TESTS_BY_GROUP", "PRECISION_RECALL", "PROTOCOL"),
     *("QUERIES_NEEDED", "QUERY_FEATURES", "RANK_REPORT", "REPRODUCTION", "RUN_HEADERS"),
@@ -109,6 +111,8 @@ _FACE = {
     "CheckReport": "rankviz.analyses.checks",
     "TOP_K": "rankviz.analyses.checks",
     "Comparison": "rankviz.analyses.comparisons",
+    "CorrectedDeltas": "rankviz.analyses.corrected",
+    "CorrectedMeans": "rankviz.analyses.corrected",
     "PairDeltas": "rankviz.analyses.deltas",
     "MetricReport": "rankviz.analyses.metric_choice",
     "ALPHA": "rankviz.analyses.reproducibility",
@@ -145,6 +149,8 @@ __all__ = [
     "CheckReport",
     "Collection",
     "Comparison",
+    "CorrectedDeltas",
+    "CorrectedMeans",
     "Documents",
     "ER_BAND",
     "Evaluation",

@@ -26,7 +26,15 @@ from rankviz.io.score_rules import ScoreRules, score_rules
 from rankviz.measures import Measure, parse, refuse_without_closed_form
 from rankviz.measures.spellings import TREC_EVAL_LEFT_OUT
 from rankviz.settings.eval_settings import DEFAULT_MEASURES, EvalSettings
-from rankviz.study.in_force import FILE, MEETING, InForce, decide
+from rankviz.study.in_force import (
+    FILE,
+    MEETING,
+    InForce,
+    RecordQrels,
+    decide,
+    offered,
+    source_of,
+)
 from rankviz.study.reading import FILES, Reading
 from rankviz.study.request import StudyRequest
 
@@ -56,6 +64,7 @@ class Opened:
     record: MeetingStore | None
     in_force: InForce | None
     scored: Evaluation | None = None  # per-query scores alone: the study's numbers
+    correction: InForce | None = None  # people's judgments correcting those in force
 
 
 @dataclass(frozen=True)
@@ -115,7 +124,7 @@ def open_inputs(request: StudyRequest, reading: Reading = FILES) -> Opened:
     notes: list[str] = []
     record, record_qrels = None, None
     qrels_in_force = request.qrels_in_force
-    if qrels_in_force == MEETING and judgments is None:
+    if MEETING in (qrels_in_force, request.correct_with) and judgments is None:
         judgments = ""  # the collection's own record
     mode = qrels_in_force or (MEETING if judgments is not None else FILE)
     if judgments is not None:
@@ -134,6 +143,11 @@ def open_inputs(request: StudyRequest, reading: Reading = FILES) -> Opened:
     )
     if mode != FILE or record is not None:  # anything but the qrels file alone is said
         notes.append(chosen_qrels.sentence)
+    correction = (
+        _correction(request.correct_with, read, own, record_qrels, reading)
+        if request.correct_with is not None
+        else None
+    )
     if settings.group_by is not None:
         if found is None:
             raise OptionError(
@@ -177,7 +191,40 @@ def open_inputs(request: StudyRequest, reading: Reading = FILES) -> Opened:
         tuple(notes),
         record,
         chosen_qrels,
+        correction=correction,
     )
+
+
+def _correction(
+    source: str | Path,
+    file_qrels: Qrels,
+    collection: Collection | None,
+    record: RecordQrels | None,
+    reading: Reading,
+) -> InForce:
+    """People's judgments named by ``--correct-with``: a choice of the collection's (``file``,
+    ``meeting``, ``NAME``, ``file+NAME``, decided as the qrels in force are) or a qrels file; its
+    sentence names them."""
+    text = str(source)
+    choices = offered(collection, record_judges=record is not None)
+    file_name = Path(str(file_qrels.source)).name
+    if text == FILE:
+        return InForce(text, file_qrels, file_name, record)
+    if text == MEETING:
+        decided = decide(text, file_qrels, collection=collection, record=record)
+        judged = record.judgments if record is not None else 0
+        return InForce(text, decided.qrels, f"{file_name} with the meeting's {judged:,} judgments")
+    if collection is not None and text in choices:
+        qrels, called = reading.source(file_qrels, collection, text)
+        if text != source_of(text):
+            called = f"{file_name} with its holes filled by {called}"
+        return InForce(text, qrels, called, record)
+    if not Path(text).is_file():
+        raise OptionError(
+            f"--correct-with {text[:200]!r}: no such file (a qrels file, or one of the "
+            f"collection's: {', '.join(choices) if collection is not None else 'none'})"
+        )
+    return InForce(text, reading.qrels(text), Path(text).name)
 
 
 def record_scale(qrels: Qrels, collection: Collection | None) -> Scale:

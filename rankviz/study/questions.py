@@ -18,6 +18,7 @@ from rankviz.study.check_questions import (
     THINLY_JUDGED_IN,
     judged_share_measures,
 )
+from rankviz.study.corrected_questions import CORRECTED_DELTAS, CORRECTED_MEANS
 from rankviz.study.feature_reports import FEATURE_REPORT, QUERY_FEATURES
 from rankviz.study.meeting_questions import MEETING_REPORT
 from rankviz.study.passes import FROM_PASSES, RUN_PASS
@@ -61,6 +62,8 @@ QUESTIONS: tuple[Question, ...] = (
     CHANCE_REVISED,
     CHECK,
     COMPARE,
+    CORRECTED_DELTAS,
+    CORRECTED_MEANS,
     EFFECT_SIZES,
     FACTS,
     FEATURE_REPORT,
@@ -99,6 +102,8 @@ __all__ = [
     "CHANCE_REVISED",
     "CHECK",
     "COMPARE",
+    "CORRECTED_DELTAS",
+    "CORRECTED_MEANS",
     "EFFECT_SIZES",
     "FACTS",
     "FEATURE_REPORT",

@@ -42,7 +42,12 @@ class StudyRequest:
     judgments
         A meeting record ("" for the collection's own), whose judgments are put in force.
     qrels_in_force
-        ``file``, ``meeting`` or ``both`` (None: the meeting's when ``judgments`` is given).
+        ``file``, ``meeting``, ``NAME`` or ``file+NAME`` (None: the meeting's when ``judgments``
+        is given).
+    correct_with
+        People's judgments that correct the ones in force (an LLM's): ``file``, ``meeting``,
+        ``NAME``, ``file+NAME`` or a qrels file. Every corrected number is the LLM's mean
+        corrected by the queries people judged (:mod:`rankviz.analyses.prediction_powered`).
     groups
         A file of query groups.
     aggregate
@@ -72,6 +77,7 @@ class StudyRequest:
     measures: Sequence[str | Measure] | None = None
     judgments: str | None = None
     qrels_in_force: str | None = None
+    correct_with: str | Path | None = None
     groups: str | None = None
     aggregate: str | None = None
     options: Mapping[str, Any] = field(default_factory=dict)

@@ -92,6 +92,9 @@ class Study:
         Per-query scores read from files (:mod:`rankviz.io.scores`), the study's numbers when it
         has no runs: then it has no rankings (:attr:`ranked` is False), and a question that reads
         them is refused by its entry.
+    correction
+        People's judgments that correct those in force (an LLM's), with the sentence that names
+        them (``StudyRequest(correct_with=...)``; :mod:`rankviz.study.corrected_questions`).
     """
 
     qrels: Qrels
@@ -107,6 +110,7 @@ class Study:
     record: MeetingStore | None = None
     in_force: InForce | None = None
     scored: Evaluation | None = None
+    correction: InForce | None = None
 
     @classmethod
     def open(cls, request: StudyRequest, *, reading: Reading = FILES) -> Study:

@@ -22,6 +22,7 @@ COLLECTIONS = [
     ("cranfield-diversity", 1, 225, 4),
     ("dl-hard-passage", 2, 50, 6),
     ("trec-cast-2021", 1, 239, 5),
+    ("rag24-judges", 1, 0, 4),  # no query texts
 ]
 
 

@@ -1,0 +1,151 @@
+"""The runs' means and paired deltas under an LLM's judgments, corrected by the queries people
+judged (:mod:`rankviz.analyses.prediction_powered`), as reports that render themselves."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from rankviz.analyses.prediction_powered import CorrectedMean, corrected_mean
+
+
+def query_values(llm: pd.Series, human: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A run's per-query values split as PPI takes them: people's values of the queries both
+    judged, the LLM's of the same queries, and the LLM's of the queries people did not judge (in
+    the LLM's query order). A query with no value under either (``--missing skip``) is left out."""
+    llm = llm[np.isfinite(llm.to_numpy(dtype=np.float64))]
+    human = human[np.isfinite(human.to_numpy(dtype=np.float64))]
+    judged = llm.index.isin(human.index)
+    return (
+        human.reindex(llm.index[judged]).to_numpy(dtype=np.float64),
+        llm[judged].to_numpy(dtype=np.float64),
+        llm[~judged].to_numpy(dtype=np.float64),
+    )
+
+
+@dataclass(frozen=True)
+class Correction:
+    """What corrects the numbers: ``source`` (people's judgments, named), the queries both judged
+    and all the LLM's, and whether the human-judged queries were drawn at random by rankviz (the
+    interval assumes they were)."""
+
+    source: str
+    human_judged: int
+    queries: int
+    drawn: bool = False
+
+    def sentences(self, confidence: float) -> list[str]:
+        """What every output says under its numbers."""
+        said = [
+            f"corrected by {self.source}: {self.human_judged:,} of {self.queries:,} queries "
+            f"judged by people (PPI++, {confidence:.0%} intervals)"
+        ]
+        if not self.drawn:
+            said.append(
+                "the intervals assume the human-judged queries were drawn at random from all the "
+                "queries; chosen by hand, they may not hold"
+            )
+        return said
+
+
+@dataclass(frozen=True)
+class CorrectedMeans:
+    """Each run's mean of each measure, corrected (``means[(run, measure)]``)."""
+
+    means: Mapping[tuple[str, str], CorrectedMean]
+    correction: Correction
+    confidence: float
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per run and measure: the corrected ``value`` and its interval, the LLM's own
+        mean, and the mean correction (people minus the LLM) with its interval."""
+        rows = []
+        for (run, measure), mean in self.means.items():
+            low, high = mean.confidence_interval()
+            fix_low, fix_high = mean.correction_interval()
+            rows.append(
+                {
+                    "run": run,
+                    "measure": measure,
+                    "value": mean.statistic,
+                    "ci_low": low,
+                    "ci_high": high,
+                    "llm_value": mean.llm_mean,
+                    "correction": mean.correction,
+                    "correction_low": fix_low,
+                    "correction_high": fix_high,
+                    "power_tuning": mean.power_tuning,
+                    "human_judged": mean.human_judged,
+                    "queries": mean.human_judged + mean.llm_only,
+                }
+            )
+        return pd.DataFrame(rows)
+
+    def to_dict(self) -> list[dict]:
+        return self.to_frame().to_dict("records")
+
+
+@dataclass(frozen=True)
+class CorrectedDeltas:
+    """Each run's paired delta against the baseline, per measure, corrected: the PPI++ estimate
+    of the mean per-query difference people would give, its interval and two-sided p-value, the
+    p-values adjusted over the runs of one measure by ``method``."""
+
+    baseline: str
+    deltas: Mapping[tuple[str, str], CorrectedMean]
+    adjusted: Mapping[tuple[str, str], float]
+    correction: Correction
+    confidence: float
+    method: str
+
+    def to_frame(self) -> pd.DataFrame:
+        rows = []
+        for (run, measure), delta in self.deltas.items():
+            low, high = delta.confidence_interval()
+            rows.append(
+                {
+                    "baseline": self.baseline,
+                    "run": run,
+                    "measure": measure,
+                    "delta": delta.statistic,
+                    "ci_low": low,
+                    "ci_high": high,
+                    "p_value": delta.pvalue,
+                    "p_adjusted": self.adjusted[(run, measure)],
+                    "llm_delta": delta.llm_mean,
+                    "human_judged": delta.human_judged,
+                }
+            )
+        return pd.DataFrame(rows)
+
+    def to_dict(self) -> list[dict]:
+        return self.to_frame().to_dict("records")
+
+
+def corrected_deltas(
+    pairs: Mapping[tuple[str, str], tuple[pd.Series, pd.Series, pd.Series, pd.Series]],
+    *,
+    baseline: str,
+    correction: Correction,
+    confidence: float,
+    method: str,
+) -> CorrectedDeltas:
+    """The corrected deltas of ``pairs``: for each (run, measure), the baseline's and the run's
+    values under the LLM's judgments and under people's (``llm_base, llm_run, human_base,
+    human_run``), each a Series by query."""
+    from rankviz.analyses.significance import adjust  # scipy: not on evaluate's road
+
+    deltas = {}
+    for key, (llm_base, llm_run, human_base, human_run) in pairs.items():
+        llm = (llm_run - llm_base).dropna()
+        human = (human_run - human_base).dropna()
+        deltas[key] = corrected_mean(*query_values(llm, human), confidence=confidence)
+    adjusted: dict[tuple[str, str], float] = {}
+    for measure in dict.fromkeys(m for _, m in deltas):
+        keys = [k for k in deltas if k[1] == measure]
+        values = adjust([deltas[k].pvalue for k in keys], method=method)
+        adjusted.update(zip(keys, map(float, values), strict=True))
+    return CorrectedDeltas(baseline, deltas, adjusted, correction, confidence, method)
