@@ -42,7 +42,9 @@ def generate(queries: int) -> Path:
                 llm.write(f"q{q} 0 d{d} {grade}\n")
                 if q % (queries // 1000) == 0:  # people judge 1,000 queries, stricter
                     human.write(f"q{q} 0 d{d} {max(0, grade - rng.choice((0, 0, 1)))}\n")
-    (folder / "collection.toml").write_text('[qrels.umbrela]\nkind = "llm:generated"\n')
+    (folder / "collection.toml").write_text(
+        '[qrels.umbrela]\nfile = "qrels.umbrela.txt"\nkind = "llm:generated"\n'
+    )
     for r in range(4):
         with (folder / "runs" / f"r{r}.run").open("w") as out:
             for q in range(queries):

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from rankviz.analyses.prediction_powered import CorrectedMean, corrected_mean
+
+if TYPE_CHECKING:
+    from rankviz.evaluation.result import Evaluation
 
 
 def query_values(llm: pd.Series, human: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -53,11 +57,13 @@ class Correction:
 
 @dataclass(frozen=True)
 class CorrectedMeans:
-    """Each run's mean of each measure, corrected (``means[(run, measure)]``)."""
+    """Each run's mean of each measure, corrected (``means[(run, measure)]``); ``evaluation``:
+    the runs' values under the LLM's judgments it corrects."""
 
     means: Mapping[tuple[str, str], CorrectedMean]
     correction: Correction
     confidence: float
+    evaluation: Evaluation
 
     def to_frame(self) -> pd.DataFrame:
         """One row per run and measure: the corrected ``value`` and its interval, the LLM's own
@@ -92,7 +98,8 @@ class CorrectedMeans:
 class CorrectedDeltas:
     """Each run's paired delta against the baseline, per measure, corrected: the PPI++ estimate
     of the mean per-query difference people would give, its interval and two-sided p-value, the
-    p-values adjusted over the runs of one measure by ``method``."""
+    p-values adjusted over the runs of one measure by ``method``; ``evaluation`` as
+    :class:`CorrectedMeans` holds it."""
 
     baseline: str
     deltas: Mapping[tuple[str, str], CorrectedMean]
@@ -100,6 +107,7 @@ class CorrectedDeltas:
     correction: Correction
     confidence: float
     method: str
+    evaluation: Evaluation
 
     def to_frame(self) -> pd.DataFrame:
         rows = []
@@ -132,10 +140,11 @@ def corrected_deltas(
     correction: Correction,
     confidence: float,
     method: str,
+    evaluation: Evaluation,
 ) -> CorrectedDeltas:
     """The corrected deltas of ``pairs``: for each (run, measure), the baseline's and the run's
     values under the LLM's judgments and under people's (``llm_base, llm_run, human_base,
-    human_run``), each a Series by query."""
+    human_run``), each a Series by query; ``evaluation``: the LLM's, kept with the report."""
     from rankviz.analyses.significance import adjust  # scipy: not on evaluate's road
 
     deltas = {}
@@ -148,4 +157,4 @@ def corrected_deltas(
         keys = [k for k in deltas if k[1] == measure]
         values = adjust([deltas[k].pvalue for k in keys], method=method)
         adjusted.update(zip(keys, map(float, values), strict=True))
-    return CorrectedDeltas(baseline, deltas, adjusted, correction, confidence, method)
+    return CorrectedDeltas(baseline, deltas, adjusted, correction, confidence, method, evaluation)

@@ -22,6 +22,8 @@ from rankviz.cli.meeting_commands import judgments_command, report_command, tags
 from rankviz.cli.ndeval import ndeval_command
 from rankviz.cli.repro_command import repro_command
 from rankviz.cli.study_args import (
+    check_k_of,
+    checked,
     counting_bar,
     evaluation_of_args,
     report_ignored,
@@ -98,9 +100,9 @@ def _corrected_means(study: Study, args: argparse.Namespace) -> str:
             "values are the LLM's; evaluate without --correct-with shows them)"
         )
     level = args.confidence_level or CONFIDENCE.default
-    result = evaluation_of_args(study, args)
-    report = study.ask(CORRECTED_MEANS, confidence=level, evaluation=result)
-    return render_corrected.means(report, args.format, conventions=result.conventions())
+    report = study.ask(CORRECTED_MEANS, confidence=level, check_k=check_k_of(args))
+    checked(study, args, report.evaluation)
+    return render_corrected.means(report, args.format, conventions=report.evaluation.conventions())
 
 
 def _standings(study: Study, tests: TestSettings, evaluation: Evaluation) -> Standings:
@@ -158,9 +160,9 @@ def _corrected_deltas(study: Study, args: argparse.Namespace, settings: TestSett
             "--correct-with tests the corrected deltas (PPI++'s z-test): without "
             + ", ".join(given)
         )
-    result = evaluation_of_args(study, args)
-    report = study.ask(CORRECTED_DELTAS, settings, evaluation=result)
-    return render_corrected.deltas(report, args.format, conventions=result.conventions())
+    report = study.ask(CORRECTED_DELTAS, settings, check_k=check_k_of(args))
+    checked(study, args, report.evaluation)
+    return render_corrected.deltas(report, args.format, conventions=report.evaluation.conventions())
 
 
 def _verdict(failed: list[str], untested: list[str], passed: str) -> int:

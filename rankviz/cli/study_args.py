@@ -97,12 +97,16 @@ def evaluation_of_args(study: Study, args: argparse.Namespace) -> Evaluation:
     """The evaluation of the runs, with the checks' facts gathered in the same pass (their findings
     said)."""
     with progress_bar(study) as progress:
-        result = study.evaluation(
-            engine=_engine(args), progress=progress, check_k=None if args.no_check else TOP_K
-        )
+        result = study.evaluation(engine=_engine(args), progress=progress, check_k=check_k_of(args))
     checked(study, args, result)
     report_ignored(result.ignored)
     return result
+
+
+def check_k_of(args: argparse.Namespace) -> int | None:
+    """The top the checks read (None with ``--no-check``): their facts gathered in the
+    evaluation's pass."""
+    return None if args.no_check else TOP_K
 
 
 def checked(study: Study, args: argparse.Namespace, evaluation: Evaluation) -> None:

@@ -20,9 +20,12 @@ if TYPE_CHECKING:
     from rankviz.analyses.corrected import CorrectedDeltas, CorrectedMeans, Correction
 
 
-def _both(study: Study, evaluation: Evaluation | None) -> tuple[Evaluation, Evaluation]:
-    """The runs' values under the judgments in force (the LLM's) and under people's: every run
-    read once, its table under people's judgments re-graded from the LLM's, not ordered again."""
+def _both(
+    study: Study, evaluation: Evaluation | None, check_k: int | None
+) -> tuple[Evaluation, Evaluation]:
+    """The runs' values under the judgments in force (the LLM's; ``evaluation`` when given, with
+    the checks' facts of their top ``check_k``) and under people's: every run read once, its table
+    under people's judgments re-graded from the LLM's, not ordered again."""
     if study.correction is None:
         raise OptionError("nothing corrects this study: give correct_with (--correct-with SOURCE)")
     if study.settings.group_by is not None or study.settings.aggregate != "query":
@@ -35,7 +38,7 @@ def _both(study: Study, evaluation: Evaluation | None) -> tuple[Evaluation, Eval
     human = dataclasses.replace(
         study.sharing(keeping, runs=llm.runs), qrels=study.correction.qrels, correction=None
     )
-    return (evaluation or llm.evaluation()), human.evaluation()
+    return (evaluation or llm.evaluation(check_k=check_k)), human.evaluation()
 
 
 def _correction(study: Study, llm: Evaluation, human: Evaluation) -> Correction:
@@ -54,14 +57,19 @@ def corrected_means(
     *,
     confidence: float = CONFIDENCE.default,
     evaluation: Evaluation | None = None,
+    check_k: int | None = None,
 ) -> CorrectedMeans:
     """Each run's mean of each measure under the LLM's judgments, corrected by people's on the
-    queries they judged (:func:`rankviz.analyses.prediction_powered.corrected_mean`)."""
+    queries they judged (:func:`rankviz.analyses.prediction_powered.corrected_mean`).
+
+    ``evaluation``: the runs' under the LLM's judgments, if evaluated already (else evaluated
+    here, sharing each run's table with people's, with the checks' facts of the top ``check_k``;
+    the report's :attr:`~rankviz.analyses.corrected.CorrectedMeans.evaluation`)."""
     from rankviz.analyses.corrected import CorrectedMeans, query_values
     from rankviz.analyses.prediction_powered import corrected_mean
 
     CONFIDENCE.check(confidence)
-    llm, human = _both(study, evaluation)
+    llm, human = _both(study, evaluation, check_k)
     means = {
         (run, str(measure)): corrected_mean(
             *query_values(llm.per_query(measure, run), human.per_query(measure, run)),
@@ -70,7 +78,7 @@ def corrected_means(
         for run in llm.runs
         for measure in llm.measures
     }
-    return CorrectedMeans(means, _correction(study, llm, human), confidence)
+    return CorrectedMeans(means, _correction(study, llm, human), confidence, llm)
 
 
 def corrected_deltas(
@@ -78,13 +86,15 @@ def corrected_deltas(
     test: TestSettings | None = None,
     *,
     evaluation: Evaluation | None = None,
+    check_k: int | None = None,
 ) -> CorrectedDeltas:
     """Every run's paired delta against the test's baseline on every measure, corrected; the
-    p-values adjusted by the test's correction over the runs of one measure."""
+    p-values adjusted by the test's correction over the runs of one measure; ``evaluation`` and
+    ``check_k`` as :func:`corrected_means` takes them."""
     from rankviz.analyses.corrected import corrected_deltas as deltas
 
     test = study.test_settings(test)
-    llm, human = _both(study, evaluation)
+    llm, human = _both(study, evaluation, check_k)
     baseline = test.baseline or llm.runs[0]
     pairs = {
         (run, str(m)): (
@@ -103,6 +113,7 @@ def corrected_deltas(
         correction=_correction(study, llm, human),
         confidence=test.confidence_level,
         method=test.correction,
+        evaluation=llm,
     )
 
 
