@@ -10,9 +10,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from rankviz.analyses.prediction_powered import CorrectedMean, corrected_mean
+from rankviz.analyses.prediction_powered import (
+    CorrectedMean,
+    corrected_mean,
+    drawn_corrected_mean,
+)
 
 if TYPE_CHECKING:
+    from rankviz.analyses.query_draw import QueryDraw
     from rankviz.evaluation.result import Evaluation
 
 
@@ -30,16 +35,39 @@ def query_values(llm: pd.Series, human: pd.Series) -> tuple[np.ndarray, np.ndarr
     )
 
 
+def estimate(
+    llm: pd.Series, human: pd.Series, *, draw: QueryDraw | None, confidence: float
+) -> CorrectedMean:
+    """The corrected mean of one run (or one pair's differences): PPI++ over the queries people
+    judged, or, with a ``draw`` kept in the meeting's record, over the drawn queries they judged
+    (by uncertainty: each weighted by the inverse of its chance to be drawn)."""
+    if draw is not None:
+        human = human[human.index.isin(list(draw.probabilities))]
+    if draw is None or draw.by == "uniform":
+        return corrected_mean(*query_values(llm, human), confidence=confidence)
+    llm = llm[np.isfinite(llm.to_numpy(dtype=np.float64))]
+    human = human[np.isfinite(human.to_numpy(dtype=np.float64))]
+    judged = llm.index[llm.index.isin(human.index)]
+    return drawn_corrected_mean(
+        human.reindex(judged).to_numpy(dtype=np.float64),
+        llm.reindex(judged).to_numpy(dtype=np.float64),
+        np.array([draw.probabilities[str(q)] for q in judged]),
+        llm.to_numpy(dtype=np.float64),
+        confidence=confidence,
+    )
+
+
 @dataclass(frozen=True)
 class Correction:
     """What corrects the numbers: ``source`` (people's judgments, named), the queries both judged
-    and all the LLM's, and whether the human-judged queries were drawn at random by rankviz (the
-    interval assumes they were)."""
+    and all the LLM's, and ``drawn``: how rankviz drew the queries for people to judge (the
+    record's draw, said), or "" when it did not (the interval then assumes they were drawn at
+    random)."""
 
     source: str
     human_judged: int
     queries: int
-    drawn: bool = False
+    drawn: str = ""
 
     def sentences(self, confidence: float) -> list[str]:
         """What every output says under its numbers."""
@@ -47,10 +75,12 @@ class Correction:
             f"corrected by {self.source}: {self.human_judged:,} of {self.queries:,} queries "
             f"judged by people (PPI++, {confidence:.0%} intervals)"
         ]
-        if not self.drawn:
+        if self.drawn:
+            said.append(f"judged where drawn: {self.drawn}")
+        else:
             said.append(
                 "the intervals assume the human-judged queries were drawn at random from all the "
-                "queries; chosen by hand, they may not hold"
+                "queries; chosen by hand, they may not hold (rankviz judgments sample draws them)"
             )
         return said
 
@@ -141,6 +171,7 @@ def corrected_deltas(
     confidence: float,
     method: str,
     evaluation: Evaluation,
+    draw: QueryDraw | None = None,
 ) -> CorrectedDeltas:
     """The corrected deltas of ``pairs``: for each (run, measure), the baseline's and the run's
     values under the LLM's judgments and under people's (``llm_base, llm_run, human_base,
@@ -151,7 +182,7 @@ def corrected_deltas(
     for key, (llm_base, llm_run, human_base, human_run) in pairs.items():
         llm = (llm_run - llm_base).dropna()
         human = (human_run - human_base).dropna()
-        deltas[key] = corrected_mean(*query_values(llm, human), confidence=confidence)
+        deltas[key] = estimate(llm, human, draw=draw, confidence=confidence)
     adjusted: dict[tuple[str, str], float] = {}
     for measure in dict.fromkeys(m for _, m in deltas):
         keys = [k for k in deltas if k[1] == measure]

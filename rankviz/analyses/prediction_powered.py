@@ -34,7 +34,9 @@ class CorrectedMean:
     ``llm_mean``: the LLM's mean over every query, uncorrected; ``correction``: the human-judged
     queries' mean of human minus LLM values (what the LLM gets wrong, on average) and
     ``correction_error`` its standard error; ``human_judged`` and ``llm_only``: the queries with
-    both values and those with the LLM's alone; ``confidence``: the interval's level."""
+    both values and those with the LLM's alone; ``confidence``: the interval's level;
+    ``degrees_of_freedom``: of the Student t the interval and p-value take (None: the normal, as
+    ``ppi_py``)."""
 
     statistic: float
     standard_error: float
@@ -46,15 +48,17 @@ class CorrectedMean:
     human_judged: int
     llm_only: int
     confidence: float
+    degrees_of_freedom: float | None = None
 
     def confidence_interval(self) -> tuple[float, float]:
-        """The interval of the corrected mean at :attr:`confidence` (normal, as ``ppi_py``)."""
-        half = _z(self.confidence) * self.standard_error
+        """The interval of the corrected mean at :attr:`confidence` (normal, as ``ppi_py``, or
+        Student's t with :attr:`degrees_of_freedom`)."""
+        half = _quantile(self.confidence, self.degrees_of_freedom) * self.standard_error
         return self.statistic - half, self.statistic + half
 
     def correction_interval(self) -> tuple[float, float]:
         """The interval of :attr:`correction` at :attr:`confidence`."""
-        half = _z(self.confidence) * self.correction_error
+        half = _quantile(self.confidence, self.degrees_of_freedom) * self.correction_error
         return self.correction - half, self.correction + half
 
 
@@ -130,5 +134,66 @@ def _power_tuning(y: np.ndarray, yhat: np.ndarray, unlabeled: np.ndarray) -> flo
     return float(np.clip(covariance / (2 * (1 + n / big_n) * spread), 0, 1))
 
 
-def _z(confidence: float) -> float:
-    return NormalDist().inv_cdf(1 - (1 - confidence) / 2)
+def _quantile(confidence: float, degrees_of_freedom: float | None) -> float:
+    """The two-sided interval's quantile: the normal's, or Student's t with these degrees."""
+    if degrees_of_freedom is None:
+        return NormalDist().inv_cdf(1 - (1 - confidence) / 2)
+    from scipy import stats  # a draw by uncertainty alone: not on evaluate's road
+
+    return float(stats.t.ppf(1 - (1 - confidence) / 2, degrees_of_freedom))
+
+
+def drawn_corrected_mean(
+    human: np.ndarray,
+    llm_drawn: np.ndarray,
+    probabilities: np.ndarray,
+    llm_all: np.ndarray,
+    *,
+    confidence: float = 0.95,
+) -> CorrectedMean:
+    """The mean people would give every query, from the LLM's values of all of them and people's
+    of the queries drawn each with its own probability (Poisson sampling, a draw by uncertainty):
+    the LLM's mean plus each drawn query's difference weighted by the inverse of its probability
+    (Horvitz-Thompson's difference estimator, unbiased for the mean over these queries), with
+    Student's t interval (n - 1 degrees) of its variance under that sampling.
+
+    Parameters
+    ----------
+    human, llm_drawn, probabilities
+        People's values, the LLM's and the chance to be drawn of each drawn query people judged.
+    llm_all
+        The LLM's values of every query (the drawn ones included).
+    confidence
+        The interval's level, in (0, 1).
+    """
+    y, yhat, chance, everything = (
+        np.asarray(a, dtype=np.float64) for a in (human, llm_drawn, probabilities, llm_all)
+    )
+    if not 0 < confidence < 1:
+        raise OptionError(f"--confidence is a level between 0 and 1, not {confidence}")
+    n, size = len(y), len(everything)
+    if n < 2:
+        raise OptionError(f"a correction needs at least 2 human-judged queries; {n} drawn")
+    difference = y - yhat
+    estimate = everything.mean() + (difference / chance).sum() / size
+    error = float(np.sqrt(((1 - chance) / chance**2 * difference**2).sum()) / size)
+    weighted = (difference / chance).sum() / (1 / chance).sum()  # the draw's mean difference
+    spread = np.sqrt(((1 - chance) / chance**2 * (difference - weighted) ** 2).sum())
+    from scipy import stats  # a draw by uncertainty alone: not on evaluate's road
+
+    # Student's t on n - 1 degrees: the normal's interval held 93.4-94.6% in simulation (40 of
+    # 400 queries drawn), the t's 94.0-95.4% (tests/reference/test_query_draw.py)
+    pvalue = 2 * stats.t.sf(abs(estimate) / max(error, 1e-16), n - 1)
+    return CorrectedMean(
+        statistic=float(estimate),
+        standard_error=error,
+        pvalue=float(pvalue),
+        power_tuning=1.0,
+        llm_mean=float(everything.mean()),
+        correction=float(weighted),
+        correction_error=float(spread / (1 / chance).sum()),
+        human_judged=n,
+        llm_only=size - n,
+        confidence=confidence,
+        degrees_of_freedom=n - 1,
+    )

@@ -9,12 +9,14 @@ from rankviz.cli import tables
 from rankviz.cli.study_args import study_of_args, test_settings, warn
 from rankviz.errors import OptionError
 from rankviz.settings.numbers import to_json
-from rankviz.study import MEETING_REPORT, MeetingStore, record
+from rankviz.study import MEETING_REPORT, QUERIES_TO_JUDGE, MeetingStore, record
 
 
 def judgments_command(args: argparse.Namespace) -> str:
     """``judgments add|import|undo|export|lock|unlock``: the log and the grades in force (TREC
     lines or TSV), or the record changed."""
+    if args.action == "sample":
+        return _sample(args)
     if args.action == "export":
         store = MeetingStore(args.db, create=False)
         if args.format != "tsv":
@@ -50,6 +52,27 @@ def judgments_command(args: argparse.Namespace) -> str:
         )
         warn(f"{args_path(args)}: {len(imported):,} judgments of {args.file} recorded by {by}")
     return ""
+
+
+def _sample(args: argparse.Namespace) -> str:
+    """``judgments sample DIR``: the queries drawn (qid and chance to be drawn), kept in the
+    collection folder's record."""
+    if not Path(args.qrels).is_dir():
+        raise OptionError(f"judgments sample {args.qrels}: give a collection folder")
+    study = study_of_args(args)
+    draw = study.ask(
+        QUERIES_TO_JUDGE,
+        args.queries,
+        seed=args.seed,
+        by=args.by,
+        measure=study.measures[0] if study.measures else None,
+    )
+    kept = record.record_draw(args.qrels, draw, by=args.drawn_by)
+    warn(f"{kept}: {draw.said()}, kept; judge them first (--correct-with then weights them)")
+    rows = [(qid, chance) for qid, chance in draw.probabilities.items()]
+    if args.format == "json":
+        return to_json([{"qid": q, "probability": p} for q, p in rows])
+    return tables.tsv_rows(("qid", "probability"), rows)
 
 
 def args_path(args: argparse.Namespace) -> Path:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from rankviz.cli.flags import inputs
+
 JUDGES = (
     "a qrels file; a collection folder (its qrels), DIR:NAME (one of its sources: qrels.NAME.txt) "
     "or DIR:meeting (its record); a record FILE.sqlite; a record followed by :people (the entries "
@@ -35,7 +37,8 @@ def add_meeting_commands(commands) -> None:
     """``judgments`` and ``tags``: the meeting store (DB: a .sqlite file, or a collection
     folder's)."""
     judgments = commands.add_parser(
-        "judgments", help="the meeting's judgments: add, import, undo, export, lock, unlock"
+        "judgments",
+        help="the meeting's judgments: add, import, undo, export, lock, unlock, sample",
     ).add_subparsers(dest="action", required=True)
     add_one = _entry(
         judgments,
@@ -91,6 +94,36 @@ def add_meeting_commands(commands) -> None:
         help="qrels (TREC lines; default) or tsv: the log, one judgment per line (qid, docid, "
         "grade, previous_grade, by, at, note, via: how the author is known, undoes: the judgment "
         "an undo takes back)",
+    )
+    sample = judgments.add_parser(
+        "sample",
+        help="draw the queries people should judge, at random, and keep the draw in the record: "
+        "a correction (--correct-with) then weights the queries judged by it",
+    )
+    inputs(sample)
+    sample.add_argument(
+        "--queries",
+        type=int,
+        required=True,
+        metavar="N",
+        help="how many (by uncertainty: on average)",
+    )
+    sample.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        metavar="S",
+        help="the draw's seed; default 0 (the same draw)",
+    )
+    sample.add_argument(
+        "--by",
+        choices=("uniform", "uncertainty"),
+        default="uniform",
+        help="uniform (every query alike; the default) or uncertainty (more often where the runs' "
+        "values under the judgments in force spread the most, -m's first measure)",
+    )
+    sample.add_argument(
+        "--drawn-by", required=True, metavar="NAME", help="who draws (kept with the draw)"
     )
     tags = commands.add_parser(
         "tags", help="the meeting's tags of queries: add, export"

@@ -38,6 +38,10 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "judgments undo": (f"rankviz judgments undo {C} --by Ann",),
     "judgments lock": (f"rankviz judgments lock {C} --by Olga",),
     "judgments unlock": (f"rankviz judgments unlock {C} --by Olga",),
+    "judgments sample": (
+        "rankviz judgments sample sample_data/rag24-judges --qrels umbrela --queries 15 "
+        "--drawn-by Ann",
+    ),
     "judgments export": (
         f"rankviz judgments export {C} --format tsv",
         f"rankviz judgments export {C} --qrels {C}/qrels.txt",

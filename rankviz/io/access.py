@@ -34,6 +34,7 @@ NEEDS = {
     "undo": Role.OWNER,
     "lock": Role.OWNER,
     "unlock": Role.OWNER,
+    "draw": Role.OWNER,
 }
 LISTS = ("viewers", "judges", "owners")
 _DOMAIN = re.compile(r"(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]*[a-z0-9])?")

@@ -347,6 +347,18 @@ class MeetingStore(RecordViews):
 
     # --- the lock --------------------------------------------------------------------------------
 
+    def record_draw(self, text: str) -> None:
+        """Keep a draw of queries for people to judge (its JSON; the latest replaces an earlier
+        one): refused while the meeting is locked, as every entry."""
+        with self._writing() as db:
+            db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('draw', ?)", (text,))
+
+    def draw(self) -> str | None:
+        """The draw kept (its JSON), or None."""
+        with self._connection() as db:
+            row = db.execute("SELECT value FROM meta WHERE key = 'draw'").fetchone()
+        return row[0] if row else None
+
     def lock(self, *, by: str, via: str, locked: bool = True) -> Lock:
         """Lock the meeting (``locked=False``: unlock it): while locked, every entry is refused
         (:class:`MeetingLocked`), whoever sends it."""

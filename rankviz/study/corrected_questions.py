@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from rankviz.errors import OptionError
 from rankviz.evaluation.result import Evaluation
+from rankviz.measures import Measure
 from rankviz.ranking.regrading import Keeping
 from rankviz.settings.significance_settings import CONFIDENCE, TestSettings
 from rankviz.study.question import Question, Reads
@@ -18,6 +19,7 @@ from rankviz.study.study import Study
 
 if TYPE_CHECKING:
     from rankviz.analyses.corrected import CorrectedDeltas, CorrectedMeans, Correction
+    from rankviz.analyses.query_draw import QueryDraw
 
 
 def _both(
@@ -41,14 +43,31 @@ def _both(
     return (evaluation or llm.evaluation(check_k=check_k)), human.evaluation()
 
 
-def _correction(study: Study, llm: Evaluation, human: Evaluation) -> Correction:
+def _draw(study: Study) -> QueryDraw | None:
+    """The draw of queries for people to judge that the study's meeting record keeps, if any."""
+    from rankviz.analyses.query_draw import QueryDraw
+
+    kept = study.record.draw() if study.record is not None else None
+    return QueryDraw.from_json(kept) if kept else None
+
+
+def _correction(
+    study: Study, llm: Evaluation, human: Evaluation, draw: QueryDraw | None
+) -> Correction:
     from rankviz.analyses.corrected import Correction
 
     assert study.correction is not None
     queries = [str(q) for q in llm.qids]
     judged = set(map(str, human.qids))
+    if draw is not None:
+        judged &= set(draw.probabilities)
+        done = sum(q in judged for q in draw.probabilities)
+        said = f"{draw.said()}; {done:,} of them judged"
     return Correction(
-        study.correction.sentence, sum(q in judged for q in queries), len(queries), drawn=False
+        study.correction.sentence,
+        sum(q in judged for q in queries),
+        len(queries),
+        drawn=said if draw is not None else "",
     )
 
 
@@ -65,20 +84,22 @@ def corrected_means(
     ``evaluation``: the runs' under the LLM's judgments, if evaluated already (else evaluated
     here, sharing each run's table with people's, with the checks' facts of the top ``check_k``;
     the report's :attr:`~rankviz.analyses.corrected.CorrectedMeans.evaluation`)."""
-    from rankviz.analyses.corrected import CorrectedMeans, query_values
-    from rankviz.analyses.prediction_powered import corrected_mean
+    from rankviz.analyses.corrected import CorrectedMeans, estimate
 
     CONFIDENCE.check(confidence)
     llm, human = _both(study, evaluation, check_k)
+    draw = _draw(study)
     means = {
-        (run, str(measure)): corrected_mean(
-            *query_values(llm.per_query(measure, run), human.per_query(measure, run)),
+        (run, str(measure)): estimate(
+            llm.per_query(measure, run),
+            human.per_query(measure, run),
+            draw=draw,
             confidence=confidence,
         )
         for run in llm.runs
         for measure in llm.measures
     }
-    return CorrectedMeans(means, _correction(study, llm, human), confidence, llm)
+    return CorrectedMeans(means, _correction(study, llm, human, draw), confidence, llm)
 
 
 def corrected_deltas(
@@ -107,15 +128,40 @@ def corrected_deltas(
         if run != baseline
         for m in llm.measures
     }
+    draw = _draw(study)
     return deltas(
         pairs,
         baseline=baseline,
-        correction=_correction(study, llm, human),
+        correction=_correction(study, llm, human, draw),
         confidence=test.confidence_level,
         method=test.correction,
         evaluation=llm,
+        draw=draw,
     )
+
+
+def queries_to_judge(
+    study: Study,
+    n: int,
+    *,
+    seed: int = 0,
+    by: str = "uniform",
+    measure: Measure | None = None,
+) -> QueryDraw:
+    """Draw ``n`` of the queries the judgments in force (the LLM's) judge for people to judge
+    (:func:`rankviz.analyses.query_draw.draw_queries`); by uncertainty, where the runs' values of
+    ``measure`` (the study's first) under those judgments spread the most."""
+    from rankviz.analyses.query_draw import draw_queries
+
+    qids = [str(q) for q in study.qrels.query_ids]
+    if by != "uncertainty":
+        return draw_queries(qids, n, seed=seed, by=by)
+    chosen = measure or study.measures[0]
+    values = study.evaluation(measures=[chosen]).matrix(chosen).reindex(qids)
+    spread = values.std(axis=1, ddof=0).fillna(0.0).to_numpy()
+    return draw_queries(qids, n, seed=seed, by=by, spread=spread)
 
 
 CORRECTED_MEANS = Question(corrected_means, Reads.RANKINGS, takes_evaluation=True)
 CORRECTED_DELTAS = Question(corrected_deltas, Reads.RANKINGS, takes_evaluation=True)
+QUERIES_TO_JUDGE = Question(queries_to_judge, Reads.RANKINGS)

@@ -18,7 +18,11 @@ from rankviz.study.check_questions import (
     THINLY_JUDGED_IN,
     judged_share_measures,
 )
-from rankviz.study.corrected_questions import CORRECTED_DELTAS, CORRECTED_MEANS
+from rankviz.study.corrected_questions import (
+    CORRECTED_DELTAS,
+    CORRECTED_MEANS,
+    QUERIES_TO_JUDGE,
+)
 from rankviz.study.feature_reports import FEATURE_REPORT, QUERY_FEATURES
 from rankviz.study.meeting_questions import MEETING_REPORT
 from rankviz.study.passes import FROM_PASSES, RUN_PASS
@@ -78,6 +82,7 @@ QUESTIONS: tuple[Question, ...] = (
     PRECISION_RECALL,
     PROTOCOL,
     QUERIES_NEEDED,
+    QUERIES_TO_JUDGE,
     QUERY_FEATURES,
     RANK_REPORT,
     REPRODUCTION,
@@ -119,6 +124,7 @@ __all__ = [
     "PRECISION_RECALL",
     "PROTOCOL",
     "QUERIES_NEEDED",
+    "QUERIES_TO_JUDGE",
     "QUERY_FEATURES",
     "QUESTIONS",
     "Question",

@@ -8,9 +8,12 @@ force.
 
 from __future__ import annotations
 
+import json
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rankviz.errors import OptionError
 from rankviz.io.access import Role, refusal
@@ -21,6 +24,9 @@ from rankviz.io.judges import is_source_label, judgment_lines, merged_qrels, qre
 from rankviz.io.meeting import Judgment, Lock, MeetingError, MeetingStore, store_path
 from rankviz.io.model import Qrels
 from rankviz.io.readers import read_qrels
+
+if TYPE_CHECKING:
+    from rankviz.analyses.query_draw import QueryDraw
 
 # the app's fields, grade names and ways of knowing an author come from the record's rules
 __all__ = ["COMMAND_LINE", "LIMITS", "SIGNED_IN", "TYPED", "scale_text"]
@@ -255,9 +261,26 @@ class Writer:
         self.allowed("undo")
         return self.store.undo(numbers, by=self.by, via=self.via, note=note)
 
+    def record_draw(self, draw: QueryDraw) -> None:
+        """Keep ``draw`` (the queries drawn for people to judge) with who drew it and when: the
+        corrections then weight the queries judged by it."""
+        self.allowed("draw")
+        held = json.loads(draw.to_json())
+        held.update(drawn_by=self.by, via=self.via, at=time.strftime("%Y-%m-%d %H:%M:%S"))
+        self.store.record_draw(json.dumps(held))
+
     def lock(self, locked: bool) -> Lock:
         self.allowed("lock" if locked else "unlock")
         return self.store.lock(by=self.by, via=self.via, locked=locked)
+
+
+def record_draw(folder: str, draw: QueryDraw, *, by: str) -> Path:
+    """Keep a draw of queries in a collection folder's record (made if need be) from the command
+    line; the record's file."""
+    name, scale, _ = owner(folder, None)
+    store = MeetingStore(folder, scale=scale, collection=name)
+    Writer(store, by, COMMAND_LINE).record_draw(draw)
+    return record_file(folder)
 
 
 def undo_last_import(db: str, *, by: str) -> tuple[list[Judgment], str]:
