@@ -238,6 +238,7 @@ def test_a_collection_without_texts_says_why() -> None:
     assert any("MS MARCO" in shown(i) and "docs.jsonl.gz" in shown(i) for i in at.info)
 
 
+@pytest.mark.slow
 def test_the_chance_level_is_the_expected_value_of_one_tie_group_per_query() -> None:
     at = start()
     means = at.dataframe[0].value

@@ -16,7 +16,7 @@ REPRO_RUNS = {"orig_b": "bm25", "orig_a": "dense", "rep_b": "qld", "rep_a": "rrf
     ("page", "link"),
     [
         ("significance", {"runs": "bm25,dense,rrf", "measures": "AP"}),
-        ("repro", {"measures": "AP,nDCG@10", **REPRO_RUNS}),
+        pytest.param("repro", {"measures": "AP,nDCG@10", **REPRO_RUNS}, marks=pytest.mark.slow),
     ],
 )
 def test_no_table_header_is_a_code_name(page: str, link: dict[str, str]) -> None:

@@ -11,8 +11,6 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import ROOT, run_cli
-from ppi_py import ppi_mean_ci, ppi_mean_pointestimate
-from statsmodels.stats.multitest import multipletests
 
 import rankviz as rv
 from rankviz.analyses.prediction_powered import corrected_mean
@@ -38,6 +36,8 @@ def split(llm: pd.Series, human: pd.Series) -> tuple[np.ndarray, np.ndarray, np.
 
 
 def test_evaluate_prints_ppi_pys_means_and_intervals(plain) -> None:
+    from ppi_py import ppi_mean_ci, ppi_mean_pointestimate  # 2 s to import: only where asked
+
     done = run_cli(
         "evaluate", str(RAG), "--qrels", "umbrela", "--correct-with", "file",
         *(f for m in MEASURES for f in ("-m", m)), "--format", "tsv",
@@ -60,6 +60,8 @@ def test_evaluate_prints_ppi_pys_means_and_intervals(plain) -> None:
 
 @pytest.mark.slow
 def test_compare_prints_ppi_pys_deltas_with_holms_adjustment(plain) -> None:
+    from ppi_py import ppi_mean_ci, ppi_mean_pointestimate  # 2 s to import: only where asked
+
     done = run_cli(
         "compare", str(RAG), "--qrels", "umbrela", "--correct-with", "file",
         *("-m", "nDCG@10", "--format", "tsv", "--confidence-level", "0.9"),
@@ -76,6 +78,8 @@ def test_compare_prints_ppi_pys_deltas_with_holms_adjustment(plain) -> None:
         assert row.delta == pytest.approx(ppi_mean_pointestimate(y, yhat, rest).item(), abs=1e-9)
         low, high = ppi_mean_ci(y, yhat, rest, alpha=0.1)
         assert (row.ci_low, row.ci_high) == pytest.approx((low.item(), high.item()), abs=1e-9)
+    from statsmodels.stats.multitest import multipletests
+
     holm = multipletests(printed["p_value"], method="holm")[1]
     assert printed["p_adjusted"].to_numpy() == pytest.approx(holm, rel=1e-12)
 

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from ppi_py import ppi_mean_ci, ppi_mean_pointestimate, ppi_mean_pval
 
 from rankviz.analyses.prediction_powered import corrected_mean
 
@@ -18,6 +17,9 @@ values = st.lists(st.floats(0, 1, allow_nan=False), min_size=3, max_size=40)
 
 @given(values, values, st.data(), st.sampled_from([0.9, 0.95, 0.99]))
 def test_the_estimate_interval_and_p_value_are_ppi_pys(human, unlabeled, data, confidence):
+    # numba and scikit-learn: 2 s to import, so only where a test asks
+    from ppi_py import ppi_mean_ci, ppi_mean_pointestimate, ppi_mean_pval
+
     llm = data.draw(st.lists(st.floats(0, 1), min_size=len(human), max_size=len(human)))
     y, yhat, rest = np.array(human), np.array(llm), np.array(unlabeled)
     ours = corrected_mean(y, yhat, rest, confidence=confidence)

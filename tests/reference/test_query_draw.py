@@ -13,7 +13,6 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import ROOT, run_cli
-from ppi_py import ppi_mean_ci, ppi_mean_pointestimate
 
 import rankviz as rv
 from rankviz.analyses.prediction_powered import drawn_corrected_mean
@@ -53,6 +52,7 @@ def test_the_inverse_probability_estimate_on_a_case_computed_by_hand() -> None:
     assert found.llm_mean == pytest.approx(0.5)
 
 
+@pytest.mark.slow
 def test_draws_by_uncertainty_hold_the_human_mean_in_95_percent() -> None:
     """2,000 Poisson draws (about 40 of 400 queries, more where a spread is larger): the 95%
     interval holds people's mean over the 400 in 93% to 98% of draws (about 95%; the binomial sd
@@ -88,6 +88,8 @@ def forty_three(tmp_path):
 
 
 def test_a_uniform_draw_kept_in_the_record_is_what_the_correction_reads(forty_three) -> None:
+    from ppi_py import ppi_mean_ci, ppi_mean_pointestimate  # 2 s to import: only where asked
+
     drawn = run_cli(
         "judgments", "sample", str(forty_three), "--qrels", "umbrela", "--queries", "20",
         "--seed", "5", "--drawn-by", "Ann",
