@@ -49,6 +49,8 @@ class Ranking:
     moved: tuple[str, ...]  # runs whose rank differs
     # pairs of runs whose verdict differs: baseline, run, verdict_a, verdict_b
     flips: tuple[dict, ...] = ()
+    # run -> B's value minus A's on the queries both judge: mean, 95% interval, queries
+    differences: dict[str, tuple[float, float, float, int]] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return {
@@ -62,6 +64,7 @@ class Ranking:
             "top_agreement": self.top_agreement,
             "moved": list(self.moved),
             "flips": list(self.flips),
+            "differences": {run: list(d) for run, d in self.differences.items()},
         }
 
 
@@ -71,6 +74,7 @@ def ranking(
     means_b: Mapping[str, float],
     means_filled: Mapping[str, float],
     flips: Sequence[dict] = (),
+    differences: Mapping[str, tuple[float, float, float, int]] | None = None,
 ) -> Ranking:
     """The agreement of two orderings of the same runs (by their means under A and under B)."""
     runs = list(means_a)
@@ -97,6 +101,7 @@ def ranking(
         len(best_a & best_b) / top if top else float("nan"),
         moved,
         tuple(flips),
+        dict(differences or {}),
     )
 
 
@@ -245,6 +250,16 @@ class AgreementReport:
                     f"the ordering of the {runs} runs by {r.measure} changes: tau "
                     f"{r.kendall_tau:.2f}, tau-AP {r.tau_ap:.2f}; {len(r.moved)} runs move"
                 )
+            apart = {
+                run: d for run, d in r.differences.items() if d[1] > 0 or d[2] < 0
+            }  # the interval leaves out 0
+            if apart:
+                run, (mean, low, high, n) = max(apart.items(), key=lambda kv: abs(kv[1][0]))
+                side = "above" if mean > 0 else "below"
+                lines.append(
+                    f"{b} scores {run} {abs(mean):.2f} {side} {a} on {r.measure} ({low:+.2f} to "
+                    f"{high:+.2f}, {n} queries both judge); {len(apart)} of {runs} runs differ"
+                )
             if r.flips:
                 pairs = (
                     "1 pair of runs changes its"
@@ -302,6 +317,13 @@ class AgreementReport:
                     "mean_a": r.means_a[run],
                     "mean_b": r.means_b[run],
                     "mean_filled": r.means_filled[run],
+                    **dict(
+                        zip(
+                            ("b_minus_a", "b_minus_a_low", "b_minus_a_high", "queries_both"),
+                            r.differences.get(run, (float("nan"),) * 3 + (0,)),
+                            strict=True,
+                        )
+                    ),
                 }
                 for r in self.rankings
                 for run in r.means_a

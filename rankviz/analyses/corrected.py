@@ -57,6 +57,24 @@ def estimate(
     )
 
 
+def paired_difference(
+    reference: pd.Series, other: pd.Series, *, confidence: float = 0.95
+) -> tuple[float, float, float, int]:
+    """How far ``other``'s per-query values lie from ``reference``'s on the queries both hold:
+    the mean difference (other minus reference), its Student t interval and how many queries
+    (a mean of one query has no interval: NaN). What an LLM judge gets wrong on a run, where people
+    judged the same queries (``rankviz agreement``)."""
+    from scipy import stats
+
+    both = (other - reference.reindex(other.index)).dropna().to_numpy(dtype=np.float64)
+    n = len(both)
+    mean = float(both.mean()) if n else float("nan")
+    if n < 2:
+        return mean, float("nan"), float("nan"), n
+    half = float(stats.t.ppf(1 - (1 - confidence) / 2, n - 1)) * both.std(ddof=1) / np.sqrt(n)
+    return mean, mean - half, mean + half, n
+
+
 @dataclass(frozen=True)
 class Correction:
     """What corrects the numbers: ``source`` (people's judgments, named), the queries both judged

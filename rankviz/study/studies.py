@@ -288,6 +288,7 @@ def compare_judges(
     change (:mod:`rankviz.analyses.agreement`)."""
     from rankviz.analyses.agreement import agreement, ranking
     from rankviz.analyses.comparisons import compare
+    from rankviz.analyses.corrected import paired_difference
     from rankviz.analyses.unjudged import unjudged_holes
 
     rel = study.settings.rel
@@ -329,7 +330,17 @@ def compare_judges(
             for (m, b, r), v in verdicts[0].items()
             if m == str(measure) and verdicts[1].get((m, b, r)) != v
         ]
-        rankings.append(ranking(str(measure), means[0], means[1], means[2], flips=flips))
+        differences = {
+            run: paired_difference(
+                evaluations[0].per_query(measure, run), evaluations[1].per_query(measure, run)
+            )
+            for run in evaluations[0].runs
+        }
+        rankings.append(
+            ranking(
+                str(measure), means[0], means[1], means[2], flips=flips, differences=differences
+            )
+        )
     return agreement(
         study.qrels, other, names=names, kinds=kinds, rel=rel, holes=holes, k=k, rankings=rankings
     )

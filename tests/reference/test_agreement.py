@@ -16,7 +16,6 @@ from conftest import ROOT
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from scipy import stats
-from sklearn.metrics import cohen_kappa_score, confusion_matrix, precision_score, recall_score
 
 import rankviz as rv
 from rankviz.analyses.agreement import agreement, ranking
@@ -55,6 +54,9 @@ judged = st.lists(
 @settings(max_examples=80, deadline=None)
 @given(rows=judged, rel=st.sampled_from([1, 3]))
 def test_agreement_on_the_pairs_both_judge_is_scikit_learns(rows, rel) -> None:
+    # scikit-learn: 2 s to import, so only where a test asks
+    from sklearn.metrics import cohen_kappa_score, confusion_matrix, precision_score, recall_score
+
     assume(any(who != "b" for *_, who in rows) and any(who != "a" for *_, who in rows))
     a = qrels([(q, f"d{d}", ga) for q, d, ga, _, who in rows if who != "b"])
     b = qrels([(q, f"d{d}", gb) for q, d, _, gb, who in rows if who != "a"])
@@ -441,3 +443,37 @@ def test_two_scales_are_said_to_differ_and_rel_is_checked_as_on_the_command_line
     with pytest.raises(SystemExit) as refused:
         main(["agreement", str(DL_HARD), str(DL_HARD), "--rel", "0"])
     assert refused.value.code == 2 and "rel=0: must be from 1" in capsys.readouterr().err
+
+
+def test_what_the_llm_gets_wrong_per_run_is_scipys_paired_interval() -> None:
+    """Per run, B's value minus A's on the queries both judge: the mean and scipy's one-sample t
+    interval of the per-query differences, and the verdict names the run B favours most."""
+    rag = ROOT / "sample_data" / "rag24-judges"
+    done_json = _run_json_agreement(rag)
+    request = {"measures": ["nDCG@10"]}
+    under = {
+        judge: rv.Study.open(rv.StudyRequest(rag, qrels_in_force=judge, **request)).evaluation()
+        for judge in ("file", "umbrela")
+    }
+    (ranked,) = done_json["rankings"]
+    for run, (mean, low, high, n) in ranked["differences"].items():
+        people = under["file"].per_query("nDCG@10", run)
+        llm = under["umbrela"].per_query("nDCG@10", run)
+        d = (llm - people.reindex(llm.index)).dropna()
+        interval = stats.ttest_1samp(d, 0).confidence_interval(0.95)
+        assert n == len(d) == 43
+        assert mean == pytest.approx(d.mean(), abs=1e-12)
+        assert (low, high) == pytest.approx((interval.low, interval.high), abs=1e-12)
+    said = [line for line in done_json["verdicts"] if "scores umbrela-reranked" in line]
+    assert said and "above qrels.txt on nDCG@10" in said[0] and "4 of 4 runs differ" in said[0]
+
+
+def _run_json_agreement(rag) -> dict:
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        code = main(["agreement", str(rag), f"{rag}:umbrela", "-m", "nDCG@10", "--format", "json"])
+    assert code == 0
+    return json.loads(out.getvalue())
