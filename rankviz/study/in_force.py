@@ -35,6 +35,18 @@ QRELS_IN_FORCE = Option(
 )
 
 
+#: No correction: the numbers of the judgments in force alone.
+UNCORRECTED = "none"
+
+CORRECT_WITH = Option(
+    "correct_with",
+    UNCORRECTED,
+    "people's judgments that correct an LLM's in force (--correct-with): none, file, meeting or "
+    "another source; each mean is then the LLM's corrected by the queries people judged (PPI++)",
+    label="Corrected by",
+)
+
+
 @dataclass(frozen=True)
 class RecordQrels:
     """The qrels file with a meeting's record in force (latest wins), and what the record holds."""
@@ -94,6 +106,15 @@ def offered(collection: Collection | None, *, record_judges: bool) -> list[str]:
     others = sources(collection)
     meeting = [MEETING] if record_judges else []
     return [FILE, *meeting, *others, *(f"{FILE}+{name}" for name in others)]
+
+
+def correctors(collection: Collection | None, mode: str, *, record_judges: bool) -> list[str]:
+    """What may correct the judgments in force under ``mode``: nothing unless ``mode`` puts
+    another source (an LLM's) in force; then every other choice that leaves that source out."""
+    judge = source_of(mode)
+    if judge is None:
+        return []
+    return [c for c in offered(collection, record_judges=record_judges) if source_of(c) != judge]
 
 
 def default_mode(*, record_judges: bool) -> str:

@@ -10,6 +10,7 @@ import json
 import pandas as pd
 import pytest
 from apptest import conventions, judged_collection, shown, start
+from conftest import SAMPLES
 
 import rankviz as rv
 from rankviz.cli import main
@@ -210,3 +211,33 @@ def test_qrels_from_a_frame_filled_keeps_the_file_where_both_judge() -> None:
         ("1", "z", 1),
         ("2", "w", 1),
     ]
+
+
+def test_an_llms_means_corrected_by_the_file_are_the_librarys() -> None:
+    """Qrels in force umbrela, Corrected by file: the Overview shows each run's corrected mean and
+    interval and the people - LLM table, as ``evaluate --qrels umbrela --correct-with file``;
+    without a source in force the choice is not offered."""
+    import rankviz as rv
+
+    rag = SAMPLES / "rag24-judges"
+    at = start("overview", collection="rag24-judges", qrels="umbrela", correct_with="file")
+    assert not at.exception and not at.error
+    corrected = rv.Study.open(
+        rv.StudyRequest(rag, qrels_in_force="umbrela", correct_with="file")
+    ).ask(rv.CORRECTED_MEANS)
+    expected = corrected.to_frame().set_index(["run", "measure"])
+    assert "Corrected by people's judgments" in [h.value for h in at.subheader]
+    grid = next(t.value for t in at.dataframe if "[" in str(t.value.iloc[0, 0]))
+    for run in grid.index:
+        for measure in grid.columns:
+            row = expected.loc[(run, measure)]
+            assert grid.loc[run, measure] == (
+                f"{row.value:.4f} [{row.ci_low:.2f}, {row.ci_high:.2f}]"
+            )
+    assert any("43 of 301 queries judged by people" in c.value for c in at.caption)
+    line = conventions(at)
+    assert "each mean corrected by qrels.txt (PPI++, on the Overview)" in line.replace("\\", "")
+    plain = start("overview", collection="rag24-judges")
+    assert not plain.exception
+    assert "Corrected by people's judgments" not in [h.value for h in plain.subheader]
+    assert "Corrected by" not in [r.label for r in plain.radio]

@@ -99,9 +99,9 @@ def frame(page: str = "") -> Context | None:
         context=(aggregates,),
         horizontal=False,
     )
-    mode, top = None, None
+    mode, top, correct = None, None, None
     if meeting is not None:
-        mode, qrels_key, top = qrels_in_force.choose(url, collection, meeting)
+        mode, qrels_key, top, correct = qrels_in_force.choose(url, collection, meeting)
     present = url_option(url, st.sidebar, app_options.PRESENT, "frame")
     add_fused_run(runs, run_names)  # last: the sidebar's own widgets keep their places
     chosen_qrels = mode if meeting and mode != meeting.default_mode else None
@@ -115,6 +115,7 @@ def frame(page: str = "") -> Context | None:
         aggregate=aggregate,
         present="1" if present else None,
         qrels=chosen_qrels,
+        correct_with=correct,
     )
     if len(selected) < 1 or not measure_names:
         st.warning("Choose at least one run and one measure in the sidebar.")
@@ -129,6 +130,7 @@ def frame(page: str = "") -> Context | None:
             measures=tuple(measures),
             judgments=str(meeting.path) if meeting and meeting.store else None,
             qrels_in_force=mode,
+            correct_with=correct,
             aggregate=aggregate,
             options=options,
             collection=collection,
@@ -138,7 +140,7 @@ def frame(page: str = "") -> Context | None:
         st.error(md(exc))
         return None
     if meeting is not None:
-        meeting.chosen = study.in_force
+        meeting.chosen, meeting.correction = study.in_force, study.correction
     return Context(
         opened=study,
         request=request,

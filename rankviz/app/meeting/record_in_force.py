@@ -52,6 +52,7 @@ class Meeting:
     record: RecordQrels | None = None  # the qrels file with the record in force, once it judges
     merged_key: str = ""
     chosen: InForce | None = None  # the qrels in force (None: the file, undecided yet)
+    correction: InForce | None = None  # people's judgments correcting them (correct_with=)
     scale: Scale = GRADE_RANGE  # the grades the collection's meeting may give
     # which record the store is (a replaced record is another, however its ids run)
     identity: str = ""
@@ -90,9 +91,14 @@ class Meeting:
     def in_force(self) -> str:
         """The sentence every front end says about the qrels in force
         (:func:`rankviz.study.in_force.sentence`)."""
-        if self.chosen is not None:
-            return self.chosen.sentence
-        return in_force.sentence(FILE, self.file_qrels, judgments=self.judgments)
+        said = (
+            self.chosen.sentence
+            if self.chosen is not None
+            else in_force.sentence(FILE, self.file_qrels, judgments=self.judgments)
+        )
+        if self.correction is not None:
+            said += f"; each mean corrected by {self.correction.sentence} (PPI++, on the Overview)"
+        return said
 
     def writer(self) -> Writer:
         """This session's person recording in the store (created at the first entry): each entry
@@ -160,14 +166,17 @@ def record_key(meeting: Meeting) -> tuple:
     return ("meeting qrels", meeting.file_key, where, meeting.version.content, meeting.scale)
 
 
-def choose(url: UrlState, collection: Collection, meeting: Meeting) -> tuple[str, str, Any]:
+def choose(
+    url: UrlState, collection: Collection, meeting: Meeting
+) -> tuple[str, str, Any, str | None]:
     """The qrels in force asked for (``qrels=``; the study that opens decides them: the meeting's
-    judgments once there are some, else the file), their cache key, and where the page's
-    conventions line goes: the choice sits beside that line, so one query still fits a 1280x720
-    screen; None when there is nothing to choose."""
+    judgments once there are some, else the file), their cache key, where the page's conventions
+    line goes (the choice sits beside that line, so one query still fits a 1280x720 screen; None
+    when there is nothing to choose), and people's judgments that correct an LLM's in force
+    (``correct_with=``, offered once a source is in force; None: no correction)."""
     default = meeting.default_mode
     offered = in_force.offered(collection, record_judges=meeting.record is not None)
-    mode, top = default, None
+    mode, top, correct = default, None, None
     # where the meeting can record, the choice's place is kept from the start: the first judgment
     # brings the meeting's choice in without moving the page (the judging grid stays put)
     may_record = not meeting.problem and not meeting.read_only
@@ -184,6 +193,19 @@ def choose(url: UrlState, collection: Collection, meeting: Meeting) -> tuple[str
                 context=(offered,),
                 horizontal=True,
             )
+            people = in_force.correctors(collection, mode, record_judges=meeting.record is not None)
+            if people:
+                choices = [in_force.UNCORRECTED, *people]
+                picked = url_option(
+                    url,
+                    beside,
+                    in_force.CORRECT_WITH,
+                    "frame",
+                    choices=choices,
+                    context=(mode, choices),
+                    horizontal=True,
+                )
+                correct = None if picked == in_force.UNCORRECTED else picked
         else:
             beside.radio(
                 QRELS_IN_FORCE.title,
@@ -193,7 +215,10 @@ def choose(url: UrlState, collection: Collection, meeting: Meeting) -> tuple[str
                 key="frame.qrels.waiting",
                 help="The meeting's judgments join the choices once it has recorded one.",
             )
-    return mode, qrels_key_of(mode, collection, meeting), top
+    key = qrels_key_of(mode, collection, meeting)
+    if correct is not None:
+        key += f"+corrected by:{qrels_key_of(correct, collection, meeting)}"
+    return mode, key, top, correct
 
 
 def qrels_key_of(mode: str, collection: Collection, meeting: Meeting) -> str:

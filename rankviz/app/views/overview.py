@@ -9,6 +9,7 @@ from rankviz import plots
 from rankviz.app.frame import answers
 from rankviz.app.frame.page_frame import open_page
 from rankviz.app.meeting import meeting_summary
+from rankviz.app.panels import corrected_panel
 from rankviz.app.widgets import number_tables
 from rankviz.app.widgets import page_options as app_options
 from rankviz.app.widgets.option_widgets import url_option, url_selectbox
@@ -64,6 +65,8 @@ if beats is not None:
             tests.replace(pairs="all").describe(),
         )
     )
+if ctx.study().correction is not None:
+    corrected_panel.show(ctx)
 if len(ctx.selected) > 1 and ctx.settings.aggregate == "query":
     st.subheader("Ranks and tie groups")
     few = queries <= app_options.RANKS_UP_TO
