@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -143,11 +143,14 @@ class PairDeltas:
         """Wins, ties and losses and the mean delta within each group."""
         return wins_ties_losses_by_group(self.frame["delta"], groups)
 
-    def queue(self, overlap: pd.Series, *, per_reason: int) -> pd.DataFrame:
-        """The queries to discuss (:func:`rankviz.analyses.query_view.discussion_queue`)."""
+    def queue(
+        self, overlap: pd.Series, *, per_reason: int, drawn: Sequence[str] = ()
+    ) -> pd.DataFrame:
+        """The queries to discuss, ``drawn`` ones first
+        (:func:`rankviz.analyses.query_view.discussion_queue`)."""
         from rankviz.analyses.query_view import discussion_queue
 
-        return discussion_queue(self.frame, overlap, per_reason=per_reason)
+        return discussion_queue(self.frame, overlap, per_reason=per_reason, drawn=drawn)
 
     def fixed_queue(self, order: Mapping[str, str], overlap: pd.Series) -> pd.DataFrame:
         """A queue fixed earlier, with today's values

@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -90,10 +90,17 @@ def _lengths(top: pa.Table, index: dict[str, int]) -> np.ndarray:
 
 
 def discussion_queue(
-    deltas: pd.DataFrame, overlap: pd.Series, *, per_reason: int = 5, tolerance: float = 1e-12
+    deltas: pd.DataFrame,
+    overlap: pd.Series,
+    *,
+    per_reason: int = 5,
+    tolerance: float = 1e-12,
+    drawn: Sequence[str] = (),
 ) -> pd.DataFrame:
-    """The queries to discuss, in order: the ``per_reason`` largest losses, the largest gains, then
-    the queries whose rankings disagree most (lowest RBO), whether or not the measure moved.
+    """The queries to discuss, in order: the ``drawn`` ones first (drawn at random for people to
+    judge and not judged yet: a correction's interval holds when they all are), then the
+    ``per_reason`` largest losses, the largest gains, then the queries whose rankings disagree
+    most (lowest RBO), whether or not the measure moved.
 
     ``deltas`` is :func:`rankviz.analyses.deltas.deltas` (baseline, run, delta per query). Each
     query appears once, with every reason it was picked for.
@@ -106,7 +113,7 @@ def discussion_queue(
         .head(per_reason)
     )
     different = frame[frame["rbo"] < 1 - 1e-9].sort_values("rbo", kind="stable").head(per_reason)
-    reasons: dict[str, list[str]] = {}
+    reasons: dict[str, list[str]] = {q: ["drawn to judge"] for q in drawn if q in frame.index}
     for why, part in (("loss", losses), ("gain", gains), ("rankings differ", different)):
         for qid in part.index:
             reasons.setdefault(qid, []).append(why)

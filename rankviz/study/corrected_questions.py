@@ -162,6 +162,17 @@ def queries_to_judge(
     return draw_queries(qids, n, seed=seed, by=by, spread=spread)
 
 
+def drawn_to_judge(study: Study) -> tuple[list[str], int]:
+    """The queries of the record's draw that its meeting has not judged yet, in the draw's order,
+    and how many were drawn (([], 0) without a draw): what the meeting's queue offers first."""
+    draw = _draw(study)
+    if draw is None or study.record is None:
+        return [], 0
+    judged = {qid for qid, _ in study.record.latest()}
+    return [q for q in draw.probabilities if q not in judged], len(draw.probabilities)
+
+
 CORRECTED_MEANS = Question(corrected_means, Reads.RANKINGS, takes_evaluation=True)
 CORRECTED_DELTAS = Question(corrected_deltas, Reads.RANKINGS, takes_evaluation=True)
 QUERIES_TO_JUDGE = Question(queries_to_judge, Reads.RANKINGS)
+DRAWN_TO_JUDGE = Question(drawn_to_judge, Reads.VALUES)

@@ -21,6 +21,7 @@ from rankviz.study.check_questions import (
 from rankviz.study.corrected_questions import (
     CORRECTED_DELTAS,
     CORRECTED_MEANS,
+    DRAWN_TO_JUDGE,
     QUERIES_TO_JUDGE,
 )
 from rankviz.study.feature_reports import FEATURE_REPORT, QUERY_FEATURES
@@ -68,6 +69,7 @@ QUESTIONS: tuple[Question, ...] = (
     COMPARE,
     CORRECTED_DELTAS,
     CORRECTED_MEANS,
+    DRAWN_TO_JUDGE,
     EFFECT_SIZES,
     FACTS,
     FEATURE_REPORT,
@@ -109,6 +111,7 @@ __all__ = [
     "COMPARE",
     "CORRECTED_DELTAS",
     "CORRECTED_MEANS",
+    "DRAWN_TO_JUDGE",
     "EFFECT_SIZES",
     "FACTS",
     "FEATURE_REPORT",

@@ -136,3 +136,31 @@ def test_a_locked_meeting_refuses_a_new_draw_and_keeps_the_old(forty_three) -> N
     assert refused.returncode == 2 and "locked" in refused.stderr
     kept = MeetingStore(str(forty_three), create=False).draw()
     assert kept is not None and len(QueryDraw.from_json(kept).probabilities) == 5
+
+
+def test_the_meetings_queue_offers_the_drawn_queries_not_judged_yet_first(
+    forty_three, monkeypatch
+) -> None:
+    """After a draw of 6 and a judgment of one of them: 5 lead the Deltas page's queue, each "drawn
+    to judge" (with any other reason it has), and the page says how many are left."""
+    from apptest import start
+
+    drawn = run_cli(
+        "judgments", "sample", str(forty_three), "--qrels", "umbrela", "--queries", "6",
+        "--drawn-by", "Ann",
+    )  # fmt: skip
+    first, *rest = pd.read_csv(io.StringIO(drawn.stdout), sep="\t", dtype={"qid": str})["qid"]
+    doc = next(line.split()[2] for line in (RAG / "qrels.txt").open() if line.split()[0] == first)
+    judged = run_cli("judgments", "add", str(forty_three), first, doc, "2", "--by", "Ann")
+    assert judged.returncode == 0, judged.stderr
+    study = rv.Study.open(rv.StudyRequest(forty_three, judgments=""))
+    assert study.ask(rv.DRAWN_TO_JUDGE) == (rest, 6)
+    record = str(forty_three / "rankviz-notes.sqlite")  # the tests' own notes folder otherwise
+    monkeypatch.setattr("sys.argv", ["app.py", "--data", str(forty_three), "--notes", record])
+    at = start("deltas", collection="rag43", runs="rag24,shuffled", measures="nDCG@10")
+    assert not at.exception and not at.error
+    said = [c.value.replace("\\", "") for c in at.caption]
+    assert any("Judge next: 5 of the 6 queries drawn" in line for line in said)
+    queue = next(t.value for t in at.dataframe if "why" in t.value.columns)
+    assert list(queue.index[:5]) == rest
+    assert all(why.startswith("drawn to judge") for why in queue["why"].iloc[:5])

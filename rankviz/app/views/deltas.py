@@ -14,7 +14,7 @@ from rankviz.app.widgets import browser
 from rankviz.app.widgets import page_options as app_options
 from rankviz.app.widgets.option_widgets import grade_style, url_option, url_selectbox, widget_key
 from rankviz.app.widgets.text import md, message
-from rankviz.study import ALIGNED, OVERLAP, PAIR
+from rankviz.study import ALIGNED, DRAWN_TO_JUDGE, OVERLAP, PAIR
 
 ctx = open_page("deltas")
 # projector: one screen per query (Previous/Next, the query, both rankings, tags, note) first
@@ -59,8 +59,13 @@ ctx.url.write(queue=per_reason if per_reason != app_options.QUEUE.default else N
 fixed_key = widget_key(
     "deltas.queue_order", ctx.collection_name, baseline, run, label, int(per_reason)
 )
+pending, drawn = ctx.study().ask(DRAWN_TO_JUDGE)  # the record's draw not judged yet leads
+if drawn:
+    st.caption(
+        message("Judge next: {} of the {} queries drawn for people to judge.", len(pending), drawn)
+    )
 if fixed_key not in st.session_state:
-    fresh = pair.queue(overlap, per_reason=int(per_reason))
+    fresh = pair.queue(overlap, per_reason=int(per_reason), drawn=pending)
     st.session_state[fixed_key] = dict(zip(fresh.index, fresh["why"], strict=True))
 queue = pair.fixed_queue(st.session_state[fixed_key], overlap)
 queue_ids = list(queue.index)
