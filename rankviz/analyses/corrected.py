@@ -113,9 +113,11 @@ class CorrectedMeans:
     confidence: float
     evaluation: Evaluation
 
-    def to_frame(self) -> pd.DataFrame:
+    def to_frame(self, *, margin: float | None = None) -> pd.DataFrame:
         """One row per run and measure: the corrected ``value`` and its interval, the LLM's own
-        mean, and the mean correction (people minus the LLM) with its interval."""
+        mean, and the mean correction (people minus the LLM) with its interval; with ``margin``,
+        ``queries_for_moe``: the human-judged queries that would bring the interval's half width
+        down to it (:meth:`~rankviz.analyses.prediction_powered.CorrectedMean.queries_for`)."""
         rows = []
         for (run, measure), mean in self.means.items():
             low, high = mean.confidence_interval()
@@ -134,6 +136,7 @@ class CorrectedMeans:
                     "power_tuning": mean.power_tuning,
                     "human_judged": mean.human_judged,
                     "queries": mean.human_judged + mean.llm_only,
+                    **({} if margin is None else {"queries_for_moe": mean.queries_for(margin)}),
                 }
             )
         return pd.DataFrame(rows)

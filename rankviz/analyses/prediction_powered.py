@@ -36,7 +36,9 @@ class CorrectedMean:
     ``correction_error`` its standard error; ``human_judged`` and ``llm_only``: the queries with
     both values and those with the LLM's alone; ``confidence``: the interval's level;
     ``degrees_of_freedom``: of the Student t the interval and p-value take (None: the normal, as
-    ``ppi_py``)."""
+    ``ppi_py``); ``spread_judged`` and ``spread_llm_only``: the variances of the human-judged part
+    and of the LLM's part per query, whose sum over their counts is the squared standard error
+    (NaN where the estimate is not PPI++'s)."""
 
     statistic: float
     standard_error: float
@@ -49,6 +51,21 @@ class CorrectedMean:
     llm_only: int
     confidence: float
     degrees_of_freedom: float | None = None
+    spread_judged: float = math.nan
+    spread_llm_only: float = math.nan
+
+    def queries_for(self, margin: float) -> float:
+        """How many human-judged queries would bring the interval's half width down to
+        ``margin``, the variances measured so far kept and the LLM's queries as many as now (the
+        PPI analogue of a topic set size): infinite when the LLM's part alone is wider, NaN when
+        the estimate is not PPI++'s."""
+        if not math.isfinite(self.spread_judged):
+            return math.nan
+        room = (margin / _quantile(self.confidence, self.degrees_of_freedom)) ** 2
+        room -= self.spread_llm_only / self.llm_only if self.llm_only else 0.0
+        if room <= 0:
+            return math.inf
+        return float(math.ceil(self.spread_judged / room))
 
     def confidence_interval(self) -> tuple[float, float]:
         """The interval of the corrected mean at :attr:`confidence` (normal, as ``ppi_py``, or
@@ -102,7 +119,8 @@ def corrected_mean(
     rectifier = y - lam * yhat
     imputed = lam * unlabeled
     estimate = (imputed.mean() if big_n else 0.0) + rectifier.mean()
-    variance = rectifier.var() / n + (imputed.var() / big_n if big_n else 0.0)
+    spread_judged, spread_llm_only = float(rectifier.var()), float(imputed.var()) if big_n else 0.0
+    variance = spread_judged / n + (spread_llm_only / big_n if big_n else 0.0)
     error = float(np.sqrt(variance))
     # 2 * the normal's tail; an error below 1e-16 counts as 1e-16, as in ppi_py (a difference
     # of the last bits of the values is no evidence)
@@ -118,6 +136,8 @@ def corrected_mean(
         human_judged=n,
         llm_only=big_n,
         confidence=confidence,
+        spread_judged=spread_judged,
+        spread_llm_only=spread_llm_only,
     )
 
 

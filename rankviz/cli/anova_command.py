@@ -6,9 +6,8 @@ of both factors, partial omega squared, the residual variance, the margin of err
 from __future__ import annotations
 
 import argparse
-import math
 
-from rankviz.cli.flags import add, checked, conventions, inputs, scores
+from rankviz.cli.flags import add, checked, conventions, inputs, margin, scores
 from rankviz.cli.study_args import evaluation_of_args, study_of_args
 from rankviz.cli.tables import footer, frame_table, frame_tsv
 from rankviz.errors import OptionError
@@ -28,7 +27,7 @@ def add_anova_command(commands) -> None:
     add(an, t.CONFIDENCE)
     an.add_argument(
         "--target-moe",
-        type=_margin,
+        type=margin,
         default=None,
         metavar="DELTA",
         help="also say how many topics would bring the margin of error down to DELTA (Sakai's "
@@ -36,17 +35,6 @@ def add_anova_command(commands) -> None:
     )
     scores(an)
     checked(an)
-
-
-def _margin(text: str) -> float:
-    """A margin of error: a finite number above 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r}: a margin of error is a number above 0")
-    return value
 
 
 def anova_command(args: argparse.Namespace) -> str:

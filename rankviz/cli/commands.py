@@ -74,6 +74,8 @@ def evaluate_command(args: argparse.Namespace) -> str:
         return render_numbers.protocol(study.ask(PROTOCOL), args.format)
     if study.correction is not None:
         return _corrected_means(study, args)
+    if args.target_moe is not None:
+        raise OptionError("--target-moe goes with --correct-with (the queries people judge)")
     result = evaluation_of_args(study, args)
     text = render_numbers.evaluation(result, args.format, per_query=args.per_query)
     if not args.ranks:
@@ -102,7 +104,10 @@ def _corrected_means(study: Study, args: argparse.Namespace) -> str:
     level = args.confidence_level or CONFIDENCE.default
     report = study.ask(CORRECTED_MEANS, confidence=level, check_k=check_k_of(args))
     checked(study, args, report.evaluation)
-    return render_corrected.means(report, args.format, conventions=report.evaluation.conventions())
+    conventions = report.evaluation.conventions()
+    return render_corrected.means(
+        report, args.format, conventions=conventions, margin=args.target_moe
+    )
 
 
 def _standings(study: Study, tests: TestSettings, evaluation: Evaluation) -> Standings:

@@ -7,6 +7,7 @@ docs/options.md say the same thing. Flags left out are ``None``: a collection fo
 from __future__ import annotations
 
 import argparse
+import math
 
 from rankviz.errors import OptionError
 from rankviz.settings import eval_settings as s
@@ -15,6 +16,17 @@ from rankviz.settings.options import GIVEN_NONE, Option
 from rankviz.study.in_force import QRELS_IN_FORCE
 
 FORMATS = ("table", "tsv", "json")
+
+
+def margin(text: str) -> float:
+    """A margin of error (an interval's half width): a finite number above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: a margin of error is a number above 0")
+    return value
 
 
 def typed(option: Option):

@@ -9,6 +9,7 @@ from rankviz.cli.flags import (
     conventions,
     grouping,
     inputs,
+    margin,
     ranks,
     scores,
     test_flags,
@@ -47,7 +48,20 @@ def add_number_commands(commands) -> None:
     ranks(ev)
     add(ev, t.ALPHA, note=" (with --ranks: of the groups)")
     add(ev, t.RESAMPLES, note=" (with --ranks)")
-    add(ev, t.CONFIDENCE, note=" (with --ranks: of the rank intervals)")
+    add(
+        ev,
+        t.CONFIDENCE,
+        note=" (with --ranks: of the rank intervals; with --correct-with: of the means)",
+    )
+    ev.add_argument(
+        "--target-moe",
+        type=margin,
+        default=None,
+        metavar="DELTA",
+        help="with --correct-with: also say how many human-judged queries would bring each "
+        "interval's half width down to DELTA (the variances measured so far kept); default: "
+        "not asked",
+    )
 
     ch = commands.add_parser(
         "check",

@@ -20,11 +20,14 @@ def _interval(value: float, low: float, high: float) -> str:
     return f"{number(value)} [{number(low, 2)}, {number(high, 2)}]"
 
 
-def means(report: CorrectedMeans, fmt: str, *, conventions: list[str]) -> str:
+def means(
+    report: CorrectedMeans, fmt: str, *, conventions: list[str], margin: float | None = None
+) -> str:
     """``table``: each run's corrected mean of each measure with its interval, then the mean
-    correction (people minus the LLM) with its interval; ``tsv``/``json``: one record per run and
+    correction (people minus the LLM) with its interval, and with ``margin`` the human-judged
+    queries each interval would need to come down to it; ``tsv``/``json``: one record per run and
     measure (``qid`` = all, as evaluate's means)."""
-    frame = report.to_frame()
+    frame = report.to_frame(margin=margin)
     frame.insert(2, "qid", ALL)
     if fmt == "json":
         return to_json(frame.to_dict("records"))
@@ -32,6 +35,15 @@ def means(report: CorrectedMeans, fmt: str, *, conventions: list[str]) -> str:
         return frame_tsv(frame, index=False)
     corrected = _grid(frame, "run", ("value", "ci_low", "ci_high"))
     wrong = _grid(frame, "people - LLM", ("correction", "correction_low", "correction_high"))
+    if margin is not None:
+        needed = frame.pivot(index="run", columns="measure", values="queries_for_moe").reindex(
+            index=list(dict.fromkeys(frame["run"])), columns=list(dict.fromkeys(frame["measure"]))
+        )
+        wrong += "\n" + aligned(
+            [f"queries for +-{margin:g}", *map(str, needed.columns)],
+            [[run, *(_count(v) for v in row)] for run, row in needed.iterrows()],
+            labels=1,
+        )
     notes = [
         "value [interval]: the LLM's mean corrected by the human-judged queries (PPI++)",
         "people - LLM: the mean difference on the human-judged queries; above 0, the LLM is "
@@ -40,6 +52,13 @@ def means(report: CorrectedMeans, fmt: str, *, conventions: list[str]) -> str:
         *conventions,
     ]
     return corrected + "\n" + wrong + footer(notes)
+
+
+def _count(value: float) -> str:
+    """A number of queries, or why there is none."""
+    if value == float("inf"):
+        return "never (the LLM's part alone is wider)"
+    return "n/a" if value != value else f"{int(value):,}"
 
 
 def _grid(frame: pd.DataFrame, title: str, columns: tuple[str, str, str]) -> str:

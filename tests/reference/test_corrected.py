@@ -144,3 +144,20 @@ def test_on_rag24_the_interval_holds_peoples_mean_over_the_judged_topics(plain) 
             classical += 2 * 1.96 * human[sample].std(ddof=1) / np.sqrt(15)
         assert held / 2000 >= 0.93, (run, held / 2000)
         assert width < classical, run
+
+
+def test_the_queries_for_a_margin_are_printed_and_asked_only_with_a_correction() -> None:
+    done = run_cli(
+        "evaluate", str(RAG), "rag24", "--qrels", "umbrela", "--correct-with", "file",
+        "-m", "nDCG@10", "--target-moe", "0.03", "--format", "tsv",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    row = pd.read_csv(io.StringIO(done.stdout), sep="\t").iloc[0]
+    study = rv.Study.open(
+        rv.StudyRequest(RAG, ["rag24"], measures=["nDCG@10"], qrels_in_force="umbrela",
+                        correct_with="file")
+    )  # fmt: skip
+    (mean,) = study.ask(rv.CORRECTED_MEANS).means.values()
+    assert row.queries_for_moe == mean.queries_for(0.03) > 43
+    plain = run_cli("evaluate", str(RAG), "--target-moe", "0.03", "-m", "nDCG@10")
+    assert plain.returncode == 2 and "--target-moe goes with --correct-with" in plain.stderr

@@ -92,3 +92,16 @@ def test_the_95_percent_interval_holds_the_human_mean_in_95_percent_of_draws(pai
     print(f"held {held / draws:.3f}, mean width {widths / draws:.4f} vs {classical / draws:.4f}")
     assert 0.93 <= held / draws <= 0.98
     assert widths < classical
+
+
+def test_the_queries_for_a_margin_are_the_ones_that_give_it() -> None:
+    """Asked for the half width the interval has now, the human-judged queries needed are the
+    ones judged now (one more where the last bit rounds up); a margin the LLM's part alone
+    exceeds is never reached; and a smaller margin asks for more."""
+    rng = np.random.default_rng(1)
+    human = rng.random(50)
+    ours = corrected_mean(human, np.clip(human + rng.normal(0, 0.2, 50), 0, 1), rng.random(400))
+    low, high = ours.confidence_interval()
+    assert ours.queries_for((high - low) / 2) in (50, 51)
+    assert ours.queries_for((high - low) / 4) > 150
+    assert ours.queries_for(1e-6) == float("inf")
