@@ -159,8 +159,15 @@ class CorrectedDeltas:
     confidence: float
     method: str
     evaluation: Evaluation
+    alpha: float = 0.05
+    lower_is_better: frozenset[str] = frozenset()
 
     def to_frame(self) -> pd.DataFrame:
+        """One row per run and measure: the corrected ``delta``, its interval, ``p_value`` and
+        ``p_adjusted``, and the ``verdict`` at :attr:`alpha` from the adjusted p (``better``,
+        ``worse`` or ``n.s.``, as compare's)."""
+        from rankviz.analyses.verdicts import verdicts
+
         rows = []
         for (run, measure), delta in self.deltas.items():
             low, high = delta.confidence_interval()
@@ -178,7 +185,10 @@ class CorrectedDeltas:
                     "human_judged": delta.human_judged,
                 }
             )
-        return pd.DataFrame(rows)
+        frame = pd.DataFrame(rows)
+        return frame.assign(
+            verdict=verdicts(frame, alpha=self.alpha, lower_is_better=self.lower_is_better)
+        )
 
     def to_dict(self) -> list[dict]:
         return self.to_frame().to_dict("records")
@@ -193,6 +203,8 @@ def corrected_deltas(
     method: str,
     evaluation: Evaluation,
     draw: QueryDraw | None = None,
+    alpha: float = 0.05,
+    lower_is_better: frozenset[str] = frozenset(),
 ) -> CorrectedDeltas:
     """The corrected deltas of ``pairs``: for each (run, measure), the baseline's and the run's
     values under the LLM's judgments and under people's (``llm_base, llm_run, human_base,
@@ -209,4 +221,14 @@ def corrected_deltas(
         keys = [k for k in deltas if k[1] == measure]
         values = adjust([deltas[k].pvalue for k in keys], method=method)
         adjusted.update(zip(keys, map(float, values), strict=True))
-    return CorrectedDeltas(baseline, deltas, adjusted, correction, confidence, method, evaluation)
+    return CorrectedDeltas(
+        baseline,
+        deltas,
+        adjusted,
+        correction,
+        confidence,
+        method,
+        evaluation,
+        alpha,
+        lower_is_better,
+    )

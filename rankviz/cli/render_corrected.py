@@ -85,7 +85,8 @@ def deltas(report: CorrectedDeltas, fmt: str, *, conventions: list[str]) -> str:
     notes = [
         f"delta: run - {report.baseline}, the mean per-query difference people would give, "
         f"estimated from the LLM's corrected by the human-judged queries (PPI++, two-sided "
-        f"p-values, {report.method} correction over the runs of one measure)",
+        f"p-values, {report.method} correction over the runs of one measure; the verdicts at "
+        f"alpha = {report.alpha:g} from the adjusted, corrected p-values)",
         *report.correction.sentences(report.confidence),
         *conventions,
     ]

@@ -16,6 +16,7 @@ from rankviz.ranking.regrading import Keeping
 from rankviz.settings.significance_settings import CONFIDENCE, TestSettings
 from rankviz.study.question import Question, Reads
 from rankviz.study.study import Study
+from rankviz.study.value_questions import lower_is_better
 
 if TYPE_CHECKING:
     from rankviz.analyses.corrected import CorrectedDeltas, CorrectedMeans, Correction
@@ -137,6 +138,8 @@ def corrected_deltas(
         method=test.correction,
         evaluation=llm,
         draw=draw,
+        alpha=test.alpha,
+        lower_is_better=lower_is_better(llm.measures),
     )
 
 

@@ -82,6 +82,11 @@ def test_compare_prints_ppi_pys_deltas_with_holms_adjustment(plain) -> None:
 
     holm = multipletests(printed["p_value"], method="holm")[1]
     assert printed["p_adjusted"].to_numpy() == pytest.approx(holm, rel=1e-12)
+    expected = [
+        ("better" if d > 0 else "worse") if p < 0.05 else "n.s."
+        for d, p in zip(printed["delta"], printed["p_adjusted"], strict=True)
+    ]
+    assert printed["verdict"].tolist() == expected
 
 
 def test_the_api_a_qrels_file_and_the_collections_name_give_the_same_means() -> None:
