@@ -255,7 +255,8 @@ def unjudged_command(args: argparse.Namespace) -> str:
 def agreement_command(args: argparse.Namespace) -> str:
     """``agreement A B [RUN ...]``: two sources of judgments side by side (and the runs under
     each)."""
-    from rankviz.study.studies import compare_judges, judges_study, open_judges
+    from rankviz.study.judges_opening import open_judges
+    from rankviz.study.studies import compare_judges, judges_study
 
     a, b = open_judges(args.a), open_judges(args.b)
     options = {

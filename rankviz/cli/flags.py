@@ -130,9 +130,9 @@ def inputs(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="SOURCE",
         help="people's judgments that correct those in force (an LLM's, --qrels NAME): file, "
-        "meeting, NAME, file+NAME or a qrels file; evaluate and compare then give each mean and "
-        "paired delta corrected by the queries people judged, with intervals (PPI++, "
-        "docs/judgments.md); default: none, the judgments in force alone",
+        "meeting, NAME, file+NAME, a qrels file or DIR:NAME; evaluate and compare then give "
+        "each mean and paired delta corrected by the queries people judged, with intervals "
+        "(PPI++, docs/judgments.md); default: none, the judgments in force alone",
     )
 
 

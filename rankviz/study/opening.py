@@ -35,6 +35,7 @@ from rankviz.study.in_force import (
     offered,
     source_of,
 )
+from rankviz.study.judges_opening import open_judges
 from rankviz.study.reading import FILES, Reading
 from rankviz.study.request import StudyRequest
 
@@ -219,12 +220,15 @@ def _correction(
         if text != source_of(text):
             called = f"{file_name} with its holes filled by {called}"
         return InForce(text, qrels, called, record)
-    if not Path(text).is_file():
-        raise OptionError(
-            f"--correct-with {text[:200]!r}: no such file (a qrels file, or one of the "
-            f"collection's: {', '.join(choices) if collection is not None else 'none'})"
-        )
-    return InForce(text, reading.qrels(text), Path(text).name)
+    if Path(text).is_file() and Path(text).suffix != ".sqlite":
+        return InForce(text, reading.qrels(text), Path(text).name)
+    if ":" in text or Path(text).exists():  # DIR:NAME, DIR:meeting, a record (agreement's)
+        judges = open_judges(text)
+        return InForce(text, judges.qrels, f"{text} ({judges.kind or 'kind not said'})")
+    raise OptionError(
+        f"--correct-with {text[:200]!r}: no such file (a qrels file, DIR:NAME, or one of the "
+        f"collection's: {', '.join(choices) if collection is not None else 'none'})"
+    )
 
 
 def record_scale(qrels: Qrels, collection: Collection | None) -> Scale:

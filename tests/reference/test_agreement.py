@@ -23,7 +23,8 @@ from rankviz.analyses.measure_evidence import tau_ap
 from rankviz.cli import main
 from rankviz.errors import RankvizError
 from rankviz.io.frames import qrels_from_frame
-from rankviz.study.studies import compare_judges, open_judges
+from rankviz.study.judges_opening import open_judges
+from rankviz.study.studies import compare_judges
 
 DL_HARD = ROOT / "sample_data" / "dl-hard-passage"
 

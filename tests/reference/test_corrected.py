@@ -89,7 +89,7 @@ def test_compare_prints_ppi_pys_deltas_with_holms_adjustment(plain) -> None:
     assert printed["verdict"].tolist() == expected
 
 
-def test_the_api_a_qrels_file_and_the_collections_name_give_the_same_means() -> None:
+def test_the_collections_name_a_qrels_file_and_dir_name_give_the_same_means() -> None:
     by_name = rv.Study.open(
         rv.StudyRequest(RAG, ["rag24"], measures=["nDCG@10"], qrels_in_force="umbrela",
                         correct_with="file")
@@ -98,8 +98,15 @@ def test_the_api_a_qrels_file_and_the_collections_name_give_the_same_means() -> 
         rv.StudyRequest(RAG, ["rag24"], measures=["nDCG@10"], qrels_in_force="umbrela",
                         correct_with=RAG / "qrels.txt")
     )  # fmt: skip
-    first, second = (s.ask(rv.CORRECTED_MEANS).to_frame() for s in (by_name, by_path))
+    by_source = rv.Study.open(
+        rv.StudyRequest(RAG, ["rag24"], measures=["nDCG@10"], qrels_in_force="umbrela",
+                        correct_with=f"{RAG}:file")
+    )  # fmt: skip
+    first, second, third = (
+        s.ask(rv.CORRECTED_MEANS).to_frame() for s in (by_name, by_path, by_source)
+    )
     pd.testing.assert_frame_equal(first, second)
+    pd.testing.assert_frame_equal(first, third)
     assert first.loc[0, "human_judged"] == 43
 
 

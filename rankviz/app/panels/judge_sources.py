@@ -13,8 +13,9 @@ from rankviz.app.caches.cache import SHARED, file_key
 from rankviz.app.caches.compute import settings_text
 from rankviz.app.frame.context import Context
 from rankviz.study import AgreementReport, Qrels
+from rankviz.study.judges_opening import record_judges
 from rankviz.study.record import is_source
-from rankviz.study.studies import compare_judges, record_judges
+from rankviz.study.studies import compare_judges
 
 MEETING = "meeting"
 
