@@ -15,7 +15,7 @@ from typing import Any
 import streamlit as st
 
 from rankviz.app.caches import inputs
-from rankviz.app.caches.cache import SHARED, file_key
+from rankviz.app.caches.cache import SHARED, digest, file_key
 from rankviz.app.signin import visitors
 from rankviz.app.widgets.option_widgets import url_option
 from rankviz.app.widgets.text import said
@@ -216,8 +216,10 @@ def choose(
                 help="The meeting's judgments join the choices once it has recorded one.",
             )
     key = qrels_key_of(mode, collection, meeting)
-    if correct is not None:
-        key += f"+corrected by:{qrels_key_of(correct, collection, meeting)}"
+    if correct is not None:  # a draw kept in the record changes which queries correct
+        drawn = meeting.store.draw() if meeting.store is not None else None
+        draw_key = digest((drawn or "").encode())
+        key += f"+corrected by:{qrels_key_of(correct, collection, meeting)}:{draw_key}"
     return mode, key, top, correct
 
 
