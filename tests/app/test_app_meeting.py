@@ -4,6 +4,7 @@ record."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import os
@@ -680,7 +681,7 @@ def test_any_record_content_never_breaks_a_page(notes, judgments, tags, notes_) 
     for left_over in notes.parent.glob(notes.name + "*"):
         left_over.unlink()
     MeetingStore(notes)  # the schema, then rows no checked writer would write
-    with sqlite3.connect(notes) as db:
+    with contextlib.closing(sqlite3.connect(notes)) as db, db:
         db.executemany(
             "INSERT INTO judgments (qid, docid, grade, by, at) VALUES (?, ?, ?, 'x', 'now')",
             judgments,

@@ -3,6 +3,7 @@ crash."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 from pathlib import Path
@@ -245,7 +246,8 @@ def test_record_entries_written_outside_rankviz_are_left_out_with_a_warning(
     db = tmp_path / "notes.sqlite"
     store = MeetingStore(db)
     store.judge("301", "FBIS3-10082", 1, by="ann", via="typed name")
-    with sqlite3.connect(db) as raw:  # rows an older version or another program wrote
+    # rows an older version or another program wrote
+    with contextlib.closing(sqlite3.connect(db)) as raw, raw:
         for qid, docid, grade in (
             ("#302", "d", 1),
             ("301", "FBIS3-10169", "high"),

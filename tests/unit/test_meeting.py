@@ -2,6 +2,7 @@
 text is data, the qrels in force are the file's with the latest judgments; the CLI's exact
 interface."""
 
+import contextlib
 import csv
 import hashlib
 import io
@@ -608,7 +609,7 @@ def test_a_reader_never_writes_the_file(tmp_path: Path) -> None:
     assert done.returncode == 2 and "holds no entry yet" in done.stderr
     assert empty.read_bytes() == b""
     other = tmp_path / "other.sqlite"
-    with sqlite3.connect(other) as db:
+    with contextlib.closing(sqlite3.connect(other)) as db, db:
         db.execute("CREATE TABLE photos (id INTEGER)")
     with pytest.raises(MeetingError, match="not a meeting record"):
         MeetingStore(other, create=False)

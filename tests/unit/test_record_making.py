@@ -6,6 +6,7 @@ record."""
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import sqlite3
@@ -92,7 +93,7 @@ def test_a_record_an_older_version_left_half_made_is_completed_by_the_next_write
     statements = [s for s in SCHEMA.split(";") if s.strip()]
     for written in (0, 1, 3, len(statements) - 1):
         path = tmp_path / f"half-{written}.sqlite"
-        with sqlite3.connect(path) as db:
+        with contextlib.closing(sqlite3.connect(path)) as db, db:
             for statement in statements[:written]:
                 db.execute(statement)
         path.touch()
