@@ -69,3 +69,30 @@ def write_files(tmp: Path, qrels: dict, run: dict, layout: str = "as drawn") -> 
         "".join(line for group in lines for line in group) or "999 Q0 d 1 1.0 tag\n"
     )
     return qrels_path, run_path
+
+
+def version_2_record(path: Path, *, docid: str = "d1", tagged: bool = False) -> None:
+    """A meeting record as version 2 made it (no ``via``, no locks) with one judgment of ``q1``
+    ``docid`` (and the tag ``old`` on ``q1``): what an upgrade starts from."""
+    import contextlib
+    import sqlite3
+
+    tag = "INSERT INTO tags (qid, tag, by, at) VALUES ('q1', 'old', 'Ann', '2026-01-02');"
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        db.executescript(
+            f"""
+            CREATE TABLE judgments (id INTEGER PRIMARY KEY AUTOINCREMENT, qid TEXT NOT NULL,
+              docid TEXT NOT NULL, grade INTEGER NOT NULL, previous INTEGER, by TEXT NOT NULL,
+              at TEXT NOT NULL, note TEXT NOT NULL DEFAULT '');
+            CREATE TABLE tags (id INTEGER PRIMARY KEY AUTOINCREMENT, qid TEXT NOT NULL,
+              tag TEXT NOT NULL, removed INTEGER NOT NULL DEFAULT 0, by TEXT NOT NULL,
+              at TEXT NOT NULL);
+            CREATE TABLE notes (id INTEGER PRIMARY KEY AUTOINCREMENT, qid TEXT NOT NULL,
+              note TEXT NOT NULL, previous TEXT, by TEXT NOT NULL, at TEXT NOT NULL);
+            CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+            INSERT INTO judgments (qid, docid, grade, by, at)
+              VALUES ('q1', '{docid}', 2, 'Ann', '2026-01-01');
+            {tag if tagged else ""}
+            PRAGMA user_version=2;
+            """
+        )

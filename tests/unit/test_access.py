@@ -7,11 +7,11 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import sqlite3
 from pathlib import Path
 
 import pytest
 from conftest import CRANFIELD, run_cli
+from generated import version_2_record
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -179,25 +179,7 @@ def test_a_record_of_the_previous_version_is_read_as_it_is_and_upgraded_by_a_wri
     """Version 2's tables had no ``via`` and no locks: a reader reads them (nothing written), a
     writer adds them; the older entries say their author's way is not recorded."""
     path = tmp_path / "old.sqlite"
-    db = sqlite3.connect(path)
-    db.executescript(
-        """
-        CREATE TABLE judgments (id INTEGER PRIMARY KEY AUTOINCREMENT, qid TEXT NOT NULL,
-          docid TEXT NOT NULL, grade INTEGER NOT NULL, previous INTEGER, by TEXT NOT NULL,
-          at TEXT NOT NULL, note TEXT NOT NULL DEFAULT '');
-        CREATE TABLE tags (id INTEGER PRIMARY KEY AUTOINCREMENT, qid TEXT NOT NULL,
-          tag TEXT NOT NULL, removed INTEGER NOT NULL DEFAULT 0, by TEXT NOT NULL,
-          at TEXT NOT NULL);
-        CREATE TABLE notes (id INTEGER PRIMARY KEY AUTOINCREMENT, qid TEXT NOT NULL,
-          note TEXT NOT NULL, previous TEXT, by TEXT NOT NULL, at TEXT NOT NULL);
-        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-        INSERT INTO judgments (qid, docid, grade, by, at)
-          VALUES ('q1', 'd1', 2, 'Ann', '2026-01-01');
-        INSERT INTO tags (qid, tag, by, at) VALUES ('q1', 'old', 'Ann', '2026-01-02');
-        PRAGMA user_version=2;
-        """
-    )
-    db.close()
+    version_2_record(path, tagged=True)
     before = path.read_bytes()
     reader = MeetingStore(path, create=False)
     assert [(e.kind, e.via) for e in reader.history("q1")] == [("judgment", ""), ("tag", "")]

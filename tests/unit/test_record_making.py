@@ -13,6 +13,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from generated import version_2_record
 
 from rankviz.io.entries import UnmadeRecord
 from rankviz.io.meeting import MeetingStore
@@ -107,28 +108,6 @@ def test_a_record_an_older_version_left_half_made_is_completed_by_the_next_write
         assert [j.grade for j in MeetingStore(path, create=False).judgments()] == [3]
 
 
-def _old_record(path: Path) -> None:
-    """A record of version 2 (no ``via``, no locks), with one entry."""
-    db = sqlite3.connect(path)
-    db.executescript(
-        """
-        CREATE TABLE judgments (id INTEGER PRIMARY KEY AUTOINCREMENT, qid TEXT NOT NULL,
-          docid TEXT NOT NULL, grade INTEGER NOT NULL, previous INTEGER, by TEXT NOT NULL,
-          at TEXT NOT NULL, note TEXT NOT NULL DEFAULT '');
-        CREATE TABLE tags (id INTEGER PRIMARY KEY AUTOINCREMENT, qid TEXT NOT NULL,
-          tag TEXT NOT NULL, removed INTEGER NOT NULL DEFAULT 0, by TEXT NOT NULL,
-          at TEXT NOT NULL);
-        CREATE TABLE notes (id INTEGER PRIMARY KEY AUTOINCREMENT, qid TEXT NOT NULL,
-          note TEXT NOT NULL, previous TEXT, by TEXT NOT NULL, at TEXT NOT NULL);
-        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-        INSERT INTO judgments (qid, docid, grade, by, at)
-          VALUES ('q1', 'd0', 2, 'Ann', '2026-01-01');
-        PRAGMA user_version=2;
-        """
-    )
-    db.close()
-
-
 def _write_one(path: str, index: int, start) -> None:
     start.wait()
     MeetingStore(path).judge("q1", f"d{index + 1}", 1, by=f"judge{index}", via="typed name")
@@ -140,7 +119,7 @@ def test_writers_upgrading_an_old_record_at_once_all_record(tmp_path: Path) -> N
     """16 writers at once on a version-2 record: 2 were refused with "duplicate column name" (two
     upgrades adding the same column); the upgrade is one transaction the others wait for."""
     path = tmp_path / "old.sqlite"
-    _old_record(path)
+    version_2_record(path, docid="d0")
     fork = multiprocessing.get_context("fork")
     start = fork.Barrier(16)
     writers = [fork.Process(target=_write_one, args=(str(path), i, start)) for i in range(16)]
