@@ -12,6 +12,7 @@ from rankviz.evaluation.aggregate import aggregation_of
 from rankviz.evaluation.result import Evaluation
 from rankviz.evaluation.run_facts import RunFacts
 from rankviz.io.groups import QueryGroups, coverage
+from rankviz.io.id_keys import id_order
 from rankviz.measures import Measure
 from rankviz.ranking.ordering import shuffle_ties
 from rankviz.ranking.ordering import tie_seed as ranking_seed
@@ -29,6 +30,8 @@ class TableValues:
     values: Mapping[str, np.ndarray]  # measure -> per query (trials x queries under random ties)
     ignored: tuple[str, ...] = ()  # run queries the qrels do not judge
     facts: RunFacts | None = None  # what the checks need of the run, when gathered with the values
+    #: per query, a number sorting the queries in ``strcmp`` order (the table's); None: not known
+    qid_rank: np.ndarray | None = None
 
     @staticmethod
     def concatenate(parts: Sequence[TableValues]) -> TableValues:
@@ -51,7 +54,11 @@ def table_values(
     """Every measure's per-query values on one table (``seed``: of the random tie orders)."""
     values = {str(measure): v for measure, v in _measure_values(table, measures, settings, seed)}
     return TableValues(
-        qids=table.qids, answered=table.in_run, values=values, ignored=tuple(table.ignored_qids)
+        qids=table.qids,
+        answered=table.in_run,
+        values=values,
+        ignored=tuple(table.ignored_qids),
+        qid_rank=table.qid_rank,
     )
 
 
@@ -72,7 +79,7 @@ def assemble(
     columns: dict[str, list[np.ndarray]] = {str(m): [] for m in measures}
     trial_columns: dict[str, list[np.ndarray]] = {str(m): [] for m in measures}
     for name, part in gathered:
-        order = np.argsort(part.qids.astype(str), kind="stable")
+        order = id_order(part.qids) if part.qid_rank is None else np.argsort(part.qid_rank)
         if qids is None:
             qids = part.qids[order]
         answered = part.answered[order]

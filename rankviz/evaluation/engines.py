@@ -131,7 +131,6 @@ def evaluate_sources(
                     facts[source.name] = gather(
                         run,
                         table,
-                        qrels.doc_ids,
                         k=check_k,
                         rel=settings.rel,
                         stride=sample_stride(len(run)),

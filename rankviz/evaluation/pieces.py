@@ -13,6 +13,7 @@ from rankviz.errors import FormatError, quoted
 from rankviz.evaluation.assembly import TableValues, table_values
 from rankviz.evaluation.run_facts import gather
 from rankviz.io.blocks import Piece
+from rankviz.io.id_keys import distinct
 from rankviz.io.model import Qrels, Run
 from rankviz.io.readers import run_name_from_path, run_names
 from rankviz.io.sources import lines
@@ -58,7 +59,7 @@ class PieceValues:
     it lists (to check that no query comes back in a later piece)."""
 
     values: TableValues
-    query_ids: tuple[str, ...]
+    query_ids: np.ndarray  # object array of str
 
 
 @dataclass(frozen=True, eq=False)
@@ -78,15 +79,18 @@ class Job:
         """A run's values from its pieces (in file order), then the judged queries none of them
         ranks."""
         parts: list = []
-        seen: set[str] = set()
+        listed: list[tuple[Piece, np.ndarray]] = []
         for piece, part in found:
-            again = seen.intersection(part.query_ids)
-            if again:
-                raise _comes_back(piece, again)
-            seen.update(part.query_ids)
+            listed.append((piece, part.query_ids))
             parts.append(part.values)
-        missing = [q for q in self.qrels.query_ids if q not in seen]
-        if missing or not parts:
+        every = np.concatenate([np.zeros(0, dtype=object), *(ids for _, ids in listed)])
+        if not distinct(every):
+            raise _first_come_back(listed)
+        at = self.qrels.query_index.positions(every)
+        ranked = np.zeros(len(self.qrels.query_ids), dtype=bool)
+        ranked[at[at >= 0]] = True
+        missing = self.qrels.query_ids[~ranked]
+        if len(missing) or not parts:
             parts.append(self.values(Run.empty(source.name, source.path), missing, source.name))
         return TableValues.concatenate(parts)
 
@@ -103,9 +107,7 @@ class Job:
         stride = (self.strides or {}).get(name, 1)
         return replace(
             values,
-            facts=gather(
-                run, table, self.qrels.doc_ids, k=self.check_k, rel=self.settings.rel, stride=stride
-            ),
+            facts=gather(run, table, k=self.check_k, rel=self.settings.rel, stride=stride),
         )
 
 
@@ -120,7 +122,19 @@ def values_of_piece(piece: Piece, job: Job, name: str) -> PieceValues:
     for start in range(0, max(len(run.query_ids), 1), size):
         block = run.query_block(start, start + size)
         blocks.append(job.values(block, block.query_ids, name))
-    return PieceValues(TableValues.concatenate(blocks), tuple(run.query_ids))
+    return PieceValues(TableValues.concatenate(blocks), run.query_ids)
+
+
+def _first_come_back(listed: Sequence[tuple[Piece, np.ndarray]]) -> FormatError:
+    """The error for the first piece that lists a query an earlier piece listed (a run whose
+    queries are not grouped; only then are the pieces' ids compared one by one)."""
+    seen: set[str] = set()
+    for piece, query_ids in listed:
+        again = seen.intersection(query_ids.tolist())
+        if again:
+            return _comes_back(piece, again)
+        seen.update(query_ids.tolist())
+    raise AssertionError("no query comes back")  # pragma: no cover
 
 
 def _comes_back(piece: Piece, earlier: set[str] | None) -> FormatError:

@@ -8,16 +8,16 @@ anyway, never a second reading of the run.
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankviz._arrow import booleans, from_numpy, take_sorted, to_numpy
+from rankviz._arrow import booleans, from_numpy, strings, take_sorted, to_numpy
 from rankviz.io.id_forms import near_match
+from rankviz.io.id_keys import id_positions
 from rankviz.io.model import Run
 from rankviz.ranking.ranking_table import RankingTable
 
@@ -34,124 +34,185 @@ def sample_stride(lines: int) -> int:
 
 
 @dataclass(frozen=True)
-class RunFacts:
-    """One run's facts (or one block of its queries'), merged by :meth:`merged`."""
+class DocumentMatch:
+    """How a run's sampled document ids meet the judged ids (:meth:`RunFacts.documents`)."""
 
-    queries: tuple[str, ...] = ()  # every query the run lists
+    looked_at: int  # lines whose document id was compared (a sample of a large run)
+    as_written: int  # of them, judged as written
+    near: int  # of them, judged only once normalised
+    examples: tuple[tuple[str, str], ...]  # (as written, the judged id it matches)
+
+
+def _same(first, second) -> bool:
+    if isinstance(first, pa.Array):
+        return isinstance(second, pa.Array) and first.equals(second)
+    if isinstance(first, np.ndarray):
+        return isinstance(second, np.ndarray) and np.array_equal(first, second)
+    return bool(first == second)
+
+
+def _no_ids() -> np.ndarray:
+    return np.zeros(0, dtype=object)
+
+
+@dataclass(frozen=True, eq=False)
+class RunFacts:
+    """One run's facts (or one block of its queries'), merged by :meth:`merged`.
+
+    What is known per query is held in arrays (a run may list millions of queries): the checks
+    compare them with the qrels' in a few array passes.
+    """
+
+    queries: np.ndarray = field(default_factory=_no_ids)  # every query the run lists (object)
     lines: int = 0
     depth: int = 0  # its longest ranking, before any cut
     # (query, documents named like it, of them its top score)
     identical: tuple[tuple[str, int, int], ...] = ()
     tied: tuple[str, ...] = ()  # judged queries whose retrieved scores are all equal
     disagree: tuple[str, ...] = ()  # judged queries whose rank column contradicts the scores
-    # lines whose document id was compared with the judged ids (a sample of a large run)
-    looked_at: int = 0
-    as_written: int = 0  # of them, judged as written
-    near: int = 0  # of them, judged only once normalised
-    near_examples: tuple[tuple[str, str], ...] = ()
+    # the document ids of an even sample of its lines (every n-th line of a large run): each id
+    # once, with the lines that name it; matched with the judged ids by :meth:`documents`
+    sampled_docids: pa.Array = field(default_factory=lambda: strings([]))
+    sampled_lines: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     judged_top: int = 0  # judged documents in the top K of every ranking
     could_top: int = 0  # judged documents the top K could hold
-    # judged query -> relevant documents retrieved at any depth
-    relevant_found: tuple[tuple[str, int], ...] = ()
+    # every judged query (object), and the relevant documents the run retrieves for it at any depth
+    judged_queries: np.ndarray = field(default_factory=_no_ids)
+    relevant_found: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
-    def to_dict(self) -> dict:
-        """The fields by name (their tuples become JSON lists)."""
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+    #: the fields held in arrays
+    ARRAYS = ("queries", "judged_queries", "relevant_found", "sampled_docids", "sampled_lines")
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __eq__(self, other: object) -> bool:
+        """Field by field, arrays by their values (the same facts gathered, stored and read
+        back, or gathered by another engine, are equal)."""
+        if not isinstance(other, RunFacts):
+            return NotImplemented
+        return all(_same(getattr(self, f.name), getattr(other, f.name)) for f in fields(RunFacts))
+
+    def documents(self, judged_ids: pa.Array) -> DocumentMatch:
+        """How the sampled lines' document ids meet the judged ones (the qrels' ``doc_ids``):
+        matched once per run, however many blocks sampled it."""
+        ids, counts = self.sampled_docids, self.sampled_lines
+        if not len(ids):
+            return DocumentMatch(0, 0, 0, ())
+        target = judged_ids.cast(ids.type)
+        written = booleans(pc.is_in(ids, value_set=target))
+        unmatched = np.flatnonzero(~written)
+        match = near_match(ids.take(from_numpy(unmatched)), target)
+        hit = unmatched[match >= 0]
+        examples = zip(
+            ids.take(from_numpy(hit)).to_pylist(),
+            target.take(from_numpy(match[match >= 0])).to_pylist(),
+            strict=True,
+        )
+        return DocumentMatch(
+            int(counts.sum()),
+            int(counts[written].sum()),
+            int(counts[hit].sum()),
+            tuple(dict.fromkeys((str(a), str(b)) for a, b in examples))[:EXAMPLES],
+        )
+
+    def to_parts(self) -> tuple[dict, dict[str, np.ndarray]]:
+        """(the fields JSON can hold, the per-query fields as plain NumPy arrays: strings as
+        fixed-width text, so loading them needs no pickle)."""
+        plain = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in self.ARRAYS}
+        arrays = {
+            "queries": self.queries.astype(str),
+            "judged_queries": self.judged_queries.astype(str),
+            "sampled_docids": np.asarray(self.sampled_docids.to_pylist(), dtype=object).astype(str),
+        }
+        return plain, arrays | {
+            "relevant_found": self.relevant_found,
+            "sampled_lines": self.sampled_lines,
+        }
 
     @staticmethod
-    def from_dict(given: dict) -> RunFacts:
-        """The facts :meth:`to_dict` gave (lists back to tuples; pairs and triples are the deepest
-        nesting)."""
+    def from_parts(plain: dict, arrays: Mapping[str, np.ndarray]) -> RunFacts:
+        """The facts :meth:`to_parts` gave (JSON's lists back to tuples; pairs and triples are the
+        deepest nesting)."""
 
         def tuples(value):
             if not isinstance(value, list):
                 return value
             return tuple(tuple(v) if isinstance(v, list) else v for v in value)
 
-        return RunFacts(**{f.name: tuples(given[f.name]) for f in dataclasses.fields(RunFacts)})
+        return RunFacts(
+            **{name: tuples(value) for name, value in plain.items()},
+            queries=np.asarray(arrays["queries"]).astype(object),
+            judged_queries=np.asarray(arrays["judged_queries"]).astype(object),
+            relevant_found=np.asarray(arrays["relevant_found"], dtype=np.int64),
+            sampled_docids=strings(np.asarray(arrays["sampled_docids"]).tolist()),
+            sampled_lines=np.asarray(arrays["sampled_lines"], dtype=np.int64),
+        )
 
     @staticmethod
     def merged(parts: Sequence[RunFacts]) -> RunFacts:
         """The facts of a run from those of its blocks (disjoint queries)."""
-        examples = tuple(dict.fromkeys(e for p in parts for e in p.near_examples))[:EXAMPLES]
         return RunFacts(
-            queries=tuple(q for p in parts for q in p.queries),
+            queries=np.concatenate([_no_ids(), *(p.queries for p in parts)]),
             lines=sum(p.lines for p in parts),
             depth=max((p.depth for p in parts), default=0),
             identical=tuple(i for p in parts for i in p.identical),
             tied=tuple(q for p in parts for q in p.tied),
             disagree=tuple(q for p in parts for q in p.disagree),
-            looked_at=sum(p.looked_at for p in parts),
-            as_written=sum(p.as_written for p in parts),
-            near=sum(p.near for p in parts),
-            near_examples=examples,
+            sampled_docids=pa.concat_arrays([strings([]), *(p.sampled_docids for p in parts)]),
+            sampled_lines=np.concatenate(
+                [np.zeros(0, dtype=np.int64), *(p.sampled_lines for p in parts)]
+            ),
             judged_top=sum(p.judged_top for p in parts),
             could_top=sum(p.could_top for p in parts),
-            relevant_found=tuple(r for p in parts for r in p.relevant_found),
+            judged_queries=np.concatenate([_no_ids(), *(p.judged_queries for p in parts)]),
+            relevant_found=np.concatenate(
+                [np.zeros(0, dtype=np.int64), *(p.relevant_found for p in parts)]
+            ),
         )
 
 
-def gather(
-    run: Run, table: RankingTable, judged_ids: pa.Array, *, k: int, rel: int, stride: int = 1
-) -> RunFacts:
+def gather(run: Run, table: RankingTable, *, k: int, rel: int, stride: int = 1) -> RunFacts:
     """The facts of ``run`` (or a block of its queries) and its table in trec_eval's order under the
-    cut in force; ``judged_ids``: the qrels' document ids; ``stride``: every how many lines the
-    document ids are compared (:func:`sample_stride` of the whole run)."""
-    judged_queries = set(map(str, table.qids))
+    cut in force; ``stride``: every how many lines' document ids are sampled (:func:`sample_stride`
+    of the whole run)."""
     counts = np.bincount(run.qid_codes, minlength=len(run.query_ids))
     tied, disagree = _scores(run, counts)
-    looked_at, as_written, near, examples = _document_ids(run, judged_ids, stride)
+    sampled_docids, sampled_lines = _sampled_docids(run, stride)
     top = table.top(k)
     could = np.minimum(np.diff(table.ideal_offsets), np.diff(top.offsets))[table.in_run].sum()
     hits = np.bincount(
         table.row_query[np.flatnonzero(table.grade >= rel)], minlength=len(table.qids)
     )
     return RunFacts(
-        queries=tuple(map(str, run.query_ids)),
+        queries=run.query_ids,
         lines=len(run),
         depth=int(counts.max()) if len(run) else 0,
         identical=_identical(run),
-        tied=tuple(q for q in tied if q in judged_queries),
-        disagree=tuple(q for q in disagree if q in judged_queries),
-        looked_at=looked_at,
-        as_written=as_written,
-        near=near,
-        near_examples=examples,
+        tied=_judged(tied, table.qids),
+        disagree=_judged(disagree, table.qids),
+        sampled_docids=sampled_docids,
+        sampled_lines=sampled_lines,
         judged_top=int(top.judged.sum()),
         could_top=int(could),
-        relevant_found=tuple((str(q), int(n)) for q, n in zip(table.qids, hits, strict=True)),
+        judged_queries=table.qids,
+        relevant_found=hits.astype(np.int64),
     )
 
 
-def _document_ids(
-    run: Run, judged_ids: pa.Array, stride: int
-) -> tuple[int, int, int, tuple[tuple[str, str], ...]]:
-    """(lines looked at, of them judged as written, judged only once normalised, examples)."""
+def _judged(queries: np.ndarray, judged: np.ndarray) -> tuple[str, ...]:
+    """Those of ``queries`` that are judged, in their order."""
+    return tuple(map(str, queries[id_positions(queries, judged) >= 0]))
+
+
+def _sampled_docids(run: Run, stride: int) -> tuple[pa.Array, np.ndarray]:
+    """The document ids of every ``stride``-th line, each once, and the lines naming it."""
     if not len(run):
-        return 0, 0, 0, ()
+        return strings([]), np.zeros(0, dtype=np.int64)
     sampled = take_sorted(run.docids, np.arange(0, len(run), stride)) if stride > 1 else run.docids
     if isinstance(sampled, pa.ChunkedArray):
         sampled = sampled.combine_chunks()
-    counted = pc.value_counts(sampled)
-    ids, counts = counted.field("values"), to_numpy(counted.field("counts"))
-    target = judged_ids.cast(ids.type)
-    written = booleans(pc.is_in(ids, value_set=target))
-    unmatched = np.flatnonzero(~written)
-    match = near_match(ids.take(from_numpy(unmatched)), target)
-    hit = unmatched[match >= 0]
-    examples = list(
-        zip(
-            ids.take(from_numpy(hit[:EXAMPLES])).to_pylist(),
-            target.take(from_numpy(match[match >= 0][:EXAMPLES])).to_pylist(),
-            strict=True,
-        )
-    )
-    return (
-        len(sampled),
-        int(counts[written].sum()),
-        int(counts[hit].sum()),
-        tuple((str(a), str(b)) for a, b in examples),
-    )
+    counted = pc.value_counts(sampled.cast(pa.string()))
+    return counted.field("values"), to_numpy(counted.field("counts")).astype(np.int64)
 
 
 def _query_order(
@@ -216,16 +277,16 @@ def _identical(run: Run) -> tuple[tuple[str, int, int], ...]:
     )
 
 
-def _scores(run: Run, counts: np.ndarray) -> tuple[list[str], list[str]]:
+def _scores(run: Run, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(queries whose scores are all tied, queries whose rank column contradicts the scores)."""
     if len(run) < 2:
-        return [], []
+        return _no_ids(), _no_ids()
     rows, codes, score, starts = _query_order(run, counts)
     sizes = np.diff(np.r_[starts, len(codes)])
     flat = (sizes > 1) & (np.maximum.reduceat(score, starts) == np.minimum.reduceat(score, starts))
-    tied = [str(run.query_ids[codes[s]]) for s in starts[flat]]
+    tied = run.query_ids[codes[starts[flat]]]
     if rows is None and _in_rank_order_with_falling_scores(run):
-        return tied, []
+        return tied, _no_ids()
     ranks = np.asarray(run.rank, dtype=np.float64)
     ranks = ranks if rows is None else ranks[rows]
     # else listed by rank already
@@ -234,4 +295,4 @@ def _scores(run: Run, counts: np.ndarray) -> tuple[list[str], list[str]]:
         codes, score = codes[by_rank], score[by_rank]
     # a later rank with a higher score
     rising = (codes[1:] == codes[:-1]) & (score[1:] > score[:-1])
-    return tied, [str(run.query_ids[q]) for q in np.unique(codes[1:][rising])]
+    return tied, run.query_ids[np.unique(codes[1:][rising])]

@@ -10,6 +10,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankviz._arrow import string_keys, take, take_sorted, to_numpy
+from rankviz.io.id_keys import distinct
 
 
 def dictionary(values) -> pa.DictionaryArray:
@@ -18,7 +19,8 @@ def dictionary(values) -> pa.DictionaryArray:
 
 
 def encode_queries(qid) -> dict:
-    """Query ids as int32 codes in first-appearance order.
+    """Query ids as int32 codes in first-appearance order: ``query_ids`` (an object array),
+    ``qid_codes`` (int32 per row) and ``query_id_strings`` (the ids as Arrow strings).
 
     Runs list each query's lines together, so the codes come from where the qid changes, without
     hashing millions of strings; a file whose queries come back later is dictionary-encoded.
@@ -29,26 +31,32 @@ def encode_queries(qid) -> dict:
             pc.indices_nonzero(pc.not_equal(qid.slice(1), qid.slice(0, n - 1)))
         ).astype(np.int64)
         starts = np.r_[0, changes + 1]
-        query_ids = take_sorted(qid, starts).to_pylist()
-        if len(set(query_ids)) == len(query_ids):
+        strings = take_sorted(qid, starts)
+        query_ids = np.asarray(strings.to_pylist(), dtype=object)  # to_numpy would import pandas
+        if distinct(query_ids):
             return {
-                "query_ids": np.asarray(query_ids, dtype=object),
+                "query_ids": query_ids,
                 "qid_codes": np.repeat(
                     np.arange(len(starts), dtype=np.int32), np.diff(np.r_[starts, n])
                 ),
+                "query_id_strings": strings,
             }
     q = dictionary(qid)
     return {
         "query_ids": np.asarray(q.dictionary.to_pylist(), dtype=object),
         "qid_codes": to_numpy(q.indices).astype(np.int32, copy=False),
+        "query_id_strings": q.dictionary,
     }
 
 
-def encode(qid, docid) -> dict:
-    """Query ids and docids both dictionary-encoded (for qrels, which are small)."""
+def encode(qid, docid, *, queries: dict | None = None) -> dict:
+    """Query ids and docids both dictionary-encoded (for qrels, which are small); ``queries``: the
+    query ids as :func:`encode_queries` encoded them already."""
     d = dictionary(docid)
+    queries = encode_queries(qid) if queries is None else queries
     return {
-        **encode_queries(qid),
+        "query_ids": queries["query_ids"],
+        "qid_codes": queries["qid_codes"],
         "doc_ids": d.dictionary,
         "doc_codes": to_numpy(d.indices).astype(np.int32, copy=False),
     }

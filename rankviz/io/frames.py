@@ -43,7 +43,8 @@ def run_from_frame(frame, *, name: str = "run") -> Run:
     return Run(
         name=name,
         source=f"DataFrame {name!r}",
-        **queries,
+        query_ids=queries["query_ids"],
+        qid_codes=queries["qid_codes"],
         docids=docid,
         score=score,
         rank_column=rank,

@@ -33,14 +33,24 @@ def _has_namespace(keys) -> np.ndarray:
     return booleans(pc.match_substring(keys, ":"))
 
 
+def _any_number(keys) -> bool:
+    return bool(pc.any(pc.ascii_is_decimal(keys)).as_py())
+
+
+def _anything(keys) -> bool:
+    return True
+
+
 #: Each addition, with a cheap test of the ids it could apply to (only those go through its
-#: patterns: MS MARCO's millions of numbers go through none).
+#: patterns: MS MARCO's millions of numbers go through none), and one of the ids it must be
+#: matched against, telling whether any could be what dropping it leaves (dropping a word prefix
+#: leaves a number: a million ``D0001234`` need not be rewritten when no other id is a number).
 _ADDITIONS = (
-    ((_SUFFIX,), _has_suffix),
-    ((_PREFIX,), _starts_with_a_letter),
-    ((_NAMESPACE,), _has_namespace),
-    ((_SUFFIX, _PREFIX), lambda keys: _has_suffix(keys) & _starts_with_a_letter(keys)),
-    ((_SUFFIX, _NAMESPACE), lambda keys: _has_suffix(keys) & _has_namespace(keys)),
+    ((_SUFFIX,), _has_suffix, _anything),
+    ((_PREFIX,), _starts_with_a_letter, _any_number),
+    ((_NAMESPACE,), _has_namespace, _anything),
+    ((_SUFFIX, _PREFIX), lambda keys: _has_suffix(keys) & _starts_with_a_letter(keys), _any_number),
+    ((_SUFFIX, _NAMESPACE), lambda keys: _has_suffix(keys) & _has_namespace(keys), _anything),
 )
 
 
@@ -68,14 +78,12 @@ def near_match(unmatched: pa.Array, targets: pa.Array) -> np.ndarray:
         fresh = (match < 0) & (found >= 0)
         match[fresh] = found[fresh]
 
-    def index_in(values, value_set) -> np.ndarray:
-        return to_numpy(pc.index_in(values, value_set=value_set), fill=-1).astype(np.int64)
-
-    note(index_in(keys, target_keys))
-    for rules, could in _ADDITIONS:
-        carrying = np.flatnonzero(could(target_keys))  # the target carries the addition
+    note(_first_in(keys, target_keys))
+    for rules, could, leaves in _ADDITIONS:
+        # the target carries the addition
+        carrying = np.flatnonzero(could(target_keys)) if leaves(keys) else np.zeros(0, np.int64)
         if len(carrying):
-            found = index_in(
+            found = _first_in(
                 keys, _rewritten(target_keys.take(from_numpy(carrying)), (*rules, *_BASE))
             )
             note(np.where(found >= 0, carrying[np.maximum(found, 0)], -1))
@@ -85,10 +93,29 @@ def near_match(unmatched: pa.Array, targets: pa.Array) -> np.ndarray:
             shorter = _rewritten(own, (*rules, *_BASE))
             found = np.full(len(unmatched), -1, dtype=np.int64)
             found[carrying] = np.where(
-                booleans(pc.not_equal(shorter, own)), index_in(shorter, target_keys), -1
+                booleans(pc.not_equal(shorter, own)), _first_in(shorter, target_keys), -1
             )
             note(found)
     return match
+
+
+def _index_in(values, value_set) -> np.ndarray:
+    return to_numpy(pc.index_in(values, value_set=value_set), fill=-1).astype(np.int64)
+
+
+def _first_in(values, targets) -> np.ndarray:
+    """Each value's first position in ``targets``, -1 where it is not there. The hash table is
+    made of the smaller side: a sample of a run's ids against a million judged ones probes the
+    million into a table of the sample's."""
+    if len(targets) <= len(values):
+        return _index_in(values, targets)
+    distinct = pc.unique(values)
+    owner = _index_in(targets, distinct)  # which distinct value each target equals
+    hits = np.flatnonzero(owner >= 0)
+    first = np.full(len(distinct), len(targets), dtype=np.int64)
+    np.minimum.at(first, owner[hits], hits)
+    first[first == len(targets)] = -1
+    return first[_index_in(values, distinct)]
 
 
 def near_misses(unmatched: pa.Array, targets: pa.Array) -> list[tuple[str, str]]:

@@ -17,7 +17,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankviz._arrow import booleans, from_numpy, strings, take, to_numpy
-from rankviz.io.encoding import INTEGER, DocidKeys
+from rankviz.io.encoding import DocidKeys
+from rankviz.io.id_keys import IdIndex
 
 
 @dataclass(frozen=True, eq=False)
@@ -100,25 +101,17 @@ class Run:
         """Per line: its document id is its query's (what BEIR's rule drops). The docids' integer
         keys find the few candidates; their strings decide."""
         keys = self.keys
+        query_texts = strings(self.query_ids)
         if keys.numeric:
-            # a query id that is no number of this width equals no docid
-            sentinel = np.iinfo(keys.values.dtype).min
-            limits = np.iinfo(keys.values.dtype)
-            numbers = [
-                int(q) if INTEGER.fullmatch(q) and limits.min < int(q) <= limits.max else sentinel
-                for q in map(str, self.query_ids)
-            ]
-            query_keys = np.asarray(numbers, dtype=keys.values.dtype)
+            query_keys = _numbers_like(query_texts, keys.values.dtype)
         else:
-            query_keys = keys.like(strings(self.query_ids))
+            query_keys = keys.like(query_texts)
         candidates = np.flatnonzero(keys.values == query_keys[self.qid_codes])
         same = np.zeros(len(self), dtype=bool)
         if len(candidates):
             docids = take(self.docids, candidates).cast(pa.string())
             same[candidates] = booleans(
-                pc.equal(
-                    docids, strings(self.query_ids).take(from_numpy(self.qid_codes[candidates]))
-                )
+                pc.equal(docids, query_texts.take(from_numpy(self.qid_codes[candidates])))
             )
         return same
 
@@ -244,17 +237,32 @@ class Qrels(_Encoded):
             f"{self.source!r})"
         )
 
+    @functools.cached_property
+    def query_index(self) -> IdIndex:
+        """The query ids ready to be looked up (once per qrels, however many blocks ask)."""
+        return IdIndex.of(self.query_ids)
+
+    @functools.cached_property
+    def _by_query(self) -> tuple[np.ndarray, np.ndarray]:
+        """(judgment rows grouped by query, in file order inside one; each query's first)."""
+        rows = np.argsort(self.qid_codes, kind="stable")
+        counts = np.bincount(self.qid_codes, minlength=len(self.query_ids))
+        return rows, np.r_[0, np.cumsum(counts)].astype(np.int64)
+
     def restricted(self, query_ids) -> Qrels:
-        """The judgments of these queries only (the docid vocabulary is shared, not copied)."""
-        wanted = set(query_ids)
-        keep = np.fromiter(
-            (q in wanted for q in self.query_ids), dtype=bool, count=len(self.query_ids)
-        )
-        rows = np.flatnonzero(keep[self.qid_codes])
-        codes = (np.cumsum(keep, dtype=np.int32) - 1)[self.qid_codes[rows]]
+        """The judgments of these queries only (the docid vocabulary is shared, not copied): the
+        cost of those queries' judgments, not of the whole qrels (a streamed run asks once a
+        block)."""
+        wanted = np.asarray(list(query_ids) if isinstance(query_ids, set) else query_ids, object)
+        found = self.query_index.positions(wanted)
+        kept = np.unique(found[found >= 0])  # ascending: the qrels' own order of queries
+        grouped, starts = self._by_query
+        counts = starts[kept + 1] - starts[kept]
+        first = np.repeat(starts[kept] - np.r_[0, np.cumsum(counts)[:-1]], counts)
+        rows = np.sort(grouped[np.arange(int(counts.sum()), dtype=np.int64) + first])
         return Qrels(
-            query_ids=self.query_ids[keep],
-            qid_codes=codes,
+            query_ids=self.query_ids[kept],
+            qid_codes=np.searchsorted(kept, self.qid_codes[rows]).astype(np.int32),
             doc_ids=self.doc_ids,
             doc_codes=self.doc_codes[rows],
             source=self.source,
@@ -273,3 +281,24 @@ class Qrels(_Encoded):
                 "rel": self.grade,
             }
         )
+
+
+def _numbers_like(texts: pa.Array, dtype: np.dtype) -> np.ndarray:
+    """Each id as the number a numeric docid key holds (Arrow's cast, as
+    :func:`~rankviz.io.encoding.docid_numbers` reads docids), the type's minimum where it is none
+    of that width: an id equal to a docid gets the docid's key."""
+    limits = np.iinfo(dtype)
+    out = np.full(len(texts), limits.min, dtype=dtype)
+    if not len(texts):
+        return out
+    integer = booleans(pc.match_substring_regex(texts, "^-?[0-9]+$"))
+    short = integer & (to_numpy(pc.binary_length(texts)) <= 18)  # within int64 whatever it is
+    rows = np.flatnonzero(short)
+    values = to_numpy(pc.cast(texts.take(from_numpy(rows)), pa.int64()))
+    fits = (values > limits.min) & (values <= limits.max)
+    out[rows[fits]] = values[fits]
+    for row in np.flatnonzero(integer & ~short):  # 19 digits or more: a few, if any
+        value = int(texts[int(row)].as_py())
+        if limits.min < value <= limits.max:
+            out[row] = value
+    return out

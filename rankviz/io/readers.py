@@ -150,7 +150,8 @@ def run_from_columns(columns: dict, queries: dict, *, name: str, label: str) -> 
     return Run(
         name=name,
         source=label,
-        **queries,
+        query_ids=queries["query_ids"],
+        qid_codes=queries["qid_codes"],
         docids=docids,
         score=score,
         rank_column=rank,
@@ -178,12 +179,13 @@ def read_qrels(source: Source, *, filename: str | None = None) -> Qrels:
         The judgments; a FormatError names the file, the line and what is wrong."""
     label = label_of(source, filename)
     kind = _table_kind(source, label)
+    queries = None
     if kind == "trec":
-        columns, _ = read_trec(source, label, "qrels", duplicates="qrels")
+        columns, queries = read_trec(source, label, "qrels", duplicates="qrels")
     else:
         columns = read_named(source, label, kind, ("qid", "docid", "rel"), (), "qrels")
     return Qrels(
-        **encode(columns["qid"], columns["docid"]),
+        **encode(columns["qid"], columns["docid"], queries=queries),
         source=label,
         grade=np.asarray(columns["rel"], dtype=np.int64),
     )

@@ -214,10 +214,7 @@ def _vouch(columns: dict, *, other: str | None) -> tuple[dict, dict] | None:
     with ThreadPoolExecutor(max_workers=1) as pool:
         keying = pool.submit(_docid_keys, docid, other)
         queries = encode_queries(columns["qid"])
-        banned = f"{other}\x00{_RARE_SPACE}" if other else ""
-        if any(
-            not q or q.startswith("#") or any(c in q for c in banned) for q in queries["query_ids"]
-        ):
+        if not _writable_query_ids(queries["query_id_strings"], other):
             return None
         # once the keys are done
         checking = pool.submit(_duplicates, queries["qid_codes"], docid, keying)
@@ -227,6 +224,15 @@ def _vouch(columns: dict, *, other: str | None) -> tuple[dict, dict] | None:
         # a docid breaking the rule or twice for a query: the checked parser names the line
         return None
     return {**converted, "docid": docid, "docid_keys": keys}, queries
+
+
+def _writable_query_ids(ids: pa.Array, other: str | None) -> bool:
+    """No query id is empty or starts with ``#`` (a comment line to the checked parser) and (unless
+    the raw bytes were searched) none holds a character :func:`_plain` refuses: one Arrow pass over
+    the ids, not a Python test per query."""
+    if pc.any(pc.starts_with(ids, "#")).as_py():
+        return False
+    return _plain(ids, other)
 
 
 def _duplicates(qid_codes: np.ndarray, docid, keying) -> bool:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from rankviz.io.id_keys import id_positions
 from rankviz.io.model import Qrels, Run
 from rankviz.measures._common import REL
 from rankviz.measures.spec import Family, Measure, make, register
@@ -102,10 +103,9 @@ def _regraded(table: RankingTable, name: str, qrels: Qrels) -> RankingTable:
         )
         listed = grades != _NOT_JUDGED
         own = qrels.restricted(part.qids.tolist())  # the queries of both
-        index_of = {q: i for i, q in enumerate(own.query_ids.tolist())}
-        seg_order = np.array([index_of[q] for q in part.qids], dtype=np.int64)
+        seg_order = id_positions(part.qids, own.query_ids)
         ideal_offsets, ideal_grades, ideal_query, ideal_pos = sorting.ideal(
-            own, index_of, seg_order
+            own, np.arange(len(own.query_ids)), seg_order
         )
         table._cache[key] = replace(
             part,

@@ -10,6 +10,7 @@ import numpy as np
 
 from rankviz._arrow import hashed, paired_keys
 from rankviz.errors import OptionError
+from rankviz.io.id_keys import sorted_unique_ids
 from rankviz.io.model import Qrels, Run
 from rankviz.ranking.ranking_table import RankingTable, sorting
 from rankviz.settings.eval_settings import NO_CUT, RunCut
@@ -99,9 +100,27 @@ def retagged(table: RankingTable, ties: TiePolicy) -> RankingTable:
     return replace(table, ties=ties, _cache={})
 
 
+def judged_order(qrels: Qrels) -> tuple[np.ndarray, np.ndarray]:
+    """(the qrels' query ids in trec_eval's output order, where each of ``qrels.query_ids`` is in
+    it): one sort, no lookup."""
+    order = qrels.query_index.order
+    where = np.empty(len(order), dtype=np.int64)
+    where[order] = np.arange(len(order))
+    return qrels.query_ids[order], where
+
+
+def judged_positions(run: Run, qrels: Qrels, qrels_query_to_judged: np.ndarray) -> np.ndarray:
+    """Where each of the run's queries is in :func:`judged_order`, -1 where it is not judged:
+    looked up among the qrels' ids as they were read (see :func:`id_positions`)."""
+    found = qrels.query_index.positions(run.query_ids)
+    if not len(qrels_query_to_judged):
+        return found  # nothing judged: every one -1
+    return np.where(found >= 0, qrels_query_to_judged[np.maximum(found, 0)], -1)
+
+
 def sorted_qids(qids) -> np.ndarray:
     """Query ids in trec_eval's output order (``strcmp``: UTF-8 byte order = code point order)."""
-    return np.asarray(sorted(set(qids)), dtype=object)
+    return sorted_unique_ids(qids)
 
 
 def rank(
@@ -158,10 +177,9 @@ def rank(
 def _ordered(run: Run, qrels: Qrels, rule, cut: RunCut, kept: np.ndarray | None) -> RankingTable:
     """The run's rows ``kept`` (None: every row the qrels judge, less those the cut drops) under
     ``rule``."""
-    judged_qids = sorted_qids(qrels.query_ids)
-    index_of = {q: i for i, q in enumerate(judged_qids)}
-    run_query_to_judged = np.array([index_of.get(q, -1) for q in run.query_ids], dtype=np.int64)
-    ignored = tuple(sorted(q for q, i in zip(run.query_ids, run_query_to_judged) if i < 0))
+    judged_qids, qrels_query_to_judged = judged_order(qrels)
+    run_query_to_judged = judged_positions(run, qrels, qrels_query_to_judged)
+    ignored = tuple(sorted_unique_ids(run.query_ids[run_query_to_judged < 0]).tolist())
 
     # rows of the run that count; every row (no copies) in the usual case
     if kept is not None:
@@ -180,7 +198,7 @@ def _ordered(run: Run, qrels: Qrels, rule, cut: RunCut, kept: np.ndarray | None)
     # the grade lookup and the ordering are independent passes over millions of rows: side by side
     with ThreadPoolExecutor(max_workers=1) as pool:
         looking_up = pool.submit(
-            sorting.lookup_grades, run, qrels, run_query_to_judged, rows, index_of
+            sorting.lookup_grades, run, qrels, run_query_to_judged, rows, qrels_query_to_judged
         )
         if rule.by_rank_column:
             ranks = run.rank if len(rows) == len(run) else run.rank[rows]
@@ -210,16 +228,17 @@ def _ordered(run: Run, qrels: Qrels, rule, cut: RunCut, kept: np.ndarray | None)
         if len(rows)
         else np.array([], np.int64)
     )
-    seg_judged_index = (
-        run_query_to_judged[qcode_sorted[seg_starts]] if len(rows) else np.array([], np.int64)
-    )
-    missing = np.setdiff1d(np.arange(len(judged_qids)), seg_judged_index)
+    qcode_sorted_firsts = qcode_sorted[seg_starts] if len(rows) else np.array([], np.int64)
+    seg_judged_index = run_query_to_judged[qcode_sorted_firsts]
+    answered = np.zeros(len(judged_qids), dtype=bool)
+    answered[seg_judged_index] = True
+    missing = np.flatnonzero(~answered)
     seg_order = np.r_[seg_judged_index, missing].astype(np.int64)
     offsets = np.r_[seg_starts, np.full(len(missing) + 1, len(rows))].astype(np.int64)
     # segments follow the query codes in ascending order, so a row's segment is its code, renumbered
     # past absent ones
     present = np.zeros(len(run.query_ids), dtype=bool)
-    present[qcode_sorted[seg_starts]] = True
+    present[qcode_sorted_firsts] = True
     row_query = (
         qcode_sorted if present.all() else (np.cumsum(present, dtype=np.int32) - 1)[qcode_sorted]
     )
@@ -227,11 +246,18 @@ def _ordered(run: Run, qrels: Qrels, rule, cut: RunCut, kept: np.ndarray | None)
     pos = np.arange(len(rows), dtype=np.int32)
     pos -= offsets[:-1].astype(np.int32)[row_query]
 
-    ideal_offsets, ideal_grades, ideal_query, ideal_pos = sorting.ideal(qrels, index_of, seg_order)
+    ideal_offsets, ideal_grades, ideal_query, ideal_pos = sorting.ideal(
+        qrels, qrels_query_to_judged, seg_order
+    )
     return RankingTable(
         run_name=run.name,
         ties=rule,
-        qids=judged_qids[seg_order],
+        # the answered queries' ids as the run holds them (read in the run's order: a million
+        # are compared and sorted later several times faster than the qrels' in another order)
+        qids=np.concatenate([run.query_ids[qcode_sorted_firsts], judged_qids[missing]]).astype(
+            object
+        ),
+        qid_rank=seg_order,
         in_run=np.r_[np.ones(len(seg_judged_index), bool), np.zeros(len(missing), bool)],
         offsets=offsets,
         row_query=row_query,

@@ -9,8 +9,9 @@ from dataclasses import replace
 
 import numpy as np
 
+from rankviz.io.id_keys import id_positions
 from rankviz.io.model import Qrels, Run
-from rankviz.ranking.ordering import rank, sorted_qids
+from rankviz.ranking.ordering import judged_order, judged_positions, rank
 from rankviz.ranking.ranking_table import RankingTable, sorting
 from rankviz.settings.eval_settings import NO_CUT, RunCut
 from rankviz.settings.tie_policy import TiePolicy
@@ -34,17 +35,16 @@ def regrade(
     (``optimistic``,
     ``pessimistic``, a drawn ``random`` one) and qrels that judge other queries are ranked afresh.
     """
-    judged_qids = sorted_qids(qrels.query_ids)
-    if not table.ties.regradable or set(judged_qids) != set(table.qids):
+    judged_qids, qrels_query_to_judged = judged_order(qrels)
+    if not table.ties.regradable or not _same_ids(judged_qids, table.qids):
         return rank(run, qrels, ties=table.ties, cut=table.cut)
-    index_of = {q: i for i, q in enumerate(judged_qids)}
-    run_query_to_judged = np.array([index_of.get(q, -1) for q in run.query_ids], dtype=np.int64)
+    run_query_to_judged = judged_positions(run, qrels, qrels_query_to_judged)
     if queries is None:
         rows = np.flatnonzero(run_query_to_judged[run.qid_codes] >= 0).astype(np.int32)
         if len(rows) == len(run):
             rows = np.arange(len(run), dtype=np.int32)
         row_grade, row_judged = sorting.lookup_grades(
-            run, qrels, run_query_to_judged, rows, index_of
+            run, qrels, run_query_to_judged, rows, qrels_query_to_judged
         )
         grade, judged = np.zeros(len(run), dtype=np.int32), np.zeros(len(run), dtype=bool)
         grade[rows], judged[rows] = row_grade, row_judged
@@ -61,10 +61,12 @@ def regrade(
         # descending) is restored after it
         positions = positions[np.argsort(table.run_rows[positions], kind="stable")]
         grade[positions], judged[positions] = sorting.lookup_grades(
-            run, qrels, run_query_to_judged, table.run_rows[positions], index_of
+            run, qrels, run_query_to_judged, table.run_rows[positions], qrels_query_to_judged
         )
-    seg_order = np.array([index_of[q] for q in table.qids], dtype=np.int64)
-    ideal_offsets, ideal_grades, ideal_query, ideal_pos = sorting.ideal(qrels, index_of, seg_order)
+    seg_order = id_positions(table.qids, judged_qids)
+    ideal_offsets, ideal_grades, ideal_query, ideal_pos = sorting.ideal(
+        qrels, qrels_query_to_judged, seg_order
+    )
     return replace(
         table,
         grade=grade,
@@ -165,3 +167,8 @@ def differing_queries(a: Qrels, b: Qrels) -> set[str]:
     left, right = a.to_frame()[columns], b.to_frame()[columns]
     both = pd.merge(left, right, on=["qid", "docid"], how="outer", suffixes=("_a", "_b"))
     return set(both.loc[both["rel_a"].ne(both["rel_b"]), "qid"].astype(str))
+
+
+def _same_ids(first: np.ndarray, second: np.ndarray) -> bool:
+    """Whether two arrays of distinct ids hold the same ids, in any order."""
+    return len(first) == len(second) and bool(np.all(id_positions(second, first) >= 0))

@@ -63,14 +63,14 @@ class Order:
 
 
 def lookup_grades(
-    run: Run, qrels: Qrels, run_query_to_judged, rows, index_of
+    run: Run, qrels: Qrels, run_query_to_judged, rows, qrels_query_to_judged
 ) -> tuple[np.ndarray, np.ndarray]:
     """Grade of each run row from the qrels (0 and judged=False where the qrels do not list the
     pair). A pair listed with a negative grade keeps it but is not judged: trec_eval's "in the pool,
     unjudged", the one rule every measure and analysis reads through ``judged``."""
     # rows whose docid is judged for some query
     candidates, row_doc = judged_docids(run, qrels, rows)
-    qrels_query = np.array([index_of[q] for q in qrels.query_ids], dtype=np.int64)[qrels.qid_codes]
+    qrels_query = qrels_query_to_judged[qrels.qid_codes]
     width = max(len(qrels.doc_ids), 1)
     judged_keys = qrels_query * width + qrels.doc_codes
     key_order = np.argsort(judged_keys, kind="stable")
@@ -241,9 +241,11 @@ def numbered_by_first_place(
     return number[group_of_row[table_order]]
 
 
-def ideal(qrels: Qrels, index_of: dict, seg_order: np.ndarray):
-    """Each segment's judged grades in descending order (the ideal ranking), CSR style."""
-    judged_index = np.array([index_of[q] for q in qrels.query_ids], dtype=np.int64)[qrels.qid_codes]
+def ideal(qrels: Qrels, qrels_query_to_judged: np.ndarray, seg_order: np.ndarray):
+    """Each segment's judged grades in descending order (the ideal ranking), CSR style;
+    ``qrels_query_to_judged``: where each of the qrels' queries is among those the segments'
+    numbers (``seg_order``) index."""
+    judged_index = qrels_query_to_judged[qrels.qid_codes]
     segment_of_judged = np.empty(len(seg_order), dtype=np.int64)
     segment_of_judged[seg_order] = np.arange(len(seg_order))
     segment = segment_of_judged[judged_index]

@@ -42,7 +42,6 @@ def run_pass(study: Study, name: str, *, k: int, facts_k: int | None = None) -> 
         facts = gather(
             run,
             base,
-            study.qrels.doc_ids,
             k=facts_k,
             rel=settings.rel,
             stride=sample_stride(len(run)),

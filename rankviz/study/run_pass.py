@@ -19,7 +19,7 @@ import numpy as np
 from rankviz.evaluation.assembly import TableValues
 from rankviz.evaluation.run_facts import RunFacts
 
-FORMAT = "1"  # bump when what a pass holds changes: older files on disk are then ignored
+FORMAT = "2"  # bump when what a pass holds changes: older files on disk are then ignored
 
 
 @dataclass(frozen=True, eq=False)
@@ -37,11 +37,15 @@ class RunPass:
         arrays = {"qids": self.values.qids.astype(str), "answered": self.values.answered}
         arrays |= {f"value:{k}": v for k, v in self.values.values.items()}
         arrays |= {f"chance:{k}": v for k, v in self.chance.values.items()}
+        facts = None
+        if self.facts is not None:
+            facts, per_query = self.facts.to_parts()
+            arrays |= {f"facts:{k}": v for k, v in per_query.items()}
         meta = {
             "format": FORMAT,
             "judged": self.judged,
             "ignored": list(self.values.ignored),
-            "facts": None if self.facts is None else self.facts.to_dict(),
+            "facts": facts,
         }
         return arrays | {"meta": np.array(json.dumps(meta))}
 
@@ -65,5 +69,12 @@ class RunPass:
             }
             return TableValues(qids=qids, answered=answered, values=values, ignored=ignored)
 
-        facts = None if meta["facts"] is None else RunFacts.from_dict(meta["facts"])
+        facts = (
+            None
+            if meta["facts"] is None
+            else RunFacts.from_parts(
+                meta["facts"],
+                {k.removeprefix("facts:"): v for k, v in arrays.items() if k.startswith("facts:")},
+            )
+        )
         return RunPass(part("value:"), part("chance:"), float(meta["judged"]), facts)

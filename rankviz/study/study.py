@@ -246,7 +246,6 @@ class Study:
             facts[name] = gather(
                 run,
                 table,
-                self.qrels.doc_ids,
                 k=k,
                 rel=self.settings.rel,
                 stride=sample_stride(len(run)),

@@ -57,7 +57,7 @@ def check(
     settings = settings or EvalSettings()
     findings = [
         *query_findings(facts, qrels, missing=settings.missing),
-        *document_findings(facts),
+        *document_findings(facts, qrels),
         *identical_id_findings(facts, ignored=settings.ignore_identical_ids),
         *depth_findings(facts, measures, settings.depth),
         *table_findings(facts, qrels, k, settings.rel),

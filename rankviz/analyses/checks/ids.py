@@ -6,20 +6,27 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import numpy as np
+
 from rankviz._arrow import strings
 from rankviz.analyses.checks.findings import EXAMPLES, Finding
 from rankviz.evaluation.run_facts import RunFacts
 from rankviz.io.id_forms import near_misses
+from rankviz.io.id_keys import sorted_unique_ids
 from rankviz.io.model import Qrels
 
 
 def query_findings(facts: Mapping[str, RunFacts], qrels: Qrels, *, missing: str) -> list[Finding]:
     """``qid-mismatch`` and ``qid-near-miss`` of every run."""
-    judged = set(map(str, qrels.query_ids))
+    judged = qrels.query_ids
     found = []
     for name, run in facts.items():
-        answered = set(run.queries)
-        extra, lacking = sorted(answered - judged), sorted(judged - answered)
+        answered = run.queries
+        at = qrels.query_index.positions(answered)
+        listed = np.zeros(len(judged), dtype=bool)
+        listed[at[at >= 0]] = True
+        extra = sorted_unique_ids(answered[at < 0]).tolist()
+        lacking = sorted_unique_ids(judged[~listed]).tolist()
         misses = near_misses(strings(extra), strings(lacking))
         if misses:
             found.append(
@@ -35,7 +42,7 @@ def query_findings(facts: Mapping[str, RunFacts], qrels: Qrels, *, missing: str)
                     queries=frozenset(b for _, b in misses),
                 )
             )
-        if not answered & judged:
+        if not listed.any():
             found.append(
                 Finding(
                     "qid-mismatch",
@@ -45,7 +52,7 @@ def query_findings(facts: Mapping[str, RunFacts], qrels: Qrels, *, missing: str)
                     "same topics.",
                     run=name,
                     count=len(judged),
-                    examples=sorted(answered)[:EXAMPLES],
+                    examples=sorted_unique_ids(answered)[:EXAMPLES].tolist(),
                 )
             )
             continue
@@ -83,31 +90,32 @@ def query_findings(facts: Mapping[str, RunFacts], qrels: Qrels, *, missing: str)
     return found
 
 
-def document_findings(facts: Mapping[str, RunFacts]) -> list[Finding]:
+def document_findings(facts: Mapping[str, RunFacts], qrels: Qrels) -> list[Finding]:
     """``docid-near-miss``: retrieved ids that match judged ids only once normalised (on an even
     sample of the lines of a large run: a systematic difference shows in any sample)."""
     found = []
     for name, run in facts.items():
-        if not run.near:
+        seen = run.documents(qrels.doc_ids)
+        if not seen.near:
             continue
         sampled = (
-            f" (of {run.looked_at:,} lines looked at, an even sample of {run.lines:,})"
-            if run.looked_at < run.lines
+            f" (of {seen.looked_at:,} lines looked at, an even sample of {run.lines:,})"
+            if seen.looked_at < run.lines
             else ""
         )
         found.append(
             Finding(
                 "docid-near-miss",
-                "error" if run.near > run.as_written else "warning",
-                f"{run.near:,} retrieved lines name a judged document only once its id is "
+                "error" if seen.near > seen.as_written else "warning",
+                f"{seen.near:,} retrieved lines name a judged document only once its id is "
                 "normalised (case, a prefix such as doc: or msmarco_passage_, a #N segment suffix, "
                 "leading zeros), against "
-                f"{run.as_written:,} that name "
+                f"{seen.as_written:,} that name "
                 f"one as written{sampled}: those documents count as unjudged, so not relevant. "
                 "Write the run's ids as the qrels do.",
                 run=name,
-                count=run.near,
-                examples=[f"{a} ~ {b}" for a, b in run.near_examples],
+                count=seen.near,
+                examples=[f"{a} ~ {b}" for a, b in seen.examples],
             )
         )
     return found

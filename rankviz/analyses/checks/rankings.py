@@ -73,14 +73,18 @@ def table_findings(facts: Mapping[str, RunFacts], qrels: Qrels, k: int, rel: int
         if run.lines
     }
     relevant = np.bincount(qrels.qid_codes[qrels.grade >= rel], minlength=len(qrels.query_ids))
-    per_query = {str(q): int(n) for q, n in zip(qrels.query_ids, relevant, strict=True)}
-    found_any: dict[str, bool] = {}
+    found_any = np.zeros(len(qrels.query_ids), dtype=bool)
     retrieved = {}
     for name, run in facts.items():
-        for qid, hits in run.relevant_found:
-            found_any[qid] = found_any.get(qid, False) or hits > 0
-        retrieved[name] = sum(hits for _, hits in run.relevant_found)
-    return [*_overlap(shares, k), *_unretrieved(per_query, found_any, retrieved)]
+        at = qrels.query_index.positions(run.judged_queries)
+        found_any[at[(at >= 0) & (run.relevant_found > 0)]] = True
+        retrieved[name] = int(run.relevant_found.sum())
+    lost = qrels.query_ids[(relevant > 0) & ~found_any].tolist()
+    with_relevant = int(np.count_nonzero(relevant))
+    return [
+        *_overlap(shares, k),
+        *_unretrieved(lost, with_relevant, int(relevant.sum()), retrieved),
+    ]
 
 
 def _overlap(shares: Mapping[str, float], k: int) -> list[Finding]:
@@ -112,15 +116,15 @@ def _overlap(shares: Mapping[str, float], k: int) -> list[Finding]:
 
 
 def _unretrieved(
-    relevant: Mapping[str, int], found_any: Mapping[str, bool], retrieved: Mapping[str, int]
+    lost: list[str], with_relevant: int, relevant: int, retrieved: Mapping[str, int]
 ) -> list[Finding]:
-    """``unretrieved-relevant``: queries whose relevant documents no run retrieves, at any depth."""
-    with_relevant = [q for q, n in relevant.items() if n]
-    lost = [q for q in with_relevant if not found_any.get(q, False)]
+    """``unretrieved-relevant``: queries whose relevant documents no run retrieves, at any depth
+    (``lost``, of the ``with_relevant`` queries that have a relevant document, ``relevant`` in
+    all)."""
     if not lost:
         return []
-    share = len(lost) / len(with_relevant)
-    total = max(sum(relevant.values()), 1)
+    share = len(lost) / with_relevant
+    total = max(relevant, 1)
     ceilings = ", ".join(f"{name} {n / total:.1%}" for name, n in retrieved.items())
     return [
         Finding(

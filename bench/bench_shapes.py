@@ -1,0 +1,172 @@
+"""Cost per line, not per query: the same ten million lines as 1,000,000 queries x 10 documents
+(a recommender's or a QA set's shape) and as 100,000 queries x 100, on every road that reads a run.
+
+Generates (once, under bench/data/shapes/; generated data, for timing only) for each shape two runs
+(``D%07d`` docids, scores of four decimals, listed by rank with falling scores) and qrels judging
+one retrieved document a query, written in another order of queries than the runs (as real qrels
+are). Each command runs in its own process; its CPU seconds (user + system, with every process it
+waits for: a local Dask cluster's workers count) and wall seconds are the best of ``--repeat``
+rounds, the shapes alternating. The roads:
+
+- ``evaluate``: ``rankviz evaluate QRELS RUN`` with the checks (the default), in memory;
+- ``evaluate --engine stream`` and ``--engine dask --workers 1``;
+- ``compare``: ``rankviz compare QRELS A B`` (the paired test);
+- ``app pass``: what the app's Overview takes of the runs when it is cold
+  (:func:`rankviz.study.passes.run_pass` of both runs with the checks' facts, kept as arrays and
+  read back as the app's store does, the evaluation from the passes, the checks from the facts).
+
+Beside them, the reference measured in the same round: pyarrow's bare read of the run (all six
+columns, query and docid as strings), the floor of any reader here. Printed: CPU and wall seconds
+of each road on each shape, and short / deep (the goal: at most 1.3). Every road's output is the
+same on both engines (checked by the tests, not here). Asserts nothing; prints every number.
+
+    python bench/bench_shapes.py [--repeat N] [--only ROAD]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pacsv
+
+HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE))
+
+from bench_trec_eval import timed  # noqa: E402
+
+DATA = HERE / "data" / "shapes"
+SHAPES = {"short": (1_000_000, 10), "deep": (100_000, 100)}
+MEASURES = ["RR@10", "nDCG@10", "AP"]
+BARE_READ = """
+import sys, pyarrow as pa, pyarrow.csv as csv
+names = ["qid", "q0", "docid", "rank", "score", "tag"]
+types = {"qid": pa.string(), "docid": pa.string()}
+t = csv.read_csv(sys.argv[1], read_options=csv.ReadOptions(column_names=names),
+                 parse_options=csv.ParseOptions(delimiter=" "),
+                 convert_options=csv.ConvertOptions(column_types=types))
+print(t.num_rows)
+"""
+APP_PASS = """
+import sys
+from rankviz.study import Study, StudyRequest
+from rankviz.study.check_questions import CHECK
+from rankviz.study.passes import FROM_PASSES, RUN_PASS
+from rankviz.study.run_pass import RunPass
+study = Study.open(StudyRequest(qrels=sys.argv[1], runs=sys.argv[2:], measures=MEASURES))
+passes = []
+for name in study.run_names:
+    taken = study.ask(RUN_PASS, name, k=10, facts_k=10)
+    passes.append((name, RunPass.from_arrays(taken.to_arrays())))
+print(study.ask(FROM_PASSES, passes).means())
+print(len(study.ask(CHECK, 10, facts={name: found.facts for name, found in passes}).findings))
+""".replace("MEASURES", repr(MEASURES))
+
+
+def generate(shape: str, seed: int = 20261206) -> tuple[Path, list[Path]]:
+    """The qrels and two runs of a shape, written in blocks of queries."""
+    n_queries, depth = SHAPES[shape]
+    folder = DATA / shape
+    qrels, runs = folder / "qrels.txt", [folder / "a.run", folder / "b.run"]
+    if qrels.exists() and all(r.exists() for r in runs):
+        return qrels, runs
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    n_docs = 8_841_823
+    qids = rng.choice(np.arange(10_000_000), n_queries, replace=False)
+    options = pacsv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none")
+    block = 200_000 // depth
+    judged = np.empty(n_queries, dtype=np.int64)
+    for which, path in enumerate(runs):
+        with open(path, "wb") as out:
+            for start in range(0, n_queries, block):
+                these = qids[start : start + block]
+                docs = np.sort(rng.integers(0, n_docs, size=(len(these), depth)), axis=1)
+                docs += np.arange(depth)  # distinct in each ranking
+                if which == 0:
+                    judged[start : start + len(these)] = docs[
+                        np.arange(len(these)), rng.integers(0, depth, len(these))
+                    ]
+                else:  # the second run retrieves the judged document at another place, or not
+                    keep = rng.random(len(these)) < 0.8
+                    docs[keep, rng.integers(0, depth, keep.sum())] = judged[
+                        start : start + len(these)
+                    ][keep]
+                    docs = np.sort(docs, axis=1)  # duplicates are possible: drop them below
+                scores = np.sort(rng.normal(10, 3, size=(len(these), depth)), axis=1)[:, ::-1]
+                table = pa.table(
+                    {
+                        "qid": pa.array(np.repeat(these, depth).astype(str)),
+                        "q0": pa.array(np.full(len(these) * depth, "Q0")),
+                        "docid": pa.array(
+                            np.char.add("D", np.char.zfill(docs.ravel().astype(str), 7))
+                        ),
+                        "rank": pa.array(np.tile(np.arange(1, depth + 1), len(these))),
+                        "score": pa.array(np.round(scores, 4).ravel()),
+                        "tag": pa.array(np.full(len(these) * depth, "shape")),
+                    }
+                )
+                if which == 1:  # each document once a query
+                    flat = docs.ravel()
+                    first = np.r_[True, flat[1:] != flat[:-1]] | (np.arange(len(flat)) % depth == 0)
+                    table = table.filter(pa.array(first))
+                pacsv.write_csv(table, out, write_options=options)
+    order = rng.permutation(n_queries)  # the qrels list the queries in another order
+    lines = [f"{qids[i]} 0 D{judged[i]:07d} 1\n" for i in order]
+    qrels.write_text("".join(lines))
+    return qrels, runs
+
+
+def roads(qrels: Path, runs: list[Path]) -> dict[str, list[str]]:
+    rankviz = [sys.executable, "-m", "rankviz"]
+    measures = [flag for m in MEASURES for flag in ("-m", m)]
+    evaluate = [*rankviz, "evaluate", str(qrels), str(runs[0]), *measures]
+    return {
+        "bare read (reference)": [sys.executable, "-c", BARE_READ, str(runs[0])],
+        "evaluate": evaluate,
+        "evaluate, stream": [*evaluate, "--engine", "stream"],
+        "evaluate, dask 1 worker": [*evaluate, "--engine", "dask", "--workers", "1"],
+        "compare": [*rankviz, "compare", str(qrels), *map(str, runs), *measures],
+        "app pass": [sys.executable, "-c", APP_PASS, str(qrels), *map(str, runs)],
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3, help="rounds; the best of each is kept")
+    parser.add_argument("--only", action="append", help="only these roads (repeatable)")
+    args = parser.parse_args()
+    inputs = {shape: generate(shape) for shape in SHAPES}
+    best: dict[tuple[str, str], tuple[float, float]] = {}
+    for _ in range(args.repeat):
+        for shape, (qrels, runs) in inputs.items():
+            for road, command in roads(qrels, runs).items():
+                if args.only and road not in args.only and not road.endswith("(reference)"):
+                    continue
+                wall, cpu, _ = timed(command)
+                seen = best.get((shape, road))
+                best[(shape, road)] = (
+                    (wall, cpu) if seen is None else (min(seen[0], wall), min(seen[1], cpu))
+                )
+    n, depth = SHAPES["short"]
+    m, deep_depth = SHAPES["deep"]
+    print(
+        f"short: {n:,} queries x {depth}; deep: {m:,} x {deep_depth}; best of {args.repeat}, "
+        "CPU seconds (wall)"
+    )
+    print(f"{'road':>26} {'short':>15} {'deep':>15}  short/deep CPU")
+    for road in dict.fromkeys(r for _, r in best):
+        short, deep = best[("short", road)], best[("deep", road)]
+        print(
+            f"{road:>26} {short[1]:7.2f} ({short[0]:5.2f}) {deep[1]:7.2f} ({deep[0]:5.2f})  "
+            f"{short[1] / deep[1]:.2f}x"
+        )
+    bare = best[("deep", "bare read (reference)")][1]
+    print(f"evaluate / bare read (deep): {best[('deep', 'evaluate')][1] / bare:.2f}x CPU")
+
+
+if __name__ == "__main__":
+    main()

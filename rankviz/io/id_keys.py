@@ -1,0 +1,136 @@
+"""Ids sorted and looked up as NumPy keys, never one Python call per id.
+
+A run can list a million queries. Sorting their ids (trec_eval prints queries in ``strcmp``
+order), finding them among the judged ones, or checking that none comes twice, one Python call per
+id, costs seconds; as NumPy keys it costs a few array passes. ASCII ids of up to 8 bytes (most
+query ids) become big-endian words, zero-padded (no id holds a NUL, so a prefix sorts first);
+longer ASCII ids fixed-width bytes; others code points (UTF-8 byte order is code point order).
+
+Reading a million str objects costs several times more in an order other than the one they were
+made in (each is a cache miss): keys are taken of arrays as read (a reader's ``query_ids``), and
+permuted as keys, where there is the choice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+_WORDS, _BYTES, _TEXT = "words", "bytes", "text"
+
+
+def _objects(ids) -> np.ndarray:
+    values = np.asarray(ids, dtype=object)
+    if "\x00" in "".join(values.tolist()):
+        raise ValueError("an id holds a NUL character")
+    return values
+
+
+def _words(encoded: np.ndarray) -> np.ndarray:
+    return encoded.astype("S8").view(">u8").astype(np.uint64)
+
+
+def _keys(values: np.ndarray) -> tuple[np.ndarray, str, int]:
+    """(keys, their kind, the byte width of the ASCII kinds) of ids."""
+    try:
+        encoded = values.astype("S") if len(values) else values.astype("S1")
+    except UnicodeEncodeError:
+        return values.astype("U") if len(values) else values.astype("U1"), _TEXT, 0
+    width = encoded.dtype.itemsize
+    return (_words(encoded), _WORDS, 8) if width <= 8 else (encoded, _BYTES, width)
+
+
+@dataclass(frozen=True, eq=False)
+class IdIndex:
+    """Distinct ids with their keys sorted once, looked up many times (each block of a streamed
+    run among a million judged queries costs the block, not the million).
+
+    Parameters
+    ----------
+    ids
+        The distinct ids (object array of str), in their own order.
+    """
+
+    ids: np.ndarray
+    kind: str
+    width: int
+    sorted_keys: np.ndarray
+    order: np.ndarray  # ids[order] are in strcmp order
+
+    @classmethod
+    def of(cls, ids) -> IdIndex:
+        values = _objects(ids)
+        keys, kind, width = _keys(values)
+        order = np.argsort(keys, kind="stable")
+        return cls(values, kind, width, keys[order], order)
+
+    def _keys_of(self, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(keys of other ids in this index's kind, which of them could be among its ids)."""
+        every = np.ones(len(values), dtype=bool)
+        if self.kind == _TEXT:
+            return values.astype("U"), every
+        ascii_only = every
+        try:
+            encoded = values.astype("S")
+        except UnicodeEncodeError:  # those beyond ASCII are none of these ASCII ids
+            ascii_only = np.fromiter((v.isascii() for v in values), dtype=bool, count=len(values))
+            encoded = np.where(ascii_only, values, "").astype("S")
+        fits = ascii_only & (np.char.str_len(encoded) <= self.width)
+        encoded = encoded.astype(f"S{self.width}")
+        return (_words(encoded) if self.kind == _WORDS else encoded), fits
+
+    def positions(self, values) -> np.ndarray:
+        """Each value's position in :attr:`ids`, -1 where it is not there (int64)."""
+        values = _objects(values)
+        found = np.full(len(values), -1, dtype=np.int64)
+        if not len(values) or not len(self.ids):
+            return found
+        if len(values) == len(self.ids) and bool(np.all(values == self.ids)):
+            return np.arange(len(values), dtype=np.int64)  # the same ids in the same order
+        keys, fits = self._keys_of(values)
+        # sorted needles find their places in one sweep (random ones miss the cache every probe)
+        needles = np.argsort(keys, kind="stable")
+        at = np.empty(len(keys), dtype=np.int64)
+        at[needles] = np.searchsorted(self.sorted_keys, keys[needles])
+        np.minimum(at, len(self.sorted_keys) - 1, out=at)
+        hit = fits & (self.sorted_keys[at] == keys)
+        found[hit] = self.order[at[hit]]
+        return found
+
+
+def id_positions(values, vocabulary) -> np.ndarray:
+    """Each value's position in ``vocabulary`` (distinct ids), -1 where it is not there (int64);
+    for many lookups in one vocabulary, :class:`IdIndex`."""
+    values, vocabulary = np.asarray(values, dtype=object), np.asarray(vocabulary, dtype=object)
+    if not len(values) or not len(vocabulary):
+        return np.full(len(values), -1, dtype=np.int64)
+    if len(values) == len(vocabulary) and bool(np.all(values == vocabulary)):
+        return np.arange(len(values), dtype=np.int64)  # the same ids in the same order (common)
+    return IdIndex.of(vocabulary).positions(values)
+
+
+def id_order(ids) -> np.ndarray:
+    """The permutation that puts distinct ids in trec_eval's output order (``strcmp``)."""
+    values = _objects(ids)
+    if not len(values):
+        return np.zeros(0, dtype=np.int64)
+    return np.argsort(_keys(values)[0], kind="stable")
+
+
+def sorted_unique_ids(ids) -> np.ndarray:
+    """The distinct ids in trec_eval's output order (``strcmp``), an object array of str."""
+    values = _objects(ids)
+    if not len(values):
+        return np.zeros(0, dtype=object)
+    _, first = np.unique(_keys(values)[0], return_index=True)
+    return values[first]
+
+
+def distinct(ids) -> bool:
+    """Whether no id appears twice."""
+    values = _objects(ids)
+    if len(values) < 2:
+        return True
+    keys = np.sort(_keys(values)[0])
+    return not bool(np.any(keys[1:] == keys[:-1]))
