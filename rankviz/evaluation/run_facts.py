@@ -63,7 +63,10 @@ class RunFacts:
     compare them with the qrels' in a few array passes.
     """
 
-    queries: np.ndarray = field(default_factory=_no_ids)  # every query the run lists (object)
+    queries: int = 0  # the queries the run lists
+    # the run's queries the qrels do not judge, and the judged queries it has no ranking for
+    unjudged: np.ndarray = field(default_factory=_no_ids)
+    missing: np.ndarray = field(default_factory=_no_ids)
     lines: int = 0
     depth: int = 0  # its longest ranking, before any cut
     # (query, documents named like it, of them its top score)
@@ -81,7 +84,14 @@ class RunFacts:
     relevant_found: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     #: the fields held in arrays
-    ARRAYS = ("queries", "judged_queries", "relevant_found", "sampled_docids", "sampled_lines")
+    ARRAYS = (
+        "unjudged",
+        "missing",
+        "judged_queries",
+        "relevant_found",
+        "sampled_docids",
+        "sampled_lines",
+    )
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -120,7 +130,8 @@ class RunFacts:
         fixed-width text, so loading them needs no pickle)."""
         plain = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in self.ARRAYS}
         arrays = {
-            "queries": self.queries.astype(str),
+            "unjudged": self.unjudged.astype(str),
+            "missing": self.missing.astype(str),
             "judged_queries": self.judged_queries.astype(str),
             "sampled_docids": np.asarray(self.sampled_docids.to_pylist(), dtype=object).astype(str),
         }
@@ -141,7 +152,8 @@ class RunFacts:
 
         return RunFacts(
             **{name: tuples(value) for name, value in plain.items()},
-            queries=np.asarray(arrays["queries"]).astype(object),
+            unjudged=np.asarray(arrays["unjudged"]).astype(object),
+            missing=np.asarray(arrays["missing"]).astype(object),
             judged_queries=np.asarray(arrays["judged_queries"]).astype(object),
             relevant_found=np.asarray(arrays["relevant_found"], dtype=np.int64),
             sampled_docids=strings(np.asarray(arrays["sampled_docids"]).tolist()),
@@ -152,7 +164,9 @@ class RunFacts:
     def merged(parts: Sequence[RunFacts]) -> RunFacts:
         """The facts of a run from those of its blocks (disjoint queries)."""
         return RunFacts(
-            queries=np.concatenate([_no_ids(), *(p.queries for p in parts)]),
+            queries=sum(p.queries for p in parts),
+            unjudged=np.concatenate([_no_ids(), *(p.unjudged for p in parts)]),
+            missing=np.concatenate([_no_ids(), *(p.missing for p in parts)]),
             lines=sum(p.lines for p in parts),
             depth=max((p.depth for p in parts), default=0),
             identical=tuple(i for p in parts for i in p.identical),
@@ -184,7 +198,9 @@ def gather(run: Run, table: RankingTable, *, k: int, rel: int, stride: int = 1) 
         table.row_query[np.flatnonzero(table.grade >= rel)], minlength=len(table.qids)
     )
     return RunFacts(
-        queries=run.query_ids,
+        queries=len(run.query_ids),
+        unjudged=np.asarray(table.ignored_qids, dtype=object),
+        missing=table.qids[~table.in_run],
         lines=len(run),
         depth=int(counts.max()) if len(run) else 0,
         identical=_identical(run),

@@ -112,6 +112,25 @@ class DocidKeys:
         )
         return np.asarray(numbers[fits], dtype=self.values.dtype)
 
+    def aligned(self, docids: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+        """The keys of other docids (a qrels vocabulary) in this space, one per docid (int64), and
+        which of them can equal one of ours: with numbers, those that are numbers of this width."""
+        if not self.numeric:
+            keys = string_keys(docids, bits=32).view(np.int32).astype(np.int64)
+            return keys, np.ones(len(docids), dtype=bool)
+        numbers = docid_numbers(docids)
+        if numbers is None:  # some are not numbers: the others one by one (a vocabulary, not a run)
+            texts = docids.to_pylist()
+            numeric = np.fromiter(
+                (INTEGER.fullmatch(d) is not None for d in texts), dtype=bool, count=len(texts)
+            )
+            numbers = np.asarray([int(d) if n else 0 for d, n in zip(texts, numeric)], object)
+        else:
+            numeric = np.ones(len(numbers), dtype=bool)
+        limits = np.iinfo(self.values.dtype)
+        fits = numeric & (numbers >= limits.min) & (numbers <= limits.max)
+        return np.where(fits, numbers, 0).astype(np.int64), fits.astype(bool)
+
     def rows_among(self, keys: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         """Positions (in ``rows``, default every row) whose key may be one of ``keys``: all of those
         whose key is, and a few more. A bitmap of the keys' low bits, probed once per row."""

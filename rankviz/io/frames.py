@@ -45,6 +45,7 @@ def run_from_frame(frame, *, name: str = "run") -> Run:
         source=f"DataFrame {name!r}",
         query_ids=queries["query_ids"],
         qid_codes=queries["qid_codes"],
+        query_id_strings=queries["query_id_strings"],
         docids=docid,
         score=score,
         rank_column=rank,

@@ -59,6 +59,8 @@ class Run:
         float64 per row: the file's rank column, as read.
     docid_keys
         The docids' integer keys; computed from the docids unless the reader has them.
+    query_id_strings
+        The query ids as Arrow strings, when the reader has them (made when asked otherwise).
     """
 
     name: str
@@ -70,6 +72,7 @@ class Run:
     # float64 per row: the file's rank column, as read
     rank_column: np.ndarray | pa.Array | pa.ChunkedArray
     docid_keys: DocidKeys | None = None  # computed from the docids unless the reader has them
+    query_id_strings: pa.Array | None = None  # the query ids as Arrow strings, if read so
 
     def __post_init__(self) -> None:
         if self.docid_keys is None:
@@ -97,11 +100,16 @@ class Run:
         column = self.rank_column
         return column if isinstance(column, np.ndarray) else to_numpy(column)
 
+    def query_strings(self) -> pa.Array:
+        """The query ids as Arrow strings (as the reader had them, else made now)."""
+        given = self.query_id_strings
+        return strings(self.query_ids) if given is None else given.cast(pa.string())
+
     def identical_ids(self) -> np.ndarray:
         """Per line: its document id is its query's (what BEIR's rule drops). The docids' integer
         keys find the few candidates; their strings decide."""
         keys = self.keys
-        query_texts = strings(self.query_ids)
+        query_texts = self.query_strings()
         if keys.numeric:
             query_keys = _numbers_like(query_texts, keys.values.dtype)
         else:
@@ -136,6 +144,9 @@ class Run:
             score=self.score[lo:hi],
             rank_column=rank,
             docid_keys=keys,
+            query_id_strings=None
+            if self.query_id_strings is None
+            else self.query_id_strings.slice(start, stop - start),
         )
 
     @classmethod

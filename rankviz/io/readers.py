@@ -152,6 +152,7 @@ def run_from_columns(columns: dict, queries: dict, *, name: str, label: str) -> 
         source=label,
         query_ids=queries["query_ids"],
         qid_codes=queries["qid_codes"],
+        query_id_strings=queries["query_id_strings"],
         docids=docids,
         score=score,
         rank_column=rank,

@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankviz._arrow import from_numpy, take, to_numpy
+from rankviz._arrow import booleans, from_numpy, paired_keys, take, to_numpy
 from rankviz.io.model import Qrels, Run
 from rankviz.settings.tie_policy import TiePolicy
 
@@ -67,39 +67,93 @@ def lookup_grades(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Grade of each run row from the qrels (0 and judged=False where the qrels do not list the
     pair). A pair listed with a negative grade keeps it but is not judged: trec_eval's "in the pool,
-    unjudged", the one rule every measure and analysis reads through ``judged``."""
-    # rows whose docid is judged for some query
-    candidates, row_doc = judged_docids(run, qrels, rows)
-    qrels_query = qrels_query_to_judged[qrels.qid_codes]
-    width = max(len(qrels.doc_ids), 1)
-    judged_keys = qrels_query * width + qrels.doc_codes
-    key_order = np.argsort(judged_keys, kind="stable")
-    judged_keys = judged_keys[key_order]
-    row_keys = run_query_to_judged[run.qid_codes[rows[candidates]]] * width + row_doc
-    at = np.minimum(np.searchsorted(judged_keys, row_keys), len(judged_keys) - 1)
-    match = judged_keys[at] == row_keys
-    judged = np.zeros(len(rows), dtype=bool)
+    unjudged", the one rule every measure and analysis reads through ``judged``.
+
+    Each (query, docid) pair becomes one 64-bit key, of the query's place among the judged ones and
+    the docid's integer key: the judged pairs are sorted once, a bitmap of their low bits narrows
+    the run's millions of rows to the few that can be judged, a sorted search finds their
+    judgment and the strings decide ("01" and "1" share a number; keys may collide). What it costs
+    follows the lines, however many queries or judged documents there are: no hash table of the
+    judged ids.
+    """
     grade = np.zeros(len(rows), dtype=np.int32)
-    grade[candidates[match]] = qrels.grade[key_order][at[match]]
-    judged[candidates[match]] = grade[candidates[match]] >= 0
+    judged = np.zeros(len(rows), dtype=bool)
+    if not len(rows) or not len(qrels.grade):
+        return grade, judged
+    doc_keys, comparable = run.keys.aligned(qrels.doc_ids)
+    usable = np.flatnonzero(comparable[qrels.doc_codes])  # judgments that may name our docids
+    judged_query = qrels_query_to_judged[qrels.qid_codes]  # per judgment
+    wide = run.keys.values.dtype.itemsize > 4
+    pair_keys = _pair_keys(judged_query[usable], doc_keys[qrels.doc_codes[usable]], wide=wide)
+    order = np.argsort(pair_keys)
+    pair_keys, judgment = pair_keys[order], usable[order]
+    # rows whose docid key is judged for some query (a bitmap of the keys' low bits), then
+    # those whose pair is judged
+    judged_doc_keys = doc_keys[np.flatnonzero(comparable)].astype(run.keys.values.dtype)
+    candidates = run.keys.rows_among(judged_doc_keys, None if len(rows) == len(run) else rows)
+    candidate_rows = rows[candidates]
+    row_query = run_query_to_judged[run.qid_codes[candidate_rows]]
+    probes = _pair_keys(row_query, run.keys.values[candidate_rows], wide=wide)
+    # sorted probes find their places in one sweep (random ones miss the cache at every probe)
+    by_key = np.argsort(probes)
+    at = np.empty(len(probes), dtype=np.int64)
+    at[by_key] = np.searchsorted(pair_keys, probes[by_key])
+    np.minimum(at, len(pair_keys) - 1, out=at)
+    found = pair_keys[at] == probes
+    candidates, at, row_query = candidates[found], at[found], row_query[found]
+    which = judgment[at]
+    same = (judged_query[which] == row_query) & booleans(
+        pc.equal(
+            take(run.docids, rows[candidates]).cast(pa.string()),
+            qrels.doc_ids.take(from_numpy(qrels.doc_codes[which])).cast(pa.string()),
+        )
+    )
+    # a key two judgments share (two docids of one query with one key): each one is compared
+    after = pair_keys[np.minimum(at + 1, len(pair_keys) - 1)] == pair_keys[at]
+    for k in np.flatnonzero(~same & after):
+        other = _among_shared(
+            pair_keys,
+            judgment,
+            int(at[k]),
+            lambda j, k=k: (
+                bool(judged_query[j] == row_query[k])
+                and qrels.doc_ids[int(qrels.doc_codes[j])].as_py()
+                == _docid(run, int(rows[candidates[k]]))
+            ),
+        )
+        if other is not None:
+            which[k], same[k] = other, True
+    matched = candidates[same]
+    grade[matched] = qrels.grade[which[same]]
+    judged[matched] = grade[matched] >= 0
     return grade, judged
 
 
-def judged_docids(run: Run, qrels: Qrels, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The positions in ``rows`` whose docid the qrels judge (for any query), and its index in
-    ``qrels.doc_ids``.
+def _among_shared(pair_keys: np.ndarray, judgment: np.ndarray, first: int, names) -> int | None:
+    """The judgment after ``first`` with the same key that ``names`` the row, if any."""
+    place = first + 1
+    while place < len(pair_keys) and pair_keys[place] == pair_keys[first]:
+        if names(judgment[place]):
+            return int(judgment[place])
+        place += 1
+    return None
 
-    Probes the run's docids into the (small) qrels vocabulary, never the other way round: the
-    docids' integer keys first narrow millions of rows to the few that can match, whose strings
-    then decide ("01" and "1" share a number; keys may collide).
-    """
-    keys = run.keys
-    candidates = keys.rows_among(keys.like(qrels.doc_ids), None if len(rows) == len(run) else rows)
-    row_doc = to_numpy(
-        pc.index_in(take(run.docids, rows[candidates]), value_set=qrels.doc_ids), fill=-1
-    )
-    exact = row_doc >= 0
-    return candidates[exact], row_doc[exact]
+
+def _docid(run: Run, row: int) -> str:
+    return take(run.docids, np.array([row])).cast(pa.string())[0].as_py()
+
+
+def _pair_keys(query: np.ndarray, doc_key: np.ndarray, *, wide: bool) -> np.ndarray:
+    """One 64-bit key per (query place, docid key) pair: the two side by side where the docid
+    keys take 32 bits (string keys, numbers of int32), else mixed (``wide``: int64 numbers)."""
+    if wide:
+        return paired_keys(
+            np.asarray(query, dtype=np.int64).view(np.uint64),
+            np.asarray(doc_key, dtype=np.int64).view(np.uint64),
+        )
+    packed = np.asarray(query, dtype=np.int64) << np.int64(32)
+    packed |= np.asarray(doc_key, dtype=np.int64) & np.int64(0xFFFFFFFF)
+    return packed
 
 
 def primary_order(qcode: np.ndarray, score: np.ndarray) -> Order:

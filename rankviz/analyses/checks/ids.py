@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import numpy as np
-
 from rankviz._arrow import strings
 from rankviz.analyses.checks.findings import EXAMPLES, Finding
 from rankviz.evaluation.run_facts import RunFacts
@@ -21,12 +19,8 @@ def query_findings(facts: Mapping[str, RunFacts], qrels: Qrels, *, missing: str)
     judged = qrels.query_ids
     found = []
     for name, run in facts.items():
-        answered = run.queries
-        at = qrels.query_index.positions(answered)
-        listed = np.zeros(len(judged), dtype=bool)
-        listed[at[at >= 0]] = True
-        extra = sorted_unique_ids(answered[at < 0]).tolist()
-        lacking = sorted_unique_ids(judged[~listed]).tolist()
+        extra = sorted_unique_ids(run.unjudged).tolist()
+        lacking = sorted_unique_ids(run.missing).tolist()
         misses = near_misses(strings(extra), strings(lacking))
         if misses:
             found.append(
@@ -42,17 +36,17 @@ def query_findings(facts: Mapping[str, RunFacts], qrels: Qrels, *, missing: str)
                     queries=frozenset(b for _, b in misses),
                 )
             )
-        if not listed.any():
+        if len(lacking) == len(judged):
             found.append(
                 Finding(
                     "qid-mismatch",
                     "error",
-                    f"the run answers none of the {len(judged)} judged queries ({len(answered)} of "
+                    f"the run answers none of the {len(judged)} judged queries ({run.queries} of "
                     "its own): every number of it is 0. Check that run and qrels belong to the "
                     "same topics.",
                     run=name,
                     count=len(judged),
-                    examples=sorted_unique_ids(answered)[:EXAMPLES].tolist(),
+                    examples=extra[:EXAMPLES],
                 )
             )
             continue
