@@ -15,9 +15,10 @@ import numpy as np
 
 from rankviz.errors import CollectionError, MeasureError, OptionError
 from rankviz.evaluation.assembly import TableValues, assemble, combine, table_values, tie_seed
-from rankviz.evaluation.result import Evaluation, MeasureLike, query_values
+from rankviz.evaluation.result import Evaluation, MeasureLike
 from rankviz.io.frames import as_qrels, as_run
 from rankviz.io.groups import NO_GROUP, QueryGroups
+from rankviz.io.id_keys import id_order
 from rankviz.io.model import Qrels, Run
 from rankviz.io.readers import run_names, unique_names
 from rankviz.measures import Measure, expand, refuse_without_closed_form
@@ -81,6 +82,17 @@ def as_runs(runs: RunLike | Iterable[RunLike] | Mapping[str, Any]) -> list[Run]:
         raise OptionError("no run given")
     unique_names([r.name for r in loaded])
     return loaded
+
+
+def query_values(
+    table: RankingTable, measure: Measure, *, missing: str = "zero"
+) -> tuple[np.ndarray, np.ndarray]:
+    """One measure's (qids, values) in trec_eval's query order; ``missing="skip"`` keeps only
+    the queries the run answers."""
+    values = measure(table)
+    keep = np.arange(table.n_queries) if missing == "zero" else np.flatnonzero(table.in_run)
+    order = keep[id_order(table.qids[keep])]
+    return table.qids[order], values[order]
 
 
 def _named(run: Run, name: str) -> Run:

@@ -10,6 +10,7 @@ queries the qrels do not judge, group-file queries that are not judged). Means c
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -22,7 +23,6 @@ from rankviz.evaluation.run_facts import RunFacts
 from rankviz.io.groups import Coverage, QueryGroups
 from rankviz.measures import Measure, parse
 from rankviz.measures.score import Score
-from rankviz.ranking.ranking_table import RankingTable
 from rankviz.settings.eval_settings import ALL, EvalSettings
 
 if TYPE_CHECKING:
@@ -37,18 +37,6 @@ def listed(names: Iterable[str], shown: int = 5) -> str:
     """A few names for a repr: ``a, b, c, ... (12)``."""
     names = list(names)
     return ", ".join(names[:shown]) + (f", ... ({len(names)})" if len(names) > shown else "")
-
-
-def query_values(
-    table: RankingTable, measure: Measure, *, missing: str = "zero"
-) -> tuple[np.ndarray, np.ndarray]:
-    """One measure's (qids, values) in trec_eval's query order; ``missing="skip"`` keeps only
-    the queries the run answers."""
-    values = measure(table)
-    keep = np.arange(table.n_queries) if missing == "zero" else np.flatnonzero(table.in_run)
-    # code point order = UTF-8 byte order
-    order = keep[np.argsort(table.qids[keep].astype(str), kind="stable")]
-    return table.qids[order], values[order]
 
 
 def spread(trials: np.ndarray) -> np.ndarray:
@@ -228,11 +216,16 @@ class Evaluation:
         import pandas as pd
 
         frame = pd.DataFrame(
-            self.values[self._key(measure)],
-            index=pd.Index(self.qids, name="qid"),
-            columns=list(self.runs),
+            self.values[self._key(measure)], index=self._qid_index, columns=list(self.runs)
         )
         return frame.dropna() if complete else frame
+
+    @functools.cached_property
+    def _qid_index(self) -> pd.Index:
+        """The queries as a pandas index, made once (a million ids cost pandas 0.4 s each time)."""
+        import pandas as pd
+
+        return pd.Index(self.qids, name="qid")
 
     def per_query(self, measure: MeasureLike, run: str) -> pd.Series:
         import pandas as pd

@@ -109,7 +109,9 @@ class RunFacts:
         if not len(ids):
             return DocumentMatch(0, 0, 0, ())
         target = judged_ids.cast(ids.type)
-        written = booleans(pc.is_in(ids, value_set=target))
+        # the sample's ids hashed, not the judged ones (a million in a large qrels)
+        sampled = target.filter(pc.is_in(target, value_set=ids))
+        written = booleans(pc.is_in(ids, value_set=sampled))
         unmatched = np.flatnonzero(~written)
         match = near_match(ids.take(from_numpy(unmatched)), target)
         hit = unmatched[match >= 0]

@@ -236,15 +236,29 @@ def _first_positive(
     in a uniformly random order of ``size`` documents, ``zeros`` of them not positive. P(no positive
     in a t-prefix) is the product of (zeros - i) / (size - i) over i < t, taken in t's order as the
     general walk takes it, and the terms added in t's order (a group's value does not depend on the
-    batch)."""
-    t = np.arange(int(steps.max()))
-    inside_ = t[None, :] < steps[:, None]
-    ratio = np.where(
-        inside_, np.clip(zeros[:, None] - t, 0, None) / np.maximum(size[:, None] - t, 1.0), 1.0
-    )
-    # A(0), A(1), ...
-    before = np.cumprod(np.concatenate([np.ones((len(size), 1)), ratio], axis=1), axis=1)
-    terms = np.where(
-        inside_, (before[:, :-1] - before[:, 1:]) * discount(start[:, None] + t + 1), 0.0
-    )
-    return np.cumsum(terms, axis=1)[:, -1]
+    batch). Groups are taken a block at a time, so that every temporary stays a few megabytes (a
+    million groups would fault in fresh pages for each of them)."""
+    out = np.empty(len(size))
+    width = int(steps.max())
+    block = max(1, _BLOCK_CELLS // max(width, 1))
+    t = np.arange(width)[:, None]
+    for lo in range(0, len(size), block):
+        hi = lo + block
+        # steps down, groups across: each running product and sum is one pass over the groups
+        inside_ = t < steps[None, lo:hi]
+        ratio = np.where(
+            inside_,
+            np.clip(zeros[None, lo:hi] - t, 0, None) / np.maximum(size[None, lo:hi] - t, 1.0),
+            1.0,
+        )
+        # A(0), A(1), ...
+        before = np.cumprod(np.concatenate([np.ones((1, ratio.shape[1])), ratio]), axis=0)
+        terms = np.where(
+            inside_, (before[:-1] - before[1:]) * discount(start[None, lo:hi] + t + 1), 0.0
+        )
+        out[lo:hi] = np.cumsum(terms, axis=0)[-1]
+    return out
+
+
+#: cells (groups x steps) of one block of :func:`_first_positive`: 8 MB a float64 temporary
+_BLOCK_CELLS = 1 << 20
