@@ -266,7 +266,8 @@ class Qrels(_Encoded):
         block)."""
         wanted = np.asarray(list(query_ids) if isinstance(query_ids, set) else query_ids, object)
         found = self.query_index.positions(wanted)
-        kept = np.unique(found[found >= 0])  # ascending: the qrels' own order of queries
+        kept = np.sort(found[found >= 0])  # ascending: the qrels' own order of queries
+        kept = kept[np.r_[True, kept[1:] != kept[:-1]]] if len(kept) else kept  # each once
         grouped, starts = self._by_query
         counts = starts[kept + 1] - starts[kept]
         first = np.repeat(starts[kept] - np.r_[0, np.cumsum(counts)[:-1]], counts)

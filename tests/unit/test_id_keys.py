@@ -65,3 +65,45 @@ def test_an_id_holding_nul_is_refused() -> None:
     lets a NUL through; an id from elsewhere holding one is refused, never merged."""
     with pytest.raises(ValueError, match="NUL"):
         sorted_unique_ids(objects(["a", "a\x00"]))
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["q1", "q2", "10", "9", "é"]), st.integers(0, 5)), max_size=30
+    ),
+    st.lists(st.sampled_from(["q1", "q2", "10", "9", "é", "absent"]), max_size=8),
+)
+@settings(max_examples=200, deadline=None)
+def test_qrels_restricted_to_some_queries_are_pandas_filter(pairs, wanted) -> None:
+    """The judgments of the wanted queries, in file order, whatever the wanted list repeats or
+    lacks: what a filter of the qrels' frame keeps."""
+    import pandas as pd
+
+    import rankviz as rv
+
+    judged = list(dict.fromkeys((q, f"d{d}") for q, d in pairs))
+    if not judged:
+        return
+    frame = pd.DataFrame(judged, columns=["qid", "docid"]).assign(rel=range(len(judged)))
+    qrels = rv.qrels_from_frame(frame)
+    kept = qrels.restricted(wanted).to_frame()
+    expected = frame[frame["qid"].isin(wanted)].reset_index(drop=True)
+    assert kept.to_dict("list") == expected.to_dict("list")
+
+
+@given(
+    st.lists(st.sampled_from(["a", "b", "c", "D1", "d1", "01"]), max_size=6),
+    st.lists(st.sampled_from(["a", "b", "c", "D1", "d1", "1", "x", "y"]), min_size=1, max_size=40),
+)
+@settings(max_examples=200, deadline=None)
+def test_the_first_place_of_each_id_is_arrows_index_in(values, targets) -> None:
+    """Near misses hash the smaller side (a sample of a run's ids against a million judged ones):
+    each value's first place among the targets is still what Arrow's ``index_in`` gives."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from rankviz.io.id_forms import _first_in
+
+    found = _first_in(pa.array(values, pa.string()), pa.array(targets, pa.string()))
+    expected = pc.index_in(pa.array(values, pa.string()), value_set=pa.array(targets, pa.string()))
+    assert found.tolist() == [-1 if v is None else v for v in expected.to_pylist()]
