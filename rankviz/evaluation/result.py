@@ -337,9 +337,10 @@ class Evaluation:
         mean_rows: list[dict] = []
         for run in self.runs:
             for measure in map(str, self.measures):
-                qids, values = self.run_values(measure, run)
                 std = self.query_std(measure, run)
                 head = {"run": run, "measure": measure}
+                if grouped or per_query:  # else the mean alone: no million ids gathered for it
+                    qids, values = self.run_values(measure, run)
                 if grouped:
                     groups = self.aggregation.groups(qids)
                     if ALL in set(groups):

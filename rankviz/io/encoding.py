@@ -9,7 +9,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankviz._arrow import string_keys, take, take_sorted, to_numpy
+from rankviz._arrow import booleans, string_keys, take, take_sorted, to_numpy
 from rankviz.io.id_keys import distinct
 
 
@@ -27,20 +27,16 @@ def encode_queries(qid) -> dict:
     """
     n = len(qid)
     if n:
-        changes = to_numpy(
-            pc.indices_nonzero(pc.not_equal(qid.slice(1), qid.slice(0, n - 1)))
-        ).astype(np.int64)
-        starts = np.r_[0, changes + 1]
+        opens = np.empty(n, dtype=bool)  # a line whose qid is not the line before's
+        opens[0] = True
+        opens[1:] = booleans(pc.not_equal(qid.slice(1), qid.slice(0, n - 1)))
+        starts = np.flatnonzero(opens)
         strings = take_sorted(qid, starts)
         query_ids = np.asarray(strings.to_pylist(), dtype=object)  # to_numpy would import pandas
         if distinct(query_ids):
-            return {
-                "query_ids": query_ids,
-                "qid_codes": np.repeat(
-                    np.arange(len(starts), dtype=np.int32), np.diff(np.r_[starts, n])
-                ),
-                "query_id_strings": strings,
-            }
+            codes = np.cumsum(opens, dtype=np.int32)
+            codes -= 1
+            return {"query_ids": query_ids, "qid_codes": codes, "query_id_strings": strings}
     q = dictionary(qid)
     return {
         "query_ids": np.asarray(q.dictionary.to_pylist(), dtype=object),

@@ -27,6 +27,16 @@ def _objects(ids) -> np.ndarray:
     return values
 
 
+def _same(values: np.ndarray, ids: np.ndarray) -> bool:
+    """The same ids in the same order (common: a run and qrels written from one topic list); the
+    first few compared before all of them."""
+    return (
+        len(values) == len(ids)
+        and bool(np.all(values[:16] == ids[:16]))
+        and bool(np.all(values == ids))
+    )
+
+
 def _words(encoded: np.ndarray) -> np.ndarray:
     return encoded.astype("S8").view(">u8").astype(np.uint64)
 
@@ -86,8 +96,8 @@ class IdIndex:
         found = np.full(len(values), -1, dtype=np.int64)
         if not len(values) or not len(self.ids):
             return found
-        if len(values) == len(self.ids) and bool(np.all(values == self.ids)):
-            return np.arange(len(values), dtype=np.int64)  # the same ids in the same order
+        if _same(values, self.ids):
+            return np.arange(len(values), dtype=np.int64)
         keys, fits = self._keys_of(values)
         # sorted needles find their places in one sweep (random ones miss the cache every probe)
         needles = np.argsort(keys, kind="stable")
@@ -105,8 +115,8 @@ def id_positions(values, vocabulary) -> np.ndarray:
     values, vocabulary = np.asarray(values, dtype=object), np.asarray(vocabulary, dtype=object)
     if not len(values) or not len(vocabulary):
         return np.full(len(values), -1, dtype=np.int64)
-    if len(values) == len(vocabulary) and bool(np.all(values == vocabulary)):
-        return np.arange(len(values), dtype=np.int64)  # the same ids in the same order (common)
+    if _same(values, vocabulary):
+        return np.arange(len(values), dtype=np.int64)
     return IdIndex.of(vocabulary).positions(values)
 
 
