@@ -72,7 +72,7 @@ class IdIndex:
     def of(cls, ids) -> IdIndex:
         values = _objects(ids)
         keys, kind, width = _keys(values)
-        order = np.argsort(keys, kind="stable")
+        order = np.argsort(keys)  # distinct ids: no two keys tie, any sort is the one order
         return cls(values, kind, width, keys[order], order)
 
     def _keys_of(self, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -100,7 +100,7 @@ class IdIndex:
             return np.arange(len(values), dtype=np.int64)
         keys, fits = self._keys_of(values)
         # sorted needles find their places in one sweep (random ones miss the cache every probe)
-        needles = np.argsort(keys, kind="stable")
+        needles = np.argsort(keys)  # equal needles find the same place in any order
         at = np.empty(len(keys), dtype=np.int64)
         at[needles] = np.searchsorted(self.sorted_keys, keys[needles])
         np.minimum(at, len(self.sorted_keys) - 1, out=at)
