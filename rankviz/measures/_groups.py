@@ -108,12 +108,17 @@ def discount_sums(
     start = groups.start[selected]
     sums = np.zeros(len(selected))
     narrow = np.flatnonzero(span <= ENUMERATED_SPAN)
-    counts = span[narrow]
-    local = np.repeat(np.arange(len(narrow)), counts)
-    offset = np.arange(len(local)) - np.repeat(np.cumsum(counts) - counts, counts) + 1
-    sums[narrow] = np.bincount(
-        local, weights=discount(start[narrow][local] + offset), minlength=len(narrow)
-    )
+    if len(narrow):
+        # position by position, each a pass over the groups: the discount of each rank taken
+        # once, the terms added in rank order from 0.0 (a million groups of ten positions make
+        # no ten-million-entry temporaries)
+        counts, first = span[narrow], start[narrow]
+        widest = int(counts.max())
+        rank_discount = discount(np.arange(1, int(first.max()) + widest + 1, dtype=np.float64))
+        narrow_sums = np.zeros(len(narrow))
+        for offset in range(1, widest + 1):
+            narrow_sums += np.where(offset <= counts, rank_discount[first + offset - 1], 0.0)
+        sums[narrow] = narrow_sums
     wide = np.flatnonzero(span > ENUMERATED_SPAN)
     if len(wide):
         last = int((start[wide] + span[wide]).max())
