@@ -9,7 +9,10 @@ trec_eval is not on PyPI: give a build (``--trec-eval PATH``; `make` in trec_eva
 e.g. ``../shared/reference/trec_eval-10.0-f425365.tar.gz``). Without one, ``rankviz evaluate`` of
 the same files with the official measures is the reference measured in the same run.
 
+Other shapes (``--shape ties``, ``--shape queries``): a run full of ties, many short rankings.
+
     python bench/bench_trec_eval.py [--trec-eval PATH] [--repeat N] [--calls N] [--small-only]
+    [--shape msmarco|ties|queries]...
 """
 
 from __future__ import annotations
@@ -27,6 +30,44 @@ sys.path.insert(0, str(HERE))
 from bench_evaluate import generate  # noqa: E402
 
 ARGUMENTS = {"official": [], "all_trec -q": ["-q", "-m", "all_trec"]}
+
+
+#: Other shapes of run: ``ties``, scores of three decimals (most documents share their score with
+#: others, the tie-aware sort does the work); ``queries``, many short rankings (the cost per query)
+SHAPES = {
+    "ties": "1,000 queries x 1,000 documents, scores of three decimals in [0, 1)",
+    "queries": "100,000 queries x 20 documents, two judged a query",
+}
+
+
+def generated_shape(shape: str, seed: int = 20261206) -> tuple[Path, Path]:
+    """The qrels and run of a shape, written once under bench/data/trec_eval/."""
+    import numpy as np
+
+    folder = HERE / "data" / "trec_eval" / shape
+    qrels, run = folder / "qrels.txt", folder / "run.txt"
+    if qrels.exists() and run.exists():
+        return qrels, run
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    n_queries, depth, judged = (1000, 1000, 100) if shape == "ties" else (100_000, 20, 2)
+    with run.open("w") as out, qrels.open("w") as judgments:
+        for q in range(n_queries):
+            docs = rng.choice(50 * depth, depth, replace=False)
+            scores = (
+                np.floor(rng.random(depth) * 1000) / 1000
+                if shape == "ties"
+                else np.sort(rng.normal(size=depth))[::-1]
+            )
+            out.writelines(
+                f"{q} Q0 D{d} {r + 1} {s:.3f} shape\n"
+                for r, (d, s) in enumerate(zip(docs, scores, strict=True))
+            )
+            grades = rng.integers(0, 3, judged)
+            judgments.writelines(
+                f"{q} 0 D{d} {g}\n" for d, g in zip(docs[:judged], grades, strict=True)
+            )
+    return qrels, run
 
 
 def timed(command: list[str]) -> tuple[float, float, bytes]:
@@ -72,11 +113,23 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--calls", type=int, default=10, help="calls on the small file")
     parser.add_argument("--small-only", action="store_true", help="the small file alone")
+    parser.add_argument(
+        "--shape",
+        choices=["msmarco", *SHAPES],
+        action="append",
+        help="the runs measured (repeatable; default msmarco)",
+    )
     args = parser.parse_args()
     small_file(args.trec_eval, args.calls)
     if args.small_only:
         return
-    qrels, run = generate("msmarco")
+    for shape in args.shape or ["msmarco"]:
+        qrels, run = generate("msmarco") if shape == "msmarco" else generated_shape(shape)
+        print(f"== {shape}: {SHAPES.get(shape, 'the MS MARCO-sized run of bench_evaluate.py')}")
+        against_trec_eval(qrels, run, args)
+
+
+def against_trec_eval(qrels: Path, run: Path, args) -> None:
     rankviz = [sys.executable, "-m", "rankviz", "trec-eval"]
     for name, extra in ARGUMENTS.items():
         ours = min(timed([*rankviz, *extra, str(qrels), str(run)]) for _ in range(args.repeat))
