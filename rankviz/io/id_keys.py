@@ -21,7 +21,8 @@ _WORDS, _BYTES, _TEXT = "words", "bytes", "text"
 
 
 def _objects(ids) -> np.ndarray:
-    values = np.asarray(ids, dtype=object)
+    """The ids as a 1-d object array (a set or any iterable of ids is taken as its ids)."""
+    values = np.asarray(ids if isinstance(ids, np.ndarray) else list(ids), dtype=object)
     if "\x00" in "".join(values.tolist()):
         raise ValueError("an id holds a NUL character")
     return values
@@ -112,7 +113,7 @@ class IdIndex:
 def id_positions(values, vocabulary) -> np.ndarray:
     """Each value's position in ``vocabulary`` (distinct ids), -1 where it is not there (int64);
     for many lookups in one vocabulary, :class:`IdIndex`."""
-    values, vocabulary = np.asarray(values, dtype=object), np.asarray(vocabulary, dtype=object)
+    values, vocabulary = _objects(values), _objects(vocabulary)
     if not len(values) or not len(vocabulary):
         return np.full(len(values), -1, dtype=np.int64)
     if _same(values, vocabulary):

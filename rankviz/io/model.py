@@ -264,8 +264,7 @@ class Qrels(_Encoded):
         """The judgments of these queries only (the docid vocabulary is shared, not copied): the
         cost of those queries' judgments, not of the whole qrels (a streamed run asks once a
         block)."""
-        wanted = np.asarray(list(query_ids) if isinstance(query_ids, set) else query_ids, object)
-        found = self.query_index.positions(wanted)
+        found = self.query_index.positions(query_ids)
         kept = np.sort(found[found >= 0])  # ascending: the qrels' own order of queries
         kept = kept[np.r_[True, kept[1:] != kept[:-1]]] if len(kept) else kept  # each once
         grouped, starts = self._by_query

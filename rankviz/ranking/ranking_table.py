@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankviz._arrow import from_numpy, paired_keys, string_keys, take, to_numpy
-from rankviz.io.id_keys import id_positions
+from rankviz.io.id_keys import id_positions, sorted_unique_ids
 from rankviz.ranking import sorting
 from rankviz.settings.eval_settings import NO_CUT, TIES, RunCut
 from rankviz.settings.tie_policy import TiePolicy
@@ -126,7 +126,7 @@ class RankingTable:
         """The table of these queries only: their rows, tie groups and judgments, in table order.
         Every kernel computes a query from its own rows, so a query's values here are its values in
         the whole table (what re-evaluating a few re-judged queries relies on)."""
-        segments = np.flatnonzero(id_positions(self.qids, np.unique(np.asarray(qids, object))) >= 0)
+        segments = np.flatnonzero(id_positions(self.qids, sorted_unique_ids(qids)) >= 0)
         rows, offsets, row_query = sorting.segment_rows(self.offsets, segments)
         judged, ideal_offsets, ideal_query = sorting.segment_rows(self.ideal_offsets, segments)
         # groups keep their order

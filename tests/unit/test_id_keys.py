@@ -89,6 +89,8 @@ def test_qrels_restricted_to_some_queries_are_pandas_filter(pairs, wanted) -> No
     kept = qrels.restricted(wanted).to_frame()
     expected = frame[frame["qid"].isin(wanted)].reset_index(drop=True)
     assert kept.to_dict("list") == expected.to_dict("list")
+    # a set of queries (what a meeting's re-judged queries are) is taken as its queries
+    assert qrels.restricted(set(wanted)).to_frame().to_dict("list") == expected.to_dict("list")
 
 
 @given(
