@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rankviz.io.id_keys import id_positions
+from rankviz.io.id_keys import id_positions, sorted_unique_ids
 from rankviz.io.model import Qrels, Run
 from rankviz.measures._common import REL
 from rankviz.measures.spec import Family, Measure, make, register
 from rankviz.measures.spellings import CUTOFFS, RPREC_MULTIPLES
 from rankviz.ranking import sorting
-from rankviz.ranking.ordering import rank, sorted_qids
+from rankviz.ranking.ordering import rank
 from rankviz.settings.eval_settings import JUDGED_ONLY, RunCut
 from rankviz.settings.options import Option
 
@@ -92,7 +92,7 @@ def _regraded(table: RankingTable, name: str, qrels: Qrels) -> RankingTable:
     rankings (its order kept): made once per table and group."""
     key = ("judgment group", name)
     if key not in table._cache:
-        judged = sorted_qids(qrels.query_ids)
+        judged = sorted_unique_ids(qrels.query_ids)
         part = table.of_queries(judged)
         frame = qrels.to_frame()
         lookup = dict(zip(zip(frame.qid, frame.docid), frame.rel.tolist(), strict=True))

@@ -118,11 +118,6 @@ def judged_positions(run: Run, qrels: Qrels, qrels_query_to_judged: np.ndarray) 
     return np.where(found >= 0, qrels_query_to_judged[np.maximum(found, 0)], -1)
 
 
-def sorted_qids(qids) -> np.ndarray:
-    """Query ids in trec_eval's output order (``strcmp``: UTF-8 byte order = code point order)."""
-    return sorted_unique_ids(qids)
-
-
 def rank(
     run: Run,
     qrels: Qrels,

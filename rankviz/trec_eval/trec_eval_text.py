@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from rankviz.errors import OptionError
+from rankviz.io.id_keys import sorted_unique_ids
 from rankviz.io.model import Qrels, Run
 from rankviz.io.preference_judgments import Preferences
 from rankviz.trec_eval.names import READ_AS, atof, catalogued, requested
@@ -335,9 +336,7 @@ def _stop_on_missed(missed: list[str], args: TrecEvalOptions) -> None:
 
 
 def _queries(columns: dict[str, Column]) -> list[str]:
-    from rankviz.ranking.ordering import sorted_qids
-
-    return list(sorted_qids([q for column in columns.values() for q in column.values]))
+    return sorted_unique_ids([q for column in columns.values() for q in column.values]).tolist()
 
 
 def _summary(
