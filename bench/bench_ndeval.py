@@ -7,7 +7,7 @@ ndeval.c -lm`` on ``src/ndeval.c`` of pyndeval's sdist). Two references are meas
 run, each in a process of its own: a bare read of the two files by rankviz's readers, and Python
 starting with numpy and pyarrow imported (the floor of any Python command here).
 
-    python bench/bench_ndeval.py [--ndeval PATH] [--repeat N]
+    python bench/bench_ndeval.py [--ndeval PATH] [--repeat N] [--topics N]
 """
 
 from __future__ import annotations
@@ -30,15 +30,16 @@ READ_ONLY = (
 )
 
 
-def generate(seed: int = 1) -> tuple[Path, Path]:
-    """The qrels and run (written once)."""
-    qrels, run = DATA / "qrels.txt", DATA / "run.txt"
+def generate(seed: int = 1, topics: int = 50) -> tuple[Path, Path]:
+    """The qrels and run of ``topics`` topics (written once)."""
+    folder = DATA if topics == 50 else DATA / f"topics{topics}"
+    qrels, run = folder / "qrels.txt", folder / "run.txt"
     if qrels.exists() and run.exists():
         return qrels, run
-    DATA.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(parents=True, exist_ok=True)
     rng = random.Random(seed)
     with qrels.open("w") as q, run.open("w") as r:
-        for topic in range(1, 51):
+        for topic in range(1, topics + 1):
             docs = [f"d{topic}-{i}" for i in range(2000)]
             for doc in docs[:500]:
                 for subtopic in range(1, 7):
@@ -52,8 +53,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ndeval", metavar="PATH", help="an ndeval build")
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--topics", type=int, default=50, help="topics (many: per-topic cost)")
     args = parser.parse_args()
-    qrels, run = generate()
+    qrels, run = generate(topics=args.topics)
     ours = min(
         timed([sys.executable, "-m", "rankviz", "ndeval", str(qrels), str(run)])
         for _ in range(args.repeat)

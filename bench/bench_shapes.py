@@ -38,18 +38,13 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE))
+
+from bench_evaluate import PYARROW_SCRIPT as BARE_READ  # noqa: E402  (reads sys.argv[2])
+
 DATA = HERE / "data" / "shapes"
 SHAPES = {"short": (1_000_000, 10), "deep": (100_000, 100)}
 MEASURES = ["RR@10", "nDCG@10", "AP"]
-BARE_READ = """
-import sys, pyarrow as pa, pyarrow.csv as csv
-names = ["qid", "q0", "docid", "rank", "score", "tag"]
-types = {"qid": pa.string(), "docid": pa.string()}
-t = csv.read_csv(sys.argv[1], read_options=csv.ReadOptions(column_names=names),
-                 parse_options=csv.ParseOptions(delimiter=" "),
-                 convert_options=csv.ConvertOptions(column_types=types))
-print(t.num_rows)
-"""
 APP_PASS = """
 import sys
 from rankviz.study import Study, StudyRequest
@@ -135,7 +130,7 @@ def roads(qrels: Path, runs: list[Path]) -> dict[str, list[str]]:
     measures = [flag for m in MEASURES for flag in ("-m", m)]
     evaluate = [*rankviz, "evaluate", str(qrels), str(runs[0]), *measures]
     return {
-        "bare read (reference)": [sys.executable, "-c", BARE_READ, str(runs[0])],
+        "bare read (reference)": [sys.executable, "-c", BARE_READ, str(qrels), str(runs[0])],
         "evaluate": evaluate,
         "evaluate, stream": [*evaluate, "--engine", "stream"],
         "evaluate, dask 1 worker": [*evaluate, "--engine", "dask", "--workers", "1"],
