@@ -85,6 +85,8 @@ def lookup_grades(
     judged_query = qrels_query_to_judged[qrels.qid_codes]  # per judgment
     wide = run.keys.values.dtype.itemsize > 4
     pair_keys = _pair_keys(judged_query[usable], doc_keys[qrels.doc_codes[usable]], wide=wide)
+    if not len(pair_keys):  # no judgment could name a docid of the run
+        return grade, judged
     order = np.argsort(pair_keys)
     pair_keys, judgment = pair_keys[order], usable[order]
     # rows whose docid key is judged for some query (a bitmap of the keys' low bits), then

@@ -68,3 +68,16 @@ def test_a_key_judged_for_one_query_only_grades_that_query(tmp_path) -> None:
     a, b = _colliding_pair()
     found = _grades(tmp_path, f"q1 0 {a} 2\n", f"q1 Q0 {b} 1 1.0 r\nq2 Q0 {a} 1 1.0 r\n")
     assert found[("q1", b)] == (0, False)
+
+
+def test_no_judgment_that_could_name_a_docid_of_the_run_leaves_every_line_unjudged(
+    tmp_path,
+) -> None:
+    """A run of numeric docids against qrels restricted to a query whose one judgment is a word
+    (the qrels' ids keep the other query's number): no judgment is keyed beside the run's docids
+    (found by the stream engine's property test: a piece held only that query)."""
+    (tmp_path / "qrels").write_text("1 0 zz 2\n11 0 0 1\n")
+    (tmp_path / "run").write_text("1 Q0 0 1 0.0 r\n")
+    qrels = rv.read_qrels(tmp_path / "qrels").restricted(["1"])
+    table = rank(rv.read_run(tmp_path / "run"), qrels)
+    assert table.grade.tolist() == [0] and table.judged.tolist() == [False]
