@@ -63,10 +63,12 @@ print(elapsed, peak[0] / 2**20, digest.hexdigest())
 """
 
 
-def generate(name: str, seed: int = 20261201) -> tuple[Path, Path]:
-    """The run and qrels of a workload, written in blocks of queries (never the whole run in
-    memory)."""
-    n_queries, depth = WORKLOADS[name]
+def generate(
+    name: str, seed: int = 20261201, shape: tuple[int, int] | None = None
+) -> tuple[Path, Path]:
+    """The run and qrels of a workload (or of ``shape``: queries, depth), written in blocks of
+    queries (never the whole run in memory)."""
+    n_queries, depth = shape or WORKLOADS[name]
     DATA.mkdir(exist_ok=True)
     run_path, qrels_path = DATA / f"scale-{name}.run", DATA / f"scale-{name}.qrels"
     if run_path.exists() and qrels_path.exists():

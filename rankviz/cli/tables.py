@@ -18,6 +18,11 @@ NA = "n/a"
 
 def full(value: object) -> str:
     """A TSV cell: text as is, numbers at full precision (repr round-trips a double)."""
+    kind = type(value)
+    if kind is str:
+        return value  # type: ignore[return-value]
+    if kind is float:  # most cells: a finite double as repr gives it, NaN and infinities empty
+        return repr(value) if value - value == 0.0 else ""  # type: ignore[operator]
     if isinstance(value, str):
         return value
     value = clean(value)

@@ -1,20 +1,27 @@
-"""The Dask engine: pieces of whole queries evaluated on a dask.distributed cluster."""
+"""The Dask engine: byte ranges of whole queries read and evaluated by the workers of a
+dask.distributed cluster (pieces sent by the client where the workers do not see the file)."""
 
 from __future__ import annotations
 
+import itertools
+import os
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
-from rankviz.errors import OptionError, RankvizError, install_hint
+from rankviz.errors import FormatError, OptionError, RankvizError, install_hint
 from rankviz.evaluation.pieces import (
     DASK_WORKERS,
     Job,
+    Lines,
     PieceValues,
     Progress,
+    RangeLines,
     RunSource,
     values_of_piece,
+    values_of_range,
 )
 from rankviz.io.blocks import Piece, pieces
+from rankviz.io.byte_ranges import ByteRange, is_url, plan_ranges, stamp_at
 from rankviz.settings.engine_settings import EngineSettings
 
 
@@ -39,8 +46,10 @@ def on_dask(
     try:
         cluster_job = _ClusterJob(client, job)
         window = 2 * max(len(client.scheduler_info().get("workers", {})), 1)
+        found = _in_order(cluster_job, sources, window, progress)
         return [
-            (s.name, job.gather(s, _in_order(cluster_job, s, window, progress))) for s in sources
+            (sources[at].name, job.gather(sources[at], ((lines, v) for _, lines, v in group)))
+            for at, group in itertools.groupby(found, key=lambda item: item[0])
         ]
     finally:
         client.close()
@@ -103,16 +112,19 @@ class _ClusterJob:
         self.client, self.job = client, job
         self.shipped = client.scatter(job, broadcast=True, timeout=SCATTER_SECONDS)
 
-    def submit(self, piece: Piece, name: str):
-        """The piece's future, sent straight to a worker (not through the task graph); a worker lost
-        while the piece went to it is the piece's first loss, which :meth:`result` sends again."""
+    def submit(self, piece: Piece | ByteRange, name: str):
+        """The future of a byte range (which a worker reads) or of a piece (its bytes sent straight
+        to a worker, not through the task graph); a worker lost while the piece went to it is the
+        piece's first loss, which :meth:`result` sends again."""
         try:
+            if isinstance(piece, ByteRange):
+                return self.client.submit(values_of_range, piece, self.shipped, name, pure=False)
             sent = self.client.scatter(piece, timeout=SCATTER_SECONDS)
             return self.client.submit(values_of_piece, sent, self.shipped, name, pure=False)
         except Exception as exc:  # noqa: BLE001 - comm closed, worker gone: whatever, sent again
             return _Lost(exc)
 
-    def result(self, piece: Piece, future, name: str) -> PieceValues:
+    def result(self, piece: Piece | ByteRange, future, name: str) -> PieceValues:
         """The piece's values; a lost worker's piece computed again, at most :data:`PIECE_RETRIES`
         times."""
         lost: Exception | None = None
@@ -130,9 +142,14 @@ class _ClusterJob:
                 raise  # the piece's own error (a bad line): the same on every worker
             except Exception as exc:  # noqa: BLE001 - a worker or its data lost: cancelled, killed, comm closed
                 lost = exc
+        where = (
+            f"{piece.name}, bytes {piece.start:,} to {piece.stop:,}"
+            if isinstance(piece, ByteRange)
+            else f"{piece.label}, lines from {piece.first_line}"
+        )
         raise RankvizError(
-            f"{piece.label}, lines from {piece.first_line}: the Dask cluster lost this piece "
-            f"{PIECE_RETRIES + 1} times ({type(lost).__name__}); no number is given for it"
+            f"{where}: the Dask cluster lost this piece {PIECE_RETRIES + 1} times "
+            f"({type(lost).__name__}); no number is given for it"
         )
 
 
@@ -143,22 +160,63 @@ class _Lost:
         self.error = error
 
 
-def _in_order(cluster_job: _ClusterJob, source: RunSource, window: int, progress: Progress | None):
-    """(piece, values) of a run's pieces computed on the cluster, in file order, with at most
-    ``window`` pieces in flight (the client holds no more than that many pieces' bytes)."""
-    in_flight: deque[tuple[Piece, object]] = deque()
-    for piece in pieces(source.path):
-        in_flight.append((piece, cluster_job.submit(piece, source.name)))
+def _in_order(
+    cluster_job: _ClusterJob,
+    sources: Sequence[RunSource],
+    window: int,
+    progress: Progress | None,
+) -> Iterator[tuple[int, Lines, PieceValues]]:
+    """(the source's place, lines, values) of every run's ranges or pieces, computed on the
+    cluster, run after run in file order, with at most ``window`` in flight across runs (a worker
+    never waits for the next run)."""
+    in_flight: deque[tuple[int, Piece | ByteRange, object]] = deque()
+    lines_before = [0] * len(sources)
+    for at, item in _work(cluster_job.client, sources):
+        in_flight.append((at, item, cluster_job.submit(item, sources[at].name)))
         if len(in_flight) >= window:
-            yield _done(cluster_job, *in_flight.popleft(), source.name, progress)
+            yield _done(cluster_job, *in_flight.popleft(), sources, lines_before, progress)
     while in_flight:
-        yield _done(cluster_job, *in_flight.popleft(), source.name, progress)
+        yield _done(cluster_job, *in_flight.popleft(), sources, lines_before, progress)
+
+
+def _work(client, sources: Sequence[RunSource]) -> Iterator[tuple[int, Piece | ByteRange]]:
+    """Each run's byte ranges where the workers reach its file (a URL, or a path they see as the
+    client does), else its pieces, read here and sent."""
+    for at, source in enumerate(sources):
+        path = source.path if is_url(source.path) else os.path.abspath(source.path)
+        if is_url(path) or _workers_reach(client, path):
+            yield from ((at, r) for r in plan_ranges(path, label=source.path))
+        else:
+            yield from ((at, p) for p in pieces(source.path))
+
+
+def _workers_reach(client, path: str) -> bool:
+    """True when a worker sees the file at ``path`` as the client does (the same size and
+    version): a shared file system. One round trip per run."""
+    here = stamp_at(path)
+    return here is not None and client.submit(stamp_at, path, pure=False).result() == here
 
 
 def _done(
-    cluster_job: _ClusterJob, piece: Piece, future, name: str, progress: Progress | None
-) -> tuple[Piece, PieceValues]:
-    values = cluster_job.result(piece, future, name)
+    cluster_job: _ClusterJob,
+    at: int,
+    item: Piece | ByteRange,
+    future,
+    sources: Sequence[RunSource],
+    lines_before: list[int],
+    progress: Progress | None,
+) -> tuple[int, Lines, PieceValues]:
+    name = sources[at].name
+    try:
+        values = cluster_job.result(item, future, name)
+    except FormatError as error:
+        if isinstance(item, ByteRange) and error.line_no and lines_before[at]:
+            # the worker numbered its range's lines from 1: read it here to name the file's line
+            values_of_range(item, cluster_job.job, name, first_line=lines_before[at] + 1)
+        raise
     if progress is not None:
-        progress(len(piece.data))
-    return piece, values
+        progress(item.size if isinstance(item, ByteRange) else len(item.data))
+    if isinstance(item, ByteRange):
+        lines_before[at] += values.lines
+        return at, RangeLines(item, lines_before[at] - values.lines + 1), values
+    return at, item, values

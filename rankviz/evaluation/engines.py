@@ -7,9 +7,11 @@ kernels:
 - ``stream`` reads a TREC run file in pieces of whole queries (:mod:`rankviz.io.blocks`), ranks and
   measures each against the qrels of its queries, keeps only the per-query values and drops the
   piece: memory follows the piece, not the file;
-- ``dask`` hands the same pieces to the workers of a ``dask.distributed`` cluster and gathers the
-  per-query values (at most two pieces per worker are in flight, so the client's memory is bounded
-  too).
+- ``dask`` has the workers of a ``dask.distributed`` cluster read byte ranges of whole queries
+  where the file lies (a shared path, an fsspec URL: :mod:`rankviz.io.byte_ranges`), evaluate them
+  as pieces and send back per-query values; the client plans the ranges and never reads a run (a
+  path the workers do not see is read by the client and sent in pieces). At most two ranges per
+  worker are in flight.
 
 A query's values do not depend on the other queries it is evaluated with (random tie orders are
 drawn per query and document, see :func:`rankviz.ranking.ordering.shuffle_ties`), so the
@@ -34,6 +36,7 @@ from rankviz.evaluation.evaluate import Evaluation, as_measures, evaluate_tables
 from rankviz.evaluation.pieces import Job, PieceValues, Progress, RunSource, values_of_piece
 from rankviz.evaluation.run_facts import RunFacts, gather, sample_stride
 from rankviz.io.blocks import Piece, pieces
+from rankviz.io.byte_ranges import is_url, stamp_at
 from rankviz.io.groups import QueryGroups
 from rankviz.io.model import Qrels, Run
 from rankviz.io.readers import read_run, unique_names
@@ -50,7 +53,13 @@ STREAM_ABOVE_BYTES = 2**30
 
 def chosen_engine(sources: Sequence[RunSource], engine: EngineSettings) -> str:
     """The engine that runs: ``auto`` streams when a run file is large, and only TREC files
-    stream."""
+    stream; a run given as a URL is read by the Dask engine's workers."""
+    for source in sources:
+        if is_url(source.path) and engine.engine != "dask":
+            raise OptionError(
+                f"{source.path}: a run given as a URL is read by the Dask engine's workers "
+                "(--engine dask, with --scheduler or --workers)"
+            )
     if engine.engine != "auto":
         if engine.engine != "memory":
             for source in sources:
@@ -170,6 +179,9 @@ def _read_whole(source: RunSource, progress: Progress | None) -> Run:
 def _lines_about(path: str) -> int:
     """About how many lines a TREC run file holds (for the checks' sample: 40 bytes a line, gzip 4
     to 1)."""
+    if is_url(path):
+        stamp = stamp_at(path)
+        return stamp.size // 40 if stamp is not None else 0
     try:
         return os.path.getsize(path) * (4 if is_gzip(path) else 1) // 40
     except OSError:
@@ -178,7 +190,10 @@ def _lines_about(path: str) -> int:
 
 def file_size(path: str) -> int:
     """The bytes a progress bar counts for a run file (0 for gzip, whose content size is unknown
-    ahead)."""
+    ahead; a URL's size as its store gives it)."""
+    if is_url(path):
+        stamp = stamp_at(path)
+        return stamp.size if stamp is not None else 0
     try:
         return 0 if is_gzip(path) else os.path.getsize(path)
     except OSError:

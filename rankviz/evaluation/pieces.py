@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import gzip
 import os
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Protocol
 
 import numpy as np
 
 from rankviz.errors import FormatError, quoted
 from rankviz.evaluation.assembly import TableValues, table_values
 from rankviz.evaluation.run_facts import gather
-from rankviz.io.blocks import Piece
+from rankviz.io.blocks import Piece, line_ends, pieces
+from rankviz.io.byte_ranges import ByteRange, expand_urls
 from rankviz.io.id_keys import distinct
 from rankviz.io.model import Qrels, Run
 from rankviz.io.readers import run_name_from_path, run_names
@@ -49,8 +52,10 @@ class RunSource:
     @classmethod
     def of_paths(cls, paths: Sequence[str | os.PathLike]) -> list[RunSource]:
         """Run files named uniquely (:func:`~rankviz.io.readers.run_names`: ``a/run`` and ``b/run``
-        where two share a base name)."""
-        return [cls(str(path), name) for path, name in zip(paths, run_names(paths))]
+        where two share a base name); a URL with a wildcard (``s3://b/runs/*.run``) or ending in
+        ``/`` stands for the files it matches (:func:`~rankviz.io.byte_ranges.expand_urls`)."""
+        every = expand_urls([str(p) for p in paths])
+        return [cls(path, name) for path, name in zip(every, run_names(every))]
 
 
 @dataclass(frozen=True, eq=False)
@@ -60,6 +65,39 @@ class PieceValues:
 
     values: TableValues
     query_ids: np.ndarray  # object array of str
+    lines: int = 0  # the lines a byte range held: where the file's next range starts counting
+
+
+class Lines(Protocol):
+    """Lines of a run file gathered as one: a :class:`~rankviz.io.blocks.Piece`, or a
+    :class:`RangeLines` (what a worker read), whose bytes are read again only to name an error."""
+
+    @property
+    def data(self) -> bytes: ...
+
+    @property
+    def first_line(self) -> int: ...
+
+    @property
+    def label(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class RangeLines:
+    """A byte range a worker read, seen from the client: its file's line numbers, and its bytes
+    read here only when an error must quote its lines."""
+
+    byte_range: ByteRange
+    first_line: int
+
+    @property
+    def label(self) -> str:
+        return self.byte_range.name
+
+    @property
+    def data(self) -> bytes:
+        data = self.byte_range.read()
+        return gzip.decompress(data) if self.byte_range.compressed else data
 
 
 @dataclass(frozen=True, eq=False)
@@ -75,11 +113,11 @@ class Job:
     # per run: every how many lines its docids are compared
     strides: Mapping[str, int] | None = None
 
-    def gather(self, source: RunSource, found: Iterator[tuple[Piece, PieceValues]]) -> TableValues:
+    def gather(self, source: RunSource, found: Iterator[tuple[Lines, PieceValues]]) -> TableValues:
         """A run's values from its pieces (in file order), then the judged queries none of them
         ranks."""
         parts: list = []
-        listed: list[tuple[Piece, np.ndarray]] = []
+        listed: list[tuple[Lines, np.ndarray]] = []
         for piece, part in found:
             listed.append((piece, part.query_ids))
             parts.append(part.values)
@@ -125,7 +163,26 @@ def values_of_piece(piece: Piece, job: Job, name: str) -> PieceValues:
     return PieceValues(TableValues.concatenate(blocks), run.query_ids)
 
 
-def _first_come_back(listed: Sequence[tuple[Piece, np.ndarray]]) -> FormatError:
+def values_of_range(
+    byte_range: ByteRange, job: Job, name: str, *, first_line: int = 1
+) -> PieceValues:
+    """Read one byte range where it lies and evaluate it a piece at a time (what a worker runs);
+    its lines are numbered from ``first_line`` (a worker does not know how many lines come before
+    its range: the client asks again, with the number, only to name a bad line)."""
+    data = byte_range.read()
+    found = [
+        values_of_piece(piece, job, name)
+        for piece in pieces(data, filename=byte_range.name, first_line=first_line)
+    ]
+    every = np.concatenate([np.zeros(0, dtype=object), *(f.query_ids for f in found)])
+    if not distinct(every):
+        listed = zip(pieces(data, filename=byte_range.name, first_line=first_line), found)
+        raise _first_come_back([(piece, f.query_ids) for piece, f in listed])
+    values = TableValues.concatenate([f.values for f in found])
+    return PieceValues(values, every, 0 if byte_range.compressed else line_ends(data))
+
+
+def _first_come_back(listed: Sequence[tuple[Lines, np.ndarray]]) -> FormatError:
     """The error for the first piece that lists a query an earlier piece listed (a run whose
     queries are not grouped; only then are the pieces' ids compared one by one)."""
     seen: set[str] = set()
@@ -137,7 +194,7 @@ def _first_come_back(listed: Sequence[tuple[Piece, np.ndarray]]) -> FormatError:
     raise AssertionError("no query comes back")  # pragma: no cover
 
 
-def _comes_back(piece: Piece, earlier: set[str] | None) -> FormatError:
+def _comes_back(piece: Lines, earlier: set[str] | None) -> FormatError:
     """The error for a query whose lines are not together: the first line (of the piece) where a
     query listed before (in an earlier piece, or earlier in this one) comes back."""
     before = set(earlier or ())

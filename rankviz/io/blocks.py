@@ -43,17 +43,22 @@ class Piece:
 
 
 def pieces(
-    source: Source, *, filename: str | None = None, piece_bytes: int | None = None
+    source: Source,
+    *,
+    filename: str | None = None,
+    piece_bytes: int | None = None,
+    first_line: int = 1,
 ) -> Iterator[Piece]:
     """The file's pieces in file order, each about ``piece_bytes`` (default :data:`PIECE_BYTES`), or
-    one query where that is longer.
+    one query where that is longer; lines are numbered from ``first_line`` (a byte range of a file
+    is numbered as the file's lines).
 
     Read with the file's decompression (gzip is recognised by its bytes), ``piece_bytes`` at a time:
     memory follows the piece, not the file.
     """
     label = label_of(source, filename)
     piece_bytes = piece_bytes or PIECE_BYTES
-    line_no, carry, pending, size = 1, b"", None, piece_bytes
+    line_no, carry, pending, size = first_line, b"", None, piece_bytes
     with open_binary(source, label) as stream:
         while True:
             try:
@@ -65,7 +70,7 @@ def pieces(
             buffer = carry + data if carry else data
             # an unfinished line that long: no text file
             if len(buffer) - _complete_lines_end(buffer) > MAX_LINE_BYTES:
-                raise too_long(label, line_no + _line_ends(buffer[: _complete_lines_end(buffer)]))
+                raise too_long(label, line_no + line_ends(buffer[: _complete_lines_end(buffer)]))
             cut = _last_query_start(buffer, file_start=pending is None)
             # one query so far: read on, twice as much each time (a long query is read in
             if cut == 0:
@@ -74,7 +79,7 @@ def pieces(
             if pending is not None:
                 yield pending
             pending = Piece(buffer[:cut], line_no, label)
-            line_no += _line_ends(pending.data)
+            line_no += line_ends(pending.data)
             carry, size = buffer[cut:], piece_bytes
     if pending is not None and not _has_data_line(carry):
         pending, carry = Piece(pending.data + carry, pending.first_line, label), b""
@@ -84,16 +89,17 @@ def pieces(
         yield Piece(carry, line_no, label)  # the last query (or an empty file: its error)
 
 
-def _line_ends(data: bytes) -> int:
+def line_ends(data: bytes) -> int:
+    """How many lines end in ``data`` (at ``\\n``, ``\\r\\n`` or a lone ``\\r``)."""
     returns = data.count(b"\r")
     return data.count(b"\n") + (returns - data.count(b"\r\n") if returns else 0)
 
 
 def _has_data_line(data: bytes) -> bool:
-    return any(_data_qid(line) is not None for line in re.split(rb"\r\n|\r|\n", data))
+    return any(data_qid(line) is not None for line in re.split(rb"\r\n|\r|\n", data))
 
 
-def _data_qid(line: bytes) -> bytes | None:
+def data_qid(line: bytes) -> bytes | None:
     """The first field of a line that holds data (None for an empty line or a comment)."""
     found = _FIRST_FIELD.match(line)
     qid = found.group(1) if found else b""
@@ -111,7 +117,7 @@ def _last_query_start(buffer: bytes, *, file_start: bool) -> int:
         body_end = stop - 2 if buffer[stop - 2 : stop] == b"\r\n" else stop - 1
         start = _line_start(buffer, body_end)
         line = buffer[start:body_end]
-        qid = _data_qid(
+        qid = data_qid(
             line[len(BOM) :] if start == 0 and file_start and line.startswith(BOM) else line
         )
         if qid is not None:

@@ -20,7 +20,7 @@ from rankviz.cli import main
 from rankviz.evaluation import dask_engine
 from rankviz.evaluation.engines import chosen_engine, evaluate_sources
 from rankviz.evaluation.pieces import RunSource
-from rankviz.io import blocks
+from rankviz.io import blocks, byte_ranges
 from rankviz.settings.engine_settings import EngineSettings
 from rankviz.settings.eval_settings import EvalSettings
 
@@ -321,8 +321,8 @@ def cluster():
 
 @pytest.mark.slow
 def test_dask_output_is_byte_for_byte_the_memory_output(cluster, monkeypatch) -> None:
-    # several pieces per run, spread over both workers
-    monkeypatch.setattr(blocks, "PIECE_BYTES", 20_000)
+    # several byte ranges per run, spread over both workers, each read by its worker
+    monkeypatch.setattr(byte_ranges, "RANGE_BYTES", 20_000)
     args = [
         str(DL_HARD),
         "--per-query",
@@ -345,8 +345,9 @@ def test_dask_output_is_byte_for_byte_the_memory_output(cluster, monkeypatch) ->
             _cli("evaluate", *args, "--engine", "dask", "--scheduler", cluster.scheduler_address)
             == memory
         )
-    workers = {task["worker"] for task in stream.data if task["key"].startswith("values_of_piece")}
-    assert len(workers) == 2  # both workers evaluated pieces
+    workers = {task["worker"] for task in stream.data if task["key"].startswith("values_of_range")}
+    assert len(workers) == 2  # both workers read and evaluated ranges
+    assert not any(task["key"].startswith("values_of_piece") for task in stream.data)
 
 
 @pytest.mark.slow
@@ -408,8 +409,8 @@ def test_a_worker_killed_mid_run_loses_no_number(cluster, monkeypatch) -> None:
     import os
     import signal
 
-    # many pieces: the kill comes while most are in flight
-    monkeypatch.setattr(blocks, "PIECE_BYTES", 5_000)
+    # many ranges: the kill comes while most are in flight
+    monkeypatch.setattr(byte_ranges, "RANGE_BYTES", 5_000)
     qrels, sources = (
         rv.read_qrels(DL_HARD / "qrels.txt"),
         [RunSource.of(p) for p in sorted((DL_HARD / "runs").iterdir())[:2]],
@@ -433,10 +434,12 @@ def test_a_worker_killed_mid_run_loses_no_number(cluster, monkeypatch) -> None:
 @pytest.mark.slow
 def test_a_piece_lost_on_its_way_to_a_worker_is_sent_again(cluster, monkeypatch) -> None:
     """A worker lost while a piece is scattered to it (the comm closes under the scatter, as when
-    it is killed then): the piece is sent again, and no number is lost."""
+    it is killed then): the piece is sent again, and no number is lost. (Pieces are sent where the
+    workers do not see the run file.)"""
     from distributed.comm.core import CommClosedError
 
     monkeypatch.setattr(blocks, "PIECE_BYTES", 5_000)
+    monkeypatch.setattr(dask_engine, "_workers_reach", lambda client, path: False)
     qrels, sources = (
         rv.read_qrels(DL_HARD / "qrels.txt"),
         [RunSource.of(sorted((DL_HARD / "runs").iterdir())[0])],
@@ -461,7 +464,7 @@ def test_a_piece_lost_on_its_way_to_a_worker_is_sent_again(cluster, monkeypatch)
 def test_a_bad_line_on_a_worker_is_the_same_error(cluster, tmp_path, monkeypatch) -> None:
     run = tmp_path / "r.run"
     run.write_text(_lines(12, 10, "q7 Q0 d3 4 x run\n", 73))
-    monkeypatch.setattr(blocks, "PIECE_BYTES", 200)
+    monkeypatch.setattr(byte_ranges, "RANGE_BYTES", 200)
     qrels = rv.read_qrels(CRANFIELD / "qrels.txt")
     with pytest.raises(rv.FormatError, match="line 74"):
         engine = EngineSettings(engine="dask", scheduler=cluster.scheduler_address)
