@@ -9,6 +9,7 @@ judgment.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,7 +28,6 @@ FIELDS = ("qid", "subtopic", "docid", "judgment")
 #: bytes after which the checked reader decides how a line splits (what str.split splits on, or
 #: what a field may not hold); without them pyarrow's reader split on one separator says the same
 _AWKWARD = (b"\r", b"\v", b"\f", b"\x00", b"\x1c", b"\x1d", b"\x1e", b"\x1f")
-_NATURAL = r"^[0-9]{1,18}$"  # a natural number int64 holds (a longer one: the checked reader)
 
 
 @dataclass(frozen=True, eq=False)
@@ -43,6 +43,12 @@ class SubtopicQrels:
 
     def __len__(self) -> int:
         return len(self.qids)
+
+    @functools.cached_property
+    def dictionaries(self) -> tuple[pa.DictionaryArray, pa.DictionaryArray]:
+        """The query ids and the docids dictionary-encoded, made once for the reader's check and
+        the measures."""
+        return dictionary(self.qids), dictionary(self.docids)
 
 
 def _bytes(path: str | Path) -> bytes:
@@ -94,26 +100,26 @@ def _read_fast(raw: bytes, source: str) -> SubtopicQrels | None:
     except (pa.ArrowInvalid, OSError):
         return None
     columns = {name: table.column(name).combine_chunks() for name in FIELDS}
-    if table.num_rows == 0 or any(  # a doubled, leading or trailing separator: an empty field
-        to_numpy(pc.binary_length(c)).min() == 0 for c in columns.values()
+    lengths = {name: to_numpy(pc.binary_length(c)) for name, c in columns.items()}
+    if table.num_rows == 0 or any(n.min() == 0 for n in lengths.values()):
+        return None  # a doubled, leading or trailing separator: an empty field
+    numbers = [columns["subtopic"], columns["judgment"]]
+    if not all(  # natural numbers int64 holds: ASCII digits alone, at most 18 of them
+        pc.all(pc.ascii_is_decimal(c)).as_py() and lengths[name].max() <= 18
+        for name, c in zip(("subtopic", "judgment"), numbers, strict=True)
     ):
         return None
-    numbers = [columns["subtopic"], columns["judgment"]]
-    if not all(pc.all(pc.match_substring_regex(c, _NATURAL)).as_py() for c in numbers):
-        return None
     subtopics, judgments = (to_numpy(c.cast(pa.int64())) for c in numbers)
-    keys = (
-        to_numpy(dictionary(columns["docid"]).indices),
-        subtopics,
-        to_numpy(dictionary(columns["qid"]).indices),
-    )
+    found = SubtopicQrels(source, columns["qid"], subtopics, columns["docid"], judgments)
+    qids, docids = found.dictionaries
+    keys = (to_numpy(docids.indices), subtopics, to_numpy(qids.indices))
     order = np.lexsort(keys)
     same = np.ones(max(len(order) - 1, 0), dtype=bool)
     for key in keys:
         same &= key[order][1:] == key[order][:-1]
     if same.any():
         return None  # a document judged twice for a subtopic: the checked reader says where
-    return SubtopicQrels(source, columns["qid"], subtopics, columns["docid"], judgments)
+    return found
 
 
 def _read_checked(source: str, text: str) -> SubtopicQrels:

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rankviz._arrow import strings
 from rankviz.errors import FormatError
 from rankviz.io.encoding import encode
 from rankviz.io.model import Qrels, Run
@@ -27,11 +26,12 @@ from rankviz.io.subtopics import SubtopicQrels
 from rankviz.measures._common import REL
 from rankviz.measures._subtopics import (
     DEPTH,
+    Judged,
     Scores,
     Topic,
     ideal_orders,
     judged_topics,
-    scores,
+    score_lists,
     topic_number,
 )
 from rankviz.measures.spec import Family, register
@@ -62,36 +62,37 @@ class DiversityJudgments:
     (judged ``rel`` or more), and each (alpha, beta)'s ideal ranking, made once for every run."""
 
     source: str
-    topics: dict[str, Topic]
+    judged: Judged
     _ideals: dict = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def of(cls, qrels: SubtopicQrels, *, rel: int = 1) -> DiversityJudgments:
         return cls(qrels.source, judged_topics(qrels, rel))
 
-    def ideal(self, alpha: float, beta: float) -> dict[str, Scores]:
-        """Each topic's measures of its greedy ideal ranking."""
+    @property
+    def topics(self) -> dict[str, Topic]:
+        """Each topic's judged documents and the subtopics each covers."""
+        return self.judged.topics
+
+    def ideal(self, alpha: float, beta: float) -> Scores:
+        """Each topic's measures of its greedy ideal ranking, a row per topic (:attr:`place`)."""
         if (alpha, beta) not in self._ideals:
             topics = list(self.topics.values())
-            self._ideals[alpha, beta] = {
-                qid: scores(topic.matrix[order], topic, alpha=alpha, beta=beta)
-                for (qid, topic), order in zip(
-                    self.topics.items(), ideal_orders(topics, alpha), strict=True
-                )
-            }
+            orders = ideal_orders(topics, alpha)
+            self._ideals[alpha, beta] = score_lists(topics, orders, alpha=alpha, beta=beta)
         return self._ideals[alpha, beta]
+
+    @functools.cached_property
+    def place(self) -> dict[str, int]:
+        """Each topic's row in :meth:`ideal`."""
+        return {qid: at for at, qid in enumerate(self.topics)}
 
     @functools.cached_property
     def qrels(self) -> Qrels:
         """Every judged document as a qrels line whose grade is its row in its topic, plus one:
         the ranking table then says which row each retrieved document is."""
-        qids = [qid for qid, topic in self.topics.items() for _ in topic.docids]
-        docids = np.concatenate([t.docids for t in self.topics.values()] or [np.empty(0, object)])
-        grades = np.concatenate(
-            [np.arange(1, len(t.docids) + 1) for t in self.topics.values()] or [np.empty(0, int)]
-        )
-        encoded = encode(strings(qids), strings(docids))
-        return Qrels(**encoded, source=self.source, grade=grades.astype(np.int64))
+        encoded = encode(self.judged.qids, self.judged.docids)
+        return Qrels(**encoded, source=self.source, grade=self.judged.rows + 1)
 
 
 @dataclass(frozen=True, eq=False)
@@ -146,13 +147,11 @@ def diversity_values(
     # ranked against the diversity qrels, whose grade is each document's row in its topic, plus 1
     judged_rows = np.where(table.judged, table.grade.astype(np.int64) - 1, -1)
     found = _values_of(table, judgments, alpha, beta, judged_rows)
-    shown = [column.partition("@") for column in COLUMNS]
-    by_topic: dict[str, np.ndarray] = {}
-    for index, qid in enumerate(table.qids):
-        if table.in_run[index]:
-            by_topic[str(qid)] = np.array(
-                [_column_of(found, base, index, k) for base, _, k in shown]
-            )
+    columns = np.zeros((table.n_queries, len(COLUMNS)))
+    for at, (base, _, k) in enumerate(column.partition("@") for column in COLUMNS):
+        if base in found:
+            columns[:, at] = found[base][:, int(k) - 1] if k else found[base]
+    by_topic = {str(qid): columns[i] for i, qid in enumerate(table.qids) if table.in_run[i]}
     for qid in table.ignored_qids:  # ndeval prints a topic it has no judgments for, all 0
         by_topic[str(qid)] = np.zeros(len(COLUMNS))
     topics = sorted(by_topic, key=int)
@@ -161,29 +160,28 @@ def diversity_values(
     return DiversityValues(tuple(topics), rows, len(judgments.topics) if complete else judged)
 
 
-def _by_base(got: Scores, best: Scores) -> dict[str, np.ndarray | float]:
-    """ndeval's renormalize: each measure of one topic (those at a cutoff at ranks 1 to 20), the
+def _by_base(got: Scores, best: Scores) -> dict[str, np.ndarray]:
+    """ndeval's renormalize: each measure of each list (those at a cutoff at ranks 1 to 20), the
     n- measures where the run has gained anything by that rank, nNRBP always (0 / 0 where no
     subtopic is covered: its NaN)."""
     gained = got.dcg != 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        nnrbp = np.where(
+            best.nrbp != 0,
+            got.nrbp / np.where(best.nrbp != 0, best.nrbp, 1.0),
+            np.where(got.nrbp == 0, -math.nan, math.inf),
+        )
     return {
         "ERR-IA": got.err,
-        "nERR-IA": np.divide(got.err, best.err, out=np.zeros(DEPTH), where=gained),
+        "nERR-IA": np.divide(got.err, best.err, out=np.zeros(got.err.shape), where=gained),
         "alpha-DCG": got.dcg,
-        "alpha-nDCG": np.divide(got.dcg, best.dcg, out=np.zeros(DEPTH), where=gained),
+        "alpha-nDCG": np.divide(got.dcg, best.dcg, out=np.zeros(got.dcg.shape), where=gained),
         "NRBP": got.nrbp,
-        "nNRBP": got.nrbp / best.nrbp if best.nrbp else (-math.nan if got.nrbp == 0 else math.inf),
+        "nNRBP": nnrbp,
         "MAP-IA": got.map_ia,
         "P-IA": got.precision,
         "strec": got.strec,
     }
-
-
-def _column_of(found: dict[str, np.ndarray], base: str, index: int, cutoff: str) -> float:
-    """One of ndeval's columns of one topic (0 where no topic gained a value)."""
-    if base not in found:
-        return 0.0
-    return float(found[base][index, int(cutoff) - 1] if cutoff else found[base][index])
 
 
 def _ranked(run: Run, judgments: DiversityJudgments, *, by_rank: bool) -> RankingTable:
@@ -272,11 +270,10 @@ def _values_of(
     that retrieves nothing, scores 0; nNRBP's 0 / 0 is NaN. ``judged_rows``: each table row's
     document as a row of its topic (-1: not judged), where the table was ranked against the
     diversity qrels themselves; else looked up by docid."""
-    ideal = judgments.ideal(alpha, beta)
     n = table.n_queries
-    found: dict[str, np.ndarray] = {}
     looked_up = judged_rows is None and table.n_rows
     docids = table.docids() if looked_up else np.empty(0, dtype=object)
+    queries, topics, places, lists = [], [], [], []
     for index, qid in enumerate(table.qids):
         topic_key = _topic_of(str(qid), judgments)
         span = slice(table.offsets[index], table.offsets[index + 1])
@@ -288,12 +285,18 @@ def _values_of(
         else:
             ranked = docids[span]
             rows = np.fromiter((topic.row_of.get(d, -1) for d in ranked), np.int64, len(ranked))
-        covers = np.zeros((len(rows), topic.matrix.shape[1]), dtype=bool)
-        covers[rows >= 0] = topic.matrix[rows[rows >= 0]]
-        got = scores(covers, topic, alpha=alpha, beta=beta)
-        for base, value in _by_base(got, ideal[topic_key]).items():
-            shape = (n, DEPTH) if isinstance(value, np.ndarray) else (n,)
-            found.setdefault(base, np.zeros(shape))[index] = value
+        queries.append(index)
+        topics.append(topic)
+        places.append(judgments.place[topic_key])
+        lists.append(rows)
+    if not queries:
+        return {}
+    got = score_lists(topics, lists, alpha=alpha, beta=beta)
+    best = judgments.ideal(alpha, beta).take(np.asarray(places))
+    found: dict[str, np.ndarray] = {}
+    for base, value in _by_base(got, best).items():
+        found[base] = np.zeros((n, *value.shape[1:]))
+        found[base][queries] = value
     return found
 
 
