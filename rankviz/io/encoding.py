@@ -100,21 +100,6 @@ class DocidKeys:
             return cls(numbers, True)
         return cls(string_keys(docid, bits=32).view(np.int32), False)
 
-    def like(self, docids: pa.Array) -> np.ndarray:
-        """The keys of other docids (a qrels vocabulary) in this space; with numbers, the docids
-        that are no number of this width are left out (they equal none of ours)."""
-        if not self.numeric:
-            return string_keys(docids, bits=32).view(np.int32)
-        numbers = docid_numbers(docids)
-        if numbers is None:  # some are not numbers: the others one by one (a vocabulary, not a run)
-            integers = [int(d) for d in docids.to_pylist() if INTEGER.fullmatch(d)]
-            numbers = np.asarray(integers, dtype=object)
-        limits = np.iinfo(self.values.dtype)
-        fits = (
-            (numbers >= limits.min) & (numbers <= limits.max) if len(numbers) else np.zeros(0, bool)
-        )
-        return np.asarray(numbers[fits], dtype=self.values.dtype)
-
     def aligned(self, docids: pa.Array) -> tuple[np.ndarray, np.ndarray]:
         """The keys of other docids (a qrels vocabulary) in this space, one per docid (int64), and
         which of them can equal one of ours: with numbers, those that are numbers of this width."""

@@ -113,7 +113,7 @@ class Run:
         if keys.numeric:
             query_keys = _numbers_like(query_texts, keys.values.dtype)
         else:
-            query_keys = keys.like(query_texts)
+            query_keys = keys.aligned(query_texts)[0].astype(keys.values.dtype)
         candidates = np.flatnonzero(keys.values == query_keys[self.qid_codes])
         same = np.zeros(len(self), dtype=bool)
         if len(candidates):
