@@ -50,6 +50,31 @@ class SubtopicQrels:
         the measures."""
         return dictionary(self.qids), dictionary(self.docids)
 
+    @functools.cached_property
+    def ordered(self) -> Ordered:
+        """The judgments sorted by topic, then docid byte for byte, then subtopic: made once for
+        the reader's check (a judgment given twice) and the measures."""
+        qids, docids = self.dictionaries
+        by_bytes = pc.sort_indices(docids.dictionary)
+        byte_rank = np.empty(len(docids.dictionary), dtype=np.int64)
+        byte_rank[to_numpy(by_bytes)] = np.arange(len(docids.dictionary))
+        topic = to_numpy(qids.indices).astype(np.int64)
+        doc = byte_rank[to_numpy(docids.indices)]
+        order = np.lexsort((self.subtopics, doc, topic))
+        return Ordered(order, topic[order], doc[order], docids.dictionary.take(by_bytes))
+
+
+@dataclass(frozen=True, eq=False)
+class Ordered:
+    """Judgments sorted by topic, docid (byte order) and subtopic: ``order`` (their lines),
+    ``topic`` (each one's topic in first-seen order), ``doc`` (its docid's place in byte order,
+    in ``docids``)."""
+
+    order: np.ndarray
+    topic: np.ndarray
+    doc: np.ndarray
+    docids: pa.Array
+
 
 def _bytes(path: str | Path) -> bytes:
     """The file's bytes, or one line saying why it cannot be read (a line longer than every reader
@@ -111,12 +136,10 @@ def _read_fast(raw: bytes, source: str) -> SubtopicQrels | None:
         return None
     subtopics, judgments = (to_numpy(c.cast(pa.int64())) for c in numbers)
     found = SubtopicQrels(source, columns["qid"], subtopics, columns["docid"], judgments)
-    qids, docids = found.dictionaries
-    keys = (to_numpy(docids.indices), subtopics, to_numpy(qids.indices))
-    order = np.lexsort(keys)
-    same = np.ones(max(len(order) - 1, 0), dtype=bool)
-    for key in keys:
-        same &= key[order][1:] == key[order][:-1]
+    ordered = found.ordered
+    same = np.ones(max(len(found) - 1, 0), dtype=bool)
+    for key in (ordered.topic, ordered.doc, found.subtopics[ordered.order]):
+        same &= key[1:] == key[:-1]
     if same.any():
         return None  # a document judged twice for a subtopic: the checked reader says where
     return found

@@ -20,18 +20,20 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
-from rankviz._arrow import from_numpy, to_numpy
+from rankviz._arrow import from_numpy
 from rankviz.errors import FormatError
 from rankviz.io.subtopics import SubtopicQrels
 
 DEPTH = 20  # ndeval's deepest cutoff
 #: ndeval's discount of each 0-based rank to DEPTH: 1 at the top, log 2 / log(rank + 2) below
 DISCOUNTS = np.array([1.0] + [math.log(2.0) / math.log(r + 2.0) for r in range(1, DEPTH)])
-#: at most this many cells in one batch: ranked lists x documents x subtopics of the measures,
-#: topics x patterns x subtopics of the greedy ideal rankings (8 MB temporaries, batch after batch)
+#: at most this many cells (ranked lists x documents x subtopics) in one batch of the measures: 8 MB
+#: temporaries, batch after batch
 BATCH_CELLS = 1 << 20
+#: at most this many topics x documents x subtopics in one batch of the greedy ideal rankings (each
+#: step of the walk costs the same whatever the batch's size: few batches, few steps)
+GREEDY_CELLS = 1 << 22
 
 
 @dataclass(frozen=True, eq=False)
@@ -84,14 +86,10 @@ def judged_topics(qrels: SubtopicQrels, rel: int) -> Judged:
     """Each topic's documents (in byte order) and the subtopics each covers (judged ``rel`` or
     more), topics in the file's order: sorted once for every topic, each topic's matrix a view of
     one array (no work per topic but making it)."""
-    topics, docs = qrels.dictionaries
-    by_bytes = pc.sort_indices(docs.dictionary)
-    byte_rank = np.empty(len(docs.dictionary), dtype=np.int64)
-    byte_rank[to_numpy(by_bytes)] = np.arange(len(docs.dictionary))
-    topic = to_numpy(topics.indices).astype(np.int64)
-    doc = byte_rank[to_numpy(docs.indices)]
-    order = np.lexsort((qrels.subtopics, doc, topic))
-    topic, doc, subtopic = topic[order], doc[order], qrels.subtopics[order]
+    topics = qrels.dictionaries[0]
+    ordered = qrels.ordered
+    order, topic, doc = ordered.order, ordered.topic, ordered.doc
+    subtopic = qrels.subtopics[order]
     names = topics.dictionary.to_pylist()
     for qid in names:
         topic_number(qid, qrels.source)
@@ -104,7 +102,7 @@ def judged_topics(qrels: SubtopicQrels, rel: int) -> Judged:
     width = int(column.max()) + 1 if len(column) else 0
     matrix = np.zeros((len(pair_topic), width), dtype=bool)
     matrix[pair, column] = qrels.judgments[order] >= rel
-    sorted_docs = docs.dictionary.take(by_bytes)
+    sorted_docs = ordered.docids
     doc_names = np.asarray(sorted_docs.to_pylist(), dtype=object)[pair_doc]
     starts = np.searchsorted(pair_topic, np.arange(len(names) + 1))
     widths = np.zeros(len(names), dtype=np.int64)
@@ -312,7 +310,7 @@ def ideal_orders(topics: list[Topic], alpha: float) -> list[np.ndarray]:
     for topic in topics:
         size = (len(topic.docids), max(topic.matrix.shape[1], 1))
         width = (max(widest[0], size[0]), max(widest[1], size[1]))
-        if batch and (len(batch) + 1) * width[0] * width[1] > BATCH_CELLS:
+        if batch and (len(batch) + 1) * width[0] * width[1] > GREEDY_CELLS:
             orders += _greedy(batch, alpha)
             batch, width = [], size
         batch.append(topic)

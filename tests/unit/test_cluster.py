@@ -29,7 +29,7 @@ fsspec = pytest.importorskip("fsspec")
 pytest.importorskip("s3fs")
 moto_server = pytest.importorskip("moto.server")
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("cluster")]  # one cluster per run
 CREDENTIALS = {
     "AWS_ACCESS_KEY_ID": "testing",
     "AWS_SECRET_ACCESS_KEY": "testing",
