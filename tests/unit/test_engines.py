@@ -469,3 +469,22 @@ def test_a_bad_line_on_a_worker_is_the_same_error(cluster, tmp_path, monkeypatch
     with pytest.raises(rv.FormatError, match="line 74"):
         engine = EngineSettings(engine="dask", scheduler=cluster.scheduler_address)
         evaluate_sources(qrels, [RunSource.of(run)], ["AP"], engine=engine)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("range_bytes", [100, 10**6])  # in a later range, and in the same range
+def test_a_query_that_comes_back_on_the_workers_is_named_with_its_line(
+    cluster, tmp_path, monkeypatch, range_bytes
+) -> None:
+    """The workers read their ranges; the client names the file's line where a query comes back
+    (the range's bytes read again by the client, only then)."""
+    run = tmp_path / "r.run"
+    run.write_text(_lines(6, 10) + "q2 Q0 extra 11 0.1 run\n")
+    monkeypatch.setattr(byte_ranges, "RANGE_BYTES", range_bytes)
+    engine = EngineSettings(engine="dask", scheduler=cluster.scheduler_address)
+    with pytest.raises(rv.FormatError) as info:
+        evaluate_sources(
+            rv.read_qrels(CRANFIELD / "qrels.txt"), [RunSource.of(run)], ["AP"], engine=engine
+        )
+    assert info.value.line_no == 61
+    assert "query 'q2' comes back after other queries" in info.value.reason
