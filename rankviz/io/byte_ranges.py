@@ -64,6 +64,7 @@ class FileStamp:
     @classmethod
     def of(cls, fs, inner: str, label: str) -> FileStamp:
         try:
+            fs.invalidate_cache(inner)  # a listing kept by fsspec (a glob's) may be older
             info = fs.info(inner)
         except FileNotFoundError:
             raise FormatError(label, 0, None, "file not found") from None

@@ -269,3 +269,16 @@ def test_a_worker_lost_mid_run_loses_no_number(scheduler, runs, monkeypatch) -> 
     assert list(dask.qids) == list(memory.qids) and dask.runs == memory.runs
     for key, values in memory.values.items():
         assert (dask.values[key] == values).all(), key  # equal, not close
+
+
+def test_a_listing_fsspec_kept_is_not_taken_for_the_file(s3) -> None:
+    """A glob lists the bucket (fsspec keeps the listing); another writer then replaces an object:
+    the plan and the read take the object as it is now, not as listed."""
+    writer = fsspec.filesystem("s3", skip_instance_cache=True)  # another process, in effect
+    writer.pipe("runs/relisted.trec", b"1 Q0 a 1 1 r\n")
+    assert byte_ranges.expand_urls(["s3://runs/*.trec"])[-1] == "s3://runs/relisted.trec"
+    now = b"1 Q0 a 1 1 r\n2 Q0 b 1 1 r\n3 Q0 c 1 1 r\n"
+    writer.pipe("runs/relisted.trec", now)
+    ranges = byte_ranges.plan_ranges("s3://runs/relisted.trec", range_bytes=10)
+    assert ranges[-1].stop == len(now)
+    assert b"".join(r.read() for r in ranges) == now
