@@ -120,9 +120,6 @@ def main() -> None:
         "evaluate",
         str(qrels),
         str(run),
-        "--per-query",
-        "--format",
-        "tsv",
     ]
     for m in MEASURES:
         base += ["-m", m]
