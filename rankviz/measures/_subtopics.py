@@ -14,6 +14,7 @@ but making its :class:`Topic`.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from dataclasses import dataclass
@@ -159,21 +160,22 @@ class Scores:
     strec: np.ndarray
     map_ia: np.ndarray
 
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """The values in the fields' order."""
+        return tuple(getattr(self, f.name) for f in dataclasses.fields(self))
+
     @classmethod
     def concatenate(cls, parts: list[Scores]) -> Scores:
-        fields = ("dcg", "err", "nrbp", "precision", "strec", "map_ia")
-        if not parts:
-            return cls(*(np.zeros(0 if f in ("nrbp", "map_ia") else (0, DEPTH)) for f in fields))
-        return cls(*(np.concatenate([getattr(p, f) for p in parts]) for f in fields))
+        if not parts:  # no list: per-rank fields of 0 x 20, the others of 0
+            shapes = (
+                0 if f.name in ("nrbp", "map_ia") else (0, DEPTH) for f in dataclasses.fields(cls)
+            )
+            return cls(*(np.zeros(shape) for shape in shapes))
+        return cls(*(np.concatenate(arrays) for arrays in zip(*(p.arrays() for p in parts))))
 
     def take(self, at: np.ndarray) -> Scores:
         """The rows ``at``, in that order."""
-        return Scores(
-            *(
-                v[at]
-                for v in (self.dcg, self.err, self.nrbp, self.precision, self.strec, self.map_ia)
-            )
-        )
+        return Scores(*(v[at] for v in self.arrays()))
 
 
 def _repeated(first: float, factor: float, n: int) -> np.ndarray:
@@ -228,10 +230,7 @@ def scores(
     if judged.all():
         return found
     return Scores(
-        *(
-            np.where(judged.reshape(-1, *[1] * (v.ndim - 1)), v, 0.0)
-            for v in (found.dcg, found.err, found.nrbp, found.precision, found.strec, found.map_ia)
-        )
+        *(np.where(judged.reshape(-1, *[1] * (v.ndim - 1)), v, 0.0) for v in found.arrays())
     )
 
 
