@@ -23,17 +23,33 @@ def test_the_estimate_interval_and_p_value_are_ppi_pys(human, unlabeled, data, c
     llm = data.draw(st.lists(st.floats(0, 1), min_size=len(human), max_size=len(human)))
     y, yhat, rest = np.array(human), np.array(llm), np.array(unlabeled)
     ours = corrected_mean(y, yhat, rest, confidence=confidence)
-    spread = np.var(np.concatenate([yhat, rest]))
-    if spread == 0:  # ppi_py divides by zero; rankviz keeps the human sample alone
-        assert ours.power_tuning == 0
+    with np.errstate(divide="ignore", invalid="ignore"):  # nan where ppi_py divides by zero
+        expected = ppi_mean_pointestimate(y, yhat, rest).item()
+    # LLM values that do not vary once centred (exactly, or by less than a float can tell from the
+    # estimate they are centred on: 1e-74 beside 1/3): ppi_py divides by zero, rankviz keeps the
+    # human sample alone
+    if np.isnan(expected):
+        assert ours.power_tuning == 0 and ours.statistic == pytest.approx(y.mean())
         return
-    assert ours.statistic == pytest.approx(ppi_mean_pointestimate(y, yhat, rest).item(), abs=1e-9)
+    assert ours.statistic == pytest.approx(expected, abs=1e-9)
     low, high = ppi_mean_ci(y, yhat, rest, alpha=1 - confidence)
     assert ours.confidence_interval() == pytest.approx((low.item(), high.item()), abs=1e-9)
     # ppi_py's p-value does not clip the parameter: given rankviz's, it is the same test
     pvalue = ppi_mean_pval(y, yhat, rest, lam=ours.power_tuning)
     assert ours.pvalue == pytest.approx(np.asarray(pvalue).item(), abs=1e-9)
     assert 0 <= ours.power_tuning <= 1
+
+
+def test_llm_values_that_vary_less_than_a_float_can_tell_are_constant() -> None:
+    """Found by the test above: LLM values 0, 0, 1e-74 (a spread of 2e-150) centred on 1/3 vary
+    not at all; ppi_py divides by that zero (nan), rankviz keeps the human sample alone."""
+    from ppi_py import ppi_mean_pointestimate
+
+    y, yhat, rest = np.array([0.0, 0.0, 1.0]), np.array([0.0, 0.0, 1.2367e-74]), np.zeros(3)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        assert np.isnan(ppi_mean_pointestimate(y, yhat, rest).item())
+    ours = corrected_mean(y, yhat, rest)
+    assert ours.power_tuning == 0 and ours.statistic == pytest.approx(1 / 3)
 
 
 def test_an_llm_that_knows_nothing_leaves_the_human_sample_alone() -> None:
