@@ -101,12 +101,13 @@ def retagged(table: RankingTable, ties: TiePolicy) -> RankingTable:
 
 
 def judged_order(qrels: Qrels) -> tuple[np.ndarray, np.ndarray]:
-    """(the qrels' query ids in trec_eval's output order, where each of ``qrels.query_ids`` is in
-    it): one sort, no lookup."""
+    """(which of ``qrels.query_ids`` comes at each place of trec_eval's output order, where each of
+    them is in it): one sort, no lookup. The ids themselves are taken only where wanted (a million
+    str objects gathered in another order cost a cache miss each)."""
     order = qrels.query_index.order
     where = np.empty(len(order), dtype=np.int64)
     where[order] = np.arange(len(order))
-    return qrels.query_ids[order], where
+    return order, where
 
 
 def judged_positions(run: Run, qrels: Qrels, qrels_query_to_judged: np.ndarray) -> np.ndarray:
@@ -172,7 +173,7 @@ def rank(
 def _ordered(run: Run, qrels: Qrels, rule, cut: RunCut, kept: np.ndarray | None) -> RankingTable:
     """The run's rows ``kept`` (None: every row the qrels judge, less those the cut drops) under
     ``rule``."""
-    judged_qids, qrels_query_to_judged = judged_order(qrels)
+    output_order, qrels_query_to_judged = judged_order(qrels)
     run_query_to_judged = judged_positions(run, qrels, qrels_query_to_judged)
     ignored = tuple(sorted_unique_ids(run.query_ids[run_query_to_judged < 0]).tolist())
 
@@ -225,7 +226,7 @@ def _ordered(run: Run, qrels: Qrels, rule, cut: RunCut, kept: np.ndarray | None)
     )
     qcode_sorted_firsts = qcode_sorted[seg_starts] if len(rows) else np.array([], np.int64)
     seg_judged_index = run_query_to_judged[qcode_sorted_firsts]
-    answered = np.zeros(len(judged_qids), dtype=bool)
+    answered = np.zeros(len(output_order), dtype=bool)
     answered[seg_judged_index] = True
     missing = np.flatnonzero(~answered)
     seg_order = np.r_[seg_judged_index, missing].astype(np.int64)
@@ -249,9 +250,9 @@ def _ordered(run: Run, qrels: Qrels, rule, cut: RunCut, kept: np.ndarray | None)
         ties=rule,
         # the answered queries' ids as the run holds them (read in the run's order: a million
         # are compared and sorted later several times faster than the qrels' in another order)
-        qids=np.concatenate([run.query_ids[qcode_sorted_firsts], judged_qids[missing]]).astype(
-            object
-        ),
+        qids=np.concatenate(
+            [run.query_ids[qcode_sorted_firsts], qrels.query_ids[output_order[missing]]]
+        ).astype(object),
         qid_rank=seg_order,
         in_run=np.r_[np.ones(len(seg_judged_index), bool), np.zeros(len(missing), bool)],
         offsets=offsets,

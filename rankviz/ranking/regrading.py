@@ -35,7 +35,8 @@ def regrade(
     (``optimistic``,
     ``pessimistic``, a drawn ``random`` one) and qrels that judge other queries are ranked afresh.
     """
-    judged_qids, qrels_query_to_judged = judged_order(qrels)
+    output_order, qrels_query_to_judged = judged_order(qrels)
+    judged_qids = qrels.query_ids[output_order]
     if not table.ties.regradable or not _same_ids(judged_qids, table.qids):
         return rank(run, qrels, ties=table.ties, cut=table.cut)
     run_query_to_judged = judged_positions(run, qrels, qrels_query_to_judged)
