@@ -69,23 +69,29 @@ def lookup_grades(
     pair). A pair listed with a negative grade keeps it but is not judged: trec_eval's "in the pool,
     unjudged", the one rule every measure and analysis reads through ``judged``.
 
-    Each (query, docid) pair becomes one 64-bit key, of the query's place among the judged ones and
-    the docid's integer key: the judged pairs are sorted once, a bitmap of their low bits narrows
-    the run's millions of rows to the few that can be judged, a sorted search finds their
-    judgment and the strings decide ("01" and "1" share a number; keys may collide). What it costs
-    follows the lines, however many queries or judged documents there are: no hash table of the
-    judged ids.
+    Each (query, docid) pair becomes one 64-bit key, of the query's code in the run and the docid's
+    integer key: the judged pairs are sorted once, a bitmap of their low bits narrows the run's
+    millions of rows to the few that can be judged, a sorted search finds their judgment and the
+    strings decide ("01" and "1" share a number; keys may collide). A run grouped by query gives
+    probes that climb with its codes, each search starting near the last: no sort of the probes.
+    What it costs follows the lines, however many queries or judged documents there are: no hash
+    table of the judged ids.
     """
     grade = np.zeros(len(rows), dtype=np.int32)
     judged = np.zeros(len(rows), dtype=bool)
     if not len(rows) or not len(qrels.grade):
         return grade, judged
     doc_keys, comparable = run.keys.aligned(qrels.doc_ids)
-    usable = np.flatnonzero(comparable[qrels.doc_codes])  # judgments that may name our docids
-    judged_query = qrels_query_to_judged[qrels.qid_codes]  # per judgment
+    # each judgment's query as the run codes it (-1: a query the run does not list)
+    listed = np.flatnonzero(run_query_to_judged >= 0)
+    code_of_judged = np.full(len(qrels_query_to_judged), -1, dtype=np.int64)
+    code_of_judged[run_query_to_judged[listed]] = listed
+    judgment_code = code_of_judged[qrels_query_to_judged][qrels.qid_codes]
+    # judgments that may name a row: a query the run lists, a docid its keys can hold
+    usable = np.flatnonzero(comparable[qrels.doc_codes] & (judgment_code >= 0))
     wide = run.keys.values.dtype.itemsize > 4
-    pair_keys = _pair_keys(judged_query[usable], doc_keys[qrels.doc_codes[usable]], wide=wide)
-    if not len(pair_keys):  # no judgment could name a docid of the run
+    pair_keys = _pair_keys(judgment_code[usable], doc_keys[qrels.doc_codes[usable]], wide=wide)
+    if not len(pair_keys):  # no judgment could name a row of the run
         return grade, judged
     order = np.argsort(pair_keys)
     pair_keys, judgment = pair_keys[order], usable[order]
@@ -94,17 +100,20 @@ def lookup_grades(
     judged_doc_keys = doc_keys[np.flatnonzero(comparable)].astype(run.keys.values.dtype)
     candidates = run.keys.rows_among(judged_doc_keys, None if len(rows) == len(run) else rows)
     candidate_rows = rows[candidates]
-    row_query = run_query_to_judged[run.qid_codes[candidate_rows]]
-    probes = _pair_keys(row_query, run.keys.values[candidate_rows], wide=wide)
-    # sorted probes find their places in one sweep (random ones miss the cache at every probe)
-    by_key = np.argsort(probes)
-    at = np.empty(len(probes), dtype=np.int64)
-    at[by_key] = np.searchsorted(pair_keys, probes[by_key])
+    row_code = run.qid_codes[candidate_rows].astype(np.int64)
+    probes = _pair_keys(row_code, run.keys.values[candidate_rows], wide=wide)
+    if wide or not bool(np.all(row_code[1:] >= row_code[:-1])):
+        # sorted probes find their places in one sweep (random ones miss the cache at every probe)
+        by_key = np.argsort(probes)
+        at = np.empty(len(probes), dtype=np.int64)
+        at[by_key] = np.searchsorted(pair_keys, probes[by_key])
+    else:  # sorted by their query already: in the order they come
+        at = np.searchsorted(pair_keys, probes)
     np.minimum(at, len(pair_keys) - 1, out=at)
     found = pair_keys[at] == probes
-    candidates, at, row_query = candidates[found], at[found], row_query[found]
+    candidates, at, row_code = candidates[found], at[found], row_code[found]
     which = judgment[at]
-    same = (judged_query[which] == row_query) & booleans(
+    same = (judgment_code[which] == row_code) & booleans(
         pc.equal(
             take(run.docids, rows[candidates]).cast(pa.string()),
             qrels.doc_ids.take(from_numpy(qrels.doc_codes[which])).cast(pa.string()),
@@ -118,7 +127,7 @@ def lookup_grades(
             judgment,
             int(at[k]),
             lambda j, k=k: (
-                bool(judged_query[j] == row_query[k])
+                bool(judgment_code[j] == row_code[k])
                 and qrels.doc_ids[int(qrels.doc_codes[j])].as_py()
                 == _docid(run, int(rows[candidates[k]]))
             ),
@@ -239,16 +248,26 @@ def break_ties(
 ) -> Order:
     """Reorder rows inside each group of equal scores by the policy's secondary keys.
 
-    One multi-key Arrow sort over the tied rows: group, then (optimistic / pessimistic) the
-    :func:`best_first_key` (``grade``), then the docid descending by raw bytes (``strcmp``),
-    trec_eval's last key. ``grade`` is needed only by optimistic and pessimistic.
+    One multi-key Arrow sort over the tied rows, taken in the run's order: group, then
+    (optimistic / pessimistic) the :func:`best_first_key` (``grade``), then the docid descending
+    by raw bytes (``strcmp``), trec_eval's last key. ``grade`` is needed only by optimistic and
+    pessimistic. The groups follow the order's places, so the sorted rows fill the tied places
+    group by group.
     """
     continues = ~starts  # the row's score equals the previous row's: both are tied
     tied = np.flatnonzero(continues | np.r_[continues[1:], False])
     if len(tied) == 0:
         return order
-    tied_rows = tied if order.full is None else order.full[tied]
-    columns = {"group": from_numpy(group[tied])}
+    if order.full is None:
+        tied_rows, tied_group = tied, group[tied]
+    else:  # the tied rows in the run's order, each with its group: the docids taken going forward
+        group_of_row = np.empty(len(group), dtype=group.dtype)
+        group_of_row[order.full] = group
+        is_tied = np.zeros(len(group), dtype=bool)
+        is_tied[order.full[tied]] = True
+        tied_rows = np.flatnonzero(is_tied)
+        tied_group = group_of_row[tied_rows]
+    columns = {"group": from_numpy(tied_group)}
     keys = [("group", "ascending")]
     if rule.by_grade and grade is not None:
         columns["grade"] = from_numpy(grade[tied_rows])
@@ -304,14 +323,29 @@ def ideal(qrels: Qrels, qrels_query_to_judged: np.ndarray, seg_order: np.ndarray
     judged_index = qrels_query_to_judged[qrels.qid_codes]
     segment_of_judged = np.empty(len(seg_order), dtype=np.int64)
     segment_of_judged[seg_order] = np.arange(len(seg_order))
-    segment = segment_of_judged[judged_index]
-    order = np.lexsort((-qrels.grade, segment))
-    grades = qrels.grade[order]
-    ideal_query = segment[order]
+    grades, ideal_query = _best_first_by_segment(segment_of_judged[judged_index], qrels.grade)
     counts = np.bincount(ideal_query, minlength=len(seg_order))
     offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
     ideal_pos = np.arange(len(grades)) - np.repeat(offsets[:-1], counts)
     return offsets, grades, ideal_query, ideal_pos
+
+
+def _best_first_by_segment(segment: np.ndarray, grade: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(grades, segments) of the judgments ordered by segment, then grade descending.
+
+    Only the values are wanted, not which judgment went where: where (segment, grade) fit one
+    int64 key, the keys themselves are sorted (several times cheaper than any argsort of a million
+    judgments) and read back; otherwise a lexsort."""
+    if not len(grade):
+        return grade.copy(), segment.astype(np.int64)
+    top, span = int(grade.max()), int(grade.max()) - int(grade.min()) + 1
+    if (int(segment.max()) + 1) * span < 1 << 62:
+        key = segment.astype(np.int64) * span + (top - grade)
+        key.sort()
+        ordered_segment, below = np.divmod(key, span)
+        return (top - below).astype(grade.dtype, copy=False), ordered_segment
+    order = np.lexsort((-grade, segment))
+    return grade[order], segment[order].astype(np.int64)
 
 
 def ideal_with_added(

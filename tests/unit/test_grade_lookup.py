@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import rankviz as rv
 from rankviz._arrow import string_keys, strings
@@ -81,3 +83,69 @@ def test_no_judgment_that_could_name_a_docid_of_the_run_leaves_every_line_unjudg
     qrels = rv.read_qrels(tmp_path / "qrels").restricted(["1"])
     table = rank(rv.read_run(tmp_path / "run"), qrels)
     assert table.grade.tolist() == [0] and table.judged.tolist() == [False]
+
+
+_DOCIDS = ["1", "01", "7", "4294967296", "a", "b", "doc", "doc1"]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    lines=st.lists(
+        st.tuples(st.sampled_from(["q1", "q2", "q3", "7"]), st.sampled_from(_DOCIDS)),
+        min_size=1,
+        max_size=30,
+        unique=True,
+    ),
+    judged=st.dictionaries(
+        st.tuples(st.sampled_from(["q1", "q2", "q3", "7", "q9"]), st.sampled_from(_DOCIDS)),
+        st.integers(-1, 3),
+        max_size=20,
+    ),
+    grouped=st.booleans(),
+    numbers_only=st.booleans(),
+)
+def test_every_line_gets_the_grade_the_qrels_give_its_pair(
+    lines, judged, grouped: bool, numbers_only: bool
+) -> None:
+    """Against the qrels read as a dict: runs grouped by query (the probes climb with the query
+    codes) or with queries coming back (sorted probes), docids that are all numbers (some past
+    32 bits: mixed keys) or words."""
+    if numbers_only:
+        lines = [(q, d) for q, d in lines if d.isdigit()] or [("q1", "7")]
+        judged = {(q, d): g for (q, d), g in judged.items() if d.isdigit()}
+    if grouped:
+        lines = sorted(lines, key=lambda line: line[0])
+    run_text = "".join(f"{q} Q0 {d} {i + 1} {50 - i} r\n" for i, (q, d) in enumerate(lines))
+    qrels_text = "".join(f"{q} 0 {d} {g}\n" for (q, d), g in judged.items()) or "q1 0 x 1\n"
+    table = rank(
+        rv.read_run(run_text.encode(), filename="run"),
+        rv.read_qrels(qrels_text.encode(), filename="qrels"),
+    )
+    found = zip(
+        table.qids[table.row_query].tolist(), table.docids().tolist(), table.grade, table.judged
+    )
+    for q, d, grade, is_judged in found:
+        expected = judged.get((q, d), 0)
+        assert (int(grade), bool(is_judged)) == (expected, (q, d) in judged and expected >= 0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    segments=st.lists(st.integers(0, 6), max_size=40),
+    grades=st.data(),
+    huge=st.booleans(),
+)
+def test_ideal_rankings_hold_each_segments_grades_best_first(segments, grades, huge: bool) -> None:
+    """The values of the ideal rankings against a lexsort: one sorted key where (segment, grade)
+    fit it, a lexsort where grades span more than a key can hold beside the segment."""
+    from rankviz.ranking.sorting import _best_first_by_segment
+
+    bound = 2**61 if huge else 3
+    drawn = grades.draw(
+        st.lists(st.integers(-bound, bound), min_size=len(segments), max_size=len(segments))
+    )
+    segment, grade = np.array(segments, dtype=np.int64), np.array(drawn, dtype=np.int64)
+    order = np.lexsort((-grade, segment))
+    got_grades, got_segments = _best_first_by_segment(segment, grade)
+    assert got_grades.tolist() == grade[order].tolist()
+    assert got_segments.tolist() == segment[order].tolist()
