@@ -79,16 +79,17 @@ class RunFacts:
     sampled_lines: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     judged_top: int = 0  # judged documents in the top K of every ranking
     could_top: int = 0  # judged documents the top K could hold
-    # every judged query (object), and the relevant documents the run retrieves for it at any depth
-    judged_queries: np.ndarray = field(default_factory=_no_ids)
-    relevant_found: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    # the judged queries with a relevant document of which the run retrieves none at any depth
+    # (object; few, where a run is any good: the check intersects those of the runs, never looks
+    # up a million judged queries), and the relevant documents it retrieves in all
+    unfound: np.ndarray = field(default_factory=_no_ids)
+    relevant_retrieved: int = 0
 
     #: the fields held in arrays
     ARRAYS = (
         "unjudged",
         "missing",
-        "judged_queries",
-        "relevant_found",
+        "unfound",
         "sampled_docids",
         "sampled_lines",
     )
@@ -134,13 +135,10 @@ class RunFacts:
         arrays = {
             "unjudged": self.unjudged.astype(str),
             "missing": self.missing.astype(str),
-            "judged_queries": self.judged_queries.astype(str),
+            "unfound": self.unfound.astype(str),
             "sampled_docids": np.asarray(self.sampled_docids.to_pylist(), dtype=object).astype(str),
         }
-        return plain, arrays | {
-            "relevant_found": self.relevant_found,
-            "sampled_lines": self.sampled_lines,
-        }
+        return plain, arrays | {"sampled_lines": self.sampled_lines}
 
     @staticmethod
     def from_parts(plain: dict, arrays: Mapping[str, np.ndarray]) -> RunFacts:
@@ -156,8 +154,7 @@ class RunFacts:
             **{name: tuples(value) for name, value in plain.items()},
             unjudged=np.asarray(arrays["unjudged"]).astype(object),
             missing=np.asarray(arrays["missing"]).astype(object),
-            judged_queries=np.asarray(arrays["judged_queries"]).astype(object),
-            relevant_found=np.asarray(arrays["relevant_found"], dtype=np.int64),
+            unfound=np.asarray(arrays["unfound"]).astype(object),
             sampled_docids=strings(np.asarray(arrays["sampled_docids"]).tolist()),
             sampled_lines=np.asarray(arrays["sampled_lines"], dtype=np.int64),
         )
@@ -180,10 +177,8 @@ class RunFacts:
             ),
             judged_top=sum(p.judged_top for p in parts),
             could_top=sum(p.could_top for p in parts),
-            judged_queries=np.concatenate([_no_ids(), *(p.judged_queries for p in parts)]),
-            relevant_found=np.concatenate(
-                [np.zeros(0, dtype=np.int64), *(p.relevant_found for p in parts)]
-            ),
+            unfound=np.concatenate([_no_ids(), *(p.unfound for p in parts)]),
+            relevant_retrieved=sum(p.relevant_retrieved for p in parts),
         )
 
 
@@ -199,6 +194,9 @@ def gather(run: Run, table: RankingTable, *, k: int, rel: int, stride: int = 1) 
     hits = np.bincount(
         table.row_query[np.flatnonzero(table.grade >= rel)], minlength=len(table.qids)
     )
+    relevant = np.bincount(
+        table.ideal_query[np.flatnonzero(table.ideal_grades >= rel)], minlength=len(table.qids)
+    )
     return RunFacts(
         queries=len(run.query_ids),
         unjudged=np.asarray(table.ignored_qids, dtype=object),
@@ -212,8 +210,8 @@ def gather(run: Run, table: RankingTable, *, k: int, rel: int, stride: int = 1) 
         sampled_lines=sampled_lines,
         judged_top=int(top.judged.sum()),
         could_top=int(could),
-        judged_queries=table.qids,
-        relevant_found=hits.astype(np.int64),
+        unfound=table.qids[(relevant > 0) & (hits == 0)],
+        relevant_retrieved=int(hits.sum()),
     )
 
 

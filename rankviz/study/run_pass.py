@@ -19,7 +19,7 @@ import numpy as np
 from rankviz.evaluation.assembly import TableValues
 from rankviz.evaluation.run_facts import RunFacts
 
-FORMAT = "2"  # bump when what a pass holds changes: older files on disk are then ignored
+FORMAT = "3"  # bump when what a pass holds changes: older files on disk are then ignored
 
 
 @dataclass(frozen=True, eq=False)

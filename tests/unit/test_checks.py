@@ -173,6 +173,32 @@ def test_relevant_documents_no_run_retrieves() -> None:
     assert "a 85.7%" in finding.message  # 6 of the 7 relevant documents: the recall ceiling
 
 
+@pytest.mark.parametrize("engine", ["memory", "stream"])
+def test_a_relevant_document_one_run_retrieves_is_not_lost(engine: str) -> None:
+    """Lost: the queries with a relevant document no run retrieves, whether a run lists the query
+    or not; listed in the qrels' order, each run's count of relevant documents retrieved."""
+    from rankviz.settings.engine_settings import EngineSettings
+
+    qrels = QRELS + "8 0 y80 1\n4 0 lost 1\n5 0 x50 1\n6 0 x60 1\n7 0 d70 0\n"
+    found_by = {"a": (1, 2, 3, 5, 8), "b": (1, 2, 3, 6, 8)}
+    runs = {
+        name: run_text(qids, doc=lambda q, i: f"x{q}0" if q in (5, 6) and i == 0 else f"d{q}{i}")
+        for name, qids in found_by.items()
+    }
+    read = study(runs, qrels=qrels)
+    settings = EngineSettings(engine=engine, block_queries=2 if engine == "stream" else None)
+    evaluation = read.evaluation(engine=settings, check_k=10)
+    finding = next(
+        f
+        for f in read.ask(CHECK, 10, evaluation=evaluation).findings
+        if f.code == "unretrieved-relevant"
+    )
+    # 8 and 4: no run retrieves y80 or "lost"; 5 and 6 each found by one run
+    assert finding.examples[:2] == ("8", "4") and finding.queries == {"8", "4"}
+    # of the 10 relevant documents: queries 1-3's 6 retrieved by both, 5's by a, 6's by b
+    assert "a 70.0%, b 70.0%" in finding.message
+
+
 def test_a_rank_column_against_the_scores_and_all_tied_queries() -> None:
     reversed_ranks = run_text(rank=lambda i: 8 - i)
     assert codes(study({"a": reversed_ranks}).ask(CHECK))[("rank-score-disagree", "a")] == "warning"

@@ -73,13 +73,16 @@ def table_findings(facts: Mapping[str, RunFacts], qrels: Qrels, k: int, rel: int
         if run.lines
     }
     relevant = np.bincount(qrels.qid_codes[qrels.grade >= rel], minlength=len(qrels.query_ids))
-    found_any = np.zeros(len(qrels.query_ids), dtype=bool)
-    retrieved = {}
-    for name, run in facts.items():
-        at = qrels.query_index.positions(run.judged_queries)
-        found_any[at[(at >= 0) & (run.relevant_found > 0)]] = True
-        retrieved[name] = int(run.relevant_found.sum())
-    lost = qrels.query_ids[(relevant > 0) & ~found_any].tolist()
+    retrieved = {name: run.relevant_retrieved for name, run in facts.items()}
+    lost = qrels.query_ids[relevant > 0]
+    if facts:  # those no run retrieves a relevant document of: in every run's unfound
+        unfound = sorted((run.unfound for run in facts.values()), key=len)
+        lost = unfound[0]
+        for other in map(set, unfound[1:]):
+            lost = lost[np.fromiter((q in other for q in lost), dtype=bool, count=len(lost))]
+        at = np.sort(qrels.query_index.positions(lost))  # in the qrels' order
+        lost = qrels.query_ids[at[at >= 0][relevant[at[at >= 0]] > 0]]
+    lost = lost.tolist()
     with_relevant = int(np.count_nonzero(relevant))
     return [
         *_overlap(shares, k),
