@@ -13,6 +13,7 @@ permuted as keys, where there is the choice.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -75,6 +76,22 @@ class IdIndex:
         keys, kind, width = _keys(values)
         order = np.argsort(keys)  # distinct ids: no two keys tie, any sort is the one order
         return cls(values, kind, width, keys[order], order)
+
+    @functools.cached_property
+    def _places(self) -> np.ndarray:
+        """Each id's place in the sorted order (the inverse of :attr:`order`)."""
+        places = np.empty(len(self.order), dtype=np.int64)
+        places[self.order] = np.arange(len(self.order))
+        return places
+
+    def subset(self, kept: np.ndarray) -> IdIndex:
+        """The index of ``ids[kept]`` (distinct positions) from this one's sorted keys: only the
+        kept ids' places are sorted, no key is computed again (a streamed run's block of judged
+        queries costs the block, not its ids' keys)."""
+        places = self._places[kept]
+        order = np.argsort(places)
+        sorted_keys = self.sorted_keys[places[order]]
+        return IdIndex(self.ids[kept], self.kind, self.width, sorted_keys, order)
 
     def _keys_of(self, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(keys of other ids in this index's kind, which of them could be among its ids)."""

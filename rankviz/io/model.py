@@ -271,7 +271,7 @@ class Qrels(_Encoded):
         counts = starts[kept + 1] - starts[kept]
         first = np.repeat(starts[kept] - np.r_[0, np.cumsum(counts)[:-1]], counts)
         rows = np.sort(grouped[np.arange(int(counts.sum()), dtype=np.int64) + first])
-        return Qrels(
+        judged = Qrels(
             query_ids=self.query_ids[kept],
             qid_codes=np.searchsorted(kept, self.qid_codes[rows]).astype(np.int32),
             doc_ids=self.doc_ids,
@@ -280,6 +280,9 @@ class Qrels(_Encoded):
             grade=self.grade[rows],
             beside=self.beside,
         )
+        # its index taken from this one's (what functools.cached_property would store)
+        judged.__dict__["query_index"] = self.query_index.subset(kept)
+        return judged
 
     def to_frame(self):
         """The judgments as a pandas DataFrame (``qid, docid, rel``)."""

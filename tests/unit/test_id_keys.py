@@ -91,6 +91,27 @@ def test_qrels_restricted_to_some_queries_are_pandas_filter(pairs, wanted) -> No
     assert kept.to_dict("list") == expected.to_dict("list")
     # a set of queries (what a meeting's re-judged queries are) is taken as its queries
     assert qrels.restricted(set(wanted)).to_frame().to_dict("list") == expected.to_dict("list")
+    # its index, taken from the whole qrels' keys: strcmp order and a dict's lookups
+    restricted = qrels.restricted(wanted)
+    index, ids = restricted.query_index, restricted.query_ids.tolist()
+    assert np.asarray(ids, dtype=object)[index.order].tolist() == sorted(ids)
+    where = {q: i for i, q in enumerate(ids)}
+    probes = ["q1", "q2", "10", "9", "é", "absent", "1"]
+    assert index.positions(objects(probes)).tolist() == [where.get(q, -1) for q in probes]
+
+
+@given(st.lists(IDS, max_size=40, unique=True), st.data())
+@settings(max_examples=200, deadline=None)
+def test_an_index_of_some_ids_is_the_index_of_those_ids(ids: list[str], data) -> None:
+    """``subset`` (no key computed again) sorts and finds what an index made of those ids does,
+    whatever kinds of key the whole index and the subset would take."""
+    kept = data.draw(st.lists(st.integers(0, max(len(ids) - 1, 0)), unique=True)) if ids else []
+    chosen = np.asarray(kept, dtype=np.int64)
+    subset = IdIndex.of(objects(ids)).subset(chosen)
+    some = [ids[k] for k in kept]
+    assert objects(some)[subset.order].tolist() == sorted(some)
+    probes = objects([*ids, "absent", "0"])
+    assert subset.positions(probes).tolist() == IdIndex.of(objects(some)).positions(probes).tolist()
 
 
 @given(
