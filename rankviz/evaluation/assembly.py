@@ -35,7 +35,9 @@ class TableValues:
 
     @staticmethod
     def concatenate(parts: Sequence[TableValues]) -> TableValues:
-        """The values of several tables of one run over disjoint queries, as one."""
+        """The values of several tables of one run over disjoint queries, as one (their ``qid_rank``
+        kept where every part's places are in one order: a streamed run's blocks place their
+        queries among the whole qrels')."""
         keys = parts[0].values.keys()
         return TableValues(
             qids=np.concatenate([p.qids for p in parts]),
@@ -45,6 +47,9 @@ class TableValues:
             facts=RunFacts.merged([p.facts for p in parts if p.facts is not None])
             if parts[0].facts is not None
             else None,
+            qid_rank=None
+            if any(p.qid_rank is None for p in parts)
+            else np.concatenate([p.qid_rank for p in parts]),
         )
 
 

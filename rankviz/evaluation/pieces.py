@@ -124,22 +124,29 @@ class Job:
         every = np.concatenate([np.zeros(0, dtype=object), *(ids for _, ids in listed)])
         if not distinct(every):
             raise _first_come_back(listed)
-        at = self.qrels.query_index.positions(every)
-        ranked = np.zeros(len(self.qrels.query_ids), dtype=bool)
-        ranked[at[at >= 0]] = True
-        missing = self.qrels.query_ids[~ranked]
+        # the judged queries none ranks, by their places (every part places its queries)
+        placed = np.zeros(len(self.qrels.query_ids), dtype=bool)
+        for part in parts:
+            placed[part.qid_rank] = True
+        missing = self.qrels.query_index.order[~placed]
         if len(missing) or not parts:
-            parts.append(self.values(Run.empty(source.name, source.path), missing, source.name))
+            parts.append(self.values(Run.empty(source.name, source.path), source.name, missing))
         return TableValues.concatenate(parts)
 
-    def values(self, run: Run, query_ids, name: str) -> TableValues:
-        table = rank(
-            run,
-            self.qrels.restricted(query_ids),
-            ties=self.settings.ties.ranked_as,
-            cut=self.settings.cut,
-        )
+    def values(self, run: Run, name: str, judged: np.ndarray | None = None) -> TableValues:
+        """The values of a block of a run on the judged queries it lists (or those at the positions
+        ``judged`` of the qrels' ids), each query placed among all the qrels' in ``strcmp`` order:
+        the blocks' values are put in order without a sort of their ids."""
+        index = self.qrels.query_index
+        if judged is None:
+            found = index.positions(run.query_ids)
+            judged = found[found >= 0]
+        qrels = self.qrels.at_positions(judged)
+        table = rank(run, qrels, ties=self.settings.ties.ranked_as, cut=self.settings.cut)
         values = table_values(table, self.measures, self.settings, self.seed)
+        # the block's judged order is theirs in the whole qrels': its n-th query is the n-th
+        places = np.sort(index.places(np.unique(judged)))
+        values = replace(values, qid_rank=places[values.qid_rank])
         if self.check_k is None:
             return values
         stride = (self.strides or {}).get(name, 1)
@@ -159,7 +166,7 @@ def values_of_piece(piece: Piece, job: Job, name: str) -> PieceValues:
     size = job.block_queries or max(len(run.query_ids), 1)
     for start in range(0, max(len(run.query_ids), 1), size):
         block = run.query_block(start, start + size)
-        blocks.append(job.values(block, block.query_ids, name))
+        blocks.append(job.values(block, name))
     return PieceValues(TableValues.concatenate(blocks), run.query_ids)
 
 

@@ -84,11 +84,15 @@ class IdIndex:
         places[self.order] = np.arange(len(self.order))
         return places
 
+    def places(self, positions: np.ndarray) -> np.ndarray:
+        """The place in ``strcmp`` order of the ids at these positions of :attr:`ids`."""
+        return self._places[positions]
+
     def subset(self, kept: np.ndarray) -> IdIndex:
         """The index of ``ids[kept]`` (distinct positions) from this one's sorted keys: only the
         kept ids' places are sorted, no key is computed again (a streamed run's block of judged
         queries costs the block, not its ids' keys)."""
-        places = self._places[kept]
+        places = self.places(kept)
         order = np.argsort(places)
         sorted_keys = self.sorted_keys[places[order]]
         return IdIndex(self.ids[kept], self.kind, self.width, sorted_keys, order)

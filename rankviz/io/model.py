@@ -265,7 +265,12 @@ class Qrels(_Encoded):
         cost of those queries' judgments, not of the whole qrels (a streamed run asks once a
         block)."""
         found = self.query_index.positions(query_ids)
-        kept = np.sort(found[found >= 0])  # ascending: the qrels' own order of queries
+        return self.at_positions(found[found >= 0])
+
+    def at_positions(self, positions: np.ndarray) -> Qrels:
+        """The judgments of the queries at these positions of :attr:`query_ids` (in any order,
+        repeated or not), as :meth:`restricted` gives them."""
+        kept = np.sort(positions)  # ascending: the qrels' own order of queries
         kept = kept[np.r_[True, kept[1:] != kept[:-1]]] if len(kept) else kept  # each once
         grouped, starts = self._by_query
         counts = starts[kept + 1] - starts[kept]
