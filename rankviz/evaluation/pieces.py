@@ -145,7 +145,7 @@ class Job:
         table = rank(run, qrels, ties=self.settings.ties.ranked_as, cut=self.settings.cut)
         values = table_values(table, self.measures, self.settings, self.seed)
         # the block's judged order is theirs in the whole qrels': its n-th query is the n-th
-        places = np.sort(index.places(np.unique(judged)))
+        places = np.sort(index.places(judged))  # distinct: a run's ids are, and so are positions
         values = replace(values, qid_rank=places[values.qid_rank])
         if self.check_k is None:
             return values

@@ -117,16 +117,16 @@ def test_every_line_gets_the_grade_the_qrels_give_its_pair(
         lines = sorted(lines, key=lambda line: line[0])
     run_text = "".join(f"{q} Q0 {d} {i + 1} {50 - i} r\n" for i, (q, d) in enumerate(lines))
     qrels_text = "".join(f"{q} 0 {d} {g}\n" for (q, d), g in judged.items()) or "q1 0 x 1\n"
-    table = rank(
-        rv.read_run(run_text.encode(), filename="run"),
-        rv.read_qrels(qrels_text.encode(), filename="qrels"),
-    )
-    found = zip(
-        table.qids[table.row_query].tolist(), table.docids().tolist(), table.grade, table.judged
-    )
-    for q, d, grade, is_judged in found:
-        expected = judged.get((q, d), 0)
-        assert (int(grade), bool(is_judged)) == (expected, (q, d) in judged and expected >= 0)
+    run = rv.read_run(run_text.encode(), filename="run")
+    qrels = rv.read_qrels(qrels_text.encode(), filename="qrels")
+    # the whole qrels, and (a streamed block's) those of one query: a few of its docids judged
+    for table in (rank(run, qrels), rank(run, qrels.restricted([lines[0][0]]))):
+        found = zip(
+            table.qids[table.row_query].tolist(), table.docids().tolist(), table.grade, table.judged
+        )
+        for q, d, grade, is_judged in found:
+            expected = judged.get((q, d), 0)
+            assert (int(grade), bool(is_judged)) == (expected, (q, d) in judged and expected >= 0)
 
 
 @settings(max_examples=60, deadline=None)
@@ -149,3 +149,17 @@ def test_ideal_rankings_hold_each_segments_grades_best_first(segments, grades, h
     got_grades, got_segments = _best_first_by_segment(segment, grade)
     assert got_grades.tolist() == grade[order].tolist()
     assert got_segments.tolist() == segment[order].tolist()
+
+
+@pytest.mark.parametrize("docid", [lambda i: f"d{i}", str])
+def test_a_blocks_few_judgments_among_many_docids_grade_their_lines(docid) -> None:
+    """A streamed block's qrels: 3 judgments of its query among 40 of the qrels' docids (keyed
+    alone, not with the whole vocabulary), as words and as numbers."""
+    qrels_text = "".join(f"q2 0 {docid(i)} 1\n" for i in range(40))
+    qrels_text += f"q1 0 {docid(7)} 2\nq1 0 {docid(3)} 1\nq1 0 {docid(30)} -1\n"
+    run_text = "".join(f"q1 Q0 {docid(i)} {i + 1} {40 - i} r\n" for i in range(35))
+    qrels = rv.read_qrels(qrels_text.encode(), filename="qrels").restricted(["q1"])
+    table = rank(rv.read_run(run_text.encode(), filename="run"), qrels)
+    found = dict(zip(table.docids().tolist(), zip(table.grade.tolist(), table.judged.tolist())))
+    assert found[docid(7)] == (2, True) and found[docid(3)] == (1, True)
+    assert found[docid(30)] == (-1, False) and found[docid(8)] == (0, False)
