@@ -75,9 +75,8 @@ def lookup_grades(
     strings decide ("01" and "1" share a number; keys may collide). A run grouped by query gives
     probes that climb with its codes, each search starting near the last: no sort of the probes.
     A block's judgments (a few, naming a few of a large qrels' docids) key only the docids they
-    name.
-    What it costs follows the lines, however many queries or judged documents there are: no hash
-    table of the judged ids.
+    name. What it costs follows the lines, however many queries or judged documents there are: no
+    hash table of the judged ids.
     """
     grade = np.zeros(len(rows), dtype=np.int32)
     judged = np.zeros(len(rows), dtype=bool)

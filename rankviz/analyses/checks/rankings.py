@@ -74,15 +74,17 @@ def table_findings(facts: Mapping[str, RunFacts], qrels: Qrels, k: int, rel: int
     }
     relevant = np.bincount(qrels.qid_codes[qrels.grade >= rel], minlength=len(qrels.query_ids))
     retrieved = {name: run.relevant_retrieved for name, run in facts.items()}
-    lost = qrels.query_ids[relevant > 0]
     if facts:  # those no run retrieves a relevant document of: in every run's unfound
         unfound = sorted((run.unfound for run in facts.values()), key=len)
-        lost = unfound[0]
+        candidates = unfound[0]
         for other in map(set, unfound[1:]):
-            lost = lost[np.fromiter((q in other for q in lost), dtype=bool, count=len(lost))]
-        at = np.sort(qrels.query_index.positions(lost))  # in the qrels' order
-        lost = qrels.query_ids[at[at >= 0][relevant[at[at >= 0]] > 0]]
-    lost = lost.tolist()
+            keep = np.fromiter((q in other for q in candidates), dtype=bool, count=len(candidates))
+            candidates = candidates[keep]
+        at = np.sort(qrels.query_index.positions(candidates))  # in the qrels' order
+        at = at[at >= 0]
+        lost = qrels.query_ids[at[relevant[at] > 0]].tolist()
+    else:
+        lost = qrels.query_ids[relevant > 0].tolist()
     with_relevant = int(np.count_nonzero(relevant))
     return [
         *_overlap(shares, k),
