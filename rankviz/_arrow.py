@@ -250,6 +250,36 @@ def _fixed_keys(first: int, n: int, width: int, data: np.ndarray) -> np.ndarray:
 SERVER_DECAY_MS = 30_000
 
 
+def leading_words(values: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(each string's bytes as a big-endian uint64, zero-padded past its end; its length in bytes),
+    read from the Arrow buffers: for strings of up to 8 bytes, the key that sorts as ``strcmp``
+    (what :mod:`rankviz.io.id_keys` makes of ASCII ids), with no Python object per string. None
+    where a string holds a NUL byte, which a zero-padded key cannot tell from its end."""
+    keys = np.empty(len(values), dtype=np.uint64)
+    lengths = np.empty(len(values), dtype=np.int64)
+    done = 0
+    for chunk in values.chunks if isinstance(values, pa.ChunkedArray) else [values]:
+        wide = pa.types.is_large_string(chunk.type) or pa.types.is_large_binary(chunk.type)
+        offsets = np.frombuffer(chunk.buffers()[1], np.int64 if wide else np.int32)[
+            chunk.offset : chunk.offset + len(chunk) + 1
+        ].astype(np.int64)
+        data = chunk.buffers()[2]
+        padded = np.zeros((len(data) if data is not None else 0) + 8, dtype=np.uint8)
+        padded[: len(padded) - 8] = np.frombuffer(data, np.uint8) if data is not None else []
+        if bool((padded[offsets[0] : offsets[-1]] == 0).any()):
+            return None
+        # 8 bytes from each string's start, little-endian: its first byte lowest
+        words = np.ndarray(shape=(len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
+        length = np.diff(offsets)
+        word = words[offsets[:-1]]
+        short = length < 8
+        word[short] &= (np.uint64(1) << (8 * length[short]).astype(np.uint64)) - np.uint64(1)
+        keys[done : done + len(chunk)] = word.byteswap()
+        lengths[done : done + len(chunk)] = length
+        done += len(chunk)
+    return keys, lengths
+
+
 @functools.cache  # once per process
 def prefer_jemalloc(*, decay_ms: int | None = None) -> None:
     """Arrow's allocations from jemalloc (else the system allocator) instead of its default,

@@ -139,7 +139,7 @@ class Job:
         the blocks' values are put in order without a sort of their ids."""
         index = self.qrels.query_index
         if judged is None:
-            found = index.positions(run.query_ids)
+            found = index.positions(run.query_ids_to_look_up())
             judged = found[found >= 0]
         qrels = self.qrels.at_positions(judged)
         table = rank(run, qrels, ties=self.settings.ties.ranked_as, cut=self.settings.cut)

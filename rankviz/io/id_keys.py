@@ -17,6 +17,9 @@ import functools
 from dataclasses import dataclass
 
 import numpy as np
+import pyarrow as pa
+
+from rankviz._arrow import leading_words
 
 _WORDS, _BYTES, _TEXT = "words", "bytes", "text"
 
@@ -113,14 +116,30 @@ class IdIndex:
         return (_words(encoded) if self.kind == _WORDS else encoded), fits
 
     def positions(self, values) -> np.ndarray:
-        """Each value's position in :attr:`ids`, -1 where it is not there (int64)."""
+        """Each value's position in :attr:`ids`, -1 where it is not there (int64). ``values``: ids
+        as an object array or any iterable of str, or Arrow strings, keyed from their buffers where
+        this index's keys are words (no Python object per id)."""
+        if isinstance(values, (pa.Array, pa.ChunkedArray)):
+            keyed = leading_words(values) if self.kind == _WORDS and len(self.ids) else None
+            if keyed is not None:
+                keys, fits = keyed[0], keyed[1] <= self.width
+                if len(keys) == len(self.ids) and bool(fits.all()):
+                    if np.array_equal(self.sorted_keys[self._places], keys):  # the ids, in order
+                        return np.arange(len(keys), dtype=np.int64)
+                return self._found(keys, fits)
+            values = values.to_pylist()
         values = _objects(values)
-        found = np.full(len(values), -1, dtype=np.int64)
         if not len(values) or not len(self.ids):
-            return found
+            return np.full(len(values), -1, dtype=np.int64)
         if _same(values, self.ids):
             return np.arange(len(values), dtype=np.int64)
-        keys, fits = self._keys_of(values)
+        return self._found(*self._keys_of(values))
+
+    def _found(self, keys: np.ndarray, fits: np.ndarray) -> np.ndarray:
+        """Where each key is among the sorted ones (-1: not there, or ``fits`` False)."""
+        found = np.full(len(keys), -1, dtype=np.int64)
+        if not len(keys):
+            return found
         # sorted needles find their places in one sweep (random ones miss the cache every probe)
         needles = np.argsort(keys)  # equal needles find the same place in any order
         at = np.empty(len(keys), dtype=np.int64)

@@ -100,6 +100,11 @@ class Run:
         column = self.rank_column
         return column if isinstance(column, np.ndarray) else to_numpy(column)
 
+    def query_ids_to_look_up(self) -> np.ndarray | pa.Array:
+        """The query ids in the form cheapest to look up (:meth:`IdIndex.positions`): the
+        reader's Arrow strings where it kept them (keyed from their buffers), else the objects."""
+        return self.query_ids if self.query_id_strings is None else self.query_id_strings
+
     def query_strings(self) -> pa.Array:
         """The query ids as Arrow strings (as the reader had them, else made now)."""
         given = self.query_id_strings

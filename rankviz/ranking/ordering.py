@@ -113,7 +113,7 @@ def judged_order(qrels: Qrels) -> tuple[np.ndarray, np.ndarray]:
 def judged_positions(run: Run, qrels: Qrels, qrels_query_to_judged: np.ndarray) -> np.ndarray:
     """Where each of the run's queries is in :func:`judged_order`, -1 where it is not judged:
     looked up among the qrels' ids as they were read (see :func:`id_positions`)."""
-    found = qrels.query_index.positions(run.query_ids)
+    found = qrels.query_index.positions(run.query_ids_to_look_up())
     if not len(qrels_query_to_judged):
         return found  # nothing judged: every one -1
     return np.where(found >= 0, qrels_query_to_judged[np.maximum(found, 0)], -1)

@@ -130,3 +130,31 @@ def test_the_first_place_of_each_id_is_arrows_index_in(values, targets) -> None:
     found = _first_in(pa.array(values, pa.string()), pa.array(targets, pa.string()))
     expected = pc.index_in(pa.array(values, pa.string()), value_set=pa.array(targets, pa.string()))
     assert found.tolist() == [-1 if v is None else v for v in expected.to_pylist()]
+
+
+@given(st.lists(IDS, max_size=40), st.lists(IDS, max_size=40), st.integers(0, 40), st.booleans())
+@settings(max_examples=200, deadline=None)
+def test_arrow_strings_are_found_where_their_objects_are(
+    values: list[str], vocabulary: list[str], cut: int, large: bool
+) -> None:
+    """Arrow strings (one chunk or two, string or large_string) keyed from their buffers find what
+    the same ids as objects find, whatever the index's kind of key; the vocabulary itself, in its
+    order, finds every id at its place."""
+    import pyarrow as pa
+
+    vocabulary = list(dict.fromkeys(vocabulary))
+    index = IdIndex.of(objects(vocabulary))
+    kind = pa.large_string() if large else pa.string()
+    cut = min(cut, len(values))
+    chunked = pa.chunked_array([values[:cut], values[cut:]], type=kind)
+    expected = index.positions(objects(values)).tolist()
+    assert index.positions(chunked).tolist() == expected
+    assert index.positions(pa.array(values, kind)).tolist() == expected
+    assert index.positions(pa.array(vocabulary, kind)).tolist() == list(range(len(vocabulary)))
+
+
+def test_an_arrow_id_holding_nul_is_refused() -> None:
+    import pyarrow as pa
+
+    with pytest.raises(ValueError, match="NUL"):
+        IdIndex.of(objects(["a", "b"])).positions(pa.array(["a", "a\x00"]))
