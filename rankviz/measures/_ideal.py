@@ -34,7 +34,12 @@ class GainWalk:
     @classmethod
     def of(cls, table: RankingTable, gains: str | None = None, ideal: str = "gain") -> GainWalk:
         """The walk under trec_eval's gains: a grade's own value, or the gain table's; the ideal
-        ranking in ``ideal``'s order (:data:`rankviz.measures._gains.IDEAL`)."""
+        ranking in ``ideal``'s order (:data:`rankviz.measures._gains.IDEAL`). Walked once per
+        table: ``G``, ``ndcg_rel`` and ``Rndcg`` read the same walk."""
+        return table.derived(("gain walk", gains, ideal), lambda t: cls._walked(t, gains, ideal))
+
+    @classmethod
+    def _walked(cls, table: RankingTable, gains: str | None, ideal: str) -> GainWalk:
         rows, gain = row_gains(table, "linear", gains)
         query = table.row_query[rows]
         discounted = gain / np.log2(table.pos[rows] + 2.0)

@@ -33,6 +33,21 @@ def interpolated_precision(table: RankingTable, levels: Sequence[float], *, rel:
     round(level x R) relevant documents on (R: relevant in the qrels; trec_eval rounds with
     ``lround``, halves away from zero); 0 where the run never finds that many. At level 0, the
     highest precision anywhere (0 without a relevant document retrieved)."""
+    start, found, best_after, relevant = table.derived(
+        ("interpolated precision", rel), lambda t: _running_best(t, rel)
+    )
+    values = np.zeros((table.n_queries, len(levels)))
+    for column, level in enumerate(levels):
+        needed = np.floor(level * relevant + 0.5).astype(np.int64)
+        at = start + np.maximum(needed, 1) - 1
+        reached = (needed <= found) & (found > 0)
+        values[reached, column] = best_after[at[reached]]
+    return values
+
+
+def _running_best(table: RankingTable, rel: int) -> tuple[np.ndarray, ...]:
+    """(each query's first relevant row among the hits, its hits, the highest precision from each
+    hit on, its relevant documents in the qrels): what every recall level reads, once a table."""
     hits = rows_with_grade_at_least(table, rel)  # table order: query by query, best first
     query = table.row_query[hits]
     found = np.bincount(query, minlength=table.n_queries)
@@ -44,14 +59,7 @@ def interpolated_precision(table: RankingTable, levels: Sequence[float], *, rel:
     distinct, code = np.unique(precision, return_inverse=True)
     lift = (table.n_queries - query[::-1]).astype(np.int64) * len(distinct)
     best_after = distinct[(np.maximum.accumulate(code[::-1] + lift) - lift)[::-1]]
-    relevant = relevant_in_qrels(table, rel)
-    values = np.zeros((table.n_queries, len(levels)))
-    for column, level in enumerate(levels):
-        needed = np.floor(level * relevant + 0.5).astype(np.int64)
-        at = start + np.maximum(needed, 1) - 1
-        reached = (needed <= found) & (found > 0)
-        values[reached, column] = best_after[at[reached]]
-    return values
+    return start, found, best_after, relevant_in_qrels(table, rel)
 
 
 def iprec(table: RankingTable, cutoff: None, *, recall: float, rel: int) -> np.ndarray:

@@ -15,9 +15,9 @@ shuffles every group (:func:`shuffle_ties`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -29,6 +29,7 @@ from rankviz.ranking import sorting
 from rankviz.settings.eval_settings import NO_CUT, TIES, RunCut
 from rankviz.settings.tie_policy import TiePolicy
 
+T = TypeVar("T")
 TIE_POLICIES = TIES.choices
 
 
@@ -153,6 +154,15 @@ class RankingTable:
             qid_rank=None if self.qid_rank is None else self.qid_rank[segments],
             beside=self.beside,
         )
+
+    def derived(self, key: tuple, make: Callable[[RankingTable], T]) -> T:
+        """What ``make`` derives from this table, made once per ``key`` (the measures of a family,
+        at each of its parameters, share one walk of the table): the table's arrays never change,
+        and every copy of it starts without them."""
+        key = ("derived", *key)
+        if key not in self._cache:
+            self._cache[key] = make(self)
+        return self._cache[key]
 
     def top(self, cutoff: int | None) -> RankingTable:
         """The same table keeping only each query's first ``cutoff`` documents (judgments intact);
