@@ -254,7 +254,11 @@ def leading_words(values: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, np.nd
     """(each string's bytes as a big-endian uint64, zero-padded past its end; its length in bytes),
     read from the Arrow buffers: for strings of up to 8 bytes, the key that sorts as ``strcmp``
     (what :mod:`rankviz.io.id_keys` makes of ASCII ids), with no Python object per string. None
-    where a string holds a NUL byte, which a zero-padded key cannot tell from its end."""
+    where a string holds a NUL byte, which a zero-padded key cannot tell from its end, and for
+    values that are not strings."""
+    kinds = (pa.types.is_string, pa.types.is_large_string, pa.types.is_binary)
+    if not any(kind(values.type) for kind in (*kinds, pa.types.is_large_binary)):
+        return None
     keys = np.empty(len(values), dtype=np.uint64)
     lengths = np.empty(len(values), dtype=np.int64)
     done = 0
@@ -263,15 +267,17 @@ def leading_words(values: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, np.nd
         offsets = np.frombuffer(chunk.buffers()[1], np.int64 if wide else np.int32)[
             chunk.offset : chunk.offset + len(chunk) + 1
         ].astype(np.int64)
-        data = chunk.buffers()[2]
-        padded = np.zeros((len(data) if data is not None else 0) + 8, dtype=np.uint8)
-        padded[: len(padded) - 8] = np.frombuffer(data, np.uint8) if data is not None else []
-        if bool((padded[offsets[0] : offsets[-1]] == 0).any()):
+        # this chunk's bytes only (a slice of a larger array shares its buffer), 8 zeros after
+        first, last = int(offsets[0]), int(offsets[-1])
+        padded = np.zeros(last - first + 8, dtype=np.uint8)
+        if last > first:
+            padded[: last - first] = np.frombuffer(chunk.buffers()[2], np.uint8)[first:last]
+        if bool((padded[: last - first] == 0).any()):
             return None
         # 8 bytes from each string's start, little-endian: its first byte lowest
         words = np.ndarray(shape=(len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
         length = np.diff(offsets)
-        word = words[offsets[:-1]]
+        word = words[offsets[:-1] - first]
         short = length < 8
         word[short] &= (np.uint64(1) << (8 * length[short]).astype(np.uint64)) - np.uint64(1)
         keys[done : done + len(chunk)] = word.byteswap()

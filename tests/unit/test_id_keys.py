@@ -137,9 +137,9 @@ def test_the_first_place_of_each_id_is_arrows_index_in(values, targets) -> None:
 def test_arrow_strings_are_found_where_their_objects_are(
     values: list[str], vocabulary: list[str], cut: int, large: bool
 ) -> None:
-    """Arrow strings (one chunk or two, string or large_string) keyed from their buffers find what
-    the same ids as objects find, whatever the index's kind of key; the vocabulary itself, in its
-    order, finds every id at its place."""
+    """Arrow strings (one chunk or two, a slice, string or large_string) keyed from their buffers
+    find what the same ids as objects find, whatever the index's kind of key; the vocabulary
+    itself, in its order, finds every id at its place."""
     import pyarrow as pa
 
     vocabulary = list(dict.fromkeys(vocabulary))
@@ -150,6 +150,9 @@ def test_arrow_strings_are_found_where_their_objects_are(
     expected = index.positions(objects(values)).tolist()
     assert index.positions(chunked).tolist() == expected
     assert index.positions(pa.array(values, kind)).tolist() == expected
+    # a slice shares the whole array's buffer (a streamed block's ids)
+    every = pa.array(["x", *values, "y"], kind)
+    assert index.positions(every.slice(1, len(values))).tolist() == expected
     assert index.positions(pa.array(vocabulary, kind)).tolist() == list(range(len(vocabulary)))
 
 
