@@ -81,15 +81,15 @@ class IdIndex:
         return cls(values, kind, width, keys[order], order)
 
     @functools.cached_property
-    def _places(self) -> np.ndarray:
-        """Each id's place in the sorted order (the inverse of :attr:`order`)."""
+    def place(self) -> np.ndarray:
+        """Each id's place in ``strcmp`` order (the inverse of :attr:`order`), made once."""
         places = np.empty(len(self.order), dtype=np.int64)
         places[self.order] = np.arange(len(self.order))
         return places
 
     def places(self, positions: np.ndarray) -> np.ndarray:
         """The place in ``strcmp`` order of the ids at these positions of :attr:`ids`."""
-        return self._places[positions]
+        return self.place[positions]
 
     def subset(self, kept: np.ndarray) -> IdIndex:
         """The index of ``ids[kept]`` (distinct positions) from this one's sorted keys: only the
@@ -124,7 +124,7 @@ class IdIndex:
             if keyed is not None:
                 keys, fits = keyed[0], keyed[1] <= self.width
                 if len(keys) == len(self.ids) and bool(fits.all()):
-                    if np.array_equal(self.sorted_keys[self._places], keys):  # the ids, in order
+                    if np.array_equal(self.sorted_keys[self.place], keys):  # the ids, in order
                         return np.arange(len(keys), dtype=np.int64)
                 return self._found(keys, fits)
             values = values.to_pylist()
