@@ -138,6 +138,25 @@ def test_an_evaluation_answers_every_question_from_one_object(cranfield) -> None
     assert any("relevant: grade >= 2" in line for line in evaluation.conventions())
 
 
+def test_the_values_an_evaluation_hands_out_cannot_change_it(cranfield) -> None:
+    """Every query answered: run_values hands out the evaluation's own ids (read-only, not
+    gathered again) and a copy of the values; the matrix and a run's values are labelled by
+    those ids, whatever pandas' default string dtype."""
+    qrels, runs = cranfield
+    evaluation = rv.evaluate(qrels, runs, ["AP"])
+    qids, values = evaluation.run_values("AP", "bm25")
+    assert qids.tolist() == evaluation.qids.tolist()
+    with pytest.raises(ValueError, match="read-only"):
+        qids[0] = "changed"
+    mean = evaluation.mean("AP", "bm25")
+    values[:] = 7.0
+    assert evaluation.mean("AP", "bm25") == mean != 7.0
+    matrix, series = evaluation.matrix("AP"), evaluation.per_query("AP", "bm25")
+    assert matrix.index.dtype == series.index.dtype == object
+    assert matrix.index.tolist() == series.index.tolist() == evaluation.qids.tolist()
+    assert matrix.loc[evaluation.qids[3], "bm25"] == series.iloc[3]
+
+
 def test_ir_measures_runs_and_qrels_as_read_are_taken_or_refused_with_a_rankviz_error() -> None:
     """docs/python.md promises ir_measures' named tuples: a dict of runs read by ``read_trec_run``
     (its generators, or lists of them) and the generator alone raised a raw AttributeError."""
