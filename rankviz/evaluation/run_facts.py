@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankviz._arrow import booleans, from_numpy, strings, take_sorted, to_numpy
-from rankviz.io.id_forms import near_match
+from rankviz.io.id_forms import IdForms, near_match
 from rankviz.io.id_keys import id_positions
 from rankviz.io.model import Run
 from rankviz.ranking.ranking_table import RankingTable
@@ -103,18 +103,20 @@ class RunFacts:
             return NotImplemented
         return all(_same(getattr(self, f.name), getattr(other, f.name)) for f in fields(RunFacts))
 
-    def documents(self, judged_ids: pa.Array) -> DocumentMatch:
-        """How the sampled lines' document ids meet the judged ones (the qrels' ``doc_ids``):
-        matched once per run, however many blocks sampled it."""
+    def documents(self, judged: IdForms) -> DocumentMatch:
+        """How the sampled lines' document ids meet the judged ones (the qrels'
+        :attr:`~rankviz.io.model.Qrels.docid_forms`): matched once per run, however many blocks
+        sampled it."""
         ids, counts = self.sampled_docids, self.sampled_lines
         if not len(ids):
             return DocumentMatch(0, 0, 0, ())
-        target = judged_ids.cast(ids.type)
+        target = judged.ids
+        ids = ids.cast(target.type)  # the sample takes the judged ids' type: it is the small one
         # the sample's ids hashed, not the judged ones (a million in a large qrels)
         sampled = target.filter(pc.is_in(target, value_set=ids))
         written = booleans(pc.is_in(ids, value_set=sampled))
         unmatched = np.flatnonzero(~written)
-        match = near_match(ids.take(from_numpy(unmatched)), target)
+        match = near_match(ids.take(from_numpy(unmatched)), judged)
         hit = unmatched[match >= 0]
         examples = zip(
             ids.take(from_numpy(hit)).to_pylist(),

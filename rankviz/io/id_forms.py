@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import functools
+from dataclasses import dataclass, field
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -41,16 +44,16 @@ def _anything(keys) -> bool:
     return True
 
 
-#: Each addition, with a cheap test of the ids it could apply to (only those go through its
+#: Each addition, with the cheap tests an id must pass to carry it (only those go through its
 #: patterns: MS MARCO's millions of numbers go through none), and one of the ids it must be
 #: matched against, telling whether any could be what dropping it leaves (dropping a word prefix
 #: leaves a number: a million ``D0001234`` need not be rewritten when no other id is a number).
 _ADDITIONS = (
-    ((_SUFFIX,), _has_suffix, _anything),
-    ((_PREFIX,), _starts_with_a_letter, _any_number),
-    ((_NAMESPACE,), _has_namespace, _anything),
-    ((_SUFFIX, _PREFIX), lambda keys: _has_suffix(keys) & _starts_with_a_letter(keys), _any_number),
-    ((_SUFFIX, _NAMESPACE), lambda keys: _has_suffix(keys) & _has_namespace(keys), _anything),
+    ((_SUFFIX,), (_has_suffix,), _anything),
+    ((_PREFIX,), (_starts_with_a_letter,), _any_number),
+    ((_NAMESPACE,), (_has_namespace,), _anything),
+    ((_SUFFIX, _PREFIX), (_has_suffix, _starts_with_a_letter), _any_number),
+    ((_SUFFIX, _NAMESPACE), (_has_suffix, _has_namespace), _anything),
 )
 
 
@@ -66,28 +69,61 @@ def normalised(ids: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
     return _rewritten(keys, _BASE) if booleans(pc.starts_with(keys, "0")).any() else keys
 
 
-def near_match(unmatched: pa.Array, targets: pa.Array) -> np.ndarray:
+@dataclass(frozen=True, eq=False)
+class IdForms:
+    """Ids to match near misses against, with what :func:`near_match` reads of them made once,
+    when first asked: the normalised keys and which carry each addition. A qrels' million docids
+    go through those passes once, however many runs' samples are matched against them.
+
+    Parameters
+    ----------
+    ids
+        The ids (Arrow strings).
+    """
+
+    ids: pa.Array
+    _carrying: dict = field(default_factory=dict, repr=False)
+
+    @functools.cached_property
+    def keys(self) -> pa.Array:
+        """The ids :func:`normalised`."""
+        return normalised(self.ids)
+
+    def carrying(self, tests) -> np.ndarray:
+        """Positions of the ids that pass every one of ``tests`` (each test's pass made once)."""
+        marks = [self._carrying.setdefault(test, test(self.keys)) for test in tests]
+        return np.flatnonzero(np.logical_and.reduce(marks))
+
+
+def _passing(keys, tests) -> np.ndarray:
+    return np.flatnonzero(np.logical_and.reduce([test(keys) for test in tests]))
+
+
+def near_match(unmatched: pa.Array, targets: pa.Array | IdForms) -> np.ndarray:
     """For each unmatched id, the index of the target it matches once normalised, else -1: equal but
-    for case or leading zeros, or once a prefix or suffix only one of the two carries is dropped."""
+    for case or leading zeros, or once a prefix or suffix only one of the two carries is dropped.
+    ``targets``: ids, or their :class:`IdForms` when many samples are matched against them."""
+    forms = targets if isinstance(targets, IdForms) else IdForms(targets)
     match = np.full(len(unmatched), -1, dtype=np.int64)
-    if not len(unmatched) or not len(targets):
+    if not len(unmatched) or not len(forms.ids):
         return match
-    keys, target_keys = normalised(unmatched), normalised(targets)
+    target_keys = forms.keys
+    keys = normalised(unmatched).cast(target_keys.type)
 
     def note(found: np.ndarray) -> None:
         fresh = (match < 0) & (found >= 0)
         match[fresh] = found[fresh]
 
     note(_first_in(keys, target_keys))
-    for rules, could, leaves in _ADDITIONS:
+    for rules, tests, leaves in _ADDITIONS:
         # the target carries the addition
-        carrying = np.flatnonzero(could(target_keys)) if leaves(keys) else np.zeros(0, np.int64)
+        carrying = forms.carrying(tests) if leaves(keys) else np.zeros(0, np.int64)
         if len(carrying):
             found = _first_in(
                 keys, _rewritten(target_keys.take(from_numpy(carrying)), (*rules, *_BASE))
             )
             note(np.where(found >= 0, carrying[np.maximum(found, 0)], -1))
-        carrying = np.flatnonzero(could(keys))  # this id carries it
+        carrying = _passing(keys, tests)  # this id carries it
         if len(carrying):
             own = keys.take(from_numpy(carrying))
             shorter = _rewritten(own, (*rules, *_BASE))

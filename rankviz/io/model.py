@@ -18,6 +18,7 @@ import pyarrow.compute as pc
 
 from rankviz._arrow import booleans, from_numpy, strings, take, to_numpy
 from rankviz.io.encoding import DocidKeys
+from rankviz.io.id_forms import IdForms
 from rankviz.io.id_keys import IdIndex
 
 
@@ -257,6 +258,12 @@ class Qrels(_Encoded):
     def query_index(self) -> IdIndex:
         """The query ids ready to be looked up (once per qrels, however many blocks ask)."""
         return IdIndex.of(self.query_ids)
+
+    @functools.cached_property
+    def docid_forms(self) -> IdForms:
+        """The docids as near misses are matched against them (normalised once per qrels, however
+        many runs are checked)."""
+        return IdForms(self.doc_ids)
 
     @functools.cached_property
     def _by_query(self) -> tuple[np.ndarray, np.ndarray]:

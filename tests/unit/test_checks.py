@@ -101,6 +101,29 @@ def test_two_collections_numbering_alike_are_no_near_miss() -> None:
     assert near and near[0].severity == "warning" and near[0].count == 3
 
 
+def test_judged_ids_normalised_once_match_every_sample_as_fresh_ones_do() -> None:
+    """A qrels' docid forms (normalised, and each addition's test run, once) match sample after
+    sample as the ids themselves do: each way of writing an id on either side."""
+    import pyarrow as pa
+
+    from rankviz.io.id_forms import IdForms, near_match
+
+    targets = pa.array(
+        ["D0012", "doc:7", "clueweb09-en0000-00-00001", "MARCO_D3#2", "44", "Q9", "x#1"]
+    )
+    forms = IdForms(targets)
+    samples = {
+        ("d12", "7", "doc:clueweb09-en0000-00-00001"): [-1, 1, 2],
+        ("marco_d3", "44#3", "q09", "X"): [3, 4, -1, 6],
+        ("d0012#1", "msmarco_passage_44", "nothing"): [0, 4, -1],
+    }
+    for sample, expected in samples.items():
+        unmatched = pa.array(sample)
+        assert near_match(unmatched, forms).tolist() == expected
+        assert near_match(unmatched, targets).tolist() == expected
+    assert forms.keys is forms.keys  # normalised once
+
+
 def test_identical_ids_ranked_first_are_a_warning_met_by_chance_a_note() -> None:
     first = run_text(doc=lambda q, i: str(q) if i == 0 else f"d{q}{i}")
     last = run_text(doc=lambda q, i: str(q) if i == 7 else f"d{q}{i}")

@@ -89,7 +89,7 @@ def document_findings(facts: Mapping[str, RunFacts], qrels: Qrels) -> list[Findi
     sample of the lines of a large run: a systematic difference shows in any sample)."""
     found = []
     for name, run in facts.items():
-        seen = run.documents(qrels.doc_ids)
+        seen = run.documents(qrels.docid_forms)
         if not seen.near:
             continue
         sampled = (
