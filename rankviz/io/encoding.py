@@ -62,6 +62,7 @@ def encode(qid, docid, *, queries: dict | None = None) -> dict:
         "qid_codes": queries["qid_codes"],
         "doc_ids": d.dictionary,
         "doc_codes": to_numpy(d.indices).astype(np.int32, copy=False),
+        "query_id_strings": queries["query_id_strings"],
     }
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from rankviz._arrow import leading_words
 
@@ -56,6 +57,19 @@ def _keys(values: np.ndarray) -> tuple[np.ndarray, str, int]:
     return (_words(encoded), _WORDS, 8) if width <= 8 else (encoded, _BYTES, width)
 
 
+def _ascii_words(strings: pa.Array | pa.ChunkedArray) -> np.ndarray | None:
+    """The word keys :func:`_keys` makes of ASCII ids of up to 8 bytes, read from Arrow strings;
+    None when one is longer, not ASCII or holds a NUL (the objects' road then decides)."""
+    keyed = leading_words(strings)
+    if (
+        keyed is None
+        or bool((keyed[1] > 8).any())
+        or not pc.all(pc.string_is_ascii(strings)).as_py()
+    ):
+        return None
+    return keyed[0]
+
+
 @dataclass(frozen=True, eq=False)
 class IdIndex:
     """Distinct ids with their keys sorted once, looked up many times (each block of a streamed
@@ -74,9 +88,15 @@ class IdIndex:
     order: np.ndarray  # ids[order] are in strcmp order
 
     @classmethod
-    def of(cls, ids) -> IdIndex:
-        values = _objects(ids)
-        keys, kind, width = _keys(values)
+    def of(cls, ids, *, strings: pa.Array | pa.ChunkedArray | None = None) -> IdIndex:
+        """The index of distinct ``ids``; ``strings``: the same ids as Arrow strings (a reader's),
+        keyed from their buffers when all are ASCII of up to 8 bytes (no Python object read)."""
+        keyed = _ascii_words(strings) if strings is not None else None
+        if keyed is not None:
+            values, keys, kind, width = np.asarray(ids, dtype=object), keyed, _WORDS, 8
+        else:
+            values = _objects(ids)
+            keys, kind, width = _keys(values)
         order = np.argsort(keys)  # distinct ids: no two keys tie, any sort is the one order
         return cls(values, kind, width, keys[order], order)
 

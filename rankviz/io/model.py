@@ -234,6 +234,9 @@ class Qrels(_Encoded):
         Each judgment's grade (int64; below 0: in the pool, unjudged).
     beside
         Judgments of other kinds beside the grades, by kind (``subtopics``, ``groups``).
+    query_id_strings
+        The query ids as Arrow strings, when the reader has them (their index is then keyed from
+        Arrow's buffers).
     """
 
     source: str = ""
@@ -242,6 +245,7 @@ class Qrels(_Encoded):
     #: ``groups``: trec_eval's judgment groups), which the families that read them find on the
     #: ranking table (:attr:`rankviz.ranking.ranking_table.RankingTable.beside`)
     beside: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    query_id_strings: pa.Array | None = field(default=None, repr=False)
 
     def with_beside(self, **judgments: Any) -> Qrels:
         """The same grades with these judgments beside them (None: not given)."""
@@ -257,7 +261,7 @@ class Qrels(_Encoded):
     @functools.cached_property
     def query_index(self) -> IdIndex:
         """The query ids ready to be looked up (once per qrels, however many blocks ask)."""
-        return IdIndex.of(self.query_ids)
+        return IdIndex.of(self.query_ids, strings=self.query_id_strings)
 
     @functools.cached_property
     def docid_forms(self) -> IdForms:

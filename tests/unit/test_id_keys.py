@@ -161,3 +161,38 @@ def test_an_arrow_id_holding_nul_is_refused() -> None:
 
     with pytest.raises(ValueError, match="NUL"):
         IdIndex.of(objects(["a", "b"])).positions(pa.array(["a", "a\x00"]))
+
+
+@given(st.lists(IDS, max_size=40, unique=True), st.booleans())
+@settings(max_examples=200, deadline=None)
+def test_an_index_keyed_from_arrow_strings_is_the_index_of_the_objects(
+    ids: list[str], chunked: bool
+) -> None:
+    """A reader's Arrow strings key the index from their buffers (ASCII of up to 8 bytes) or leave
+    it to the objects: the same kind, keys and order either way, and it finds the same ids."""
+    import pyarrow as pa
+
+    strings = pa.chunked_array([ids[:3], ids[3:]], pa.string()) if chunked else pa.array(ids)
+    from_strings, from_objects = IdIndex.of(objects(ids), strings=strings), IdIndex.of(objects(ids))
+    assert (from_strings.kind, from_strings.width) == (from_objects.kind, from_objects.width)
+    assert from_strings.sorted_keys.tolist() == from_objects.sorted_keys.tolist()
+    assert from_strings.order.tolist() == from_objects.order.tolist()
+    probes = objects([*ids, "absent", "0", "é"])
+    assert from_strings.positions(probes).tolist() == from_objects.positions(probes).tolist()
+
+
+def test_qrels_index_their_queries_from_the_readers_strings(tmp_path) -> None:
+    """The qrels a reader makes carry its Arrow strings of the query ids, and their index is keyed
+    from them: the ids in strcmp order, found where they are."""
+    from rankviz.io.id_keys import _ascii_words
+    from rankviz.io.readers import read_qrels
+
+    path = tmp_path / "qrels.txt"
+    path.write_text("q10 0 d1 1\nq2 0 d1 0\nq1 0 d2 2\nq10 0 d3 1\n")
+    qrels = read_qrels(str(path))
+    assert qrels.query_id_strings is not None
+    assert qrels.query_id_strings.to_pylist() == qrels.query_ids.tolist() == ["q10", "q2", "q1"]
+    assert _ascii_words(qrels.query_id_strings) is not None  # the buffers' road, not the objects'
+    index = qrels.query_index
+    assert qrels.query_ids[index.order].tolist() == ["q1", "q10", "q2"]
+    assert index.positions(objects(["q2", "q3", "q1"])).tolist() == [1, -1, 2]
