@@ -206,8 +206,8 @@ def gather(run: Run, table: RankingTable, *, k: int, rel: int, stride: int = 1) 
         lines=len(run),
         depth=int(counts.max()) if len(run) else 0,
         identical=_identical(run),
-        tied=_judged(tied, table.qids),
-        disagree=_judged(disagree, table.qids),
+        tied=_judged(tied, table.ignored_qids),
+        disagree=_judged(disagree, table.ignored_qids),
         sampled_docids=sampled_docids,
         sampled_lines=sampled_lines,
         judged_top=int(top.judged.sum()),
@@ -217,9 +217,12 @@ def gather(run: Run, table: RankingTable, *, k: int, rel: int, stride: int = 1) 
     )
 
 
-def _judged(queries: np.ndarray, judged: np.ndarray) -> tuple[str, ...]:
-    """Those of ``queries`` that are judged, in their order."""
-    return tuple(map(str, queries[id_positions(queries, judged) >= 0]))
+def _judged(queries: np.ndarray, ignored: tuple[str, ...]) -> tuple[str, ...]:
+    """Those of ``queries`` (the run's) that are judged, in their order: all but the ones its table
+    ignores (a few ids looked up among a few, not among a million judged ones)."""
+    if not len(queries) or not ignored:
+        return tuple(map(str, queries))
+    return tuple(map(str, queries[id_positions(queries, ignored) < 0]))
 
 
 def _sampled_docids(run: Run, stride: int) -> tuple[pa.Array, np.ndarray]:

@@ -225,9 +225,13 @@ def test_a_relevant_document_one_run_retrieves_is_not_lost(engine: str) -> None:
 def test_a_rank_column_against_the_scores_and_all_tied_queries() -> None:
     reversed_ranks = run_text(rank=lambda i: 8 - i)
     assert codes(study({"a": reversed_ranks}).ask(CHECK))[("rank-score-disagree", "a")] == "warning"
-    tied = run_text(score=lambda i: 1.0)
+    # query 9 is not judged: the checks speak of the judged queries only
+    tied = run_text(qids=(1, 9, 2, 3), score=lambda i: 1.0)
     finding = next(f for f in study({"a": tied}).ask(CHECK).findings if f.code == "all-tied")
-    assert finding.queries == {"1", "2", "3"}
+    assert finding.queries == {"1", "2", "3"} and finding.examples == ("1", "2", "3")
+    unjudged_only = run_text(qids=(1, 9), rank=lambda i: 8 - i) + run_text(qids=(2, 3))
+    found = study({"a": unjudged_only}).ask(CHECK).findings
+    assert next(f for f in found if f.code == "rank-score-disagree").queries == {"1"}
 
 
 def test_judgments_against_the_settings() -> None:
