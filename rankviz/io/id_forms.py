@@ -24,8 +24,18 @@ _PREFIX = (r"^[a-z][a-z_]*[:_\-]?([0-9]+)$", r"\1")
 _NAMESPACE = (r"^[a-z][a-z_]*:(.+)$", r"\1")
 
 
+def _holding(keys, character: str) -> np.ndarray:
+    """Which ids hold ``character`` (ASCII): none, without a pass over the ids, when no byte of
+    their buffers is it (most collections' docids hold no ``#`` and no ``:``)."""
+    chunks = keys.chunks if isinstance(keys, pa.ChunkedArray) else [keys]
+    buffers = [chunk.buffers()[2] for chunk in chunks]
+    if not any(b is not None and ord(character) in np.frombuffer(b, np.uint8) for b in buffers):
+        return np.zeros(len(keys), dtype=bool)
+    return booleans(pc.match_substring(keys, character))
+
+
 def _has_suffix(keys) -> np.ndarray:
-    return booleans(pc.match_substring(keys, "#"))
+    return _holding(keys, "#")
 
 
 def _starts_with_a_letter(keys) -> np.ndarray:
@@ -33,7 +43,7 @@ def _starts_with_a_letter(keys) -> np.ndarray:
 
 
 def _has_namespace(keys) -> np.ndarray:
-    return booleans(pc.match_substring(keys, ":"))
+    return _holding(keys, ":")
 
 
 def _any_number(keys) -> bool:

@@ -196,3 +196,28 @@ def test_qrels_index_their_queries_from_the_readers_strings(tmp_path) -> None:
     index = qrels.query_index
     assert qrels.query_ids[index.order].tolist() == ["q1", "q10", "q2"]
     assert index.positions(objects(["q2", "q3", "q1"])).tolist() == [1, -1, 2]
+
+
+@given(
+    st.lists(st.text("ab#:1", max_size=5), max_size=30),
+    st.integers(0, 30),
+    st.integers(0, 30),
+    st.booleans(),
+)
+@settings(max_examples=200, deadline=None)
+def test_which_ids_hold_a_character_is_arrows_match(ids, start, cut, chunked) -> None:
+    """The buffers' scan that spares a pass over the ids answers as Arrow's substring match does:
+    a slice (whose buffer holds the whole array's bytes), one chunk or two, with and without the
+    character."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from rankviz.io.id_forms import _holding
+
+    whole = pa.array(ids, pa.string())
+    some = whole.slice(min(start, len(ids)))
+    cut = min(cut, len(some))
+    keys = pa.chunked_array([some.slice(0, cut), some.slice(cut)]) if chunked else some
+    for character in "#:":
+        expected = pc.match_substring(keys, character).to_pylist()
+        assert _holding(keys, character).tolist() == expected
