@@ -61,6 +61,14 @@ class Order:
         out[self.moved] = values[self.source]
         return out
 
+    def apply_in_place(self, values: np.ndarray) -> np.ndarray:
+        """``apply`` to an array made for this ranking and read no more: where only some rows move
+        (a few ties), they are written in place instead of copying millions of rows."""
+        if self.full is not None or self.moved is None:
+            return self.apply(values)
+        values[self.moved] = values[self.source]
+        return values
+
 
 def lookup_grades(
     run: Run, qrels: Qrels, run_query_to_judged, rows, qrels_query_to_judged

@@ -103,19 +103,22 @@ _DOCIDS = ["1", "01", "7", "4294967296", "a", "b", "doc", "doc1"]
     ),
     grouped=st.booleans(),
     numbers_only=st.booleans(),
+    tied=st.booleans(),
 )
 def test_every_line_gets_the_grade_the_qrels_give_its_pair(
-    lines, judged, grouped: bool, numbers_only: bool
+    lines, judged, grouped: bool, numbers_only: bool, tied: bool
 ) -> None:
     """Against the qrels read as a dict: runs grouped by query (the probes climb with the query
     codes) or with queries coming back (sorted probes), docids that are all numbers (some past
-    32 bits: mixed keys) or words."""
+    32 bits: mixed keys) or words, scores falling or tied (the rows a tie moves carry their
+    grades, written in place)."""
     if numbers_only:
         lines = [(q, d) for q, d in lines if d.isdigit()] or [("q1", "7")]
         judged = {(q, d): g for (q, d), g in judged.items() if d.isdigit()}
     if grouped:
         lines = sorted(lines, key=lambda line: line[0])
-    run_text = "".join(f"{q} Q0 {d} {i + 1} {50 - i} r\n" for i, (q, d) in enumerate(lines))
+    score = (lambda i: 50 - i // 3) if tied else (lambda i: 50 - i)
+    run_text = "".join(f"{q} Q0 {d} {i + 1} {score(i)} r\n" for i, (q, d) in enumerate(lines))
     qrels_text = "".join(f"{q} 0 {d} {g}\n" for (q, d), g in judged.items()) or "q1 0 x 1\n"
     run = rv.read_run(run_text.encode(), filename="run")
     qrels = rv.read_qrels(qrels_text.encode(), filename="qrels")
@@ -127,6 +130,10 @@ def test_every_line_gets_the_grade_the_qrels_give_its_pair(
         for q, d, grade, is_judged in found:
             expected = judged.get((q, d), 0)
             assert (int(grade), bool(is_judged)) == (expected, (q, d) in judged and expected >= 0)
+        # trec_eval's order: inside a query, tied scores put the docids in descending order
+        ranked = list(zip(table.row_query.tolist(), table.score.tolist(), table.docids().tolist()))
+        for (q, score_a, a), (r, score_b, b) in zip(ranked, ranked[1:]):
+            assert q != r or score_a > score_b or a.encode() > b.encode()
 
 
 @settings(max_examples=60, deadline=None)
