@@ -10,13 +10,14 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 import numpy as np
+import pyarrow as pa
 
 from rankviz.errors import FormatError, quoted
 from rankviz.evaluation.assembly import TableValues, table_values
 from rankviz.evaluation.run_facts import gather
 from rankviz.io.blocks import Piece, line_ends, pieces
 from rankviz.io.byte_ranges import ByteRange, expand_urls
-from rankviz.io.id_keys import distinct
+from rankviz.io.id_keys import distinct_strings
 from rankviz.io.model import Qrels, Run
 from rankviz.io.readers import run_name_from_path, run_names
 from rankviz.io.sources import lines
@@ -64,7 +65,9 @@ class PieceValues:
     it lists (to check that no query comes back in a later piece)."""
 
     values: TableValues
-    query_ids: np.ndarray  # object array of str
+    # as Arrow strings: checked from their buffers, and a worker ships them without a Python
+    # object per id
+    query_ids: pa.ChunkedArray
     lines: int = 0  # the lines a byte range held: where the file's next range starts counting
 
 
@@ -117,12 +120,11 @@ class Job:
         """A run's values from its pieces (in file order), then the judged queries none of them
         ranks."""
         parts: list = []
-        listed: list[tuple[Lines, np.ndarray]] = []
+        listed: list[tuple[Lines, pa.ChunkedArray]] = []
         for piece, part in found:
             listed.append((piece, part.query_ids))
             parts.append(part.values)
-        every = np.concatenate([np.zeros(0, dtype=object), *(ids for _, ids in listed)])
-        if not distinct(every):
+        if not distinct_strings(pa.chunked_array([ids for _, ids in listed], pa.string())):
             raise _first_come_back(listed)
         # the judged queries none ranks, by their places (every part places its queries)
         placed = np.zeros(len(self.qrels.query_ids), dtype=bool)
@@ -167,7 +169,7 @@ def values_of_piece(piece: Piece, job: Job, name: str) -> PieceValues:
     for start in range(0, max(len(run.query_ids), 1), size):
         block = run.query_block(start, start + size)
         blocks.append(job.values(block, name))
-    return PieceValues(TableValues.concatenate(blocks), run.query_ids)
+    return PieceValues(TableValues.concatenate(blocks), pa.chunked_array([run.query_strings()]))
 
 
 def values_of_range(
@@ -181,23 +183,23 @@ def values_of_range(
         values_of_piece(piece, job, name)
         for piece in pieces(data, filename=byte_range.name, first_line=first_line)
     ]
-    every = np.concatenate([np.zeros(0, dtype=object), *(f.query_ids for f in found)])
-    if not distinct(every):
+    every = pa.chunked_array([chunk for f in found for chunk in f.query_ids.chunks], pa.string())
+    if not distinct_strings(every):
         listed = zip(pieces(data, filename=byte_range.name, first_line=first_line), found)
         raise _first_come_back([(piece, f.query_ids) for piece, f in listed])
     values = TableValues.concatenate([f.values for f in found])
     return PieceValues(values, every, 0 if byte_range.compressed else line_ends(data))
 
 
-def _first_come_back(listed: Sequence[tuple[Lines, np.ndarray]]) -> FormatError:
+def _first_come_back(listed: Sequence[tuple[Lines, pa.ChunkedArray]]) -> FormatError:
     """The error for the first piece that lists a query an earlier piece listed (a run whose
     queries are not grouped; only then are the pieces' ids compared one by one)."""
     seen: set[str] = set()
     for piece, query_ids in listed:
-        again = seen.intersection(query_ids.tolist())
+        again = seen.intersection(query_ids.to_pylist())
         if again:
             return _comes_back(piece, again)
-        seen.update(query_ids.tolist())
+        seen.update(query_ids.to_pylist())
     raise AssertionError("no query comes back")  # pragma: no cover
 
 

@@ -10,7 +10,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankviz._arrow import booleans, string_keys, take, take_sorted, to_numpy
-from rankviz.io.id_keys import distinct
+from rankviz.io.id_keys import distinct_strings
 
 
 def dictionary(values) -> pa.DictionaryArray:
@@ -33,7 +33,7 @@ def encode_queries(qid) -> dict:
         starts = np.flatnonzero(opens)
         strings = take_sorted(qid, starts)
         query_ids = np.asarray(strings.to_pylist(), dtype=object)  # to_numpy would import pandas
-        if _distinct_strings(strings) or distinct(query_ids):
+        if distinct_strings(strings):
             codes = np.cumsum(opens, dtype=np.int32)
             codes -= 1
             return {"query_ids": query_ids, "qid_codes": codes, "query_id_strings": strings}
@@ -43,13 +43,6 @@ def encode_queries(qid) -> dict:
         "qid_codes": to_numpy(q.indices).astype(np.int32, copy=False),
         "query_id_strings": q.dictionary,
     }
-
-
-def _distinct_strings(ids: pa.Array) -> bool:
-    """Whether no id can appear twice: their 64-bit keys, read from Arrow's buffers, all differ
-    (equal keys may still be different long ids: :func:`distinct` then decides)."""
-    keys = np.sort(string_keys(ids))
-    return not bool(np.any(keys[1:] == keys[:-1]))
 
 
 def encode(qid, docid, *, queries: dict | None = None) -> dict:

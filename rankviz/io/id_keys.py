@@ -20,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankviz._arrow import leading_words
+from rankviz._arrow import leading_words, string_keys
 
 _WORDS, _BYTES, _TEXT = "words", "bytes", "text"
 
@@ -205,3 +205,11 @@ def distinct(ids) -> bool:
         return True
     keys = np.sort(_keys(values)[0])
     return not bool(np.any(keys[1:] == keys[:-1]))
+
+
+def distinct_strings(ids: pa.Array | pa.ChunkedArray) -> bool:
+    """Whether no id appears twice, of Arrow strings: their 64-bit keys, read from the buffers, all
+    differ (no Python object per id); equal keys may still be different long ids, which
+    :func:`distinct` then decides."""
+    keys = np.sort(string_keys(ids))
+    return not bool(np.any(keys[1:] == keys[:-1])) or distinct(ids.to_pylist())

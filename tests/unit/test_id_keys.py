@@ -9,7 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankviz.io.id_keys import IdIndex, distinct, id_order, id_positions, sorted_unique_ids
+from rankviz.io.id_keys import (
+    IdIndex,
+    distinct,
+    distinct_strings,
+    id_order,
+    id_positions,
+    sorted_unique_ids,
+)
 
 # short ASCII (the word keys), longer ASCII (bytes), anything but NUL (code points)
 IDS = st.one_of(
@@ -221,3 +228,20 @@ def test_which_ids_hold_a_character_is_arrows_match(ids, start, cut, chunked) ->
     for character in "#:":
         expected = pc.match_substring(keys, character).to_pylist()
         assert _holding(keys, character).tolist() == expected
+
+
+# long ids that differ only in their middle bytes share a 64-bit key (length, first 8, last 16)
+SHARED_KEY = st.sampled_from(["msmarco_" + middle + "_0000000000000001" for middle in "ABC"])
+
+
+@given(st.lists(st.one_of(IDS, SHARED_KEY), max_size=30), st.integers(0, 30))
+@settings(max_examples=200, deadline=None)
+def test_arrow_strings_are_distinct_as_a_set_of_them_is(ids: list[str], cut: int) -> None:
+    """Keys from the buffers decide, and where two keys are equal (ids that share one) the ids do:
+    the answer of a Python set, for one chunk or two."""
+    import pyarrow as pa
+
+    expected = len(set(ids)) == len(ids)
+    assert distinct_strings(pa.array(ids, pa.string())) == expected
+    cut = min(cut, len(ids))
+    assert distinct_strings(pa.chunked_array([ids[:cut], ids[cut:]], pa.string())) == expected
