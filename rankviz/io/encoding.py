@@ -46,15 +46,13 @@ def encode_queries(qid) -> dict:
 
 
 def encode(qid, docid, *, queries: dict | None = None) -> dict:
-    """Query ids and docids both dictionary-encoded (for qrels, which are small); ``queries``: the
-    query ids as :func:`encode_queries` encoded them already."""
-    d = dictionary(docid)
+    """The fields of :class:`~rankviz.io.model.Qrels` from their query and docid columns: query ids
+    as :func:`encode_queries` codes them (``queries``: already coded), docids as one piece."""
     queries = encode_queries(qid) if queries is None else queries
     return {
         "query_ids": queries["query_ids"],
         "qid_codes": queries["qid_codes"],
-        "doc_ids": d.dictionary,
-        "doc_codes": to_numpy(d.indices).astype(np.int32, copy=False),
+        "docids": docid.combine_chunks() if isinstance(docid, pa.ChunkedArray) else docid,
         "query_id_strings": queries["query_id_strings"],
     }
 
@@ -95,13 +93,13 @@ class DocidKeys:
         return cls(string_keys(docid, bits=32).view(np.int32), False)
 
     def aligned(self, docids: pa.Array) -> tuple[np.ndarray, np.ndarray]:
-        """The keys of other docids (a qrels vocabulary) in this space, one per docid (int64), and
+        """The keys of other docids (a qrels' docids) in this space, one per docid (int64), and
         which of them can equal one of ours: with numbers, those that are numbers of this width."""
         if not self.numeric:
             keys = string_keys(docids, bits=32).view(np.int32).astype(np.int64)
             return keys, np.ones(len(docids), dtype=bool)
         numbers = docid_numbers(docids)
-        if numbers is None:  # some are not numbers: the others one by one (a vocabulary, not a run)
+        if numbers is None:  # some are not numbers: the others one by one (qrels, not a run)
             texts = docids.to_pylist()
             numeric = np.fromiter(
                 (INTEGER.fullmatch(d) is not None for d in texts), dtype=bool, count=len(texts)

@@ -70,14 +70,13 @@ def merged_qrels(qrels: Qrels, grades: Mapping[tuple[str, str], int], *, label: 
     what reading the merged lines would give (ids coded in first-appearance order), so a judgment
     costs its queries, not a rebuild of millions of judgments."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     if not grades:
         return qrels
     code_of = {q: i for i, q in enumerate(qrels.query_ids)}
     judged = np.fromiter({code_of[q] for q, _ in grades if q in code_of}, dtype=np.int32)
     rows = np.flatnonzero(np.isin(qrels.qid_codes, judged))
-    docids = qrels.doc_ids.take(pa.array(qrels.doc_codes[rows])).to_pylist()
+    docids = qrels.docids.take(pa.array(rows)).to_pylist()
     row_of = dict(zip(zip(qrels.qid_codes[rows].tolist(), docids), rows.tolist()))
     grade = qrels.grade.copy()
     added: list[tuple[str, str, int]] = []
@@ -87,8 +86,7 @@ def merged_qrels(qrels: Qrels, grades: Mapping[tuple[str, str], int], *, label: 
             added.append((qid, docid, value))
         else:
             grade[row] = value
-    query_ids, qid_codes = qrels.query_ids, qrels.qid_codes
-    doc_ids, doc_codes = qrels.doc_ids, qrels.doc_codes
+    query_ids, qid_codes, docids = qrels.query_ids, qrels.qid_codes, qrels.docids
     if added:
         new_queries = [q for q in dict.fromkeys(q for q, _, _ in added) if q not in code_of]
         code_of.update((q, len(code_of)) for q in new_queries)
@@ -96,32 +94,13 @@ def merged_qrels(qrels: Qrels, grades: Mapping[tuple[str, str], int], *, label: 
         qid_codes = np.concatenate(
             [qid_codes, np.array([code_of[q] for q, _, _ in added], dtype=np.int32)]
         )
-        wanted = pa.array([d for _, d, _ in added], type=doc_ids.type)
-        known = pc.index_in(wanted, value_set=doc_ids).to_numpy(zero_copy_only=False)
-        unknown = list(
-            dict.fromkeys(d for (_, d, _), k in zip(added, known, strict=True) if np.isnan(k))
-        )
-        new_code = {d: len(doc_ids) + i for i, d in enumerate(unknown)}
-        doc_codes = np.concatenate(
-            [
-                doc_codes,
-                np.array(
-                    [
-                        new_code[d] if np.isnan(k) else int(k)
-                        for (_, d, _), k in zip(added, known, strict=True)
-                    ],
-                    dtype=np.int32,
-                ),
-            ]
-        )
-        doc_ids = pa.concat_arrays([doc_ids, pa.array(unknown, type=doc_ids.type)])
+        docids = pa.concat_arrays([docids, pa.array([d for _, d, _ in added], type=docids.type)])
         grade = np.concatenate([grade, np.array([g for _, _, g in added], dtype=grade.dtype)])
     source = f"{qrels.source} + " + (label or f"{len(grades):,} meeting judgments")
     return Qrels(
         query_ids=query_ids,
         qid_codes=qid_codes,
-        doc_ids=doc_ids,
-        doc_codes=doc_codes,
+        docids=docids,
         source=source,
         grade=grade,
         beside=qrels.beside,

@@ -1,8 +1,8 @@
 """The tables every reader produces: a :class:`Run` and :class:`Qrels`, ids encoded as integers.
 
-Query ids become int32 codes (first-appearance order), qrels docids a dictionary; a run's docids
-stay one string per row (they are mostly distinct) with an integer key per row (:class:`DocidKeys`)
-that sorting and probing use (strings still decide: "01" and "1" are two documents).
+Query ids become int32 codes (first-appearance order); docids stay one string per row, in a run and
+in qrels alike (they are mostly distinct), with integer keys (:class:`DocidKeys`) that sorting and
+probing use (strings still decide: "01" and "1" are two documents).
 """
 
 from __future__ import annotations
@@ -20,19 +20,6 @@ from rankviz._arrow import booleans, from_numpy, strings, take, to_numpy
 from rankviz.io.encoding import DocidKeys
 from rankviz.io.id_forms import IdForms
 from rankviz.io.id_keys import IdIndex
-
-
-@dataclass(frozen=True, eq=False)
-class _Encoded:
-    """Query and document ids dictionary-encoded: ``query_ids[qid_codes]`` gives each row's qid."""
-
-    query_ids: np.ndarray  # unique qids, object array of str
-    qid_codes: np.ndarray  # int32 per row
-    doc_ids: pa.Array  # unique docids
-    doc_codes: np.ndarray  # int32 per row
-
-    def __len__(self) -> int:
-        return len(self.qid_codes)
 
 
 @dataclass(frozen=True, eq=False)
@@ -215,7 +202,7 @@ class Run:
 
 
 @dataclass(frozen=True, eq=False)
-class Qrels(_Encoded):
+class Qrels:
     """Relevance judgments: one integer grade per judged (query, document) pair.
 
     Parameters
@@ -224,10 +211,10 @@ class Qrels(_Encoded):
         Unique qids (object array of str).
     qid_codes
         Each judgment's query, an index into ``query_ids`` (int32).
-    doc_ids
-        Unique docids (a pyarrow string array).
-    doc_codes
-        Each judgment's document, an index into ``doc_ids`` (int32).
+    docids
+        Each judgment's document (Arrow strings, one piece): as read, not dictionary-encoded (a
+        large qrels' million distinct docids would cost a hash table that the grade lookup,
+        keying the docids themselves, does not read).
     source
         Where they were read from.
     grade
@@ -239,6 +226,9 @@ class Qrels(_Encoded):
         Arrow's buffers).
     """
 
+    query_ids: np.ndarray  # unique qids, object array of str
+    qid_codes: np.ndarray  # int32 per row
+    docids: pa.Array  # per row
     source: str = ""
     grade: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     #: judgments of other kinds beside the grades, by kind (``subtopics``: diversity qrels,
@@ -246,6 +236,9 @@ class Qrels(_Encoded):
     #: ranking table (:attr:`rankviz.ranking.ranking_table.RankingTable.beside`)
     beside: Mapping[str, Any] = field(default_factory=dict, compare=False)
     query_id_strings: pa.Array | None = field(default=None, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.qid_codes)
 
     def with_beside(self, **judgments: Any) -> Qrels:
         """The same grades with these judgments beside them (None: not given)."""
@@ -267,7 +260,7 @@ class Qrels(_Encoded):
     def docid_forms(self) -> IdForms:
         """The docids as near misses are matched against them (normalised once per qrels, however
         many runs are checked)."""
-        return IdForms(self.doc_ids)
+        return IdForms(self.docids)
 
     @functools.cached_property
     def _by_query(self) -> tuple[np.ndarray, np.ndarray]:
@@ -277,9 +270,8 @@ class Qrels(_Encoded):
         return rows, np.r_[0, np.cumsum(counts)].astype(np.int64)
 
     def restricted(self, query_ids) -> Qrels:
-        """The judgments of these queries only (the docid vocabulary is shared, not copied): the
-        cost of those queries' judgments, not of the whole qrels (a streamed run asks once a
-        block)."""
+        """The judgments of these queries only: the cost of those queries' judgments, not of the
+        whole qrels (a streamed run asks once a block)."""
         found = self.query_index.positions(query_ids)
         return self.at_positions(found[found >= 0])
 
@@ -295,8 +287,7 @@ class Qrels(_Encoded):
         judged = Qrels(
             query_ids=self.query_ids[kept],
             qid_codes=np.searchsorted(kept, self.qid_codes[rows]).astype(np.int32),
-            doc_ids=self.doc_ids,
-            doc_codes=self.doc_codes[rows],
+            docids=self.docids.take(from_numpy(rows)),
             source=self.source,
             grade=self.grade[rows],
             beside=self.beside,
@@ -312,7 +303,7 @@ class Qrels(_Encoded):
         return pd.DataFrame(
             {
                 "qid": self.query_ids[self.qid_codes],
-                "docid": self.doc_ids.take(pa.array(self.doc_codes)).to_numpy(zero_copy_only=False),
+                "docid": self.docids.to_numpy(zero_copy_only=False),
                 "rel": self.grade,
             }
         )

@@ -82,37 +82,31 @@ def lookup_grades(
     millions of rows to the few that can be judged, a sorted search finds their judgment and the
     strings decide ("01" and "1" share a number; keys may collide). A run grouped by query gives
     probes that climb with its codes, each search starting near the last: no sort of the probes.
-    A block's judgments (a few, naming a few of a large qrels' docids) key only the docids they
-    name. What it costs follows the lines, however many queries or judged documents there are: no
-    hash table of the judged ids.
+    What it costs follows the lines, however many queries or judged documents there are: no hash
+    table of the judged ids.
     """
     grade = np.zeros(len(rows), dtype=np.int32)
     judged = np.zeros(len(rows), dtype=bool)
     if not len(rows) or not len(qrels.grade):
         return grade, judged
-    vocabulary, doc_codes = qrels.doc_ids, qrels.doc_codes
-    if 4 * len(doc_codes) < len(vocabulary):  # a block's judgments: only the docids they name
-        used = np.sort(doc_codes)
-        used = used[np.r_[True, used[1:] != used[:-1]]]
-        vocabulary = vocabulary.take(from_numpy(used))
-        doc_codes = np.searchsorted(used, doc_codes)
-    doc_keys, comparable = run.keys.aligned(vocabulary)
+    # each judgment's docid as a key of the run's kind (numbers or strings' keys)
+    doc_keys, comparable = run.keys.aligned(qrels.docids)
     # each judgment's query as the run codes it (-1: a query the run does not list)
     listed = np.flatnonzero(run_query_to_judged >= 0)
     code_of_judged = np.full(len(qrels_query_to_judged), -1, dtype=np.int64)
     code_of_judged[run_query_to_judged[listed]] = listed
     judgment_code = code_of_judged[qrels_query_to_judged][qrels.qid_codes]
     # judgments that may name a row: a query the run lists, a docid its keys can hold
-    usable = np.flatnonzero(comparable[doc_codes] & (judgment_code >= 0))
+    usable = np.flatnonzero(comparable & (judgment_code >= 0))
     wide = run.keys.values.dtype.itemsize > 4
-    pair_keys = _pair_keys(judgment_code[usable], doc_keys[doc_codes[usable]], wide=wide)
+    pair_keys = _pair_keys(judgment_code[usable], doc_keys[usable], wide=wide)
     if not len(pair_keys):  # no judgment could name a row of the run
         return grade, judged
     order = np.argsort(pair_keys)
     pair_keys, judgment = pair_keys[order], usable[order]
     # rows whose docid key is judged for some query (a bitmap of the keys' low bits), then
     # those whose pair is judged
-    judged_doc_keys = doc_keys[np.flatnonzero(comparable)].astype(run.keys.values.dtype)
+    judged_doc_keys = doc_keys[usable].astype(run.keys.values.dtype)
     candidates = run.keys.rows_among(judged_doc_keys, None if len(rows) == len(run) else rows)
     candidate_rows = rows[candidates]
     row_code = run.qid_codes[candidate_rows].astype(np.int64)
@@ -131,7 +125,7 @@ def lookup_grades(
     same = (judgment_code[which] == row_code) & booleans(
         pc.equal(
             take(run.docids, rows[candidates]).cast(pa.string()),
-            vocabulary.take(from_numpy(doc_codes[which])).cast(pa.string()),
+            qrels.docids.take(from_numpy(which)).cast(pa.string()),
         )
     )
     # a key two judgments share (two docids of one query with one key): each one is compared
@@ -143,7 +137,7 @@ def lookup_grades(
             int(at[k]),
             lambda j, k=k: (
                 bool(judgment_code[j] == row_code[k])
-                and vocabulary[int(doc_codes[j])].as_py() == _docid(run, int(rows[candidates[k]]))
+                and qrels.docids[int(j)].as_py() == _docid(run, int(rows[candidates[k]]))
             ),
         )
         if other is not None:

@@ -120,7 +120,6 @@ def _no_qrels() -> Qrels:
     return Qrels(
         query_ids=np.array([], dtype=object),
         qid_codes=np.array([], dtype=np.int32),
-        doc_ids=pa.array([], pa.string()),
-        doc_codes=np.array([], dtype=np.int32),
+        docids=pa.array([], pa.string()),
         source="(per-query scores: no qrels)",
     )

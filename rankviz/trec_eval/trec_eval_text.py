@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from rankviz._arrow import from_numpy
 from rankviz.errors import OptionError
 from rankviz.io.id_keys import sorted_unique_ids
 from rankviz.io.model import Qrels, Run
@@ -199,7 +200,7 @@ def relstrings(table, qrels: Qrels, length: int) -> dict[str, str]:
     mark = np.where(table.judged, np.minimum(table.grade, 10), 11)
     below = np.flatnonzero(qrels.grade < 0)
     if len(below):
-        docids = qrels.doc_ids.take(qrels.doc_codes[below]).to_pylist()
+        docids = qrels.docids.take(from_numpy(below)).to_pylist()
         pooled = set(zip(qrels.query_ids[qrels.qid_codes[below]].tolist(), docids, strict=True))
         holes = np.flatnonzero(~table.judged)
         queries = table.qids[table.row_query[holes]].tolist()

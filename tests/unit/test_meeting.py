@@ -200,8 +200,8 @@ def test_merged_qrels_are_the_file_with_the_latest_grades(tmp_path_factory, file
     text = "".join(f"{q} 0 {d} {expected[q, d]}\n" for q, d in order)
     read = read_qrels(text.encode(), filename="merged.txt")
     assert read.query_ids.tolist() == encoded.query_ids.tolist()
-    assert read.doc_ids.to_pylist() == encoded.doc_ids.to_pylist()
-    for name in ("qid_codes", "doc_codes", "grade"):
+    assert read.docids.to_pylist() == encoded.docids.to_pylist()
+    for name in ("qid_codes", "grade"):
         assert getattr(read, name).tolist() == getattr(encoded, name).tolist(), name
 
 
