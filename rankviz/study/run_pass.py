@@ -19,7 +19,7 @@ import numpy as np
 from rankviz.evaluation.assembly import TableValues
 from rankviz.evaluation.run_facts import RunFacts
 
-FORMAT = "3"  # bump when what a pass holds changes: older files on disk are then ignored
+FORMAT = "4"  # bump when what a pass holds changes: older files on disk are then ignored
 
 
 @dataclass(frozen=True, eq=False)
@@ -35,6 +35,8 @@ class RunPass:
     def to_arrays(self) -> dict[str, np.ndarray]:
         """Plain NumPy arrays (no objects: loading them needs no pickle)."""
         arrays = {"qids": self.values.qids.astype(str), "answered": self.values.answered}
+        if self.values.qid_rank is not None:  # the queries' strcmp order, not sorted again
+            arrays["qid_rank"] = self.values.qid_rank
         arrays |= {f"value:{k}": v for k, v in self.values.values.items()}
         arrays |= {f"chance:{k}": v for k, v in self.chance.values.items()}
         facts = None
@@ -60,6 +62,7 @@ class RunPass:
             np.asarray(arrays["answered"], dtype=bool),
         )
         ignored = tuple(meta["ignored"])
+        qid_rank = np.asarray(arrays["qid_rank"]) if "qid_rank" in arrays else None
 
         def part(prefix: str) -> TableValues:
             values = {
@@ -67,7 +70,7 @@ class RunPass:
                 for k, v in arrays.items()
                 if k.startswith(prefix)
             }
-            return TableValues(qids=qids, answered=answered, values=values, ignored=ignored)
+            return TableValues(qids, answered, values, ignored, qid_rank=qid_rank)
 
         facts = (
             None

@@ -71,6 +71,10 @@ def test_a_pass_kept_on_disk_comes_back_the_same(tmp_path) -> None:
     _same(study.ask(FROM_PASSES, back, chance=True), study.ask(FROM_PASSES, passes, chance=True))
     assert [p.facts for _, p in back] == [p.facts for _, p in passes]
     assert [p.judged for _, p in back] == [p.judged for _, p in passes]
+    # the queries' places in strcmp order come back (the evaluation does not sort their ids)
+    for (_, read), (_, taken) in zip(back, passes, strict=True):
+        assert taken.values.qid_rank is not None
+        assert read.values.qid_rank.tolist() == taken.values.qid_rank.tolist()
     assert store.get("no such key") is None
 
 
