@@ -70,6 +70,9 @@ def segment_prefix_sum(
     holds a relevant document or not), so this is a sum over thousands and a lookup per element.
     """
     n = len(values)
+    if n < 2 or bool(np.all(segment[1:] != segment[:-1])):
+        # each element its segment's first (a chance table: one tie group a query): nothing before
+        return np.zeros(n if at is None else len(at), dtype=np.float64)
     nonzero = np.flatnonzero(values)
     if at is None and len(nonzero) == n:
         return _dense_prefix_sum(segment, values)
