@@ -244,26 +244,17 @@ def _first_positive(
     batch). Groups are taken a block at a time, so that every temporary stays a few megabytes (a
     million groups would fault in fresh pages for each of them)."""
     out = np.empty(len(size))
-    width = int(steps.max())
-    block = max(1, _BLOCK_CELLS // max(width, 1))
-    t = np.arange(width)[:, None]
-    for lo in range(0, len(size), block):
-        hi = lo + block
-        # steps down, groups across: each running product and sum is one pass over the groups
-        inside_ = t < steps[None, lo:hi]
-        ratio = np.where(
-            inside_,
-            np.clip(zeros[None, lo:hi] - t, 0, None) / np.maximum(size[None, lo:hi] - t, 1.0),
-            1.0,
-        )
-        # A(0), A(1), ...
-        before = np.cumprod(np.concatenate([np.ones((1, ratio.shape[1])), ratio]), axis=0)
-        terms = np.where(
-            inside_, (before[:-1] - before[1:]) * discount(start[None, lo:hi] + t + 1), 0.0
-        )
-        out[lo:hi] = np.cumsum(terms, axis=0)[-1]
+    for lo in range(0, len(size), _BLOCK_GROUPS):
+        sizes, zero, step, first = (a[lo : lo + _BLOCK_GROUPS] for a in (size, zeros, steps, start))
+        # a step at a time, each a pass over the block's groups: A(t), then A(t + 1)
+        before, total = np.ones(len(sizes)), np.zeros(len(sizes))
+        for t in range(int(step.max())):
+            after = before * (np.clip(zero - t, 0, None) / np.maximum(sizes - t, 1.0))
+            total += np.where(t < step, (before - after) * discount(first + t + 1), 0.0)
+            before = after
+        out[lo : lo + _BLOCK_GROUPS] = total
     return out
 
 
-#: cells (groups x steps) of one block of :func:`_first_positive`: 8 MB a float64 temporary
-_BLOCK_CELLS = 1 << 20
+#: groups of one block of :func:`_first_positive`: 1 MB a float64 temporary
+_BLOCK_GROUPS = 1 << 17
