@@ -235,7 +235,7 @@ SHARED_KEY = st.sampled_from(["msmarco_" + middle + "_0000000000000001" for midd
 
 
 @given(st.lists(st.one_of(IDS, SHARED_KEY), max_size=30), st.integers(0, 30))
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 def test_arrow_strings_are_distinct_as_a_set_of_them_is(ids: list[str], cut: int) -> None:
     """Keys from the buffers decide, and where two keys are equal (ids that share one) the ids do:
     the answer of a Python set, for one chunk or two."""
