@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 
 import numpy as np
 import pyarrow as pa
@@ -303,3 +305,36 @@ def prefer_jemalloc(*, decay_ms: int | None = None) -> None:
     except NotImplementedError:  # a build without jemalloc (some platforms' wheels)
         pool = pa.system_memory_pool()
     pa.set_memory_pool(pool)
+
+
+#: set by :func:`one_core`: this process runs on one core
+_ONE_CORE = threading.Event()
+
+
+def one_core() -> None:
+    """This process on one core, as trec_eval and ndeval run: Arrow's pool of one thread, and the
+    passes :func:`side_by_side` would run two at a time run in turn. A pipeline runs one drop-in
+    per run, side by side; inside one, handing work between threads costs CPU it never wins back
+    (``rankviz trec-eval -q -m all_trec`` of 1M tied lines: 1.42 CPU-s on threads, 1.34 on one
+    core, as trec_eval 10's; means of six runs, a /tmp script). Called by the drop-ins' command
+    line; a library import and the other commands keep every core."""
+    _ONE_CORE.set()
+    pa.set_cpu_count(1)
+
+
+class _InTurn(Executor):
+    """An executor that runs each task when it is submitted (on one core, nothing runs beside)."""
+
+    def submit(self, fn, /, *args, **kwargs) -> Future:
+        done: Future = Future()
+        try:
+            done.set_result(fn(*args, **kwargs))
+        except BaseException as exc:  # as a thread's future holds it, raised by result()
+            done.set_exception(exc)
+        return done
+
+
+def side_by_side() -> Executor:
+    """An executor for a pass over millions of rows beside the caller's (Arrow and NumPy release the
+    GIL): one thread, or none after :func:`one_core`."""
+    return _InTurn() if _ONE_CORE.is_set() else ThreadPoolExecutor(max_workers=1)

@@ -12,17 +12,25 @@ from rankviz.cli.parser import build_parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    import os
     import sys
 
-    from rankviz._arrow import prefer_jemalloc
-    from rankviz._memory import reuse_freed_memory
     from rankviz.cli.parser import DROP_INS
+
+    given = list(sys.argv[1:] if argv is None else argv)
+    drop_in = bool(given) and given[0] in DROP_INS
+    if drop_in:  # before numpy loads: its BLAS's threads spin at start, 0.1 CPU-s a call
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+    from rankviz._arrow import one_core, prefer_jemalloc
+    from rankviz._memory import reuse_freed_memory
 
     reuse_freed_memory()
     prefer_jemalloc()
-    given = list(sys.argv[1:] if argv is None else argv)
-    if given and given[0] in DROP_INS:  # called once per run by pipelines: only what it uses
+    if drop_in:  # called once per run by pipelines: only what it uses
         from rankviz.cli import running
+
+        one_core()  # as the C programs run: pipelines run them side by side
 
         if given[0] == "trec-eval":
             from rankviz.cli.trec_eval import trec_eval_command as command

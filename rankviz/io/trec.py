@@ -21,14 +21,13 @@ from __future__ import annotations
 
 import math
 import re
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from rankviz._arrow import strings, to_numpy
+from rankviz._arrow import side_by_side, strings, to_numpy
 from rankviz.errors import FormatError, quoted
 from rankviz.io.encoding import DocidKeys, duplicate_rows, encode_queries
 from rankviz.io.sources import (
@@ -211,7 +210,7 @@ def _vouch(columns: dict, *, other: str | None) -> tuple[dict, dict] | None:
         if not all(_plain(chunk.dictionary if other else chunk, other) for chunk in chunks):
             return None
     docid = columns["docid"]
-    with ThreadPoolExecutor(max_workers=1) as pool:
+    with side_by_side() as pool:
         keying = pool.submit(_docid_keys, docid, other)
         queries = encode_queries(columns["qid"])
         if not _writable_query_ids(queries["query_id_strings"], other):

@@ -3,12 +3,11 @@ ties built from a table: the chance level's, random orders drawn, a table retagg
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 import numpy as np
 
-from rankviz._arrow import hashed, paired_keys
+from rankviz._arrow import hashed, paired_keys, side_by_side
 from rankviz.errors import OptionError
 from rankviz.io.id_keys import sorted_unique_ids
 from rankviz.io.model import Qrels, Run
@@ -189,7 +188,7 @@ def _ordered(run: Run, qrels: Qrels, rule, cut: RunCut, kept: np.ndarray | None)
     else:
         qcode, score = run.qid_codes[rows], run.score[rows]
     # the grade lookup and the ordering are independent passes over millions of rows: side by side
-    with ThreadPoolExecutor(max_workers=1) as pool:
+    with side_by_side() as pool:
         looking_up = pool.submit(
             sorting.lookup_grades, run, qrels, run_query_to_judged, rows, qrels_query_to_judged
         )

@@ -99,3 +99,44 @@ def test_string_keys_depend_on_the_string_only(monkeypatch, texts, chunk, cut) -
         string_keys(pa.array([t, t + "!"]))[0] for t in padded
     ]
     assert string_keys(values, bits=32).tolist() == [(k ^ (k >> 32)) & 0xFFFFFFFF for k in keys]
+
+
+_ONE_CORE_CHECK = """
+import threading
+import pyarrow as pa
+from rankviz._arrow import one_core, side_by_side
+
+def where():
+    return threading.current_thread() is threading.main_thread()
+
+def fails():
+    raise KeyError("held")
+
+with side_by_side() as pool:
+    assert not pool.submit(where).result()  # a thread of its own
+one_core()
+assert pa.cpu_count() == 1
+with side_by_side() as pool:
+    assert pool.submit(where).result()  # run in turn, in the caller's thread
+    failed = pool.submit(fails)
+try:
+    failed.result()
+except KeyError as exc:
+    assert "held" in str(exc)
+else:
+    raise AssertionError("the task's error was lost")
+print("ok")
+"""
+
+
+def test_one_core_runs_the_side_passes_in_turn_and_arrow_on_one_thread() -> None:
+    """The drop-ins' process: Arrow's pool of one thread, a side pass run in the caller's thread
+    when submitted (its error raised by ``result()``, as a thread's would be); before, a thread of
+    its own. In a process of its own: the setting holds for the whole process."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", _ONE_CORE_CHECK], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
