@@ -315,9 +315,10 @@ def one_core() -> None:
     """This process on one core, as trec_eval and ndeval run: Arrow's pool of one thread, and the
     passes :func:`side_by_side` would run two at a time run in turn. A pipeline runs one drop-in
     per run, side by side; inside one, handing work between threads costs CPU it never wins back
-    (``rankviz trec-eval -q -m all_trec`` of 1M tied lines: 1.42 CPU-s on threads, 1.34 on one
-    core, as trec_eval 10's; means of six runs, a /tmp script). Called by the drop-ins' command
-    line; a library import and the other commands keep every core."""
+    (``rankviz trec-eval -q -m all_trec`` of 1M tied lines, Arrow on one thread: 1.42 CPU-s with
+    the side passes on threads, 1.34 in turn, as trec_eval 10's; means of six runs, a /tmp
+    script). Called by the drop-ins' command line; a library import and the other commands keep
+    every core."""
     _ONE_CORE.set()
     pa.set_cpu_count(1)
 

@@ -101,8 +101,10 @@ class IdForms:
 
     def carrying(self, tests) -> np.ndarray:
         """Positions of the ids that pass every one of ``tests`` (each test's pass made once)."""
-        marks = [self._carrying.setdefault(test, test(self.keys)) for test in tests]
-        return np.flatnonzero(np.logical_and.reduce(marks))
+        for test in tests:
+            if test not in self._carrying:
+                self._carrying[test] = test(self.keys)
+        return np.flatnonzero(np.logical_and.reduce([self._carrying[test] for test in tests]))
 
 
 def _passing(keys, tests) -> np.ndarray:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 from conftest import ROOT
 
@@ -122,6 +123,14 @@ def test_judged_ids_normalised_once_match_every_sample_as_fresh_ones_do() -> Non
         assert near_match(unmatched, forms).tolist() == expected
         assert near_match(unmatched, targets).tolist() == expected
     assert forms.keys is forms.keys  # normalised once
+    passes = []
+
+    def counted(keys):
+        passes.append(len(keys))
+        return np.ones(len(keys), dtype=bool)
+
+    assert forms.carrying((counted,)).tolist() == forms.carrying((counted, counted)).tolist()
+    assert passes == [len(targets)]  # each test's pass over the ids made once
 
 
 def test_identical_ids_ranked_first_are_a_warning_met_by_chance_a_note() -> None:
