@@ -1,4 +1,4 @@
-"""Wall time and peak memory of `python -m rankviz evaluate` against pytrec_eval, ranx and pyarrow.
+"""Wall time, CPU and peak memory of `python -m rankviz evaluate` against pytrec_eval, ranx, pyarrow.
 
 Generates (once, under bench/data/) an MS MARCO dev-sized run (6,980 queries x 1,000 documents,
 about 1.1 relevant documents per query), the same run and qrels with string docids (``D0001234``
@@ -162,13 +162,15 @@ done = subprocess.run(sys.argv[2:], stdout=subprocess.DEVNULL, stderr=subprocess
 elapsed = time.perf_counter() - start
 if done.returncode not in map(int, sys.argv[1].split(",")):
     sys.exit(done.stderr.decode()[-500:])
-print(elapsed, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(elapsed, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime)
 """
 
 
-def measure(command: list[str], *, exits: tuple[int, ...] = (0,)) -> tuple[float, float]:
-    """(wall seconds, peak RSS in MB) of one command in its own process; ``exits``: the statuses
-    that are no failure (`rankviz check` exits 1 or 2 when it finds something)."""
+def measure(command: list[str], *, exits: tuple[int, ...] = (0,)) -> tuple[float, float, float]:
+    """(wall seconds, peak RSS in MB, CPU seconds: user and system) of one command in its own
+    process; ``exits``: the statuses that are no failure (`rankviz check` exits 1 or 2 when it
+    finds something)."""
     done = subprocess.run(
         [sys.executable, "-c", RUNNER, ",".join(map(str, exits)), *command],
         capture_output=True,
@@ -176,8 +178,8 @@ def measure(command: list[str], *, exits: tuple[int, ...] = (0,)) -> tuple[float
     )
     if done.returncode:
         raise RuntimeError(f"{command[:4]} failed: {done.stderr}")
-    elapsed, peak = done.stdout.split()
-    return float(elapsed), float(peak)
+    elapsed, peak, cpu = done.stdout.split()
+    return float(elapsed), float(peak), float(cpu)
 
 
 def tools(qrels: Path, run: Path) -> dict[str, list[str]]:
@@ -273,7 +275,7 @@ def main() -> None:
         commands = tools(qrels, run)
         if args.no_ranx:
             commands.pop("ranx", None)
-        samples: dict[str, list[tuple[float, float]]] = {tool: [] for tool in commands}
+        samples: dict[str, list[tuple[float, float, float]]] = {tool: [] for tool in commands}
         order = list(commands)
         # rounds over all tools, so that a slow spell of the machine hits every tool;
         for round_ in range(args.repeat):
@@ -282,26 +284,31 @@ def main() -> None:
                 # none always follows the one that used most memory
                 samples[tool].append(measure(commands[tool]))
         results = {
-            tool: (min(t for t, _ in runs), max(m for _, m in runs))
+            tool: (min(t for t, _, _ in runs), max(m for _, m, _ in runs), min(c for *_, c in runs))
             for tool, runs in samples.items()
         }
-        for tool, (seconds, peak) in results.items():
-            print(f"{tool:>18}: {seconds:7.2f} s  peak {peak:7.0f} MB")
+        for tool, (seconds, peak, cpu) in results.items():
+            print(f"{tool:>18}: {seconds:7.2f} s  {cpu:7.2f} CPU-s  peak {peak:7.0f} MB")
         read_ours, read_arrow = read_step(run, args.repeat)
         print(
             f"{'in-process read':>18}: rankviz.read_run {read_ours:.2f} s (validated), "
             f"pyarrow.csv.read_csv {read_arrow:.2f} s"
         )
-        ours_time, ours_mem = results["rankviz"]
-        ratios = {tool: ours_time / t for tool, (t, _) in results.items() if tool != "rankviz"}
+        ours_time, ours_mem, ours_cpu = results["rankviz"]
+        ratios = {tool: ours_time / t for tool, (t, _, _) in results.items() if tool != "rankviz"}
+        cpu_ratios = {
+            tool: ours_cpu / c for tool, (_, _, c) in results.items() if tool != "rankviz"
+        }
         for tool, ratio in ratios.items():
-            print(f"rankviz time / {tool} time = {ratio:.2f}")
+            print(f"rankviz / {tool}: time {ratio:.2f}, CPU {cpu_ratios[tool]:.2f}")
         print(f"rankviz read step / pyarrow read step (in process) = {read_ours / read_arrow:.2f}")
         print(f"rankviz peak memory = {ours_mem:.0f} MB")
-        summary.append((name, ratios.get("pytrec_eval"), ratios.get("pyarrow read only"), ours_mem))
+        summary.append(
+            (name, cpu_ratios.get("pytrec_eval"), cpu_ratios.get("pyarrow read only"), ours_mem)
+        )
     print(
-        "\n== summary (targets on the MS MARCO-sized runs: / pytrec_eval <= 0.25, / pyarrow read "
-        "only <= 1.5, peak < 1000 MB)"
+        "\n== summary, CPU (targets on the MS MARCO-sized runs: / pytrec_eval <= 0.25, / pyarrow "
+        "read only <= 1.5, peak < 1000 MB)"
     )
     for name, pytrec, arrow, peak in summary:
         print(
