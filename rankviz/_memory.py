@@ -58,10 +58,14 @@ def _small_pages_for_arrays() -> None:
             return
 
 
+def owned_process_settings() -> dict[str, str]:
+    """What a process rankviz starts for its own work (the app's server, a local Dask cluster's
+    workers) needs in its environment before it starts: :data:`TUNABLES` and small pages for
+    numpy's arrays, each unless this process's environment chose."""
+    chosen = {"GLIBC_TUNABLES": TUNABLES, "NUMPY_MADVISE_HUGEPAGE": "0"}
+    return {name: value for name, value in chosen.items() if name not in os.environ}
+
+
 def server_environment() -> dict[str, str]:
-    """This process's environment for a process it starts: :data:`TUNABLES` and small pages for
-    numpy's arrays (each unless chosen)."""
-    environment = dict(os.environ)
-    environment.setdefault("GLIBC_TUNABLES", TUNABLES)
-    environment.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
-    return environment
+    """This process's environment for the server it starts, with :func:`owned_process_settings`."""
+    return {**os.environ, **owned_process_settings()}

@@ -15,7 +15,7 @@ from source_trees import tree as parsed
 PACKAGE = ROOT / "rankviz"
 # lowest first; a module may import its own layer and the layers below
 LAYERS = [
-    ("foundations", ("rankviz.errors", "rankviz._arrow", "rankviz.settings")),
+    ("foundations", ("rankviz.errors", "rankviz._arrow", "rankviz._memory", "rankviz.settings")),
     ("readers", ("rankviz.io",)),
     ("ordering", ("rankviz.ranking",)),
     ("measures", ("rankviz.measures",)),

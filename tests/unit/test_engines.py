@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import subprocess
 import sys
 
@@ -16,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rankviz as rv
+from rankviz._memory import TUNABLES
 from rankviz.cli import main
 from rankviz.evaluation import dask_engine
 from rankviz.evaluation.engines import chosen_engine, evaluate_sources
@@ -365,6 +367,43 @@ def test_dask_with_workers_starts_a_local_cluster(tmp_path) -> None:
         "ERR@20",
     ]
     assert _cli("evaluate", *args, "--engine", "dask", "--workers", "2") == _cli("evaluate", *args)
+
+
+@pytest.mark.slow
+def test_the_workers_rankviz_starts_keep_freed_memory(monkeypatch) -> None:
+    """A local cluster's workers start with the memory settings of the processes rankviz owns,
+    without Dask's trim of every freed block; the caller's own environment is left as it was."""
+    import distributed
+
+    for name in ("GLIBC_TUNABLES", "NUMPY_MADVISE_HUGEPAGE", "MALLOC_TRIM_THRESHOLD_"):
+        monkeypatch.delenv(name, raising=False)
+    names = (
+        "GLIBC_TUNABLES",
+        "NUMPY_MADVISE_HUGEPAGE",
+        "MALLOC_TRIM_THRESHOLD_",
+        "OMP_NUM_THREADS",
+    )
+    seen: dict[str, dict] = {}
+
+    class Watched(distributed.LocalCluster):
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, **kwargs)
+            with distributed.Client(self) as client:
+                seen.update(client.run(lambda: {n: os.environ.get(n) for n in names}))
+
+    monkeypatch.setattr(distributed, "LocalCluster", Watched)
+    collection = rv.open_collection(CRANFIELD)
+    sources = [RunSource.of(collection.run_path("bm25"))]
+    engine = EngineSettings(engine="dask", workers=2)
+    evaluate_sources(collection.read_qrels(), sources, ["AP"], EvalSettings(), engine)
+    expected = {
+        "GLIBC_TUNABLES": TUNABLES,
+        "NUMPY_MADVISE_HUGEPAGE": "0",
+        "MALLOC_TRIM_THRESHOLD_": None,
+        "OMP_NUM_THREADS": "1",
+    }
+    assert len(seen) == 2 and all(found == expected for found in seen.values())
+    assert not {name: os.environ[name] for name in names if name in os.environ}
 
 
 @pytest.mark.slow
