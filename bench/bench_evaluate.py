@@ -1,4 +1,4 @@
-"""Wall time, CPU and peak memory of `python -m rankviz evaluate` against pytrec_eval, ranx, pyarrow.
+"""Wall time, CPU and peak memory of `rankviz evaluate` against pytrec_eval, ranx and pyarrow.
 
 Generates (once, under bench/data/) an MS MARCO dev-sized run (6,980 queries x 1,000 documents,
 about 1.1 relevant documents per query), the same run and qrels with string docids (``D0001234``

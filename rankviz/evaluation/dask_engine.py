@@ -66,11 +66,11 @@ def on_dask(
 def _owned_workers() -> dict[str, str]:
     """The environment the workers of a cluster rankviz starts get before they start: Dask's own
     (one thread for numpy's BLAS) and :func:`~rankviz._memory.owned_process_settings`, without
-    Dask's ``MALLOC_TRIM_THRESHOLD_`` where those set glibc's: a worker hands no freed array back to
-    the kernel to fault it in again for the next piece. ``rankviz evaluate --engine dask --workers 1``
-    of bench_shapes.py's short run (1M queries x 10 documents) under ``/usr/bin/time``: 6.8 s of
-    18.4 CPU-s in the kernel with Dask's settings, 2.2 of 14.5 with these. A cluster the user
-    starts keeps its own."""
+    Dask's ``MALLOC_TRIM_THRESHOLD_`` where those set glibc's: a worker hands no freed array back
+    to the kernel to fault it in again for the next piece. ``rankviz evaluate --engine dask
+    --workers 1`` of bench_shapes.py's short run (1M queries x 10 documents) under
+    ``/usr/bin/time``: 6.8 s of 18.4 CPU-s in the kernel with Dask's settings, 2.2 of 14.5 with
+    these. A cluster the user starts keeps its own."""
     import dask
 
     environment = dict(dask.config.get("distributed.nanny.pre-spawn-environ", {}))
