@@ -105,7 +105,7 @@ def read_bounded(source: Source, label: str) -> bytes:
     """The decompressed content, read a block at a time: a file with a line longer than
     :data:`MAX_LINE_BYTES` (a file of no line ends, a disk image) is refused at that line, after
     reading at most that much past its last line end, never read whole into memory first."""
-    kept = bytearray()
+    kept: list[bytes] = []  # joined once at the end: no buffer grown and copied again
     since_end = 0  # bytes since the last line end
     with open_binary(source, label) as stream:
         try:
@@ -113,12 +113,12 @@ def read_bounded(source: Source, label: str) -> bytes:
                 last = max(block.rfind(b"\n"), block.rfind(b"\r"))
                 since_end = since_end + len(block) if last < 0 else len(block) - last - 1
                 if since_end > MAX_LINE_BYTES:
-                    line = kept.count(b"\n") + block.count(b"\n") + 1
+                    line = sum(b.count(b"\n") for b in kept) + block.count(b"\n") + 1
                     raise too_long(label, line)
-                kept += block
+                kept.append(block)
         except (OSError, EOFError) as exc:
             raise FormatError(label, 0, None, f"cannot be read ({exc})") from None
-    return bytes(kept)
+    return b"".join(kept)
 
 
 def is_gzip(source: Source) -> bool:
