@@ -163,6 +163,32 @@ def test_arrow_strings_are_found_where_their_objects_are(
     assert index.positions(pa.array(vocabulary, kind)).tolist() == list(range(len(vocabulary)))
 
 
+def test_the_same_arrow_ids_again_are_not_sorted_again(monkeypatch) -> None:
+    """A second run listing the same queries in the same order gets the first one's positions
+    without a sort; ids that differ in one byte are looked up; no caller shares another's array,
+    and a pickled index carries no lookup."""
+    import pickle
+
+    import pyarrow as pa
+
+    ids = [f"q{i}" for i in range(50)]
+    index = IdIndex.of(objects(ids))
+    sorts = []
+    looked_up = IdIndex._found
+    monkeypatch.setattr(
+        IdIndex, "_found", lambda self, *args: sorts.append(1) or looked_up(self, *args)
+    )
+    first = index.positions(pa.array([*ids[::-1], "absent"]))
+    expected = [*range(49, -1, -1), -1]
+    assert first.tolist() == expected and len(sorts) == 1
+    first[:] = -7  # the caller's own array
+    assert index.positions(pa.array([*ids[::-1], "absent"])).tolist() == expected
+    assert len(sorts) == 1
+    assert index.positions(pa.array([*ids[::-1], "q0"])).tolist()[-1] == 0
+    assert len(sorts) == 2
+    assert pickle.loads(pickle.dumps(index))._last == []
+
+
 def test_an_arrow_id_holding_nul_is_refused() -> None:
     import pyarrow as pa
 
