@@ -383,6 +383,7 @@ def test_the_workers_rankviz_starts_keep_freed_memory(monkeypatch) -> None:
         "MALLOC_TRIM_THRESHOLD_",
         "OMP_NUM_THREADS",
     )
+    before = {name: os.environ.get(name) for name in names}
     seen: dict[str, dict] = {}
 
     class Watched(distributed.LocalCluster):
@@ -403,7 +404,7 @@ def test_the_workers_rankviz_starts_keep_freed_memory(monkeypatch) -> None:
         "OMP_NUM_THREADS": "1",
     }
     assert len(seen) == 2 and all(found == expected for found in seen.values())
-    assert not {name: os.environ[name] for name in names if name in os.environ}
+    assert {name: os.environ.get(name) for name in names} == before
 
 
 @pytest.mark.slow
