@@ -11,12 +11,17 @@ outputs, each compared by SHA-256 with the memory engine's: the means (what the 
 cluster's work) and every per-query value (``--per-query --format tsv``: 140,000 numbers that
 the client prints, as the memory engine does). Asserts nothing.
 
-    python bench/bench_cluster.py [--repeat N]
+``--worker-settings rankviz`` starts the workers with the memory settings of the workers
+``--workers N`` starts (glibc's freed blocks kept, numpy's arrays in small pages: the environment
+docs/cli.md gives for a cluster's workers) instead of Dask's own.
+
+    python bench/bench_cluster.py [--repeat N] [--worker-settings dask|rankviz]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import tempfile
@@ -59,7 +64,7 @@ def tree_cpu(processes: list[subprocess.Popen]) -> float:
     return total
 
 
-def start_cluster(folder: Path) -> tuple[str, list[subprocess.Popen]]:
+def start_cluster(folder: Path, settings: str) -> tuple[str, list[subprocess.Popen]]:
     address_file = folder / "scheduler.json"
     dask = [sys.executable, "-m", "dask"]
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
@@ -95,6 +100,7 @@ def start_cluster(folder: Path) -> tuple[str, list[subprocess.Popen]]:
                 "--memory-limit",
                 "0",
             ],
+            env=worker_environment() if settings == "rankviz" else None,
             **quiet,
         )
         for _ in range(2)
@@ -106,9 +112,24 @@ def start_cluster(folder: Path) -> tuple[str, list[subprocess.Popen]]:
         return client.scheduler.address, [scheduler, *workers]
 
 
+def worker_environment() -> dict[str, str]:
+    """This process's environment with the settings rankviz gives the workers it starts, and
+    glibc's trim at the threshold they set instead of Dask's (a worker's nanny reads
+    ``MALLOC_TRIM_THRESHOLD_`` from the environment before its own default)."""
+    from rankviz._memory import owned_process_settings
+
+    return {**os.environ, **owned_process_settings(), "MALLOC_TRIM_THRESHOLD_": str(1 << 28)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=2, help="rounds; the quietest is kept")
+    parser.add_argument(
+        "--worker-settings",
+        choices=["dask", "rankviz"],
+        default="dask",
+        help="the workers' memory settings: Dask's own, or those of the workers rankviz starts",
+    )
     args = parser.parse_args()
     qrels, run = generate("cluster", shape=SHAPE)
     lines = SHAPE[0] * SHAPE[1]
@@ -129,7 +150,7 @@ def main() -> None:
     print(f"a process that imports rankviz's command line and distributed: {start[0]:.2f} CPU-s")
     outputs = {"means": [], "per query": ["--per-query", "--format", "tsv"]}
     with tempfile.TemporaryDirectory() as folder:
-        address, processes = start_cluster(Path(folder))
+        address, processes = start_cluster(Path(folder), args.worker_settings)
         try:
             for output, flags in outputs.items():
                 memory, client, workers = [], [], []
