@@ -116,9 +116,10 @@ def worker_environment() -> dict[str, str]:
     """This process's environment with the settings rankviz gives the workers it starts, and
     glibc's trim at the threshold they set instead of Dask's (a worker's nanny reads
     ``MALLOC_TRIM_THRESHOLD_`` from the environment before its own default)."""
-    from rankviz._memory import owned_process_settings
+    from rankviz._memory import TRIM_THRESHOLD, owned_process_settings
 
-    return {**os.environ, **owned_process_settings(), "MALLOC_TRIM_THRESHOLD_": str(1 << 28)}
+    trim = {"MALLOC_TRIM_THRESHOLD_": str(TRIM_THRESHOLD)}
+    return {**os.environ, **owned_process_settings(), **trim}
 
 
 def main() -> None:

@@ -17,11 +17,16 @@ import ctypes
 import os
 import platform
 
-#: what glibc reads at a process's start (``rankviz app``'s server): blocks up to 1 GiB come from
-#: the heap, up to 256 MiB of free memory is kept at its top, and threads share one heap (Streamlit
-#: runs each page in a thread of its own, whose heap could not hold such blocks)
+#: blocks up to this size (bytes) come from the heap, not from pages of their own
+MMAP_THRESHOLD = 2**30
+#: up to this much free memory (bytes) is kept at the heap's top
+TRIM_THRESHOLD = 2**28
+
+#: what glibc reads at a process's start (``rankviz app``'s server): :data:`MMAP_THRESHOLD`,
+#: :data:`TRIM_THRESHOLD`, and threads share one heap (Streamlit runs each page in a thread of its
+#: own, whose heap could not hold such blocks)
 TUNABLES = (
-    "glibc.malloc.mmap_threshold=1073741824:glibc.malloc.trim_threshold=268435456:"
+    f"glibc.malloc.mmap_threshold={MMAP_THRESHOLD}:glibc.malloc.trim_threshold={TRIM_THRESHOLD}:"
     "glibc.malloc.arena_max=1"
 )
 
@@ -38,8 +43,8 @@ def reuse_freed_memory() -> None:
     if platform.libc_ver()[0] != "glibc" or "GLIBC_TUNABLES" in os.environ:
         return
     mallopt = ctypes.CDLL(None).mallopt
-    mallopt(_M_MMAP_THRESHOLD, 2**30)
-    mallopt(_M_TRIM_THRESHOLD, 2**28)
+    mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)
+    mallopt(_M_TRIM_THRESHOLD, TRIM_THRESHOLD)
     mallopt(_M_ARENA_MAX, 1)
 
 

@@ -178,3 +178,16 @@ def test_a_settings_docstring_reads_the_same_however_python_indents_it() -> None
     assert said[0] == said[1]
     assert said[0].startswith("Some settings.\n\nSaid over two lines.\n\nParameters\n----------\n")
     assert "\nties\n    " in said[0]
+
+
+def test_the_worker_command_of_the_docs_carries_the_settings_rankviz_gives_its_workers() -> None:
+    """docs/cli.md shows the command that starts a worker with the memory settings of the workers
+    ``--workers N`` starts; a change of those settings must reach the command users copy."""
+    from rankviz._memory import TRIM_THRESHOLD, TUNABLES
+
+    command = re.search(r"GLIBC_TUNABLES=.*?dask worker", (DOCS / "cli.md").read_text(), re.S)
+    assert command, "docs/cli.md shows no worker command with the settings"
+    words = command.group(0).replace("\\\n", " ").split()
+    assert f"GLIBC_TUNABLES={TUNABLES}" in words
+    assert "NUMPY_MADVISE_HUGEPAGE=0" in words
+    assert f"MALLOC_TRIM_THRESHOLD_={TRIM_THRESHOLD}" in words
