@@ -124,7 +124,10 @@ class Job:
         for piece, part in found:
             listed.append((piece, part.query_ids))
             parts.append(part.values)
-        if not distinct_strings(pa.chunked_array([ids for _, ids in listed], pa.string())):
+        # their chunks, not the chunked arrays: pyarrow takes those as sequences, and imports
+        # pandas to ask whether they are its objects (a client that never needs it otherwise)
+        every = pa.chunked_array([chunk for _, ids in listed for chunk in ids.chunks], pa.string())
+        if not distinct_strings(every):
             raise _first_come_back(listed)
         # the judged queries none ranks, by their places (every part places its queries)
         placed = np.zeros(len(self.qrels.query_ids), dtype=bool)

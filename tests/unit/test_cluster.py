@@ -282,3 +282,25 @@ def test_a_listing_fsspec_kept_is_not_taken_for_the_file(s3) -> None:
     ranges = byte_ranges.plan_ranges("s3://runs/relisted.trec", range_bytes=10)
     assert ranges[-1].stop == len(now)
     assert b"".join(r.read() for r in ranges) == now
+
+
+def test_the_client_process_imports_no_pandas(scheduler, runs) -> None:
+    """The client gathers Arrow strings and arrays only; importing pandas (a third of a second of
+    CPU, about what the client's own work costs) once slipped in through pyarrow's reading of a
+    list of chunked arrays."""
+    files = [str(p) for p in sorted(runs.iterdir())]
+    qrels = str(DL_HARD / "qrels.txt")
+    client = (
+        "import sys\n"
+        "from rankviz.cli import main\n"
+        "code = main(sys.argv[1:])\n"
+        "print('pandas imported:', 'pandas' in sys.modules, file=sys.stderr)\n"
+        "sys.exit(code)\n"
+    )
+    argv = ["evaluate", qrels, *files, *ARGS, "--engine", "dask", "--scheduler", scheduler]
+    done = subprocess.run(
+        [sys.executable, "-c", client, *argv], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == _cli("evaluate", qrels, *files, *ARGS)
+    assert done.stderr.splitlines()[-1] == "pandas imported: False"
