@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from rankviz._arrow import from_numpy
+from rankviz._arrow import from_numpy, strings
 from rankviz.errors import OptionError
 from rankviz.io.id_keys import sorted_unique_ids
 from rankviz.io.model import Qrels, Run
@@ -187,7 +187,7 @@ def _with_missed(run: Run, missed: list[str]) -> Run:
         run.source,
         np.concatenate([run.query_ids, np.array(missed, dtype=object)]),
         np.concatenate([run.qid_codes, added.astype(run.qid_codes.dtype)]),
-        pa.chunked_array([*chunks, pa.array([BOGUS_DOCNO] * len(missed), chunks[0].type)]),
+        pa.chunked_array([*chunks, strings([BOGUS_DOCNO] * len(missed)).cast(chunks[0].type)]),
         np.concatenate([run.score, np.ones(len(missed))]),
         np.concatenate([np.asarray(run.rank, dtype=np.float64), np.zeros(len(missed))]),
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import gzip
 import json
 import os
 import subprocess
@@ -372,6 +373,29 @@ def test_evaluate_never_imports_pandas(fmt: str) -> None:
         [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT
     )
     assert "ERR@20" in done.stdout
+    assert done.stderr.strip() == "False"
+
+
+@pytest.mark.few
+def test_trec_eval_scoring_missed_queries_imports_no_pandas(tmp_path) -> None:
+    """``-c`` adds a line for each judged query the run misses; building those lines once imported
+    pandas (pyarrow's ``pa.array`` of a Python list looks for pandas types), a fifth of a second
+    of a drop-in that should cost what trec_eval costs."""
+    cranfield = SAMPLES / "cranfield"
+    qrels = (cranfield / "qrels.txt").read_text().splitlines()
+    first = qrels[0].split()[0]
+    run = tmp_path / "missed.run"
+    with gzip.open(cranfield / "runs" / "bm25.run.gz", "rt") as lines:
+        run.write_text("".join(line for line in lines if line.split()[0] != first))
+    script = (
+        "import sys; from rankviz.cli import main; "
+        f"main(['trec-eval', '-c', '-q', {str(cranfield / 'qrels.txt')!r}, {str(run)!r}]); "
+        "print('pandas' in sys.modules, file=sys.stderr)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    assert f"map                   \t{first}\t0.0000" in done.stdout
     assert done.stderr.strip() == "False"
 
 
