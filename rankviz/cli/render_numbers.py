@@ -6,9 +6,23 @@ records; NaN as null); and the measure catalogue. An empty cell in a table is ne
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
+from itertools import chain, repeat
 from typing import TYPE_CHECKING
 
-from rankviz.cli.tables import aligned, footer, frame_table, frame_tsv, full, na_notes, number
+import numpy as np
+
+from rankviz.cli.tables import (
+    NA,
+    aligned,
+    aligned_columns,
+    footer,
+    frame_table,
+    frame_tsv,
+    full,
+    na_notes,
+    number,
+)
 from rankviz.settings.eval_settings import ALL
 from rankviz.settings.numbers import to_json
 
@@ -22,27 +36,30 @@ if TYPE_CHECKING:
 
 
 def evaluation(result: Evaluation, fmt: str, *, per_query: bool = False) -> str:
-    """The tidy records (tsv / json) or the runs x measures table (per query too, when asked)."""
-    records = result.to_dict(per_query=per_query)
+    """The tidy records (tsv / json) or the runs x measures table (per query too, when asked).
+
+    Each query's rows are written column by column from the evaluation's arrays: a dict per value
+    and a padded cell at a time cost a million queries several times their evaluation's CPU."""
     if fmt == "json":
-        return to_json(records)
+        return to_json(result.to_dict(per_query=per_query))
+    records = result.to_dict()  # the means
     if fmt == "tsv":
         keys = list(records[-1]) if records else ["run", "measure", "qid", "value"]
-        return (
-            "\n".join(
-                ["\t".join(keys), *("\t".join(full(r.get(k)) for k in keys) for r in records)]
-            )
-            + "\n"
-        )
+        lines = [
+            "\t".join(keys),
+            *(_query_lines(result, keys) if per_query else ()),
+            *("\t".join(full(r.get(k)) for k in keys) for r in records),
+        ]
+        return "\n".join(lines) + "\n"
     measures = [str(m) for m in result.measures]
     grouped = "group" in (records[-1] if records else {})
     # ties=random: each value's std over the trials
     spread = "std" in (records[-1] if records else {})
     columns = [(m, key) for m in measures for key in (("value", "std") if spread else ("value",))]
     heads = [m if key == "value" else f"{m} std" for m, key in columns]
-    means = {(r["run"], r.get("group", ALL), r["measure"]): r for r in records if r["qid"] == ALL}
+    means = {(r["run"], r.get("group", ALL), r["measure"]): r for r in records}
     shown: list[tuple[str, str]] = list(
-        dict.fromkeys((r["run"], r.get("group", ALL)) for r in records if r["qid"] == ALL)
+        dict.fromkeys((r["run"], r.get("group", ALL)) for r in records)
     )
     header = ["run", *(["group"] if grouped else []), *heads]
     rows = [
@@ -55,14 +72,77 @@ def evaluation(result: Evaluation, fmt: str, *, per_query: bool = False) -> str:
     ]
     text = aligned(header, rows, labels=2 if grouped else 1)
     if per_query:
-        values = {(r["run"], r["qid"], r["measure"]): r for r in records if r["qid"] != ALL}
-        pairs = list(dict.fromkeys((r["run"], r["qid"]) for r in records if r["qid"] != ALL))
-        per_query_rows = [
-            [run, qid, *(number(values.get((run, qid, m), {}).get(key)) for m, key in columns)]
-            for run, qid in pairs
-        ]
-        text = aligned(["run", "qid", *heads], per_query_rows, labels=2) + "\n" + text
+        cells = _query_cells(result, columns)
+        text = aligned_columns(["run", "qid", *heads], cells, labels=2) + "\n" + text
     return text + footer(result.conventions())
+
+
+def _query_lines(result: Evaluation, keys: list[str]) -> Iterator[str]:
+    """Each query's tsv lines, in the order and with the cells of :meth:`Evaluation.records`."""
+    for run in result.runs:
+        for measure in map(str, result.measures):
+            qids, values = result.run_values(measure, run)
+            std = result.query_std(measure, run)
+            cells: dict[str, Iterable[str]] = {
+                "run": repeat(run),
+                "measure": repeat(measure),
+                "qid": [q if type(q) is str else full(q) for q in qids.tolist()],
+                "value": _doubles(values),
+            }
+            if "group" in keys:
+                cells["group"] = [full(g) for g in result.aggregation.groups(qids)]
+            if std is not None:
+                cells["std"] = _doubles(std)
+            yield from map("\t".join, zip(*(cells[k] for k in keys)))
+
+
+def _doubles(values: np.ndarray) -> list[str]:
+    """:func:`full` of each value: the double's repr, empty where it is not finite."""
+    return _each(values, lambda v: repr(v) if v - v == 0.0 else "")
+
+
+def _each(values: np.ndarray, text: Callable[[float], str]) -> list[str]:
+    """``text`` of each value, made once per distinct double (bit for bit: 0.0 and -0.0 apart).
+    Per-query values repeat: a measure of queries with one relevant document each takes a dozen
+    values over a million queries, and a double's repr costs more than looking it up."""
+    bits, where = np.unique(
+        np.ascontiguousarray(values, dtype=np.float64).view(np.int64), return_inverse=True
+    )
+    texts = np.array([text(v) for v in bits.view(np.float64).tolist()], dtype=object)
+    return texts[where.reshape(-1)].tolist()
+
+
+def _query_cells(result: Evaluation, columns: list[tuple[str, str]]) -> list[list[str]]:
+    """The per-query table's columns (run, qid, then each of ``columns``' cells): a run's rows are
+    its queries in the order its measures first give them, n/a where a measure has no value."""
+    run_cells: list[str] = []
+    qid_cells: list[str] = []
+    value_cells: list[list[str]] = [[] for _ in columns]
+    for run in result.runs:
+        given = {}
+        for measure in dict.fromkeys(m for m, _ in columns):
+            qids, values = result.run_values(measure, run)
+            given[measure, "value"] = (qids, values)
+            std = result.query_std(measure, run)
+            if std is not None:
+                given[measure, "std"] = (qids, std)
+        answered = [qids for qids, _ in given.values()]
+        same = all(np.array_equal(qids, answered[0]) for qids in answered)
+        if same:
+            order = answered[0].tolist()
+        else:
+            order = list(dict.fromkeys(chain.from_iterable(q.tolist() for q in answered)))
+        run_cells += [run] * len(order)
+        qid_cells += [q if type(q) is str else str(q) for q in order]
+        for cells, column in zip(value_cells, columns):
+            qids, values = given[column]
+            numbers = _each(values, lambda v: f"{v:.4f}" if v - v == 0.0 else NA)
+            if same:
+                cells += numbers
+            else:
+                found = dict(zip(qids.tolist(), numbers))
+                cells += [found.get(q, NA) for q in order]
+    return [run_cells, qid_cells, *value_cells]
 
 
 def protocol(values: pd.DataFrame, fmt: str) -> str:

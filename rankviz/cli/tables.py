@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Mapping, Sequence
+from itertools import chain
 from typing import TYPE_CHECKING
 
 from rankviz.settings.numbers import clean, p_text
@@ -38,10 +39,19 @@ def footer(lines: Sequence[str]) -> str:
 TABLE_COLUMNS = 100
 
 
-def aligned(header: Sequence[str], rows: Sequence[Sequence[str]], *, labels: int) -> str:
+def aligned(header: Sequence[str], rows: Sequence[Sequence[object]], *, labels: int) -> str:
     """A plain text table: the first ``labels`` columns left-aligned, the rest right-aligned; past
     :data:`TABLE_COLUMNS` the other columns continue in blocks below, the labels repeated."""
-    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
+    columns = [[str(row[i]) for row in rows] for i in range(len(header))]
+    return aligned_columns(header, columns, labels=labels)
+
+
+def aligned_columns(header: Sequence[str], columns: Sequence[list[str]], *, labels: int) -> str:
+    """:func:`aligned` of the cells given column by column (a million queries' rows are each
+    formatted by one call, not padded a cell at a time)."""
+    widths = [
+        max(len(str(name)), max(map(len, cells), default=0)) for name, cells in zip(header, columns)
+    ]
     keys = list(range(min(labels, len(header))))
     blocks: list[list[int]] = [[]]
     room = TABLE_COLUMNS - sum(widths[i] + 2 for i in keys)
@@ -53,15 +63,12 @@ def aligned(header: Sequence[str], rows: Sequence[Sequence[str]], *, labels: int
         blocks[-1].append(i)
         used += widths[i] + 2
 
-    def line(cells: Sequence[str], shown: list[int]) -> str:
-        return "  ".join(
-            str(cells[i]).ljust(widths[i]) if i < labels else str(cells[i]).rjust(widths[i])
-            for i in shown
-        ).rstrip()
+    def lines(shown: list[int]) -> str:
+        form = "  ".join(f"{{:{'<' if i < labels else '>'}{widths[i]}}}" for i in shown)
+        cells = (chain([str(header[i])], columns[i]) for i in shown)
+        return "".join(line.rstrip() + "\n" for line in map(form.format, *cells))
 
-    return "\n".join(
-        "".join(line(row, keys + block) + "\n" for row in [header, *rows]) for block in blocks
-    )
+    return "\n".join(lines(keys + block) for block in blocks)
 
 
 def number(value: object, digits: int = 4) -> str:
