@@ -11,9 +11,9 @@ seconds between identical runs: the quietest round is the one compared). The roa
 
 - ``evaluate``: ``rankviz evaluate QRELS RUN`` with the checks (the default), in memory;
 - ``evaluate --engine stream`` and ``--engine dask --workers 1``;
-- ``evaluate --per-query`` (``--format tsv``, and the table): every query's values printed too,
-  a line a query and measure in tsv, a row a query in the table (ten times the lines out on
-  short: text per query by nature, beside the goal rather than in it);
+- ``evaluate --per-query`` (``--format tsv``, the table, ``--format json``): every query's values
+  printed too, a line (an object) a query and measure in tsv (json), a row a query in the table
+  (ten times the text out on short: per query by nature, beside the goal rather than in it);
 - ``compare``: ``rankviz compare QRELS A B`` (the paired test);
 - ``app pass``: what the app's Overview takes of the runs when it is cold
   (:func:`rankviz.study.passes.run_pass` of both runs with the checks' facts, kept as arrays and
@@ -146,6 +146,7 @@ def roads(qrels: Path, runs: list[Path]) -> dict[str, list[str]]:
         "evaluate, dask 1 worker": [*evaluate, "--engine", "dask", "--workers", "1"],
         "evaluate --per-query tsv": [*evaluate, "--per-query", "--format", "tsv"],
         "evaluate --per-query": [*evaluate, "--per-query"],
+        "evaluate --per-query json": [*evaluate, "--per-query", "--format", "json"],
         "compare": [*rankviz, "compare", str(qrels), *map(str, runs), *measures],
         "app pass": [sys.executable, "-c", APP_PASS, str(qrels), *map(str, runs)],
     }

@@ -6,8 +6,9 @@ records; NaN as null); and the measure catalogue. An empty cell in a table is ne
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain, repeat
+from json.encoder import encode_basestring
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -38,16 +39,25 @@ if TYPE_CHECKING:
 def evaluation(result: Evaluation, fmt: str, *, per_query: bool = False) -> str:
     """The tidy records (tsv / json) or the runs x measures table (per query too, when asked).
 
-    Each query's rows are written column by column from the evaluation's arrays: a dict per value
-    and a padded cell at a time cost a million queries several times their evaluation's CPU."""
-    if fmt == "json":
-        return to_json(result.to_dict(per_query=per_query))
+    Each query's rows are written column by column from the evaluation's arrays, the same text
+    as its records give: a dict per value (cleaned for json), then a cell at a time, cost a
+    million queries several times their evaluation's CPU."""
     records = result.to_dict()  # the means
+    keys = list(records[-1]) if records else ["run", "measure", "qid", "value"]
+    if fmt == "json":
+        objects = [
+            *(
+                map(_json_object, _query_cells_by_key(result, keys, _json_cells))
+                if per_query
+                else ()
+            ),
+            *(to_json(r)[:-1] for r in records),
+        ]
+        return "[" + ", ".join(objects) + "]\n"
     if fmt == "tsv":
-        keys = list(records[-1]) if records else ["run", "measure", "qid", "value"]
         lines = [
             "\t".join(keys),
-            *(_query_lines(result, keys) if per_query else ()),
+            *(map("\t".join, _query_cells_by_key(result, keys, _tsv_cells)) if per_query else ()),
             *("\t".join(full(r.get(k)) for k in keys) for r in records),
         ]
         return "\n".join(lines) + "\n"
@@ -77,28 +87,60 @@ def evaluation(result: Evaluation, fmt: str, *, per_query: bool = False) -> str:
     return text + footer(result.conventions())
 
 
-def _query_lines(result: Evaluation, keys: list[str]) -> Iterator[str]:
-    """Each query's tsv lines, in the order and with the cells of :meth:`Evaluation.records`."""
+def _query_cells_by_key(
+    result: Evaluation, keys: list[str], cells_of: Callable[..., list[str]]
+) -> Iterator[tuple[str, ...]]:
+    """Each query's record of :meth:`Evaluation.records` (in their order) as the cells of its
+    ``keys``; ``cells_of(key, strings=...)`` or ``cells_of(key, doubles=...)`` writes a column."""
     for run in result.runs:
         for measure in map(str, result.measures):
             qids, values = result.run_values(measure, run)
             std = result.query_std(measure, run)
-            cells: dict[str, Iterable[str]] = {
-                "run": repeat(run),
-                "measure": repeat(measure),
-                "qid": [q if type(q) is str else full(q) for q in qids.tolist()],
-                "value": _doubles(values),
+            columns: dict[str, Iterable[str]] = {
+                "run": repeat(cells_of("run", strings=[run])[0]),
+                "measure": repeat(cells_of("measure", strings=[measure])[0]),
+                "qid": cells_of("qid", strings=qids.tolist()),
+                "value": cells_of("value", doubles=values),
             }
             if "group" in keys:
-                cells["group"] = [full(g) for g in result.aggregation.groups(qids)]
+                columns["group"] = cells_of("group", strings=result.aggregation.groups(qids))
             if std is not None:
-                cells["std"] = _doubles(std)
-            yield from map("\t".join, zip(*(cells[k] for k in keys)))
+                columns["std"] = cells_of("std", doubles=std)
+            yield from zip(*(columns[k] for k in keys))
 
 
-def _doubles(values: np.ndarray) -> list[str]:
-    """:func:`full` of each value: the double's repr, empty where it is not finite."""
-    return _each(values, lambda v: repr(v) if v - v == 0.0 else "")
+def _tsv_cells(key: str, *, strings: Sequence = (), doubles: np.ndarray | None = None) -> list[str]:
+    """:func:`full` of each: text as is, a double's repr, empty where it is not finite."""
+    if doubles is not None:
+        return _each(doubles, lambda v: repr(v) if v - v == 0.0 else "")
+    return [v if type(v) is str else full(v) for v in strings]
+
+
+def _json_cells(
+    key: str, *, strings: Sequence = (), doubles: np.ndarray | None = None
+) -> list[str]:
+    """``"key": value`` as :func:`~rankviz.settings.numbers.to_json` writes a record's member:
+    a double not finite is null, an infinite one followed by ``key_not_finite``."""
+    name = encode_basestring(key)
+    if doubles is None:
+        return [
+            f"{name}: {encode_basestring(v) if type(v) is str else to_json(v)[:-1]}"
+            for v in strings
+        ]
+
+    def member(v: float) -> str:
+        if v - v == 0.0:
+            return f"{name}: {v!r}"
+        if v != v:  # NaN
+            return f"{name}: null"
+        sign = "+inf" if v > 0 else "-inf"
+        return f'{name}: null, {encode_basestring(key + "_not_finite")}: "{sign}"'
+
+    return _each(doubles, member)
+
+
+def _json_object(members: tuple[str, ...]) -> str:
+    return "{" + ", ".join(members) + "}"
 
 
 def _each(values: np.ndarray, text: Callable[[float], str]) -> list[str]:

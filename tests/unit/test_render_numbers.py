@@ -7,6 +7,7 @@ import contextlib
 import dataclasses
 import io
 import json
+import math
 
 import numpy as np
 import pytest
@@ -86,3 +87,32 @@ def test_each_query_s_tsv_line_is_its_record(options) -> None:
                 assert float(cell) == held and cell == repr(held)
             else:
                 assert cell == held
+
+
+def test_each_query_s_json_object_is_its_record_with_ids_json_must_escape(tmp_path) -> None:
+    """Query ids holding a quote, a backslash and a letter beyond ASCII (written as is), values
+    infinite (null, with ``value_not_finite``) and NaN (no record): the objects, parsed, are the
+    records :meth:`Evaluation.to_dict` gives, in their order."""
+    (tmp_path / "qrels").write_text('q"1 0 a 1\nq\\2 0 b 1\nqé3 0 c 1\n', encoding="utf-8")
+    (tmp_path / "r1").write_text(
+        'q"1 Q0 a 1 3 r1\nq\\2 Q0 x 1 3 r1\nq\\2 Q0 b 2 2 r1\nqé3 Q0 c 1 1 r1\n', encoding="utf-8"
+    )
+    qrels, run = rv.read_qrels(tmp_path / "qrels"), rv.read_run(tmp_path / "r1")
+    result = rv.evaluate(qrels, [run], ["RR", "P@1"])
+    values = {
+        "RR": np.array([[np.inf], [np.nan], [0.25]]),
+        "P@1": np.array([[-np.inf], [0.5], [1]]),
+    }
+    result = dataclasses.replace(result, values=values)
+    text = evaluation(result, "json", per_query=True)
+    assert "qé3" in text and text.endswith("]\n")
+    expected = []
+    for record in result.to_dict(per_query=True):
+        value = record["value"]
+        if math.isfinite(value):
+            expected.append(record)
+        else:
+            sign = "+inf" if value > 0 else "-inf"
+            expected.append({**record, "value": None, "value_not_finite": sign})
+    assert json.loads(text) == expected
+    assert [r["qid"] for r in expected if r["qid"] != "all"] == ['q"1', "qé3", 'q"1', "q\\2", "qé3"]
