@@ -143,10 +143,17 @@ class Job:
         ``judged`` of the qrels' ids), each query placed among all the qrels' in ``strcmp`` order:
         the blocks' values are put in order without a sort of their ids."""
         index = self.qrels.query_index
+        looked_up = None
         if judged is None:
-            found = index.positions(run.query_ids_to_look_up())
+            looked_up = run.query_ids_to_look_up()
+            found = index.positions(looked_up)
             judged = found[found >= 0]
         qrels = self.qrels.at_positions(judged)
+        if isinstance(looked_up, (pa.Array, pa.ChunkedArray)):
+            # rank looks the ids up among the judged ones kept, in their order: found already
+            within = np.full(len(found), -1, dtype=np.int64)
+            within[found >= 0] = np.searchsorted(np.sort(judged), judged)
+            qrels.query_index.remember(looked_up, within)
         table = rank(run, qrels, ties=self.settings.ties.ranked_as, cut=self.settings.cut)
         values = table_values(table, self.measures, self.settings, self.seed)
         # the block's judged order is theirs in the whole qrels': its n-th query is the n-th

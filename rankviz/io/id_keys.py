@@ -158,6 +158,12 @@ class IdIndex:
             return found
         return self._object_positions(values)
 
+    def remember(self, values: pa.Array | pa.ChunkedArray, positions: np.ndarray) -> None:
+        """Take ``positions`` as what :meth:`positions` answers for these Arrow ids next: what the
+        maker of this index found already (a block's ids looked up among all the qrels' queries,
+        then among the block's judged ones, which :meth:`subset` indexes)."""
+        self._last[:] = [(values, np.asarray(positions, dtype=np.int64).copy())]
+
     def _arrow_positions(self, values: pa.Array | pa.ChunkedArray) -> np.ndarray:
         keyed = leading_words(values) if self.kind == _WORDS and len(self.ids) else None
         if keyed is None:

@@ -79,6 +79,39 @@ def test_the_stream_engine_gives_the_in_memory_values(
     _same(memory, streamed)
 
 
+def test_a_block_s_queries_are_looked_up_once(tmp_path, monkeypatch) -> None:
+    """The stream engine finds a block's queries among all the qrels' and hands what it found to
+    the ranking of the block's judged queries, which does not look them up again among those:
+    one lookup a block (two before), the memory engine's values. The run lists the queries in
+    another order than the qrels, some unjudged, so no lookup is the identity."""
+    from rankviz.io.id_keys import IdIndex
+
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"q{q:02d} 0 d{q % 7} {q % 3}\n" for q in range(40)))
+    run = tmp_path / "r.run"
+    run.write_text(
+        "".join(
+            f"q{q:02d} Q0 d{d} {d + 1} {9 - d}.0 r\n" for q in range(45, 0, -2) for d in range(8)
+        )
+    )
+    lookups: list[tuple[int, int]] = []  # (ids looked up, ids of the index)
+    found = IdIndex._found
+
+    def counted(self, keys, fits):
+        lookups.append((len(keys), len(self.ids)))
+        return found(self, keys, fits)
+
+    monkeypatch.setattr(IdIndex, "_found", counted)
+    sources = [RunSource.of(run)]
+    engine = EngineSettings(engine="stream", block_queries=5)
+    streamed = evaluate_sources(rv.read_qrels(qrels), sources, MEASURES, engine=engine)
+    assert len(lookups) >= 5 and {among for _, among in lookups} == {40}  # no block's qrels
+    assert sum(looked_up for looked_up, _ in lookups) == 23  # each query once
+    lookups.clear()
+    _same(evaluate_sources(rv.read_qrels(qrels), sources, MEASURES), streamed)
+    assert lookups == [(23, 40)]
+
+
 def _cli(*argv: str) -> str:
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
