@@ -154,7 +154,7 @@ class IdIndex:
                 if type(seen) is type(values) and seen.type == values.type and seen.equals(values):
                     return found.copy()
             found = self._arrow_positions(values)
-            self._last[:] = [(values, found.copy())]
+            self.remember(values, found)
             return found
         return self._object_positions(values)
 
