@@ -111,15 +111,56 @@ class DocidKeys:
         fits = numeric & (numbers >= limits.min) & (numbers <= limits.max)
         return np.where(fits, numbers, 0).astype(np.int64), fits.astype(bool)
 
-    def rows_among(self, keys: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
-        """Positions (in ``rows``, default every row) whose key may be one of ``keys``: all of those
-        whose key is, and a few more. A bitmap of the keys' low bits, probed once per row."""
+    def rows_among(
+        self,
+        keys: np.ndarray,
+        key_queries: np.ndarray,
+        row_queries: np.ndarray,
+        rows: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """Positions (in ``rows``, default every row) whose pair of query (``row_queries``, one per
+        row) and key may be one of the pairs (``key_queries``, ``keys``): all of those whose pair
+        is, and a few percent of the others.
+
+        A bitmap of the pairs' hashes, 32 bits a pair up to 2 MB, probed a block of rows at a
+        time: a larger table misses the cache at every probe (a table of 16M bytes cost 1.5-2x
+        this one of 16M bits on 10M rows), and the pair, not the docid alone, leaves out the rows
+        whose docid is judged for another query (a million judgments: 1.5M candidates of 10M
+        rows against 2.4M)."""
         values = self.values if rows is None else self.values[rows]
-        size = 1 << int(np.clip(np.ceil(np.log2(max(len(keys), 1) * 64)), 16, 24))
-        mask = np.array(size - 1, dtype=values.dtype)
-        table = np.zeros(size, dtype=bool)
-        table[keys & mask] = True
-        return np.flatnonzero(table[values & mask])
+        queries = row_queries if rows is None else row_queries[rows]
+        bits = int(np.clip(np.ceil(np.log2(max(len(keys), 1) * 32)), 16, 24))
+        table = np.zeros(1 << (bits - 3), dtype=np.uint8)
+        hashed = _pair_hashes(key_queries, keys, bits)
+        np.bitwise_or.at(table, hashed >> 3, np.left_shift(1, hashed & 7, dtype=np.uint8))
+        found = []
+        for start in range(0, len(values), _BLOCK):
+            hashed = _pair_hashes(
+                queries[start : start + _BLOCK], values[start : start + _BLOCK], bits
+            )
+            hit = table[hashed >> 3]
+            hit >>= (hashed & 7).astype(np.uint8)
+            hit &= 1
+            found.append(np.flatnonzero(hit) + start)
+        return np.concatenate(found) if found else np.zeros(0, np.int64)
+
+
+# rows a block when probing: each temporary stays in the cache
+_BLOCK = 1 << 16
+
+
+def _pair_hashes(queries: np.ndarray, keys: np.ndarray, bits: int) -> np.ndarray:
+    """A ``bits``-bit hash of each (query, key) pair (multiply-shift over 32 bits)."""
+    if keys.dtype.itemsize <= 4:
+        folded = keys.astype(np.uint32)
+    else:
+        wide = keys.astype(np.uint64)
+        folded = (wide ^ (wide >> np.uint64(32))).astype(np.uint32)
+    hashed = queries.astype(np.uint32) * np.uint32(0x9E3779B1)
+    hashed ^= folded
+    hashed *= np.uint32(0x85EBCA6B)
+    hashed >>= np.uint32(32 - bits)
+    return hashed
 
 
 #: A character no id may hold: TREC files split fields on whitespace and end lines at line breaks,

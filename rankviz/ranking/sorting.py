@@ -78,7 +78,7 @@ def lookup_grades(
     unjudged", the one rule every measure and analysis reads through ``judged``.
 
     Each (query, docid) pair becomes one 64-bit key, of the query's code in the run and the docid's
-    integer key: the judged pairs are sorted once, a bitmap of their low bits narrows the run's
+    integer key: the judged pairs are sorted once, a bitmap of their hashes narrows the run's
     millions of rows to the few that can be judged, a sorted search finds their judgment and the
     strings decide ("01" and "1" share a number; keys may collide). A run grouped by query gives
     probes that climb with its codes, each search starting near the last: no sort of the probes.
@@ -104,10 +104,15 @@ def lookup_grades(
         return grade, judged
     order = np.argsort(pair_keys)
     pair_keys, judgment = pair_keys[order], usable[order]
-    # rows whose docid key is judged for some query (a bitmap of the keys' low bits), then
-    # those whose pair is judged
+    # rows whose (query, docid key) pair may be judged (a bitmap of the pairs' hashes), then
+    # those whose pair is
     judged_doc_keys = doc_keys[usable].astype(run.keys.values.dtype)
-    candidates = run.keys.rows_among(judged_doc_keys, None if len(rows) == len(run) else rows)
+    candidates = run.keys.rows_among(
+        judged_doc_keys,
+        judgment_code[usable],
+        run.qid_codes,
+        None if len(rows) == len(run) else rows,
+    )
     candidate_rows = rows[candidates]
     row_code = run.qid_codes[candidate_rows].astype(np.int64)
     probes = _pair_keys(row_code, run.keys.values[candidate_rows], wide=wide)

@@ -170,3 +170,51 @@ def test_a_blocks_few_judgments_among_many_docids_grade_their_lines(docid) -> No
     found = dict(zip(table.docids().tolist(), zip(table.grade.tolist(), table.judged.tolist())))
     assert found[docid(7)] == (2, True) and found[docid(3)] == (1, True)
     assert found[docid(30)] == (-1, False) and found[docid(8)] == (0, False)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    pairs=st.lists(st.tuples(st.integers(0, 50), st.integers(-(2**40), 2**40)), max_size=60),
+    rows=st.lists(st.tuples(st.integers(0, 50), st.integers(-(2**40), 2**40)), max_size=200),
+    wide=st.booleans(),
+    subset=st.booleans(),
+)
+def test_the_rows_a_pair_filter_leaves_out_are_never_judged(pairs, rows, wide, subset) -> None:
+    """:meth:`DocidKeys.rows_among` may keep rows whose pair is not judged, never leaves out one
+    whose pair is: keys of 32 and of 64 bits (numbers past int32), every row or some of them, rows
+    that repeat a judged pair among others."""
+    from rankviz.io.encoding import DocidKeys
+
+    dtype = np.int64 if wide else np.int32
+    clip = (lambda k: k) if wide else (lambda k: k % 2**32 - 2**31)  # within int32
+    rows = rows + pairs[::2]
+    row_queries = np.array([q for q, _ in rows], dtype=np.int32)
+    keys = DocidKeys(np.array([clip(k) for _, k in rows], dtype=dtype), True)
+    judged = {(q, clip(k)) for q, k in pairs}
+    positions = np.arange(0, len(rows), 2) if subset else np.arange(len(rows))
+    found = keys.rows_among(
+        np.array([k for _, k in judged], dtype=dtype),
+        np.array([q for q, _ in judged], dtype=np.int64),
+        row_queries,
+        positions if subset else None,
+    )
+    kept = set(positions[found].tolist())
+    for place, row in enumerate(positions.tolist()):
+        if (int(row_queries[row]), int(keys.values[row])) in judged:
+            assert row in kept, place
+
+
+def test_a_docid_judged_for_another_query_is_seldom_a_candidate() -> None:
+    """The filter keys the pair, not the docid: 100,000 rows whose docids are all judged, each
+    for another query than the row's, leave a few percent (a docid-only filter keeps them all),
+    and the rows whose own pair is judged stay."""
+    from rankviz.io.encoding import DocidKeys
+
+    n = 100_000
+    docids = np.arange(n, dtype=np.int32)
+    keys = DocidKeys(docids, True)
+    row_queries = (docids % 1000).astype(np.int32)
+    found = keys.rows_among(docids, (row_queries + 1).astype(np.int64), row_queries)
+    assert len(found) < 0.05 * n
+    own = keys.rows_among(docids[:10], row_queries[:10].astype(np.int64), row_queries)
+    assert set(range(10)) <= set(own.tolist())
