@@ -149,7 +149,7 @@ class Job:
             found = index.positions(looked_up)
             judged = found[found >= 0]
         qrels = self.qrels.at_positions(judged)
-        if isinstance(looked_up, (pa.Array, pa.ChunkedArray)):
+        if looked_up is not None and not isinstance(looked_up, np.ndarray):
             # rank looks the ids up among the judged ones kept, in their order: found already
             within = np.full(len(found), -1, dtype=np.int64)
             within[found >= 0] = np.searchsorted(np.sort(judged), judged)

@@ -10,7 +10,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankviz._arrow import booleans, string_keys, take, take_sorted, to_numpy
-from rankviz.io.id_keys import distinct_strings
+from rankviz.io.id_keys import distinct_and_indexed
 
 
 def dictionary(values) -> pa.DictionaryArray:
@@ -20,7 +20,8 @@ def dictionary(values) -> pa.DictionaryArray:
 
 def encode_queries(qid) -> dict:
     """Query ids as int32 codes in first-appearance order: ``query_ids`` (an object array),
-    ``qid_codes`` (int32 per row) and ``query_id_strings`` (the ids as Arrow strings).
+    ``qid_codes`` (int32 per row), ``query_id_strings`` (the ids as Arrow strings) and
+    ``query_id_index`` (their :class:`~rankviz.io.id_keys.IdIndex`, or None: made when asked).
 
     Runs list each query's lines together, so the codes come from where the qid changes, without
     hashing millions of strings; a file whose queries come back later is dictionary-encoded.
@@ -33,15 +34,22 @@ def encode_queries(qid) -> dict:
         starts = np.flatnonzero(opens)
         strings = take_sorted(qid, starts)
         query_ids = np.asarray(strings.to_pylist(), dtype=object)  # to_numpy would import pandas
-        if distinct_strings(strings):
+        distinct, index = distinct_and_indexed(query_ids, strings)
+        if distinct:
             codes = np.cumsum(opens, dtype=np.int32)
             codes -= 1
-            return {"query_ids": query_ids, "qid_codes": codes, "query_id_strings": strings}
+            return {
+                "query_ids": query_ids,
+                "qid_codes": codes,
+                "query_id_strings": strings,
+                "query_id_index": index,
+            }
     q = dictionary(qid)
     return {
         "query_ids": np.asarray(q.dictionary.to_pylist(), dtype=object),
         "qid_codes": to_numpy(q.indices).astype(np.int32, copy=False),
         "query_id_strings": q.dictionary,
+        "query_id_index": None,
     }
 
 
@@ -54,6 +62,7 @@ def encode(qid, docid, *, queries: dict | None = None) -> dict:
         "qid_codes": queries["qid_codes"],
         "docids": docid.combine_chunks() if isinstance(docid, pa.ChunkedArray) else docid,
         "query_id_strings": queries["query_id_strings"],
+        "query_id_index": queries["query_id_index"],
     }
 
 
@@ -212,6 +221,8 @@ def _candidate_rows(qid_codes: np.ndarray, keys: np.ndarray) -> np.ndarray:
     if n < 2:
         return np.zeros(0, np.int64)
     if bool(np.all(qid_codes[1:] >= qid_codes[:-1])):  # grouped by query: one sort per query
+        if int(qid_codes[-1]) - int(qid_codes[0]) == n - 1:  # a line a query (qrels of one each)
+            return np.zeros(0, np.int64)
         starts = np.flatnonzero(np.r_[True, qid_codes[1:] != qid_codes[:-1]])
         lengths = np.diff(np.r_[starts, n])
         width = int(lengths.max())

@@ -46,6 +46,7 @@ def run_from_frame(frame, *, name: str = "run") -> Run:
         query_ids=queries["query_ids"],
         qid_codes=queries["qid_codes"],
         query_id_strings=queries["query_id_strings"],
+        query_id_index=queries["query_id_index"],
         docids=docid,
         score=score,
         rank_column=rank,

@@ -143,26 +143,41 @@ class IdIndex:
 
     def positions(self, values) -> np.ndarray:
         """Each value's position in :attr:`ids`, -1 where it is not there (int64). ``values``: ids
-        as an object array or any iterable of str, or Arrow strings, keyed from their buffers where
-        this index's keys are words (no Python object per id).
+        as an object array or any iterable of str, Arrow strings, keyed from their buffers where
+        this index's keys are words (no Python object per id), or another index of distinct ids,
+        whose sorted keys are merged with these where both are words (no sort at all).
 
-        Arrow ids equal, string for string, to the last Arrow ids looked up get the positions found
-        then: runs of one topic set list the same queries in the same order, and the second of
-        two runs of a million queries costs a comparison of their bytes, not a sort of its keys."""
-        if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        Arrow ids equal, string for string, to the last Arrow ids looked up (the same index) get
+        the positions found then: runs of one topic set list the same queries in the same order,
+        and the second of two runs of a million queries costs a comparison of their bytes, not a
+        sort of its keys."""
+        if isinstance(values, (pa.Array, pa.ChunkedArray, IdIndex)):
             for seen, found in self._last:
-                if type(seen) is type(values) and seen.type == values.type and seen.equals(values):
+                if seen is values or _same_strings(seen, values):
                     return found.copy()
-            found = self._arrow_positions(values)
+            if isinstance(values, IdIndex):
+                found = self._index_positions(values)
+            else:
+                found = self._arrow_positions(values)
             self.remember(values, found)
             return found
         return self._object_positions(values)
 
-    def remember(self, values: pa.Array | pa.ChunkedArray, positions: np.ndarray) -> None:
-        """Take ``positions`` as what :meth:`positions` answers for these Arrow ids next: what the
-        maker of this index found already (a block's ids looked up among all the qrels' queries,
-        then among the block's judged ones, which :meth:`subset` indexes)."""
+    def remember(self, values: pa.Array | pa.ChunkedArray | IdIndex, positions: np.ndarray) -> None:
+        """Take ``positions`` as what :meth:`positions` answers for these Arrow ids (this index)
+        next: what the maker of this index found already (a block's ids looked up among all the
+        qrels' queries, then among the block's judged ones, which :meth:`subset` indexes)."""
         self._last[:] = [(values, np.asarray(positions, dtype=np.int64).copy())]
+
+    def _index_positions(self, other: IdIndex) -> np.ndarray:
+        if other.kind != _WORDS or self.kind != _WORDS or not len(self.ids):
+            return self.positions(other.ids)
+        found = np.full(len(other.ids), -1, dtype=np.int64)
+        at = np.searchsorted(self.sorted_keys, other.sorted_keys)  # sorted needles: one sweep
+        np.minimum(at, len(self.sorted_keys) - 1, out=at)
+        hit = self.sorted_keys[at] == other.sorted_keys
+        found[other.order[hit]] = self.order[at[hit]]
+        return found
 
     def _arrow_positions(self, values: pa.Array | pa.ChunkedArray) -> np.ndarray:
         keyed = leading_words(values) if self.kind == _WORDS and len(self.ids) else None
@@ -195,6 +210,16 @@ class IdIndex:
         hit = fits & (self.sorted_keys[at] == keys)
         found[hit] = self.order[at[hit]]
         return found
+
+
+def _same_strings(seen, values) -> bool:
+    """Both Arrow strings of one type, equal string for string."""
+    return (
+        isinstance(values, (pa.Array, pa.ChunkedArray))
+        and type(seen) is type(values)
+        and seen.type == values.type
+        and seen.equals(values)
+    )
 
 
 def id_positions(values, vocabulary) -> np.ndarray:
@@ -232,6 +257,21 @@ def distinct(ids) -> bool:
         return True
     keys = np.sort(_keys(values)[0])
     return not bool(np.any(keys[1:] == keys[:-1]))
+
+
+def distinct_and_indexed(ids: np.ndarray, strings: pa.Array) -> tuple[bool, IdIndex | None]:
+    """(whether no id appears twice, their :class:`IdIndex` where it came on the way): ASCII ids
+    of up to 8 bytes (most query ids) are sorted as words once, which answers both (a reader
+    checks a run's queries come back nowhere, its lookups need them sorted); others are checked
+    by :func:`distinct_strings`. ``ids``: the same ids as ``strings``, as objects."""
+    keys = _ascii_words(strings)
+    if keys is None:
+        return distinct_strings(strings), None
+    order = np.argsort(keys)
+    ordered = keys[order]
+    if bool(np.any(ordered[1:] == ordered[:-1])):  # equal words are equal ids
+        return False, None
+    return True, IdIndex(np.asarray(ids, dtype=object), _WORDS, 8, ordered, order)
 
 
 def distinct_strings(ids: pa.Array | pa.ChunkedArray) -> bool:

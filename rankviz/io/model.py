@@ -49,6 +49,9 @@ class Run:
         The docids' integer keys; computed from the docids unless the reader has them.
     query_id_strings
         The query ids as Arrow strings, when the reader has them (made when asked otherwise).
+    query_id_index
+        The query ids' :class:`IdIndex`, when the reader made one (sorting them to check that no
+        query comes back): the run's queries are then found among the qrels' by a merge.
     """
 
     name: str
@@ -61,6 +64,7 @@ class Run:
     rank_column: np.ndarray | pa.Array | pa.ChunkedArray
     docid_keys: DocidKeys | None = None  # computed from the docids unless the reader has them
     query_id_strings: pa.Array | None = None  # the query ids as Arrow strings, if read so
+    query_id_index: IdIndex | None = field(default=None, repr=False)  # if the reader made one
 
     def __post_init__(self) -> None:
         if self.docid_keys is None:
@@ -88,9 +92,12 @@ class Run:
         column = self.rank_column
         return column if isinstance(column, np.ndarray) else to_numpy(column)
 
-    def query_ids_to_look_up(self) -> np.ndarray | pa.Array:
+    def query_ids_to_look_up(self) -> np.ndarray | pa.Array | IdIndex:
         """The query ids in the form cheapest to look up (:meth:`IdIndex.positions`): the
-        reader's Arrow strings where it kept them (keyed from their buffers), else the objects."""
+        reader's index where it made one (sorted already), else its Arrow strings where it kept
+        them (keyed from their buffers), else the objects."""
+        if self.query_id_index is not None:
+            return self.query_id_index
         return self.query_ids if self.query_id_strings is None else self.query_id_strings
 
     def query_strings(self) -> pa.Array:
@@ -224,6 +231,8 @@ class Qrels:
     query_id_strings
         The query ids as Arrow strings, when the reader has them (their index is then keyed from
         Arrow's buffers).
+    query_id_index
+        The query ids' :class:`IdIndex`, when the reader made one (:attr:`query_index` then).
     """
 
     query_ids: np.ndarray  # unique qids, object array of str
@@ -236,6 +245,7 @@ class Qrels:
     #: ranking table (:attr:`rankviz.ranking.ranking_table.RankingTable.beside`)
     beside: Mapping[str, Any] = field(default_factory=dict, compare=False)
     query_id_strings: pa.Array | None = field(default=None, repr=False)
+    query_id_index: IdIndex | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return len(self.qid_codes)
@@ -253,7 +263,10 @@ class Qrels:
 
     @functools.cached_property
     def query_index(self) -> IdIndex:
-        """The query ids ready to be looked up (once per qrels, however many blocks ask)."""
+        """The query ids ready to be looked up (once per qrels, however many blocks ask): the
+        reader's where it made one."""
+        if self.query_id_index is not None:
+            return self.query_id_index
         return IdIndex.of(self.query_ids, strings=self.query_id_strings)
 
     @functools.cached_property

@@ -153,6 +153,7 @@ def run_from_columns(columns: dict, queries: dict, *, name: str, label: str) -> 
         query_ids=queries["query_ids"],
         qid_codes=queries["qid_codes"],
         query_id_strings=queries["query_id_strings"],
+        query_id_index=queries["query_id_index"],
         docids=docids,
         score=score,
         rank_column=rank,

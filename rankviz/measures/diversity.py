@@ -193,9 +193,9 @@ def _ranked(run: Run, judgments: DiversityJudgments, *, by_rank: bool) -> Rankin
         raise FormatError(run.source, 0, None, "two topics of the run have one number")
     if by_rank:
         _refuse_repeated_ranks(run)
-    # the ids renamed: the reader's strings of the old ones go
+    # the ids renamed: the reader's strings and index of the old ones go
     numbered = np.asarray([str(n) for n in numbers], dtype=object)
-    run = replace(run, query_ids=numbered, query_id_strings=None)
+    run = replace(run, query_ids=numbered, query_id_strings=None, query_id_index=None)
     return rank(run, judgments.qrels, ties="run" if by_rank else "trec_eval")
 
 

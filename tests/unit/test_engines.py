@@ -95,13 +95,18 @@ def test_a_block_s_queries_are_looked_up_once(tmp_path, monkeypatch) -> None:
         )
     )
     lookups: list[tuple[int, int]] = []  # (ids looked up, ids of the index)
-    found = IdIndex._found
+    found, merged = IdIndex._found, IdIndex._index_positions
 
     def counted(self, keys, fits):
         lookups.append((len(keys), len(self.ids)))
         return found(self, keys, fits)
 
+    def counted_merge(self, other):  # a reader's index of a piece's ids, merged
+        lookups.append((len(other.ids), len(self.ids)))
+        return merged(self, other)
+
     monkeypatch.setattr(IdIndex, "_found", counted)
+    monkeypatch.setattr(IdIndex, "_index_positions", counted_merge)
     sources = [RunSource.of(run)]
     engine = EngineSettings(engine="stream", block_queries=5)
     streamed = evaluate_sources(rv.read_qrels(qrels), sources, MEASURES, engine=engine)

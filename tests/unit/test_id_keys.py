@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from rankviz.io.id_keys import (
     IdIndex,
     distinct,
+    distinct_and_indexed,
     distinct_strings,
     id_order,
     id_positions,
@@ -271,3 +272,53 @@ def test_arrow_strings_are_distinct_as_a_set_of_them_is(ids: list[str], cut: int
     assert distinct_strings(pa.array(ids, pa.string())) == expected
     cut = min(cut, len(ids))
     assert distinct_strings(pa.chunked_array([ids[:cut], ids[cut:]], pa.string())) == expected
+
+
+@given(st.lists(st.one_of(IDS, SHARED_KEY), max_size=30), st.lists(IDS, max_size=30))
+@settings(max_examples=200, deadline=None)
+def test_ids_sorted_to_check_they_are_distinct_are_an_index(ids: list[str], others) -> None:
+    """A reader's one sort of its query ids: whether no id comes twice (a Python set's answer)
+    and, where they are ASCII words and distinct, their index, which finds other ids and is found
+    by another such index (their sorted keys merged) where a dict of the ids finds them."""
+    import pyarrow as pa
+
+    distinct_ids, index = distinct_and_indexed(objects(ids), pa.array(ids, pa.string()))
+    assert distinct_ids == (len(set(ids)) == len(ids))
+    words = all(i.isascii() and len(i.encode()) <= 8 for i in ids)
+    assert (index is not None) == (distinct_ids and words) or not ids
+    if index is None:
+        return
+    made = IdIndex.of(objects(ids))
+    assert index.sorted_keys.tolist() == made.sorted_keys.tolist()
+    assert index.order.tolist() == made.order.tolist()
+    at = {i: n for n, i in enumerate(ids)}
+    others = list(dict.fromkeys(others))
+    assert index.positions(objects(others)).tolist() == [at.get(o, -1) for o in others]
+    _, theirs = distinct_and_indexed(objects(others), pa.array(others, pa.string()))
+    if theirs is not None:
+        assert index.positions(theirs).tolist() == [at.get(o, -1) for o in others]
+        assert index.positions(theirs) is not index.positions(theirs)  # the caller's own array
+
+
+def test_a_run_read_with_its_queries_sorted_finds_them_among_the_qrels_by_a_merge(
+    tmp_path, monkeypatch
+) -> None:
+    """The readers keep the index they sorted: the run's queries are found among the qrels' by
+    merging the two (no sort of the run's keys at the lookup), the places a dict of the qrels'
+    ids gives; a run whose queries come back is dictionary-encoded and keeps none."""
+    from rankviz.io.readers import read_qrels, read_run
+    from rankviz.ranking.ordering import judged_order, judged_positions
+
+    (tmp_path / "qrels").write_text("q10 0 d1 1\nq2 0 d1 0\nq1 0 d2 2\nq7 0 d3 1\n")
+    (tmp_path / "run").write_text("q2 Q0 d1 1 2 r\nq3 Q0 d1 1 2 r\nq10 Q0 d9 1 2 r\n")
+    (tmp_path / "back").write_text("q2 Q0 d1 1 2 r\nq3 Q0 d1 1 2 r\nq2 Q0 d9 2 1 r\n")
+    qrels, run = read_qrels(str(tmp_path / "qrels")), read_run(str(tmp_path / "run"))
+    assert qrels.query_id_index is not None and qrels.query_index is qrels.query_id_index
+    assert run.query_ids_to_look_up() is run.query_id_index is not None
+    assert read_run(str(tmp_path / "back")).query_id_index is None
+    monkeypatch.setattr(IdIndex, "_found", lambda *args: pytest.fail("the run's keys sorted"))
+    order, place = judged_order(qrels)
+    found = judged_positions(run, qrels, place)
+    judged_in_order = qrels.query_ids[order].tolist()
+    expected = [judged_in_order.index(q) if q in judged_in_order else -1 for q in run.query_ids]
+    assert found.tolist() == expected == [2, -1, 1]
