@@ -35,6 +35,9 @@ def split(llm: pd.Series, human: pd.Series) -> tuple[np.ndarray, np.ndarray, np.
     return human[llm.index[judged]].to_numpy(), llm[judged].to_numpy(), llm[~judged].to_numpy()
 
 
+# over a second: test_prediction_powered's estimate against ppi_py and the collections' means
+# below are its quicker siblings
+@pytest.mark.slow
 def test_evaluate_prints_ppi_pys_means_and_intervals(plain) -> None:
     from ppi_py import ppi_mean_ci, ppi_mean_pointestimate  # 2 s to import: only where asked
 

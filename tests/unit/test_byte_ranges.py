@@ -50,6 +50,9 @@ def run_files(draw) -> bytes:
     return (byte_ranges.BOM if draw(st.integers(0, 4)) == 0 else b"") + data
 
 
+# over a second: the hand-made ranges below (a query longer than a range, lines numbered as
+# the file numbers them) are its quicker siblings
+@pytest.mark.slow
 @settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=run_files(), range_bytes=st.integers(1, 400), probe=st.sampled_from([3, 16, 4096]))
 def test_ranges_hold_whole_queries_and_the_files_bytes(

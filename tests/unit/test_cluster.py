@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+from typing import Any
 
 import pytest
 from conftest import DL_HARD
@@ -24,12 +25,26 @@ from rankviz.evaluation.pieces import RunSource
 from rankviz.io import byte_ranges
 from rankviz.settings.engine_settings import EngineSettings
 
-distributed = pytest.importorskip("distributed")
-fsspec = pytest.importorskip("fsspec")
-s3fs = pytest.importorskip("s3fs")
-moto_server = pytest.importorskip("moto.server")
-
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("cluster")]  # one cluster per run
+
+# imported when a test of this module runs, not when the quick subset, which leaves them all out,
+# collects the module (a second of CPU in every process that collects)
+distributed: Any = None
+fsspec: Any = None
+s3fs: Any = None
+moto_server: Any = None
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _cluster_libraries() -> None:
+    """distributed, fsspec, s3fs and moto's server, or every test here skipped without them."""
+    global distributed, fsspec, s3fs, moto_server
+    distributed = pytest.importorskip("distributed")
+    fsspec = pytest.importorskip("fsspec")
+    s3fs = pytest.importorskip("s3fs")
+    moto_server = pytest.importorskip("moto.server")
+
+
 CREDENTIALS = {
     "AWS_ACCESS_KEY_ID": "testing",
     "AWS_SECRET_ACCESS_KEY": "testing",

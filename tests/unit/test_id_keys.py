@@ -82,6 +82,9 @@ def test_an_id_holding_nul_is_refused() -> None:
     st.lists(st.sampled_from(["q1", "q2", "10", "9", "é", "absent"]), max_size=8),
 )
 @settings(max_examples=200, deadline=None)
+# over a second: test_an_index_of_some_ids_is_the_index_of_those_ids and test_grade_lookup's
+# restricted block are its quicker siblings
+@pytest.mark.slow
 def test_qrels_restricted_to_some_queries_are_pandas_filter(pairs, wanted) -> None:
     """The judgments of the wanted queries, in file order, whatever the wanted list repeats or
     lacks: what a filter of the qrels' frame keeps."""
