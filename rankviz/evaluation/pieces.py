@@ -17,7 +17,7 @@ from rankviz.evaluation.assembly import TableValues, table_values
 from rankviz.evaluation.run_facts import gather
 from rankviz.io.blocks import Piece, line_ends, pieces
 from rankviz.io.byte_ranges import ByteRange, expand_urls
-from rankviz.io.id_keys import distinct_strings
+from rankviz.io.id_keys import ascending, distinct_strings, ranks
 from rankviz.io.model import Qrels, Run
 from rankviz.io.readers import run_name_from_path, run_names
 from rankviz.io.sources import lines
@@ -152,12 +152,12 @@ class Job:
         if looked_up is not None and not isinstance(looked_up, np.ndarray):
             # rank looks the ids up among the judged ones kept, in their order: found already
             within = np.full(len(found), -1, dtype=np.int64)
-            within[found >= 0] = np.searchsorted(np.sort(judged), judged)
+            within[found >= 0] = ranks(judged, len(index.ids))
             qrels.query_index.remember(looked_up, within)
         table = rank(run, qrels, ties=self.settings.ties.ranked_as, cut=self.settings.cut)
         values = table_values(table, self.measures, self.settings, self.seed)
         # the block's judged order is theirs in the whole qrels': its n-th query is the n-th
-        places = np.sort(index.places(judged))  # distinct: a run's ids are, and so are positions
+        places = ascending(index.places(judged), len(index.ids))  # a run's ids are distinct
         values = replace(values, qid_rank=places[values.qid_rank])
         if self.check_k is None:
             return values

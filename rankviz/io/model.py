@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 from rankviz._arrow import booleans, from_numpy, strings, take, to_numpy
 from rankviz.io.encoding import DocidKeys
 from rankviz.io.id_forms import IdForms
-from rankviz.io.id_keys import IdIndex
+from rankviz.io.id_keys import IdIndex, ascending, many
 
 
 @dataclass(frozen=True, eq=False)
@@ -290,16 +290,25 @@ class Qrels:
 
     def at_positions(self, positions: np.ndarray) -> Qrels:
         """The judgments of the queries at these positions of :attr:`query_ids` (in any order,
-        repeated or not), as :meth:`restricted` gives them."""
-        kept = np.sort(positions)  # ascending: the qrels' own order of queries
-        kept = kept[np.r_[True, kept[1:] != kept[:-1]]] if len(kept) else kept  # each once
-        grouped, starts = self._by_query
-        counts = starts[kept + 1] - starts[kept]
-        first = np.repeat(starts[kept] - np.r_[0, np.cumsum(counts)[:-1]], counts)
-        rows = np.sort(grouped[np.arange(int(counts.sum()), dtype=np.int64) + first])
+        repeated or not), as :meth:`restricted` gives them: many queries by one pass over the
+        judgments, a few by the rows of each."""
+        # kept ascending: the qrels' own order of queries, each once
+        if many(len(positions), len(self.query_ids)):
+            marked = np.zeros(len(self.query_ids), dtype=bool)
+            marked[positions] = True
+            kept = np.flatnonzero(marked)
+            rows = np.flatnonzero(marked[self.qid_codes])
+            codes = (np.cumsum(marked, dtype=np.int32) - 1)[self.qid_codes[rows]]
+        else:
+            kept = ascending(positions, len(self.query_ids))
+            grouped, starts = self._by_query
+            counts = starts[kept + 1] - starts[kept]
+            first = np.repeat(starts[kept] - np.r_[0, np.cumsum(counts)[:-1]], counts)
+            rows = np.sort(grouped[np.arange(int(counts.sum()), dtype=np.int64) + first])
+            codes = np.searchsorted(kept, self.qid_codes[rows]).astype(np.int32)
         judged = Qrels(
             query_ids=self.query_ids[kept],
-            qid_codes=np.searchsorted(kept, self.qid_codes[rows]).astype(np.int32),
+            qid_codes=codes,
             docids=self.docids.take(from_numpy(rows)),
             source=self.source,
             grade=self.grade[rows],

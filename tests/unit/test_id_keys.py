@@ -11,11 +11,13 @@ from hypothesis import strategies as st
 
 from rankviz.io.id_keys import (
     IdIndex,
+    ascending,
     distinct,
     distinct_and_indexed,
     distinct_strings,
     id_order,
     id_positions,
+    ranks,
     sorted_unique_ids,
 )
 
@@ -325,3 +327,44 @@ def test_a_run_read_with_its_queries_sorted_finds_them_among_the_qrels_by_a_merg
     judged_in_order = qrels.query_ids[order].tolist()
     expected = [judged_in_order.index(q) if q in judged_in_order else -1 for q in run.query_ids]
     assert found.tolist() == expected == [2, -1, 1]
+
+
+@given(st.integers(1, 400), st.data())
+@settings(max_examples=150, deadline=None)
+def test_positions_ordered_by_marks_or_by_a_sort_are_numpys_unique(size: int, data) -> None:
+    """Positions among ``size`` (few: sorted; many: marked in a table and read back) in ascending
+    order each once, and each distinct one's place among them: NumPy's unique and its inverse."""
+    positions = np.array(
+        data.draw(st.lists(st.integers(0, size - 1), max_size=size)), dtype=np.int64
+    )
+    assert ascending(positions, size).tolist() == np.unique(positions).tolist()
+    distinct_ones = np.array(list(dict.fromkeys(positions.tolist())), dtype=np.int64)
+    expected = np.unique(distinct_ones, return_inverse=True)[1]
+    assert ranks(distinct_ones, size).tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize("wanted", [3, 20, 290])
+def test_a_few_or_many_queries_kept_are_a_filter_and_their_index_the_wholes(wanted: int) -> None:
+    """Qrels of 300 queries restricted to a few of them (each query's rows taken) or to many (one
+    pass over the judgments): a filter of their frame, and an index, taken from the whole's, that
+    orders and finds the kept ids as a sort and a dict do."""
+    import pandas as pd
+
+    import rankviz as rv
+
+    rng = np.random.default_rng(wanted)
+    qids = [f"q{q}" for q in rng.permutation(300)]
+    frame = pd.DataFrame(
+        [(q, f"d{d}") for q in qids for d in range(int(rng.integers(1, 4)))],
+        columns=["qid", "docid"],
+    ).assign(rel=lambda f: np.arange(len(f)) % 3)
+    qrels = rv.qrels_from_frame(frame)
+    kept_ids = list(rng.choice(qids, size=wanted, replace=False)) + qids[:2]  # two repeated
+    restricted = qrels.restricted(kept_ids + qids[:2])
+    expected = frame[frame["qid"].isin(kept_ids)].reset_index(drop=True)
+    assert restricted.to_frame().to_dict("list") == expected.to_dict("list")
+    index, ids = restricted.query_index, restricted.query_ids.tolist()
+    assert np.asarray(ids, dtype=object)[index.order].tolist() == sorted(ids)
+    where = {q: i for i, q in enumerate(ids)}
+    probes = [*qids[:10], "absent"]
+    assert index.positions(objects(probes)).tolist() == [where.get(q, -1) for q in probes]
