@@ -163,23 +163,29 @@ def expected_cascade(
     if len(rows) == 0:
         return result
     certain = stop >= 1.0
-    log_continue = np.where(certain, 0.0, np.log1p(-np.where(certain, 0.0, stop)))
-    positive = group_sum(table, groups, rows).astype(np.int64)
+    every_certain = bool(np.all(certain))  # RR, Hits: the first positive document stops
+    positive = group_sum(table, groups, rows)
     span = inside(groups, cutoff)
     candidates = np.flatnonzero((positive > 0) & (span > 0))
-    # the product over a whole earlier group does not depend on its order
-    reach = np.exp(
-        exclusive_group_prefix(groups, group_sum(table, groups, rows, log_continue), candidates)
-    )
-    stopped = group_sum(table, groups, rows, certain.astype(np.float64))
+    if every_certain:  # nothing continues past a positive document: each earlier group's
+        # product is 1 (exp of a sum of zeros) unless it holds one, and every positive one stops
+        reach, stopped = np.ones(len(candidates)), positive
+    else:
+        # the product over a whole earlier group does not depend on its order
+        log_continue = np.where(certain, 0.0, np.log1p(-np.where(certain, 0.0, stop)))
+        reach = np.exp(
+            exclusive_group_prefix(groups, group_sum(table, groups, rows, log_continue), candidates)
+        )
+        stopped = group_sum(table, groups, rows, certain.astype(np.float64))
     reach[exclusive_group_prefix(groups, stopped, candidates) > 0] = 0.0
+    positive = positive.astype(np.int64)
     selected, reach = candidates[reach > 0], reach[reach > 0]
     if len(selected) == 0:
         return result
 
     size = groups.size[selected].astype(np.float64)
     steps = span[selected]
-    if bool(np.all(certain)):  # RR, Hits: the first positive document stops; no subsets to weigh
+    if every_certain:  # no subsets of positive documents to weigh
         total = _first_positive(
             size, size - positive[selected], steps, groups.start[selected], discount
         )
