@@ -359,8 +359,8 @@ def test_a_few_or_many_queries_kept_are_a_filter_and_their_index_the_wholes(want
         columns=["qid", "docid"],
     ).assign(rel=lambda f: np.arange(len(f)) % 3)
     qrels = rv.qrels_from_frame(frame)
-    kept_ids = list(rng.choice(qids, size=wanted, replace=False)) + qids[:2]  # two repeated
-    restricted = qrels.restricted(kept_ids + qids[:2])
+    kept_ids = list(rng.choice(qids, size=wanted, replace=False))
+    restricted = qrels.restricted(kept_ids + kept_ids[:2])  # two of them asked twice
     expected = frame[frame["qid"].isin(kept_ids)].reset_index(drop=True)
     assert restricted.to_frame().to_dict("list") == expected.to_dict("list")
     index, ids = restricted.query_index, restricted.query_ids.tolist()
