@@ -99,7 +99,14 @@ class IdIndex:
         else:
             values = _objects(ids)
             keys, kind, width = _keys(values)
-        order = np.argsort(keys)  # distinct ids: no two keys tie, any sort is the one order
+        return cls.sorting(values, keys, kind, width)
+
+    @classmethod
+    def sorting(cls, values: np.ndarray, keys: np.ndarray, kind: str, width: int) -> IdIndex:
+        """The index of ids (``values``) whose keys are given, sorted here: for distinct ids no
+        two keys tie, so any sort is the one order (a caller that is not sure checks the sorted
+        keys)."""
+        order = np.argsort(keys)
         return cls(values, kind, width, keys[order], order)
 
     def __getstate__(self) -> dict:
@@ -236,13 +243,18 @@ def many(count: int, size: int) -> bool:
     return count * 32 >= size
 
 
+def marks(positions: np.ndarray, size: int) -> np.ndarray:
+    """A table of ``size`` booleans, True at ``positions``."""
+    marked = np.zeros(size, dtype=bool)
+    marked[positions] = True
+    return marked
+
+
 def ascending(positions: np.ndarray, size: int) -> np.ndarray:
     """The distinct ``positions`` (integers in ``[0, size)``, any order, repeated or not) in
     ascending order (int64): marked and read back where they are :func:`many`, else sorted."""
     if many(len(positions), size):
-        marked = np.zeros(size, dtype=bool)
-        marked[positions] = True
-        return np.flatnonzero(marked)
+        return np.flatnonzero(marks(positions, size))
     ordered = np.sort(np.asarray(positions, dtype=np.int64))
     return ordered[np.r_[True, ordered[1:] != ordered[:-1]]] if len(ordered) else ordered
 
@@ -252,9 +264,7 @@ def ranks(positions: np.ndarray, size: int) -> np.ndarray:
     order (int64): the count of those marked before it where they are :func:`many`, else where
     a sort puts it."""
     if many(len(positions), size):
-        marked = np.zeros(size, dtype=bool)
-        marked[positions] = True
-        return (np.cumsum(marked, dtype=np.int64) - 1)[positions]
+        return (np.cumsum(marks(positions, size), dtype=np.int64) - 1)[positions]
     return np.searchsorted(np.sort(positions), positions).astype(np.int64)
 
 
@@ -303,11 +313,11 @@ def distinct_and_indexed(ids: np.ndarray, strings: pa.Array) -> tuple[bool, IdIn
     keys = _ascii_words(strings)
     if keys is None:
         return distinct_strings(strings), None
-    order = np.argsort(keys)
-    ordered = keys[order]
+    index = IdIndex.sorting(np.asarray(ids, dtype=object), keys, _WORDS, 8)
+    ordered = index.sorted_keys
     if bool(np.any(ordered[1:] == ordered[:-1])):  # equal words are equal ids
         return False, None
-    return True, IdIndex(np.asarray(ids, dtype=object), _WORDS, 8, ordered, order)
+    return True, index
 
 
 def distinct_strings(ids: pa.Array | pa.ChunkedArray) -> bool:

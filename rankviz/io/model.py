@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 from rankviz._arrow import booleans, from_numpy, strings, take, to_numpy
 from rankviz.io.encoding import DocidKeys
 from rankviz.io.id_forms import IdForms
-from rankviz.io.id_keys import IdIndex, ascending, many
+from rankviz.io.id_keys import IdIndex, ascending, many, marks
 
 
 @dataclass(frozen=True, eq=False)
@@ -294,8 +294,7 @@ class Qrels:
         judgments, a few by the rows of each."""
         # kept ascending: the qrels' own order of queries, each once
         if many(len(positions), len(self.query_ids)):
-            marked = np.zeros(len(self.query_ids), dtype=bool)
-            marked[positions] = True
+            marked = marks(positions, len(self.query_ids))
             kept = np.flatnonzero(marked)
             rows = np.flatnonzero(marked[self.qid_codes])
             codes = (np.cumsum(marked, dtype=np.int32) - 1)[self.qid_codes[rows]]
