@@ -115,6 +115,17 @@ def open_page(page, url: str) -> None:
     settled(page)
 
 
+def judging_grid(page):
+    """The meeting's judging grid (the table with the "qrels file" column), once drawn. Found by
+    what it holds, not as the page's first table: while a run draws, the discussion queue's table
+    further down is there before it."""
+    grid = page.locator('[data-testid="stMain"] [data-testid="stDataFrame"]').filter(
+        has_text="qrels file"
+    )
+    grid.locator("canvas").first.wait_for()
+    return grid
+
+
 #: Streamlit marks its root with the script's state; "notRunning" once a run has drawn everything.
 SETTLED = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 

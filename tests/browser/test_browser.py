@@ -21,6 +21,7 @@ from browsing import (
     _free_port,
     choose,
     chromium_browser,  # noqa: F401 (the ``browser`` fixture)
+    judging_grid,
     open_page,
     read_conventions,
     serving,
@@ -296,9 +297,7 @@ def test_projector_mode_at_1280x720(browser, projector_server) -> None:
     # one screen per query: Previous/Next, the query, and both rankings with their grade cells,
     # unscrolled
     next_button = page.get_by_role("button", name="Next").bounding_box()
-    grid = page.locator('[data-testid="stMain"] [data-testid="stDataFrame"]').first
-    grid.locator("canvas").first.wait_for()
-    box = grid.bounding_box()
+    box = judging_grid(page).bounding_box()
     assert next_button["y"] + next_button["height"] <= 720
     # ten rows of documents and their grades
     assert box["y"] + box["height"] <= 720 and box["height"] >= 29 * 10
@@ -338,8 +337,7 @@ def test_the_first_judgment_does_not_move_the_judging_grid(browser, tmp_path) ->
                 )
             open_page(page, link)
             page.get_by_role("heading", name="Per-query deltas").wait_for()
-            grid = page.locator('[data-testid="stMain"] [data-testid="stDataFrame"]').first
-            grid.locator("canvas").first.wait_for()
+            grid = judging_grid(page)
             settled(page)  # the page drawn whole: the choice above the grid is there, or not
             choice = page.get_by_role("radiogroup").filter(has_text="meeting")
             assert choice.count() == (1 if judged else 0)
@@ -364,8 +362,9 @@ CONVENTIONS_LINES = """() => {
 
 #: The top of the page's first table is at ``top`` (the argument).
 GRID_AT = """top => {
-  const grid = document.querySelector('[data-testid="stMain"] [data-testid="stDataFrame"]');
-  return grid !== null && grid.getBoundingClientRect().top === top;
+  const grid = [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stDataFrame"]')]
+    .find((table) => table.textContent.includes("qrels file"));
+  return grid !== undefined && grid.getBoundingClientRect().top === top;
 }"""
 
 
