@@ -9,13 +9,35 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankviz._arrow import booleans, string_keys, take, take_sorted, to_numpy
+from rankviz._arrow import booleans, from_numpy, string_keys, take, take_sorted, to_numpy
 from rankviz.io.id_keys import distinct_and_indexed
 
 
 def dictionary(values) -> pa.DictionaryArray:
     encoded = pc.dictionary_encode(values)
     return encoded.combine_chunks() if isinstance(encoded, pa.ChunkedArray) else encoded
+
+
+def grouped_dictionary(values) -> pa.DictionaryArray:
+    """:func:`dictionary` of values whose equal ones mostly come together (a topic's judgments):
+    coded from where the value changes, as dictionary encoding codes them (first-seen order),
+    without hashing every value; dictionary-encoded where a value comes back."""
+    if len(values):
+        opens = _opens(values)
+        heads = take_sorted(values, np.flatnonzero(opens))
+        if pc.count_distinct(heads).as_py() == len(heads):
+            codes = np.cumsum(opens, dtype=np.int32)
+            codes -= 1
+            return pa.DictionaryArray.from_arrays(from_numpy(codes), heads)
+    return dictionary(values)
+
+
+def _opens(values) -> np.ndarray:
+    """Per row: its value is not the row before's (the first row opens)."""
+    opens = np.empty(len(values), dtype=bool)
+    opens[0] = True
+    opens[1:] = booleans(pc.not_equal(values.slice(1), values.slice(0, len(values) - 1)))
+    return opens
 
 
 def encode_queries(qid) -> dict:
@@ -26,11 +48,8 @@ def encode_queries(qid) -> dict:
     Runs list each query's lines together, so the codes come from where the qid changes, without
     hashing millions of strings; a file whose queries come back later is dictionary-encoded.
     """
-    n = len(qid)
-    if n:
-        opens = np.empty(n, dtype=bool)  # a line whose qid is not the line before's
-        opens[0] = True
-        opens[1:] = booleans(pc.not_equal(qid.slice(1), qid.slice(0, n - 1)))
+    if len(qid):
+        opens = _opens(qid)  # a line whose qid is not the line before's
         starts = np.flatnonzero(opens)
         strings = take_sorted(qid, starts)
         query_ids = np.asarray(strings.to_pylist(), dtype=object)  # to_numpy would import pandas

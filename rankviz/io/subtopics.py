@@ -20,7 +20,7 @@ import pyarrow.csv as pacsv
 
 from rankviz._arrow import strings, to_numpy
 from rankviz.errors import FormatError, quoted
-from rankviz.io.encoding import dictionary
+from rankviz.io.encoding import dictionary, grouped_dictionary
 from rankviz.io.model import Qrels
 from rankviz.io.sources import read_bounded
 
@@ -48,7 +48,7 @@ class SubtopicQrels:
     def dictionaries(self) -> tuple[pa.DictionaryArray, pa.DictionaryArray]:
         """The query ids and the docids dictionary-encoded, made once for the reader's check and
         the measures."""
-        return dictionary(self.qids), dictionary(self.docids)
+        return grouped_dictionary(self.qids), dictionary(self.docids)
 
     @functools.cached_property
     def ordered(self) -> Ordered:
