@@ -47,6 +47,20 @@ def _words(encoded: np.ndarray) -> np.ndarray:
     return encoded.astype("S8").view(">u8").astype(np.uint64)
 
 
+@dataclass(frozen=True, eq=False)
+class SortedKeys:
+    """An :class:`IdIndex` without its ids (:meth:`IdIndex.without_ids`)."""
+
+    kind: str
+    width: int
+    sorted_keys: np.ndarray
+    order: np.ndarray
+
+    def with_ids(self, ids: np.ndarray) -> IdIndex:
+        """The index of ``ids``, the ids these keys were taken of, in the same order."""
+        return IdIndex(ids, self.kind, self.width, self.sorted_keys, self.order)
+
+
 def _keys(values: np.ndarray) -> tuple[np.ndarray, str, int]:
     """(keys, their kind, the byte width of the ASCII kinds) of ids."""
     try:
@@ -112,6 +126,10 @@ class IdIndex:
     def __getstate__(self) -> dict:
         """Pickled (a Dask job's qrels) without the last lookup: a run's ids are not the job's."""
         return {**self.__dict__, "_last": []}
+
+    def without_ids(self) -> SortedKeys:
+        """What this index holds besides its ids, to be sent where the ids are made again."""
+        return SortedKeys(self.kind, self.width, self.sorted_keys, self.order)
 
     @functools.cached_property
     def place(self) -> np.ndarray:

@@ -595,3 +595,59 @@ def test_a_run_table_is_read_by_the_score_tables_reader_and_its_guards(
     done = run_cli("evaluate", str(CRANFIELD / "qrels.txt"), str(path), "-m", "AP")
     (line,) = done.stderr.strip().splitlines()
     assert done.returncode == 2 and line.startswith(f"rankviz: error: {path}") and says in line
+
+
+@pytest.mark.parametrize("asked", [False, True])
+def test_read_qrels_are_sent_with_their_query_ids_as_strings(tmp_path, asked) -> None:
+    """A Dask job's qrels go to every worker pickled: the query ids go as the reader's Arrow
+    strings (not a str object each) and their index as its sorted keys; what loads is the same
+    qrels, whose index finds the same ids. ``asked``: its index looked up before it is sent."""
+    import pickle
+
+    qids = [f"q{i}" for i in range(300, 0, -1)]  # listed against their sort order
+    path = write(
+        tmp_path, "qrels", "".join(f"{q} 0 d{i % 7} {i % 3}\n" for i, q in enumerate(qids))
+    )
+    qrels = rv.read_qrels(path)
+    probes = ["q7", "absent", "q300", "q1"]
+    if asked:
+        qrels.query_index.positions(np.asarray(probes, dtype=object))
+    texts = []  # every str the pickle holds as an object
+
+    class Counting(pickle.Pickler):
+        def persistent_id(self, obj):
+            if type(obj) is str:
+                texts.append(obj)
+            return None
+
+    import io
+
+    sent = io.BytesIO()
+    Counting(sent, protocol=5).dump(qrels)
+    assert not set(qids) & set(texts)
+    loaded = pickle.loads(sent.getvalue())
+    assert loaded.query_ids.tolist() == qrels.query_ids.tolist() == qids
+    assert loaded.qid_codes.tolist() == qrels.qid_codes.tolist()
+    assert loaded.grade.tolist() == qrels.grade.tolist()
+    assert loaded.docids.equals(qrels.docids)
+    found = loaded.query_index.positions(np.asarray(probes, dtype=object))
+    assert found.tolist() == [qids.index("q7"), -1, 0, 299]
+    assert loaded.query_index.ids is loaded.query_ids
+    assert loaded.query_index.order.tolist() == qrels.query_index.order.tolist()
+
+
+def test_qrels_made_of_objects_pickle_as_they_are() -> None:
+    """Qrels a caller builds from str objects (no Arrow strings) keep them."""
+    import pickle
+
+    import pyarrow as pa
+
+    qrels = rv.Qrels(
+        query_ids=np.asarray(["b", "a"], dtype=object),
+        qid_codes=np.array([0, 1, 1], dtype=np.int32),
+        docids=pa.array(["d1", "d1", "d2"]),
+        grade=np.array([1, 0, 2]),
+    )
+    loaded = pickle.loads(pickle.dumps(qrels))
+    assert loaded.query_ids.tolist() == ["b", "a"]
+    assert loaded.query_index.positions(np.asarray(["a", "c"], dtype=object)).tolist() == [1, -1]
