@@ -566,3 +566,36 @@ def test_a_query_that_comes_back_on_the_workers_is_named_with_its_line(
         )
     assert info.value.line_no == 61
     assert "query 'q2' comes back after other queries" in info.value.reason
+
+
+def test_a_pieces_values_go_to_the_client_with_their_query_ids_packed() -> None:
+    """A worker pickles each piece's per-query values for the client: the query ids go as one
+    packed text (no str object each) and load as the same values."""
+    import pickle
+
+    from rankviz.evaluation.assembly import TableValues
+
+    qids = np.asarray([f"q{i}" for i in range(200)], dtype=object)
+    values = TableValues(
+        qids=qids,
+        answered=np.arange(200) % 3 > 0,
+        values={"AP": np.linspace(0, 1, 200)},
+        ignored=("x1", "x2"),
+        qid_rank=np.arange(200)[::-1].copy(),
+    )
+    texts = []
+
+    class Counting(pickle.Pickler):
+        def persistent_id(self, obj):
+            if type(obj) is str:
+                texts.append(obj)
+            return None
+
+    sent = io.BytesIO()
+    Counting(sent, protocol=5).dump(values)
+    assert not set(qids.tolist()) & set(texts)
+    loaded = pickle.loads(sent.getvalue())
+    assert loaded.qids.tolist() == qids.tolist() and loaded.qids.dtype == object
+    assert loaded.answered.tolist() == values.answered.tolist()
+    assert loaded.values["AP"].tolist() == values.values["AP"].tolist()
+    assert loaded.ignored == ("x1", "x2") and loaded.qid_rank.tolist() == list(range(199, -1, -1))

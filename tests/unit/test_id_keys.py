@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from rankviz.io.id_keys import (
     IdIndex,
+    PackedIds,
     ascending,
     distinct,
     distinct_and_indexed,
@@ -368,3 +369,19 @@ def test_a_few_or_many_queries_kept_are_a_filter_and_their_index_the_wholes(want
     where = {q: i for i, q in enumerate(ids)}
     probes = [*qids[:10], "absent"]
     assert index.positions(objects(probes)).tolist() == [where.get(q, -1) for q in probes]
+
+
+@given(st.lists(st.text(st.characters(blacklist_categories=("Cs",)), max_size=5), max_size=30))
+def test_packed_ids_unpack_as_the_ids_or_are_refused(ids: list[str]) -> None:
+    """Any ids (empty ones, one empty id, none at all, any character) come back as they were;
+    where one holds a NUL (the separator) they are not packed."""
+    packed = PackedIds.of(np.asarray(ids, dtype=object).reshape(len(ids)))
+    if any("\x00" in i for i in ids):
+        assert packed is None
+    else:
+        assert packed is not None and packed.ids().tolist() == ids
+        assert packed.ids().dtype == object and packed.ids().shape == (len(ids),)
+
+
+def test_ids_that_are_not_text_are_not_packed() -> None:
+    assert PackedIds.of(np.asarray([1, 2], dtype=object)) is None
