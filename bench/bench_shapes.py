@@ -21,12 +21,17 @@ seconds between identical runs: the quietest round is the one compared). The roa
   in the memory settings `rankviz app` gives its server (``server_environment``, Arrow's freed
   memory kept ``SERVER_DECAY_MS``).
 
+A third input separates what follows the lines from what follows the judgments: deep's runs with
+qrels judging ten retrieved documents a query (one in each tenth of its ranking), a million
+judgments as on short; short / that compares the same lines and the same judgments, the queries
+alone differing.
+
 Beside them, the reference measured in the same round: pyarrow's bare read of the run (all six
 columns, query and docid as strings), the floor of any reader here. Printed: CPU and wall seconds
 of each road on each shape, and short / deep (the goal: at most 1.3). Every road's output is the
 same on both engines (checked by the tests, not here). Asserts nothing; prints every number.
 
-    python bench/bench_shapes.py [--repeat N] [--only ROAD]
+    python bench/bench_shapes.py [--repeat N] [--only ROAD] [--no-judged]
 """
 
 from __future__ import annotations
@@ -52,6 +57,8 @@ from rankviz._memory import server_environment  # noqa: E402
 DATA = HERE / "data" / "shapes"
 SHAPES = {"short": (1_000_000, 10), "deep": (100_000, 100)}
 MEASURES = ["RR@10", "nDCG@10", "AP"]
+#: deep's runs judged as many times as short's (see the module's docstring)
+JUDGED = "deep, 1M judged"
 APP_PASS = """
 import sys
 from rankviz._arrow import SERVER_DECAY_MS, prefer_jemalloc
@@ -124,6 +131,41 @@ def generate(shape: str, seed: int = 20261206) -> tuple[Path, list[Path]]:
     return qrels, runs
 
 
+def judged_like_short(seed: int = 20261207) -> tuple[Path, list[Path]]:
+    """Deep's runs and qrels judging ten of each query's retrieved documents, one in each tenth
+    of its ranking (written once, in another order of queries than the runs)."""
+    _, runs = generate("deep")
+    qrels = DATA / "deep" / "qrels-1m.txt"
+    if qrels.exists():
+        return qrels, runs
+    n_queries, depth = SHAPES["deep"]
+    per = SHAPES["short"][0] // n_queries
+    table = pacsv.read_csv(
+        runs[0],
+        read_options=pacsv.ReadOptions(column_names=["qid", "q0", "docid", "rank", "score", "tag"]),
+        parse_options=pacsv.ParseOptions(delimiter=" "),
+        convert_options=pacsv.ConvertOptions(
+            include_columns=["qid", "docid"], column_types={"qid": pa.string()}
+        ),
+    )
+    rng = np.random.default_rng(seed)
+    tenth = depth // per
+    places = np.arange(per) * tenth + rng.integers(0, tenth, size=(n_queries, per))
+    rows = (np.arange(n_queries)[:, None] * depth + places)[rng.permutation(n_queries)].ravel()
+    judged = table.take(pa.array(rows))
+    lines = pa.table(
+        {
+            "qid": judged.column("qid"),
+            "iteration": pa.array(np.zeros(len(rows), dtype=np.int64)),
+            "docid": judged.column("docid"),
+            "rel": pa.array(np.ones(len(rows), dtype=np.int64)),
+        }
+    )
+    options = pacsv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none")
+    pacsv.write_csv(lines, qrels, write_options=options)
+    return qrels, runs
+
+
 def timed(command: list[str], env: dict[str, str] | None = None) -> tuple[float, float, float]:
     """(wall, user CPU, system CPU) seconds of one command (in ``env``, default this process's)
     and every process it waits for."""
@@ -156,8 +198,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="rounds; the best of each is kept")
     parser.add_argument("--only", action="append", help="only these roads (repeatable)")
+    parser.add_argument(
+        "--no-judged", action="store_true", help=f"leave out the third input ({JUDGED})"
+    )
     args = parser.parse_args()
     inputs = {shape: generate(shape) for shape in SHAPES}
+    if not args.no_judged:
+        inputs[JUDGED] = judged_like_short()
     best: dict[tuple[str, str], tuple[float, float, float]] = {}
     for _ in range(args.repeat):
         for shape, (qrels, runs) in inputs.items():
@@ -173,15 +220,26 @@ def main() -> None:
     n, depth = SHAPES["short"]
     m, deep_depth = SHAPES["deep"]
     print(
-        f"short: {n:,} queries x {depth}; deep: {m:,} x {deep_depth}; the round of least CPU of "
-        f"{args.repeat}: CPU seconds (user + system) and wall seconds"
+        f"short: {n:,} queries x {depth}; deep: {m:,} x {deep_depth}"
+        + ("" if args.no_judged else f"; {JUDGED}: deep's runs, {n:,} judgments")
+        + f"; the round of least CPU of {args.repeat}: CPU seconds (user + system) and wall seconds"
     )
-    print(f"{'road':>26} {'short':>22} {'deep':>22}  short/deep CPU")
+    columns = list(inputs)
+    ratios = [other for other in columns if other != "short"]
+    print(
+        f"{'road':>26} "
+        + " ".join(f"{shape:>22}" for shape in columns)
+        + "  "
+        + " ".join(f"short/{other} CPU" for other in ratios)
+    )
     for road in dict.fromkeys(r for _, r in best):
-        short, deep = best[("short", road)], best[("deep", road)]
+        found = {shape: best[(shape, road)] for shape in columns}
+        cpu = {shape: found[shape][1] + found[shape][2] for shape in columns}
         print(
-            f"{road:>26} {_cpu(short):>22} {_cpu(deep):>22}  "
-            f"{(short[1] + short[2]) / (deep[1] + deep[2]):.2f}x"
+            f"{road:>26} "
+            + " ".join(f"{_cpu(found[shape]):>22}" for shape in columns)
+            + "  "
+            + " ".join(f"{cpu['short'] / cpu[other]:.2f}x" for other in ratios)
         )
     bare, evaluate = best[("deep", "bare read (reference)")], best.get(("deep", "evaluate"))
     if evaluate is not None:  # measured unless --only left it out
