@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from rankviz.io.id_keys import many, marks
 from rankviz.measures._segments import segment_prefix_sum
 
 if TYPE_CHECKING:
@@ -112,13 +113,28 @@ def discount_sums(
         # position by position, each a pass over the groups: the discount of each rank taken
         # once, the terms added in rank order from 0.0 (a million groups of ten positions make
         # no ten-million-entry temporaries)
-        counts, first = span[narrow], start[narrow]
+        counts, first = (span, start) if len(narrow) == len(span) else (span[narrow], start[narrow])
         widest = int(counts.max())
         rank_discount = discount(np.arange(1, int(first.max()) + widest + 1, dtype=np.float64))
-        narrow_sums = np.zeros(len(narrow))
+        # groups alike (one first rank, one span: a chance level's whole rankings of one length)
+        # have one sum, taken once: a million queries of ten documents were ten passes over a
+        # million groups
+        alike = np.multiply(first, widest + 1, dtype=np.int64)
+        alike += counts
+        size = int(alike.max()) + 1
+        which = None
+        if many(len(alike), size):
+            marked = marks(alike, size)
+            which = (np.cumsum(marked, dtype=np.int64) - 1)[alike]
+            first, counts = np.divmod(np.flatnonzero(marked), widest + 1)
+        narrow_sums = np.zeros(len(first))
         for offset in range(1, widest + 1):
             narrow_sums += np.where(offset <= counts, rank_discount[first + offset - 1], 0.0)
-        sums[narrow] = narrow_sums
+        found = narrow_sums if which is None else narrow_sums[which]
+        if len(narrow) == len(span):
+            sums = found
+        else:
+            sums[narrow] = found
     wide = np.flatnonzero(span > ENUMERATED_SPAN)
     if len(wide):
         last = int((start[wide] + span[wide]).max())

@@ -516,3 +516,27 @@ def test_grades_reorder_trec_evals_ties_into_the_policys_own_table(case, depth, 
     for name in ("row_query", "pos", "grade", "judged", "score", "run_rows", "tie_group"):
         np.testing.assert_array_equal(getattr(derived, name), getattr(own, name), err_msg=name)
     np.testing.assert_array_equal(through_study.run_rows, own.run_rows)
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    spans=st.lists(st.tuples(st.integers(0, 30), st.integers(1, 70)), min_size=1, max_size=300),
+    cutoff=st.one_of(st.none(), st.integers(1, 80)),
+)
+def test_groups_alike_sum_their_discount_as_each_alone(spans, cutoff) -> None:
+    """A chance level's million queries are groups alike (one start, one span): their sum is
+    taken once and shared. Every group's sum is the one it has when summed alone, to the bit,
+    wide groups (past the span summed position by position) and narrow ones."""
+    from rankviz.measures._groups import TieGroups, discount_sums
+
+    start = np.array([s for s, _ in spans], dtype=np.int64)
+    size = np.array([n for _, n in spans], dtype=np.int64)
+    groups = TieGroups(query=np.arange(len(spans)), start=start, size=size)
+
+    def discount(rank):
+        return 1.0 / np.log2(rank + 1.0)
+
+    together = discount_sums(groups, np.arange(len(spans)), cutoff, discount)
+    for at in range(len(spans)):
+        alone = discount_sums(groups, np.array([at]), cutoff, discount)
+        assert together[at] == alone[0]
