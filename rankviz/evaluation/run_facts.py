@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 
 from rankviz._arrow import booleans, from_numpy, strings, take_sorted, to_numpy
 from rankviz.io.id_forms import IdForms, near_match
-from rankviz.io.id_keys import id_positions
+from rankviz.io.id_keys import id_positions, ids_as_arrays, ids_from_arrays
 from rankviz.io.model import Run
 from rankviz.ranking.ranking_table import RankingTable
 
@@ -135,9 +135,9 @@ class RunFacts:
         fixed-width text, so loading them needs no pickle)."""
         plain = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in self.ARRAYS}
         arrays = {
-            "unjudged": self.unjudged.astype(str),
-            "missing": self.missing.astype(str),
-            "unfound": self.unfound.astype(str),
+            **ids_as_arrays("unjudged", self.unjudged),
+            **ids_as_arrays("missing", self.missing),
+            **ids_as_arrays("unfound", self.unfound),
             "sampled_docids": np.asarray(self.sampled_docids.to_pylist(), dtype=object).astype(str),
         }
         return plain, arrays | {"sampled_lines": self.sampled_lines}
@@ -154,9 +154,9 @@ class RunFacts:
 
         return RunFacts(
             **{name: tuples(value) for name, value in plain.items()},
-            unjudged=np.asarray(arrays["unjudged"]).astype(object),
-            missing=np.asarray(arrays["missing"]).astype(object),
-            unfound=np.asarray(arrays["unfound"]).astype(object),
+            unjudged=ids_from_arrays("unjudged", arrays),
+            missing=ids_from_arrays("missing", arrays),
+            unfound=ids_from_arrays("unfound", arrays),
             sampled_docids=strings(np.asarray(arrays["sampled_docids"]).tolist()),
             sampled_lines=np.asarray(arrays["sampled_lines"], dtype=np.int64),
         )

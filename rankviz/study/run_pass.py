@@ -18,9 +18,9 @@ import numpy as np
 
 from rankviz.evaluation.assembly import TableValues
 from rankviz.evaluation.run_facts import RunFacts
-from rankviz.io.id_keys import PackedIds
+from rankviz.io.id_keys import ids_as_arrays, ids_from_arrays
 
-FORMAT = "5"  # bump when what a pass holds changes: older files on disk are then ignored
+FORMAT = "6"  # bump when what a pass holds changes: older files on disk are then ignored
 
 
 @dataclass(frozen=True, eq=False)
@@ -34,19 +34,9 @@ class RunPass:
     facts: RunFacts | None  # what the checks need, when asked for
 
     def to_arrays(self) -> dict[str, np.ndarray]:
-        """Plain NumPy arrays (no objects: loading them needs no pickle). The query ids are one
-        packed text (:class:`~rankviz.io.id_keys.PackedIds`) where they can be: a million of them
-        as fixed-width text took 28 MB and 0.13 CPU-s to write and read back, packed 8 MB and
-        0.11."""
-        packed = PackedIds.of(self.values.qids)
-        arrays = (
-            {"qids": self.values.qids.astype(str)}
-            if packed is None
-            else {
-                "packed_qids": np.frombuffer(packed.data, dtype=np.uint8),
-                "qid_count": np.array(packed.count),
-            }
-        )
+        """Plain NumPy arrays (no objects: loading them needs no pickle; the query ids as
+        :func:`~rankviz.io.id_keys.ids_as_arrays` keeps them)."""
+        arrays = ids_as_arrays("qids", self.values.qids)
         arrays["answered"] = self.values.answered
         if self.values.qid_rank is not None:  # the queries' strcmp order, not sorted again
             arrays["qid_rank"] = self.values.qid_rank
@@ -70,11 +60,7 @@ class RunPass:
         meta = json.loads(str(arrays["meta"]))
         if meta.get("format") != FORMAT:
             raise ValueError("another format")
-        qids = (
-            PackedIds(np.asarray(arrays["packed_qids"]).tobytes(), int(arrays["qid_count"])).ids()
-            if "packed_qids" in arrays
-            else np.asarray(arrays["qids"]).astype(object)
-        )
+        qids = ids_from_arrays("qids", arrays)
         answered = np.asarray(arrays["answered"], dtype=bool)
         ignored = tuple(meta["ignored"])
         qid_rank = np.asarray(arrays["qid_rank"]) if "qid_rank" in arrays else None

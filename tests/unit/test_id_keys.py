@@ -18,6 +18,8 @@ from rankviz.io.id_keys import (
     distinct_strings,
     id_order,
     id_positions,
+    ids_as_arrays,
+    ids_from_arrays,
     ranks,
     sorted_unique_ids,
 )
@@ -385,3 +387,13 @@ def test_packed_ids_unpack_as_the_ids_or_are_refused(ids: list[str]) -> None:
 
 def test_ids_that_are_not_text_are_not_packed() -> None:
     assert PackedIds.of(np.asarray([1, 2], dtype=object)) is None
+
+
+@pytest.mark.parametrize("ids", [["q1", "é", ""], [], ["a\x00b", "c"]])
+def test_ids_kept_as_plain_arrays_come_back(ids) -> None:
+    """Packed where they can be (one byte array and a count), else fixed-width text: no object
+    array either way (an .npz loads them without pickle), and the same ids back."""
+    arrays = ids_as_arrays("qids", np.asarray(ids, dtype=object).reshape(len(ids)))
+    assert all(v.dtype != object for v in arrays.values())
+    assert ("qids.packed" in arrays) == (not any("\x00" in i for i in ids))
+    assert ids_from_arrays("qids", arrays).tolist() == ids

@@ -80,15 +80,25 @@ def test_a_pass_kept_on_disk_comes_back_the_same(tmp_path) -> None:
     assert store.get("no such key") is None
 
 
-def test_a_passs_query_ids_are_kept_as_one_packed_text() -> None:
-    """A million query ids as fixed-width text cost 28 MB on disk: a pass keeps them as one array
-    of bytes (their text, NUL between two)."""
+def test_a_passs_lists_of_query_ids_are_kept_as_packed_text() -> None:
+    """A million query ids as fixed-width text cost 28 MB on disk: a pass keeps them, and the
+    facts' lists of queries, as one array of bytes each (their text, NUL between two); only the
+    sample of document ids (at most 20,000) stays fixed-width text."""
     study = Study.open(StudyRequest(CRANFIELD, measures=["AP"]))
-    found = study.ask(RUN_PASS, study.run_names[0], k=10)
+    found = study.ask(RUN_PASS, study.run_names[0], k=10, facts_k=10)
     arrays = found.to_arrays()
-    assert "qids" not in arrays and arrays["packed_qids"].dtype == np.uint8
+    lists = ("unjudged", "missing", "unfound")
+    assert {f"facts:{name}.packed" for name in lists} <= set(arrays)
+    assert [k for k, v in arrays.items() if v.dtype.kind == "U"] == [
+        "facts:sampled_docids",
+        "meta",
+    ]
+    back = RunPass.from_arrays(arrays).facts
+    for name in lists:
+        assert getattr(back, name).tolist() == getattr(found.facts, name).tolist()
+    assert "qids" not in arrays and arrays["qids.packed"].dtype == np.uint8
     qids = found.values.qids.tolist()
-    assert arrays["packed_qids"].tobytes() == "\x00".join(qids).encode()
+    assert arrays["qids.packed"].tobytes() == "\x00".join(qids).encode()
     assert RunPass.from_arrays(arrays).values.qids.tolist() == qids
 
 
