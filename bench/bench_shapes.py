@@ -22,9 +22,9 @@ seconds between identical runs: the quietest round is the one compared). The roa
   memory kept ``SERVER_DECAY_MS``).
 
 A third input separates what follows the lines from what follows the judgments: deep's runs with
-qrels judging ten retrieved documents a query (one in each tenth of its ranking), a million
-judgments as on short; short / that compares the same lines and the same judgments, the queries
-alone differing.
+qrels judging ten retrieved documents a query (one in each even tenth of either run's ranking),
+a million judgments as on short; short / that compares the same lines and the same
+judgments, the queries alone differing.
 
 Beside them, the reference measured in the same round: pyarrow's bare read of the run (all six
 columns, query and docid as strings), the floor of any reader here. Printed: CPU and wall seconds
@@ -45,6 +45,7 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 HERE = Path(__file__).parent
@@ -132,33 +133,63 @@ def generate(shape: str, seed: int = 20261206) -> tuple[Path, list[Path]]:
 
 
 def judged_like_short(seed: int = 20261207) -> tuple[Path, list[Path]]:
-    """Deep's runs and qrels judging ten of each query's retrieved documents, one in each tenth
-    of its ranking (written once, in another order of queries than the runs)."""
+    """Deep's runs and qrels judging ten of each query's retrieved documents: one in each even
+    tenth of either run's ranking (the first tenth too: both runs' top 10 hold judged documents,
+    as short's do; a document both runs place there is judged once). Written once, in another
+    order of queries than the runs."""
     _, runs = generate("deep")
     qrels = DATA / "deep" / "qrels-1m.txt"
     if qrels.exists():
         return qrels, runs
     n_queries, depth = SHAPES["deep"]
     per = SHAPES["short"][0] // n_queries
-    table = pacsv.read_csv(
-        runs[0],
-        read_options=pacsv.ReadOptions(column_names=["qid", "q0", "docid", "rank", "score", "tag"]),
-        parse_options=pacsv.ParseOptions(delimiter=" "),
-        convert_options=pacsv.ConvertOptions(
-            include_columns=["qid", "docid"], column_types={"qid": pa.string()}
-        ),
-    )
     rng = np.random.default_rng(seed)
-    tenth = depth // per
-    places = np.arange(per) * tenth + rng.integers(0, tenth, size=(n_queries, per))
-    rows = (np.arange(n_queries)[:, None] * depth + places)[rng.permutation(n_queries)].ravel()
-    judged = table.take(pa.array(rows))
+    picked = []
+    for run in runs:
+        table = pacsv.read_csv(
+            run,
+            read_options=pacsv.ReadOptions(
+                column_names=["qid", "q0", "docid", "rank", "score", "tag"]
+            ),
+            parse_options=pacsv.ParseOptions(delimiter=" "),
+            convert_options=pacsv.ConvertOptions(
+                include_columns=["qid", "docid"], column_types={"qid": pa.string()}
+            ),
+        )
+        qid = table.column("qid").combine_chunks()
+        starts = np.flatnonzero(
+            np.r_[True, pc.not_equal(qid[1:], qid[:-1]).to_numpy(zero_copy_only=False)]
+        )
+        lengths = np.diff(np.r_[starts, len(qid)])  # the second run dropped a few repeats
+        tenths = np.arange(0, per, 2)
+        low = (tenths[None, :] * lengths[:, None]) // per
+        high = ((tenths[None, :] + 1) * lengths[:, None]) // per
+        places = low + (rng.random(low.shape) * (high - low)).astype(np.int64)
+        rows = starts[:, None] + places  # a query per row, its picks along it
+        picked.append((table.take(pa.array(rows.ravel())), rows.shape[1]))
+    # each query's picks together, the queries in another order, a pair judged once
+    order = rng.permutation(n_queries)
+    columns = {}
+    for name in ("qid", "docid"):
+        both = np.concatenate(
+            [
+                np.asarray(found.column(name).to_pylist(), dtype=object).reshape(-1, width)
+                for found, width in picked
+            ],
+            axis=1,
+        )
+        columns[name] = both[order].ravel()
+    seen, keep = set(), []
+    for pair in zip(columns["qid"], columns["docid"], strict=True):
+        keep.append(pair not in seen)
+        seen.add(pair)
+    kept = np.asarray(keep)
     lines = pa.table(
         {
-            "qid": judged.column("qid"),
-            "iteration": pa.array(np.zeros(len(rows), dtype=np.int64)),
-            "docid": judged.column("docid"),
-            "rel": pa.array(np.ones(len(rows), dtype=np.int64)),
+            "qid": pa.array(columns["qid"][kept].tolist(), pa.string()),
+            "iteration": pa.array(np.zeros(int(kept.sum()), dtype=np.int64)),
+            "docid": pa.array(columns["docid"][kept].tolist(), pa.string()),
+            "rel": pa.array(np.ones(int(kept.sum()), dtype=np.int64)),
         }
     )
     options = pacsv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none")
