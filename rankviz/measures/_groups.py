@@ -119,18 +119,13 @@ def discount_sums(
         # groups alike (one first rank, one span: a chance level's whole rankings of one length)
         # have one sum, taken once: a million queries of ten documents were ten passes over a
         # million groups
-        alike = np.multiply(first, widest + 1, dtype=np.int64)
-        alike += counts
-        size = int(alike.max()) + 1
-        which = None
-        if many(len(alike), size):
-            marked = marks(alike, size)
-            which = (np.cumsum(marked, dtype=np.int64) - 1)[alike]
-            first, counts = np.divmod(np.flatnonzero(marked), widest + 1)
+        alike = _alike(first, counts)
+        if alike is not None:
+            first, counts = first[alike[0]], counts[alike[0]]
         narrow_sums = np.zeros(len(first))
         for offset in range(1, widest + 1):
             narrow_sums += np.where(offset <= counts, rank_discount[first + offset - 1], 0.0)
-        found = narrow_sums if which is None else narrow_sums[which]
+        found = narrow_sums if alike is None else narrow_sums[alike[1]]
         if len(narrow) == len(span):
             sums = found
         else:
@@ -255,6 +250,26 @@ def expected_cascade(
     return result
 
 
+def _alike(*columns: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(a member of each distinct row of ``columns``, non-negative integers; each row's distinct
+    row) where the rows are :func:`~rankviz.io.id_keys.many` against the rows the columns can
+    make (a chance level's million queries of one length make a few), else None."""
+    key = np.zeros(len(columns[0]), dtype=np.int64)
+    size = 1
+    for column in columns:
+        width = int(column.max()) + 1 if len(column) else 1
+        size *= width
+        if not many(len(key), size):
+            return None
+        key *= width
+        key += column.astype(np.int64)
+    marked = marks(key, size)
+    which = (np.cumsum(marked, dtype=np.int64) - 1)[key]
+    members = np.empty(int(which.max()) + 1 if len(which) else 0, dtype=np.int64)
+    members[which] = np.arange(len(key))
+    return members, which
+
+
 def _first_positive(
     size: np.ndarray, zeros: np.ndarray, steps: np.ndarray, start: np.ndarray, discount
 ) -> np.ndarray:
@@ -263,8 +278,22 @@ def _first_positive(
     in a uniformly random order of ``size`` documents, ``zeros`` of them not positive. P(no positive
     in a t-prefix) is the product of (zeros - i) / (size - i) over i < t, taken in t's order as the
     general walk takes it, and the terms added in t's order (a group's value does not depend on the
-    batch). Groups are taken a block at a time, so that every temporary stays a few megabytes (a
-    million groups would fault in fresh pages for each of them)."""
+    batch). Groups alike (a chance level's million queries of ten documents, one relevant) are
+    taken once. Groups are taken a block at a time, so that every temporary stays a few megabytes
+    (a million groups would fault in fresh pages for each of them)."""
+    alike = _alike(start, size, zeros, steps)
+    if alike is not None:
+        members, which = alike
+        return _first_positive_each(
+            size[members], zeros[members], steps[members], start[members], discount
+        )[which]
+    return _first_positive_each(size, zeros, steps, start, discount)
+
+
+def _first_positive_each(
+    size: np.ndarray, zeros: np.ndarray, steps: np.ndarray, start: np.ndarray, discount
+) -> np.ndarray:
+    """:func:`_first_positive`, group by group."""
     out = np.empty(len(size))
     for lo in range(0, len(size), _BLOCK_GROUPS):
         sizes, zero, step, first = (a[lo : lo + _BLOCK_GROUPS] for a in (size, zeros, steps, start))

@@ -540,3 +540,33 @@ def test_groups_alike_sum_their_discount_as_each_alone(spans, cutoff) -> None:
     for at in range(len(spans)):
         alone = discount_sums(groups, np.array([at]), cutoff, discount)
         assert together[at] == alone[0]
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    groups=st.lists(
+        st.tuples(st.integers(0, 3), st.integers(1, 6), st.integers(0, 6), st.integers(0, 6)),
+        min_size=1,
+        max_size=300,
+    )
+)
+def test_groups_alike_share_their_first_positive_chance_as_each_alone(groups) -> None:
+    """RR's and Hits' chance level: a million queries of ten documents, one relevant, are groups
+    alike, taken once. Every group's value in a batch is, to the bit, its value alone (from 43
+    groups of these few kinds, they are taken alike)."""
+    from rankviz.measures._groups import _first_positive
+
+    start = np.array([g[0] for g in groups], dtype=np.int64)
+    size = np.array([g[1] for g in groups], dtype=np.float64)
+    zeros = np.minimum([g[2] for g in groups], size)
+    steps = np.minimum([g[3] for g in groups], size).astype(np.int64)
+
+    def discount(rank):
+        return 1.0 / rank
+
+    together = _first_positive(size, zeros, steps, start, discount)
+    for at in range(len(groups)):
+        alone = _first_positive(
+            size[at : at + 1], zeros[at : at + 1], steps[at : at + 1], start[at : at + 1], discount
+        )
+        assert together[at] == alone[0]
