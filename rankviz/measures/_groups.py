@@ -254,7 +254,10 @@ def _alike(*columns: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """(a member of each distinct row of ``columns``, non-negative integers; each row's distinct
     row) where the rows are :func:`~rankviz.io.id_keys.many` against the rows the columns can
     make (a chance level's million queries of one length make a few), else None."""
-    key = np.zeros(len(columns[0]), dtype=np.int64)
+    rows = len(columns[0])
+    if rows and all(column.min() == column.max() for column in columns):  # one row, repeated
+        return np.zeros(1, dtype=np.int64), np.zeros(rows, dtype=np.int64)
+    key = np.zeros(rows, dtype=np.int64)
     size = 1
     for column in columns:
         width = int(column.max()) + 1 if len(column) else 1
