@@ -12,7 +12,8 @@ from rankviz.evaluation.aggregate import aggregation_of
 from rankviz.evaluation.result import Evaluation
 from rankviz.evaluation.run_facts import RunFacts
 from rankviz.io.groups import QueryGroups, coverage
-from rankviz.io.id_keys import PackedIds, id_order
+from rankviz.io.id_keys import id_order
+from rankviz.io.packed_ids import PackedIds
 from rankviz.measures import Measure
 from rankviz.ranking.ordering import shuffle_ties
 from rankviz.ranking.ordering import tie_seed as ranking_seed
@@ -35,7 +36,7 @@ class TableValues:
 
     def __getstate__(self) -> dict:
         """Pickled (a worker's values of a piece, sent to the client) with the query ids packed
-        (:class:`~rankviz.io.id_keys.PackedIds`): a million str objects cost 0.26 CPU-s to pickle
+        (:class:`~rankviz.io.packed_ids.PackedIds`): a million str objects cost 0.26 CPU-s to pickle
         and load, packed 0.09."""
         state = dict(self.__dict__)
         packed = PackedIds.of(self.qids)

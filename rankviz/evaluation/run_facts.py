@@ -17,8 +17,9 @@ import pyarrow.compute as pc
 
 from rankviz._arrow import booleans, from_numpy, strings, take_sorted, to_numpy
 from rankviz.io.id_forms import IdForms, near_match
-from rankviz.io.id_keys import id_positions, ids_as_arrays, ids_from_arrays
+from rankviz.io.id_keys import id_positions
 from rankviz.io.model import Run
+from rankviz.io.packed_ids import ids_as_arrays, ids_from_arrays
 from rankviz.ranking.ranking_table import RankingTable
 
 EXAMPLES = 5

@@ -18,7 +18,7 @@ import numpy as np
 
 from rankviz.evaluation.assembly import TableValues
 from rankviz.evaluation.run_facts import RunFacts
-from rankviz.io.id_keys import ids_as_arrays, ids_from_arrays
+from rankviz.io.packed_ids import ids_as_arrays, ids_from_arrays
 
 FORMAT = "6"  # bump when what a pass holds changes: older files on disk are then ignored
 
@@ -35,7 +35,7 @@ class RunPass:
 
     def to_arrays(self) -> dict[str, np.ndarray]:
         """Plain NumPy arrays (no objects: loading them needs no pickle; the query ids as
-        :func:`~rankviz.io.id_keys.ids_as_arrays` keeps them)."""
+        :func:`~rankviz.io.packed_ids.ids_as_arrays` keeps them)."""
         arrays = ids_as_arrays("qids", self.values.qids)
         arrays["answered"] = self.values.answered
         if self.values.qid_rank is not None:  # the queries' strcmp order, not sorted again
