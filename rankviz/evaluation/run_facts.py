@@ -132,8 +132,9 @@ class RunFacts:
         )
 
     def to_parts(self) -> tuple[dict, dict[str, np.ndarray]]:
-        """(the fields JSON can hold, the per-query fields as plain NumPy arrays: strings as
-        fixed-width text, so loading them needs no pickle)."""
+        """(the fields JSON can hold, the per-query fields as plain NumPy arrays, so loading them
+        needs no pickle: the lists of query ids packed (:func:`ids_as_arrays`), the sample of
+        document ids as fixed-width text)."""
         plain = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in self.ARRAYS}
         arrays = {
             **ids_as_arrays("unjudged", self.unjudged),
