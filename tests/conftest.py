@@ -93,3 +93,46 @@ def run_cli(*args: str):
         except SystemExit as exc:  # argparse refuses its arguments
             code = exc.code if isinstance(exc.code, int) else 2
     return subprocess.CompletedProcess(["rankviz", *args], code, out.getvalue(), err.getvalue())
+
+
+def pickled_with_texts(value) -> tuple[bytes, list[str]]:
+    """``value`` pickled, and every ``str`` object the pickle holds (a pickler that sees each
+    object): what a test of ids sent packed, not as a str object each, looks for."""
+    import io
+    import pickle
+
+    texts: list[str] = []
+
+    class Counting(pickle.Pickler):
+        def persistent_id(self, obj):
+            if type(obj) is str:
+                texts.append(obj)
+            return None
+
+    sent = io.BytesIO()
+    Counting(sent, protocol=5).dump(value)
+    return sent.getvalue(), texts
+
+
+#: modules a drop-in (``rankviz trec-eval``, ``rankviz ndeval``) never imports: pandas and scipy
+#: (0.2 s each to import) and the study behind the other commands
+HEAVY = ("pandas", "scipy", "rankviz.study.study", "rankviz.cli.commands")
+
+
+def heavy_imports(*args: str) -> tuple[int, list[str]]:
+    """``rankviz ARGS`` in a fresh process: its exit code and which of :data:`HEAVY` it imported."""
+    import json
+    import subprocess
+    import sys
+
+    script = (
+        "import contextlib, io, json, sys\n"
+        "from rankviz.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    status = main({list(args)!r})\n"
+        f"print(json.dumps([status, [m for m in {HEAVY!r} if m in sys.modules]]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    status, imported = json.loads(done.stdout)
+    return status, imported

@@ -4,7 +4,7 @@ source), every value equals pyndeval's per topic, and bad input is one line."""
 from __future__ import annotations
 
 import pytest
-from conftest import ROOT, run_cli
+from conftest import ROOT, heavy_imports, run_cli
 
 from rankviz.io.readers import read_run
 from rankviz.io.subtopics import read_subtopic_qrels
@@ -129,16 +129,4 @@ def test_a_run_topic_may_carry_a_task_prefix_as_ndeval_reads_it(tmp_path) -> Non
 def test_the_drop_in_imports_only_what_it_uses() -> None:
     """A pipeline calls ``rankviz ndeval`` once per run: pandas (0.2 s to import, which a
     ``pa.array`` of a NumPy array brings in), scipy and the study are never imported."""
-    import subprocess
-    import sys
-
-    script = (
-        "import io, sys, contextlib\n"
-        "from rankviz.cli import main\n"
-        "with contextlib.redirect_stdout(io.StringIO()):\n"
-        f"    status = main(['ndeval', {str(QRELS)!r}, {str(RUN)!r}])\n"
-        "heavy = ('pandas', 'scipy', 'rankviz.study.study', 'rankviz.cli.commands')\n"
-        "print(status, [m for m in heavy if m in sys.modules])\n"
-    )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
-    assert done.stdout.strip() == "0 []", done.stderr
+    assert heavy_imports("ndeval", str(QRELS), str(RUN)) == (0, [])

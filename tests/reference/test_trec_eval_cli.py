@@ -4,7 +4,7 @@ with its source), and refuses in one line what it does not compute."""
 from __future__ import annotations
 
 import pytest
-from conftest import ROOT, run_cli
+from conftest import ROOT, heavy_imports, run_cli
 
 KEPT = ROOT / "tests" / "data" / "trec-eval-cli"
 PLACES = {"{F}": "tests/data/trec-eval-fixtures", "{C}": "tests/data/conformance"}
@@ -243,21 +243,9 @@ def test_the_drop_in_imports_what_it_uses_and_prints_the_same() -> None:
     """A pipeline calls ``rankviz trec-eval`` once per run: its start is numpy's and pyarrow's,
     not the study's (pandas, scipy and the study are never imported; bench/bench_trec_eval.py
     times it), and it prints what the whole command line prints."""
-    import subprocess
-    import sys
-
     qrels = str(ROOT / "sample_data" / "cranfield" / "qrels.txt")
     run = str(ROOT / "sample_data" / "cranfield" / "runs" / "bm25.run.gz")
-    script = (
-        "import io, sys, contextlib\n"
-        "from rankviz.cli import main\n"
-        "with contextlib.redirect_stdout(io.StringIO()):\n"
-        f"    status = main(['trec-eval', '-q', '-m', 'all_trec', {qrels!r}, {run!r}])\n"
-        "heavy = ('pandas', 'scipy', 'rankviz.study.study', 'rankviz.cli.commands')\n"
-        "print(status, [m for m in heavy if m in sys.modules])\n"
-    )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
-    assert done.stdout.strip() == "0 []", done.stderr
+    assert heavy_imports("trec-eval", "-q", "-m", "all_trec", qrels, run) == (0, [])
     whole = run_cli("trec-eval", "-q", "-m", "all_trec", qrels, run)
     from rankviz.cli import build_parser
     from rankviz.cli.commands import COMMANDS

@@ -11,7 +11,7 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import CRANFIELD, DL_HARD
+from conftest import CRANFIELD, DL_HARD, pickled_with_texts
 from generated import collections, write_files
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -583,18 +583,9 @@ def test_a_pieces_values_go_to_the_client_with_their_query_ids_packed() -> None:
         ignored=("x1", "x2"),
         qid_rank=np.arange(200)[::-1].copy(),
     )
-    texts = []
-
-    class Counting(pickle.Pickler):
-        def persistent_id(self, obj):
-            if type(obj) is str:
-                texts.append(obj)
-            return None
-
-    sent = io.BytesIO()
-    Counting(sent, protocol=5).dump(values)
+    sent, texts = pickled_with_texts(values)
     assert not set(qids.tolist()) & set(texts)
-    loaded = pickle.loads(sent.getvalue())
+    loaded = pickle.loads(sent)
     assert loaded.qids.tolist() == qids.tolist() and loaded.qids.dtype == object
     assert loaded.answered.tolist() == values.answered.tolist()
     assert loaded.values["AP"].tolist() == values.values["AP"].tolist()

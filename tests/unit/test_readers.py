@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import CRANFIELD, run_cli
+from conftest import CRANFIELD, pickled_with_texts, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -612,20 +612,9 @@ def test_read_qrels_are_sent_with_their_query_ids_as_strings(tmp_path, asked) ->
     probes = ["q7", "absent", "q300", "q1"]
     if asked:
         qrels.query_index.positions(np.asarray(probes, dtype=object))
-    texts = []  # every str the pickle holds as an object
-
-    class Counting(pickle.Pickler):
-        def persistent_id(self, obj):
-            if type(obj) is str:
-                texts.append(obj)
-            return None
-
-    import io
-
-    sent = io.BytesIO()
-    Counting(sent, protocol=5).dump(qrels)
+    sent, texts = pickled_with_texts(qrels)
     assert not set(qids) & set(texts)
-    loaded = pickle.loads(sent.getvalue())
+    loaded = pickle.loads(sent)
     assert loaded.query_ids.tolist() == qrels.query_ids.tolist() == qids
     assert loaded.qid_codes.tolist() == qrels.qid_codes.tolist()
     assert loaded.grade.tolist() == qrels.grade.tolist()
